@@ -1,0 +1,53 @@
+import type { ActivityItem } from '../domain/activity.js';
+
+/**
+ * Fixed-capacity buffer of the newest activity items. Ids are consecutive integers, so the
+ * item with a given id is found by arithmetic and "everything after id N" costs nothing to locate.
+ */
+export class ActivityRing {
+  private readonly slots: (ActivityItem | undefined)[];
+  private count = 0;
+  private next = 0;
+
+  constructor(readonly capacity: number) {
+    this.slots = new Array<ActivityItem | undefined>(capacity);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  push(item: ActivityItem): void {
+    this.slots[this.next] = item;
+    this.next = (this.next + 1) % this.capacity;
+    if (this.count < this.capacity) this.count += 1;
+  }
+
+  /** The i-th oldest item held, 0 being the oldest. */
+  at(index: number): ActivityItem | undefined {
+    if (index < 0 || index >= this.count) return undefined;
+    const start = (this.next - this.count + this.capacity) % this.capacity;
+    return this.slots[(start + index) % this.capacity];
+  }
+
+  /** Newest first, stopping after `limit` items that pass `keep`. Result is in chronological order. */
+  newest(limit: number, keep: (item: ActivityItem) => boolean): ActivityItem[] {
+    const picked: ActivityItem[] = [];
+    for (let index = this.count - 1; index >= 0 && picked.length < limit; index -= 1) {
+      const item = this.at(index)!;
+      if (keep(item)) picked.push(item);
+    }
+    return picked.reverse();
+  }
+
+  /** Items with an id greater than `afterId`, oldest first, and whether some were already overwritten. */
+  after(afterId: number): { items: ActivityItem[]; gap: boolean } {
+    const oldest = this.at(0);
+    if (!oldest) return { items: [], gap: false };
+    const oldestId = Number(oldest.id);
+    const startIndex = Math.max(0, afterId + 1 - oldestId);
+    const items: ActivityItem[] = [];
+    for (let index = startIndex; index < this.count; index += 1) items.push(this.at(index)!);
+    return { items, gap: afterId + 1 < oldestId };
+  }
+}

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+
+/** Comma-separated list; blank entries dropped. */
+const csv = z
+  .string()
+  .transform((raw) =>
+    raw
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part.length > 0),
+  );
+
+const optionalText = z
+  .string()
+  .transform((raw) => raw.trim())
+  .transform((raw) => (raw.length > 0 ? raw : undefined))
+  .optional();
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const nonNegativeInt = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
+
+const featureFlagOverrides = z
+  .string()
+  .transform((raw, ctx) => {
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON object, e.g. {"trigger.v2_scoring":true}' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.record(z.string().min(1), z.boolean(), { error: 'must map flag names to booleans' }))
+  .optional();
+
+// XState timers go through setTimeout, which cannot wait longer than 2^31-1 ms (~24.8 days).
+const MAX_TIMER_SECONDS = Math.floor(2_147_483_647 / 1000);
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  API_KEY: csv.optional(),
+  FEATURE_FLAGS: featureFlagOverrides,
+  SESSION_IDLE_TTL_SECONDS: positiveInt(86_400).pipe(z.number().max(MAX_TIMER_SECONDS)),
+  MAX_SESSIONS: positiveInt(100_000),
+  ACTIVITY_BUFFER_SIZE: positiveInt(10_000).pipe(z.number().max(1_000_000)),
+  RATE_LIMIT_PER_MINUTE: nonNegativeInt(1200),
+  TRUST_PROXY: optionalText,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SHUTDOWN_GRACE_SECONDS: positiveInt(10).pipe(z.number().max(60)),
+});
+
+export interface AppConfig {
+  port: number;
+  host: string;
+  apiKeys: string[];
+  featureFlagOverrides: Record<string, boolean>;
+  sessionIdleTtlSeconds: number;
+  maxSessions: number;
+  activityBufferSize: number;
+  rateLimitPerMinute: number;
+  trustProxy: string | undefined;
+  logLevel: string;
+  shutdownGraceSeconds: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Empty strings count as unset, so `FOO=` in a shell or .env file never means "the empty value". */
+function withoutBlanks(env: NodeJS.ProcessEnv): Record<string, string> {
+  const cleaned: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && value.trim() !== '') cleaned[key] = value;
+  }
+  return cleaned;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const parsed = EnvSchema.safeParse(withoutBlanks(env));
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    apiKeys: e.API_KEY ?? [],
+    featureFlagOverrides: e.FEATURE_FLAGS ?? {},
+    sessionIdleTtlSeconds: e.SESSION_IDLE_TTL_SECONDS,
+    maxSessions: e.MAX_SESSIONS,
+    activityBufferSize: e.ACTIVITY_BUFFER_SIZE,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+    shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+  };
+}

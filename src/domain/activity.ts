@@ -1,0 +1,37 @@
+/** The catalogue of what the activity list records (spec 6.2, plus the synthetic context fetch). */
+export const ACTIVITY_KINDS = [
+  'event',
+  'trigger',
+  'session_start',
+  'session_stop',
+  'reengagement',
+  'schema_push',
+  'voice_agent_context_fetch',
+] as const;
+
+export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
+
+export interface Trace {
+  trace_id: string;
+  request_id: string;
+}
+
+/** What a session actor emits; the activity actor gives it an id and a timestamp string. */
+export interface ActivityDraft {
+  kind: ActivityKind;
+  at: number;
+  session_id: string;
+  user_id: string | null;
+  payload: Record<string, unknown>;
+  trace: Trace;
+}
+
+export interface ActivityItem {
+  id: string;
+  kind: ActivityKind;
+  timestamp: string;
+  session_id: string;
+  user_id: string | null;
+  payload: Record<string, unknown>;
+  trace: Trace;
+}

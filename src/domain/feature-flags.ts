@@ -1,0 +1,11 @@
+/** Feature flags of spec 4.9 with the defaults of decisions 7; FEATURE_FLAGS overrides any of them. */
+export type FeatureFlags = Record<string, boolean>;
+
+export function resolveFeatureFlags(mediaReady: boolean, overrides: FeatureFlags): FeatureFlags {
+  return {
+    'integration.media_dispatch': mediaReady,
+    'trigger.v2_scoring': false,
+    'integration.schema_registry': true,
+    ...overrides,
+  };
+}

@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import { stringify } from 'safe-stable-stringify';
+import { z } from 'zod';
+
+/**
+ * A screen schema as deployed SDKs push it in `screen_schema.properties`. Only the parts
+ * the backend reads are typed; everything else is kept verbatim.
+ */
+const ValidationRule = z.looseObject({
+  rule_id: z.string().optional(),
+  pattern: z.string().optional(),
+  error_codes: z.array(z.string()).optional(),
+});
+
+const Component = z.looseObject({
+  id: z.string(),
+  type: z.string().optional(),
+  validations: z.array(z.unknown()).optional(),
+});
+
+const SchemaShape = z.looseObject({
+  screen_id: z.string().optional(),
+  components: z.array(z.unknown()).optional(),
+  critical: z.boolean().optional(),
+});
+
+export interface RegisteredSchema {
+  screen_id: string;
+  schema_hash: string;
+  schema: Record<string, unknown>;
+  /** component id → first validation pattern, precomputed so redaction does not re-parse. */
+  patterns: Record<string, string>;
+  critical: boolean;
+}
+
+export const screenKey = (screen: string): string => screen.toLowerCase();
+
+export function schemaHash(schema: Record<string, unknown>): string {
+  return createHash('sha256')
+    .update(stringify(schema) ?? '')
+    .digest('hex');
+}
+
+function patternsOf(components: unknown[] | undefined): Record<string, string> {
+  const patterns: Record<string, string> = {};
+  for (const raw of components ?? []) {
+    const component = Component.safeParse(raw);
+    if (!component.success) continue;
+    for (const rawRule of component.data.validations ?? []) {
+      const rule = ValidationRule.safeParse(rawRule);
+      if (rule.success && rule.data.pattern) {
+        patterns[component.data.id] = rule.data.pattern;
+        break;
+      }
+    }
+  }
+  return patterns;
+}
+
+/** The schema a `screen_schema` event registers, or undefined when it carries none. */
+export function schemaFromEvent(
+  properties: Record<string, unknown> | undefined,
+  fallbackScreen: string | undefined,
+): RegisteredSchema | undefined {
+  if (!properties) return undefined;
+  const shape = SchemaShape.safeParse(properties);
+  if (!shape.success) return undefined;
+  const screenId = shape.data.screen_id ?? fallbackScreen;
+  if (!screenId) return undefined;
+  return {
+    screen_id: screenId,
+    schema_hash: schemaHash(properties),
+    schema: properties,
+    patterns: patternsOf(shape.data.components),
+    critical: shape.data.critical === true,
+  };
+}

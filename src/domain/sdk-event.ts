@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+/**
+ * What an SDK posts to /v1/events (spec 2.1, decisions 1). Only session_id and event are
+ * required; unknown fields are kept (a newer SDK must never lose data against this backend).
+ * Deployed SDKs sometimes send null for an absent optional field, so null is accepted too.
+ */
+/** Error text for a wrong or missing type: a missing field is "required", not "must be a string". */
+export const mustBe = (what: string) => ({
+  error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`),
+});
+
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export const SessionId = z
+  .string(mustBe('a string'))
+  .regex(SESSION_ID_PATTERN, { error: 'must be 1-128 characters of A-Za-z0-9._:-' })
+  .meta({ example: '7664f88e-4980-41c3-bec0-f0e1591ee548' });
+
+const text = (max: number) => z.string(mustBe('a string')).max(max, { error: `must be at most ${max} characters` });
+const optionalText = (max: number) => text(max).nullish();
+
+export const EventInSchema = z
+  .looseObject({
+    session_id: SessionId,
+    event: text(64).min(1, { error: 'must not be empty' }),
+    user_id: optionalText(256),
+    timestamp: z
+      .int({ error: 'must be an integer (Unix seconds)' })
+      .nonnegative({ error: 'must not be negative' })
+      .nullish(),
+    screen: optionalText(256),
+    screen_id: optionalText(256),
+    errors: z.array(text(256), { error: 'must be an array of strings' }).max(100).nullish(),
+    failure_reason_code: optionalText(256),
+    component_id: optionalText(256),
+    component_type: optionalText(64),
+    hint: optionalText(4096),
+    masked: z.boolean({ error: 'must be a boolean' }).nullish(),
+    client_id: optionalText(256),
+    mapping_version: optionalText(64),
+    traceparent: optionalText(256),
+    trace_id: optionalText(128),
+    request_id: optionalText(128),
+    properties: z.record(z.string(), z.unknown(), { error: 'must be an object' }).nullish(),
+  })
+  .meta({ id: 'EventIn' });
+
+export type SdkEvent = z.infer<typeof EventInSchema>;
+
+/** Event types of spec 6.1; anything else is accepted and answered with a warning. */
+export const KNOWN_EVENT_TYPES = new Set([
+  'identity',
+  'screen_schema',
+  'screen_schema_lazy',
+  'component_input',
+  'validation_failed',
+  'error_reported',
+  'voice_conversation_turn',
+]);
+
+/** Telemetry the voice agent posts; it must not count as the user being active. */
+export const AGENT_EVENT_TYPES = new Set(['voice_conversation_turn']);

@@ -1,0 +1,228 @@
+import type { HintShape } from './redaction.js';
+import { redactHint } from './redaction.js';
+import type { RegisteredSchema } from './screen-schema.js';
+import { schemaFromEvent, screenKey } from './screen-schema.js';
+import type { SdkEvent } from './sdk-event.js';
+import { AGENT_EVENT_TYPES, KNOWN_EVENT_TYPES } from './sdk-event.js';
+
+/** Bounds that keep one session's memory small whatever a client sends. */
+export const MAX_COMPONENT_HINTS = 100;
+export const MAX_SCHEMAS = 32;
+
+export interface ComponentHint {
+  component_id: string;
+  component_type: string | null;
+  screen: string | null;
+  hint: string;
+  masked: boolean;
+  masked_by?: 'server';
+  shape?: HintShape;
+  properties?: Record<string, unknown>;
+  updated_at: number;
+}
+
+export interface ValidationFailure {
+  screen: string | null;
+  component_id: string | null;
+  component_type: string | null;
+  errors: string[];
+  failure_reason_code: string | null;
+  validation_rule_id: string | null;
+  expected_pattern: string | null;
+  hint: string | null;
+  masked: boolean | null;
+  masked_by?: 'server';
+  shape?: HintShape;
+  at: number;
+}
+
+/** The session record of decisions 1; times are epoch milliseconds from the injected clock. */
+export interface SessionRecord {
+  session_id: string;
+  user_id: string | null;
+  client_id: string | null;
+  screen: string | null;
+  screen_id: string | null;
+  latest_event: Record<string, unknown> | null;
+  last_validation_failure: ValidationFailure | null;
+  component_hints: ComponentHint[];
+  schemas: Record<string, RegisteredSchema>;
+  created_at: number;
+  updated_at: number;
+  last_user_activity_at: number | null;
+  last_trigger_at: number | null;
+}
+
+export function newSessionRecord(sessionId: string, at: number): SessionRecord {
+  return {
+    session_id: sessionId,
+    user_id: null,
+    client_id: null,
+    screen: null,
+    screen_id: null,
+    latest_event: null,
+    last_validation_failure: null,
+    component_hints: [],
+    schemas: {},
+    created_at: at,
+    updated_at: at,
+    last_user_activity_at: null,
+    last_trigger_at: null,
+  };
+}
+
+export interface SchemaPush {
+  screen_id: string;
+  schema_hash: string;
+  replaced: boolean;
+}
+
+export interface IngestOutcome {
+  record: SessionRecord;
+  /** The event as stored: hint masked, timestamp filled in. */
+  stored: SdkEvent;
+  schemaPush: SchemaPush | undefined;
+  warnings: string[];
+}
+
+export interface IngestOptions {
+  at: number;
+  schemaRegistry: boolean;
+}
+
+const present = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined;
+
+/** Validation pattern for a component from the schemas this session holds, current screen first. */
+function patternFor(record: SessionRecord, componentId: string | undefined, screen: string | undefined): string | undefined {
+  if (!componentId) return undefined;
+  if (screen) {
+    const own = record.schemas[screenKey(screen)]?.patterns[componentId];
+    if (own) return own;
+  }
+  for (const schema of Object.values(record.schemas)) {
+    const pattern = schema.patterns[componentId];
+    if (pattern) return pattern;
+  }
+  return undefined;
+}
+
+/** Masks the hint of any event that carries one (fail closed: legacy event types carry raw values too). */
+export function redactEvent(record: SessionRecord, event: SdkEvent): SdkEvent {
+  if (!present(event.hint)) return event;
+  const screen = event.screen ?? event.screen_id ?? record.screen ?? undefined;
+  const redacted = redactHint({
+    hint: event.hint,
+    masked: event.masked ?? undefined,
+    componentType: event.component_type ?? undefined,
+    pattern: patternFor(record, event.component_id ?? undefined, screen),
+  });
+  return redacted ? { ...event, ...redacted } : event;
+}
+
+function upsertHint(hints: ComponentHint[], next: ComponentHint): ComponentHint[] {
+  const others = hints.filter((hint) => hint.component_id !== next.component_id);
+  others.push(next);
+  // Least recently updated components go first once the bound is reached.
+  return others.length > MAX_COMPONENT_HINTS ? others.slice(others.length - MAX_COMPONENT_HINTS) : others;
+}
+
+function registerSchema(
+  schemas: Record<string, RegisteredSchema>,
+  schema: RegisteredSchema,
+): { schemas: Record<string, RegisteredSchema>; push: SchemaPush | undefined } {
+  const key = screenKey(schema.screen_id);
+  const existing = schemas[key];
+  if (existing?.schema_hash === schema.schema_hash) return { schemas, push: undefined };
+  const next = { ...schemas };
+  delete next[key];
+  next[key] = schema;
+  const keys = Object.keys(next);
+  if (keys.length > MAX_SCHEMAS) delete next[keys[0]!];
+  return {
+    schemas: next,
+    push: { screen_id: schema.screen_id, schema_hash: schema.schema_hash, replaced: existing !== undefined },
+  };
+}
+
+/** Spec 4.1 rules 1-6 as a pure function of the record, the event and the time. */
+export function applyEvent(record: SessionRecord, incoming: SdkEvent, options: IngestOptions): IngestOutcome {
+  const { at } = options;
+  const redacted = redactEvent(record, incoming);
+  const stored: SdkEvent = present(redacted.timestamp) ? redacted : { ...redacted, timestamp: Math.floor(at / 1000) };
+  const screen = stored.screen ?? stored.screen_id;
+  const next: SessionRecord = {
+    ...record,
+    latest_event: stored,
+    updated_at: at,
+    user_id: stored.user_id ?? record.user_id,
+    client_id: stored.client_id ?? record.client_id,
+    screen: screen ?? record.screen,
+    screen_id: stored.screen_id ?? (present(stored.screen) ? stored.screen : record.screen_id),
+  };
+  if (!AGENT_EVENT_TYPES.has(stored.event)) next.last_user_activity_at = at;
+
+  if (stored.event === 'component_input' && present(stored.component_id) && present(stored.hint)) {
+    next.component_hints = upsertHint(record.component_hints, {
+      component_id: stored.component_id,
+      component_type: stored.component_type ?? null,
+      screen: next.screen,
+      hint: stored.hint,
+      masked: stored.masked ?? false,
+      ...(stored.masked_by === 'server' ? { masked_by: 'server' as const } : {}),
+      ...(stored.shape ? { shape: stored.shape as HintShape } : {}),
+      ...(stored.properties ? { properties: stored.properties } : {}),
+      updated_at: at,
+    });
+  }
+
+  if (stored.event === 'validation_failed') {
+    next.last_validation_failure = {
+      screen: next.screen,
+      component_id: stored.component_id ?? null,
+      component_type: stored.component_type ?? null,
+      errors: stored.errors ?? [],
+      failure_reason_code: stored.failure_reason_code ?? null,
+      validation_rule_id: typeof stored.validation_rule_id === 'string' ? stored.validation_rule_id : null,
+      expected_pattern: typeof stored.expected_pattern === 'string' ? stored.expected_pattern : null,
+      hint: stored.hint ?? null,
+      masked: present(stored.hint) ? (stored.masked ?? false) : null,
+      ...(stored.masked_by === 'server' ? { masked_by: 'server' as const } : {}),
+      ...(stored.shape ? { shape: stored.shape as HintShape } : {}),
+      at,
+    };
+  }
+
+  let schemaPush: SchemaPush | undefined;
+  if (stored.event === 'screen_schema' && options.schemaRegistry) {
+    const schema = schemaFromEvent(stored.properties ?? undefined, screen ?? undefined);
+    if (schema) {
+      const registered = registerSchema(record.schemas, schema);
+      next.schemas = registered.schemas;
+      schemaPush = registered.push;
+      if (!present(screen)) {
+        next.screen = schema.screen_id;
+        next.screen_id = schema.screen_id;
+      }
+    }
+  }
+
+  const warnings = KNOWN_EVENT_TYPES.has(stored.event) ? [] : ['unknown_event_type'];
+  return { record: next, stored, schemaPush, warnings };
+}
+
+/** The activity payload of an `event` item: what an operator needs, nothing more. */
+export function eventActivityPayload(stored: SdkEvent, warnings: string[]): Record<string, unknown> {
+  const payload: Record<string, unknown> = {
+    event: stored.event,
+    screen: stored.screen ?? stored.screen_id ?? null,
+    component_id: stored.component_id ?? null,
+  };
+  if (present(stored.hint)) {
+    payload.hint = stored.hint;
+    payload.masked = stored.masked ?? false;
+  }
+  if (present(stored.errors)) payload.errors = stored.errors;
+  if (present(stored.failure_reason_code)) payload.failure_reason_code = stored.failure_reason_code;
+  if (warnings.length > 0) payload.warnings = warnings;
+  return payload;
+}

@@ -1,0 +1,22 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+
+// W3C Trace Context level 1: version-traceid-parentid-flags, lowercase hex. An all-zero trace id is invalid.
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+const SAFE_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
+/** The trace id of a valid traceparent header, or undefined. */
+export function traceIdFromTraceparent(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  const match = TRACEPARENT.exec(value.trim().toLowerCase());
+  if (!match || match[1] === 'ff') return undefined;
+  const traceId = match[2]!;
+  return /^0+$/.test(traceId) ? undefined : traceId;
+}
+
+/** Client-supplied correlation ids are echoed and logged, so only plain tokens are accepted. */
+export function acceptableId(value: string | undefined): string | undefined {
+  return value !== undefined && SAFE_ID.test(value) ? value : undefined;
+}
+
+export const newRequestId = (): string => randomUUID();
+export const newTraceId = (): string => randomBytes(16).toString('hex');

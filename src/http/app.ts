@@ -1,0 +1,106 @@
+import type { Express, RequestHandler } from 'express';
+import express from 'express';
+import { pinoHttp } from 'pino-http';
+import type { AppDeps } from './deps.js';
+import { HttpError } from './http-error.js';
+import { apiKeyCheck } from './middleware/api-key.js';
+import { correlation } from './middleware/correlation.js';
+import { errorHandler, notFound } from './middleware/errors.js';
+import { jsonBody } from './middleware/json-body.js';
+import { perIpRateLimit } from './middleware/rate-limit.js';
+import { buildOpenApi } from './openapi.js';
+import { requestContext } from './request-context.js';
+import type { RouteDoc } from './route-doc.js';
+import { activityRouteDocs, activityRoutes } from './routes/activity.js';
+import { eventRouteDocs, eventRoutes } from './routes/events.js';
+import { featureRouteDocs, featureRoutes } from './routes/features.js';
+import { healthRouteDocs, healthRoutes } from './routes/health.js';
+import { sessionRouteDocs, sessionRoutes } from './routes/sessions.js';
+
+export interface App {
+  express: Express;
+  /** Answer every later request 503 and close its connection (graceful shutdown). */
+  beginShutdown(): void;
+  isShuttingDown(): boolean;
+}
+
+const ROUTE_DOCS: RouteDoc[] = [
+  ...eventRouteDocs,
+  ...activityRouteDocs,
+  ...featureRouteDocs,
+  ...sessionRouteDocs,
+  ...healthRouteDocs,
+  {
+    method: 'get',
+    path: '/openapi.json',
+    tag: 'operations',
+    summary: 'This document.',
+    responses: { 200: { description: 'OpenAPI 3.1' } },
+  },
+];
+
+export function createApp(deps: AppDeps): App {
+  const { config, logger } = deps;
+  let shuttingDown = false;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  if (config.trustProxy !== undefined) app.set('trust proxy', trustProxyValue(config.trustProxy));
+
+  const openapi = buildOpenApi(ROUTE_DOCS, {
+    title: 'KYC voice assistant backend',
+    version: '1',
+    description: 'SDK event ingestion, live sessions, voice sessions, agent context and activity.',
+  });
+
+  const shutdownGate: RequestHandler = (_req, res, next) => {
+    if (!shuttingDown) return next();
+    res.setHeader('Connection', 'close');
+    throw new HttpError(503, 'server is shutting down; retry on another instance');
+  };
+
+  app.use(correlation);
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (_req, res) => requestContext(res as never).requestId,
+      customProps: (req) => ({
+        svc_session_id: req.headers['x-svc-session-id'],
+        sdk_version: req.headers['x-svc-sdk-version'],
+        client_id: req.headers['x-client-id'],
+      }),
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+      autoLogging: { ignore: (req) => req.url === '/health' },
+    }),
+  );
+  app.use(healthRoutes(() => shuttingDown));
+  app.use(shutdownGate);
+  app.use(perIpRateLimit(config.rateLimitPerMinute));
+  app.use(apiKeyCheck(config.apiKeys));
+  app.use(jsonBody());
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openapi);
+  });
+  app.use(eventRoutes(deps));
+  app.use(activityRoutes(deps));
+  app.use(featureRoutes(deps));
+  app.use(sessionRoutes(deps));
+  app.use(notFound);
+  app.use(errorHandler(logger));
+
+  return {
+    express: app,
+    beginShutdown: () => {
+      shuttingDown = true;
+    },
+    isShuttingDown: () => shuttingDown,
+  };
+}
+
+/** TRUST_PROXY as express understands it: a hop count, true/false, or addresses/subnets. */
+function trustProxyValue(raw: string): boolean | number | string {
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
+}

@@ -1,0 +1,17 @@
+import type { AskResult } from '../actors/supervisor.js';
+import { HttpError } from './http-error.js';
+
+/** The HTTP meaning of a supervisor answer. */
+export function replyOrThrow<T>(result: AskResult<T>, sessionId: string): T {
+  if (result.ok) return result.value;
+  switch (result.reason) {
+    case 'not_found':
+      throw new HttpError(404, `session ${sessionId} not found`);
+    case 'capacity':
+      throw new HttpError(503, 'session capacity reached and no inactive session can be evicted; retry later', { 'Retry-After': '5' });
+    case 'timeout':
+      throw new HttpError(503, 'session did not answer in time; retry', { 'Retry-After': '1' });
+    case 'failed':
+      throw new HttpError(500, 'internal server error');
+  }
+}

@@ -1,0 +1,11 @@
+import type { Logger } from 'pino';
+import type { ActorSystem } from '../actors/system.js';
+import type { AppConfig } from '../config.js';
+
+/** Everything the HTTP layer is built from; tests construct it with a simulated clock. */
+export interface AppDeps {
+  config: AppConfig;
+  system: ActorSystem;
+  logger: Logger;
+  mediaReady: boolean;
+}

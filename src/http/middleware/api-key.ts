@@ -1,0 +1,24 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { HttpError } from '../http-error.js';
+
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+/**
+ * X-API-Key against every configured key (several during a rotation). Digests have a fixed
+ * length, so timingSafeEqual compares them in constant time whatever the caller sent, and
+ * every key is compared so the time does not tell which one matched.
+ */
+export function apiKeyCheck(keys: string[]): RequestHandler {
+  const accepted = keys.map(digest);
+  return (req, _res, next) => {
+    if (accepted.length === 0) return next();
+    const presented = req.get('x-api-key');
+    if (!presented) throw new HttpError(401, 'missing X-API-Key header');
+    const presentedDigest = digest(presented);
+    let matched = false;
+    for (const key of accepted) matched = timingSafeEqual(presentedDigest, key) || matched;
+    if (!matched) throw new HttpError(401, 'invalid API key');
+    next();
+  };
+}

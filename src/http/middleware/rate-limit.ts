@@ -1,0 +1,19 @@
+import type { RequestHandler } from 'express';
+import { rateLimit } from 'express-rate-limit';
+
+/**
+ * Per client IP, not per API key: every SDK user of a tenant shares one key. express-rate-limit
+ * sets Retry-After and the RateLimit headers; the body follows the service's `{detail}` form.
+ */
+export function perIpRateLimit(limitPerMinute: number): RequestHandler {
+  if (limitPerMinute === 0) return (_req, _res, next) => next();
+  return rateLimit({
+    windowMs: 60_000,
+    limit: limitPerMinute,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    handler: (_req, res, _next, options) => {
+      res.status(options.statusCode).json({ detail: `rate limit exceeded: at most ${limitPerMinute} requests per minute per client` });
+    },
+  });
+}

@@ -1,0 +1,33 @@
+import type { Request, Response } from 'express';
+import type { Trace } from '../domain/activity.js';
+import { acceptableId, newTraceId, traceIdFromTraceparent } from '../domain/trace.js';
+
+/** Per-request correlation, set by the request-context middleware. */
+export interface RequestContext {
+  requestId: string;
+  /** From a valid `traceparent` header, if any. */
+  headerTraceId: string | undefined;
+}
+
+export function requestContext(res: Response): RequestContext {
+  return res.locals.requestContext as RequestContext;
+}
+
+export interface TraceSources {
+  trace_id?: string | null | undefined;
+  traceparent?: string | null | undefined;
+  request_id?: string | null | undefined;
+}
+
+/** Decisions 7: body fields first, then the headers, then a fresh id. */
+export function traceFor(res: Response, body: TraceSources = {}): Trace {
+  const context = requestContext(res);
+  return {
+    trace_id: body.trace_id ?? traceIdFromTraceparent(body.traceparent ?? undefined) ?? context.headerTraceId ?? newTraceId(),
+    request_id: body.request_id ?? context.requestId,
+  };
+}
+
+export function headerValue(req: Request, name: string): string | undefined {
+  return acceptableId(req.get(name));
+}

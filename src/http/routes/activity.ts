@@ -1,0 +1,36 @@
+import { Router } from 'express';
+import { listActivity } from '../../actors/activity-store.js';
+import type { AppDeps } from '../deps.js';
+import type { RouteDoc } from '../route-doc.js';
+import { ActivityListOut, ActivityQuery, ErrorBody } from '../schemas/common.js';
+import { parseOr422 } from '../validate.js';
+
+const DEFAULT_LIMIT = 100;
+
+export const activityRouteDocs: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/api/activity',
+    tag: 'operations',
+    summary: 'The most recent activity items, oldest first.',
+    query: ActivityQuery,
+    responses: {
+      200: { description: 'items, media readiness and feature flags', schema: ActivityListOut },
+      422: { description: 'limit not an integer or below 1, or unknown kind', schema: ErrorBody },
+    },
+  },
+];
+
+export function activityRoutes({ system, mediaReady }: AppDeps): Router {
+  const router = Router();
+  router.get('/api/activity', (req, res) => {
+    const query = parseOr422(ActivityQuery, req.query, 'query');
+    const items = listActivity(system.activity, {
+      limit: query.limit ?? DEFAULT_LIMIT,
+      sessionId: query.session_id,
+      kind: query.kind,
+    });
+    res.json({ items, media_ready: mediaReady, feature_flags: system.featureFlags });
+  });
+  return router;
+}

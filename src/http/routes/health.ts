@@ -1,0 +1,26 @@
+import { Router } from 'express';
+import type { RouteDoc } from '../route-doc.js';
+import { Health } from '../schemas/common.js';
+
+export const healthRouteDocs: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/health',
+    tag: 'operations',
+    summary: 'Liveness; exempt from the API key and the rate limit.',
+    authenticated: false,
+    responses: {
+      200: { description: 'serving', schema: Health },
+      503: { description: 'shutting down', schema: Health },
+    },
+  },
+];
+
+export function healthRoutes(isShuttingDown: () => boolean): Router {
+  const router = Router();
+  router.get('/health', (_req, res) => {
+    if (isShuttingDown()) res.status(503).json({ status: 'shutting_down' });
+    else res.json({ status: 'ok' });
+  });
+  return router;
+}

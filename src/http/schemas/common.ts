@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { ACTIVITY_KINDS } from '../../domain/activity.js';
+
+export const ErrorBody = z.object({ detail: z.string() }).meta({ id: 'Error' });
+
+export const Health = z.object({ status: z.string() }).meta({ id: 'Health' });
+
+export const FeatureFlagsOut = z.object({ flags: z.record(z.string(), z.boolean()) }).meta({ id: 'FeatureFlags' });
+
+export const EventOut = z
+  .object({
+    status: z.literal('ok'),
+    ingested_at: z.int().meta({ description: 'Unix time (seconds) at which the session held the event' }),
+    warnings: z.array(z.string()).optional().meta({ description: '`unknown_event_type` for event types this version does not know' }),
+  })
+  .meta({ id: 'EventOut' });
+
+export const ActivityItemOut = z
+  .object({
+    id: z.string().meta({ description: 'monotonic integer, as a string' }),
+    kind: z.enum(ACTIVITY_KINDS),
+    timestamp: z.string().meta({ format: 'date-time' }),
+    session_id: z.string(),
+    user_id: z.string().nullable(),
+    payload: z.record(z.string(), z.unknown()),
+    trace: z.object({ trace_id: z.string(), request_id: z.string() }),
+  })
+  .meta({ id: 'ActivityItem' });
+
+export const ActivityListOut = z
+  .object({
+    items: z.array(ActivityItemOut),
+    media_ready: z.boolean(),
+    feature_flags: z.record(z.string(), z.boolean()),
+  })
+  .meta({ id: 'ActivityList' });
+
+export const ActivityQuery = z.object({
+  limit: z
+    .string({ error: 'must be a single integer' })
+    .regex(/^\s*\d+\s*$/, { error: 'must be an integer of at least 1' })
+    .transform(Number)
+    .pipe(z.number().min(1, { error: 'must be an integer of at least 1' }))
+    .transform((limit) => Math.min(limit, 1000))
+    .optional()
+    .meta({ description: 'default 100; values above 1000 are clamped to 1000' }),
+  session_id: z.string({ error: 'must be a single value' }).optional(),
+  kind: z.enum(ACTIVITY_KINDS, { error: `must be one of ${ACTIVITY_KINDS.join(', ')}` }).optional(),
+});

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+
+const Shape = z.object({
+  length: z.int(),
+  digits: z.int(),
+  letters: z.int(),
+  matches_pattern: z.boolean().optional(),
+});
+
+export const ComponentHintOut = z
+  .object({
+    component_id: z.string(),
+    component_type: z.string().nullable(),
+    screen: z.string().nullable(),
+    hint: z.string().meta({ description: 'masked; never the raw value' }),
+    masked: z.boolean(),
+    masked_by: z.literal('server').optional(),
+    shape: Shape.optional(),
+    properties: z.record(z.string(), z.unknown()).optional(),
+    updated_at: z.string().meta({ format: 'date-time' }),
+  })
+  .meta({ id: 'ComponentHint' });
+
+export const ValidationFailureOut = z
+  .object({
+    screen: z.string().nullable(),
+    component_id: z.string().nullable(),
+    component_type: z.string().nullable(),
+    errors: z.array(z.string()),
+    failure_reason_code: z.string().nullable(),
+    validation_rule_id: z.string().nullable(),
+    expected_pattern: z.string().nullable(),
+    hint: z.string().nullable(),
+    masked: z.boolean().nullable(),
+    masked_by: z.literal('server').optional(),
+    shape: Shape.optional(),
+    at: z.string().meta({ format: 'date-time' }),
+  })
+  .meta({ id: 'ValidationFailure' });
+
+export const SessionOut = z
+  .object({
+    session_id: z.string(),
+    user_id: z.string().nullable(),
+    client_id: z.string().nullable(),
+    active: z.boolean(),
+    state: z.unknown().meta({ description: "the session machine's current state value" }),
+    screen: z.string().nullable(),
+    screen_id: z.string().nullable(),
+    latest_event: z.record(z.string(), z.unknown()).nullable(),
+    last_validation_failure: ValidationFailureOut.nullable(),
+    component_hints: z.array(ComponentHintOut),
+    schemas: z.array(z.object({ screen_id: z.string(), schema_hash: z.string(), critical: z.boolean() })),
+    created_at: z.string().meta({ format: 'date-time' }),
+    updated_at: z.string().meta({ format: 'date-time' }),
+    last_user_activity_at: z.string().nullable().meta({ format: 'date-time' }),
+  })
+  .meta({ id: 'Session' });
+
+export type SessionView = z.infer<typeof SessionOut>;

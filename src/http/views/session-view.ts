@@ -1,0 +1,27 @@
+import { isoTime } from '../../integrations/clock.js';
+import type { SessionContext } from '../../machines/session.machine.js';
+import { isVoiceActive } from '../../machines/session.machine.js';
+import type { SessionView } from '../schemas/session.js';
+
+const iso = (ms: number | null): string | null => (ms === null ? null : isoTime(ms));
+
+/** The session record as the API shows it: ISO times, schemas summarised, nothing internal. */
+export function sessionView(context: SessionContext, value: unknown): SessionView {
+  const failure = context.last_validation_failure;
+  return {
+    session_id: context.session_id,
+    user_id: context.user_id,
+    client_id: context.client_id,
+    active: isVoiceActive(value),
+    state: value,
+    screen: context.screen,
+    screen_id: context.screen_id,
+    latest_event: context.latest_event,
+    last_validation_failure: failure ? { ...failure, at: isoTime(failure.at) } : null,
+    component_hints: context.component_hints.map((hint) => ({ ...hint, updated_at: isoTime(hint.updated_at) })),
+    schemas: Object.values(context.schemas).map(({ screen_id, schema_hash, critical }) => ({ screen_id, schema_hash, critical })),
+    created_at: isoTime(context.created_at),
+    updated_at: isoTime(context.updated_at),
+    last_user_activity_at: iso(context.last_user_activity_at),
+  };
+}

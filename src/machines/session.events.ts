@@ -1,0 +1,24 @@
+import type { ActivityDraft, Trace } from '../domain/activity.js';
+import type { SdkEvent } from '../domain/sdk-event.js';
+
+/**
+ * The session actor's catalogue of commands and emissions. Commands that HTTP waits on carry
+ * a `reply` callback, resolved by the machine in an action once the state holds the change:
+ * the one ask pattern every route uses.
+ */
+export type Reply<T> = (result: T) => void;
+
+export interface IngestResult {
+  ingested_at_ms: number;
+  warnings: string[];
+}
+
+export type SessionCommand = {
+  type: 'session.ingest';
+  event: SdkEvent;
+  at: number;
+  trace: Trace;
+  reply: Reply<IngestResult>;
+};
+
+export type SessionEmitted = { type: 'activity'; draft: ActivityDraft } | { type: 'session.expired'; sessionId: string };

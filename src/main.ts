@@ -1,0 +1,55 @@
+import { createActorSystem } from './actors/system.js';
+import { ConfigError, loadConfig } from './config.js';
+import { resolveFeatureFlags } from './domain/feature-flags.js';
+import { createApp } from './http/app.js';
+import { listen } from './http/server.js';
+import { systemClock } from './integrations/clock.js';
+import { createLogger } from './logger.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const mediaReady = false;
+  const system = createActorSystem({
+    clock: systemClock,
+    logger,
+    featureFlags: resolveFeatureFlags(mediaReady, config.featureFlagOverrides),
+    sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
+    maxSessions: config.maxSessions,
+    activityBufferSize: config.activityBufferSize,
+  });
+  const app = createApp({ config, system, logger, mediaReady });
+  const running = await listen(app, config.port, config.host, logger);
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const graceMs = config.shutdownGraceSeconds * 1000;
+    const deadline = setTimeout(() => {
+      logger.warn('shutdown grace period over; exiting');
+      process.exit(0);
+    }, graceMs + 500);
+    deadline.unref();
+    void running.close(graceMs).then(() => {
+      system.stop();
+      logger.info('stopped');
+      logger.flush();
+      process.exit(0);
+    });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+void main();

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { enqueueActions } from 'xstate';
+import { sessionMachine } from '../../src/machines/session.machine.js';
+import { createHarness, settle } from '../support/harness.js';
+
+const HOUR = 3_600_000;
+const event = (sessionId: string, name = 'identity') => ({ session_id: sessionId, event: name });
+
+describe('idle eviction', () => {
+  it('evicts a session untouched for SESSION_IDLE_TTL_SECONDS, on the simulated clock', async () => {
+    const h = createHarness();
+    await h.http.post('/v1/events').send(event('s1'));
+    h.clock.increment(24 * HOUR - 1);
+    expect(h.system.supervisor.has('s1')).toBe(true);
+    h.clock.increment(1);
+    await settle();
+    expect(h.system.supervisor.has('s1')).toBe(false);
+    expect((await h.http.get('/api/sessions/s1')).status).toBe(404);
+  });
+
+  it('starts the idle timer over on every event', async () => {
+    const h = createHarness({ env: { SESSION_IDLE_TTL_SECONDS: '60' } });
+    await h.http.post('/v1/events').send(event('s1'));
+    h.clock.increment(50_000);
+    await h.http.post('/v1/events').send(event('s1'));
+    h.clock.increment(50_000);
+    expect(h.system.supervisor.has('s1')).toBe(true);
+    h.clock.increment(10_000);
+    await settle();
+    expect(h.system.supervisor.has('s1')).toBe(false);
+  });
+
+  it('a session evicted and then written to starts afresh', async () => {
+    const h = createHarness({ env: { SESSION_IDLE_TTL_SECONDS: '60' } });
+    await h.http.post('/v1/events').send({ session_id: 's1', event: 'screen_state', screen: 'pan_details' });
+    h.clock.increment(60_000);
+    await settle();
+    await h.http.post('/v1/events').send(event('s1'));
+    expect((await h.http.get('/api/sessions/s1')).body.screen).toBeNull();
+  });
+});
+
+describe('MAX_SESSIONS', () => {
+  it('evicts the least recently used inactive session to make room', async () => {
+    const h = createHarness({ env: { MAX_SESSIONS: '3' } });
+    for (const id of ['a', 'b', 'c']) await h.http.post('/v1/events').send(event(id));
+    await h.http.post('/v1/events').send(event('a'));
+    const res = await h.http.post('/v1/events').send(event('d'));
+    expect(res.status).toBe(200);
+    await settle();
+    expect(h.system.supervisor.size).toBe(3);
+    expect(['a', 'b', 'c', 'd'].filter((id) => h.system.supervisor.has(id))).toEqual(['a', 'c', 'd']);
+  });
+});
+
+describe('failure isolation', () => {
+  // A session machine whose ingest throws for one event name: a stand-in for any bug in a session.
+  const fragile = sessionMachine.provide({
+    actions: {
+      ingest: enqueueActions(({ event, enqueue }) => {
+        if (event.type === 'session.ingest' && event.event.event === 'explode') throw new Error('boom');
+        enqueue(sessionMachine.implementations.actions.ingest!);
+      }),
+    },
+  });
+
+  it('a failing session answers 500 without a stack, and no other session or the process notices', async () => {
+    const h = createHarness({ sessionLogic: fragile });
+    await h.http.post('/v1/events').send({ session_id: 'good', event: 'screen_state', screen: 'pan_details' });
+    await h.http.post('/v1/events').send(event('bad'));
+
+    const res = await h.http.post('/v1/events').send(event('bad', 'explode'));
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ detail: 'internal server error' });
+    expect(JSON.stringify(res.body)).not.toContain('boom');
+
+    expect(h.system.supervisor.has('bad')).toBe(false);
+    expect((await h.http.get('/api/sessions/good')).body.screen).toBe('pan_details');
+    expect((await h.http.post('/v1/events').send(event('good'))).status).toBe(200);
+    expect((await h.http.post('/v1/events').send(event('bad'))).status).toBe(200);
+    const logged = h.logs.parsed().find((line) => line.msg === 'session actor failed; session discarded');
+    expect(logged).toMatchObject({ session_id: 'bad' });
+  });
+});

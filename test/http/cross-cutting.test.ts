@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { createHarness } from '../support/harness.js';
+
+describe('X-API-Key', () => {
+  const env = { API_KEY: 'old-key, new-key' };
+
+  it('is required on every route but /health, answered 401 {detail}', async () => {
+    const h = createHarness({ env });
+    for (const [method, path] of [['get', '/api/activity'], ['get', '/api/features'], ['post', '/v1/events'], ['get', '/openapi.json'], ['get', '/nope']] as const) {
+      const missing = await h.http[method](path);
+      expect(missing.status, path).toBe(401);
+      expect(missing.body).toEqual({ detail: 'missing X-API-Key header' });
+    }
+    expect((await h.http.get('/health')).status).toBe(200);
+  });
+
+  it('accepts each of the rotated keys and refuses anything else, changing nothing', async () => {
+    const h = createHarness({ env });
+    const event = { session_id: 's1', event: 'identity' };
+    expect((await h.http.post('/v1/events').set('X-API-Key', 'old-key').send(event)).status).toBe(200);
+    expect((await h.http.post('/v1/events').set('X-API-Key', 'new-key').send(event)).status).toBe(200);
+    for (const wrong of ['NEW-KEY', 'new', 'old-key,new-key']) {
+      const res = await h.http.post('/v1/events').set('X-API-Key', wrong).send({ session_id: 's2', event: 'identity' });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ detail: 'invalid API key' });
+    }
+    expect(h.system.supervisor.has('s2')).toBe(false);
+  });
+
+  it('is not checked when API_KEY is unset', async () => {
+    const h = createHarness();
+    expect((await h.http.get('/api/features')).status).toBe(200);
+  });
+});
+
+describe('rate limit', () => {
+  it('answers 429 {detail} with Retry-After past RATE_LIMIT_PER_MINUTE, /health exempt', async () => {
+    const h = createHarness({ env: { RATE_LIMIT_PER_MINUTE: '3' } });
+    for (let i = 0; i < 3; i += 1) expect((await h.http.get('/api/features')).status).toBe(200);
+    const limited = await h.http.get('/api/features');
+    expect(limited.status).toBe(429);
+    expect(limited.body.detail).toMatch(/^rate limit exceeded/);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await h.http.get('/health')).status).toBe(200);
+  });
+});
+
+describe('errors', () => {
+  it('an unknown route is a JSON 404', async () => {
+    const h = createHarness();
+    const res = await h.http.get('/v2/nothing');
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body).toEqual({ detail: 'no route for GET /v2/nothing' });
+  });
+
+  it('GET /api/sessions/{id}: 404 for an unknown session, 422 for an impossible id', async () => {
+    const h = createHarness();
+    expect((await h.http.get('/api/sessions/nobody')).body).toEqual({ detail: 'session nobody not found' });
+    const bad = await h.http.get('/api/sessions/a%20b');
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail).toMatch(/^session_id: must be 1-128 characters/);
+  });
+
+  it('/health answers {status:"ok"}', async () => {
+    const h = createHarness();
+    expect((await h.http.get('/health')).body).toEqual({ status: 'ok' });
+  });
+});
+
+describe('request log', () => {
+  it('carries the request id, X-SVC-Session-ID and X-SVC-SDK-Version, and never the API key', async () => {
+    const h = createHarness({ env: { API_KEY: 'top-secret-key' } });
+    await h.http
+      .post('/v1/events')
+      .set('X-API-Key', 'top-secret-key')
+      .set('X-Request-ID', 'req-log-1')
+      .set('X-SVC-Session-ID', 'svc-77')
+      .set('X-SVC-SDK-Version', '2.4.1')
+      .send({ session_id: 's1', event: 'identity' });
+    const line = h.logs.parsed().find((entry) => (entry.req as { id?: string } | undefined)?.id === 'req-log-1');
+    expect(line).toBeDefined();
+    expect(line).toMatchObject({ svc_session_id: 'svc-77', sdk_version: '2.4.1', res: { statusCode: 200 } });
+    expect(h.logs.text).not.toContain('top-secret-key');
+  });
+});
+
+describe('GET /openapi.json', () => {
+  it('documents every route from the zod schemas', async () => {
+    const h = createHarness();
+    const doc = (await h.http.get('/openapi.json')).body;
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/events', '/api/activity', '/api/features', '/api/sessions/{session_id}', '/health']));
+    const eventIn = doc.components.schemas.EventIn;
+    expect(eventIn.required).toEqual(['session_id', 'event']);
+    expect(eventIn.properties.session_id.pattern).toBe('^[A-Za-z0-9._:-]{1,128}$');
+    expect(doc.paths['/v1/events'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/EventIn' });
+    const limit = doc.paths['/api/activity'].get.parameters.find((p: { name: string }) => p.name === 'limit');
+    expect(limit.in).toBe('query');
+    expect(doc.paths['/health'].get.security).toEqual([]);
+    // Every $ref resolves.
+    const refs = JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [];
+    for (const ref of refs) {
+      const name = ref.slice('"$ref":"#/components/schemas/'.length, -1);
+      expect(doc.components.schemas[name], ref).toBeDefined();
+    }
+  });
+});

@@ -1,0 +1,66 @@
+import { Writable } from 'node:stream';
+import supertest from 'supertest';
+import { SimulatedClock } from 'xstate';
+import type { ActorSystem, ActorSystemOptions } from '../../src/actors/system.js';
+import { createActorSystem } from '../../src/actors/system.js';
+import type { AppConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { resolveFeatureFlags } from '../../src/domain/feature-flags.js';
+import type { App } from '../../src/http/app.js';
+import { createApp } from '../../src/http/app.js';
+import { createLogger } from '../../src/logger.js';
+
+export const START_TIME = Date.parse('2026-11-20T12:00:00.000Z');
+
+/** Every log line the service wrote, as text, so tests can search them. */
+export class LogCapture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
+    this.lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    done();
+  }
+  get text(): string {
+    return this.lines.join('\n');
+  }
+  parsed(): Record<string, unknown>[] {
+    return this.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+}
+
+export interface Harness {
+  app: App;
+  system: ActorSystem;
+  clock: SimulatedClock;
+  config: AppConfig;
+  logs: LogCapture;
+  http: ReturnType<typeof supertest>;
+}
+
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  sessionLogic?: ActorSystemOptions['sessionLogic'];
+}
+
+/** The real express app over the real actor system, on a simulated clock, logging to memory. */
+export function createHarness(options: HarnessOptions = {}): Harness {
+  const config = loadConfig({ RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'debug', ...options.env });
+  const clock = new SimulatedClock();
+  clock.set(START_TIME);
+  const logs = new LogCapture();
+  const logger = createLogger(config.logLevel, logs);
+  const mediaReady = false;
+  const system = createActorSystem({
+    clock,
+    logger,
+    featureFlags: resolveFeatureFlags(mediaReady, config.featureFlagOverrides),
+    sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
+    maxSessions: config.maxSessions,
+    activityBufferSize: config.activityBufferSize,
+    sessionLogic: options.sessionLogic,
+  });
+  const app = createApp({ config, system, logger, mediaReady });
+  return { app, system, clock, config, logs, http: supertest(app.express) };
+}
+
+/** Lets queued microtasks (actor stops after eviction) run. */
+export const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
