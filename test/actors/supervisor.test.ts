@@ -59,7 +59,8 @@ describe('failure isolation', () => {
     actions: {
       ingest: enqueueActions(({ event, enqueue }) => {
         if (event.type === 'session.ingest' && event.event.event === 'explode') throw new Error('boom');
-        enqueue(sessionMachine.implementations.actions.ingest!);
+        // The original action object, re-typed: provide() widens its actor parameter.
+        enqueue(sessionMachine.implementations.actions.ingest as unknown as Parameters<typeof enqueue>[0]);
       }),
     },
   });
