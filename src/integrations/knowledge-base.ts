@@ -10,15 +10,18 @@ export const BUNDLED_KB_FILE = fileURLToPath(new URL('./kyc-kb.json', import.met
 // Far above any real knowledge base; a wrong path to some huge file must not be read into memory.
 const MAX_KB_BYTES = 1_048_576;
 
-function readJson(path: string): unknown {
-  let size: number;
+function readText(path: string): string {
   try {
-    size = statSync(path).size;
+    if (statSync(path).size > MAX_KB_BYTES) throw new Error(`file is larger than ${MAX_KB_BYTES} bytes`);
+    return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new Error(`cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'unknown error'})`);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw code === undefined ? error : new Error(`cannot read the file (${code})`);
   }
-  if (size > MAX_KB_BYTES) throw new Error(`file is larger than ${MAX_KB_BYTES} bytes`);
-  const text = readFileSync(path, 'utf8');
+}
+
+function readJson(path: string): unknown {
+  const text = readText(path);
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
@@ -41,7 +44,11 @@ export function loadKnowledgeBase(file: string | undefined): KnowledgeBase {
   }
   const parsed = KnowledgeBaseSchema.safeParse(raw);
   if (!parsed.success) {
-    const problems = parsed.error.issues.slice(0, 5).map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);
+    const problems = parsed.error.issues.slice(0, 5).map((issue) => {
+      // A bad record key says only "Invalid key in record"; the rule it broke is in the nested issue.
+      const message = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+      return `${issue.path.map(String).join('.') || '(root)'}: ${message}`;
+    });
     throw new ConfigError(`invalid configuration: ${source}: ${problems.join('; ')}`);
   }
   return parsed.data;
