@@ -137,12 +137,14 @@ describe('system prompt: client strings cannot pose as instructions', () => {
 });
 
 describe('system prompt: size cap', () => {
+  let built: SessionRecord | undefined;
+  // Built once: masking 100 hints of 4 KiB is the slow part, and every case only reads it.
   const crowded = () =>
-    record([
+    (built ??= record([
       { event: 'screen_state', screen: 'pan_details' },
       ...Array.from({ length: 100 }, (_, i) => ({ event: 'component_input', screen: 'pan_details', component_id: `c${i}-${'x'.repeat(250)}`, component_type: 'text_input', hint: 'y'.repeat(4096) })),
       { ...panFailure, errors: ['pan_invalid_format', ...Array.from({ length: 99 }, (_, i) => `code_${i}_${'z'.repeat(200)}`)] },
-    ]);
+    ]));
 
   it('stays under 6,000 characters with 100 components, keeping rules, failure guidance and the newest fields', () => {
     const session = crowded();
