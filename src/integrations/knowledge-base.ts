@@ -46,7 +46,8 @@ export function loadKnowledgeBase(file: string | undefined): KnowledgeBase {
   if (!parsed.success) {
     const problems = parsed.error.issues.slice(0, 5).map((issue) => {
       // A bad record key says only "Invalid key in record"; the rule it broke is in the nested issue.
-      const message = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+      let message = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+      if (issue.code === 'invalid_type' && message.endsWith('received undefined')) message = 'is required';
       return `${issue.path.map(String).join('.') || '(root)'}: ${message}`;
     });
     throw new ConfigError(`invalid configuration: ${source}: ${problems.join('; ')}`);
