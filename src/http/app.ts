@@ -12,6 +12,7 @@ import { buildOpenApi } from './openapi.js';
 import { requestContext } from './request-context.js';
 import type { RouteDoc } from './route-doc.js';
 import { activityRouteDocs, activityRoutes } from './routes/activity.js';
+import { contextRouteDocs, contextRoutes } from './routes/context.js';
 import { eventRouteDocs, eventRoutes } from './routes/events.js';
 import { featureRouteDocs, featureRoutes } from './routes/features.js';
 import { healthRouteDocs, healthRoutes } from './routes/health.js';
@@ -29,6 +30,7 @@ const ROUTE_DOCS: RouteDoc[] = [
   ...activityRouteDocs,
   ...featureRouteDocs,
   ...sessionRouteDocs,
+  ...contextRouteDocs,
   ...healthRouteDocs,
   {
     method: 'get',
@@ -85,6 +87,7 @@ export function createApp(deps: AppDeps): App {
   app.use(activityRoutes(deps));
   app.use(featureRoutes(deps));
   app.use(sessionRoutes(deps));
+  app.use(contextRoutes(deps));
   app.use(notFound);
   app.use(errorHandler(logger));
 
