@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { DEFAULT_CRITICAL_STEPS } from './domain/critical-steps.js';
+import { MAX_TIMER_SECONDS } from './integrations/clock.js';
 
 /** Comma-separated list; blank entries dropped. */
 const csv = z
@@ -32,8 +34,6 @@ const featureFlagOverrides = z
   .pipe(z.record(z.string().min(1), z.boolean(), { error: 'must map flag names to booleans' }))
   .optional();
 
-// XState timers go through setTimeout, which cannot wait longer than 2^31-1 ms (~24.8 days).
-const MAX_TIMER_SECONDS = Math.floor(2_147_483_647 / 1000);
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
@@ -47,6 +47,8 @@ const EnvSchema = z.object({
   TRUST_PROXY: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_GRACE_SECONDS: positiveInt(10).pipe(z.number().max(60)),
+  SDK_CONFIG_FILE: optionalText,
+  CRITICAL_STEPS: csv.optional(),
 });
 
 export interface AppConfig {
@@ -61,6 +63,10 @@ export interface AppConfig {
   trustProxy: string | undefined;
   logLevel: string;
   shutdownGraceSeconds: number;
+  /** JSON file of SDK-config overrides, validated and watched by the SDK config source. */
+  sdkConfigFile: string | undefined;
+  /** Screen ids the trigger policy treats as critical, as configured (compared case-insensitively). */
+  criticalSteps: string[];
 }
 
 export class ConfigError extends Error {
@@ -95,5 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+    sdkConfigFile: e.SDK_CONFIG_FILE,
+    criticalSteps: e.CRITICAL_STEPS ?? [...DEFAULT_CRITICAL_STEPS],
   };
 }

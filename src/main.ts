@@ -4,20 +4,26 @@ import { resolveFeatureFlags } from './domain/feature-flags.js';
 import { createApp } from './http/app.js';
 import { listen } from './http/server.js';
 import { systemClock } from './integrations/clock.js';
+import { SdkConfigFileError, openSdkConfigSource } from './integrations/sdk-config-source.js';
 import { createLogger } from './logger.js';
 
-async function main(): Promise<void> {
-  let config;
+/** A bad setting stops start-up with one line naming it, not a stack trace. */
+function orExit<T>(load: () => T): T {
   try {
-    config = loadConfig();
+    return load();
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigError || error instanceof SdkConfigFileError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }
     throw error;
   }
+}
+
+async function main(): Promise<void> {
+  const config = orExit(() => loadConfig());
   const logger = createLogger(config.logLevel);
+  const sdkConfig = orExit(() => openSdkConfigSource({ file: config.sdkConfigFile, logger }));
   const mediaReady = false;
   const system = createActorSystem({
     clock: systemClock,
@@ -26,8 +32,9 @@ async function main(): Promise<void> {
     sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
     maxSessions: config.maxSessions,
     activityBufferSize: config.activityBufferSize,
+    criticalSteps: config.criticalSteps,
   });
-  const app = createApp({ config, system, logger, mediaReady });
+  const app = createApp({ config, system, logger, mediaReady, sdkConfig });
   const running = await listen(app, config.port, config.host, logger);
 
   let stopping = false;
@@ -43,6 +50,7 @@ async function main(): Promise<void> {
     deadline.unref();
     void running.close(graceMs).then(() => {
       system.stop();
+      sdkConfig.close();
       logger.info('stopped');
       logger.flush();
       process.exit(0);

@@ -15,7 +15,9 @@ import { activityRouteDocs, activityRoutes } from './routes/activity.js';
 import { eventRouteDocs, eventRoutes } from './routes/events.js';
 import { featureRouteDocs, featureRoutes } from './routes/features.js';
 import { healthRouteDocs, healthRoutes } from './routes/health.js';
+import { sdkConfigRouteDocs, sdkConfigRoutes } from './routes/sdk-config.js';
 import { sessionRouteDocs, sessionRoutes } from './routes/sessions.js';
+import { triggerRouteDocs, triggerRoutes } from './routes/trigger.js';
 
 export interface App {
   express: Express;
@@ -26,6 +28,8 @@ export interface App {
 
 const ROUTE_DOCS: RouteDoc[] = [
   ...eventRouteDocs,
+  ...triggerRouteDocs,
+  ...sdkConfigRouteDocs,
   ...activityRouteDocs,
   ...featureRouteDocs,
   ...sessionRouteDocs,
@@ -82,6 +86,8 @@ export function createApp(deps: AppDeps): App {
     res.json(openapi);
   });
   app.use(eventRoutes(deps));
+  app.use(triggerRoutes(deps));
+  app.use(sdkConfigRoutes(deps));
   app.use(activityRoutes(deps));
   app.use(featureRoutes(deps));
   app.use(sessionRoutes(deps));

@@ -1,5 +1,7 @@
 import type { ActivityDraft, Trace } from '../domain/activity.js';
+import type { SdkConfigOverrides } from '../domain/sdk-config.js';
 import type { SdkEvent } from '../domain/sdk-event.js';
+import type { TriggerDecision, TriggerSignals } from '../domain/trigger-policy.js';
 
 /**
  * The session actor's catalogue of commands and emissions. Commands that HTTP waits on carry
@@ -13,12 +15,26 @@ export interface IngestResult {
   warnings: string[];
 }
 
-export type SessionCommand = {
+export type SessionCommand = TriggerEvaluateCommand | {
   type: 'session.ingest';
   event: SdkEvent;
   at: number;
   trace: Trace;
   reply: Reply<IngestResult>;
+};
+
+/** Decisions 4: evaluate the trigger policy in the session, with its cooldown and suppressions. */
+export type TriggerEvaluateCommand = {
+  type: 'trigger.evaluate';
+  signals: TriggerSignals;
+  user_id: string | null;
+  /** The tenant when the session has no client_id: the body's client_id, else X-Client-ID. */
+  client_id: string | null;
+  /** The override file in force; config arrives on the command as time does, and the machine merges its tenant's. */
+  sdk_overrides: SdkConfigOverrides;
+  at: number;
+  trace: Trace;
+  reply: Reply<TriggerDecision>;
 };
 
 export type SessionEmitted = { type: 'activity'; draft: ActivityDraft } | { type: 'session.expired'; sessionId: string };
