@@ -123,7 +123,9 @@ export const sessionMachine = setup({
     },
     presence: {
       initial: 'live',
-      on: { 'presence.touch': { target: '.live', reenter: true } },
+      // Not `reenter: true`: that makes the root the transition's domain, which exits and
+      // re-enters every region (voice, trigger) on each command. Targeting the child restarts it anyway.
+      on: { 'presence.touch': { target: '.live' } },
       states: {
         live: {
           after: {
