@@ -1,5 +1,5 @@
 import { screenKey } from './screen-schema.js';
-import type { TriggerDecision } from './trigger-policy.js';
+import type { SuppressionReason, TriggerDecision } from './trigger-policy.js';
 
 /** What a session remembers of the triggers it fired; times are epoch milliseconds. */
 export interface TriggerMemory {
@@ -50,11 +50,12 @@ export interface SuppressionFacts {
  */
 export function suppressTrigger(decision: TriggerDecision, facts: SuppressionFacts): TriggerDecision {
   if (!decision.trigger) return decision;
-  const suppressed = { trigger: false, action: 'none', intervention_mode: 'none', suppressed_reason: decision.reason } as const;
-  if (facts.assistantActive) return { ...suppressed, reason: 'assistant_active' };
+  const suppressed = (reason: SuppressionReason) =>
+    ({ trigger: false, reason, action: 'none', intervention_mode: 'none', suppressed_reason: decision.reason }) as const;
+  if (facts.assistantActive) return suppressed('assistant_active');
   if (facts.cooldownRemainingMs !== undefined) {
-    return { ...suppressed, reason: 'cooldown', retry_after_seconds: Math.max(1, Math.ceil(facts.cooldownRemainingMs / 1000)) };
+    return { ...suppressed('cooldown'), retry_after_seconds: Math.max(1, Math.ceil(facts.cooldownRemainingMs / 1000)) };
   }
-  if (facts.alreadyPrompted) return { ...suppressed, reason: 'already_prompted' };
+  if (facts.alreadyPrompted) return suppressed('already_prompted');
   return decision;
 }

@@ -1,25 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Harness, HarnessOptions } from '../support/harness.js';
 import { START_TIME, createHarness } from '../support/harness.js';
-import { sdkConfigFile } from '../support/sdk-config-file.js';
+import { harnessWithSdkConfig } from '../support/sdk-config-file.js';
 
 type Item = { kind: string; session_id: string | null; user_id: string | null; payload: Record<string, unknown>; trace: { request_id: string } };
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
-
 /** A harness whose SDK_CONFIG_FILE holds `overrides`, when given. */
-function harness(options: HarnessOptions & { overrides?: unknown } = {}): Harness {
-  const file = options.overrides === undefined ? undefined : sdkConfigFile(options.overrides);
-  const h = createHarness({ ...options, env: { ...options.env, ...(file ? { SDK_CONFIG_FILE: file.path } : {}) } });
-  cleanups.push(() => {
-    h.sdkConfig.close();
-    file?.remove();
-  });
-  return h;
-}
+const harness = (options: HarnessOptions & { overrides?: unknown } = {}): Harness =>
+  options.overrides === undefined ? createHarness(options) : harnessWithSdkConfig(options.overrides, options).h;
 
 const evaluate = (h: Harness, body: unknown, headers: Record<string, string> = {}) =>
   h.http
