@@ -84,7 +84,7 @@ describe('evaluateTriggerPolicy: critical steps', () => {
   });
 
   it('counts a screen whose registered schema says critical: true, whatever the case', () => {
-    const schema = (screen: string, critical: boolean): RegisteredSchema => ({ screen_id: screen, schema_hash: 'h', schema: {}, patterns: {}, critical });
+    const schema = (screen: string, critical: boolean): RegisteredSchema => ({ screen_id: screen, schema_hash: 'h', bytes: 2, schema: {}, patterns: {}, critical });
     const schemas = { review_summary: schema('Review_Summary', true), phone_entry: schema('phone_entry', false) };
     expect(reasonOf({ screen: 'REVIEW_SUMMARY', idle_seconds: 13 }, policy({ schemas }))).toBe('idle_on_critical_step');
     expect(reasonOf({ screen: 'phone_entry', idle_seconds: 13 }, policy({ schemas }))).toBe('none');

@@ -248,7 +248,7 @@ describe('POST /v1/assistant/trigger/evaluate: bad input is refused, named, and 
 
   it('an X-Client-ID that is not a plain id → 422', async () => {
     const h = harness();
-    const res = await evaluate(h, { session_id: 's1', signals: {} }, { 'X-Client-ID': 'a b<c>' });
+    const res = await evaluate(h, { session_id: 's1', client_id: 'acme', signals: {} }, { 'X-Client-ID': 'a b<c>' });
     expect(res.status).toBe(422);
     expect(res.body.detail).toMatch(/^X-Client-ID: must be 1-128 characters/);
     expect(h.system.supervisor.size).toBe(0);
