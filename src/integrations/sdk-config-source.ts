@@ -1,6 +1,6 @@
 import type { FSWatcher } from 'node:fs';
 import { readFileSync, watch } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { SdkConfig, SdkConfigOverrides } from '../domain/sdk-config.js';
@@ -55,34 +55,46 @@ export function parseSdkConfigOverrides(text: string): SdkConfigOverrides {
   return parsed.data;
 }
 
+/** What reading the file gave: its text, or why it could not be read. */
+type FileRead = { text: string } | { unreadable: string };
+
 /** Read synchronously: the file is small, and start-up needs it before serving. */
-function readOverrides(file: string): SdkConfigOverrides {
-  let text: string;
+function readFile(file: string): FileRead {
   try {
-    text = readFileSync(file, 'utf8');
+    return { text: readFileSync(file, 'utf8') };
   } catch (error) {
-    throw new SdkConfigFileError(`cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    return { unreadable: `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
   }
-  return parseSdkConfigOverrides(text);
 }
 
-function loadAtStart(file: string): SdkConfigOverrides {
-  try {
-    return readOverrides(file);
-  } catch (error) {
-    throw new SdkConfigFileError(`invalid SDK_CONFIG_FILE ${file}: ${(error as Error).message}`);
-  }
+function overridesOf(read: FileRead): SdkConfigOverrides {
+  if ('unreadable' in read) throw new SdkConfigFileError(read.unreadable);
+  return parseSdkConfigOverrides(read.text);
 }
+
+/** Equal for two reads that would give the same outcome, so that a repeat is not reloaded or logged again. */
+const fingerprint = (read: FileRead): string => ('text' in read ? `text:${read.text}` : `unreadable:${read.unreadable}`);
 
 /**
  * Loads and validates the override file now (throwing SdkConfigFileError when it is bad), then
- * watches its directory, so that a file replaced by rename is seen too. A bad reload keeps the
- * last good table and logs why.
+ * watches its directory: a file replaced by rename, or a Kubernetes ConfigMap whose `..data`
+ * symlink is swapped, changes the directory and not the file's own entry. Any change there
+ * re-reads the file; only a different content counts as a reload. A bad reload keeps the last
+ * good table and logs why.
  */
 export function openSdkConfigSource(options: { file: string | undefined; logger: Logger; watch?: boolean }): SdkConfigSource {
   const { logger } = options;
   const file = options.file === undefined ? undefined : resolve(options.file);
-  let overrides = file === undefined ? NO_OVERRIDES : loadAtStart(file);
+  const first = file === undefined ? undefined : readFile(file);
+  let overrides = NO_OVERRIDES;
+  if (first !== undefined) {
+    try {
+      overrides = overridesOf(first);
+    } catch (error) {
+      throw new SdkConfigFileError(`invalid SDK_CONFIG_FILE ${file}: ${(error as Error).message}`);
+    }
+  }
+  let lastRead = first === undefined ? undefined : fingerprint(first);
   const resolved = new Map<string, VersionedSdkConfig>();
   const listeners = new Set<(outcome: ReloadOutcome) => void>();
   let watcher: FSWatcher | undefined;
@@ -100,9 +112,12 @@ export function openSdkConfigSource(options: { file: string | undefined; logger:
   };
 
   const reload = (path: string) => {
+    const read = readFile(path);
+    if (fingerprint(read) === lastRead) return;
+    lastRead = fingerprint(read);
     let outcome: ReloadOutcome;
     try {
-      overrides = readOverrides(path);
+      overrides = overridesOf(read);
       resolved.clear();
       logger.info({ file: path, tenants: Object.keys(overrides) }, 'sdk config reloaded');
       outcome = { ok: true };
@@ -115,8 +130,7 @@ export function openSdkConfigSource(options: { file: string | undefined; logger:
   };
 
   if (file !== undefined && options.watch !== false) {
-    watcher = watch(dirname(file), { persistent: false }, (_event, changed) => {
-      if (changed !== null && changed !== basename(file)) return;
+    watcher = watch(dirname(file), { persistent: false }, () => {
       clearTimeout(debounce);
       debounce = setTimeout(() => reload(file), RELOAD_DEBOUNCE_MS);
       debounce.unref();

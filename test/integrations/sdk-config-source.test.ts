@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { SdkConfigFileError, openSdkConfigSource, parseSdkConfigOverrides } from '../../src/integrations/sdk-config-source.js';
 import { createLogger } from '../../src/logger.js';
@@ -84,6 +87,38 @@ describe('openSdkConfigSource', () => {
     file.write({ '*': { thresholds: { min_trigger_interval_seconds: 15 } } });
     expect(await recovered).toEqual({ ok: true });
     expect(source.resolve(undefined).config.thresholds.min_trigger_interval_seconds).toBe(15);
+  });
+
+  it('reloads only on a different content: rewriting the same file or touching a neighbour is not a reload', async () => {
+    const { file, logs, source } = open({ acme: { thresholds: { high_time_spent_seconds: 30 } } });
+    const reloaded = nextReload(source);
+    file.write({ acme: { thresholds: { high_time_spent_seconds: 30 } } });
+    writeFileSync(join(file.path, '..', 'neighbour.txt'), 'x');
+    file.write({ acme: { thresholds: { high_time_spent_seconds: 35 } } });
+    expect(await reloaded).toEqual({ ok: true });
+    expect(source.resolve('acme').config.thresholds.high_time_spent_seconds).toBe(35);
+    expect(logs.parsed().filter((line) => line.msg === 'sdk config reloaded')).toHaveLength(1);
+  });
+
+  it('follows a Kubernetes ConfigMap update, where the ..data symlink is swapped and the file itself never changes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sdk-configmap-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const publish = (version: string, content: unknown) => {
+      mkdirSync(join(dir, version));
+      writeFileSync(join(dir, version, 'sdk.json'), JSON.stringify(content));
+      symlinkSync(version, join(dir, '..data_tmp'));
+      renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
+    };
+    publish('..v1', { '*': { thresholds: { min_trigger_interval_seconds: 30 } } });
+    symlinkSync(join('..data', 'sdk.json'), join(dir, 'sdk.json'));
+    const source = openSdkConfigSource({ file: join(dir, 'sdk.json'), logger: createLogger('silent') });
+    onTestFinished(() => source.close());
+    expect(source.resolve(undefined).config.thresholds.min_trigger_interval_seconds).toBe(30);
+
+    const reloaded = nextReload(source);
+    publish('..v2', { '*': { thresholds: { min_trigger_interval_seconds: 45 } } });
+    expect(await reloaded).toEqual({ ok: true });
+    expect(source.resolve(undefined).config.thresholds.min_trigger_interval_seconds).toBe(45);
   });
 
   it('keeps the last good config when the file is removed', async () => {
