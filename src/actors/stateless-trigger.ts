@@ -16,7 +16,8 @@ export function evaluateWithoutSession(
   deps: { clock: AppClock; activity: ActivityStore; criticalSteps: string[] },
   request: StatelessTriggerRequest,
 ): TriggerDecision {
-  const config = mergeSdkConfig(request.sdk_overrides, request.client_id);
+  const clientId = request.client_id ?? request.header_client_id;
+  const config = mergeSdkConfig(request.sdk_overrides, clientId);
   const decision = evaluateTriggerPolicy(request.signals, { config, criticalSteps: deps.criticalSteps });
   deps.activity.trigger.record({
     draft: {
@@ -24,7 +25,7 @@ export function evaluateWithoutSession(
       at: deps.clock.now(),
       session_id: null,
       user_id: request.user_id,
-      payload: triggerActivityPayload(request.signals, decision, request.client_id),
+      payload: triggerActivityPayload(request.signals, decision, clientId),
       trace: request.trace,
     },
   });

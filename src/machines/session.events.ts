@@ -27,9 +27,11 @@ export type SessionCommand = TriggerEvaluateCommand | {
 export type TriggerEvaluateCommand = {
   type: 'trigger.evaluate';
   signals: TriggerSignals;
+  /** From the body; they fill the session's identity when it has none, as an event's would. */
   user_id: string | null;
-  /** The tenant when the session has no client_id: the body's client_id, else X-Client-ID. */
   client_id: string | null;
+  /** X-Client-ID: the tenant when neither the session nor the body names one. */
+  header_client_id: string | null;
   /** The override file in force; config arrives on the command as time does, and the machine merges its tenant's. */
   sdk_overrides: SdkConfigOverrides;
   at: number;

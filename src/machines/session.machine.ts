@@ -70,7 +70,9 @@ export const sessionMachine = setup({
     evaluateTrigger: enqueueActions(({ context, event, enqueue }, params: { holdBack: 'assistant_active' | 'cooldown' | null }) => {
       if (event.type !== 'trigger.evaluate') return;
       const { at } = event;
-      const clientId = context.client_id ?? event.client_id;
+      const identity = { user_id: context.user_id ?? event.user_id, client_id: context.client_id ?? event.client_id };
+      if (identity.user_id !== context.user_id || identity.client_id !== context.client_id) enqueue.assign({ ...identity, updated_at: at });
+      const clientId = identity.client_id ?? event.header_client_id;
       const config = mergeSdkConfig(event.sdk_overrides, clientId);
       const signals = { ...event.signals, screen: event.signals.screen ?? context.screen ?? undefined };
       const matched = evaluateTriggerPolicy(signals, { config, criticalSteps: context.settings.criticalSteps, schemas: context.schemas });
@@ -84,7 +86,7 @@ export const sessionMachine = setup({
         enqueue.assign({ last_trigger_at: at, updated_at: at, trigger: rememberPrompt(context.trigger, signals.screen, at, cooldownMs) });
         if (cooldownMs > 0) enqueue.raise({ type: 'trigger.fired', cooldownMs });
       }
-      const draft = { kind: 'trigger', at, session_id: context.session_id, user_id: context.user_id ?? event.user_id, trace: event.trace } as const;
+      const draft = { kind: 'trigger', at, session_id: context.session_id, user_id: identity.user_id, trace: event.trace } as const;
       enqueue.emit({ type: 'activity', draft: { ...draft, payload: triggerActivityPayload(signals, decision, clientId) } });
       const reply = event.reply;
       enqueue(() => reply(decision));

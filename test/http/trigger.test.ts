@@ -173,6 +173,24 @@ describe("POST /v1/assistant/trigger/evaluate: the tenant's SDK config", () => {
     expect(items.map((item) => item.payload.client_id)).toEqual(['tenant_a', 'tenant_a', 'tenant_a', 'tenant_a', null]);
   });
 
+  it("an evaluation's user_id and client_id fill a session that has none, and never replace an event's", async () => {
+    const h = harness({ overrides });
+    await evaluate(h, { session_id: 'fresh', user_id: 'u1', client_id: 'tenant_a', signals: {} });
+    expect(await session(h, 'fresh')).toMatchObject({ user_id: 'u1', client_id: 'tenant_a' });
+    expect((await evaluate(h, { session_id: 'fresh', signals: slow })).body.reason).toBe('none');
+    expect((await triggers(h)).at(-1)).toMatchObject({ user_id: 'u1', payload: { client_id: 'tenant_a' } });
+
+    await ingest(h, { session_id: 'known', user_id: 'u2', client_id: 'tenant_b' });
+    await evaluate(h, { session_id: 'known', user_id: 'someone_else', client_id: 'tenant_a', signals: {} });
+    expect(await session(h, 'known')).toMatchObject({ user_id: 'u2', client_id: 'tenant_b' });
+  });
+
+  it('X-Client-ID names the tenant of one request only; it is not stored in the session', async () => {
+    const h = harness({ overrides });
+    expect((await evaluate(h, { session_id: 's1', signals: slow }, { 'X-Client-ID': 'tenant_a' })).body.reason).toBe('none');
+    expect((await session(h, 's1')).client_id).toBeNull();
+  });
+
   it('cools down for the tenant min_trigger_interval_seconds', async () => {
     const h = harness({ overrides });
     await evaluate(h, { session_id: 's1', signals: REPEATED });

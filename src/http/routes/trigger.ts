@@ -37,11 +37,11 @@ export function triggerRoutes({ system, sdkConfig }: AppDeps): Router {
   const router = Router();
   router.post('/v1/assistant/trigger/evaluate', async (req, res) => {
     const body = parseOr422(TriggerEvaluateIn, req.body);
-    const headerClientId = clientIdHeader(req);
     const request = {
       signals: signalsOf(body),
       user_id: body.user_id ?? null,
-      client_id: body.client_id ?? headerClientId ?? null,
+      client_id: body.client_id ?? null,
+      header_client_id: clientIdHeader(req) ?? null,
       sdk_overrides: sdkConfig.overrides(),
       trace: traceFor(res, body),
     };
