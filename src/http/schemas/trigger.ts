@@ -26,7 +26,7 @@ export const TriggerEvaluateIn = z
     signals: TriggerSignalsIn,
     session_id: SessionId.nullish().meta({ description: "evaluate in this session's actor (cooldown, suppression); created when unknown" }),
     user_id: optionalText(256),
-    client_id: optionalText(256).meta({ description: 'tenant, when the session has none; else X-Client-ID' }),
+    client_id: optionalText(256).meta({ description: 'fills the session client_id when it has none; the tenant unless the session names another' }),
     traceparent: optionalText(256),
     trace_id: optionalText(128),
     request_id: optionalText(128),
