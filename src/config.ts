@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { RefreshPolicy } from './domain/refresh-policy.js';
+import { DEFAULT_CRITICAL_STEPS } from './domain/critical-steps.js';
+import { MAX_TIMER_SECONDS } from './integrations/clock.js';
 
 /** Comma-separated list; blank entries dropped. */
 const csv = z
@@ -42,8 +44,6 @@ const featureFlagOverrides = z
   .pipe(z.record(z.string().min(1), z.boolean(), { error: 'must map flag names to booleans' }))
   .optional();
 
-// XState timers go through setTimeout, which cannot wait longer than 2^31-1 ms (~24.8 days).
-const MAX_TIMER_SECONDS = Math.floor(2_147_483_647 / 1000);
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
@@ -62,6 +62,8 @@ const EnvSchema = z.object({
   VOICE_CONTEXT_REFRESH_SECONDS: positiveInt(60).pipe(z.number().max(MAX_TIMER_SECONDS)),
   VOICE_CONTEXT_REFRESH_ON_USER_TURN: booleanFlag(true),
   VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: nonNegativeInt(5).pipe(z.number().max(MAX_TIMER_SECONDS)),
+  SDK_CONFIG_FILE: optionalText,
+  CRITICAL_STEPS: csv.optional(),
 });
 
 export interface AppConfig {
@@ -79,6 +81,10 @@ export interface AppConfig {
   /** JSON knowledge base for the voice agent; unset = the bundled one. */
   kycKbFile: string | undefined;
   voiceContextRefresh: RefreshPolicy;
+  /** JSON file of SDK-config overrides, validated and watched by the SDK config source. */
+  sdkConfigFile: string | undefined;
+  /** Screen ids the trigger policy treats as critical, as configured (compared case-insensitively). */
+  criticalSteps: string[];
 }
 
 export class ConfigError extends Error {
@@ -122,5 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       on_user_turn: e.VOICE_CONTEXT_REFRESH_ON_USER_TURN,
       min_interval_seconds: e.VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS,
     },
+    sdkConfigFile: e.SDK_CONFIG_FILE,
+    criticalSteps: e.CRITICAL_STEPS ?? [...DEFAULT_CRITICAL_STEPS],
   };
 }

@@ -5,22 +5,27 @@ import { createApp } from './http/app.js';
 import { listen } from './http/server.js';
 import { systemClock } from './integrations/clock.js';
 import { loadKnowledgeBase } from './integrations/knowledge-base.js';
+import { SdkConfigFileError, openSdkConfigSource } from './integrations/sdk-config-source.js';
 import { createLogger } from './logger.js';
 
-async function main(): Promise<void> {
-  let config;
-  let knowledgeBase;
+/** A bad setting stops start-up with one line naming it, not a stack trace. */
+function orExit<T>(load: () => T): T {
   try {
-    config = loadConfig();
-    knowledgeBase = loadKnowledgeBase(config.kycKbFile);
+    return load();
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigError || error instanceof SdkConfigFileError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }
     throw error;
   }
+}
+
+async function main(): Promise<void> {
+  const config = orExit(() => loadConfig());
+  const knowledgeBase = orExit(() => loadKnowledgeBase(config.kycKbFile));
   const logger = createLogger(config.logLevel);
+  const sdkConfig = orExit(() => openSdkConfigSource({ file: config.sdkConfigFile, logger }));
   const mediaReady = false;
   const system = createActorSystem({
     clock: systemClock,
@@ -30,8 +35,9 @@ async function main(): Promise<void> {
     maxSessions: config.maxSessions,
     activityBufferSize: config.activityBufferSize,
     agentContext: { knowledgeBase, refreshPolicy: config.voiceContextRefresh },
+    criticalSteps: config.criticalSteps,
   });
-  const app = createApp({ config, system, logger, mediaReady });
+  const app = createApp({ config, system, logger, mediaReady, sdkConfig });
   const running = await listen(app, config.port, config.host, logger);
 
   let stopping = false;
@@ -47,6 +53,7 @@ async function main(): Promise<void> {
     deadline.unref();
     void running.close(graceMs).then(() => {
       system.stop();
+      sdkConfig.close();
       logger.info('stopped');
       logger.flush();
       process.exit(0);

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
+import { sdkConfigFile } from './support/sdk-config-file.js';
 
 /** The real entry point in a child process: what `npm start` runs, minus the build step. */
 function startService(env: Record<string, string>) {
@@ -44,5 +45,12 @@ describe('the process', () => {
     const service = startService({ KYC_KB_FILE: '/nonexistent/kyc-kb.json' });
     await expect(service.url).rejects.toThrow('exited early with 1');
     expect(service.stderr()).toMatch(/^invalid configuration: KYC_KB_FILE \/nonexistent\/kyc-kb\.json: cannot read the file \(ENOENT\)/);
+  });
+
+  it('refuses to start on a bad SDK_CONFIG_FILE, naming the file and the problem', async () => {
+    const file = sdkConfigFile({ kycis_demo: { thresholds: { min_trigger_interval_seconds: 'soon' } } });
+    const service = startService({ SDK_CONFIG_FILE: file.path });
+    await expect(service.url).rejects.toThrow('exited early with 1');
+    expect(service.stderr()).toBe(`invalid SDK_CONFIG_FILE ${file.path}: "kycis_demo".thresholds.min_trigger_interval_seconds: must be a number\n`);
   });
 });

@@ -1,12 +1,16 @@
 import type { Logger } from 'pino';
 import type { InspectionEvent, Observer } from 'xstate';
 import type { AgentContextSources } from '../domain/agent-context.js';
+import { DEFAULT_CRITICAL_STEPS, criticalStepKeys } from '../domain/critical-steps.js';
 import type { FeatureFlags } from '../domain/feature-flags.js';
+import type { TriggerDecision } from '../domain/trigger-policy.js';
 import type { AppClock } from '../integrations/clock.js';
 import type { SessionMachine } from '../machines/session.machine.js';
 import { sessionMachine } from '../machines/session.machine.js';
 import type { ActivityStore } from './activity-store.js';
 import { createActivityStore } from './activity-store.js';
+import type { StatelessTriggerRequest } from './stateless-trigger.js';
+import { evaluateWithoutSession } from './stateless-trigger.js';
 import { SessionSupervisor } from './supervisor.js';
 
 export interface ActorSystemOptions {
@@ -16,6 +20,8 @@ export interface ActorSystemOptions {
   sessionIdleTtlSeconds: number;
   maxSessions: number;
   activityBufferSize: number;
+  /** Screen ids the trigger policy treats as critical (`CRITICAL_STEPS`); the defaults of decisions 4 when absent. */
+  criticalSteps?: readonly string[] | undefined;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
   /** The session machine to run; tests substitute a variant to prove failure isolation. */
   sessionLogic?: SessionMachine;
@@ -29,6 +35,8 @@ export interface ActorSystem {
   supervisor: SessionSupervisor;
   featureFlags: FeatureFlags;
   agentContext: AgentContextSources;
+  /** A trigger evaluation that names no session: the policy alone, recorded as activity. */
+  evaluateTriggerWithoutSession(request: StatelessTriggerRequest): TriggerDecision;
   stop(): void;
 }
 
@@ -40,12 +48,13 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
   const sessionLogic = (options.sessionLogic ?? sessionMachine).provide({
     delays: { idleTtl: options.sessionIdleTtlSeconds * 1000 },
   });
+  const criticalSteps = criticalStepKeys(options.criticalSteps ?? DEFAULT_CRITICAL_STEPS);
   const supervisor = new SessionSupervisor({
     clock: options.clock,
     logger: options.logger,
     activity,
     sessionLogic,
-    settings: { schemaRegistry: options.featureFlags['integration.schema_registry'] !== false },
+    settings: { schemaRegistry: options.featureFlags['integration.schema_registry'] !== false, criticalSteps },
     maxSessions: options.maxSessions,
     askTimeoutMs: ASK_TIMEOUT_MS,
     inspect: options.inspect,
@@ -56,6 +65,7 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
     supervisor,
     featureFlags: options.featureFlags,
     agentContext: options.agentContext,
+    evaluateTriggerWithoutSession: (request) => evaluateWithoutSession({ clock: options.clock, activity, criticalSteps }, request),
     stop: () => supervisor.stopAll(),
   };
 }

@@ -20,7 +20,8 @@ export interface Trace {
 export interface ActivityDraft {
   kind: ActivityKind;
   at: number;
-  session_id: string;
+  /** null for a trigger evaluation that named no session. */
+  session_id: string | null;
   user_id: string | null;
   payload: Record<string, unknown>;
   trace: Trace;
@@ -30,7 +31,8 @@ export interface ActivityItem {
   id: string;
   kind: ActivityKind;
   timestamp: string;
-  session_id: string;
+  /** null for a trigger evaluation that named no session. */
+  session_id: string | null;
   user_id: string | null;
   payload: Record<string, unknown>;
   trace: Trace;

@@ -20,8 +20,8 @@ export const SessionId = z
   .regex(SESSION_ID_PATTERN, { error: 'must be 1-128 characters of A-Za-z0-9._:-' })
   .meta({ example: '7664f88e-4980-41c3-bec0-f0e1591ee548' });
 
-const text = (max: number) => z.string(mustBe('a string')).max(max, { error: `must be at most ${max} characters` });
-const optionalText = (max: number) => text(max).nullish();
+export const text = (max: number) => z.string(mustBe('a string')).max(max, { error: `must be at most ${max} characters` });
+export const optionalText = (max: number) => text(max).nullish();
 
 export const EventInSchema = z
   .looseObject({

@@ -16,7 +16,9 @@ import { contextRouteDocs, contextRoutes } from './routes/context.js';
 import { eventRouteDocs, eventRoutes } from './routes/events.js';
 import { featureRouteDocs, featureRoutes } from './routes/features.js';
 import { healthRouteDocs, healthRoutes } from './routes/health.js';
+import { sdkConfigRouteDocs, sdkConfigRoutes } from './routes/sdk-config.js';
 import { sessionRouteDocs, sessionRoutes } from './routes/sessions.js';
+import { triggerRouteDocs, triggerRoutes } from './routes/trigger.js';
 
 export interface App {
   express: Express;
@@ -27,6 +29,8 @@ export interface App {
 
 const ROUTE_DOCS: RouteDoc[] = [
   ...eventRouteDocs,
+  ...triggerRouteDocs,
+  ...sdkConfigRouteDocs,
   ...activityRouteDocs,
   ...featureRouteDocs,
   ...sessionRouteDocs,
@@ -84,6 +88,8 @@ export function createApp(deps: AppDeps): App {
     res.json(openapi);
   });
   app.use(eventRoutes(deps));
+  app.use(triggerRoutes(deps));
+  app.use(sdkConfigRoutes(deps));
   app.use(activityRoutes(deps));
   app.use(featureRoutes(deps));
   app.use(sessionRoutes(deps));

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ActorSystem } from '../actors/system.js';
 import type { AppConfig } from '../config.js';
+import type { SdkConfigSource } from '../integrations/sdk-config-source.js';
 
 /** Everything the HTTP layer is built from; tests construct it with a simulated clock. */
 export interface AppDeps {
@@ -8,4 +9,6 @@ export interface AppDeps {
   system: ActorSystem;
   logger: Logger;
   mediaReady: boolean;
+  /** Defaults plus SDK_CONFIG_FILE overrides, kept current as the file changes. */
+  sdkConfig: SdkConfigSource;
 }

@@ -1,6 +1,8 @@
 import type { ActivityDraft, Trace } from '../domain/activity.js';
 import type { AgentContext, AgentContextSources } from '../domain/agent-context.js';
+import type { SdkConfigOverrides } from '../domain/sdk-config.js';
 import type { SdkEvent } from '../domain/sdk-event.js';
+import type { TriggerDecision, TriggerSignals } from '../domain/trigger-policy.js';
 
 /**
  * The session actor's catalogue of commands and emissions. Commands that HTTP waits on carry
@@ -14,7 +16,7 @@ export interface IngestResult {
   warnings: string[];
 }
 
-export type SessionCommand = {
+export type SessionCommand = TriggerEvaluateCommand | {
   type: 'session.ingest';
   event: SdkEvent;
   at: number;
@@ -30,6 +32,22 @@ export type ContextFetchCommand = {
   /** Shared by every session and passed by reference, so no session keeps a copy of the knowledge base. */
   sources: AgentContextSources;
   reply: Reply<AgentContext>;
+};
+
+/** Decisions 4: evaluate the trigger policy in the session, with its cooldown and suppressions. */
+export type TriggerEvaluateCommand = {
+  type: 'trigger.evaluate';
+  signals: TriggerSignals;
+  /** From the body; they fill the session's identity when it has none, as an event's would. */
+  user_id: string | null;
+  client_id: string | null;
+  /** X-Client-ID: the tenant when neither the session nor the body names one. */
+  header_client_id: string | null;
+  /** The override file in force; config arrives on the command as time does, and the machine merges its tenant's. */
+  sdk_overrides: SdkConfigOverrides;
+  at: number;
+  trace: Trace;
+  reply: Reply<TriggerDecision>;
 };
 
 export type SessionEmitted = { type: 'activity'; draft: ActivityDraft } | { type: 'session.expired'; sessionId: string };

@@ -9,6 +9,8 @@ import { resolveFeatureFlags } from '../../src/domain/feature-flags.js';
 import type { App } from '../../src/http/app.js';
 import { createApp } from '../../src/http/app.js';
 import { loadKnowledgeBase } from '../../src/integrations/knowledge-base.js';
+import type { SdkConfigSource } from '../../src/integrations/sdk-config-source.js';
+import { openSdkConfigSource } from '../../src/integrations/sdk-config-source.js';
 import { createLogger } from '../../src/logger.js';
 
 export const START_TIME = Date.parse('2026-11-20T12:00:00.000Z');
@@ -35,6 +37,8 @@ export interface Harness {
   config: AppConfig;
   logs: LogCapture;
   http: ReturnType<typeof supertest>;
+  /** Watches SDK_CONFIG_FILE when the env names one; close it when the test is done. */
+  sdkConfig: SdkConfigSource;
 }
 
 export interface HarnessOptions {
@@ -59,9 +63,11 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     activityBufferSize: config.activityBufferSize,
     sessionLogic: options.sessionLogic,
     agentContext: { knowledgeBase: loadKnowledgeBase(config.kycKbFile), refreshPolicy: config.voiceContextRefresh },
+    criticalSteps: config.criticalSteps,
   });
-  const app = createApp({ config, system, logger, mediaReady });
-  return { app, system, clock, config, logs, http: supertest(app.express) };
+  const sdkConfig = openSdkConfigSource({ file: config.sdkConfigFile, logger });
+  const app = createApp({ config, system, logger, mediaReady, sdkConfig });
+  return { app, system, clock, config, logs, http: supertest(app.express), sdkConfig };
 }
 
 /** Lets queued microtasks (actor stops after eviction) run. */

@@ -20,7 +20,7 @@ export const ActivityItemOut = z
     id: z.string().meta({ description: 'monotonic integer, as a string' }),
     kind: z.enum(ACTIVITY_KINDS),
     timestamp: z.string().meta({ format: 'date-time' }),
-    session_id: z.string(),
+    session_id: z.string().nullable().meta({ description: 'null for a trigger evaluation that named no session' }),
     user_id: z.string().nullable(),
     payload: z.record(z.string(), z.unknown()),
     trace: z.object({ trace_id: z.string(), request_id: z.string() }),

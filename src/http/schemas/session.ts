@@ -54,6 +54,7 @@ export const SessionOut = z
     created_at: z.string().meta({ format: 'date-time' }),
     updated_at: z.string().meta({ format: 'date-time' }),
     last_user_activity_at: z.string().nullable().meta({ format: 'date-time' }),
+    last_trigger_at: z.string().nullable().meta({ format: 'date-time', description: 'when a trigger last fired in this session' }),
   })
   .meta({ id: 'Session' });
 

@@ -27,5 +27,6 @@ export function sessionView(context: SessionContext, value: unknown): SessionVie
     created_at: isoTime(context.created_at),
     updated_at: isoTime(context.updated_at),
     last_user_activity_at: iso(context.last_user_activity_at),
+    last_trigger_at: iso(context.last_trigger_at),
   };
 }

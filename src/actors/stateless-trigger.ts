@@ -1,0 +1,33 @@
+import { mergeSdkConfig } from '../domain/sdk-config.js';
+import type { TriggerDecision } from '../domain/trigger-policy.js';
+import { evaluateTriggerPolicy, triggerActivityPayload } from '../domain/trigger-policy.js';
+import type { AppClock } from '../integrations/clock.js';
+import type { TriggerEvaluateCommand } from '../machines/session.events.js';
+import type { ActivityStore } from './activity-store.js';
+
+export type StatelessTriggerRequest = Omit<TriggerEvaluateCommand, 'type' | 'at' | 'reply'>;
+
+/**
+ * Decisions 4: an evaluation that names no session runs the policy alone, with no cooldown
+ * and no suppression, and is still recorded. No session actor exists to emit the activity,
+ * so the actor system records it on the activity actor itself.
+ */
+export function evaluateWithoutSession(
+  deps: { clock: AppClock; activity: ActivityStore; criticalSteps: string[] },
+  request: StatelessTriggerRequest,
+): TriggerDecision {
+  const clientId = request.client_id ?? request.header_client_id;
+  const config = mergeSdkConfig(request.sdk_overrides, clientId);
+  const decision = evaluateTriggerPolicy(request.signals, { config, criticalSteps: deps.criticalSteps });
+  deps.activity.trigger.record({
+    draft: {
+      kind: 'trigger',
+      at: deps.clock.now(),
+      session_id: null,
+      user_id: request.user_id,
+      payload: triggerActivityPayload(request.signals, decision, clientId),
+      trace: request.trace,
+    },
+  });
+  return decision;
+}

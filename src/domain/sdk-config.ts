@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import { stringify } from 'safe-stable-stringify';
+import { z } from 'zod';
+import { MAX_TIMER_SECONDS } from '../integrations/clock.js';
+
+/**
+ * The remote SDK configuration of spec 4.6: defaults, the override file of decisions 6
+ * (`{"*": {...}, "<client_id>": {...}}`) and the merge per tenant. Unknown keys are refused,
+ * so a misspelt threshold fails loudly instead of silently keeping its default.
+ */
+const seconds = z
+  .number({ error: 'must be a number' })
+  .nonnegative({ error: 'must not be negative' });
+
+export const SdkFeatures = z.strictObject({
+  allow_multiple_assistant_prompt: z.boolean({ error: 'must be a boolean' }),
+  suppress_high_time_spent_trigger: z.boolean({ error: 'must be a boolean' }),
+});
+
+export const SdkThresholds = z.strictObject({
+  // It becomes the cooldown timer of a session, and timers cannot wait longer than this.
+  min_trigger_interval_seconds: seconds.max(MAX_TIMER_SECONDS, { error: `must be at most ${MAX_TIMER_SECONDS}` }),
+  high_time_spent_seconds: seconds,
+});
+
+export const SdkConfigSchema = z.object({ features: SdkFeatures, thresholds: SdkThresholds });
+export type SdkConfig = z.infer<typeof SdkConfigSchema>;
+
+const SdkConfigPatch = z.strictObject({
+  features: SdkFeatures.partial().optional(),
+  thresholds: SdkThresholds.partial().optional(),
+});
+export type SdkConfigPatch = z.infer<typeof SdkConfigPatch>;
+
+/** The whole override file: `"*"` for every tenant, then one entry per client id. */
+export const SdkConfigOverridesSchema = z.record(z.string().min(1, { error: 'tenant keys must not be empty' }), SdkConfigPatch, {
+  error: 'must be a JSON object mapping "*" or a client id to overrides',
+});
+export type SdkConfigOverrides = z.infer<typeof SdkConfigOverridesSchema>;
+
+export const ALL_TENANTS = '*';
+
+export const DEFAULT_SDK_CONFIG: SdkConfig = {
+  features: { allow_multiple_assistant_prompt: false, suppress_high_time_spent_trigger: false },
+  thresholds: { min_trigger_interval_seconds: 60, high_time_spent_seconds: 20 },
+};
+
+export const NO_OVERRIDES: SdkConfigOverrides = {};
+
+function patchFor(overrides: SdkConfigOverrides, key: string): SdkConfigPatch | undefined {
+  // Own keys only: a client id such as "constructor" must not reach Object.prototype.
+  return Object.hasOwn(overrides, key) ? overrides[key] : undefined;
+}
+
+function apply(config: SdkConfig, patch: SdkConfigPatch | undefined): SdkConfig {
+  if (!patch) return config;
+  return {
+    features: { ...config.features, ...patch.features },
+    thresholds: { ...config.thresholds, ...patch.thresholds },
+  };
+}
+
+/** Defaults, then `"*"`, then the tenant's own entry (decisions 6). */
+export function mergeSdkConfig(overrides: SdkConfigOverrides, clientId: string | null | undefined): SdkConfig {
+  const shared = apply(DEFAULT_SDK_CONFIG, patchFor(overrides, ALL_TENANTS));
+  return clientId ? apply(shared, patchFor(overrides, clientId)) : shared;
+}
+
+/** Which entry of the file decides a tenant's config: its own, or the shared one. */
+export function overrideKeyFor(overrides: SdkConfigOverrides, clientId: string | null | undefined): string {
+  return clientId && patchFor(overrides, clientId) ? clientId : ALL_TENANTS;
+}
+
+/** A content hash of a merged config: equal configs share a version, any change gives a new one. */
+export function sdkConfigVersion(config: SdkConfig): string {
+  return createHash('sha256')
+    .update(stringify(config) ?? '')
+    .digest('hex')
+    .slice(0, 16);
+}

@@ -1,0 +1,15 @@
+import type { Request } from 'express';
+import { acceptableId } from '../domain/trace.js';
+import { HttpError } from './http-error.js';
+
+/**
+ * The tenant named by X-Client-ID, if any. It selects configuration, so a value that is not a
+ * plain id is refused rather than silently treated as absent.
+ */
+export function clientIdHeader(req: Request): string | undefined {
+  const raw = req.get('x-client-id')?.trim();
+  if (!raw) return undefined;
+  const clientId = acceptableId(raw);
+  if (!clientId) throw new HttpError(422, 'X-Client-ID: must be 1-128 characters of A-Za-z0-9._:@/+=-');
+  return clientId;
+}
