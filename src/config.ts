@@ -47,6 +47,10 @@ const EnvSchema = z.object({
   TRUST_PROXY: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_GRACE_SECONDS: positiveInt(10).pipe(z.number().max(60)),
+  // Activity stream (GET /api/activity/stream).
+  SSE_MAX_STREAMS: positiveInt(2000),
+  SSE_MAX_BUFFER_BYTES: positiveInt(1_048_576).pipe(z.number().min(65_536)),
+  SSE_HEARTBEAT_SECONDS: positiveInt(15).pipe(z.number().max(3600)),
 });
 
 export interface AppConfig {
@@ -61,6 +65,9 @@ export interface AppConfig {
   trustProxy: string | undefined;
   logLevel: string;
   shutdownGraceSeconds: number;
+  sseMaxStreams: number;
+  sseMaxBufferBytes: number;
+  sseHeartbeatSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -95,5 +102,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+    sseMaxStreams: e.SSE_MAX_STREAMS,
+    sseMaxBufferBytes: e.SSE_MAX_BUFFER_BYTES,
+    sseHeartbeatSeconds: e.SSE_HEARTBEAT_SECONDS,
   };
 }

@@ -12,21 +12,26 @@ import { buildOpenApi } from './openapi.js';
 import { requestContext } from './request-context.js';
 import type { RouteDoc } from './route-doc.js';
 import { activityRouteDocs, activityRoutes } from './routes/activity.js';
+import { activityStreamRouteDocs, activityStreamRoutes } from './routes/activity-stream.js';
 import { eventRouteDocs, eventRoutes } from './routes/events.js';
 import { featureRouteDocs, featureRoutes } from './routes/features.js';
 import { healthRouteDocs, healthRoutes } from './routes/health.js';
 import { sessionRouteDocs, sessionRoutes } from './routes/sessions.js';
+import { ActivityStreamHub } from './sse/activity-stream-hub.js';
 
 export interface App {
   express: Express;
   /** Answer every later request 503 and close its connection (graceful shutdown). */
   beginShutdown(): void;
   isShuttingDown(): boolean;
+  /** The open activity streams (GET /api/activity/stream). */
+  activityStreams: ActivityStreamHub;
 }
 
 const ROUTE_DOCS: RouteDoc[] = [
   ...eventRouteDocs,
   ...activityRouteDocs,
+  ...activityStreamRouteDocs,
   ...featureRouteDocs,
   ...sessionRouteDocs,
   ...healthRouteDocs,
@@ -38,6 +43,9 @@ const ROUTE_DOCS: RouteDoc[] = [
     responses: { 200: { description: 'OpenAPI 3.1' } },
   },
 ];
+
+/** How long an EventSource waits before reconnecting after the stream drops. */
+const SSE_RETRY_MS = 3000;
 
 export function createApp(deps: AppDeps): App {
   const { config, logger } = deps;
@@ -51,6 +59,16 @@ export function createApp(deps: AppDeps): App {
     title: 'KYC voice assistant backend',
     version: '1',
     description: 'SDK event ingestion, live sessions, voice sessions, agent context and activity.',
+  });
+
+  const activityStreams = new ActivityStreamHub({
+    activity: deps.system.activity,
+    clock: deps.system.clock,
+    logger,
+    maxStreams: config.sseMaxStreams,
+    maxBufferBytes: config.sseMaxBufferBytes,
+    heartbeatMs: config.sseHeartbeatSeconds * 1000,
+    retryMs: SSE_RETRY_MS,
   });
 
   const shutdownGate: RequestHandler = (_req, res, next) => {
@@ -83,6 +101,7 @@ export function createApp(deps: AppDeps): App {
   });
   app.use(eventRoutes(deps));
   app.use(activityRoutes(deps));
+  app.use(activityStreamRoutes(activityStreams, config.sseMaxStreams));
   app.use(featureRoutes(deps));
   app.use(sessionRoutes(deps));
   app.use(notFound);
@@ -92,8 +111,11 @@ export function createApp(deps: AppDeps): App {
     express: app,
     beginShutdown: () => {
       shuttingDown = true;
+      // Open streams would otherwise keep server.close() waiting for the whole grace period.
+      activityStreams.closeAll();
     },
     isShuttingDown: () => shuttingDown,
+    activityStreams,
   };
 }
 
