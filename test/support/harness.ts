@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import type { Logger } from 'pino';
 import supertest from 'supertest';
 import { SimulatedClock } from 'xstate';
 import type { ActorSystem, ActorSystemOptions } from '../../src/actors/system.js';
@@ -8,6 +9,8 @@ import { loadConfig } from '../../src/config.js';
 import { resolveFeatureFlags } from '../../src/domain/feature-flags.js';
 import type { App } from '../../src/http/app.js';
 import { createApp } from '../../src/http/app.js';
+import type { RunningServer } from '../../src/http/server.js';
+import { listen } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
 
 export const START_TIME = Date.parse('2026-11-20T12:00:00.000Z');
@@ -34,6 +37,7 @@ export interface Harness {
   config: AppConfig;
   logs: LogCapture;
   http: ReturnType<typeof supertest>;
+  logger: Logger;
 }
 
 export interface HarnessOptions {
@@ -59,7 +63,12 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     sessionLogic: options.sessionLogic,
   });
   const app = createApp({ config, system, logger, mediaReady });
-  return { app, system, clock, config, logs, http: supertest(app.express) };
+  return { app, system, clock, config, logs, http: supertest(app.express), logger };
+}
+
+/** The same app on a real socket (127.0.0.1, a free port), for what supertest cannot do: streams. */
+export function serve(h: Harness): Promise<RunningServer> {
+  return listen(h.app, 0, '127.0.0.1', h.logger);
 }
 
 /** Lets queued microtasks (actor stops after eviction) run. */

@@ -1,5 +1,4 @@
 import type { ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { sseRetry } from './sse-frame.js';
 
 /** Headers that keep proxies and CDNs from caching, compressing or buffering the stream. */
@@ -23,20 +22,17 @@ export type SendResult = 'sent' | 'full' | 'cut' | 'closed';
  * `maxBufferBytes` plus one frame before it is cut.
  */
 export class SseResponse {
-  private readonly socket: Socket | null;
   private drainListener: (() => void) | undefined;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly maxBufferBytes: number,
-  ) {
-    this.socket = res.socket;
-  }
+  ) {}
 
   /** Sends the headers and the reconnection delay at once, so the client knows the stream is open. */
   start(retryMs: number): void {
     this.res.writeHead(200, SSE_HEADERS);
-    this.socket?.setNoDelay(true);
+    this.res.socket?.setNoDelay(true);
     this.res.write(sseRetry(retryMs));
   }
 
@@ -76,15 +72,10 @@ export class SseResponse {
     this.res.once('close', listener);
   }
 
-  /**
-   * A clean end: the terminating chunk, then the connection closes once it is flushed. Without
-   * the close the connection would sit in keep-alive and hold up a server that is shutting down.
-   */
+  /** A clean end (the terminating chunk): a reader sees the stream finish, not break. */
   end(): void {
     this.cancelDrain();
-    if (!this.isOpen) return;
-    const socket = this.socket;
-    this.res.end(() => socket?.end());
+    if (this.isOpen) this.res.end();
   }
 
   cut(): void {
