@@ -1,4 +1,6 @@
 import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ActivityKind } from '../../src/domain/activity.js';
@@ -287,6 +289,27 @@ describe('GET /api/activity/stream: limits', () => {
     expect(h.app.activityStreams.stats()).toEqual({ streams: 0, subscribed: false, heartbeatArmed: false, bufferedBytes: 0 });
     expect(subscriptions).toBe(0);
     expect(pendingTimers(h)).toBe(timersBefore);
+  });
+
+  it('opens nothing for a client that left before its stream could open', async () => {
+    const h = createHarness();
+    const opened: unknown[] = [];
+    // A bare server whose handler waits until the client has gone, as a slow middleware might.
+    const server = createServer((req, res) => {
+      req.socket.once('close', () => {
+        opened.push(h.app.activityStreams.open(res, { requestId: 'late' }));
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    socket.write('GET /api/activity/stream HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    socket.on('error', () => undefined);
+    setImmediate(() => socket.destroy());
+    await vi.waitFor(() => expect(opened).toHaveLength(1));
+    server.close();
+    expect(opened[0]).toEqual({ ok: false, reason: 'gone' });
+    expect(h.app.activityStreams.stats()).toEqual({ streams: 0, subscribed: false, heartbeatArmed: false, bufferedBytes: 0 });
   });
 
   it('serves every stream from one heartbeat timer, gone with the last stream', async () => {

@@ -44,7 +44,7 @@ export function activityStreamRoutes(hub: ActivityStreamHub, maxStreams: number)
       afterId: headers['Last-Event-ID'],
       requestId: requestContext(res).requestId,
     });
-    if (!opened.ok) {
+    if (!opened.ok && opened.reason !== 'gone') {
       const detail = opened.reason === 'closed' ? 'server is shutting down; retry on another instance' : `too many activity streams open (at most ${maxStreams}); retry later`;
       throw new HttpError(503, detail, { 'Retry-After': RETRY_AFTER_SECONDS });
     }

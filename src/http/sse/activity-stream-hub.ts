@@ -27,7 +27,8 @@ export interface StreamRequest {
   requestId: string;
 }
 
-export type OpenResult = { ok: true } | { ok: false; reason: 'capacity' | 'closed' };
+/** `gone`: the client left before the stream could open; there is no one to answer. */
+export type OpenResult = { ok: true } | { ok: false; reason: 'capacity' | 'closed' | 'gone' };
 
 export type CloseReason = 'client_closed' | 'slow_consumer' | 'shutdown' | 'write_failed';
 
@@ -76,6 +77,9 @@ export class ActivityStreamHub {
   constructor(private readonly options: ActivityStreamHubOptions) {}
 
   open(res: ServerResponse, request: StreamRequest): OpenResult {
+    // The client can leave while the middleware runs; its 'close' has then fired already, and a
+    // stream opened now would never be removed.
+    if (res.destroyed) return { ok: false, reason: 'gone' };
     if (this.closed) return { ok: false, reason: 'closed' };
     if (this.streams.size >= this.options.maxStreams) return { ok: false, reason: 'capacity' };
 
