@@ -46,6 +46,9 @@ const pendingTimers = (h: Harness) => (h.clock as unknown as { timeouts: Map<unk
 
 const streamsOpen = (h: Harness) => h.app.activityStreams.stats().streams;
 
+/** Waits on the server noticing a socket event, which takes longer on a busy machine. */
+const patient = { timeout: 5000 };
+
 describe('GET /api/activity/stream: framing and delivery', () => {
   it('opens with proxy-proof headers and a retry, then pushes each recorded item as id/event/data', async () => {
     const { url } = await start();
@@ -58,15 +61,14 @@ describe('GET /api/activity/stream: framing and delivery', () => {
     await client.until((c) => c.retry !== undefined);
     expect(client.retry).toBe(3000);
 
-    const posted = performance.now();
     const ingest = await fetch(`${url}/v1/events`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ session_id: 's1', event: 'component_input', component_id: 'pan_field', component_type: 'text_input', hint: RAW_PAN, masked: false }),
     });
     expect(ingest.status).toBe(200);
+    // The item was recorded before the POST was answered: it must arrive within a second of that.
     await client.until((c) => c.messages.length === 1, 1000);
-    expect(performance.now() - posted).toBeLessThan(1000);
 
     const [message] = client.messages;
     expect(message!.event).toBe('activity');
@@ -154,7 +156,7 @@ describe('GET /api/activity/stream: resume', () => {
 
     server.server.closeAllConnections();
     expect(await first.finished).toBe('error');
-    await vi.waitFor(() => expect(streamsOpen(h)).toBe(0));
+    await vi.waitFor(() => expect(streamsOpen(h)).toBe(0), patient);
     record(h, 3);
 
     const second = await stream(url, '/api/activity/stream', { 'Last-Event-ID': first.ids.at(-1)! });
@@ -232,9 +234,9 @@ describe('GET /api/activity/stream: limits', () => {
     let received = 0;
     socket.on('data', (chunk: Buffer) => (received += chunk.length));
     socket.write('GET /api/activity/stream HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n');
-    await vi.waitFor(() => expect(received).toBeGreaterThan(0));
+    await vi.waitFor(() => expect(received).toBeGreaterThan(0), patient);
     socket.pause();
-    await vi.waitFor(() => expect(streamsOpen(h)).toBe(1));
+    await vi.waitFor(() => expect(streamsOpen(h)).toBe(1), patient);
 
     const blob = 'x'.repeat(64 * 1024);
     const frameBytes = blob.length + 1024;
@@ -285,7 +287,7 @@ describe('GET /api/activity/stream: limits', () => {
       expect(subscriptions).toBe(1);
       client.close();
     }
-    await vi.waitFor(() => expect(streamsOpen(h)).toBe(0));
+    await vi.waitFor(() => expect(streamsOpen(h)).toBe(0), patient);
     expect(h.app.activityStreams.stats()).toEqual({ streams: 0, subscribed: false, heartbeatArmed: false, bufferedBytes: 0 });
     expect(subscriptions).toBe(0);
     expect(pendingTimers(h)).toBe(timersBefore);
@@ -306,7 +308,7 @@ describe('GET /api/activity/stream: limits', () => {
     socket.write('GET /api/activity/stream HTTP/1.1\r\nHost: localhost\r\n\r\n');
     socket.on('error', () => undefined);
     setImmediate(() => socket.destroy());
-    await vi.waitFor(() => expect(opened).toHaveLength(1));
+    await vi.waitFor(() => expect(opened).toHaveLength(1), patient);
     server.close();
     expect(opened[0]).toEqual({ ok: false, reason: 'gone' });
     expect(h.app.activityStreams.stats()).toEqual({ streams: 0, subscribed: false, heartbeatArmed: false, bufferedBytes: 0 });
@@ -321,7 +323,7 @@ describe('GET /api/activity/stream: limits', () => {
     await Promise.all(open.map((c) => c.until((x) => x.comments.length === 100)));
     expect(pendingTimers(h)).toBe(1);
     for (const client of open) client.close();
-    await vi.waitFor(() => expect(streamsOpen(h)).toBe(0));
+    await vi.waitFor(() => expect(streamsOpen(h)).toBe(0), patient);
     expect(pendingTimers(h)).toBe(0);
   });
 
@@ -347,7 +349,7 @@ describe('GET /api/activity/stream: limits', () => {
     expect(refused.headers.get('retry-after')).toBe('5');
     expect(await refused.json()).toEqual({ detail: 'too many activity streams open (at most 2); retry later' });
     first.close();
-    await vi.waitFor(() => expect(streamsOpen(h)).toBe(1));
+    await vi.waitFor(() => expect(streamsOpen(h)).toBe(1), patient);
     const third = await stream(url);
     expect(third.response.status).toBe(200);
   });
@@ -363,5 +365,7 @@ describe('GET /api/activity/stream: shutdown', () => {
     await closing;
     expect(h.app.activityStreams.stats()).toEqual({ streams: 0, subscribed: false, heartbeatArmed: false, bufferedBytes: 0 });
     expect(h.logs.parsed().filter((line) => line.msg === 'activity stream closed').map((line) => line.reason)).toEqual(['shutdown', 'shutdown']);
+    const requestLines = h.logs.parsed().filter((line) => line.msg === 'request completed' && (line.req as { url?: string }).url?.startsWith('/api/activity/stream'));
+    expect(requestLines.map((line) => (line.res as { statusCode: number }).statusCode)).toEqual([200, 200]);
   });
 });

@@ -47,17 +47,17 @@ describe('npm run tail', () => {
     await post(server.url, { session_id: 's1', event: 'component_input', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', hint: RAW_PAN, masked: false });
     await post(server.url, { session_id: 's2', event: 'identity' });
     await post(server.url, { session_id: 's1', event: 'validation_failed', errors: ['pan_invalid_format'] });
-    await vi.waitFor(() => expect(tail.out).toHaveLength(2));
+    await vi.waitFor(() => expect(tail.out).toHaveLength(2), slow);
     expect(tail.out[0]).toMatch(/^2026-11-20T12:00:00\.000Z {2}event {10}s1 {2}#1 {2}event=component_input screen=pan_details component_id=pan_field hint=\*{6}234F masked=true$/);
     expect(tail.out[1]).toMatch(/ s1 {2}#3 {2}event=validation_failed .*errors=\["pan_invalid_format"\]/);
 
     server.server.closeAllConnections();
-    await vi.waitFor(() => expect(streamsOpen(h)).toBe(0));
+    await vi.waitFor(() => expect(streamsOpen(h)).toBe(0), slow);
     await post(server.url, { session_id: 's1', event: 'identity' });
     await post(server.url, { session_id: 's1', event: 'screen_schema_lazy', screen: 'selfie_capture' });
     await vi.waitFor(() => expect(tail.out).toHaveLength(4), slow);
     await post(server.url, { session_id: 's1', event: 'identity' });
-    await vi.waitFor(() => expect(tail.out).toHaveLength(5));
+    await vi.waitFor(() => expect(tail.out).toHaveLength(5), slow);
 
     expect(idsOf(tail.out)).toEqual(['1', '3', '4', '5', '6']);
     expect(tail.err.some((line) => line.includes('resuming after id 3'))).toBe(true);
@@ -75,10 +75,10 @@ describe('npm run tail', () => {
     const tail = startTail(['--url', server.url]);
     await vi.waitFor(() => expect(streamsOpen(h)).toBe(1), slow);
     await post(server.url, { session_id: 's1', event: 'identity' });
-    await vi.waitFor(() => expect(tail.out).toHaveLength(1));
+    await vi.waitFor(() => expect(tail.out).toHaveLength(1), slow);
 
     server.server.closeAllConnections();
-    await vi.waitFor(() => expect(streamsOpen(h)).toBe(0));
+    await vi.waitFor(() => expect(streamsOpen(h)).toBe(0), slow);
     for (let i = 0; i < 5; i += 1) await post(server.url, { session_id: 's1', event: 'identity' });
     await vi.waitFor(() => expect(tail.out).toHaveLength(4), slow);
 
