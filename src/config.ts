@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { RefreshPolicy } from './domain/refresh-policy.js';
 
 /** Comma-separated list; blank entries dropped. */
 const csv = z
@@ -18,6 +19,15 @@ const optionalText = z
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const nonNegativeInt = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
+
+/** true/false/1/0, any case: what people write in .env files and CI settings. */
+const booleanFlag = (fallback: boolean) =>
+  z
+    .string()
+    .transform((raw) => raw.trim().toLowerCase())
+    .pipe(z.enum(['true', 'false', '1', '0'], { error: 'must be true, false, 1 or 0' }))
+    .transform((raw) => raw === 'true' || raw === '1')
+    .default(fallback);
 
 const featureFlagOverrides = z
   .string()
@@ -47,6 +57,11 @@ const EnvSchema = z.object({
   TRUST_PROXY: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_GRACE_SECONDS: positiveInt(10).pipe(z.number().max(60)),
+  // Voice-agent context (decisions 5).
+  KYC_KB_FILE: optionalText,
+  VOICE_CONTEXT_REFRESH_SECONDS: positiveInt(60).pipe(z.number().max(MAX_TIMER_SECONDS)),
+  VOICE_CONTEXT_REFRESH_ON_USER_TURN: booleanFlag(true),
+  VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: nonNegativeInt(5).pipe(z.number().max(MAX_TIMER_SECONDS)),
   // Activity stream (GET /api/activity/stream).
   SSE_MAX_STREAMS: positiveInt(2000),
   SSE_MAX_BUFFER_BYTES: positiveInt(1_048_576).pipe(z.number().min(65_536)),
@@ -65,6 +80,9 @@ export interface AppConfig {
   trustProxy: string | undefined;
   logLevel: string;
   shutdownGraceSeconds: number;
+  /** JSON knowledge base for the voice agent; unset = the bundled one. */
+  kycKbFile: string | undefined;
+  voiceContextRefresh: RefreshPolicy;
   sseMaxStreams: number;
   sseMaxBufferBytes: number;
   sseHeartbeatSeconds: number;
@@ -90,6 +108,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const e = parsed.data;
+  if (e.VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS > e.VOICE_CONTEXT_REFRESH_SECONDS) {
+    throw new ConfigError('invalid configuration: VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: must not exceed VOICE_CONTEXT_REFRESH_SECONDS');
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -102,6 +123,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+    kycKbFile: e.KYC_KB_FILE,
+    voiceContextRefresh: {
+      interval_seconds: e.VOICE_CONTEXT_REFRESH_SECONDS,
+      on_user_turn: e.VOICE_CONTEXT_REFRESH_ON_USER_TURN,
+      min_interval_seconds: e.VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS,
+    },
     sseMaxStreams: e.SSE_MAX_STREAMS,
     sseMaxBufferBytes: e.SSE_MAX_BUFFER_BYTES,
     sseHeartbeatSeconds: e.SSE_HEARTBEAT_SECONDS,

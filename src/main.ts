@@ -4,12 +4,15 @@ import { resolveFeatureFlags } from './domain/feature-flags.js';
 import { createApp } from './http/app.js';
 import { listen } from './http/server.js';
 import { systemClock } from './integrations/clock.js';
+import { loadKnowledgeBase } from './integrations/knowledge-base.js';
 import { createLogger } from './logger.js';
 
 async function main(): Promise<void> {
   let config;
+  let knowledgeBase;
   try {
     config = loadConfig();
+    knowledgeBase = loadKnowledgeBase(config.kycKbFile);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -26,6 +29,7 @@ async function main(): Promise<void> {
     sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
     maxSessions: config.maxSessions,
     activityBufferSize: config.activityBufferSize,
+    agentContext: { knowledgeBase, refreshPolicy: config.voiceContextRefresh },
   });
   const app = createApp({ config, system, logger, mediaReady });
   const running = await listen(app, config.port, config.host, logger);

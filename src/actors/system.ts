@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { InspectionEvent, Observer } from 'xstate';
+import type { AgentContextSources } from '../domain/agent-context.js';
 import type { FeatureFlags } from '../domain/feature-flags.js';
 import type { AppClock } from '../integrations/clock.js';
 import type { SessionMachine } from '../machines/session.machine.js';
@@ -18,6 +19,8 @@ export interface ActorSystemOptions {
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
   /** The session machine to run; tests substitute a variant to prove failure isolation. */
   sessionLogic?: SessionMachine;
+  /** Knowledge base and refresh policy for voice-agent context, loaded once at start-up. */
+  agentContext: AgentContextSources;
 }
 
 export interface ActorSystem {
@@ -25,6 +28,7 @@ export interface ActorSystem {
   activity: ActivityStore;
   supervisor: SessionSupervisor;
   featureFlags: FeatureFlags;
+  agentContext: AgentContextSources;
   stop(): void;
 }
 
@@ -51,6 +55,7 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
     activity,
     supervisor,
     featureFlags: options.featureFlags,
+    agentContext: options.agentContext,
     stop: () => supervisor.stopAll(),
   };
 }

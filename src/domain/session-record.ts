@@ -1,3 +1,4 @@
+import { own } from './own.js';
 import type { HintShape } from './redaction.js';
 import { redactHint } from './redaction.js';
 import type { RegisteredSchema } from './screen-schema.js';
@@ -8,6 +9,10 @@ import { AGENT_EVENT_TYPES, KNOWN_EVENT_TYPES } from './sdk-event.js';
 /** Bounds that keep one session's memory small whatever a client sends. */
 export const MAX_COMPONENT_HINTS = 100;
 export const MAX_SCHEMAS = 32;
+/** Schemas are kept whole, so the budget is on their total size (oldest dropped first). */
+export const MAX_SCHEMA_BYTES = 256 * 1024;
+/** A hint's `properties` are kept only when small: they describe the input, they are not a store. */
+export const MAX_HINT_PROPERTIES_BYTES = 1024;
 
 export interface ComponentHint {
   component_id: string;
@@ -95,12 +100,11 @@ const present = <T>(value: T | null | undefined): value is T => value !== null &
 /** Validation pattern for a component from the schemas this session holds, current screen first. */
 function patternFor(record: SessionRecord, componentId: string | undefined, screen: string | undefined): string | undefined {
   if (!componentId) return undefined;
-  if (screen) {
-    const own = record.schemas[screenKey(screen)]?.patterns[componentId];
-    if (own) return own;
-  }
+  const current = screen ? own(record.schemas, screenKey(screen)) : undefined;
+  const fromCurrent = current ? own(current.patterns, componentId) : undefined;
+  if (fromCurrent) return fromCurrent;
   for (const schema of Object.values(record.schemas)) {
-    const pattern = schema.patterns[componentId];
+    const pattern = own(schema.patterns, componentId);
     if (pattern) return pattern;
   }
   return undefined;
@@ -131,13 +135,16 @@ function registerSchema(
   schema: RegisteredSchema,
 ): { schemas: Record<string, RegisteredSchema>; push: SchemaPush | undefined } {
   const key = screenKey(schema.screen_id);
-  const existing = schemas[key];
+  const existing = own(schemas, key);
   if (existing?.schema_hash === schema.schema_hash) return { schemas, push: undefined };
-  const next = { ...schemas };
-  delete next[key];
-  next[key] = schema;
-  const keys = Object.keys(next);
-  if (keys.length > MAX_SCHEMAS) delete next[keys[0]!];
+  // fromEntries defines own properties, so even a `__proto__` screen id is stored as data.
+  const next: Record<string, RegisteredSchema> = Object.fromEntries([...Object.entries(schemas).filter(([held]) => held !== key), [key, schema]]);
+  let bytes = Object.values(next).reduce((total, held) => total + held.bytes, 0);
+  for (const oldest of Object.keys(next)) {
+    if (oldest === key || (Object.keys(next).length <= MAX_SCHEMAS && bytes <= MAX_SCHEMA_BYTES)) break;
+    bytes -= next[oldest]!.bytes;
+    delete next[oldest];
+  }
   return {
     schemas: next,
     push: { screen_id: schema.screen_id, schema_hash: schema.schema_hash, replaced: existing !== undefined },
@@ -170,7 +177,7 @@ export function applyEvent(record: SessionRecord, incoming: SdkEvent, options: I
       masked: stored.masked ?? false,
       ...(stored.masked_by === 'server' ? { masked_by: 'server' as const } : {}),
       ...(stored.shape ? { shape: stored.shape as HintShape } : {}),
-      ...(stored.properties ? { properties: stored.properties } : {}),
+      ...(stored.properties && JSON.stringify(stored.properties).length <= MAX_HINT_PROPERTIES_BYTES ? { properties: stored.properties } : {}),
       updated_at: at,
     });
   }

@@ -12,6 +12,7 @@ import { buildOpenApi } from './openapi.js';
 import { requestContext } from './request-context.js';
 import type { RouteDoc } from './route-doc.js';
 import { activityRouteDocs, activityRoutes } from './routes/activity.js';
+import { contextRouteDocs, contextRoutes } from './routes/context.js';
 import { activityStreamRouteDocs, activityStreamRoutes } from './routes/activity-stream.js';
 import { eventRouteDocs, eventRoutes } from './routes/events.js';
 import { featureRouteDocs, featureRoutes } from './routes/features.js';
@@ -34,6 +35,7 @@ const ROUTE_DOCS: RouteDoc[] = [
   ...activityStreamRouteDocs,
   ...featureRouteDocs,
   ...sessionRouteDocs,
+  ...contextRouteDocs,
   ...healthRouteDocs,
   {
     method: 'get',
@@ -104,6 +106,7 @@ export function createApp(deps: AppDeps): App {
   app.use(activityStreamRoutes(activityStreams, config.sseMaxStreams));
   app.use(featureRoutes(deps));
   app.use(sessionRoutes(deps));
+  app.use(contextRoutes(deps));
   app.use(notFound);
   app.use(errorHandler(logger));
 

@@ -1,4 +1,5 @@
 import { emit, enqueueActions, raise, setup, stateIn } from 'xstate';
+import { buildAgentContext } from '../domain/agent-context.js';
 import type { SessionRecord } from '../domain/session-record.js';
 import { applyEvent, eventActivityPayload, newSessionRecord } from '../domain/session-record.js';
 import type { SessionCommand, SessionEmitted } from './session.events.js';
@@ -52,6 +53,23 @@ export const sessionMachine = setup({
       const reply = event.reply;
       enqueue(() => reply({ ingested_at_ms: event.at, warnings: outcome.warnings }));
     }),
+    serveContext: enqueueActions(({ context, event, enqueue }, params: { voiceActive: boolean }) => {
+      if (event.type !== 'context.fetch') return;
+      const agentContext = buildAgentContext(context, params.voiceActive, event.sources);
+      enqueue.emit({
+        type: 'activity',
+        draft: {
+          kind: 'voice_agent_context_fetch',
+          at: event.at,
+          session_id: context.session_id,
+          user_id: context.user_id,
+          trace: event.trace,
+          payload: { screen: context.screen, kb_step: agentContext.context.kyc_kb.step_id, prompt_chars: agentContext.system_prompt.length },
+        },
+      });
+      const reply = event.reply;
+      enqueue(() => reply(agentContext));
+    }),
     // Raised rather than handled in the presence region: a region-level handler for a command
     // would shadow the root handler that does the command's work.
     touch: raise({ type: 'presence.touch' }),
@@ -63,6 +81,10 @@ export const sessionMachine = setup({
   context: ({ input }) => ({ ...newSessionRecord(input.sessionId, input.at), settings: input.settings }),
   on: {
     'session.ingest': { actions: ['ingest', 'touch'] },
+    'context.fetch': [
+      { guard: 'voiceInactive', actions: [{ type: 'serveContext', params: { voiceActive: false } }, 'touch'] },
+      { actions: [{ type: 'serveContext', params: { voiceActive: true } }, 'touch'] },
+    ],
   },
   states: {
     voice: {

@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { resolveFeatureFlags } from '../../src/domain/feature-flags.js';
 import type { App } from '../../src/http/app.js';
 import { createApp } from '../../src/http/app.js';
+import { loadKnowledgeBase } from '../../src/integrations/knowledge-base.js';
 import type { RunningServer } from '../../src/http/server.js';
 import { listen } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
@@ -61,6 +62,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     maxSessions: config.maxSessions,
     activityBufferSize: config.activityBufferSize,
     sessionLogic: options.sessionLogic,
+    agentContext: { knowledgeBase: loadKnowledgeBase(config.kycKbFile), refreshPolicy: config.voiceContextRefresh },
   });
   const app = createApp({ config, system, logger, mediaReady });
   return { app, system, clock, config, logs, http: supertest(app.express), logger };
