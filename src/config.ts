@@ -64,6 +64,10 @@ const EnvSchema = z.object({
   VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: nonNegativeInt(5).pipe(z.number().max(MAX_TIMER_SECONDS)),
   SDK_CONFIG_FILE: optionalText,
   CRITICAL_STEPS: csv.optional(),
+  // Activity stream (GET /api/activity/stream).
+  SSE_MAX_STREAMS: positiveInt(2000),
+  SSE_MAX_BUFFER_BYTES: positiveInt(1_048_576).pipe(z.number().min(65_536)),
+  SSE_HEARTBEAT_SECONDS: positiveInt(15).pipe(z.number().max(3600)),
 });
 
 export interface AppConfig {
@@ -85,6 +89,9 @@ export interface AppConfig {
   sdkConfigFile: string | undefined;
   /** Screen ids the trigger policy treats as critical, as configured (compared case-insensitively). */
   criticalSteps: string[];
+  sseMaxStreams: number;
+  sseMaxBufferBytes: number;
+  sseHeartbeatSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -130,5 +137,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     sdkConfigFile: e.SDK_CONFIG_FILE,
     criticalSteps: e.CRITICAL_STEPS ?? [...DEFAULT_CRITICAL_STEPS],
+    sseMaxStreams: e.SSE_MAX_STREAMS,
+    sseMaxBufferBytes: e.SSE_MAX_BUFFER_BYTES,
+    sseHeartbeatSeconds: e.SSE_HEARTBEAT_SECONDS,
   };
 }

@@ -41,6 +41,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
   });
+
+  it('gives the activity stream its defaults and bounds', () => {
+    expect(loadConfig({})).toMatchObject({ sseMaxStreams: 2000, sseMaxBufferBytes: 1_048_576, sseHeartbeatSeconds: 15 });
+    expect(loadConfig({ SSE_MAX_STREAMS: '5', SSE_MAX_BUFFER_BYTES: '65536', SSE_HEARTBEAT_SECONDS: '30' })).toMatchObject({ sseMaxStreams: 5, sseMaxBufferBytes: 65_536, sseHeartbeatSeconds: 30 });
+    expect(() => loadConfig({ SSE_MAX_STREAMS: '0' })).toThrow(/SSE_MAX_STREAMS/);
+    expect(() => loadConfig({ SSE_MAX_BUFFER_BYTES: '1024' })).toThrow(/SSE_MAX_BUFFER_BYTES/);
+    expect(() => loadConfig({ SSE_HEARTBEAT_SECONDS: 'often' })).toThrow(/SSE_HEARTBEAT_SECONDS/);
+  });
 });
 
 describe('loadConfig: voice-agent context', () => {

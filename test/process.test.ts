@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { sdkConfigFile } from './support/sdk-config-file.js';
+import { SseTestClient } from './support/sse-client.js';
 
 /** The real entry point in a child process: what `npm start` runs, minus the build step. */
 function startService(env: Record<string, string>) {
@@ -33,6 +34,20 @@ describe('the process', () => {
     service.child.kill('SIGTERM');
     const [code] = await exited;
     expect(code).toBe(0);
+  });
+
+  it('on SIGTERM ends open activity streams cleanly and still exits 0 promptly', async () => {
+    const service = startService({ SHUTDOWN_GRACE_SECONDS: '10' });
+    const url = await service.url;
+    const streams = await Promise.all([SseTestClient.open(`${url}/api/activity/stream`), SseTestClient.open(`${url}/api/activity/stream?kind=event`)]);
+    await Promise.all(streams.map((stream) => stream.until((s) => s.retry !== undefined)));
+    const exited = once(service.child, 'exit');
+    const signalled = performance.now();
+    service.child.kill('SIGTERM');
+    expect(await Promise.all(streams.map((stream) => stream.finished))).toEqual(['end', 'end']);
+    const [code] = await exited;
+    expect(code).toBe(0);
+    expect(performance.now() - signalled).toBeLessThan(3000);
   });
 
   it('refuses to start on bad configuration, naming the variable', async () => {

@@ -40,14 +40,18 @@ export class ActivityRing {
     return picked.reverse();
   }
 
-  /** Items with an id greater than `afterId`, oldest first, and whether some were already overwritten. */
-  after(afterId: number): { items: ActivityItem[]; gap: boolean } {
+  /**
+   * Items with an id greater than `afterId`, oldest first (at most `limit` of them), and whether
+   * some were already overwritten.
+   */
+  after(afterId: number, limit = Number.POSITIVE_INFINITY): { items: ActivityItem[]; gap: boolean } {
     const oldest = this.at(0);
     if (!oldest) return { items: [], gap: false };
     const oldestId = Number(oldest.id);
     const startIndex = Math.max(0, afterId + 1 - oldestId);
+    const endIndex = Math.min(this.count, startIndex + limit);
     const items: ActivityItem[] = [];
-    for (let index = startIndex; index < this.count; index += 1) items.push(this.at(index)!);
+    for (let index = startIndex; index < endIndex; index += 1) items.push(this.at(index)!);
     return { items, gap: afterId + 1 < oldestId };
   }
 }

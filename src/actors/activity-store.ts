@@ -43,6 +43,13 @@ export function listActivity(store: ActivityStore, query: ActivityQuery): Activi
     .context.ring.newest(query.limit, (item) => (sessionId === undefined || item.session_id === sessionId) && (kind === undefined || item.kind === kind));
 }
 
-export function activityAfter(store: ActivityStore, afterId: number): { items: ActivityItem[]; gap: boolean } {
-  return store.getSnapshot().context.ring.after(afterId);
+export function activityAfter(store: ActivityStore, afterId: number, limit?: number): { items: ActivityItem[]; gap: boolean } {
+  return store.getSnapshot().context.ring.after(afterId, limit);
+}
+
+/** The ids the buffer spans: `oldestId` undefined while it is empty; `lastId` 0 before anything is recorded. */
+export function activityBounds(store: ActivityStore): { oldestId: number | undefined; lastId: number } {
+  const { ring, lastId } = store.getSnapshot().context;
+  const oldest = ring.at(0);
+  return { oldestId: oldest ? Number(oldest.id) : undefined, lastId };
 }

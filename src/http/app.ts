@@ -13,18 +13,22 @@ import { requestContext } from './request-context.js';
 import type { RouteDoc } from './route-doc.js';
 import { activityRouteDocs, activityRoutes } from './routes/activity.js';
 import { contextRouteDocs, contextRoutes } from './routes/context.js';
+import { activityStreamRouteDocs, activityStreamRoutes } from './routes/activity-stream.js';
 import { eventRouteDocs, eventRoutes } from './routes/events.js';
 import { featureRouteDocs, featureRoutes } from './routes/features.js';
 import { healthRouteDocs, healthRoutes } from './routes/health.js';
 import { sdkConfigRouteDocs, sdkConfigRoutes } from './routes/sdk-config.js';
 import { sessionRouteDocs, sessionRoutes } from './routes/sessions.js';
 import { triggerRouteDocs, triggerRoutes } from './routes/trigger.js';
+import { ActivityStreamHub } from './sse/activity-stream-hub.js';
 
 export interface App {
   express: Express;
   /** Answer every later request 503 and close its connection (graceful shutdown). */
   beginShutdown(): void;
   isShuttingDown(): boolean;
+  /** The open activity streams (GET /api/activity/stream). */
+  activityStreams: ActivityStreamHub;
 }
 
 const ROUTE_DOCS: RouteDoc[] = [
@@ -32,6 +36,7 @@ const ROUTE_DOCS: RouteDoc[] = [
   ...triggerRouteDocs,
   ...sdkConfigRouteDocs,
   ...activityRouteDocs,
+  ...activityStreamRouteDocs,
   ...featureRouteDocs,
   ...sessionRouteDocs,
   ...contextRouteDocs,
@@ -45,6 +50,9 @@ const ROUTE_DOCS: RouteDoc[] = [
   },
 ];
 
+/** How long an EventSource waits before reconnecting after the stream drops. */
+const SSE_RETRY_MS = 3000;
+
 export function createApp(deps: AppDeps): App {
   const { config, logger } = deps;
   let shuttingDown = false;
@@ -57,6 +65,16 @@ export function createApp(deps: AppDeps): App {
     title: 'KYC voice assistant backend',
     version: '1',
     description: 'SDK event ingestion, live sessions, voice sessions, agent context and activity.',
+  });
+
+  const activityStreams = new ActivityStreamHub({
+    activity: deps.system.activity,
+    clock: deps.system.clock,
+    logger,
+    maxStreams: config.sseMaxStreams,
+    maxBufferBytes: config.sseMaxBufferBytes,
+    heartbeatMs: config.sseHeartbeatSeconds * 1000,
+    retryMs: SSE_RETRY_MS,
   });
 
   const shutdownGate: RequestHandler = (_req, res, next) => {
@@ -91,6 +109,7 @@ export function createApp(deps: AppDeps): App {
   app.use(triggerRoutes(deps));
   app.use(sdkConfigRoutes(deps));
   app.use(activityRoutes(deps));
+  app.use(activityStreamRoutes(activityStreams, config.sseMaxStreams));
   app.use(featureRoutes(deps));
   app.use(sessionRoutes(deps));
   app.use(contextRoutes(deps));
@@ -101,8 +120,11 @@ export function createApp(deps: AppDeps): App {
     express: app,
     beginShutdown: () => {
       shuttingDown = true;
+      // Open streams would otherwise keep server.close() waiting for the whole grace period.
+      activityStreams.closeAll();
     },
     isShuttingDown: () => shuttingDown,
+    activityStreams,
   };
 }
 

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import type { Logger } from 'pino';
 import supertest from 'supertest';
 import { SimulatedClock } from 'xstate';
 import type { ActorSystem, ActorSystemOptions } from '../../src/actors/system.js';
@@ -11,6 +12,8 @@ import { createApp } from '../../src/http/app.js';
 import { loadKnowledgeBase } from '../../src/integrations/knowledge-base.js';
 import type { SdkConfigSource } from '../../src/integrations/sdk-config-source.js';
 import { openSdkConfigSource } from '../../src/integrations/sdk-config-source.js';
+import type { RunningServer } from '../../src/http/server.js';
+import { listen } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
 
 export const START_TIME = Date.parse('2026-11-20T12:00:00.000Z');
@@ -39,6 +42,7 @@ export interface Harness {
   http: ReturnType<typeof supertest>;
   /** Watches SDK_CONFIG_FILE when the env names one; close it when the test is done. */
   sdkConfig: SdkConfigSource;
+  logger: Logger;
 }
 
 export interface HarnessOptions {
@@ -67,7 +71,12 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   });
   const sdkConfig = openSdkConfigSource({ file: config.sdkConfigFile, logger });
   const app = createApp({ config, system, logger, mediaReady, sdkConfig });
-  return { app, system, clock, config, logs, http: supertest(app.express), sdkConfig };
+  return { app, system, clock, config, logs, http: supertest(app.express), sdkConfig, logger };
+}
+
+/** The same app on a real socket (127.0.0.1, a free port), for what supertest cannot do: streams. */
+export function serve(h: Harness): Promise<RunningServer> {
+  return listen(h.app, 0, '127.0.0.1', h.logger);
 }
 
 /** Lets queued microtasks (actor stops after eviction) run. */

@@ -1,0 +1,53 @@
+import { Router } from 'express';
+import { HttpError } from '../http-error.js';
+import { requestContext } from '../request-context.js';
+import type { RouteDoc } from '../route-doc.js';
+import { ActivityStreamHeaders, ActivityStreamMessage, ActivityStreamQuery } from '../schemas/activity-stream.js';
+import { ErrorBody } from '../schemas/common.js';
+import type { ActivityStreamHub } from '../sse/activity-stream-hub.js';
+import { SSE_HEADERS } from '../sse/sse-response.js';
+import { parseOr422 } from '../validate.js';
+
+const RETRY_AFTER_SECONDS = '5';
+
+export const activityStreamRouteDocs: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/api/activity/stream',
+    tag: 'operations',
+    summary:
+      'Live activity as server-sent events: `event: activity` per item (`id:` = item id), a heartbeat comment every SSE_HEARTBEAT_SECONDS. `Last-Event-ID` resumes after that id; `event: reset` first when items were lost or the id is unknown.',
+    query: ActivityStreamQuery,
+    headers: { 'Last-Event-ID': 'resume after this activity id (a non-negative integer)' },
+    responses: {
+      200: { description: 'the stream (text/event-stream); each message data is shown here', schema: ActivityStreamMessage, contentType: 'text/event-stream' },
+      422: { description: 'unknown kind, repeated session_id, or Last-Event-ID not a non-negative integer', schema: ErrorBody },
+      503: { description: 'SSE_MAX_STREAMS streams already open, or shutting down (Retry-After)', schema: ErrorBody },
+    },
+  },
+];
+
+export function activityStreamRoutes(hub: ActivityStreamHub, maxStreams: number): Router {
+  const router = Router();
+  router.get('/api/activity/stream', (req, res) => {
+    const query = parseOr422(ActivityStreamQuery, req.query, 'query');
+    const lastEventId = req.get('last-event-id')?.trim();
+    const headers = parseOr422(ActivityStreamHeaders, { 'Last-Event-ID': lastEventId === '' ? undefined : lastEventId }, 'header');
+    // express answers HEAD with the GET route; a stream with no body would only hold a slot.
+    if (req.method === 'HEAD') {
+      res.set(SSE_HEADERS).end();
+      return;
+    }
+    const opened = hub.open(res, {
+      sessionId: query.session_id,
+      kind: query.kind,
+      afterId: headers['Last-Event-ID'],
+      requestId: requestContext(res).requestId,
+    });
+    if (!opened.ok && opened.reason !== 'gone') {
+      const detail = opened.reason === 'closed' ? 'server is shutting down; retry on another instance' : `too many activity streams open (at most ${maxStreams}); retry later`;
+      throw new HttpError(503, detail, { 'Retry-After': RETRY_AFTER_SECONDS });
+    }
+  });
+  return router;
+}

@@ -1,0 +1,85 @@
+import type { ServerResponse } from 'node:http';
+import { sseRetry } from './sse-frame.js';
+
+/** Headers that keep proxies and CDNs from caching, compressing or buffering the stream. */
+export const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+} as const;
+
+/**
+ * - `sent`: written, and the socket takes more.
+ * - `full`: written, but the socket has more queued than it likes: wait for `drain` before more.
+ * - `cut`: the client had more than the cap unread; the response was destroyed, nothing written.
+ * - `closed`: the connection is already gone.
+ */
+export type SendResult = 'sent' | 'full' | 'cut' | 'closed';
+
+/**
+ * One open event stream. The cap is checked against `writableLength`, which counts what node
+ * holds for this response and its socket, so a client that stops reading costs at most
+ * `maxBufferBytes` plus one frame before it is cut.
+ */
+export class SseResponse {
+  private drainListener: (() => void) | undefined;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly maxBufferBytes: number,
+  ) {}
+
+  /** Sends the headers and the reconnection delay at once, so the client knows the stream is open. */
+  start(retryMs: number): void {
+    this.res.writeHead(200, SSE_HEADERS);
+    this.res.socket?.setNoDelay(true);
+    this.res.write(sseRetry(retryMs));
+  }
+
+  get bufferedBytes(): number {
+    return this.res.writableLength;
+  }
+
+  get isOpen(): boolean {
+    return !this.res.destroyed && !this.res.writableEnded;
+  }
+
+  send(frame: Buffer): SendResult {
+    if (!this.isOpen) return 'closed';
+    if (this.res.writableLength >= this.maxBufferBytes) {
+      this.cut();
+      return 'cut';
+    }
+    return this.res.write(frame) ? 'sent' : 'full';
+  }
+
+  /** Calls `listener` once the socket has drained; replaces any listener set before. */
+  whenDrained(listener: () => void): void {
+    this.cancelDrain();
+    this.drainListener = () => {
+      this.drainListener = undefined;
+      listener();
+    };
+    this.res.once('drain', this.drainListener);
+  }
+
+  cancelDrain(): void {
+    if (this.drainListener) this.res.off('drain', this.drainListener);
+    this.drainListener = undefined;
+  }
+
+  onClose(listener: () => void): void {
+    this.res.once('close', listener);
+  }
+
+  /** A clean end (the terminating chunk): a reader sees the stream finish, not break. */
+  end(): void {
+    this.cancelDrain();
+    if (this.isOpen) this.res.end();
+  }
+
+  cut(): void {
+    this.cancelDrain();
+    this.res.destroy();
+  }
+}

@@ -1,0 +1,92 @@
+import type { EventSourceMessage } from 'eventsource-parser';
+import { createParser } from 'eventsource-parser';
+
+export interface ActivityMessageItem {
+  id: string;
+  kind: string;
+  session_id: string;
+  user_id: string | null;
+  timestamp: string;
+  payload: Record<string, unknown>;
+  trace: { trace_id: string; request_id: string };
+}
+
+/**
+ * A stream reader as a client would write one: fetch, then eventsource-parser over the body.
+ * Everything parsed is kept in order; `until` waits for a condition on it.
+ */
+export class SseTestClient {
+  readonly messages: EventSourceMessage[] = [];
+  readonly comments: string[] = [];
+  retry: number | undefined;
+  /** Resolves when the body ends: `end` for a clean end, `error` when the connection broke. */
+  readonly finished: Promise<'end' | 'error'>;
+  private readonly waiters = new Set<() => void>();
+
+  private constructor(
+    readonly response: Response,
+    private readonly abort: AbortController,
+  ) {
+    const parser = createParser({
+      onEvent: (message) => this.changed(() => this.messages.push(message)),
+      onComment: (comment) => this.changed(() => this.comments.push(comment.trim())),
+      onRetry: (retry) => this.changed(() => (this.retry = retry)),
+    });
+    this.finished = this.read(parser);
+  }
+
+  static async open(url: string, headers: Record<string, string> = {}): Promise<SseTestClient> {
+    const abort = new AbortController();
+    const response = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
+    return new SseTestClient(response, abort);
+  }
+
+  /** `activity` messages' items, in arrival order. */
+  get items(): ActivityMessageItem[] {
+    return this.messages.filter((m) => m.event === 'activity').map((m) => JSON.parse(m.data) as ActivityMessageItem);
+  }
+
+  get ids(): string[] {
+    return this.items.map((item) => item.id);
+  }
+
+  /** Resolves once `condition` holds (checked after each parsed line), or fails after `timeoutMs`. */
+  until(condition: (client: this) => boolean, timeoutMs = 5000): Promise<void> {
+    if (condition(this)) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(check);
+        reject(new Error(`stream condition not met in ${timeoutMs} ms; got ${this.messages.length} messages`));
+      }, timeoutMs);
+      const check = () => {
+        if (!condition(this)) return;
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve();
+      };
+      this.waiters.add(check);
+    });
+  }
+
+  close(): void {
+    this.abort.abort();
+  }
+
+  private changed(apply: () => void): void {
+    apply();
+    for (const waiter of [...this.waiters]) waiter();
+  }
+
+  private async read(parser: ReturnType<typeof createParser>): Promise<'end' | 'error'> {
+    if (!this.response.body) return 'end';
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of this.response.body) parser.feed(decoder.decode(chunk, { stream: true }));
+      return 'end';
+    } catch {
+      return 'error';
+    } finally {
+      this.changed(() => undefined);
+    }
+  }
+}
