@@ -4,6 +4,7 @@ import { resolveFeatureFlags } from './domain/feature-flags.js';
 import { createApp } from './http/app.js';
 import { listen } from './http/server.js';
 import { systemClock } from './integrations/clock.js';
+import { createMediaProvider, missingMediaSettings } from './integrations/media.js';
 import { createLogger } from './logger.js';
 
 async function main(): Promise<void> {
@@ -18,7 +19,9 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  const mediaReady = false;
+  const media = createMediaProvider(config);
+  const mediaReady = media.ready;
+  if (!mediaReady) logger.warn({ missing: missingMediaSettings(config) }, 'media not configured: voice sessions get placeholder tokens');
   const system = createActorSystem({
     clock: systemClock,
     logger,
@@ -26,6 +29,9 @@ async function main(): Promise<void> {
     sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
     maxSessions: config.maxSessions,
     activityBufferSize: config.activityBufferSize,
+    media,
+    mediaRoomPrefix: config.mediaRoomPrefix,
+    reengagementInactivitySeconds: config.reengagementInactivitySeconds,
   });
   const app = createApp({ config, system, logger, mediaReady });
   const running = await listen(app, config.port, config.host, logger);

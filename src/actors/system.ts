@@ -2,10 +2,12 @@ import type { Logger } from 'pino';
 import type { InspectionEvent, Observer } from 'xstate';
 import type { FeatureFlags } from '../domain/feature-flags.js';
 import type { AppClock } from '../integrations/clock.js';
+import type { MediaProvider } from '../integrations/media.js';
 import type { SessionMachine } from '../machines/session.machine.js';
-import { sessionMachine } from '../machines/session.machine.js';
+import { MAX_WAITING_VOICE_COMMANDS, MEDIA_CALLS_PER_START, sessionMachine } from '../machines/session.machine.js';
 import type { ActivityStore } from './activity-store.js';
 import { createActivityStore } from './activity-store.js';
+import { mediaActors } from './media-actors.js';
 import { SessionSupervisor } from './supervisor.js';
 
 export interface ActorSystemOptions {
@@ -18,6 +20,10 @@ export interface ActorSystemOptions {
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
   /** The session machine to run; tests substitute a variant to prove failure isolation. */
   sessionLogic?: SessionMachine;
+  /** LiveKit, or the placeholder when credentials are missing; the session machine sees only its promise actors. */
+  media: MediaProvider;
+  mediaRoomPrefix: string;
+  reengagementInactivitySeconds: number;
 }
 
 export interface ActorSystem {
@@ -30,20 +36,35 @@ export interface ActorSystem {
 
 const ASK_TIMEOUT_MS = 15_000;
 
+/**
+ * A voice command may wait behind the start in progress and the commands waiting before it,
+ * each start making its media calls in turn: a request must not time out while that is legitimate.
+ */
+function askTimeoutFor(media: MediaProvider): number {
+  const longestVoiceWaitMs = (MAX_WAITING_VOICE_COMMANDS + 1) * MEDIA_CALLS_PER_START * media.callTimeoutMs;
+  return Math.max(ASK_TIMEOUT_MS, longestVoiceWaitMs + 5_000);
+}
+
 /** Bootstrap: one clock, one activity actor, one supervisor; the session machine gets its timers from config. */
 export function createActorSystem(options: ActorSystemOptions): ActorSystem {
   const activity = createActivityStore(options.activityBufferSize);
   const sessionLogic = (options.sessionLogic ?? sessionMachine).provide({
     delays: { idleTtl: options.sessionIdleTtlSeconds * 1000 },
+    actors: mediaActors(options.media, options.logger),
   });
   const supervisor = new SessionSupervisor({
     clock: options.clock,
     logger: options.logger,
     activity,
     sessionLogic,
-    settings: { schemaRegistry: options.featureFlags['integration.schema_registry'] !== false },
+    settings: {
+      schemaRegistry: options.featureFlags['integration.schema_registry'] !== false,
+      mediaReady: options.media.ready,
+      mediaRoomPrefix: options.mediaRoomPrefix,
+      reengagementInactivitySeconds: options.reengagementInactivitySeconds,
+    },
     maxSessions: options.maxSessions,
-    askTimeoutMs: ASK_TIMEOUT_MS,
+    askTimeoutMs: askTimeoutFor(options.media),
     inspect: options.inspect,
   });
   return {

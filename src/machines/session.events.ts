@@ -13,12 +13,56 @@ export interface IngestResult {
   warnings: string[];
 }
 
-export type SessionCommand = {
-  type: 'session.ingest';
-  event: SdkEvent;
+export type SessionCommand =
+  | {
+      type: 'session.ingest';
+      event: SdkEvent;
+      at: number;
+      trace: Trace;
+      reply: Reply<IngestResult>;
+    }
+  | VoiceStartCommand
+  | VoiceStopCommand;
+
+/** The session was busy starting or stopping with too many commands already waiting: retry. */
+export interface VoiceBusy {
+  busy: true;
+}
+
+export interface VoiceStarted {
+  session_id: string;
+  room: string;
+  token: string;
+  media_url: string;
+  expires_in_sec: number;
+  warnings: string[];
+  resumed: boolean;
+}
+
+export interface VoiceStopped {
+  session_id: string;
+  active: false;
+  was_active: boolean;
+  warnings: string[];
+}
+
+export interface VoiceStartCommand {
+  type: 'voice.start';
   at: number;
   trace: Trace;
-  reply: Reply<IngestResult>;
-};
+  user_id: string | null;
+  screen: string | null;
+  reply: Reply<VoiceStarted | VoiceBusy>;
+}
+
+export interface VoiceStopCommand {
+  type: 'voice.stop';
+  at: number;
+  trace: Trace;
+  user_id: string | null;
+  reply: Reply<VoiceStopped | VoiceBusy>;
+}
+
+export type VoiceCommand = VoiceStartCommand | VoiceStopCommand;
 
 export type SessionEmitted = { type: 'activity'; draft: ActivityDraft } | { type: 'session.expired'; sessionId: string };

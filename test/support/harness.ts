@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { resolveFeatureFlags } from '../../src/domain/feature-flags.js';
 import type { App } from '../../src/http/app.js';
 import { createApp } from '../../src/http/app.js';
+import { createMediaProvider } from '../../src/integrations/media.js';
 import { createLogger } from '../../src/logger.js';
 
 export const START_TIME = Date.parse('2026-11-20T12:00:00.000Z');
@@ -48,7 +49,8 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   clock.set(START_TIME);
   const logs = new LogCapture();
   const logger = createLogger(config.logLevel, logs);
-  const mediaReady = false;
+  const media = createMediaProvider(config);
+  const mediaReady = media.ready;
   const system = createActorSystem({
     clock,
     logger,
@@ -57,6 +59,9 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     maxSessions: config.maxSessions,
     activityBufferSize: config.activityBufferSize,
     sessionLogic: options.sessionLogic,
+    media,
+    mediaRoomPrefix: config.mediaRoomPrefix,
+    reengagementInactivitySeconds: config.reengagementInactivitySeconds,
   });
   const app = createApp({ config, system, logger, mediaReady });
   return { app, system, clock, config, logs, http: supertest(app.express) };
