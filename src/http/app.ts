@@ -15,7 +15,9 @@ import { activityRouteDocs, activityRoutes } from './routes/activity.js';
 import { eventRouteDocs, eventRoutes } from './routes/events.js';
 import { featureRouteDocs, featureRoutes } from './routes/features.js';
 import { healthRouteDocs, healthRoutes } from './routes/health.js';
+import { reengagementRouteDocs, reengagementRoutes } from './routes/reengagement.js';
 import { sessionRouteDocs, sessionRoutes } from './routes/sessions.js';
+import { voiceRouteDocs, voiceRoutes } from './routes/voice.js';
 
 export interface App {
   express: Express;
@@ -29,6 +31,8 @@ const ROUTE_DOCS: RouteDoc[] = [
   ...activityRouteDocs,
   ...featureRouteDocs,
   ...sessionRouteDocs,
+  ...voiceRouteDocs,
+  ...reengagementRouteDocs,
   ...healthRouteDocs,
   {
     method: 'get',
@@ -85,6 +89,8 @@ export function createApp(deps: AppDeps): App {
   app.use(activityRoutes(deps));
   app.use(featureRoutes(deps));
   app.use(sessionRoutes(deps));
+  app.use(voiceRoutes(deps));
+  app.use(reengagementRoutes(deps));
   app.use(notFound);
   app.use(errorHandler(logger));
 

@@ -1,4 +1,5 @@
 import type { AskResult } from '../actors/supervisor.js';
+import type { VoiceBusy } from '../machines/session.events.js';
 import { HttpError } from './http-error.js';
 
 /** The HTTP meaning of a supervisor answer. */
@@ -14,4 +15,10 @@ export function replyOrThrow<T>(result: AskResult<T>, sessionId: string): T {
     case 'failed':
       throw new HttpError(500, 'internal server error');
   }
+}
+
+/** A voice command refused because too many were already waiting on the session. */
+export function unlessBusy<T extends object>(value: T | VoiceBusy): T {
+  if ('busy' in value) throw new HttpError(503, 'voice session is busy with earlier start/stop requests; retry', { 'Retry-After': '1' });
+  return value;
 }

@@ -388,9 +388,11 @@ export const sessionMachine = setup({
     },
     presence: {
       initial: 'live',
-      on: { 'presence.touch': { target: '.live', reenter: true } },
       states: {
         live: {
+          // Declared on the state, not the region: a re-entering transition on a region of a
+          // parallel machine re-enters the whole machine, resetting the voice region too.
+          on: { 'presence.touch': { target: 'live', reenter: true } },
           after: {
             idleTtl: [{ guard: 'voiceInactive', target: 'expired' }, { target: 'live', reenter: true }],
           },
