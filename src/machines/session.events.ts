@@ -59,7 +59,6 @@ export interface VoiceStopCommand {
   type: 'voice.stop';
   at: number;
   trace: Trace;
-  user_id: string | null;
   reply: Reply<VoiceStopped | VoiceBusy>;
 }
 

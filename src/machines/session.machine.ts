@@ -228,10 +228,9 @@ export const sessionMachine = setup({
     finishStop: enqueueActions(({ context, enqueue }) => {
       const { command, warnings } = context.voiceWork.stop!;
       const voice: VoiceDetails = { ...context.voice, dispatch_id: null, stopped_at: command.at };
-      const stopped = { ...context, voice };
       enqueue.assign({ voice, voiceWork: { ...context.voiceWork, stop: null } });
       enqueue.emit(activity(context, 'session_stop', command.at, command.trace, { room: voice.room, was_active: true, warnings }));
-      enqueue.emit(activity(context, 'reengagement', command.at, command.trace, { ...sessionReengagement(stopped, false, command.at), source: 'session_stop' }));
+      enqueue.emit(activity(context, 'reengagement', command.at, command.trace, { ...sessionReengagement(context, false, command.at), source: 'session_stop' }));
       enqueue.raise({ type: 'reengagement.arm', at: command.at, trace: command.trace });
       enqueue(() => command.reply({ session_id: context.session_id, active: false, was_active: true, warnings }));
     }),

@@ -76,7 +76,6 @@ export function voiceRoutes({ system }: AppDeps): Router {
       type: 'voice.stop',
       at,
       trace,
-      user_id: body.user_id,
       reply,
     }));
     const { session_id, active, warnings } = unlessBusy(replyOrThrow(result, body.session_id));

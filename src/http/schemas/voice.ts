@@ -43,7 +43,7 @@ export const AssistantStartOut = z
   .meta({ id: 'AssistantStartOut' });
 
 export const AssistantStopIn = z
-  .object({ session_id: SessionId, user_id: knownText(256), ...traceFields })
+  .object({ session_id: SessionId, user_id: knownText(256).meta({ description: 'sent by deployed SDKs; not needed' }), ...traceFields })
   .meta({ id: 'AssistantStopIn' });
 
 export const AssistantStopOut = z
