@@ -103,6 +103,7 @@ const activity = (context: SessionContext, kind: ActivityKind, at: number, trace
 });
 
 const currentRoom = (context: SessionContext): string => roomName(context.settings.mediaRoomPrefix, context.session_id);
+const roomInput = ({ context }: { context: SessionContext }): RoomInput => ({ room: currentRoom(context), sessionId: context.session_id });
 
 /** The reengagement rule (decisions 3) applied to this session at `now`. */
 export function sessionReengagement(context: SessionContext, voiceActive: boolean, now: number): Reengagement {
@@ -297,10 +298,7 @@ export const sessionMachine = setup({
         },
         starting: {
           initial: 'planning',
-          on: {
-            'voice.start': { actions: ['holdVoiceCommand', 'touch'] },
-            'voice.stop': { actions: ['holdVoiceCommand', 'touch'] },
-          },
+          on: { 'voice.start': { actions: ['holdVoiceCommand', 'touch'] }, 'voice.stop': { actions: ['holdVoiceCommand', 'touch'] } },
           states: {
             planning: {
               always: [{ guard: 'mediaReady', target: 'creatingRoom' }, { target: 'mintingToken' }],
@@ -308,7 +306,7 @@ export const sessionMachine = setup({
             creatingRoom: {
               invoke: {
                 src: 'createRoom',
-                input: ({ context }) => ({ room: currentRoom(context), sessionId: context.session_id }),
+                input: roomInput,
                 onDone: { target: 'findingAgent' },
                 // No dispatch call: the token carries the dispatch, and the media server honours
                 // it only when the user's join creates the room.
@@ -336,7 +334,7 @@ export const sessionMachine = setup({
             dispatchingAgent: {
               invoke: {
                 src: 'dispatchAgent',
-                input: ({ context }) => ({ room: currentRoom(context), sessionId: context.session_id }),
+                input: roomInput,
                 onDone: { target: 'mintingToken', actions: { type: 'keepDispatch', params: ({ event }) => ({ dispatchId: event.output }) } },
                 onError: { target: 'mintingToken', actions: 'noteDispatchFailed' },
               },
@@ -363,10 +361,7 @@ export const sessionMachine = setup({
         },
         stopping: {
           initial: 'planning',
-          on: {
-            'voice.start': { actions: ['holdVoiceCommand', 'touch'] },
-            'voice.stop': { actions: ['holdVoiceCommand', 'touch'] },
-          },
+          on: { 'voice.start': { actions: ['holdVoiceCommand', 'touch'] }, 'voice.stop': { actions: ['holdVoiceCommand', 'touch'] } },
           states: {
             planning: {
               always: [{ guard: 'mediaReady', target: 'deletingRoom' }, { target: 'done' }],
@@ -374,7 +369,7 @@ export const sessionMachine = setup({
             deletingRoom: {
               invoke: {
                 src: 'deleteRoom',
-                input: ({ context }) => ({ room: currentRoom(context), sessionId: context.session_id }),
+                input: roomInput,
                 onDone: { target: 'done' },
                 onError: { target: 'done', actions: 'noteRoomDeleteFailed' },
               },

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { isVoiceActive, sessionReengagement } from '../../machines/session.machine.js';
+import { snapshotOrThrow } from '../ask.js';
 import type { AppDeps } from '../deps.js';
-import { HttpError } from '../http-error.js';
 import type { RouteDoc } from '../route-doc.js';
 import { ErrorBody } from '../schemas/common.js';
 import { ReengagementOut } from '../schemas/voice.js';
@@ -27,8 +27,7 @@ export function reengagementRoutes({ system }: AppDeps): Router {
   const router = Router();
   router.get('/api/reengagement/:session_id', (req, res) => {
     const { session_id } = parseOr422(SessionParams, req.params, 'path');
-    const snapshot = system.supervisor.snapshot(session_id);
-    if (!snapshot) throw new HttpError(404, `session ${session_id} not found`);
+    const snapshot = snapshotOrThrow(system.supervisor, session_id);
     res.json({ session_id, ...sessionReengagement(snapshot.context, isVoiceActive(snapshot.value), system.clock.now()) });
   });
   return router;
