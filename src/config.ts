@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { RefreshPolicy } from './domain/refresh-policy.js';
 
 /** Comma-separated list; blank entries dropped. */
 const csv = z
@@ -18,6 +19,15 @@ const optionalText = z
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const nonNegativeInt = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
+
+/** true/false/1/0, any case: what people write in .env files and CI settings. */
+const booleanFlag = (fallback: boolean) =>
+  z
+    .string()
+    .transform((raw) => raw.trim().toLowerCase())
+    .pipe(z.enum(['true', 'false', '1', '0'], { error: 'must be true, false, 1 or 0' }))
+    .transform((raw) => raw === 'true' || raw === '1')
+    .default(fallback);
 
 const featureFlagOverrides = z
   .string()
@@ -63,6 +73,11 @@ const EnvSchema = z.object({
   TOKEN_TTL_SECONDS: positiveInt(3600).pipe(z.number().max(86_400)),
   MEDIA_REQUEST_TIMEOUT_SECONDS: z.coerce.number().positive().max(30).default(3),
   REENGAGEMENT_INACTIVITY_SECONDS: positiveInt(300).pipe(z.number().max(MAX_TIMER_SECONDS)),
+  // Voice-agent context (decisions 5).
+  KYC_KB_FILE: optionalText,
+  VOICE_CONTEXT_REFRESH_SECONDS: positiveInt(60).pipe(z.number().max(MAX_TIMER_SECONDS)),
+  VOICE_CONTEXT_REFRESH_ON_USER_TURN: booleanFlag(true),
+  VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: nonNegativeInt(5).pipe(z.number().max(MAX_TIMER_SECONDS)),
 });
 
 export interface AppConfig {
@@ -86,6 +101,9 @@ export interface AppConfig {
   /** Budget of each call to the media server, in seconds (fractions allowed). */
   mediaRequestTimeoutSeconds: number;
   reengagementInactivitySeconds: number;
+  /** JSON knowledge base for the voice agent; unset = the bundled one. */
+  kycKbFile: string | undefined;
+  voiceContextRefresh: RefreshPolicy;
 }
 
 export class ConfigError extends Error {
@@ -108,6 +126,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const e = parsed.data;
+  if (e.VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS > e.VOICE_CONTEXT_REFRESH_SECONDS) {
+    throw new ConfigError('invalid configuration: VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: must not exceed VOICE_CONTEXT_REFRESH_SECONDS');
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -128,5 +149,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     tokenTtlSeconds: e.TOKEN_TTL_SECONDS,
     mediaRequestTimeoutSeconds: e.MEDIA_REQUEST_TIMEOUT_SECONDS,
     reengagementInactivitySeconds: e.REENGAGEMENT_INACTIVITY_SECONDS,
+    kycKbFile: e.KYC_KB_FILE,
+    voiceContextRefresh: {
+      interval_seconds: e.VOICE_CONTEXT_REFRESH_SECONDS,
+      on_user_turn: e.VOICE_CONTEXT_REFRESH_ON_USER_TURN,
+      min_interval_seconds: e.VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS,
+    },
   };
 }

@@ -5,12 +5,15 @@ import { createApp } from './http/app.js';
 import { listen } from './http/server.js';
 import { systemClock } from './integrations/clock.js';
 import { createMediaProvider, missingMediaSettings } from './integrations/media.js';
+import { loadKnowledgeBase } from './integrations/knowledge-base.js';
 import { createLogger } from './logger.js';
 
 async function main(): Promise<void> {
   let config;
+  let knowledgeBase;
   try {
     config = loadConfig();
+    knowledgeBase = loadKnowledgeBase(config.kycKbFile);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -32,6 +35,7 @@ async function main(): Promise<void> {
     media,
     mediaRoomPrefix: config.mediaRoomPrefix,
     reengagementInactivitySeconds: config.reengagementInactivitySeconds,
+    agentContext: { knowledgeBase, refreshPolicy: config.voiceContextRefresh },
   });
   const app = createApp({ config, system, logger, mediaReady });
   const running = await listen(app, config.port, config.host, logger);

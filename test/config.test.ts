@@ -55,3 +55,38 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 });
+
+describe('loadConfig: voice-agent context', () => {
+  it('defaults to the bundled knowledge base and the refresh policy of spec 8', () => {
+    const config = loadConfig({});
+    expect(config.kycKbFile).toBeUndefined();
+    expect(config.voiceContextRefresh).toEqual({ interval_seconds: 60, on_user_turn: true, min_interval_seconds: 5 });
+  });
+
+  it.each([
+    ['true', true],
+    ['FALSE', false],
+    ['1', true],
+    ['0', false],
+    [' True ', true],
+  ])('reads VOICE_CONTEXT_REFRESH_ON_USER_TURN=%j as %s', (raw, value) => {
+    expect(loadConfig({ VOICE_CONTEXT_REFRESH_ON_USER_TURN: raw }).voiceContextRefresh.on_user_turn).toBe(value);
+  });
+
+  it('reads the file and the intervals', () => {
+    const config = loadConfig({ KYC_KB_FILE: ' /etc/kyc/kb.json ', VOICE_CONTEXT_REFRESH_SECONDS: '30', VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: '0' });
+    expect(config.kycKbFile).toBe('/etc/kyc/kb.json');
+    expect(config.voiceContextRefresh).toEqual({ interval_seconds: 30, on_user_turn: true, min_interval_seconds: 0 });
+  });
+
+  it.each([
+    [{ VOICE_CONTEXT_REFRESH_ON_USER_TURN: 'yes' }, /VOICE_CONTEXT_REFRESH_ON_USER_TURN: must be true, false, 1 or 0/],
+    [{ VOICE_CONTEXT_REFRESH_SECONDS: '0' }, /VOICE_CONTEXT_REFRESH_SECONDS/],
+    [{ VOICE_CONTEXT_REFRESH_SECONDS: '1.5' }, /VOICE_CONTEXT_REFRESH_SECONDS/],
+    [{ VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: '-1' }, /VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS/],
+    [{ VOICE_CONTEXT_REFRESH_SECONDS: '10', VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: '11' }, /VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: must not exceed VOICE_CONTEXT_REFRESH_SECONDS/],
+  ])('refuses %o naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

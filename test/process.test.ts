@@ -39,4 +39,10 @@ describe('the process', () => {
     await expect(service.url).rejects.toThrow('exited early with 1');
     expect(service.stderr()).toMatch(/^invalid configuration: MAX_SESSIONS/);
   });
+
+  it('refuses to start on a bad KYC_KB_FILE, naming it', async () => {
+    const service = startService({ KYC_KB_FILE: '/nonexistent/kyc-kb.json' });
+    await expect(service.url).rejects.toThrow('exited early with 1');
+    expect(service.stderr()).toMatch(/^invalid configuration: KYC_KB_FILE \/nonexistent\/kyc-kb\.json: cannot read the file \(ENOENT\)/);
+  });
 });

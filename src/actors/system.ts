@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { InspectionEvent, Observer } from 'xstate';
+import type { AgentContextSources } from '../domain/agent-context.js';
 import type { FeatureFlags } from '../domain/feature-flags.js';
 import type { AppClock } from '../integrations/clock.js';
 import type { MediaProvider } from '../integrations/media.js';
@@ -24,6 +25,8 @@ export interface ActorSystemOptions {
   media: MediaProvider;
   mediaRoomPrefix: string;
   reengagementInactivitySeconds: number;
+  /** Knowledge base and refresh policy for voice-agent context, loaded once at start-up. */
+  agentContext: AgentContextSources;
 }
 
 export interface ActorSystem {
@@ -31,6 +34,7 @@ export interface ActorSystem {
   activity: ActivityStore;
   supervisor: SessionSupervisor;
   featureFlags: FeatureFlags;
+  agentContext: AgentContextSources;
   stop(): void;
 }
 
@@ -72,6 +76,7 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
     activity,
     supervisor,
     featureFlags: options.featureFlags,
+    agentContext: options.agentContext,
     stop: () => supervisor.stopAll(),
   };
 }

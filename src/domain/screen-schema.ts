@@ -27,6 +27,8 @@ const SchemaShape = z.looseObject({
 export interface RegisteredSchema {
   screen_id: string;
   schema_hash: string;
+  /** Size of the canonical JSON, for the per-session schema budget. */
+  bytes: number;
   schema: Record<string, unknown>;
   /** component id → first validation pattern, precomputed so redaction does not re-parse. */
   patterns: Record<string, string>;
@@ -35,11 +37,8 @@ export interface RegisteredSchema {
 
 export const screenKey = (screen: string): string => screen.toLowerCase();
 
-export function schemaHash(schema: Record<string, unknown>): string {
-  return createHash('sha256')
-    .update(stringify(schema) ?? '')
-    .digest('hex');
-}
+const canonicalJson = (schema: Record<string, unknown>): string => stringify(schema) ?? '';
+
 
 function patternsOf(components: unknown[] | undefined): Record<string, string> {
   const patterns: Record<string, string> = {};
@@ -67,9 +66,11 @@ export function schemaFromEvent(
   if (!shape.success) return undefined;
   const screenId = shape.data.screen_id ?? fallbackScreen;
   if (!screenId) return undefined;
+  const json = canonicalJson(properties);
   return {
     screen_id: screenId,
-    schema_hash: schemaHash(properties),
+    schema_hash: createHash('sha256').update(json).digest('hex'),
+    bytes: Buffer.byteLength(json),
     schema: properties,
     patterns: patternsOf(shape.data.components),
     critical: shape.data.critical === true,

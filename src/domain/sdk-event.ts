@@ -35,7 +35,7 @@ export const EventInSchema = z
     failure_reason_code: optionalText(256),
     component_id: optionalText(256),
     component_type: optionalText(64),
-    hint: optionalText(4096),
+    hint: optionalText(1024),
     masked: z.boolean({ error: 'must be a boolean' }).nullish(),
     client_id: optionalText(256),
     mapping_version: optionalText(64),

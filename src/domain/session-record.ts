@@ -8,6 +8,10 @@ import { AGENT_EVENT_TYPES, KNOWN_EVENT_TYPES } from './sdk-event.js';
 /** Bounds that keep one session's memory small whatever a client sends. */
 export const MAX_COMPONENT_HINTS = 100;
 export const MAX_SCHEMAS = 32;
+/** Schemas are kept whole, so the budget is on their total size (oldest dropped first). */
+export const MAX_SCHEMA_BYTES = 256 * 1024;
+/** A hint's `properties` are kept only when small: they describe the input, they are not a store. */
+export const MAX_HINT_PROPERTIES_BYTES = 1024;
 
 export interface ComponentHint {
   component_id: string;
@@ -136,8 +140,12 @@ function registerSchema(
   const next = { ...schemas };
   delete next[key];
   next[key] = schema;
-  const keys = Object.keys(next);
-  if (keys.length > MAX_SCHEMAS) delete next[keys[0]!];
+  let bytes = Object.values(next).reduce((total, held) => total + held.bytes, 0);
+  for (const oldest of Object.keys(next)) {
+    if (oldest === key || (Object.keys(next).length <= MAX_SCHEMAS && bytes <= MAX_SCHEMA_BYTES)) break;
+    bytes -= next[oldest]!.bytes;
+    delete next[oldest];
+  }
   return {
     schemas: next,
     push: { screen_id: schema.screen_id, schema_hash: schema.schema_hash, replaced: existing !== undefined },
@@ -170,7 +178,7 @@ export function applyEvent(record: SessionRecord, incoming: SdkEvent, options: I
       masked: stored.masked ?? false,
       ...(stored.masked_by === 'server' ? { masked_by: 'server' as const } : {}),
       ...(stored.shape ? { shape: stored.shape as HintShape } : {}),
-      ...(stored.properties ? { properties: stored.properties } : {}),
+      ...(stored.properties && JSON.stringify(stored.properties).length <= MAX_HINT_PROPERTIES_BYTES ? { properties: stored.properties } : {}),
       updated_at: at,
     });
   }

@@ -12,6 +12,7 @@ import { buildOpenApi } from './openapi.js';
 import { requestContext } from './request-context.js';
 import type { RouteDoc } from './route-doc.js';
 import { activityRouteDocs, activityRoutes } from './routes/activity.js';
+import { contextRouteDocs, contextRoutes } from './routes/context.js';
 import { eventRouteDocs, eventRoutes } from './routes/events.js';
 import { featureRouteDocs, featureRoutes } from './routes/features.js';
 import { healthRouteDocs, healthRoutes } from './routes/health.js';
@@ -33,6 +34,7 @@ const ROUTE_DOCS: RouteDoc[] = [
   ...sessionRouteDocs,
   ...voiceRouteDocs,
   ...reengagementRouteDocs,
+  ...contextRouteDocs,
   ...healthRouteDocs,
   {
     method: 'get',
@@ -91,6 +93,7 @@ export function createApp(deps: AppDeps): App {
   app.use(sessionRoutes(deps));
   app.use(voiceRoutes(deps));
   app.use(reengagementRoutes(deps));
+  app.use(contextRoutes(deps));
   app.use(notFound);
   app.use(errorHandler(logger));
 

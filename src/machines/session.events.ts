@@ -1,4 +1,5 @@
 import type { ActivityDraft, Trace } from '../domain/activity.js';
+import type { AgentContext, AgentContextSources } from '../domain/agent-context.js';
 import type { SdkEvent } from '../domain/sdk-event.js';
 
 /**
@@ -21,6 +22,7 @@ export type SessionCommand =
       trace: Trace;
       reply: Reply<IngestResult>;
     }
+  | ContextFetchCommand
   | VoiceStartCommand
   | VoiceStopCommand;
 
@@ -63,5 +65,15 @@ export interface VoiceStopCommand {
 }
 
 export type VoiceCommand = VoiceStartCommand | VoiceStopCommand;
+
+/** The voice agent's context fetch: answered with the context, recorded as `voice_agent_context_fetch`. */
+export type ContextFetchCommand = {
+  type: 'context.fetch';
+  at: number;
+  trace: Trace;
+  /** Shared by every session and passed by reference, so no session keeps a copy of the knowledge base. */
+  sources: AgentContextSources;
+  reply: Reply<AgentContext>;
+};
 
 export type SessionEmitted = { type: 'activity'; draft: ActivityDraft } | { type: 'session.expired'; sessionId: string };

@@ -1,5 +1,6 @@
 import { emit, enqueueActions, fromPromise, raise, setup, stateIn } from 'xstate';
 import type { ActivityDraft, ActivityKind, Trace } from '../domain/activity.js';
+import { buildAgentContext } from '../domain/agent-context.js';
 import type { Reengagement } from '../domain/reengagement.js';
 import { evaluateReengagement } from '../domain/reengagement.js';
 import { AGENT_EVENT_TYPES } from '../domain/sdk-event.js';
@@ -159,6 +160,23 @@ export const sessionMachine = setup({
       const reply = event.reply;
       enqueue(() => reply({ ingested_at_ms: event.at, warnings: outcome.warnings }));
     }),
+    serveContext: enqueueActions(({ context, event, enqueue }, params: { voiceActive: boolean }) => {
+      if (event.type !== 'context.fetch') return;
+      const agentContext = buildAgentContext(context, params.voiceActive, event.sources);
+      enqueue.emit({
+        type: 'activity',
+        draft: {
+          kind: 'voice_agent_context_fetch',
+          at: event.at,
+          session_id: context.session_id,
+          user_id: context.user_id,
+          trace: event.trace,
+          payload: { screen: context.screen, kb_step: agentContext.context.kyc_kb.step_id, prompt_chars: agentContext.system_prompt.length },
+        },
+      });
+      const reply = event.reply;
+      enqueue(() => reply(agentContext));
+    }),
     // Raised rather than handled in the presence region: a region-level handler for a command
     // would shadow the root handler that does the command's work.
     touch: raise({ type: 'presence.touch' }),
@@ -282,6 +300,10 @@ export const sessionMachine = setup({
   }),
   on: {
     'session.ingest': { actions: ['ingest', 'touch', 'noteUserActivity'] },
+    'context.fetch': [
+      { guard: 'voiceInactive', actions: [{ type: 'serveContext', params: { voiceActive: false } }, 'touch'] },
+      { actions: [{ type: 'serveContext', params: { voiceActive: true } }, 'touch'] },
+    ],
   },
   states: {
     voice: {

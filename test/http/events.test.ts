@@ -99,6 +99,15 @@ describe('POST /v1/events: the session holds the event when the response arrives
     expect(hints[1].masked_by).toBeUndefined();
   });
 
+  it('keeps small hint properties and drops large ones', async () => {
+    const h = createHarness();
+    await post(h, { session_id: 's1', event: 'component_input', component_id: 'a', component_type: 'checkbox', hint: 'checked', properties: { field_status: 'FILLED' } });
+    await post(h, { session_id: 's1', event: 'component_input', component_id: 'b', component_type: 'checkbox', hint: 'checked', properties: { blob: 'x'.repeat(2000) } });
+    const hints = (await h.http.get('/api/sessions/s1')).body.component_hints;
+    expect(hints[0].properties).toEqual({ field_status: 'FILLED' });
+    expect(hints[1].properties).toBeUndefined();
+  });
+
   it('keeps at most 100 components, dropping the least recently updated', async () => {
     const h = createHarness();
     for (let i = 0; i < 105; i += 1) {
@@ -126,6 +135,20 @@ describe('POST /v1/events: schema registry', () => {
     expect(items[1].payload.schema_hash).not.toBe(items[0].payload.schema_hash);
     const session = (await h.http.get('/api/sessions/s1')).body;
     expect(session.schemas).toEqual([{ screen_id: 'pan_details', schema_hash: items[1].payload.schema_hash, critical: false }]);
+  });
+
+  it('keeps at most 32 screens and 256 KiB of schemas per session, dropping the oldest', async () => {
+    const h = createHarness();
+    for (let i = 0; i < 34; i += 1) {
+      await post(h, { session_id: 's1', event: 'screen_schema', properties: { screen_id: `screen_${i}`, components: [] } });
+    }
+    let held = (await h.http.get('/api/sessions/s1')).body.schemas.map((s: { screen_id: string }) => s.screen_id);
+    expect(held).toHaveLength(32);
+    expect(held[0]).toBe('screen_2');
+    const bulky = (i: number) => ({ screen_id: `big_${i}`, components: [], notes: 'n'.repeat(60_000) });
+    for (let i = 0; i < 6; i += 1) await post(h, { session_id: 's1', event: 'screen_schema', properties: bulky(i) });
+    held = (await h.http.get('/api/sessions/s1')).body.schemas.map((s: { screen_id: string }) => s.screen_id);
+    expect(held).toEqual(['big_2', 'big_3', 'big_4', 'big_5']);
   });
 
   it('stores nothing and announces nothing when integration.schema_registry is off', async () => {

@@ -23,6 +23,7 @@ describe('redaction invariant: a raw masked:false value never appears in any res
     keep(await h.http.post('/v1/events').set('Content-Type', 'application/json').send(`{"hint":"${RAW_PAN}"`));
     keep(await h.http.post('/v1/events').send({ session_id: 's1', event: 'x', hint: RAW_PAN, pad: 'x'.repeat(70_000) }));
 
+    keep(await h.http.get('/v1/assistant/context/s1'));
     for (const path of ['/api/sessions/s1', '/api/activity?limit=1000', '/api/activity?session_id=s1', '/openapi.json']) keep(await h.http.get(path));
 
     const session = JSON.parse(bodies.at(-4)!);

@@ -9,6 +9,7 @@ import { resolveFeatureFlags } from '../../src/domain/feature-flags.js';
 import type { App } from '../../src/http/app.js';
 import { createApp } from '../../src/http/app.js';
 import { createMediaProvider } from '../../src/integrations/media.js';
+import { loadKnowledgeBase } from '../../src/integrations/knowledge-base.js';
 import { createLogger } from '../../src/logger.js';
 
 export const START_TIME = Date.parse('2026-11-20T12:00:00.000Z');
@@ -62,6 +63,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     media,
     mediaRoomPrefix: config.mediaRoomPrefix,
     reengagementInactivitySeconds: config.reengagementInactivitySeconds,
+    agentContext: { knowledgeBase: loadKnowledgeBase(config.kycKbFile), refreshPolicy: config.voiceContextRefresh },
   });
   const app = createApp({ config, system, logger, mediaReady });
   return { app, system, clock, config, logs, http: supertest(app.express) };

@@ -68,3 +68,5 @@ export const SessionOut = z
   .meta({ id: 'Session' });
 
 export type SessionView = z.infer<typeof SessionOut>;
+export type ComponentHintView = z.infer<typeof ComponentHintOut>;
+export type ValidationFailureView = z.infer<typeof ValidationFailureOut>;

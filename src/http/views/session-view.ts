@@ -1,13 +1,17 @@
+import type { ComponentHint, ValidationFailure } from '../../domain/session-record.js';
 import { isoTime } from '../../integrations/clock.js';
 import type { SessionContext } from '../../machines/session.machine.js';
 import { isVoiceActive } from '../../machines/session.machine.js';
-import type { SessionView } from '../schemas/session.js';
+import type { ComponentHintView, SessionView, ValidationFailureView } from '../schemas/session.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : isoTime(ms));
 
+export const hintView = (hint: ComponentHint): ComponentHintView => ({ ...hint, updated_at: isoTime(hint.updated_at) });
+
+export const failureView = (failure: ValidationFailure | null): ValidationFailureView | null => (failure ? { ...failure, at: isoTime(failure.at) } : null);
+
 /** The session record as the API shows it: ISO times, schemas summarised, nothing internal. */
 export function sessionView(context: SessionContext, value: unknown): SessionView {
-  const failure = context.last_validation_failure;
   return {
     session_id: context.session_id,
     user_id: context.user_id,
@@ -17,8 +21,8 @@ export function sessionView(context: SessionContext, value: unknown): SessionVie
     screen: context.screen,
     screen_id: context.screen_id,
     latest_event: context.latest_event,
-    last_validation_failure: failure ? { ...failure, at: isoTime(failure.at) } : null,
-    component_hints: context.component_hints.map((hint) => ({ ...hint, updated_at: isoTime(hint.updated_at) })),
+    last_validation_failure: failureView(context.last_validation_failure),
+    component_hints: context.component_hints.map(hintView),
     schemas: Object.values(context.schemas).map(({ screen_id, schema_hash, critical }) => ({ screen_id, schema_hash, critical })),
     created_at: isoTime(context.created_at),
     updated_at: isoTime(context.updated_at),

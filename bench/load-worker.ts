@@ -1,0 +1,75 @@
+/**
+ * The load generator, run in its own process so it never competes with the server under test
+ * for the same event loop. Reads a JSON job from argv, prints one JSON result line.
+ */
+import autocannon from 'autocannon';
+import { benchSessionId, eventBody } from './lib/event-body.js';
+
+export interface LoadJob {
+  url: string;
+  method: 'POST' | 'GET';
+  /** Path, or a template with `{session}` replaced per request. */
+  path: string;
+  connections: number;
+  durationSeconds?: number;
+  /** Send exactly this many requests instead of running for a duration. */
+  amount?: number;
+  /** Sessions are chosen from 0..sessions-1: in order when `sequential`, else at random. */
+  sessions: number;
+  sequential?: boolean;
+  /** Which body to send with POST. */
+  body: 'event' | 'trigger';
+  headers?: Record<string, string>;
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  latencyP50: number;
+  latencyP99: number;
+  requests: number;
+  errors: number;
+  non2xx: number;
+}
+
+function triggerBody(sessionId: string): string {
+  return JSON.stringify({ session_id: sessionId, user_id: 'user-42', signals: { screen: 'pan_details', time_spent: 8, errors: ['pan_invalid'], idle_seconds: 3 } });
+}
+
+async function run(job: LoadJob): Promise<LoadResult> {
+  let counter = 0;
+  const nextSession = () => benchSessionId(job.sequential ? counter++ % job.sessions : Math.floor(Math.random() * job.sessions));
+  const result = await autocannon({
+    url: job.url,
+    connections: job.connections,
+    ...(job.amount !== undefined ? { amount: job.amount } : { duration: job.durationSeconds ?? 5 }),
+    requests: [
+      {
+        method: job.method,
+        setupRequest: (request) => {
+          const session = nextSession();
+          const path = job.path.replace('{session}', session);
+          if (job.method === 'GET') return { ...request, path };
+          const body = job.body === 'trigger' ? triggerBody(session) : eventBody(session);
+          return { ...request, path, body, headers: { ...request.headers, 'content-type': 'application/json', ...job.headers } };
+        },
+      },
+    ],
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    latencyP50: result.latency.p50,
+    latencyP99: result.latency.p99,
+    requests: result.requests.total,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+const job = JSON.parse(process.argv[2] ?? '{}') as LoadJob;
+run(job).then(
+  (result) => process.stdout.write(`${JSON.stringify(result)}\n`),
+  (error: unknown) => {
+    process.stderr.write(`${String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,68 @@
+/**
+ * `npm run bench [-- --quick]`: the service measured against bare baselines in one run, on the
+ * same machine, interleaved. Ratios are the result; absolute numbers on a shared machine are noise.
+ * Writes the tables to stdout and to BENCHMARKS.md.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { ingestionSuite } from './suites/ingestion.js';
+import { sessionScaleSuite } from './suites/session-scale.js';
+
+const quick = process.argv.includes('--quick');
+
+const settings = quick
+  ? { rounds: 1, duration: 3, scaleDuration: 2, counts: [1_000, 10_000, 100_000] }
+  : { rounds: 3, duration: 8, scaleDuration: 5, counts: [1_000, 10_000, 100_000] };
+
+const RESULTS_START = '<!-- results:start -->';
+const RESULTS_END = '<!-- results:end -->';
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  const sections: string[] = [];
+  const say = (text: string) => {
+    process.stdout.write(`${text}\n\n`);
+    sections.push(text);
+  };
+
+  say(`Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${quick ? 'quick mode' : 'full mode'}.`);
+
+  const ingestion = await ingestionSuite({ rounds: settings.rounds, durationSeconds: settings.duration, connections: 50, sessions: 1_000 });
+  say(`### Ingestion: POST /v1/events (50 connections, ${settings.duration} s × ${settings.rounds} interleaved rounds, median)\n\n${ingestion.markdown}\n\nTarget: service ≥ 0.85 × bare express → ${ingestion.serviceOverExpress.toFixed(2)} ${ingestion.serviceOverExpress >= 0.85 ? '(met)' : '(missed)'}`);
+
+  const scale = await sessionScaleSuite({ counts: settings.counts, durationSeconds: settings.scaleDuration, connections: 50 });
+  const last = scale.rows.at(-1)!;
+  const first = scale.rows[0]!;
+  const throughputRatio = last.rps / first.rps;
+  say(
+    `### Session scale (LOG_LEVEL=warn, 50 connections, events spread over every live session)\n\n${scale.markdown}\n\n` +
+      `Targets: throughput at ${last.sessions.toLocaleString('en-US')} within 10% of ${first.sessions.toLocaleString('en-US')} → ${throughputRatio.toFixed(2)} ${throughputRatio >= 0.9 ? '(met)' : '(missed)'}; ` +
+      `under 8 KiB RSS per idle session → ${(last.bytesPerSession / 1024).toFixed(1)} KiB ${last.bytesPerSession < 8 * 1024 ? '(met)' : '(missed)'}`,
+  );
+
+  say(`Total bench time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+  writeResults(sections.join('\n\n'));
+}
+
+/** Replaces the results block of BENCHMARKS.md, keeping the hand-written notes around it. */
+function writeResults(results: string): void {
+  const path = 'BENCHMARKS.md';
+  let document: string;
+  try {
+    document = readFileSync(path, 'utf8');
+  } catch {
+    document = `# Benchmarks\n\n${RESULTS_START}\n${RESULTS_END}\n`;
+  }
+  const start = document.indexOf(RESULTS_START);
+  const end = document.indexOf(RESULTS_END);
+  const block = `${RESULTS_START}\n${results}\n${RESULTS_END}`;
+  document = start >= 0 && end > start ? document.slice(0, start) + block + document.slice(end + RESULTS_END.length) : `${document}\n${block}\n`;
+  writeFileSync(path, document);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

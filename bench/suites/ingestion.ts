@@ -1,0 +1,60 @@
+import type { LoadResult } from '../load-worker.js';
+import type { ServerProcess } from '../lib/processes.js';
+import { runLoad } from '../lib/processes.js';
+import { median, ratio, round, table } from '../lib/stats.js';
+import { startBareExpress, startBareNode, startService } from '../lib/targets.js';
+
+export interface IngestionOptions {
+  rounds: number;
+  durationSeconds: number;
+  connections: number;
+  sessions: number;
+}
+
+interface Target {
+  name: string;
+  start: () => Promise<ServerProcess>;
+}
+
+/**
+ * POST /v1/events on the service vs a bare express app vs bare node:http: same body, same load
+ * generator settings, interleaved round by round so drift on a shared machine hits all three.
+ */
+export async function ingestionSuite(options: IngestionOptions): Promise<{ markdown: string; serviceOverExpress: number }> {
+  const targets: Target[] = [
+    { name: 'service (LOG_LEVEL=info)', start: () => startService() },
+    { name: 'service (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn' }) },
+    { name: 'bare express 5', start: startBareExpress },
+    { name: 'bare node:http', start: startBareNode },
+  ];
+  const results = new Map<string, LoadResult[]>(targets.map((t) => [t.name, []]));
+  for (let roundIndex = 0; roundIndex < options.rounds; roundIndex += 1) {
+    for (const target of targets) {
+      const server = await target.start();
+      try {
+        const job = { url: server.url, method: 'POST' as const, path: '/v1/events', connections: options.connections, sessions: options.sessions, body: 'event' as const };
+        await runLoad({ ...job, durationSeconds: 1 });
+        results.get(target.name)!.push(await runLoad({ ...job, durationSeconds: options.durationSeconds }));
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+  const summary = targets.map((target) => {
+    const runs = results.get(target.name)!;
+    return {
+      name: target.name,
+      rps: median(runs.map((r) => r.requestsPerSecond)),
+      p50: median(runs.map((r) => r.latencyP50)),
+      p99: median(runs.map((r) => r.latencyP99)),
+      failures: runs.reduce((total, r) => total + r.errors + r.non2xx, 0),
+    };
+  });
+  const express = summary.find((s) => s.name === 'bare express 5')!;
+  const node = summary.find((s) => s.name === 'bare node:http')!;
+  const markdown = table(
+    ['target', 'req/s (median)', 'p50 ms', 'p99 ms', 'failed requests', 'vs express', 'vs node:http'],
+    summary.map((s) => [s.name, round(s.rps), s.p50, s.p99, s.failures, ratio(s.rps, express.rps), ratio(s.rps, node.rps)]),
+  );
+  return { markdown, serviceOverExpress: summary[0]!.rps / express.rps };
+}

@@ -1,0 +1,56 @@
+import type { KbSelection, KnowledgeBase } from './kyc-knowledge.js';
+import { selectKnowledge } from './kyc-knowledge.js';
+import type { RefreshPolicy } from './refresh-policy.js';
+import { screenKey } from './screen-schema.js';
+import type { ComponentHint, SessionRecord, ValidationFailure } from './session-record.js';
+import { buildSystemPrompt } from './system-prompt.js';
+
+/** What every context is built from besides the session: shared, loaded once at start-up. */
+export interface AgentContextSources {
+  knowledgeBase: KnowledgeBase;
+  refreshPolicy: RefreshPolicy;
+}
+
+/** Decisions 5: the context a voice agent fetches. Times are epoch milliseconds, as in the session. */
+export interface AgentContext {
+  session_id: string;
+  current_screen: string | null;
+  context: {
+    screen: string | null;
+    latest_event: Record<string, unknown> | null;
+    last_validation_failure: ValidationFailure | null;
+    component_hints: ComponentHint[];
+    kyc_kb: KbSelection;
+    screen_schema: Record<string, unknown> | null;
+    voice_active: boolean;
+    refresh_policy: RefreshPolicy;
+  };
+  system_prompt: string;
+}
+
+export function buildAgentContext(record: SessionRecord, voiceActive: boolean, sources: AgentContextSources): AgentContext {
+  const { screen } = record;
+  // Own keys only: a screen named `constructor` must not find Object.prototype's.
+  const key = screen === null ? undefined : screenKey(screen);
+  const schema = key !== undefined && Object.hasOwn(record.schemas, key) ? record.schemas[key] : undefined;
+  return {
+    session_id: record.session_id,
+    current_screen: screen,
+    context: {
+      screen,
+      latest_event: record.latest_event,
+      last_validation_failure: record.last_validation_failure,
+      component_hints: record.component_hints,
+      kyc_kb: selectKnowledge(sources.knowledgeBase, screen),
+      screen_schema: schema?.schema ?? null,
+      voice_active: voiceActive,
+      refresh_policy: sources.refreshPolicy,
+    },
+    system_prompt: buildSystemPrompt({
+      knowledgeBase: sources.knowledgeBase,
+      screen,
+      failure: record.last_validation_failure,
+      hints: record.component_hints,
+    }),
+  };
+}

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { KbGeneralSchema, KbStepSchema } from '../../domain/kyc-knowledge.js';
+import { RefreshPolicySchema } from '../../domain/refresh-policy.js';
+import { ComponentHintOut, ValidationFailureOut } from './session.js';
+
+export const KycKbOut = z
+  .object({
+    version: z.string(),
+    general: KbGeneralSchema,
+    step_id: z.string().nullable().meta({ description: 'the workflow step the current screen maps to; null when unknown' }),
+    step: KbStepSchema.nullable().meta({ description: "the current step's section; null for an unknown step" }),
+  })
+  .meta({ id: 'KycKnowledge' });
+
+export const ContextOut = z
+  .object({
+    session_id: z.string(),
+    current_screen: z.string().nullable().meta({ description: 'the last screen the app sent (same as context.screen)' }),
+    context: z.object({
+      screen: z.string().nullable(),
+      latest_event: z.record(z.string(), z.unknown()).nullable().meta({ description: 'the latest event as stored (hint masked)' }),
+      last_validation_failure: ValidationFailureOut.nullable(),
+      component_hints: z.array(ComponentHintOut),
+      kyc_kb: KycKbOut,
+      screen_schema: z.record(z.string(), z.unknown()).nullable().meta({ description: 'the schema registered for the current screen, if any' }),
+      voice_active: z.boolean(),
+      refresh_policy: RefreshPolicySchema,
+    }),
+    system_prompt: z.string().meta({ description: 'at most 6,000 characters; client strings quoted, values never included' }),
+  })
+  .meta({ id: 'AgentContext' });
+
+export type ContextView = z.infer<typeof ContextOut>;
