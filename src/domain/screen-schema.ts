@@ -41,19 +41,15 @@ const canonicalJson = (schema: Record<string, unknown>): string => stringify(sch
 
 
 function patternsOf(components: unknown[] | undefined): Record<string, string> {
-  const patterns: Record<string, string> = {};
+  const patterns: [string, string][] = [];
   for (const raw of components ?? []) {
     const component = Component.safeParse(raw);
     if (!component.success) continue;
-    for (const rawRule of component.data.validations ?? []) {
-      const rule = ValidationRule.safeParse(rawRule);
-      if (rule.success && rule.data.pattern) {
-        patterns[component.data.id] = rule.data.pattern;
-        break;
-      }
-    }
+    const rule = (component.data.validations ?? []).map((candidate) => ValidationRule.safeParse(candidate)).find((parsed) => parsed.success && parsed.data.pattern);
+    if (rule?.success && rule.data.pattern) patterns.push([component.data.id, rule.data.pattern]);
   }
-  return patterns;
+  // fromEntries defines own properties: a component id such as `__proto__` stays plain data.
+  return Object.fromEntries(patterns);
 }
 
 /** The schema a `screen_schema` event registers, or undefined when it carries none. */

@@ -10,6 +10,9 @@ export const mustBe = (what: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`),
 });
 
+/** The longest hint accepted: one field's value, with room to spare. */
+export const MAX_HINT_CHARS = 1024;
+
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export const SessionId = z
@@ -35,7 +38,7 @@ export const EventInSchema = z
     failure_reason_code: optionalText(256),
     component_id: optionalText(256),
     component_type: optionalText(64),
-    hint: optionalText(1024),
+    hint: optionalText(MAX_HINT_CHARS),
     masked: z.boolean({ error: 'must be a boolean' }).nullish(),
     client_id: optionalText(256),
     mapping_version: optionalText(64),

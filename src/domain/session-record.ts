@@ -1,3 +1,4 @@
+import { own } from './own.js';
 import type { HintShape } from './redaction.js';
 import { redactHint } from './redaction.js';
 import type { RegisteredSchema } from './screen-schema.js';
@@ -99,12 +100,11 @@ const present = <T>(value: T | null | undefined): value is T => value !== null &
 /** Validation pattern for a component from the schemas this session holds, current screen first. */
 function patternFor(record: SessionRecord, componentId: string | undefined, screen: string | undefined): string | undefined {
   if (!componentId) return undefined;
-  if (screen) {
-    const own = record.schemas[screenKey(screen)]?.patterns[componentId];
-    if (own) return own;
-  }
+  const current = screen ? own(record.schemas, screenKey(screen)) : undefined;
+  const fromCurrent = current ? own(current.patterns, componentId) : undefined;
+  if (fromCurrent) return fromCurrent;
   for (const schema of Object.values(record.schemas)) {
-    const pattern = schema.patterns[componentId];
+    const pattern = own(schema.patterns, componentId);
     if (pattern) return pattern;
   }
   return undefined;
@@ -135,11 +135,10 @@ function registerSchema(
   schema: RegisteredSchema,
 ): { schemas: Record<string, RegisteredSchema>; push: SchemaPush | undefined } {
   const key = screenKey(schema.screen_id);
-  const existing = schemas[key];
+  const existing = own(schemas, key);
   if (existing?.schema_hash === schema.schema_hash) return { schemas, push: undefined };
-  const next = { ...schemas };
-  delete next[key];
-  next[key] = schema;
+  // fromEntries defines own properties, so even a `__proto__` screen id is stored as data.
+  const next: Record<string, RegisteredSchema> = Object.fromEntries([...Object.entries(schemas).filter(([held]) => held !== key), [key, schema]]);
   let bytes = Object.values(next).reduce((total, held) => total + held.bytes, 0);
   for (const oldest of Object.keys(next)) {
     if (oldest === key || (Object.keys(next).length <= MAX_SCHEMAS && bytes <= MAX_SCHEMA_BYTES)) break;

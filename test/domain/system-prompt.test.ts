@@ -7,6 +7,7 @@ import { applyEvent, newSessionRecord } from '../../src/domain/session-record.js
 import { SYSTEM_PROMPT_MAX_CHARS, buildSystemPrompt } from '../../src/domain/system-prompt.js';
 import { loadKnowledgeBase } from '../../src/integrations/knowledge-base.js';
 import { RAW_PAN, RAW_PHONE, panSchema } from '../fixtures/client-events.js';
+import { MAX_HINT_CHARS } from '../../src/domain/sdk-event.js';
 
 const kb = loadKnowledgeBase(undefined);
 const HEADINGS = ['## Role', '## Rules', '## Current step', '## Last validation failure', '## What the user entered on this screen (latest per field; values withheld, shapes only)'];
@@ -111,7 +112,7 @@ const clip = (attack: string, max: number) => attack.slice(0, max);
 describe('system prompt: client strings cannot pose as instructions', () => {
   const where: [string, (attack: string) => Record<string, unknown>[]][] = [
     ['screen', (attack) => [{ event: 'screen_state', screen: clip(attack, 256) }]],
-    ['hint', (attack) => [{ event: 'component_input', screen: 'pan_details', component_id: 'terms_checkbox', component_type: 'checkbox', hint: clip(attack, 4096) }]],
+    ['hint', (attack) => [{ event: 'component_input', screen: 'pan_details', component_id: 'terms_checkbox', component_type: 'checkbox', hint: clip(attack, MAX_HINT_CHARS) }]],
     ['component_id and component_type', (attack) => [{ event: 'component_input', screen: 'pan_details', component_id: clip(attack, 256), component_type: clip(attack, 64), hint: 'checked' }]],
     ['failure code, rule and pattern', (attack) => [{ ...panFailure, errors: [clip(attack, 256)], failure_reason_code: clip(attack, 256), validation_rule_id: attack, expected_pattern: attack }]],
   ];
@@ -142,7 +143,7 @@ describe('system prompt: size cap', () => {
   const crowded = () =>
     (built ??= record([
       { event: 'screen_state', screen: 'pan_details' },
-      ...Array.from({ length: 100 }, (_, i) => ({ event: 'component_input', screen: 'pan_details', component_id: `c${i}-${'x'.repeat(250)}`, component_type: 'text_input', hint: 'y'.repeat(4096) })),
+      ...Array.from({ length: 100 }, (_, i) => ({ event: 'component_input', screen: 'pan_details', component_id: `c${i}-${'x'.repeat(250)}`, component_type: 'text_input', hint: 'y'.repeat(MAX_HINT_CHARS) })),
       { ...panFailure, errors: ['pan_invalid_format', ...Array.from({ length: 99 }, (_, i) => `code_${i}_${'z'.repeat(200)}`)] },
     ]));
 

@@ -9,6 +9,7 @@ import { BUNDLED_KB_FILE } from '../../src/integrations/knowledge-base.js';
 import { RAW_PAN, USER, panSchema } from '../fixtures/client-events.js';
 import type { Harness } from '../support/harness.js';
 import { START_TIME, createHarness, settle } from '../support/harness.js';
+import { MAX_HINT_CHARS } from '../../src/domain/sdk-event.js';
 
 const post = (h: Harness, body: Record<string, unknown>) => h.http.post('/v1/events').send({ session_id: 's1', user_id: USER, ...body });
 const fetchContext = (h: Harness, sessionId = 's1') => h.http.get(`/v1/assistant/context/${sessionId}`);
@@ -114,9 +115,9 @@ describe('GET /v1/assistant/context/{session_id}: the response', () => {
   it('stays under the prompt cap with 100 components of the longest ids a client may send', async () => {
     const h = createHarness();
     for (let i = 0; i < 100; i += 1) {
-      await post(h, { event: 'component_input', screen: 'pan_details', component_id: `${i}-${'c'.repeat(250)}`, component_type: 'text_input', hint: 'A1'.repeat(2000), masked: false });
+      await post(h, { event: 'component_input', screen: 'pan_details', component_id: `${i}-${'c'.repeat(250)}`, component_type: 'text_input', hint: 'A1'.repeat(MAX_HINT_CHARS / 2), masked: false });
     }
-    await post(h, { event: 'validation_failed', screen: 'pan_details', component_id: '99', errors: Array.from({ length: 100 }, (_, i) => `e${i}`), hint: 'x'.repeat(4096) });
+    await post(h, { event: 'validation_failed', screen: 'pan_details', component_id: '99', errors: Array.from({ length: 100 }, (_, i) => `e${i}`), hint: 'x'.repeat(MAX_HINT_CHARS) });
     const { body } = await fetchContext(h);
     expect(body.context.component_hints).toHaveLength(100);
     expect(body.system_prompt.length).toBeLessThanOrEqual(6000);

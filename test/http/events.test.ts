@@ -159,6 +159,20 @@ describe('POST /v1/events: schema registry', () => {
   });
 });
 
+describe('POST /v1/events: ids that are also JavaScript property names', () => {
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('a screen and component named %s are plain data', async (name) => {
+    const h = createHarness();
+    const schema = { screen_id: name, components: [{ id: name, type: 'text_input', validations: [{ pattern: '[0-9]{4}' }] }] };
+    expect((await post(h, { session_id: 's1', event: 'screen_schema', screen: name, properties: schema })).status).toBe(200);
+    expect((await post(h, { session_id: 's1', event: 'component_input', screen: name, component_id: name, component_type: 'text_input', hint: '1234' })).status).toBe(200);
+    expect((await post(h, { session_id: 's2', event: 'component_input', screen: name, component_id: name, component_type: 'text_input', hint: '1234' })).status).toBe(200);
+    const session = (await h.http.get('/api/sessions/s1')).body;
+    expect(session.schemas.map((s: { screen_id: string }) => s.screen_id)).toEqual([name]);
+    expect(session.component_hints[0].shape.matches_pattern).toBe(true);
+    expect((await h.http.get('/api/sessions/s2')).body.component_hints[0].shape).not.toHaveProperty('matches_pattern');
+  });
+});
+
 describe('POST /v1/events: bad input is refused, named, and changes nothing', () => {
   const cases: [string, () => unknown, number, RegExp][] = [
     ['missing session_id', () => ({ event: 'identity' }), 422, /^session_id: is required/],
