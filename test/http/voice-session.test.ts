@@ -134,9 +134,12 @@ describe('a voice session within the rest of the session', () => {
     for (const event of clientJourney(SESSION)) await h.http.post('/v1/events').send(event);
     await start(h, { session_id: SESSION, user_id: 'u1', screen: 'pan_details' });
     await h.http.post('/v1/events').send({ session_id: SESSION, event: 'voice_conversation_turn', properties: { role: 'agent' } });
+    const fetched = await h.http.get(`/v1/assistant/context/${SESSION}`);
+    expect(fetched.body.context.voice_active).toBe(true);
     await stop(h, { session_id: SESSION });
+    expect((await h.http.get(`/v1/assistant/context/${SESSION}`)).body.context.voice_active).toBe(false);
     const kinds = (await items(h)).map((item) => (item.kind === 'event' ? String(item.payload.event) : item.kind));
-    expect(kinds.slice(-4)).toEqual(['session_start', 'voice_conversation_turn', 'session_stop', 'reengagement']);
+    expect(kinds.slice(-6, -1)).toEqual(['session_start', 'voice_conversation_turn', 'voice_agent_context_fetch', 'session_stop', 'reengagement']);
     expect(kinds.indexOf('identity')).toBeLessThan(kinds.indexOf('session_start'));
   });
 
