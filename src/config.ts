@@ -44,6 +44,13 @@ const featureFlagOverrides = z
   .pipe(z.record(z.string().min(1), z.boolean(), { error: 'must map flag names to booleans' }))
   .optional();
 
+/** Where the SDK can reach the media server: it needs a lower-case scheme it knows. */
+const mediaServerUrl = z
+  .string()
+  .trim()
+  .regex(/^(wss?|https?):\/\/[^\s/]+/, { error: 'must be a ws://, wss://, http:// or https:// URL' })
+  .optional();
+
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
@@ -57,6 +64,15 @@ const EnvSchema = z.object({
   TRUST_PROXY: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_GRACE_SECONDS: positiveInt(10).pipe(z.number().max(60)),
+  LIVEKIT_URL: mediaServerUrl,
+  LIVEKIT_API_KEY: optionalText,
+  LIVEKIT_API_SECRET: optionalText,
+  // The room name `{prefix}-{session_id}` must stay within the media server's 256-byte limit.
+  MEDIA_ROOM_PREFIX: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, { error: 'must be 1-64 characters of A-Za-z0-9._:-' }).default('kyc-room'),
+  VOICE_AGENT_NAME: z.string().trim().min(1).max(128).default('kyc-voice-agent'),
+  TOKEN_TTL_SECONDS: positiveInt(3600).pipe(z.number().max(86_400)),
+  MEDIA_REQUEST_TIMEOUT_SECONDS: z.coerce.number().positive().max(30).default(3),
+  REENGAGEMENT_INACTIVITY_SECONDS: positiveInt(300).pipe(z.number().max(MAX_TIMER_SECONDS)),
   // Voice-agent context (decisions 5).
   KYC_KB_FILE: optionalText,
   VOICE_CONTEXT_REFRESH_SECONDS: positiveInt(60).pipe(z.number().max(MAX_TIMER_SECONDS)),
@@ -82,6 +98,15 @@ export interface AppConfig {
   trustProxy: string | undefined;
   logLevel: string;
   shutdownGraceSeconds: number;
+  livekitUrl: string | undefined;
+  livekitApiKey: string | undefined;
+  livekitApiSecret: string | undefined;
+  mediaRoomPrefix: string;
+  voiceAgentName: string;
+  tokenTtlSeconds: number;
+  /** Budget of each call to the media server, in seconds (fractions allowed). */
+  mediaRequestTimeoutSeconds: number;
+  reengagementInactivitySeconds: number;
   /** JSON knowledge base for the voice agent; unset = the bundled one. */
   kycKbFile: string | undefined;
   voiceContextRefresh: RefreshPolicy;
@@ -129,6 +154,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+    livekitUrl: e.LIVEKIT_URL,
+    livekitApiKey: e.LIVEKIT_API_KEY,
+    livekitApiSecret: e.LIVEKIT_API_SECRET,
+    mediaRoomPrefix: e.MEDIA_ROOM_PREFIX,
+    voiceAgentName: e.VOICE_AGENT_NAME,
+    tokenTtlSeconds: e.TOKEN_TTL_SECONDS,
+    mediaRequestTimeoutSeconds: e.MEDIA_REQUEST_TIMEOUT_SECONDS,
+    reengagementInactivitySeconds: e.REENGAGEMENT_INACTIVITY_SECONDS,
     kycKbFile: e.KYC_KB_FILE,
     voiceContextRefresh: {
       interval_seconds: e.VOICE_CONTEXT_REFRESH_SECONDS,

@@ -4,6 +4,7 @@ import { resolveFeatureFlags } from './domain/feature-flags.js';
 import { createApp } from './http/app.js';
 import { listen } from './http/server.js';
 import { systemClock } from './integrations/clock.js';
+import { createMediaProvider, missingMediaSettings } from './integrations/media.js';
 import { loadKnowledgeBase } from './integrations/knowledge-base.js';
 import { SdkConfigFileError, openSdkConfigSource } from './integrations/sdk-config-source.js';
 import { createLogger } from './logger.js';
@@ -26,7 +27,9 @@ async function main(): Promise<void> {
   const knowledgeBase = orExit(() => loadKnowledgeBase(config.kycKbFile));
   const logger = createLogger(config.logLevel);
   const sdkConfig = orExit(() => openSdkConfigSource({ file: config.sdkConfigFile, logger }));
-  const mediaReady = false;
+  const media = createMediaProvider(config);
+  const mediaReady = media.ready;
+  if (!mediaReady) logger.warn({ missing: missingMediaSettings(config) }, 'media not configured: voice sessions get placeholder tokens');
   const system = createActorSystem({
     clock: systemClock,
     logger,
@@ -34,6 +37,9 @@ async function main(): Promise<void> {
     sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
     maxSessions: config.maxSessions,
     activityBufferSize: config.activityBufferSize,
+    media,
+    mediaRoomPrefix: config.mediaRoomPrefix,
+    reengagementInactivitySeconds: config.reengagementInactivitySeconds,
     agentContext: { knowledgeBase, refreshPolicy: config.voiceContextRefresh },
     criticalSteps: config.criticalSteps,
   });

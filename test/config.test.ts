@@ -15,6 +15,23 @@ describe('loadConfig', () => {
     });
   });
 
+  it('gives the documented media and voice defaults; media stays unconfigured without LIVEKIT_*', () => {
+    expect(loadConfig({})).toMatchObject({
+      livekitUrl: undefined,
+      livekitApiKey: undefined,
+      livekitApiSecret: undefined,
+      mediaRoomPrefix: 'kyc-room',
+      voiceAgentName: 'kyc-voice-agent',
+      tokenTtlSeconds: 3600,
+      mediaRequestTimeoutSeconds: 3,
+      reengagementInactivitySeconds: 300,
+    });
+    expect(loadConfig({ LIVEKIT_URL: 'wss://example.livekit.cloud', MEDIA_REQUEST_TIMEOUT_SECONDS: '0.5' })).toMatchObject({
+      livekitUrl: 'wss://example.livekit.cloud',
+      mediaRequestTimeoutSeconds: 0.5,
+    });
+  });
+
   it('splits API_KEY on commas and treats blank variables as unset', () => {
     expect(loadConfig({ API_KEY: ' k1 , k2,, ', PORT: '' }).apiKeys).toEqual(['k1', 'k2']);
     expect(loadConfig({ PORT: '' }).port).toBe(8080);
@@ -37,6 +54,11 @@ describe('loadConfig', () => {
     [{ FEATURE_FLAGS: '{"trigger.v2_scoring":"yes"}' }, /FEATURE_FLAGS/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
     [{ SESSION_IDLE_TTL_SECONDS: '99999999' }, /SESSION_IDLE_TTL_SECONDS/],
+    [{ LIVEKIT_URL: '127.0.0.1:7880' }, /LIVEKIT_URL: must be a ws:\/\/, wss:\/\/, http:\/\/ or https:\/\/ URL/],
+    [{ MEDIA_ROOM_PREFIX: 'kyc room' }, /MEDIA_ROOM_PREFIX/],
+    [{ TOKEN_TTL_SECONDS: '0' }, /TOKEN_TTL_SECONDS/],
+    [{ MEDIA_REQUEST_TIMEOUT_SECONDS: '60' }, /MEDIA_REQUEST_TIMEOUT_SECONDS/],
+    [{ REENGAGEMENT_INACTIVITY_SECONDS: 'soon' }, /REENGAGEMENT_INACTIVITY_SECONDS/],
   ])('refuses %o naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -5,12 +5,14 @@ import { DEFAULT_CRITICAL_STEPS, criticalStepKeys } from '../domain/critical-ste
 import type { FeatureFlags } from '../domain/feature-flags.js';
 import type { TriggerDecision } from '../domain/trigger-policy.js';
 import type { AppClock } from '../integrations/clock.js';
+import type { MediaProvider } from '../integrations/media.js';
 import type { SessionMachine } from '../machines/session.machine.js';
-import { sessionMachine } from '../machines/session.machine.js';
+import { MAX_WAITING_VOICE_COMMANDS, MEDIA_CALLS_PER_START, sessionMachine } from '../machines/session.machine.js';
 import type { ActivityStore } from './activity-store.js';
 import { createActivityStore } from './activity-store.js';
 import type { StatelessTriggerRequest } from './stateless-trigger.js';
 import { evaluateWithoutSession } from './stateless-trigger.js';
+import { mediaActors } from './media-actors.js';
 import { SessionSupervisor } from './supervisor.js';
 
 export interface ActorSystemOptions {
@@ -25,6 +27,10 @@ export interface ActorSystemOptions {
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
   /** The session machine to run; tests substitute a variant to prove failure isolation. */
   sessionLogic?: SessionMachine;
+  /** LiveKit, or the placeholder when credentials are missing; the session machine sees only its promise actors. */
+  media: MediaProvider;
+  mediaRoomPrefix: string;
+  reengagementInactivitySeconds: number;
   /** Knowledge base and refresh policy for voice-agent context, loaded once at start-up. */
   agentContext: AgentContextSources;
 }
@@ -42,11 +48,21 @@ export interface ActorSystem {
 
 const ASK_TIMEOUT_MS = 15_000;
 
+/**
+ * A voice command may wait behind the start in progress and the commands waiting before it,
+ * each start making its media calls in turn: a request must not time out while that is legitimate.
+ */
+function askTimeoutFor(media: MediaProvider): number {
+  const longestVoiceWaitMs = (MAX_WAITING_VOICE_COMMANDS + 1) * MEDIA_CALLS_PER_START * media.callTimeoutMs;
+  return Math.max(ASK_TIMEOUT_MS, longestVoiceWaitMs + 5_000);
+}
+
 /** Bootstrap: one clock, one activity actor, one supervisor; the session machine gets its timers from config. */
 export function createActorSystem(options: ActorSystemOptions): ActorSystem {
   const activity = createActivityStore(options.activityBufferSize);
   const sessionLogic = (options.sessionLogic ?? sessionMachine).provide({
     delays: { idleTtl: options.sessionIdleTtlSeconds * 1000 },
+    actors: mediaActors(options.media, options.logger),
   });
   const criticalSteps = criticalStepKeys(options.criticalSteps ?? DEFAULT_CRITICAL_STEPS);
   const supervisor = new SessionSupervisor({
@@ -54,9 +70,15 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
     logger: options.logger,
     activity,
     sessionLogic,
-    settings: { schemaRegistry: options.featureFlags['integration.schema_registry'] !== false, criticalSteps },
+    settings: {
+      schemaRegistry: options.featureFlags['integration.schema_registry'] !== false,
+      criticalSteps,
+      mediaReady: options.media.ready,
+      mediaRoomPrefix: options.mediaRoomPrefix,
+      reengagementInactivitySeconds: options.reengagementInactivitySeconds,
+    },
     maxSessions: options.maxSessions,
-    askTimeoutMs: ASK_TIMEOUT_MS,
+    askTimeoutMs: askTimeoutFor(options.media),
     inspect: options.inspect,
   });
   return {

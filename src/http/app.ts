@@ -17,9 +17,11 @@ import { activityStreamRouteDocs, activityStreamRoutes } from './routes/activity
 import { eventRouteDocs, eventRoutes } from './routes/events.js';
 import { featureRouteDocs, featureRoutes } from './routes/features.js';
 import { healthRouteDocs, healthRoutes } from './routes/health.js';
+import { reengagementRouteDocs, reengagementRoutes } from './routes/reengagement.js';
 import { sdkConfigRouteDocs, sdkConfigRoutes } from './routes/sdk-config.js';
 import { sessionRouteDocs, sessionRoutes } from './routes/sessions.js';
 import { triggerRouteDocs, triggerRoutes } from './routes/trigger.js';
+import { voiceRouteDocs, voiceRoutes } from './routes/voice.js';
 import { ActivityStreamHub } from './sse/activity-stream-hub.js';
 
 export interface App {
@@ -39,6 +41,8 @@ const ROUTE_DOCS: RouteDoc[] = [
   ...activityStreamRouteDocs,
   ...featureRouteDocs,
   ...sessionRouteDocs,
+  ...voiceRouteDocs,
+  ...reengagementRouteDocs,
   ...contextRouteDocs,
   ...healthRouteDocs,
   {
@@ -112,6 +116,8 @@ export function createApp(deps: AppDeps): App {
   app.use(activityStreamRoutes(activityStreams, config.sseMaxStreams));
   app.use(featureRoutes(deps));
   app.use(sessionRoutes(deps));
+  app.use(voiceRoutes(deps));
+  app.use(reengagementRoutes(deps));
   app.use(contextRoutes(deps));
   app.use(notFound);
   app.use(errorHandler(logger));

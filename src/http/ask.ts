@@ -1,12 +1,22 @@
-import type { AskResult } from '../actors/supervisor.js';
+import type { AskResult, SessionSupervisor } from '../actors/supervisor.js';
+import type { VoiceBusy } from '../machines/session.events.js';
 import { HttpError } from './http-error.js';
+
+const notFound = (sessionId: string) => new HttpError(404, `session ${sessionId} not found`);
+
+/** A live session's snapshot for routes that only read, or 404. */
+export function snapshotOrThrow(supervisor: SessionSupervisor, sessionId: string) {
+  const snapshot = supervisor.snapshot(sessionId);
+  if (!snapshot) throw notFound(sessionId);
+  return snapshot;
+}
 
 /** The HTTP meaning of a supervisor answer. */
 export function replyOrThrow<T>(result: AskResult<T>, sessionId: string): T {
   if (result.ok) return result.value;
   switch (result.reason) {
     case 'not_found':
-      throw new HttpError(404, `session ${sessionId} not found`);
+      throw notFound(sessionId);
     case 'capacity':
       throw new HttpError(503, 'session capacity reached and no inactive session can be evicted; retry later', { 'Retry-After': '5' });
     case 'timeout':
@@ -14,4 +24,10 @@ export function replyOrThrow<T>(result: AskResult<T>, sessionId: string): T {
     case 'failed':
       throw new HttpError(500, 'internal server error');
   }
+}
+
+/** A voice command refused because too many were already waiting on the session. */
+export function unlessBusy<T extends object>(value: T | VoiceBusy): T {
+  if ('busy' in value) throw new HttpError(503, 'voice session is busy with earlier start/stop requests; retry', { 'Retry-After': '1' });
+  return value;
 }

@@ -16,13 +16,58 @@ export interface IngestResult {
   warnings: string[];
 }
 
-export type SessionCommand = TriggerEvaluateCommand | {
-  type: 'session.ingest';
-  event: SdkEvent;
+export type SessionCommand =
+  | {
+      type: 'session.ingest';
+      event: SdkEvent;
+      at: number;
+      trace: Trace;
+      reply: Reply<IngestResult>;
+    }
+  | ContextFetchCommand
+  | TriggerEvaluateCommand
+  | VoiceStartCommand
+  | VoiceStopCommand;
+
+/** The session was busy starting or stopping with too many commands already waiting: retry. */
+export interface VoiceBusy {
+  busy: true;
+}
+
+export interface VoiceStarted {
+  session_id: string;
+  room: string;
+  token: string;
+  media_url: string;
+  expires_in_sec: number;
+  warnings: string[];
+  resumed: boolean;
+}
+
+export interface VoiceStopped {
+  session_id: string;
+  active: false;
+  was_active: boolean;
+  warnings: string[];
+}
+
+export interface VoiceStartCommand {
+  type: 'voice.start';
   at: number;
   trace: Trace;
-  reply: Reply<IngestResult>;
-} | ContextFetchCommand;
+  user_id: string | null;
+  screen: string | null;
+  reply: Reply<VoiceStarted | VoiceBusy>;
+}
+
+export interface VoiceStopCommand {
+  type: 'voice.stop';
+  at: number;
+  trace: Trace;
+  reply: Reply<VoiceStopped | VoiceBusy>;
+}
+
+export type VoiceCommand = VoiceStartCommand | VoiceStopCommand;
 
 /** The voice agent's context fetch: answered with the context, recorded as `voice_agent_context_fetch`. */
 export type ContextFetchCommand = {

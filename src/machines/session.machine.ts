@@ -1,18 +1,28 @@
-import { emit, enqueueActions, not, raise, setup, stateIn } from 'xstate';
+import { emit, enqueueActions, fromPromise, not, raise, setup, stateIn } from 'xstate';
+import type { ActivityDraft, ActivityKind, Trace } from '../domain/activity.js';
 import { buildAgentContext } from '../domain/agent-context.js';
+import type { Reengagement } from '../domain/reengagement.js';
+import { evaluateReengagement } from '../domain/reengagement.js';
 import { mergeSdkConfig } from '../domain/sdk-config.js';
+import { AGENT_EVENT_TYPES } from '../domain/sdk-event.js';
 import type { SessionRecord } from '../domain/session-record.js';
 import { applyEvent, eventActivityPayload, newSessionRecord } from '../domain/session-record.js';
 import { evaluateTriggerPolicy, triggerActivityPayload } from '../domain/trigger-policy.js';
 import type { TriggerMemory } from '../domain/trigger-suppression.js';
 import { newTriggerMemory, rememberPrompt, suppressTrigger, wasPrompted } from '../domain/trigger-suppression.js';
-import type { SessionCommand, SessionEmitted } from './session.events.js';
+import type { VoiceDetails } from '../domain/voice-session.js';
+import { NO_VOICE, VoiceWarning, participantIdentity, roomName } from '../domain/voice-session.js';
+import type { SessionCommand, SessionEmitted, VoiceCommand, VoiceStartCommand, VoiceStopCommand } from './session.events.js';
 
 export interface SessionSettings {
   /** `integration.schema_registry`: when off, screen schemas are neither stored nor announced. */
   schemaRegistry: boolean;
   /** Lower-cased screen ids that count as critical for the trigger policy (`CRITICAL_STEPS`). */
   criticalSteps: string[];
+  /** Media credentials are configured; when not, a start makes no media calls (placeholder token). */
+  mediaReady: boolean;
+  mediaRoomPrefix: string;
+  reengagementInactivitySeconds: number;
 }
 
 export interface SessionInput {
@@ -21,39 +31,136 @@ export interface SessionInput {
   settings: SessionSettings;
 }
 
+/** A start being carried out: the command it answers and what degraded so far. */
+interface StartWork {
+  command: VoiceStartCommand;
+  resumed: boolean;
+  identity: string;
+  warnings: string[];
+  /** The room could not be created, so the token carries the agent dispatch. */
+  dispatchViaToken: boolean;
+}
+
+interface StopWork {
+  command: VoiceStopCommand;
+  warnings: string[];
+}
+
+/** Replies wait here while media calls run; never shown, and gone once answered. */
+interface VoiceWork {
+  start: StartWork | null;
+  stop: StopWork | null;
+  /** Voice commands that arrived while starting or stopping, replayed in order once settled. */
+  waiting: VoiceCommand[];
+}
+
+interface ReengagementTimer {
+  armed_at: number;
+  trace: Trace;
+}
+
 export interface SessionContext extends SessionRecord {
   settings: SessionSettings;
   trigger: TriggerMemory;
+  voice: VoiceDetails;
+  voiceWork: VoiceWork;
+  /** Set while the reengagement timer runs (the deadline is `armed_at` + the inactivity setting). */
+  reengagement: ReengagementTimer | null;
 }
 
 /** Internal: a trigger fired, so the trigger region cools down for `cooldownMs`. */
 type TriggerFired = { type: 'trigger.fired'; cooldownMs: number };
 
+/** Inputs and outputs of the media actors provided at bootstrap. */
+export interface RoomInput {
+  room: string;
+  sessionId: string;
+}
+export interface FindAgentInput {
+  room: string;
+  preferredId: string | null;
+}
+export interface TokenInput {
+  room: string;
+  identity: string;
+  sessionId: string;
+  dispatchAgent: boolean;
+}
+export interface IssuedToken {
+  token: string;
+  url: string;
+  expires_in_sec: number;
+}
+
+/**
+ * Voice commands that may wait behind the one in progress. Each waiting start can make three
+ * media calls, so this bounds both memory and how long a request can wait (see system.ts).
+ */
+export const MAX_WAITING_VOICE_COMMANDS = 2;
+export const MEDIA_CALLS_PER_START = 3;
+
 /** Internal: a command arrived, so the idle-eviction timer starts over. */
 type PresenceTouch = { type: 'presence.touch' };
+/** Internal: an SDK event from the user (not agent telemetry) arrived. */
+type UserActivity = { type: 'user.activity'; at: number };
+type ReengagementArm = { type: 'reengagement.arm'; at: number; trace: Trace };
+type ReengagementCancel = { type: 'reengagement.cancel' };
+
+const unprovided = () => Promise.reject(new Error('media actors are provided at bootstrap'));
+
+const activity = (context: SessionContext, kind: ActivityKind, at: number, trace: Trace, payload: Record<string, unknown>): SessionEmitted => ({
+  type: 'activity',
+  draft: { kind, at, session_id: context.session_id, user_id: context.user_id, trace, payload } satisfies ActivityDraft,
+});
+
+const currentRoom = (context: SessionContext): string => roomName(context.settings.mediaRoomPrefix, context.session_id);
+const roomInput = ({ context }: { context: SessionContext }): RoomInput => ({ room: currentRoom(context), sessionId: context.session_id });
+
+/** The reengagement rule (decisions 3) applied to this session at `now`. */
+export function sessionReengagement(context: SessionContext, voiceActive: boolean, now: number): Reengagement {
+  return evaluateReengagement({
+    now,
+    lastUserActivityAt: context.last_user_activity_at ?? context.created_at,
+    voiceActive,
+    hadVoiceSession: context.voice.started_at !== null,
+    inactivityThresholdSeconds: context.settings.reengagementInactivitySeconds,
+  });
+}
 
 /**
  * One KYC user's session. Pure: time arrives on each command (`at`), timers are named
- * delays provided at bootstrap, and everything the world should know leaves as an emission.
+ * delays, media work is invoked promise actors provided at bootstrap, and everything the
+ * world should know leaves as an emission.
  */
 export const sessionMachine = setup({
   types: {
     context: {} as SessionContext,
-    events: {} as SessionCommand | PresenceTouch | TriggerFired,
+    events: {} as SessionCommand | PresenceTouch | TriggerFired | UserActivity | ReengagementArm | ReengagementCancel,
     emitted: {} as SessionEmitted,
     input: {} as SessionInput,
+  },
+  actors: {
+    createRoom: fromPromise<void, RoomInput>(unprovided),
+    findAgentDispatch: fromPromise<string | null, FindAgentInput>(unprovided),
+    dispatchAgent: fromPromise<string, RoomInput>(unprovided),
+    mintToken: fromPromise<IssuedToken, TokenInput>(unprovided),
+    deleteRoom: fromPromise<void, RoomInput>(unprovided),
   },
   delays: {
     // Replaced at bootstrap with SESSION_IDLE_TTL_SECONDS.
     idleTtl: 86_400_000,
     // The tenant's min_trigger_interval_seconds at the moment the trigger fired.
     triggerCooldown: ({ event }) => (event.type === 'trigger.fired' ? event.cooldownMs : 0),
+    reengagementInactivity: ({ context }) => context.settings.reengagementInactivitySeconds * 1000,
   },
   guards: {
     voiceInactive: stateIn({ voice: 'inactive' }),
     // Starting and stopping count as active: a prompt then would talk over an assistant coming or going.
     assistantActive: not(stateIn({ voice: 'inactive' })),
     triggerCoolingDown: stateIn({ trigger: 'cooldown' }),
+    mediaReady: ({ context }) => context.settings.mediaReady,
+    dispatchRecorded: ({ context }) => context.voice.dispatch_id !== null,
+    dispatchFound: (_, params: { dispatchId: string | null }) => params.dispatchId !== null,
   },
   actions: {
     ingest: enqueueActions(({ context, event, enqueue }) => {
@@ -112,14 +219,127 @@ export const sessionMachine = setup({
     // Raised rather than handled in the presence region: a region-level handler for a command
     // would shadow the root handler that does the command's work.
     touch: raise({ type: 'presence.touch' }),
+    noteUserActivity: enqueueActions(({ event, enqueue }) => {
+      if (event.type === 'session.ingest' && !AGENT_EVENT_TYPES.has(event.event.event)) enqueue.raise({ type: 'user.activity', at: event.at });
+    }),
     announceExpiry: emit(({ context }) => ({ type: 'session.expired' as const, sessionId: context.session_id })),
+
+    beginStart: enqueueActions(({ context, event, enqueue }, params: { resumed: boolean }) => {
+      if (event.type !== 'voice.start') return;
+      const userId = event.user_id ?? context.user_id;
+      const screen = event.screen ?? context.screen;
+      const warnings: string[] = [];
+      if (screen === null) warnings.push(VoiceWarning.missingScreenContext);
+      if (!context.settings.mediaReady) warnings.push(VoiceWarning.mediaNotConfigured);
+      enqueue.assign({
+        user_id: userId,
+        screen,
+        screen_id: event.screen ?? context.screen_id,
+        updated_at: event.at,
+        voice: { ...context.voice, room: currentRoom(context) },
+        voiceWork: {
+          ...context.voiceWork,
+          start: { command: event, resumed: params.resumed, identity: participantIdentity(userId, context.session_id), warnings, dispatchViaToken: false },
+        },
+      });
+    }),
+    noteRoomCreateFailed: enqueueActions(({ context, enqueue }) => {
+      const start = context.voiceWork.start!;
+      const warnings = [...start.warnings, VoiceWarning.roomCreateFailed, VoiceWarning.dispatchViaToken];
+      enqueue.assign({ voiceWork: { ...context.voiceWork, start: { ...start, warnings, dispatchViaToken: true } } });
+    }),
+    keepDispatch: enqueueActions(({ context, enqueue }, params: { dispatchId: string | null }) => {
+      enqueue.assign({ voice: { ...context.voice, dispatch_id: params.dispatchId } });
+    }),
+    noteDispatchFailed: enqueueActions(({ context, enqueue }) => {
+      const start = context.voiceWork.start!;
+      enqueue.assign({
+        voice: { ...context.voice, dispatch_id: null },
+        voiceWork: { ...context.voiceWork, start: { ...start, warnings: [...start.warnings, VoiceWarning.dispatchFailed] } },
+      });
+    }),
+    finishStart: enqueueActions(({ context, enqueue }, issued: IssuedToken) => {
+      const { command, resumed, warnings } = context.voiceWork.start!;
+      const room = currentRoom(context);
+      const voice: VoiceDetails = {
+        ...context.voice,
+        started_at: resumed ? (context.voice.started_at ?? command.at) : command.at,
+        stopped_at: resumed ? context.voice.stopped_at : null,
+      };
+      enqueue.assign({ voice, voiceWork: { ...context.voiceWork, start: null } });
+      enqueue.emit(
+        activity(context, 'session_start', command.at, command.trace, { room, resumed, screen: context.screen, dispatch_id: voice.dispatch_id, warnings }),
+      );
+      enqueue(() =>
+        command.reply({ session_id: context.session_id, room, token: issued.token, media_url: issued.url, expires_in_sec: issued.expires_in_sec, warnings, resumed }),
+      );
+    }),
+
+    beginStop: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'voice.stop') return;
+      enqueue.assign({ voiceWork: { ...context.voiceWork, stop: { command: event, warnings: [] } } });
+    }),
+    noteRoomDeleteFailed: enqueueActions(({ context, enqueue }) => {
+      const stop = context.voiceWork.stop!;
+      enqueue.assign({ voiceWork: { ...context.voiceWork, stop: { ...stop, warnings: [...stop.warnings, VoiceWarning.roomDeleteFailed] } } });
+    }),
+    finishStop: enqueueActions(({ context, enqueue }) => {
+      const { command, warnings } = context.voiceWork.stop!;
+      const voice: VoiceDetails = { ...context.voice, dispatch_id: null, stopped_at: command.at };
+      enqueue.assign({ voice, voiceWork: { ...context.voiceWork, stop: null } });
+      enqueue.emit(activity(context, 'session_stop', command.at, command.trace, { room: voice.room, was_active: true, warnings }));
+      enqueue.emit(activity(context, 'reengagement', command.at, command.trace, { ...sessionReengagement(context, false, command.at), source: 'session_stop' }));
+      enqueue.raise({ type: 'reengagement.arm', at: command.at, trace: command.trace });
+      enqueue(() => command.reply({ session_id: context.session_id, active: false, was_active: true, warnings }));
+    }),
+    stopInactive: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'voice.stop') return;
+      enqueue.emit(activity(context, 'session_stop', event.at, event.trace, { room: context.voice.room, was_active: false, warnings: [] }));
+      enqueue(() => event.reply({ session_id: context.session_id, active: false, was_active: false, warnings: [] }));
+    }),
+
+    /** A voice command that arrives while media work runs waits its turn, or is refused when too many wait. */
+    holdVoiceCommand: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'voice.start' && event.type !== 'voice.stop') return;
+      if (context.voiceWork.waiting.length >= MAX_WAITING_VOICE_COMMANDS) {
+        enqueue(() => event.reply({ busy: true }));
+        return;
+      }
+      enqueue.assign({ voiceWork: { ...context.voiceWork, waiting: [...context.voiceWork.waiting, event] } });
+    }),
+    replayWaiting: enqueueActions(({ context, enqueue }) => {
+      enqueue.assign({ voiceWork: { ...context.voiceWork, waiting: [] } });
+      for (const command of context.voiceWork.waiting) enqueue.raise(command);
+    }),
+
+    armReengagement: enqueueActions(({ event, enqueue }) => {
+      if (event.type === 'reengagement.arm') enqueue.assign({ reengagement: { armed_at: event.at, trace: event.trace } });
+    }),
+    rearmReengagement: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type === 'user.activity' && context.reengagement) enqueue.assign({ reengagement: { ...context.reengagement, armed_at: event.at } });
+    }),
+    recordReengagement: enqueueActions(({ context, enqueue }) => {
+      const timer = context.reengagement;
+      if (!timer) return;
+      // The timer fires the full inactivity period after it was last armed: that is "now".
+      const firedAt = timer.armed_at + context.settings.reengagementInactivitySeconds * 1000;
+      enqueue.emit(activity(context, 'reengagement', firedAt, timer.trace, { ...sessionReengagement(context, false, firedAt), source: 'timer' }));
+    }),
+    clearReengagement: enqueueActions(({ enqueue }) => enqueue.assign({ reengagement: null })),
   },
 }).createMachine({
   id: 'session',
   type: 'parallel',
-  context: ({ input }) => ({ ...newSessionRecord(input.sessionId, input.at), settings: input.settings, trigger: newTriggerMemory() }),
+  context: ({ input }) => ({
+    ...newSessionRecord(input.sessionId, input.at),
+    settings: input.settings,
+    trigger: newTriggerMemory(),
+    voice: NO_VOICE,
+    voiceWork: { start: null, stop: null, waiting: [] },
+    reengagement: null,
+  }),
   on: {
-    'session.ingest': { actions: ['ingest', 'touch'] },
+    'session.ingest': { actions: ['ingest', 'touch', 'noteUserActivity'] },
     'context.fetch': [
       { guard: 'voiceInactive', actions: [{ type: 'serveContext', params: { voiceActive: false } }, 'touch'] },
       { actions: [{ type: 'serveContext', params: { voiceActive: true } }, 'touch'] },
@@ -135,7 +355,97 @@ export const sessionMachine = setup({
     voice: {
       initial: 'inactive',
       states: {
-        inactive: {},
+        inactive: {
+          on: {
+            'voice.start': {
+              target: 'starting',
+              actions: [{ type: 'beginStart', params: { resumed: false } }, 'touch', raise({ type: 'reengagement.cancel' })],
+            },
+            'voice.stop': { actions: ['stopInactive', 'touch'] },
+          },
+        },
+        starting: {
+          initial: 'planning',
+          on: { 'voice.start': { actions: ['holdVoiceCommand', 'touch'] }, 'voice.stop': { actions: ['holdVoiceCommand', 'touch'] } },
+          states: {
+            planning: {
+              always: [{ guard: 'mediaReady', target: 'creatingRoom' }, { target: 'mintingToken' }],
+            },
+            creatingRoom: {
+              invoke: {
+                src: 'createRoom',
+                input: roomInput,
+                onDone: { target: 'findingAgent' },
+                // No dispatch call: the token carries the dispatch, and the media server honours
+                // it only when the user's join creates the room.
+                onError: { target: 'mintingToken', actions: 'noteRoomCreateFailed' },
+              },
+            },
+            findingAgent: {
+              // Listing first is what keeps one agent per room: a dispatch that succeeded behind a
+              // timeout, or one from before a restart, is adopted rather than doubled.
+              invoke: {
+                src: 'findAgentDispatch',
+                input: ({ context }) => ({ room: currentRoom(context), preferredId: context.voice.dispatch_id }),
+                onDone: [
+                  {
+                    guard: { type: 'dispatchFound', params: ({ event }) => ({ dispatchId: event.output }) },
+                    target: 'mintingToken',
+                    actions: { type: 'keepDispatch', params: ({ event }) => ({ dispatchId: event.output }) },
+                  },
+                  { target: 'dispatchingAgent' },
+                ],
+                // Unknown whether an agent is there: dispatching could make two.
+                onError: [{ guard: 'dispatchRecorded', target: 'mintingToken' }, { target: 'mintingToken', actions: 'noteDispatchFailed' }],
+              },
+            },
+            dispatchingAgent: {
+              invoke: {
+                src: 'dispatchAgent',
+                input: roomInput,
+                onDone: { target: 'mintingToken', actions: { type: 'keepDispatch', params: ({ event }) => ({ dispatchId: event.output }) } },
+                onError: { target: 'mintingToken', actions: 'noteDispatchFailed' },
+              },
+            },
+            mintingToken: {
+              // Minting is local and cannot fail for a media reason; a failure is a bug, which
+              // the supervisor contains (500, session discarded), hence no onError.
+              invoke: {
+                src: 'mintToken',
+                input: ({ context }) => {
+                  const start = context.voiceWork.start!;
+                  return { room: currentRoom(context), identity: start.identity, sessionId: context.session_id, dispatchAgent: start.dispatchViaToken };
+                },
+                onDone: { target: '#session.voice.active', actions: [{ type: 'finishStart', params: ({ event }) => event.output }, 'replayWaiting'] },
+              },
+            },
+          },
+        },
+        active: {
+          on: {
+            'voice.start': { target: 'starting', actions: [{ type: 'beginStart', params: { resumed: true } }, 'touch'] },
+            'voice.stop': { target: 'stopping', actions: ['beginStop', 'touch'] },
+          },
+        },
+        stopping: {
+          initial: 'planning',
+          on: { 'voice.start': { actions: ['holdVoiceCommand', 'touch'] }, 'voice.stop': { actions: ['holdVoiceCommand', 'touch'] } },
+          states: {
+            planning: {
+              always: [{ guard: 'mediaReady', target: 'deletingRoom' }, { target: 'done' }],
+            },
+            deletingRoom: {
+              invoke: {
+                src: 'deleteRoom',
+                input: roomInput,
+                onDone: { target: 'done' },
+                onError: { target: 'done', actions: 'noteRoomDeleteFailed' },
+              },
+            },
+            done: { type: 'final' },
+          },
+          onDone: { target: 'inactive', actions: ['finishStop', 'replayWaiting'] },
+        },
       },
     },
     trigger: {
@@ -147,16 +457,34 @@ export const sessionMachine = setup({
     },
     presence: {
       initial: 'live',
-      // Not `reenter: true`: that makes the root the transition's domain, which exits and
-      // re-enters every region (voice, trigger) on each command. Targeting the child restarts it anyway.
-      on: { 'presence.touch': { target: '.live' } },
       states: {
         live: {
+          // Declared on the state, not the region: a re-entering transition on a region of a
+          // parallel machine re-enters the whole machine, resetting the voice region too.
+          on: { 'presence.touch': { target: 'live', reenter: true } },
           after: {
             idleTtl: [{ guard: 'voiceInactive', target: 'expired' }, { target: 'live', reenter: true }],
           },
         },
         expired: { entry: 'announceExpiry' },
+      },
+    },
+    reengagement: {
+      initial: 'idle',
+      states: {
+        idle: {
+          on: { 'reengagement.arm': { target: 'armed', actions: 'armReengagement' } },
+        },
+        armed: {
+          on: {
+            'reengagement.arm': { target: 'armed', reenter: true, actions: 'armReengagement' },
+            'user.activity': { target: 'armed', reenter: true, actions: 'rearmReengagement' },
+            'reengagement.cancel': { target: 'idle', actions: 'clearReengagement' },
+          },
+          after: {
+            reengagementInactivity: { target: 'idle', actions: ['recordReengagement', 'clearReengagement'] },
+          },
+        },
       },
     },
   },

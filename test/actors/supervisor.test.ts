@@ -53,6 +53,26 @@ describe('MAX_SESSIONS', () => {
   });
 });
 
+describe('MAX_SESSIONS with active voice sessions', () => {
+  it('answers 503 {detail} when every live session is in a voice session, and evicts none of them', async () => {
+    const h = createHarness({ env: { MAX_SESSIONS: '2' } });
+    for (const id of ['a', 'b']) {
+      expect((await h.http.post('/v1/assistant/session/start').send({ session_id: id, screen: 'pan_details' })).status).toBe(200);
+    }
+    const res = await h.http.post('/v1/events').send(event('c'));
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ detail: 'session capacity reached and no inactive session can be evicted; retry later' });
+    expect(res.headers['retry-after']).toBe('5');
+    await settle();
+    expect(['a', 'b', 'c'].map((id) => h.system.supervisor.has(id))).toEqual([true, true, false]);
+
+    await h.http.post('/v1/assistant/session/stop').send({ session_id: 'a' });
+    expect((await h.http.post('/v1/events').send(event('c'))).status).toBe(200);
+    await settle();
+    expect(['a', 'b', 'c'].map((id) => h.system.supervisor.has(id))).toEqual([false, true, true]);
+  });
+});
+
 describe('failure isolation', () => {
   // A session machine whose ingest throws for one event name: a stand-in for any bug in a session.
   const fragile = sessionMachine.provide({

@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { resolveFeatureFlags } from '../../src/domain/feature-flags.js';
 import type { App } from '../../src/http/app.js';
 import { createApp } from '../../src/http/app.js';
+import { createMediaProvider } from '../../src/integrations/media.js';
 import { loadKnowledgeBase } from '../../src/integrations/knowledge-base.js';
 import type { SdkConfigSource } from '../../src/integrations/sdk-config-source.js';
 import { openSdkConfigSource } from '../../src/integrations/sdk-config-source.js';
@@ -57,7 +58,8 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   clock.set(START_TIME);
   const logs = new LogCapture();
   const logger = createLogger(config.logLevel, logs);
-  const mediaReady = false;
+  const media = createMediaProvider(config);
+  const mediaReady = media.ready;
   const system = createActorSystem({
     clock,
     logger,
@@ -66,6 +68,9 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     maxSessions: config.maxSessions,
     activityBufferSize: config.activityBufferSize,
     sessionLogic: options.sessionLogic,
+    media,
+    mediaRoomPrefix: config.mediaRoomPrefix,
+    reengagementInactivitySeconds: config.reengagementInactivitySeconds,
     agentContext: { knowledgeBase: loadKnowledgeBase(config.kycKbFile), refreshPolicy: config.voiceContextRefresh },
     criticalSteps: config.criticalSteps,
   });

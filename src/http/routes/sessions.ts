@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { SessionId } from '../../domain/sdk-event.js';
+import { snapshotOrThrow } from '../ask.js';
 import type { AppDeps } from '../deps.js';
-import { HttpError } from '../http-error.js';
 import type { RouteDoc } from '../route-doc.js';
 import { ErrorBody } from '../schemas/common.js';
 import { SessionOut } from '../schemas/session.js';
@@ -30,8 +30,7 @@ export function sessionRoutes({ system }: AppDeps): Router {
   const router = Router();
   router.get('/api/sessions/:session_id', (req, res) => {
     const { session_id } = parseOr422(SessionParams, req.params, 'path');
-    const snapshot = system.supervisor.snapshot(session_id);
-    if (!snapshot) throw new HttpError(404, `session ${session_id} not found`);
+    const snapshot = snapshotOrThrow(system.supervisor, session_id);
     res.json(sessionView(snapshot.context, snapshot.value));
   });
   return router;

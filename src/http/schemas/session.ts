@@ -38,6 +38,15 @@ export const ValidationFailureOut = z
   })
   .meta({ id: 'ValidationFailure' });
 
+export const VoiceDetailsOut = z
+  .object({
+    room: z.string().nullable(),
+    dispatch_id: z.string().nullable().meta({ description: 'the agent dispatch known to be in the room' }),
+    started_at: z.string().nullable().meta({ format: 'date-time' }),
+    stopped_at: z.string().nullable().meta({ format: 'date-time' }),
+  })
+  .meta({ id: 'VoiceDetails' });
+
 export const SessionOut = z
   .object({
     session_id: z.string(),
@@ -55,6 +64,7 @@ export const SessionOut = z
     updated_at: z.string().meta({ format: 'date-time' }),
     last_user_activity_at: z.string().nullable().meta({ format: 'date-time' }),
     last_trigger_at: z.string().nullable().meta({ format: 'date-time', description: 'when a trigger last fired in this session' }),
+    voice: VoiceDetailsOut,
   })
   .meta({ id: 'Session' });
 

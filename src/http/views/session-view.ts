@@ -28,5 +28,6 @@ export function sessionView(context: SessionContext, value: unknown): SessionVie
     updated_at: isoTime(context.updated_at),
     last_user_activity_at: iso(context.last_user_activity_at),
     last_trigger_at: iso(context.last_trigger_at),
+    voice: { ...context.voice, started_at: iso(context.voice.started_at), stopped_at: iso(context.voice.stopped_at) },
   };
 }

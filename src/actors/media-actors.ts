@@ -1,0 +1,33 @@
+import type { Logger } from 'pino';
+import { fromPromise } from 'xstate';
+import type { MediaProvider } from '../integrations/media.js';
+import type { FindAgentInput, IssuedToken, RoomInput, TokenInput } from '../machines/session.machine.js';
+
+/**
+ * The session machine's media actors over one provider. A failed call is logged here, where
+ * the reason is known; the machine only learns that it failed and degrades accordingly.
+ */
+export function mediaActors(media: MediaProvider, logger: Logger) {
+  const logged =
+    <I extends { room: string }, O>(call: string, run: (input: I) => Promise<O>) =>
+    async ({ input }: { input: I }): Promise<O> => {
+      try {
+        return await run(input);
+      } catch (error) {
+        logger.warn({ err: error, room: input.room, call }, 'media call failed');
+        throw error;
+      }
+    };
+
+  return {
+    createRoom: fromPromise<void, RoomInput>(logged('createRoom', (input) => media.createRoom(input.room, input.sessionId))),
+    findAgentDispatch: fromPromise<string | null, FindAgentInput>(
+      logged('findAgentDispatch', (input) => media.findAgentDispatch(input.room, input.preferredId)),
+    ),
+    dispatchAgent: fromPromise<string, RoomInput>(logged('dispatchAgent', (input) => media.dispatchAgent(input.room, input.sessionId))),
+    deleteRoom: fromPromise<void, RoomInput>(logged('deleteRoom', (input) => media.deleteRoom(input.room))),
+    mintToken: fromPromise<IssuedToken, TokenInput>(
+      logged('mintToken', async (input) => ({ token: await media.mintToken(input), url: media.url, expires_in_sec: media.tokenTtlSeconds })),
+    ),
+  };
+}

@@ -1,0 +1,25 @@
+/** Decisions 3: whether to reach out to a user again after a voice session, as a pure function. */
+export interface ReengagementFacts {
+  now: number;
+  /** Last SDK event other than agent telemetry; the session's creation when there was none. */
+  lastUserActivityAt: number;
+  voiceActive: boolean;
+  hadVoiceSession: boolean;
+  inactivityThresholdSeconds: number;
+}
+
+export interface Reengagement {
+  recommended: boolean;
+  channel: 'voice';
+  reason: string;
+  inactivity_seconds: number;
+}
+
+export function evaluateReengagement(facts: ReengagementFacts): Reengagement {
+  const inactivitySeconds = Math.max(0, Math.floor((facts.now - facts.lastUserActivityAt) / 1000));
+  const recommended = !facts.voiceActive && facts.hadVoiceSession && inactivitySeconds >= facts.inactivityThresholdSeconds;
+  let reason: string;
+  if (recommended) reason = `user_inactive_${Math.floor(inactivitySeconds / 60)}min`;
+  else reason = facts.voiceActive ? 'assistant_active' : 'user_active';
+  return { recommended, channel: 'voice', reason, inactivity_seconds: inactivitySeconds };
+}

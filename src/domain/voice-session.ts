@@ -1,0 +1,31 @@
+/**
+ * The voice details of a session record (decisions 1) and the naming rules of a voice session.
+ * Times are epoch milliseconds from the injected clock.
+ */
+export interface VoiceDetails {
+  /** `{MEDIA_ROOM_PREFIX}-{session_id}`, once a start has been asked for. */
+  room: string | null;
+  /** The agent dispatch this session knows is in its room; null when none is confirmed. */
+  dispatch_id: string | null;
+  started_at: number | null;
+  stopped_at: number | null;
+}
+
+export const NO_VOICE: VoiceDetails = { room: null, dispatch_id: null, started_at: null, stopped_at: null };
+
+/** What a start or stop could not do as asked; carried by the response and the activity. */
+export const VoiceWarning = {
+  missingScreenContext: 'missing_screen_context',
+  mediaNotConfigured: 'media_not_configured',
+  roomCreateFailed: 'media_room_create_failed',
+  dispatchViaToken: 'agent_dispatch_via_token',
+  dispatchFailed: 'agent_dispatch_failed',
+  roomDeleteFailed: 'media_room_delete_failed',
+} as const;
+
+export type VoiceWarning = (typeof VoiceWarning)[keyof typeof VoiceWarning];
+
+export const roomName = (prefix: string, sessionId: string): string => `${prefix}-${sessionId}`;
+
+/** The participant identity (token `sub`): the user when known, else one derived from the session. */
+export const participantIdentity = (userId: string | null, sessionId: string): string => userId ?? `user-${sessionId}`;

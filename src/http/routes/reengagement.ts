@@ -1,0 +1,34 @@
+import { Router } from 'express';
+import { isVoiceActive, sessionReengagement } from '../../machines/session.machine.js';
+import { snapshotOrThrow } from '../ask.js';
+import type { AppDeps } from '../deps.js';
+import type { RouteDoc } from '../route-doc.js';
+import { ErrorBody } from '../schemas/common.js';
+import { ReengagementOut } from '../schemas/voice.js';
+import { parseOr422 } from '../validate.js';
+import { SessionParams } from './sessions.js';
+
+export const reengagementRouteDocs: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/api/reengagement/{session_id}',
+    tag: 'operations',
+    summary: 'Whether to reach out to the user again: voice not active, a voice session happened, and inactive for REENGAGEMENT_INACTIVITY_SECONDS.',
+    pathParams: { session_id: 'the session key' },
+    responses: {
+      200: { description: 'the recommendation now', schema: ReengagementOut },
+      404: { description: 'no such live session', schema: ErrorBody },
+      422: { description: 'session_id is not a valid id', schema: ErrorBody },
+    },
+  },
+];
+
+export function reengagementRoutes({ system }: AppDeps): Router {
+  const router = Router();
+  router.get('/api/reengagement/:session_id', (req, res) => {
+    const { session_id } = parseOr422(SessionParams, req.params, 'path');
+    const snapshot = snapshotOrThrow(system.supervisor, session_id);
+    res.json({ session_id, ...sessionReengagement(snapshot.context, isVoiceActive(snapshot.value), system.clock.now()) });
+  });
+  return router;
+}

@@ -1,0 +1,85 @@
+import { Router } from 'express';
+import type { VoiceBusy, VoiceStarted, VoiceStopped } from '../../machines/session.events.js';
+import { replyOrThrow, unlessBusy } from '../ask.js';
+import type { AppDeps } from '../deps.js';
+import { traceFor } from '../request-context.js';
+import type { RouteDoc } from '../route-doc.js';
+import { ErrorBody } from '../schemas/common.js';
+import type { AssistantStartBody } from '../schemas/voice.js';
+import { AssistantStartIn, AssistantStartOut, AssistantStopIn, AssistantStopOut } from '../schemas/voice.js';
+import { parseOr422 } from '../validate.js';
+
+const BUSY = { description: 'the session cap is reached, or the session is busy with earlier voice commands; retry', schema: ErrorBody };
+
+export const voiceRouteDocs: RouteDoc[] = [
+  {
+    method: 'post',
+    path: '/v1/assistant/session/start',
+    tag: 'sdk',
+    summary:
+      'Start (or resume) the voice session: room, one agent dispatch, participant token. Creates the session if unknown; media faults degrade the start into warnings, never fail it.',
+    body: AssistantStartIn,
+    responses: {
+      200: { description: 'the session is active', schema: AssistantStartOut },
+      422: { description: 'a field is missing or of the wrong type', schema: ErrorBody },
+      503: BUSY,
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/assistant/session/stop',
+    tag: 'sdk',
+    summary: 'Stop the voice session: the room is deleted and reengagement evaluated. Idempotent on an inactive session.',
+    body: AssistantStopIn,
+    responses: {
+      200: { description: 'the session is inactive', schema: AssistantStopOut },
+      404: { description: 'no such session', schema: ErrorBody },
+      422: { description: 'a field is missing or of the wrong type', schema: ErrorBody },
+      503: BUSY,
+    },
+  },
+];
+
+/** Deployed SDKs read the `livekit_*` names; the spec's names are the `media_*` ones. */
+function startBody(started: VoiceStarted): AssistantStartBody {
+  return {
+    token: started.token,
+    media_url: started.media_url,
+    media_room: started.room,
+    expires_in_sec: started.expires_in_sec,
+    session_id: started.session_id,
+    livekit_url: started.media_url,
+    livekit_room: started.room,
+    warnings: started.warnings,
+  };
+}
+
+export function voiceRoutes({ system }: AppDeps): Router {
+  const router = Router();
+  router.post('/v1/assistant/session/start', async (req, res) => {
+    const body = parseOr422(AssistantStartIn, req.body);
+    const trace = traceFor(res, body);
+    const result = await system.supervisor.ask<VoiceStarted | VoiceBusy>(body.session_id, 'create', (reply, at) => ({
+      type: 'voice.start',
+      at,
+      trace,
+      user_id: body.user_id,
+      screen: body.screen,
+      reply,
+    }));
+    res.json(startBody(unlessBusy(replyOrThrow(result, body.session_id))));
+  });
+  router.post('/v1/assistant/session/stop', async (req, res) => {
+    const body = parseOr422(AssistantStopIn, req.body);
+    const trace = traceFor(res, body);
+    const result = await system.supervisor.ask<VoiceStopped | VoiceBusy>(body.session_id, 'existing', (reply, at) => ({
+      type: 'voice.stop',
+      at,
+      trace,
+      reply,
+    }));
+    const { session_id, active, warnings } = unlessBusy(replyOrThrow(result, body.session_id));
+    res.json({ session_id, active, warnings });
+  });
+  return router;
+}

@@ -1,0 +1,69 @@
+import { AccessToken, AgentDispatchClient, RoomAgentDispatch, RoomConfiguration, RoomServiceClient, ServerError } from 'livekit-server-sdk';
+import type { MediaProvider, TokenRequest } from './media.js';
+
+export interface LiveKitSettings {
+  url: string;
+  apiKey: string;
+  apiSecret: string;
+  agentName: string;
+  tokenTtlSeconds: number;
+  requestTimeoutSeconds: number;
+}
+
+/** The participant name deployed clients and agents expect (clients.md). */
+const PARTICIPANT_NAME = 'kycis-client';
+
+const sessionMetadata = (sessionId: string) => JSON.stringify({ session_id: sessionId });
+
+/**
+ * LiveKit through `livekit-server-sdk`, with clients built from injected settings only (never
+ * from the SDK's implicit environment). Failover is off: it only engages for LiveKit Cloud and
+ * would multiply the per-call budget that the start sequence is planned around.
+ */
+export function createLiveKitMedia(settings: LiveKitSettings): MediaProvider {
+  const { url, apiKey, apiSecret, agentName, tokenTtlSeconds } = settings;
+  const options = { requestTimeout: settings.requestTimeoutSeconds, failover: false };
+  const rooms = new RoomServiceClient(url, apiKey, apiSecret, options);
+  const dispatches = new AgentDispatchClient(url, apiKey, apiSecret, options);
+
+  return {
+    ready: true,
+    url,
+    tokenTtlSeconds,
+    callTimeoutMs: settings.requestTimeoutSeconds * 1000,
+
+    async createRoom(room, sessionId) {
+      await rooms.createRoom({ name: room, metadata: sessionMetadata(sessionId) });
+    },
+
+    async findAgentDispatch(room, preferredId) {
+      const ours = (await dispatches.listDispatch(room)).filter((dispatch) => dispatch.agentName === agentName);
+      return (ours.find((dispatch) => dispatch.id === preferredId) ?? ours[0])?.id ?? null;
+    },
+
+    async dispatchAgent(room, sessionId) {
+      const dispatch = await dispatches.createDispatch(room, agentName, { metadata: sessionMetadata(sessionId) });
+      return dispatch.id;
+    },
+
+    async deleteRoom(room) {
+      try {
+        await rooms.deleteRoom(room);
+      } catch (error) {
+        if (error instanceof ServerError && error.code === 'not_found') return;
+        throw error;
+      }
+    },
+
+    mintToken(request: TokenRequest) {
+      const token = new AccessToken(apiKey, apiSecret, { identity: request.identity, name: PARTICIPANT_NAME, ttl: tokenTtlSeconds });
+      token.addGrant({ roomJoin: true, room: request.room, canPublish: true, canSubscribe: true, canPublishData: true });
+      if (request.dispatchAgent) {
+        token.roomConfig = new RoomConfiguration({
+          agents: [new RoomAgentDispatch({ agentName, metadata: sessionMetadata(request.sessionId) })],
+        });
+      }
+      return token.toJwt();
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import type { AppConfig } from '../config.js';
+import { createLiveKitMedia } from './livekit-media.js';
+import { createPlaceholderMedia } from './placeholder-media.js';
+
+export interface TokenRequest {
+  room: string;
+  identity: string;
+  sessionId: string;
+  /** Put the agent dispatch in the token itself: only for a room that could not be created. */
+  dispatchAgent: boolean;
+}
+
+/**
+ * The media server as the session machine's promise actors see it. Every call either
+ * resolves or rejects within `callTimeoutMs`; what a failure means is the machine's business.
+ */
+export interface MediaProvider {
+  /** false for the placeholder: the session machine then makes no media calls at all. */
+  readonly ready: boolean;
+  /** Returned to clients as `media_url` / `livekit_url`; "" when media is not configured. */
+  readonly url: string;
+  readonly tokenTtlSeconds: number;
+  readonly callTimeoutMs: number;
+  createRoom(room: string, sessionId: string): Promise<void>;
+  /** The id of a dispatch of the voice agent already in the room (`preferredId` first), or null. */
+  findAgentDispatch(room: string, preferredId: string | null): Promise<string | null>;
+  /** Dispatches the voice agent into the room; not idempotent, so call it only after `findAgentDispatch`. */
+  dispatchAgent(room: string, sessionId: string): Promise<string>;
+  /** Deletes the room; a room that is already gone counts as deleted. */
+  deleteRoom(room: string): Promise<void>;
+  mintToken(request: TokenRequest): Promise<string>;
+}
+
+/** Which credentials are missing, in the order the configuration table lists them. */
+export function missingMediaSettings(config: AppConfig): string[] {
+  const settings: [string, string | undefined][] = [
+    ['LIVEKIT_URL', config.livekitUrl],
+    ['LIVEKIT_API_KEY', config.livekitApiKey],
+    ['LIVEKIT_API_SECRET', config.livekitApiSecret],
+  ];
+  return settings.filter(([, value]) => value === undefined).map(([name]) => name);
+}
+
+/** LiveKit when all three credentials are set (media ready), the placeholder otherwise. */
+export function createMediaProvider(config: AppConfig): MediaProvider {
+  const { livekitUrl, livekitApiKey, livekitApiSecret } = config;
+  if (livekitUrl === undefined || livekitApiKey === undefined || livekitApiSecret === undefined) {
+    return createPlaceholderMedia(config.tokenTtlSeconds);
+  }
+  return createLiveKitMedia({
+    url: livekitUrl,
+    apiKey: livekitApiKey,
+    apiSecret: livekitApiSecret,
+    agentName: config.voiceAgentName,
+    tokenTtlSeconds: config.tokenTtlSeconds,
+    requestTimeoutSeconds: config.mediaRequestTimeoutSeconds,
+  });
+}

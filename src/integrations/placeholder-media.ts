@@ -1,0 +1,23 @@
+import { randomBytes } from 'node:crypto';
+import type { MediaProvider } from './media.js';
+
+const notConfigured = () => Promise.reject(new Error('media is not configured: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET'));
+
+/**
+ * Media without credentials (spec 4.2 rule 6): voice sessions still start, with a token that
+ * is deliberately not a JWT so that no client mistakes it for one. The session machine never
+ * asks it for rooms or agents (`ready` is false); those calls refuse rather than pretend.
+ */
+export function createPlaceholderMedia(tokenTtlSeconds: number): MediaProvider {
+  return {
+    ready: false,
+    url: '',
+    tokenTtlSeconds,
+    callTimeoutMs: 0,
+    createRoom: notConfigured,
+    findAgentDispatch: notConfigured,
+    dispatchAgent: notConfigured,
+    deleteRoom: notConfigured,
+    mintToken: () => Promise.resolve(`placeholder.${randomBytes(18).toString('base64url')}`),
+  };
+}

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { evaluateReengagement } from '../../src/domain/reengagement.js';
+
+const facts = { now: 1_000_000, lastUserActivityAt: 1_000_000, voiceActive: false, hadVoiceSession: true, inactivityThresholdSeconds: 300 };
+
+describe('evaluateReengagement (decisions 3)', () => {
+  it('recommends voice once inactivity reaches the threshold after a voice session, naming the minutes', () => {
+    expect(evaluateReengagement({ ...facts, now: facts.now + 299_999 })).toEqual({ recommended: false, channel: 'voice', reason: 'user_active', inactivity_seconds: 299 });
+    expect(evaluateReengagement({ ...facts, now: facts.now + 300_000 })).toEqual({ recommended: true, channel: 'voice', reason: 'user_inactive_5min', inactivity_seconds: 300 });
+    expect(evaluateReengagement({ ...facts, now: facts.now + 7_259_000 }).reason).toBe('user_inactive_120min');
+  });
+
+  it('never while voice is active, and never for a session that had no voice session', () => {
+    const long = { ...facts, now: facts.now + 3_600_000 };
+    expect(evaluateReengagement({ ...long, voiceActive: true })).toMatchObject({ recommended: false, reason: 'assistant_active', inactivity_seconds: 3600 });
+    expect(evaluateReengagement({ ...long, hadVoiceSession: false })).toMatchObject({ recommended: false, reason: 'user_active' });
+  });
+
+  it('counts whole seconds and never a negative inactivity', () => {
+    expect(evaluateReengagement({ ...facts, now: facts.now + 1_999 }).inactivity_seconds).toBe(1);
+    expect(evaluateReengagement({ ...facts, now: facts.now - 5_000 }).inactivity_seconds).toBe(0);
+  });
+});

@@ -1,0 +1,226 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { decodeJwt } from 'jose';
+import type { ClaimGrants } from 'livekit-server-sdk';
+import { TokenVerifier } from 'livekit-server-sdk';
+
+/**
+ * A LiveKit server as `livekit-server-sdk` sees it over the wire (docs/livekit.md section 6):
+ * Twirp JSON on /twirp/livekit.<Service>/<Method>, admin JWTs verified with the API secret,
+ * rooms and agent dispatches kept in memory, every call recorded, faults injected on demand.
+ */
+export const STAND_IN_KEY = 'devkey';
+export const STAND_IN_SECRET = 'secret';
+
+type Body = Record<string, unknown>;
+export interface RecordedCall {
+  service: string;
+  method: string;
+  body: Body;
+  claims: ClaimGrants | undefined;
+  requestId: string | undefined;
+}
+export interface StandInRoom {
+  sid: string;
+  name: string;
+  metadata: string;
+  empty_timeout: number;
+  departure_timeout: number;
+  creation_time: string;
+}
+export interface StandInDispatch {
+  id: string;
+  agent_name: string;
+  room: string;
+  metadata: string;
+}
+/** A Twirp error, a dropped connection, or a server that does the work and never answers. */
+export type Fault = { status: number; code: string; msg: string } | 'drop' | 'hang';
+type Planned = Fault | { held: Promise<void>; arrived: () => void };
+
+class TwirpFailure {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly msg: string,
+  ) {}
+}
+
+const text = (res: ServerResponse, status: number, message: string) => res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' }).end(message);
+// Exactly `application/json`: the SDK parses Twirp errors only under that content type.
+const json = (res: ServerResponse, status: number, value: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(value));
+/** The SDK sends lowerCamelCase; other clients send snake_case. */
+const field = (body: Body, camel: string, snake: string): unknown => body[camel] ?? body[snake];
+const asText = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+export async function startLiveKitStandIn(keys: Record<string, string> = { [STAND_IN_KEY]: STAND_IN_SECRET }) {
+  const calls: RecordedCall[] = [];
+  const rooms = new Map<string, StandInRoom>();
+  const dispatches: StandInDispatch[] = [];
+  const planned = new Map<string, Planned[]>();
+  let serial = 0;
+  const nextId = (prefix: string) => `${prefix}_${String((serial += 1)).padStart(12, '0')}`;
+
+  const ensureRoom = (name: string): StandInRoom => {
+    const existing = rooms.get(name);
+    if (existing) return existing;
+    const room = { sid: nextId('RM'), name, metadata: '', empty_timeout: 300, departure_timeout: 20, creation_time: String(Math.floor(Date.now() / 1000)) };
+    rooms.set(name, room);
+    return room;
+  };
+  const dispatchJson = (d: StandInDispatch) => ({ ...d, state: { jobs: [], created_at: '0', deleted_at: '0' }, restart_policy: 'JRP_ON_FAILURE', deployment: '', attributes: {} });
+  const canAdminRoom = (claims: ClaimGrants | undefined, body: Body) => claims?.video?.roomAdmin === true && claims.video.room === body.room;
+
+  const methods: Record<string, { service: string; allowed: (claims: ClaimGrants | undefined, body: Body) => boolean; run: (body: Body) => unknown }> = {
+    CreateRoom: {
+      service: 'RoomService',
+      allowed: (claims) => claims?.video?.roomCreate === true,
+      run: (body) => {
+        const name = asText(body.name);
+        if (name === '') throw new TwirpFailure(400, 'invalid_argument', 'no room name');
+        const room = ensureRoom(name);
+        if (asText(body.metadata) !== '') room.metadata = asText(body.metadata);
+        return room;
+      },
+    },
+    ListRooms: {
+      service: 'RoomService',
+      allowed: (claims) => claims?.video?.roomList === true,
+      run: (body) => {
+        const names = Array.isArray(body.names) ? body.names : [];
+        return { rooms: [...rooms.values()].filter((room) => names.length === 0 || names.includes(room.name)) };
+      },
+    },
+    DeleteRoom: {
+      service: 'RoomService',
+      allowed: (claims) => claims?.video?.roomCreate === true,
+      run: (body) => {
+        const name = asText(body.room);
+        if (!rooms.delete(name)) throw new TwirpFailure(404, 'not_found', 'requested room does not exist');
+        for (let i = dispatches.length - 1; i >= 0; i -= 1) if (dispatches[i]!.room === name) dispatches.splice(i, 1);
+        return {};
+      },
+    },
+    CreateDispatch: {
+      service: 'AgentDispatchService',
+      allowed: canAdminRoom,
+      run: (body) => {
+        const room = ensureRoom(asText(body.room)).name;
+        const dispatch = { id: nextId('AD'), agent_name: asText(field(body, 'agentName', 'agent_name')), room, metadata: asText(body.metadata) };
+        dispatches.push(dispatch);
+        return dispatchJson(dispatch);
+      },
+    },
+    ListDispatch: {
+      service: 'AgentDispatchService',
+      allowed: canAdminRoom,
+      run: (body) => {
+        const id = asText(field(body, 'dispatchId', 'dispatch_id'));
+        const found = dispatches.filter((d) => d.room === body.room && (id === '' || d.id === id));
+        return { agent_dispatches: found.map(dispatchJson) };
+      },
+    },
+  };
+
+  async function verify(header: string | undefined): Promise<{ claims?: ClaimGrants; refusal?: string }> {
+    if (header === undefined) return {};
+    if (!header.startsWith('Bearer ')) return { refusal: 'invalid authorization header. Must start with Bearer ' };
+    const token = header.slice('Bearer '.length);
+    let issuer: string | undefined;
+    try {
+      issuer = decodeJwt(token).iss;
+    } catch {
+      return { refusal: 'invalid authorization token' };
+    }
+    const secret = issuer === undefined ? undefined : keys[issuer];
+    if (issuer === undefined || secret === undefined) return { refusal: 'invalid API key' };
+    try {
+      return { claims: await new TokenVerifier(issuer, secret).verify(token, 60) };
+    } catch {
+      return { refusal: 'invalid authorization token' };
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const { claims, refusal } = await verify(req.headers.authorization);
+    if (refusal) return void text(res, 401, refusal);
+    const route = /^\/twirp\/livekit\.(RoomService|AgentDispatchService)\/(\w+)$/.exec(req.url ?? '');
+    if (!route) return void text(res, 404, '404 page not found');
+    const service = route[1]!;
+    const name = route[2]!;
+    const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const method = methods[name];
+    if (req.method !== 'POST') return void json(res, 404, { code: 'bad_route', msg: `unsupported method "${req.method}" (only POST is allowed)` });
+    if (contentType !== 'application/json') return void json(res, 404, { code: 'bad_route', msg: `unexpected Content-Type: "${contentType}"` });
+    if (!method || method.service !== service) return void json(res, 404, { code: 'bad_route', msg: `no handler for path "${req.url}"` });
+    let body: Body;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Body;
+    } catch {
+      return void json(res, 400, { code: 'malformed', msg: 'the json request could not be decoded' });
+    }
+    calls.push({ service, method: name, body, claims, requestId: req.headers['x-livekit-request-id'] as string | undefined });
+    if (!method.allowed(claims, body)) return void json(res, 401, { code: 'unauthenticated', msg: 'permissions denied' });
+
+    const fault = planned.get(name)?.shift();
+    if (fault === 'drop') return void req.socket.destroy();
+    if (typeof fault === 'object' && 'status' in fault) return void json(res, fault.status, { code: fault.code, msg: fault.msg });
+    let result: unknown;
+    try {
+      result = method.run(body);
+    } catch (error) {
+      if (!(error instanceof TwirpFailure)) throw error;
+      return void json(res, error.status, { code: error.code, msg: error.msg });
+    }
+    // The work is done either way; only the answer is late, or never comes.
+    if (fault === 'hang') return;
+    if (fault) {
+      fault.arrived();
+      await fault.held;
+    }
+    if (!res.destroyed) json(res, 200, result);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => (res.headersSent ? res.destroy() : text(res, 500, 'stand-in failure')));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const plan = (method: string, entry: Planned) => planned.set(method, [...(planned.get(method) ?? []), entry]);
+
+  return {
+    url,
+    calls,
+    rooms,
+    dispatches,
+    /** What the service needs to talk to this server. */
+    env: (): Record<string, string> => ({ LIVEKIT_URL: url, LIVEKIT_API_KEY: STAND_IN_KEY, LIVEKIT_API_SECRET: STAND_IN_SECRET }),
+    methodsCalled: () => calls.map((call) => call.method),
+    failNext: (method: string, fault: Fault) => plan(method, fault),
+    /** The next call to `method` does its work, then answers only once released. */
+    holdNext(method: string): { arrived: Promise<void>; release: () => void } {
+      let release!: () => void;
+      let arrived!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const arrival = new Promise<void>((resolve) => (arrived = resolve));
+      plan(method, { held, arrived });
+      return { arrived: arrival, release };
+    },
+    reset(): void {
+      calls.length = 0;
+      dispatches.length = 0;
+      rooms.clear();
+      planned.clear();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export type LiveKitStandIn = Awaited<ReturnType<typeof startLiveKitStandIn>>;
