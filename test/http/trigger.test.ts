@@ -153,6 +153,36 @@ describe('POST /v1/assistant/trigger/evaluate in a session', () => {
   });
 });
 
+describe('POST /v1/assistant/trigger/evaluate while a voice session runs', () => {
+  const start = (h: Harness) => h.http.post('/v1/assistant/session/start').send({ session_id: 's1', user_id: 'u1', screen: 'pan_details' });
+  const stop = (h: Harness) => h.http.post('/v1/assistant/session/stop').send({ session_id: 's1' });
+
+  it('answers assistant_active naming the matched rule, and fires again once voice has stopped', async () => {
+    const h = harness();
+    expect((await start(h)).status).toBe(200);
+    const during = await evaluate(h, { session_id: 's1', signals: REPEATED });
+    expect(during.body).toEqual({ trigger: false, reason: 'assistant_active', action: 'none', intervention_mode: 'none', suppressed_reason: 'repeated_errors' });
+    expect((await session(h, 's1')).last_trigger_at).toBeNull();
+
+    expect((await stop(h)).status).toBe(200);
+    const after = await evaluate(h, { session_id: 's1', signals: REPEATED });
+    expect(after.body).toMatchObject({ trigger: true, reason: 'repeated_errors', action: 'start_voice_agent' });
+    const decisions = (await triggers(h)).map((item) => (item.payload.decision as { reason: string }).reason);
+    expect(decisions).toEqual(['assistant_active', 'repeated_errors']);
+  });
+
+  it('a voice start and stop leave a running cooldown as it was', async () => {
+    const h = harness();
+    expect((await evaluate(h, { session_id: 's1', signals: REPEATED })).body.trigger).toBe(true);
+    await start(h);
+    expect((await session(h, 's1')).state).toMatchObject({ voice: 'active', trigger: 'cooldown' });
+    await stop(h);
+    h.clock.increment(30_000);
+    const res = await evaluate(h, { session_id: 's1', signals: { ...REPEATED, screen: 'personal_details' } });
+    expect(res.body).toMatchObject({ trigger: false, reason: 'cooldown', retry_after_seconds: 30 });
+  });
+});
+
 describe("POST /v1/assistant/trigger/evaluate: the tenant's SDK config", () => {
   const overrides = {
     '*': { thresholds: { min_trigger_interval_seconds: 10 } },
