@@ -18,6 +18,26 @@ export interface ActivityRules {
   reengagementMs: number;
 }
 
+/** One activity item as the model and the checks compare it: its kind and what distinguishes it. */
+export function activitySignature(kind: string, payload: Record<string, unknown>): string {
+  switch (kind) {
+    case 'event':
+      return `event:${String(payload.event)}`;
+    case 'trigger': {
+      const decision = payload.decision as { trigger: boolean; reason: string };
+      return `trigger:${decision.trigger ? 'fired' : decision.reason}`;
+    }
+    case 'session_start':
+      return `session_start:${payload.resumed ? 'resumed' : 'new'}`;
+    case 'session_stop':
+      return `session_stop:${payload.was_active ? 'active' : 'inactive'}`;
+    case 'reengagement':
+      return `reengagement:${String(payload.source)}`;
+    default:
+      return kind;
+  }
+}
+
 const AGENT_TELEMETRY = new Set(['voice_conversation_turn']);
 
 /**

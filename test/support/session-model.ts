@@ -7,6 +7,7 @@ import type { Reply, SessionCommand } from '../../src/machines/session.events.js
 import type { SessionInput, SessionMachine, SessionSettings } from '../../src/machines/session.machine.js';
 import { MAX_WAITING_VOICE_COMMANDS, isVoiceActive, sessionMachine } from '../../src/machines/session.machine.js';
 import type { GateOutcome } from './livekit-stand-in.js';
+import { activitySignature } from './session-invariants.js';
 
 /** What a client can do to a session, through the HTTP API. */
 export type ClientCommand = 'ingest' | 'turn' | 'context' | 'trigger' | 'start' | 'stop';
@@ -122,26 +123,6 @@ export function requestFor(ids: { sessionId: string; userId: string }, model: Mo
       return { method: 'post', path: '/v1/assistant/session/start', body: { session_id: sessionId, user_id: userId, screen: 'pan_details' } };
     case 'stop':
       return { method: 'post', path: '/v1/assistant/session/stop', body: { session_id: sessionId, user_id: userId } };
-  }
-}
-
-/** One activity item as the model and the checks compare it: its kind and what distinguishes it. */
-export function activitySignature(kind: string, payload: Record<string, unknown>): string {
-  switch (kind) {
-    case 'event':
-      return `event:${String(payload.event)}`;
-    case 'trigger': {
-      const decision = payload.decision as { trigger: boolean; reason: string };
-      return `trigger:${decision.trigger ? 'fired' : decision.reason}`;
-    }
-    case 'session_start':
-      return `session_start:${payload.resumed ? 'resumed' : 'new'}`;
-    case 'session_stop':
-      return `session_stop:${payload.was_active ? 'active' : 'inactive'}`;
-    case 'reengagement':
-      return `reengagement:${String(payload.source)}`;
-    default:
-      return kind;
   }
 }
 

@@ -6,9 +6,9 @@ import type { Harness } from './harness.js';
 import { settle } from './harness.js';
 import type { LiveKitStandIn } from './livekit-stand-in.js';
 import type { ActivityRules, ActivityView } from './session-invariants.js';
-import { activityViolations, dispatchViolations, engagedByActivity } from './session-invariants.js';
+import { activitySignature, activityViolations, dispatchViolations, engagedByActivity } from './session-invariants.js';
 import type { ClientCommand, ModelEvent, ModelSnapshot, SessionModelLogic } from './session-model.js';
-import { MEDIA_METHOD, activitySignature, isMediaEvent, outcomeOf, requestFor } from './session-model.js';
+import { MEDIA_METHOD, isMediaEvent, outcomeOf, requestFor } from './session-model.js';
 
 interface InFlight {
   command: ClientCommand;
