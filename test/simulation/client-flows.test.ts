@@ -3,6 +3,7 @@ import { DEFAULT_SDK_CONFIG } from '../../src/domain/sdk-config.js';
 import type { ClientFlow } from '../fixtures/client-flows.js';
 import { errorDrivenFlow, manualStartFlow, passiveFlow } from '../fixtures/client-flows.js';
 import { USER } from '../fixtures/client-events.js';
+import type { FlowRun } from '../support/client-flow.js';
 import { runFlow } from '../support/client-flow.js';
 import type { Harness } from '../support/harness.js';
 import { createHarness } from '../support/harness.js';
@@ -39,14 +40,41 @@ const TYPICAL = {
 };
 const VOICE = [...TYPICAL.start, ...TYPICAL.turns, ...TYPICAL.contextFetch, ...TYPICAL.stop, ...TYPICAL.reengagement];
 
-const FLOWS: [string, (sessionId: string) => ClientFlow, string[]][] = [
-  ['manual start', manualStartFlow, [...TYPICAL.identity, ...TYPICAL.schema, ...TYPICAL.inputs(2), ...VOICE]],
-  ['error-driven', errorDrivenFlow, [...TYPICAL.identity, ...TYPICAL.lazySchema, ...TYPICAL.inputs(1), ...TYPICAL.failure, ...TYPICAL.trigger, ...VOICE]],
-  ['passive', passiveFlow, [...TYPICAL.identity, ...TYPICAL.lazySchema, ...TYPICAL.inputs(2), ...TYPICAL.trigger, ...VOICE]],
+type Items = Awaited<ReturnType<typeof activity>>;
+const find = (items: Items, signature: string) => items.find((item) => activitySignature(item.kind, item.payload) === signature)!;
+
+/** Each flow, the typical order of spec 6.3 it must give, and what sets it apart. */
+const FLOWS: [string, (sessionId: string) => ClientFlow, string[], (run: FlowRun, items: Items) => void][] = [
+  [
+    'manual start: the client never evaluates the trigger',
+    manualStartFlow,
+    [...TYPICAL.identity, ...TYPICAL.schema, ...TYPICAL.inputs(2), ...VOICE],
+    (run) => expect(run.decision).toBeUndefined(),
+  ],
+  [
+    'error-driven: the evaluation right after the failure fires on the repeated errors',
+    errorDrivenFlow,
+    [...TYPICAL.identity, ...TYPICAL.lazySchema, ...TYPICAL.inputs(1), ...TYPICAL.failure, ...TYPICAL.trigger, ...VOICE],
+    (run, items) => {
+      expect(run.decision).toEqual({ trigger: true, reason: 'repeated_errors', action: 'start_voice_agent', intervention_mode: 'voice_offer' });
+      expect(find(items, 'trigger:fired').timestamp).toBe(find(items, 'event:validation_failed').timestamp);
+    },
+  ],
+  [
+    'passive: the evaluation 25 s after the screen opened, on the clock, fires on the time spent',
+    passiveFlow,
+    [...TYPICAL.identity, ...TYPICAL.lazySchema, ...TYPICAL.inputs(2), ...TYPICAL.trigger, ...VOICE],
+    (run, items) => {
+      expect(run.decision).toEqual({ trigger: true, reason: 'high_time_spent', action: 'start_voice_agent', intervention_mode: 'voice_offer' });
+      const trigger = find(items, 'trigger:fired');
+      expect(Date.parse(trigger.timestamp) - Date.parse(find(items, 'event:screen_schema_lazy').timestamp)).toBe(25_000);
+      expect(trigger.payload.signals).toEqual({ screen: 'personal_details', time_spent: 25 });
+    },
+  ],
 ];
 
 describe('the client flows of spec 6.4, through the HTTP API on a simulated clock', () => {
-  it.each(FLOWS)('%s: exactly the typical activity order of spec 6.3', async (_name, flowFor, typical) => {
+  it.each(FLOWS)('%s; exactly the typical activity order of spec 6.3', async (_name, flowFor, typical, check) => {
     const h = createHarness({ env: lk.env() });
     const flow = flowFor('flow-1');
     const run = await runFlow(h, flow);
@@ -55,45 +83,18 @@ describe('the client flows of spec 6.4, through the HTTP API on a simulated cloc
     expect(activityViolations(items, rules(h))).toEqual([]);
     expect(items.every((item) => item.session_id === flow.sessionId && item.user_id === USER)).toBe(true);
     expect(JSON.stringify(items)).not.toMatch(/ABCDE1234F|Ravi Kumar/);
+    check(run, items);
 
     // One agent dispatched into the session's room, and the room gone with the stop.
     const room = 'kyc-room-flow-1';
     expect(lk.calls.filter((call) => call.method === 'CreateDispatch').map((call) => call.body.room)).toEqual([room]);
     expect(lk.rooms.has(room)).toBe(false);
-    const started = items.find((item) => item.kind === 'session_start')!;
+    const started = find(items, 'session_start:new');
     expect(started.payload).toMatchObject({ room, resumed: false, warnings: [] });
     expect(started.payload.dispatch_id).toMatch(/^AD_/);
     expect(run.started).toMatchObject({ livekit_room: room, livekit_url: lk.url, warnings: [] });
     expect(run.stopped).toEqual({ session_id: flow.sessionId, active: false, warnings: [] });
     expect((await h.http.get(`/api/sessions/${flow.sessionId}`)).body).toMatchObject({ active: false, state: { voice: 'inactive', reengagement: 'armed' } });
-  });
-
-  it('manual start: the client never evaluates the trigger', async () => {
-    const h = createHarness({ env: lk.env() });
-    const run = await runFlow(h, manualStartFlow('flow-manual'));
-    expect(run.decision).toBeUndefined();
-    expect((await activity(h, 'flow-manual')).filter((item) => item.kind === 'trigger')).toEqual([]);
-  });
-
-  it('error-driven: the evaluation right after the failure fires on the repeated errors', async () => {
-    const h = createHarness({ env: lk.env() });
-    const run = await runFlow(h, errorDrivenFlow('flow-errors'));
-    expect(run.decision).toEqual({ trigger: true, reason: 'repeated_errors', action: 'start_voice_agent', intervention_mode: 'voice_offer' });
-    const items = await activity(h, 'flow-errors');
-    const failure = items.find((item) => item.kind === 'event' && item.payload.event === 'validation_failed')!;
-    const trigger = items.find((item) => item.kind === 'trigger')!;
-    expect(trigger.timestamp).toBe(failure.timestamp);
-  });
-
-  it('passive: the evaluation 25 s after the screen opened fires on the time spent, with the clock 25 s on', async () => {
-    const h = createHarness({ env: lk.env() });
-    const run = await runFlow(h, passiveFlow('flow-passive'));
-    expect(run.decision).toEqual({ trigger: true, reason: 'high_time_spent', action: 'start_voice_agent', intervention_mode: 'voice_offer' });
-    const items = await activity(h, 'flow-passive');
-    const screen = items.find((item) => item.payload.event === 'screen_schema_lazy')!;
-    const trigger = items.find((item) => item.kind === 'trigger')!;
-    expect(Date.parse(trigger.timestamp) - Date.parse(screen.timestamp)).toBe(25_000);
-    expect(trigger.payload.signals).toEqual({ screen: 'personal_details', time_spent: 25 });
   });
 
   it('three users at once on one service: each session still has exactly its own typical order', async () => {

@@ -426,21 +426,14 @@ export function createSessionModel(options: SessionModelOptions): SessionModelLo
 
 /**
  * The session as its machine holds it, with times, ids, screens and texts left out so the graph
- * stays finite: its state value, how the reengagement timer was armed, the voice commands
- * waiting, whether it knows a dispatch, the media server's room and dispatch count, and the order
- * of its pending timers.
+ * stays finite: its state value, the voice commands waiting, whether it knows a dispatch, the
+ * media server's room and dispatch count, and the order of its pending timers.
  */
 function machineFacts(model: ModelState) {
   const { context, value } = model.session!;
   const timers = [...model.timers].sort((a, b) => a.deadline - b.deadline || a.seq - b.seq);
   return {
     value,
-    // Whether the user came back after the stop (the timer was armed again, later), and whether
-    // time has passed since the timer was armed (user activity now would move its deadline).
-    reengagement: context.reengagement && {
-      rearmed: context.reengagement.armed_at !== context.voice.stopped_at,
-      since: model.now > context.reengagement.armed_at,
-    },
     waiting: context.voiceWork.waiting.map((command) => command.type),
     dispatch: context.voice.dispatch_id !== null,
     // Two is already one too many: counting on would make a broken machine's graph endless.
@@ -457,12 +450,13 @@ const withoutSession = (model: ModelState): string | undefined => (!model.sessio
 export const machineState = (model: ModelState): string => withoutSession(model) ?? JSON.stringify(machineFacts(model));
 
 /**
- * The machine's states refined by what the spec says of time, worked out from the session record
- * rather than from the machine's timers: whether the last fired trigger is within its cooldown,
- * and, after a stop of an active session, whether its reengagement is still to come (the user
- * back since the stop, time passed since the user was last seen) or overdue. A machine whose
- * timer outlives, or falls short of, what the spec says then reaches a state of its own, which
- * shortest paths visit; a correct one reaches no more states than without these facts.
+ * The machine's states refined by time: what the spec says of it, worked out from the session
+ * record rather than from the machine's timers (whether the last fired trigger is within its
+ * cooldown; after a stop of an active session, whether its reengagement is still to come, with
+ * the user back since the stop or not and time passed since the user was last seen, or overdue),
+ * and how the machine armed its reengagement timer. A machine whose timer outlives, or falls short
+ * of, what the spec says then reaches a state of its own, which shortest paths visit; a correct
+ * one reaches no more states than its own timers give.
  */
 function abstractState(model: ModelState, reengagementMs: number): string {
   const absent = withoutSession(model);
@@ -476,7 +470,10 @@ function abstractState(model: ModelState, reengagementMs: number): string {
     if (model.now < lastSeen + reengagementMs) toCome = { userBack: lastSeen > voice.stopped_at, quiet: model.now > lastSeen };
     else if (reengagement !== null) toCome = 'overdue';
   }
-  return JSON.stringify({ spec: { coolingDown, reengagement: toCome }, ...machineFacts(model) });
+  // How the machine armed its reengagement timer: again, later, when the user came back after
+  // the stop; and whether time has passed since (user activity now would move its deadline).
+  const armed = reengagement && { rearmed: reengagement.armed_at !== voice.stopped_at, since: model.now > reengagement.armed_at };
+  return JSON.stringify({ spec: { coolingDown, reengagement: toCome }, armed, ...machineFacts(model) });
 }
 
 /**
