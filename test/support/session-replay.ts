@@ -169,7 +169,8 @@ export class SessionReplay {
   private async untilWaiting(model: ModelSnapshot): Promise<void> {
     const expected = model.session?.context.voiceWork.waiting.length ?? 0;
     const held = () => this.h.system.supervisor.snapshot(this.sessionId)?.context.voiceWork.waiting.length ?? 0;
-    for (let turn = 0; turn < 1000 && held() !== expected; turn += 1) await settle();
+    // Event-loop turns, not time: the request is in flight within this process.
+    for (let turn = 0; turn < 10_000 && held() !== expected; turn += 1) await settle();
     expect(held(), 'voice commands held back').toBe(expected);
   }
 
