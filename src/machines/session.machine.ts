@@ -104,6 +104,9 @@ export interface IssuedToken {
  * media calls, so this bounds both memory and how long a request can wait (see system.ts).
  */
 export const MAX_WAITING_VOICE_COMMANDS = 2;
+
+/** Shared by every session with no voice work under way: updates replace it, never mutate it. */
+const NO_VOICE_WORK: VoiceWork = Object.freeze({ start: null, stop: null, waiting: Object.freeze([]) as unknown as VoiceCommand[] });
 export const MEDIA_CALLS_PER_START = 3;
 
 /** Internal: an SDK event from the user (not agent telemetry) arrived. */
@@ -344,7 +347,7 @@ export const sessionMachine = setup({
     idle_timer: armIdleTimer(input.at, input.settings.idleTtlMs),
     trigger: newTriggerMemory(),
     voice: NO_VOICE,
-    voiceWork: { start: null, stop: null, waiting: [] },
+    voiceWork: NO_VOICE_WORK,
     reengagement: null,
   }),
   on: {
