@@ -139,8 +139,8 @@ describe('the traffic simulator', () => {
     const interrupt = new AbortController();
     let voiceSession: string | undefined;
     h.system.activity.on('recorded', ({ item }) => {
-      if (item.kind !== 'session_start' || voiceSession) return;
-      voiceSession = item.session_id;
+      if (item.kind !== 'session_start' || voiceSession !== undefined) return;
+      voiceSession = item.session_id ?? 'none';
       interrupt.abort();
     });
     const summary = await runSimulation(fast(url, { sessions: 20, rate: 40, concurrency: 20, thinkMs: 10 }), { signal: interrupt.signal });
