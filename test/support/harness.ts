@@ -87,5 +87,14 @@ export function serve(h: Harness): Promise<RunningServer> {
   return listen(h.app, 0, '127.0.0.1', h.logger);
 }
 
+/**
+ * Moves the simulated clock forward in steps, as a real clock does. `SimulatedClock.increment`
+ * runs every due timer at the end of the jump, so a timer armed by another timer's firing (the
+ * idle check re-arming itself) would start late by up to the whole jump.
+ */
+export function advance(clock: SimulatedClock, ms: number, stepMs = 1000): void {
+  for (let moved = 0; moved < ms; moved += stepMs) clock.increment(Math.min(stepMs, ms - moved));
+}
+
 /** Lets queued microtasks (actor stops after eviction) run. */
 export const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
