@@ -11,7 +11,16 @@ import { sessionMachine } from '../../src/machines/session.machine.js';
 
 const run = promisify(execFile);
 
-const guardName = (guard: unknown): string => (typeof guard === 'string' ? guard : ((guard as { type?: string } | undefined)?.type ?? '-'));
+/** A guard's name; an inline `and`/`or` guard as its parts joined by the operator (how the export names it). */
+function guardName(guard: unknown): string {
+  if (guard === undefined) return '-';
+  if (typeof guard === 'string') return guard;
+  if (typeof guard === 'function') {
+    const { name, guards } = guard as unknown as { name: string; guards: unknown[] };
+    return guards.map(guardName).join(` ${name} `);
+  }
+  return String((guard as { type: unknown }).type);
+}
 
 /** The diagram of a machine: every state node, transition (with its guard and targets) and invoked actor. */
 function diagram(machine: AnyStateMachine): string[] {
@@ -47,6 +56,7 @@ describe('npm run export:machine', () => {
     expect(Object.keys(regions.presence!.states)).toEqual(['live', 'expired']);
     expect(Object.keys(regions.reengagement!.states)).toEqual(['idle', 'armed']);
     expect(regions.trigger!.states.cooldown).toEqual({ after: { triggerCooldown: 'ready' } });
+    expect(regions.presence!.states.live).toMatchObject({ after: { idleCheck: [{ guard: 'voiceInactive and idleForTtl', target: 'expired' }, { target: 'live' }] } });
     expect(JSON.stringify(regions.voice!.states.starting)).toContain('"src":"mintToken"');
   });
 
