@@ -32,18 +32,24 @@ export class ServiceClient {
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
     const started = performance.now();
+    // A timer of our own rather than AbortSignal.timeout, whose timer does not keep the process
+    // alive: when a server hangs up, fetch can wait on nothing else, and the run would just end.
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new DOMException('request timed out', 'TimeoutError')), this.options.timeoutMs);
     let answer: Answer;
     try {
       const response = await fetch(new URL(call.path, this.options.url), {
         method: call.method,
         headers,
         body: call.body === undefined ? undefined : JSON.stringify(call.body),
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal: abort.signal,
       });
       const text = await response.text();
       answer = { outcome: response.status, body: parseJson(text) };
     } catch (error) {
       answer = { outcome: (error as Error).name === 'TimeoutError' ? 'timeout' : 'network', body: undefined };
+    } finally {
+      clearTimeout(timer);
     }
     this.options.stats.record(call.endpoint, answer.outcome, performance.now() - started);
     this.options.onRequest?.();

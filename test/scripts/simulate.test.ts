@@ -174,11 +174,11 @@ describe('npm run simulate', () => {
   });
 
   it('exits 1 when requests failed, with the failures by status and what to do about them', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const { port } = closed.address() as AddressInfo;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const run = await simulate(['--sessions', '2', '--rate', '50', '--think', '0', '--url', `http://127.0.0.1:${port}`]);
+    // Hangs up on every connection: no answer, and (unlike a closed port) no other test's server can take its place.
+    const hangUp = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => hangUp.listen(0, '127.0.0.1', resolve));
+    const { port } = hangUp.address() as AddressInfo;
+    const run = await simulate(['--sessions', '2', '--rate', '50', '--think', '0', '--timeout', '1000', '--url', `http://127.0.0.1:${port}`]).finally(() => hangUp.close());
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^Simulated 2 KYC journeys against http:\/\/127\.0\.0\.1:\d+ in [\d.]+ s \(seed \d+, 50 journeys\/s\)$/m);
     expect(run.stdout).toMatch(/^ {2}requests {2}(\d+) in all, [\d.]+\/s, \1 failed$/m);
