@@ -49,6 +49,8 @@ export interface Harness {
 export interface HarnessOptions {
   env?: Record<string, string>;
   sessionLogic?: ActorSystemOptions['sessionLogic'];
+  /** An inspection observer for every session actor (tests of INSPECT open one with `openInspection`). */
+  inspect?: ActorSystemOptions['inspect'];
 }
 
 /** The real express app over the real actor system, on a simulated clock, logging to memory. */
@@ -73,6 +75,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     reengagementInactivitySeconds: config.reengagementInactivitySeconds,
     agentContext: { knowledgeBase: loadKnowledgeBase(config.kycKbFile), refreshPolicy: config.voiceContextRefresh },
     criticalSteps: config.criticalSteps,
+    inspect: options.inspect,
   });
   const sdkConfig = openSdkConfigSource({ file: config.sdkConfigFile, logger });
   const app = createApp({ config, system, logger, mediaReady, sdkConfig });
