@@ -33,7 +33,8 @@ function startService(env: Record<string, string>) {
   return { child, url, inspectUrl, stderr: () => stderr };
 }
 
-describe('the process', () => {
+// Real child processes: start-up under load takes seconds, so these get more than the default timeout.
+describe('the process', { timeout: 60_000 }, () => {
   it('serves, then on SIGTERM finishes in-flight work and exits 0', async () => {
     const service = startService({});
     const url = await service.url;
