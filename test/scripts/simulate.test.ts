@@ -162,7 +162,8 @@ async function simulate(args: string[], env: Record<string, string> = {}) {
   return { code, stdout, stderr };
 }
 
-describe('npm run simulate', () => {
+// Runs the CLI as its own process: start-up under load takes seconds.
+describe('npm run simulate', { timeout: 60_000 }, () => {
   it('prints the summary (JSON with --json) and exits 0 when every request succeeded, sending the API key', async () => {
     const { url } = await service({ API_KEY: 'sim-key' });
     const run = await simulate(['--sessions', '3', '--rate', '50', '--think', '0', '--seed', '11', '--url', url, '--json'], { API_KEY: 'sim-key,old-key' });
