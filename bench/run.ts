@@ -14,7 +14,7 @@ import { sessionScaleSuite } from './suites/session-scale.js';
 const quick = process.argv.includes('--quick');
 
 const settings = quick
-  ? { rounds: 1, duration: 3, scaleDuration: 2, counts: [1_000, 10_000], fanoutSeconds: 5, endpointDuration: 3, endpointSessions: 200 }
+  ? { rounds: 1, duration: 2, scaleDuration: 1, counts: [1_000, 10_000], fanoutSeconds: 4, endpointDuration: 2, endpointSessions: 200 }
   : { rounds: 3, duration: 8, scaleDuration: 5, counts: [1_000, 10_000, 100_000], fanoutSeconds: 15, endpointDuration: 6, endpointSessions: 1_000 };
 
 const RESULTS_START = '<!-- results:start -->';
