@@ -6,14 +6,16 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { endpointsSuite } from './suites/endpoints.js';
+import { fanoutSuite } from './suites/fanout.js';
 import { ingestionSuite } from './suites/ingestion.js';
 import { sessionScaleSuite } from './suites/session-scale.js';
 
 const quick = process.argv.includes('--quick');
 
 const settings = quick
-  ? { rounds: 1, duration: 3, scaleDuration: 2, counts: [1_000, 10_000, 100_000] }
-  : { rounds: 3, duration: 8, scaleDuration: 5, counts: [1_000, 10_000, 100_000] };
+  ? { rounds: 1, duration: 2, scaleDuration: 1, counts: [1_000, 10_000], fanoutSeconds: 4, endpointDuration: 2, endpointSessions: 200 }
+  : { rounds: 3, duration: 8, scaleDuration: 5, counts: [1_000, 10_000, 100_000], fanoutSeconds: 15, endpointDuration: 6, endpointSessions: 1_000 };
 
 const RESULTS_START = '<!-- results:start -->';
 const RESULTS_END = '<!-- results:end -->';
@@ -41,6 +43,15 @@ async function main(): Promise<void> {
       `Targets: throughput at ${last.sessions.toLocaleString('en-US')} within 10% of ${first.sessions.toLocaleString('en-US')} → ${throughputRatio.toFixed(2)} ${throughputRatio >= 0.9 ? '(met)' : '(missed)'}; ` +
       `under 8 KiB RSS per idle session → ${(last.bytesPerSession / 1024).toFixed(1)} KiB ${last.bytesPerSession < 8 * 1024 ? '(met)' : '(missed)'}`,
   );
+
+  const fanout = await fanoutSuite({ clients: 1_000, workers: 4, eventsPerSecond: 20, seconds: settings.fanoutSeconds });
+  say(
+    `### Stream fan-out: 1,000 SSE clients in 4 worker processes, events posted at a fixed rate for ${settings.fanoutSeconds} s\n\n${fanout.markdown}\n\n` +
+      `Latency is from an item's recording (its timestamp) to its receipt by a reader. Target: p99 under 100 ms → ${fanout.p99} ms ${fanout.p99 < 100 ? '(met)' : '(missed)'}`,
+  );
+
+  const endpoints = await endpointsSuite({ rounds: settings.rounds, durationSeconds: settings.endpointDuration, connections: 50, sessions: settings.endpointSessions });
+  say(`### Trigger evaluation and context fetch (LOG_LEVEL=warn, 50 connections, ${settings.endpointSessions.toLocaleString('en-US')} sessions, median of ${settings.rounds})\n\n${endpoints.markdown}`);
 
   say(`Total bench time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);
   writeResults(sections.join('\n\n'));

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { RefreshPolicy } from './domain/refresh-policy.js';
 import { DEFAULT_CRITICAL_STEPS } from './domain/critical-steps.js';
 import { MAX_TIMER_SECONDS } from './integrations/clock.js';
+import type { InspectSetting } from './integrations/inspection-setting.js';
+import { parseInspectSetting } from './integrations/inspection-setting.js';
 
 /** Comma-separated list; blank entries dropped. */
 const csv = z
@@ -84,6 +86,18 @@ const EnvSchema = z.object({
   SSE_MAX_STREAMS: positiveInt(2000),
   SSE_MAX_BUFFER_BYTES: positiveInt(1_048_576).pipe(z.number().min(65_536)),
   SSE_HEARTBEAT_SECONDS: positiveInt(15).pipe(z.number().max(3600)),
+  // Live inspection of session machines (Stately inspector).
+  INSPECT: z
+    .string()
+    .transform((raw, ctx) => {
+      const parsed = parseInspectSetting(raw);
+      if (typeof parsed === 'string') {
+        ctx.addIssue({ code: 'custom', message: parsed });
+        return z.NEVER;
+      }
+      return parsed;
+    })
+    .optional(),
 });
 
 export interface AppConfig {
@@ -117,6 +131,8 @@ export interface AppConfig {
   sseMaxStreams: number;
   sseMaxBufferBytes: number;
   sseHeartbeatSeconds: number;
+  /** Where session machines are inspected from; undefined = off (no inspector exists at all). */
+  inspect: InspectSetting | undefined;
 }
 
 export class ConfigError extends Error {
@@ -173,5 +189,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sseMaxStreams: e.SSE_MAX_STREAMS,
     sseMaxBufferBytes: e.SSE_MAX_BUFFER_BYTES,
     sseHeartbeatSeconds: e.SSE_HEARTBEAT_SECONDS,
+    inspect: e.INSPECT ?? undefined,
   };
 }

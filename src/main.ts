@@ -1,9 +1,14 @@
+import type { Logger } from 'pino';
 import { createActorSystem } from './actors/system.js';
 import { ConfigError, loadConfig } from './config.js';
 import { resolveFeatureFlags } from './domain/feature-flags.js';
 import { createApp } from './http/app.js';
 import { listen } from './http/server.js';
 import { systemClock } from './integrations/clock.js';
+import type { Inspection } from './integrations/inspection.js';
+import { openInspection } from './integrations/inspection.js';
+import { InspectionRelayError } from './integrations/inspection-relay.js';
+import type { InspectSetting } from './integrations/inspection-setting.js';
 import { createMediaProvider, missingMediaSettings } from './integrations/media.js';
 import { loadKnowledgeBase } from './integrations/knowledge-base.js';
 import { SdkConfigFileError, openSdkConfigSource } from './integrations/sdk-config-source.js';
@@ -22,6 +27,19 @@ function orExit<T>(load: () => T): T {
   }
 }
 
+/** The relay's address is configuration too: one that cannot be listened on stops start-up the same way. */
+async function openInspectionOrExit(setting: InspectSetting, logger: Logger): Promise<Inspection> {
+  try {
+    return await openInspection(setting, logger);
+  } catch (error) {
+    if (error instanceof InspectionRelayError) {
+      process.stderr.write(`invalid configuration: INSPECT: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
 async function main(): Promise<void> {
   const config = orExit(() => loadConfig());
   const knowledgeBase = orExit(() => loadKnowledgeBase(config.kycKbFile));
@@ -30,6 +48,7 @@ async function main(): Promise<void> {
   const media = createMediaProvider(config);
   const mediaReady = media.ready;
   if (!mediaReady) logger.warn({ missing: missingMediaSettings(config) }, 'media not configured: voice sessions get placeholder tokens');
+  const inspection = config.inspect ? await openInspectionOrExit(config.inspect, logger) : undefined;
   const system = createActorSystem({
     clock: systemClock,
     logger,
@@ -42,6 +61,7 @@ async function main(): Promise<void> {
     reengagementInactivitySeconds: config.reengagementInactivitySeconds,
     agentContext: { knowledgeBase, refreshPolicy: config.voiceContextRefresh },
     criticalSteps: config.criticalSteps,
+    inspect: inspection?.inspect,
   });
   const app = createApp({ config, system, logger, mediaReady, sdkConfig });
   const running = await listen(app, config.port, config.host, logger);
@@ -57,9 +77,10 @@ async function main(): Promise<void> {
       process.exit(0);
     }, graceMs + 500);
     deadline.unref();
-    void running.close(graceMs).then(() => {
+    void running.close(graceMs).then(async () => {
       system.stop();
       sdkConfig.close();
+      await inspection?.close();
       logger.info('stopped');
       logger.flush();
       process.exit(0);

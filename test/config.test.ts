@@ -107,3 +107,28 @@ describe('loadConfig: voice-agent context', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 });
+
+describe('loadConfig: INSPECT', () => {
+  it('is off unless set, and off when set to off', () => {
+    expect(loadConfig({}).inspect).toBeUndefined();
+    expect(loadConfig({ INSPECT: 'OFF' }).inspect).toBeUndefined();
+  });
+
+  it.each([
+    ['relay', { kind: 'relay', host: '127.0.0.1', port: 8081 }],
+    [' Relay ', { kind: 'relay', host: '127.0.0.1', port: 8081 }],
+    ['127.0.0.1:9001', { kind: 'relay', host: '127.0.0.1', port: 9001 }],
+    ['0.0.0.0:0', { kind: 'relay', host: '0.0.0.0', port: 0 }],
+    ['[::1]:8081', { kind: 'relay', host: '::1', port: 8081 }],
+    ['localhost:8081', { kind: 'relay', host: 'localhost', port: 8081 }],
+    ['ws://127.0.0.1:8081', { kind: 'remote', url: 'ws://127.0.0.1:8081/' }],
+    ['wss://inspect.internal.example/relay', { kind: 'remote', url: 'wss://inspect.internal.example/relay' }],
+  ])('reads INSPECT=%j', (raw, setting) => {
+    expect(loadConfig({ INSPECT: raw }).inspect).toEqual(setting);
+  });
+
+  it.each(['on', 'true', '8081', 'http://127.0.0.1:8081', '127.0.0.1:70000', 'ws://'])('refuses INSPECT=%j naming the variable and the forms it takes', (raw) => {
+    expect(() => loadConfig({ INSPECT: raw })).toThrow(ConfigError);
+    expect(() => loadConfig({ INSPECT: raw })).toThrow(/^invalid configuration: INSPECT: (must be off, relay, <host>:<port>|port must be at most 65535)/);
+  });
+});

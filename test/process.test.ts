@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { describe, expect, it } from 'vitest';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import { describe, expect, it, vi } from 'vitest';
+import { InspectionReceiver } from './support/inspection-receiver.js';
 import { sdkConfigFile } from './support/sdk-config-file.js';
 import { SseTestClient } from './support/sse-client.js';
 
@@ -19,12 +22,19 @@ function startService(env: Record<string, string>) {
     });
     child.once('exit', (code) => reject(new Error(`exited early with ${code}`)));
   });
+  const inspectUrl = new Promise<string>((resolve) => {
+    lines.on('line', (line) => {
+      const match = /"inspect_url":"(ws:\/\/[^"]+)"/.exec(line);
+      if (match) resolve(match[1]!);
+    });
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return { child, url, stderr: () => stderr };
+  return { child, url, inspectUrl, stderr: () => stderr };
 }
 
-describe('the process', () => {
+// Real child processes: start-up under load takes seconds, so these get more than the default timeout.
+describe('the process', { timeout: 60_000 }, () => {
   it('serves, then on SIGTERM finishes in-flight work and exits 0', async () => {
     const service = startService({});
     const url = await service.url;
@@ -54,6 +64,35 @@ describe('the process', () => {
     const service = startService({ MAX_SESSIONS: 'lots' });
     await expect(service.url).rejects.toThrow('exited early with 1');
     expect(service.stderr()).toMatch(/^invalid configuration: MAX_SESSIONS/);
+  });
+
+  it('with INSPECT set, starts the relay, sends session machines to it, and still exits 0 on SIGTERM', async () => {
+    const service = startService({ INSPECT: '127.0.0.1:0' });
+    const [url, relayUrl] = await Promise.all([service.url, service.inspectUrl]);
+    expect(relayUrl).toMatch(/^ws:\/\/127\.0\.0\.1:\d+$/);
+    const receiver = new InspectionReceiver(relayUrl);
+    await vi.waitFor(async () => {
+      // Until the receiver's socket is open, each new session is a chance for it to see one.
+      await fetch(`${url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: 'watched', event: 'identity' }) });
+      expect(receiver.actor('watched')).toBeDefined();
+    }, { timeout: 5000, interval: 100 });
+    const exited = once(service.child, 'exit');
+    service.child.kill('SIGTERM');
+    const [code] = await exited;
+    expect(code).toBe(0);
+  });
+
+  it('refuses to start when the INSPECT relay cannot listen, naming the variable and the address', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const service = startService({ INSPECT: `127.0.0.1:${port}` });
+      await expect(service.url).rejects.toThrow('exited early with 1');
+      expect(service.stderr()).toBe(`invalid configuration: INSPECT: cannot listen on 127.0.0.1:${port} (EADDRINUSE)\n`);
+    } finally {
+      taken.close();
+    }
   });
 
   it('refuses to start on a bad KYC_KB_FILE, naming it', async () => {

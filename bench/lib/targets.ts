@@ -6,6 +6,7 @@ export function startService(env: Record<string, string> = {}): Promise<ServerPr
   return startServer([process.execPath, 'dist/src/main.js'], { RATE_LIMIT_PER_MINUTE: '0', ...env });
 }
 
-export const startBareExpress = (): Promise<ServerProcess> => startServer([process.execPath, '--import', 'tsx', 'bench/servers/bare-express.ts']);
+export const startBareExpress = (env: Record<string, string> = {}): Promise<ServerProcess> =>
+  startServer([process.execPath, '--import', 'tsx', 'bench/servers/bare-express.ts'], env);
 
 export const startBareNode = (): Promise<ServerProcess> => startServer([process.execPath, '--import', 'tsx', 'bench/servers/bare-node.ts']);

@@ -1,4 +1,4 @@
-/** Baseline: the same route on node:http, parsing the JSON body and answering, nothing else. */
+/** Baseline: POST /v1/events on node:http, parsing the JSON body and answering, nothing else. */
 import { createServer } from 'node:http';
 
 const server = createServer((req, res) => {
@@ -14,9 +14,5 @@ const server = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
   });
 });
-server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1', () => {
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  process.stdout.write(`listening on http://127.0.0.1:${port}\n`);
-});
+server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1');
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

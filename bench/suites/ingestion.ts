@@ -24,7 +24,7 @@ export async function ingestionSuite(options: IngestionOptions): Promise<{ markd
   const targets: Target[] = [
     { name: 'service (LOG_LEVEL=info)', start: () => startService() },
     { name: 'service (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn' }) },
-    { name: 'bare express 5', start: startBareExpress },
+    { name: 'bare express 5', start: () => startBareExpress() },
     { name: 'bare node:http', start: startBareNode },
   ];
   const results = new Map<string, LoadResult[]>(targets.map((t) => [t.name, []]));

@@ -18,7 +18,7 @@ export interface SessionScaleRow {
 
 /**
  * For each session count: a fresh service, a warm-up on one session (baseline RSS), then one
- * event for each of N sessions, then RSS again and a timed run spread over all N sessions.
+ * event for each of N sessions, a timed run spread over all N sessions, and RSS again.
  */
 export async function sessionScaleSuite(options: SessionScaleOptions): Promise<{ markdown: string; rows: SessionScaleRow[] }> {
   const rows: SessionScaleRow[] = [];
@@ -31,9 +31,11 @@ export async function sessionScaleSuite(options: SessionScaleOptions): Promise<{
       await sleep(500);
       const rssBefore = rssBytes(pid);
       await runLoad({ ...base, sessions, sequential: true, amount: sessions });
+      // Read after the timed run: by then the collector has run over the new sessions, so RSS
+      // reflects what they hold rather than garbage from creating them.
+      const load = await runLoad({ ...base, sessions, durationSeconds: options.durationSeconds });
       await sleep(500);
       const rssAfter = rssBytes(pid);
-      const load = await runLoad({ ...base, sessions, durationSeconds: options.durationSeconds });
       rows.push({
         sessions,
         rps: load.requestsPerSecond,

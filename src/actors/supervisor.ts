@@ -100,6 +100,8 @@ export class SessionSupervisor {
     if (this.sessions.size >= this.options.maxSessions && !this.evictLeastRecentInactive()) return undefined;
     const { clock, inspect, settings } = this.options;
     const actor = createActor(this.options.sessionLogic, {
+      // The inspector names each actor by its id: the session id is what an operator looks for.
+      id: sessionId,
       input: { sessionId, at, settings },
       clock,
       ...(inspect ? { inspect } : {}),

@@ -57,11 +57,10 @@ function askTimeoutFor(media: MediaProvider): number {
   return Math.max(ASK_TIMEOUT_MS, longestVoiceWaitMs + 5_000);
 }
 
-/** Bootstrap: one clock, one activity actor, one supervisor; the session machine gets its timers from config. */
+/** Bootstrap: one clock, one activity actor, one supervisor; the session machine gets its media actors and settings. */
 export function createActorSystem(options: ActorSystemOptions): ActorSystem {
   const activity = createActivityStore(options.activityBufferSize);
   const sessionLogic = (options.sessionLogic ?? sessionMachine).provide({
-    delays: { idleTtl: options.sessionIdleTtlSeconds * 1000 },
     actors: mediaActors(options.media, options.logger),
   });
   const criticalSteps = criticalStepKeys(options.criticalSteps ?? DEFAULT_CRITICAL_STEPS);
@@ -76,6 +75,7 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
       mediaReady: options.media.ready,
       mediaRoomPrefix: options.mediaRoomPrefix,
       reengagementInactivitySeconds: options.reengagementInactivitySeconds,
+      idleTtlMs: options.sessionIdleTtlSeconds * 1000,
     },
     maxSessions: options.maxSessions,
     askTimeoutMs: askTimeoutFor(options.media),

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
 
 /**
@@ -53,16 +54,31 @@ export function maskValue(value: string): string {
 }
 
 /**
+ * Compiling costs ~70 times a match, and every hint on a screen with a schema needs its
+ * component's pattern. Bounded: patterns come from clients. `'invalid'` remembers one that does not compile.
+ */
+const compiledPatterns = new LRUCache<string, RE2JS | 'invalid'>({ max: 512 });
+
+function compiled(pattern: string): RE2JS | undefined {
+  let entry = compiledPatterns.get(pattern);
+  if (entry === undefined) {
+    try {
+      entry = RE2JS.compile(pattern);
+    } catch {
+      entry = 'invalid';
+    }
+    compiledPatterns.set(pattern, entry);
+  }
+  return entry === 'invalid' ? undefined : entry;
+}
+
+/**
  * Full match, as a form validator applies it. RE2 semantics run in linear time,
  * so a hostile pattern in a client-sent schema cannot stall the process.
  */
 export function matchesPattern(value: string, pattern: string): boolean | undefined {
   if (pattern.length === 0 || pattern.length > MAX_PATTERN_LENGTH) return undefined;
-  try {
-    return RE2JS.compile(pattern).matches(value);
-  } catch {
-    return undefined;
-  }
+  return compiled(pattern)?.matches(value);
 }
 
 export function describeShape(value: string, pattern: string | undefined): HintShape {

@@ -58,6 +58,13 @@ export interface SessionRecord {
   last_trigger_at: number | null;
 }
 
+/**
+ * Empty collections shared by every new session (most sessions never fill some of them): updates
+ * always build new ones, and freezing makes a stray mutation throw instead of leaking across sessions.
+ */
+const NO_HINTS: ComponentHint[] = Object.freeze([]) as unknown as ComponentHint[];
+const NO_SCHEMAS: Record<string, RegisteredSchema> = Object.freeze({});
+
 export function newSessionRecord(sessionId: string, at: number): SessionRecord {
   return {
     session_id: sessionId,
@@ -67,8 +74,8 @@ export function newSessionRecord(sessionId: string, at: number): SessionRecord {
     screen_id: null,
     latest_event: null,
     last_validation_failure: null,
-    component_hints: [],
-    schemas: {},
+    component_hints: NO_HINTS,
+    schemas: NO_SCHEMAS,
     created_at: at,
     updated_at: at,
     last_user_activity_at: null,

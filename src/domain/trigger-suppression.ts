@@ -15,7 +15,10 @@ export const MAX_PROMPTED_SCREENS = 64;
 /** A trigger fired while no screen was known still counts, under this key. */
 const UNKNOWN_SCREEN = '';
 
-export const newTriggerMemory = (): TriggerMemory => ({ cooldown_until: null, prompted_screens: [] });
+/** Shared by every session until its first fired trigger: updates replace it, never mutate it. */
+const NO_TRIGGER_MEMORY: TriggerMemory = Object.freeze({ cooldown_until: null, prompted_screens: Object.freeze([]) as unknown as string[] });
+
+export const newTriggerMemory = (): TriggerMemory => NO_TRIGGER_MEMORY;
 
 const promptKey = (screen: string | null | undefined): string => (screen ? screenKey(screen) : UNKNOWN_SCREEN);
 

@@ -1,6 +1,5 @@
 import type { Express, RequestHandler } from 'express';
 import express from 'express';
-import { pinoHttp } from 'pino-http';
 import type { AppDeps } from './deps.js';
 import { HttpError } from './http-error.js';
 import { apiKeyCheck } from './middleware/api-key.js';
@@ -8,8 +7,8 @@ import { correlation } from './middleware/correlation.js';
 import { errorHandler, notFound } from './middleware/errors.js';
 import { jsonBody } from './middleware/json-body.js';
 import { perIpRateLimit } from './middleware/rate-limit.js';
+import { requestLog } from './middleware/request-log.js';
 import { buildOpenApi } from './openapi.js';
-import { requestContext } from './request-context.js';
 import type { RouteDoc } from './route-doc.js';
 import { activityRouteDocs, activityRoutes } from './routes/activity.js';
 import { contextRouteDocs, contextRoutes } from './routes/context.js';
@@ -88,19 +87,7 @@ export function createApp(deps: AppDeps): App {
   };
 
   app.use(correlation);
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (_req, res) => requestContext(res as never).requestId,
-      customProps: (req) => ({
-        svc_session_id: req.headers['x-svc-session-id'],
-        sdk_version: req.headers['x-svc-sdk-version'],
-        client_id: req.headers['x-client-id'],
-      }),
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-      autoLogging: { ignore: (req) => req.url === '/health' },
-    }),
-  );
+  app.use(requestLog(logger));
   app.use(healthRoutes(() => shuttingDown));
   app.use(shutdownGate);
   app.use(perIpRateLimit(config.rateLimitPerMinute));

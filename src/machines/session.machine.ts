@@ -1,6 +1,8 @@
-import { emit, enqueueActions, fromPromise, not, raise, setup, stateIn } from 'xstate';
+import { and, assign, emit, enqueueActions, fromPromise, not, raise, setup, stateIn } from 'xstate';
 import type { ActivityDraft, ActivityKind, Trace } from '../domain/activity.js';
 import { buildAgentContext } from '../domain/agent-context.js';
+import type { IdleTimer } from '../domain/idle-timer.js';
+import { armIdleTimer, idleForTtl, rearmIdleTimer } from '../domain/idle-timer.js';
 import type { Reengagement } from '../domain/reengagement.js';
 import { evaluateReengagement } from '../domain/reengagement.js';
 import { mergeSdkConfig } from '../domain/sdk-config.js';
@@ -23,6 +25,8 @@ export interface SessionSettings {
   mediaReady: boolean;
   mediaRoomPrefix: string;
   reengagementInactivitySeconds: number;
+  /** SESSION_IDLE_TTL_SECONDS in milliseconds: an inactive session untouched this long is evicted. */
+  idleTtlMs: number;
 }
 
 export interface SessionInput {
@@ -61,6 +65,9 @@ interface ReengagementTimer {
 
 export interface SessionContext extends SessionRecord {
   settings: SessionSettings;
+  /** When a command last reached the session, and the idle-eviction timer now armed. */
+  last_touched_at: number;
+  idle_timer: IdleTimer;
   trigger: TriggerMemory;
   voice: VoiceDetails;
   voiceWork: VoiceWork;
@@ -97,10 +104,11 @@ export interface IssuedToken {
  * media calls, so this bounds both memory and how long a request can wait (see system.ts).
  */
 export const MAX_WAITING_VOICE_COMMANDS = 2;
+
+/** Shared by every session with no voice work under way: updates replace it, never mutate it. */
+const NO_VOICE_WORK: VoiceWork = Object.freeze({ start: null, stop: null, waiting: Object.freeze([]) as unknown as VoiceCommand[] });
 export const MEDIA_CALLS_PER_START = 3;
 
-/** Internal: a command arrived, so the idle-eviction timer starts over. */
-type PresenceTouch = { type: 'presence.touch' };
 /** Internal: an SDK event from the user (not agent telemetry) arrived. */
 type UserActivity = { type: 'user.activity'; at: number };
 type ReengagementArm = { type: 'reengagement.arm'; at: number; trace: Trace };
@@ -135,7 +143,7 @@ export function sessionReengagement(context: SessionContext, voiceActive: boolea
 export const sessionMachine = setup({
   types: {
     context: {} as SessionContext,
-    events: {} as SessionCommand | PresenceTouch | TriggerFired | UserActivity | ReengagementArm | ReengagementCancel,
+    events: {} as SessionCommand | TriggerFired | UserActivity | ReengagementArm | ReengagementCancel,
     emitted: {} as SessionEmitted,
     input: {} as SessionInput,
   },
@@ -147,14 +155,14 @@ export const sessionMachine = setup({
     deleteRoom: fromPromise<void, RoomInput>(unprovided),
   },
   delays: {
-    // Replaced at bootstrap with SESSION_IDLE_TTL_SECONDS.
-    idleTtl: 86_400_000,
+    idleCheck: ({ context }) => context.idle_timer.delay_ms,
     // The tenant's min_trigger_interval_seconds at the moment the trigger fired.
     triggerCooldown: ({ event }) => (event.type === 'trigger.fired' ? event.cooldownMs : 0),
     reengagementInactivity: ({ context }) => context.settings.reengagementInactivitySeconds * 1000,
   },
   guards: {
     voiceInactive: stateIn({ voice: 'inactive' }),
+    idleForTtl: ({ context }) => idleForTtl(context.idle_timer, context.last_touched_at, context.settings.idleTtlMs),
     // Starting and stopping count as active: a prompt then would talk over an assistant coming or going.
     assistantActive: not(stateIn({ voice: 'inactive' })),
     triggerCoolingDown: stateIn({ trigger: 'cooldown' }),
@@ -216,11 +224,13 @@ export const sessionMachine = setup({
       const reply = event.reply;
       enqueue(() => reply(decision));
     }),
-    // Raised rather than handled in the presence region: a region-level handler for a command
-    // would shadow the root handler that does the command's work.
-    touch: raise({ type: 'presence.touch' }),
-    noteUserActivity: enqueueActions(({ event, enqueue }) => {
-      if (event.type === 'session.ingest' && !AGENT_EVENT_TYPES.has(event.event.event)) enqueue.raise({ type: 'user.activity', at: event.at });
+    // A command only notes the time: restarting the idle timer on every command would cost a
+    // microstep and a timer swap per event (see idle-timer.ts).
+    touch: assign({ last_touched_at: ({ context, event }) => ('at' in event ? event.at : context.last_touched_at) }),
+    rearmIdleTimer: assign({ idle_timer: ({ context }) => rearmIdleTimer(context.idle_timer, context.last_touched_at, context.settings.idleTtlMs) }),
+    noteUserActivity: enqueueActions(({ context, event, enqueue }) => {
+      // Only an armed reengagement timer listens; raising for nobody costs a whole microstep per event.
+      if (context.reengagement && event.type === 'session.ingest' && !AGENT_EVENT_TYPES.has(event.event.event)) enqueue.raise({ type: 'user.activity', at: event.at });
     }),
     announceExpiry: emit(({ context }) => ({ type: 'session.expired' as const, sessionId: context.session_id })),
 
@@ -333,9 +343,11 @@ export const sessionMachine = setup({
   context: ({ input }) => ({
     ...newSessionRecord(input.sessionId, input.at),
     settings: input.settings,
+    last_touched_at: input.at,
+    idle_timer: armIdleTimer(input.at, input.settings.idleTtlMs),
     trigger: newTriggerMemory(),
     voice: NO_VOICE,
-    voiceWork: { start: null, stop: null, waiting: [] },
+    voiceWork: NO_VOICE_WORK,
     reengagement: null,
   }),
   on: {
@@ -459,11 +471,13 @@ export const sessionMachine = setup({
       initial: 'live',
       states: {
         live: {
-          // Declared on the state, not the region: a re-entering transition on a region of a
-          // parallel machine re-enters the whole machine, resetting the voice region too.
-          on: { 'presence.touch': { target: 'live', reenter: true } },
           after: {
-            idleTtl: [{ guard: 'voiceInactive', target: 'expired' }, { target: 'live', reenter: true }],
+            idleCheck: [
+              { guard: and(['voiceInactive', 'idleForTtl']), target: 'expired' },
+              // Re-entering only `live` (a transition declared on the state, not on the region: a
+              // re-entering transition on a region re-enters the whole parallel machine).
+              { target: 'live', reenter: true, actions: 'rearmIdleTimer' },
+            ],
           },
         },
         expired: { entry: 'announceExpiry' },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RAW_AADHAAR, RAW_PAN, RAW_PHONE, SESSION, clientJourney } from '../fixtures/client-events.js';
 import type { Harness } from '../support/harness.js';
-import { START_TIME, createHarness, settle } from '../support/harness.js';
+import { START_TIME, advance, createHarness, settle } from '../support/harness.js';
 
 const start = (h: Harness, body: Record<string, unknown>) => h.http.post('/v1/assistant/session/start').send(body);
 const stop = (h: Harness, body: Record<string, unknown>) => h.http.post('/v1/assistant/session/stop').send(body);
@@ -154,11 +154,14 @@ describe('a voice session within the rest of the session', () => {
   it('an active voice session is never evicted for idleness; once stopped it is', async () => {
     const h = createHarness({ env: { SESSION_IDLE_TTL_SECONDS: '3600' } });
     await start(h, { session_id: 's1', screen: 'pan_details' });
-    h.clock.increment(5 * HOUR);
+    advance(h.clock, 5 * HOUR, 60_000);
     await settle();
     expect(h.system.supervisor.has('s1')).toBe(true);
     await stop(h, { session_id: 's1' });
-    h.clock.increment(HOUR);
+    advance(h.clock, HOUR - 60_000, 60_000);
+    await settle();
+    expect(h.system.supervisor.has('s1')).toBe(true);
+    advance(h.clock, 60_000, 60_000);
     await settle();
     expect(h.system.supervisor.has('s1')).toBe(false);
   });

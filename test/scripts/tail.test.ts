@@ -34,9 +34,11 @@ async function post(url: string, body: Record<string, unknown>): Promise<void> {
 
 const idsOf = (lines: string[]) => lines.map((line) => /#(\d+)/.exec(line)?.[1]);
 const streamsOpen = (h: Harness) => h.app.activityStreams.stats().streams;
-const slow = { timeout: 10_000 };
+// Each test starts the client as its own tsx process: on a loaded 2-core machine start-up alone
+// can take seconds, so the waits are generous; a passing run still takes a second or two.
+const slow = { timeout: 20_000 };
 
-describe('npm run tail', () => {
+describe('npm run tail', { timeout: 60_000 }, () => {
   it('prints one line per matching item, resumes after a dropped connection without loss or repeats, and exits 0 on SIGINT', async () => {
     const h = createHarness({ env: { API_KEY: KEY } });
     const server = await serve(h);

@@ -49,6 +49,8 @@ export interface Harness {
 export interface HarnessOptions {
   env?: Record<string, string>;
   sessionLogic?: ActorSystemOptions['sessionLogic'];
+  /** An inspection observer for every session actor (tests of INSPECT open one with `openInspection`). */
+  inspect?: ActorSystemOptions['inspect'];
 }
 
 /** The real express app over the real actor system, on a simulated clock, logging to memory. */
@@ -73,6 +75,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     reengagementInactivitySeconds: config.reengagementInactivitySeconds,
     agentContext: { knowledgeBase: loadKnowledgeBase(config.kycKbFile), refreshPolicy: config.voiceContextRefresh },
     criticalSteps: config.criticalSteps,
+    inspect: options.inspect,
   });
   const sdkConfig = openSdkConfigSource({ file: config.sdkConfigFile, logger });
   const app = createApp({ config, system, logger, mediaReady, sdkConfig });
@@ -82,6 +85,15 @@ export function createHarness(options: HarnessOptions = {}): Harness {
 /** The same app on a real socket (127.0.0.1, a free port), for what supertest cannot do: streams. */
 export function serve(h: Harness): Promise<RunningServer> {
   return listen(h.app, 0, '127.0.0.1', h.logger);
+}
+
+/**
+ * Moves the simulated clock forward in steps, as a real clock does. `SimulatedClock.increment`
+ * runs every due timer at the end of the jump, so a timer armed by another timer's firing (the
+ * idle check re-arming itself) would start late by up to the whole jump.
+ */
+export function advance(clock: SimulatedClock, ms: number, stepMs = 1000): void {
+  for (let moved = 0; moved < ms; moved += stepMs) clock.increment(Math.min(stepMs, ms - moved));
 }
 
 /** Lets queued microtasks (actor stops after eviction) run. */

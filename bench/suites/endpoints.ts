@@ -1,0 +1,79 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LoadJob, LoadResult } from '../load-worker.js';
+import { benchSessionId } from '../lib/event-body.js';
+import type { ServerProcess } from '../lib/processes.js';
+import { runLoad } from '../lib/processes.js';
+import { seedSessions } from '../lib/session-setup.js';
+import { median, ratio, round, table } from '../lib/stats.js';
+import { startBareExpress, startService } from '../lib/targets.js';
+
+export interface EndpointOptions {
+  rounds: number;
+  durationSeconds: number;
+  connections: number;
+  sessions: number;
+}
+
+interface Case {
+  name: string;
+  job: Omit<LoadJob, 'url' | 'connections' | 'durationSeconds'>;
+}
+
+const CASES: Case[] = [
+  { name: 'POST /v1/assistant/trigger/evaluate', job: { method: 'POST', path: '/v1/assistant/trigger/evaluate', sessions: 0, body: 'trigger' } },
+  { name: 'GET /v1/assistant/context/{id}', job: { method: 'GET', path: '/v1/assistant/context/{session}', sessions: 0, body: 'event' } },
+];
+
+/**
+ * Trigger evaluation (in a session: cooldown, suppression, activity) and context fetch (prompt
+ * built per call) on the service vs the same routes on bare express answering the same bytes.
+ */
+export async function endpointsSuite(options: EndpointOptions): Promise<{ markdown: string; ratios: Record<string, number> }> {
+  // The baseline answers what the service answers: capture one context response.
+  const probe = await startService({ LOG_LEVEL: 'warn' });
+  let contextFile: string;
+  try {
+    await seedSessions(probe.url, 1);
+    const body = await (await fetch(`${probe.url}/v1/assistant/context/${benchSessionId(0)}`)).text();
+    contextFile = join(mkdtempSync(join(tmpdir(), 'bench-')), 'context.json');
+    writeFileSync(contextFile, body);
+  } finally {
+    await probe.stop();
+  }
+
+  const targets: { name: string; start: () => Promise<ServerProcess>; seeded: boolean }[] = [
+    { name: 'service', start: () => startService({ LOG_LEVEL: 'warn' }), seeded: true },
+    { name: 'bare express 5', start: () => startBareExpress({ CONTEXT_BODY_FILE: contextFile }), seeded: false },
+  ];
+  const results = new Map<string, LoadResult[]>();
+  for (let roundIndex = 0; roundIndex < options.rounds; roundIndex += 1) {
+    for (const target of targets) {
+      const server = await target.start();
+      try {
+        if (target.seeded) await seedSessions(server.url, options.sessions);
+        for (const testCase of CASES) {
+          const job: LoadJob = { ...testCase.job, sessions: options.sessions, url: server.url, connections: options.connections };
+          await runLoad({ ...job, durationSeconds: 1 });
+          const key = `${testCase.name}|${target.name}`;
+          results.set(key, [...(results.get(key) ?? []), await runLoad({ ...job, durationSeconds: options.durationSeconds })]);
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+  const rows: (string | number)[][] = [];
+  const ratios: Record<string, number> = {};
+  for (const testCase of CASES) {
+    const summary = targets.map((target) => {
+      const runs = results.get(`${testCase.name}|${target.name}`)!;
+      return { target: target.name, rps: median(runs.map((r) => r.requestsPerSecond)), p99: median(runs.map((r) => r.latencyP99)), failed: runs.reduce((t, r) => t + r.errors + r.non2xx, 0) };
+    });
+    const [service, express] = summary as [(typeof summary)[number], (typeof summary)[number]];
+    ratios[testCase.name] = service.rps / express.rps;
+    for (const s of summary) rows.push([testCase.name, s.target, round(s.rps), s.p99, s.failed, ratio(s.rps, express.rps)]);
+  }
+  return { markdown: table(['route', 'target', 'req/s (median)', 'p99 ms', 'failed requests', 'vs express'], rows), ratios };
+}
