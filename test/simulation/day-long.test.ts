@@ -4,6 +4,7 @@ import { DEFAULT_SDK_CONFIG } from '../../src/domain/sdk-config.js';
 import { errorDrivenFlow, manualStartFlow, passiveFlow } from '../fixtures/client-flows.js';
 import type { FlowRun } from '../support/client-flow.js';
 import { runFlow } from '../support/client-flow.js';
+import { DeadlineClock } from '../support/deadline-clock.js';
 import type { Harness } from '../support/harness.js';
 import { createHarness } from '../support/harness.js';
 import type { LiveKitStandIn } from '../support/livekit-stand-in.js';
@@ -27,7 +28,7 @@ const exists = async (h: Harness, sessionId: string) => (await h.http.get(`/api/
 describe('a day on the simulated clock, with the default settings', () => {
   it('reengagement fires once per stopped session, idle sessions go after SESSION_IDLE_TTL_SECONDS, a running assistant stays; in well under a second', async () => {
     const wallStart = performance.now();
-    const h = createHarness({ env: lk.env() });
+    const h = createHarness({ env: lk.env(), clock: new DeadlineClock() });
     const ttlMs = h.config.sessionIdleTtlSeconds * 1000;
     const reengagementMs = h.config.reengagementInactivitySeconds * 1000;
     expect([ttlMs, reengagementMs]).toEqual([DAY, 5 * MINUTE]);
@@ -43,7 +44,8 @@ describe('a day on the simulated clock, with the default settings', () => {
     expect((await h.http.post('/v1/assistant/session/start').send({ session_id: 'day-running', user_id: 'user-7', screen: 'selfie_capture' })).status).toBe(200);
     const runningRoom = 'kyc-room-day-running';
 
-    // The rest of the day: the clock moves to each moment something is due, and a millisecond before it.
+    // The rest of the day: the clock moves to each moment something is due, and a millisecond
+    // before it; on the way it stops at every deadline, so each timer fires on time.
     const simulatedStart = performance.now();
     const dayStart = h.clock.now();
     const at = (time: number) => h.clock.increment(time - h.clock.now());

@@ -66,9 +66,8 @@ export type ModelSnapshot = ModelState & { status: 'active' | 'done'; output: un
 export interface SessionModelOptions {
   sessionId: string;
   userId: string;
-  /** The settings the service gives every session, and its idle TTL. */
+  /** The settings the service gives every session. */
   settings: SessionSettings;
-  idleTtlMs: number;
   sources: AgentContextSources;
   startTime: number;
   /**
@@ -349,7 +348,7 @@ const voiceOf = (session: SessionSnapshot | null): unknown => (session?.value as
  * do next, so a generated path is something a replay can do to the real service, step by step.
  */
 export function createSessionModel(options: SessionModelOptions): SessionModelLogic {
-  const machine = new PureStepper(sessionMachine.provide({ delays: { idleTtl: options.idleTtlMs } }));
+  const machine = new PureStepper(sessionMachine);
   const instant = options.media === 'instant';
 
   const first = snapshot({

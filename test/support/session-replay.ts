@@ -128,7 +128,7 @@ export class SessionReplay {
     }
     if (this.last.exists && !seen.exists) {
       expect(this.last.active, 'a session with voice running is never evicted').toBe(false);
-      expect(this.h.clock.now() - this.lastCommandAt!, 'evicted only after the idle TTL').toBeGreaterThanOrEqual(this.logic.options.idleTtlMs);
+      expect(this.h.clock.now() - this.lastCommandAt!, 'evicted only after the idle TTL').toBeGreaterThanOrEqual(this.logic.options.settings.idleTtlMs);
     }
 
     expect(seen.exists, 'the session exists as in the model').toBe(model.session !== null && !model.expired);
