@@ -45,8 +45,8 @@ function open(): void {
 
 function finish(): void {
   for (const req of requests) req.destroy();
-  process.stdout.write(`${JSON.stringify({ latencies, connected, failures })}\n`);
-  process.exit(0);
+  // Exit only once the line is flushed: a pipe write is asynchronous, and exiting early cuts it.
+  process.stdout.write(`${JSON.stringify({ latencies, connected, failures })}\n`, () => process.exit(0));
 }
 
 for (let i = 0; i < job.clients; i += 1) open();

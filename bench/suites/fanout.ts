@@ -29,7 +29,13 @@ function startWorker(url: string, clients: number, seconds: number): { child: Ch
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   const report = new Promise<WorkerReport>((resolve, reject) => {
     lines.on('line', (line) => {
-      const message = JSON.parse(line) as { ready?: boolean } & Partial<WorkerReport>;
+      let message: { ready?: boolean } & Partial<WorkerReport>;
+      try {
+        message = JSON.parse(line) as typeof message;
+      } catch {
+        reject(new Error('sse worker wrote a line that is not JSON'));
+        return;
+      }
       if (message.ready) markReady();
       else resolve(message as WorkerReport);
     });
