@@ -51,12 +51,14 @@ export interface HarnessOptions {
   sessionLogic?: ActorSystemOptions['sessionLogic'];
   /** An inspection observer for every session actor (tests of INSPECT open one with `openInspection`). */
   inspect?: ActorSystemOptions['inspect'];
+  /** Another simulated clock (a `DeadlineClock`, for long runs with timers that re-arm themselves). */
+  clock?: SimulatedClock;
 }
 
 /** The real express app over the real actor system, on a simulated clock, logging to memory. */
 export function createHarness(options: HarnessOptions = {}): Harness {
   const config = loadConfig({ RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'debug', ...options.env });
-  const clock = new SimulatedClock();
+  const clock = options.clock ?? new SimulatedClock();
   clock.set(START_TIME);
   const logs = new LogCapture();
   const logger = createLogger(config.logLevel, logs);

@@ -37,7 +37,15 @@ export interface StandInDispatch {
 }
 /** A Twirp error, a dropped connection, or a server that does the work and never answers. */
 export type Fault = { status: number; code: string; msg: string } | 'drop' | 'hang';
+/**
+ * How a gated call ends: `ok` does the work and answers it; `fail` answers an error without doing
+ * it; `lost` does the work and answers an error, as a reply lost to a timeout would look to the
+ * service, without the wait.
+ */
+export type GateOutcome = 'ok' | 'fail' | 'lost';
+type Gate = { method: string; room: string; outcome: Promise<GateOutcome>; arrived: () => void };
 type Planned = Fault | { held: Promise<void>; arrived: () => void };
+const UNAVAILABLE = { code: 'unavailable', msg: 'no response from servers' };
 
 class TwirpFailure {
   constructor(
@@ -59,6 +67,7 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
   const rooms = new Map<string, StandInRoom>();
   const dispatches: StandInDispatch[] = [];
   const planned = new Map<string, Planned[]>();
+  const gates: Gate[] = [];
   let serial = 0;
   const nextId = (prefix: string) => `${prefix}_${String((serial += 1)).padStart(12, '0')}`;
 
@@ -165,6 +174,15 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
     calls.push({ service, method: name, body, claims, requestId: req.headers['x-livekit-request-id'] as string | undefined });
     if (!method.allowed(claims, body)) return void json(res, 401, { code: 'unauthenticated', msg: 'permissions denied' });
 
+    const room = asText(body.room) || asText(body.name);
+    const index = gates.findIndex((gate) => gate.method === name && gate.room === room);
+    const [gate] = index >= 0 ? gates.splice(index, 1) : [];
+    let outcome: GateOutcome = 'ok';
+    if (gate) {
+      gate.arrived();
+      outcome = await gate.outcome;
+      if (outcome === 'fail') return void json(res, 503, UNAVAILABLE);
+    }
     const fault = planned.get(name)?.shift();
     if (fault === 'drop') return void req.socket.destroy();
     if (typeof fault === 'object' && 'status' in fault) return void json(res, fault.status, { code: fault.code, msg: fault.msg });
@@ -175,6 +193,7 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
       if (!(error instanceof TwirpFailure)) throw error;
       return void json(res, error.status, { code: error.code, msg: error.msg });
     }
+    if (outcome === 'lost') return void json(res, 503, UNAVAILABLE);
     // The work is done either way; only the answer is late, or never comes.
     if (fault === 'hang') return;
     if (fault) {
@@ -209,11 +228,24 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
       plan(method, { held, arrived });
       return { arrived: arrival, release };
     },
+    /**
+     * The next call to `method` for `room` waits, before doing anything, until told how to end.
+     * Keyed by room, so that sessions sharing the server never take each other's gate.
+     */
+    gateNext(method: string, room: string): { arrived: Promise<void>; answer: (outcome: GateOutcome) => void } {
+      let answer!: (outcome: GateOutcome) => void;
+      let arrived!: () => void;
+      const outcome = new Promise<GateOutcome>((resolve) => (answer = resolve));
+      const arrival = new Promise<void>((resolve) => (arrived = resolve));
+      gates.push({ method, room, outcome, arrived });
+      return { arrived: arrival, answer };
+    },
     reset(): void {
       calls.length = 0;
       dispatches.length = 0;
       rooms.clear();
       planned.clear();
+      gates.length = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,0 +1,142 @@
+import supertest from 'supertest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { getStateNodes as nodesOf } from 'xstate';
+import type { TestPath } from 'xstate/graph';
+import { TestModel, getStateNodes } from 'xstate/graph';
+import { loadConfig } from '../../src/config.js';
+import { criticalStepKeys } from '../../src/domain/critical-steps.js';
+import { DEFAULT_SDK_CONFIG } from '../../src/domain/sdk-config.js';
+import { loadKnowledgeBase } from '../../src/integrations/knowledge-base.js';
+import { sessionMachine } from '../../src/machines/session.machine.js';
+import type { RunningServer } from '../../src/http/server.js';
+import type { Harness } from '../support/harness.js';
+import { START_TIME, createHarness, serve } from '../support/harness.js';
+import type { LiveKitStandIn } from '../support/livekit-stand-in.js';
+import { startLiveKitStandIn } from '../support/livekit-stand-in.js';
+import type { ClientCommand, ModelEvent, ModelSnapshot, SessionModelOptions } from '../support/session-model.js';
+import { createSessionModel, machineState } from '../support/session-model.js';
+import { SessionReplay } from '../support/session-replay.js';
+
+/**
+ * Model-based tests of the session machine. Paths are generated with xstate/graph over a model
+ * whose session is the real machine (test/support/session-model.ts), then every path is replayed
+ * against the real service — express app, actor system, simulated clock, livekit-server-sdk
+ * against the wire-level stand-in — checking the invariants after every step.
+ */
+// Timers in a known order: cooldown (60 s) < reengagement (300 s) < idle eviction (900 s).
+const ENV = { SESSION_IDLE_TTL_SECONDS: '900', REENGAGEMENT_INACTIVITY_SECONDS: '300', LOG_LEVEL: 'warn' };
+const config = loadConfig(ENV);
+const RULES = {
+  cooldownMs: DEFAULT_SDK_CONFIG.thresholds.min_trigger_interval_seconds * 1000,
+  reengagementMs: config.reengagementInactivitySeconds * 1000,
+};
+
+function sessionModel(media: SessionModelOptions['media'], commands: readonly ClientCommand[]) {
+  return createSessionModel({
+    sessionId: 's1',
+    userId: 'u1',
+    settings: {
+      schemaRegistry: true,
+      criticalSteps: criticalStepKeys(config.criticalSteps),
+      mediaReady: true,
+      mediaRoomPrefix: config.mediaRoomPrefix,
+      reengagementInactivitySeconds: config.reengagementInactivitySeconds,
+      idleTtlMs: config.sessionIdleTtlSeconds * 1000,
+    },
+    sources: { knowledgeBase: loadKnowledgeBase(config.kycKbFile), refreshPolicy: config.voiceContextRefresh },
+    startTime: START_TIME,
+    media,
+    commands,
+  });
+}
+
+let lk: LiveKitStandIn;
+beforeAll(async () => {
+  lk = await startLiveKitStandIn();
+});
+afterAll(() => lk.close());
+beforeEach(() => lk.reset());
+
+/** Far above the graphs here (a few hundred vertices); a machine change that makes them explode fails fast. */
+const TRAVERSAL_LIMIT = 5_000;
+
+const describePath = (path: TestPath<ModelSnapshot, ModelEvent>) => path.steps.slice(1).map((step) => step.event.type).join(' → ');
+
+/**
+ * One service for the paths of a group, each path on a session of its own: a service per path
+ * would cost more than most paths. Other sessions' timers firing when a path moves the clock is
+ * what a shared service does anyway.
+ */
+function replays(logic: ReturnType<typeof sessionModel>) {
+  let h: Harness;
+  let server: RunningServer;
+  let http: Harness['http'];
+  let paths = 0;
+  // On a listening server with kept-alive connections: a server per request (supertest's way
+  // with an app) costs more than the request.
+  beforeAll(async () => {
+    h = createHarness({ env: { ...ENV, ...lk.env() } });
+    server = await serve(h);
+    http = supertest(server.url);
+  });
+  afterAll(() => server.close(0));
+  return async (path: TestPath<ModelSnapshot, ModelEvent>): Promise<void> => {
+    paths += 1;
+    const session = new SessionReplay({ h, http, lk, logic, rules: RULES, sessionId: `path-${paths}`, userId: 'u1' });
+    const perform = ({ event }: { event: ModelEvent }) => session.perform(event);
+    try {
+      await path.test({
+        events: { ingest: perform, turn: perform, context: perform, trigger: perform, start: perform, stop: perform, tick: perform, 'media.ok': perform, 'media.fail': perform, 'media.lost': perform },
+        states: { '*': () => session.check() },
+      });
+    } catch (error) {
+      session.abandon();
+      throw error;
+    }
+    await session.finish();
+  };
+}
+
+const instant = sessionModel('instant', ['ingest', 'turn', 'context', 'trigger', 'start', 'stop']);
+const instantModel = new TestModel(instant, { events: instant.events, serializeState: instant.serializeState, limit: TRAVERSAL_LIMIT });
+const stepwise = sessionModel('stepwise', ['start', 'stop']);
+const stepwiseModel = new TestModel(stepwise, { events: stepwise.events, serializeState: stepwise.serializeState, limit: TRAVERSAL_LIMIT });
+const paths = {
+  instantShortest: instantModel.getShortestPaths(),
+  instantSimple: instantModel.getSimplePaths({ serializeState: machineState }),
+  stepwiseShortest: stepwiseModel.getShortestPaths(),
+};
+
+describe('media as instant fakes: ingest, start, start-again, stop, trigger, agent turns and fetches, timers', () => {
+  const replay = replays(instant);
+
+  describe('shortest paths: to every state, and every event each state absorbs', () => {
+    for (const path of paths.instantShortest) it(describePath(path), () => replay(path));
+  });
+
+  describe("simple paths: every route through the machine's states that visits none twice", () => {
+    for (const path of paths.instantSimple) it(describePath(path), () => replay(path));
+  });
+});
+
+describe('media step by step: starts and stops while calls run, failures, answers lost after the work', () => {
+  const replay = replays(stepwise);
+
+  describe('shortest paths: to every state, and every event each state absorbs', () => {
+    for (const path of paths.stepwiseShortest) it(describePath(path), () => replay(path));
+  });
+});
+
+describe('what the paths cover', () => {
+  it('they take the session through every state it can rest in', () => {
+    // Planning states and `stopping.done` are left the moment they are entered; minting a token
+    // is local, so the model ends it at once, as the service does within the same request.
+    const resting = getStateNodes(sessionMachine.root).filter((node) => node.type === 'atomic' && !node.always && node.id !== 'session.voice.starting.mintingToken');
+    const visited = new Set<unknown>();
+    for (const path of Object.values(paths).flat()) {
+      for (const { state } of path.steps) if (state.session) for (const node of nodesOf(sessionMachine.root, state.session.value)) visited.add(node);
+    }
+    expect(resting.filter((node) => !visited.has(node)).map((node) => node.id)).toEqual([]);
+    expect(resting.length).toBeGreaterThan(10);
+  });
+});
