@@ -60,6 +60,7 @@ const EnvSchema = z.object({
   API_KEY: csv.optional(),
   FEATURE_FLAGS: featureFlagOverrides,
   SESSION_IDLE_TTL_SECONDS: positiveInt(86_400).pipe(z.number().max(MAX_TIMER_SECONDS)),
+  SESSION_HIBERNATE_SECONDS: nonNegativeInt(60).pipe(z.number().max(MAX_TIMER_SECONDS)),
   MAX_SESSIONS: positiveInt(100_000),
   ACTIVITY_BUFFER_SIZE: positiveInt(10_000).pipe(z.number().max(1_000_000)),
   RATE_LIMIT_PER_MINUTE: nonNegativeInt(1200),
@@ -106,6 +107,7 @@ export interface AppConfig {
   apiKeys: string[];
   featureFlagOverrides: Record<string, boolean>;
   sessionIdleTtlSeconds: number;
+  sessionHibernateSeconds: number;
   maxSessions: number;
   activityBufferSize: number;
   rateLimitPerMinute: number;
@@ -164,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     apiKeys: e.API_KEY ?? [],
     featureFlagOverrides: e.FEATURE_FLAGS ?? {},
     sessionIdleTtlSeconds: e.SESSION_IDLE_TTL_SECONDS,
+    sessionHibernateSeconds: e.SESSION_HIBERNATE_SECONDS,
     maxSessions: e.MAX_SESSIONS,
     activityBufferSize: e.ACTIVITY_BUFFER_SIZE,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,

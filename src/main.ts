@@ -54,6 +54,7 @@ async function main(): Promise<void> {
     logger,
     featureFlags: resolveFeatureFlags(mediaReady, config.featureFlagOverrides),
     sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
+    sessionHibernateSeconds: config.sessionHibernateSeconds,
     maxSessions: config.maxSessions,
     activityBufferSize: config.activityBufferSize,
     media,

@@ -4,7 +4,9 @@ import { createActor } from 'xstate';
 import type { AppClock } from '../integrations/clock.js';
 import type { Reply, SessionCommand, SessionEmitted } from '../machines/session.events.js';
 import type { SessionContext, SessionMachine, SessionSettings } from '../machines/session.machine.js';
+import { HIBERNATION_STATE, canHibernate } from '../machines/session.machine.js';
 import type { ActivityStore } from './activity-store.js';
+import { HibernatedSessions } from './hibernated-sessions.js';
 
 export type SessionActor = Actor<SessionMachine>;
 
@@ -22,6 +24,8 @@ export interface SupervisorOptions {
   settings: SessionSettings;
   maxSessions: number;
   askTimeoutMs: number;
+  /** SESSION_HIBERNATE_SECONDS in milliseconds; 0 keeps every session running. */
+  hibernateAfterMs: number;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
 }
 
@@ -33,25 +37,46 @@ export interface SupervisorOptions {
  * Sessions are top-level actors in a Map, not children of one machine: spawning thousands of
  * children copies the parent's children map on each spawn (see architecture.md).
  * The Map's insertion order is the recency order: every routed command moves its session last.
+ *
+ * A session untouched for SESSION_HIBERNATE_SECONDS with nothing under way hibernates: its actor
+ * stops and its context is held in `hibernated`; the next command brings it back. One sweep timer
+ * serves all of them: the least recently touched session is first in the Map, so the sweep is
+ * due when that one is.
  */
 export class SessionSupervisor {
   private readonly sessions = new Map<string, SessionActor>();
+  private readonly hibernated: HibernatedSessions;
   private readonly pending = new Map<SessionActor, Set<(failure: AskFailure) => void>>();
+  private sweepTimer: unknown;
+  private sweepDueAt: number | undefined;
 
-  constructor(private readonly options: SupervisorOptions) {}
+  constructor(private readonly options: SupervisorOptions) {
+    this.hibernated = new HibernatedSessions(options.clock, options.settings.idleTtlMs, (sessionId) => {
+      this.options.logger.debug({ session_id: sessionId, why: 'idle' }, 'session evicted');
+    });
+  }
 
+  /** Every session held, running or hibernated. */
   get size(): number {
-    return this.sessions.size;
+    return this.sessions.size + this.hibernated.size;
+  }
+
+  /** How many sessions run as actors and how many hibernate. */
+  get counts(): { running: number; hibernated: number } {
+    return { running: this.sessions.size, hibernated: this.hibernated.size };
   }
 
   has(sessionId: string): boolean {
-    return this.sessions.has(sessionId);
+    return this.sessions.has(sessionId) || this.hibernated.has(sessionId);
   }
 
-  /** Read-only view of a session's state, for routes that only read. */
+  /** Read-only view of a session's state, for routes that only read; reading does not wake a hibernated session. */
   snapshot(sessionId: string): { context: SessionContext; value: unknown } | undefined {
     const actor = this.sessions.get(sessionId);
-    if (!actor) return undefined;
+    if (!actor) {
+      const context = this.hibernated.peek(sessionId);
+      return context ? { context, value: HIBERNATION_STATE } : undefined;
+    }
     const snapshot = actor.getSnapshot();
     return { context: snapshot.context, value: snapshot.value };
   }
@@ -63,7 +88,7 @@ export class SessionSupervisor {
    */
   ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
     const at = this.options.clock.now();
-    const actor = this.sessions.get(sessionId) ?? (routing === 'create' ? this.spawn(sessionId, at) : undefined);
+    const actor = this.sessions.get(sessionId) ?? this.wake(sessionId, at) ?? (routing === 'create' ? this.spawn(sessionId, at) : undefined);
     if (!actor) return Promise.resolve({ ok: false, reason: routing === 'create' ? 'capacity' : 'not_found' });
     this.markRecent(sessionId, actor);
 
@@ -91,18 +116,31 @@ export class SessionSupervisor {
     });
   }
 
-  /** Stop every session actor (shutdown). */
+  /** Stop every session actor and drop the hibernated ones (shutdown). */
   stopAll(): void {
     for (const [sessionId] of this.sessions) this.remove(sessionId, 'shutdown');
+    this.hibernated.clear();
+    if (this.sweepTimer !== undefined) this.options.clock.clearTimeout(this.sweepTimer);
+    this.sweepTimer = this.sweepDueAt = undefined;
   }
 
   private spawn(sessionId: string, at: number): SessionActor | undefined {
-    if (this.sessions.size >= this.options.maxSessions && !this.evictLeastRecentInactive()) return undefined;
+    if (this.size >= this.options.maxSessions && !this.evictLeastRecentInactive()) return undefined;
+    return this.run(sessionId, at, undefined);
+  }
+
+  /** A hibernated session's actor, running again from its context. */
+  private wake(sessionId: string, at: number): SessionActor | undefined {
+    const restored = this.hibernated.take(sessionId);
+    return restored ? this.run(sessionId, at, restored) : undefined;
+  }
+
+  private run(sessionId: string, at: number, restored: SessionContext | undefined): SessionActor {
     const { clock, inspect, settings } = this.options;
     const actor = createActor(this.options.sessionLogic, {
       // The inspector names each actor by its id: the session id is what an operator looks for.
       id: sessionId,
-      input: { sessionId, at, settings },
+      input: { sessionId, at, settings, restored },
       clock,
       ...(inspect ? { inspect } : {}),
     });
@@ -111,7 +149,47 @@ export class SessionSupervisor {
     actor.subscribe({ error: (error) => this.onSessionError(sessionId, actor, error) });
     this.sessions.set(sessionId, actor);
     actor.start();
+    this.scheduleSweep(at + this.options.hibernateAfterMs);
     return actor;
+  }
+
+  private scheduleSweep(dueAt: number): void {
+    if (this.options.hibernateAfterMs <= 0 || (this.sweepDueAt !== undefined && this.sweepDueAt <= dueAt)) return;
+    const { clock } = this.options;
+    if (this.sweepTimer !== undefined) clock.clearTimeout(this.sweepTimer);
+    this.sweepDueAt = dueAt;
+    this.sweepTimer = clock.setTimeout(() => {
+      this.sweepTimer = this.sweepDueAt = undefined;
+      this.sweep();
+    }, Math.max(0, dueAt - clock.now()));
+  }
+
+  /**
+   * Hibernates, least recently touched first, every session untouched for the hibernation delay
+   * that has nothing under way; stops at the first one touched too recently. A session busy now
+   * (voice, cooldown, reengagement timer, a reply pending) stays and is looked at again later.
+   */
+  private sweep(): void {
+    const now = this.options.clock.now();
+    const { hibernateAfterMs } = this.options;
+    let busy = false;
+    for (const [sessionId, actor] of this.sessions) {
+      const snapshot = actor.getSnapshot();
+      const dueAt = snapshot.context.last_touched_at + hibernateAfterMs;
+      if (dueAt > now) {
+        this.scheduleSweep(dueAt);
+        break;
+      }
+      if (!canHibernate(snapshot) || (this.pending.get(actor)?.size ?? 0) > 0) {
+        busy = true;
+        continue;
+      }
+      this.sessions.delete(sessionId);
+      this.pending.delete(actor);
+      actor.stop();
+      this.hibernated.hold(sessionId, snapshot.context);
+    }
+    if (busy) this.scheduleSweep(now + hibernateAfterMs);
   }
 
   private markRecent(sessionId: string, actor: SessionActor): void {
@@ -120,6 +198,14 @@ export class SessionSupervisor {
   }
 
   private evictLeastRecentInactive(): boolean {
+    // Hibernated sessions go first: nothing is under way in them, and they have been untouched
+    // longest, bar a running one that a cooldown or reengagement timer kept from hibernating.
+    const hibernated = this.hibernated.leastRecent();
+    if (hibernated !== undefined) {
+      this.hibernated.remove(hibernated);
+      this.options.logger.debug({ session_id: hibernated, why: 'capacity' }, 'session evicted');
+      return true;
+    }
     for (const [sessionId, actor] of this.sessions) {
       if (actor.getSnapshot().matches({ voice: 'inactive' })) {
         this.remove(sessionId, 'capacity');

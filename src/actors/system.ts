@@ -20,6 +20,8 @@ export interface ActorSystemOptions {
   logger: Logger;
   featureFlags: FeatureFlags;
   sessionIdleTtlSeconds: number;
+  /** SESSION_HIBERNATE_SECONDS: an untouched session with nothing under way is held as its context alone after this long; 0 never. */
+  sessionHibernateSeconds: number;
   maxSessions: number;
   activityBufferSize: number;
   /** Screen ids the trigger policy treats as critical (`CRITICAL_STEPS`); the defaults of decisions 4 when absent. */
@@ -78,6 +80,7 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
       idleTtlMs: options.sessionIdleTtlSeconds * 1000,
     },
     maxSessions: options.maxSessions,
+    hibernateAfterMs: options.sessionHibernateSeconds * 1000,
     askTimeoutMs: askTimeoutFor(options.media),
     inspect: options.inspect,
   });

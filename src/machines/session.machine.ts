@@ -1,3 +1,4 @@
+import type { SnapshotFrom } from 'xstate';
 import { and, assign, emit, enqueueActions, fromPromise, not, raise, setup, stateIn } from 'xstate';
 import type { ActivityDraft, ActivityKind, Trace } from '../domain/activity.js';
 import { buildAgentContext } from '../domain/agent-context.js';
@@ -33,6 +34,8 @@ export interface SessionInput {
   sessionId: string;
   at: number;
   settings: SessionSettings;
+  /** The context of a hibernated session being brought back (see `canHibernate`). */
+  restored?: SessionContext | undefined;
 }
 
 /** A start being carried out: the command it answers and what degraded so far. */
@@ -133,6 +136,31 @@ export function sessionReengagement(context: SessionContext, voiceActive: boolea
     hadVoiceSession: context.voice.started_at !== null,
     inactivityThresholdSeconds: context.settings.reengagementInactivitySeconds,
   });
+}
+
+function newContext(input: SessionInput): SessionContext {
+  return {
+    ...newSessionRecord(input.sessionId, input.at),
+    settings: input.settings,
+    last_touched_at: input.at,
+    idle_timer: armIdleTimer(input.at, input.settings.idleTtlMs),
+    trigger: newTriggerMemory(),
+    voice: NO_VOICE,
+    voiceWork: NO_VOICE_WORK,
+    reengagement: null,
+  };
+}
+
+/**
+ * A hibernated session comes back in the quiescent state it left. Only a command wakes it, and a
+ * command touches it, so its idle timer starts afresh.
+ */
+function resumedContext(restored: SessionContext, input: SessionInput): SessionContext {
+  return {
+    ...restored,
+    settings: input.settings,
+    idle_timer: armIdleTimer(input.at, input.settings.idleTtlMs),
+  };
 }
 
 /**
@@ -340,16 +368,7 @@ export const sessionMachine = setup({
 }).createMachine({
   id: 'session',
   type: 'parallel',
-  context: ({ input }) => ({
-    ...newSessionRecord(input.sessionId, input.at),
-    settings: input.settings,
-    last_touched_at: input.at,
-    idle_timer: armIdleTimer(input.at, input.settings.idleTtlMs),
-    trigger: newTriggerMemory(),
-    voice: NO_VOICE,
-    voiceWork: NO_VOICE_WORK,
-    reengagement: null,
-  }),
+  context: ({ input }) => (input.restored ? resumedContext(input.restored, input) : newContext(input)),
   on: {
     'session.ingest': { actions: ['ingest', 'touch', 'noteUserActivity'] },
     'context.fetch': [
@@ -505,6 +524,18 @@ export const sessionMachine = setup({
 });
 
 export type SessionMachine = typeof sessionMachine;
+export type SessionSnapshot = SnapshotFrom<SessionMachine>;
+
+/**
+ * The one state a session may hibernate in: no voice work, no cooldown, no reengagement timer,
+ * hence no timer but the idle check, which its context can re-arm. It is also the initial state,
+ * so a session brought back from its context alone is where it was.
+ */
+export const HIBERNATION_STATE = { voice: 'inactive', trigger: 'ready', presence: 'live', reengagement: 'idle' } as const;
+
+export function canHibernate(snapshot: SessionSnapshot): boolean {
+  return snapshot.status === 'active' && snapshot.matches(HIBERNATION_STATE);
+}
 
 /** Whether a session state value has voice running (starting and stopping count: media is in play). */
 export function isVoiceActive(value: unknown): boolean {

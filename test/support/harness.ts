@@ -69,6 +69,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     logger,
     featureFlags: resolveFeatureFlags(mediaReady, config.featureFlagOverrides),
     sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
+    sessionHibernateSeconds: config.sessionHibernateSeconds,
     maxSessions: config.maxSessions,
     activityBufferSize: config.activityBufferSize,
     sessionLogic: options.sessionLogic,
