@@ -12,10 +12,14 @@ import { ingestionSuite } from './suites/ingestion.js';
 import { sessionScaleSuite } from './suites/session-scale.js';
 
 const quick = process.argv.includes('--quick');
+/** `--only=ingestion,scale,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is. */
+const onlyArgument = process.argv.find((arg) => arg.startsWith('--only='));
+const only = onlyArgument ? new Set(onlyArgument.slice('--only='.length).split(',')) : undefined;
+const runs = (suite: string) => !only || only.has(suite);
 
 const settings = quick
-  ? { rounds: 1, duration: 2, scaleDuration: 1, counts: [1_000, 10_000], fanoutSeconds: 4, endpointDuration: 2, endpointSessions: 200 }
-  : { rounds: 3, duration: 8, scaleDuration: 5, counts: [1_000, 10_000, 100_000], fanoutSeconds: 15, endpointDuration: 6, endpointSessions: 1_000 };
+  ? { rounds: 1, warmup: 1, duration: 2, scaleDuration: 1, counts: [1_000, 10_000], hibernate: 2, fanoutSeconds: 3, endpointDuration: 1.5, endpointSessions: 100 }
+  : { rounds: 3, warmup: 2, duration: 5, scaleDuration: 3, counts: [1_000, 10_000, 100_000], hibernate: 5, fanoutSeconds: 10, endpointDuration: 4, endpointSessions: 1_000 };
 
 const RESULTS_START = '<!-- results:start -->';
 const RESULTS_END = '<!-- results:end -->';
@@ -24,6 +28,12 @@ async function main(): Promise<void> {
   const started = Date.now();
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
   const sections: string[] = [];
+  let suiteStarted = Date.now();
+  const took = () => {
+    const seconds = (Date.now() - suiteStarted) / 1000;
+    suiteStarted = Date.now();
+    return `\n\nThis part took ${seconds.toFixed(0)} s.`;
+  };
   const say = (text: string) => {
     process.stdout.write(`${text}\n\n`);
     sections.push(text);
@@ -31,30 +41,42 @@ async function main(): Promise<void> {
 
   say(`Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${quick ? 'quick mode' : 'full mode'}.`);
 
-  const ingestion = await ingestionSuite({ rounds: settings.rounds, durationSeconds: settings.duration, connections: 50, sessions: 1_000 });
-  say(`### Ingestion: POST /v1/events (50 connections, ${settings.duration} s × ${settings.rounds} interleaved rounds, median)\n\n${ingestion.markdown}\n\nTarget: service ≥ 0.85 × bare express → ${ingestion.serviceOverExpress.toFixed(2)} ${ingestion.serviceOverExpress >= 0.85 ? '(met)' : '(missed)'}`);
+  if (runs('ingestion')) {
+    suiteStarted = Date.now();
+    const ingestion = await ingestionSuite({ rounds: settings.rounds, warmupSeconds: settings.warmup, durationSeconds: settings.duration, connections: 50, sessions: 1_000 });
+    say(`### Ingestion: POST /v1/events (50 connections, ${settings.duration} s × ${settings.rounds} interleaved rounds, median)\n\n${ingestion.markdown}\n\nTarget: service ≥ 0.85 × bare express → ${ingestion.serviceOverExpress.toFixed(2)} ${ingestion.serviceOverExpress >= 0.85 ? '(met)' : '(missed)'}${took()}`);
+  }
 
-  const scale = await sessionScaleSuite({ counts: settings.counts, durationSeconds: settings.scaleDuration, connections: 50 });
-  const last = scale.rows.at(-1)!;
-  const first = scale.rows[0]!;
-  const throughputRatio = last.rps / first.rps;
-  say(
-    `### Session scale (LOG_LEVEL=warn, 50 connections, events spread over every live session)\n\n${scale.markdown}\n\n` +
-      `Targets: throughput at ${last.sessions.toLocaleString('en-US')} within 10% of ${first.sessions.toLocaleString('en-US')} → ${throughputRatio.toFixed(2)} ${throughputRatio >= 0.9 ? '(met)' : '(missed)'}; ` +
-      `under 8 KiB RSS per idle session → ${(last.bytesPerSession / 1024).toFixed(1)} KiB ${last.bytesPerSession < 8 * 1024 ? '(met)' : '(missed)'}`,
-  );
+  if (runs('scale')) {
+    suiteStarted = Date.now();
+    const scale = await sessionScaleSuite({ counts: settings.counts, durationSeconds: settings.scaleDuration, rounds: settings.rounds, connections: 50, activeSessions: 1_000, hibernateSeconds: settings.hibernate });
+    const last = scale.rows.at(-1)!;
+    const first = scale.rows[0]!;
+    const throughputRatio = last.rps / first.rps;
+    say(
+      `### Session scale (LOG_LEVEL=warn, SESSION_HIBERNATE_SECONDS=${settings.hibernate}, 50 connections, median of ${settings.rounds})\n\n${scale.markdown}\n\n` +
+        `Targets: throughput at ${last.sessions.toLocaleString('en-US')} within 10% of ${first.sessions.toLocaleString('en-US')} → ${throughputRatio.toFixed(2)} ${throughputRatio >= 0.9 ? '(met)' : '(missed)'}; ` +
+        `under 8 KiB RSS per idle session → ${(last.bytesPerIdleSession / 1024).toFixed(1)} KiB ${last.bytesPerIdleSession < 8 * 1024 ? '(met)' : '(missed)'}${took()}`,
+    );
+  }
 
-  const fanout = await fanoutSuite({ clients: 1_000, workers: 4, eventsPerSecond: 20, seconds: settings.fanoutSeconds });
-  say(
-    `### Stream fan-out: 1,000 SSE clients in 4 worker processes, events posted at a fixed rate for ${settings.fanoutSeconds} s\n\n${fanout.markdown}\n\n` +
-      `Latency is from an item's recording (its timestamp) to its receipt by a reader. Target: p99 under 100 ms → ${fanout.p99} ms ${fanout.p99 < 100 ? '(met)' : '(missed)'}`,
-  );
+  if (runs('fanout')) {
+    suiteStarted = Date.now();
+    const fanout = await fanoutSuite({ clients: 1_000, workers: 4, eventsPerSecond: 20, seconds: settings.fanoutSeconds });
+    say(
+      `### Stream fan-out: 1,000 SSE clients in 4 worker processes, events posted at a fixed rate for ${settings.fanoutSeconds} s\n\n${fanout.markdown}\n\n` +
+        `Latency is from an item's recording (its timestamp) to its receipt by a reader. Target: p99 under 100 ms → ${fanout.p99} ms ${fanout.p99 < 100 ? '(met)' : '(missed)'}${took()}`,
+    );
+  }
 
-  const endpoints = await endpointsSuite({ rounds: settings.rounds, durationSeconds: settings.endpointDuration, connections: 50, sessions: settings.endpointSessions });
-  say(`### Trigger evaluation and context fetch (LOG_LEVEL=warn, 50 connections, ${settings.endpointSessions.toLocaleString('en-US')} sessions, median of ${settings.rounds})\n\n${endpoints.markdown}`);
+  if (runs('endpoints')) {
+    suiteStarted = Date.now();
+    const endpoints = await endpointsSuite({ rounds: settings.rounds, warmupSeconds: settings.warmup, durationSeconds: settings.endpointDuration, connections: 50, sessions: settings.endpointSessions });
+    say(`### Trigger evaluation and context fetch (LOG_LEVEL=warn, 50 connections, ${settings.endpointSessions.toLocaleString('en-US')} sessions, median of ${settings.rounds})\n\n${endpoints.markdown}${took()}`);
+  }
 
   say(`Total bench time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);
-  writeResults(sections.join('\n\n'));
+  if (!only) writeResults(sections.join('\n\n'));
 }
 
 /** Replaces the results block of BENCHMARKS.md, keeping the hand-written notes around it. */

@@ -1,8 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
 import type { LoadJob, LoadResult } from '../load-worker.js';
 
 export interface ServerProcess {
@@ -12,7 +13,7 @@ export interface ServerProcess {
 }
 
 /** A free loopback port: bound and released, so the server under test can take it. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const address = probe.address();
@@ -29,7 +30,11 @@ export async function startServer(command: string[], env: Record<string, string>
   const port = await freePort();
   const child = spawn(command[0]!, command.slice(1), {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  // Errors reach the bench's output; the inspector's banner (scale suite) does not.
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    if (!/^(Debugger (listening on|attached|ending)|For help, see)/.test(line)) process.stderr.write(`${line}\n`);
   });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
@@ -69,16 +74,41 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
-/** Runs one autocannon job in a separate process. */
-export async function runLoad(job: LoadJob): Promise<LoadResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/load-worker.ts', JSON.stringify(job)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+let loadWorker: { child: ChildProcess; nextId: number; waiting: Map<number, { resolve: (r: LoadResult) => void; reject: (e: Error) => void }> } | undefined;
+
+function worker(): NonNullable<typeof loadWorker> {
+  if (loadWorker) return loadWorker;
+  const child = fork('bench/load-worker.ts', [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const state = { child, nextId: 0, waiting: new Map<number, { resolve: (r: LoadResult) => void; reject: (e: Error) => void }>() };
+  child.on('message', (message: { id: number; result?: LoadResult; error?: string }) => {
+    const pending = state.waiting.get(message.id);
+    state.waiting.delete(message.id);
+    if (message.result) pending?.resolve(message.result);
+    else pending?.reject(new Error(`load worker: ${message.error ?? 'no result'}`));
   });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number];
-  if (code !== 0) throw new Error(`load worker failed (${code})`);
-  return JSON.parse(output.trim().split('\n').at(-1)!) as LoadResult;
+  child.once('exit', (code) => {
+    for (const pending of state.waiting.values()) pending.reject(new Error(`load worker exited (${code})`));
+    loadWorker = undefined;
+  });
+  // The bench ends when its work does, not when the idle worker would.
+  child.unref();
+  child.channel?.unref();
+  loadWorker = state;
+  return state;
+}
+
+/** Runs one autocannon job in the load worker, a separate process. */
+export function runLoad(job: LoadJob): Promise<LoadResult> {
+  const state = worker();
+  const id = state.nextId++;
+  // While a job runs, the worker's channel keeps the bench alive.
+  state.child.channel?.ref();
+  return new Promise<LoadResult>((resolve, reject) => {
+    state.waiting.set(id, { resolve, reject });
+    state.child.send({ id, job });
+  }).finally(() => {
+    if (state.waiting.size === 0) state.child.channel?.unref();
+  });
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

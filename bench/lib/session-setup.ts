@@ -13,11 +13,17 @@ export async function seedSessions(url: string, count: number): Promise<void> {
     screen_id: 'pan_details',
     components: [{ id: 'pan_field', type: 'text_input', validations: [{ rule_id: 'pan_format_v1', pattern: '[A-Z]{5}[0-9]{4}[A-Z]', error_codes: ['pan_invalid_format'] }] }],
   };
-  for (let n = 0; n < count; n += 1) {
+  // Sixteen sessions at a time; each session's events stay in order.
+  let next = 0;
+  const seedOne = async (n: number) => {
     const session_id = benchSessionId(n);
     await post({ session_id, user_id: `user-${n}`, event: 'screen_schema', screen: 'pan_details', properties: schema });
     await post({ session_id, event: 'component_input', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', hint: 'ABCDE1234F', masked: false });
     await post({ session_id, event: 'component_input', screen: 'pan_details', component_id: 'terms_checkbox', component_type: 'checkbox', hint: 'checked', masked: false });
     await post({ session_id, event: 'validation_failed', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', errors: ['pan_invalid_format'], failure_reason_code: 'pan_invalid_format', hint: 'INVALIDPAN', masked: false });
-  }
+  };
+  const lane = async () => {
+    while (next < count) await seedOne(next++);
+  };
+  await Promise.all(Array.from({ length: 16 }, lane));
 }

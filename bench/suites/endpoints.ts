@@ -11,6 +11,7 @@ import { startBareExpress, startService } from '../lib/targets.js';
 
 export interface EndpointOptions {
   rounds: number;
+  warmupSeconds: number;
   durationSeconds: number;
   connections: number;
   sessions: number;
@@ -31,31 +32,29 @@ const CASES: Case[] = [
  * built per call) on the service vs the same routes on bare express answering the same bytes.
  */
 export async function endpointsSuite(options: EndpointOptions): Promise<{ markdown: string; ratios: Record<string, number> }> {
-  // The baseline answers what the service answers: capture one context response.
-  const probe = await startService({ LOG_LEVEL: 'warn' });
-  let contextFile: string;
-  try {
-    await seedSessions(probe.url, 1);
-    const body = await (await fetch(`${probe.url}/v1/assistant/context/${benchSessionId(0)}`)).text();
-    contextFile = join(mkdtempSync(join(tmpdir(), 'bench-')), 'context.json');
-    writeFileSync(contextFile, body);
-  } finally {
-    await probe.stop();
-  }
-
-  const targets: { name: string; start: () => Promise<ServerProcess>; seeded: boolean }[] = [
-    { name: 'service', start: () => startService({ LOG_LEVEL: 'warn' }), seeded: true },
-    { name: 'bare express 5', start: () => startBareExpress({ CONTEXT_BODY_FILE: contextFile }), seeded: false },
+  // The baseline answers what the service answers: the context body is captured from the
+  // service, which runs first in each round, before the baseline starts.
+  const contextFile = join(mkdtempSync(join(tmpdir(), 'bench-')), 'context.json');
+  const targets: { name: string; start: () => Promise<ServerProcess>; prepare: (url: string) => Promise<void> }[] = [
+    {
+      name: 'service',
+      start: () => startService({ LOG_LEVEL: 'warn' }),
+      prepare: async (url) => {
+        await seedSessions(url, options.sessions);
+        writeFileSync(contextFile, await (await fetch(`${url}/v1/assistant/context/${benchSessionId(0)}`)).text());
+      },
+    },
+    { name: 'bare express 5', start: () => startBareExpress({ CONTEXT_BODY_FILE: contextFile }), prepare: async () => undefined },
   ];
   const results = new Map<string, LoadResult[]>();
   for (let roundIndex = 0; roundIndex < options.rounds; roundIndex += 1) {
     for (const target of targets) {
       const server = await target.start();
       try {
-        if (target.seeded) await seedSessions(server.url, options.sessions);
+        await target.prepare(server.url);
         for (const testCase of CASES) {
           const job: LoadJob = { ...testCase.job, sessions: options.sessions, url: server.url, connections: options.connections };
-          await runLoad({ ...job, durationSeconds: 1 });
+          await runLoad({ ...job, durationSeconds: options.warmupSeconds });
           const key = `${testCase.name}|${target.name}`;
           results.set(key, [...(results.get(key) ?? []), await runLoad({ ...job, durationSeconds: options.durationSeconds })]);
         }

@@ -6,6 +6,8 @@ import { startBareExpress, startBareNode, startService } from '../lib/targets.js
 
 export interface IngestionOptions {
   rounds: number;
+  /** Load before each measured run, so every target is measured with its code compiled by the JIT. */
+  warmupSeconds: number;
   durationSeconds: number;
   connections: number;
   sessions: number;
@@ -33,7 +35,7 @@ export async function ingestionSuite(options: IngestionOptions): Promise<{ markd
       const server = await target.start();
       try {
         const job = { url: server.url, method: 'POST' as const, path: '/v1/events', connections: options.connections, sessions: options.sessions, body: 'event' as const };
-        await runLoad({ ...job, durationSeconds: 1 });
+        await runLoad({ ...job, durationSeconds: options.warmupSeconds });
         results.get(target.name)!.push(await runLoad({ ...job, durationSeconds: options.durationSeconds }));
       } finally {
         await server.stop();
