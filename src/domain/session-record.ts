@@ -89,8 +89,9 @@ export interface SchemaPush {
   replaced: boolean;
 }
 
-export interface IngestOutcome {
-  record: SessionRecord;
+export interface IngestOutcome<R extends SessionRecord = SessionRecord> {
+  /** A copy of the record given, whatever else it holds, with the event applied. */
+  record: R;
   /** The event as stored: hint masked, timestamp filled in. */
   stored: SdkEvent;
   schemaPush: SchemaPush | undefined;
@@ -159,12 +160,12 @@ function registerSchema(
 }
 
 /** Spec 4.1 rules 1-6 as a pure function of the record, the event and the time. */
-export function applyEvent(record: SessionRecord, incoming: SdkEvent, options: IngestOptions): IngestOutcome {
+export function applyEvent<R extends SessionRecord>(record: R, incoming: SdkEvent, options: IngestOptions): IngestOutcome<R> {
   const { at } = options;
   const redacted = redactEvent(record, incoming);
   const stored: SdkEvent = present(redacted.timestamp) ? redacted : { ...redacted, timestamp: Math.floor(at / 1000) };
   const screen = stored.screen ?? stored.screen_id;
-  const next: SessionRecord = {
+  const next: R = {
     ...record,
     latest_event: stored,
     updated_at: at,

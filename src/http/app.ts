@@ -15,7 +15,7 @@ import { contextRouteDocs, contextRoutes } from './routes/context.js';
 import { activityStreamRouteDocs, activityStreamRoutes } from './routes/activity-stream.js';
 import { eventRouteDocs, eventRoutes } from './routes/events.js';
 import { featureRouteDocs, featureRoutes } from './routes/features.js';
-import { healthRouteDocs, healthRoutes } from './routes/health.js';
+import { healthHandler, healthRouteDocs } from './routes/health.js';
 import { reengagementRouteDocs, reengagementRoutes } from './routes/reengagement.js';
 import { sdkConfigRouteDocs, sdkConfigRoutes } from './routes/sdk-config.js';
 import { sessionRouteDocs, sessionRoutes } from './routes/sessions.js';
@@ -88,10 +88,12 @@ export function createApp(deps: AppDeps): App {
 
   app.use(correlation);
   app.use(requestLog(logger));
-  app.use(healthRoutes(() => shuttingDown));
+  app.get('/health', healthHandler(() => shuttingDown));
   app.use(shutdownGate);
-  app.use(perIpRateLimit(config.rateLimitPerMinute));
-  app.use(apiKeyCheck(config.apiKeys));
+  const rateLimit = perIpRateLimit(config.rateLimitPerMinute);
+  if (rateLimit) app.use(rateLimit);
+  const keyCheck = apiKeyCheck(config.apiKeys);
+  if (keyCheck) app.use(keyCheck);
   app.use(jsonBody());
   app.get('/openapi.json', (_req, res) => {
     res.json(openapi);

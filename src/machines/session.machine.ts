@@ -199,15 +199,19 @@ export const sessionMachine = setup({
     dispatchFound: (_, params: { dispatchId: string | null }) => params.dispatchId !== null,
   },
   actions: {
+    // One action, one assign: each assign clones the machine snapshot, and an event is the
+    // commonest command by far (BENCHMARKS.md has the measurement).
     ingest: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'session.ingest') return;
       const outcome = applyEvent(context, event.event, { at: event.at, schemaRegistry: context.settings.schemaRegistry });
-      enqueue.assign({ ...outcome.record, settings: context.settings });
+      enqueue.assign({ ...outcome.record, last_touched_at: event.at });
       const base = { at: event.at, session_id: context.session_id, user_id: outcome.record.user_id, trace: event.trace };
       enqueue.emit({ type: 'activity', draft: { ...base, kind: 'event', payload: eventActivityPayload(outcome.stored, outcome.warnings) } });
       if (outcome.schemaPush) {
         enqueue.emit({ type: 'activity', draft: { ...base, kind: 'schema_push', payload: { ...outcome.schemaPush } } });
       }
+      // Only an armed reengagement timer listens; raising for nobody costs a whole microstep per event.
+      if (context.reengagement && !AGENT_EVENT_TYPES.has(outcome.stored.event)) enqueue.raise({ type: 'user.activity', at: event.at });
       const reply = event.reply;
       enqueue(() => reply({ ingested_at_ms: event.at, warnings: outcome.warnings }));
     }),
@@ -256,10 +260,6 @@ export const sessionMachine = setup({
     // microstep and a timer swap per event (see idle-timer.ts).
     touch: assign({ last_touched_at: ({ context, event }) => ('at' in event ? event.at : context.last_touched_at) }),
     rearmIdleTimer: assign({ idle_timer: ({ context }) => rearmIdleTimer(context.idle_timer, context.last_touched_at, context.settings.idleTtlMs) }),
-    noteUserActivity: enqueueActions(({ context, event, enqueue }) => {
-      // Only an armed reengagement timer listens; raising for nobody costs a whole microstep per event.
-      if (context.reengagement && event.type === 'session.ingest' && !AGENT_EVENT_TYPES.has(event.event.event)) enqueue.raise({ type: 'user.activity', at: event.at });
-    }),
     announceExpiry: emit(({ context }) => ({ type: 'session.expired' as const, sessionId: context.session_id })),
 
     beginStart: enqueueActions(({ context, event, enqueue }, params: { resumed: boolean }) => {
@@ -370,7 +370,7 @@ export const sessionMachine = setup({
   type: 'parallel',
   context: ({ input }) => (input.restored ? resumedContext(input.restored, input) : newContext(input)),
   on: {
-    'session.ingest': { actions: ['ingest', 'touch', 'noteUserActivity'] },
+    'session.ingest': { actions: 'ingest' },
     'context.fetch': [
       { guard: 'voiceInactive', actions: [{ type: 'serveContext', params: { voiceActive: false } }, 'touch'] },
       { actions: [{ type: 'serveContext', params: { voiceActive: true } }, 'touch'] },

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { createHarness } from '../support/harness.js';
+import { request } from 'node:http';
+import { describe, expect, it, vi } from 'vitest';
+import { createHarness, serve } from '../support/harness.js';
 
 describe('X-API-Key', () => {
   const env = { API_KEY: 'old-key, new-key' };
@@ -82,6 +83,31 @@ describe('request log', () => {
     expect(line).toBeDefined();
     expect(line).toMatchObject({ svc_session_id: 'svc-77', sdk_version: '2.4.1', res: { statusCode: 200 } });
     expect(h.logs.text).not.toContain('top-secret-key');
+  });
+
+  it('logs one line per request: completed at info, or aborted at warn when the client leaves first', async () => {
+    const h = createHarness();
+    const server = await serve(h);
+    try {
+      await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'done-1' }, body: '{"session_id":"s1","event":"identity"}' });
+      await new Promise<void>((resolve) => {
+        const req = request(`${server.url}/api/activity/stream`, { headers: { 'x-request-id': 'left-1' } }, (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        });
+        req.end();
+      });
+      await vi.waitFor(() => expect(h.logs.parsed().some((line) => (line.req as { id?: string } | undefined)?.id === 'left-1')).toBe(true));
+      const lines = h.logs.parsed().filter((line) => ['done-1', 'left-1'].includes((line.req as { id?: string } | undefined)?.id ?? ''));
+      expect(lines.map((line) => [(line.req as { id: string }).id, line.msg, line.level])).toEqual([
+        ['done-1', 'request completed', 30],
+        ['left-1', 'request aborted', 40],
+      ]);
+    } finally {
+      await server.close(0);
+    }
   });
 });
 

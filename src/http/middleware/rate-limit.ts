@@ -5,8 +5,9 @@ import { rateLimit } from 'express-rate-limit';
  * Per client IP, not per API key: every SDK user of a tenant shares one key. express-rate-limit
  * sets Retry-After and the RateLimit headers; the body follows the service's `{detail}` form.
  */
-export function perIpRateLimit(limitPerMinute: number): RequestHandler {
-  if (limitPerMinute === 0) return (_req, _res, next) => next();
+export function perIpRateLimit(limitPerMinute: number): RequestHandler | undefined {
+  // Off means not mounted at all: a pass-through would still cost a router step per request.
+  if (limitPerMinute === 0) return undefined;
   return rateLimit({
     windowMs: 60_000,
     limit: limitPerMinute,

@@ -13,9 +13,10 @@ export function requestLog(logger: Logger): RequestHandler {
     // Health probes every few seconds would drown the log.
     if (req.path === '/health') return next();
     const started = performance.now();
-    const write = (outcome: 'request completed' | 'request aborted') => {
-      res.off('finish', onFinish);
-      res.off('close', onClose);
+    // 'close' comes after 'finish' on a completed response and alone on an aborted one: one
+    // listener tells both apart.
+    res.once('close', () => {
+      const outcome = res.writableFinished ? 'request completed' : 'request aborted';
       const level = res.statusCode >= 500 ? 'error' : outcome === 'request aborted' ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       logger[level](
@@ -29,11 +30,7 @@ export function requestLog(logger: Logger): RequestHandler {
         },
         outcome,
       );
-    };
-    const onFinish = () => write('request completed');
-    const onClose = () => write('request aborted');
-    res.on('finish', onFinish);
-    res.on('close', onClose);
+    });
     next();
   };
 }

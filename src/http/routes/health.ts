@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { RequestHandler } from 'express';
 import type { RouteDoc } from '../route-doc.js';
 import { Health } from '../schemas/common.js';
 
@@ -16,11 +16,10 @@ export const healthRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function healthRoutes(isShuttingDown: () => boolean): Router {
-  const router = Router();
-  router.get('/health', (_req, res) => {
+/** A handler for the app itself rather than a router: every request passes this point. */
+export function healthHandler(isShuttingDown: () => boolean): RequestHandler {
+  return (_req, res) => {
     if (isShuttingDown()) res.status(503).json({ status: 'shutting_down' });
     else res.json({ status: 'ok' });
-  });
-  return router;
+  };
 }
