@@ -6,7 +6,9 @@
 import { readFileSync } from 'node:fs';
 import express from 'express';
 
-const contextBody = process.env.CONTEXT_BODY_FILE ? readFileSync(process.env.CONTEXT_BODY_FILE, 'utf8') : '{}';
+// Read on the first request, once: the bench captures the body while this server starts.
+let contextBody: string | undefined;
+const capturedContext = () => (contextBody ??= process.env.CONTEXT_BODY_FILE ? readFileSync(process.env.CONTEXT_BODY_FILE, 'utf8') : '{}');
 const decision = { trigger: false, reason: 'none', action: 'none', intervention_mode: 'none' };
 
 const app = express();
@@ -18,7 +20,7 @@ app.post('/v1/assistant/trigger/evaluate', (_req, res) => {
   res.json(decision);
 });
 app.get('/v1/assistant/context/:session_id', (_req, res) => {
-  res.type('application/json').send(contextBody);
+  res.type('application/json').send(capturedContext());
 });
 const server = app.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1');
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -33,7 +33,7 @@ const CASES: Case[] = [
  */
 export async function endpointsSuite(options: EndpointOptions): Promise<{ markdown: string; ratios: Record<string, number> }> {
   // The baseline answers what the service answers: the context body is captured from the
-  // service, which runs first in each round, before the baseline starts.
+  // service, which is prepared first, before the baseline starts.
   const contextFile = join(mkdtempSync(join(tmpdir(), 'bench-')), 'context.json');
   const targets: { name: string; start: () => Promise<ServerProcess>; prepare: (url: string) => Promise<void> }[] = [
     {
@@ -47,21 +47,28 @@ export async function endpointsSuite(options: EndpointOptions): Promise<{ markdo
     { name: 'bare express 5', start: () => startBareExpress({ CONTEXT_BODY_FILE: contextFile }), prepare: async () => undefined },
   ];
   const results = new Map<string, LoadResult[]>();
-  for (let roundIndex = 0; roundIndex < options.rounds; roundIndex += 1) {
-    for (const target of targets) {
-      const server = await target.start();
-      try {
-        await target.prepare(server.url);
+  // Both stay up for the whole suite, prepared and warmed once; measured runs alternate.
+  const servers: ServerProcess[] = [];
+  try {
+    const [service, baseline] = targets as [(typeof targets)[number], (typeof targets)[number]];
+    const serviceServer = await service.start();
+    servers.push(serviceServer);
+    // The baseline starts while the service is seeded; it reads the captured body only when asked.
+    const baselineStarting = baseline.start();
+    await service.prepare(serviceServer.url);
+    servers.push(await baselineStarting);
+    const jobFor = (server: ServerProcess, testCase: Case): LoadJob => ({ ...testCase.job, sessions: options.sessions, url: server.url, connections: options.connections });
+    for (const server of servers) for (const testCase of CASES) await runLoad({ ...jobFor(server, testCase), durationSeconds: options.warmupSeconds });
+    for (let roundIndex = 0; roundIndex < options.rounds; roundIndex += 1) {
+      for (const [index, target] of targets.entries()) {
         for (const testCase of CASES) {
-          const job: LoadJob = { ...testCase.job, sessions: options.sessions, url: server.url, connections: options.connections };
-          await runLoad({ ...job, durationSeconds: options.warmupSeconds });
           const key = `${testCase.name}|${target.name}`;
-          results.set(key, [...(results.get(key) ?? []), await runLoad({ ...job, durationSeconds: options.durationSeconds })]);
+          results.set(key, [...(results.get(key) ?? []), await runLoad({ ...jobFor(servers[index]!, testCase), durationSeconds: options.durationSeconds })]);
         }
-      } finally {
-        await server.stop();
       }
     }
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
   }
   const rows: (string | number)[][] = [];
   const ratios: Record<string, number> = {};

@@ -38,9 +38,14 @@ export interface SessionScaleRow {
  */
 export async function sessionScaleSuite(options: SessionScaleOptions): Promise<{ markdown: string; rows: SessionScaleRow[] }> {
   const rows: Prepared[] = [];
+  const starting = await Promise.allSettled(options.counts.map((sessions) => start(sessions, options)));
   try {
+    const started = starting.map((outcome) => {
+      if (outcome.status === 'rejected') throw outcome.reason;
+      return outcome.value;
+    });
     // Filled one after another; one wait for all of them to hibernate.
-    for (const sessions of options.counts) rows.push(await fill(sessions, options));
+    for (const [index, sessions] of options.counts.entries()) rows.push(await fill(sessions, started[index]!, options));
     // Every session hibernates once untouched for the delay (plus a margin for the last ones).
     await sleep((options.hibernateSeconds + 2) * 1000);
     for (const row of rows) row.rssIdle = await row.settledRss();
@@ -51,7 +56,7 @@ export async function sessionScaleSuite(options: SessionScaleOptions): Promise<{
     }
     for (const row of rows) row.wakeRps = (await runLoad({ ...row.load, sessions: row.sessions, durationSeconds: options.durationSeconds })).requestsPerSecond;
   } finally {
-    await Promise.all(rows.map((row) => row.server.stop()));
+    await Promise.all(starting.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.server.stop() : undefined)));
   }
   const results: SessionScaleRow[] = rows.map((row) => ({
     sessions: row.sessions,
@@ -80,20 +85,24 @@ interface Prepared {
   wakeRps: number;
 }
 
-async function fill(sessions: number, options: SessionScaleOptions): Promise<Prepared> {
+async function start(sessions: number, options: SessionScaleOptions): Promise<{ server: ServerProcess; inspector: string }> {
   const inspector = `127.0.0.1:${await freePort()}`;
   const server = await startService(
     { LOG_LEVEL: 'warn', MAX_SESSIONS: String(Math.max(100_000, sessions)), SESSION_HIBERNATE_SECONDS: String(options.hibernateSeconds) },
     [`--inspect=${inspector}`],
   );
+  return { server, inspector };
+}
+
+async function fill(sessions: number, { server, inspector }: { server: ServerProcess; inspector: string }, options: SessionScaleOptions): Promise<Prepared> {
   const pid = server.child.pid!;
   const settledRss = async () => {
     await collectGarbage(inspector);
-    await sleep(500);
+    await sleep(200);
     return rssBytes(pid);
   };
   const load = { url: server.url, method: 'POST' as const, path: '/v1/events', connections: options.connections, body: 'event' as const };
-  await runLoad({ ...load, sessions: 1, amount: 3_000 });
+  await runLoad({ ...load, sessions: 1, amount: 1_500 });
   const rssBefore = await settledRss();
   await runLoad({ ...load, sessions, sequential: true, amount: sessions });
   return { sessions, server, load, settledRss, rssBefore, rssIdle: Number.NaN, runs: [], wakeRps: 0 };
