@@ -19,7 +19,7 @@ const runs = (suite: string) => !only || only.has(suite);
 
 const settings = quick
   ? { rounds: 1, warmup: 1, duration: 2, scaleDuration: 1, counts: [1_000, 5_000], hibernate: 1, fanoutSeconds: 2, endpointDuration: 1, endpointSessions: 100, infoLevelRow: false }
-  : { rounds: 3, warmup: 3, duration: 5, scaleDuration: 3, counts: [1_000, 10_000, 100_000], hibernate: 5, fanoutSeconds: 10, endpointDuration: 3, endpointSessions: 1_000, infoLevelRow: true };
+  : { rounds: 3, warmup: 3, duration: 4, scaleDuration: 2, counts: [1_000, 10_000, 100_000], hibernate: 5, fanoutSeconds: 10, endpointDuration: 3, endpointSessions: 1_000, infoLevelRow: true };
 
 const RESULTS_START = '<!-- results:start -->';
 const RESULTS_END = '<!-- results:end -->';
