@@ -8,8 +8,6 @@ export interface IngestionOptions {
   rounds: number;
   /** Load before each measured run, so every target is measured with its code compiled by the JIT. */
   warmupSeconds: number;
-  /** Also measure the service at the default LOG_LEVEL=info (a log line per request); quick mode skips it. */
-  infoLevelRow: boolean;
   durationSeconds: number;
   connections: number;
   sessions: number;
@@ -26,7 +24,6 @@ interface Target {
  */
 export async function ingestionSuite(options: IngestionOptions): Promise<{ markdown: string; serviceOverExpress: number }> {
   const targets: Target[] = [
-    ...(options.infoLevelRow ? [{ name: 'service (LOG_LEVEL=info)', start: () => startService() }] : []),
     { name: 'service (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn' }) },
     { name: 'bare express 5', start: () => startBareExpress() },
     { name: 'bare node:http', start: startBareNode },
