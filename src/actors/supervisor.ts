@@ -132,7 +132,9 @@ export class SessionSupervisor {
   /** A hibernated session's actor, running again from its context. */
   private wake(sessionId: string, at: number): SessionActor | undefined {
     const restored = this.hibernated.take(sessionId);
-    return restored ? this.run(sessionId, at, restored) : undefined;
+    if (!restored) return undefined;
+    this.options.logger.debug({ session_id: sessionId }, 'session woken');
+    return this.run(sessionId, at, restored);
   }
 
   private run(sessionId: string, at: number, restored: SessionContext | undefined): SessionActor {
@@ -188,6 +190,7 @@ export class SessionSupervisor {
       this.pending.delete(actor);
       actor.stop();
       this.hibernated.hold(sessionId, snapshot.context);
+      this.options.logger.debug({ session_id: sessionId }, 'session hibernated');
     }
     if (busy) this.scheduleSweep(now + hibernateAfterMs);
   }

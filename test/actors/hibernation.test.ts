@@ -40,6 +40,9 @@ describe('hibernation (SESSION_HIBERNATE_SECONDS)', () => {
 
     await post(h, { session_id: 's1', event: 'component_input', screen: 'pan_details', component_id: 'terms', component_type: 'checkbox', hint: 'checked', masked: false });
     expect(counts(h)).toEqual({ running: 1, hibernated: 0 });
+    // Operators see both at LOG_LEVEL=debug.
+    const lifecycle = h.logs.parsed().filter((line) => line.session_id === 's1' && String(line.msg).startsWith('session '));
+    expect(lifecycle.map((line) => line.msg)).toEqual(['session hibernated', 'session woken']);
     const after = (await h.http.get('/api/sessions/s1')).body as { user_id: string; component_hints: { component_id: string }[] };
     expect(after.user_id).toBe('u1');
     expect(after.component_hints.map((hint) => hint.component_id)).toEqual(['pan', 'terms']);
