@@ -10,6 +10,8 @@ import { HibernatedSessions } from './hibernated-sessions.js';
 
 export type SessionActor = Actor<SessionMachine>;
 
+const SWEEP_MIN_INTERVAL_MS = 1000;
+
 export type AskFailure = { ok: false; reason: 'not_found' | 'capacity' | 'failed' | 'timeout' };
 export type AskResult<T> = { ok: true; value: T } | AskFailure;
 
@@ -49,6 +51,7 @@ export class SessionSupervisor {
   private readonly pending = new Map<SessionActor, Set<(failure: AskFailure) => void>>();
   private sweepTimer: unknown;
   private sweepDueAt: number | undefined;
+  private lastSweepAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: SupervisorOptions) {
     this.hibernated = new HibernatedSessions(options.clock, options.settings.idleTtlMs, (sessionId) => {
@@ -155,7 +158,10 @@ export class SessionSupervisor {
     return actor;
   }
 
-  private scheduleSweep(dueAt: number): void {
+  private scheduleSweep(due: number): void {
+    // At most one sweep a second: sessions go idle one after another, and each sweep walks the
+    // busy ones at the front again. Hibernating a little late costs only memory for a moment.
+    const dueAt = Math.max(due, this.lastSweepAt + SWEEP_MIN_INTERVAL_MS);
     if (this.options.hibernateAfterMs <= 0 || (this.sweepDueAt !== undefined && this.sweepDueAt <= dueAt)) return;
     const { clock } = this.options;
     if (this.sweepTimer !== undefined) clock.clearTimeout(this.sweepTimer);
@@ -173,6 +179,7 @@ export class SessionSupervisor {
    */
   private sweep(): void {
     const now = this.options.clock.now();
+    this.lastSweepAt = now;
     const { hibernateAfterMs } = this.options;
     let busy = false;
     for (const [sessionId, actor] of this.sessions) {

@@ -92,6 +92,21 @@ describe('hibernation (SESSION_HIBERNATE_SECONDS)', () => {
     expect(['a', 'b', 'c'].filter((id) => h.system.supervisor.has(id))).toEqual(['b', 'c']);
   });
 
+  it('sweeps at most once a second, so sessions going idle one after another hibernate in batches', async () => {
+    const h = createHarness({ env: { SESSION_HIBERNATE_SECONDS: '60' } });
+    for (let n = 0; n < 10; n += 1) {
+      await post(h, { session_id: `s${n}`, event: 'identity' });
+      h.clock.increment(100);
+    }
+    // s0 is due at 60.0 s, s9 at 60.9 s; one sweep at 60.0 s, the next no sooner than 61.0 s.
+    advance(h.clock, 59_000, 100);
+    expect(counts(h)).toEqual({ running: 9, hibernated: 1 });
+    advance(h.clock, 900, 100);
+    expect(counts(h)).toEqual({ running: 9, hibernated: 1 });
+    advance(h.clock, 100, 100);
+    expect(counts(h)).toEqual({ running: 0, hibernated: 10 });
+  });
+
   it('never hibernates with SESSION_HIBERNATE_SECONDS=0', async () => {
     const h = createHarness({ env: { SESSION_HIBERNATE_SECONDS: '0' } });
     await post(h, { session_id: 's1', event: 'identity' });
