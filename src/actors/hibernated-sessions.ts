@@ -37,10 +37,8 @@ export class HibernatedSessions {
 
   hold(sessionId: string, context: SessionContext): void {
     const remaining = context.last_touched_at + this.idleTtlMs - this.clock.now();
-    const expiry = this.clock.setTimeout(() => {
-      this.sessions.delete(sessionId);
-      this.onExpired(sessionId);
-    }, Math.max(0, remaining));
+    // The owner removes it (through `remove`), so every eviction takes one path.
+    const expiry = this.clock.setTimeout(() => this.onExpired(sessionId), Math.max(0, remaining));
     this.sessions.set(sessionId, { context, expiry });
   }
 

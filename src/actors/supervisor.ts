@@ -54,9 +54,7 @@ export class SessionSupervisor {
   private lastSweepAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: SupervisorOptions) {
-    this.hibernated = new HibernatedSessions(options.clock, options.settings.idleTtlMs, (sessionId) => {
-      this.options.logger.debug({ session_id: sessionId, why: 'idle' }, 'session evicted');
-    });
+    this.hibernated = new HibernatedSessions(options.clock, options.settings.idleTtlMs, (sessionId) => this.remove(sessionId, 'idle'));
   }
 
   /** Every session held, running or hibernated. */
@@ -212,8 +210,7 @@ export class SessionSupervisor {
     // longest, bar a running one that a cooldown or reengagement timer kept from hibernating.
     const hibernated = this.hibernated.leastRecent();
     if (hibernated !== undefined) {
-      this.hibernated.remove(hibernated);
-      this.options.logger.debug({ session_id: hibernated, why: 'capacity' }, 'session evicted');
+      this.remove(hibernated, 'capacity');
       return true;
     }
     for (const [sessionId, actor] of this.sessions) {
@@ -241,9 +238,13 @@ export class SessionSupervisor {
     if (this.sessions.get(sessionId) === actor) this.sessions.delete(sessionId);
   }
 
+  /** Every eviction comes here, of a running session or a hibernated one. */
   private remove(sessionId: string, why: 'idle' | 'capacity' | 'shutdown'): void {
     const actor = this.sessions.get(sessionId);
-    if (!actor) return;
+    if (!actor) {
+      if (this.hibernated.remove(sessionId)) this.options.logger.debug({ session_id: sessionId, why }, 'session evicted');
+      return;
+    }
     this.sessions.delete(sessionId);
     this.pending.delete(actor);
     this.options.logger.debug({ session_id: sessionId, why }, 'session evicted');

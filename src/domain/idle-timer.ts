@@ -2,7 +2,8 @@
  * Idle eviction without restarting a timer on every command. The timer stays armed while the
  * session is used; commands only record when they touched it. When the timer fires it either
  * finds the session idle for the whole TTL, or re-arms itself for what remains. The deadline is
- * kept in the session context, so a restored snapshot can re-arm it. The machine has no clock: it
+ * kept in the session context; a session woken from hibernation arms a fresh one, since the
+ * command that wakes it also touches it. The machine has no clock: it
  * takes a firing to happen at its deadline, so a timer that fires late (a blocked event loop, a
  * suspended host) makes eviction late by as much, never early.
  */
