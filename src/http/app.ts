@@ -11,6 +11,9 @@ import { requestLog } from './middleware/request-log.js';
 import { buildOpenApi } from './openapi.js';
 import type { RouteDoc } from './route-doc.js';
 import { activityRouteDocs, activityRoutes } from './routes/activity.js';
+import { assistantRouteDocs, assistantRoutes } from './routes/assistant.js';
+import { dropoffRouteDocs, dropoffRoutes } from './routes/dropoff.js';
+import { flowRouteDocs, flowRoutes } from './routes/flows.js';
 import { contextRouteDocs, contextRoutes } from './routes/context.js';
 import { activityStreamRouteDocs, activityStreamRoutes } from './routes/activity-stream.js';
 import { eventRouteDocs, eventRoutes } from './routes/events.js';
@@ -35,6 +38,9 @@ export interface App {
 const ROUTE_DOCS: RouteDoc[] = [
   ...eventRouteDocs,
   ...triggerRouteDocs,
+  ...assistantRouteDocs,
+  ...flowRouteDocs,
+  ...dropoffRouteDocs,
   ...sdkConfigRouteDocs,
   ...activityRouteDocs,
   ...activityStreamRouteDocs,
@@ -100,6 +106,9 @@ export function createApp(deps: AppDeps): App {
   });
   app.use(eventRoutes(deps));
   app.use(triggerRoutes(deps));
+  app.use(assistantRoutes(deps));
+  app.use(flowRoutes(deps));
+  app.use(dropoffRoutes(deps));
   app.use(sdkConfigRoutes(deps));
   app.use(activityRoutes(deps));
   app.use(activityStreamRoutes(activityStreams, config.sseMaxStreams));

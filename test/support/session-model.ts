@@ -150,7 +150,7 @@ function commandFor(options: SessionModelOptions, model: ModelState, command: Cl
       return { type: 'trigger.evaluate', signals: { ...signals, errors: undefined, idle_seconds: undefined }, ...evaluation };
     }
     case 'start':
-      return { type: 'voice.start', at, trace: TRACE, user_id: options.userId, screen: 'pan_details', reply };
+      return { type: 'voice.start', at, trace: TRACE, user_id: options.userId, screen: 'pan_details', invocation_id: `inv-${at}`, reply };
     case 'stop':
       return { type: 'voice.stop', at, trace: TRACE, reply };
   }
