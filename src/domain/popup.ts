@@ -40,7 +40,7 @@ export interface PopupFacts {
 
 /**
  * Why a popup would help now, and what it says: a failure still held for this screen (its
- * recovery from the knowledge base), else idling on a critical step. Messages are operator text
+ * meaning from the knowledge base), else idling on a critical step. Messages are operator text
  * from the knowledge base or fixed text, so no value a user typed can appear in one.
  */
 export function popupFor(facts: PopupFacts): PopupDecision {
@@ -52,7 +52,8 @@ export function popupFor(facts: PopupFacts): PopupDecision {
     const guidance = failure.codes.map((code) => failureGuidance(facts.knowledgeBase, stepId, code)).find((found) => found !== undefined);
     return {
       show: true,
-      message: guidance ? `${guidance.recovery} Need a hand? The assistant can help.` : stepMessage,
+      // `meaning` is written for the user; `recovery` is instructions to the voice agent.
+      message: guidance ? `${guidance.meaning} Need a hand? The assistant can help.` : stepMessage,
       popup_reason_code: failure.kind === 'reported' ? 'verification_failed' : 'validation_failed',
       delay_ms: POPUP_AFTER_FAILURE_DELAY_MS,
     };

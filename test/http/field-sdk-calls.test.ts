@@ -12,12 +12,13 @@ const popup = async (h: Harness, body: Record<string, unknown> = {}) => (await h
 const kinds = async (h: Harness, kind: string) => (await h.http.get('/api/activity').query({ kind })).body.items as { payload: Record<string, unknown> }[];
 
 describe('POST /v1/assistant/popup/evaluate on the simulated clock', () => {
-  it('shows after a failure with the knowledge base recovery, then at most once per 45 s', async () => {
+  it('shows after a failure with what the knowledge base says the code means, then at most once per 45 s', async () => {
     const h = createHarness();
     await failure(h);
     const shown = await popup(h);
     expect(shown).toMatchObject({ show: true, popup_reason_code: 'validation_failed', delay_ms: 1500 });
-    expect(shown.message).toMatch(/\S/);
+    const meaning = h.system.agentContext.knowledgeBase.steps.pan_details!.failures.pan_invalid_format!.meaning;
+    expect(shown.message).toBe(`${meaning} Need a hand? The assistant can help.`);
     expect(shown.message).not.toContain('INVALIDPAN');
     advance(h.clock, 44_000);
     await failure(h);
