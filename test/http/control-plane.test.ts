@@ -56,6 +56,9 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
     const command = await ws.nextOfType('command', (f) => f.command === 'suggest_start_voice_agent');
     expect(command).toMatchObject({ session_id: SESSION, payload: { reason: 'repeated_errors', intervention_mode: 'offer' } });
     expect(command.command_id).toEqual(expect.any(String));
+    // Frames are handled in order: each control_state is acked before what it caused is pushed.
+    const order = ws.frames.map((f) => (f.type === 'ack' ? `ack:${String(f.message_id)}` : f.type === 'command' ? String(f.command) : f.type));
+    expect(order.slice(order.indexOf('ack:v1'))).toEqual(['ack:v1', 'show_popup', 'ack:v2', 'suggest_start_voice_agent']);
     // The first failure was worth a popup, pushed the same way.
     expect(ws.frames.find((f) => f.type === 'command' && f.command === 'show_popup')).toMatchObject({ payload: { reason: 'validation_failed', delay_ms: 1500 } });
   });

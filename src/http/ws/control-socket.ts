@@ -53,6 +53,12 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
   let windowStart = clock.now();
   let inWindow = 0;
   let idleTimer: unknown;
+  // The socket's mailbox: session frames are handled one after another, each answered before the
+  // next starts, so acks, responses and the commands they cause arrive in the order sent.
+  let mailbox: Promise<unknown> = Promise.resolve();
+  const enqueue = (work: () => Promise<unknown>) => {
+    mailbox = mailbox.then(work, work);
+  };
 
   const send = (frame: Record<string, unknown>) => {
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
@@ -113,24 +119,27 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
       properties: frame.signal_strength ? { signal_strength: frame.signal_strength } : undefined,
     });
     if (!event.success) return fail('invalid_frame', describeIssues(event.error, 'frame'), frame.message_id);
-    void ingestSdkEvent(supervisor, key, event.data, trace()).then((result) => {
-      if (answered(result, frame.message_id)) send({ type: 'ack', status: 'ok', detail: frame.event, message_id: frame.message_id ?? null });
+    const ingest = event.data;
+    enqueue(async () => {
+      if (!answered(await ingestSdkEvent(supervisor, key, ingest, trace()), frame.message_id)) return;
+      send({ type: 'ack', status: 'ok', detail: frame.event, message_id: frame.message_id ?? null });
+      // The session decides on its own what this changes; anything it decides arrives as a command.
+      await supervisor.ask<SurfacesDecision>(key, 'create', (reply, at) => ({
+        type: 'assistant.evaluate',
+        ...evaluation({ screen: frame.screen ?? undefined }),
+        popups_enabled: input.popupsEnabled,
+        knowledge_base: system.agentContext.knowledgeBase,
+        at,
+        reply,
+      }));
     });
-    // The session decides on its own what this changes; anything it decides arrives as a command.
-    void supervisor.ask<SurfacesDecision>(key, 'create', (reply, at) => ({
-      type: 'assistant.evaluate',
-      ...evaluation({ screen: frame.screen ?? undefined }),
-      popups_enabled: input.popupsEnabled,
-      knowledge_base: system.agentContext.knowledgeBase,
-      at,
-      reply,
-    }));
   };
 
   const onTriggerEvaluate = (frame: TriggerEvaluateFrame, key: string) => {
     const { screen, time_spent, errors, idle_seconds } = frame.signals;
     const signals = { screen: screen ?? undefined, time_spent: time_spent ?? undefined, errors: errors ?? undefined, idle_seconds: idle_seconds ?? undefined };
-    void supervisor.ask<TriggerDecision>(key, 'create', (reply, at) => ({ type: 'trigger.evaluate', ...evaluation(signals), at, reply })).then((result) => {
+    enqueue(async () => {
+      const result = await supervisor.ask<TriggerDecision>(key, 'create', (reply, at) => ({ type: 'trigger.evaluate', ...evaluation(signals), at, reply }));
       const decision = answered(result, frame.message_id);
       if (decision) send({ type: 'trigger_response', message_id: frame.message_id ?? null, ...decision, action: wsAction(decision) });
     });
