@@ -183,3 +183,24 @@ describe('legacy session_id "unknown"', () => {
     expect(h.system.supervisor.size).toBe(0);
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('documents every call of the field SDKs, with the schemas that validate them', async () => {
+    const h = createHarness();
+    const doc = (await h.http.get('/openapi.json')).body;
+    for (const [method, path] of [
+      ['post', '/v1/flows/set'],
+      ['post', '/v1/assistant/popup/evaluate'],
+      ['post', '/v1/assistant/evaluate'],
+      ['get', '/v1/events/ws'],
+      ['post', '/api/dropoff/register'],
+      ['post', '/api/dropoff/cancel'],
+    ]) {
+      expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    }
+    expect(doc.components.schemas.FlowSetIn.required).toEqual(['flow_key']);
+    expect(Object.keys(doc.components.schemas.DynamicPopup.properties)).toEqual(expect.arrayContaining(['show', 'message', 'popup_reason_code', 'delay_ms']));
+    expect(doc.components.schemas.SdkConfig.properties.thresholds.properties).toHaveProperty('error_window_seconds');
+    expect(doc.components.schemas.AssistantStartOut.required).toContain('assistant_invocation_id');
+  });
+});
