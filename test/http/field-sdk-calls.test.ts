@@ -188,14 +188,15 @@ describe('the OpenAPI document', () => {
   it('documents every call of the field SDKs, with the schemas that validate them', async () => {
     const h = createHarness();
     const doc = (await h.http.get('/openapi.json')).body;
-    for (const [method, path] of [
+    const calls: [string, string][] = [
       ['post', '/v1/flows/set'],
       ['post', '/v1/assistant/popup/evaluate'],
       ['post', '/v1/assistant/evaluate'],
       ['get', '/v1/events/ws'],
       ['post', '/api/dropoff/register'],
       ['post', '/api/dropoff/cancel'],
-    ]) {
+    ];
+    for (const [method, path] of calls) {
       expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
     }
     expect(doc.components.schemas.FlowSetIn.required).toEqual(['flow_key']);
