@@ -24,8 +24,7 @@ import { newTriggerMemory, rememberPrompt, suppressTrigger, wasPrompted } from '
 import type { VoiceDetails } from '../domain/voice-session.js';
 import { NO_VOICE, VoiceWarning, participantIdentity, roomName } from '../domain/voice-session.js';
 import type {
-  AssistantEvaluateCommand,
-  PopupEvaluateCommand,
+  PopupInputs,
   SessionCommand,
   SessionEmitted,
   TriggerEvaluateCommand,
@@ -256,7 +255,12 @@ interface PopupOutcome {
 }
 
 /** The popup decision of the session machine: never during voice, at most one per cooldown. */
-function decidePopup(context: SessionContext, command: Evaluation & { popups_enabled: boolean; knowledge_base: PopupEvaluateCommand['knowledge_base'] }, voiceActive: boolean, voiceOffered: boolean): PopupOutcome {
+function decidePopup(
+  context: SessionContext,
+  command: Evaluation & PopupInputs,
+  voiceActive: boolean,
+  voiceOffered: boolean,
+): PopupOutcome {
   const { at } = command;
   const clientId = context.client_id ?? command.client_id ?? command.header_client_id;
   const config = mergeSdkConfig(command.sdk_overrides, clientId);
@@ -427,7 +431,8 @@ export const sessionMachine = setup({
       if (event.type !== 'dropoff.register') return;
       const dropoff: Dropoff = { registered_at: event.at, has_dialable_phone: event.has_dialable_phone, phone_last4: event.phone_last4, reason: event.reason };
       enqueue.assign({ dropoff, user_id: context.user_id ?? event.user_id, updated_at: event.at });
-      enqueue.emit(activity(context, 'dropoff_registered', event.at, event.trace, { has_dialable_phone: dropoff.has_dialable_phone, phone_last4: dropoff.phone_last4, reason: dropoff.reason }));
+      const { has_dialable_phone, phone_last4, reason } = dropoff;
+      enqueue.emit(activity(context, 'dropoff_registered', event.at, event.trace, { has_dialable_phone, phone_last4, reason }));
       enqueue.raise({ type: 'reengagement.arm', at: event.at, trace: event.trace });
       const reply = event.reply;
       enqueue(() => reply({ registered: true, has_dialable_phone: dropoff.has_dialable_phone }));

@@ -14,7 +14,15 @@ import type { TriggerDecision } from '../../domain/trigger-policy.js';
 import type { AssistantCommand, SurfacesDecision } from '../../machines/session.events.js';
 import { describeIssues } from '../http-error.js';
 import type { ConnectFrame, ControlStateFrame, TriggerEvaluateFrame } from './control-frames.js';
-import { AnyFrame, CONTROL_EVENTS, ConnectFrame as ConnectSchema, ControlStateFrame as ControlStateSchema, HeartbeatFrame, TriggerEvaluateFrame as TriggerEvaluateSchema, WsClose } from './control-frames.js';
+import {
+  AnyFrame,
+  CONTROL_EVENTS,
+  ConnectFrame as ConnectSchema,
+  ControlStateFrame as ControlStateSchema,
+  HeartbeatFrame,
+  TriggerEvaluateFrame as TriggerEvaluateSchema,
+  WsClose,
+} from './control-frames.js';
 
 export interface ControlSocketInput {
   socket: WebSocket;
