@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/http/server.js';
 import { STAGES, STAGE_COMPONENTS, harnessEnvelope, schemaFor } from '../fixtures/field-sdk-sequences.js';
 import type { Harness } from '../support/harness.js';
-import { advance, createHarness, serve } from '../support/harness.js';
+import { START_TIME, advance, createHarness, serve } from '../support/harness.js';
 import { WsClient } from '../support/ws-client.js';
 
 /**
@@ -75,6 +75,9 @@ describe('done means: five failures in a row on pan_details, each evaluated with
       [false, 'cooldown', 'none'],
     ]);
     expect(answers.slice(2).every((answer) => answer.suppressed_reason === 'repeated_errors')).toBe(true);
+    // The session holds the five failures (each counted once) until the cooldown of the fired trigger ends.
+    const held = (await calls.get(`/api/sessions/${session}`)).held_failures as { screen: string; codes: string[]; restart_at: string };
+    expect(held).toEqual({ screen: 'pan_details', codes: Array(5).fill('pan_invalid_format'), restart_at: new Date(START_TIME + 5_000 + 60_000).toISOString() });
     expect(calls.statuses.filter(([, status]) => status === 404)).toEqual([]);
   });
 
