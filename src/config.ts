@@ -82,6 +82,12 @@ const EnvSchema = z.object({
   VOICE_CONTEXT_REFRESH_ON_USER_TURN: booleanFlag(true),
   VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: nonNegativeInt(5).pipe(z.number().max(MAX_TIMER_SECONDS)),
   SDK_CONFIG_FILE: optionalText,
+  SDK_ENVIRONMENT: z.string().regex(/^[a-z0-9_-]{1,32}$/, { error: 'must be 1-32 characters of a-z0-9_-' }).default('production'),
+  // WebSocket control plane (GET /v1/events/ws).
+  WS_MAX_CONNECTIONS: positiveInt(2000),
+  WS_MAX_MESSAGES_PER_SECOND: positiveInt(20).pipe(z.number().max(1000)),
+  WS_MAX_FRAME_BYTES: positiveInt(65_536).pipe(z.number().min(1024).max(65_536, { error: "must be at most 65536 (the HTTP body limit)" })),
+  WS_IDLE_TIMEOUT_SECONDS: positiveInt(90).pipe(z.number().max(3600)),
   CRITICAL_STEPS: csv.optional(),
   // Activity stream (GET /api/activity/stream).
   SSE_MAX_STREAMS: positiveInt(2000),
@@ -128,6 +134,12 @@ export interface AppConfig {
   voiceContextRefresh: RefreshPolicy;
   /** JSON file of SDK-config overrides, validated and watched by the SDK config source. */
   sdkConfigFile: string | undefined;
+  /** Reported to SDKs as `environment` in GET /v1/sdk/config. */
+  sdkEnvironment: string;
+  wsMaxConnections: number;
+  wsMaxMessagesPerSecond: number;
+  wsMaxFrameBytes: number;
+  wsIdleTimeoutSeconds: number;
   /** Screen ids the trigger policy treats as critical, as configured (compared case-insensitively). */
   criticalSteps: string[];
   sseMaxStreams: number;
@@ -188,6 +200,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       min_interval_seconds: e.VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS,
     },
     sdkConfigFile: e.SDK_CONFIG_FILE,
+    sdkEnvironment: e.SDK_ENVIRONMENT,
+    wsMaxConnections: e.WS_MAX_CONNECTIONS,
+    wsMaxMessagesPerSecond: e.WS_MAX_MESSAGES_PER_SECOND,
+    wsMaxFrameBytes: e.WS_MAX_FRAME_BYTES,
+    wsIdleTimeoutSeconds: e.WS_IDLE_TIMEOUT_SECONDS,
     criticalSteps: e.CRITICAL_STEPS ?? [...DEFAULT_CRITICAL_STEPS],
     sseMaxStreams: e.SSE_MAX_STREAMS,
     sseMaxBufferBytes: e.SSE_MAX_BUFFER_BYTES,

@@ -71,6 +71,22 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SSE_MAX_BUFFER_BYTES: '1024' })).toThrow(/SSE_MAX_BUFFER_BYTES/);
     expect(() => loadConfig({ SSE_HEARTBEAT_SECONDS: 'often' })).toThrow(/SSE_HEARTBEAT_SECONDS/);
   });
+
+  it('gives the WebSocket control plane and the SDK environment their defaults and bounds', () => {
+    expect(loadConfig({})).toMatchObject({ wsMaxConnections: 2000, wsMaxMessagesPerSecond: 20, wsMaxFrameBytes: 65_536, wsIdleTimeoutSeconds: 90, sdkEnvironment: 'production' });
+    expect(loadConfig({ WS_MAX_CONNECTIONS: '10', WS_MAX_MESSAGES_PER_SECOND: '5', WS_MAX_FRAME_BYTES: '4096', WS_IDLE_TIMEOUT_SECONDS: '30', SDK_ENVIRONMENT: 'dev' })).toMatchObject({
+      wsMaxConnections: 10,
+      wsMaxMessagesPerSecond: 5,
+      wsMaxFrameBytes: 4096,
+      wsIdleTimeoutSeconds: 30,
+      sdkEnvironment: 'dev',
+    });
+    expect(() => loadConfig({ WS_MAX_CONNECTIONS: '0' })).toThrow(/^invalid configuration: WS_MAX_CONNECTIONS:/);
+    expect(() => loadConfig({ WS_MAX_MESSAGES_PER_SECOND: 'lots' })).toThrow(/^invalid configuration: WS_MAX_MESSAGES_PER_SECOND:/);
+    expect(() => loadConfig({ WS_MAX_FRAME_BYTES: '1048576' })).toThrow('WS_MAX_FRAME_BYTES: must be at most 65536 (the HTTP body limit)');
+    expect(() => loadConfig({ WS_IDLE_TIMEOUT_SECONDS: '7200' })).toThrow(/^invalid configuration: WS_IDLE_TIMEOUT_SECONDS:/);
+    expect(() => loadConfig({ SDK_ENVIRONMENT: 'Prod East' })).toThrow('SDK_ENVIRONMENT: must be 1-32 characters of a-z0-9_-');
+  });
 });
 
 describe('loadConfig: voice-agent context', () => {

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Actor, InspectionEvent, Observer } from 'xstate';
 import { createActor } from 'xstate';
 import type { AppClock } from '../integrations/clock.js';
-import type { Reply, SessionCommand, SessionEmitted } from '../machines/session.events.js';
+import type { AssistantCommand, Reply, SessionCommand, SessionEmitted } from '../machines/session.events.js';
 import type { SessionContext, SessionMachine, SessionSettings } from '../machines/session.machine.js';
 import { HIBERNATION_STATE, canHibernate } from '../machines/session.machine.js';
 import type { ActivityStore } from './activity-store.js';
@@ -49,6 +49,8 @@ export class SessionSupervisor {
   private readonly sessions = new Map<string, SessionActor>();
   private readonly hibernated: HibernatedSessions;
   private readonly pending = new Map<SessionActor, Set<(failure: AskFailure) => void>>();
+  /** Who listens to each session's commands (control-plane sockets); keyed by id, so hibernation does not drop them. */
+  private readonly commandListeners = new Map<string, Set<(command: AssistantCommand) => void>>();
   private sweepTimer: unknown;
   private sweepDueAt: number | undefined;
   private lastSweepAt = Number.NEGATIVE_INFINITY;
@@ -117,6 +119,17 @@ export class SessionSupervisor {
     });
   }
 
+  /** Hear the commands a session's machine decides on (`suggest_start_voice_agent`, `show_popup`) until unsubscribed. */
+  subscribe(sessionId: string, listener: (command: AssistantCommand) => void): () => void {
+    let listeners = this.commandListeners.get(sessionId);
+    if (!listeners) this.commandListeners.set(sessionId, (listeners = new Set()));
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.commandListeners.get(sessionId) === listeners) this.commandListeners.delete(sessionId);
+    };
+  }
+
   /** Stop every session actor and drop the hibernated ones (shutdown). */
   stopAll(): void {
     for (const [sessionId] of this.sessions) this.remove(sessionId, 'shutdown');
@@ -148,6 +161,7 @@ export class SessionSupervisor {
       ...(inspect ? { inspect } : {}),
     });
     actor.on('activity', (emitted) => this.forward(sessionId, emitted));
+    actor.on('command', (emitted) => this.publish(sessionId, emitted.command));
     actor.on('session.expired', () => this.remove(sessionId, 'idle'));
     actor.subscribe({ error: (error) => this.onSessionError(sessionId, actor, error) });
     this.sessions.set(sessionId, actor);
@@ -228,6 +242,17 @@ export class SessionSupervisor {
       this.options.activity.trigger.record({ draft: emitted.draft });
     } catch (error) {
       this.options.logger.error({ err: error, session_id: sessionId }, 'activity record failed');
+    }
+  }
+
+  private publish(sessionId: string, command: AssistantCommand): void {
+    for (const listener of this.commandListeners.get(sessionId) ?? []) {
+      // A listener's failure is its own: the session and the other listeners carry on.
+      try {
+        listener(command);
+      } catch (error) {
+        this.options.logger.error({ err: error, session_id: sessionId }, 'command listener failed');
+      }
     }
   }
 

@@ -12,6 +12,8 @@ import type { ActivityStore } from './activity-store.js';
 import { createActivityStore } from './activity-store.js';
 import type { StatelessTriggerRequest } from './stateless-trigger.js';
 import { evaluateWithoutSession } from './stateless-trigger.js';
+import type { FlowGraphSighting } from './flow-graphs.js';
+import { createFlowGraphs } from './flow-graphs.js';
 import { mediaActors } from './media-actors.js';
 import { SessionSupervisor } from './supervisor.js';
 
@@ -43,6 +45,8 @@ export interface ActorSystem {
   supervisor: SessionSupervisor;
   featureFlags: FeatureFlags;
   agentContext: AgentContextSources;
+  /** Records `flow_graph_recorded` the first time a `(client_id, flow_key)` registers its steps; true then. */
+  recordFlowGraph(sighting: FlowGraphSighting): boolean;
   /** A trigger evaluation that names no session: the policy alone, recorded as activity. */
   evaluateTriggerWithoutSession(request: StatelessTriggerRequest): TriggerDecision;
   stop(): void;
@@ -90,6 +94,7 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
     supervisor,
     featureFlags: options.featureFlags,
     agentContext: options.agentContext,
+    recordFlowGraph: createFlowGraphs(options.clock, activity),
     evaluateTriggerWithoutSession: (request) => evaluateWithoutSession({ clock: options.clock, activity, criticalSteps }, request),
     stop: () => supervisor.stopAll(),
   };

@@ -7,6 +7,10 @@ export const ACTIVITY_KINDS = [
   'reengagement',
   'schema_push',
   'voice_agent_context_fetch',
+  'popup_evaluate',
+  'flow_graph_recorded',
+  'dropoff_registered',
+  'dropoff_cancelled',
 ] as const;
 
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];

@@ -1,3 +1,5 @@
+import type { FlowProgress, SessionFlow } from './flow.js';
+import { flowProgress } from './flow.js';
 import type { KbSelection, KnowledgeBase } from './kyc-knowledge.js';
 import { selectKnowledge } from './kyc-knowledge.js';
 import type { RefreshPolicy } from './refresh-policy.js';
@@ -24,12 +26,15 @@ export interface AgentContext {
     screen_schema: Record<string, unknown> | null;
     voice_active: boolean;
     refresh_policy: RefreshPolicy;
+    /** The flow the app registered and the user's place in it; null when none is registered. */
+    flow: { flow_key: string; total_steps: number; progress: FlowProgress | null } | null;
   };
   system_prompt: string;
 }
 
-export function buildAgentContext(record: SessionRecord, voiceActive: boolean, sources: AgentContextSources): AgentContext {
+export function buildAgentContext(record: SessionRecord & { flow?: SessionFlow | null }, voiceActive: boolean, sources: AgentContextSources): AgentContext {
   const { screen } = record;
+  const flow = record.flow ? { flow_key: record.flow.flow_key, total_steps: record.flow.steps.length, progress: flowProgress(record.flow, screen) } : null;
   // Own keys only: a screen named `constructor` must not find Object.prototype's.
   const key = screen === null ? undefined : screenKey(screen);
   const schema = key !== undefined && Object.hasOwn(record.schemas, key) ? record.schemas[key] : undefined;
@@ -45,12 +50,14 @@ export function buildAgentContext(record: SessionRecord, voiceActive: boolean, s
       screen_schema: schema?.schema ?? null,
       voice_active: voiceActive,
       refresh_policy: sources.refreshPolicy,
+      flow,
     },
     system_prompt: buildSystemPrompt({
       knowledgeBase: sources.knowledgeBase,
       screen,
       failure: record.last_validation_failure,
       hints: record.component_hints,
+      flow,
     }),
   };
 }

@@ -1,5 +1,6 @@
 import type { RegisteredSchema } from './screen-schema.js';
 import { screenKey } from './screen-schema.js';
+import { normaliseStepId } from './step-id.js';
 
 /** Decisions 4: the KYC steps where an idle user most likely needs help. `CRITICAL_STEPS` replaces them. */
 export const DEFAULT_CRITICAL_STEPS: readonly string[] = [
@@ -14,8 +15,8 @@ export const DEFAULT_CRITICAL_STEPS: readonly string[] = [
   'signature',
 ];
 
-/** Screen ids as the lookups compare them: apps send `PAN_DETAILS` and `pan_details` for one screen. */
-export const criticalStepKeys = (steps: readonly string[]): string[] => [...new Set(steps.map(screenKey))];
+/** Screen ids as the lookups compare them: apps send `PAN_DETAILS`, `pan_details` and `n_pan_details` for one screen. */
+export const criticalStepKeys = (steps: readonly string[]): string[] => [...new Set(steps.map((step) => normaliseStepId(step)))];
 
 /**
  * A screen is critical when the configured list names it or a schema this session registered
@@ -27,6 +28,7 @@ export function isCriticalStep(
   schemas: Readonly<Record<string, RegisteredSchema>> = {},
 ): boolean {
   if (!screen) return false;
-  const key = screenKey(screen);
-  return criticalSteps.includes(key) || (Object.hasOwn(schemas, key) && schemas[key]!.critical);
+  const schemaKey = screenKey(screen);
+  if (Object.hasOwn(schemas, schemaKey) && schemas[schemaKey]!.critical) return true;
+  return criticalSteps.includes(normaliseStepId(screen, (id) => criticalSteps.includes(id)));
 }

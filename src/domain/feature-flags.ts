@@ -6,6 +6,7 @@ export function resolveFeatureFlags(mediaReady: boolean, overrides: FeatureFlags
     'integration.media_dispatch': mediaReady,
     'trigger.v2_scoring': false,
     'integration.schema_registry': true,
+    'ui.dynamic_popups': true,
     ...overrides,
   };
 }

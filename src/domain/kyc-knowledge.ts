@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { normaliseStepId } from './step-id.js';
 
 /**
  * The KYC knowledge base the voice agent is given: general guidance for the whole journey and
@@ -26,6 +27,8 @@ export const KbStepSchema = z
     guidance: list(8, 300).default([]).meta({ description: 'how to help on this step' }),
     failures: z.record(key, KbFailureSchema).default({}).meta({ description: 'failure code → meaning and recovery' }),
     never_ask_for: list(10, 160).default([]).meta({ description: 'what the assistant must never ask for on this step' }),
+    business_step: key.optional().meta({ description: 'the business stage this step belongs to, answered by POST /v1/flows/set' }),
+    validation_intent: key.optional().meta({ description: 'what the step verifies, answered by POST /v1/flows/set' }),
   })
   .meta({ id: 'KbStep' });
 
@@ -65,9 +68,6 @@ export interface KbSelection {
   step: KbStep | null;
 }
 
-// Older app builds prefixed screen ids (`n_pan_details`, `new_pan_details`).
-const LEGACY_PREFIX = /^(?:n|new)_/;
-
 /**
  * The step a client screen id stands for. Case-insensitive; a legacy `n_`/`new_` prefix is
  * dropped only when the id is not a step itself and the rest is, so a step really named
@@ -75,10 +75,8 @@ const LEGACY_PREFIX = /^(?:n|new)_/;
  */
 export function stepIdFor(kb: KnowledgeBase, screen: string | null | undefined): string | undefined {
   if (!screen) return undefined;
-  const id = screen.trim().toLowerCase();
-  if (Object.hasOwn(kb.steps, id)) return id;
-  const unprefixed = id.replace(LEGACY_PREFIX, '');
-  return unprefixed !== id && Object.hasOwn(kb.steps, unprefixed) ? unprefixed : undefined;
+  const id = normaliseStepId(screen, (candidate) => Object.hasOwn(kb.steps, candidate));
+  return Object.hasOwn(kb.steps, id) ? id : undefined;
 }
 
 export function selectKnowledge(kb: KnowledgeBase, screen: string | null | undefined): KbSelection {

@@ -1,3 +1,5 @@
+import type { Dropoff } from './dropoff.js';
+
 /** Decisions 3: whether to reach out to a user again after a voice session, as a pure function. */
 export interface ReengagementFacts {
   now: number;
@@ -6,20 +8,23 @@ export interface ReengagementFacts {
   voiceActive: boolean;
   hadVoiceSession: boolean;
   inactivityThresholdSeconds: number;
+  /** A drop-off the SDK registered and nobody cancelled: reason enough to reach out, by phone when dialable. */
+  dropoff?: Dropoff | null | undefined;
 }
 
 export interface Reengagement {
   recommended: boolean;
-  channel: 'voice';
+  channel: 'voice' | 'phone';
   reason: string;
   inactivity_seconds: number;
 }
 
 export function evaluateReengagement(facts: ReengagementFacts): Reengagement {
   const inactivitySeconds = Math.max(0, Math.floor((facts.now - facts.lastUserActivityAt) / 1000));
-  const recommended = !facts.voiceActive && facts.hadVoiceSession && inactivitySeconds >= facts.inactivityThresholdSeconds;
+  const dropoff = facts.dropoff ?? null;
+  const recommended = !facts.voiceActive && (facts.hadVoiceSession || dropoff !== null) && inactivitySeconds >= facts.inactivityThresholdSeconds;
   let reason: string;
   if (recommended) reason = `user_inactive_${Math.floor(inactivitySeconds / 60)}min`;
   else reason = facts.voiceActive ? 'assistant_active' : 'user_active';
-  return { recommended, channel: 'voice', reason, inactivity_seconds: inactivitySeconds };
+  return { recommended, channel: dropoff?.has_dialable_phone ? 'phone' : 'voice', reason, inactivity_seconds: inactivitySeconds };
 }

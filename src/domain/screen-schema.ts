@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import { z } from 'zod';
+import { normaliseStepId } from './step-id.js';
 
 /**
  * A screen schema as deployed SDKs push it in `screen_schema.properties`. Only the parts
@@ -35,7 +36,8 @@ export interface RegisteredSchema {
   critical: boolean;
 }
 
-export const screenKey = (screen: string): string => screen.toLowerCase();
+/** Schemas are keyed by the one step-id spelling, so `N_PAN_DETAILS` finds the schema of `pan_details`. */
+export const screenKey = (screen: string): string => normaliseStepId(screen);
 
 const canonicalJson = (schema: Record<string, unknown>): string => stringify(schema) ?? '';
 

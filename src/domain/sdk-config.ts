@@ -15,12 +15,20 @@ const seconds = z
 export const SdkFeatures = z.strictObject({
   allow_multiple_assistant_prompt: z.boolean({ error: 'must be a boolean' }),
   suppress_high_time_spent_trigger: z.boolean({ error: 'must be a boolean' }),
+  // Read by the Android SDK: it masks hints before sending when on (fail-closed on the client too).
+  component_input_hints_masked: z.boolean({ error: 'must be a boolean' }),
+  // Read by the Android SDK: whether to open the WebSocket control plane (GET /v1/events/ws).
+  use_websockets_for_control_plane: z.boolean({ error: 'must be a boolean' }),
 });
 
 export const SdkThresholds = z.strictObject({
   // It becomes the cooldown timer of a session, and timers cannot wait longer than this.
   min_trigger_interval_seconds: seconds.max(MAX_TIMER_SECONDS, { error: `must be at most ${MAX_TIMER_SECONDS}` }),
   high_time_spent_seconds: seconds,
+  // At most one popup per this many seconds in a session; compared as a deadline, never a timer.
+  assistant_prompt_cooldown_seconds: seconds,
+  // How long a failure on the current screen counts towards repeated_errors and popups.
+  error_window_seconds: seconds,
 });
 
 export const SdkConfigSchema = z.object({ features: SdkFeatures, thresholds: SdkThresholds });
@@ -41,8 +49,13 @@ export type SdkConfigOverrides = z.infer<typeof SdkConfigOverridesSchema>;
 export const ALL_TENANTS = '*';
 
 export const DEFAULT_SDK_CONFIG: SdkConfig = {
-  features: { allow_multiple_assistant_prompt: false, suppress_high_time_spent_trigger: false },
-  thresholds: { min_trigger_interval_seconds: 60, high_time_spent_seconds: 20 },
+  features: {
+    allow_multiple_assistant_prompt: false,
+    suppress_high_time_spent_trigger: false,
+    component_input_hints_masked: true,
+    use_websockets_for_control_plane: true,
+  },
+  thresholds: { min_trigger_interval_seconds: 60, high_time_spent_seconds: 20, assistant_prompt_cooldown_seconds: 45, error_window_seconds: 120 },
 };
 
 export const NO_OVERRIDES: SdkConfigOverrides = {};

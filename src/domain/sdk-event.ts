@@ -23,6 +23,13 @@ export const SessionId = z
 export const text = (max: number) => z.string(mustBe('a string')).max(max, { error: `must be at most ${max} characters` });
 export const optionalText = (max: number) => text(max).nullish();
 
+/** Correlation fields any SDK body may carry (decisions 7). */
+export const traceFields = {
+  traceparent: optionalText(256),
+  trace_id: optionalText(128),
+  request_id: optionalText(128),
+};
+
 export const EventInSchema = z
   .looseObject({
     session_id: SessionId,

@@ -3,6 +3,7 @@ import type { KbSelection, KnowledgeBase } from './kyc-knowledge.js';
 import { failureGuidance, selectKnowledge, stepIdFor } from './kyc-knowledge.js';
 import type { HintShape } from './redaction.js';
 import { screenKey } from './screen-schema.js';
+import type { FlowProgress } from './flow.js';
 import type { ComponentHint, ValidationFailure } from './session-record.js';
 
 /**
@@ -17,6 +18,8 @@ export interface PromptInput {
   screen: string | null;
   failure: ValidationFailure | null;
   hints: ComponentHint[];
+  /** The flow the app registered (POST /v1/flows/set) and the user's place in it, when known. */
+  flow?: { flow_key: string; progress: FlowProgress | null } | null | undefined;
 }
 
 // Caps on client strings inside the prompt; real ids and codes are far shorter.
@@ -75,8 +78,16 @@ function roleSection(kb: KnowledgeBase, knowledge: KbSelection): Section {
   };
 }
 
-function stepSection(kb: KnowledgeBase, knowledge: KbSelection, screen: string | null): Section {
+function stepSection(kb: KnowledgeBase, knowledge: KbSelection, screen: string | null, flow: PromptInput['flow']): Section {
   const lines = ['## Current step'];
+  if (flow) {
+    const { progress } = flow;
+    lines.push(
+      progress
+        ? `Flow progress: step ${progress.position} of ${progress.total} (${progress.percent}%) of the app's flow ${quoted(flow.flow_key)}.`
+        : `Flow: ${quoted(flow.flow_key)}; this screen is not one of its registered steps.`,
+    );
+  }
   const { step, step_id: stepId } = knowledge;
   if (screen === null) {
     lines.push('Screen: unknown, the app has not reported one yet. Ask which screen the user is on and use the general rules.');
@@ -171,7 +182,7 @@ export function buildSystemPrompt(input: PromptInput, maxChars = SYSTEM_PROMPT_M
   const { knowledgeBase: kb, screen } = input;
   const knowledge = selectKnowledge(kb, screen);
   const role = roleSection(kb, knowledge);
-  const step = stepSection(kb, knowledge, screen);
+  const step = stepSection(kb, knowledge, screen, input.flow);
   const failure = failureSection(kb, input.failure, screen);
   const hints = hintSection(input.hints, screen);
   // Priority: the rules, then the failure the user is stuck on, then the step, then the fields.

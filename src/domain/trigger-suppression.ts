@@ -1,4 +1,4 @@
-import { screenKey } from './screen-schema.js';
+import { normaliseStepId } from './step-id.js';
 import type { SuppressionReason, TriggerDecision } from './trigger-policy.js';
 
 /** What a session remembers of the triggers it fired; times are epoch milliseconds. */
@@ -20,7 +20,7 @@ const NO_TRIGGER_MEMORY: TriggerMemory = Object.freeze({ cooldown_until: null, p
 
 export const newTriggerMemory = (): TriggerMemory => NO_TRIGGER_MEMORY;
 
-const promptKey = (screen: string | null | undefined): string => (screen ? screenKey(screen) : UNKNOWN_SCREEN);
+const promptKey = (screen: string | null | undefined): string => (screen ? normaliseStepId(screen) : UNKNOWN_SCREEN);
 
 export function wasPrompted(memory: TriggerMemory, screen: string | null | undefined): boolean {
   return memory.prompted_screens.includes(promptKey(screen));

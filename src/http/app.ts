@@ -11,6 +11,9 @@ import { requestLog } from './middleware/request-log.js';
 import { buildOpenApi } from './openapi.js';
 import type { RouteDoc } from './route-doc.js';
 import { activityRouteDocs, activityRoutes } from './routes/activity.js';
+import { assistantRouteDocs, assistantRoutes } from './routes/assistant.js';
+import { dropoffRouteDocs, dropoffRoutes } from './routes/dropoff.js';
+import { flowRouteDocs, flowRoutes } from './routes/flows.js';
 import { contextRouteDocs, contextRoutes } from './routes/context.js';
 import { activityStreamRouteDocs, activityStreamRoutes } from './routes/activity-stream.js';
 import { eventRouteDocs, eventRoutes } from './routes/events.js';
@@ -22,6 +25,8 @@ import { sessionRouteDocs, sessionRoutes } from './routes/sessions.js';
 import { triggerRouteDocs, triggerRoutes } from './routes/trigger.js';
 import { voiceRouteDocs, voiceRoutes } from './routes/voice.js';
 import { ActivityStreamHub } from './sse/activity-stream-hub.js';
+import { CONTROL_PLANE_PATH, ControlPlane } from './ws/control-plane.js';
+import { controlPlaneRouteDocs } from './ws/control-plane-doc.js';
 
 export interface App {
   express: Express;
@@ -30,11 +35,16 @@ export interface App {
   isShuttingDown(): boolean;
   /** The open activity streams (GET /api/activity/stream). */
   activityStreams: ActivityStreamHub;
+  /** The WebSocket control plane (GET /v1/events/ws); the server hands it its `upgrade` events. */
+  controlPlane: ControlPlane;
 }
 
 const ROUTE_DOCS: RouteDoc[] = [
   ...eventRouteDocs,
   ...triggerRouteDocs,
+  ...assistantRouteDocs,
+  ...flowRouteDocs,
+  ...dropoffRouteDocs,
   ...sdkConfigRouteDocs,
   ...activityRouteDocs,
   ...activityStreamRouteDocs,
@@ -44,6 +54,7 @@ const ROUTE_DOCS: RouteDoc[] = [
   ...reengagementRouteDocs,
   ...contextRouteDocs,
   ...healthRouteDocs,
+  ...controlPlaneRouteDocs,
   {
     method: 'get',
     path: '/openapi.json',
@@ -80,6 +91,8 @@ export function createApp(deps: AppDeps): App {
     retryMs: SSE_RETRY_MS,
   });
 
+  const controlPlane = new ControlPlane(deps);
+
   const shutdownGate: RequestHandler = (_req, res, next) => {
     if (!shuttingDown) return next();
     res.setHeader('Connection', 'close');
@@ -89,6 +102,10 @@ export function createApp(deps: AppDeps): App {
   app.use(correlation);
   app.use(requestLog(logger));
   app.get('/health', healthHandler(() => shuttingDown));
+  // The control plane answers only upgrades (server 'upgrade' event); a plain GET is told so.
+  app.get(CONTROL_PLANE_PATH, () => {
+    throw new HttpError(426, 'GET /v1/events/ws is a WebSocket: send Upgrade: websocket', { Upgrade: 'websocket' });
+  });
   app.use(shutdownGate);
   const rateLimit = perIpRateLimit(config.rateLimitPerMinute);
   if (rateLimit) app.use(rateLimit);
@@ -100,6 +117,9 @@ export function createApp(deps: AppDeps): App {
   });
   app.use(eventRoutes(deps));
   app.use(triggerRoutes(deps));
+  app.use(assistantRoutes(deps));
+  app.use(flowRoutes(deps));
+  app.use(dropoffRoutes(deps));
   app.use(sdkConfigRoutes(deps));
   app.use(activityRoutes(deps));
   app.use(activityStreamRoutes(activityStreams, config.sseMaxStreams));
@@ -117,9 +137,11 @@ export function createApp(deps: AppDeps): App {
       shuttingDown = true;
       // Open streams would otherwise keep server.close() waiting for the whole grace period.
       activityStreams.closeAll();
+      controlPlane.closeAll();
     },
     isShuttingDown: () => shuttingDown,
     activityStreams,
+    controlPlane,
   };
 }
 

@@ -13,3 +13,14 @@ export function clientIdHeader(req: Request): string | undefined {
   if (!clientId) throw new HttpError(422, 'X-Client-ID: must be 1-128 characters of A-Za-z0-9._:@/+=-');
   return clientId;
 }
+
+/** The tenant of a config request: X-Client-ID, else the `client_id` query the SDK may add. */
+export function clientIdOf(req: Request): string | undefined {
+  const header = clientIdHeader(req);
+  if (header) return header;
+  const query = req.query.client_id;
+  if (query === undefined) return undefined;
+  const clientId = typeof query === 'string' ? acceptableId(query.trim()) : undefined;
+  if (!clientId) throw new HttpError(422, 'client_id: must be 1-128 characters of A-Za-z0-9._:@/+=-');
+  return clientId;
+}

@@ -14,6 +14,7 @@ export interface RunningServer {
 
 export async function listen(app: App, port: number, host: string, logger: Logger): Promise<RunningServer> {
   const server = createServer(app.express);
+  server.on('upgrade', app.controlPlane.handleUpgrade);
   // Behind load balancers whose idle timeout is 60 s, a shorter keep-alive here causes resets.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

@@ -1,5 +1,8 @@
 import type { ActivityDraft, Trace } from '../domain/activity.js';
 import type { AgentContext, AgentContextSources } from '../domain/agent-context.js';
+import type { FlowProgress, SessionFlow } from '../domain/flow.js';
+import type { KnowledgeBase } from '../domain/kyc-knowledge.js';
+import type { PopupDecision } from '../domain/popup.js';
 import type { SdkConfigOverrides } from '../domain/sdk-config.js';
 import type { SdkEvent } from '../domain/sdk-event.js';
 import type { TriggerDecision, TriggerSignals } from '../domain/trigger-policy.js';
@@ -27,7 +30,12 @@ export type SessionCommand =
   | ContextFetchCommand
   | TriggerEvaluateCommand
   | VoiceStartCommand
-  | VoiceStopCommand;
+  | VoiceStopCommand
+  | PopupEvaluateCommand
+  | AssistantEvaluateCommand
+  | FlowSetCommand
+  | DropoffRegisterCommand
+  | DropoffCancelCommand;
 
 /** The session was busy starting or stopping with too many commands already waiting: retry. */
 export interface VoiceBusy {
@@ -42,6 +50,7 @@ export interface VoiceStarted {
   expires_in_sec: number;
   warnings: string[];
   resumed: boolean;
+  assistant_invocation_id: string;
 }
 
 export interface VoiceStopped {
@@ -57,6 +66,8 @@ export interface VoiceStartCommand {
   trace: Trace;
   user_id: string | null;
   screen: string | null;
+  /** A fresh id, used when this start begins an engagement (a resume keeps the one running). */
+  invocation_id: string;
   reply: Reply<VoiceStarted | VoiceBusy>;
 }
 
@@ -95,4 +106,73 @@ export type TriggerEvaluateCommand = {
   reply: Reply<TriggerDecision>;
 };
 
-export type SessionEmitted = { type: 'activity'; draft: ActivityDraft } | { type: 'session.expired'; sessionId: string };
+/** What to evaluate besides the trigger signals: popups need the flag and the knowledge base. */
+export interface PopupInputs {
+  /** Feature flag `ui.dynamic_popups`. */
+  popups_enabled: boolean;
+  /** Shared and passed by reference, as the context fetch's sources are. */
+  knowledge_base: KnowledgeBase;
+}
+
+/** POST /v1/assistant/popup/evaluate: the signals are the trigger's (the screen and idling matter). */
+export type PopupEvaluateCommand = Omit<TriggerEvaluateCommand, 'type' | 'reply'> &
+  PopupInputs & { type: 'popup.evaluate'; reply: Reply<PopupDecision> };
+
+export interface SurfacesDecision {
+  trigger: TriggerDecision;
+  popup: PopupDecision;
+}
+
+/** POST /v1/assistant/evaluate and the WebSocket after a control_state: trigger first, then the popup. */
+export type AssistantEvaluateCommand = Omit<TriggerEvaluateCommand, 'type' | 'reply'> &
+  PopupInputs & { type: 'assistant.evaluate'; reply: Reply<SurfacesDecision> };
+
+export interface FlowSetResult {
+  flow: SessionFlow | null;
+  business_step: string | null;
+  validation_intent: string | null;
+  progress: FlowProgress | null;
+}
+
+/** POST /v1/flows/set; an empty step_sequence forgets the flow (clearFlow). */
+export interface FlowSetCommand {
+  type: 'flow.set';
+  flow_key: string;
+  step_sequence: string[] | null;
+  current_step: string | null;
+  user_id: string | null;
+  client_id: string | null;
+  knowledge_base: KnowledgeBase;
+  at: number;
+  trace: Trace;
+  reply: Reply<FlowSetResult>;
+}
+
+/** POST /api/dropoff/register: the route has already reduced the phone number to these facts. */
+export interface DropoffRegisterCommand {
+  type: 'dropoff.register';
+  user_id: string | null;
+  has_dialable_phone: boolean;
+  phone_last4: string | null;
+  reason: string | null;
+  at: number;
+  trace: Trace;
+  reply: Reply<{ registered: true; has_dialable_phone: boolean }>;
+}
+
+export interface DropoffCancelCommand {
+  type: 'dropoff.cancel';
+  at: number;
+  trace: Trace;
+  reply: Reply<{ cancelled: boolean }>;
+}
+
+/** What the session decided to tell its client without being asked (pushed on the WebSocket). */
+export type AssistantCommand =
+  | { command: 'suggest_start_voice_agent'; session_id: string; payload: { reason: string; intervention_mode: 'offer' } }
+  | { command: 'show_popup'; session_id: string; payload: { message: string; delay_ms: number; reason: string } };
+
+export type SessionEmitted =
+  | { type: 'activity'; draft: ActivityDraft }
+  | { type: 'session.expired'; sessionId: string }
+  | { type: 'command'; command: AssistantCommand };

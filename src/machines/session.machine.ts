@@ -2,7 +2,14 @@ import type { SnapshotFrom } from 'xstate';
 import { and, assign, emit, enqueueActions, fromPromise, not, raise, setup, stateIn } from 'xstate';
 import type { ActivityDraft, ActivityKind, Trace } from '../domain/activity.js';
 import { buildAgentContext } from '../domain/agent-context.js';
+import type { Dropoff } from '../domain/dropoff.js';
+import type { ErrorWindow } from '../domain/error-window.js';
+import { afterEvent, heldCodes, newErrorWindow, onScreen, prune, restartAfterTrigger, withRequestCodes } from '../domain/error-window.js';
+import type { SessionFlow } from '../domain/flow.js';
+import { flowProgress, flowSteps, stepFacts } from '../domain/flow.js';
 import type { IdleTimer } from '../domain/idle-timer.js';
+import type { PopupDecision } from '../domain/popup.js';
+import { hiddenPopup, popupFor } from '../domain/popup.js';
 import { armIdleTimer, idleForTtl, rearmIdleTimer } from '../domain/idle-timer.js';
 import type { Reengagement } from '../domain/reengagement.js';
 import { evaluateReengagement } from '../domain/reengagement.js';
@@ -10,12 +17,21 @@ import { mergeSdkConfig } from '../domain/sdk-config.js';
 import { AGENT_EVENT_TYPES } from '../domain/sdk-event.js';
 import type { SessionRecord } from '../domain/session-record.js';
 import { applyEvent, eventActivityPayload, newSessionRecord } from '../domain/session-record.js';
+import type { TriggerDecision } from '../domain/trigger-policy.js';
 import { evaluateTriggerPolicy, triggerActivityPayload } from '../domain/trigger-policy.js';
 import type { TriggerMemory } from '../domain/trigger-suppression.js';
 import { newTriggerMemory, rememberPrompt, suppressTrigger, wasPrompted } from '../domain/trigger-suppression.js';
 import type { VoiceDetails } from '../domain/voice-session.js';
 import { NO_VOICE, VoiceWarning, participantIdentity, roomName } from '../domain/voice-session.js';
-import type { SessionCommand, SessionEmitted, VoiceCommand, VoiceStartCommand, VoiceStopCommand } from './session.events.js';
+import type {
+  PopupInputs,
+  SessionCommand,
+  SessionEmitted,
+  TriggerEvaluateCommand,
+  VoiceCommand,
+  VoiceStartCommand,
+  VoiceStopCommand,
+} from './session.events.js';
 
 export interface SessionSettings {
   /** `integration.schema_registry`: when off, screen schemas are neither stored nor announced. */
@@ -76,6 +92,14 @@ export interface SessionContext extends SessionRecord {
   voiceWork: VoiceWork;
   /** Set while the reengagement timer runs (the deadline is `armed_at` + the inactivity setting). */
   reengagement: ReengagementTimer | null;
+  /** Failures on the current screen, counted by repeated_errors and popups. */
+  errors: ErrorWindow;
+  flow: SessionFlow | null;
+  /** No popup before this time (assistant_prompt_cooldown_seconds after the last one shown). */
+  popup_cooldown_until: number | null;
+  dropoff: Dropoff | null;
+  /** The engagement under way or last run; a new start (not a resume) replaces it. */
+  assistant_invocation_id: string | null;
 }
 
 /** Internal: a trigger fired, so the trigger region cools down for `cooldownMs`. */
@@ -135,6 +159,7 @@ export function sessionReengagement(context: SessionContext, voiceActive: boolea
     voiceActive,
     hadVoiceSession: context.voice.started_at !== null,
     inactivityThresholdSeconds: context.settings.reengagementInactivitySeconds,
+    dropoff: context.dropoff,
   });
 }
 
@@ -148,6 +173,11 @@ function newContext(input: SessionInput): SessionContext {
     voice: NO_VOICE,
     voiceWork: NO_VOICE_WORK,
     reengagement: null,
+    errors: newErrorWindow(),
+    flow: null,
+    popup_cooldown_until: null,
+    dropoff: null,
+    assistant_invocation_id: null,
   };
 }
 
@@ -161,6 +191,114 @@ function resumedContext(restored: SessionContext, input: SessionInput): SessionC
     settings: input.settings,
     idle_timer: armIdleTimer(input.at, input.settings.idleTtlMs),
   };
+}
+
+type HoldBack = 'assistant_active' | 'cooldown' | null;
+
+
+type Evaluation = Omit<TriggerEvaluateCommand, 'type' | 'reply'>;
+
+/** The session's error window for the evaluated screen, as it stands at the evaluation's time. */
+function currentErrors(context: SessionContext, screen: string | null | undefined, at: number, windowSeconds: number): ErrorWindow {
+  return prune(onScreen(context.errors, screen), at, windowSeconds * 1000);
+}
+
+interface TriggerOutcome {
+  decision: TriggerDecision;
+  patch: Partial<SessionContext>;
+  emitted: SessionEmitted[];
+  cooldownMs: number;
+}
+
+/**
+ * Decisions 4 in the session: the request's signals, its error codes counted together with the
+ * failures the session holds for the screen (one failure reported both ways counts once), then
+ * the suppressions.
+ */
+function decideTrigger(context: SessionContext, command: Evaluation, holdBack: HoldBack): TriggerOutcome {
+  const { at } = command;
+  const identity = { user_id: context.user_id ?? command.user_id, client_id: context.client_id ?? command.client_id };
+  const clientId = identity.client_id ?? command.header_client_id;
+  const config = mergeSdkConfig(command.sdk_overrides, clientId);
+  const screen = command.signals.screen ?? context.screen ?? undefined;
+  const signals = { ...command.signals, screen };
+  let errors = withRequestCodes(currentErrors(context, screen, at, config.thresholds.error_window_seconds), command.signals.errors ?? [], at);
+  const matched = evaluateTriggerPolicy({ ...signals, errors: heldCodes(errors) }, { config, criticalSteps: context.settings.criticalSteps, schemas: context.schemas });
+  const decision = suppressTrigger(matched, {
+    assistantActive: holdBack === 'assistant_active',
+    cooldownRemainingMs: holdBack === 'cooldown' ? (context.trigger.cooldown_until ?? at) - at : undefined,
+    alreadyPrompted: !config.features.allow_multiple_assistant_prompt && wasPrompted(context.trigger, screen),
+  });
+  const patch: Partial<SessionContext> = { ...identity, updated_at: at };
+  const emitted: SessionEmitted[] = [];
+  let cooldownMs = 0;
+  if (decision.trigger) {
+    cooldownMs = config.thresholds.min_trigger_interval_seconds * 1000;
+    const trigger = rememberPrompt(context.trigger, screen, at, cooldownMs);
+    errors = restartAfterTrigger(errors, at, trigger.cooldown_until);
+    Object.assign(patch, { last_trigger_at: at, trigger });
+    emitted.push({
+      type: 'command',
+      command: { command: 'suggest_start_voice_agent', session_id: context.session_id, payload: { reason: decision.reason, intervention_mode: 'offer' } },
+    });
+  }
+  patch.errors = errors;
+  const payload = { ...triggerActivityPayload(signals, decision, clientId), held_failures: errors.failures.length };
+  emitted.unshift(activity({ ...context, user_id: identity.user_id }, 'trigger', at, command.trace, payload));
+  return { decision, patch, emitted, cooldownMs };
+}
+
+interface PopupOutcome {
+  decision: PopupDecision;
+  patch: Partial<SessionContext>;
+  emitted: SessionEmitted[];
+}
+
+/** The popup decision of the session machine: never during voice, at most one per cooldown. */
+function decidePopup(
+  context: SessionContext,
+  command: Evaluation & PopupInputs,
+  voiceActive: boolean,
+  voiceOffered: boolean,
+): PopupOutcome {
+  const { at } = command;
+  const clientId = context.client_id ?? command.client_id ?? command.header_client_id;
+  const config = mergeSdkConfig(command.sdk_overrides, clientId);
+  const screen = command.signals.screen ?? context.screen ?? null;
+  let decision: PopupDecision;
+  let patch: Partial<SessionContext> = {};
+  const emitted: SessionEmitted[] = [];
+  if (!command.popups_enabled) decision = hiddenPopup('disabled');
+  else if (voiceActive) decision = hiddenPopup('assistant_active');
+  else if (voiceOffered) decision = hiddenPopup('voice_offered');
+  else {
+    const errors = currentErrors(context, screen, at, config.thresholds.error_window_seconds);
+    const idleSince = context.last_user_activity_at ?? context.created_at;
+    const candidate = popupFor({
+      now: at,
+      screen,
+      errors,
+      idleSeconds: command.signals.idle_seconds ?? Math.max(0, (at - idleSince) / 1000),
+      criticalSteps: context.settings.criticalSteps,
+      schemas: context.schemas,
+      knowledgeBase: command.knowledge_base,
+    });
+    const cooling = context.popup_cooldown_until !== null && at < context.popup_cooldown_until;
+    if (candidate.show && cooling) {
+      decision = { ...hiddenPopup('cooldown'), retry_after_seconds: Math.max(1, Math.ceil((context.popup_cooldown_until! - at) / 1000)) };
+    } else {
+      decision = candidate;
+    }
+    if (decision.show) {
+      patch = { popup_cooldown_until: at + config.thresholds.assistant_prompt_cooldown_seconds * 1000, updated_at: at };
+      emitted.push({
+        type: 'command',
+        command: { command: 'show_popup', session_id: context.session_id, payload: { message: decision.message!, delay_ms: decision.delay_ms, reason: decision.popup_reason_code } },
+      });
+    }
+  }
+  emitted.unshift(activity(context, 'popup_evaluate', at, command.trace, { screen, decision: { ...decision }, client_id: clientId }));
+  return { decision, patch, emitted };
 }
 
 /**
@@ -190,10 +328,10 @@ export const sessionMachine = setup({
   },
   guards: {
     voiceInactive: stateIn({ voice: 'inactive' }),
-    idleForTtl: ({ context }) => idleForTtl(context.idle_timer, context.last_touched_at, context.settings.idleTtlMs),
     // Starting and stopping count as active: a prompt then would talk over an assistant coming or going.
     assistantActive: not(stateIn({ voice: 'inactive' })),
     triggerCoolingDown: stateIn({ trigger: 'cooldown' }),
+    idleForTtl: ({ context }) => idleForTtl(context.idle_timer, context.last_touched_at, context.settings.idleTtlMs),
     mediaReady: ({ context }) => context.settings.mediaReady,
     dispatchRecorded: ({ context }) => context.voice.dispatch_id !== null,
     dispatchFound: (_, params: { dispatchId: string | null }) => params.dispatchId !== null,
@@ -204,14 +342,23 @@ export const sessionMachine = setup({
     ingest: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'session.ingest') return;
       const outcome = applyEvent(context, event.event, { at: event.at, schemaRegistry: context.settings.schemaRegistry });
-      enqueue.assign({ ...outcome.record, last_touched_at: event.at });
+      const userActivity = !AGENT_EVENT_TYPES.has(outcome.stored.event);
+      // The user coming back cancels a registered drop-off.
+      const returned = userActivity && context.dropoff !== null;
+      enqueue.assign({
+        ...outcome.record,
+        last_touched_at: event.at,
+        errors: afterEvent(context.errors, outcome.stored, outcome.record.screen, event.at),
+        ...(returned ? { dropoff: null } : {}),
+      });
       const base = { at: event.at, session_id: context.session_id, user_id: outcome.record.user_id, trace: event.trace };
       enqueue.emit({ type: 'activity', draft: { ...base, kind: 'event', payload: eventActivityPayload(outcome.stored, outcome.warnings) } });
+      if (returned) enqueue.emit({ type: 'activity', draft: { ...base, kind: 'dropoff_cancelled', payload: { by: 'user_returned' } } });
       if (outcome.schemaPush) {
         enqueue.emit({ type: 'activity', draft: { ...base, kind: 'schema_push', payload: { ...outcome.schemaPush } } });
       }
       // Only an armed reengagement timer listens; raising for nobody costs a whole microstep per event.
-      if (context.reengagement && !AGENT_EVENT_TYPES.has(outcome.stored.event)) enqueue.raise({ type: 'user.activity', at: event.at });
+      if (context.reengagement && userActivity) enqueue.raise({ type: 'user.activity', at: event.at });
       const reply = event.reply;
       enqueue(() => reply({ ingested_at_ms: event.at, warnings: outcome.warnings }));
     }),
@@ -232,29 +379,73 @@ export const sessionMachine = setup({
       const reply = event.reply;
       enqueue(() => reply(agentContext));
     }),
-    evaluateTrigger: enqueueActions(({ context, event, enqueue }, params: { holdBack: 'assistant_active' | 'cooldown' | null }) => {
+    evaluateTrigger: enqueueActions(({ context, event, enqueue }, params: { holdBack: HoldBack }) => {
       if (event.type !== 'trigger.evaluate') return;
-      const { at } = event;
-      const identity = { user_id: context.user_id ?? event.user_id, client_id: context.client_id ?? event.client_id };
-      if (identity.user_id !== context.user_id || identity.client_id !== context.client_id) enqueue.assign({ ...identity, updated_at: at });
-      const clientId = identity.client_id ?? event.header_client_id;
-      const config = mergeSdkConfig(event.sdk_overrides, clientId);
-      const signals = { ...event.signals, screen: event.signals.screen ?? context.screen ?? undefined };
-      const matched = evaluateTriggerPolicy(signals, { config, criticalSteps: context.settings.criticalSteps, schemas: context.schemas });
-      const decision = suppressTrigger(matched, {
-        assistantActive: params.holdBack === 'assistant_active',
-        cooldownRemainingMs: params.holdBack === 'cooldown' ? (context.trigger.cooldown_until ?? at) - at : undefined,
-        alreadyPrompted: !config.features.allow_multiple_assistant_prompt && wasPrompted(context.trigger, signals.screen),
-      });
-      if (decision.trigger) {
-        const cooldownMs = config.thresholds.min_trigger_interval_seconds * 1000;
-        enqueue.assign({ last_trigger_at: at, updated_at: at, trigger: rememberPrompt(context.trigger, signals.screen, at, cooldownMs) });
-        if (cooldownMs > 0) enqueue.raise({ type: 'trigger.fired', cooldownMs });
-      }
-      const draft = { kind: 'trigger', at, session_id: context.session_id, user_id: identity.user_id, trace: event.trace } as const;
-      enqueue.emit({ type: 'activity', draft: { ...draft, payload: triggerActivityPayload(signals, decision, clientId) } });
+      const outcome = decideTrigger(context, event, params.holdBack);
+      enqueue.assign(outcome.patch);
+      if (outcome.cooldownMs > 0) enqueue.raise({ type: 'trigger.fired', cooldownMs: outcome.cooldownMs });
+      for (const emitted of outcome.emitted) enqueue.emit(emitted);
       const reply = event.reply;
-      enqueue(() => reply(decision));
+      enqueue(() => reply(outcome.decision));
+    }),
+    evaluatePopup: enqueueActions(({ context, event, enqueue }, params: { holdBack: HoldBack }) => {
+      if (event.type !== 'popup.evaluate') return;
+      const outcome = decidePopup(context, event, params.holdBack === 'assistant_active', false);
+      enqueue.assign(outcome.patch);
+      for (const emitted of outcome.emitted) enqueue.emit(emitted);
+      const reply = event.reply;
+      enqueue(() => reply(outcome.decision));
+    }),
+    evaluateSurfaces: enqueueActions(({ context, event, enqueue }, params: { holdBack: HoldBack }) => {
+      if (event.type !== 'assistant.evaluate') return;
+      const trigger = decideTrigger(context, event, params.holdBack);
+      // The popup sees the session as the trigger left it; an offer of voice is prompt enough.
+      const popup = decidePopup({ ...context, ...trigger.patch }, event, params.holdBack === 'assistant_active', trigger.decision.trigger);
+      enqueue.assign({ ...trigger.patch, ...popup.patch });
+      if (trigger.cooldownMs > 0) enqueue.raise({ type: 'trigger.fired', cooldownMs: trigger.cooldownMs });
+      for (const emitted of [...trigger.emitted, ...popup.emitted]) enqueue.emit(emitted);
+      const reply = event.reply;
+      enqueue(() => reply({ trigger: trigger.decision, popup: popup.decision }));
+    }),
+    setFlow: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'flow.set') return;
+      const { at } = event;
+      let flow: SessionFlow | null;
+      if (event.step_sequence === null) flow = { flow_key: event.flow_key, steps: context.flow?.flow_key === event.flow_key ? context.flow.steps : [] };
+      else flow = event.step_sequence.length === 0 ? null : { flow_key: event.flow_key, steps: flowSteps(event.step_sequence) };
+      const screen = event.current_step ?? context.screen;
+      enqueue.assign({
+        flow,
+        screen,
+        screen_id: event.current_step ?? context.screen_id,
+        errors: onScreen(context.errors, screen),
+        user_id: context.user_id ?? event.user_id,
+        client_id: context.client_id ?? event.client_id,
+        updated_at: at,
+      });
+      const result = { flow, ...stepFacts(event.knowledge_base, screen), progress: flowProgress(flow, screen) };
+      const reply = event.reply;
+      enqueue(() => reply(result));
+    }),
+    registerDropoff: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'dropoff.register') return;
+      const dropoff: Dropoff = { registered_at: event.at, has_dialable_phone: event.has_dialable_phone, phone_last4: event.phone_last4, reason: event.reason };
+      enqueue.assign({ dropoff, user_id: context.user_id ?? event.user_id, updated_at: event.at });
+      const { has_dialable_phone, phone_last4, reason } = dropoff;
+      enqueue.emit(activity(context, 'dropoff_registered', event.at, event.trace, { has_dialable_phone, phone_last4, reason }));
+      enqueue.raise({ type: 'reengagement.arm', at: event.at, trace: event.trace });
+      const reply = event.reply;
+      enqueue(() => reply({ registered: true, has_dialable_phone: dropoff.has_dialable_phone }));
+    }),
+    cancelDropoff: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'dropoff.cancel') return;
+      const cancelled = context.dropoff !== null;
+      if (cancelled) {
+        enqueue.assign({ dropoff: null, updated_at: event.at });
+        enqueue.emit(activity(context, 'dropoff_cancelled', event.at, event.trace, { by: 'client' }));
+      }
+      const reply = event.reply;
+      enqueue(() => reply({ cancelled }));
     }),
     // A command only notes the time: restarting the idle timer on every command would cost a
     // microstep and a timer swap per event (see idle-timer.ts).
@@ -279,6 +470,8 @@ export const sessionMachine = setup({
           ...context.voiceWork,
           start: { command: event, resumed: params.resumed, identity: participantIdentity(userId, context.session_id), warnings, dispatchViaToken: false },
         },
+        // A resume belongs to the engagement running; anything else begins a new one.
+        assistant_invocation_id: params.resumed && context.assistant_invocation_id !== null ? context.assistant_invocation_id : event.invocation_id,
       });
     }),
     noteRoomCreateFailed: enqueueActions(({ context, enqueue }) => {
@@ -306,10 +499,27 @@ export const sessionMachine = setup({
       };
       enqueue.assign({ voice, voiceWork: { ...context.voiceWork, start: null } });
       enqueue.emit(
-        activity(context, 'session_start', command.at, command.trace, { room, resumed, screen: context.screen, dispatch_id: voice.dispatch_id, warnings }),
+        activity(context, 'session_start', command.at, command.trace, {
+          room,
+          resumed,
+          screen: context.screen,
+          dispatch_id: voice.dispatch_id,
+          warnings,
+          assistant_invocation_id: context.assistant_invocation_id,
+        }),
       );
+      const assistantInvocationId = context.assistant_invocation_id ?? command.invocation_id;
       enqueue(() =>
-        command.reply({ session_id: context.session_id, room, token: issued.token, media_url: issued.url, expires_in_sec: issued.expires_in_sec, warnings, resumed }),
+        command.reply({
+          session_id: context.session_id,
+          room,
+          token: issued.token,
+          media_url: issued.url,
+          expires_in_sec: issued.expires_in_sec,
+          warnings,
+          resumed,
+          assistant_invocation_id: assistantInvocationId,
+        }),
       );
     }),
 
@@ -381,6 +591,18 @@ export const sessionMachine = setup({
       { guard: 'triggerCoolingDown', actions: [{ type: 'evaluateTrigger', params: { holdBack: 'cooldown' } }, 'touch'] },
       { actions: [{ type: 'evaluateTrigger', params: { holdBack: null } }, 'touch'] },
     ],
+    'popup.evaluate': [
+      { guard: 'assistantActive', actions: [{ type: 'evaluatePopup', params: { holdBack: 'assistant_active' } }, 'touch'] },
+      { actions: [{ type: 'evaluatePopup', params: { holdBack: null } }, 'touch'] },
+    ],
+    'assistant.evaluate': [
+      { guard: 'assistantActive', actions: [{ type: 'evaluateSurfaces', params: { holdBack: 'assistant_active' } }, 'touch'] },
+      { guard: 'triggerCoolingDown', actions: [{ type: 'evaluateSurfaces', params: { holdBack: 'cooldown' } }, 'touch'] },
+      { actions: [{ type: 'evaluateSurfaces', params: { holdBack: null } }, 'touch'] },
+    ],
+    'flow.set': { actions: ['setFlow', 'touch'] },
+    'dropoff.register': { actions: ['registerDropoff', 'touch'] },
+    'dropoff.cancel': { actions: ['cancelDropoff', 'touch'] },
   },
   states: {
     voice: {

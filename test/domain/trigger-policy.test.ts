@@ -32,6 +32,8 @@ describe('evaluateTriggerPolicy: the rules of spec 4.4 at their boundaries', () 
     ['idle 13 s on a non-critical step', { screen: 'phone_entry', idle_seconds: 13 }, 'none'],
     ['idle 13 s with no screen', { idle_seconds: 13 }, 'none'],
     ['upper-case screen id', { screen: 'PAN_DETAILS', idle_seconds: 13 }, 'idle_on_critical_step'],
+    ['legacy n_ prefix', { screen: 'n_pan_details', idle_seconds: 13 }, 'idle_on_critical_step'],
+    ['legacy new_ prefix, upper case', { screen: 'NEW_PAN_DETAILS', idle_seconds: 13 }, 'idle_on_critical_step'],
     ['mixed-case screen id', { screen: 'Selfie_Capture', idle_seconds: 600 }, 'idle_on_critical_step'],
     ['no signals', {}, 'none'],
   ])('%s → %s', (_name, signals, reason) => {

@@ -70,7 +70,7 @@ describe('GET /api/activity', () => {
     const list = (await h.http.get('/api/activity')).body;
     const features = (await h.http.get('/api/features')).body;
     expect(list.media_ready).toBe(false);
-    expect(features.flags).toEqual({ 'integration.media_dispatch': false, 'trigger.v2_scoring': true, 'integration.schema_registry': true });
+    expect(features.flags).toEqual({ 'integration.media_dispatch': false, 'trigger.v2_scoring': true, 'integration.schema_registry': true, 'ui.dynamic_popups': true });
     expect(list.feature_flags).toEqual(features.flags);
   });
 

@@ -45,7 +45,7 @@ describe('GET /v1/assistant/context/{session_id}: the response', () => {
     expect(body.current_screen).toBe('pan_details');
     const { context } = body;
     expect(Object.keys(context).sort()).toEqual(
-      ['component_hints', 'kyc_kb', 'last_validation_failure', 'latest_event', 'refresh_policy', 'screen', 'screen_schema', 'voice_active'].sort(),
+      ['component_hints', 'flow', 'kyc_kb', 'last_validation_failure', 'latest_event', 'refresh_policy', 'screen', 'screen_schema', 'voice_active'].sort(),
     );
     expect(context.screen).toBe('pan_details');
     expect(context.component_hints).toEqual([

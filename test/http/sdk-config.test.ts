@@ -16,8 +16,13 @@ describe('GET /v1/sdk/config', () => {
     const res = await getConfig(h, { 'X-SVC-SDK-Version': '2.4.1' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      features: { allow_multiple_assistant_prompt: false, suppress_high_time_spent_trigger: false },
-      thresholds: { min_trigger_interval_seconds: 60, high_time_spent_seconds: 20 },
+      features: { allow_multiple_assistant_prompt: false, suppress_high_time_spent_trigger: false, component_input_hints_masked: true, use_websockets_for_control_plane: true },
+      thresholds: { min_trigger_interval_seconds: 60, high_time_spent_seconds: 20, assistant_prompt_cooldown_seconds: 45, error_window_seconds: 120 },
+      sdk_version: '1.0.0',
+      client_id: null,
+      defaults_version: '1.0.0',
+      environment: 'production',
+      source: 'merged',
       metadata: { source: 'merged', version: expect.stringMatching(/^[0-9a-f]{16}$/), client_id: null, sdk_version: '2.4.1' },
     });
     expect(res.headers.etag).toBe(`"${res.body.metadata.version}"`);
@@ -29,10 +34,10 @@ describe('GET /v1/sdk/config', () => {
     const demo = (await getConfig(h, { 'X-Client-ID': 'kycis_demo' })).body;
     const other = (await getConfig(h, { 'X-Client-ID': 'other_bank' })).body;
     const anonymous = (await getConfig(h)).body;
-    expect(demo.features).toEqual({ allow_multiple_assistant_prompt: true, suppress_high_time_spent_trigger: false });
-    expect(demo.thresholds).toEqual({ min_trigger_interval_seconds: 90, high_time_spent_seconds: 30 });
+    expect(demo.features).toEqual({ allow_multiple_assistant_prompt: true, suppress_high_time_spent_trigger: false, component_input_hints_masked: true, use_websockets_for_control_plane: true });
+    expect(demo.thresholds).toEqual({ min_trigger_interval_seconds: 90, high_time_spent_seconds: 30, assistant_prompt_cooldown_seconds: 45, error_window_seconds: 120 });
     expect(demo.metadata).toMatchObject({ client_id: 'kycis_demo', sdk_version: null });
-    expect(other.thresholds).toEqual({ min_trigger_interval_seconds: 90, high_time_spent_seconds: 20 });
+    expect(other.thresholds).toEqual({ min_trigger_interval_seconds: 90, high_time_spent_seconds: 20, assistant_prompt_cooldown_seconds: 45, error_window_seconds: 120 });
     expect(other.metadata.client_id).toBe('other_bank');
     expect(anonymous.thresholds).toEqual(other.thresholds);
     expect(anonymous.metadata.version).toBe(other.metadata.version);

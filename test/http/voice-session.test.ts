@@ -22,6 +22,7 @@ describe('POST /v1/assistant/session/start without media credentials (placeholde
       livekit_url: '',
       livekit_room: 'kyc-room-s1',
       warnings: ['media_not_configured'],
+      assistant_invocation_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
     expect(res.body.token.split('.')).toHaveLength(2);
     const session = (await h.http.get('/api/sessions/s1')).body;

@@ -29,6 +29,7 @@ const config = loadConfig(ENV);
 const RULES = {
   cooldownMs: DEFAULT_SDK_CONFIG.thresholds.min_trigger_interval_seconds * 1000,
   reengagementMs: config.reengagementInactivitySeconds * 1000,
+  popupCooldownMs: DEFAULT_SDK_CONFIG.thresholds.assistant_prompt_cooldown_seconds * 1000,
 };
 
 function sessionModel(media: SessionModelOptions['media'], commands: readonly ClientCommand[]) {
@@ -86,7 +87,7 @@ function replays(logic: ReturnType<typeof sessionModel>) {
     const perform = ({ event }: { event: ModelEvent }) => session.perform(event);
     try {
       await path.test({
-        events: { ingest: perform, turn: perform, context: perform, trigger: perform, start: perform, stop: perform, tick: perform, 'media.ok': perform, 'media.fail': perform, 'media.lost': perform },
+        events: { ingest: perform, turn: perform, context: perform, trigger: perform, popup: perform, start: perform, stop: perform, tick: perform, 'media.ok': perform, 'media.fail': perform, 'media.lost': perform },
         states: { '*': () => session.check() },
       });
     } catch (error) {
@@ -99,7 +100,7 @@ function replays(logic: ReturnType<typeof sessionModel>) {
 
 const instant = sessionModel('instant', ['ingest', 'turn', 'context', 'trigger', 'start', 'stop']);
 const instantModel = new TestModel(instant, { events: instant.events, serializeState: instant.serializeState, limit: TRAVERSAL_LIMIT });
-const stepwise = sessionModel('stepwise', ['start', 'stop']);
+const stepwise = sessionModel('stepwise', ['start', 'stop', 'popup']);
 const stepwiseModel = new TestModel(stepwise, { events: stepwise.events, serializeState: stepwise.serializeState, limit: TRAVERSAL_LIMIT });
 const paths = {
   instantShortest: instantModel.getShortestPaths(),
@@ -119,7 +120,7 @@ describe('media as instant fakes: ingest, start, start-again, stop, trigger, age
   });
 });
 
-describe('media step by step: starts and stops while calls run, failures, answers lost after the work', () => {
+describe('media step by step: starts, stops and popups while calls run, failures, answers lost after the work', () => {
   const replay = replays(stepwise);
 
   describe('shortest paths: to every state, and every event each state absorbs', () => {

@@ -16,6 +16,8 @@ export interface ActivityRules {
   cooldownMs: number;
   /** `REENGAGEMENT_INACTIVITY_SECONDS`, in ms. */
   reengagementMs: number;
+  /** The tenant's `assistant_prompt_cooldown_seconds`, in ms: at most one popup shown per this. */
+  popupCooldownMs?: number;
 }
 
 /** One activity item as the model and the checks compare it: its kind and what distinguishes it. */
@@ -33,6 +35,10 @@ export function activitySignature(kind: string, payload: Record<string, unknown>
       return `session_stop:${payload.was_active ? 'active' : 'inactive'}`;
     case 'reengagement':
       return `reengagement:${String(payload.source)}`;
+    case 'popup_evaluate': {
+      const decision = payload.decision as { show: boolean; popup_reason_code: string };
+      return `popup:${decision.show ? 'shown' : decision.popup_reason_code}`;
+    }
     default:
       return kind;
   }
@@ -55,6 +61,7 @@ export function activityViolations(items: readonly ActivityView[], rules: Activi
   let lastUserEventAt: number | null = null;
   let timerFired = false;
   let lastFiredTrigger: number | null = null;
+  let lastPopupAt: number | null = null;
 
   items.forEach((item, i) => {
     const at = Date.parse(item.timestamp);
@@ -103,6 +110,13 @@ export function activityViolations(items: readonly ActivityView[], rules: Activi
       case 'voice_agent_context_fetch':
         if (!engaged) problems.push(`${where}: outside a voice engagement`);
         break;
+      case 'popup_evaluate': {
+        const decision = payload.decision as { show: boolean };
+        if (decision.show && engaged) problems.push(`${where}: a popup shown inside a voice engagement`);
+        if (decision.show && lastPopupAt !== null && at - lastPopupAt < (rules.popupCooldownMs ?? 0)) problems.push(`${where}: a popup ${at - lastPopupAt} ms after the last`);
+        if (decision.show) lastPopupAt = at;
+        break;
+      }
       case 'trigger': {
         const decision = payload.decision as { trigger: boolean; reason: string };
         const sinceFired = lastFiredTrigger === null ? Infinity : at - lastFiredTrigger;

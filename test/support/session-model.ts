@@ -10,7 +10,7 @@ import type { GateOutcome } from './livekit-stand-in.js';
 import { activitySignature } from './session-invariants.js';
 
 /** What a client can do to a session, through the HTTP API. */
-export type ClientCommand = 'ingest' | 'turn' | 'context' | 'trigger' | 'start' | 'stop';
+export type ClientCommand = 'ingest' | 'turn' | 'context' | 'trigger' | 'popup' | 'start' | 'stop';
 /** How the media call in flight ends (see the stand-in's gates). */
 export type MediaEvent = { type: 'media.ok' } | { type: 'media.fail' } | { type: 'media.lost' };
 export type ModelEvent = { type: ClientCommand } | MediaEvent | { type: 'tick' };
@@ -118,6 +118,9 @@ export function requestFor(ids: { sessionId: string; userId: string }, model: Mo
       const screen = JOURNEY[model.sent.filter((sent) => sent === 'trigger').length % JOURNEY.length]!;
       return { method: 'post', path: '/v1/assistant/trigger/evaluate', body: { session_id: sessionId, user_id: userId, signals: { screen, time_spent: 25 } } };
     }
+    case 'popup':
+      // Idling on a critical step: shown when the session is neither in voice nor in the popup cooldown.
+      return { method: 'post', path: '/v1/assistant/popup/evaluate', body: { session_id: sessionId, user_id: userId, signals: { screen: 'pan_details', idle_seconds: 20 } } };
     case 'start':
       return { method: 'post', path: '/v1/assistant/session/start', body: { session_id: sessionId, user_id: userId, screen: 'pan_details' } };
     case 'stop':
@@ -149,8 +152,24 @@ function commandFor(options: SessionModelOptions, model: ModelState, command: Cl
       const evaluation = { user_id: options.userId, client_id: null, header_client_id: null, sdk_overrides: {}, at, trace: TRACE, reply };
       return { type: 'trigger.evaluate', signals: { ...signals, errors: undefined, idle_seconds: undefined }, ...evaluation };
     }
+    case 'popup': {
+      const signals = (body as { signals: { screen: string; idle_seconds: number } }).signals;
+      return {
+        type: 'popup.evaluate',
+        signals: { ...signals, time_spent: undefined, errors: undefined },
+        user_id: options.userId,
+        client_id: null,
+        header_client_id: null,
+        sdk_overrides: {},
+        popups_enabled: true,
+        knowledge_base: options.sources.knowledgeBase,
+        at,
+        trace: TRACE,
+        reply,
+      };
+    }
     case 'start':
-      return { type: 'voice.start', at, trace: TRACE, user_id: options.userId, screen: 'pan_details', reply };
+      return { type: 'voice.start', at, trace: TRACE, user_id: options.userId, screen: 'pan_details', invocation_id: `inv-${at}`, reply };
     case 'stop':
       return { type: 'voice.stop', at, trace: TRACE, reply };
   }

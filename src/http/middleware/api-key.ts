@@ -9,17 +9,24 @@ const digest = (value: string): Buffer => createHash('sha256').update(value).dig
  * length, so timingSafeEqual compares them in constant time whatever the caller sent, and
  * every key is compared so the time does not tell which one matched.
  */
-export function apiKeyCheck(keys: string[]): RequestHandler | undefined {
-  // No keys configured: nothing to check, so nothing mounted.
-  if (keys.length === 0) return undefined;
+export function apiKeyMatcher(keys: string[]): (presented: string) => boolean {
   const accepted = keys.map(digest);
-  return (req, _res, next) => {
-    const presented = req.get('x-api-key');
-    if (!presented) throw new HttpError(401, 'missing X-API-Key header');
+  return (presented) => {
     const presentedDigest = digest(presented);
     let matched = false;
     for (const key of accepted) matched = timingSafeEqual(presentedDigest, key) || matched;
-    if (!matched) throw new HttpError(401, 'invalid API key');
+    return matched;
+  };
+}
+
+export function apiKeyCheck(keys: string[]): RequestHandler | undefined {
+  // No keys configured: nothing to check, so nothing mounted.
+  if (keys.length === 0) return undefined;
+  const matches = apiKeyMatcher(keys);
+  return (req, _res, next) => {
+    const presented = req.get('x-api-key');
+    if (!presented) throw new HttpError(401, 'missing X-API-Key header');
+    if (!matches(presented)) throw new HttpError(401, 'invalid API key');
     next();
   };
 }

@@ -1,27 +1,36 @@
 import { Router } from 'express';
 import { unixSeconds } from '../../integrations/clock.js';
 import { EventInSchema } from '../../domain/sdk-event.js';
-import type { IngestResult } from '../../machines/session.events.js';
+import { ingestSdkEvent } from '../../actors/ingest.js';
+import type { SdkEvent } from '../../domain/sdk-event.js';
 import { replyOrThrow } from '../ask.js';
 import type { AppDeps } from '../deps.js';
 import { traceFor } from '../request-context.js';
 import type { RouteDoc } from '../route-doc.js';
 import { ErrorBody, EventOut } from '../schemas/common.js';
+import { sessionKeyOr422 } from '../session-key.js';
 import { parseOr422 } from '../validate.js';
+
+/** The old SDK's `user_enrichment` names its user only in `properties`. */
+function userIdInProperties(event: SdkEvent): string | undefined {
+  const userId = event.properties?.user_id;
+  return typeof userId === 'string' && userId.length <= 256 ? userId : undefined;
+}
 
 export const eventRouteDocs: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/events',
     tag: 'sdk',
-    summary: 'Ingest an SDK event; answers once the session holds it. Hints with masked!=true are masked on arrival.',
+    summary:
+      'Ingest an SDK event; answers once the session holds it. Hints with masked!=true are masked on arrival. session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}.',
     body: EventInSchema,
     responses: {
       200: { description: 'ingested', schema: EventOut },
       400: { description: 'malformed JSON', schema: ErrorBody },
       413: { description: 'body over 64 KiB', schema: ErrorBody },
       415: { description: 'not application/json', schema: ErrorBody },
-      422: { description: 'schema validation failed; detail names the field', schema: ErrorBody },
+      422: { description: 'schema validation failed, or session_id "unknown" without a user_id; detail names the field', schema: ErrorBody },
       503: { description: 'session cap reached with nothing evictable', schema: ErrorBody },
     },
   },
@@ -31,15 +40,10 @@ export function eventRoutes({ system }: AppDeps): Router {
   const router = Router();
   router.post('/v1/events', async (req, res) => {
     const event = parseOr422(EventInSchema, req.body);
+    const sessionKey = sessionKeyOr422(event.session_id, event.user_id ?? userIdInProperties(event));
     const trace = traceFor(res, event);
-    const result = await system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({
-      type: 'session.ingest',
-      event,
-      at,
-      trace,
-      reply,
-    }));
-    const { ingested_at_ms, warnings } = replyOrThrow(result, event.session_id);
+    const result = await ingestSdkEvent(system.supervisor, sessionKey, event, trace);
+    const { ingested_at_ms, warnings } = replyOrThrow(result, sessionKey);
     res.json({ status: 'ok', ingested_at: unixSeconds(ingested_at_ms), ...(warnings.length > 0 ? { warnings } : {}) });
   });
   return router;

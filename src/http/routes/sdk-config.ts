@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { clientIdHeader } from '../client-id.js';
+import { clientIdOf } from '../client-id.js';
 import type { AppDeps } from '../deps.js';
 import { ifNoneMatchHits, quotedEtag } from '../etag.js';
 import { headerValue } from '../request-context.js';
@@ -14,22 +14,26 @@ export const sdkConfigRouteDocs: RouteDoc[] = [
     tag: 'sdk',
     summary: 'Remote SDK configuration: defaults, then the "*" overrides of SDK_CONFIG_FILE, then the X-Client-ID tenant\'s.',
     headers: {
-      'X-Client-ID': 'tenant whose overrides apply',
+      'X-Client-ID': 'tenant whose overrides apply (or the client_id query parameter)',
       'X-SVC-SDK-Version': 'echoed as metadata.sdk_version',
       'If-None-Match': 'the ETag (or metadata.version) the client holds; 304 when unchanged',
     },
     responses: {
       200: { description: 'merged config; ETag is the quoted version, Cache-Control no-cache', schema: SdkConfigOut },
       304: { description: 'unchanged since the version in If-None-Match; no body' },
-      422: { description: 'X-Client-ID is not a plain id', schema: ErrorBody },
+      422: { description: 'X-Client-ID or client_id is not a plain id', schema: ErrorBody },
     },
   },
 ];
 
-export function sdkConfigRoutes({ sdkConfig }: AppDeps): Router {
+/** The SDK contract this backend speaks, and the version of its bundled defaults (bumped when they change). */
+export const SDK_CONTRACT_VERSION = '1.0.0';
+export const SDK_DEFAULTS_VERSION = '1.0.0';
+
+export function sdkConfigRoutes({ sdkConfig, config: appConfig }: AppDeps): Router {
   const router = Router();
   router.get('/v1/sdk/config', (req, res) => {
-    const clientId = clientIdHeader(req);
+    const clientId = clientIdOf(req);
     const { config, version } = sdkConfig.resolve(clientId);
     // no-cache: clients may keep it but must revalidate, which the ETag makes cheap.
     res.set({ ETag: quotedEtag(version), 'Cache-Control': 'no-cache' });
@@ -37,9 +41,16 @@ export function sdkConfigRoutes({ sdkConfig }: AppDeps): Router {
       res.status(304).end();
       return;
     }
+    const sdkVersion = headerValue(req, 'x-svc-sdk-version') ?? null;
     res.json({
       ...config,
-      metadata: { source: 'merged', version, client_id: clientId ?? null, sdk_version: headerValue(req, 'x-svc-sdk-version') ?? null },
+      // What the Android SDK's config manager reads at the top level.
+      sdk_version: SDK_CONTRACT_VERSION,
+      client_id: clientId ?? null,
+      defaults_version: SDK_DEFAULTS_VERSION,
+      environment: appConfig.sdkEnvironment,
+      source: 'merged',
+      metadata: { source: 'merged', version, client_id: clientId ?? null, sdk_version: sdkVersion },
     });
   });
   return router;

@@ -8,6 +8,7 @@ import type { RouteDoc } from '../route-doc.js';
 import { ErrorBody } from '../schemas/common.js';
 import type { TriggerEvaluateBody } from '../schemas/trigger.js';
 import { TriggerEvaluateIn, TriggerEvaluateOut } from '../schemas/trigger.js';
+import { sessionKeyOr422 } from '../session-key.js';
 import { parseOr422 } from '../validate.js';
 
 export const triggerRouteDocs: RouteDoc[] = [
@@ -16,7 +17,7 @@ export const triggerRouteDocs: RouteDoc[] = [
     path: '/v1/assistant/trigger/evaluate',
     tag: 'sdk',
     summary:
-      "Whether to offer the voice assistant now. With session_id, evaluated in that session (its screen, tenant, cooldown and suppressions; the session is created when unknown); without, the policy alone.",
+      'Whether to offer the voice assistant now. With session_id, evaluated in that session (its screen, tenant, cooldown and suppressions; the session is created when unknown): repeated_errors counts the codes sent plus the failures the session holds for the screen within error_window_seconds, one failure reported both ways counting once. Without session_id, the policy alone on the codes sent.',
     body: TriggerEvaluateIn,
     headers: { 'X-Client-ID': 'tenant whose SDK config applies, when neither the session nor the body names one' },
     responses: {
@@ -49,13 +50,14 @@ export function triggerRoutes({ system, sdkConfig }: AppDeps): Router {
       res.json(system.evaluateTriggerWithoutSession(request));
       return;
     }
-    const result = await system.supervisor.ask<TriggerDecision>(body.session_id, 'create', (reply, at) => ({
+    const key = sessionKeyOr422(body.session_id, body.user_id);
+    const result = await system.supervisor.ask<TriggerDecision>(key, 'create', (reply, at) => ({
       type: 'trigger.evaluate',
       ...request,
       at,
       reply,
     }));
-    res.json(replyOrThrow(result, body.session_id));
+    res.json(replyOrThrow(result, key));
   });
   return router;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import type { VoiceBusy, VoiceStarted, VoiceStopped } from '../../machines/session.events.js';
 import { replyOrThrow, unlessBusy } from '../ask.js';
@@ -51,6 +52,7 @@ function startBody(started: VoiceStarted): AssistantStartBody {
     livekit_url: started.media_url,
     livekit_room: started.room,
     warnings: started.warnings,
+    assistant_invocation_id: started.assistant_invocation_id,
   };
 }
 
@@ -65,6 +67,7 @@ export function voiceRoutes({ system }: AppDeps): Router {
       trace,
       user_id: body.user_id,
       screen: body.screen,
+      invocation_id: randomUUID(),
       reply,
     }));
     res.json(startBody(unlessBusy(replyOrThrow(result, body.session_id))));

@@ -25,6 +25,14 @@ export const ContextOut = z
       screen_schema: z.record(z.string(), z.unknown()).nullable().meta({ description: 'the schema registered for the current screen, if any' }),
       voice_active: z.boolean(),
       refresh_policy: RefreshPolicySchema,
+      flow: z
+        .object({
+          flow_key: z.string(),
+          total_steps: z.int(),
+          progress: z.object({ position: z.int(), total: z.int(), percent: z.int() }).nullable(),
+        })
+        .nullable()
+        .meta({ description: 'the flow registered with POST /v1/flows/set and the place of the current screen in it' }),
     }),
     system_prompt: z.string().meta({ description: 'at most 6,000 characters; client strings quoted, values never included' }),
   })

@@ -5,6 +5,11 @@ export const SdkConfigOut = z
   .object({
     features: SdkFeatures,
     thresholds: SdkThresholds,
+    sdk_version: z.string().meta({ description: 'the SDK contract version this backend speaks' }),
+    client_id: z.string().nullable().meta({ description: 'the tenant whose overrides were applied after "*"' }),
+    defaults_version: z.string().meta({ description: 'version of the bundled defaults' }),
+    environment: z.string().meta({ description: 'SDK_ENVIRONMENT' }),
+    source: z.literal('merged'),
     metadata: z.object({
       source: z.literal('merged'),
       version: z.string().meta({ description: 'content hash of the merged config; also the ETag' }),

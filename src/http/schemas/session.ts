@@ -65,6 +65,23 @@ export const SessionOut = z
     last_user_activity_at: z.string().nullable().meta({ format: 'date-time' }),
     last_trigger_at: z.string().nullable().meta({ format: 'date-time', description: 'when a trigger last fired in this session' }),
     voice: VoiceDetailsOut,
+    assistant_invocation_id: z.string().nullable().meta({ description: 'the voice engagement under way or last run' }),
+    flow: z
+      .object({ flow_key: z.string(), steps: z.array(z.string()) })
+      .nullable()
+      .meta({ description: 'registered with POST /v1/flows/set (step ids normalised)' }),
+    held_failures: z
+      .object({ screen: z.string(), codes: z.array(z.string()), restart_at: z.string().nullable().meta({ format: 'date-time' }) })
+      .meta({ description: 'the error window of the current screen as held (expired failures are dropped when next evaluated)' }),
+    popup_cooldown_until: z.string().nullable().meta({ format: 'date-time' }),
+    dropoff: z
+      .object({
+        registered_at: z.string().meta({ format: 'date-time' }),
+        has_dialable_phone: z.boolean(),
+        phone_last4: z.string().nullable(),
+        reason: z.string().nullable(),
+      })
+      .nullable(),
   })
   .meta({ id: 'Session' });
 

@@ -39,6 +39,7 @@ export const AssistantStartOut = z
     livekit_url: z.string().meta({ description: 'alias of media_url, read by deployed SDKs' }),
     livekit_room: z.string().meta({ description: 'alias of media_room, read by deployed SDKs' }),
     warnings,
+    assistant_invocation_id: z.string().meta({ description: 'one id per engagement: a new start gets a new one, a resume keeps it; also in the session_start activity' }),
   })
   .meta({ id: 'AssistantStartOut' });
 
@@ -54,7 +55,7 @@ export const ReengagementOut = z
   .object({
     session_id: z.string(),
     recommended: z.boolean(),
-    channel: z.literal('voice'),
+    channel: z.enum(['voice', 'phone']).meta({ description: '`phone` when a registered drop-off left a dialable number, else `voice`' }),
     reason: z.string().meta({ description: '`user_inactive_<n>min` when recommended, else `user_active` or `assistant_active`' }),
     inactivity_seconds: z.int().meta({ description: 'whole seconds since the last SDK event other than agent telemetry' }),
   })

@@ -1,3 +1,4 @@
+import { heldCodes } from '../../domain/error-window.js';
 import type { ComponentHint, ValidationFailure } from '../../domain/session-record.js';
 import { isoTime } from '../../integrations/clock.js';
 import type { SessionContext } from '../../machines/session.machine.js';
@@ -29,5 +30,10 @@ export function sessionView(context: SessionContext, value: unknown): SessionVie
     last_user_activity_at: iso(context.last_user_activity_at),
     last_trigger_at: iso(context.last_trigger_at),
     voice: { ...context.voice, started_at: iso(context.voice.started_at), stopped_at: iso(context.voice.stopped_at) },
+    assistant_invocation_id: context.assistant_invocation_id,
+    flow: context.flow,
+    held_failures: { screen: context.errors.screen, codes: heldCodes(context.errors), restart_at: iso(context.errors.restart_at) },
+    popup_cooldown_until: iso(context.popup_cooldown_until),
+    dropoff: context.dropoff ? { ...context.dropoff, registered_at: isoTime(context.dropoff.registered_at) } : null,
   };
 }

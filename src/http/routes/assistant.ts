@@ -1,0 +1,76 @@
+import { Router } from 'express';
+import type { PopupDecision } from '../../domain/popup.js';
+import type { SurfacesDecision } from '../../machines/session.events.js';
+import { replyOrThrow } from '../ask.js';
+import { clientIdHeader } from '../client-id.js';
+import type { AppDeps } from '../deps.js';
+import { traceFor } from '../request-context.js';
+import type { RouteDoc } from '../route-doc.js';
+import type { PopupEvaluateBody } from '../schemas/assistant.js';
+import { AssistantEvaluateOut, PopupEvaluateIn, PopupOut } from '../schemas/assistant.js';
+import { ErrorBody } from '../schemas/common.js';
+import { sessionKeyOr422 } from '../session-key.js';
+import { parseOr422 } from '../validate.js';
+import type { Request, Response } from 'express';
+
+const ERRORS = {
+  422: { description: 'session_id missing or invalid, or another field is wrong; detail names it', schema: ErrorBody },
+  503: { description: 'session cap reached with nothing evictable', schema: ErrorBody },
+};
+
+export const assistantRouteDocs: RouteDoc[] = [
+  {
+    method: 'post',
+    path: '/v1/assistant/popup/evaluate',
+    tag: 'sdk',
+    summary:
+      'Whether to show a dynamic popup now, decided by the session: a failure still held for the current screen, or idling on a critical step; never while voice is active; at most one per assistant_prompt_cooldown_seconds; flag ui.dynamic_popups. Records popup_evaluate.',
+    body: PopupEvaluateIn,
+    responses: { 200: { description: 'the popup decision', schema: PopupOut }, ...ERRORS },
+  },
+  {
+    method: 'post',
+    path: '/v1/assistant/evaluate',
+    tag: 'sdk',
+    summary: 'Trigger and popup in one answer: the trigger first; when it offers voice the popup is held back (voice_offered).',
+    body: PopupEvaluateIn,
+    responses: { 200: { description: 'both decisions', schema: AssistantEvaluateOut }, ...ERRORS },
+  },
+];
+
+export function assistantRoutes({ system, sdkConfig }: AppDeps): Router {
+  const router = Router();
+  const evaluation = (req: Request, res: Response, body: PopupEvaluateBody) => {
+    const signals = body.signals ?? {};
+    return {
+      signals: {
+        screen: signals.screen ?? body.screen ?? undefined,
+        time_spent: signals.time_spent ?? undefined,
+        errors: signals.errors ?? undefined,
+        idle_seconds: signals.idle_seconds ?? undefined,
+      },
+      user_id: body.user_id ?? null,
+      client_id: body.client_id ?? null,
+      header_client_id: clientIdHeader(req) ?? null,
+      sdk_overrides: sdkConfig.overrides(),
+      trace: traceFor(res, body),
+      popups_enabled: system.featureFlags['ui.dynamic_popups'] !== false,
+      knowledge_base: system.agentContext.knowledgeBase,
+    };
+  };
+  router.post('/v1/assistant/popup/evaluate', async (req, res) => {
+    const body = parseOr422(PopupEvaluateIn, req.body);
+    const key = sessionKeyOr422(body.session_id, body.user_id);
+    const request = evaluation(req, res, body);
+    const result = await system.supervisor.ask<PopupDecision>(key, 'create', (reply, at) => ({ type: 'popup.evaluate', ...request, at, reply }));
+    res.json(replyOrThrow(result, key));
+  });
+  router.post('/v1/assistant/evaluate', async (req, res) => {
+    const body = parseOr422(PopupEvaluateIn, req.body);
+    const key = sessionKeyOr422(body.session_id, body.user_id);
+    const request = evaluation(req, res, body);
+    const result = await system.supervisor.ask<SurfacesDecision>(key, 'create', (reply, at) => ({ type: 'assistant.evaluate', ...request, at, reply }));
+    res.json({ session_id: key, ...replyOrThrow(result, key) });
+  });
+  return router;
+}

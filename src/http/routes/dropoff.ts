@@ -1,0 +1,67 @@
+import { Router } from 'express';
+import { phoneFacts } from '../../domain/dropoff.js';
+import { replyOrThrow } from '../ask.js';
+import type { AppDeps } from '../deps.js';
+import { traceFor } from '../request-context.js';
+import type { RouteDoc } from '../route-doc.js';
+import { ErrorBody } from '../schemas/common.js';
+import { DropoffCancelIn, DropoffCancelOut, DropoffRegisterIn, DropoffRegisterOut } from '../schemas/dropoff.js';
+import { sessionKeyOr422 } from '../session-key.js';
+import { parseOr422 } from '../validate.js';
+
+export const dropoffRouteDocs: RouteDoc[] = [
+  {
+    method: 'post',
+    path: '/api/dropoff/register',
+    tag: 'sdk',
+    summary:
+      'The app went to the background: the session records a drop-off (dialable or not, last 4 digits; never the number) that the reengagement rule reads (channel phone when dialable). Cancelled by /api/dropoff/cancel or the user sending any event. Records dropoff_registered.',
+    body: DropoffRegisterIn,
+    responses: {
+      200: { description: 'registered', schema: DropoffRegisterOut },
+      422: { description: 'a field is missing or of the wrong type', schema: ErrorBody },
+      503: { description: 'session cap reached with nothing evictable', schema: ErrorBody },
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/dropoff/cancel',
+    tag: 'sdk',
+    summary: 'Forget the registered drop-off (the SDK calls it on completeKycFlow). Idempotent; records dropoff_cancelled when one was registered.',
+    body: DropoffCancelIn,
+    responses: {
+      200: { description: 'no drop-off is registered now', schema: DropoffCancelOut },
+      404: { description: 'no such session', schema: ErrorBody },
+      422: { description: 'a field is missing or of the wrong type', schema: ErrorBody },
+    },
+  },
+];
+
+export function dropoffRoutes({ system }: AppDeps): Router {
+  const router = Router();
+  router.post('/api/dropoff/register', async (req, res) => {
+    const body = parseOr422(DropoffRegisterIn, req.body);
+    const key = sessionKeyOr422(body.session_id, body.user_id);
+    const trace = traceFor(res, body);
+    // The number is reduced here, so the session (and anything that records it) never sees it.
+    const facts = phoneFacts(body.phone);
+    const result = await system.supervisor.ask<{ registered: true; has_dialable_phone: boolean }>(key, 'create', (reply, at) => ({
+      type: 'dropoff.register',
+      user_id: body.user_id ?? null,
+      ...facts,
+      reason: body.reason ?? null,
+      at,
+      trace,
+      reply,
+    }));
+    res.json({ status: 'registered', session_id: key, has_dialable_phone: replyOrThrow(result, key).has_dialable_phone });
+  });
+  router.post('/api/dropoff/cancel', async (req, res) => {
+    const body = parseOr422(DropoffCancelIn, req.body);
+    const key = sessionKeyOr422(body.session_id, body.user_id);
+    const trace = traceFor(res, body);
+    const result = await system.supervisor.ask<{ cancelled: boolean }>(key, 'existing', (reply, at) => ({ type: 'dropoff.cancel', at, trace, reply }));
+    res.json({ status: 'cancelled', session_id: key, was_registered: replyOrThrow(result, key).cancelled });
+  });
+  return router;
+}

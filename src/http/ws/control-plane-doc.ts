@@ -1,0 +1,19 @@
+import type { RouteDoc } from '../route-doc.js';
+import { ErrorBody } from '../schemas/common.js';
+
+export const controlPlaneRouteDocs: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/v1/events/ws',
+    tag: 'sdk',
+    summary:
+      'WebSocket control plane (Upgrade: websocket). Frames: connect → ack; heartbeat both ways; control_state (screen_state, validation_failed) updates the session as POST /v1/events does → ack; trigger_evaluate → trigger_response; the server pushes command frames (suggest_start_voice_agent, show_popup) when the session decides; any other frame → error http_only. With API_KEY set the key comes in X-API-Key or the connect frame (else close 4401). Bounds: WS_MAX_CONNECTIONS, WS_MAX_MESSAGES_PER_SECOND (close 4429), WS_MAX_FRAME_BYTES (close 1009), WS_IDLE_TIMEOUT_SECONDS (close 4408); shutdown closes with 1001. See the README for every frame.',
+    headers: { 'X-API-Key': 'optional here: the connect frame may carry api_key instead', 'X-Client-ID': 'tenant, when the connect frame names none' },
+    responses: {
+      101: { description: 'switching protocols' },
+      401: { description: 'X-API-Key given and wrong', schema: ErrorBody },
+      426: { description: 'a plain GET without Upgrade: websocket', schema: ErrorBody },
+      503: { description: 'WS_MAX_CONNECTIONS reached, or shutting down', schema: ErrorBody },
+    },
+  },
+];

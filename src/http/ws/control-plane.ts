@@ -1,0 +1,85 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Actor } from 'xstate';
+import { createActor } from 'xstate';
+import { WebSocketServer } from 'ws';
+import { acceptableId } from '../../domain/trace.js';
+import type { AppDeps } from '../deps.js';
+import { apiKeyMatcher } from '../middleware/api-key.js';
+import { WsClose } from './control-frames.js';
+import { controlSocketLogic } from './control-socket.js';
+
+export const CONTROL_PLANE_PATH = '/v1/events/ws';
+
+/** Refuses an upgrade with a plain HTTP answer, before any WebSocket exists. */
+function refuse(socket: Duplex, status: number, text: string): void {
+  const body = JSON.stringify({ detail: text });
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/**
+ * The WebSocket control plane on the HTTP server's `upgrade` event: one socket actor per
+ * connection, at most WS_MAX_CONNECTIONS of them, frames at most WS_MAX_FRAME_BYTES (ws closes
+ * a larger one with 1009), closed with 1001 at shutdown.
+ */
+export class ControlPlane {
+  private readonly wss: WebSocketServer;
+  private readonly sockets = new Set<Actor<typeof controlSocketLogic>>();
+  private readonly keyMatches: (presented: string) => boolean;
+  private closing = false;
+
+  constructor(private readonly deps: AppDeps) {
+    // Frames are small JSON: compression would only cost memory per connection.
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: deps.config.wsMaxFrameBytes, perMessageDeflate: false, clientTracking: false });
+    this.keyMatches = apiKeyMatcher(deps.config.apiKeys);
+  }
+
+  get size(): number {
+    return this.sockets.size;
+  }
+
+  /** For `server.on('upgrade')`: answers what is not the control plane, and refuses over the cap or while closing. */
+  handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const { config } = this.deps;
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== CONTROL_PLANE_PATH) return refuse(socket, 404, 'Not Found');
+    if (this.closing) return refuse(socket, 503, 'Service Unavailable');
+    if (this.sockets.size >= config.wsMaxConnections) return refuse(socket, 503, 'Service Unavailable');
+    const headerKey = req.headers['x-api-key'];
+    const presented = typeof headerKey === 'string' && headerKey.length > 0 ? headerKey : undefined;
+    const keyRequired = config.apiKeys.length > 0;
+    // A wrong key in the header is refused at once; a missing one may still come in the connect frame.
+    if (keyRequired && presented !== undefined && !this.keyMatches(presented)) return refuse(socket, 401, 'Unauthorized');
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      if (this.closing) return ws.close(WsClose.shutdown.code, WsClose.shutdown.reason);
+      const clientHeader = req.headers['x-client-id'];
+      const actor = createActor(controlSocketLogic, {
+        input: {
+          socket: ws,
+          system: this.deps.system,
+          logger: this.deps.logger,
+          sdkOverrides: () => this.deps.sdkConfig.overrides(),
+          keyRequired,
+          keyMatches: this.keyMatches,
+          headerKeyAccepted: keyRequired && presented !== undefined,
+          popupsEnabled: this.deps.system.featureFlags['ui.dynamic_popups'] !== false,
+          maxMessagesPerSecond: config.wsMaxMessagesPerSecond,
+          idleTimeoutMs: config.wsIdleTimeoutSeconds * 1000,
+          headerClientId: (typeof clientHeader === 'string' ? acceptableId(clientHeader) : undefined) ?? null,
+        },
+      });
+      this.sockets.add(actor);
+      ws.once('close', () => {
+        this.sockets.delete(actor);
+        actor.stop();
+      });
+      actor.start();
+    });
+  };
+
+  /** Shutdown: every socket closed with 1001, and no new ones. */
+  closeAll(): void {
+    this.closing = true;
+    for (const actor of this.sockets) actor.send({ type: 'shutdown' });
+  }
+}

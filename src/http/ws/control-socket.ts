@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type WebSocket from 'ws';
+import { fromCallback } from 'xstate';
+import { ingestSdkEvent } from '../../actors/ingest.js';
+import type { AskResult } from '../../actors/supervisor.js';
+import type { ActorSystem } from '../../actors/system.js';
+import type { Trace } from '../../domain/activity.js';
+import type { SdkConfigOverrides } from '../../domain/sdk-config.js';
+import { EventInSchema } from '../../domain/sdk-event.js';
+import { sessionKeyFor } from '../../domain/session-key.js';
+import { newTraceId } from '../../domain/trace.js';
+import type { TriggerDecision } from '../../domain/trigger-policy.js';
+import type { AssistantCommand, SurfacesDecision } from '../../machines/session.events.js';
+import { describeIssues } from '../http-error.js';
+import type { ConnectFrame, ControlStateFrame, TriggerEvaluateFrame } from './control-frames.js';
+import {
+  AnyFrame,
+  CONTROL_EVENTS,
+  ConnectFrame as ConnectSchema,
+  ControlStateFrame as ControlStateSchema,
+  HeartbeatFrame,
+  TriggerEvaluateFrame as TriggerEvaluateSchema,
+  WsClose,
+} from './control-frames.js';
+
+export interface ControlSocketInput {
+  socket: WebSocket;
+  system: ActorSystem;
+  logger: Logger;
+  sdkOverrides: () => SdkConfigOverrides;
+  /** Whether a key is needed, and whether one given matches (constant time). */
+  keyRequired: boolean;
+  keyMatches: (presented: string) => boolean;
+  /** A valid X-API-Key came with the upgrade request. */
+  headerKeyAccepted: boolean;
+  popupsEnabled: boolean;
+  maxMessagesPerSecond: number;
+  idleTimeoutMs: number;
+  /** The `X-Client-ID` of the upgrade request, if any. */
+  headerClientId: string | null;
+}
+
+const HTTP_ONLY = { code: 'http_only', message: 'This signal must use HTTP POST /v1/events' } as const;
+
+/** `start_voice_agent` over HTTP is a suggestion the client confirms over the socket. */
+const wsAction = (decision: TriggerDecision): 'suggest_start_voice_agent' | 'none' => (decision.trigger ? 'suggest_start_voice_agent' : 'none');
+
+/**
+ * One control-plane connection as an actor: it validates each frame, turns it into the session
+ * command HTTP would send, and forwards the commands its session's machine decides on. It holds
+ * no session state; the session actor does.
+ */
+export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSocketInput>(({ input, receive }) => {
+  const { socket, system, logger } = input;
+  const { clock, supervisor } = system;
+  let sessionKey: string | null = null;
+  let userId: string | null = null;
+  let clientId: string | null = null;
+  let unsubscribe: (() => void) | undefined;
+  let windowStart = clock.now();
+  let inWindow = 0;
+  let idleTimer: unknown;
+  // The socket's mailbox: session frames are handled one after another, each answered before the
+  // next starts, so acks, responses and the commands they cause arrive in the order sent.
+  let mailbox: Promise<unknown> = Promise.resolve();
+  const enqueue = (work: () => Promise<unknown>) => {
+    mailbox = mailbox.then(work, work);
+  };
+
+  const send = (frame: Record<string, unknown>) => {
+    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
+  };
+  const fail = (code: string, message: string, messageId?: string | null) => send({ type: 'error', code, message, message_id: messageId ?? null });
+  const close = ({ code, reason }: { code: number; reason: string }) => socket.close(code, reason);
+  const trace = (): Trace => ({ trace_id: newTraceId(), request_id: randomUUID() });
+
+  const armIdle = () => {
+    if (idleTimer !== undefined) clock.clearTimeout(idleTimer);
+    idleTimer = clock.setTimeout(() => close(WsClose.idle), input.idleTimeoutMs);
+  };
+
+  const push = (command: AssistantCommand) => send({ type: 'command', command_id: randomUUID(), ...command });
+
+  const answered = <T>(result: AskResult<T>, messageId: string | null | undefined): T | undefined => {
+    if (result.ok) return result.value;
+    fail(result.reason === 'capacity' || result.reason === 'timeout' ? 'unavailable' : 'internal_error', `session could not answer (${result.reason})`, messageId);
+    return undefined;
+  };
+
+  const onConnect = (frame: ConnectFrame) => {
+    const keyOk = !input.keyRequired || input.headerKeyAccepted || (frame.api_key ? input.keyMatches(frame.api_key) : false);
+    if (!keyOk) return close(WsClose.unauthorized);
+    const key = sessionKeyFor(frame.session_id, frame.user_id);
+    if (!key.ok) return fail('invalid_frame', key.detail, frame.message_id);
+    unsubscribe?.();
+    sessionKey = key.key;
+    userId = frame.user_id ?? null;
+    clientId = frame.client_id ?? input.headerClientId;
+    unsubscribe = supervisor.subscribe(sessionKey, push);
+    send({ type: 'ack', status: 'ok', detail: 'connected', message_id: frame.message_id ?? null, session_id: sessionKey });
+  };
+
+  const evaluation = (signals: { screen?: string | undefined; time_spent?: number | undefined; errors?: string[] | undefined; idle_seconds?: number | undefined }) => ({
+    signals,
+    user_id: userId,
+    client_id: clientId,
+    header_client_id: input.headerClientId,
+    sdk_overrides: input.sdkOverrides(),
+    trace: trace(),
+  });
+
+  const onControlState = (frame: ControlStateFrame, key: string) => {
+    if (!(CONTROL_EVENTS as readonly string[]).includes(frame.event)) return fail(HTTP_ONLY.code, HTTP_ONLY.message, frame.message_id);
+    // The HTTP event this frame stands for, validated by the very schema HTTP uses.
+    const event = EventInSchema.safeParse({
+      session_id: key,
+      event: frame.event,
+      user_id: userId,
+      client_id: clientId,
+      screen: frame.screen,
+      screen_id: frame.screen,
+      errors: frame.errors,
+      failure_reason_code: frame.failure_reason_code,
+      component_id: frame.component_id,
+      component_type: frame.component_type,
+      properties: frame.signal_strength ? { signal_strength: frame.signal_strength } : undefined,
+    });
+    if (!event.success) return fail('invalid_frame', describeIssues(event.error, 'frame'), frame.message_id);
+    const ingest = event.data;
+    enqueue(async () => {
+      if (!answered(await ingestSdkEvent(supervisor, key, ingest, trace()), frame.message_id)) return;
+      send({ type: 'ack', status: 'ok', detail: frame.event, message_id: frame.message_id ?? null });
+      // The session decides on its own what this changes; anything it decides arrives as a command.
+      await supervisor.ask<SurfacesDecision>(key, 'create', (reply, at) => ({
+        type: 'assistant.evaluate',
+        ...evaluation({ screen: frame.screen ?? undefined }),
+        popups_enabled: input.popupsEnabled,
+        knowledge_base: system.agentContext.knowledgeBase,
+        at,
+        reply,
+      }));
+    });
+  };
+
+  const onTriggerEvaluate = (frame: TriggerEvaluateFrame, key: string) => {
+    const { screen, time_spent, errors, idle_seconds } = frame.signals;
+    const signals = { screen: screen ?? undefined, time_spent: time_spent ?? undefined, errors: errors ?? undefined, idle_seconds: idle_seconds ?? undefined };
+    enqueue(async () => {
+      const result = await supervisor.ask<TriggerDecision>(key, 'create', (reply, at) => ({ type: 'trigger.evaluate', ...evaluation(signals), at, reply }));
+      const decision = answered(result, frame.message_id);
+      if (decision) send({ type: 'trigger_response', message_id: frame.message_id ?? null, ...decision, action: wsAction(decision) });
+    });
+  };
+
+  /** Within the rate: true; over it the frame is dropped, and a client that keeps on is cut off. */
+  const withinRate = (): boolean => {
+    const now = clock.now();
+    if (now - windowStart >= 1000) {
+      windowStart = now;
+      inWindow = 0;
+    }
+    inWindow += 1;
+    if (inWindow > input.maxMessagesPerSecond * 2) close(WsClose.rateLimited);
+    return inWindow <= input.maxMessagesPerSecond;
+  };
+
+  const onMessage = (data: WebSocket.RawData, isBinary: boolean) => {
+    armIdle();
+    if (!withinRate()) return fail('rate_limited', `at most ${input.maxMessagesPerSecond} messages a second`);
+    if (isBinary) return fail('invalid_frame', 'frames must be JSON text');
+    let raw: unknown;
+    try {
+      raw = JSON.parse(data.toString());
+    } catch {
+      return fail('invalid_json', 'frame is not valid JSON');
+    }
+    const frame = AnyFrame.safeParse(raw);
+    if (!frame.success) return fail('invalid_frame', describeIssues(frame.error, 'frame'));
+    const messageId = typeof frame.data.message_id === 'string' ? frame.data.message_id.slice(0, 128) : null;
+    const parse = <S extends typeof ConnectSchema | typeof HeartbeatFrame | typeof ControlStateSchema | typeof TriggerEvaluateSchema>(schema: S) => {
+      const parsed = schema.safeParse(raw);
+      if (!parsed.success) fail('invalid_frame', describeIssues(parsed.error, 'frame'), messageId);
+      return parsed.success ? (parsed.data as S['_zod']['output']) : undefined;
+    };
+    const type = frame.data.type;
+    if (type === 'connect') {
+      const connect = parse(ConnectSchema);
+      return connect ? onConnect(connect) : undefined;
+    }
+    if (type === 'heartbeat') return parse(HeartbeatFrame) ? send({ type: 'heartbeat', message_id: messageId }) : undefined;
+    if (type !== 'control_state' && type !== 'trigger_evaluate') return fail(HTTP_ONLY.code, HTTP_ONLY.message, messageId);
+    if (sessionKey === null) return input.keyRequired ? close(WsClose.unauthorized) : fail('connect_required', 'send a connect frame first', messageId);
+    const named = typeof frame.data.session_id === 'string' ? sessionKeyFor(frame.data.session_id, userId) : undefined;
+    if (named && (!named.ok || named.key !== sessionKey)) return fail('session_mismatch', 'session_id must be the connected session', messageId);
+    if (type === 'control_state') {
+      const control = parse(ControlStateSchema);
+      return control ? onControlState(control, sessionKey) : undefined;
+    }
+    const evaluate = parse(TriggerEvaluateSchema);
+    return evaluate ? onTriggerEvaluate(evaluate, sessionKey) : undefined;
+  };
+
+  socket.on('message', (data, isBinary) => {
+    // Nothing a client sends may take the process down.
+    try {
+      onMessage(data, isBinary);
+    } catch (error) {
+      logger.error({ err: error }, 'control frame failed');
+      fail('internal_error', 'frame could not be handled');
+    }
+  });
+  socket.on('error', (error) => logger.debug({ err: error }, 'control socket error'));
+  receive((event) => {
+    if (event.type === 'shutdown') close(WsClose.shutdown);
+  });
+  armIdle();
+
+  return () => {
+    unsubscribe?.();
+    if (idleTimer !== undefined) clock.clearTimeout(idleTimer);
+    if (socket.readyState === socket.OPEN || socket.readyState === socket.CONNECTING) socket.terminate();
+  };
+});
