@@ -5,6 +5,7 @@ import type { IngestResult } from '../../machines/session.events.js';
 import { replyOrThrow } from '../ask.js';
 import type { AppDeps } from '../deps.js';
 import { traceFor } from '../request-context.js';
+import { EVENT_EXAMPLES } from '../schemas/examples.js';
 import type { RouteDoc } from '../route-doc.js';
 import { ErrorBody, EventOut } from '../schemas/common.js';
 import { parseOr422 } from '../validate.js';
@@ -12,10 +13,12 @@ import { parseOr422 } from '../validate.js';
 export const eventRouteDocs: RouteDoc[] = [
   {
     method: 'post',
+    operationId: 'ingestEvent',
     path: '/v1/events',
     tag: 'sdk',
     summary: 'Ingest an SDK event; answers once the session holds it. Hints with masked!=true are masked on arrival.',
     body: EventInSchema,
+    bodyExamples: EVENT_EXAMPLES,
     responses: {
       200: { description: 'ingested', schema: EventOut },
       400: { description: 'malformed JSON', schema: ErrorBody },

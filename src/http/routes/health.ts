@@ -5,6 +5,7 @@ import { Health } from '../schemas/common.js';
 export const healthRouteDocs: RouteDoc[] = [
   {
     method: 'get',
+    operationId: 'getHealth',
     path: '/health',
     tag: 'operations',
     summary: 'Liveness; exempt from the API key and the rate limit.',
