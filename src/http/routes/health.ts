@@ -10,6 +10,7 @@ export const healthRouteDocs: RouteDoc[] = [
     tag: 'operations',
     summary: 'Liveness; exempt from the API key and the rate limit.',
     authenticated: false,
+    rateLimited: false,
     responses: {
       200: { description: 'serving', schema: Health },
       503: { description: 'shutting down', schema: Health },
