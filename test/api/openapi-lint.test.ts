@@ -2,11 +2,17 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
 import { apiDocument } from '../../src/http/api-document.js';
 
+/**
+ * The one finding accepted: /health runs ahead of every middleware and takes no input, so it has
+ * no 4xx answer to document, and inventing one would make the document say something false.
+ */
+const ACCEPTED = ['warn operation-4xx-response: Operation must have at least one `4XX` response. at #/paths/~1health/get/responses'];
+
 describe('the OpenAPI document under Redocly recommended rules', () => {
-  it('has no error and no warning, over every route', async () => {
+  it('has no error and no warning, over every route, but the accepted one', async () => {
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({ source: JSON.stringify(apiDocument()), absoluteRef: 'openapi.json', config });
     const readable = problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer ?? ''}`);
-    expect(readable).toEqual([]);
+    expect(readable).toEqual(ACCEPTED);
   });
 });
