@@ -1,6 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Response } from 'supertest';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiDocument } from '../../src/http/api-document.js';
 import type { Harness } from '../support/harness.js';
 import { createHarness, serve } from '../support/harness.js';
@@ -150,19 +150,13 @@ describe('every documented operation against the real service', () => {
       expect(stream.response.status).toBe(200);
       for (const message of stream.messages) expectDocumented(op, 200, stream.response.headers.get('content-type') ?? undefined, JSON.parse(message.data));
     } finally {
-      await server.close();
+      await server.close(0);
     }
   });
 });
 
 describe("the middleware's statuses, as documented on each operation", () => {
-  const harnesses: Harness[] = [];
-  afterEach(() => void harnesses.splice(0));
-  const harness = (env: Record<string, string> = {}) => {
-    const h = createHarness({ env });
-    harnesses.push(h);
-    return h;
-  };
+  const harness = (env: Record<string, string> = {}) => createHarness({ env });
   const answers = (op: Operation, status: number) => String(status) in op.responses;
 
   it('401 without a key wherever a key applies, and nowhere else', async () => {
