@@ -11,6 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { createParser } from 'eventsource-parser';
+import type { operations, ServiceClient } from '../src/client/index.js';
+import { createServiceClient } from '../src/client/index.js';
 
 const USAGE = `usage: npm run tail -- [--session ID] [--kind KIND] [--url URL] [--key KEY]
   --session  only this session_id
@@ -26,8 +28,11 @@ const SUMMARY_CHARS = 160;
 
 interface TailOptions {
   streamUrl: URL;
-  key: string | undefined;
+  client: ServiceClient;
+  query: StreamQuery;
 }
+
+type StreamQuery = NonNullable<operations['streamActivity']['parameters']['query']>;
 
 /** Why one connection ended: retry it, or stop (the answer will not change by retrying). */
 type Outcome = { retry: true; afterMs?: number } | { retry: false; exitCode: number };
@@ -59,7 +64,10 @@ function parseOptions(argv: string[]): TailOptions {
   }
   if (values.session !== undefined) streamUrl.searchParams.set('session_id', values.session);
   if (values.kind !== undefined) streamUrl.searchParams.set('kind', values.kind);
-  return { streamUrl, key: values.key ?? process.env.ACTIVITY_API_KEY };
+  // kind is passed on as typed: the service checks it and answers 422 naming the kinds, which is printed.
+  const query = { session_id: values.session, kind: values.kind } as StreamQuery;
+  const client = createServiceClient({ baseUrl: streamUrl.origin, apiKey: values.key ?? process.env.ACTIVITY_API_KEY });
+  return { streamUrl, client, query };
 }
 
 /** Terminal-safe: control characters (escape sequences included) never reach the screen. */
@@ -118,17 +126,20 @@ class ActivityTail {
   }
 
   private async connectOnce(signal: AbortSignal, onConnected: () => void): Promise<Outcome> {
-    const headers: Record<string, string> = { accept: 'text/event-stream' };
-    if (this.options.key) headers['x-api-key'] = this.options.key;
-    if (this.lastEventId) headers['last-event-id'] = this.lastEventId;
     let response: Response;
+    let refusal: unknown;
     try {
-      response = await fetch(this.options.streamUrl, { headers, signal });
+      ({ response, error: refusal } = await this.options.client.GET('/api/activity/stream', {
+        params: { query: this.options.query, header: this.lastEventId ? { 'Last-Event-ID': this.lastEventId } : {} },
+        headers: { accept: 'text/event-stream' },
+        parseAs: 'stream',
+        signal,
+      }));
     } catch (error) {
       if (!signal.aborted) notice(`cannot reach ${this.options.streamUrl.origin}: ${causeOf(error)}`);
       return { retry: true };
     }
-    if (!response.ok || !response.body) return this.refused(response);
+    if (!response.ok || !response.body) return this.refused(response, refusal);
 
     onConnected();
     notice(`connected to ${this.options.streamUrl.href}${this.lastEventId ? `, resuming after id ${this.lastEventId}` : ''}`);
@@ -147,11 +158,9 @@ class ActivityTail {
     return { retry: true };
   }
 
-  private async refused(response: Response): Promise<Outcome> {
-    const detail = await response
-      .json()
-      .then((body: unknown) => (body !== null && typeof body === 'object' && 'detail' in body ? String(body.detail) : ''))
-      .catch(() => '');
+  /** `body` is the error answer as the client parsed it. */
+  private refused(response: Response, body: unknown): Outcome {
+    const detail = body !== null && typeof body === 'object' && 'detail' in body ? String(body.detail) : '';
     notice(`${response.status} ${response.statusText}${detail ? `: ${detail}` : ''}`);
     // Shutting down, over the stream cap, rate limited or failing: worth another try later.
     if (response.status === 429 || response.status >= 500) {

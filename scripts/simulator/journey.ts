@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ComponentSpec, ScreenSpec } from './kyc-flow.js';
 import { KYC_WORKFLOW, screenSchema } from './kyc-flow.js';
 import { Random } from './random.js';
+import type { Schemas } from '../../src/client/index.js';
 import type { Answer, ServiceClient } from './service-client.js';
 
 /** What the run's journeys did, as the summary reports it. */
@@ -85,7 +86,7 @@ class Journey {
   async run(): Promise<'completed' | 'cut'> {
     try {
       const screens = this.random.chance(CHANCE.completesFlow) ? KYC_WORKFLOW.length : this.random.int(2, KYC_WORKFLOW.length - 1);
-      await this.call({ endpoint: 'GET /v1/sdk/config', method: 'GET', path: '/v1/sdk/config' });
+      await this.call({ endpoint: 'GET /v1/sdk/config', send: (api, init) => api.GET('/v1/sdk/config', init) });
       await this.event({ event: 'identity', properties: { login: 'otp' } });
       if (this.random.chance(CHANCE.workflowModel)) await this.event({ event: 'workflow_model', properties: workflowModel() });
       for (let index = 0; index < screens; index += 1) await this.visit(KYC_WORKFLOW[index]!, index);
@@ -168,9 +169,7 @@ class Journey {
     this.settings.counts.triggerEvaluations += 1;
     const answer = await this.call({
       endpoint: 'POST /v1/assistant/trigger/evaluate',
-      method: 'POST',
-      path: '/v1/assistant/trigger/evaluate',
-      body: { user_id: this.userId, session_id: this.sessionId, signals },
+      send: (api, init) => api.POST('/v1/assistant/trigger/evaluate', { ...init, body: { user_id: this.userId, session_id: this.sessionId, signals } }),
     });
     const decision = answer.body as { trigger?: unknown; action?: unknown } | undefined;
     // Clients start voice only on trigger == true and action == start_voice_agent.
@@ -184,9 +183,7 @@ class Journey {
     this.voiceUsed = true;
     const started = await this.call({
       endpoint: 'POST /v1/assistant/session/start',
-      method: 'POST',
-      path: '/v1/assistant/session/start',
-      body: { user_id: this.userId, session_id: this.sessionId, screen },
+      send: (api, init) => api.POST('/v1/assistant/session/start', { ...init, body: { user_id: this.userId, session_id: this.sessionId, screen } }),
     });
     if (typeof started.outcome !== 'number' || started.outcome >= 300) return;
     this.voiceRunning = true;
@@ -197,38 +194,46 @@ class Journey {
       // Posted by the voice agent, not the app: no SDK envelope.
       await this.call({
         endpoint: 'POST /v1/events',
-        method: 'POST',
-        path: '/v1/events',
-        body: {
-          session_id: this.sessionId,
-          user_id: this.userId,
-          event: 'voice_conversation_turn',
-          screen,
-          timestamp: unixNow(),
-          properties: { role: turn % 2 === 0 ? 'agent' : 'user', text_chars: this.random.int(20, 160), turn_index: turn },
-        },
+        send: (api, init) =>
+          api.POST('/v1/events', {
+            ...init,
+            body: {
+              session_id: this.sessionId,
+              user_id: this.userId,
+              event: 'voice_conversation_turn',
+              screen,
+              timestamp: unixNow(),
+              properties: { role: turn % 2 === 0 ? 'agent' : 'user', text_chars: this.random.int(20, 160), turn_index: turn },
+            },
+          }),
       });
       this.settings.counts.events += 1;
     }
     this.settings.counts.contextFetches += 1;
-    await this.call({ endpoint: 'GET /v1/assistant/context/{session_id}', method: 'GET', path: `/v1/assistant/context/${this.sessionId}` });
+    await this.call({
+      endpoint: 'GET /v1/assistant/context/{session_id}',
+      send: (api, init) => api.GET('/v1/assistant/context/{session_id}', { ...init, params: { path: { session_id: this.sessionId } } }),
+    });
     await this.stopVoice();
   }
 
   private async stopVoice(): Promise<void> {
     this.voiceRunning = false;
     await this.call(
-      { endpoint: 'POST /v1/assistant/session/stop', method: 'POST', path: '/v1/assistant/session/stop', body: { user_id: this.userId, session_id: this.sessionId } },
+      {
+        endpoint: 'POST /v1/assistant/session/stop',
+        send: (api, init) => api.POST('/v1/assistant/session/stop', { ...init, body: { user_id: this.userId, session_id: this.sessionId } }),
+      },
       { evenIfCut: true },
     );
   }
 
-  private async event(fields: Record<string, unknown>): Promise<void> {
+  private async event(fields: Pick<Schemas['EventIn'], 'event'> & Record<string, unknown>): Promise<void> {
     this.settings.counts.events += 1;
-    await this.call({ endpoint: 'POST /v1/events', method: 'POST', path: '/v1/events', body: { ...this.envelope(), ...fields } });
+    await this.call({ endpoint: 'POST /v1/events', send: (api, init) => api.POST('/v1/events', { ...init, body: Object.assign(this.envelope(), fields) }) });
   }
 
-  private envelope(): Record<string, unknown> {
+  private envelope(): Pick<Schemas['EventIn'], 'session_id'> & Record<string, unknown> {
     const { platform } = this;
     return {
       user_id: this.userId,

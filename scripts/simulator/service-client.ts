@@ -1,3 +1,5 @@
+import type { ServiceClient as Api } from '../../src/client/index.js';
+import { createServiceClient } from '../../src/client/index.js';
 import type { Outcome, RequestStats } from './request-stats.js';
 
 export interface ServiceClientOptions {
@@ -14,23 +16,29 @@ export interface Answer {
   body: unknown;
 }
 
+/** What every request is sent with: the SDK's headers and the timeout's signal. */
+export type SendInit = {
+  headers: Record<string, string>;
+  signal: AbortSignal;
+};
+
 export interface Call {
   /** The route, as the summary names it: `POST /v1/events`. */
   endpoint: string;
-  method: 'GET' | 'POST';
-  path: string;
-  body?: unknown;
+  /** The request through the typed client, so path, parameters and body are checked against the document. */
+  send(api: Api, init: SendInit): Promise<{ response: Response; data?: unknown; error?: unknown }>;
   headers?: Record<string, string>;
 }
 
 /** One HTTP call timed from sending to the last byte of the answer; every call is counted. */
 export class ServiceClient {
-  constructor(private readonly options: ServiceClientOptions) {}
+  private readonly api: Api;
+
+  constructor(private readonly options: ServiceClientOptions) {
+    this.api = createServiceClient({ baseUrl: options.url, apiKey: options.apiKey });
+  }
 
   async call(call: Call): Promise<Answer> {
-    const headers: Record<string, string> = { ...call.headers };
-    if (call.body !== undefined) headers['content-type'] = 'application/json';
-    if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
     const started = performance.now();
     // A timer of our own rather than AbortSignal.timeout, whose timer does not keep the process
     // alive: when a server hangs up, fetch can wait on nothing else, and the run would just end.
@@ -38,14 +46,8 @@ export class ServiceClient {
     const timer = setTimeout(() => abort.abort(new DOMException('request timed out', 'TimeoutError')), this.options.timeoutMs);
     let answer: Answer;
     try {
-      const response = await fetch(new URL(call.path, this.options.url), {
-        method: call.method,
-        headers,
-        body: call.body === undefined ? undefined : JSON.stringify(call.body),
-        signal: abort.signal,
-      });
-      const text = await response.text();
-      answer = { outcome: response.status, body: parseJson(text) };
+      const { response, data, error } = await call.send(this.api, { headers: { ...call.headers }, signal: abort.signal });
+      answer = { outcome: response.status, body: data ?? error };
     } catch (error) {
       answer = { outcome: (error as Error).name === 'TimeoutError' ? 'timeout' : 'network', body: undefined };
     } finally {
@@ -54,13 +56,5 @@ export class ServiceClient {
     this.options.stats.record(call.endpoint, answer.outcome, performance.now() - started);
     this.options.onRequest?.();
     return answer;
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
   }
 }

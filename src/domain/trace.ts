@@ -2,7 +2,7 @@ import { randomFillSync, randomUUID } from 'node:crypto';
 
 // W3C Trace Context level 1: version-traceid-parentid-flags, lowercase hex. An all-zero trace id is invalid.
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
-const SAFE_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+export const SAFE_ID_PATTERN = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
 /** The trace id of a valid traceparent header, or undefined. */
 export function traceIdFromTraceparent(value: string | undefined): string | undefined {
@@ -15,7 +15,7 @@ export function traceIdFromTraceparent(value: string | undefined): string | unde
 
 /** Client-supplied correlation ids are echoed and logged, so only plain tokens are accepted. */
 export function acceptableId(value: string | undefined): string | undefined {
-  return value !== undefined && SAFE_ID.test(value) ? value : undefined;
+  return value !== undefined && SAFE_ID_PATTERN.test(value) ? value : undefined;
 }
 
 export const newRequestId = (): string => randomUUID();

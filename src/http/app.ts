@@ -1,5 +1,6 @@
 import type { Express, RequestHandler } from 'express';
 import express from 'express';
+import { apiDocument } from './api-document.js';
 import type { AppDeps } from './deps.js';
 import { HttpError } from './http-error.js';
 import { apiKeyCheck } from './middleware/api-key.js';
@@ -8,25 +9,23 @@ import { errorHandler, notFound } from './middleware/errors.js';
 import { jsonBody } from './middleware/json-body.js';
 import { perIpRateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
-import { buildOpenApi } from './openapi.js';
-import type { RouteDoc } from './route-doc.js';
-import { activityRouteDocs, activityRoutes } from './routes/activity.js';
-import { assistantRouteDocs, assistantRoutes } from './routes/assistant.js';
-import { dropoffRouteDocs, dropoffRoutes } from './routes/dropoff.js';
-import { flowRouteDocs, flowRoutes } from './routes/flows.js';
-import { contextRouteDocs, contextRoutes } from './routes/context.js';
-import { activityStreamRouteDocs, activityStreamRoutes } from './routes/activity-stream.js';
-import { eventRouteDocs, eventRoutes } from './routes/events.js';
-import { featureRouteDocs, featureRoutes } from './routes/features.js';
-import { healthHandler, healthRouteDocs } from './routes/health.js';
-import { reengagementRouteDocs, reengagementRoutes } from './routes/reengagement.js';
-import { sdkConfigRouteDocs, sdkConfigRoutes } from './routes/sdk-config.js';
-import { sessionRouteDocs, sessionRoutes } from './routes/sessions.js';
-import { triggerRouteDocs, triggerRoutes } from './routes/trigger.js';
-import { voiceRouteDocs, voiceRoutes } from './routes/voice.js';
+import { activityRoutes } from './routes/activity.js';
+import { assistantRoutes } from './routes/assistant.js';
+import { dropoffRoutes } from './routes/dropoff.js';
+import { flowRoutes } from './routes/flows.js';
+import { apiReferenceRoutes } from './routes/api-reference.js';
+import { contextRoutes } from './routes/context.js';
+import { activityStreamRoutes } from './routes/activity-stream.js';
+import { eventRoutes } from './routes/events.js';
+import { featureRoutes } from './routes/features.js';
+import { healthHandler } from './routes/health.js';
+import { reengagementRoutes } from './routes/reengagement.js';
+import { sdkConfigRoutes } from './routes/sdk-config.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { triggerRoutes } from './routes/trigger.js';
+import { voiceRoutes } from './routes/voice.js';
 import { ActivityStreamHub } from './sse/activity-stream-hub.js';
 import { CONTROL_PLANE_PATH, ControlPlane } from './ws/control-plane.js';
-import { controlPlaneRouteDocs } from './ws/control-plane-doc.js';
 
 export interface App {
   express: Express;
@@ -39,30 +38,6 @@ export interface App {
   controlPlane: ControlPlane;
 }
 
-const ROUTE_DOCS: RouteDoc[] = [
-  ...eventRouteDocs,
-  ...triggerRouteDocs,
-  ...assistantRouteDocs,
-  ...flowRouteDocs,
-  ...dropoffRouteDocs,
-  ...sdkConfigRouteDocs,
-  ...activityRouteDocs,
-  ...activityStreamRouteDocs,
-  ...featureRouteDocs,
-  ...sessionRouteDocs,
-  ...voiceRouteDocs,
-  ...reengagementRouteDocs,
-  ...contextRouteDocs,
-  ...healthRouteDocs,
-  ...controlPlaneRouteDocs,
-  {
-    method: 'get',
-    path: '/openapi.json',
-    tag: 'operations',
-    summary: 'This document.',
-    responses: { 200: { description: 'OpenAPI 3.1' } },
-  },
-];
 
 /** How long an EventSource waits before reconnecting after the stream drops. */
 const SSE_RETRY_MS = 3000;
@@ -75,11 +50,7 @@ export function createApp(deps: AppDeps): App {
   app.set('etag', false);
   if (config.trustProxy !== undefined) app.set('trust proxy', trustProxyValue(config.trustProxy));
 
-  const openapi = buildOpenApi(ROUTE_DOCS, {
-    title: 'KYC voice assistant backend',
-    version: '1',
-    description: 'SDK event ingestion, live sessions, voice sessions, agent context and activity.',
-  });
+  const openapi = apiDocument();
 
   const activityStreams = new ActivityStreamHub({
     activity: deps.system.activity,
@@ -102,16 +73,18 @@ export function createApp(deps: AppDeps): App {
   app.use(correlation);
   app.use(requestLog(logger));
   app.get('/health', healthHandler(() => shuttingDown));
+  app.use(shutdownGate);
+  const rateLimit = perIpRateLimit(config.rateLimitPerMinute);
+  if (rateLimit) app.use(rateLimit);
+  // The reference page loads without a key, like /health; its "try it" requests carry the key entered.
+  app.use(apiReferenceRoutes(openapi));
+  const keyCheck = apiKeyCheck(config.apiKeys);
+  if (keyCheck) app.use(keyCheck);
+  app.use(jsonBody());
   // The control plane answers only upgrades (server 'upgrade' event); a plain GET is told so.
   app.get(CONTROL_PLANE_PATH, () => {
     throw new HttpError(426, 'GET /v1/events/ws is a WebSocket: send Upgrade: websocket', { Upgrade: 'websocket' });
   });
-  app.use(shutdownGate);
-  const rateLimit = perIpRateLimit(config.rateLimitPerMinute);
-  if (rateLimit) app.use(rateLimit);
-  const keyCheck = apiKeyCheck(config.apiKeys);
-  if (keyCheck) app.use(keyCheck);
-  app.use(jsonBody());
   app.get('/openapi.json', (_req, res) => {
     res.json(openapi);
   });

@@ -13,12 +13,23 @@ const RETRY_AFTER_SECONDS = '5';
 export const activityStreamRouteDocs: RouteDoc[] = [
   {
     method: 'get',
+    operationId: 'streamActivity',
     path: '/api/activity/stream',
     tag: 'operations',
     summary:
       'Live activity as server-sent events: `event: activity` per item (`id:` = item id), a heartbeat comment every SSE_HEARTBEAT_SECONDS. `Last-Event-ID` resumes after that id; `event: reset` first when items were lost or the id is unknown.',
     query: ActivityStreamQuery,
-    headers: { 'Last-Event-ID': 'resume after this activity id (a non-negative integer)' },
+    headers: { 'Last-Event-ID': { description: 'resume after this activity id (a non-negative integer)', schema: ActivityStreamHeaders.shape['Last-Event-ID'], example: '42' } },
+    extensions: {
+      'x-sse-messages': {
+        description: 'The messages of the stream, as the EventSource API hands them over. Lines starting with `:` are heartbeats (every SSE_HEARTBEAT_SECONDS) and carry nothing.',
+        retry: 'the first message sets `retry:` (ms) for reconnection',
+        events: {
+          activity: { id: 'the item id; send it back as Last-Event-ID to resume', data: { $ref: '#/components/schemas/ActivityItem' } },
+          reset: { id: 'none', data: { $ref: '#/components/schemas/ActivityStreamReset' } },
+        },
+      },
+    },
     responses: {
       200: { description: 'the stream (text/event-stream); each message data is shown here', schema: ActivityStreamMessage, contentType: 'text/event-stream' },
       422: { description: 'unknown kind, repeated session_id, or Last-Event-ID not a non-negative integer', schema: ErrorBody },

@@ -10,10 +10,13 @@ const DEFAULT_LIMIT = 100;
 export const activityRouteDocs: RouteDoc[] = [
   {
     method: 'get',
+    operationId: 'listActivity',
     path: '/api/activity',
     tag: 'operations',
     summary: 'The most recent activity items, oldest first.',
     query: ActivityQuery,
+    // Sent as a string, parsed and bounded by the service: the document states the number it accepts.
+    queryOverrides: { limit: { type: 'integer', minimum: 1, default: DEFAULT_LIMIT } },
     responses: {
       200: { description: 'items, media readiness and feature flags', schema: ActivityListOut },
       422: { description: 'limit not an integer or below 1, or unknown kind', schema: ErrorBody },

@@ -9,6 +9,7 @@ import type { RouteDoc } from '../route-doc.js';
 import type { PopupEvaluateBody } from '../schemas/assistant.js';
 import { AssistantEvaluateOut, PopupEvaluateIn, PopupOut } from '../schemas/assistant.js';
 import { ErrorBody } from '../schemas/common.js';
+import { POPUP_EXAMPLES } from '../schemas/examples.js';
 import { sessionKeyOr422 } from '../session-key.js';
 import { parseOr422 } from '../validate.js';
 import type { Request, Response } from 'express';
@@ -21,19 +22,23 @@ const ERRORS = {
 export const assistantRouteDocs: RouteDoc[] = [
   {
     method: 'post',
+    operationId: 'evaluatePopup',
     path: '/v1/assistant/popup/evaluate',
     tag: 'sdk',
     summary:
       'Whether to show a dynamic popup now, decided by the session: a failure still held for the current screen, or idling on a critical step; never while voice is active; at most one per assistant_prompt_cooldown_seconds; flag ui.dynamic_popups. Records popup_evaluate.',
     body: PopupEvaluateIn,
+    bodyExamples: POPUP_EXAMPLES,
     responses: { 200: { description: 'the popup decision', schema: PopupOut }, ...ERRORS },
   },
   {
     method: 'post',
+    operationId: 'evaluateAssistant',
     path: '/v1/assistant/evaluate',
     tag: 'sdk',
     summary: 'Trigger and popup in one answer: the trigger first; when it offers voice the popup is held back (voice_offered).',
     body: PopupEvaluateIn,
+    bodyExamples: POPUP_EXAMPLES,
     responses: { 200: { description: 'both decisions', schema: AssistantEvaluateOut }, ...ERRORS },
   },
 ];

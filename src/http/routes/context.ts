@@ -4,6 +4,7 @@ import { replyOrThrow } from '../ask.js';
 import type { AppDeps } from '../deps.js';
 import { traceFor } from '../request-context.js';
 import type { RouteDoc } from '../route-doc.js';
+import { SESSION_ID_PARAM } from '../schemas/params.js';
 import { ErrorBody } from '../schemas/common.js';
 import { ContextOut } from '../schemas/context.js';
 import { parseOr422 } from '../validate.js';
@@ -13,10 +14,11 @@ import { SessionParams } from './sessions.js';
 export const contextRouteDocs: RouteDoc[] = [
   {
     method: 'get',
+    operationId: 'getAgentContext',
     path: '/v1/assistant/context/{session_id}',
     tag: 'sdk',
     summary: "The voice agent's context: session state, knowledge for the current step, refresh policy and system prompt. Records voice_agent_context_fetch.",
-    pathParams: { session_id: 'the session key' },
+    pathParams: { session_id: SESSION_ID_PARAM },
     responses: {
       200: { description: 'the context', schema: ContextOut },
       404: { description: 'no such live session (a fetch never creates one)', schema: ErrorBody },

@@ -5,6 +5,7 @@ import type { AppDeps } from '../deps.js';
 import { traceFor } from '../request-context.js';
 import type { RouteDoc } from '../route-doc.js';
 import { ErrorBody } from '../schemas/common.js';
+import { DROPOFF_CANCEL_EXAMPLES, DROPOFF_REGISTER_EXAMPLES } from '../schemas/examples.js';
 import { DropoffCancelIn, DropoffCancelOut, DropoffRegisterIn, DropoffRegisterOut } from '../schemas/dropoff.js';
 import { sessionKeyOr422 } from '../session-key.js';
 import { parseOr422 } from '../validate.js';
@@ -12,11 +13,13 @@ import { parseOr422 } from '../validate.js';
 export const dropoffRouteDocs: RouteDoc[] = [
   {
     method: 'post',
+    operationId: 'registerDropoff',
     path: '/api/dropoff/register',
     tag: 'sdk',
     summary:
       'The app went to the background: the session records a drop-off (dialable or not, last 4 digits; never the number) that the reengagement rule reads (channel phone when dialable). Cancelled by /api/dropoff/cancel or the user sending any event. Records dropoff_registered.',
     body: DropoffRegisterIn,
+    bodyExamples: DROPOFF_REGISTER_EXAMPLES,
     responses: {
       200: { description: 'registered', schema: DropoffRegisterOut },
       422: { description: 'a field is missing or of the wrong type', schema: ErrorBody },
@@ -25,10 +28,12 @@ export const dropoffRouteDocs: RouteDoc[] = [
   },
   {
     method: 'post',
+    operationId: 'cancelDropoff',
     path: '/api/dropoff/cancel',
     tag: 'sdk',
     summary: 'Forget the registered drop-off (the SDK calls it on completeKycFlow). Idempotent; records dropoff_cancelled when one was registered.',
     body: DropoffCancelIn,
+    bodyExamples: DROPOFF_CANCEL_EXAMPLES,
     responses: {
       200: { description: 'no drop-off is registered now', schema: DropoffCancelOut },
       404: { description: 'no such session', schema: ErrorBody },

@@ -6,6 +6,7 @@ import type { SdkEvent } from '../../domain/sdk-event.js';
 import { replyOrThrow } from '../ask.js';
 import type { AppDeps } from '../deps.js';
 import { traceFor } from '../request-context.js';
+import { EVENT_EXAMPLES } from '../schemas/examples.js';
 import type { RouteDoc } from '../route-doc.js';
 import { ErrorBody, EventOut } from '../schemas/common.js';
 import { sessionKeyOr422 } from '../session-key.js';
@@ -20,11 +21,13 @@ function userIdInProperties(event: SdkEvent): string | undefined {
 export const eventRouteDocs: RouteDoc[] = [
   {
     method: 'post',
+    operationId: 'ingestEvent',
     path: '/v1/events',
     tag: 'sdk',
     summary:
       'Ingest an SDK event; answers once the session holds it. Hints with masked!=true are masked on arrival. session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}.',
     body: EventInSchema,
+    bodyExamples: EVENT_EXAMPLES,
     responses: {
       200: { description: 'ingested', schema: EventOut },
       400: { description: 'malformed JSON', schema: ErrorBody },

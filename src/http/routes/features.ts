@@ -6,6 +6,7 @@ import { FeatureFlagsOut } from '../schemas/common.js';
 export const featureRouteDocs: RouteDoc[] = [
   {
     method: 'get',
+    operationId: 'getFeatureFlags',
     path: '/api/features',
     tag: 'operations',
     summary: 'Feature flags: defaults overridden by FEATURE_FLAGS.',

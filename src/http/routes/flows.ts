@@ -6,6 +6,7 @@ import type { AppDeps } from '../deps.js';
 import { traceFor } from '../request-context.js';
 import type { RouteDoc } from '../route-doc.js';
 import { ErrorBody } from '../schemas/common.js';
+import { FLOW_EXAMPLES } from '../schemas/examples.js';
 import { FlowSetIn, FlowSetOut } from '../schemas/flows.js';
 import { sessionKeyOr422 } from '../session-key.js';
 import { parseOr422 } from '../validate.js';
@@ -13,11 +14,13 @@ import { parseOr422 } from '../validate.js';
 export const flowRouteDocs: RouteDoc[] = [
   {
     method: 'post',
+    operationId: 'setFlow',
     path: '/v1/flows/set',
     tag: 'sdk',
     summary:
       "Register the user's flow in the session: its steps, the current step and progress. An empty step_sequence forgets it (clearFlow). The first registration of steps per (client_id, flow_key) records flow_graph_recorded.",
     body: FlowSetIn,
+    bodyExamples: FLOW_EXAMPLES,
     responses: {
       200: { description: 'the flow as the session holds it', schema: FlowSetOut },
       422: { description: 'flow_key missing, or another field is wrong; detail names it', schema: ErrorBody },

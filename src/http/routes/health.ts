@@ -5,10 +5,12 @@ import { Health } from '../schemas/common.js';
 export const healthRouteDocs: RouteDoc[] = [
   {
     method: 'get',
+    operationId: 'getHealth',
     path: '/health',
     tag: 'operations',
     summary: 'Liveness; exempt from the API key and the rate limit.',
     authenticated: false,
+    rateLimited: false,
     responses: {
       200: { description: 'serving', schema: Health },
       503: { description: 'shutting down', schema: Health },

@@ -3,6 +3,7 @@ import { isVoiceActive, sessionReengagement } from '../../machines/session.machi
 import { snapshotOrThrow } from '../ask.js';
 import type { AppDeps } from '../deps.js';
 import type { RouteDoc } from '../route-doc.js';
+import { SESSION_ID_PARAM } from '../schemas/params.js';
 import { ErrorBody } from '../schemas/common.js';
 import { ReengagementOut } from '../schemas/voice.js';
 import { parseOr422 } from '../validate.js';
@@ -11,10 +12,11 @@ import { SessionParams } from './sessions.js';
 export const reengagementRouteDocs: RouteDoc[] = [
   {
     method: 'get',
+    operationId: 'getReengagement',
     path: '/api/reengagement/{session_id}',
     tag: 'operations',
     summary: 'Whether to reach out to the user again: voice not active, a voice session happened, and inactive for REENGAGEMENT_INACTIVITY_SECONDS.',
-    pathParams: { session_id: 'the session key' },
+    pathParams: { session_id: SESSION_ID_PARAM },
     responses: {
       200: { description: 'the recommendation now', schema: ReengagementOut },
       404: { description: 'no such live session', schema: ErrorBody },

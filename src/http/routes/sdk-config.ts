@@ -1,22 +1,25 @@
+import { z } from 'zod';
 import { Router } from 'express';
 import { clientIdOf } from '../client-id.js';
 import type { AppDeps } from '../deps.js';
 import { ifNoneMatchHits, quotedEtag } from '../etag.js';
 import { headerValue } from '../request-context.js';
 import type { RouteDoc } from '../route-doc.js';
+import { clientIdParam } from '../schemas/params.js';
 import { ErrorBody } from '../schemas/common.js';
 import { SdkConfigOut } from '../schemas/sdk-config.js';
 
 export const sdkConfigRouteDocs: RouteDoc[] = [
   {
     method: 'get',
+    operationId: 'getSdkConfig',
     path: '/v1/sdk/config',
     tag: 'sdk',
     summary: 'Remote SDK configuration: defaults, then the "*" overrides of SDK_CONFIG_FILE, then the X-Client-ID tenant\'s.',
     headers: {
-      'X-Client-ID': 'tenant whose overrides apply (or the client_id query parameter)',
-      'X-SVC-SDK-Version': 'echoed as metadata.sdk_version',
-      'If-None-Match': 'the ETag (or metadata.version) the client holds; 304 when unchanged',
+      'X-Client-ID': clientIdParam('tenant whose overrides apply (or the client_id query parameter)'),
+      'X-SVC-SDK-Version': { description: 'echoed as metadata.sdk_version', schema: z.string(), example: 'android-1.4.2' },
+      'If-None-Match': { description: 'the ETag (or metadata.version) the client holds; 304 when unchanged', schema: z.string() },
     },
     responses: {
       200: { description: 'merged config; ETag is the quoted version, Cache-Control no-cache', schema: SdkConfigOut },

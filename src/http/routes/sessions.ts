@@ -4,6 +4,7 @@ import { SessionId } from '../../domain/sdk-event.js';
 import { snapshotOrThrow } from '../ask.js';
 import type { AppDeps } from '../deps.js';
 import type { RouteDoc } from '../route-doc.js';
+import { SESSION_ID_PARAM } from '../schemas/params.js';
 import { ErrorBody } from '../schemas/common.js';
 import { SessionOut } from '../schemas/session.js';
 import { parseOr422 } from '../validate.js';
@@ -14,10 +15,11 @@ export const SessionParams = z.object({ session_id: SessionId });
 export const sessionRouteDocs: RouteDoc[] = [
   {
     method: 'get',
+    operationId: 'getSession',
     path: '/api/sessions/{session_id}',
     tag: 'operations',
     summary: 'One live session as the service holds it (hints masked), for operators and debugging.',
-    pathParams: { session_id: 'the session key' },
+    pathParams: { session_id: SESSION_ID_PARAM },
     responses: {
       200: { description: 'the session record', schema: SessionOut },
       404: { description: 'no such live session', schema: ErrorBody },

@@ -4,7 +4,9 @@ import { replyOrThrow } from '../ask.js';
 import { clientIdHeader } from '../client-id.js';
 import type { AppDeps } from '../deps.js';
 import { traceFor } from '../request-context.js';
+import { TRIGGER_EXAMPLES } from '../schemas/examples.js';
 import type { RouteDoc } from '../route-doc.js';
+import { clientIdParam } from '../schemas/params.js';
 import { ErrorBody } from '../schemas/common.js';
 import type { TriggerEvaluateBody } from '../schemas/trigger.js';
 import { TriggerEvaluateIn, TriggerEvaluateOut } from '../schemas/trigger.js';
@@ -14,12 +16,14 @@ import { parseOr422 } from '../validate.js';
 export const triggerRouteDocs: RouteDoc[] = [
   {
     method: 'post',
+    operationId: 'evaluateTrigger',
     path: '/v1/assistant/trigger/evaluate',
     tag: 'sdk',
     summary:
       'Whether to offer the voice assistant now. With session_id, evaluated in that session (its screen, tenant, cooldown and suppressions; the session is created when unknown): repeated_errors counts the codes sent plus the failures the session holds for the screen within error_window_seconds, one failure reported both ways counting once. Without session_id, the policy alone on the codes sent.',
     body: TriggerEvaluateIn,
-    headers: { 'X-Client-ID': 'tenant whose SDK config applies, when neither the session nor the body names one' },
+    bodyExamples: TRIGGER_EXAMPLES,
+    headers: { 'X-Client-ID': clientIdParam('tenant whose SDK config applies, when neither the session nor the body names one') },
     responses: {
       200: { description: 'the decision', schema: TriggerEvaluateOut },
       422: { description: 'a signal is not a number ≥ 0, errors is not an array of strings, or another field is wrong', schema: ErrorBody },

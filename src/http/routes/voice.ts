@@ -4,6 +4,7 @@ import type { VoiceBusy, VoiceStarted, VoiceStopped } from '../../machines/sessi
 import { replyOrThrow, unlessBusy } from '../ask.js';
 import type { AppDeps } from '../deps.js';
 import { traceFor } from '../request-context.js';
+import { START_EXAMPLES, STOP_EXAMPLES } from '../schemas/examples.js';
 import type { RouteDoc } from '../route-doc.js';
 import { ErrorBody } from '../schemas/common.js';
 import type { AssistantStartBody } from '../schemas/voice.js';
@@ -15,11 +16,13 @@ const BUSY = { description: 'the session cap is reached, or the session is busy 
 export const voiceRouteDocs: RouteDoc[] = [
   {
     method: 'post',
+    operationId: 'startAssistantSession',
     path: '/v1/assistant/session/start',
     tag: 'sdk',
     summary:
       'Start (or resume) the voice session: room, one agent dispatch, participant token. Creates the session if unknown; media faults degrade the start into warnings, never fail it.',
     body: AssistantStartIn,
+    bodyExamples: START_EXAMPLES,
     responses: {
       200: { description: 'the session is active', schema: AssistantStartOut },
       422: { description: 'a field is missing or of the wrong type', schema: ErrorBody },
@@ -28,10 +31,12 @@ export const voiceRouteDocs: RouteDoc[] = [
   },
   {
     method: 'post',
+    operationId: 'stopAssistantSession',
     path: '/v1/assistant/session/stop',
     tag: 'sdk',
     summary: 'Stop the voice session: the room is deleted and reengagement evaluated. Idempotent on an inactive session.',
     body: AssistantStopIn,
+    bodyExamples: STOP_EXAMPLES,
     responses: {
       200: { description: 'the session is inactive', schema: AssistantStopOut },
       404: { description: 'no such session', schema: ErrorBody },
