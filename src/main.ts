@@ -13,13 +13,15 @@ import { createMediaProvider, missingMediaSettings } from './integrations/media.
 import { loadKnowledgeBase } from './integrations/knowledge-base.js';
 import { SdkConfigFileError, openSdkConfigSource } from './integrations/sdk-config-source.js';
 import { createLogger } from './logger.js';
+import { openStore } from './store/open-store.js';
+import { StoreOpenError } from './store/sqlite-store.js';
 
 /** A bad setting stops start-up with one line naming it, not a stack trace. */
 function orExit<T>(load: () => T): T {
   try {
     return load();
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof SdkConfigFileError) {
+    if (error instanceof ConfigError || error instanceof SdkConfigFileError || error instanceof StoreOpenError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }
@@ -49,6 +51,8 @@ async function main(): Promise<void> {
   const mediaReady = media.ready;
   if (!mediaReady) logger.warn({ missing: missingMediaSettings(config) }, 'media not configured: voice sessions get placeholder tokens');
   const inspection = config.inspect ? await openInspectionOrExit(config.inspect, logger) : undefined;
+  const store = orExit(() => openStore(config, systemClock));
+  logger.info({ store: store.sessions.health() }, 'store open');
   const system = createActorSystem({
     clock: systemClock,
     logger,
@@ -56,7 +60,7 @@ async function main(): Promise<void> {
     sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
     sessionHibernateSeconds: config.sessionHibernateSeconds,
     maxSessions: config.maxSessions,
-    activityBufferSize: config.activityBufferSize,
+    store,
     media,
     mediaRoomPrefix: config.mediaRoomPrefix,
     reengagementInactivitySeconds: config.reengagementInactivitySeconds,

@@ -9,7 +9,9 @@ describe('loadConfig', () => {
       apiKeys: [],
       sessionIdleTtlSeconds: 86_400,
       maxSessions: 100_000,
-      activityBufferSize: 10_000,
+      store: { kind: 'sqlite', dataDir: './data', sync: 'normal' },
+      activityRetentionItems: 1_000_000,
+      activityRetentionDays: 30,
       rateLimitPerMinute: 1200,
       logLevel: 'info',
     });

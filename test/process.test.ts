@@ -7,11 +7,12 @@ import { describe, expect, it, vi } from 'vitest';
 import { InspectionReceiver } from './support/inspection-receiver.js';
 import { sdkConfigFile } from './support/sdk-config-file.js';
 import { SseTestClient } from './support/sse-client.js';
+import { TEST_STORE, tempDataDir } from './support/harness.js';
 
 /** The real entry point in a child process: what `npm start` runs, minus the build step. */
 function startService(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', STORE: TEST_STORE, DATA_DIR: tempDataDir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines = createInterface({ input: child.stdout });
