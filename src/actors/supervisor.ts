@@ -18,6 +18,9 @@ const WAKE_BATCH = 500;
 export type AskFailure = { ok: false; reason: 'not_found' | 'capacity' | 'failed' | 'timeout' | 'unavailable' };
 export type AskResult<T> = { ok: true; value: T } | AskFailure;
 
+/** One entry of `listSessions`: the store's summary, and whether the session runs as an actor now. */
+export type HeldSession = SessionPage['items'][number] & { running: boolean };
+
 /** Whether a command may bring a session into being or needs one that exists. */
 export type Routing = 'create' | 'existing';
 
@@ -99,7 +102,7 @@ export class SessionSupervisor {
    * A page of every session held, running or hibernated, in session_id order: the summary the
    * store keeps (running sessions are saved on each change, so it is current) and whether each runs.
    */
-  listSessions(query: SessionPageQuery): SessionPage & { items: { running: boolean }[] } {
+  listSessions(query: SessionPageQuery): { items: HeldSession[]; next: string | null } {
     const page = this.options.store.page(query);
     return { ...page, items: page.items.map((item) => ({ ...item, running: this.sessions.has(item.session_id) })) };
   }

@@ -17,8 +17,8 @@ async function firedTrigger(h: Harness): Promise<void> {
   expect((await evaluate(h)).body.trigger).toBe(true);
 }
 
-describe('a request is answered only once what it changed is committed', () => {
-  it('every acknowledged event and activity item is there after a crash right after the reply', async () => {
+describe('what was answered is kept (kill.test.ts proves it against SIGKILL)', () => {
+  it('after a crash right after the replies, the new process finds every session and item, ids from 1 in order', async () => {
     const h = createHarness(sqlite());
     for (let i = 0; i < 20; i += 1) expect((await post(h, { session_id: `s${i % 3}`, event: 'screen_state', screen: `screen_${i}` })).status).toBe(200);
     const after = restartAfterCrash(h);
