@@ -263,7 +263,11 @@ export class SqliteStore implements SessionStore, ActivityLog {
       oldestId = this.pruneByAge(oldestId);
       this.db.exec('COMMIT');
     } catch (error) {
-      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        // No transaction open: BEGIN itself failed.
+      }
       // The sessions' latest state is written with the next batch; the refused requests' items are
       // dropped with their ids, since nobody saw them and their clients are told to retry.
       for (const [sessionId, snapshot] of saves) if (!this.saves.has(sessionId) && !this.removals.has(sessionId)) this.saves.set(sessionId, snapshot);
