@@ -117,3 +117,29 @@ describe('timers are re-armed from the deadlines the store keeps (simulated cloc
     expect(after.system.supervisor.counts.running).toBe(0);
   });
 });
+
+describe('activity retention (SQLite)', () => {
+  const draft = (at: number, n: number) => ({ kind: 'event' as const, at, session_id: 's1', user_id: null, payload: { n }, trace: { trace_id: 't', request_id: `r${n}` } });
+
+  it('drops items older than ACTIVITY_RETENTION_DAYS, oldest first, and a resume from before them is told of the gap', async () => {
+    const h = createHarness(sqlite({ ACTIVITY_RETENTION_DAYS: '30' }));
+    const log = h.system.activity;
+    for (let n = 1; n <= 3; n += 1) log.append(draft(h.clock.now(), n));
+    await log.commit();
+    h.clock.set(START_TIME + 31 * 86_400 * SECOND);
+    log.append(draft(h.clock.now(), 4));
+    await log.commit();
+    expect(log.list({ limit: 10 }).map((item) => item.id)).toEqual(['4']);
+    expect(log.after(1)).toMatchObject({ gap: true, items: [{ id: '4' }] });
+    // After a restart, ids go on from the highest ever given.
+    expect(restartAfterCrash(h).system.activity.append(draft(START_TIME, 5)).id).toBe('5');
+  });
+
+  it('keeps the newest ACTIVITY_RETENTION_ITEMS', async () => {
+    const h = createHarness(sqlite({ ACTIVITY_RETENTION_ITEMS: '3' }));
+    for (let n = 1; n <= 5; n += 1) h.system.activity.append(draft(START_TIME, n));
+    await h.system.activity.commit();
+    expect(h.system.activity.list({ limit: 10 }).map((item) => item.id)).toEqual(['3', '4', '5']);
+    expect(h.system.activity.bounds()).toEqual({ oldestId: 3, lastId: 5 });
+  });
+});
