@@ -1,4 +1,4 @@
-import { armIdleTimer } from '../domain/idle-timer.js';
+import { armIdleTimer, idleTimerDeadline } from '../domain/idle-timer.js';
 import type { PersistedContext, SessionContext, SessionSettings, SessionSnapshot } from '../machines/session.machine.js';
 import { persistedContext, reengagementDeadline, restoredContext } from '../machines/session.machine.js';
 import type { StoredSession } from '../store/ports.js';
@@ -9,17 +9,18 @@ const voiceOf = (value: unknown): string => {
 };
 
 /**
- * A running session as the store keeps it. The idle check is kept as the session's true idle
- * deadline (last touch + TTL), so a session that only waits to be evicted is woken exactly then.
+ * A session as the store keeps it. A running session keeps its idle check as armed (its deadline
+ * moves only when the check fires, so saving on every event does not move it); one going to
+ * hibernate keeps its true idle deadline (last touch + TTL), so it is woken only to be evicted.
  */
-export function toStored(snapshot: SessionSnapshot): StoredSession {
+export function toStored(snapshot: SessionSnapshot, hibernating = false): StoredSession {
   const { context, value } = snapshot;
-  const idleDeadline = context.last_touched_at + context.settings.idleTtlMs;
+  const idleTimer = hibernating ? armIdleTimer(context.last_touched_at, context.settings.idleTtlMs) : context.idle_timer;
   const coolingDown = snapshot.matches({ trigger: 'cooldown' }) && context.trigger.cooldown_until !== null;
-  let wakeAt = idleDeadline;
+  let wakeAt = idleTimerDeadline(idleTimer);
   if (coolingDown) wakeAt = Math.min(wakeAt, context.trigger.cooldown_until!);
   if (context.reengagement) wakeAt = Math.min(wakeAt, reengagementDeadline(context, context.reengagement));
-  const kept: PersistedContext = { ...persistedContext(context), idle_timer: armIdleTimer(context.last_touched_at, context.settings.idleTtlMs) };
+  const kept: PersistedContext = { ...persistedContext(context), idle_timer: idleTimer };
   return {
     session_id: context.session_id,
     value,

@@ -252,7 +252,7 @@ export class SessionSupervisor {
         busy = true;
         continue;
       }
-      // Saved on its last change already: the store holds it as it is.
+      this.options.store.save(sessionId, () => toStored(snapshot, true));
       this.release(sessionId, actor);
       this.scheduleWake(snapshot.context.last_touched_at + this.options.settings.idleTtlMs);
       this.options.logger.debug({ session_id: sessionId }, 'session hibernated');

@@ -17,12 +17,11 @@ export const MIGRATIONS: readonly string[] = [
     cooldown_until INTEGER,
     created_at INTEGER NOT NULL,
     last_activity_at INTEGER NOT NULL
-  ) WITHOUT ROWID;
+  );
   CREATE INDEX sessions_wake ON sessions (wake_at) WHERE wake_at IS NOT NULL;
   CREATE INDEX sessions_recent ON sessions (last_activity_at);
   CREATE INDEX sessions_voice ON sessions (voice, session_id);
   CREATE INDEX sessions_screen ON sessions (screen, session_id);
-  CREATE INDEX sessions_user ON sessions (user_id);
   CREATE TABLE activity (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     kind TEXT NOT NULL,
@@ -32,7 +31,6 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX activity_session ON activity (session_id, id);
   CREATE INDEX activity_kind ON activity (kind, id);
-  CREATE INDEX activity_at ON activity (at);
   `,
 ];
 

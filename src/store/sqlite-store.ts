@@ -290,8 +290,10 @@ export class SqliteStore implements SessionStore, ActivityLog {
     const now = this.options.now();
     if (this.options.retentionDays <= 0 || oldestId === undefined || now - this.lastAgePrune < AGE_PRUNE_INTERVAL_MS) return oldestId;
     this.lastAgePrune = now;
-    const { changes } = this.statements.pruneOlder.run(now - this.options.retentionDays * DAY_MS, AGE_PRUNE_BATCH);
+    const { changes } = this.statements.pruneOlder.run(AGE_PRUNE_BATCH, now - this.options.retentionDays * DAY_MS);
     if (Number(changes) === 0) return oldestId;
+    // More may be due: look again at the next commit rather than in a minute.
+    if (Number(changes) === AGE_PRUNE_BATCH) this.lastAgePrune = Number.NEGATIVE_INFINITY;
     return (this.statements.oldestId.get() as { id: number | null }).id ?? undefined;
   }
 }
@@ -320,8 +322,9 @@ function prepare(db: DatabaseSync) {
     oldestId: db.prepare('SELECT min(id) AS id FROM activity'),
     lastId: db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'activity'"),
     pruneBefore: db.prepare('DELETE FROM activity WHERE id < ?'),
-    // Ids follow time, so the oldest by age are the lowest ids and what is left stays contiguous.
-    pruneOlder: db.prepare('DELETE FROM activity WHERE id IN (SELECT id FROM activity WHERE at < ? ORDER BY id LIMIT ?)'),
+    // Ids follow time: the oldest by age are the lowest ids, so the lowest are looked at (no index
+    // on the time to keep up to date per item) and what is left stays contiguous.
+    pruneOlder: db.prepare('DELETE FROM activity WHERE id IN (SELECT id FROM activity ORDER BY id LIMIT ?) AND at < ?'),
   } satisfies Record<string, StatementSync>;
 }
 
@@ -356,6 +359,8 @@ function openDatabase(file: string, options: SqliteStoreOptions): DatabaseSync {
     db.exec('PRAGMA busy_timeout = 5000');
     db.exec('PRAGMA journal_mode = WAL');
     db.exec(`PRAGMA synchronous = ${options.sync === 'full' ? 'FULL' : 'NORMAL'}`);
+    // 32 MiB of page cache: the sessions in use and the newest activity stay in memory.
+    db.exec('PRAGMA cache_size = -32768');
     migrate(db);
     // Reading every table and writing once proves the file is a database this process can use.
     db.prepare('SELECT count(*) FROM sessions').get();
