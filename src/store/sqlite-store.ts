@@ -40,7 +40,8 @@ type SessionRow = { session_id: string; state: string; wake_at: number | null; u
  * Sessions and the activity log in one SQLite file (`node:sqlite`, WAL). Writes are queued and
  * committed together once per event-loop turn (group commit): one transaction, one WAL sync, for
  * every request that changed something in that turn, and each request is answered after its
- * batch commits. Reads see the queued writes: a read commits what is queued first.
+ * batch commits. Reads see the queued writes: loading a session reads its queued state, any other
+ * read commits what is queued first.
  *
  * Activity ids are the table's AUTOINCREMENT ids, given here (one writer) so that an item has its
  * id when recorded; listeners hear of an item only once it is committed, so no id ever seen can be
@@ -75,7 +76,11 @@ export class SqliteStore implements SessionStore, ActivityLog {
   // SessionStore
 
   load(sessionId: string): StoredSession | undefined {
-    this.flushNow();
+    // A queued write is the newest state; otherwise the file is. Not committing here keeps a new
+    // session's first command (a miss) from cutting the current group short.
+    const queued = this.saves.get(sessionId);
+    if (queued) return queued();
+    if (this.removals.has(sessionId)) return undefined;
     const row = this.statements.loadSession.get(sessionId) as SessionRow | undefined;
     return row ? fromRow(row) : undefined;
   }
