@@ -4,6 +4,8 @@ import { openMemoryStore } from './memory-store.js';
 import type { Store } from './ports.js';
 import { openSqliteStore } from './sqlite-store.js';
 
+export { StoreOpenError } from './sqlite-store.js';
+
 /** The store STORE names; a SQLite file that cannot be used throws StoreOpenError. */
 export function openStore(config: Pick<AppConfig, 'store' | 'activityRetentionItems' | 'activityRetentionDays'>, clock: AppClock): Store {
   if (config.store.kind === 'memory') return openMemoryStore(config.activityRetentionItems, clock.now());

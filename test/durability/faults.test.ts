@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { openStore } from '../../src/store/open-store.js';
 import { DATABASE_FILE, SqliteStore, StoreOpenError } from '../../src/store/sqlite-store.js';
 import { createHarness, restartAfterCrash, tempDataDir } from '../support/harness.js';
+import { startService } from '../support/service-process.js';
 
 const open = (dataDir: string) => openStore(loadConfig({ STORE: 'sqlite', DATA_DIR: dataDir }), new SimulatedClock());
 
@@ -27,6 +28,14 @@ describe('a database that cannot be used stops start-up with one line naming the
     expect(message).toContain(join(dir, DATABASE_FILE));
     expect(message).toMatch(/not a database.*move it .*aside.*or restore a backup/);
     expect(message).not.toContain('\n');
+  });
+
+  it('the real process, on a corrupt file: exit 1 and that one line on stderr', { timeout: 60_000 }, async () => {
+    const dir = tempDataDir();
+    writeFileSync(join(dir, DATABASE_FILE), 'garbage'.repeat(1000));
+    const service = startService({ STORE: 'sqlite', DATA_DIR: dir });
+    await expect(service.url).rejects.toThrow('exited early with 1');
+    expect(service.stderr()).toMatch(new RegExp(`^store: cannot use ${join(dir, DATABASE_FILE)}: file is not a database; [^\n]+\n$`));
   });
 
   it('a path that cannot be opened as a database file', () => {
