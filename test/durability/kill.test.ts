@@ -34,8 +34,18 @@ interface Acknowledged {
 }
 
 let lk: LiveKitStandIn;
+/** Every service started, so none outlives a failed test. */
+const started: ReturnType<typeof startService>[] = [];
+function start(env: Record<string, string>): ReturnType<typeof startService> {
+  const service = startService(env);
+  started.push(service);
+  return service;
+}
 beforeAll(async () => void (lk = await startLiveKitStandIn()));
-afterAll(() => lk.close());
+afterAll(async () => {
+  for (const service of started) if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGKILL');
+  await lk.close();
+});
 
 function readLog(dataDir: string): ActivityItem[] {
   const db = new DatabaseSync(join(dataDir, DATABASE_FILE), { readOnly: true });
@@ -58,7 +68,7 @@ describe(`kill -9 at random points of a load, ${ROUNDS} rounds (seed ${SEED})`, 
     let requestCount = 0;
 
     for (let round = 0; round < ROUNDS; round += 1) {
-      const service = startService(env);
+      const service = start(env);
       const url = await service.url;
       let killed = false;
       const send = async (kind: Kind, sessionId: string): Promise<void> => {
@@ -116,7 +126,7 @@ describe(`kill -9 at random points of a load, ${ROUNDS} rounds (seed ${SEED})`, 
     }
 
     // The last start: every session's voice state is the one its last answered request left, and the timers settle.
-    const service = startService(env);
+    const service = start(env);
     const url = await service.url;
     for (const [sessionId, sent] of voiceSent) {
       const last = sent.at(-1)!;
