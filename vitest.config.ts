@@ -1,11 +1,28 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+const suite = { include: ['test/**/*.test.ts'], environment: 'node' as const };
+
+/** Test files that run the service (the harness or a child process): the ones a store can change. */
+function serviceTests(dir = 'test'): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return serviceTests(path);
+    return path.endsWith('.test.ts') && /support\/(harness|service-process)\.js/.test(readFileSync(path, 'utf8')) ? [path] : [];
+  });
+}
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    environment: 'node',
     // Two cores on CI: more workers only adds contention.
     maxWorkers: 2,
     testTimeout: 15_000,
+    // Every test that runs the service runs against each store (the harness picks it from
+    // TEST_STORE); pure unit tests run once. test/durability names its store (SQLite).
+    projects: [
+      { test: { ...suite, name: 'memory', env: { TEST_STORE: 'memory' }, exclude: ['test/durability/**'] } },
+      { test: { ...suite, include: serviceTests(), name: 'sqlite', env: { TEST_STORE: 'sqlite' } } },
+    ],
   },
 });

@@ -9,17 +9,18 @@ import { cpus } from 'node:os';
 import { endpointsSuite } from './suites/endpoints.js';
 import { fanoutSuite } from './suites/fanout.js';
 import { ingestionSuite } from './suites/ingestion.js';
+import { restartSuite } from './suites/restart.js';
 import { sessionScaleSuite } from './suites/session-scale.js';
 
 const quick = process.argv.includes('--quick');
-/** `--only=ingestion,scale,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is. */
+/** `--only=ingestion,scale,scale-sqlite,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is. */
 const onlyArgument = process.argv.find((arg) => arg.startsWith('--only='));
 const only = onlyArgument ? new Set(onlyArgument.slice('--only='.length).split(',')) : undefined;
 const runs = (suite: string) => !only || only.has(suite);
 
 const settings = quick
-  ? { rounds: 1, warmup: 1, duration: 2, scaleDuration: 1, counts: [1_000, 5_000], hibernate: 1, fanoutSeconds: 2, endpointDuration: 1, endpointSessions: 100 }
-  : { rounds: 3, warmup: 3, duration: 4, scaleDuration: 2, counts: [1_000, 10_000, 100_000], hibernate: 5, fanoutSeconds: 10, endpointDuration: 3, endpointSessions: 1_000 };
+  ? { rounds: 1, warmup: 1, duration: 2, scaleDuration: 1, counts: [1_000, 5_000], hibernate: 1, fanoutSeconds: 2, endpointDuration: 1, endpointSessions: 100, restartSessions: 10_000 }
+  : { rounds: 3, warmup: 3, duration: 4, scaleDuration: 2, counts: [1_000, 10_000, 100_000], hibernate: 5, fanoutSeconds: 10, endpointDuration: 3, endpointSessions: 1_000, restartSessions: 100_000 };
 
 const RESULTS_START = '<!-- results:start -->';
 const RESULTS_END = '<!-- results:end -->';
@@ -44,12 +45,12 @@ async function main(): Promise<void> {
   if (runs('ingestion')) {
     suiteStarted = Date.now();
     const ingestion = await ingestionSuite({ rounds: settings.rounds, warmupSeconds: settings.warmup, durationSeconds: settings.duration, connections: 50, sessions: 1_000 });
-    say(`### Ingestion: POST /v1/events (50 connections, ${settings.duration} s × ${settings.rounds} interleaved rounds, median)\n\n${ingestion.markdown}\n\nTarget: service (LOG_LEVEL=warn, which logs nothing per request, as bare express) ≥ 0.85 × bare express → ${ingestion.serviceOverExpress.toFixed(2)} ${ingestion.serviceOverExpress >= 0.85 ? '(met)' : '(missed)'}${took()}`);
+    say(`### Ingestion: POST /v1/events (50 connections, ${settings.duration} s × ${settings.rounds} interleaved rounds, median)\n\n${ingestion.markdown}\n\nTarget: service (LOG_LEVEL=warn, which logs nothing per request, as bare express) ≥ 0.85 × bare express → ${ingestion.serviceOverExpress.toFixed(2)} ${ingestion.serviceOverExpress >= 0.85 ? '(met)' : '(missed)'}. STORE=sqlite (every answer after its batch is committed) → ${ingestion.sqliteOverMemory.toFixed(2)} × STORE=memory${took()}`);
   }
 
   if (runs('scale')) {
     suiteStarted = Date.now();
-    const scale = await sessionScaleSuite({ counts: settings.counts, durationSeconds: settings.scaleDuration, rounds: quick ? 1 : 4, connections: 50, activeSessions: 1_000, hibernateSeconds: settings.hibernate });
+    const scale = await sessionScaleSuite({ counts: settings.counts, durationSeconds: settings.scaleDuration, rounds: quick ? 1 : 4, connections: 50, activeSessions: 1_000, hibernateSeconds: settings.hibernate, store: 'memory' });
     const last = scale.rows.at(-1)!;
     const first = scale.rows[0]!;
     const throughputRatio = last.rps / first.rps;
@@ -58,6 +59,21 @@ async function main(): Promise<void> {
         `Targets: throughput at ${last.sessions.toLocaleString('en-US')} within 10% of ${first.sessions.toLocaleString('en-US')} → ${throughputRatio.toFixed(2)} ${throughputRatio >= 0.9 ? '(met)' : '(missed)'}; ` +
         `under 8 KiB RSS per idle session → ${(last.bytesPerIdleSession / 1024).toFixed(1)} KiB ${last.bytesPerIdleSession < 8 * 1024 ? '(met)' : '(missed)'}${took()}`,
     );
+  }
+
+  if (runs('scale-sqlite')) {
+    suiteStarted = Date.now();
+    const scale = await sessionScaleSuite({ counts: settings.counts, durationSeconds: settings.scaleDuration, rounds: quick ? 1 : 2, connections: 50, activeSessions: 1_000, hibernateSeconds: settings.hibernate, store: 'sqlite' });
+    say(
+      `### Session scale, STORE=sqlite (LOG_LEVEL=warn, SESSION_HIBERNATE_SECONDS=${settings.hibernate}, 50 connections, median of ${quick ? 1 : 2})\n\n${scale.markdown}\n\n` +
+        `A hibernated session lives only in the database file, so an idle session costs the process next to nothing${took()}`,
+    );
+  }
+
+  if (runs('restart')) {
+    suiteStarted = Date.now();
+    const restart = await restartSuite({ sessions: settings.restartSessions });
+    say(`### Restart after kill -9 with sessions held (STORE=sqlite)\n\n${restart.markdown}${took()}`);
   }
 
   if (runs('fanout')) {

@@ -62,7 +62,14 @@ const EnvSchema = z.object({
   SESSION_IDLE_TTL_SECONDS: positiveInt(86_400).pipe(z.number().max(MAX_TIMER_SECONDS)),
   SESSION_HIBERNATE_SECONDS: nonNegativeInt(60).pipe(z.number().max(MAX_TIMER_SECONDS)),
   MAX_SESSIONS: positiveInt(100_000),
-  ACTIVITY_BUFFER_SIZE: positiveInt(10_000).pipe(z.number().max(1_000_000)),
+  // Where sessions and activity are kept: SQLite under DATA_DIR (kept across restarts) or memory.
+  STORE: z.enum(['sqlite', 'memory'], { error: 'must be sqlite or memory' }).default('sqlite'),
+  DATA_DIR: z.string().trim().min(1).default('./data'),
+  STORE_SYNC: z.enum(['normal', 'full'], { error: 'must be normal or full' }).default('normal'),
+  ACTIVITY_RETENTION_ITEMS: z.coerce.number().int().positive().max(100_000_000).optional(),
+  ACTIVITY_RETENTION_DAYS: nonNegativeInt(30).pipe(z.number().max(36_500)),
+  // Older name of the count limit (the in-memory ring's size), still honoured.
+  ACTIVITY_BUFFER_SIZE: z.coerce.number().int().positive().max(1_000_000).optional(),
   RATE_LIMIT_PER_MINUTE: nonNegativeInt(1200),
   TRUST_PROXY: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -115,7 +122,11 @@ export interface AppConfig {
   sessionIdleTtlSeconds: number;
   sessionHibernateSeconds: number;
   maxSessions: number;
-  activityBufferSize: number;
+  store: StoreConfig;
+  /** Activity items kept, newest first (ACTIVITY_RETENTION_ITEMS). */
+  activityRetentionItems: number;
+  /** Activity items older than this many days are dropped (SQLite store); 0 keeps them whatever their age. */
+  activityRetentionDays: number;
   rateLimitPerMinute: number;
   trustProxy: string | undefined;
   logLevel: string;
@@ -149,6 +160,17 @@ export interface AppConfig {
   inspect: InspectSetting | undefined;
 }
 
+export interface StoreConfig {
+  kind: 'sqlite' | 'memory';
+  /** The directory of the database file (sqlite). */
+  dataDir: string;
+  /** `full`: every commit survives power loss, at several times the cost per commit. */
+  sync: 'normal' | 'full';
+}
+
+/** A SQLite log is an audit trail and costs disk, not memory; the memory ring costs memory. */
+const DEFAULT_RETENTION_ITEMS = { sqlite: 1_000_000, memory: 10_000 } as const;
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -180,7 +202,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sessionIdleTtlSeconds: e.SESSION_IDLE_TTL_SECONDS,
     sessionHibernateSeconds: e.SESSION_HIBERNATE_SECONDS,
     maxSessions: e.MAX_SESSIONS,
-    activityBufferSize: e.ACTIVITY_BUFFER_SIZE,
+    store: { kind: e.STORE, dataDir: e.DATA_DIR, sync: e.STORE_SYNC },
+    activityRetentionItems: e.ACTIVITY_RETENTION_ITEMS ?? e.ACTIVITY_BUFFER_SIZE ?? DEFAULT_RETENTION_ITEMS[e.STORE],
+    activityRetentionDays: e.ACTIVITY_RETENTION_DAYS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,

@@ -1,3 +1,4 @@
+import './sqlite-warning.js';
 import type { Logger } from 'pino';
 import { createActorSystem } from './actors/system.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -14,12 +15,15 @@ import { loadKnowledgeBase } from './integrations/knowledge-base.js';
 import { SdkConfigFileError, openSdkConfigSource } from './integrations/sdk-config-source.js';
 import { createLogger } from './logger.js';
 
+type ErrorClass = abstract new (...args: never[]) => Error;
+
 /** A bad setting stops start-up with one line naming it, not a stack trace. */
-function orExit<T>(load: () => T): T {
+function orExit<T>(load: () => T, ...alsoExpected: ErrorClass[]): T {
   try {
     return load();
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof SdkConfigFileError) {
+    const expected = [ConfigError, SdkConfigFileError, ...alsoExpected];
+    if (error instanceof Error && expected.some((known) => error instanceof known)) {
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }
@@ -49,6 +53,10 @@ async function main(): Promise<void> {
   const mediaReady = media.ready;
   if (!mediaReady) logger.warn({ missing: missingMediaSettings(config) }, 'media not configured: voice sessions get placeholder tokens');
   const inspection = config.inspect ? await openInspectionOrExit(config.inspect, logger) : undefined;
+  // Loaded here, after sqlite-warning.js is in place: node:sqlite warns as it loads on Node 22.
+  const { openStore, StoreOpenError } = await import('./store/open-store.js');
+  const store = orExit(() => openStore(config, systemClock), StoreOpenError);
+  logger.info({ store: store.sessions.health() }, 'store open');
   const system = createActorSystem({
     clock: systemClock,
     logger,
@@ -56,7 +64,7 @@ async function main(): Promise<void> {
     sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
     sessionHibernateSeconds: config.sessionHibernateSeconds,
     maxSessions: config.maxSessions,
-    activityBufferSize: config.activityBufferSize,
+    store,
     media,
     mediaRoomPrefix: config.mediaRoomPrefix,
     reengagementInactivitySeconds: config.reengagementInactivitySeconds,

@@ -9,7 +9,9 @@ describe('loadConfig', () => {
       apiKeys: [],
       sessionIdleTtlSeconds: 86_400,
       maxSessions: 100_000,
-      activityBufferSize: 10_000,
+      store: { kind: 'sqlite', dataDir: './data', sync: 'normal' },
+      activityRetentionItems: 1_000_000,
+      activityRetentionDays: 30,
       rateLimitPerMinute: 1200,
       logLevel: 'info',
     });
@@ -32,6 +34,13 @@ describe('loadConfig', () => {
     });
   });
 
+  it('keeps state in SQLite under ./data by default; the retention count follows the store, and ACTIVITY_BUFFER_SIZE still sets it', () => {
+    expect(loadConfig({ STORE: 'memory' })).toMatchObject({ store: { kind: 'memory' }, activityRetentionItems: 10_000 });
+    expect(loadConfig({ DATA_DIR: '/srv/kyc', STORE_SYNC: 'full' })).toMatchObject({ store: { kind: 'sqlite', dataDir: '/srv/kyc', sync: 'full' } });
+    expect(loadConfig({ ACTIVITY_BUFFER_SIZE: '5' }).activityRetentionItems).toBe(5);
+    expect(loadConfig({ ACTIVITY_BUFFER_SIZE: '5', ACTIVITY_RETENTION_ITEMS: '7' }).activityRetentionItems).toBe(7);
+  });
+
   it('splits API_KEY on commas and treats blank variables as unset', () => {
     expect(loadConfig({ API_KEY: ' k1 , k2,, ', PORT: '' }).apiKeys).toEqual(['k1', 'k2']);
     expect(loadConfig({ PORT: '' }).port).toBe(8080);
@@ -49,6 +58,10 @@ describe('loadConfig', () => {
   it.each([
     [{ PORT: 'eighty' }, /PORT/],
     [{ MAX_SESSIONS: '0' }, /MAX_SESSIONS/],
+    [{ STORE: 'postgres' }, /STORE: must be sqlite or memory/],
+    [{ STORE_SYNC: 'sometimes' }, /STORE_SYNC: must be normal or full/],
+    [{ ACTIVITY_RETENTION_ITEMS: '0' }, /ACTIVITY_RETENTION_ITEMS/],
+    [{ ACTIVITY_RETENTION_DAYS: '-1' }, /ACTIVITY_RETENTION_DAYS/],
     [{ RATE_LIMIT_PER_MINUTE: '-5' }, /RATE_LIMIT_PER_MINUTE/],
     [{ FEATURE_FLAGS: '{not json' }, /FEATURE_FLAGS: must be a JSON object/],
     [{ FEATURE_FLAGS: '{"trigger.v2_scoring":"yes"}' }, /FEATURE_FLAGS/],

@@ -1,9 +1,30 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ServerProcess } from './processes.js';
 import { startServer } from './processes.js';
 
-/** The service as `npm start` runs it (built JS), with the rate limit off: the bench is one client IP. */
-export function startService(env: Record<string, string> = {}, nodeOptions: string[] = []): Promise<ServerProcess> {
-  return startServer([process.execPath, ...nodeOptions, 'dist/src/main.js'], { RATE_LIMIT_PER_MINUTE: '0', ...env });
+/**
+ * The service as `npm start` runs it (built JS), with the rate limit off: the bench is one client
+ * IP. STORE=memory unless the env names a store; a SQLite store gets a fresh DATA_DIR, removed
+ * when the service stops, unless the env names one.
+ */
+export async function startService(env: Record<string, string> = {}, nodeOptions: string[] = []): Promise<ServerProcess> {
+  const ownDataDir = env.STORE === 'sqlite' && env.DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'kyc-bench-')) : undefined;
+  const server = await startServer([process.execPath, ...nodeOptions, 'dist/src/main.js'], {
+    RATE_LIMIT_PER_MINUTE: '0',
+    STORE: 'memory',
+    ...env,
+    ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}),
+  });
+  if (!ownDataDir) return server;
+  return {
+    ...server,
+    stop: async () => {
+      await server.stop();
+      rmSync(ownDataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 export const startBareExpress = (env: Record<string, string> = {}): Promise<ServerProcess> =>

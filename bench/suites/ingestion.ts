@@ -22,14 +22,15 @@ interface Target {
  * POST /v1/events on the service vs a bare express app vs bare node:http: same body, same load
  * generator settings, interleaved round by round so drift on a shared machine hits all of them.
  */
-export async function ingestionSuite(options: IngestionOptions): Promise<{ markdown: string; serviceOverExpress: number }> {
+export async function ingestionSuite(options: IngestionOptions): Promise<{ markdown: string; serviceOverExpress: number; sqliteOverMemory: number }> {
   const targets: Target[] = [
     { name: 'service (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn' }) },
+    { name: 'service, STORE=sqlite (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn', STORE: 'sqlite' }) },
     { name: 'bare express 5', start: () => startBareExpress() },
     { name: 'bare node:http', start: startBareNode },
   ];
   const results = new Map<string, LoadResult[]>(targets.map((t) => [t.name, []]));
-  // All four stay up for the whole suite (idle ones cost nothing), each warmed once, and the
+  // All of them stay up for the whole suite (idle ones cost nothing), each warmed once, and the
   // measured runs go round them so drift on a shared machine hits every target alike.
   const servers: ServerProcess[] = [];
   try {
@@ -60,5 +61,7 @@ export async function ingestionSuite(options: IngestionOptions): Promise<{ markd
     ['target', 'req/s (median)', 'p50 ms', 'p99 ms', 'failed requests', 'vs express', 'vs node:http'],
     summary.map((s) => [s.name, round(s.rps), s.p50, s.p99, s.failures, ratio(s.rps, express.rps), ratio(s.rps, node.rps)]),
   );
-  return { markdown, serviceOverExpress: summary.find((s) => s.name === 'service (LOG_LEVEL=warn)')!.rps / express.rps };
+  const memory = summary.find((s) => s.name === 'service (LOG_LEVEL=warn)')!;
+  const sqlite = summary.find((s) => s.name === 'service, STORE=sqlite (LOG_LEVEL=warn)')!;
+  return { markdown, serviceOverExpress: memory.rps / express.rps, sqliteOverMemory: sqlite.rps / memory.rps };
 }

@@ -14,6 +14,7 @@ export interface SessionScaleOptions {
   activeSessions: number;
   /** SESSION_HIBERNATE_SECONDS for the service: how long a session must be untouched to count as idle. */
   hibernateSeconds: number;
+  store: 'memory' | 'sqlite';
 }
 
 export interface SessionScaleRow {
@@ -88,7 +89,7 @@ interface Prepared {
 async function start(sessions: number, options: SessionScaleOptions): Promise<{ server: ServerProcess; inspector: string }> {
   const inspector = `127.0.0.1:${await freePort()}`;
   const server = await startService(
-    { LOG_LEVEL: 'warn', MAX_SESSIONS: String(Math.max(100_000, sessions)), SESSION_HIBERNATE_SECONDS: String(options.hibernateSeconds) },
+    { LOG_LEVEL: 'warn', STORE: options.store, MAX_SESSIONS: String(Math.max(100_000, sessions)), SESSION_HIBERNATE_SECONDS: String(options.hibernateSeconds) },
     [`--inspect=${inspector}`],
   );
   return { server, inspector };

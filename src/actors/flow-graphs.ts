@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Trace } from '../domain/activity.js';
 import type { AppClock } from '../integrations/clock.js';
-import type { ActivityStore } from './activity-store.js';
+import type { ActivityLog } from '../store/ports.js';
 
 /** Tenants times flows stays small in practice; the bound only stops invented keys from growing memory. */
 export const MAX_FLOW_GRAPHS = 10_000;
@@ -19,21 +19,19 @@ export interface FlowGraphSighting {
  * Which step sequences have been seen per `(client_id, flow_key)`, across sessions: the first
  * registration of one records `flow_graph_recorded`, later ones record nothing.
  */
-export function createFlowGraphs(clock: AppClock, activity: ActivityStore): (sighting: FlowGraphSighting) => boolean {
+export function createFlowGraphs(clock: AppClock, activity: ActivityLog): (sighting: FlowGraphSighting) => boolean {
   const seen = new LRUCache<string, true>({ max: MAX_FLOW_GRAPHS });
   return (sighting) => {
     const key = JSON.stringify([sighting.client_id, sighting.flow_key]);
     if (seen.has(key)) return false;
     seen.set(key, true);
-    activity.trigger.record({
-      draft: {
-        kind: 'flow_graph_recorded',
-        at: clock.now(),
-        session_id: sighting.session_id,
-        user_id: sighting.user_id,
-        payload: { flow_key: sighting.flow_key, client_id: sighting.client_id, total_steps: sighting.total_steps },
-        trace: sighting.trace,
-      },
+    activity.append({
+      kind: 'flow_graph_recorded',
+      at: clock.now(),
+      session_id: sighting.session_id,
+      user_id: sighting.user_id,
+      payload: { flow_key: sighting.flow_key, client_id: sighting.client_id, total_steps: sighting.total_steps },
+      trace: sighting.trace,
     });
     return true;
   };

@@ -3,7 +3,7 @@ import type { TriggerDecision } from '../domain/trigger-policy.js';
 import { evaluateTriggerPolicy, triggerActivityPayload } from '../domain/trigger-policy.js';
 import type { AppClock } from '../integrations/clock.js';
 import type { TriggerEvaluateCommand } from '../machines/session.events.js';
-import type { ActivityStore } from './activity-store.js';
+import type { ActivityLog } from '../store/ports.js';
 
 export type StatelessTriggerRequest = Omit<TriggerEvaluateCommand, 'type' | 'at' | 'reply'>;
 
@@ -13,21 +13,19 @@ export type StatelessTriggerRequest = Omit<TriggerEvaluateCommand, 'type' | 'at'
  * so the actor system records it on the activity actor itself.
  */
 export function evaluateWithoutSession(
-  deps: { clock: AppClock; activity: ActivityStore; criticalSteps: string[] },
+  deps: { clock: AppClock; activity: ActivityLog; criticalSteps: string[] },
   request: StatelessTriggerRequest,
 ): TriggerDecision {
   const clientId = request.client_id ?? request.header_client_id;
   const config = mergeSdkConfig(request.sdk_overrides, clientId);
   const decision = evaluateTriggerPolicy(request.signals, { config, criticalSteps: deps.criticalSteps });
-  deps.activity.trigger.record({
-    draft: {
-      kind: 'trigger',
-      at: deps.clock.now(),
-      session_id: null,
-      user_id: request.user_id,
-      payload: triggerActivityPayload(request.signals, decision, clientId),
-      trace: request.trace,
-    },
+  deps.activity.append({
+    kind: 'trigger',
+    at: deps.clock.now(),
+    session_id: null,
+    user_id: request.user_id,
+    payload: triggerActivityPayload(request.signals, decision, clientId),
+    trace: request.trace,
   });
   return decision;
 }

@@ -4,16 +4,22 @@ import { createActor } from 'xstate';
 import type { AppClock } from '../integrations/clock.js';
 import type { AssistantCommand, Reply, SessionCommand, SessionEmitted } from '../machines/session.events.js';
 import type { SessionContext, SessionMachine, SessionSettings } from '../machines/session.machine.js';
-import { HIBERNATION_STATE, canHibernate } from '../machines/session.machine.js';
-import type { ActivityStore } from './activity-store.js';
-import { HibernatedSessions } from './hibernated-sessions.js';
+import { canHibernate } from '../machines/session.machine.js';
+import type { ActivityLog, SessionPage, SessionPageQuery, SessionStore, StoredSession } from '../store/ports.js';
+import { isQuiescent, restoredVoice, storedContext, storedView, toStored } from './stored-session.js';
 
 export type SessionActor = Actor<SessionMachine>;
 
 const SWEEP_MIN_INTERVAL_MS = 1000;
+/** Sessions woken per turn of the wake timer: a restart after long downtime finds many due at once. */
+const WAKE_BATCH = 500;
 
-export type AskFailure = { ok: false; reason: 'not_found' | 'capacity' | 'failed' | 'timeout' };
+/** `unavailable`: the change could not be committed (disk full): nothing was acknowledged. */
+export type AskFailure = { ok: false; reason: 'not_found' | 'capacity' | 'failed' | 'timeout' | 'unavailable' };
 export type AskResult<T> = { ok: true; value: T } | AskFailure;
+
+/** One entry of `listSessions`: the store's summary, and whether the session runs as an actor now. */
+export type HeldSession = SessionPage['items'][number] & { running: boolean };
 
 /** Whether a command may bring a session into being or needs one that exists. */
 export type Routing = 'create' | 'existing';
@@ -21,7 +27,9 @@ export type Routing = 'create' | 'existing';
 export interface SupervisorOptions {
   clock: AppClock;
   logger: Logger;
-  activity: ActivityStore;
+  activity: ActivityLog;
+  /** Every session held: running ones are saved on each change, hibernated ones live only here. */
+  store: SessionStore;
   sessionLogic: SessionMachine;
   settings: SessionSettings;
   maxSessions: number;
@@ -41,55 +49,89 @@ export interface SupervisorOptions {
  * The Map's insertion order is the recency order: every routed command moves its session last.
  *
  * A session untouched for SESSION_HIBERNATE_SECONDS with nothing under way hibernates: its actor
- * stops and its context is held in `hibernated`; the next command brings it back. One sweep timer
- * serves all of them: the least recently touched session is first in the Map, so the sweep is
- * due when that one is.
+ * stops and it lives only in the store; the next command brings it back. One sweep timer serves
+ * all of them: the least recently touched session is first in the Map, so the sweep is due when
+ * that one is. One wake timer serves the sessions only in the store: it is due at the earliest
+ * deadline the store holds (an idle eviction, or after a restart any timer a session had).
+ *
+ * A session enters memory in `run` and leaves it in `release`; nothing else adds to or takes
+ * from the running Map.
  */
 export class SessionSupervisor {
   private readonly sessions = new Map<string, SessionActor>();
-  private readonly hibernated: HibernatedSessions;
   private readonly pending = new Map<SessionActor, Set<(failure: AskFailure) => void>>();
   /** Who listens to each session's commands (control-plane sockets); keyed by id, so hibernation does not drop them. */
   private readonly commandListeners = new Map<string, Set<(command: AssistantCommand) => void>>();
+  private held: number;
   private sweepTimer: unknown;
   private sweepDueAt: number | undefined;
   private lastSweepAt = Number.NEGATIVE_INFINITY;
+  private wakeTimer: unknown;
+  private wakeDueAt: number | undefined;
 
   constructor(private readonly options: SupervisorOptions) {
-    this.hibernated = new HibernatedSessions(options.clock, options.settings.idleTtlMs, (sessionId) => this.remove(sessionId, 'idle'));
+    this.held = options.store.count();
+    // Deadlines already past at start fire now, once.
+    this.scheduleWake(options.store.nextWakeAfter(Number.NEGATIVE_INFINITY));
   }
 
   /** Every session held, running or hibernated. */
   get size(): number {
-    return this.sessions.size + this.hibernated.size;
+    return this.held;
   }
 
-  /** How many sessions run as actors and how many hibernate. */
+  /** How many sessions run as actors and how many hibernate (live only in the store). */
   get counts(): { running: number; hibernated: number } {
-    return { running: this.sessions.size, hibernated: this.hibernated.size };
+    return { running: this.sessions.size, hibernated: this.held - this.sessions.size };
   }
 
   has(sessionId: string): boolean {
-    return this.sessions.has(sessionId) || this.hibernated.has(sessionId);
+    return this.sessions.has(sessionId) || this.options.store.load(sessionId) !== undefined;
   }
 
   /** Read-only view of a session's state, for routes that only read; reading does not wake a hibernated session. */
   snapshot(sessionId: string): { context: SessionContext; value: unknown } | undefined {
     const actor = this.sessions.get(sessionId);
     if (!actor) {
-      const context = this.hibernated.peek(sessionId);
-      return context ? { context, value: HIBERNATION_STATE } : undefined;
+      const stored = this.options.store.load(sessionId);
+      return stored ? storedView(stored, this.options.settings, this.options.clock.now()) : undefined;
     }
     const snapshot = actor.getSnapshot();
     return { context: snapshot.context, value: snapshot.value };
   }
 
   /**
-   * Send a command and wait for the machine's reply. `build` receives the reply callback and
-   * the current time and returns the command; the machine calls the callback once its state
-   * holds the change.
+   * A page of every session held, running or hibernated, in session_id order: the summary the
+   * store keeps (running sessions are saved on each change, so it is current) and whether each runs.
    */
-  ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
+  listSessions(query: SessionPageQuery): { items: HeldSession[]; next: string | null } {
+    const page = this.options.store.page(query);
+    return { ...page, items: page.items.map((item) => ({ ...item, running: this.sessions.has(item.session_id) })) };
+  }
+
+  /**
+   * Send a command and wait for the machine's reply, then for what it changed to be committed.
+   * `build` receives the reply callback and the current time and returns the command; the
+   * machine calls the callback once its state holds the change.
+   */
+  async ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
+    const result = await this.send(sessionId, routing, build);
+    if (!result.ok) return result;
+    return (await this.committed()) ? result : { ok: false, reason: 'unavailable' };
+  }
+
+  /** Whether everything queued so far, session saves and activity alike, is committed. */
+  async committed(): Promise<boolean> {
+    try {
+      await Promise.all([this.options.store.commit(), this.options.activity.commit()]);
+      return true;
+    } catch (error) {
+      this.options.logger.error({ err: error }, 'store commit failed; request refused');
+      return false;
+    }
+  }
+
+  private send<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
     const at = this.options.clock.now();
     const actor = this.sessions.get(sessionId) ?? this.wake(sessionId, at) ?? (routing === 'create' ? this.spawn(sessionId, at) : undefined);
     if (!actor) return Promise.resolve({ ok: false, reason: routing === 'create' ? 'capacity' : 'not_found' });
@@ -130,44 +172,63 @@ export class SessionSupervisor {
     };
   }
 
-  /** Stop every session actor and drop the hibernated ones (shutdown). */
+  /** Stop every session actor (shutdown); every session stays in the store. */
   stopAll(): void {
-    for (const [sessionId] of this.sessions) this.remove(sessionId, 'shutdown');
-    this.hibernated.clear();
-    if (this.sweepTimer !== undefined) this.options.clock.clearTimeout(this.sweepTimer);
-    this.sweepTimer = this.sweepDueAt = undefined;
+    for (const [sessionId, actor] of this.sessions) this.release(sessionId, actor);
+    const { clock } = this.options;
+    if (this.sweepTimer !== undefined) clock.clearTimeout(this.sweepTimer);
+    if (this.wakeTimer !== undefined) clock.clearTimeout(this.wakeTimer);
+    this.sweepTimer = this.sweepDueAt = this.wakeTimer = this.wakeDueAt = undefined;
   }
 
   private spawn(sessionId: string, at: number): SessionActor | undefined {
     if (this.size >= this.options.maxSessions && !this.evictLeastRecentInactive()) return undefined;
+    this.held += 1;
     return this.run(sessionId, at, undefined);
   }
 
-  /** A hibernated session's actor, running again from its context. */
+  /** A session only in the store, running again. */
   private wake(sessionId: string, at: number): SessionActor | undefined {
-    const restored = this.hibernated.take(sessionId);
-    if (!restored) return undefined;
+    const stored = this.options.store.load(sessionId);
+    if (!stored) return undefined;
     this.options.logger.debug({ session_id: sessionId }, 'session woken');
-    return this.run(sessionId, at, restored);
+    return this.run(sessionId, at, stored);
   }
 
-  private run(sessionId: string, at: number, restored: SessionContext | undefined): SessionActor {
+  /** The one place a session enters memory. */
+  private run(sessionId: string, at: number, stored: StoredSession | undefined): SessionActor {
     const { clock, inspect, settings } = this.options;
     const actor = createActor(this.options.sessionLogic, {
       // The inspector names each actor by its id: the session id is what an operator looks for.
       id: sessionId,
-      input: { sessionId, at, settings, restored },
+      input: { sessionId, at, settings, restored: stored ? storedContext(stored) : undefined },
       clock,
       ...(inspect ? { inspect } : {}),
     });
     actor.on('activity', (emitted) => this.forward(sessionId, emitted));
     actor.on('command', (emitted) => this.publish(sessionId, emitted.command));
     actor.on('session.expired', () => this.remove(sessionId, 'idle'));
-    actor.subscribe({ error: (error) => this.onSessionError(sessionId, actor, error) });
+    actor.subscribe({ next: () => this.changed(sessionId, actor), error: (error) => this.onSessionError(sessionId, actor, error) });
     this.sessions.set(sessionId, actor);
     actor.start();
+    // A persisted snapshot keeps no pending timers: the restore re-arms them from the deadlines kept.
+    if (stored) actor.send({ type: 'session.restore', at, voice: restoredVoice(stored) });
+    this.changed(sessionId, actor);
     this.scheduleSweep(at + this.options.hibernateAfterMs);
     return actor;
+  }
+
+  /** The one place a session leaves memory; whether it stays in the store is the caller's business. */
+  private release(sessionId: string, actor: SessionActor): void {
+    if (this.sessions.get(sessionId) === actor) this.sessions.delete(sessionId);
+    this.pending.delete(actor);
+    // Stopping from inside the actor's own emission would re-enter it; let the current step finish.
+    queueMicrotask(() => actor.stop());
+  }
+
+  private changed(sessionId: string, actor: SessionActor): void {
+    if (this.sessions.get(sessionId) !== actor || actor.getSnapshot().status !== 'active') return;
+    this.options.store.save(sessionId, () => toStored(actor.getSnapshot()));
   }
 
   private scheduleSweep(due: number): void {
@@ -205,13 +266,40 @@ export class SessionSupervisor {
         busy = true;
         continue;
       }
-      this.sessions.delete(sessionId);
-      this.pending.delete(actor);
-      actor.stop();
-      this.hibernated.hold(sessionId, snapshot.context);
+      this.options.store.save(sessionId, () => toStored(snapshot, true));
+      this.release(sessionId, actor);
+      this.scheduleWake(snapshot.context.last_touched_at + this.options.settings.idleTtlMs);
       this.options.logger.debug({ session_id: sessionId }, 'session hibernated');
     }
     if (busy) this.scheduleSweep(now + hibernateAfterMs);
+  }
+
+  private scheduleWake(at: number | undefined): void {
+    if (at === undefined || (this.wakeDueAt !== undefined && this.wakeDueAt <= at)) return;
+    const { clock } = this.options;
+    if (this.wakeTimer !== undefined) clock.clearTimeout(this.wakeTimer);
+    this.wakeDueAt = at;
+    this.wakeTimer = clock.setTimeout(() => {
+      this.wakeTimer = this.wakeDueAt = undefined;
+      this.wakeDue();
+    }, Math.max(0, at - clock.now()));
+  }
+
+  /**
+   * Sessions only in the store whose deadline has come: one that only waited to be evicted is
+   * removed without running; any other runs, and its restored timers fire (late ones at once).
+   */
+  private wakeDue(): void {
+    const { store, clock, settings } = this.options;
+    const now = clock.now();
+    const due = store.dueBy(now, WAKE_BATCH, (sessionId) => this.sessions.has(sessionId));
+    for (const sessionId of due) {
+      const stored = store.load(sessionId);
+      if (!stored) continue;
+      if (stored.summary.last_activity_at + settings.idleTtlMs <= now && isQuiescent(stored, now)) this.remove(sessionId, 'idle');
+      else this.run(sessionId, now, stored);
+    }
+    this.scheduleWake(due.length === WAKE_BATCH ? now : store.nextWakeAfter(now));
   }
 
   private markRecent(sessionId: string, actor: SessionActor): void {
@@ -222,9 +310,9 @@ export class SessionSupervisor {
   private evictLeastRecentInactive(): boolean {
     // Hibernated sessions go first: nothing is under way in them, and they have been untouched
     // longest, bar a running one that a cooldown or reengagement timer kept from hibernating.
-    const hibernated = this.hibernated.leastRecent();
-    if (hibernated !== undefined) {
-      this.remove(hibernated, 'capacity');
+    for (const sessionId of this.options.store.leastRecent(this.sessions.size + 1)) {
+      if (this.sessions.has(sessionId)) continue;
+      this.remove(sessionId, 'capacity');
       return true;
     }
     for (const [sessionId, actor] of this.sessions) {
@@ -239,7 +327,7 @@ export class SessionSupervisor {
   private forward(sessionId: string, emitted: Extract<SessionEmitted, { type: 'activity' }>): void {
     // A throw inside an actor.on listener would escape to the process: contain it here.
     try {
-      this.options.activity.trigger.record({ draft: emitted.draft });
+      this.options.activity.append(emitted.draft);
     } catch (error) {
       this.options.logger.error({ err: error, session_id: sessionId }, 'activity record failed');
     }
@@ -260,20 +348,22 @@ export class SessionSupervisor {
     this.options.logger.error({ err: error, session_id: sessionId }, 'session actor failed; session discarded');
     for (const fail of this.pending.get(actor) ?? []) fail({ ok: false, reason: 'failed' });
     this.pending.delete(actor);
-    if (this.sessions.get(sessionId) === actor) this.sessions.delete(sessionId);
+    if (this.sessions.get(sessionId) !== actor) return;
+    this.sessions.delete(sessionId);
+    this.forget(sessionId);
   }
 
-  /** Every eviction comes here, of a running session or a hibernated one. */
-  private remove(sessionId: string, why: 'idle' | 'capacity' | 'shutdown'): void {
+  /** Every eviction comes here, of a running session or a hibernated one: it leaves memory and the store. */
+  private remove(sessionId: string, why: 'idle' | 'capacity'): void {
     const actor = this.sessions.get(sessionId);
-    if (!actor) {
-      if (this.hibernated.remove(sessionId)) this.options.logger.debug({ session_id: sessionId, why }, 'session evicted');
-      return;
-    }
-    this.sessions.delete(sessionId);
-    this.pending.delete(actor);
+    if (actor) this.release(sessionId, actor);
+    else if (!this.options.store.load(sessionId)) return;
+    this.forget(sessionId);
     this.options.logger.debug({ session_id: sessionId, why }, 'session evicted');
-    // Stopping from inside the actor's own emission would re-enter it; let the current step finish.
-    queueMicrotask(() => actor.stop());
+  }
+
+  private forget(sessionId: string): void {
+    this.options.store.remove(sessionId);
+    this.held -= 1;
   }
 }

@@ -8,8 +8,7 @@ import type { AppClock } from '../integrations/clock.js';
 import type { MediaProvider } from '../integrations/media.js';
 import type { SessionMachine } from '../machines/session.machine.js';
 import { MAX_WAITING_VOICE_COMMANDS, MEDIA_CALLS_PER_START, sessionMachine } from '../machines/session.machine.js';
-import type { ActivityStore } from './activity-store.js';
-import { createActivityStore } from './activity-store.js';
+import type { ActivityLog, Store, StoreHealth } from '../store/ports.js';
 import type { StatelessTriggerRequest } from './stateless-trigger.js';
 import { evaluateWithoutSession } from './stateless-trigger.js';
 import type { FlowGraphSighting } from './flow-graphs.js';
@@ -25,7 +24,8 @@ export interface ActorSystemOptions {
   /** SESSION_HIBERNATE_SECONDS: an untouched session with nothing under way is held as its context alone after this long; 0 never. */
   sessionHibernateSeconds: number;
   maxSessions: number;
-  activityBufferSize: number;
+  /** Where sessions and activity are kept (STORE): in memory, or SQLite under DATA_DIR. */
+  store: Store;
   /** Screen ids the trigger policy treats as critical (`CRITICAL_STEPS`); the defaults of decisions 4 when absent. */
   criticalSteps?: readonly string[] | undefined;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
@@ -41,14 +41,17 @@ export interface ActorSystemOptions {
 
 export interface ActorSystem {
   clock: AppClock;
-  activity: ActivityStore;
+  activity: ActivityLog;
   supervisor: SessionSupervisor;
   featureFlags: FeatureFlags;
   agentContext: AgentContextSources;
-  /** Records `flow_graph_recorded` the first time a `(client_id, flow_key)` registers its steps; true then. */
-  recordFlowGraph(sighting: FlowGraphSighting): boolean;
+  /** Records `flow_graph_recorded` the first time a `(client_id, flow_key)` registers its steps; false when the store could not commit. */
+  recordFlowGraph(sighting: FlowGraphSighting): Promise<boolean>;
   /** A trigger evaluation that names no session: the policy alone, recorded as activity. */
-  evaluateTriggerWithoutSession(request: StatelessTriggerRequest): TriggerDecision;
+  evaluateTriggerWithoutSession(request: StatelessTriggerRequest): Promise<TriggerDecision | undefined>;
+  /** How the store is doing, for /health. */
+  storeHealth(): StoreHealth;
+  /** Stops every session actor, writes what is queued and closes the store. */
   stop(): void;
 }
 
@@ -65,7 +68,8 @@ function askTimeoutFor(media: MediaProvider): number {
 
 /** Bootstrap: one clock, one activity actor, one supervisor; the session machine gets its media actors and settings. */
 export function createActorSystem(options: ActorSystemOptions): ActorSystem {
-  const activity = createActivityStore(options.activityBufferSize);
+  const { activity } = options.store;
+  const recordFlowGraph = createFlowGraphs(options.clock, activity);
   const sessionLogic = (options.sessionLogic ?? sessionMachine).provide({
     actors: mediaActors(options.media, options.logger),
   });
@@ -74,6 +78,7 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
     clock: options.clock,
     logger: options.logger,
     activity,
+    store: options.store.sessions,
     sessionLogic,
     settings: {
       schemaRegistry: options.featureFlags['integration.schema_registry'] !== false,
@@ -94,8 +99,19 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
     supervisor,
     featureFlags: options.featureFlags,
     agentContext: options.agentContext,
-    recordFlowGraph: createFlowGraphs(options.clock, activity),
-    evaluateTriggerWithoutSession: (request) => evaluateWithoutSession({ clock: options.clock, activity, criticalSteps }, request),
-    stop: () => supervisor.stopAll(),
+    recordFlowGraph: async (sighting) => {
+      recordFlowGraph(sighting);
+      return supervisor.committed();
+    },
+    evaluateTriggerWithoutSession: async (request) => {
+      const decision = evaluateWithoutSession({ clock: options.clock, activity, criticalSteps }, request);
+      return (await supervisor.committed()) ? decision : undefined;
+    },
+    storeHealth: () => options.store.sessions.health(),
+    stop: () => {
+      supervisor.stopAll();
+      options.store.sessions.close();
+      options.store.activity.close();
+    },
   };
 }

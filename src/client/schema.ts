@@ -634,6 +634,7 @@ export interface components {
         };
         Health: {
             status: string;
+            store?: components["schemas"]["StoreHealth"];
         };
         KbFailure: {
             /** @description what the failure code means, in words a user understands */
@@ -819,6 +820,18 @@ export interface components {
             updated_at: string;
             user_id: string | null;
             voice: components["schemas"]["VoiceDetails"];
+        };
+        StoreHealth: {
+            /** @description the database file (sqlite) */
+            file?: string;
+            /** @enum {string} */
+            kind: "memory" | "sqlite";
+            last_error?: string;
+            /**
+             * @description `failing`: the last commit failed (disk full, I/O error); writes answer 503
+             * @enum {string}
+             */
+            status: "ok" | "failing";
         };
         TriggerEvaluateIn: {
             /** @description fills the session client_id when it has none; the tenant unless the session names another */
@@ -1511,7 +1524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description shutting down */
+            /** @description shutting down, or the store refuses writes (disk full): `store.status` is `failing` */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -72,7 +72,7 @@ export function createApp(deps: AppDeps): App {
 
   app.use(correlation);
   app.use(requestLog(logger));
-  app.get('/health', healthHandler(() => shuttingDown));
+  app.get('/health', healthHandler(() => shuttingDown, deps.system.storeHealth));
   app.use(shutdownGate);
   const rateLimit = perIpRateLimit(config.rateLimitPerMinute);
   if (rateLimit) app.use(rateLimit);

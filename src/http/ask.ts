@@ -4,6 +4,9 @@ import { HttpError } from './http-error.js';
 
 const notFound = (sessionId: string) => new HttpError(404, `session ${sessionId} not found`);
 
+/** Nothing was acknowledged: the client retries the same request once the store takes writes again. */
+export const storeUnavailable = () => new HttpError(503, 'the change could not be stored (storage full or failing); retry later', { 'Retry-After': '5' });
+
 /** A live session's snapshot for routes that only read, or 404. */
 export function snapshotOrThrow(supervisor: SessionSupervisor, sessionId: string) {
   const snapshot = supervisor.snapshot(sessionId);
@@ -21,6 +24,8 @@ export function replyOrThrow<T>(result: AskResult<T>, sessionId: string): T {
       throw new HttpError(503, 'session capacity reached and no inactive session can be evicted; retry later', { 'Retry-After': '5' });
     case 'timeout':
       throw new HttpError(503, 'session did not answer in time; retry', { 'Retry-After': '1' });
+    case 'unavailable':
+      throw storeUnavailable();
     case 'failed':
       throw new HttpError(500, 'internal server error');
   }

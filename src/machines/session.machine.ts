@@ -10,7 +10,7 @@ import { flowProgress, flowSteps, stepFacts } from '../domain/flow.js';
 import type { IdleTimer } from '../domain/idle-timer.js';
 import type { PopupDecision } from '../domain/popup.js';
 import { hiddenPopup, popupFor } from '../domain/popup.js';
-import { armIdleTimer, idleForTtl, rearmIdleTimer } from '../domain/idle-timer.js';
+import { armIdleTimer, idleForTtl, idleTimerDeadline, rearmIdleTimer } from '../domain/idle-timer.js';
 import type { Reengagement } from '../domain/reengagement.js';
 import { evaluateReengagement } from '../domain/reengagement.js';
 import { mergeSdkConfig } from '../domain/sdk-config.js';
@@ -50,8 +50,23 @@ export interface SessionInput {
   sessionId: string;
   at: number;
   settings: SessionSettings;
-  /** The context of a hibernated session being brought back (see `canHibernate`). */
-  restored?: SessionContext | undefined;
+  /** The context of a session brought back from the store (see `persistedContext`). */
+  restored?: PersistedContext | undefined;
+}
+
+/**
+ * What the store keeps of a context: everything but the settings (given again at start) and the
+ * replies waiting on media work (a restart has no one to answer). Fields are kept generically,
+ * so a field added to the context is kept without touching the store.
+ */
+export type PersistedContext = Omit<SessionContext, 'settings' | 'voiceWork'>;
+
+/** Sent by the supervisor right after a session restored from the store starts: re-arms its timers. */
+export interface SessionRestore {
+  type: 'session.restore';
+  at: number;
+  /** The voice region to return to: an active voice session stays active. */
+  voice: 'inactive' | 'active';
 }
 
 /** A start being carried out: the command it answers and what degraded so far. */
@@ -181,15 +196,23 @@ function newContext(input: SessionInput): SessionContext {
   };
 }
 
+export function persistedContext(context: SessionContext): PersistedContext {
+  const { settings: _settings, voiceWork: _voiceWork, ...kept } = context;
+  return kept;
+}
+
 /**
- * A hibernated session comes back in the quiescent state it left. Only a command wakes it, and a
- * command touches it, so its idle timer starts afresh.
+ * A context brought back from the store. Its idle check keeps its original deadline (one already
+ * past fires at once); the other timers are re-armed from their deadlines by `session.restore`,
+ * since a persisted snapshot keeps no pending `after` timers.
  */
-function resumedContext(restored: SessionContext, input: SessionInput): SessionContext {
+export function restoredContext(restored: PersistedContext, settings: SessionSettings, at: number): SessionContext {
+  const deadline = idleTimerDeadline(restored.idle_timer);
   return {
     ...restored,
-    settings: input.settings,
-    idle_timer: armIdleTimer(input.at, input.settings.idleTtlMs),
+    settings,
+    voiceWork: NO_VOICE_WORK,
+    idle_timer: { armed_at: at, delay_ms: Math.max(0, deadline - at) },
   };
 }
 
@@ -301,6 +324,10 @@ function decidePopup(
   return { decision, patch, emitted };
 }
 
+/** When the reengagement timer fires, while armed. */
+export const reengagementDeadline = (context: PersistedContext & { settings: SessionSettings }, timer: ReengagementTimer): number =>
+  timer.armed_at + context.settings.reengagementInactivitySeconds * 1000;
+
 /**
  * One KYC user's session. Pure: time arrives on each command (`at`), timers are named
  * delays, media work is invoked promise actors provided at bootstrap, and everything the
@@ -309,7 +336,7 @@ function decidePopup(
 export const sessionMachine = setup({
   types: {
     context: {} as SessionContext,
-    events: {} as SessionCommand | TriggerFired | UserActivity | ReengagementArm | ReengagementCancel,
+    events: {} as SessionCommand | SessionRestore | TriggerFired | UserActivity | ReengagementArm | ReengagementCancel,
     emitted: {} as SessionEmitted,
     input: {} as SessionInput,
   },
@@ -322,9 +349,16 @@ export const sessionMachine = setup({
   },
   delays: {
     idleCheck: ({ context }) => context.idle_timer.delay_ms,
-    // The tenant's min_trigger_interval_seconds at the moment the trigger fired.
-    triggerCooldown: ({ event }) => (event.type === 'trigger.fired' ? event.cooldownMs : 0),
-    reengagementInactivity: ({ context }) => context.settings.reengagementInactivitySeconds * 1000,
+    // The tenant's min_trigger_interval_seconds at the moment the trigger fired; after a restore, what is left of it.
+    triggerCooldown: ({ context, event }) => {
+      if (event.type === 'trigger.fired') return event.cooldownMs;
+      if (event.type === 'session.restore') return Math.max(0, (context.trigger.cooldown_until ?? event.at) - event.at);
+      return 0;
+    },
+    reengagementInactivity: ({ context, event }) =>
+      event.type === 'session.restore' && context.reengagement
+        ? Math.max(0, reengagementDeadline(context, context.reengagement) - event.at)
+        : context.settings.reengagementInactivitySeconds * 1000,
   },
   guards: {
     voiceInactive: stateIn({ voice: 'inactive' }),
@@ -335,6 +369,9 @@ export const sessionMachine = setup({
     mediaReady: ({ context }) => context.settings.mediaReady,
     dispatchRecorded: ({ context }) => context.voice.dispatch_id !== null,
     dispatchFound: (_, params: { dispatchId: string | null }) => params.dispatchId !== null,
+    restoredVoiceActive: ({ event }) => event.type === 'session.restore' && event.voice === 'active',
+    restoredCoolingDown: ({ context, event }) => event.type === 'session.restore' && (context.trigger.cooldown_until ?? 0) > event.at,
+    restoredReengagement: ({ context, event }) => event.type === 'session.restore' && context.reengagement !== null,
   },
   actions: {
     // One action, one assign: each assign clones the machine snapshot, and an event is the
@@ -570,7 +607,7 @@ export const sessionMachine = setup({
       const timer = context.reengagement;
       if (!timer) return;
       // The timer fires the full inactivity period after it was last armed: that is "now".
-      const firedAt = timer.armed_at + context.settings.reengagementInactivitySeconds * 1000;
+      const firedAt = reengagementDeadline(context, timer);
       enqueue.emit(activity(context, 'reengagement', firedAt, timer.trace, { ...sessionReengagement(context, false, firedAt), source: 'timer' }));
     }),
     clearReengagement: enqueueActions(({ enqueue }) => enqueue.assign({ reengagement: null })),
@@ -578,7 +615,7 @@ export const sessionMachine = setup({
 }).createMachine({
   id: 'session',
   type: 'parallel',
-  context: ({ input }) => (input.restored ? resumedContext(input.restored, input) : newContext(input)),
+  context: ({ input }) => (input.restored ? restoredContext(input.restored, input.settings, input.at) : newContext(input)),
   on: {
     'session.ingest': { actions: 'ingest' },
     'context.fetch': [
@@ -615,6 +652,7 @@ export const sessionMachine = setup({
               actions: [{ type: 'beginStart', params: { resumed: false } }, 'touch', raise({ type: 'reengagement.cancel' })],
             },
             'voice.stop': { actions: ['stopInactive', 'touch'] },
+            'session.restore': { guard: 'restoredVoiceActive', target: 'active' },
           },
         },
         starting: {
@@ -704,7 +742,7 @@ export const sessionMachine = setup({
     trigger: {
       initial: 'ready',
       states: {
-        ready: { on: { 'trigger.fired': 'cooldown' } },
+        ready: { on: { 'trigger.fired': 'cooldown', 'session.restore': { guard: 'restoredCoolingDown', target: 'cooldown' } } },
         cooldown: { after: { triggerCooldown: 'ready' } },
       },
     },
@@ -728,7 +766,10 @@ export const sessionMachine = setup({
       initial: 'idle',
       states: {
         idle: {
-          on: { 'reengagement.arm': { target: 'armed', actions: 'armReengagement' } },
+          on: {
+            'reengagement.arm': { target: 'armed', actions: 'armReengagement' },
+            'session.restore': { guard: 'restoredReengagement', target: 'armed' },
+          },
         },
         armed: {
           on: {

@@ -7,7 +7,7 @@ import type { ActivityKind } from '../../src/domain/activity.js';
 import type { RunningServer } from '../../src/http/server.js';
 import { RAW_PAN } from '../fixtures/client-events.js';
 import type { Harness } from '../support/harness.js';
-import { createHarness, serve } from '../support/harness.js';
+import { activityId, activityIds, createHarness, serve, settle } from '../support/harness.js';
 import { SseTestClient } from '../support/sse-client.js';
 
 const running: RunningServer[] = [];
@@ -33,13 +33,10 @@ async function stream(url: string, path = '/api/activity/stream', headers: Recor
 
 function record(h: Harness, count: number, draft: { sessionId?: string; kind?: ActivityKind; payload?: Record<string, unknown> } = {}): void {
   for (let i = 0; i < count; i += 1) {
-    h.system.activity.trigger.record({
-      draft: { kind: draft.kind ?? 'event', at: h.clock.now(), session_id: draft.sessionId ?? 's1', user_id: null, payload: draft.payload ?? { n: i }, trace: { trace_id: 't', request_id: 'r' } },
-    });
+    h.system.activity.append({ kind: draft.kind ?? 'event', at: h.clock.now(), session_id: draft.sessionId ?? 's1', user_id: null, payload: draft.payload ?? { n: i }, trace: { trace_id: 't', request_id: 'r' } });
   }
 }
 
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
 
 /** SimulatedClock keeps its pending timeouts in a private map; the count is what proves nothing is left armed. */
 const pendingTimers = (h: Harness) => (h.clock as unknown as { timeouts: Map<unknown, unknown> }).timeouts.size;
@@ -51,7 +48,7 @@ const patient = { timeout: 5000 };
 
 describe('GET /api/activity/stream: framing and delivery', () => {
   it('opens with proxy-proof headers and a retry, then pushes each recorded item as id/event/data', async () => {
-    const { url } = await start();
+    const { h, url } = await start();
     const client = await stream(url);
     expect(client.response.status).toBe(200);
     expect(client.response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
@@ -72,7 +69,7 @@ describe('GET /api/activity/stream: framing and delivery', () => {
 
     const [message] = client.messages;
     expect(message!.event).toBe('activity');
-    expect(message!.id).toBe('1');
+    expect(message!.id).toBe(activityId(h, 1));
     const listed = (await (await fetch(`${url}/api/activity`)).json()) as { items: unknown[] };
     expect(JSON.parse(message!.data)).toEqual(listed.items[0]);
     expect(client.items[0]!.payload).toMatchObject({ event: 'component_input', hint: '******234F', masked: true });
@@ -109,9 +106,10 @@ describe('GET /api/activity/stream: framing and delivery', () => {
     await bySession.until((c) => c.ids.length === 3);
     await byKind.until((c) => c.ids.length === 1);
     await both.until((c) => c.ids.length === 1);
-    expect(bySession.ids).toEqual(['3', '4', '7']);
-    expect(byKind.ids).toEqual(['5']);
-    expect(both.ids).toEqual(['6']);
+    const id = (n: number) => activityId(h, n);
+    expect(bySession.ids).toEqual([id(3), id(4), id(7)]);
+    expect(byKind.ids).toEqual([id(5)]);
+    expect(both.ids).toEqual([id(6)]);
   });
 
   it.each([
@@ -163,7 +161,7 @@ describe('GET /api/activity/stream: resume', () => {
     await second.until((c) => c.ids.length === 3);
     record(h, 2);
     await second.until((c) => c.ids.length === 5);
-    expect([...first.ids, ...second.ids]).toEqual(range(1, 8));
+    expect([...first.ids, ...second.ids]).toEqual(activityIds(h, 1, 8));
     expect(second.messages.every((m) => m.event === 'activity')).toBe(true);
   });
 
@@ -172,54 +170,54 @@ describe('GET /api/activity/stream: resume', () => {
     record(h, 1, { sessionId: 'a' });
     record(h, 1, { sessionId: 'b' });
     record(h, 1, { sessionId: 'a' });
-    const client = await stream(url, '/api/activity/stream?session_id=a', { 'Last-Event-ID': '0' });
+    const client = await stream(url, '/api/activity/stream?session_id=a', { 'Last-Event-ID': activityId(h, 0) });
     await client.until((c) => c.ids.length === 2);
     record(h, 1, { sessionId: 'a' });
     await client.until((c) => c.ids.length === 3);
-    expect(client.ids).toEqual(['1', '3', '4']);
+    expect(client.ids).toEqual([activityId(h, 1), activityId(h, 3), activityId(h, 4)]);
   });
 
   it('an id older than the buffer gets a reset naming the gap, then what is left', async () => {
     const { h, url } = await start({ env: { ACTIVITY_BUFFER_SIZE: '5' } });
     record(h, 12);
-    const client = await stream(url, '/api/activity/stream', { 'Last-Event-ID': '2' });
+    const client = await stream(url, '/api/activity/stream', { 'Last-Event-ID': activityId(h, 2) });
     await client.until((c) => c.ids.length === 5);
     const [reset, ...rest] = client.messages;
     expect(reset!.event).toBe('reset');
     expect(reset!.id).toBeUndefined();
-    expect(JSON.parse(reset!.data)).toEqual({ reason: 'behind_buffer', requested_after: '2', oldest_id: '8', latest_id: '12' });
-    expect(rest.map((m) => m.id)).toEqual(range(8, 12));
+    expect(JSON.parse(reset!.data)).toEqual({ reason: 'behind_buffer', requested_after: activityId(h, 2), oldest_id: activityId(h, 8), latest_id: activityId(h, 12) });
+    expect(rest.map((m) => m.id)).toEqual(activityIds(h, 8, 12));
   });
 
   it('an id the buffer never gave (the service restarted) gets a reset, then the whole buffer', async () => {
     const { h, url } = await start({ env: { ACTIVITY_BUFFER_SIZE: '5' } });
     record(h, 3);
-    const client = await stream(url, '/api/activity/stream', { 'Last-Event-ID': '5000' });
+    const client = await stream(url, '/api/activity/stream', { 'Last-Event-ID': activityId(h, 5000) });
     await client.until((c) => c.ids.length === 3);
     expect(client.messages[0]!.event).toBe('reset');
-    expect(JSON.parse(client.messages[0]!.data)).toEqual({ reason: 'unknown_id', requested_after: '5000', oldest_id: '1', latest_id: '3' });
-    expect(client.ids).toEqual(['1', '2', '3']);
+    expect(JSON.parse(client.messages[0]!.data)).toEqual({ reason: 'unknown_id', requested_after: activityId(h, 5000), oldest_id: activityId(h, 1), latest_id: activityId(h, 3) });
+    expect(client.ids).toEqual(activityIds(h, 1, 3));
   });
 
   it('an id level with the newest item replays nothing and goes live', async () => {
     const { h, url } = await start();
     record(h, 4);
-    const client = await stream(url, '/api/activity/stream', { 'Last-Event-ID': '4' });
+    const client = await stream(url, '/api/activity/stream', { 'Last-Event-ID': activityId(h, 4) });
     await client.until((c) => c.retry !== undefined);
     record(h, 1);
     await client.until((c) => c.messages.length === 1);
-    expect(client.ids).toEqual(['5']);
+    expect(client.ids).toEqual([activityId(h, 5)]);
   });
 
   it('a replay larger than the byte cap is paced by the socket, not cut, and hands over to live items in order', async () => {
     const { h, url } = await start({ env: { ACTIVITY_BUFFER_SIZE: '3000' } });
     const padding = 'p'.repeat(2048);
     record(h, 3000, { payload: { padding } });
-    const client = await stream(url, '/api/activity/stream', { 'Last-Event-ID': '0' });
+    const client = await stream(url, '/api/activity/stream', { 'Last-Event-ID': activityId(h, 0) });
     await client.until((c) => c.messages.length >= 100);
     record(h, 50, { payload: { padding } });
     await client.until((c) => c.messages.length === 3050, 10_000);
-    expect(client.ids).toEqual(range(1, 3050));
+    expect(client.ids).toEqual(activityIds(h, 1, 3050));
     expect(client.messages.some((m) => m.event === 'reset')).toBe(false);
     expect(streamsOpen(h)).toBe(1);
   });
@@ -245,6 +243,8 @@ describe('GET /api/activity/stream: limits', () => {
     while (streamsOpen(h) > 0 && recorded < 2000) {
       record(h, 1, { payload: { blob } });
       recorded += 1;
+      // A durable store delivers an item once it is committed, at the end of the turn.
+      await settle();
       peakBuffered = Math.max(peakBuffered, h.app.activityStreams.stats().bufferedBytes);
     }
     expect(streamsOpen(h)).toBe(0);
@@ -263,10 +263,10 @@ describe('GET /api/activity/stream: limits', () => {
   it('leaves no stream, subscription or timer behind after 100 connects and disconnects', async () => {
     const { h, url } = await start();
     const store = h.system.activity;
-    const subscribe = store.on.bind(store);
+    const subscribe = store.onRecorded.bind(store);
     let subscriptions = 0;
-    vi.spyOn(store, 'on').mockImplementation((type, handler) => {
-      const subscription = subscribe(type, handler);
+    vi.spyOn(store, 'onRecorded').mockImplementation((handler) => {
+      const subscription = subscribe(handler);
       subscriptions += 1;
       return {
         unsubscribe: () => {

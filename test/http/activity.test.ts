@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { START_TIME, createHarness } from '../support/harness.js';
+import { START_TIME, activityId, activityIds, createHarness } from '../support/harness.js';
 
 type Item = { id: string; kind: string; session_id: string; user_id: string | null; timestamp: string; payload: Record<string, unknown>; trace: { trace_id: string; request_id: string } };
 
@@ -17,9 +17,9 @@ describe('GET /api/activity', () => {
     expect(res.status).toBe(200);
     const items: Item[] = res.body.items;
     expect(items).toHaveLength(100);
-    expect(items[0]!.id).toBe('21');
-    expect(items[99]!.id).toBe('120');
-    expect(items.map((i) => Number(i.id))).toEqual(Array.from({ length: 100 }, (_, i) => 21 + i));
+    expect(items[0]!.id).toBe(activityId(h, 21));
+    expect(items[99]!.id).toBe(activityId(h, 120));
+    expect(items.map((i) => i.id)).toEqual(activityIds(h, 21, 120));
     expect(items[0]).toMatchObject({ kind: 'event', session_id: 's1', user_id: null, payload: { event: 'screen_schema_lazy', screen: 'screen_20', component_id: null } });
     expect(items[0]!.timestamp).toBe(new Date(START_TIME).toISOString());
   });
@@ -27,12 +27,12 @@ describe('GET /api/activity', () => {
   it('clamps limit above 1000 to 1000', async () => {
     const h = createHarness();
     for (let i = 0; i < 1005; i += 1) {
-      h.system.activity.trigger.record({ draft: { kind: 'event', at: START_TIME, session_id: 's', user_id: null, payload: {}, trace: { trace_id: 't', request_id: 'r' } } });
+      h.system.activity.append({ kind: 'event', at: START_TIME, session_id: 's', user_id: null, payload: {}, trace: { trace_id: 't', request_id: 'r' } });
     }
     const res = await h.http.get('/api/activity?limit=5000');
     expect(res.status).toBe(200);
     expect(res.body.items).toHaveLength(1000);
-    expect(res.body.items[999].id).toBe('1005');
+    expect(res.body.items[999].id).toBe(activityId(h, 1005));
   });
 
   it.each([['0'], ['-1'], ['1.5'], ['abc'], [''], ['1e3']])('limit=%s → 422 naming limit', async (limit) => {
@@ -78,7 +78,7 @@ describe('GET /api/activity', () => {
     const h = createHarness({ env: { ACTIVITY_BUFFER_SIZE: '5' } });
     await ingest(h, 8);
     const items = (await h.http.get('/api/activity?limit=1000')).body.items as Item[];
-    expect(items.map((i) => i.id)).toEqual(['4', '5', '6', '7', '8']);
+    expect(items.map((i) => i.id)).toEqual(activityIds(h, 4, 8));
   });
 });
 

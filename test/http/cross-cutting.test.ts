@@ -63,9 +63,11 @@ describe('errors', () => {
     expect(bad.body.detail).toMatch(/^session_id: must be 1-128 characters/);
   });
 
-  it('/health answers {status:"ok"}', async () => {
+  it('/health answers {status:"ok"} and reports the store', async () => {
     const h = createHarness();
-    expect((await h.http.get('/health')).body).toEqual({ status: 'ok' });
+    const { body } = await h.http.get('/health');
+    expect(body).toMatchObject({ status: 'ok', store: { kind: h.config.store.kind, status: 'ok' } });
+    if (h.config.store.kind === 'sqlite') expect(body.store.file).toMatch(/kyc-assistant\.sqlite$/);
   });
 });
 

@@ -137,7 +137,7 @@ describe('the traffic simulator', () => {
     const { h, url } = await service();
     const interrupt = new AbortController();
     let voiceSession: string | undefined;
-    h.system.activity.on('recorded', ({ item }) => {
+    h.system.activity.onRecorded((item) => {
       if (item.kind !== 'session_start' || voiceSession !== undefined) return;
       voiceSession = item.session_id ?? 'none';
       interrupt.abort();

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunningServer } from '../../src/http/server.js';
 import { RAW_PAN } from '../fixtures/client-events.js';
 import type { Harness } from '../support/harness.js';
-import { createHarness, serve } from '../support/harness.js';
+import { activityId, createHarness, serve } from '../support/harness.js';
 
 const KEY = 'tail-key';
 const running: RunningServer[] = [];
@@ -50,8 +50,10 @@ describe('npm run tail', { timeout: 60_000 }, () => {
     await post(server.url, { session_id: 's2', event: 'identity' });
     await post(server.url, { session_id: 's1', event: 'validation_failed', errors: ['pan_invalid_format'] });
     await vi.waitFor(() => expect(tail.out).toHaveLength(2), slow);
-    expect(tail.out[0]).toMatch(/^2026-11-20T12:00:00\.000Z {2}event {10}s1 {2}#1 {2}event=component_input screen=pan_details component_id=pan_field hint=\*{6}234F masked=true$/);
-    expect(tail.out[1]).toMatch(/ s1 {2}#3 {2}event=validation_failed .*errors=\["pan_invalid_format"\]/);
+    expect(tail.out[0]).toMatch(
+      new RegExp(`^2026-11-20T12:00:00\\.000Z {2}event {10}s1 {2}#${activityId(h, 1)} {2}event=component_input screen=pan_details component_id=pan_field hint=\\*{6}234F masked=true$`),
+    );
+    expect(tail.out[1]).toMatch(new RegExp(` s1 {2}#${activityId(h, 3)} {2}event=validation_failed .*errors=\\["pan_invalid_format"\\]`));
 
     server.server.closeAllConnections();
     await vi.waitFor(() => expect(streamsOpen(h)).toBe(0), slow);
@@ -61,8 +63,8 @@ describe('npm run tail', { timeout: 60_000 }, () => {
     await post(server.url, { session_id: 's1', event: 'identity' });
     await vi.waitFor(() => expect(tail.out).toHaveLength(5), slow);
 
-    expect(idsOf(tail.out)).toEqual(['1', '3', '4', '5', '6']);
-    expect(tail.err.some((line) => line.includes('resuming after id 3'))).toBe(true);
+    expect(idsOf(tail.out)).toEqual([1, 3, 4, 5, 6].map((n) => activityId(h, n)));
+    expect(tail.err.some((line) => line.includes(`resuming after id ${activityId(h, 3)}`))).toBe(true);
     expect(tail.out.join('\n')).not.toContain(RAW_PAN);
 
     const exited = once(tail.child, 'close');
@@ -84,8 +86,8 @@ describe('npm run tail', { timeout: 60_000 }, () => {
     for (let i = 0; i < 5; i += 1) await post(server.url, { session_id: 's1', event: 'identity' });
     await vi.waitFor(() => expect(tail.out).toHaveLength(4), slow);
 
-    expect(idsOf(tail.out)).toEqual(['1', '4', '5', '6']);
-    expect(tail.err.some((line) => line.includes('items after id 1 and before id 4 were dropped'))).toBe(true);
+    expect(idsOf(tail.out)).toEqual([1, 4, 5, 6].map((n) => activityId(h, n)));
+    expect(tail.err.some((line) => line.includes(`items after id ${activityId(h, 1)} and before id ${activityId(h, 4)} were dropped`))).toBe(true);
     tail.child.kill('SIGINT');
     expect((await once(tail.child, 'close'))[0]).toBe(0);
   });

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import supertest from 'supertest';
@@ -16,8 +19,27 @@ import { openSdkConfigSource } from '../../src/integrations/sdk-config-source.js
 import type { RunningServer } from '../../src/http/server.js';
 import { listen } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
+import { openStore } from '../../src/store/open-store.js';
+import type { Store } from '../../src/store/ports.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 
 export const START_TIME = Date.parse('2026-11-20T12:00:00.000Z');
+
+/** The store every harness uses unless its env names one: the suite runs once per store (vitest.config.ts). */
+export const TEST_STORE = process.env.TEST_STORE === 'sqlite' ? 'sqlite' : 'memory';
+
+let tempRoot: string | undefined;
+/** A fresh data directory, removed when the test process exits. */
+export function tempDataDir(): string {
+  if (!tempRoot) {
+    const root = mkdtempSync(join(tmpdir(), 'kyc-test-'));
+    tempRoot = root;
+    process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+  }
+  const dir = mkdtempSync(join(tempRoot, 'data-'));
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
 
 /** Every log line the service wrote, as text, so tests can search them. */
 export class LogCapture extends Writable {
@@ -44,6 +66,11 @@ export interface Harness {
   /** Watches SDK_CONFIG_FILE when the env names one; close it when the test is done. */
   sdkConfig: SdkConfigSource;
   logger: Logger;
+  store: Store;
+  /** The id the first activity item gets (1 in SQLite; in memory it carries the process epoch). */
+  firstActivityId: number;
+  /** The environment it was configured from, data directory included. */
+  env: Record<string, string>;
 }
 
 export interface HarnessOptions {
@@ -53,13 +80,19 @@ export interface HarnessOptions {
   inspect?: ActorSystemOptions['inspect'];
   /** Another simulated clock (a `DeadlineClock`, for long runs with timers that re-arm themselves). */
   clock?: SimulatedClock;
+  /** The simulated time the clock starts at (a restart continues from where the last one stopped). */
+  startAt?: number;
 }
 
 /** The real express app over the real actor system, on a simulated clock, logging to memory. */
 export function createHarness(options: HarnessOptions = {}): Harness {
-  const config = loadConfig({ RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'debug', ...options.env });
+  const storeEnv: Record<string, string> = { STORE: TEST_STORE, ...options.env };
+  const dataDir: Record<string, string> = storeEnv.STORE === 'sqlite' && !storeEnv.DATA_DIR ? { DATA_DIR: tempDataDir() } : {};
+  const env = { RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'debug', ...storeEnv, ...dataDir };
+  const config = loadConfig(env);
   const clock = options.clock ?? new SimulatedClock();
-  clock.set(START_TIME);
+  clock.set(options.startAt ?? START_TIME);
+  const store = openStore(config, clock);
   const logs = new LogCapture();
   const logger = createLogger(config.logLevel, logs);
   const media = createMediaProvider(config);
@@ -71,7 +104,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
     sessionHibernateSeconds: config.sessionHibernateSeconds,
     maxSessions: config.maxSessions,
-    activityBufferSize: config.activityBufferSize,
+    store,
     sessionLogic: options.sessionLogic,
     media,
     mediaRoomPrefix: config.mediaRoomPrefix,
@@ -82,7 +115,17 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   });
   const sdkConfig = openSdkConfigSource({ file: config.sdkConfigFile, logger });
   const app = createApp({ config, system, logger, mediaReady, sdkConfig });
-  return { app, system, clock, config, logs, http: supertest(app.express), sdkConfig, logger };
+  return { app, system, clock, config, logs, http: supertest(app.express), sdkConfig, logger, store, env, firstActivityId: store.activity.bounds().lastId + 1 };
+}
+
+/**
+ * The process dies (what a SQLite store has not committed is lost, nothing is flushed) and
+ * starts again on the same data directory, its clock where the old one stopped.
+ */
+export function restartAfterCrash(h: Harness, options: HarnessOptions = {}): Harness {
+  if (h.store.sessions instanceof SqliteStore) h.store.sessions.abandon();
+  h.sdkConfig.close();
+  return createHarness({ ...options, env: { ...h.env, ...options.env }, startAt: h.clock.now() });
 }
 
 /** The same app on a real socket (127.0.0.1, a free port), for what supertest cannot do: streams. */
@@ -98,6 +141,12 @@ export function serve(h: Harness): Promise<RunningServer> {
 export function advance(clock: SimulatedClock, ms: number, stepMs = 1000): void {
   for (let moved = 0; moved < ms; moved += stepMs) clock.increment(Math.min(stepMs, ms - moved));
 }
+
+/** The n-th activity item's id (from 1), whatever the store's first id. */
+export const activityId = (h: Harness, n: number): string => String(h.firstActivityId + n - 1);
+
+/** The ids of the from-th to the to-th activity items. */
+export const activityIds = (h: Harness, from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => activityId(h, from + i));
 
 /** Lets queued microtasks (actor stops after eviction) run. */
 export const settle = () => new Promise<void>((resolve) => setImmediate(resolve));

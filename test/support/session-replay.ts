@@ -1,6 +1,5 @@
 import type { Response } from 'supertest';
 import { expect } from 'vitest';
-import { listActivity } from '../../src/actors/activity-store.js';
 import { sessionView } from '../../src/http/views/session-view.js';
 import type { Harness } from './harness.js';
 import { settle } from './harness.js';
@@ -180,12 +179,12 @@ export class SessionReplay {
 
   /**
    * The session view and the activity, read as their routes read them (`sessionView`,
-   * `listActivity`) but without HTTP, so that a check after every step stays cheap.
+   * the activity log's `list`) but without HTTP, so that a check after every step stays cheap.
    */
   private observe(): Observation {
     const snapshot = this.h.system.supervisor.snapshot(this.sessionId);
     const view = snapshot ? sessionView(snapshot.context, snapshot.value) : undefined;
-    const activity = listActivity(this.h.system.activity, { limit: 1000, sessionId: this.sessionId });
+    const activity = this.h.system.activity.list({ limit: 1000, sessionId: this.sessionId });
     return { exists: view !== undefined, active: view?.active ?? false, state: view?.state ?? null, activity };
   }
 }

@@ -1,5 +1,4 @@
 import { Router } from 'express';
-import { listActivity } from '../../actors/activity-store.js';
 import type { AppDeps } from '../deps.js';
 import type { RouteDoc } from '../route-doc.js';
 import { ActivityListOut, ActivityQuery, ErrorBody } from '../schemas/common.js';
@@ -28,7 +27,7 @@ export function activityRoutes({ system, mediaReady }: AppDeps): Router {
   const router = Router();
   router.get('/api/activity', (req, res) => {
     const query = parseOr422(ActivityQuery, req.query, 'query');
-    const items = listActivity(system.activity, {
+    const items = system.activity.list({
       limit: query.limit ?? DEFAULT_LIMIT,
       sessionId: query.session_id,
       kind: query.kind,

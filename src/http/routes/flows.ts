@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { flowProgress, flowSteps, stepFacts } from '../../domain/flow.js';
 import type { FlowSetResult } from '../../machines/session.events.js';
-import { replyOrThrow } from '../ask.js';
+import { replyOrThrow, storeUnavailable } from '../ask.js';
 import type { AppDeps } from '../deps.js';
 import { traceFor } from '../request-context.js';
 import type { RouteDoc } from '../route-doc.js';
@@ -57,7 +57,7 @@ export function flowRoutes({ system }: AppDeps): Router {
       result = { flow, ...stepFacts(kb, body.current_step), progress: flowProgress(flow, body.current_step) };
     }
     if (result.flow && body.step_sequence?.length) {
-      system.recordFlowGraph({
+      const committed = await system.recordFlowGraph({
         client_id: body.client_id ?? null,
         flow_key: result.flow.flow_key,
         total_steps: result.flow.steps.length,
@@ -65,6 +65,7 @@ export function flowRoutes({ system }: AppDeps): Router {
         user_id: body.user_id ?? null,
         trace,
       });
+      if (!committed) throw storeUnavailable();
     }
     res.json({
       status: 'ok',

@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import type { StoreHealth } from '../../store/ports.js';
 import type { RouteDoc } from '../route-doc.js';
 import { Health } from '../schemas/common.js';
 
@@ -13,15 +14,17 @@ export const healthRouteDocs: RouteDoc[] = [
     rateLimited: false,
     responses: {
       200: { description: 'serving', schema: Health },
-      503: { description: 'shutting down', schema: Health },
+      503: { description: 'shutting down, or the store refuses writes (disk full): `store.status` is `failing`', schema: Health },
     },
   },
 ];
 
 /** A handler for the app itself rather than a router: every request passes this point. */
-export function healthHandler(isShuttingDown: () => boolean): RequestHandler {
+export function healthHandler(isShuttingDown: () => boolean, storeHealth: () => StoreHealth): RequestHandler {
   return (_req, res) => {
-    if (isShuttingDown()) res.status(503).json({ status: 'shutting_down' });
-    else res.json({ status: 'ok' });
+    const store = storeHealth();
+    if (isShuttingDown()) res.status(503).json({ status: 'shutting_down', store });
+    else if (store.status !== 'ok') res.status(503).json({ status: 'store_failing', store });
+    else res.json({ status: 'ok', store });
   };
 }

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { TriggerDecision, TriggerSignals } from '../../domain/trigger-policy.js';
-import { replyOrThrow } from '../ask.js';
+import { replyOrThrow, storeUnavailable } from '../ask.js';
 import { clientIdHeader } from '../client-id.js';
 import type { AppDeps } from '../deps.js';
 import { traceFor } from '../request-context.js';
@@ -51,7 +51,9 @@ export function triggerRoutes({ system, sdkConfig }: AppDeps): Router {
       trace: traceFor(res, body),
     };
     if (!body.session_id) {
-      res.json(system.evaluateTriggerWithoutSession(request));
+      const decision = await system.evaluateTriggerWithoutSession(request);
+      if (!decision) throw storeUnavailable();
+      res.json(decision);
       return;
     }
     const key = sessionKeyOr422(body.session_id, body.user_id);

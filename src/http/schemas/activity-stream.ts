@@ -6,8 +6,9 @@ export const ActivityStreamQuery = ActivityQuery.pick({ session_id: true, kind: 
 export const ActivityStreamHeaders = z.object({
   'Last-Event-ID': z
     .string()
-    .regex(/^\d{1,15}$/, { error: 'must be a non-negative integer: the id of the last activity item received' })
+    .regex(/^\d{1,16}$/, { error: 'must be a non-negative integer: the id of the last activity item received' })
     .transform(Number)
+    .refine(Number.isSafeInteger, { error: 'must be a non-negative integer: the id of the last activity item received' })
     .optional(),
 });
 

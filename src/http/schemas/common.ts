@@ -3,7 +3,16 @@ import { ACTIVITY_KINDS } from '../../domain/activity.js';
 
 export const ErrorBody = z.object({ detail: z.string() }).meta({ id: 'Error' });
 
-export const Health = z.object({ status: z.string() }).meta({ id: 'Health' });
+export const StoreHealthOut = z
+  .object({
+    kind: z.enum(['memory', 'sqlite']),
+    status: z.enum(['ok', 'failing']).meta({ description: '`failing`: the last commit failed (disk full, I/O error); writes answer 503' }),
+    file: z.string().optional().meta({ description: 'the database file (sqlite)' }),
+    last_error: z.string().optional(),
+  })
+  .meta({ id: 'StoreHealth' });
+
+export const Health = z.object({ status: z.string(), store: StoreHealthOut.optional() }).meta({ id: 'Health' });
 
 export const FeatureFlagsOut = z.object({ flags: z.record(z.string(), z.boolean()) }).meta({ id: 'FeatureFlags' });
 

@@ -109,7 +109,7 @@ export const POPUP_EXAMPLES = {
 export const DROPOFF_REGISTER_EXAMPLES = {
   background: {
     summary: 'app backgrounded, dialable phone known',
-    value: { user_id: 'user-42', session_id: SESSION, phone: '+919876543210', reason: 'app_background' },
+    value: { user_id: 'user-42', session_id: SESSION, phone: '+919812345678', reason: 'app_background' },
   },
 };
 

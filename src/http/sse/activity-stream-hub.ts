@@ -1,16 +1,15 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { ActivityStore } from '../../actors/activity-store.js';
-import { activityAfter, activityBounds } from '../../actors/activity-store.js';
 import type { ActivityItem, ActivityKind } from '../../domain/activity.js';
 import type { AppClock } from '../../integrations/clock.js';
+import type { ActivityLog } from '../../store/ports.js';
 import type { ActivityStreamReset } from '../schemas/activity-stream.js';
 import { sseComment, sseMessage } from './sse-frame.js';
 import type { SendResult } from './sse-response.js';
 import { SseResponse } from './sse-response.js';
 
 export interface ActivityStreamHubOptions {
-  activity: ActivityStore;
+  activity: ActivityLog;
   clock: AppClock;
   logger: Logger;
   maxStreams: number;
@@ -89,7 +88,7 @@ export class ActivityStreamHub {
     const stream: OpenStream = {
       out,
       matches: (item) => (sessionId === undefined || item.session_id === sessionId) && (kind === undefined || item.kind === kind),
-      cursor: activityBounds(this.options.activity).lastId,
+      cursor: this.options.activity.bounds().lastId,
       live: true,
       sent: 0,
       openedAt: this.options.clock.now(),
@@ -127,11 +126,11 @@ export class ActivityStreamHub {
   }
 
   private resume(stream: OpenStream, afterId: number): void {
-    const { oldestId, lastId } = activityBounds(this.options.activity);
+    const { oldestId, lastId } = this.options.activity.bounds();
     stream.live = false;
     stream.cursor = afterId;
     if (afterId > lastId) {
-      // Ids start again at 1 when the service restarts: this position means nothing here.
+      // Ids never repeat across restarts, so an id above the newest was never given by this log.
       const reset = resetFrame({ reason: 'unknown_id', requested_after: String(afterId), oldest_id: idOrNull(oldestId), latest_id: String(lastId) });
       if (!this.send(stream, reset)) return;
       stream.cursor = oldestId === undefined ? lastId : oldestId - 1;
@@ -142,9 +141,9 @@ export class ActivityStreamHub {
   /** Writes from the ring until the stream is level with the newest item, pausing whenever the socket is full. */
   private catchUp(stream: OpenStream): void {
     while (!stream.live && this.streams.has(stream)) {
-      const { items, gap } = activityAfter(this.options.activity, stream.cursor, REPLAY_BATCH);
+      const { items, gap } = this.options.activity.after(stream.cursor, REPLAY_BATCH);
       if (gap) {
-        const { lastId } = activityBounds(this.options.activity);
+        const { lastId } = this.options.activity.bounds();
         const reset = resetFrame({ reason: 'behind_buffer', requested_after: String(stream.cursor), oldest_id: items[0]!.id, latest_id: String(lastId) });
         if (!this.send(stream, reset)) return;
       }
@@ -207,7 +206,7 @@ export class ActivityStreamHub {
   }
 
   private ensureRunning(): void {
-    this.subscription ??= this.options.activity.on('recorded', ({ item }) => this.onRecorded(item));
+    this.subscription ??= this.options.activity.onRecorded((item) => this.onRecorded(item));
     if (this.heartbeat === undefined) this.armHeartbeat();
   }
 

@@ -1,0 +1,58 @@
+import type { DatabaseSync } from 'node:sqlite';
+
+/**
+ * The schema, one step per version; `PRAGMA user_version` records the steps applied. A step is
+ * never edited once released: a change is a new step.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: sessions as JSON with the columns the listing filters on, and the activity log.
+  `
+  CREATE TABLE sessions (
+    session_id TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    wake_at INTEGER,
+    user_id TEXT,
+    screen TEXT,
+    voice TEXT NOT NULL,
+    cooldown_until INTEGER,
+    created_at INTEGER NOT NULL,
+    last_activity_at INTEGER NOT NULL
+  );
+  CREATE INDEX sessions_wake ON sessions (wake_at) WHERE wake_at IS NOT NULL;
+  CREATE INDEX sessions_recent ON sessions (last_activity_at);
+  CREATE INDEX sessions_voice ON sessions (voice, session_id);
+  CREATE INDEX sessions_screen ON sessions (screen, session_id);
+  CREATE TABLE activity (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    session_id TEXT,
+    item TEXT NOT NULL
+  );
+  CREATE INDEX activity_session ON activity (session_id, id);
+  CREATE INDEX activity_kind ON activity (kind, id);
+  `,
+];
+
+export class SchemaTooNewError extends Error {
+  override name = 'SchemaTooNewError';
+}
+
+/** Brings the database to the current version, each step in its own transaction. */
+export function migrate(db: DatabaseSync): void {
+  const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
+  if (version > MIGRATIONS.length) {
+    throw new SchemaTooNewError(`schema version ${version} is newer than this release knows (${MIGRATIONS.length}); run a newer release or restore a backup`);
+  }
+  for (let step = version; step < MIGRATIONS.length; step += 1) {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      db.exec(MIGRATIONS[step]!);
+      db.exec(`PRAGMA user_version = ${step + 1}`);
+      db.exec('COMMIT');
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+}

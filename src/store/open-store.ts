@@ -1,0 +1,19 @@
+import type { AppConfig } from '../config.js';
+import type { AppClock } from '../integrations/clock.js';
+import { openMemoryStore } from './memory-store.js';
+import type { Store } from './ports.js';
+import { openSqliteStore } from './sqlite-store.js';
+
+export { StoreOpenError } from './sqlite-store.js';
+
+/** The store STORE names; a SQLite file that cannot be used throws StoreOpenError. */
+export function openStore(config: Pick<AppConfig, 'store' | 'activityRetentionItems' | 'activityRetentionDays'>, clock: AppClock): Store {
+  if (config.store.kind === 'memory') return openMemoryStore(config.activityRetentionItems, clock.now());
+  return openSqliteStore({
+    dataDir: config.store.dataDir,
+    sync: config.store.sync,
+    retentionItems: config.activityRetentionItems,
+    retentionDays: config.activityRetentionDays,
+    now: () => clock.now(),
+  });
+}

@@ -1,0 +1,110 @@
+import type { ActivityDraft, ActivityItem, ActivityKind } from '../domain/activity.js';
+
+/**
+ * The ports behind which the service keeps what it must not lose. Writes are queued and made
+ * durable by `commit()`, which resolves once everything queued before the call is stored (a
+ * batch: group commit), so a request is answered only after what it changed is kept. Reads are
+ * synchronous and see every write queued so far.
+ */
+export interface Durable {
+  /** Resolves when every write queued so far is committed; rejects with StoreUnavailableError when it could not be. */
+  commit(): Promise<void>;
+  health(): StoreHealth;
+  /** Writes what is queued and releases the store (shutdown). */
+  close(): void;
+}
+
+export interface StoreHealth {
+  kind: 'memory' | 'sqlite';
+  status: 'ok' | 'failing';
+  /** The database file, for the SQLite store. */
+  file?: string;
+  /** Why the last commit failed, while failing. */
+  last_error?: string;
+}
+
+/** A write could not be made durable (disk full, I/O error): answer 503 and let the client retry. */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+}
+
+/** A session as the store keeps it: the state value and the context as JSON, with the summary a listing needs. */
+export interface StoredSession {
+  session_id: string;
+  /** The machine's state value when saved. */
+  value: unknown;
+  /** The session context as plain data (JSON-able); what `persistedContext` keeps. */
+  context: Record<string, unknown>;
+  /** The earliest deadline of any timer the session holds (epoch ms); null when none. */
+  wake_at: number | null;
+  summary: SessionSummary;
+}
+
+/** The columns `GET /api/sessions` lists and filters on. */
+export interface SessionSummary {
+  user_id: string | null;
+  screen: string | null;
+  /** The voice region: inactive, starting, active or stopping. */
+  voice: string;
+  cooldown_until: number | null;
+  created_at: number;
+  /** When a command last reached the session. */
+  last_activity_at: number;
+}
+
+export interface SessionPageQuery {
+  /** The last session_id of the previous page. */
+  after?: string | undefined;
+  limit: number;
+  /** `active`: voice starting, active or stopping. */
+  voice?: 'active' | undefined;
+  screen?: string | undefined;
+  /** A prefix of the session id or the user id. */
+  q?: string | undefined;
+}
+
+export interface SessionPage {
+  items: (SessionSummary & { session_id: string })[];
+  /** The cursor of the next page; null on the last. */
+  next: string | null;
+}
+
+export interface SessionStore extends Durable {
+  load(sessionId: string): StoredSession | undefined;
+  /** Queues a save; `snapshot` is called when the batch is written, so only the latest state is serialized. */
+  save(sessionId: string, snapshot: () => StoredSession): void;
+  remove(sessionId: string): void;
+  count(): number;
+  /** Sessions with a deadline at or before `at`, earliest first. */
+  dueBy(at: number, limit: number, skip?: (sessionId: string) => boolean): string[];
+  /** The earliest deadline after `at`. */
+  nextWakeAfter(at: number): number | undefined;
+  /** Least recently active first, for eviction at MAX_SESSIONS. */
+  leastRecent(limit: number): string[];
+  page(query: SessionPageQuery): SessionPage;
+}
+
+export interface ActivityQuery {
+  limit: number;
+  sessionId?: string | undefined;
+  kind?: ActivityKind | undefined;
+}
+
+export interface ActivityLog extends Durable {
+  /** Gives the draft its id and queues it; listeners hear of it once committed. */
+  append(draft: ActivityDraft): ActivityItem;
+  /** The newest items that match, oldest first. */
+  list(query: ActivityQuery): ActivityItem[];
+  /** Items after `afterId`, oldest first, and whether some after it are no longer held. */
+  after(afterId: number, limit?: number): { items: ActivityItem[]; gap: boolean };
+  /** `oldestId` undefined while nothing is held; `lastId` is the newest id given (the base before the first). */
+  bounds(): { oldestId: number | undefined; lastId: number };
+  /** Called for each item once committed, in id order. */
+  onRecorded(listener: (item: ActivityItem) => void): { unsubscribe(): void };
+}
+
+/** Both ports over one storage: a session's state and the activity it recorded commit together. */
+export interface Store {
+  sessions: SessionStore;
+  activity: ActivityLog;
+}

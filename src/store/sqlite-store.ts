@@ -1,0 +1,396 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { StatementSync } from 'node:sqlite';
+import { DatabaseSync } from 'node:sqlite';
+import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
+import { isoTime } from '../integrations/clock.js';
+import { migrate } from './migrations.js';
+import type { ActivityLog, ActivityQuery, SessionPage, SessionPageQuery, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
+import { StoreUnavailableError } from './ports.js';
+
+export const DATABASE_FILE = 'kyc-assistant.sqlite';
+
+export interface SqliteStoreOptions {
+  dataDir: string;
+  sync: 'normal' | 'full';
+  retentionItems: number;
+  /** 0: no age limit. */
+  retentionDays: number;
+  /** The injected clock's now, for age retention. */
+  now: () => number;
+}
+
+/** The database cannot be used: start-up stops with this one line. */
+export class StoreOpenError extends Error {
+  override name = 'StoreOpenError';
+}
+
+const AGE_PRUNE_INTERVAL_MS = 60_000;
+const AGE_PRUNE_BATCH = 10_000;
+const DAY_MS = 86_400_000;
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+type SessionRow = { session_id: string; state: string; wake_at: number | null; user_id: string | null; screen: string | null; voice: string; cooldown_until: number | null; created_at: number; last_activity_at: number };
+
+/**
+ * Sessions and the activity log in one SQLite file (`node:sqlite`, WAL). Writes are queued and
+ * committed together once per event-loop turn (group commit): one transaction, one WAL sync, for
+ * every request that changed something in that turn, and each request is answered after its
+ * batch commits. Reads see the queued writes: loading a session reads its queued state, any other
+ * read commits what is queued first.
+ *
+ * Activity ids are the table's AUTOINCREMENT ids, given here (one writer) so that an item has its
+ * id when recorded; listeners hear of an item only once it is committed, so no id ever seen can be
+ * given again after a crash.
+ */
+export class SqliteStore implements SessionStore, ActivityLog {
+  readonly file: string;
+  readonly db: DatabaseSync;
+  private readonly statements: ReturnType<typeof prepare>;
+  private readonly saves = new Map<string, () => StoredSession>();
+  private readonly removals = new Set<string>();
+  private items: ActivityItem[] = [];
+  private waiters: Waiter[] = [];
+  private scheduled = false;
+  private closed = false;
+  private readonly listeners = new Set<(item: ActivityItem) => void>();
+  private lastId: number;
+  private committedId: number;
+  private oldestId: number | undefined;
+  private lastAgePrune = Number.NEGATIVE_INFINITY;
+  private failure: string | undefined;
+
+  constructor(private readonly options: SqliteStoreOptions) {
+    this.file = resolve(join(options.dataDir, DATABASE_FILE));
+    this.db = openDatabase(this.file, options);
+    this.statements = prepare(this.db);
+    const sequence = this.statements.lastId.get() as { seq: number } | undefined;
+    this.lastId = this.committedId = sequence?.seq ?? 0;
+    this.oldestId = (this.statements.oldestId.get() as { id: number | null }).id ?? undefined;
+  }
+
+  // SessionStore
+
+  load(sessionId: string): StoredSession | undefined {
+    // A queued write is the newest state; otherwise the file is. Not committing here keeps a new
+    // session's first command (a miss) from cutting the current group short.
+    const queued = this.saves.get(sessionId);
+    if (queued) return queued();
+    if (this.removals.has(sessionId)) return undefined;
+    const row = this.statements.loadSession.get(sessionId) as SessionRow | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
+  save(sessionId: string, snapshot: () => StoredSession): void {
+    this.removals.delete(sessionId);
+    this.saves.set(sessionId, snapshot);
+    this.schedule();
+  }
+
+  remove(sessionId: string): void {
+    this.saves.delete(sessionId);
+    this.removals.add(sessionId);
+    this.schedule();
+  }
+
+  count(): number {
+    this.flushNow();
+    return (this.statements.countSessions.get() as { n: number }).n;
+  }
+
+  dueBy(at: number, limit: number, skip: (sessionId: string) => boolean = () => false): string[] {
+    this.flushNow();
+    const due: string[] = [];
+    for (const row of this.statements.dueSessions.iterate(at) as Iterable<{ session_id: string }>) {
+      if (due.length >= limit) break;
+      if (!skip(row.session_id)) due.push(row.session_id);
+    }
+    return due;
+  }
+
+  nextWakeAfter(at: number): number | undefined {
+    this.flushNow();
+    const row = this.statements.nextWake.get(Number.isFinite(at) ? at : -Number.MAX_SAFE_INTEGER) as { at: number | null };
+    return row.at ?? undefined;
+  }
+
+  leastRecent(limit: number): string[] {
+    this.flushNow();
+    return (this.statements.leastRecent.all(limit) as { session_id: string }[]).map((row) => row.session_id);
+  }
+
+  page(query: SessionPageQuery): SessionPage {
+    this.flushNow();
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (query.after !== undefined) where.push('session_id > ?') && params.push(query.after);
+    if (query.voice === 'active') where.push("voice != 'inactive'");
+    if (query.screen !== undefined) where.push('screen = ?') && params.push(query.screen);
+    if (query.q !== undefined) {
+      const prefix = `${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      where.push("(session_id LIKE ? ESCAPE '\\' OR user_id LIKE ? ESCAPE '\\')") && params.push(prefix, prefix);
+    }
+    const sql = `SELECT session_id, user_id, screen, voice, cooldown_until, created_at, last_activity_at FROM sessions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY session_id LIMIT ?`;
+    const rows = this.db.prepare(sql).all(...params, query.limit + 1) as (Omit<SessionRow, 'state' | 'wake_at'>)[];
+    const items = rows.slice(0, query.limit).map((row) => ({ ...row }));
+    return { items, next: rows.length > query.limit ? items.at(-1)!.session_id : null };
+  }
+
+  // ActivityLog
+
+  append(draft: ActivityDraft): ActivityItem {
+    const { at, ...rest } = draft;
+    this.lastId += 1;
+    const item: ActivityItem = { id: String(this.lastId), timestamp: isoTime(at), ...rest };
+    this.items.push(item);
+    this.schedule();
+    return item;
+  }
+
+  list(query: ActivityQuery): ActivityItem[] {
+    this.flushNow();
+    const { sessionId, kind, limit } = query;
+    const statement =
+      sessionId !== undefined && kind !== undefined
+        ? this.statements.newestBySessionKind
+        : sessionId !== undefined
+          ? this.statements.newestBySession
+          : kind !== undefined
+            ? this.statements.newestByKind
+            : this.statements.newest;
+    const params = [sessionId, kind].filter((param) => param !== undefined);
+    return (statement.all(...params, limit) as { item: string }[]).map((row) => JSON.parse(row.item) as ActivityItem).reverse();
+  }
+
+  after(afterId: number, limit = Number.MAX_SAFE_INTEGER): { items: ActivityItem[]; gap: boolean } {
+    this.flushNow();
+    const items = (this.statements.after.all(afterId, limit) as { item: string }[]).map((row) => JSON.parse(row.item) as ActivityItem);
+    return { items, gap: this.oldestId !== undefined && afterId + 1 < this.oldestId };
+  }
+
+  bounds(): { oldestId: number | undefined; lastId: number } {
+    this.flushNow();
+    return { oldestId: this.oldestId, lastId: this.committedId };
+  }
+
+  onRecorded(listener: (item: ActivityItem) => void): { unsubscribe(): void } {
+    const wrapped = (item: ActivityItem) => listener(item);
+    this.listeners.add(wrapped);
+    return { unsubscribe: () => this.listeners.delete(wrapped) };
+  }
+
+  // Durable
+
+  commit(): Promise<void> {
+    if (!this.hasPending()) return this.failure === undefined ? Promise.resolve() : Promise.reject(new StoreUnavailableError(this.failure));
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  health(): StoreHealth {
+    return { kind: 'sqlite', status: this.failure === undefined ? 'ok' : 'failing', file: this.file, ...(this.failure ? { last_error: this.failure } : {}) };
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.flushNow();
+    this.closed = true;
+    this.db.close();
+  }
+
+  /** Drops what is queued and closes, as a crash would (tests of restart). */
+  abandon(): void {
+    this.saves.clear();
+    this.removals.clear();
+    this.items = [];
+    this.waiters = [];
+    this.closed = true;
+    this.db.close();
+  }
+
+  private hasPending(): boolean {
+    return this.saves.size > 0 || this.removals.size > 0 || this.items.length > 0;
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.closed) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flushNow();
+    });
+  }
+
+  /** Commits everything queued in one transaction, then tells the waiters and listeners. */
+  private flushNow(): void {
+    if (this.closed || !this.hasPending()) return;
+    const saves = [...this.saves];
+    const removals = [...this.removals];
+    const items = this.items;
+    const waiters = this.waiters;
+    this.saves.clear();
+    this.removals.clear();
+    this.items = [];
+    this.waiters = [];
+    const { statements } = this;
+    let oldestId = this.oldestId;
+    try {
+      this.db.exec('BEGIN');
+      for (const sessionId of removals) statements.removeSession.run(sessionId);
+      for (const [, snapshot] of saves) {
+        const stored = snapshot();
+        const { summary } = stored;
+        statements.saveSession.run(
+          stored.session_id,
+          JSON.stringify({ value: stored.value, context: stored.context }),
+          stored.wake_at,
+          summary.user_id,
+          summary.screen,
+          summary.voice,
+          summary.cooldown_until,
+          summary.created_at,
+          summary.last_activity_at,
+        );
+      }
+      for (const item of items) statements.appendItem.run(Number(item.id), item.kind, Date.parse(item.timestamp), item.session_id, JSON.stringify(item));
+      if (items.length > 0) {
+        const lastId = Number(items.at(-1)!.id);
+        oldestId ??= Number(items[0]!.id);
+        const firstKept = lastId - this.options.retentionItems + 1;
+        if (oldestId < firstKept) {
+          statements.pruneBefore.run(firstKept);
+          oldestId = firstKept;
+        }
+      }
+      oldestId = this.pruneByAge(oldestId);
+      this.db.exec('COMMIT');
+    } catch (error) {
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        // No transaction open: BEGIN itself failed.
+      }
+      // The sessions' latest state is written with the next batch; the refused requests' items are
+      // dropped with their ids, since nobody saw them and their clients are told to retry.
+      for (const [sessionId, snapshot] of saves) if (!this.saves.has(sessionId) && !this.removals.has(sessionId)) this.saves.set(sessionId, snapshot);
+      for (const sessionId of removals) if (!this.saves.has(sessionId)) this.removals.add(sessionId);
+      this.lastId = this.committedId;
+      this.failure = error instanceof Error ? error.message : String(error);
+      const unavailable = new StoreUnavailableError(`commit to ${this.file} failed: ${this.failure}`);
+      for (const waiter of waiters) waiter.reject(unavailable);
+      return;
+    }
+    this.failure = undefined;
+    this.oldestId = oldestId;
+    if (items.length > 0) this.committedId = Number(items.at(-1)!.id);
+    for (const waiter of waiters) waiter.resolve();
+    for (const item of items) for (const listener of this.listeners) listener(item);
+  }
+
+  /** Drops items older than ACTIVITY_RETENTION_DAYS, at most once a minute and a batch at a time. */
+  private pruneByAge(oldestId: number | undefined): number | undefined {
+    const now = this.options.now();
+    if (this.options.retentionDays <= 0 || oldestId === undefined || now - this.lastAgePrune < AGE_PRUNE_INTERVAL_MS) return oldestId;
+    this.lastAgePrune = now;
+    const { changes } = this.statements.pruneOlder.run(AGE_PRUNE_BATCH, now - this.options.retentionDays * DAY_MS);
+    if (Number(changes) === 0) return oldestId;
+    // More may be due: look again at the next commit rather than in a minute.
+    if (Number(changes) === AGE_PRUNE_BATCH) this.lastAgePrune = Number.NEGATIVE_INFINITY;
+    return (this.statements.oldestId.get() as { id: number | null }).id ?? undefined;
+  }
+}
+
+function prepare(db: DatabaseSync) {
+  const items = (where: string) => db.prepare(`SELECT item FROM activity ${where} ORDER BY id DESC LIMIT ?`);
+  return {
+    loadSession: db.prepare('SELECT * FROM sessions WHERE session_id = ?'),
+    saveSession: db.prepare(
+      `INSERT INTO sessions (session_id, state, wake_at, user_id, screen, voice, cooldown_until, created_at, last_activity_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (session_id) DO UPDATE SET state = excluded.state, wake_at = excluded.wake_at, user_id = excluded.user_id,
+         screen = excluded.screen, voice = excluded.voice, cooldown_until = excluded.cooldown_until, last_activity_at = excluded.last_activity_at`,
+    ),
+    removeSession: db.prepare('DELETE FROM sessions WHERE session_id = ?'),
+    countSessions: db.prepare('SELECT count(*) AS n FROM sessions'),
+    dueSessions: db.prepare('SELECT session_id FROM sessions WHERE wake_at <= ? ORDER BY wake_at'),
+    nextWake: db.prepare('SELECT min(wake_at) AS at FROM sessions WHERE wake_at > ?'),
+    leastRecent: db.prepare('SELECT session_id FROM sessions ORDER BY last_activity_at LIMIT ?'),
+    appendItem: db.prepare('INSERT INTO activity (id, kind, at, session_id, item) VALUES (?, ?, ?, ?, ?)'),
+    newest: items(''),
+    newestBySession: items('WHERE session_id = ?'),
+    newestByKind: items('WHERE kind = ?'),
+    newestBySessionKind: items('WHERE session_id = ? AND kind = ?'),
+    after: db.prepare('SELECT item FROM activity WHERE id > ? ORDER BY id LIMIT ?'),
+    oldestId: db.prepare('SELECT min(id) AS id FROM activity'),
+    lastId: db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'activity'"),
+    pruneBefore: db.prepare('DELETE FROM activity WHERE id < ?'),
+    // Ids follow time: the oldest by age are the lowest ids, so the lowest are looked at (no index
+    // on the time to keep up to date per item) and what is left stays contiguous.
+    pruneOlder: db.prepare('DELETE FROM activity WHERE id IN (SELECT id FROM activity ORDER BY id LIMIT ?) AND at < ?'),
+  } satisfies Record<string, StatementSync>;
+}
+
+function fromRow(row: SessionRow): StoredSession {
+  const { value, context } = JSON.parse(row.state) as { value: unknown; context: Record<string, unknown> };
+  return {
+    session_id: row.session_id,
+    value,
+    context,
+    wake_at: row.wake_at,
+    summary: {
+      user_id: row.user_id,
+      screen: row.screen,
+      voice: row.voice,
+      cooldown_until: row.cooldown_until,
+      created_at: row.created_at,
+      last_activity_at: row.last_activity_at,
+    },
+  };
+}
+
+/** Opens, checks and migrates the database; any failure is one StoreOpenError naming the file and what to do. */
+function openDatabase(file: string, options: SqliteStoreOptions): DatabaseSync {
+  try {
+    mkdirSync(options.dataDir, { recursive: true });
+  } catch (error) {
+    throw new StoreOpenError(`store: cannot create DATA_DIR ${resolve(options.dataDir)}: ${reason(error)}; set DATA_DIR to a writable directory`);
+  }
+  let db: DatabaseSync | undefined;
+  try {
+    db = new DatabaseSync(file);
+    db.exec('PRAGMA busy_timeout = 5000');
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec(`PRAGMA synchronous = ${options.sync === 'full' ? 'FULL' : 'NORMAL'}`);
+    // 32 MiB of page cache: the sessions in use and the newest activity stay in memory.
+    db.exec('PRAGMA cache_size = -32768');
+    migrate(db);
+    // Reading every table and writing once proves the file is a database this process can use.
+    db.prepare('SELECT count(*) FROM sessions').get();
+    db.prepare('SELECT count(*) FROM activity').get();
+    db.exec('BEGIN IMMEDIATE; COMMIT');
+    return db;
+  } catch (error) {
+    try {
+      db?.close();
+    } catch {
+      // Already unusable; the error below says why.
+    }
+    const message = reason(error);
+    const advice = /not a database|malformed|corrupt/i.test(message)
+      ? 'the file is damaged: move it (and its -wal and -shm files) aside to start empty, or restore a backup'
+      : /readonly|read-only|unable to open|permission|access/i.test(message)
+        ? 'the process cannot write it: fix the permissions of the file and DATA_DIR, or set DATA_DIR elsewhere'
+        : 'move the file aside to start empty, or restore a backup';
+    throw new StoreOpenError(`store: cannot use ${file}: ${message}; ${advice}`);
+  }
+}
+
+const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+export function openSqliteStore(options: SqliteStoreOptions): Store & { sqlite: SqliteStore } {
+  const sqlite = new SqliteStore(options);
+  return { sessions: sqlite, activity: sqlite, sqlite };
+}

@@ -1,0 +1,99 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SimulatedClock } from 'xstate';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { openStore } from '../../src/store/open-store.js';
+import { DATABASE_FILE, SqliteStore, StoreOpenError } from '../../src/store/sqlite-store.js';
+import { createHarness, restartAfterCrash, tempDataDir } from '../support/harness.js';
+import { startService } from '../support/service-process.js';
+
+const open = (dataDir: string) => openStore(loadConfig({ STORE: 'sqlite', DATA_DIR: dataDir }), new SimulatedClock());
+
+function openError(dataDir: string): string {
+  try {
+    open(dataDir);
+  } catch (error) {
+    expect(error).toBeInstanceOf(StoreOpenError);
+    return (error as Error).message;
+  }
+  throw new Error('opened');
+}
+
+describe('a database that cannot be used stops start-up with one line naming the file and what to do', () => {
+  it('a corrupt file', () => {
+    const dir = tempDataDir();
+    writeFileSync(join(dir, DATABASE_FILE), 'this is not a database, it only has the name of one'.repeat(200));
+    const message = openError(dir);
+    expect(message).toContain(join(dir, DATABASE_FILE));
+    expect(message).toMatch(/not a database.*move it .*aside.*or restore a backup/);
+    expect(message).not.toContain('\n');
+  });
+
+  it('the real process, on a corrupt file: exit 1 and that one line on stderr', { timeout: 60_000 }, async () => {
+    const dir = tempDataDir();
+    writeFileSync(join(dir, DATABASE_FILE), 'garbage'.repeat(1000));
+    const service = startService({ STORE: 'sqlite', DATA_DIR: dir });
+    await expect(service.url).rejects.toThrow('exited early with 1');
+    expect(service.stderr()).toMatch(new RegExp(`^store: cannot use ${join(dir, DATABASE_FILE)}: file is not a database; [^\n]+\n$`));
+  });
+
+  it('a path that cannot be opened as a database file', () => {
+    const dir = tempDataDir();
+    mkdirSync(join(dir, DATABASE_FILE));
+    expect(openError(dir)).toMatch(new RegExp(`${DATABASE_FILE}: unable to open database file; the process cannot write it: fix the permissions`));
+  });
+
+  it('a DATA_DIR that cannot be created', () => {
+    const file = join(tempDataDir(), 'a-file');
+    writeFileSync(file, '');
+    expect(openError(join(file, 'data'))).toMatch(/^store: cannot create DATA_DIR .*a-file\/data: .*set DATA_DIR to a writable directory$/);
+  });
+
+  it('a database from a newer schema', () => {
+    const dir = tempDataDir();
+    const store = open(dir).sessions as SqliteStore;
+    store.db.exec('PRAGMA user_version = 99');
+    store.close();
+    expect(openError(dir)).toMatch(/schema version 99 is newer than this release knows/);
+  });
+});
+
+describe('a full disk', () => {
+  it('turns writes into 503 with Retry-After, never a lost acknowledgement; /health reports it; writes resume once there is room', async () => {
+    const dir = tempDataDir();
+    mkdirSync(dir, { recursive: true });
+    const h = createHarness({ env: { STORE: 'sqlite', DATA_DIR: dir } });
+    const acknowledged: string[] = [];
+    const store = h.store.sessions as SqliteStore;
+    const pages = (store.db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
+    // The file may grow by only a few pages: the same error a full disk gives (SQLITE_FULL).
+    store.db.exec(`PRAGMA max_page_count = ${pages + 2}`);
+    const big = 'x'.repeat(900);
+    let refused = 0;
+    for (let i = 0; i < 60 && refused === 0; i += 1) {
+      const res = await h.http.post('/v1/events').send({ session_id: `s${i}`, event: 'screen_state', screen: 'pan_details', properties: { big } });
+      if (res.status === 200) acknowledged.push(`s${i}`);
+      else {
+        refused += 1;
+        expect(res.status).toBe(503);
+        expect(res.headers['retry-after']).toBe('5');
+        expect(res.body.detail).toMatch(/could not be stored/);
+      }
+    }
+    expect(refused).toBe(1);
+    const health = await h.http.get('/health');
+    expect(health.status).toBe(503);
+    expect(health.body).toMatchObject({ status: 'store_failing', store: { kind: 'sqlite', status: 'failing', last_error: expect.stringMatching(/full/) } });
+
+    store.db.exec('PRAGMA max_page_count = 1073741823');
+    expect((await h.http.post('/v1/events').send({ session_id: 'later', event: 'identity' })).status).toBe(200);
+    expect((await h.http.get('/health')).body.status).toBe('ok');
+
+    const after = restartAfterCrash(h);
+    for (const sessionId of [...acknowledged, 'later']) expect((await after.http.get(`/api/sessions/${sessionId}`)).status, sessionId).toBe(200);
+    const ids = ((await after.http.get('/api/activity?limit=1000')).body.items as { id: string }[]).map((item) => Number(item.id));
+    expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => i + 1));
+    expect(ids.length).toBeGreaterThanOrEqual(acknowledged.length + 1);
+  });
+});

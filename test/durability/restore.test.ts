@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import type { Harness, HarnessOptions } from '../support/harness.js';
+import { START_TIME, advance, createHarness, restartAfterCrash } from '../support/harness.js';
+
+const SECOND = 1000;
+const sqlite = (env: Record<string, string> = {}): HarnessOptions => ({ env: { STORE: 'sqlite', ...env } });
+const post = (h: Harness, body: object) => h.http.post('/v1/events').send(body);
+const evaluate = (h: Harness, screen = 'pan_details') =>
+  h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: 's1', signals: { screen, time_spent: 25, errors: [], idle_seconds: 0 } });
+const startVoice = (h: Harness) => h.http.post('/v1/assistant/session/start').send({ session_id: 's1', user_id: 'u1', screen: 'pan_details' });
+const stopVoice = (h: Harness) => h.http.post('/v1/assistant/session/stop').send({ session_id: 's1' });
+const reengagements = async (h: Harness) => (await h.http.get('/api/activity?kind=reengagement')).body.items as { timestamp: string; payload: { source: string } }[];
+
+async function firedTrigger(h: Harness): Promise<void> {
+  await post(h, { session_id: 's1', user_id: 'u1', event: 'screen_state', screen: 'pan_details' });
+  await post(h, { session_id: 's1', event: 'component_input', screen: 'pan_details', component_id: 'pan', component_type: 'text_input', hint: 'ABCDE1234F', masked: false });
+  expect((await evaluate(h)).body.trigger).toBe(true);
+}
+
+describe('what was answered is kept (kill.test.ts proves it against SIGKILL)', () => {
+  it('after a crash right after the replies, the new process finds every session and item, ids from 1 in order', async () => {
+    const h = createHarness(sqlite());
+    for (let i = 0; i < 20; i += 1) expect((await post(h, { session_id: `s${i % 3}`, event: 'screen_state', screen: `screen_${i}` })).status).toBe(200);
+    const after = restartAfterCrash(h);
+    expect(after.system.supervisor.size).toBe(3);
+    expect((await after.http.get('/api/sessions/s2')).body.screen).toBe('screen_17');
+    const items = (await after.http.get('/api/activity?limit=1000')).body.items as { id: string; payload: { screen: string } }[];
+    expect(items.map((item) => item.payload.screen)).toEqual(Array.from({ length: 20 }, (_, i) => `screen_${i}`));
+    expect(items.map((item) => Number(item.id))).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+  });
+
+  it('activity ids never repeat across restarts, and SSE-style resume reads exactly what came after', async () => {
+    const h = createHarness(sqlite());
+    await post(h, { session_id: 's1', event: 'identity' });
+    await post(h, { session_id: 's1', event: 'identity' });
+    const second = restartAfterCrash(h);
+    await post(second, { session_id: 's1', event: 'identity' });
+    const third = restartAfterCrash(second);
+    await post(third, { session_id: 's2', event: 'identity' });
+    expect(third.system.activity.after(1).items.map((item) => item.id)).toEqual(['2', '3', '4']);
+    expect(third.system.activity.bounds()).toEqual({ oldestId: 1, lastId: 4 });
+  });
+});
+
+describe('timers are re-armed from the deadlines the store keeps (simulated clock)', () => {
+  it('the trigger cooldown: still running after the restart, ending at its original deadline', async () => {
+    const h = createHarness(sqlite());
+    await firedTrigger(h);
+    advance(h.clock, 10 * SECOND);
+    const after = restartAfterCrash(h);
+    const cooling = await evaluate(after, 'otp');
+    expect(cooling.body).toMatchObject({ trigger: false, reason: 'cooldown', retry_after_seconds: 50 });
+    advance(after.clock, 49 * SECOND);
+    expect((await evaluate(after, 'otp')).body).toMatchObject({ reason: 'cooldown', retry_after_seconds: 1 });
+    advance(after.clock, 1 * SECOND);
+    // The cooldown is over: the same screen is now held back only because it was prompted before.
+    expect((await evaluate(after)).body).toMatchObject({ trigger: false, reason: 'already_prompted' });
+  });
+
+  it('the reengagement timer: fires once, at its original deadline, in the process that restarted', async () => {
+    const h = createHarness(sqlite({ REENGAGEMENT_INACTIVITY_SECONDS: '300' }));
+    await post(h, { session_id: 's1', event: 'identity' });
+    await startVoice(h);
+    await stopVoice(h);
+    advance(h.clock, 100 * SECOND);
+    const after = restartAfterCrash(h);
+    advance(after.clock, 199 * SECOND);
+    expect((await reengagements(after)).map((item) => item.payload.source)).toEqual(['session_stop']);
+    advance(after.clock, 3 * SECOND);
+    const fired = await reengagements(after);
+    expect(fired.map((item) => item.payload.source)).toEqual(['session_stop', 'timer']);
+    expect(fired[1]!.timestamp).toBe(new Date(START_TIME + 300 * SECOND).toISOString());
+    advance(after.clock, 3600 * SECOND);
+    expect(await reengagements(after)).toHaveLength(2);
+  });
+
+  it('a deadline that passed while the service was down fires once, at start, and not again after another restart', async () => {
+    const h = createHarness(sqlite({ REENGAGEMENT_INACTIVITY_SECONDS: '300' }));
+    await startVoice(h);
+    await stopVoice(h);
+    h.clock.set(START_TIME + 3600 * SECOND);
+    const after = restartAfterCrash(h);
+    advance(after.clock, 2 * SECOND);
+    const fired = await reengagements(after);
+    expect(fired.map((item) => item.payload.source)).toEqual(['session_stop', 'timer']);
+    expect(fired[1]!.timestamp).toBe(new Date(START_TIME + 300 * SECOND).toISOString());
+    const again = restartAfterCrash(after);
+    advance(again.clock, 600 * SECOND);
+    expect(await reengagements(again)).toHaveLength(2);
+  });
+
+  it('the idle eviction: a session untouched for SESSION_IDLE_TTL_SECONDS is evicted at its original deadline, without being loaded before', async () => {
+    const h = createHarness(sqlite({ SESSION_IDLE_TTL_SECONDS: '600' }));
+    await post(h, { session_id: 's1', event: 'identity' });
+    await post(h, { session_id: 's2', event: 'identity' });
+    advance(h.clock, 100 * SECOND);
+    await post(h, { session_id: 's2', event: 'identity' });
+    const after = restartAfterCrash(h);
+    expect(after.system.supervisor.counts).toEqual({ running: 0, hibernated: 2 });
+    advance(after.clock, 499 * SECOND);
+    expect((await after.http.get('/api/sessions/s1')).status).toBe(200);
+    advance(after.clock, 1 * SECOND);
+    expect((await after.http.get('/api/sessions/s1')).status).toBe(404);
+    expect((await after.http.get('/api/sessions/s2')).status).toBe(200);
+    advance(after.clock, 100 * SECOND);
+    expect((await after.http.get('/api/sessions/s2')).status).toBe(404);
+    expect(after.system.supervisor.size).toBe(0);
+    expect(restartAfterCrash(after).system.supervisor.size).toBe(0);
+  });
+
+  it('a session read after a restart is the session as it was, without waking it', async () => {
+    const h = createHarness(sqlite());
+    await firedTrigger(h);
+    const before = (await h.http.get('/api/sessions/s1')).body as Record<string, unknown>;
+    const after = restartAfterCrash(h);
+    expect((await after.http.get('/api/sessions/s1')).body).toEqual(before);
+    expect(after.system.supervisor.counts.running).toBe(0);
+  });
+});
+
+describe('activity retention (SQLite)', () => {
+  const draft = (at: number, n: number) => ({ kind: 'event' as const, at, session_id: 's1', user_id: null, payload: { n }, trace: { trace_id: 't', request_id: `r${n}` } });
+
+  it('drops items older than ACTIVITY_RETENTION_DAYS, oldest first, and a resume from before them is told of the gap', async () => {
+    const h = createHarness(sqlite({ ACTIVITY_RETENTION_DAYS: '30' }));
+    const log = h.system.activity;
+    for (let n = 1; n <= 3; n += 1) log.append(draft(h.clock.now(), n));
+    await log.commit();
+    h.clock.set(START_TIME + 31 * 86_400 * SECOND);
+    log.append(draft(h.clock.now(), 4));
+    await log.commit();
+    expect(log.list({ limit: 10 }).map((item) => item.id)).toEqual(['4']);
+    expect(log.after(1)).toMatchObject({ gap: true, items: [{ id: '4' }] });
+    // After a restart, ids go on from the highest ever given.
+    expect(restartAfterCrash(h).system.activity.append(draft(START_TIME, 5)).id).toBe('5');
+  });
+
+  it('keeps the newest ACTIVITY_RETENTION_ITEMS', async () => {
+    const h = createHarness(sqlite({ ACTIVITY_RETENTION_ITEMS: '3' }));
+    for (let n = 1; n <= 5; n += 1) h.system.activity.append(draft(START_TIME, n));
+    await h.system.activity.commit();
+    expect(h.system.activity.list({ limit: 10 }).map((item) => item.id)).toEqual(['3', '4', '5']);
+    expect(h.system.activity.bounds()).toEqual({ oldestId: 3, lastId: 5 });
+  });
+});
