@@ -1,7 +1,8 @@
 import type { ActivityDraft, Trace } from '../domain/activity.js';
 import type { AgentContext, AgentContextSources } from '../domain/agent-context.js';
 import type { SdkConfigOverrides } from '../domain/sdk-config.js';
-import type { SdkEvent } from '../domain/sdk-event.js';
+import type { RedactedEvent } from '../domain/event-redaction.js';
+import type { HintMatcher } from '../domain/session-record.js';
 import type { TriggerDecision, TriggerSignals } from '../domain/trigger-policy.js';
 
 /**
@@ -19,7 +20,10 @@ export interface IngestResult {
 export type SessionCommand =
   | {
       type: 'session.ingest';
-      event: SdkEvent;
+      /** Redacted before it is sent: a session never holds a raw identity value. */
+      event: RedactedEvent;
+      /** From `hintMatcher`; a function, so no log, snapshot or inspection carries the raw hint. */
+      matchHint?: HintMatcher | undefined;
       at: number;
       trace: Trace;
       reply: Reply<IngestResult>;

@@ -203,7 +203,7 @@ export const sessionMachine = setup({
     // commonest command by far (BENCHMARKS.md has the measurement).
     ingest: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'session.ingest') return;
-      const outcome = applyEvent(context, event.event, { at: event.at, schemaRegistry: context.settings.schemaRegistry });
+      const outcome = applyEvent(context, event.event, { at: event.at, schemaRegistry: context.settings.schemaRegistry, matchHint: event.matchHint });
       enqueue.assign({ ...outcome.record, last_touched_at: event.at });
       const base = { at: event.at, session_id: context.session_id, user_id: outcome.record.user_id, trace: event.trace };
       enqueue.emit({ type: 'activity', draft: { ...base, kind: 'event', payload: eventActivityPayload(outcome.stored, outcome.warnings) } });

@@ -61,7 +61,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   const clock = options.clock ?? new SimulatedClock();
   clock.set(START_TIME);
   const logs = new LogCapture();
-  const logger = createLogger(config.logLevel, logs);
+  const logger = createLogger(config.logLevel, logs, config.piiRules);
   const media = createMediaProvider(config);
   const mediaReady = media.ready;
   const system = createActorSystem({

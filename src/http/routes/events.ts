@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { unixSeconds } from '../../integrations/clock.js';
+import { redactForIngest } from '../../domain/event-redaction.js';
 import { EventInSchema } from '../../domain/sdk-event.js';
 import type { IngestResult } from '../../machines/session.events.js';
 import { replyOrThrow } from '../ask.js';
@@ -14,7 +15,7 @@ export const eventRouteDocs: RouteDoc[] = [
     method: 'post',
     path: '/v1/events',
     tag: 'sdk',
-    summary: 'Ingest an SDK event; answers once the session holds it. Hints with masked!=true are masked on arrival.',
+    summary: 'Ingest an SDK event; answers once the session holds it. Identity values in any field are masked on arrival (README: Privacy).',
     body: EventInSchema,
     responses: {
       200: { description: 'ingested', schema: EventOut },
@@ -27,14 +28,17 @@ export const eventRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function eventRoutes({ system }: AppDeps): Router {
+export function eventRoutes({ system, config }: AppDeps): Router {
   const router = Router();
   router.post('/v1/events', async (req, res) => {
-    const event = parseOr422(EventInSchema, req.body);
+    const received = parseOr422(EventInSchema, req.body);
+    // Nothing past this line sees a raw identity value (decisions 1).
+    const { event, matchHint } = redactForIngest(received, config.piiRules);
     const trace = traceFor(res, event);
     const result = await system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({
       type: 'session.ingest',
       event,
+      matchHint,
       at,
       trace,
       reply,

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { redactText, redactValue } from '../../domain/event-redaction.js';
 import type { TriggerDecision, TriggerSignals } from '../../domain/trigger-policy.js';
 import { replyOrThrow } from '../ask.js';
 import { clientIdHeader } from '../client-id.js';
@@ -33,15 +34,17 @@ function signalsOf(body: TriggerEvaluateBody): TriggerSignals {
   return { screen: screen ?? undefined, time_spent: time_spent ?? undefined, errors: errors ?? undefined, idle_seconds: idle_seconds ?? undefined };
 }
 
-export function triggerRoutes({ system, sdkConfig }: AppDeps): Router {
+export function triggerRoutes({ system, sdkConfig, config }: AppDeps): Router {
   const router = Router();
   router.post('/v1/assistant/trigger/evaluate', async (req, res) => {
-    const body = parseOr422(TriggerEvaluateIn, req.body);
+    // Screens, error codes and ids are kept and shown: the same redaction as an event's.
+    const body = redactValue(parseOr422(TriggerEvaluateIn, req.body), config.piiRules);
+    const headerClientId = clientIdHeader(req);
     const request = {
       signals: signalsOf(body),
       user_id: body.user_id ?? null,
       client_id: body.client_id ?? null,
-      header_client_id: clientIdHeader(req) ?? null,
+      header_client_id: headerClientId === undefined ? null : redactText(headerClientId),
       sdk_overrides: sdkConfig.overrides(),
       trace: traceFor(res, body),
     };

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { redactValue } from '../../domain/event-redaction.js';
 import type { VoiceBusy, VoiceStarted, VoiceStopped } from '../../machines/session.events.js';
 import { replyOrThrow, unlessBusy } from '../ask.js';
 import type { AppDeps } from '../deps.js';
@@ -54,10 +55,11 @@ function startBody(started: VoiceStarted): AssistantStartBody {
   };
 }
 
-export function voiceRoutes({ system }: AppDeps): Router {
+export function voiceRoutes({ system, config }: AppDeps): Router {
   const router = Router();
   router.post('/v1/assistant/session/start', async (req, res) => {
-    const body = parseOr422(AssistantStartIn, req.body);
+    // user_id and screen are kept, logged and put in the token: the same redaction as an event's.
+    const body = redactValue(parseOr422(AssistantStartIn, req.body), config.piiRules);
     const trace = traceFor(res, body);
     const result = await system.supervisor.ask<VoiceStarted | VoiceBusy>(body.session_id, 'create', (reply, at) => ({
       type: 'voice.start',
@@ -70,7 +72,7 @@ export function voiceRoutes({ system }: AppDeps): Router {
     res.json(startBody(unlessBusy(replyOrThrow(result, body.session_id))));
   });
   router.post('/v1/assistant/session/stop', async (req, res) => {
-    const body = parseOr422(AssistantStopIn, req.body);
+    const body = redactValue(parseOr422(AssistantStopIn, req.body), config.piiRules);
     const trace = traceFor(res, body);
     const result = await system.supervisor.ask<VoiceStopped | VoiceBusy>(body.session_id, 'existing', (reply, at) => ({
       type: 'voice.stop',
