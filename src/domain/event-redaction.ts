@@ -27,8 +27,10 @@ const OWN_FIELDS = new Set(['redacted_fields', 'masked_by', 'shape']);
 const OTP_WORD = /(?:^|[^a-z])otp(?:[^a-z]|$)/;
 const isOtpName = (name: string | null | undefined) => typeof name === 'string' && OTP_WORD.test(name.toLowerCase());
 
-/** Unix seconds and milliseconds of this era: numbers a client sends as times, not identifiers. */
+/** Unix seconds and milliseconds of this era under a key named for a time: a time, not an identifier. */
 const isEpochTime = (value: number) => (value >= 1e9 && value < 5e9) || (value >= 1e12 && value < 5e12);
+const isTimeKey = (key: string) =>
+  /^(?:timestamp|ts|time)$/i.test(key) || /[_-](?:at|ts|ms|time|timestamp)$/i.test(key) || /[a-z](?:At|Ts|Ms|Time|Timestamp)$/.test(key);
 
 class Walk {
   readonly fields: RedactedField[] = [];
@@ -42,9 +44,9 @@ class Walk {
   }
 
   /** Returns `value` itself when nothing in it changed, so a clean event costs no copies. */
-  value(value: unknown, path: string, depth: number, sensitive: boolean, otp: boolean): unknown {
+  value(value: unknown, path: string, depth: number, sensitive: boolean, otp: boolean, key = ''): unknown {
     if (typeof value === 'string') return this.text(value, path, sensitive, otp);
-    if (typeof value === 'number') return this.number(value, path, sensitive);
+    if (typeof value === 'number') return this.number(value, path, sensitive, key);
     if (value === null || typeof value !== 'object') return value;
     if (depth >= MAX_SCAN_DEPTH) {
       this.note(path, { length: 0, digits: 0, letters: 0, kind: 'dropped' });
@@ -81,7 +83,7 @@ class Walk {
       const keyScan = scrubText(key);
       const safeKey = keyScan.text;
       const itemPath = path === '' ? safeKey : `${path}.${safeKey}`;
-      const next = this.value(item, itemPath, depth + 1, sensitive || this.rules.isSensitiveKey(key), otp || isOtpName(key));
+      const next = this.value(item, itemPath, depth + 1, sensitive || this.rules.isSensitiveKey(key), otp || isOtpName(key), key);
       if (next !== item || safeKey !== key) changed = true;
       entries.push([safeKey, next]);
     }
@@ -100,9 +102,9 @@ class Walk {
     return scan.text;
   }
 
-  number(value: number, path: string, sensitive: boolean): number | string {
+  number(value: number, path: string, sensitive: boolean, key: string): number | string {
     if (!Number.isFinite(value)) return value;
-    if (!sensitive && (!Number.isInteger(value) || Math.abs(value) < 1e8 || isEpochTime(value))) return value;
+    if (!sensitive && (!Number.isInteger(value) || Math.abs(value) < 1e8 || (isEpochTime(value) && isTimeKey(key)))) return value;
     const masked = this.text(String(value), path, sensitive, false);
     return masked === String(value) ? value : masked;
   }
@@ -125,7 +127,7 @@ export function redactEvent(event: SdkEvent, rules: PiiRules = DEFAULT_PII_RULES
     }
     const keyScan = scrubText(key);
     Object.defineProperty(out, keyScan.text, {
-      value: walk.value(item, keyScan.text, 1, rules.isSensitiveKey(key), isOtpName(key)),
+      value: walk.value(item, keyScan.text, 1, rules.isSensitiveKey(key), isOtpName(key), key),
       enumerable: true,
       writable: true,
       configurable: true,

@@ -28,6 +28,8 @@ export interface ValueShape {
 /** Letters and digits of any script: a boundary is where neither is next to the match. */
 const B = '(?<![\\p{L}\\p{N}])';
 const E = '(?![\\p{L}\\p{N}])';
+/** Digits after a `+` are the rest of an international number, not a value of their own. */
+const BD = '(?<![\\p{L}\\p{N}+])';
 const MONTHS = 'jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|october|november|december';
 const DAY = '(?:0?[1-9]|[12]\\d|3[01])';
 const MONTH = '(?:0?[1-9]|1[0-2])';
@@ -96,10 +98,10 @@ export const DETECTORS: readonly Detector[] = [
       'giu',
     ),
   },
-  { kind: 'aadhaar', minDigits: 12, pattern: new RegExp(`${B}[2-9]\\d{3}[ -]?\\d{4}[ -]?\\d{4}${E}`, 'gu'), accept: (match) => verhoeffValid(digitsOf(match)) },
-  { kind: 'phone', minDigits: 10, pattern: new RegExp(`(?<![\\p{L}\\p{N}+])(?:\\+91[ -]?|0091[ -]?|0)?[6-9]\\d{4}[ -]?\\d{5}${E}`, 'gu') },
+  { kind: 'aadhaar', minDigits: 12, pattern: new RegExp(`${BD}[2-9]\\d{3}[ -]?\\d{4}[ -]?\\d{4}${E}`, 'gu'), accept: (match) => verhoeffValid(digitsOf(match)) },
+  { kind: 'phone', minDigits: 10, pattern: new RegExp(`${BD}(?:\\+91[ -]?|0091[ -]?|0)?[6-9]\\d{4}[ -]?\\d{5}${E}`, 'gu') },
   /** Bank account numbers, and any other run of digits long enough to be an identifier. */
-  { kind: 'number', minDigits: 9, pattern: new RegExp(`${B}\\d{9,18}${E}`, 'gu') },
+  { kind: 'number', minDigits: 9, pattern: new RegExp(`${BD}\\+?\\d{9,18}${E}`, 'gu') },
   { kind: 'pan', minDigits: 4, pattern: new RegExp(`${B}[A-Z]{5}\\d{4}[A-Z]${E}`, 'giu') },
   { kind: 'voter_id', minDigits: 7, pattern: new RegExp(`${B}[A-Z]{3}\\d{7}${E}`, 'giu') },
   { kind: 'passport', minDigits: 7, pattern: new RegExp(`${B}[A-Z]\\d{7}${E}`, 'giu') },
@@ -261,10 +263,14 @@ export function detectWhole(value: string): PiiKind | undefined {
   return scrubText(value).whole;
 }
 
-/** A value under a sensitive key: masked whatever it looks like, dates whole, with its shape. */
+/**
+ * A value under a sensitive key: masked whatever it looks like, with its shape. A recognised
+ * identifier keeps its last four like a hint; dates, codes and text nothing recognises (a name,
+ * an address) are masked whole, since a last four there would be a surname or a PIN code.
+ */
 export function maskKeyed(value: string): { text: string; shape: ValueShape } {
   if (value.length > MAX_SCAN_CHARS) return { text: `[dropped: ${value.length} chars]`, shape: { length: value.length, digits: 0, letters: 0, kind: 'dropped' } };
   const kind = detectWhole(value) ?? 'text';
-  const text = kind === 'date' || kind === 'otp' ? maskWhole(value) : maskValue(value);
+  const text = kind === 'date' || kind === 'otp' || kind === 'text' ? maskWhole(value) : maskValue(value);
   return { text, shape: shapeOf(value, kind) };
 }
