@@ -70,8 +70,12 @@ export const identityValue: fc.Arbitrary<IdentityValue> = fc.oneof(
   voterId.map((raw) => ({ kind: 'voter_id', raw })),
 );
 
-/** A one-time code: caught only where a field is about an OTP. */
-export const otpValue = digits(4, 6).map((raw) => ({ kind: 'otp', raw }));
+/**
+ * A one-time code: caught only where a field is about an OTP. Six digits: shorter runs of digits
+ * are everywhere in what the service writes (ids, counts, UUID segments), so a search for one
+ * would find those; 4-digit codes are covered by example tests.
+ */
+export const otpValue = digits(6).map((raw) => ({ kind: 'otp', raw }));
 
 /** Ids of field-sdk-contract.md §18 and their like: they must come back exactly as sent. */
 export const NEAR_MISSES = [
@@ -117,11 +121,9 @@ export const innerPath = fc.array(fc.oneof(plainKey, fc.integer({ min: 0, max: 2
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * Where `raw` appears in `text` as the value itself: a digit string inside a longer digit run
- * (a timestamp) is another number, not a leak.
+ * Where `raw` appears in `text` as the value itself: not inside a longer run of letters and
+ * digits (a hex trace id, a timestamp), nor as the tail a mask keeps (`******3210`).
  */
 export function findRaw(text: string, raw: string): boolean {
-  const edge = /^\d/.test(raw) ? '(?<!\\d)' : '';
-  const tail = /\d$/.test(raw) ? '(?!\\d)' : '';
-  return new RegExp(`${edge}${escaped(raw)}${tail}`, 'i').test(text);
+  return new RegExp(`(?<![\\p{L}\\p{N}*])${escaped(raw)}(?![\\p{L}\\p{N}])`, 'iu').test(text);
 }
