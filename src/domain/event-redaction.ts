@@ -1,5 +1,5 @@
 import type { PiiRules, ValueShape } from './pii.js';
-import { DEFAULT_PII_RULES, MAX_SCAN_DEPTH, MAX_SHAPES, maskKeyed, scrubText } from './pii.js';
+import { DEFAULT_PII_RULES, MAX_SCAN_DEPTH, MAX_SHAPES, maskKeyed, mayHoldIdentity, scrubText } from './pii.js';
 import type { RedactedHint } from './redaction.js';
 import { matchesPattern, redactHint } from './redaction.js';
 import type { SdkEvent } from './sdk-event.js';
@@ -25,7 +25,7 @@ export const TOO_DEEP_MARK = '[dropped: too deep]';
 const OWN_FIELDS = new Set(['redacted_fields', 'masked_by', 'shape']);
 
 const OTP_WORD = /(?:^|[^a-z])otp(?:[^a-z]|$)/;
-const isOtpName = (name: string | null | undefined) => typeof name === 'string' && OTP_WORD.test(name.toLowerCase());
+const isOtpName = (name: string | null | undefined) => typeof name === 'string' && name.length >= 3 && /otp/i.test(name) && OTP_WORD.test(name.toLowerCase());
 
 /** Unix seconds and milliseconds of this era under a key named for a time: a time, not an identifier. */
 const isEpochTime = (value: number) => (value >= 1e9 && value < 5e9) || (value >= 1e12 && value < 5e12);
@@ -80,8 +80,7 @@ class Walk {
         entries.push([key, item]);
         continue;
       }
-      const keyScan = scrubText(key);
-      const safeKey = keyScan.text;
+      const safeKey = mayHoldIdentity(key) ? scrubText(key).text : key;
       const itemPath = path === '' ? safeKey : `${path}.${safeKey}`;
       const next = this.value(item, itemPath, depth + 1, sensitive || this.rules.isSensitiveKey(key), otp || isOtpName(key), key);
       if (next !== item || safeKey !== key) changed = true;
@@ -97,6 +96,7 @@ class Walk {
       this.note(path, masked.shape);
       return masked.text;
     }
+    if (!mayHoldIdentity(value, otp || this.otp)) return value;
     const scan = scrubText(value, otp || this.otp);
     for (const finding of scan.findings) this.note(path, finding.shape);
     return scan.text;
@@ -125,13 +125,11 @@ export function redactEvent(event: SdkEvent, rules: PiiRules = DEFAULT_PII_RULES
       out[key] = item;
       continue;
     }
-    const keyScan = scrubText(key);
-    Object.defineProperty(out, keyScan.text, {
-      value: walk.value(item, keyScan.text, 1, rules.isSensitiveKey(key), isOtpName(key), key),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    const safeKey = mayHoldIdentity(key) ? scrubText(key).text : key;
+    const value = walk.value(item, safeKey, 1, rules.isSensitiveKey(key), isOtpName(key), key);
+    // A `__proto__` key must stay data, not become the prototype.
+    if (safeKey === '__proto__') Object.defineProperty(out, safeKey, { value, enumerable: true, writable: true, configurable: true });
+    else out[safeKey] = value;
   }
   if (typeof event.hint === 'string') Object.assign(out, hintFields(event));
   if (walk.fields.length > 0) out.redacted_fields = walk.fields;

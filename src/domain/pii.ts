@@ -25,11 +25,15 @@ export interface ValueShape {
   kind?: PiiKind;
 }
 
-/** Letters and digits of any script: a boundary is where neither is next to the match. */
-const B = '(?<![\\p{L}\\p{N}])';
-const E = '(?![\\p{L}\\p{N}])';
+/**
+ * A boundary is where no ASCII letter or digit is next to the match. ASCII rather than any script
+ * on purpose: a value glued to a Devanagari word is still found (fail closed), and ASCII classes
+ * keep the scan cheap. Digits of other scripts are read as ASCII before the scan.
+ */
+const B = '(?<![A-Za-z0-9])';
+const E = '(?![A-Za-z0-9])';
 /** Digits after a `+` are the rest of an international number, not a value of their own. */
-const BD = '(?<![\\p{L}\\p{N}+])';
+const BD = '(?<![A-Za-z0-9+])';
 const MONTHS = 'jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|october|november|december';
 const DAY = '(?:0?[1-9]|[12]\\d|3[01])';
 const MONTH = '(?:0?[1-9]|1[0-2])';
@@ -37,10 +41,11 @@ const YEAR = '(?:19|20)\\d{2}';
 
 export interface Detector {
   kind: PiiKind;
-  /** Global, unicode; every quantifier bounded so a scan stays linear in the string. */
+  /** Global; every quantifier bounded so a scan stays linear in the string. */
   pattern: RegExp;
-  /** Cheap precondition: fewer digits than this in the string and the detector cannot match. */
+  /** Cheap preconditions: fewer digits or characters than this and the detector cannot match. */
   minDigits: number;
+  minLength: number;
   /** A match the detector turns down (a 12-digit number that fails the Aadhaar check digit). */
   accept?: (match: string) => boolean;
   /** Dates say too much in any part: masked whole, not with the last four kept. */
@@ -88,28 +93,29 @@ const digitsOf = (text: string) => text.replace(/\D/g, '');
  * letters and digits left to match a later one.
  */
 export const DETECTORS: readonly Detector[] = [
-  { kind: 'email', minDigits: 0, pattern: new RegExp(`[\\p{L}\\p{N}._%+-]{1,64}@[\\p{L}\\p{N}-]{1,63}(?:\\.[\\p{L}\\p{N}-]{1,63}){0,6}\\.\\p{L}{2,24}${E}`, 'gu') },
+  { kind: 'email', minDigits: 0, minLength: 6, pattern: new RegExp(`[\\p{L}\\p{N}._%+-]{1,64}@[\\p{L}\\p{N}-]{1,63}(?:\\.[\\p{L}\\p{N}-]{1,63}){0,6}\\.\\p{L}{2,24}(?![\\p{L}\\p{N}])`, 'gu') },
   {
     kind: 'date',
     minDigits: 4,
+    minLength: 8,
     maskWhole: true,
     pattern: new RegExp(
       `${B}(?:${YEAR}[-/.]${MONTH}[-/.]${DAY}|${DAY}[-/.]${MONTH}[-/.]${YEAR}|${DAY}[ -]?(?:${MONTHS})[ ,-]{0,2}${YEAR}|(?:${MONTHS})[ -]?${DAY}(?:st|nd|rd|th)?,? ?${YEAR})${E}`,
-      'giu',
+      'gi',
     ),
   },
-  { kind: 'aadhaar', minDigits: 12, pattern: new RegExp(`${BD}[2-9]\\d{3}[ -]?\\d{4}[ -]?\\d{4}${E}`, 'gu'), accept: (match) => verhoeffValid(digitsOf(match)) },
-  { kind: 'phone', minDigits: 10, pattern: new RegExp(`${BD}(?:\\+91[ -]?|0091[ -]?|0)?[6-9]\\d{4}[ -]?\\d{5}${E}`, 'gu') },
+  { kind: 'aadhaar', minDigits: 12, minLength: 12, pattern: new RegExp(`${BD}[2-9]\\d{3}[ -]?\\d{4}[ -]?\\d{4}${E}`, 'g'), accept: (match) => verhoeffValid(digitsOf(match)) },
+  { kind: 'phone', minDigits: 10, minLength: 10, pattern: new RegExp(`${BD}(?:\\+91[ -]?|0091[ -]?|0)?[6-9]\\d{4}[ -]?\\d{5}${E}`, 'g') },
   /** Bank account numbers, and any other run of digits long enough to be an identifier. */
-  { kind: 'number', minDigits: 9, pattern: new RegExp(`${BD}\\+?\\d{9,18}${E}`, 'gu') },
-  { kind: 'pan', minDigits: 4, pattern: new RegExp(`${B}[A-Z]{5}\\d{4}[A-Z]${E}`, 'giu') },
-  { kind: 'voter_id', minDigits: 7, pattern: new RegExp(`${B}[A-Z]{3}\\d{7}${E}`, 'giu') },
-  { kind: 'passport', minDigits: 7, pattern: new RegExp(`${B}[A-Z]\\d{7}${E}`, 'giu') },
-  { kind: 'ifsc', minDigits: 1, pattern: new RegExp(`${B}[A-Z]{4}0[A-Z0-9]{6}${E}`, 'giu') },
+  { kind: 'number', minDigits: 9, minLength: 9, pattern: new RegExp(`${BD}\\+?\\d{9,18}${E}`, 'g') },
+  { kind: 'pan', minDigits: 4, minLength: 10, pattern: new RegExp(`${B}[A-Z]{5}\\d{4}[A-Z]${E}`, 'gi') },
+  { kind: 'voter_id', minDigits: 7, minLength: 10, pattern: new RegExp(`${B}[A-Z]{3}\\d{7}${E}`, 'gi') },
+  { kind: 'passport', minDigits: 7, minLength: 8, pattern: new RegExp(`${B}[A-Z]\\d{7}${E}`, 'gi') },
+  { kind: 'ifsc', minDigits: 1, minLength: 11, pattern: new RegExp(`${B}[A-Z]{4}0[A-Z0-9]{6}${E}`, 'gi') },
 ];
 
 /** In a field about an OTP (its key, component id or type says so), any short code is one. */
-export const OTP_DETECTOR: Detector = { kind: 'otp', minDigits: 4, pattern: new RegExp(`${B}\\d{4,8}${E}`, 'gu') };
+export const OTP_DETECTOR: Detector = { kind: 'otp', minDigits: 4, minLength: 4, pattern: new RegExp(`${B}\\d{4,8}${E}`, 'g') };
 
 /**
  * Keys whose values are identity values whatever they look like, compared with case and
@@ -149,12 +155,28 @@ export interface PiiRules {
 /** Extra keys must read as keys: a typo such as a stray comma should not silently match nothing. */
 export const EXTRA_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9 _-]{0,63}$/;
 
+/** Distinct keys remembered per rule set: clients repeat the same few, and the bound keeps memory flat. */
+const KEY_CACHE_SIZE = 4096;
+const SENSITIVE = 1;
+const ROUTING = 2;
+
 export function createPiiRules(extraKeys: readonly string[] = []): PiiRules {
   const sensitive = new Set([...SENSITIVE_KEYS, ...extraKeys].map(normalizeKey));
-  const routing = new Set(ROUTING_KEYS.map(normalizeKey));
+  const routing = new Set(ROUTING_KEYS);
+  // Normalising a key costs more than the rest of its check: each key is classified once.
+  const seen = new Map<string, number>();
+  const classify = (key: string): number => {
+    let kind = seen.get(key);
+    if (kind === undefined) {
+      kind = routing.has(key) ? ROUTING : sensitive.has(normalizeKey(key)) ? SENSITIVE : 0;
+      if (seen.size >= KEY_CACHE_SIZE) seen.clear();
+      seen.set(key, kind);
+    }
+    return kind;
+  };
   return {
-    isSensitiveKey: (key) => sensitive.has(normalizeKey(key)),
-    isRoutingKey: (key) => routing.has(normalizeKey(key)),
+    isSensitiveKey: (key) => classify(key) === SENSITIVE,
+    isRoutingKey: (key) => classify(key) === ROUTING,
   };
 }
 
@@ -169,7 +191,12 @@ export function shapeOf(value: string, kind?: PiiKind): ValueShape {
   let length = 0;
   for (const char of value) {
     length += 1;
-    if (DIGIT.test(char)) digits += 1;
+    const code = char.charCodeAt(0);
+    // ASCII answered by code, the rest by Unicode class.
+    if (code < 128) {
+      if (code >= 48 && code <= 57) digits += 1;
+      else if ((code | 32) >= 97 && (code | 32) <= 122) letters += 1;
+    } else if (DIGIT.test(char)) digits += 1;
     else if (LETTER.test(char)) letters += 1;
   }
   return kind === undefined ? { length, digits, letters } : { length, digits, letters, kind };
@@ -189,6 +216,10 @@ export interface ScrubResult {
   /** The whole string (trimmed) was one detected value. */
   whole: PiiKind | undefined;
 }
+
+const MIN_LENGTH = Math.min(...DETECTORS.map((detector) => detector.minLength));
+const WITH_OTP = [...DETECTORS, OTP_DETECTOR];
+const clean = (text: string): ScrubResult => ({ text, findings: [], whole: undefined });
 
 function countDigits(text: string): number {
   let count = 0;
@@ -222,10 +253,38 @@ const SHORT_VALUE = 8;
  * values are masked whole, because 4 of 6 characters would give most of an OTP away.
  */
 export function maskValue(value: string): string {
-  const chars = Array.from(value);
-  if (chars.length < SHORT_VALUE) return '*'.repeat(chars.length);
-  const tailStart = chars.length - KEEP_TAIL;
-  return chars.map((char, index) => (index >= tailStart || !LETTER_OR_DIGIT.test(char) ? char : '*')).join('');
+  if (NON_ASCII.test(value)) {
+    const chars = Array.from(value);
+    if (chars.length < SHORT_VALUE) return '*'.repeat(chars.length);
+    const tailStart = chars.length - KEEP_TAIL;
+    return chars.map((char, index) => (index >= tailStart || !LETTER_OR_DIGIT.test(char) ? char : '*')).join('');
+  }
+  if (value.length < SHORT_VALUE) return '*'.repeat(value.length);
+  // ASCII, the usual case: letters and digits by code, no regex per character.
+  const tailStart = value.length - KEEP_TAIL;
+  let masked = '';
+  for (let i = 0; i < tailStart; i += 1) {
+    const code = value.charCodeAt(i);
+    const lower = code | 32;
+    masked += (code >= 48 && code <= 57) || (lower >= 97 && lower <= 122) ? '*' : value[i];
+  }
+  return masked + value.slice(tailStart);
+}
+
+/**
+ * Whether `text` could hold an identity value at all: long enough, with a digit or an `@`, or
+ * non-ASCII (other scripts' digits). One pass over the characters, no allocation: most strings
+ * of an event are short ids and stop here.
+ */
+export function mayHoldIdentity(text: string, otpContext = false): boolean {
+  const length = text.length;
+  if (length > MAX_SCAN_CHARS) return true;
+  if (length < (otpContext ? OTP_DETECTOR.minLength : MIN_LENGTH)) return false;
+  for (let i = 0; i < length; i += 1) {
+    const code = text.charCodeAt(i);
+    if ((code >= 48 && code <= 57) || code === 64 || code > 127) return true;
+  }
+  return false;
 }
 
 /**
@@ -236,26 +295,30 @@ export function scrubText(input: string, otpContext = false): ScrubResult {
   if (input.length > MAX_SCAN_CHARS) {
     return { text: `[dropped: ${input.length} chars]`, findings: [{ kind: 'dropped', shape: { length: input.length, digits: 0, letters: 0, kind: 'dropped' } }], whole: 'dropped' };
   }
+  if (!mayHoldIdentity(input, otpContext)) return clean(input);
   let text = asciiDigits(input);
   const digits = countDigits(text);
   const hasAt = text.includes('@');
-  if (digits === 0 && !hasAt) return { text: input, findings: [], whole: undefined };
+  if (digits === 0 && !hasAt) return clean(input);
   const findings: Finding[] = [];
   let whole: PiiKind | undefined;
-  const trimmed = text.trim();
-  const run = (detector: Detector) => {
-    if (digits < detector.minDigits || (detector.kind === 'email' && !hasAt)) return;
+  let trimmed: string | undefined;
+  const detectors = otpContext ? WITH_OTP : DETECTORS;
+  for (const detector of detectors) {
+    if (digits < detector.minDigits || text.length < detector.minLength || (detector.kind === 'email' && !hasAt)) continue;
+    // A test is far cheaper than a replace with a callback, and most strings match nothing.
     detector.pattern.lastIndex = 0;
+    if (!detector.pattern.test(text)) continue;
+    detector.pattern.lastIndex = 0;
+    trimmed ??= text.trim();
     text = text.replace(detector.pattern, (match: string) => {
       if (detector.accept && !detector.accept(match)) return match;
       findings.push({ kind: detector.kind, shape: shapeOf(match, detector.kind) });
       if (match === trimmed) whole = detector.kind;
       return detector.maskWhole ? maskWhole(match) : maskValue(match);
     });
-  };
-  for (const detector of DETECTORS) run(detector);
-  if (otpContext) run(OTP_DETECTOR);
-  return findings.length === 0 ? { text: input, findings, whole } : { text, findings, whole };
+  }
+  return findings.length === 0 ? clean(input) : { text, findings, whole };
 }
 
 /** The first detector that matches the whole of `value`, if any. */
