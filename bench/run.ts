@@ -9,11 +9,14 @@ import { cpus } from 'node:os';
 import { endpointsSuite } from './suites/endpoints.js';
 import { fanoutSuite } from './suites/fanout.js';
 import { ingestionSuite } from './suites/ingestion.js';
+import { redactionSuite } from './suites/redaction.js';
 import { restartSuite } from './suites/restart.js';
 import { sessionScaleSuite } from './suites/session-scale.js';
 
 const quick = process.argv.includes('--quick');
-/** `--only=ingestion,scale,scale-sqlite,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is. */
+/** `--callgrind` adds instruction counts to the redaction suite (valgrind; minutes). */
+const callgrind = process.argv.includes('--callgrind');
+/** `--only=ingestion,redaction,scale,scale-sqlite,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is. */
 const onlyArgument = process.argv.find((arg) => arg.startsWith('--only='));
 const only = onlyArgument ? new Set(onlyArgument.slice('--only='.length).split(',')) : undefined;
 const runs = (suite: string) => !only || only.has(suite);
@@ -46,6 +49,15 @@ async function main(): Promise<void> {
     suiteStarted = Date.now();
     const ingestion = await ingestionSuite({ rounds: settings.rounds, warmupSeconds: settings.warmup, durationSeconds: settings.duration, connections: 50, sessions: 1_000 });
     say(`### Ingestion: POST /v1/events (50 connections, ${settings.duration} s × ${settings.rounds} interleaved rounds, median)\n\n${ingestion.markdown}\n\nTarget: service (LOG_LEVEL=warn, which logs nothing per request, as bare express) ≥ 0.85 × bare express → ${ingestion.serviceOverExpress.toFixed(2)} ${ingestion.serviceOverExpress >= 0.85 ? '(met)' : '(missed)'}. STORE=sqlite (every answer after its batch is committed) → ${ingestion.sqliteOverMemory.toFixed(2)} × STORE=memory${took()}`);
+  }
+
+  if (runs('redaction')) {
+    suiteStarted = Date.now();
+    const redaction = await redactionSuite({ count: quick ? 20_000 : 100_000, rounds: quick ? 1 : 3, callgrind });
+    say(
+      `### Redaction pass: cost per event (in process, ${quick ? 1 : 3} interleaved rounds${callgrind ? '; instructions by callgrind, 7,000 minus 2,000 events' : ''})\n\n${redaction.markdown}\n\n` +
+        `The pass is ${(100 * redaction.passShareOfIngest).toFixed(0)}% of the in-process ingest of the bench event${callgrind ? ' (instructions)' : ' (wall time)'}; over HTTP, which adds express, JSON and the socket, its share is smaller (BENCHMARKS.md: Redaction).${took()}`,
+    );
   }
 
   if (runs('scale')) {

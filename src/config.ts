@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { RefreshPolicy } from './domain/refresh-policy.js';
 import { DEFAULT_CRITICAL_STEPS } from './domain/critical-steps.js';
 import { MAX_TIMER_SECONDS } from './integrations/clock.js';
+import type { PiiRules } from './domain/pii.js';
+import { EXTRA_KEY_PATTERN, createPiiRules } from './domain/pii.js';
 import type { InspectSetting } from './integrations/inspection-setting.js';
 import { parseInspectSetting } from './integrations/inspection-setting.js';
 
@@ -96,6 +98,10 @@ const EnvSchema = z.object({
   WS_MAX_FRAME_BYTES: positiveInt(65_536).pipe(z.number().min(1024).max(65_536, { error: "must be at most 65536 (the HTTP body limit)" })),
   WS_IDLE_TIMEOUT_SECONDS: positiveInt(90).pipe(z.number().max(3600)),
   CRITICAL_STEPS: csv.optional(),
+  // Privacy: keys masked whatever their value, on top of the built-in list (README "Privacy").
+  PII_EXTRA_KEYS: csv
+    .pipe(z.array(z.string().regex(EXTRA_KEY_PATTERN, { error: 'must be a comma-separated list of field names (a letter, then letters, digits, _ or -; at most 64 characters each)' })).max(200, { error: 'must list at most 200 keys' }))
+    .optional(),
   // Activity stream (GET /api/activity/stream).
   SSE_MAX_STREAMS: positiveInt(2000),
   SSE_MAX_BUFFER_BYTES: positiveInt(1_048_576).pipe(z.number().min(65_536)),
@@ -158,6 +164,10 @@ export interface AppConfig {
   sseHeartbeatSeconds: number;
   /** Where session machines are inspected from; undefined = off (no inspector exists at all). */
   inspect: InspectSetting | undefined;
+  /** PII_EXTRA_KEYS as given. */
+  piiExtraKeys: string[];
+  /** The built-in detectors and key rules plus PII_EXTRA_KEYS: what events, logs and inspection redact. */
+  piiRules: PiiRules;
 }
 
 export interface StoreConfig {
@@ -234,5 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sseMaxBufferBytes: e.SSE_MAX_BUFFER_BYTES,
     sseHeartbeatSeconds: e.SSE_HEARTBEAT_SECONDS,
     inspect: e.INSPECT ?? undefined,
+    piiExtraKeys: e.PII_EXTRA_KEYS ?? [],
+    piiRules: createPiiRules(e.PII_EXTRA_KEYS ?? []),
   };
 }

@@ -1,9 +1,13 @@
-import type { DestinationStream, Logger } from 'pino';
+import type { DestinationStream, Logger, LoggerOptions } from 'pino';
 import { pino } from 'pino';
+import { redactValue } from './domain/event-redaction.js';
+import type { PiiRules } from './domain/pii.js';
+import { DEFAULT_PII_RULES } from './domain/pii.js';
 
 /**
- * Secrets never reach a log line: keys and tokens by path here; raw input values because
- * no body is ever logged and hints are masked before a session stores them.
+ * Secrets never reach a log line: keys and tokens by path here; identity values because every
+ * log object goes through the same detectors and key rules as events (pii.ts), whatever field
+ * they hide in, and no body is ever logged.
  */
 export const REDACTED_PATHS = [
   'req.headers["x-api-key"]',
@@ -17,7 +21,12 @@ export const REDACTED_PATHS = [
   '*.hint',
 ];
 
-export function createLogger(level: string, destination?: DestinationStream): Logger {
-  const options = { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+export function createLogger(level: string, destination?: DestinationStream, rules: PiiRules = DEFAULT_PII_RULES): Logger {
+  const options: LoggerOptions = {
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    // Runs only for lines that are written, so a disabled level costs nothing.
+    formatters: { log: (object) => redactValue(object, rules) },
+  };
   return destination ? pino(options, destination) : pino(options);
 }

@@ -1,5 +1,6 @@
 import './sqlite-warning.js';
 import type { Logger } from 'pino';
+import type { PiiRules } from './domain/pii.js';
 import { createActorSystem } from './actors/system.js';
 import { ConfigError, loadConfig } from './config.js';
 import { resolveFeatureFlags } from './domain/feature-flags.js';
@@ -32,9 +33,9 @@ function orExit<T>(load: () => T, ...alsoExpected: ErrorClass[]): T {
 }
 
 /** The relay's address is configuration too: one that cannot be listened on stops start-up the same way. */
-async function openInspectionOrExit(setting: InspectSetting, logger: Logger): Promise<Inspection> {
+async function openInspectionOrExit(setting: InspectSetting, logger: Logger, rules: PiiRules): Promise<Inspection> {
   try {
-    return await openInspection(setting, logger);
+    return await openInspection(setting, logger, rules);
   } catch (error) {
     if (error instanceof InspectionRelayError) {
       process.stderr.write(`invalid configuration: INSPECT: ${error.message}\n`);
@@ -47,12 +48,12 @@ async function openInspectionOrExit(setting: InspectSetting, logger: Logger): Pr
 async function main(): Promise<void> {
   const config = orExit(() => loadConfig());
   const knowledgeBase = orExit(() => loadKnowledgeBase(config.kycKbFile));
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, config.piiRules);
   const sdkConfig = orExit(() => openSdkConfigSource({ file: config.sdkConfigFile, logger }));
   const media = createMediaProvider(config);
   const mediaReady = media.ready;
   if (!mediaReady) logger.warn({ missing: missingMediaSettings(config) }, 'media not configured: voice sessions get placeholder tokens');
-  const inspection = config.inspect ? await openInspectionOrExit(config.inspect, logger) : undefined;
+  const inspection = config.inspect ? await openInspectionOrExit(config.inspect, logger, config.piiRules) : undefined;
   // Loaded here, after sqlite-warning.js is in place: node:sqlite warns as it loads on Node 22.
   const { openStore, StoreOpenError } = await import('./store/open-store.js');
   const store = orExit(() => openStore(config, systemClock), StoreOpenError);

@@ -161,3 +161,17 @@ describe('loadConfig: INSPECT', () => {
     expect(() => loadConfig({ INSPECT: raw })).toThrow(/^invalid configuration: INSPECT: (must be off, relay, <host>:<port>|port must be at most 65535)/);
   });
 });
+
+describe('PII_EXTRA_KEYS', () => {
+  it('adds keys to the built-in ones: none by default', () => {
+    expect(loadConfig({}).piiExtraKeys).toEqual([]);
+    const config = loadConfig({ PII_EXTRA_KEYS: 'employee_code, ckycNumber,,' });
+    expect(config.piiExtraKeys).toEqual(['employee_code', 'ckycNumber']);
+    expect(config.piiRules.isSensitiveKey('employeeCode')).toBe(true);
+    expect(config.piiRules.isSensitiveKey('phone')).toBe(true);
+  });
+
+  it.each(['1abc', 'a.b', 'phone;email', `k${'x'.repeat(64)}`])('refuses PII_EXTRA_KEYS=%j naming the variable', (raw) => {
+    expect(() => loadConfig({ PII_EXTRA_KEYS: raw })).toThrow(/^invalid configuration: PII_EXTRA_KEYS\.0: must be a comma-separated list of field names/);
+  });
+});

@@ -304,7 +304,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ingest an SDK event; answers once the session holds it. Hints with masked!=true are masked on arrival. session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}. */
+        /** Ingest an SDK event; answers once the session holds it. Identity values in any field are masked on arrival (README: Privacy). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}. */
         post: operations["ingestEvent"];
         delete?: never;
         options?: never;
@@ -420,7 +420,7 @@ export interface components {
                 } | null;
                 kyc_kb: components["schemas"]["KycKnowledge"];
                 last_validation_failure: components["schemas"]["ValidationFailure"] | null;
-                /** @description the latest event as stored (hint masked) */
+                /** @description the latest event as stored: identity values masked in every field, their shapes under redacted_fields */
                 latest_event: {
                     [key: string]: unknown;
                 } | null;
@@ -503,6 +503,8 @@ export interface components {
             screen: string | null;
             shape?: {
                 digits: number;
+                /** @description the identity value it was recognised as: pan, aadhaar, phone, email, date, number, voter_id, passport, ifsc, otp; text under a sensitive key */
+                kind?: string;
                 length: number;
                 letters: number;
                 matches_pattern?: boolean;
@@ -888,6 +890,8 @@ export interface components {
             screen: string | null;
             shape?: {
                 digits: number;
+                /** @description the identity value it was recognised as: pan, aadhaar, phone, email, date, number, voter_id, passport, ifsc, otp; text under a sensitive key */
+                kind?: string;
                 length: number;
                 letters: number;
                 matches_pattern?: boolean;

@@ -1,5 +1,9 @@
 import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
+import type { ValueShape } from './pii.js';
+import { maskValue, maskWhole, scrubText, shapeOf } from './pii.js';
+
+export { maskValue } from './pii.js';
 
 /**
  * Hint redaction: the backend never keeps a raw input value. Everything here is a
@@ -17,17 +21,11 @@ const CHOICE_COMPONENT_TYPES = new Set([
   'camera',
 ]);
 
-const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
-const LETTER = /\p{L}/u;
-const DIGIT = /\p{Nd}/u;
-const KEEP_TAIL = 4;
-const SHORT_VALUE = 8;
 const MAX_PATTERN_LENGTH = 512;
+/** A choice hint is kept only when it reads as a label: short, no digits, nothing detected. */
+const MAX_LABEL_CHARS = 32;
 
-export interface HintShape {
-  length: number;
-  digits: number;
-  letters: number;
+export interface HintShape extends ValueShape {
   matches_pattern?: boolean;
 }
 
@@ -40,17 +38,6 @@ export interface RedactedHint {
 
 export function isChoiceComponent(componentType: string | undefined): boolean {
   return componentType !== undefined && CHOICE_COMPONENT_TYPES.has(componentType.toLowerCase());
-}
-
-/**
- * Values of 8+ characters keep their last 4 characters and their separators; shorter
- * values are masked whole, because 4 of 6 characters would give most of an OTP away.
- */
-export function maskValue(value: string): string {
-  const chars = Array.from(value);
-  if (chars.length < SHORT_VALUE) return '*'.repeat(chars.length);
-  const tailStart = chars.length - KEEP_TAIL;
-  return chars.map((char, index) => (index >= tailStart || !LETTER_OR_DIGIT.test(char) ? char : '*')).join('');
 }
 
 /**
@@ -82,15 +69,7 @@ export function matchesPattern(value: string, pattern: string): boolean | undefi
 }
 
 export function describeShape(value: string, pattern: string | undefined): HintShape {
-  let digits = 0;
-  let letters = 0;
-  let length = 0;
-  for (const char of value) {
-    length += 1;
-    if (DIGIT.test(char)) digits += 1;
-    else if (LETTER.test(char)) letters += 1;
-  }
-  const shape: HintShape = { length, digits, letters };
+  const shape: HintShape = shapeOf(value);
   const matches = pattern === undefined ? undefined : matchesPattern(value, pattern);
   if (matches !== undefined) shape.matches_pattern = matches;
   return shape;
@@ -103,16 +82,26 @@ export interface HintInput {
   pattern: string | undefined;
 }
 
+const HAS_DIGIT = /\p{Nd}/u;
+
 /**
- * Decide what of a hint may be kept. Returns undefined when the hint is kept as sent
- * (already masked by the client, or a choice component), otherwise the server-masked form.
+ * Decide what of a hint may be kept. Returns undefined when the hint is kept as sent: masked by
+ * the client with nothing detected in it, or a choice that reads as a short label. Everything
+ * else is masked (dates and OTPs whole) with its shape, and the kind of identity value it is.
  */
 export function redactHint(input: HintInput): RedactedHint | undefined {
-  if (input.masked === true || isChoiceComponent(input.componentType)) return undefined;
-  return {
-    hint: maskValue(input.hint),
-    masked: true,
-    masked_by: 'server',
-    shape: describeShape(input.hint, input.pattern),
-  };
+  const scan = scrubText(input.hint);
+  if (scan.findings.length === 0) {
+    if (input.masked === true) return undefined;
+    const label = input.hint.length <= MAX_LABEL_CHARS && !HAS_DIGIT.test(input.hint);
+    if (label && isChoiceComponent(input.componentType)) return undefined;
+  }
+  if (input.masked === true) {
+    // Masked by the client, yet something in it reads as an identity value: mask what was found.
+    return { hint: scan.text, masked: true, masked_by: 'server', shape: shapeOf(input.hint, scan.whole) };
+  }
+  const shape = describeShape(input.hint, input.pattern);
+  if (scan.whole !== undefined) shape.kind = scan.whole;
+  const whole = scan.whole === 'date' || scan.whole === 'otp' || scan.whole === 'dropped';
+  return { hint: whole ? (scan.whole === 'dropped' ? scan.text : maskWhole(input.hint)) : maskValue(input.hint), masked: true, masked_by: 'server', shape };
 }

@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { redactText } from './event-redaction.js';
+
 /**
  * Old SDKs send `session_id: "unknown"` for every user. Shared, those would be one session whose
  * user flips to whoever wrote last, so such traffic is kept per user: `unknown:{user_id}`.
@@ -6,8 +9,17 @@ export const LEGACY_UNKNOWN_SESSION = 'unknown';
 
 export type SessionKey = { ok: true; key: string } | { ok: false; detail: string };
 
+/**
+ * The session key names rooms, activity items and log lines, so it must not carry an identity
+ * value. Some apps use the phone number as the user id: such a user id is keyed by its digest.
+ */
+function legacyUserPart(userId: string): string {
+  if (redactText(userId) === userId) return userId;
+  return `h-${createHash('sha256').update(userId).digest('hex').slice(0, 24)}`;
+}
+
 export function sessionKeyFor(sessionId: string, userId: string | null | undefined): SessionKey {
   if (sessionId.toLowerCase() !== LEGACY_UNKNOWN_SESSION) return { ok: true, key: sessionId };
   if (!userId || userId.trim() === '') return { ok: false, detail: 'user_id: is required when session_id is "unknown"' };
-  return { ok: true, key: `${LEGACY_UNKNOWN_SESSION}:${userId}` };
+  return { ok: true, key: `${LEGACY_UNKNOWN_SESSION}:${legacyUserPart(userId)}` };
 }

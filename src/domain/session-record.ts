@@ -1,6 +1,6 @@
 import { own } from './own.js';
 import type { HintShape } from './redaction.js';
-import { redactHint } from './redaction.js';
+import type { RedactedEvent } from './event-redaction.js';
 import type { RegisteredSchema } from './screen-schema.js';
 import { schemaFromEvent, screenKey } from './screen-schema.js';
 import type { SdkEvent } from './sdk-event.js';
@@ -98,9 +98,13 @@ export interface IngestOutcome<R extends SessionRecord = SessionRecord> {
   warnings: string[];
 }
 
+export type HintMatcher = (pattern: string) => boolean | undefined;
+
 export interface IngestOptions {
   at: number;
   schemaRegistry: boolean;
+  /** From `hintMatcher`: tests the raw hint against a pattern without handing the value over. */
+  matchHint?: HintMatcher | undefined;
 }
 
 const present = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined;
@@ -118,17 +122,17 @@ function patternFor(record: SessionRecord, componentId: string | undefined, scre
   return undefined;
 }
 
-/** Masks the hint of any event that carries one (fail closed: legacy event types carry raw values too). */
-export function redactEvent(record: SessionRecord, event: SdkEvent): SdkEvent {
-  if (!present(event.hint)) return event;
+/**
+ * Completes the shape of a server-masked hint with `matches_pattern` against the component's
+ * registered schema, the one thing the redaction pass could not know.
+ */
+function withSchemaMatch(record: SessionRecord, event: RedactedEvent, matchHint: HintMatcher | undefined): RedactedEvent {
+  const shape = event.shape as HintShape | undefined;
+  if (!matchHint || !shape || shape.matches_pattern !== undefined) return event;
   const screen = event.screen ?? event.screen_id ?? record.screen ?? undefined;
-  const redacted = redactHint({
-    hint: event.hint,
-    masked: event.masked ?? undefined,
-    componentType: event.component_type ?? undefined,
-    pattern: patternFor(record, event.component_id ?? undefined, screen),
-  });
-  return redacted ? { ...event, ...redacted } : event;
+  const pattern = patternFor(record, event.component_id ?? undefined, screen);
+  const matches = pattern === undefined ? undefined : matchHint(pattern);
+  return matches === undefined ? event : { ...event, shape: { ...shape, matches_pattern: matches } };
 }
 
 function upsertHint(hints: ComponentHint[], next: ComponentHint): ComponentHint[] {
@@ -160,9 +164,9 @@ function registerSchema(
 }
 
 /** Spec 4.1 rules 1-6 as a pure function of the record, the event and the time. */
-export function applyEvent<R extends SessionRecord>(record: R, incoming: SdkEvent, options: IngestOptions): IngestOutcome<R> {
+export function applyEvent<R extends SessionRecord>(record: R, incoming: RedactedEvent, options: IngestOptions): IngestOutcome<R> {
   const { at } = options;
-  const redacted = redactEvent(record, incoming);
+  const redacted = withSchemaMatch(record, incoming, options.matchHint);
   const stored: SdkEvent = present(redacted.timestamp) ? redacted : { ...redacted, timestamp: Math.floor(at / 1000) };
   const screen = stored.screen ?? stored.screen_id;
   const next: R = {

@@ -42,12 +42,28 @@ const quoted = (value: string, max = MAX_NAME) => quoteClientText(value, max);
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
+/** What a detected kind is called in the prompt; kinds not listed add nothing. */
+const KIND_WORDS: Partial<Record<string, string>> = {
+  pan: 'a PAN',
+  aadhaar: 'an Aadhaar number',
+  phone: 'a mobile number',
+  email: 'an e-mail address',
+  date: 'a date',
+  number: 'a long number',
+  voter_id: 'a voter id',
+  passport: 'a passport number',
+  ifsc: 'an IFSC code',
+  otp: 'a code',
+};
+
 function describeShape(shape: HintShape): string {
   const other = shape.length - shape.digits - shape.letters;
   const parts = [plural(shape.digits, 'digit'), plural(shape.letters, 'letter')];
   if (other > 0) parts.push(`${other} other`);
   let text = `${plural(shape.length, 'character')} (${parts.join(', ')})`;
   if (shape.matches_pattern !== undefined) text += shape.matches_pattern ? ', matches the expected pattern' : ', does not match the expected pattern';
+  const kind = shape.kind === undefined ? undefined : KIND_WORDS[shape.kind];
+  if (kind !== undefined) text += `, reads as ${kind}`;
   return text;
 }
 

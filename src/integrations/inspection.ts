@@ -3,6 +3,8 @@ import { createWebSocketInspector } from '@statelyai/inspect';
 import type { Logger } from 'pino';
 import type { AnyEventObject, InspectionEvent, MachineContext, Observer } from 'xstate';
 import { redactForInspection } from '../domain/inspection-redaction.js';
+import type { PiiRules } from '../domain/pii.js';
+import { DEFAULT_PII_RULES } from '../domain/pii.js';
 import type { InspectionRelay } from './inspection-relay.js';
 import { startInspectionRelay } from './inspection-relay.js';
 import type { InspectSetting } from './inspection-setting.js';
@@ -21,12 +23,12 @@ export interface Inspection {
  * The results of invoked actors (a minted token is the output of `mintToken`) travel in
  * snapshots the context and event hooks do not cover.
  */
-function withoutActorResults(event: StatelyInspectionEvent): StatelyInspectionEvent {
+function withoutActorResults(event: StatelyInspectionEvent, rules: PiiRules): StatelyInspectionEvent {
   if (event.type === '@xstate.event' || !event.snapshot) return event;
   const snapshot = event.snapshot as { output?: unknown; error?: unknown };
   if (snapshot.output === undefined && snapshot.error === undefined) return event;
   // A spread keeps a machine snapshot's toJSON, which reads the copy it is called on.
-  return { ...event, snapshot: { ...snapshot, output: redactForInspection(snapshot.output), error: redactForInspection(snapshot.error) } } as StatelyInspectionEvent;
+  return { ...event, snapshot: { ...snapshot, output: redactForInspection(snapshot.output, rules), error: redactForInspection(snapshot.error, rules) } } as StatelyInspectionEvent;
 }
 
 /**
@@ -34,7 +36,7 @@ function withoutActorResults(event: StatelyInspectionEvent): StatelyInspectionEv
  * WebSocket inspector to it (or to the remote relay). Only ever called with inspection on:
  * off, no inspector exists and actors are created without an `inspect` option.
  */
-export async function openInspection(setting: InspectSetting, logger: Logger): Promise<Inspection> {
+export async function openInspection(setting: InspectSetting, logger: Logger, rules: PiiRules = DEFAULT_PII_RULES): Promise<Inspection> {
   let relay: InspectionRelay | undefined;
   let url: string;
   if (setting.kind === 'relay') {
@@ -45,9 +47,9 @@ export async function openInspection(setting: InspectSetting, logger: Logger): P
   }
   const inspector = createWebSocketInspector({
     url,
-    sanitizeContext: (context) => redactForInspection(context) as MachineContext,
-    sanitizeEvent: (event) => redactForInspection(event) as AnyEventObject,
-    serialize: withoutActorResults,
+    sanitizeContext: (context) => redactForInspection(context, rules) as MachineContext,
+    sanitizeEvent: (event) => redactForInspection(event, rules) as AnyEventObject,
+    serialize: (event) => withoutActorResults(event, rules),
   });
   logger.info({ inspect_url: url, viewer_url: relay?.viewerUrl }, relay ? `inspection on: open ${relay.viewerUrl} in a browser` : `inspection on: sending to ${url}`);
   return {

@@ -4,7 +4,8 @@ import type { FlowProgress, SessionFlow } from '../domain/flow.js';
 import type { KnowledgeBase } from '../domain/kyc-knowledge.js';
 import type { PopupDecision } from '../domain/popup.js';
 import type { SdkConfigOverrides } from '../domain/sdk-config.js';
-import type { SdkEvent } from '../domain/sdk-event.js';
+import type { RedactedEvent } from '../domain/event-redaction.js';
+import type { HintMatcher } from '../domain/session-record.js';
 import type { TriggerDecision, TriggerSignals } from '../domain/trigger-policy.js';
 
 /**
@@ -22,7 +23,10 @@ export interface IngestResult {
 export type SessionCommand =
   | {
       type: 'session.ingest';
-      event: SdkEvent;
+      /** Redacted before it is sent: a session never holds a raw identity value. */
+      event: RedactedEvent;
+      /** From `hintMatcher`; a function, so no log, snapshot or inspection carries the raw hint. */
+      matchHint?: HintMatcher | undefined;
       at: number;
       trace: Trace;
       reply: Reply<IngestResult>;

@@ -378,7 +378,7 @@ export const sessionMachine = setup({
     // commonest command by far (BENCHMARKS.md has the measurement).
     ingest: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'session.ingest') return;
-      const outcome = applyEvent(context, event.event, { at: event.at, schemaRegistry: context.settings.schemaRegistry });
+      const outcome = applyEvent(context, event.event, { at: event.at, schemaRegistry: context.settings.schemaRegistry, matchHint: event.matchHint });
       const userActivity = !AGENT_EVENT_TYPES.has(outcome.stored.event);
       // The user coming back cancels a registered drop-off.
       const returned = userActivity && context.dropoff !== null;

@@ -8,6 +8,7 @@ import { SYSTEM_PROMPT_MAX_CHARS, buildSystemPrompt } from '../../src/domain/sys
 import { loadKnowledgeBase } from '../../src/integrations/knowledge-base.js';
 import { RAW_PAN, RAW_PHONE, panSchema } from '../fixtures/client-events.js';
 import { MAX_HINT_CHARS } from '../../src/domain/sdk-event.js';
+import { redactForIngest } from '../../src/domain/event-redaction.js';
 
 const kb = loadKnowledgeBase(undefined);
 const HEADINGS = ['## Role', '## Rules', '## Current step', '## Last validation failure', '## What the user entered on this screen (latest per field; values withheld, shapes only)'];
@@ -15,7 +16,8 @@ const HEADINGS = ['## Role', '## Rules', '## Current step', '## Last validation 
 function record(events: Record<string, unknown>[]): SessionRecord {
   let current = newSessionRecord('s1', 0);
   events.forEach((event, index) => {
-    current = applyEvent(current, EventInSchema.parse({ session_id: 's1', ...event }), { at: index * 1000, schemaRegistry: true }).record;
+    const { event: stored, matchHint } = redactForIngest(EventInSchema.parse({ session_id: 's1', ...event }));
+    current = applyEvent(current, stored, { at: index * 1000, schemaRegistry: true, matchHint }).record;
   });
   return current;
 }
@@ -47,7 +49,7 @@ describe('system prompt: what it says', () => {
     expect(text).toContain(`- "pan_invalid_format": ${failure.meaning} Recovery: ${failure.recovery}`);
     expect(text).toContain('On screen "pan_details", field "pan_field" ("text_input"), rule "pan_format_v1", expected pattern "[A-Z]{5}[0-9]{4}[A-Z]".');
     expect(text).toContain('What was entered (masked, not verified): 10 characters (0 digits, 10 letters), does not match the expected pattern.');
-    expect(text).toContain('- "pan_field" ("text_input"): 10 characters (4 digits, 6 letters), matches the expected pattern.');
+    expect(text).toContain('- "pan_field" ("text_input"): 10 characters (4 digits, 6 letters), matches the expected pattern, reads as a PAN.');
     expect(text).toContain('- "terms_checkbox" ("checkbox"): chose "checked".');
     expect(text.length).toBeLessThanOrEqual(SYSTEM_PROMPT_MAX_CHARS);
   });
@@ -65,7 +67,7 @@ describe('system prompt: what it says', () => {
     for (const value of [RAW_PHONE, '******3210', '3210', '9012', 'INVALIDPAN', '******DPAN', 'DPAN', 'rahul']) expect(text, value).not.toContain(value);
     expect(text).toContain('- "aadhaar_field" ("text_input"): masked by the app, shape unknown.');
     expect(text).toContain('- "front" ("file_upload"): a file was provided.');
-    expect(text).toContain('- "phone_field" ("text_input"): 10 characters (10 digits, 0 letters).');
+    expect(text).toContain('- "phone_field" ("text_input"): 10 characters (10 digits, 0 letters), reads as a mobile number.');
   });
 
   it('lists only the fields of the current screen, newest first', () => {
@@ -112,7 +114,6 @@ const clip = (attack: string, max: number) => attack.slice(0, max);
 describe('system prompt: client strings cannot pose as instructions', () => {
   const where: [string, (attack: string) => Record<string, unknown>[]][] = [
     ['screen', (attack) => [{ event: 'screen_state', screen: clip(attack, 256) }]],
-    ['hint', (attack) => [{ event: 'component_input', screen: 'pan_details', component_id: 'terms_checkbox', component_type: 'checkbox', hint: clip(attack, MAX_HINT_CHARS) }]],
     ['component_id and component_type', (attack) => [{ event: 'component_input', screen: 'pan_details', component_id: clip(attack, 256), component_type: clip(attack, 64), hint: 'checked' }]],
     ['failure code, rule and pattern', (attack) => [{ ...panFailure, errors: [clip(attack, 256)], failure_reason_code: clip(attack, 256), validation_rule_id: attack, expected_pattern: attack }]],
   ];
@@ -128,6 +129,13 @@ describe('system prompt: client strings cannot pose as instructions', () => {
     // Client strings are capped: no line of the prompt carries a long run of the attack.
     for (const line of text.split('\n')) expect(line.split('Ignore previous instructions').length - 1).toBeLessThanOrEqual(6);
     expect(text.length).toBeLessThanOrEqual(SYSTEM_PROMPT_MAX_CHARS);
+  });
+
+  it.each(ATTACKS.map((attack, index) => [index, attack] as const))('a choice hint carrying attack %i is no label, so it is masked and never quoted', (_index, attack) => {
+    const events = [{ event: 'component_input', screen: 'pan_details', component_id: 'terms_checkbox', component_type: 'checkbox', hint: clip(attack, MAX_HINT_CHARS) }];
+    const text = prompt(record(events));
+    expect(text).not.toContain('Ignore');
+    expect(text).toMatch(/- "terms_checkbox" \("checkbox"\): \d+ characters/);
   });
 
   it('a typed value carrying an attack is masked before it could reach the prompt', () => {

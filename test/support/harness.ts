@@ -94,7 +94,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   clock.set(options.startAt ?? START_TIME);
   const store = openStore(config, clock);
   const logs = new LogCapture();
-  const logger = createLogger(config.logLevel, logs);
+  const logger = createLogger(config.logLevel, logs, config.piiRules);
   const media = createMediaProvider(config);
   const mediaReady = media.ready;
   const system = createActorSystem({

@@ -3,6 +3,7 @@ import { createEmptyActor } from 'xstate';
 import type { AgentContextSources } from '../../src/domain/agent-context.js';
 import { DEFAULT_SDK_CONFIG } from '../../src/domain/sdk-config.js';
 import { EventInSchema } from '../../src/domain/sdk-event.js';
+import { redactForIngest } from '../../src/domain/event-redaction.js';
 import type { Reply, SessionCommand } from '../../src/machines/session.events.js';
 import type { SessionInput, SessionMachine, SessionSettings } from '../../src/machines/session.machine.js';
 import { MAX_WAITING_VOICE_COMMANDS, isVoiceActive, sessionMachine } from '../../src/machines/session.machine.js';
@@ -144,7 +145,7 @@ function commandFor(options: SessionModelOptions, model: ModelState, command: Cl
   switch (command) {
     case 'ingest':
     case 'turn':
-      return { type: 'session.ingest', event: EventInSchema.parse(body), at, trace: TRACE, reply };
+      return { type: 'session.ingest', ...redactForIngest(EventInSchema.parse(body)), at, trace: TRACE, reply };
     case 'context':
       return { type: 'context.fetch', at, trace: TRACE, sources: options.sources, reply };
     case 'trigger': {

@@ -11,7 +11,7 @@ import { AssistantEvaluateOut, PopupEvaluateIn, PopupOut } from '../schemas/assi
 import { ErrorBody } from '../schemas/common.js';
 import { POPUP_EXAMPLES } from '../schemas/examples.js';
 import { sessionKeyOr422 } from '../session-key.js';
-import { parseOr422 } from '../validate.js';
+import { parseClientBody } from '../client-body.js';
 import type { Request, Response } from 'express';
 
 const ERRORS = {
@@ -43,7 +43,7 @@ export const assistantRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function assistantRoutes({ system, sdkConfig }: AppDeps): Router {
+export function assistantRoutes({ system, sdkConfig, config }: AppDeps): Router {
   const router = Router();
   const evaluation = (req: Request, res: Response, body: PopupEvaluateBody) => {
     const signals = body.signals ?? {};
@@ -64,15 +64,15 @@ export function assistantRoutes({ system, sdkConfig }: AppDeps): Router {
     };
   };
   router.post('/v1/assistant/popup/evaluate', async (req, res) => {
-    const body = parseOr422(PopupEvaluateIn, req.body);
-    const key = sessionKeyOr422(body.session_id, body.user_id);
+    const { sent, body } = parseClientBody(PopupEvaluateIn, req.body, config.piiRules);
+    const key = sessionKeyOr422(body.session_id, sent.user_id);
     const request = evaluation(req, res, body);
     const result = await system.supervisor.ask<PopupDecision>(key, 'create', (reply, at) => ({ type: 'popup.evaluate', ...request, at, reply }));
     res.json(replyOrThrow(result, key));
   });
   router.post('/v1/assistant/evaluate', async (req, res) => {
-    const body = parseOr422(PopupEvaluateIn, req.body);
-    const key = sessionKeyOr422(body.session_id, body.user_id);
+    const { sent, body } = parseClientBody(PopupEvaluateIn, req.body, config.piiRules);
+    const key = sessionKeyOr422(body.session_id, sent.user_id);
     const request = evaluation(req, res, body);
     const result = await system.supervisor.ask<SurfacesDecision>(key, 'create', (reply, at) => ({ type: 'assistant.evaluate', ...request, at, reply }));
     res.json({ session_id: key, ...replyOrThrow(result, key) });

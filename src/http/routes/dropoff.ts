@@ -8,7 +8,7 @@ import { ErrorBody } from '../schemas/common.js';
 import { DROPOFF_CANCEL_EXAMPLES, DROPOFF_REGISTER_EXAMPLES } from '../schemas/examples.js';
 import { DropoffCancelIn, DropoffCancelOut, DropoffRegisterIn, DropoffRegisterOut } from '../schemas/dropoff.js';
 import { sessionKeyOr422 } from '../session-key.js';
-import { parseOr422 } from '../validate.js';
+import { parseClientBody } from '../client-body.js';
 
 export const dropoffRouteDocs: RouteDoc[] = [
   {
@@ -42,14 +42,15 @@ export const dropoffRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function dropoffRoutes({ system }: AppDeps): Router {
+export function dropoffRoutes({ system, config }: AppDeps): Router {
   const router = Router();
   router.post('/api/dropoff/register', async (req, res) => {
-    const body = parseOr422(DropoffRegisterIn, req.body);
-    const key = sessionKeyOr422(body.session_id, body.user_id);
+    const { sent, body } = parseClientBody(DropoffRegisterIn, req.body, config.piiRules);
+    const key = sessionKeyOr422(body.session_id, sent.user_id);
     const trace = traceFor(res, body);
     // The number is reduced here, so the session (and anything that records it) never sees it.
-    const facts = phoneFacts(body.phone);
+    // The number is reduced to whether it is dialable and its last 4 digits; the raw body is dropped here.
+    const facts = phoneFacts(sent.phone);
     const result = await system.supervisor.ask<{ registered: true; has_dialable_phone: boolean }>(key, 'create', (reply, at) => ({
       type: 'dropoff.register',
       user_id: body.user_id ?? null,
@@ -62,8 +63,8 @@ export function dropoffRoutes({ system }: AppDeps): Router {
     res.json({ status: 'registered', session_id: key, has_dialable_phone: replyOrThrow(result, key).has_dialable_phone });
   });
   router.post('/api/dropoff/cancel', async (req, res) => {
-    const body = parseOr422(DropoffCancelIn, req.body);
-    const key = sessionKeyOr422(body.session_id, body.user_id);
+    const { sent, body } = parseClientBody(DropoffCancelIn, req.body, config.piiRules);
+    const key = sessionKeyOr422(body.session_id, sent.user_id);
     const trace = traceFor(res, body);
     const result = await system.supervisor.ask<{ cancelled: boolean }>(key, 'existing', (reply, at) => ({ type: 'dropoff.cancel', at, trace, reply }));
     res.json({ status: 'cancelled', session_id: key, was_registered: replyOrThrow(result, key).cancelled });

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { unixSeconds } from '../../integrations/clock.js';
+import { redactForIngest } from '../../domain/event-redaction.js';
 import { EventInSchema } from '../../domain/sdk-event.js';
 import { ingestSdkEvent } from '../../actors/ingest.js';
 import type { SdkEvent } from '../../domain/sdk-event.js';
@@ -25,7 +26,7 @@ export const eventRouteDocs: RouteDoc[] = [
     path: '/v1/events',
     tag: 'sdk',
     summary:
-      'Ingest an SDK event; answers once the session holds it. Hints with masked!=true are masked on arrival. session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}.',
+      'Ingest an SDK event; answers once the session holds it. Identity values in any field are masked on arrival (README: Privacy). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}.',
     body: EventInSchema,
     bodyExamples: EVENT_EXAMPLES,
     responses: {
@@ -39,13 +40,16 @@ export const eventRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function eventRoutes({ system }: AppDeps): Router {
+export function eventRoutes({ system, config }: AppDeps): Router {
   const router = Router();
   router.post('/v1/events', async (req, res) => {
-    const event = parseOr422(EventInSchema, req.body);
-    const sessionKey = sessionKeyOr422(event.session_id, event.user_id ?? userIdInProperties(event));
-    const trace = traceFor(res, event);
-    const result = await ingestSdkEvent(system.supervisor, sessionKey, event, trace);
+    const received = parseOr422(EventInSchema, req.body);
+    // The key from the user id as sent: a user id that is itself an identity value is hashed, never kept.
+    const sessionKey = sessionKeyOr422(received.session_id, received.user_id ?? userIdInProperties(received));
+    // Nothing past this line sees a raw identity value (decisions 1).
+    const input = redactForIngest(received, config.piiRules);
+    const trace = traceFor(res, input.event);
+    const result = await ingestSdkEvent(system.supervisor, sessionKey, input, trace);
     const { ingested_at_ms, warnings } = replyOrThrow(result, sessionKey);
     res.json({ status: 'ok', ingested_at: unixSeconds(ingested_at_ms), ...(warnings.length > 0 ? { warnings } : {}) });
   });

@@ -9,7 +9,7 @@ import { ErrorBody } from '../schemas/common.js';
 import { FLOW_EXAMPLES } from '../schemas/examples.js';
 import { FlowSetIn, FlowSetOut } from '../schemas/flows.js';
 import { sessionKeyOr422 } from '../session-key.js';
-import { parseOr422 } from '../validate.js';
+import { parseClientBody } from '../client-body.js';
 
 export const flowRouteDocs: RouteDoc[] = [
   {
@@ -29,16 +29,16 @@ export const flowRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function flowRoutes({ system }: AppDeps): Router {
+export function flowRoutes({ system, config }: AppDeps): Router {
   const router = Router();
   router.post('/v1/flows/set', async (req, res) => {
-    const body = parseOr422(FlowSetIn, req.body);
+    const { sent, body } = parseClientBody(FlowSetIn, req.body, config.piiRules);
     const trace = traceFor(res, body);
     const kb = system.agentContext.knowledgeBase;
     let sessionId: string | null = null;
     let result: FlowSetResult;
     if (body.session_id) {
-      sessionId = sessionKeyOr422(body.session_id, body.user_id);
+      sessionId = sessionKeyOr422(body.session_id, sent.user_id);
       const asked = await system.supervisor.ask<FlowSetResult>(sessionId, 'create', (reply, at) => ({
         type: 'flow.set',
         flow_key: body.flow_key,

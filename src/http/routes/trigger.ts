@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { redactText } from '../../domain/event-redaction.js';
 import type { TriggerDecision, TriggerSignals } from '../../domain/trigger-policy.js';
 import { replyOrThrow, storeUnavailable } from '../ask.js';
 import { clientIdHeader } from '../client-id.js';
@@ -11,7 +12,7 @@ import { ErrorBody } from '../schemas/common.js';
 import type { TriggerEvaluateBody } from '../schemas/trigger.js';
 import { TriggerEvaluateIn, TriggerEvaluateOut } from '../schemas/trigger.js';
 import { sessionKeyOr422 } from '../session-key.js';
-import { parseOr422 } from '../validate.js';
+import { parseClientBody } from '../client-body.js';
 
 export const triggerRouteDocs: RouteDoc[] = [
   {
@@ -38,15 +39,17 @@ function signalsOf(body: TriggerEvaluateBody): TriggerSignals {
   return { screen: screen ?? undefined, time_spent: time_spent ?? undefined, errors: errors ?? undefined, idle_seconds: idle_seconds ?? undefined };
 }
 
-export function triggerRoutes({ system, sdkConfig }: AppDeps): Router {
+export function triggerRoutes({ system, sdkConfig, config }: AppDeps): Router {
   const router = Router();
   router.post('/v1/assistant/trigger/evaluate', async (req, res) => {
-    const body = parseOr422(TriggerEvaluateIn, req.body);
+    // Screens, error codes and ids are kept and shown: the same redaction as an event's.
+    const { sent, body } = parseClientBody(TriggerEvaluateIn, req.body, config.piiRules);
+    const headerClientId = clientIdHeader(req);
     const request = {
       signals: signalsOf(body),
       user_id: body.user_id ?? null,
       client_id: body.client_id ?? null,
-      header_client_id: clientIdHeader(req) ?? null,
+      header_client_id: headerClientId === undefined ? null : redactText(headerClientId),
       sdk_overrides: sdkConfig.overrides(),
       trace: traceFor(res, body),
     };
@@ -56,7 +59,7 @@ export function triggerRoutes({ system, sdkConfig }: AppDeps): Router {
       res.json(decision);
       return;
     }
-    const key = sessionKeyOr422(body.session_id, body.user_id);
+    const key = sessionKeyOr422(body.session_id, sent.user_id);
     const result = await system.supervisor.ask<TriggerDecision>(key, 'create', (reply, at) => ({
       type: 'trigger.evaluate',
       ...request,

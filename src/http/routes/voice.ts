@@ -9,7 +9,7 @@ import type { RouteDoc } from '../route-doc.js';
 import { ErrorBody } from '../schemas/common.js';
 import type { AssistantStartBody } from '../schemas/voice.js';
 import { AssistantStartIn, AssistantStartOut, AssistantStopIn, AssistantStopOut } from '../schemas/voice.js';
-import { parseOr422 } from '../validate.js';
+import { parseClientBody } from '../client-body.js';
 
 const BUSY = { description: 'the session cap is reached, or the session is busy with earlier voice commands; retry', schema: ErrorBody };
 
@@ -61,10 +61,11 @@ function startBody(started: VoiceStarted): AssistantStartBody {
   };
 }
 
-export function voiceRoutes({ system }: AppDeps): Router {
+export function voiceRoutes({ system, config }: AppDeps): Router {
   const router = Router();
   router.post('/v1/assistant/session/start', async (req, res) => {
-    const body = parseOr422(AssistantStartIn, req.body);
+    // user_id and screen are kept, logged and put in the token: the same redaction as an event's.
+    const { body } = parseClientBody(AssistantStartIn, req.body, config.piiRules);
     const trace = traceFor(res, body);
     const result = await system.supervisor.ask<VoiceStarted | VoiceBusy>(body.session_id, 'create', (reply, at) => ({
       type: 'voice.start',
@@ -78,7 +79,7 @@ export function voiceRoutes({ system }: AppDeps): Router {
     res.json(startBody(unlessBusy(replyOrThrow(result, body.session_id))));
   });
   router.post('/v1/assistant/session/stop', async (req, res) => {
-    const body = parseOr422(AssistantStopIn, req.body);
+    const { body } = parseClientBody(AssistantStopIn, req.body, config.piiRules);
     const trace = traceFor(res, body);
     const result = await system.supervisor.ask<VoiceStopped | VoiceBusy>(body.session_id, 'existing', (reply, at) => ({
       type: 'voice.stop',

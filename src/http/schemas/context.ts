@@ -18,7 +18,7 @@ export const ContextOut = z
     current_screen: z.string().nullable().meta({ description: 'the last screen the app sent (same as context.screen)' }),
     context: z.object({
       screen: z.string().nullable(),
-      latest_event: z.record(z.string(), z.unknown()).nullable().meta({ description: 'the latest event as stored (hint masked)' }),
+      latest_event: z.record(z.string(), z.unknown()).nullable().meta({ description: 'the latest event as stored: identity values masked in every field, their shapes under redacted_fields' }),
       last_validation_failure: ValidationFailureOut.nullable(),
       component_hints: z.array(ComponentHintOut),
       kyc_kb: KycKbOut,

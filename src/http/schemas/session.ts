@@ -4,6 +4,10 @@ const Shape = z.object({
   length: z.int(),
   digits: z.int(),
   letters: z.int(),
+  kind: z
+    .string()
+    .optional()
+    .meta({ description: 'the identity value it was recognised as: pan, aadhaar, phone, email, date, number, voter_id, passport, ifsc, otp; text under a sensitive key' }),
   matches_pattern: z.boolean().optional(),
 });
 

@@ -65,6 +65,7 @@ export class ControlPlane {
           popupsEnabled: this.deps.system.featureFlags['ui.dynamic_popups'] !== false,
           maxMessagesPerSecond: config.wsMaxMessagesPerSecond,
           idleTimeoutMs: config.wsIdleTimeoutSeconds * 1000,
+          piiRules: config.piiRules,
           headerClientId: (typeof clientHeader === 'string' ? acceptableId(clientHeader) : undefined) ?? null,
         },
       });

@@ -1,3 +1,5 @@
+import { redactForIngest, redactValue } from '../../domain/event-redaction.js';
+import type { PiiRules } from '../../domain/pii.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type WebSocket from 'ws';
@@ -39,6 +41,8 @@ export interface ControlSocketInput {
   idleTimeoutMs: number;
   /** The `X-Client-ID` of the upgrade request, if any. */
   headerClientId: string | null;
+  /** What counts as an identity value (PII_EXTRA_KEYS included). */
+  piiRules: PiiRules;
 }
 
 const HTTP_ONLY = { code: 'http_only', message: 'This signal must use HTTP POST /v1/events' } as const;
@@ -56,6 +60,8 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
   const { clock, supervisor } = system;
   let sessionKey: string | null = null;
   let userId: string | null = null;
+  /** The user id as sent, used only to find the session key (which never holds it raw: session-key.ts). */
+  let keyUserId: string | null = null;
   let clientId: string | null = null;
   let unsubscribe: (() => void) | undefined;
   let windowStart = clock.now();
@@ -88,14 +94,15 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     return undefined;
   };
 
-  const onConnect = (frame: ConnectFrame) => {
+  const onConnect = (frame: ConnectFrame, rawUserId: string | null) => {
     const keyOk = !input.keyRequired || input.headerKeyAccepted || (frame.api_key ? input.keyMatches(frame.api_key) : false);
     if (!keyOk) return close(WsClose.unauthorized);
-    const key = sessionKeyFor(frame.session_id, frame.user_id);
+    const key = sessionKeyFor(frame.session_id, rawUserId);
     if (!key.ok) return fail('invalid_frame', key.detail, frame.message_id);
     unsubscribe?.();
     sessionKey = key.key;
     userId = frame.user_id ?? null;
+    keyUserId = rawUserId;
     clientId = frame.client_id ?? input.headerClientId;
     unsubscribe = supervisor.subscribe(sessionKey, push);
     send({ type: 'ack', status: 'ok', detail: 'connected', message_id: frame.message_id ?? null, session_id: sessionKey });
@@ -129,7 +136,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     if (!event.success) return fail('invalid_frame', describeIssues(event.error, 'frame'), frame.message_id);
     const ingest = event.data;
     enqueue(async () => {
-      if (!answered(await ingestSdkEvent(supervisor, key, ingest, trace()), frame.message_id)) return;
+      if (!answered(await ingestSdkEvent(supervisor, key, redactForIngest(ingest, input.piiRules), trace()), frame.message_id)) return;
       send({ type: 'ack', status: 'ok', detail: frame.event, message_id: frame.message_id ?? null });
       // The session decides on its own what this changes; anything it decides arrives as a command.
       await supervisor.ask<SurfacesDecision>(key, 'create', (reply, at) => ({
@@ -181,17 +188,22 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     const parse = <S extends typeof ConnectSchema | typeof HeartbeatFrame | typeof ControlStateSchema | typeof TriggerEvaluateSchema>(schema: S) => {
       const parsed = schema.safeParse(raw);
       if (!parsed.success) fail('invalid_frame', describeIssues(parsed.error, 'frame'), messageId);
-      return parsed.success ? (parsed.data as S['_zod']['output']) : undefined;
+      if (!parsed.success) return undefined;
+      // Frames are client text like any body: identity values are masked before anything keeps or logs them.
+      // The session id routes the frame and the key is compared, so both stay as sent (neither is kept).
+      const data = parsed.data as S['_zod']['output'] & { session_id?: unknown; api_key?: unknown };
+      return { ...redactValue(data, input.piiRules), session_id: data.session_id, api_key: data.api_key } as S['_zod']['output'];
     };
     const type = frame.data.type;
     if (type === 'connect') {
       const connect = parse(ConnectSchema);
-      return connect ? onConnect(connect) : undefined;
+      const rawUserId = (raw as { user_id?: unknown }).user_id;
+      return connect ? onConnect(connect, typeof rawUserId === 'string' ? rawUserId : null) : undefined;
     }
     if (type === 'heartbeat') return parse(HeartbeatFrame) ? send({ type: 'heartbeat', message_id: messageId }) : undefined;
     if (type !== 'control_state' && type !== 'trigger_evaluate') return fail(HTTP_ONLY.code, HTTP_ONLY.message, messageId);
     if (sessionKey === null) return input.keyRequired ? close(WsClose.unauthorized) : fail('connect_required', 'send a connect frame first', messageId);
-    const named = typeof frame.data.session_id === 'string' ? sessionKeyFor(frame.data.session_id, userId) : undefined;
+    const named = typeof frame.data.session_id === 'string' ? sessionKeyFor(frame.data.session_id, keyUserId) : undefined;
     if (named && (!named.ok || named.key !== sessionKey)) return fail('session_mismatch', 'session_id must be the connected session', messageId);
     if (type === 'control_state') {
       const control = parse(ControlStateSchema);

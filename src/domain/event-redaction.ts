@@ -1,0 +1,178 @@
+import type { PiiRules, ValueShape } from './pii.js';
+import { DEFAULT_PII_RULES, MAX_SCAN_DEPTH, MAX_SHAPES, maskKeyed, mayHoldIdentity, scrubText } from './pii.js';
+import type { RedactedHint } from './redaction.js';
+import { matchesPattern, redactHint } from './redaction.js';
+import type { SdkEvent } from './sdk-event.js';
+
+/**
+ * The one redaction pass over a client-sent value, applied before anything stores, logs, returns
+ * or streams it (decisions 1): identity values are masked at any depth, in any field, with their
+ * shape kept so the agent still knows what was entered.
+ */
+
+/** Where a masked value was, and what it looked like. */
+export interface RedactedField extends ValueShape {
+  path: string;
+}
+
+declare const redacted: unique symbol;
+/** An event that went through `redactEvent`: only such an event may reach a session. */
+export type RedactedEvent = SdkEvent & { readonly [redacted]: true };
+
+export const TOO_DEEP_MARK = '[dropped: too deep]';
+
+/** The pass's own fields on an event; a client-sent copy is replaced, never trusted. */
+const OWN_FIELDS = new Set(['redacted_fields', 'masked_by', 'shape']);
+
+const OTP_WORD = /(?:^|[^a-z])otp(?:[^a-z]|$)/;
+const isOtpName = (name: string | null | undefined) => typeof name === 'string' && name.length >= 3 && /otp/i.test(name) && OTP_WORD.test(name.toLowerCase());
+
+/** Unix seconds and milliseconds of this era under a key named for a time: a time, not an identifier. */
+const isEpochTime = (value: number) => (value >= 1e9 && value < 5e9) || (value >= 1e12 && value < 5e12);
+const isTimeKey = (key: string) =>
+  /^(?:timestamp|ts|time)$/i.test(key) || /[_-](?:at|ts|ms|time|timestamp)$/i.test(key) || /[a-z](?:At|Ts|Ms|Time|Timestamp)$/.test(key);
+
+class Walk {
+  readonly fields: RedactedField[] = [];
+  constructor(
+    private readonly rules: PiiRules,
+    private readonly otp: boolean,
+  ) {}
+
+  note(path: string, shape: ValueShape): void {
+    if (this.fields.length < MAX_SHAPES) this.fields.push({ path, ...shape });
+  }
+
+  /** Returns `value` itself when nothing in it changed, so a clean event costs no copies. */
+  value(value: unknown, path: string, depth: number, sensitive: boolean, otp: boolean, key = ''): unknown {
+    if (typeof value === 'string') return this.text(value, path, sensitive, otp);
+    if (typeof value === 'number') return this.number(value, path, sensitive, key);
+    if (value === null || typeof value !== 'object') return value;
+    if (depth >= MAX_SCAN_DEPTH) {
+      this.note(path, { length: 0, digits: 0, letters: 0, kind: 'dropped' });
+      return TOO_DEEP_MARK;
+    }
+    if (value instanceof Error) return this.error(value, path);
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined;
+      value.forEach((item, index) => {
+        const next = this.value(item, `${path}[${index}]`, depth + 1, sensitive, otp);
+        if (next !== item) (copy ??= value.slice())[index] = next;
+      });
+      return copy ?? value;
+    }
+    return this.object(value as Record<string, unknown>, path, depth, sensitive, otp);
+  }
+
+  /** A log line's error: its message and stack are text like any other. */
+  error(value: Error, path: string): Error | Record<string, unknown> {
+    const message = this.text(value.message, `${path}.message`, false, false);
+    const stack = value.stack === undefined ? undefined : this.text(value.stack, `${path}.stack`, false, false);
+    if (message === value.message && stack === value.stack) return value;
+    return { type: value.name, message, stack };
+  }
+
+  object(value: Record<string, unknown>, path: string, depth: number, sensitive: boolean, otp: boolean): Record<string, unknown> {
+    let changed = false;
+    const entries: [string, unknown][] = [];
+    for (const [key, item] of Object.entries(value)) {
+      if (this.rules.isRoutingKey(key)) {
+        entries.push([key, item]);
+        continue;
+      }
+      const safeKey = mayHoldIdentity(key) ? scrubText(key).text : key;
+      const itemPath = path === '' ? safeKey : `${path}.${safeKey}`;
+      const next = this.value(item, itemPath, depth + 1, sensitive || this.rules.isSensitiveKey(key), otp || isOtpName(key), key);
+      if (next !== item || safeKey !== key) changed = true;
+      entries.push([safeKey, next]);
+    }
+    // fromEntries defines own properties, so even a `__proto__` key stays data.
+    return changed ? Object.fromEntries(entries) : value;
+  }
+
+  text(value: string, path: string, sensitive: boolean, otp: boolean): string {
+    if (sensitive) {
+      const masked = maskKeyed(value);
+      this.note(path, masked.shape);
+      return masked.text;
+    }
+    if (!mayHoldIdentity(value, otp || this.otp)) return value;
+    const scan = scrubText(value, otp || this.otp);
+    for (const finding of scan.findings) this.note(path, finding.shape);
+    return scan.text;
+  }
+
+  number(value: number, path: string, sensitive: boolean, key: string): number | string {
+    if (!Number.isFinite(value)) return value;
+    if (!sensitive && (!Number.isInteger(value) || Math.abs(value) < 1e8 || (isEpochTime(value) && isTimeKey(key)))) return value;
+    const masked = this.text(String(value), path, sensitive, false);
+    return masked === String(value) ? value : masked;
+  }
+}
+
+/**
+ * Masks every identity value in `event`: value detectors on every string and large integer at
+ * any depth (keys too), key rules on identity-named fields, the hint rule on `hint`. The result
+ * lists what was masked under `redacted_fields` (path and shape, at most 32). `session_id` is the
+ * routing key and is left as sent. Pure; never mutates `event`.
+ */
+export function redactEvent(event: SdkEvent, rules: PiiRules = DEFAULT_PII_RULES): RedactedEvent {
+  const walk = new Walk(rules, isOtpName(event.component_id) || isOtpName(event.component_type));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(event)) {
+    if (OWN_FIELDS.has(key) || (key === 'hint' && typeof item === 'string')) continue;
+    if (rules.isRoutingKey(key)) {
+      out[key] = item;
+      continue;
+    }
+    const safeKey = mayHoldIdentity(key) ? scrubText(key).text : key;
+    const value = walk.value(item, safeKey, 1, rules.isSensitiveKey(key), isOtpName(key), key);
+    // A `__proto__` key must stay data, not become the prototype.
+    if (safeKey === '__proto__') Object.defineProperty(out, safeKey, { value, enumerable: true, writable: true, configurable: true });
+    else out[safeKey] = value;
+  }
+  if (typeof event.hint === 'string') Object.assign(out, hintFields(event));
+  if (walk.fields.length > 0) out.redacted_fields = walk.fields;
+  return out as RedactedEvent;
+}
+
+function hintFields(event: SdkEvent): RedactedHint | { hint: string } {
+  const hint = event.hint as string;
+  const pattern = typeof event.expected_pattern === 'string' ? event.expected_pattern : undefined;
+  return redactHint({ hint, masked: event.masked ?? undefined, componentType: event.component_type ?? undefined, pattern }) ?? { hint };
+}
+
+/**
+ * The one question a session may still ask of a hint it never sees raw: does it match the pattern
+ * of this component's registered schema? Undefined when the hint was not masked by the server.
+ * The raw value lives only in this closure, which no log, inspection or response serialises.
+ */
+export function hintMatcher(event: SdkEvent, stored: RedactedEvent): ((pattern: string) => boolean | undefined) | undefined {
+  if (typeof event.hint !== 'string' || stored.masked_by !== 'server') return undefined;
+  const hint = event.hint;
+  return (pattern) => matchesPattern(hint, pattern);
+}
+
+export interface IngestInput {
+  event: RedactedEvent;
+  matchHint: ((pattern: string) => boolean | undefined) | undefined;
+}
+
+/** What a `session.ingest` command carries, from an event as received: every ingest path calls this. */
+export function redactForIngest(received: SdkEvent, rules: PiiRules = DEFAULT_PII_RULES): IngestInput {
+  const event = redactEvent(received, rules);
+  return { event, matchHint: hintMatcher(received, event) };
+}
+
+/** For any other client-sent text the service keeps or logs (a screen name, a trigger signal). */
+export function redactText(value: string): string {
+  return scrubText(value).text;
+}
+
+/**
+ * Any other client-sent value (a trigger body, a voice start body): the same detectors and key
+ * rules as `redactEvent`, without the hint rule. Returns the value itself when nothing changed.
+ */
+export function redactValue<T>(value: T, rules: PiiRules = DEFAULT_PII_RULES): T {
+  return new Walk(rules, false).value(value, '', 0, false, false) as T;
+}

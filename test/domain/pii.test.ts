@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_SCAN_CHARS, createPiiRules, maskKeyed, scrubText, verhoeffValid } from '../../src/domain/pii.js';
+import { redactHint } from '../../src/domain/redaction.js';
+import { NEAR_MISSES, withVerhoeff } from '../support/identity-values.js';
+
+const kindOf = (text: string, otp = false) => scrubText(text, otp).findings.map((finding) => finding.kind);
+
+describe('value detectors', () => {
+  it.each([
+    ['ABCDE1234F', 'pan', '******234F'],
+    ['abcde1234f', 'pan', '******234f'],
+    ['9876543210', 'phone', '******3210'],
+    ['+91 98765 43210', 'phone', '+** ***** *3210'],
+    ['09876543210', 'phone', '*******3210'],
+    ['jane.doe@example.com', 'email', '****.***@*******.com'],
+    ['1995-06-15', 'date', '****-**-**'],
+    ['15/06/1995', 'date', '**/**/****'],
+    ['15 Jun 1995', 'date', '** *** ****'],
+    ['SBIN0001234', 'ifsc', '*******1234'],
+    ['J1234567', 'passport', '****4567'],
+    ['ABC1234567', 'voter_id', '******4567'],
+    ['123456789012345', 'number', '***********2345'],
+  ])('%s reads as %s and is masked to %s', (raw, kind, masked) => {
+    const result = scrubText(raw);
+    expect(result.findings.map((finding) => finding.kind)).toEqual([kind]);
+    expect(result.whole).toBe(kind);
+    expect(result.text).toBe(masked);
+  });
+
+  it('tells an Aadhaar number from a random 12-digit one by its Verhoeff check digit, with or without separators', () => {
+    const aadhaar = withVerhoeff('23456789012');
+    expect(verhoeffValid(aadhaar)).toBe(true);
+    const wrong = `${aadhaar.slice(0, 11)}${(Number(aadhaar[11]) + 1) % 10}`;
+    expect(verhoeffValid(wrong)).toBe(false);
+    expect(kindOf(aadhaar)).toEqual(['aadhaar']);
+    expect(kindOf(`${aadhaar.slice(0, 4)} ${aadhaar.slice(4, 8)} ${aadhaar.slice(8)}`)).toEqual(['aadhaar']);
+    expect(kindOf(`${aadhaar.slice(0, 4)}-${aadhaar.slice(4, 8)}-${aadhaar.slice(8)}`)).toEqual(['aadhaar']);
+    // Still masked (fail closed), as the long number it is.
+    expect(kindOf(wrong)).toEqual(['number']);
+    expect(scrubText(wrong).text).toBe(`********${wrong.slice(8)}`);
+  });
+
+  it('finds values inside free text and leaves the words around them readable', () => {
+    const result = scrubText('my PAN is ABCDE1234F and my phone 9876543210, mail me at a.b@x.in');
+    expect(result.text).toBe('my PAN is ******234F and my phone ******3210, mail me at *.*@x.in');
+    expect(result.findings.map((finding) => finding.kind)).toEqual(['email', 'phone', 'pan']);
+    expect(result.whole).toBeUndefined();
+  });
+
+  it('reads digits of Indian scripts and fullwidth digits as digits', () => {
+    expect(kindOf('९८७६५४३२१०')).toEqual(['phone']);
+    expect(kindOf('９８７６５４３２１０')).toEqual(['phone']);
+    expect(scrubText('९८७६५४३२१०').text).toBe('******3210');
+  });
+
+  it('catches a short code only in a field about an OTP', () => {
+    expect(kindOf('482913')).toEqual([]);
+    expect(kindOf('482913', true)).toEqual(['otp']);
+  });
+
+  it('leaves the ids of the field SDKs readable: screens, components, rules, failure codes, flows', () => {
+    for (const id of [...NEAR_MISSES, '412c65baef16284c', '7664f88e-4980-41c3-bec0-f0e1591ee548', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', 'v1', '[A-Z]{5}[0-9]{4}[A-Z]', '[0-9]{10}']) {
+      expect(scrubText(id), id).toEqual({ text: id, findings: [], whole: undefined });
+    }
+  });
+
+  it('drops a string too long to scan, with a marker, rather than keeping it raw', () => {
+    const long = `${'x'.repeat(MAX_SCAN_CHARS)} ABCDE1234F`;
+    expect(scrubText(long)).toMatchObject({ text: `[dropped: ${long.length} chars]`, whole: 'dropped' });
+    expect(scrubText('x'.repeat(MAX_SCAN_CHARS)).text).toBe('x'.repeat(MAX_SCAN_CHARS));
+  });
+});
+
+describe('key rules', () => {
+  it('is an exact list across snake_case, kebab-case and camelCase, not a substring match', () => {
+    const rules = createPiiRules();
+    for (const key of ['phone', 'PHONE', 'mobile_number', 'mobileNumber', 'mobile-number', 'email', 'pan', 'aadhaar', 'dob', 'otp', 'account_number', 'accountNumber', 'full_name', 'fullName', 'father_name', 'address', 'value', 'input_value', 'inputValue', 'raw', 'transcript']) {
+      expect(rules.isSensitiveKey(key), key).toBe(true);
+    }
+    for (const key of ['display_name', 'component_id', 'screen_name', 'screen', 'phone_field', 'pan_details', 'email_otp', 'error_code', 'validation_rule_id', 'flow_key', 'event_name', 'values', 'step']) {
+      expect(rules.isSensitiveKey(key), key).toBe(false);
+    }
+  });
+
+  it('takes extra keys from the deployment', () => {
+    const rules = createPiiRules(['employee_code', 'ckycNumber']);
+    expect(rules.isSensitiveKey('employeeCode')).toBe(true);
+    expect(rules.isSensitiveKey('ckyc-number')).toBe(true);
+    expect(createPiiRules().isSensitiveKey('employee_code')).toBe(false);
+  });
+
+  it('masks a value under such a key whatever it looks like, dates whole, with its shape', () => {
+    // Nothing recognised (a name, an address): masked whole, so no surname shows in a last four.
+    expect(maskKeyed('Jane Doe')).toEqual({ text: '**** ***', shape: { length: 8, digits: 0, letters: 7, kind: 'text' } });
+    expect(maskKeyed('1995-06-15')).toEqual({ text: '****-**-**', shape: { length: 10, digits: 8, letters: 0, kind: 'date' } });
+    expect(maskKeyed('ABCDE1234F').shape.kind).toBe('pan');
+  });
+});
+
+describe('hint rule', () => {
+  const hint = (value: string, componentType: string, masked = false) => redactHint({ hint: value, masked, componentType, pattern: '[A-Z]{5}[0-9]{4}[A-Z]' });
+
+  it('keeps a choice hint only when it reads as a short label', () => {
+    expect(hint('checked', 'checkbox')).toBeUndefined();
+    expect(hint('proceed_with_aadhaar', 'DROPDOWN')).toBeUndefined();
+    expect(hint('file_uploaded.png', 'file_upload')).toBeUndefined();
+    expect(hint('ABCDE1234F', 'DROPDOWN')).toMatchObject({ hint: '******234F', masked: true, masked_by: 'server', shape: { kind: 'pan', matches_pattern: true } });
+    expect(hint('jane@example.com', 'dropdown')?.hint).toBe('****@*******.com');
+    expect(hint('option 2', 'radio_button')?.hint).toBe('****on 2');
+    expect(hint('a label far longer than thirty-two characters', 'button')?.masked_by).toBe('server');
+  });
+
+  it('masks a date of birth whole: no day, no part of the month', () => {
+    expect(hint('1995-06-15', 'date_picker')).toMatchObject({ hint: '****-**-**', shape: { kind: 'date', length: 10 } });
+  });
+
+  it('keeps the shape the agent needs: a PAN field holding 10 characters that do not match the PAN pattern', () => {
+    expect(hint('INVALIDPAN', 'text_input')).toEqual({ hint: '******DPAN', masked: true, masked_by: 'server', shape: { length: 10, digits: 0, letters: 10, matches_pattern: false } });
+  });
+
+  it('does not trust masked:true when the hint still holds an identity value', () => {
+    expect(hint('ABCD****', 'pan', true)).toBeUndefined();
+    expect(hint('j***@example.com', 'text_input', true)).toBeUndefined();
+    expect(hint('ABCDE1234F', 'pan', true)).toMatchObject({ hint: '******234F', masked: true, masked_by: 'server', shape: { kind: 'pan' } });
+  });
+});

@@ -1,0 +1,83 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/http/server.js';
+import { createHarness, serve } from '../support/harness.js';
+import type { Harness } from '../support/harness.js';
+import { WsClient } from '../support/ws-client.js';
+
+/**
+ * The field SDK calls beyond POST /v1/events (the WebSocket control plane, flows, popups,
+ * drop-off, the legacy `unknown` session keyed by a phone-number user id) keep no raw identity
+ * value either: every read surface, the frames and the logs are searched for it.
+ */
+const PHONE = '9876543210';
+const PAN = 'ABCDE1234F';
+const EMAIL = 'jane.doe@example.com';
+const RAW = [PHONE, PAN, EMAIL];
+
+const open: { servers: RunningServer[]; clients: WsClient[] } = { servers: [], clients: [] };
+afterEach(async () => {
+  for (const client of open.clients.splice(0)) client.close();
+  for (const server of open.servers.splice(0)) await server.close(100);
+});
+
+async function everySurface(h: Harness, sessionIds: string[]): Promise<string> {
+  const bodies: string[] = [];
+  for (const path of ['/api/activity?limit=1000', ...sessionIds.flatMap((id) => [`/api/sessions/${encodeURIComponent(id)}`, `/v1/assistant/context/${encodeURIComponent(id)}`])]) {
+    const res = await h.http.get(path);
+    expect(res.status, path).toBe(200);
+    bodies.push(res.text);
+  }
+  return [...bodies, h.logs.text].join('\n');
+}
+
+describe('identity values sent through the field SDK calls', () => {
+  it('a legacy unknown session whose user id is a phone number is keyed by a digest, and the number is kept nowhere', async () => {
+    const h = createHarness({ env: { LOG_LEVEL: 'trace' } });
+    const sent = await h.http.post('/v1/events').send({ session_id: 'unknown', user_id: PHONE, event: 'user_enrichment', properties: { user_id: PHONE, phone: PHONE } });
+    expect(sent.status).toBe(200);
+    const items = (await h.http.get('/api/activity').query({ kind: 'event' })).body.items as { session_id: string }[];
+    const key = items[0]!.session_id;
+    expect(key).toMatch(/^unknown:h-[0-9a-f]{24}$/);
+    // The same user comes back through the trigger and flow routes: the same session.
+    await h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: 'UNKNOWN', user_id: PHONE, signals: { screen: 'pan_details' } }).expect(200);
+    await h.http.post('/v1/flows/set').send({ session_id: 'unknown', user_id: PHONE, flow_key: 'kyc', step_sequence: ['phone_entry', 'pan_details'], current_step: 'pan_details' }).expect(200);
+    const keys = new Set(((await h.http.get('/api/activity')).body.items as { session_id: string | null }[]).map((item) => item.session_id));
+    expect([...keys]).toEqual([key]);
+    const everything = await everySurface(h, [key]);
+    for (const raw of RAW) expect(everything, raw).not.toContain(raw);
+  });
+
+  it('flows, popups and drop-off bodies are masked before the session or the log sees them', async () => {
+    const h = createHarness({ env: { LOG_LEVEL: 'trace' } });
+    const session = 's-bodies';
+    await h.http.post('/v1/flows/set').send({ session_id: session, user_id: EMAIL, flow_key: 'kyc', step_sequence: ['pan_details', PAN], current_step: PAN }).expect(200);
+    await h.http.post('/v1/assistant/popup/evaluate').send({ session_id: session, user_id: EMAIL, signals: { screen: `pan ${PAN}` }, note: PHONE }).expect(200);
+    await h.http.post('/v1/assistant/evaluate').send({ session_id: session, signals: { errors: [PAN] } }).expect(200);
+    const registered = await h.http.post('/api/dropoff/register').send({ session_id: session, user_id: EMAIL, phone: `+91${PHONE}`, reason: `call ${PHONE}` });
+    expect(registered.body).toMatchObject({ has_dialable_phone: true });
+    await h.http.post('/api/dropoff/cancel').send({ session_id: session, user_id: EMAIL }).expect(200);
+    const everything = await everySurface(h, [session]);
+    for (const raw of RAW) expect(everything, raw).not.toContain(raw);
+    // The shape survives: the drop-off still knows the last 4 digits it may show.
+    expect(everything).toContain('3210');
+  });
+
+  it('WebSocket frames are masked like bodies, and the connect frame user id never reaches a surface', async () => {
+    const h = createHarness({ env: { LOG_LEVEL: 'trace' } });
+    const server = await serve(h);
+    open.servers.push(server);
+    const ws = await WsClient.open(`${server.url.replace('http', 'ws')}/v1/events/ws`);
+    open.clients.push(ws);
+    ws.send({ type: 'connect', message_id: 'm1', session_id: 'unknown', user_id: PHONE, client_id: 'kycis_demo' });
+    const ack = await ws.nextOfType('ack');
+    const key = String(ack.session_id);
+    expect(key).toMatch(/^unknown:h-/);
+    ws.send({ type: 'control_state', message_id: 'c1', event: 'validation_failed', screen: 'pan_details', failure_reason_code: PAN, errors: [EMAIL], component_id: 'pan_field' });
+    await ws.nextOfType('ack', (frame) => frame.message_id === 'c1');
+    ws.send({ type: 'trigger_evaluate', message_id: 't1', user_id: PHONE, signals: { screen: 'pan_details', errors: [PAN] } });
+    await ws.nextOfType('trigger_response');
+    const framesText = JSON.stringify(ws.frames);
+    const everything = `${await everySurface(h, [key])}\n${framesText}`;
+    for (const raw of RAW) expect(everything, raw).not.toContain(raw);
+  });
+});
