@@ -35,6 +35,10 @@ export class HibernatedSessions {
     return this.sessions.get(sessionId)?.context;
   }
 
+  *contexts(): Generator<SessionContext> {
+    for (const held of this.sessions.values()) yield held.context;
+  }
+
   hold(sessionId: string, context: SessionContext): void {
     const remaining = context.last_touched_at + this.idleTtlMs - this.clock.now();
     // The owner removes it (through `remove`), so every eviction takes one path.

@@ -5,8 +5,11 @@ import type { AppClock } from '../integrations/clock.js';
 import type { Reply, SessionCommand, SessionEmitted } from '../machines/session.events.js';
 import type { SessionContext, SessionMachine, SessionSettings } from '../machines/session.machine.js';
 import { HIBERNATION_STATE, canHibernate } from '../machines/session.machine.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { ActivityStore } from './activity-store.js';
 import { HibernatedSessions } from './hibernated-sessions.js';
+import type { HeldSession, SessionListQuery, SessionPage } from './session-listing.js';
+import { pageOfSessions } from './session-listing.js';
 
 export type SessionActor = Actor<SessionMachine>;
 
@@ -29,6 +32,8 @@ export interface SupervisorOptions {
   /** SESSION_HIBERNATE_SECONDS in milliseconds; 0 keeps every session running. */
   hibernateAfterMs: number;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
+  /** Times each command's synchronous step; absent, nothing is timed. */
+  metrics?: ServiceMetrics | undefined;
 }
 
 /**
@@ -83,6 +88,22 @@ export class SessionSupervisor {
   }
 
   /**
+   * One page of the sessions held, running and hibernated, filtered and sorted (GET /api/sessions
+   * and the console). Reading does not wake a hibernated session.
+   */
+  list(query: SessionListQuery): SessionPage {
+    return pageOfSessions(this.held(), query, this.options.clock.now());
+  }
+
+  private *held(): Generator<HeldSession> {
+    for (const actor of this.sessions.values()) {
+      const snapshot = actor.getSnapshot();
+      yield { context: snapshot.context, value: snapshot.value };
+    }
+    for (const context of this.hibernated.contexts()) yield { context, value: undefined };
+  }
+
+  /**
    * Send a command and wait for the machine's reply. `build` receives the reply callback and
    * the current time and returns the command; the machine calls the callback once its state
    * holds the change.
@@ -105,7 +126,10 @@ export class SessionSupervisor {
       };
       const fail = (failure: AskFailure) => settle(failure);
 
-      actor.send(build((value) => settle({ ok: true, value }), at));
+      const command = build((value) => settle({ ok: true, value }), at);
+      const stepDone = this.options.metrics?.actorStepDuration.startTimer({ command: command.type });
+      actor.send(command);
+      stepDone?.();
       if (settled) return;
       if (actor.getSnapshot().status === 'error') return settle({ ok: false, reason: 'failed' });
 

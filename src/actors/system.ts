@@ -12,7 +12,11 @@ import type { ActivityStore } from './activity-store.js';
 import { createActivityStore } from './activity-store.js';
 import type { StatelessTriggerRequest } from './stateless-trigger.js';
 import { evaluateWithoutSession } from './stateless-trigger.js';
+import { observeActivity } from '../metrics/activity-metrics.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import { createServiceMetrics } from '../metrics/service-metrics.js';
 import { mediaActors } from './media-actors.js';
+import { MediaCallLog } from './media-call-log.js';
 import { SessionSupervisor } from './supervisor.js';
 
 export interface ActorSystemOptions {
@@ -43,6 +47,10 @@ export interface ActorSystem {
   supervisor: SessionSupervisor;
   featureFlags: FeatureFlags;
   agentContext: AgentContextSources;
+  /** The service's Prometheus metrics (GET /metrics). */
+  metrics: ServiceMetrics;
+  /** The last media calls and their outcomes (the console's health view). */
+  mediaCalls: MediaCallLog;
   /** A trigger evaluation that names no session: the policy alone, recorded as activity. */
   evaluateTriggerWithoutSession(request: StatelessTriggerRequest): TriggerDecision;
   stop(): void;
@@ -62,8 +70,11 @@ function askTimeoutFor(media: MediaProvider): number {
 /** Bootstrap: one clock, one activity actor, one supervisor; the session machine gets its media actors and settings. */
 export function createActorSystem(options: ActorSystemOptions): ActorSystem {
   const activity = createActivityStore(options.activityBufferSize);
+  const metrics = createServiceMetrics();
+  const unobserveActivity = observeActivity(activity, metrics);
+  const mediaCalls = new MediaCallLog(options.clock);
   const sessionLogic = (options.sessionLogic ?? sessionMachine).provide({
-    actors: mediaActors(options.media, options.logger),
+    actors: mediaActors(options.media, options.logger, { metrics, calls: mediaCalls }),
   });
   const criticalSteps = criticalStepKeys(options.criticalSteps ?? DEFAULT_CRITICAL_STEPS);
   const supervisor = new SessionSupervisor({
@@ -83,14 +94,21 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
     hibernateAfterMs: options.sessionHibernateSeconds * 1000,
     askTimeoutMs: askTimeoutFor(options.media),
     inspect: options.inspect,
+    metrics,
   });
+  metrics.sources.sessions = () => supervisor.counts;
   return {
     clock: options.clock,
     activity,
     supervisor,
     featureFlags: options.featureFlags,
     agentContext: options.agentContext,
+    metrics,
+    mediaCalls,
     evaluateTriggerWithoutSession: (request) => evaluateWithoutSession({ clock: options.clock, activity, criticalSteps }, request),
-    stop: () => supervisor.stopAll(),
+    stop: () => {
+      supervisor.stopAll();
+      unobserveActivity();
+    },
   };
 }

@@ -5,20 +5,24 @@ import { HttpError } from './http-error.js';
 import { apiKeyCheck } from './middleware/api-key.js';
 import { correlation } from './middleware/correlation.js';
 import { errorHandler, notFound } from './middleware/errors.js';
+import { httpMetrics } from './middleware/http-metrics.js';
 import { jsonBody } from './middleware/json-body.js';
 import { perIpRateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
 import { buildOpenApi } from './openapi.js';
 import type { RouteDoc } from './route-doc.js';
 import { activityRouteDocs, activityRoutes } from './routes/activity.js';
+import { consoleRouteDocs, consoleRoutes } from './routes/console.js';
 import { contextRouteDocs, contextRoutes } from './routes/context.js';
 import { activityStreamRouteDocs, activityStreamRoutes } from './routes/activity-stream.js';
 import { eventRouteDocs, eventRoutes } from './routes/events.js';
 import { featureRouteDocs, featureRoutes } from './routes/features.js';
 import { healthHandler, healthRouteDocs } from './routes/health.js';
+import { metricsRouteDocs, metricsRoutes } from './routes/metrics.js';
 import { reengagementRouteDocs, reengagementRoutes } from './routes/reengagement.js';
 import { sdkConfigRouteDocs, sdkConfigRoutes } from './routes/sdk-config.js';
 import { sessionRouteDocs, sessionRoutes } from './routes/sessions.js';
+import { statusRouteDocs, statusRoutes } from './routes/status.js';
 import { triggerRouteDocs, triggerRoutes } from './routes/trigger.js';
 import { voiceRouteDocs, voiceRoutes } from './routes/voice.js';
 import { ActivityStreamHub } from './sse/activity-stream-hub.js';
@@ -44,6 +48,9 @@ const ROUTE_DOCS: RouteDoc[] = [
   ...reengagementRouteDocs,
   ...contextRouteDocs,
   ...healthRouteDocs,
+  ...statusRouteDocs,
+  ...metricsRouteDocs,
+  ...consoleRouteDocs,
   {
     method: 'get',
     path: '/openapi.json',
@@ -79,6 +86,7 @@ export function createApp(deps: AppDeps): App {
     heartbeatMs: config.sseHeartbeatSeconds * 1000,
     retryMs: SSE_RETRY_MS,
   });
+  deps.system.metrics.sources.sseStreams = () => activityStreams.stats().streams;
 
   const shutdownGate: RequestHandler = (_req, res, next) => {
     if (!shuttingDown) return next();
@@ -88,8 +96,10 @@ export function createApp(deps: AppDeps): App {
 
   app.use(correlation);
   app.use(requestLog(logger));
+  app.use(httpMetrics(deps.system.metrics));
   app.get('/health', healthHandler(() => shuttingDown));
   app.use(shutdownGate);
+  app.use(consoleRoutes());
   const rateLimit = perIpRateLimit(config.rateLimitPerMinute);
   if (rateLimit) app.use(rateLimit);
   const keyCheck = apiKeyCheck(config.apiKeys);
@@ -108,6 +118,8 @@ export function createApp(deps: AppDeps): App {
   app.use(voiceRoutes(deps));
   app.use(reengagementRoutes(deps));
   app.use(contextRoutes(deps));
+  app.use(statusRoutes(deps, activityStreams));
+  app.use(metricsRoutes(deps.system.metrics));
   app.use(notFound);
   app.use(errorHandler(logger));
 

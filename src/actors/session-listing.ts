@@ -1,0 +1,161 @@
+import type { SessionContext } from '../machines/session.machine.js';
+
+/**
+ * `GET /api/sessions` and the console depend on these types and on `SessionSupervisor.list` only,
+ * so where sessions are held (in memory now, a store for hibernated ones later) can change behind them.
+ */
+export const SESSION_SORTS = ['last_activity', 'session_id'] as const;
+export type SessionSort = (typeof SESSION_SORTS)[number];
+
+export interface SessionListQuery {
+  /** At most this many summaries in the page. */
+  limit: number;
+  /** From a previous page's `next_cursor`: the page continues after that session. */
+  cursor?: string | undefined;
+  /** `active`: voice starting, active or stopping; `inactive`: none. */
+  voice?: 'active' | 'inactive' | undefined;
+  /** Exact screen, case-insensitive. */
+  screen?: string | undefined;
+  /** Case-insensitive substring of the session id, the user id or the screen. */
+  q?: string | undefined;
+  sort: SessionSort;
+  order: 'asc' | 'desc';
+}
+
+/** How far a user is through a flow set with the SDK, when one is. */
+export interface FlowProgress {
+  flow_id: string;
+  step: string | null;
+  completed: number;
+  total: number;
+}
+
+export interface SessionSummary {
+  session_id: string;
+  user_id: string | null;
+  screen: string | null;
+  flow: FlowProgress | null;
+  /** The voice region's state: `inactive`, `starting`, `active` or `stopping`. */
+  voice: string;
+  /** Until the trigger may fire again; 0 when not cooling down. */
+  cooldown_remaining_ms: number;
+  /** When a command last reached the session (epoch ms). */
+  last_activity_at: number;
+  status: 'running' | 'hibernated';
+}
+
+export interface SessionPage {
+  sessions: SessionSummary[];
+  /** Pass as `cursor` for the next page; null on the last one. */
+  next_cursor: string | null;
+  /** How many sessions match the filters, over every page. */
+  total: number;
+}
+
+/** One held session as the supervisor sees it: its context, and its state value when running. */
+export interface HeldSession {
+  context: SessionContext;
+  /** The machine's state value; undefined for a hibernated session. */
+  value: unknown;
+}
+
+/** The flow progress a session context carries, when sessions carry one. */
+export function flowProgressOf(context: SessionContext): FlowProgress | null {
+  const flow = (context as SessionContext & { flow?: unknown }).flow;
+  if (flow === null || typeof flow !== 'object') return null;
+  const { flow_id, step, completed, total } = flow as Record<string, unknown>;
+  if (typeof flow_id !== 'string' || typeof completed !== 'number' || typeof total !== 'number') return null;
+  return { flow_id, step: typeof step === 'string' ? step : null, completed, total };
+}
+
+export function summarise(held: HeldSession, now: number): SessionSummary {
+  const { context, value } = held;
+  const voice = (value as { voice?: unknown } | undefined)?.voice;
+  const cooldownUntil = context.trigger.cooldown_until;
+  return {
+    session_id: context.session_id,
+    user_id: context.user_id,
+    screen: context.screen,
+    flow: flowProgressOf(context),
+    voice: typeof voice === 'string' ? voice : typeof voice === 'object' && voice !== null ? Object.keys(voice)[0]! : 'inactive',
+    cooldown_remaining_ms: cooldownUntil === null ? 0 : Math.max(0, cooldownUntil - now),
+    last_activity_at: context.last_touched_at,
+    status: value === undefined ? 'hibernated' : 'running',
+  };
+}
+
+type Key = [number | string, string];
+
+const keyOf = (context: SessionContext, sort: SessionSort): Key =>
+  sort === 'last_activity' ? [context.last_touched_at, context.session_id] : [context.session_id, context.session_id];
+
+const compareKeys = (a: Key, b: Key): number => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
+
+/** The cursor is the sort key of the last session on the page, so a page holds whatever came or went before it. */
+export function encodeCursor(key: Key): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+export function decodeCursor(cursor: string, sort: SessionSort): Key | undefined {
+  try {
+    const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (!Array.isArray(key) || key.length !== 2 || typeof key[1] !== 'string') return undefined;
+    const first: unknown = key[0];
+    if (sort === 'last_activity' ? typeof first !== 'number' : typeof first !== 'string') return undefined;
+    return key as Key;
+  } catch {
+    return undefined;
+  }
+}
+
+export class InvalidCursorError extends Error {}
+
+function matches(held: HeldSession, query: SessionListQuery, needle: string | undefined, screen: string | undefined): boolean {
+  const { context } = held;
+  if (query.voice !== undefined) {
+    const voice = (held.value as { voice?: unknown } | undefined)?.voice;
+    const active = voice !== undefined && voice !== 'inactive';
+    if (active !== (query.voice === 'active')) return false;
+  }
+  if (screen !== undefined && context.screen?.toLowerCase() !== screen) return false;
+  if (needle !== undefined) {
+    const haystacks = [context.session_id, context.user_id, context.screen];
+    if (!haystacks.some((text) => text?.toLowerCase().includes(needle))) return false;
+  }
+  return true;
+}
+
+/**
+ * One page of the sessions held, filtered and sorted. A single pass keeps the page's worth of best
+ * keys after the cursor (insertion into a sorted array of at most `limit`), so a page of 100,000
+ * sessions costs one walk, not a sort of them all.
+ */
+export function pageOfSessions(held: Iterable<HeldSession>, query: SessionListQuery, now: number): SessionPage {
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.sort);
+  if (query.cursor !== undefined && after === undefined) throw new InvalidCursorError('cursor is not one this endpoint gave');
+  const direction = query.order === 'asc' ? 1 : -1;
+  const needle = query.q?.toLowerCase();
+  const screen = query.screen?.toLowerCase();
+  const best: { key: Key; held: HeldSession }[] = [];
+  let total = 0;
+  let afterCursor = 0;
+  for (const session of held) {
+    if (!matches(session, query, needle, screen)) continue;
+    total += 1;
+    const key = keyOf(session.context, query.sort);
+    if (after !== undefined && compareKeys(key, after) * direction <= 0) continue;
+    afterCursor += 1;
+    if (best.length === query.limit && compareKeys(key, best[best.length - 1]!.key) * direction >= 0) continue;
+    let at = best.length;
+    while (at > 0 && compareKeys(key, best[at - 1]!.key) * direction < 0) at -= 1;
+    best.splice(at, 0, { key, held: session });
+    if (best.length > query.limit) best.pop();
+  }
+  const last = best[best.length - 1];
+  const more = last !== undefined && afterCursor > best.length;
+  return {
+    sessions: best.map((entry) => summarise(entry.held, now)),
+    next_cursor: more && last ? encodeCursor(last.key) : null,
+    total,
+  };
+}

@@ -1,0 +1,33 @@
+import type { ActivityStore } from '../actors/activity-store.js';
+import type { ActivityItem } from '../domain/activity.js';
+import { KNOWN_EVENT_TYPES } from '../domain/sdk-event.js';
+import type { ServiceMetrics } from './service-metrics.js';
+
+/** Event types are client-sent text: only known ones become label values, so series stay bounded. */
+const eventTypeLabel = (event: unknown): string => (typeof event === 'string' && KNOWN_EVENT_TYPES.has(event) ? event : 'other');
+
+function triggerOutcome(decision: { trigger?: unknown; reason?: unknown }): string {
+  if (decision.trigger === true) return 'triggered';
+  return decision.reason === 'none' ? 'no_match' : 'suppressed';
+}
+
+/** Counts what the activity store records: every item by kind, and the facts some kinds carry. */
+export function countActivity(item: ActivityItem, metrics: ServiceMetrics): void {
+  metrics.activityItems.inc({ kind: item.kind });
+  const { payload } = item;
+  if (item.kind === 'event') metrics.eventsIngested.inc({ type: eventTypeLabel(payload.event) });
+  if (item.kind === 'trigger') {
+    const decision = (payload.decision ?? {}) as { trigger?: unknown; reason?: unknown };
+    metrics.triggerDecisions.inc({ reason: String(decision.reason), outcome: triggerOutcome(decision) });
+  }
+  if (item.kind === 'session_start') {
+    const warnings = Array.isArray(payload.warnings) ? payload.warnings.filter((warning): warning is string => typeof warning === 'string') : [];
+    metrics.voiceStarts.inc({ outcome: warnings.length === 0 ? 'ok' : 'degraded', warning: warnings.length === 0 ? 'none' : [...warnings].sort().join(',') });
+  }
+}
+
+/** Subscribes the metrics to the store's `recorded` emissions; returns the unsubscribe. */
+export function observeActivity(store: ActivityStore, metrics: ServiceMetrics): () => void {
+  const subscription = store.on('recorded', ({ item }) => countActivity(item, metrics));
+  return () => subscription.unsubscribe();
+}
