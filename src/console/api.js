@@ -29,3 +29,40 @@ export async function getJson(path, { signal } = {}) {
 }
 
 export { detailOf };
+
+/**
+ * Runs `load` now and again `everyMs` after each run ends, until stopped. A refused key stops it
+ * and shows the 401 page; any other failure is reported and retried on the next round.
+ */
+export function poll(load, everyMs, { onUnauthorized, onProblem }) {
+  let timer;
+  let stopped = false;
+  // A round started later supersedes one still in flight: the older one neither shows nor re-arms.
+  let latest = 0;
+  async function round() {
+    clearTimeout(timer);
+    const mine = ++latest;
+    const superseded = () => stopped || mine !== latest;
+    try {
+      await load(superseded);
+      if (!superseded()) onProblem('');
+    } catch (error) {
+      if (error instanceof Unauthorized) {
+        stopped = true;
+        onUnauthorized(error);
+        return;
+      }
+      if (!superseded()) onProblem(error.message);
+    }
+    if (!superseded()) timer = setTimeout(round, everyMs);
+  }
+  void round();
+  return {
+    /** Load again at once (filters changed). */
+    now: () => void round(),
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,4 +1,4 @@
-import { Unauthorized, getJson } from '../api.js';
+import { getJson, poll } from '../api.js';
 import { h, time } from '../dom.js';
 
 const REFRESH_MS = 2000;
@@ -12,8 +12,6 @@ function valueView(value) {
 
 /** Liveness as /health says it, and the operator status: media, sessions, streams, config version. */
 export function healthView({ main, onUnauthorized }) {
-  let timer;
-  let stopped = false;
   const health = h('div', { id: 'health-body' });
   const media = h('div', { id: 'media-status' });
   const counts = h('div', { id: 'counts' });
@@ -26,11 +24,9 @@ export function healthView({ main, onUnauthorized }) {
     h('section', { 'aria-labelledby': 'h-media' }, h('h3', { id: 'h-media' }, 'Media'), media),
   );
 
-  async function load() {
-    try {
-      const [liveness, status] = await Promise.all([fetch('/health').then((response) => response.json()), getJson('/api/status')]);
-      if (stopped) return;
-      problem.textContent = '';
+  async function load(stopped) {
+    const [liveness, status] = await Promise.all([fetch('/health').then((response) => response.json()), getJson('/api/status')]);
+    if (stopped()) return;
       health.replaceChildren(valueView(liveness));
       counts.replaceChildren(
         valueView({
@@ -55,18 +51,7 @@ export function healthView({ main, onUnauthorized }) {
               h('tbody', {}, calls.map((call) => h('tr', {}, h('td', {}, time(call.at)), h('td', {}, call.call), h('td', {}, h('span', { class: `badge outcome-${call.outcome}` }, call.outcome)), h('td', { class: 'num' }, `${call.duration_ms} ms`)))),
             ),
       );
-    } catch (error) {
-      if (error instanceof Unauthorized) return onUnauthorized(error);
-      problem.textContent = `Could not load the status: ${error.message}`;
-    }
-    if (!stopped) timer = setTimeout(load, REFRESH_MS);
   }
 
-  void load();
-  return {
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  };
+  return poll(load, REFRESH_MS, { onUnauthorized, onProblem: (text) => (problem.textContent = text && `Could not load the status: ${text}`) });
 }

@@ -1,4 +1,4 @@
-import { Unauthorized, getJson } from '../api.js';
+import { getJson, poll } from '../api.js';
 import { describeItem, h, time } from '../dom.js';
 import { drawStatechart } from '../statechart.js';
 
@@ -10,8 +10,6 @@ let machine;
 /** One session: its statechart with the current states lit, its timeline and what the agent would get now. */
 export function sessionView({ main, onUnauthorized }, sessionId) {
   const id = encodeURIComponent(sessionId);
-  let timer;
-  let stopped = false;
   let chart;
   let shownTimeline = '';
 
@@ -63,45 +61,32 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
     );
   }
 
-  async function load() {
-    try {
-      machine ??= await getJson('/api/machines/session');
-      if (!chart) {
-        chart = drawStatechart(machine);
-        chartHolder.replaceChildren(chart.element);
-      }
-      const [session, activity, context] = await Promise.all([
-        getJson(`/api/sessions/${id}`),
-        getJson(`/api/activity?session_id=${id}&limit=${TIMELINE_LIMIT}`),
-        getJson(`/api/sessions/${id}/agent-context`),
-      ]);
-      if (stopped) return;
-      problem.textContent = '';
-      chart.highlight(session.state);
-      facts.replaceChildren(
-        ...fact('User', session.user_id),
-        ...fact('Screen', session.screen),
-        ...fact('Voice', session.active ? 'active' : 'inactive'),
-        ...fact('Room', session.voice?.room),
-        ...fact('Last user activity', time(session.last_user_activity_at)),
-        ...fact('Last trigger', time(session.last_trigger_at)),
-      );
-      showTimeline([...activity.items].sort((a, b) => Number(a.id) - Number(b.id)));
-      if (prompt.textContent !== context.system_prompt) prompt.textContent = context.system_prompt;
-      const contextText = JSON.stringify(context.context, null, 2);
-      if (agentContext.textContent !== contextText) agentContext.textContent = contextText;
-    } catch (error) {
-      if (error instanceof Unauthorized) return onUnauthorized(error);
-      problem.textContent = `Could not load the session: ${error.message}`;
+  async function load(stopped) {
+    machine ??= await getJson('/api/machines/session');
+    if (!chart) {
+      chart = drawStatechart(machine);
+      chartHolder.replaceChildren(chart.element);
     }
-    if (!stopped) timer = setTimeout(load, REFRESH_MS);
+    const [session, activity, context] = await Promise.all([
+      getJson(`/api/sessions/${id}`),
+      getJson(`/api/activity?session_id=${id}&limit=${TIMELINE_LIMIT}`),
+      getJson(`/api/sessions/${id}/agent-context`),
+    ]);
+    if (stopped()) return;
+    chart.highlight(session.state);
+    facts.replaceChildren(
+      ...fact('User', session.user_id),
+      ...fact('Screen', session.screen),
+      ...fact('Voice', session.active ? 'active' : 'inactive'),
+      ...fact('Room', session.voice?.room),
+      ...fact('Last user activity', time(session.last_user_activity_at)),
+      ...fact('Last trigger', time(session.last_trigger_at)),
+    );
+    showTimeline([...activity.items].sort((a, b) => Number(a.id) - Number(b.id)));
+    if (prompt.textContent !== context.system_prompt) prompt.textContent = context.system_prompt;
+    const contextText = JSON.stringify(context.context, null, 2);
+    if (agentContext.textContent !== contextText) agentContext.textContent = contextText;
   }
 
-  void load();
-  return {
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  };
+  return poll(load, REFRESH_MS, { onUnauthorized, onProblem: (text) => (problem.textContent = text && `Could not load the session: ${text}`) });
 }

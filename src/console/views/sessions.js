@@ -1,4 +1,4 @@
-import { Unauthorized, getJson } from '../api.js';
+import { getJson, poll } from '../api.js';
 import { ago, h, sessionLink } from '../dom.js';
 
 const PAGE_SIZE = 50;
@@ -17,8 +17,6 @@ export function sessionsView({ main, onUnauthorized }) {
   const cursors = [];
   let cursor;
   let nextCursor = null;
-  let timer;
-  let stopped = false;
 
   const rows = h('tbody');
   const summary = h('p', { id: 'sessions-summary', class: 'muted', role: 'status' }, 'Loading…');
@@ -80,43 +78,31 @@ export function sessionsView({ main, onUnauthorized }) {
       h('td', {}, s.status),
     );
 
-  async function load() {
-    clearTimeout(timer);
+  async function load(stopped) {
     const params = new URLSearchParams({ limit: String(PAGE_SIZE), sort: query.sort, order: query.order });
     for (const name of ['voice', 'screen', 'q']) if (query[name]) params.set(name, query[name]);
     if (cursor) params.set('cursor', cursor);
-    try {
-      const page = await getJson(`/api/sessions?${params}`);
-      if (stopped) return;
-      nextCursor = page.next_cursor;
-      rows.replaceChildren(...page.sessions.map(row));
-      const first = cursors.length * PAGE_SIZE + 1;
-      summary.textContent = page.total === 0 ? 'No session matches.' : `${first}–${first + page.sessions.length - 1} of ${page.total} sessions`;
-      previous.disabled = cursors.length === 0;
-      next.disabled = nextCursor === null;
-      for (const th of headers) {
-        const sort = th.dataset.sort;
-        if (sort === query.sort) th.setAttribute('aria-sort', query.order === 'asc' ? 'ascending' : 'descending');
-        else th.removeAttribute('aria-sort');
-      }
-    } catch (error) {
-      if (error instanceof Unauthorized) return onUnauthorized(error);
-      summary.textContent = `Could not load sessions: ${error.message}`;
+    const page = await getJson(`/api/sessions?${params}`);
+    if (stopped()) return;
+    nextCursor = page.next_cursor;
+    rows.replaceChildren(...page.sessions.map(row));
+    const first = cursors.length * PAGE_SIZE + 1;
+    summary.textContent = page.total === 0 ? 'No session matches.' : `${first}–${first + page.sessions.length - 1} of ${page.total} sessions`;
+    previous.disabled = cursors.length === 0;
+    next.disabled = nextCursor === null;
+    for (const th of headers) {
+      const sort = th.dataset.sort;
+      if (sort === query.sort) th.setAttribute('aria-sort', query.order === 'asc' ? 'ascending' : 'descending');
+      else th.removeAttribute('aria-sort');
     }
-    if (!stopped) timer = setTimeout(load, REFRESH_MS);
   }
 
   function go(target, forward) {
     if (forward) cursors.push(cursor);
     cursor = target;
-    void load();
+    poller.now();
   }
 
-  void load();
-  return {
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  };
+  const poller = poll(load, REFRESH_MS, { onUnauthorized, onProblem: (text) => text && (summary.textContent = `Could not load sessions: ${text}`) });
+  return poller;
 }
