@@ -3,8 +3,24 @@ import type { ActivityItem } from '../domain/activity.js';
 import { KNOWN_EVENT_TYPES } from '../domain/sdk-event.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
-/** Event types are client-sent text: only known ones become label values, so series stay bounded. */
-const eventTypeLabel = (event: unknown): string => (typeof event === 'string' && KNOWN_EVENT_TYPES.has(event) ? event : 'other');
+/**
+ * Event types are client-sent text, and field apps send types this version does not know
+ * (`screen_view`, `analytics_data`). Known types are always their own label; the first
+ * MAX_OTHER_EVENT_TYPES others seen are too, and any beyond count as `other`, so a client inventing
+ * types cannot grow the series without bound.
+ */
+export const MAX_OTHER_EVENT_TYPES = 64;
+
+function eventTypeLabeller(): (event: unknown) => string {
+  const admitted = new Set<string>();
+  return (event) => {
+    if (typeof event !== 'string') return 'other';
+    if (KNOWN_EVENT_TYPES.has(event) || admitted.has(event)) return event;
+    if (admitted.size >= MAX_OTHER_EVENT_TYPES) return 'other';
+    admitted.add(event);
+    return event;
+  };
+}
 
 function triggerOutcome(decision: { trigger?: unknown; reason?: unknown }): string {
   if (decision.trigger === true) return 'triggered';
@@ -12,7 +28,7 @@ function triggerOutcome(decision: { trigger?: unknown; reason?: unknown }): stri
 }
 
 /** Counts what the activity store records: every item by kind, and the facts some kinds carry. */
-export function countActivity(item: ActivityItem, metrics: ServiceMetrics): void {
+function countActivity(item: ActivityItem, metrics: ServiceMetrics, eventTypeLabel: (event: unknown) => string): void {
   metrics.activityItems.inc({ kind: item.kind });
   const { payload } = item;
   if (item.kind === 'event') metrics.eventsIngested.inc({ type: eventTypeLabel(payload.event) });
@@ -28,6 +44,7 @@ export function countActivity(item: ActivityItem, metrics: ServiceMetrics): void
 
 /** Subscribes the metrics to the store's `recorded` emissions; returns the unsubscribe. */
 export function observeActivity(store: ActivityStore, metrics: ServiceMetrics): () => void {
-  const subscription = store.on('recorded', ({ item }) => countActivity(item, metrics));
+  const eventTypeLabel = eventTypeLabeller();
+  const subscription = store.on('recorded', ({ item }) => countActivity(item, metrics, eventTypeLabel));
   return () => subscription.unsubscribe();
 }

@@ -56,7 +56,7 @@ export function createServiceMetrics(): ServiceMetrics {
   return {
     registry,
     sources,
-    eventsIngested: new Counter({ name: 'kyc_events_ingested_total', help: 'SDK events held by a session, by event type (unknown types as "other")', labelNames: ['type'], registers }),
+    eventsIngested: new Counter({ name: 'kyc_events_ingested_total', help: 'SDK events held by a session, by event type (past 64 types this version does not know, "other")', labelNames: ['type'], registers }),
     triggerDecisions: new Counter({
       name: 'kyc_trigger_decisions_total',
       help: 'Trigger evaluations, by reason and outcome (triggered, suppressed, no_match)',
