@@ -127,7 +127,7 @@ function matches(held: HeldSession, query: SessionListQuery, needle: string | un
 
 /**
  * One page of the sessions held, filtered and sorted. A single pass keeps the page's worth of best
- * keys after the cursor (insertion into a sorted array of at most `limit`), so a page of 100,000
+ * keys after the cursor (binary insertion into a sorted array of at most `limit`), so a page of 100,000
  * sessions costs one walk, not a sort of them all.
  */
 export function pageOfSessions(held: Iterable<HeldSession>, query: SessionListQuery, now: number): SessionPage {
@@ -146,9 +146,14 @@ export function pageOfSessions(held: Iterable<HeldSession>, query: SessionListQu
     if (after !== undefined && compareKeys(key, after) * direction <= 0) continue;
     afterCursor += 1;
     if (best.length === query.limit && compareKeys(key, best[best.length - 1]!.key) * direction >= 0) continue;
-    let at = best.length;
-    while (at > 0 && compareKeys(key, best[at - 1]!.key) * direction < 0) at -= 1;
-    best.splice(at, 0, { key, held: session });
+    let low = 0;
+    let high = best.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (compareKeys(key, best[middle]!.key) * direction < 0) high = middle;
+      else low = middle + 1;
+    }
+    best.splice(low, 0, { key, held: session });
     if (best.length > query.limit) best.pop();
   }
   const last = best[best.length - 1];
