@@ -68,11 +68,18 @@ describe('the operator console in Chromium', () => {
 
     await page.selectOption('#filter-kind', '');
     const someSession = await page.$eval('#activity-table tbody tr td:nth-child(4) a', (link) => link.textContent ?? '');
-    await page.fill('#filter-text', someSession);
+    await page.fill('#filter-session', someSession);
     const sessions = await page.$$eval('#activity-table tbody tr td:nth-child(4)', (cells) => cells.map((cell) => cell.textContent));
     expect(sessions.length).toBeGreaterThan(0);
     expect(new Set(sessions)).toEqual(new Set([someSession]));
+    await page.fill('#filter-session', '');
+
+    await page.fill('#filter-text', 'SELFIE_CAPTURE');
+    const texts = await page.$$eval('#activity-table tbody tr', (rows) => rows.map((row) => row.textContent?.toLowerCase() ?? ''));
+    expect(texts.length).toBeGreaterThan(0);
+    expect(texts.every((text) => text.includes('selfie_capture'))).toBe(true);
     await page.fill('#filter-text', '');
+    expect(await page.$$eval('#activity-table tbody tr', (rows) => rows.length)).toBeGreaterThan(texts.length);
   });
 
   it('pauses and resumes without losing an item', async () => {

@@ -61,7 +61,7 @@ export function activityView({ main, onUnauthorized }) {
   );
 
   const matches = (item) =>
-    (!filters.session || (item.session_id ?? '').includes(filters.session)) &&
+    (!filters.session || item.session_id === filters.session) &&
     (!filters.kind || item.kind === filters.kind) &&
     (!filters.text || `${item.session_id ?? ''} ${item.user_id ?? ''} ${item.kind} ${describeItem(item)}`.toLowerCase().includes(filters.text));
 
