@@ -48,6 +48,21 @@ describe('/console', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('documents the console, the session listing, the status, the machine and the metrics', async () => {
+    const h = createHarness();
+    const doc = (await h.http.get('/openapi.json').expect(200)).body;
+    for (const path of ['/console', '/api/sessions', '/api/sessions/{session_id}/agent-context', '/api/status', '/api/machines/session', '/metrics']) {
+      expect(doc.paths[path]?.get, path).toBeDefined();
+    }
+    expect(doc.paths['/console'].get.security).toEqual([]);
+    expect(doc.paths['/metrics'].get.security).toBeUndefined();
+    const names = doc.paths['/api/sessions'].get.parameters.map((parameter: { name: string }) => parameter.name);
+    expect(names).toEqual(['limit', 'cursor', 'voice', 'screen', 'q', 'sort', 'order']);
+    expect(doc.components.schemas.SessionSummary.required).toContain('cooldown_remaining_ms');
+  });
+});
+
 describe('GET /api/machines/session', () => {
   it('is read from the machine definition: every state node, with its type, initial state, transitions and actors', async () => {
     const h = createHarness();
