@@ -84,31 +84,42 @@ export function summarise(held: HeldSession, now: number): SessionSummary {
   };
 }
 
-type Key = [number | string, string];
-
-const keyOf = (context: SessionContext, sort: SessionSort): Key =>
-  sort === 'last_activity' ? [context.last_touched_at, context.session_id] : [context.session_id, context.session_id];
-
-const compareKeys = (a: Key, b: Key): number => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
-
-/** The cursor is the sort key of the last session on the page, so a page holds whatever came or went before it. */
-export function encodeCursor(key: Key): string {
-  return Buffer.from(JSON.stringify(key)).toString('base64url');
+/** Where a session stands in the sort: its sort value, then its id to break ties. */
+interface Position {
+  primary: number | string;
+  id: string;
 }
 
-export function decodeCursor(cursor: string, sort: SessionSort): Key | undefined {
+const primaryOf = (context: SessionContext, sort: SessionSort): number | string => (sort === 'last_activity' ? context.last_touched_at : context.session_id);
+
+/** A session against a position, without building one: the walk over every session allocates nothing. */
+function compareTo(context: SessionContext, sort: SessionSort, position: Position): number {
+  const primary = primaryOf(context, sort);
+  if (primary !== position.primary) return primary < position.primary ? -1 : 1;
+  const id = context.session_id;
+  return id === position.id ? 0 : id < position.id ? -1 : 1;
+}
+
+/** The cursor is the position of the last session on the page, so a page holds whatever came or went before it. */
+function encodeCursor(position: Position): string {
+  return Buffer.from(JSON.stringify([position.primary, position.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string, sort: SessionSort): Position | undefined {
   try {
     const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (!Array.isArray(key) || key.length !== 2 || typeof key[1] !== 'string') return undefined;
-    const first: unknown = key[0];
-    if (sort === 'last_activity' ? typeof first !== 'number' : typeof first !== 'string') return undefined;
-    return key as Key;
+    const primary: unknown = key[0];
+    if (sort === 'last_activity' ? typeof primary !== 'number' : typeof primary !== 'string') return undefined;
+    return { primary: primary as number | string, id: key[1] };
   } catch {
     return undefined;
   }
 }
 
 export class InvalidCursorError extends Error {}
+
+const includes = (text: string | null, needle: string): boolean => text !== null && text.toLowerCase().includes(needle);
 
 function matches(held: HeldSession, query: SessionListQuery, needle: string | undefined, screen: string | undefined): boolean {
   const { context } = held;
@@ -118,10 +129,7 @@ function matches(held: HeldSession, query: SessionListQuery, needle: string | un
     if (active !== (query.voice === 'active')) return false;
   }
   if (screen !== undefined && context.screen?.toLowerCase() !== screen) return false;
-  if (needle !== undefined) {
-    const haystacks = [context.session_id, context.user_id, context.screen];
-    if (!haystacks.some((text) => text?.toLowerCase().includes(needle))) return false;
-  }
+  if (needle !== undefined && !includes(context.session_id, needle) && !includes(context.user_id, needle) && !includes(context.screen, needle)) return false;
   return true;
 }
 
@@ -136,31 +144,32 @@ export function pageOfSessions(held: Iterable<HeldSession>, query: SessionListQu
   const direction = query.order === 'asc' ? 1 : -1;
   const needle = query.q?.toLowerCase();
   const screen = query.screen?.toLowerCase();
-  const best: { key: Key; held: HeldSession }[] = [];
+  const { sort } = query;
+  const best: { position: Position; held: HeldSession }[] = [];
   let total = 0;
   let afterCursor = 0;
   for (const session of held) {
     if (!matches(session, query, needle, screen)) continue;
     total += 1;
-    const key = keyOf(session.context, query.sort);
-    if (after !== undefined && compareKeys(key, after) * direction <= 0) continue;
+    const { context } = session;
+    if (after !== undefined && compareTo(context, sort, after) * direction <= 0) continue;
     afterCursor += 1;
-    if (best.length === query.limit && compareKeys(key, best[best.length - 1]!.key) * direction >= 0) continue;
+    if (best.length === query.limit && compareTo(context, sort, best[best.length - 1]!.position) * direction >= 0) continue;
     let low = 0;
     let high = best.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (compareKeys(key, best[middle]!.key) * direction < 0) high = middle;
+      if (compareTo(context, sort, best[middle]!.position) * direction < 0) high = middle;
       else low = middle + 1;
     }
-    best.splice(low, 0, { key, held: session });
+    best.splice(low, 0, { position: { primary: primaryOf(context, sort), id: context.session_id }, held: session });
     if (best.length > query.limit) best.pop();
   }
   const last = best[best.length - 1];
   const more = last !== undefined && afterCursor > best.length;
   return {
     sessions: best.map((entry) => summarise(entry.held, now)),
-    next_cursor: more && last ? encodeCursor(last.key) : null,
+    next_cursor: more && last ? encodeCursor(last.position) : null,
     total,
   };
 }
