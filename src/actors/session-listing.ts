@@ -22,12 +22,14 @@ export interface SessionListQuery {
   order: 'asc' | 'desc';
 }
 
-/** How far a user is through a flow set with the SDK, when one is. */
+/** How far a user is through the flow the SDK set (`POST /v1/flows/set`), as that endpoint reports progress. */
 export interface FlowProgress {
-  flow_id: string;
-  step: string | null;
-  completed: number;
+  flow_key: string;
+  current_step: string | null;
+  /** 1-based place of the current step in the sequence; null when the step is not in it. */
+  position: number | null;
   total: number;
+  percent: number | null;
 }
 
 export interface SessionSummary {
@@ -59,13 +61,21 @@ export interface HeldSession {
   value: unknown;
 }
 
-/** The flow progress a session context carries, when sessions carry one. */
+/**
+ * The flow progress of a session whose context carries a flow as `/v1/flows/set` gives it
+ * (`flow_key`, `step_sequence`, `current_step`); null for a session with none. The one place that
+ * reads it, for when sessions hold flows.
+ */
 export function flowProgressOf(context: SessionContext): FlowProgress | null {
   const flow = (context as SessionContext & { flow?: unknown }).flow;
   if (flow === null || typeof flow !== 'object') return null;
-  const { flow_id, step, completed, total } = flow as Record<string, unknown>;
-  if (typeof flow_id !== 'string' || typeof completed !== 'number' || typeof total !== 'number') return null;
-  return { flow_id, step: typeof step === 'string' ? step : null, completed, total };
+  const { flow_key, step_sequence, current_step } = flow as Record<string, unknown>;
+  if (typeof flow_key !== 'string') return null;
+  const steps = Array.isArray(step_sequence) ? step_sequence : [];
+  const current = typeof current_step === 'string' ? current_step : null;
+  const index = current === null ? -1 : steps.indexOf(current);
+  const position = index < 0 ? null : index + 1;
+  return { flow_key, current_step: current, position, total: steps.length, percent: position === null || steps.length === 0 ? null : Math.round((position * 100) / steps.length) };
 }
 
 export function summarise(held: HeldSession, now: number): SessionSummary {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { flowProgressOf } from '../../src/actors/session-listing.js';
+import type { SessionContext } from '../../src/machines/session.machine.js';
 import type { Harness } from '../support/harness.js';
 import { advance, createHarness } from '../support/harness.js';
 
@@ -161,5 +163,28 @@ describe('GET /api/sessions/{session_id}/agent-context', () => {
     expect(peek.body).toEqual(served.body);
     expect((await h.http.get('/api/sessions/nobody/agent-context')).status).toBe(404);
     expect((await h.http.get('/api/sessions/bad%20id/agent-context')).status).toBe(422);
+  });
+});
+
+describe('flow progress in a summary', () => {
+  const withFlow = (flow: unknown) => ({ flow }) as unknown as SessionContext;
+
+  it('is where the current step stands in the sequence the SDK set, as /v1/flows/set reports it', () => {
+    const steps = ['phone_otp', 'email_otp', 'pan_details', 'personal_details'];
+    expect(flowProgressOf(withFlow({ flow_key: 'kyc', step_sequence: steps, current_step: 'pan_details' }))).toEqual({
+      flow_key: 'kyc',
+      current_step: 'pan_details',
+      position: 3,
+      total: 4,
+      percent: 75,
+    });
+    expect(flowProgressOf(withFlow({ flow_key: 'kyc', step_sequence: steps, current_step: 'elsewhere' }))).toMatchObject({ position: null, percent: null, total: 4 });
+    expect(flowProgressOf(withFlow({ flow_key: 'onboarding' }))).toEqual({ flow_key: 'onboarding', current_step: null, position: null, total: 0, percent: null });
+  });
+
+  it('is null for a session with no flow, or a malformed one', () => {
+    expect(flowProgressOf({} as SessionContext)).toBeNull();
+    expect(flowProgressOf(withFlow(null))).toBeNull();
+    expect(flowProgressOf(withFlow({ step_sequence: ['a'] }))).toBeNull();
   });
 });

@@ -4,7 +4,7 @@ import { ago, h, sessionLink } from '../dom.js';
 const PAGE_SIZE = 50;
 const REFRESH_MS = 2000;
 
-const flowText = (flow) => (flow ? `${flow.flow_id} ${flow.completed}/${flow.total}${flow.step ? ` (${flow.step})` : ''}` : '—');
+const flowText = (flow) => (flow ? `${flow.flow_key} ${flow.position ?? '?'}/${flow.total}${flow.current_step ? ` (${flow.current_step})` : ''}` : '—');
 const cooldownText = (ms) => (ms > 0 ? `${Math.ceil(ms / 1000)}s` : '—');
 
 /**

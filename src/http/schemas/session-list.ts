@@ -25,7 +25,7 @@ export const SessionSummaryOut = z
     user_id: z.string().nullable(),
     screen: z.string().nullable(),
     flow: z
-      .object({ flow_id: z.string(), step: z.string().nullable(), completed: z.int(), total: z.int() })
+      .object({ flow_key: z.string(), current_step: z.string().nullable(), position: z.int().nullable(), total: z.int(), percent: z.int().nullable() })
       .nullable()
       .meta({ description: 'progress through the flow set by the SDK; null when none' }),
     voice: z.string().meta({ description: 'inactive, starting, active or stopping' }),
