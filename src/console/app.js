@@ -21,7 +21,7 @@ function showUnauthorized(error) {
       { class: 'unauthorized', 'aria-labelledby': 'unauthorized-title' },
       h('h2', { id: 'unauthorized-title' }, '401: key not accepted'),
       h('p', {}, `The service answered: ${error.message}.`),
-      h('p', {}, 'Enter a key from API_KEYS in the field above and press "Use key".'),
+      h('p', {}, 'Enter one of the service’s keys (API_KEY) in the field above and press “Use key”.'),
     ),
   );
   keyState.textContent = 'key refused';

@@ -46,6 +46,7 @@ describe('the operator console in Chromium', () => {
     await page.waitForSelector('text=401: key not accepted');
     expect(await page.textContent('.unauthorized')).toContain('invalid API key');
     await screenshot(page, 'unauthorized');
+    expect(await seriousViolations(page)).toEqual([]);
 
     await enterKey(KEY);
     await page.waitForSelector('h2:has-text("Live activity")');

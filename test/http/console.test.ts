@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AnyStateNode } from 'xstate';
 import { sessionMachine } from '../../src/machines/session.machine.js';
@@ -33,6 +35,15 @@ describe('/console', () => {
     expect(parser.headers['content-type']).toMatch(/javascript/);
     expect(parser.text).toContain('createParser');
     expect((await h.http.get('/console/vendor/eventsource-parser/parse.js')).status).toBe(200);
+  });
+
+  it('ships scripts that parse, so a syntax slip fails here and not only in a browser', () => {
+    const folder = new URL('../../src/console/', import.meta.url);
+    const scripts = readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.js'));
+    expect(scripts.length).toBeGreaterThanOrEqual(9);
+    for (const script of scripts) {
+      expect(() => execFileSync(process.execPath, ['--check', new URL(script, folder).pathname], { stdio: 'pipe' }), script).not.toThrow();
+    }
   });
 
   it('serves nothing outside its folders, and every data call still needs the key', async () => {
