@@ -4,8 +4,8 @@ import { createServer } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { InspectionReceiver } from './support/inspection-receiver.js';
 import { sdkConfigFile } from './support/sdk-config-file.js';
-import { SseTestClient } from './support/sse-client.js';
 import { startService } from './support/service-process.js';
+import { SseTestClient } from './support/sse-client.js';
 
 // Real child processes: start-up under load takes seconds, so these get more than the default timeout.
 describe('the process', { timeout: 60_000 }, () => {

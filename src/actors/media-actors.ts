@@ -1,19 +1,31 @@
 import type { Logger } from 'pino';
 import { fromPromise } from 'xstate';
 import type { MediaProvider } from '../integrations/media.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import type { MediaCallLog } from './media-call-log.js';
 import type { FindAgentInput, IssuedToken, RoomInput, TokenInput } from '../machines/session.machine.js';
+
+export interface MediaObservers {
+  metrics: ServiceMetrics;
+  calls: MediaCallLog;
+}
 
 /**
  * The session machine's media actors over one provider. A failed call is logged here, where
- * the reason is known; the machine only learns that it failed and degrades accordingly.
+ * the reason is known; the machine only learns that it failed and degrades accordingly. Each
+ * call is timed into the metrics and noted in the log of recent calls the health view shows.
  */
-export function mediaActors(media: MediaProvider, logger: Logger) {
+export function mediaActors(media: MediaProvider, logger: Logger, observers: MediaObservers) {
   const logged =
     <I extends { room: string }, O>(call: string, run: (input: I) => Promise<O>) =>
     async ({ input }: { input: I }): Promise<O> => {
+      const done = observers.metrics.mediaCallDuration.startTimer({ call });
       try {
-        return await run(input);
+        const output = await run(input);
+        observers.calls.note(call, 'ok', done({ outcome: 'ok' }));
+        return output;
       } catch (error) {
+        observers.calls.note(call, 'failed', done({ outcome: 'failed' }));
         logger.warn({ err: error, room: input.room, call }, 'media call failed');
         throw error;
       }

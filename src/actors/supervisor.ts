@@ -5,7 +5,10 @@ import type { AppClock } from '../integrations/clock.js';
 import type { AssistantCommand, Reply, SessionCommand, SessionEmitted } from '../machines/session.events.js';
 import type { SessionContext, SessionMachine, SessionSettings } from '../machines/session.machine.js';
 import { canHibernate } from '../machines/session.machine.js';
-import type { ActivityLog, SessionPage, SessionPageQuery, SessionStore, StoredSession } from '../store/ports.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import type { ActivityLog, SessionStore, StoredSession } from '../store/ports.js';
+import type { SessionListQuery, SessionPage } from './session-listing.js';
+import { flowProgressOf, pageOfSessions } from './session-listing.js';
 import { isQuiescent, restoredVoice, storedContext, storedView, toStored } from './stored-session.js';
 
 export type SessionActor = Actor<SessionMachine>;
@@ -17,9 +20,6 @@ const WAKE_BATCH = 500;
 /** `unavailable`: the change could not be committed (disk full): nothing was acknowledged. */
 export type AskFailure = { ok: false; reason: 'not_found' | 'capacity' | 'failed' | 'timeout' | 'unavailable' };
 export type AskResult<T> = { ok: true; value: T } | AskFailure;
-
-/** One entry of `listSessions`: the store's summary, and whether the session runs as an actor now. */
-export type HeldSession = SessionPage['items'][number] & { running: boolean };
 
 /** Whether a command may bring a session into being or needs one that exists. */
 export type Routing = 'create' | 'existing';
@@ -37,6 +37,8 @@ export interface SupervisorOptions {
   /** SESSION_HIBERNATE_SECONDS in milliseconds; 0 keeps every session running. */
   hibernateAfterMs: number;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
+  /** Times each command's synchronous step; absent, nothing is timed. */
+  metrics?: ServiceMetrics | undefined;
 }
 
 /**
@@ -101,13 +103,24 @@ export class SessionSupervisor {
   }
 
   /**
-   * A page of every session held, running or hibernated, in session_id order: the summary the
-   * store keeps (running sessions are saved on each change, so it is current) and whether each runs.
+   * One page of the sessions held, running and hibernated, filtered and sorted (GET /api/sessions
+   * and the console): one walk over the store's summary rows, then the flow of the page's sessions
+   * only. Reading wakes no session.
    */
-  listSessions(query: SessionPageQuery): { items: HeldSession[]; next: string | null } {
-    const page = this.options.store.page(query);
-    return { ...page, items: page.items.map((item) => ({ ...item, running: this.sessions.has(item.session_id) })) };
+  list(query: SessionListQuery): SessionPage {
+    const rows = this.options.store.summaries();
+    const running = this.sessions;
+    const listed = (function* () {
+      for (const row of rows) yield { ...row, running: running.has(row.session_id) };
+    })();
+    return pageOfSessions(listed, query, this.options.clock.now(), (sessionId) => {
+      const held = this.snapshot(sessionId);
+      return held ? flowProgressOf(held.context) : null;
+    });
   }
+
+  /**
+   */
 
   /**
    * Send a command and wait for the machine's reply, then for what it changed to be committed.
@@ -149,7 +162,10 @@ export class SessionSupervisor {
       };
       const fail = (failure: AskFailure) => settle(failure);
 
-      actor.send(build((value) => settle({ ok: true, value }), at));
+      const command = build((value) => settle({ ok: true, value }), at);
+      const stepDone = this.options.metrics?.actorStepDuration.startTimer({ command: command.type });
+      actor.send(command);
+      stepDone?.();
       if (settled) return;
       if (actor.getSnapshot().status === 'error') return settle({ ok: false, reason: 'failed' });
 

@@ -13,7 +13,11 @@ import type { StatelessTriggerRequest } from './stateless-trigger.js';
 import { evaluateWithoutSession } from './stateless-trigger.js';
 import type { FlowGraphSighting } from './flow-graphs.js';
 import { createFlowGraphs } from './flow-graphs.js';
+import { observeActivity } from '../metrics/activity-metrics.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import { createServiceMetrics } from '../metrics/service-metrics.js';
 import { mediaActors } from './media-actors.js';
+import { MediaCallLog } from './media-call-log.js';
 import { SessionSupervisor } from './supervisor.js';
 
 export interface ActorSystemOptions {
@@ -47,6 +51,10 @@ export interface ActorSystem {
   agentContext: AgentContextSources;
   /** Records `flow_graph_recorded` the first time a `(client_id, flow_key)` registers its steps; false when the store could not commit. */
   recordFlowGraph(sighting: FlowGraphSighting): Promise<boolean>;
+  /** The service's Prometheus metrics (GET /metrics). */
+  metrics: ServiceMetrics;
+  /** The last media calls and their outcomes (the console's health view). */
+  mediaCalls: MediaCallLog;
   /** A trigger evaluation that names no session: the policy alone, recorded as activity. */
   evaluateTriggerWithoutSession(request: StatelessTriggerRequest): Promise<TriggerDecision | undefined>;
   /** How the store is doing, for /health. */
@@ -70,8 +78,11 @@ function askTimeoutFor(media: MediaProvider): number {
 export function createActorSystem(options: ActorSystemOptions): ActorSystem {
   const { activity } = options.store;
   const recordFlowGraph = createFlowGraphs(options.clock, activity);
+  const metrics = createServiceMetrics();
+  const unobserveActivity = observeActivity(activity, metrics);
+  const mediaCalls = new MediaCallLog(options.clock);
   const sessionLogic = (options.sessionLogic ?? sessionMachine).provide({
-    actors: mediaActors(options.media, options.logger),
+    actors: mediaActors(options.media, options.logger, { metrics, calls: mediaCalls }),
   });
   const criticalSteps = criticalStepKeys(options.criticalSteps ?? DEFAULT_CRITICAL_STEPS);
   const supervisor = new SessionSupervisor({
@@ -92,13 +103,17 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
     hibernateAfterMs: options.sessionHibernateSeconds * 1000,
     askTimeoutMs: askTimeoutFor(options.media),
     inspect: options.inspect,
+    metrics,
   });
+  metrics.sources.sessions = () => supervisor.counts;
   return {
     clock: options.clock,
     activity,
     supervisor,
     featureFlags: options.featureFlags,
     agentContext: options.agentContext,
+    metrics,
+    mediaCalls,
     recordFlowGraph: async (sighting) => {
       recordFlowGraph(sighting);
       return supervisor.committed();
@@ -110,6 +125,7 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
     storeHealth: () => options.store.sessions.health(),
     stop: () => {
       supervisor.stopAll();
+      unobserveActivity();
       options.store.sessions.close();
       options.store.activity.close();
     },

@@ -91,6 +91,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/machines/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The session machine's states, transitions and invoked actors, read from its definition (the console's statechart). */
+        get: operations["getSessionMachine"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/reengagement/{session_id}": {
         parameters: {
             query?: never;
@@ -108,6 +125,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every session held, running or hibernated, one page at a time (cursor paging), filtered and sorted; reading wakes none. */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/{session_id}": {
         parameters: {
             query?: never;
@@ -117,6 +151,57 @@ export interface paths {
         };
         /** One live session as the service holds it (hints masked), for operators and debugging. */
         get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{session_id}/agent-context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the voice agent would be given now (context and system prompt, masked as served), without recording a fetch or waking the session. */
+        get: operations["previewAgentContext"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What an operator checks first: media configured and its last calls, sessions running and hibernated, open streams, config version. */
+        get: operations["getStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The operator console (HTML). The page and its assets (/console/*) hold no data and load without a key; every call it makes needs X-API-Key. */
+        get: operations["getConsole"];
         put?: never;
         post?: never;
         delete?: never;
@@ -168,6 +253,23 @@ export interface paths {
         };
         /** Liveness; exempt from the API key and the rate limit. */
         get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics (text exposition format): Node's defaults and the service's own (kyc_*). */
+        get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -823,6 +925,78 @@ export interface components {
             user_id: string | null;
             voice: components["schemas"]["VoiceDetails"];
         };
+        SessionList: {
+            /** @description pass as cursor for the next page; null on the last page */
+            next_cursor: string | null;
+            sessions: components["schemas"]["SessionSummary"][];
+            /** @description sessions matching the filters, over all pages */
+            total: number;
+        };
+        SessionSummary: {
+            /** @description until the trigger may fire again; 0 when not cooling down */
+            cooldown_remaining_ms: number;
+            /** @description progress through the flow set by the SDK; null when none */
+            flow: {
+                current_step: string | null;
+                flow_key: string;
+                percent: number | null;
+                position: number | null;
+                total: number;
+            } | null;
+            /**
+             * Format: date-time
+             * @description when a command last reached the session
+             */
+            last_activity_at: string;
+            screen: string | null;
+            session_id: string;
+            /** @enum {string} */
+            status: "running" | "hibernated";
+            user_id: string | null;
+            /** @description inactive, starting, active or stopping */
+            voice: string;
+        };
+        StatechartNode: {
+            id: string;
+            initial: string | null;
+            invokes: string[];
+            key: string;
+            states: components["schemas"]["StatechartNode"][];
+            transitions: {
+                guard: string | null;
+                on: string;
+                targets: string[];
+            }[];
+            type: string;
+        };
+        Status: {
+            activity: {
+                last_id: number;
+                oldest_id: number | null;
+            };
+            activity_streams: {
+                max: number;
+                open: number;
+            };
+            /** @description version of the SDK config in force (defaults plus SDK_CONFIG_FILE) */
+            config_version: string;
+            media: {
+                configured: boolean;
+                recent_calls: {
+                    /** Format: date-time */
+                    at: string;
+                    call: string;
+                    duration_ms: number;
+                    /** @enum {string} */
+                    outcome: "ok" | "failed";
+                }[];
+            };
+            sessions: {
+                hibernated: number;
+                max: number;
+                running: number;
+            };
+        };
         StoreHealth: {
             /** @description the database file (sqlite) */
             file?: string;
@@ -1282,6 +1456,55 @@ export interface operations {
             };
         };
     };
+    getSessionMachine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the root state node */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatechartNode"];
+                };
+            };
+            /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the server is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getReengagement: {
         parameters: {
             query?: never;
@@ -1325,6 +1548,79 @@ export interface operations {
                 };
             };
             /** @description session_id is not a valid id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the server is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                /** @description the previous page's next_cursor */
+                cursor?: string;
+                /** @description page size, 1 to 500 (default 50) */
+                limit?: number;
+                /** @description default desc */
+                order?: "asc" | "desc";
+                /** @description case-insensitive text in the session id, user id or screen */
+                q?: string;
+                /** @description exact screen, case-insensitive */
+                screen?: string;
+                /** @description default last_activity */
+                sort?: "last_activity" | "session_id";
+                /** @description active: starting, active or stopping */
+                voice?: "active" | "inactive";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of session summaries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a query parameter is out of range, or the cursor is not one this endpoint gave */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1425,6 +1721,146 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    previewAgentContext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the session key
+                 * @example 7664f88e-4980-41c3-bec0-f0e1591ee548
+                 */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the context */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentContext"];
+                };
+            };
+            /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such live session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description session_id is not a valid id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the server is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Status"];
+                };
+            };
+            /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the server is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -1535,6 +1971,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the metrics */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the server is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

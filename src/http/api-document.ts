@@ -7,7 +7,10 @@ import { flowRouteDocs } from './routes/flows.js';
 import { controlPlaneRouteDocs } from './ws/control-plane-doc.js';
 import { activityStreamRouteDocs } from './routes/activity-stream.js';
 import { apiReferenceRouteDocs } from './routes/api-reference.js';
+import { consoleRouteDocs } from './routes/console.js';
 import { contextRouteDocs } from './routes/context.js';
+import { metricsRouteDocs } from './routes/metrics.js';
+import { statusRouteDocs } from './routes/status.js';
 import { eventRouteDocs } from './routes/events.js';
 import { featureRouteDocs } from './routes/features.js';
 import { healthRouteDocs } from './routes/health.js';
@@ -33,6 +36,9 @@ export const ROUTE_DOCS: RouteDoc[] = [
   ...reengagementRouteDocs,
   ...contextRouteDocs,
   ...healthRouteDocs,
+  ...statusRouteDocs,
+  ...metricsRouteDocs,
+  ...consoleRouteDocs,
   ...controlPlaneRouteDocs,
   ...apiReferenceRouteDocs,
 ];

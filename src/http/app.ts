@@ -6,6 +6,7 @@ import { HttpError } from './http-error.js';
 import { apiKeyCheck } from './middleware/api-key.js';
 import { correlation } from './middleware/correlation.js';
 import { errorHandler, notFound } from './middleware/errors.js';
+import { httpMetrics } from './middleware/http-metrics.js';
 import { jsonBody } from './middleware/json-body.js';
 import { perIpRateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
@@ -24,6 +25,9 @@ import { sdkConfigRoutes } from './routes/sdk-config.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { triggerRoutes } from './routes/trigger.js';
 import { voiceRoutes } from './routes/voice.js';
+import { consoleRoutes } from './routes/console.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { statusRoutes } from './routes/status.js';
 import { ActivityStreamHub } from './sse/activity-stream-hub.js';
 import { CONTROL_PLANE_PATH, ControlPlane } from './ws/control-plane.js';
 
@@ -61,6 +65,7 @@ export function createApp(deps: AppDeps): App {
     heartbeatMs: config.sseHeartbeatSeconds * 1000,
     retryMs: SSE_RETRY_MS,
   });
+  deps.system.metrics.sources.sseStreams = () => activityStreams.stats().streams;
 
   const controlPlane = new ControlPlane(deps);
 
@@ -72,8 +77,10 @@ export function createApp(deps: AppDeps): App {
 
   app.use(correlation);
   app.use(requestLog(logger));
+  app.use(httpMetrics(deps.system.metrics));
   app.get('/health', healthHandler(() => shuttingDown, deps.system.storeHealth));
   app.use(shutdownGate);
+  app.use(consoleRoutes());
   const rateLimit = perIpRateLimit(config.rateLimitPerMinute);
   if (rateLimit) app.use(rateLimit);
   // The reference page loads without a key, like /health; its "try it" requests carry the key entered.
@@ -101,6 +108,8 @@ export function createApp(deps: AppDeps): App {
   app.use(voiceRoutes(deps));
   app.use(reengagementRoutes(deps));
   app.use(contextRoutes(deps));
+  app.use(statusRoutes(deps, activityStreams));
+  app.use(metricsRoutes(deps.system.metrics));
   app.use(notFound);
   app.use(errorHandler(logger));
 

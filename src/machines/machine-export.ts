@@ -28,7 +28,7 @@ function toJsonValue(value: unknown, key?: string): unknown {
 }
 
 /** A guard as the editor shows it: its name, or what an inline higher-order guard checks. */
-function guardName(guard: unknown): string {
+export function guardName(guard: unknown): string {
   if (typeof guard === 'string') return guard;
   if (typeof guard === 'object' && guard !== null) return String((guard as { type?: unknown }).type);
   const { name, guards, stateValue } = guard as { name: string; guards?: unknown[]; stateValue?: unknown };

@@ -1,8 +1,7 @@
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import { ActivityRing } from '../actors/activity-ring.js';
-import type { ActivityLog, ActivityQuery, SessionPage, SessionPageQuery, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
-import { pageSessions } from './session-page.js';
+import type { ActivityLog, ActivityQuery, SessionStore, Store, StoreHealth, StoredSession, SummaryRow } from './ports.js';
 import { WakeIndex } from './wake-index.js';
 
 const COMMITTED = Promise.resolve();
@@ -54,8 +53,8 @@ export class MemorySessionStore implements SessionStore {
     return ids;
   }
 
-  page(query: SessionPageQuery): SessionPage {
-    return pageSessions(this.sessions.values(), query);
+  *summaries(): Iterable<SummaryRow> {
+    for (const stored of this.sessions.values()) yield { session_id: stored.session_id, ...stored.summary };
   }
 
   commit(): Promise<void> {

@@ -52,22 +52,8 @@ export interface SessionSummary {
   last_activity_at: number;
 }
 
-export interface SessionPageQuery {
-  /** The last session_id of the previous page. */
-  after?: string | undefined;
-  limit: number;
-  /** `active`: voice starting, active or stopping. */
-  voice?: 'active' | undefined;
-  screen?: string | undefined;
-  /** A prefix of the session id or the user id. */
-  q?: string | undefined;
-}
-
-export interface SessionPage {
-  items: (SessionSummary & { session_id: string })[];
-  /** The cursor of the next page; null on the last. */
-  next: string | null;
-}
+/** A session's summary row with its id: what listing sessions reads (GET /api/sessions). */
+export type SummaryRow = SessionSummary & { session_id: string };
 
 export interface SessionStore extends Durable {
   load(sessionId: string): StoredSession | undefined;
@@ -81,7 +67,8 @@ export interface SessionStore extends Durable {
   nextWakeAfter(at: number): number | undefined;
   /** Least recently active first, for eviction at MAX_SESSIONS. */
   leastRecent(limit: number): string[];
-  page(query: SessionPageQuery): SessionPage;
+  /** Every session held, as its summary row, in no particular order; what is queued is included. */
+  summaries(): Iterable<SummaryRow>;
 }
 
 export interface ActivityQuery {

@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import { migrate } from './migrations.js';
-import type { ActivityLog, ActivityQuery, SessionPage, SessionPageQuery, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
+import type { ActivityLog, ActivityQuery, SummaryRow, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
 import { StoreUnavailableError } from './ports.js';
 
 export const DATABASE_FILE = 'kyc-assistant.sqlite';
@@ -123,21 +123,9 @@ export class SqliteStore implements SessionStore, ActivityLog {
     return (this.statements.leastRecent.all(limit) as { session_id: string }[]).map((row) => row.session_id);
   }
 
-  page(query: SessionPageQuery): SessionPage {
+  summaries(): Iterable<SummaryRow> {
     this.flushNow();
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    if (query.after !== undefined) where.push('session_id > ?') && params.push(query.after);
-    if (query.voice === 'active') where.push("voice != 'inactive'");
-    if (query.screen !== undefined) where.push('screen = ?') && params.push(query.screen);
-    if (query.q !== undefined) {
-      const prefix = `${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      where.push("(session_id LIKE ? ESCAPE '\\' OR user_id LIKE ? ESCAPE '\\')") && params.push(prefix, prefix);
-    }
-    const sql = `SELECT session_id, user_id, screen, voice, cooldown_until, created_at, last_activity_at FROM sessions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY session_id LIMIT ?`;
-    const rows = this.db.prepare(sql).all(...params, query.limit + 1) as (Omit<SessionRow, 'state' | 'wake_at'>)[];
-    const items = rows.slice(0, query.limit).map((row) => ({ ...row }));
-    return { items, next: rows.length > query.limit ? items.at(-1)!.session_id : null };
+    return this.db.prepare('SELECT session_id, user_id, screen, voice, cooldown_until, created_at, last_activity_at FROM sessions').iterate() as Iterable<SummaryRow>;
   }
 
   // ActivityLog

@@ -109,6 +109,19 @@ const CASES: Record<string, Case[]> = {
     { name: 'unknown session', status: 404, run: (h, op) => send(h, op) },
   ],
   openControlPlane: [{ name: 'a plain GET without Upgrade', status: 426, run: (h, op) => send(h, op) }],
+  listSessions: [
+    { name: 'after an event', status: 200, run: async (h, op) => (await ingest(h), h.http.get(`${op.path}?limit=5&sort=session_id&order=asc`)) },
+    { name: 'limit 0', status: 422, run: (h, op) => h.http.get(`${op.path}?limit=0`) },
+  ],
+  previewAgentContext: [
+    { name: 'a live session', status: 200, run: async (h, op) => (await ingest(h), send(h, op)) },
+    { name: 'unknown session', status: 404, run: (h, op) => send(h, op) },
+    { name: 'invalid id', status: 422, run: (h, op) => h.http.get(op.path.replace('{session_id}', 'a%20b')) },
+  ],
+  getStatus: [{ name: 'plain', status: 200, run: (h, op) => send(h, op) }],
+  getSessionMachine: [{ name: 'plain', status: 200, run: (h, op) => send(h, op) }],
+  getMetrics: [{ name: 'after an event', status: 200, run: async (h, op) => (await ingest(h), send(h, op)) }],
+  getConsole: [{ name: 'the page', status: 200, run: (h, op) => send(h, op) }],
   getFeatureFlags: [{ name: 'plain', status: 200, run: (h, op) => send(h, op) }],
   getSession: [
     { name: 'a live session', status: 200, run: async (h, op) => (await ingest(h), send(h, op)) },

@@ -66,8 +66,8 @@ describe('SSE resume across a restart', () => {
   });
 });
 
-describe('every session held, running or hibernated, page by page', () => {
-  it('pages in session_id order with filters on voice, screen and a prefix of the session or user id', async () => {
+describe('every session held, running or hibernated, page by page (GET /api/sessions over the store)', () => {
+  it('pages in session_id order with filters on voice, screen and text, hibernated sessions read from the store', async () => {
     for (const store of ['memory', 'sqlite']) {
       const h = createHarness({ env: { STORE: store, SESSION_HIBERNATE_SECONDS: '60' } });
       for (const [session, user, screen] of [['a1', 'u-x', 'pan_details'], ['a2', 'u-y', 'selfie'], ['b1', 'u-x', 'pan_details'], ['b2', 'v-z', 'otp']]) {
@@ -75,15 +75,22 @@ describe('every session held, running or hibernated, page by page', () => {
       }
       h.clock.increment(61_000);
       await h.http.post('/v1/assistant/session/start').send({ session_id: 'b2', screen: 'otp' });
-      const { supervisor } = h.system;
-      const first = supervisor.listSessions({ limit: 3 });
-      expect(first.items.map((item) => [item.session_id, item.running])).toEqual([['a1', false], ['a2', false], ['b1', false]]);
-      expect(supervisor.listSessions({ limit: 3, after: first.next! })).toMatchObject({ items: [{ session_id: 'b2', running: true, voice: 'active', screen: 'otp' }], next: null });
-      expect(supervisor.listSessions({ limit: 10, voice: 'active' }).items.map((item) => item.session_id), store).toEqual(['b2']);
-      expect(supervisor.listSessions({ limit: 10, screen: 'pan_details' }).items.map((item) => item.session_id)).toEqual(['a1', 'b1']);
-      expect(supervisor.listSessions({ limit: 10, q: 'u-x' }).items.map((item) => item.session_id)).toEqual(['a1', 'b1']);
-      expect(supervisor.listSessions({ limit: 10, q: 'b' }).items.map((item) => item.session_id)).toEqual(['b1', 'b2']);
-      expect(supervisor.listSessions({ limit: 10, q: '%' }).items).toEqual([]);
+      const list = async (query: Record<string, string>) => (await h.http.get('/api/sessions').query({ sort: 'session_id', order: 'asc', ...query }).expect(200)).body;
+      const ids = (page: { sessions: { session_id: string }[] }) => page.sessions.map((item) => item.session_id);
+      const first = await list({ limit: '3' });
+      expect(first.sessions.map((item: { session_id: string; status: string }) => [item.session_id, item.status]), store).toEqual([
+        ['a1', 'hibernated'],
+        ['a2', 'hibernated'],
+        ['b1', 'hibernated'],
+      ]);
+      expect(first.total).toBe(4);
+      const second = await list({ limit: '3', cursor: first.next_cursor });
+      expect(second).toMatchObject({ sessions: [{ session_id: 'b2', status: 'running', voice: 'active', screen: 'otp' }], next_cursor: null });
+      expect(ids(await list({ voice: 'active' })), store).toEqual(['b2']);
+      expect(ids(await list({ screen: 'pan_details' }))).toEqual(['a1', 'b1']);
+      expect(ids(await list({ q: 'u-x' }))).toEqual(['a1', 'b1']);
+      expect(ids(await list({ q: 'b' }))).toEqual(['b1', 'b2']);
+      expect(ids(await list({ q: '%' }))).toEqual([]);
     }
   });
 });

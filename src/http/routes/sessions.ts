@@ -1,18 +1,41 @@
 import { Router } from 'express';
 import { z } from 'zod';
+import { InvalidCursorError } from '../../actors/session-listing.js';
+import { buildAgentContext } from '../../domain/agent-context.js';
 import { SessionId } from '../../domain/sdk-event.js';
+import { isoTime } from '../../integrations/clock.js';
+import { isVoiceActive } from '../../machines/session.machine.js';
 import { snapshotOrThrow } from '../ask.js';
 import type { AppDeps } from '../deps.js';
+import { HttpError } from '../http-error.js';
 import type { RouteDoc } from '../route-doc.js';
 import { SESSION_ID_PARAM } from '../schemas/params.js';
 import { ErrorBody } from '../schemas/common.js';
+import { ContextOut } from '../schemas/context.js';
 import { SessionOut } from '../schemas/session.js';
+import { SessionListOut, SessionListQueryIn } from '../schemas/session-list.js';
 import { parseOr422 } from '../validate.js';
+import { contextView } from '../views/context-view.js';
 import { sessionView } from '../views/session-view.js';
+
+const DEFAULT_PAGE_SIZE = 50;
 
 export const SessionParams = z.object({ session_id: SessionId });
 
 export const sessionRouteDocs: RouteDoc[] = [
+  {
+    method: 'get',
+    operationId: 'listSessions',
+    path: '/api/sessions',
+    tag: 'operations',
+    summary: 'Every session held, running or hibernated, one page at a time (cursor paging), filtered and sorted; reading wakes none.',
+    query: SessionListQueryIn,
+    queryOverrides: { limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+    responses: {
+      200: { description: 'a page of session summaries', schema: SessionListOut },
+      422: { description: 'a query parameter is out of range, or the cursor is not one this endpoint gave', schema: ErrorBody },
+    },
+  },
   {
     method: 'get',
     operationId: 'getSession',
@@ -26,10 +49,39 @@ export const sessionRouteDocs: RouteDoc[] = [
       422: { description: 'session_id is not a valid id', schema: ErrorBody },
     },
   },
+  {
+    method: 'get',
+    operationId: 'previewAgentContext',
+    path: '/api/sessions/{session_id}/agent-context',
+    tag: 'operations',
+    summary: "What the voice agent would be given now (context and system prompt, masked as served), without recording a fetch or waking the session.",
+    pathParams: { session_id: SESSION_ID_PARAM },
+    responses: {
+      200: { description: 'the context', schema: ContextOut },
+      404: { description: 'no such live session', schema: ErrorBody },
+      422: { description: 'session_id is not a valid id', schema: ErrorBody },
+    },
+  },
 ];
 
 export function sessionRoutes({ system }: AppDeps): Router {
   const router = Router();
+  router.get('/api/sessions', (req, res) => {
+    const query = parseOr422(SessionListQueryIn, req.query, 'query');
+    let page;
+    try {
+      page = system.supervisor.list({ ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE, sort: query.sort ?? 'last_activity', order: query.order ?? 'desc' });
+    } catch (error) {
+      if (error instanceof InvalidCursorError) throw new HttpError(422, `query: cursor: ${error.message}`);
+      throw error;
+    }
+    res.json({ ...page, sessions: page.sessions.map((summary) => ({ ...summary, last_activity_at: isoTime(summary.last_activity_at) })) });
+  });
+  router.get('/api/sessions/:session_id/agent-context', (req, res) => {
+    const { session_id } = parseOr422(SessionParams, req.params, 'path');
+    const snapshot = snapshotOrThrow(system.supervisor, session_id);
+    res.json(contextView(buildAgentContext(snapshot.context, isVoiceActive(snapshot.value), system.agentContext)));
+  });
   router.get('/api/sessions/:session_id', (req, res) => {
     const { session_id } = parseOr422(SessionParams, req.params, 'path');
     const snapshot = snapshotOrThrow(system.supervisor, session_id);

@@ -70,8 +70,10 @@ export class ControlPlane {
         },
       });
       this.sockets.add(actor);
+      this.deps.system.metrics.wsConnections.inc();
       ws.once('close', () => {
         this.sockets.delete(actor);
+        this.deps.system.metrics.wsConnections.dec();
         actor.stop();
       });
       actor.start();

@@ -1,0 +1,68 @@
+// Data calls of the console: every one carries the key kept in sessionStorage for this tab.
+const KEY_NAME = 'kyc-console-api-key';
+
+export const storedKey = () => sessionStorage.getItem(KEY_NAME) ?? '';
+export const storeKey = (key) => sessionStorage.setItem(KEY_NAME, key);
+
+export class Unauthorized extends Error {}
+
+export function authHeaders() {
+  const key = storedKey();
+  return key ? { 'X-API-Key': key } : {};
+}
+
+async function detailOf(response) {
+  try {
+    const body = await response.json();
+    return typeof body.detail === 'string' ? body.detail : response.statusText;
+  } catch {
+    return response.statusText;
+  }
+}
+
+/** GET a JSON resource; a 401 becomes Unauthorized so the page can show the key problem. */
+export async function getJson(path, { signal } = {}) {
+  const response = await fetch(path, { headers: { Accept: 'application/json', ...authHeaders() }, signal });
+  if (response.status === 401) throw new Unauthorized(await detailOf(response));
+  if (!response.ok) throw new Error(`${response.status}: ${await detailOf(response)}`);
+  return response.json();
+}
+
+export { detailOf };
+
+/**
+ * Runs `load` now and again `everyMs` after each run ends, until stopped. A refused key stops it
+ * and shows the 401 page; any other failure is reported and retried on the next round.
+ */
+export function poll(load, everyMs, { onUnauthorized, onProblem }) {
+  let timer;
+  let stopped = false;
+  // A round started later supersedes one still in flight: the older one neither shows nor re-arms.
+  let latest = 0;
+  async function round() {
+    clearTimeout(timer);
+    const mine = ++latest;
+    const superseded = () => stopped || mine !== latest;
+    try {
+      await load(superseded);
+      if (!superseded()) onProblem('');
+    } catch (error) {
+      if (error instanceof Unauthorized) {
+        stopped = true;
+        onUnauthorized(error);
+        return;
+      }
+      if (!superseded()) onProblem(error.message);
+    }
+    if (!superseded()) timer = setTimeout(round, everyMs);
+  }
+  void round();
+  return {
+    /** Load again at once (filters changed). */
+    now: () => void round(),
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,53 @@
+/** h('td', { class: 'x' }, 'text', child): a small element builder; text is always set as text, never as HTML. */
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith('on')) element.addEventListener(name.slice(2), value);
+    else element.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    element.append(child instanceof Node ? child : String(child));
+  }
+  return element;
+}
+
+export const time = (iso) => (iso ? new Date(iso).toLocaleTimeString([], { hour12: false }) : '—');
+
+export function ago(iso, now = Date.now()) {
+  if (!iso) return '—';
+  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (seconds < 60) return `${seconds}s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
+  return `${Math.floor(seconds / 3600)}h ago`;
+}
+
+/** One line saying what an activity item is about, for tables and timelines. */
+export function describeItem(item) {
+  const p = item.payload ?? {};
+  switch (item.kind) {
+    case 'event':
+      return [p.event, p.screen && `on ${p.screen}`, p.component_id && `(${p.component_id})`, p.hint && `hint ${p.hint}`, p.failure_reason_code].filter(Boolean).join(' ');
+    case 'trigger': {
+      const d = p.decision ?? {};
+      if (d.trigger) return `triggered: ${d.reason} → ${d.action}`;
+      if (d.reason === 'none') return 'not triggered: no rule matched';
+      return `suppressed: ${d.reason}${d.suppressed_reason ? ` (would have been ${d.suppressed_reason})` : ''}`;
+    }
+    case 'session_start':
+      return `voice started${p.resumed ? ' (resumed)' : ''}${p.warnings?.length ? `, warnings: ${p.warnings.join(', ')}` : ''}`;
+    case 'session_stop':
+      return `voice stopped${p.warnings?.length ? `, warnings: ${p.warnings.join(', ')}` : ''}`;
+    case 'reengagement':
+      return `reengagement: ${p.should_reengage ? 'offer' : 'no'}${p.reason ? ` (${p.reason})` : ''}`;
+    case 'schema_push':
+      return `schema for ${p.screen_id}${p.replaced ? ' replaced' : ''}`;
+    case 'voice_agent_context_fetch':
+      return `agent context on ${p.screen ?? 'no screen'} (${p.prompt_chars} chars)`;
+    default:
+      return JSON.stringify(p);
+  }
+}
+
+export const sessionLink = (sessionId) => (sessionId ? h('a', { href: `#/sessions/${encodeURIComponent(sessionId)}` }, sessionId) : '—');

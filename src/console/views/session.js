@@ -1,0 +1,92 @@
+import { getJson, poll } from '../api.js';
+import { describeItem, h, time } from '../dom.js';
+import { drawStatechart } from '../statechart.js';
+
+const REFRESH_MS = 1000;
+const TIMELINE_LIMIT = 200;
+
+let machine;
+
+/** One session: its statechart with the current states lit, its timeline and what the agent would get now. */
+export function sessionView({ main, onUnauthorized }, sessionId) {
+  const id = encodeURIComponent(sessionId);
+  let chart;
+  let shownTimeline = '';
+
+  const facts = h('dl', { class: 'facts', id: 'session-facts' });
+  const chartHolder = h('div', {}, h('p', { class: 'muted' }, 'Loading the statechart…'));
+  const timeline = h('ol', { class: 'timeline', id: 'timeline' });
+  const prompt = h('pre', { class: 'prompt', id: 'system-prompt', tabindex: '0' });
+  const agentContext = h('pre', { class: 'json', id: 'agent-context', tabindex: '0' });
+  const problem = h('p', { class: 'problem', role: 'alert' });
+
+  main.append(
+    h('p', {}, h('a', { href: '#/sessions' }, '← Sessions')),
+    h('h2', {}, `Session ${sessionId}`),
+    problem,
+    facts,
+    h('section', { 'aria-labelledby': 'chart-title' }, h('h3', { id: 'chart-title' }, 'Statechart'), chartHolder),
+    h(
+      'div',
+      { class: 'columns' },
+      h('section', { 'aria-labelledby': 'timeline-title' }, h('h3', { id: 'timeline-title' }, 'Timeline'), timeline),
+      h(
+        'section',
+        { 'aria-labelledby': 'agent-title' },
+        h('h3', { id: 'agent-title' }, 'What the agent would get now'),
+        h('h4', {}, 'System prompt'),
+        prompt,
+        h('details', {}, h('summary', {}, 'Context (masked, as served)'), agentContext),
+      ),
+    ),
+  );
+
+  const fact = (term, value) => [h('dt', {}, term), h('dd', {}, value ?? '—')];
+
+  function showTimeline(items) {
+    const key = items.map((item) => item.id).join(',');
+    if (key === shownTimeline) return;
+    shownTimeline = key;
+    timeline.replaceChildren(
+      ...items.map((item) =>
+        h(
+          'li',
+          { 'data-kind': item.kind },
+          h('span', { class: 'muted' }, `${time(item.timestamp)} #${item.id} `),
+          h('span', { class: `kind kind-${item.kind}` }, item.kind),
+          ' ',
+          describeItem(item),
+        ),
+      ),
+    );
+  }
+
+  async function load(stopped) {
+    machine ??= await getJson('/api/machines/session');
+    if (!chart) {
+      chart = drawStatechart(machine);
+      chartHolder.replaceChildren(chart.element);
+    }
+    const [session, activity, context] = await Promise.all([
+      getJson(`/api/sessions/${id}`),
+      getJson(`/api/activity?session_id=${id}&limit=${TIMELINE_LIMIT}`),
+      getJson(`/api/sessions/${id}/agent-context`),
+    ]);
+    if (stopped()) return;
+    chart.highlight(session.state);
+    facts.replaceChildren(
+      ...fact('User', session.user_id),
+      ...fact('Screen', session.screen),
+      ...fact('Voice', session.active ? 'active' : 'inactive'),
+      ...fact('Room', session.voice?.room),
+      ...fact('Last user activity', time(session.last_user_activity_at)),
+      ...fact('Last trigger', time(session.last_trigger_at)),
+    );
+    showTimeline([...activity.items].sort((a, b) => Number(a.id) - Number(b.id)));
+    if (prompt.textContent !== context.system_prompt) prompt.textContent = context.system_prompt;
+    const contextText = JSON.stringify(context.context, null, 2);
+    if (agentContext.textContent !== contextText) agentContext.textContent = contextText;
+  }
+
+  return poll(load, REFRESH_MS, { onUnauthorized, onProblem: (text) => (problem.textContent = text && `Could not load the session: ${text}`) });
+}

@@ -1,0 +1,108 @@
+import { getJson, poll } from '../api.js';
+import { ago, h, sessionLink } from '../dom.js';
+
+const PAGE_SIZE = 50;
+const REFRESH_MS = 2000;
+
+const flowText = (flow) => (flow ? `${flow.flow_key} ${flow.position ?? '?'}/${flow.total}${flow.current_step ? ` (${flow.current_step})` : ''}` : '—');
+const cooldownText = (ms) => (ms > 0 ? `${Math.ceil(ms / 1000)}s` : '—');
+
+/**
+ * Every session held, one server page at a time (the server filters, sorts and pages, so 100,000
+ * sessions cost one page of rows here). The page in view is fetched again every two seconds.
+ */
+export function sessionsView({ main, onUnauthorized }) {
+  const query = { voice: '', screen: '', q: '', sort: 'last_activity', order: 'desc' };
+  // Cursors of the pages before this one, for Previous.
+  const cursors = [];
+  let cursor;
+  let nextCursor = null;
+
+  const rows = h('tbody');
+  const summary = h('p', { id: 'sessions-summary', class: 'muted', role: 'status' }, 'Loading…');
+  const previous = h('button', { type: 'button', id: 'previous-page', onclick: () => go(cursors.pop(), false) }, 'Previous');
+  const next = h('button', { type: 'button', id: 'next-page', onclick: () => go(nextCursor, true) }, 'Next');
+  const field = (id, label, input) => h('div', { class: 'field' }, h('label', { for: id }, label), input);
+  const onFilter = (name) => (event) => {
+    query[name] = event.target.value.trim();
+    cursors.length = 0;
+    go(undefined, false);
+  };
+  const sortButton = (sort, label) =>
+    h('button', { type: 'button', class: 'sort', 'data-sort': sort, onclick: () => {
+      query.order = query.sort === sort && query.order === 'desc' ? 'asc' : 'desc';
+      query.sort = sort;
+      cursors.length = 0;
+      go(undefined, false);
+    } }, label);
+  const headers = [
+    ['Session', 'session_id'],
+    ['User'],
+    ['Screen'],
+    ['Flow'],
+    ['Voice'],
+    ['Cooldown'],
+    ['Last activity', 'last_activity'],
+    ['Status'],
+  ].map(([label, sort]) => h('th', { scope: 'col', 'data-sort': sort }, sort ? sortButton(sort, label) : label));
+
+  main.append(
+    h('h2', {}, 'Sessions'),
+    h(
+      'div',
+      { class: 'toolbar' },
+      field('sessions-q', 'Search', h('input', { id: 'sessions-q', type: 'search', placeholder: 'session, user or screen', oninput: onFilter('q') })),
+      field('sessions-screen', 'Screen', h('input', { id: 'sessions-screen', type: 'search', oninput: onFilter('screen') })),
+      field(
+        'sessions-voice',
+        'Voice',
+        h('select', { id: 'sessions-voice', onchange: onFilter('voice') }, h('option', { value: '' }, 'any'), h('option', { value: 'active' }, 'active'), h('option', { value: 'inactive' }, 'inactive')),
+      ),
+    ),
+    summary,
+    h('table', { class: 'grid', id: 'sessions-table' }, h('caption', { class: 'visually-hidden' }, 'Sessions held'), h('thead', {}, h('tr', {}, headers)), rows),
+    h('div', { class: 'pager' }, previous, next),
+  );
+
+  const row = (s) =>
+    h(
+      'tr',
+      { 'data-session-id': s.session_id },
+      h('td', {}, sessionLink(s.session_id)),
+      h('td', {}, s.user_id ?? '—'),
+      h('td', {}, s.screen ?? '—'),
+      h('td', {}, flowText(s.flow)),
+      h('td', {}, h('span', { class: `badge voice-${s.voice}` }, s.voice)),
+      h('td', { class: 'num' }, cooldownText(s.cooldown_remaining_ms)),
+      h('td', { title: s.last_activity_at }, ago(s.last_activity_at)),
+      h('td', {}, s.status),
+    );
+
+  async function load(stopped) {
+    const params = new URLSearchParams({ limit: String(PAGE_SIZE), sort: query.sort, order: query.order });
+    for (const name of ['voice', 'screen', 'q']) if (query[name]) params.set(name, query[name]);
+    if (cursor) params.set('cursor', cursor);
+    const page = await getJson(`/api/sessions?${params}`);
+    if (stopped()) return;
+    nextCursor = page.next_cursor;
+    rows.replaceChildren(...page.sessions.map(row));
+    const first = cursors.length * PAGE_SIZE + 1;
+    summary.textContent = page.total === 0 ? 'No session matches.' : `${first}–${first + page.sessions.length - 1} of ${page.total} sessions`;
+    previous.disabled = cursors.length === 0;
+    next.disabled = nextCursor === null;
+    for (const th of headers) {
+      const sort = th.dataset.sort;
+      if (sort === query.sort) th.setAttribute('aria-sort', query.order === 'asc' ? 'ascending' : 'descending');
+      else th.removeAttribute('aria-sort');
+    }
+  }
+
+  function go(target, forward) {
+    if (forward) cursors.push(cursor);
+    cursor = target;
+    poller.now();
+  }
+
+  const poller = poll(load, REFRESH_MS, { onUnauthorized, onProblem: (text) => text && (summary.textContent = `Could not load sessions: ${text}`) });
+  return poller;
+}

@@ -1,0 +1,56 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RequestHandler } from 'express';
+import express, { Router } from 'express';
+import type { RouteDoc } from '../route-doc.js';
+
+/** The page's files: beside the sources, whether the service runs from src (tsx) or dist (npm start). */
+function consoleDirectory(): string {
+  for (const relative of ['../../console/', '../../../../src/console/']) {
+    const directory = fileURLToPath(new URL(relative, import.meta.url));
+    if (existsSync(`${directory}index.html`)) return directory;
+  }
+  throw new Error('console assets not found beside the service');
+}
+
+/** eventsource-parser's ESM build, served as it is installed: the page reads the stream with it. */
+const eventSourceParserDirectory = (): string => dirname(createRequire(import.meta.url).resolve('eventsource-parser'));
+
+export const consoleRouteDocs: RouteDoc[] = [
+  {
+    method: 'get',
+    operationId: 'getConsole',
+    path: '/console',
+    tag: 'operations',
+    summary: 'The operator console (HTML). The page and its assets (/console/*) hold no data and load without a key; every call it makes needs X-API-Key.',
+    authenticated: false,
+    rateLimited: false,
+    responses: { 200: { description: 'the page', contentType: 'text/html' } },
+  },
+];
+
+// Everything from the service itself: the page works offline, and nothing else may run in it.
+const CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
+
+const label =
+  (route: string): RequestHandler =>
+  (_req, res, next) => {
+    res.locals.route = route;
+    res.set({ 'Content-Security-Policy': CONTENT_SECURITY_POLICY, 'X-Content-Type-Options': 'nosniff' });
+    next();
+  };
+
+/** Mounted before the key check: the page must load for the key to be entered on it. */
+export function consoleRoutes(): Router {
+  const router = Router();
+  const directory = consoleDirectory();
+  const options = { index: false, redirect: false, fallthrough: true, maxAge: 0 };
+  router.get('/console', label('/console'), (_req, res) => {
+    res.sendFile(`${directory}index.html`, { headers: { 'Cache-Control': 'no-cache' } });
+  });
+  router.use('/console/vendor/eventsource-parser', label('/console/vendor'), express.static(eventSourceParserDirectory(), options));
+  router.use('/console', label('/console/assets'), express.static(directory, options));
+  return router;
+}

@@ -1,0 +1,113 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Where gauges read what they report at scrape time; filled in as the parts are built. */
+export interface MetricSources {
+  sessions?: () => { running: number; hibernated: number };
+  sseStreams?: () => number;
+}
+
+/**
+ * The service's own metrics, in a registry of their own: every app built (tests build hundreds)
+ * gets fresh counters, while Node's default metrics are process-wide and collected once.
+ */
+export interface ServiceMetrics {
+  registry: Registry;
+  sources: MetricSources;
+  eventsIngested: Counter<'type'>;
+  triggerDecisions: Counter<'reason' | 'outcome'>;
+  voiceStarts: Counter<'outcome' | 'warning'>;
+  activityItems: Counter<'kind'>;
+  mediaCallDuration: Histogram<'call' | 'outcome'>;
+  httpRequestDuration: Histogram<'route' | 'method' | 'status'>;
+  actorStepDuration: Histogram<'command'>;
+  /**
+   * Open WebSocket connections: the WebSocket endpoint calls `inc()` when one opens and `dec()`
+   * when it closes.
+   */
+  wsConnections: Gauge;
+}
+
+const FAST_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1];
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export function createServiceMetrics(): ServiceMetrics {
+  const registry = new Registry();
+  const sources: MetricSources = {};
+  const registers = [registry];
+  new Gauge({
+    name: 'kyc_sessions',
+    help: 'Sessions held, by status: running as an actor or hibernated as data',
+    labelNames: ['status'],
+    registers,
+    collect() {
+      const counts = sources.sessions?.() ?? { running: 0, hibernated: 0 };
+      this.set({ status: 'running' }, counts.running);
+      this.set({ status: 'hibernated' }, counts.hibernated);
+    },
+  });
+  new Gauge({
+    name: 'kyc_sse_connections',
+    help: 'Open activity streams (GET /api/activity/stream)',
+    registers,
+    collect() {
+      this.set(sources.sseStreams?.() ?? 0);
+    },
+  });
+  return {
+    registry,
+    sources,
+    eventsIngested: new Counter({ name: 'kyc_events_ingested_total', help: 'SDK events held by a session, by event type (past 64 types this version does not know, "other")', labelNames: ['type'], registers }),
+    triggerDecisions: new Counter({
+      name: 'kyc_trigger_decisions_total',
+      help: 'Trigger evaluations, by reason and outcome (triggered, suppressed, no_match)',
+      labelNames: ['reason', 'outcome'],
+      registers,
+    }),
+    voiceStarts: new Counter({
+      name: 'kyc_voice_starts_total',
+      help: 'Voice sessions started, by outcome (ok, degraded) and warnings (comma-separated, "none")',
+      labelNames: ['outcome', 'warning'],
+      registers,
+    }),
+    activityItems: new Counter({ name: 'kyc_activity_items_total', help: 'Activity items recorded, by kind', labelNames: ['kind'], registers }),
+    mediaCallDuration: new Histogram({
+      name: 'kyc_media_call_duration_seconds',
+      help: 'Media provider calls, by call and outcome (ok, failed)',
+      labelNames: ['call', 'outcome'],
+      buckets: HTTP_BUCKETS,
+      registers,
+    }),
+    httpRequestDuration: new Histogram({
+      name: 'kyc_http_request_duration_seconds',
+      help: 'HTTP requests, by route template, method and status',
+      labelNames: ['route', 'method', 'status'],
+      buckets: HTTP_BUCKETS,
+      registers,
+    }),
+    actorStepDuration: new Histogram({
+      name: 'kyc_actor_step_duration_seconds',
+      help: 'One command processed by a session actor (the synchronous step), by command type',
+      labelNames: ['command'],
+      buckets: FAST_BUCKETS,
+      registers,
+    }),
+    wsConnections: new Gauge({ name: 'kyc_ws_connections', help: 'Open WebSocket connections', registers }),
+  };
+}
+
+let defaultRegistry: Registry | undefined;
+
+/** Node's default metrics, collected once per process whatever the number of apps. */
+function processRegistry(): Registry {
+  if (!defaultRegistry) {
+    defaultRegistry = new Registry();
+    collectDefaultMetrics({ register: defaultRegistry });
+  }
+  return defaultRegistry;
+}
+
+/** The Prometheus text exposition of the process's default metrics and the service's own. */
+export async function renderMetrics(metrics: ServiceMetrics): Promise<{ contentType: string; body: string }> {
+  const [defaults, own] = await Promise.all([processRegistry().metrics(), metrics.registry.metrics()]);
+  return { contentType: metrics.registry.contentType, body: `${defaults}\n${own}` };
+}

@@ -1,0 +1,144 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSimulation } from '../../scripts/simulator/simulation.js';
+import { startService } from '../support/service-process.js';
+import { launchChromium, screenshot, seriousViolations } from './browser.js';
+
+const KEY = 'console-e2e-key';
+
+describe('the operator console in Chromium', () => {
+  let service: ReturnType<typeof startService>;
+  let url: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+
+  const api = (path: string, body?: unknown) =>
+    fetch(`${url}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { 'X-API-Key': KEY, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  async function enterKey(key: string) {
+    await page.fill('#api-key', key);
+    await page.click('#key-form button[type=submit]');
+  }
+
+  const shownIds = () => page.$$eval('#activity-table tbody tr', (rows) => rows.map((row) => Number((row as HTMLElement).dataset.id)));
+
+  beforeAll(async () => {
+    service = startService({ API_KEY: KEY, RATE_LIMIT_PER_MINUTE: '0' });
+    url = await service.url;
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1360, height: 860 } });
+    page = await context.newPage();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    service?.child.kill('SIGTERM');
+  });
+
+  it('shows a 401 page for a wrong key, and takes the right one', async () => {
+    await page.goto(`${url}/console`);
+    await enterKey('not-the-key');
+    await page.waitForSelector('text=401: key not accepted');
+    expect(await page.textContent('.unauthorized')).toContain('invalid API key');
+    await screenshot(page, 'unauthorized');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await enterKey(KEY);
+    await page.waitForSelector('h2:has-text("Live activity")');
+    await page.waitForFunction(() => document.querySelector('#stream-state')?.textContent === 'live');
+    expect(await page.evaluate(() => sessionStorage.getItem('kyc-console-api-key'))).toBe(KEY);
+  });
+
+  it('shows items live while the simulator runs, and filters them', async () => {
+    const simulation = runSimulation({ url, apiKey: KEY, sessions: 20, rate: 10, concurrency: 20, seed: 7, thinkMs: 150, timeoutMs: 10_000 });
+    await page.waitForFunction(() => document.querySelectorAll('#activity-table tbody tr').length >= 30);
+    await page.waitForFunction(() => Number(document.querySelector('#rate')?.textContent) > 0);
+    const summary = await simulation;
+    expect(summary.requests.failed).toBe(0);
+    await screenshot(page, 'activity');
+
+    await page.selectOption('#filter-kind', 'trigger');
+    const kinds = await page.$$eval('#activity-table tbody tr', (rows) => rows.map((row) => (row as HTMLElement).dataset.kind));
+    expect(kinds.length).toBeGreaterThan(0);
+    expect(new Set(kinds)).toEqual(new Set(['trigger']));
+
+    await page.selectOption('#filter-kind', '');
+    const someSession = await page.$eval('#activity-table tbody tr td:nth-child(4) a', (link) => link.textContent ?? '');
+    await page.fill('#filter-session', someSession);
+    const sessions = await page.$$eval('#activity-table tbody tr td:nth-child(4)', (cells) => cells.map((cell) => cell.textContent));
+    expect(sessions.length).toBeGreaterThan(0);
+    expect(new Set(sessions)).toEqual(new Set([someSession]));
+    await page.fill('#filter-session', '');
+
+    await page.fill('#filter-text', 'SELFIE_CAPTURE');
+    const texts = await page.$$eval('#activity-table tbody tr', (rows) => rows.map((row) => row.textContent?.toLowerCase() ?? ''));
+    expect(texts.length).toBeGreaterThan(0);
+    expect(texts.every((text) => text.includes('selfie_capture'))).toBe(true);
+    await page.fill('#filter-text', '');
+    expect(await page.$$eval('#activity-table tbody tr', (rows) => rows.length)).toBeGreaterThan(texts.length);
+  });
+
+  it('pauses and resumes without losing an item', async () => {
+    await page.click('#pause');
+    await page.waitForFunction(() => document.querySelector('#stream-state')?.textContent === 'paused');
+    const before = Math.max(...(await shownIds()));
+    for (let step = 0; step < 5; step += 1) {
+      expect((await api('/v1/events', { session_id: 'e2e-paused', event: 'screen_view', screen: `step-${step}` })).status).toBe(200);
+    }
+    // Nothing arrives while paused.
+    expect(Math.max(...(await shownIds()))).toBe(before);
+
+    await page.click('#pause');
+    await page.waitForFunction((last) => document.querySelector(`#activity-table tr[data-id="${last}"]`) !== null, before + 5);
+    const ids = (await shownIds()).filter((id) => id > before).sort((a, b) => a - b);
+    expect(ids).toEqual([before + 1, before + 2, before + 3, before + 4, before + 5]);
+    expect(await page.getAttribute('#gap-note', 'data-gaps')).toBe('0');
+  });
+
+  it('lists the sessions held, filters them, and shows one session with its statechart following a voice start', async () => {
+    await page.goto(`${url}/console#/sessions`);
+    await page.waitForFunction(() => document.querySelectorAll('#sessions-table tbody tr').length >= 20);
+    expect(await page.textContent('#sessions-summary')).toMatch(/of 2\d sessions/);
+    await screenshot(page, 'sessions');
+
+    expect((await api('/v1/events', { session_id: 'e2e-voice', event: 'screen_view', screen: 'document_capture', user_id: 'user-e2e' })).status).toBe(200);
+    await page.fill('#sessions-q', 'e2e-voice');
+    await page.waitForFunction(() => [...document.querySelectorAll('#sessions-table tbody tr')].map((row) => (row as HTMLElement).dataset.sessionId).join() === 'e2e-voice');
+
+    await page.click('#sessions-table a:has-text("e2e-voice")');
+    await page.waitForSelector('[data-state-id="session.voice.inactive"].current');
+    expect(await page.$('[data-state-id="session.voice.active"].current')).toBeNull();
+
+    expect((await api('/v1/assistant/session/start', { session_id: 'e2e-voice', screen: 'document_capture' })).status).toBe(200);
+    await page.waitForSelector('[data-state-id="session.voice.active"].current');
+    expect(await page.$('[data-state-id="session.voice.inactive"].current')).toBeNull();
+    await page.waitForSelector('#timeline li[data-kind="session_start"]');
+    expect(await page.textContent('#system-prompt')).not.toBe('');
+    await screenshot(page, 'session', true);
+  });
+
+  it('shows health: media, sessions running and hibernated, streams, config version', async () => {
+    await page.goto(`${url}/console#/health`);
+    await page.waitForSelector('#counts dt');
+    const counts = await page.textContent('#counts');
+    expect(counts).toContain('sessions running');
+    expect(counts).toContain('config version');
+    expect(await page.textContent('#media-configured')).toContain('not configured');
+    expect(await page.textContent('#health-body')).toContain('ok');
+    await screenshot(page, 'health');
+  });
+
+  it('has no serious accessibility violations in any view', async () => {
+    for (const view of ['activity', 'sessions', 'sessions/e2e-voice', 'health']) {
+      await page.goto(`${url}/console#/${view}`);
+      await page.waitForSelector('main h2');
+      await page.waitForTimeout(0);
+      expect({ view, violations: await seriousViolations(page) }).toEqual({ view, violations: [] });
+    }
+  });
+});

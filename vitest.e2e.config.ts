@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+/** Browser tests (`npm run test:e2e`): a real service and Chromium, one file at a time. */
+export default defineConfig({
+  test: {
+    include: ['test/e2e/**/*.e2e.ts'],
+    environment: 'node',
+    maxWorkers: 1,
+    testTimeout: 90_000,
+    hookTimeout: 90_000,
+  },
+});
