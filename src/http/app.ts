@@ -1,5 +1,6 @@
 import type { Express, RequestHandler } from 'express';
 import express from 'express';
+import { ConnectionCounts } from './connection-counts.js';
 import type { AppDeps } from './deps.js';
 import { HttpError } from './http-error.js';
 import { apiKeyCheck } from './middleware/api-key.js';
@@ -30,6 +31,8 @@ export interface App {
   isShuttingDown(): boolean;
   /** The open activity streams (GET /api/activity/stream). */
   activityStreams: ActivityStreamHub;
+  /** Open connections by kind, each kind capped (the server admits, streams and upgrades claim). */
+  connections: ConnectionCounts;
 }
 
 const ROUTE_DOCS: RouteDoc[] = [
@@ -80,6 +83,9 @@ export function createApp(deps: AppDeps): App {
     retryMs: SSE_RETRY_MS,
   });
 
+  // No WebSocket endpoint is served yet: the one that upgrades connections brings its own cap.
+  const connections = new ConnectionCounts({ http: config.maxConnections, sse: config.sseMaxStreams, websocket: 0 });
+
   const shutdownGate: RequestHandler = (_req, res, next) => {
     if (!shuttingDown) return next();
     res.setHeader('Connection', 'close');
@@ -102,7 +108,7 @@ export function createApp(deps: AppDeps): App {
   app.use(triggerRoutes(deps));
   app.use(sdkConfigRoutes(deps));
   app.use(activityRoutes(deps));
-  app.use(activityStreamRoutes(activityStreams, config.sseMaxStreams));
+  app.use(activityStreamRoutes(activityStreams, config.sseMaxStreams, connections));
   app.use(featureRoutes(deps));
   app.use(sessionRoutes(deps));
   app.use(voiceRoutes(deps));
@@ -120,6 +126,7 @@ export function createApp(deps: AppDeps): App {
     },
     isShuttingDown: () => shuttingDown,
     activityStreams,
+    connections,
   };
 }
 

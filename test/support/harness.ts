@@ -87,7 +87,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
 
 /** The same app on a real socket (127.0.0.1, a free port), for what supertest cannot do: streams. */
 export function serve(h: Harness): Promise<RunningServer> {
-  return listen(h.app, 0, '127.0.0.1', h.logger);
+  return listen(h.app, { ...h.config, port: 0, host: '127.0.0.1' }, h.logger);
 }
 
 /**
