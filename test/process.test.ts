@@ -1,37 +1,11 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { InspectionReceiver } from './support/inspection-receiver.js';
 import { sdkConfigFile } from './support/sdk-config-file.js';
+import { startService } from './support/service-process.js';
 import { SseTestClient } from './support/sse-client.js';
-
-/** The real entry point in a child process: what `npm start` runs, minus the build step. */
-function startService(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines = createInterface({ input: child.stdout });
-  const url = new Promise<string>((resolve, reject) => {
-    lines.on('line', (line) => {
-      const match = /listening on (http:\/\/[^"]+)/.exec(line);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`exited early with ${code}`)));
-  });
-  const inspectUrl = new Promise<string>((resolve) => {
-    lines.on('line', (line) => {
-      const match = /"inspect_url":"(ws:\/\/[^"]+)"/.exec(line);
-      if (match) resolve(match[1]!);
-    });
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return { child, url, inspectUrl, stderr: () => stderr };
-}
 
 // Real child processes: start-up under load takes seconds, so these get more than the default timeout.
 describe('the process', { timeout: 60_000 }, () => {

@@ -1,0 +1,30 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+/** The real entry point in a child process: what `npm start` runs, minus the build step. */
+export function startService(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines = createInterface({ input: child.stdout });
+  const url = new Promise<string>((resolve, reject) => {
+    lines.on('line', (line) => {
+      const match = /listening on (http:\/\/[^"]+)/.exec(line);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`exited early with ${code}`)));
+  });
+  const inspectUrl = new Promise<string>((resolve) => {
+    lines.on('line', (line) => {
+      const match = /"inspect_url":"(ws:\/\/[^"]+)"/.exec(line);
+      if (match) resolve(match[1]!);
+    });
+  });
+  const logged: string[] = [];
+  lines.on('line', (line) => logged.push(line));
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return { child, url, inspectUrl, stderr: () => stderr, logs: () => logged.join('\n') };
+}
+
