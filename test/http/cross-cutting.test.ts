@@ -85,6 +85,24 @@ describe('request log', () => {
     expect(h.logs.text).not.toContain('top-secret-key');
   });
 
+  it('logs the path without its query, and correlation headers only when they are plain ids, cut short', async () => {
+    const h = createHarness();
+    await h.http.get('/api/activity?api_key=k1-SECRET&limit=5').set('X-Request-ID', 'q-1');
+    await h.http
+      .post('/v1/events')
+      .set('X-Request-ID', 'q-2')
+      .set('X-SVC-SDK-Version', 'RAWSECRET <b>')
+      .set('X-SVC-Session-ID', 'S'.repeat(120))
+      .set('X-Client-ID', 'kycis_demo')
+      .send({ session_id: 's1', event: 'identity' });
+    const lineOf = (id: string) => h.logs.parsed().find((entry) => (entry.req as { id?: string } | undefined)?.id === id);
+    expect(lineOf('q-1')).toMatchObject({ req: { url: '/api/activity' }, res: { statusCode: 200 } });
+    expect(lineOf('q-2')).toMatchObject({ sdk_version: '[invalid]', svc_session_id: `${'S'.repeat(64)}…`, client_id: 'kycis_demo' });
+    expect(h.logs.text).not.toContain('k1-SECRET');
+    expect(h.logs.text).not.toContain('RAWSECRET');
+    expect(h.logs.text).not.toContain('S'.repeat(65));
+  });
+
   it('logs one line per request: completed at info, or aborted at warn when the client leaves first', async () => {
     const h = createHarness();
     const server = await serve(h);
