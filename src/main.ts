@@ -75,6 +75,8 @@ async function main(): Promise<void> {
     sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
     sessionHibernateSeconds: config.sessionHibernateSeconds,
     maxSessions: config.maxSessions,
+    sessionMaxBytes: config.sessionMaxBytes,
+    memoryBudgetMb: config.memoryBudgetMb,
     activityBufferSize: config.activityBufferSize,
     media,
     mediaRoomPrefix: config.mediaRoomPrefix,

@@ -7,12 +7,13 @@ import type { SessionContext, SessionMachine, SessionSettings } from '../machine
 import { HIBERNATION_STATE, canHibernate } from '../machines/session.machine.js';
 import type { ActivityStore } from './activity-store.js';
 import { HibernatedSessions } from './hibernated-sessions.js';
+import type { MemoryBudget } from './memory-budget.js';
 
 export type SessionActor = Actor<SessionMachine>;
 
 const SWEEP_MIN_INTERVAL_MS = 1000;
 
-export type AskFailure = { ok: false; reason: 'not_found' | 'capacity' | 'failed' | 'timeout' };
+export type AskFailure = { ok: false; reason: 'not_found' | 'capacity' | 'memory' | 'failed' | 'timeout' };
 export type AskResult<T> = { ok: true; value: T } | AskFailure;
 
 /** Whether a command may bring a session into being or needs one that exists. */
@@ -29,6 +30,8 @@ export interface SupervisorOptions {
   /** SESSION_HIBERNATE_SECONDS in milliseconds; 0 keeps every session running. */
   hibernateAfterMs: number;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
+  /** MEMORY_BUDGET_MB: kept informed of what every session holds, asked before a new one is made. */
+  memoryBudget: MemoryBudget;
 }
 
 /**
@@ -89,7 +92,9 @@ export class SessionSupervisor {
    */
   ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
     const at = this.options.clock.now();
-    const actor = this.sessions.get(sessionId) ?? this.wake(sessionId, at) ?? (routing === 'create' ? this.spawn(sessionId, at) : undefined);
+    const existing = this.sessions.get(sessionId) ?? this.wake(sessionId, at);
+    if (!existing && routing === 'create' && !this.roomInMemoryBudget()) return Promise.resolve({ ok: false, reason: 'memory' });
+    const actor = existing ?? (routing === 'create' ? this.spawn(sessionId, at) : undefined);
     if (!actor) return Promise.resolve({ ok: false, reason: routing === 'create' ? 'capacity' : 'not_found' });
     this.markRecent(sessionId, actor);
 
@@ -121,8 +126,18 @@ export class SessionSupervisor {
   stopAll(): void {
     for (const [sessionId] of this.sessions) this.remove(sessionId, 'shutdown');
     this.hibernated.clear();
+    this.options.memoryBudget.clear();
     if (this.sweepTimer !== undefined) this.options.clock.clearTimeout(this.sweepTimer);
     this.sweepTimer = this.sweepDueAt = undefined;
+  }
+
+  /** Past the memory budget, hibernated sessions go first, least recently touched first; false if that is not enough. */
+  private roomInMemoryBudget(): boolean {
+    const budget = this.options.memoryBudget;
+    for (let oldest = this.hibernated.leastRecent(); !budget.hasRoom && oldest !== undefined; oldest = this.hibernated.leastRecent()) {
+      this.remove(oldest, 'memory');
+    }
+    return budget.hasRoom;
   }
 
   private spawn(sessionId: string, at: number): SessionActor | undefined {
@@ -149,7 +164,14 @@ export class SessionSupervisor {
     });
     actor.on('activity', (emitted) => this.forward(sessionId, emitted));
     actor.on('session.expired', () => this.remove(sessionId, 'idle'));
-    actor.subscribe({ error: (error) => this.onSessionError(sessionId, actor, error) });
+    this.options.memoryBudget.track(sessionId, restored?.held_bytes ?? 0);
+    actor.subscribe({
+      // Only while registered: a stopping actor's last snapshot must not count a session gone or hibernated.
+      next: (snapshot) => {
+        if (this.sessions.get(sessionId) === actor) this.options.memoryBudget.track(sessionId, snapshot.context.held_bytes ?? 0);
+      },
+      error: (error) => this.onSessionError(sessionId, actor, error),
+    });
     this.sessions.set(sessionId, actor);
     actor.start();
     this.scheduleSweep(at + this.options.hibernateAfterMs);
@@ -235,11 +257,15 @@ export class SessionSupervisor {
     this.options.logger.error({ err: error, session_id: sessionId }, 'session actor failed; session discarded');
     for (const fail of this.pending.get(actor) ?? []) fail({ ok: false, reason: 'failed' });
     this.pending.delete(actor);
-    if (this.sessions.get(sessionId) === actor) this.sessions.delete(sessionId);
+    if (this.sessions.get(sessionId) === actor) {
+      this.sessions.delete(sessionId);
+      this.options.memoryBudget.forget(sessionId);
+    }
   }
 
   /** Every eviction comes here, of a running session or a hibernated one. */
-  private remove(sessionId: string, why: 'idle' | 'capacity' | 'shutdown'): void {
+  private remove(sessionId: string, why: 'idle' | 'capacity' | 'memory' | 'shutdown'): void {
+    this.options.memoryBudget.forget(sessionId);
     const actor = this.sessions.get(sessionId);
     if (!actor) {
       if (this.hibernated.remove(sessionId)) this.options.logger.debug({ session_id: sessionId, why }, 'session evicted');

@@ -13,6 +13,7 @@ import { createActivityStore } from './activity-store.js';
 import type { StatelessTriggerRequest } from './stateless-trigger.js';
 import { evaluateWithoutSession } from './stateless-trigger.js';
 import { mediaActors } from './media-actors.js';
+import { MemoryBudget } from './memory-budget.js';
 import { SessionSupervisor } from './supervisor.js';
 
 export interface ActorSystemOptions {
@@ -23,6 +24,10 @@ export interface ActorSystemOptions {
   /** SESSION_HIBERNATE_SECONDS: an untouched session with nothing under way is held as its context alone after this long; 0 never. */
   sessionHibernateSeconds: number;
   maxSessions: number;
+  /** SESSION_MAX_BYTES: what one session may hold. */
+  sessionMaxBytes: number;
+  /** MEMORY_BUDGET_MB: what all sessions together may cost. */
+  memoryBudgetMb: number;
   activityBufferSize: number;
   /** Screen ids the trigger policy treats as critical (`CRITICAL_STEPS`); the defaults of decisions 4 when absent. */
   criticalSteps?: readonly string[] | undefined;
@@ -41,6 +46,7 @@ export interface ActorSystem {
   clock: AppClock;
   activity: ActivityStore;
   supervisor: SessionSupervisor;
+  memoryBudget: MemoryBudget;
   featureFlags: FeatureFlags;
   agentContext: AgentContextSources;
   /** A trigger evaluation that names no session: the policy alone, recorded as activity. */
@@ -66,6 +72,7 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
     actors: mediaActors(options.media, options.logger),
   });
   const criticalSteps = criticalStepKeys(options.criticalSteps ?? DEFAULT_CRITICAL_STEPS);
+  const memoryBudget = new MemoryBudget(options.memoryBudgetMb);
   const supervisor = new SessionSupervisor({
     clock: options.clock,
     logger: options.logger,
@@ -78,16 +85,19 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
       mediaRoomPrefix: options.mediaRoomPrefix,
       reengagementInactivitySeconds: options.reengagementInactivitySeconds,
       idleTtlMs: options.sessionIdleTtlSeconds * 1000,
+      sessionMaxBytes: options.sessionMaxBytes,
     },
     maxSessions: options.maxSessions,
     hibernateAfterMs: options.sessionHibernateSeconds * 1000,
     askTimeoutMs: askTimeoutFor(options.media),
     inspect: options.inspect,
+    memoryBudget,
   });
   return {
     clock: options.clock,
     activity,
     supervisor,
+    memoryBudget,
     featureFlags: options.featureFlags,
     agentContext: options.agentContext,
     evaluateTriggerWithoutSession: (request) => evaluateWithoutSession({ clock: options.clock, activity, criticalSteps }, request),

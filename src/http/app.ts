@@ -94,7 +94,10 @@ export function createApp(deps: AppDeps): App {
 
   app.use(correlation);
   app.use(requestLog(logger));
-  app.get('/health', healthHandler(() => shuttingDown));
+  app.get(
+    '/health',
+    healthHandler({ isShuttingDown: () => shuttingDown, memory: () => deps.system.memoryBudget.use(), connections: () => connections.snapshot() }),
+  );
   app.use(shutdownGate);
   const rateLimit = perIpRateLimit(config.rateLimitPerMinute);
   if (rateLimit) app.use(rateLimit);

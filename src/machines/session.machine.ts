@@ -28,6 +28,8 @@ export interface SessionSettings {
   reengagementInactivitySeconds: number;
   /** SESSION_IDLE_TTL_SECONDS in milliseconds: an inactive session untouched this long is evicted. */
   idleTtlMs: number;
+  /** SESSION_MAX_BYTES: what the session record may hold (see `withinBudget`). */
+  sessionMaxBytes: number;
 }
 
 export interface SessionInput {
@@ -203,7 +205,7 @@ export const sessionMachine = setup({
     // commonest command by far (BENCHMARKS.md has the measurement).
     ingest: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'session.ingest') return;
-      const outcome = applyEvent(context, event.event, { at: event.at, schemaRegistry: context.settings.schemaRegistry });
+      const outcome = applyEvent(context, event.event, { at: event.at, schemaRegistry: context.settings.schemaRegistry, maxBytes: context.settings.sessionMaxBytes });
       enqueue.assign({ ...outcome.record, last_touched_at: event.at });
       const base = { at: event.at, session_id: context.session_id, user_id: outcome.record.user_id, trace: event.trace };
       enqueue.emit({ type: 'activity', draft: { ...base, kind: 'event', payload: eventActivityPayload(outcome.stored, outcome.warnings) } });

@@ -15,7 +15,7 @@ const HEADINGS = ['## Role', '## Rules', '## Current step', '## Last validation 
 function record(events: Record<string, unknown>[]): SessionRecord {
   let current = newSessionRecord('s1', 0);
   events.forEach((event, index) => {
-    current = applyEvent(current, EventInSchema.parse({ session_id: 's1', ...event }), { at: index * 1000, schemaRegistry: true }).record;
+    current = applyEvent(current, EventInSchema.parse({ session_id: 's1', ...event }), { at: index * 1000, schemaRegistry: true, maxBytes: 1024 * 1024 }).record;
   });
   return current;
 }

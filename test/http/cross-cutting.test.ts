@@ -63,9 +63,17 @@ describe('errors', () => {
     expect(bad.body.detail).toMatch(/^session_id: must be 1-128 characters/);
   });
 
-  it('/health answers {status:"ok"}', async () => {
-    const h = createHarness();
-    expect((await h.http.get('/health')).body).toEqual({ status: 'ok' });
+  it('/health answers {status:"ok"} with the memory budget in use and open connections by kind', async () => {
+    const h = createHarness({ env: { MEMORY_BUDGET_MB: '100' } });
+    expect((await h.http.get('/health')).body).toEqual({
+      status: 'ok',
+      memory: { budget_bytes: 75 * 2 ** 20, used_bytes: 0, sessions: 0 },
+      connections: { http: 0, sse: 0, websocket: 0 },
+    });
+    await h.http.post('/v1/events').send({ session_id: 's1', event: 'identity' });
+    const { memory } = (await h.http.get('/health')).body;
+    expect(memory.sessions).toBe(1);
+    expect(memory.used_bytes).toBeGreaterThan(0);
   });
 });
 

@@ -71,6 +71,8 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
     sessionHibernateSeconds: config.sessionHibernateSeconds,
     maxSessions: config.maxSessions,
+    sessionMaxBytes: config.sessionMaxBytes,
+    memoryBudgetMb: config.memoryBudgetMb,
     activityBufferSize: config.activityBufferSize,
     sessionLogic: options.sessionLogic,
     media,

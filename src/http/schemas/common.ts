@@ -3,7 +3,22 @@ import { ACTIVITY_KINDS } from '../../domain/activity.js';
 
 export const ErrorBody = z.object({ detail: z.string() }).meta({ id: 'Error' });
 
-export const Health = z.object({ status: z.string() }).meta({ id: 'Health' });
+export const Health = z
+  .object({
+    status: z.string(),
+    memory: z
+      .object({
+        budget_bytes: z.int().meta({ description: "sessions' share of MEMORY_BUDGET_MB" }),
+        used_bytes: z.int().meta({ description: 'estimated memory of every session held, running or hibernated' }),
+        sessions: z.int(),
+      })
+      .optional(),
+    connections: z
+      .object({ http: z.int(), sse: z.int(), websocket: z.int() })
+      .optional()
+      .meta({ description: 'open connections by kind' }),
+  })
+  .meta({ id: 'Health' });
 
 export const FeatureFlagsOut = z.object({ flags: z.record(z.string(), z.boolean()) }).meta({ id: 'FeatureFlags' });
 
