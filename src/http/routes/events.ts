@@ -14,15 +14,16 @@ export const eventRouteDocs: RouteDoc[] = [
     method: 'post',
     path: '/v1/events',
     tag: 'sdk',
-    summary: 'Ingest an SDK event; answers once the session holds it. Hints with masked!=true are masked on arrival.',
+    summary:
+      'Ingest an SDK event; answers once the session holds it. Hints with masked!=true are masked on arrival. Past SESSION_MAX_BYTES older data gives way and the answer warns `session_budget_exceeded`.',
     body: EventInSchema,
     responses: {
       200: { description: 'ingested', schema: EventOut },
       400: { description: 'malformed JSON', schema: ErrorBody },
       413: { description: 'body over 64 KiB', schema: ErrorBody },
       415: { description: 'not application/json', schema: ErrorBody },
-      422: { description: 'schema validation failed; detail names the field', schema: ErrorBody },
-      503: { description: 'session cap reached with nothing evictable', schema: ErrorBody },
+      422: { description: 'schema validation failed, or the body nests deeper than 32 levels; detail names the field or path', schema: ErrorBody },
+      503: { description: 'session cap reached with nothing evictable, or the memory budget spent (Retry-After)', schema: ErrorBody },
     },
   },
 ];

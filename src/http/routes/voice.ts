@@ -9,7 +9,7 @@ import type { AssistantStartBody } from '../schemas/voice.js';
 import { AssistantStartIn, AssistantStartOut, AssistantStopIn, AssistantStopOut } from '../schemas/voice.js';
 import { parseOr422 } from '../validate.js';
 
-const BUSY = { description: 'the session cap is reached, or the session is busy with earlier voice commands; retry', schema: ErrorBody };
+const BUSY = { description: 'the session cap is reached, the memory budget is spent, or the session is busy with earlier voice commands; retry', schema: ErrorBody };
 
 export const voiceRouteDocs: RouteDoc[] = [
   {
@@ -21,7 +21,7 @@ export const voiceRouteDocs: RouteDoc[] = [
     body: AssistantStartIn,
     responses: {
       200: { description: 'the session is active', schema: AssistantStartOut },
-      422: { description: 'a field is missing or of the wrong type', schema: ErrorBody },
+      422: { description: 'a field is missing or of the wrong type, or the body nests deeper than 32 levels', schema: ErrorBody },
       503: BUSY,
     },
   },
@@ -34,7 +34,7 @@ export const voiceRouteDocs: RouteDoc[] = [
     responses: {
       200: { description: 'the session is inactive', schema: AssistantStopOut },
       404: { description: 'no such session', schema: ErrorBody },
-      422: { description: 'a field is missing or of the wrong type', schema: ErrorBody },
+      422: { description: 'a field is missing or of the wrong type, or the body nests deeper than 32 levels', schema: ErrorBody },
       503: BUSY,
     },
   },
