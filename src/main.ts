@@ -1,4 +1,6 @@
+import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
+import { heapLimitMbFor } from './actors/memory-budget.js';
 import { createActorSystem } from './actors/system.js';
 import type { AppConfig } from './config.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -87,6 +89,13 @@ async function main(): Promise<void> {
   });
   const app = createApp({ config, system, logger, mediaReady, sdkConfig });
   const running = await listenOrExit(app, config, logger);
+  const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
+  if (heapLimitMb > config.memoryBudgetMb) {
+    logger.warn(
+      { heap_limit_mb: heapLimitMb, memory_budget_mb: config.memoryBudgetMb },
+      `V8 may let garbage grow past MEMORY_BUDGET_MB: start node with --max-old-space-size=${heapLimitMbFor(config.memoryBudgetMb)} (npm start does)`,
+    );
+  }
   if (!LOOPBACK.test(config.host) && config.apiKeys.length === 0) {
     logger.warn({ host: config.host }, 'listening beyond loopback with no API_KEY: anyone who can reach this port can read and change sessions');
   }

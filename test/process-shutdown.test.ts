@@ -96,6 +96,15 @@ describe('start-up safety', { timeout: 60_000 }, () => {
     }
   });
 
+  it('warns when V8 may grow the heap past MEMORY_BUDGET_MB, naming the flag that bounds it, and not once it is given', async () => {
+    const unbounded = startService({ MEMORY_BUDGET_MB: '64' });
+    const bounded = startService({ MEMORY_BUDGET_MB: '2048', NODE_OPTIONS: '--max-old-space-size=1536' });
+    await Promise.all([unbounded.url, bounded.url]);
+    await Promise.all([unbounded, bounded].map((service) => stopAndTime(service.child)));
+    expect(unbounded.logs()).toMatch(/"memory_budget_mb":64.*start node with --max-old-space-size=48 \(npm start does\)/);
+    expect(bounded.logs()).not.toMatch(/max-old-space-size/);
+  });
+
   it('warns when listening beyond loopback with no API_KEY, and not on loopback or with a key', async () => {
     const exposed = startService({ HOST: '0.0.0.0' });
     await exposed.url;

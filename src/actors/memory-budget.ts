@@ -8,6 +8,13 @@ export const HELD_BYTES_FACTOR = 2;
 /** The share of MEMORY_BUDGET_MB sessions may take; the rest is for the process itself (code, buffers, streams). */
 export const SESSION_SHARE = 0.75;
 
+/**
+ * V8's old-space limit for a budget, in MiB: the same three quarters. V8 lets garbage pile up to
+ * its limit before collecting hard, so without it RSS passes the budget with the live heap well
+ * below it (`npm start` passes `--max-old-space-size` accordingly).
+ */
+export const heapLimitMbFor = (memoryBudgetMb: number): number => Math.floor(memoryBudgetMb * SESSION_SHARE);
+
 export interface MemoryUse {
   budget_bytes: number;
   used_bytes: number;
