@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunningServer } from '../../src/http/server.js';
 import { createHarness, serve } from '../support/harness.js';
+import { startLiveKitStandIn } from '../support/livekit-stand-in.js';
 
 /** Generous bounds for a loaded machine: what is tested is seconds instead of minutes. */
 const patient = { timeout: 15_000, interval: 50 };
@@ -84,4 +85,24 @@ describe('connection caps (MAX_CONNECTIONS)', () => {
     streams[0]!.socket.destroy();
     await vi.waitFor(() => expect(counts().sse).toBe(1), patient);
   });
+});
+
+describe('shutdown with a request under way', () => {
+  it('its response still comes, with Connection: close, and then the connection closes and the server with it', async () => {
+    const lk = await startLiveKitStandIn();
+    cleanups.push(() => lk.close());
+    const h = createHarness({ env: { ...lk.env(), MEDIA_REQUEST_TIMEOUT_SECONDS: '3' } });
+    const server = await serve(h);
+    const held = lk.holdNext('CreateRoom');
+    const client = rawSocket(server.port);
+    const body = JSON.stringify({ session_id: 's1', screen: 'pan_details' });
+    client.socket.write(`POST /v1/assistant/session/start HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    await held.arrived;
+    const closed = server.close(30_000);
+    held.release();
+    await client.closed;
+    expect(client.text()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(client.text()).toMatch(/\r\nConnection: close\r\n/i);
+    await closed;
+  }, 20_000);
 });
