@@ -26,7 +26,7 @@ export const EventOut = z
   .object({
     status: z.literal('ok'),
     ingested_at: z.int().meta({ description: 'Unix time (seconds) at which the session held the event' }),
-    warnings: z.array(z.string()).optional().meta({ description: '`unknown_event_type` for event types this version does not know' }),
+    warnings: z.array(z.string()).optional().meta({ description: '`unknown_event_type` for event types this version does not know; `session_budget_exceeded` when older data gave way to SESSION_MAX_BYTES' }),
   })
   .meta({ id: 'EventOut' });
 
