@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_BODY_DEPTH } from '../../src/http/body-depth.js';
+import { MAX_BODY_DEPTH, tooDeepPath } from '../../src/http/body-depth.js';
 import { createHarness } from '../support/harness.js';
 
 /** `depth` nested arrays, as raw JSON text: `[[[…]]]`. */
@@ -67,5 +67,19 @@ describe('deeply nested bodies', () => {
     expect(res.status).toBe(422);
     expect(res.body.detail).not.toContain(key);
     expect(res.body.detail.length).toBeLessThan(400);
+  });
+});
+
+describe('tooDeepPath (also for bodies that arrive other than over HTTP)', () => {
+  it('walks without recursion: a value 200,000 levels deep is measured, not a stack overflow', () => {
+    const value = JSON.parse(`{"a":${nested(200_000)}}`) as unknown;
+    // The object is level 1, `a` level 2: the container at level 33 is 31 arrays further in.
+    expect(tooDeepPath(value)).toBe(`a${'.0'.repeat(MAX_BODY_DEPTH - 1)}`);
+  });
+
+  it('names the first path past the limit, and nothing within it', () => {
+    expect(tooDeepPath({ ok: [[1]], deep: { b: [[[[1]]]] } }, 4)).toBe('deep.b.0.0');
+    expect(tooDeepPath({ ok: [[1]] }, 3)).toBeUndefined();
+    expect(tooDeepPath('text')).toBeUndefined();
   });
 });
