@@ -4,6 +4,15 @@ import { freePort, runLoad, rssBytes, sleep } from '../lib/processes.js';
 import { round, table } from '../lib/stats.js';
 import { startService } from '../lib/targets.js';
 
+interface MemoryUse {
+  used_bytes: number;
+  sessions: number;
+}
+
+async function memoryUse(url: string): Promise<MemoryUse> {
+  return ((await (await fetch(`${url}/health`)).json()) as { memory: MemoryUse }).memory;
+}
+
 export interface SoakOptions {
   minutes: number;
   sessions: number;
@@ -35,6 +44,7 @@ export async function soakSuite(options: SoakOptions): Promise<{ markdown: strin
     await runLoad({ ...load, body: 'event', sequential: true, amount: options.sessions });
     const rssStart = await settledRss();
     const heapStart = await heapSummary(inspector);
+    const heldStart = await memoryUse(server.url);
     const samples: (string | number)[][] = [['0', round(rssStart / 2 ** 20), round(totalBytes(heapStart) / 2 ** 20, 1), 0, 0]];
     const slices = Math.ceil((options.minutes * 60) / options.sliceSeconds);
     let failed = 0;
@@ -48,11 +58,16 @@ export async function soakSuite(options: SoakOptions): Promise<{ markdown: strin
     }
     const rssEnd = await settledRss();
     const heapEnd = await heapSummary(inspector);
+    const heldEnd = await memoryUse(server.url);
+    const liveGrowth = totalBytes(heapEnd) - totalBytes(heapStart);
     samples.push(['end', round(rssEnd / 2 ** 20), round(totalBytes(heapEnd) / 2 ** 20, 1), '', '']);
     const growth = heapGrowth(heapStart, heapEnd, 12);
     const markdown =
       `${table(['minute', 'RSS MiB (after GC)', 'live heap MiB (snapshot)', 'req/s', 'non-2xx'], samples)}\n\n` +
       `Requests that failed or were refused: ${failed}.\n\n` +
+      `What the sessions hold by the service's own estimate (/health \`memory.used_bytes\`, ${heldEnd.sessions.toLocaleString('en-US')} sessions): ` +
+      `${round(heldStart.used_bytes / 2 ** 20, 1)} MiB at the start, ${round(heldEnd.used_bytes / 2 ** 20, 1)} MiB at the end (+${round((heldEnd.used_bytes - heldStart.used_bytes) / 2 ** 20, 1)} MiB); ` +
+      `the live heap grew ${round(liveGrowth / 2 ** 20, 1)} MiB. A leak would show as live growth beyond what the sessions are estimated to hold.\n\n` +
       `Heap snapshot diff, end minus start, largest growth first:\n\n` +
       table(
         ['node type:name', 'Δ count', 'Δ KiB'],
