@@ -62,13 +62,19 @@ export async function listen(app: App, { port, host, requestTimeoutSeconds }: Li
     close: (graceMs) =>
       new Promise<void>((resolve) => {
         app.beginShutdown();
-        const force = setTimeout(() => server.closeAllConnections(), graceMs);
+        // Every socket, upgraded ones included (server.closeAllConnections knows only HTTP ones).
+        const force = setTimeout(() => {
+          for (const socket of current.sockets()) socket.destroy();
+        }, graceMs);
         force.unref();
         server.close(() => {
           clearTimeout(force);
           resolve();
         });
-        for (const socket of current.sockets()) closeWhenDone(socket, current.responseOf(socket));
+        for (const socket of current.sockets()) {
+          // An upgraded connection is its protocol's to close (with a close frame), within the grace.
+          if (connections.kindOf(socket) !== 'websocket') closeWhenDone(socket, current.responseOf(socket));
+        }
         // A connection that finishes a response from now on closes instead of waiting for another request.
         current.onFinish((socket) => socket.destroySoon());
       }),
