@@ -54,6 +54,8 @@ async function ingestLoop(): Promise<number> {
     sessionHibernateSeconds: 0,
     maxSessions: config.maxSessions,
     store: openStore(config, clock),
+    sessionMaxBytes: config.sessionMaxBytes,
+    memoryBudgetMb: config.memoryBudgetMb,
     media,
     mediaRoomPrefix: config.mediaRoomPrefix,
     reengagementInactivitySeconds: config.reengagementInactivitySeconds,

@@ -12,14 +12,18 @@ import { ingestionSuite } from './suites/ingestion.js';
 import { redactionSuite } from './suites/redaction.js';
 import { restartSuite } from './suites/restart.js';
 import { sessionScaleSuite } from './suites/session-scale.js';
+import { soakSuite } from './suites/soak.js';
 
 const quick = process.argv.includes('--quick');
 /** `--callgrind` adds instruction counts to the redaction suite (valgrind; minutes). */
 const callgrind = process.argv.includes('--callgrind');
-/** `--only=ingestion,redaction,scale,scale-sqlite,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is. */
+/**
+ * `--only=ingestion,redaction,scale,scale-sqlite,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
+ * `--only=soak` (15 minutes; never part of a full run) looks for leaks under a steady load.
+ */
 const onlyArgument = process.argv.find((arg) => arg.startsWith('--only='));
 const only = onlyArgument ? new Set(onlyArgument.slice('--only='.length).split(',')) : undefined;
-const runs = (suite: string) => !only || only.has(suite);
+const runs = (suite: string) => (!only && suite !== 'soak') || (only?.has(suite) ?? false);
 
 const settings = quick
   ? { rounds: 1, warmup: 1, duration: 2, scaleDuration: 1, counts: [1_000, 5_000], hibernate: 1, fanoutSeconds: 2, endpointDuration: 1, endpointSessions: 100, restartSessions: 10_000 }
@@ -101,6 +105,13 @@ async function main(): Promise<void> {
     suiteStarted = Date.now();
     const endpoints = await endpointsSuite({ rounds: settings.rounds, warmupSeconds: quick ? 0.5 : settings.warmup, durationSeconds: settings.endpointDuration, connections: 50, sessions: settings.endpointSessions });
     say(`### Trigger evaluation and context fetch (LOG_LEVEL=warn, 50 connections, ${settings.endpointSessions.toLocaleString('en-US')} sessions, median of ${settings.rounds})\n\n${endpoints.markdown}${took()}`);
+  }
+
+  if (runs('soak')) {
+    suiteStarted = Date.now();
+    const minutes = quick ? 1 : 15;
+    const soak = await soakSuite({ minutes, sessions: 5_000, requestsPerSecond: 200, sliceSeconds: quick ? 20 : 60 });
+    say(`### Soak: ${minutes} min at 200 req/s over 5,000 sessions, half the events stuffed with 30 KB unknown fields (LOG_LEVEL=warn)\n\n${soak.markdown}${took()}`);
   }
 
   say(`Total bench time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);

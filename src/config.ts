@@ -4,6 +4,7 @@ import { DEFAULT_CRITICAL_STEPS } from './domain/critical-steps.js';
 import { MAX_TIMER_SECONDS } from './integrations/clock.js';
 import type { PiiRules } from './domain/pii.js';
 import { EXTRA_KEY_PATTERN, createPiiRules } from './domain/pii.js';
+import { MEDIA_CALLS_PER_START } from './machines/session.machine.js';
 import type { InspectSetting } from './integrations/inspection-setting.js';
 import { parseInspectSetting } from './integrations/inspection-setting.js';
 
@@ -58,7 +59,8 @@ const mediaServerUrl = z
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
-  HOST: z.string().min(1).default('0.0.0.0'),
+  // Loopback unless told otherwise (decisions 0): nothing is exposed by accident.
+  HOST: z.string().min(1).default('127.0.0.1'),
   API_KEY: csv.optional(),
   FEATURE_FLAGS: featureFlagOverrides,
   SESSION_IDLE_TTL_SECONDS: positiveInt(86_400).pipe(z.number().max(MAX_TIMER_SECONDS)),
@@ -73,7 +75,10 @@ const EnvSchema = z.object({
   // Older name of the count limit (the in-memory ring's size), still honoured.
   ACTIVITY_BUFFER_SIZE: z.coerce.number().int().positive().max(1_000_000).optional(),
   RATE_LIMIT_PER_MINUTE: nonNegativeInt(1200),
-  TRUST_PROXY: optionalText,
+  // `true` would trust any X-Forwarded-For, and a client rotating it escapes the rate limit.
+  TRUST_PROXY: optionalText.refine((raw) => raw?.toLowerCase() !== 'true', {
+    error: 'true trusts any X-Forwarded-For (clients could evade the rate limit); give the number of proxy hops (e.g. 1) or the proxy addresses/subnets',
+  }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_GRACE_SECONDS: positiveInt(10).pipe(z.number().max(60)),
   LIVEKIT_URL: mediaServerUrl,
@@ -106,6 +111,11 @@ const EnvSchema = z.object({
   SSE_MAX_STREAMS: positiveInt(2000),
   SSE_MAX_BUFFER_BYTES: positiveInt(1_048_576).pipe(z.number().min(65_536)),
   SSE_HEARTBEAT_SECONDS: positiveInt(15).pipe(z.number().max(3600)),
+  // Hardening: connections, request timeouts, memory.
+  MAX_CONNECTIONS: positiveInt(10_000),
+  REQUEST_TIMEOUT_SECONDS: positiveInt(10).pipe(z.number().max(300)),
+  SESSION_MAX_BYTES: positiveInt(65_536).pipe(z.number().min(4096)),
+  MEMORY_BUDGET_MB: positiveInt(1024).pipe(z.number().min(64)),
   // Live inspection of session machines (Stately inspector).
   INSPECT: z
     .string()
@@ -168,6 +178,14 @@ export interface AppConfig {
   piiExtraKeys: string[];
   /** The built-in detectors and key rules plus PII_EXTRA_KEYS: what events, logs and inspection redact. */
   piiRules: PiiRules;
+  /** Concurrent connections the server accepts, of every kind; SSE and WebSocket also have caps of their own. */
+  maxConnections: number;
+  /** A request's headers and body must arrive within this (slow clients are cut). */
+  requestTimeoutSeconds: number;
+  /** What one session may hold (decisions 1 record plus stored events), measured at ingest. */
+  sessionMaxBytes: number;
+  /** What all sessions together may hold; past it hibernated sessions go, then new sessions get 503. */
+  memoryBudgetMb: number;
 }
 
 export interface StoreConfig {
@@ -201,6 +219,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const e = parsed.data;
+  // A voice start still waiting on the media server when shutdown cuts connections gets ECONNRESET:
+  // the grace must cover the longest start, each of its media calls taking its whole timeout.
+  if (e.MEDIA_REQUEST_TIMEOUT_SECONDS * MEDIA_CALLS_PER_START > e.SHUTDOWN_GRACE_SECONDS) {
+    throw new ConfigError(
+      `invalid configuration: MEDIA_REQUEST_TIMEOUT_SECONDS (${e.MEDIA_REQUEST_TIMEOUT_SECONDS}) × ${MEDIA_CALLS_PER_START} media calls per voice start exceeds SHUTDOWN_GRACE_SECONDS (${e.SHUTDOWN_GRACE_SECONDS}): in-flight voice starts would be cut at shutdown; lower the first or raise the second`,
+    );
+  }
   if (e.VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS > e.VOICE_CONTEXT_REFRESH_SECONDS) {
     throw new ConfigError('invalid configuration: VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: must not exceed VOICE_CONTEXT_REFRESH_SECONDS');
   }
@@ -246,5 +271,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     inspect: e.INSPECT ?? undefined,
     piiExtraKeys: e.PII_EXTRA_KEYS ?? [],
     piiRules: createPiiRules(e.PII_EXTRA_KEYS ?? []),
+    maxConnections: e.MAX_CONNECTIONS,
+    requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
+    sessionMaxBytes: e.SESSION_MAX_BYTES,
+    memoryBudgetMb: e.MEMORY_BUDGET_MB,
   };
 }

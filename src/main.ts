@@ -1,10 +1,15 @@
 import './sqlite-warning.js';
 import type { Logger } from 'pino';
 import type { PiiRules } from './domain/pii.js';
+import { getHeapStatistics } from 'node:v8';
+import { heapLimitMbFor } from './actors/memory-budget.js';
 import { createActorSystem } from './actors/system.js';
+import type { AppConfig } from './config.js';
 import { ConfigError, loadConfig } from './config.js';
 import { resolveFeatureFlags } from './domain/feature-flags.js';
+import type { App } from './http/app.js';
 import { createApp } from './http/app.js';
+import type { RunningServer } from './http/server.js';
 import { listen } from './http/server.js';
 import { systemClock } from './integrations/clock.js';
 import type { Inspection } from './integrations/inspection.js';
@@ -45,6 +50,22 @@ async function openInspectionOrExit(setting: InspectSetting, logger: Logger, rul
   }
 }
 
+/** A port that cannot be listened on is a configuration error too: one line naming it, exit 1. */
+async function listenOrExit(app: App, config: AppConfig, logger: Logger): Promise<RunningServer> {
+  try {
+    return await listen(app, config, logger);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+      process.stderr.write(`invalid configuration: PORT/HOST: cannot listen on ${config.host}:${config.port} (${code})\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
+
 async function main(): Promise<void> {
   const config = orExit(() => loadConfig());
   const knowledgeBase = orExit(() => loadKnowledgeBase(config.kycKbFile));
@@ -66,6 +87,8 @@ async function main(): Promise<void> {
     sessionHibernateSeconds: config.sessionHibernateSeconds,
     maxSessions: config.maxSessions,
     store,
+    sessionMaxBytes: config.sessionMaxBytes,
+    memoryBudgetMb: config.memoryBudgetMb,
     media,
     mediaRoomPrefix: config.mediaRoomPrefix,
     reengagementInactivitySeconds: config.reengagementInactivitySeconds,
@@ -74,7 +97,17 @@ async function main(): Promise<void> {
     inspect: inspection?.inspect,
   });
   const app = createApp({ config, system, logger, mediaReady, sdkConfig });
-  const running = await listen(app, config.port, config.host, logger);
+  const running = await listenOrExit(app, config, logger);
+  const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
+  if (heapLimitMb > config.memoryBudgetMb) {
+    logger.warn(
+      { heap_limit_mb: heapLimitMb, memory_budget_mb: config.memoryBudgetMb },
+      `V8 may let garbage grow past MEMORY_BUDGET_MB: start node with --max-old-space-size=${heapLimitMbFor(config.memoryBudgetMb)} (npm start does)`,
+    );
+  }
+  if (!LOOPBACK.test(config.host) && config.apiKeys.length === 0) {
+    logger.warn({ host: config.host }, 'listening beyond loopback with no API_KEY: anyone who can reach this port can read and change sessions');
+  }
 
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -5,7 +5,7 @@ describe('loadConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
     expect(loadConfig({})).toMatchObject({
       port: 8080,
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       apiKeys: [],
       sessionIdleTtlSeconds: 86_400,
       maxSessions: 100_000,
@@ -75,6 +75,38 @@ describe('loadConfig', () => {
   ])('refuses %o naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('refuses TRUST_PROXY=true, saying to give the hop count or the proxy addresses; accepts those', () => {
+    for (const value of ['true', 'TRUE', ' True ']) {
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/^invalid configuration: TRUST_PROXY: true trusts any X-Forwarded-For .* give the number of proxy hops \(e\.g\. 1\) or the proxy addresses/);
+    }
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe('1');
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe('false');
+  });
+
+  it('refuses a media timeout whose longest voice start (3 calls) outlasts the shutdown grace, naming both', () => {
+    expect(() => loadConfig({ MEDIA_REQUEST_TIMEOUT_SECONDS: '30' })).toThrow(
+      'invalid configuration: MEDIA_REQUEST_TIMEOUT_SECONDS (30) × 3 media calls per voice start exceeds SHUTDOWN_GRACE_SECONDS (10)',
+    );
+    expect(() => loadConfig({ MEDIA_REQUEST_TIMEOUT_SECONDS: '4', SHUTDOWN_GRACE_SECONDS: '11' })).toThrow(/MEDIA_REQUEST_TIMEOUT_SECONDS \(4\).*SHUTDOWN_GRACE_SECONDS \(11\)/);
+    expect(loadConfig({ MEDIA_REQUEST_TIMEOUT_SECONDS: '20', SHUTDOWN_GRACE_SECONDS: '60' }).mediaRequestTimeoutSeconds).toBe(20);
+    expect(loadConfig({ MEDIA_REQUEST_TIMEOUT_SECONDS: '3' }).shutdownGraceSeconds).toBe(10);
+  });
+
+  it('gives the hardening settings their defaults and bounds', () => {
+    expect(loadConfig({})).toMatchObject({ maxConnections: 10_000, requestTimeoutSeconds: 10, sessionMaxBytes: 65_536, memoryBudgetMb: 1024 });
+    expect(loadConfig({ MAX_CONNECTIONS: '50', REQUEST_TIMEOUT_SECONDS: '3', SESSION_MAX_BYTES: '8192', MEMORY_BUDGET_MB: '256' })).toMatchObject({
+      maxConnections: 50,
+      requestTimeoutSeconds: 3,
+      sessionMaxBytes: 8192,
+      memoryBudgetMb: 256,
+    });
+    expect(() => loadConfig({ MAX_CONNECTIONS: '0' })).toThrow(/MAX_CONNECTIONS/);
+    expect(() => loadConfig({ REQUEST_TIMEOUT_SECONDS: '600' })).toThrow(/REQUEST_TIMEOUT_SECONDS/);
+    expect(() => loadConfig({ SESSION_MAX_BYTES: '100' })).toThrow(/SESSION_MAX_BYTES/);
+    expect(() => loadConfig({ MEMORY_BUDGET_MB: 'lots' })).toThrow(/MEMORY_BUDGET_MB/);
   });
 
   it('gives the activity stream its defaults and bounds', () => {

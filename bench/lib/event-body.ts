@@ -24,3 +24,24 @@ export function eventBody(sessionId: string): string {
 
 /** Session ids of a benchmark: `bench-<n>`, valid session_id characters. */
 export const benchSessionId = (n: number): string => `bench-${n}`;
+
+const FILLER = 'x'.repeat(30_000);
+
+/**
+ * A hostile-but-valid event: a `component_input` on one of 200 components with a 30 KB unknown
+ * field, as a misbehaving SDK might send. Spread over sessions, it fills hints and latest events
+ * with as much as a session will hold.
+ */
+export function stuffedEventBody(sessionId: string): string {
+  const component = Math.floor(Math.random() * 200);
+  return JSON.stringify({
+    session_id: sessionId,
+    event: 'component_input',
+    screen: `screen-${component % 20}`,
+    component_id: `field-${component}`,
+    component_type: 'text_input',
+    hint: `value-${Math.random().toString(36).slice(2)}`,
+    properties: { field_status: 'FILLED', note: FILLER.slice(0, 900) },
+    unknown_blob: FILLER,
+  });
+}

@@ -10,6 +10,7 @@ import type { ActivityLog, SessionStore, StoredSession } from '../store/ports.js
 import type { SessionListQuery, SessionPage } from './session-listing.js';
 import { flowProgressOf, pageOfSessions } from './session-listing.js';
 import { isQuiescent, restoredVoice, storedContext, storedView, toStored } from './stored-session.js';
+import type { MemoryBudget } from './memory-budget.js';
 
 export type SessionActor = Actor<SessionMachine>;
 
@@ -17,8 +18,8 @@ const SWEEP_MIN_INTERVAL_MS = 1000;
 /** Sessions woken per turn of the wake timer: a restart after long downtime finds many due at once. */
 const WAKE_BATCH = 500;
 
-/** `unavailable`: the change could not be committed (disk full): nothing was acknowledged. */
-export type AskFailure = { ok: false; reason: 'not_found' | 'capacity' | 'failed' | 'timeout' | 'unavailable' };
+/** `unavailable`: the change could not be committed (disk full): nothing was acknowledged. `memory`: MEMORY_BUDGET_MB is reached. */
+export type AskFailure = { ok: false; reason: 'not_found' | 'capacity' | 'failed' | 'timeout' | 'unavailable' | 'memory' };
 export type AskResult<T> = { ok: true; value: T } | AskFailure;
 
 /** Whether a command may bring a session into being or needs one that exists. */
@@ -39,6 +40,8 @@ export interface SupervisorOptions {
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
   /** Times each command's synchronous step; absent, nothing is timed. */
   metrics?: ServiceMetrics | undefined;
+  /** MEMORY_BUDGET_MB: kept informed of what every session holds, asked before a new one is made. */
+  memoryBudget: MemoryBudget;
 }
 
 /**
@@ -146,7 +149,9 @@ export class SessionSupervisor {
 
   private send<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
     const at = this.options.clock.now();
-    const actor = this.sessions.get(sessionId) ?? this.wake(sessionId, at) ?? (routing === 'create' ? this.spawn(sessionId, at) : undefined);
+    const existing = this.sessions.get(sessionId) ?? this.wake(sessionId, at);
+    if (!existing && routing === 'create' && !this.roomInMemoryBudget()) return Promise.resolve({ ok: false, reason: 'memory' });
+    const actor = existing ?? (routing === 'create' ? this.spawn(sessionId, at) : undefined);
     if (!actor) return Promise.resolve({ ok: false, reason: routing === 'create' ? 'capacity' : 'not_found' });
     this.markRecent(sessionId, actor);
 
@@ -195,6 +200,31 @@ export class SessionSupervisor {
     if (this.sweepTimer !== undefined) clock.clearTimeout(this.sweepTimer);
     if (this.wakeTimer !== undefined) clock.clearTimeout(this.wakeTimer);
     this.sweepTimer = this.sweepDueAt = this.wakeTimer = this.wakeDueAt = undefined;
+    this.options.memoryBudget.clear();
+  }
+
+  /**
+   * Past the memory budget, what is in memory but not needed there goes first: running sessions
+   * with nothing under way hibernate (least recently touched first), which with a durable store
+   * takes them out of memory and loses nothing; with STORE=memory hibernated sessions are still in
+   * memory, so the least recently touched of them are evicted. False if that is not enough.
+   */
+  private roomInMemoryBudget(): boolean {
+    const budget = this.options.memoryBudget;
+    if (budget.hasRoom) return true;
+    if (this.hibernationFreesMemory) {
+      // SESSION_HIBERNATE_SECONDS=0 keeps every session running: then the budget refuses instead.
+      for (const [sessionId, actor] of this.options.hibernateAfterMs > 0 ? this.sessions : []) {
+        if (budget.hasRoom) break;
+        this.hibernate(sessionId, actor);
+      }
+    } else {
+      for (const sessionId of this.options.store.leastRecent(this.sessions.size + 64)) {
+        if (budget.hasRoom) break;
+        if (!this.sessions.has(sessionId)) this.remove(sessionId, 'memory');
+      }
+    }
+    return budget.hasRoom;
   }
 
   private spawn(sessionId: string, at: number): SessionActor | undefined {
@@ -224,7 +254,15 @@ export class SessionSupervisor {
     actor.on('activity', (emitted) => this.forward(sessionId, emitted));
     actor.on('command', (emitted) => this.publish(sessionId, emitted.command));
     actor.on('session.expired', () => this.remove(sessionId, 'idle'));
-    actor.subscribe({ next: () => this.changed(sessionId, actor), error: (error) => this.onSessionError(sessionId, actor, error) });
+    this.options.memoryBudget.track(sessionId, actor.getSnapshot().context.held_bytes ?? 0);
+    actor.subscribe({
+      next: () => {
+        this.changed(sessionId, actor);
+        // Only while registered: a stopping actor's last snapshot must not count a session gone or hibernated.
+        if (this.sessions.get(sessionId) === actor) this.options.memoryBudget.track(sessionId, actor.getSnapshot().context.held_bytes ?? 0);
+      },
+      error: (error) => this.onSessionError(sessionId, actor, error),
+    });
     this.sessions.set(sessionId, actor);
     actor.start();
     // A persisted snapshot keeps no pending timers: the restore re-arms them from the deadlines kept.
@@ -278,14 +316,7 @@ export class SessionSupervisor {
         this.scheduleSweep(dueAt);
         break;
       }
-      if (!canHibernate(snapshot) || (this.pending.get(actor)?.size ?? 0) > 0) {
-        busy = true;
-        continue;
-      }
-      this.options.store.save(sessionId, () => toStored(snapshot, true));
-      this.release(sessionId, actor);
-      this.scheduleWake(snapshot.context.last_touched_at + this.options.settings.idleTtlMs);
-      this.options.logger.debug({ session_id: sessionId }, 'session hibernated');
+      if (!this.hibernate(sessionId, actor)) busy = true;
     }
     if (busy) this.scheduleSweep(now + hibernateAfterMs);
   }
@@ -321,6 +352,26 @@ export class SessionSupervisor {
   private markRecent(sessionId: string, actor: SessionActor): void {
     this.sessions.delete(sessionId);
     this.sessions.set(sessionId, actor);
+  }
+
+  /**
+   * A session with nothing under way leaves memory for the store (the next command brings it back);
+   * false, and it stays, when something is under way (voice, cooldown, reengagement, a reply pending).
+   */
+  private hibernate(sessionId: string, actor: SessionActor): boolean {
+    const snapshot = actor.getSnapshot();
+    if (!canHibernate(snapshot) || (this.pending.get(actor)?.size ?? 0) > 0) return false;
+    this.options.store.save(sessionId, () => toStored(snapshot, true));
+    this.release(sessionId, actor);
+    if (this.hibernationFreesMemory) this.options.memoryBudget.forget(sessionId);
+    this.scheduleWake(snapshot.context.last_touched_at + this.options.settings.idleTtlMs);
+    this.options.logger.debug({ session_id: sessionId }, 'session hibernated');
+    return true;
+  }
+
+  /** With a durable store a hibernated session is on disk only; the memory store keeps it in this process. */
+  private get hibernationFreesMemory(): boolean {
+    return this.options.store.health().kind !== 'memory';
   }
 
   private evictLeastRecentInactive(): boolean {
@@ -370,7 +421,7 @@ export class SessionSupervisor {
   }
 
   /** Every eviction comes here, of a running session or a hibernated one: it leaves memory and the store. */
-  private remove(sessionId: string, why: 'idle' | 'capacity'): void {
+  private remove(sessionId: string, why: 'idle' | 'capacity' | 'memory'): void {
     const actor = this.sessions.get(sessionId);
     if (actor) this.release(sessionId, actor);
     else if (!this.options.store.load(sessionId)) return;
@@ -380,6 +431,7 @@ export class SessionSupervisor {
 
   private forget(sessionId: string): void {
     this.options.store.remove(sessionId);
+    this.options.memoryBudget.forget(sessionId);
     this.held -= 1;
   }
 }

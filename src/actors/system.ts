@@ -18,6 +18,7 @@ import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { createServiceMetrics } from '../metrics/service-metrics.js';
 import { mediaActors } from './media-actors.js';
 import { MediaCallLog } from './media-call-log.js';
+import { MemoryBudget } from './memory-budget.js';
 import { SessionSupervisor } from './supervisor.js';
 
 export interface ActorSystemOptions {
@@ -30,6 +31,10 @@ export interface ActorSystemOptions {
   maxSessions: number;
   /** Where sessions and activity are kept (STORE): in memory, or SQLite under DATA_DIR. */
   store: Store;
+  /** SESSION_MAX_BYTES: what one session may hold. */
+  sessionMaxBytes: number;
+  /** MEMORY_BUDGET_MB: what all sessions together may cost. */
+  memoryBudgetMb: number;
   /** Screen ids the trigger policy treats as critical (`CRITICAL_STEPS`); the defaults of decisions 4 when absent. */
   criticalSteps?: readonly string[] | undefined;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
@@ -47,6 +52,7 @@ export interface ActorSystem {
   clock: AppClock;
   activity: ActivityLog;
   supervisor: SessionSupervisor;
+  memoryBudget: MemoryBudget;
   featureFlags: FeatureFlags;
   agentContext: AgentContextSources;
   /** Records `flow_graph_recorded` the first time a `(client_id, flow_key)` registers its steps; false when the store could not commit. */
@@ -85,6 +91,7 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
     actors: mediaActors(options.media, options.logger, { metrics, calls: mediaCalls }),
   });
   const criticalSteps = criticalStepKeys(options.criticalSteps ?? DEFAULT_CRITICAL_STEPS);
+  const memoryBudget = new MemoryBudget(options.memoryBudgetMb);
   const supervisor = new SessionSupervisor({
     clock: options.clock,
     logger: options.logger,
@@ -98,18 +105,21 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
       mediaRoomPrefix: options.mediaRoomPrefix,
       reengagementInactivitySeconds: options.reengagementInactivitySeconds,
       idleTtlMs: options.sessionIdleTtlSeconds * 1000,
+      sessionMaxBytes: options.sessionMaxBytes,
     },
     maxSessions: options.maxSessions,
     hibernateAfterMs: options.sessionHibernateSeconds * 1000,
     askTimeoutMs: askTimeoutFor(options.media),
     inspect: options.inspect,
     metrics,
+    memoryBudget,
   });
   metrics.sources.sessions = () => supervisor.counts;
   return {
     clock: options.clock,
     activity,
     supervisor,
+    memoryBudget,
     featureFlags: options.featureFlags,
     agentContext: options.agentContext,
     metrics,

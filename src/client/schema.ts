@@ -251,7 +251,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness; exempt from the API key and the rate limit. */
+        /** Liveness, the memory budget in use and open connections by kind; exempt from the API key and the rate limit. */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -406,7 +406,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ingest an SDK event; answers once the session holds it. Identity values in any field are masked on arrival (README: Privacy). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}. */
+        /** Ingest an SDK event; answers once the session holds it. Identity values in any field are masked on arrival (README: Privacy). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}. Past SESSION_MAX_BYTES older data gives way and the answer warns `session_budget_exceeded`. */
         post: operations["ingestEvent"];
         delete?: never;
         options?: never;
@@ -694,7 +694,7 @@ export interface components {
             ingested_at: number;
             /** @constant */
             status: "ok";
-            /** @description `unknown_event_type` for event types this version does not know */
+            /** @description `unknown_event_type` for event types this version does not know; `session_budget_exceeded` when older data gave way to SESSION_MAX_BYTES */
             warnings?: string[];
         };
         FeatureFlags: {
@@ -737,6 +737,19 @@ export interface components {
             validation_intent: string | null;
         };
         Health: {
+            /** @description open connections by kind */
+            connections?: {
+                http: number;
+                sse: number;
+                websocket: number;
+            };
+            memory?: {
+                /** @description sessions' share of MEMORY_BUDGET_MB */
+                budget_bytes: number;
+                sessions: number;
+                /** @description estimated memory of every session held, running or hibernated */
+                used_bytes: number;
+            };
             status: string;
             store?: components["schemas"]["StoreHealth"];
         };
@@ -2382,7 +2395,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a field is missing or of the wrong type */
+            /** @description a field is missing or of the wrong type, or the body nests deeper than 32 levels */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2402,7 +2415,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the session cap is reached, or the session is busy with earlier voice commands; retry; or the server is shutting down; retry on another instance */
+            /** @description the session cap is reached, the memory budget is spent, or the session is busy with earlier voice commands; retry; or the server is shutting down; retry on another instance */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2480,7 +2493,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a field is missing or of the wrong type */
+            /** @description a field is missing or of the wrong type, or the body nests deeper than 32 levels */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2500,7 +2513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the session cap is reached, or the session is busy with earlier voice commands; retry; or the server is shutting down; retry on another instance */
+            /** @description the session cap is reached, the memory budget is spent, or the session is busy with earlier voice commands; retry; or the server is shutting down; retry on another instance */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2575,7 +2588,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a signal is not a number ≥ 0, errors is not an array of strings, or another field is wrong */
+            /** @description a signal is not a number ≥ 0, errors is not an array of strings, another field is wrong, or the body nests deeper than 32 levels */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2595,7 +2608,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description session cap reached with nothing evictable; or the server is shutting down; retry on another instance */
+            /** @description session cap reached with nothing evictable, or the memory budget spent (Retry-After); or the server is shutting down; retry on another instance */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2664,7 +2677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description schema validation failed, or session_id "unknown" without a user_id; detail names the field */
+            /** @description schema validation failed, session_id "unknown" without a user_id, or the body nests deeper than 32 levels; detail names the field or path */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2684,7 +2697,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description session cap reached with nothing evictable; or the server is shutting down; retry on another instance */
+            /** @description session cap reached with nothing evictable, or the memory budget spent (Retry-After); or the server is shutting down; retry on another instance */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -4,7 +4,7 @@ import type { RedactedEvent } from './event-redaction.js';
 import type { RegisteredSchema } from './screen-schema.js';
 import { schemaFromEvent, screenKey } from './screen-schema.js';
 import type { SdkEvent } from './sdk-event.js';
-import { AGENT_EVENT_TYPES, KNOWN_EVENT_TYPES } from './sdk-event.js';
+import { AGENT_EVENT_TYPES, EventInSchema, KNOWN_EVENT_TYPES } from './sdk-event.js';
 
 /** Bounds that keep one session's memory small whatever a client sends. */
 export const MAX_COMPONENT_HINTS = 100;
@@ -24,6 +24,8 @@ export interface ComponentHint {
   shape?: HintShape;
   properties?: Record<string, unknown>;
   updated_at: number;
+  /** What the hint holds (its JSON size), measured once when stored; internal, never shown. */
+  bytes: number;
 }
 
 export interface ValidationFailure {
@@ -56,6 +58,8 @@ export interface SessionRecord {
   updated_at: number;
   last_user_activity_at: number | null;
   last_trigger_at: number | null;
+  /** What the record holds from clients (JSON size of events, hints, schemas), measured at ingest. */
+  held_bytes: number;
 }
 
 /**
@@ -80,6 +84,7 @@ export function newSessionRecord(sessionId: string, at: number): SessionRecord {
     updated_at: at,
     last_user_activity_at: null,
     last_trigger_at: null,
+    held_bytes: 0,
   };
 }
 
@@ -105,6 +110,8 @@ export interface IngestOptions {
   schemaRegistry: boolean;
   /** From `hintMatcher`: tests the raw hint against a pattern without handing the value over. */
   matchHint?: HintMatcher | undefined;
+  /** SESSION_MAX_BYTES: what the record may hold; see `withinBudget` for what gives way. */
+  maxBytes: number;
 }
 
 const present = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined;
@@ -181,7 +188,7 @@ export function applyEvent<R extends SessionRecord>(record: R, incoming: Redacte
   if (!AGENT_EVENT_TYPES.has(stored.event)) next.last_user_activity_at = at;
 
   if (stored.event === 'component_input' && present(stored.component_id) && present(stored.hint)) {
-    next.component_hints = upsertHint(record.component_hints, {
+    const hint: Omit<ComponentHint, 'bytes'> = {
       component_id: stored.component_id,
       component_type: stored.component_type ?? null,
       screen: next.screen,
@@ -191,7 +198,8 @@ export function applyEvent<R extends SessionRecord>(record: R, incoming: Redacte
       ...(stored.shape ? { shape: stored.shape as HintShape } : {}),
       ...(stored.properties && JSON.stringify(stored.properties).length <= MAX_HINT_PROPERTIES_BYTES ? { properties: stored.properties } : {}),
       updated_at: at,
-    });
+    };
+    next.component_hints = upsertHint(record.component_hints, { ...hint, bytes: JSON.stringify(hint).length });
   }
 
   if (stored.event === 'validation_failed') {
@@ -226,7 +234,77 @@ export function applyEvent<R extends SessionRecord>(record: R, incoming: Redacte
   }
 
   const warnings = KNOWN_EVENT_TYPES.has(stored.event) ? [] : ['unknown_event_type'];
-  return { record: next, stored, schemaPush, warnings };
+  const budgeted = withinBudget(next, options.maxBytes);
+  if (budgeted.trimmed) warnings.push('session_budget_exceeded');
+  if (schemaPush && !own(budgeted.record.schemas, screenKey(schemaPush.screen_id))) schemaPush = undefined;
+  return { record: budgeted.record, stored, schemaPush, warnings };
+}
+
+/** Fields of an event the service knows (the schema's and what redaction adds); the rest are kept verbatim, budget allowing. */
+const KNOWN_EVENT_FIELDS = new Set([...Object.keys(EventInSchema.shape), 'masked_by', 'shape']);
+/** Marks a `latest_event` that lost fields to the session budget. */
+export const TRIMMED_MARK = '_trimmed';
+
+const jsonBytes = (value: unknown): number => (value === null ? 0 : JSON.stringify(value).length);
+
+function failureBytes(failure: ValidationFailure | null): number {
+  if (!failure) return 0;
+  // Strings only, summed: a failure is small and replaced whole, not worth a stringify per event.
+  const strings = [failure.screen, failure.component_id, failure.component_type, failure.failure_reason_code, failure.validation_rule_id, failure.expected_pattern, failure.hint, ...failure.errors];
+  return 128 + strings.reduce((total, text) => total + (text?.length ?? 0), 0);
+}
+
+function latestWith(event: Record<string, unknown>, keep: (field: string) => boolean): Record<string, unknown> {
+  return Object.fromEntries([...Object.entries(event).filter(([field]) => keep(field)), [TRIMMED_MARK, true]]);
+}
+
+/**
+ * Holds a record to `maxBytes` of client data, measured as JSON size once per event (a schema's
+ * size was measured when it was registered, a hint's when it was stored). What gives way, in order,
+ * until it fits:
+ *   1. the unknown fields of `latest_event` (a copy of one event: nothing reads them);
+ *   2. the oldest component hints;
+ *   3. the oldest screen schemas;
+ *   4. the `properties` of `latest_event`;
+ *   5. the newest schema and the newest hint.
+ * A trimmed `latest_event` carries `_trimmed: true`. Its known scalar fields and the last validation
+ * failure are always kept: they are bounded by the event schema (a few KiB).
+ */
+export function withinBudget<R extends SessionRecord>(record: R, maxBytes: number): { record: R; trimmed: boolean } {
+  let latest = record.latest_event;
+  let hints = record.component_hints;
+  let schemas = record.schemas;
+  let latestBytes = jsonBytes(latest);
+  let hintBytes = hints.reduce((total, hint) => total + hint.bytes, 0);
+  let schemaBytes = Object.values(schemas).reduce((total, schema) => total + schema.bytes, 0);
+  const fixedBytes = failureBytes(record.last_validation_failure);
+  const held = () => latestBytes + hintBytes + schemaBytes + fixedBytes;
+  if (held() <= maxBytes) return { record: { ...record, held_bytes: held() }, trimmed: false };
+
+  if (latest) {
+    latest = latestWith(latest, (field) => KNOWN_EVENT_FIELDS.has(field));
+    latestBytes = jsonBytes(latest);
+  }
+  const dropOldest = (keepNewest: boolean) => {
+    while (held() > maxBytes && hints.length > (keepNewest ? 1 : 0)) {
+      hintBytes -= hints[0]!.bytes;
+      hints = hints.slice(1);
+    }
+    const keys = Object.keys(schemas);
+    let dropping = 0;
+    while (held() > maxBytes && keys.length - dropping > (keepNewest ? 1 : 0)) {
+      schemaBytes -= schemas[keys[dropping]!]!.bytes;
+      dropping += 1;
+    }
+    if (dropping > 0) schemas = Object.fromEntries(Object.entries(schemas).slice(dropping));
+  };
+  dropOldest(true);
+  if (held() > maxBytes && latest && 'properties' in latest) {
+    latest = latestWith(latest, (field) => field !== 'properties');
+    latestBytes = jsonBytes(latest);
+  }
+  dropOldest(false);
+  return { record: { ...record, latest_event: latest, component_hints: hints, schemas, held_bytes: held() }, trimmed: true };
 }
 
 /** The activity payload of an `event` item: what an operator needs, nothing more. */

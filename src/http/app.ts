@@ -1,6 +1,7 @@
 import type { Express, RequestHandler } from 'express';
 import express from 'express';
 import { apiDocument } from './api-document.js';
+import { ConnectionCounts } from './connection-counts.js';
 import type { AppDeps } from './deps.js';
 import { HttpError } from './http-error.js';
 import { apiKeyCheck } from './middleware/api-key.js';
@@ -40,6 +41,8 @@ export interface App {
   activityStreams: ActivityStreamHub;
   /** The WebSocket control plane (GET /v1/events/ws); the server hands it its `upgrade` events. */
   controlPlane: ControlPlane;
+  /** Open connections by kind, each kind capped (the server admits, streams and upgrades claim). */
+  connections: ConnectionCounts;
 }
 
 
@@ -67,7 +70,10 @@ export function createApp(deps: AppDeps): App {
   });
   deps.system.metrics.sources.sseStreams = () => activityStreams.stats().streams;
 
-  const controlPlane = new ControlPlane(deps);
+
+  // No WebSocket endpoint is served yet: the one that upgrades connections brings its own cap.
+  const connections = new ConnectionCounts({ http: config.maxConnections, sse: config.sseMaxStreams, websocket: config.wsMaxConnections });
+  const controlPlane = new ControlPlane(deps, connections);
 
   const shutdownGate: RequestHandler = (_req, res, next) => {
     if (!shuttingDown) return next();
@@ -78,7 +84,15 @@ export function createApp(deps: AppDeps): App {
   app.use(correlation);
   app.use(requestLog(logger));
   app.use(httpMetrics(deps.system.metrics));
-  app.get('/health', healthHandler(() => shuttingDown, deps.system.storeHealth));
+  app.get(
+    '/health',
+    healthHandler({
+      isShuttingDown: () => shuttingDown,
+      store: deps.system.storeHealth,
+      memory: () => deps.system.memoryBudget.use(),
+      connections: () => connections.snapshot(),
+    }),
+  );
   app.use(shutdownGate);
   app.use(consoleRoutes());
   const rateLimit = perIpRateLimit(config.rateLimitPerMinute);
@@ -102,7 +116,7 @@ export function createApp(deps: AppDeps): App {
   app.use(dropoffRoutes(deps));
   app.use(sdkConfigRoutes(deps));
   app.use(activityRoutes(deps));
-  app.use(activityStreamRoutes(activityStreams, config.sseMaxStreams));
+  app.use(activityStreamRoutes(activityStreams, config.sseMaxStreams, connections));
   app.use(featureRoutes(deps));
   app.use(sessionRoutes(deps));
   app.use(voiceRoutes(deps));
@@ -124,6 +138,7 @@ export function createApp(deps: AppDeps): App {
     isShuttingDown: () => shuttingDown,
     activityStreams,
     controlPlane,
+    connections,
   };
 }
 

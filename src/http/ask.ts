@@ -22,6 +22,8 @@ export function replyOrThrow<T>(result: AskResult<T>, sessionId: string): T {
       throw notFound(sessionId);
     case 'capacity':
       throw new HttpError(503, 'session capacity reached and no inactive session can be evicted; retry later', { 'Retry-After': '5' });
+    case 'memory':
+      throw new HttpError(503, 'memory budget for sessions reached (MEMORY_BUDGET_MB); retry later', { 'Retry-After': '30' });
     case 'timeout':
       throw new HttpError(503, 'session did not answer in time; retry', { 'Retry-After': '1' });
     case 'unavailable':

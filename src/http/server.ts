@@ -1,6 +1,6 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { App } from './app.js';
 
@@ -8,16 +8,46 @@ export interface RunningServer {
   server: Server;
   port: number;
   url: string;
-  /** Stop accepting, let in-flight requests finish, then resolve; sockets still open after `graceMs` are cut. */
+  /**
+   * Stop accepting and close every connection as soon as it has nothing under way: idle ones and
+   * half-sent requests at once, the others when their response is done (sent with
+   * `Connection: close`). Resolves when all are closed; sockets still open after `graceMs` are cut.
+   */
   close(graceMs: number): Promise<void>;
 }
 
-export async function listen(app: App, port: number, host: string, logger: Logger): Promise<RunningServer> {
-  const server = createServer(app.express);
+export interface ListenOptions {
+  port: number;
+  host: string;
+  /** Headers and body of a request must have arrived within this; slow clients get 408 or are cut. */
+  requestTimeoutSeconds: number;
+}
+
+/** How long an idle keep-alive connection is kept: longer than a load balancer's usual 60 s, so it closes first. */
+const KEEP_ALIVE_MS = 65_000;
+
+export async function listen(app: App, { port, host, requestTimeoutSeconds }: ListenOptions, logger: Logger): Promise<RunningServer> {
+  const server = createServer(
+    {
+      // Node checks both every `connectionsCheckingInterval`: a trickled body or trickled headers
+      // hold a connection for this long at most, not the minutes of the defaults.
+      requestTimeout: requestTimeoutSeconds * 1000,
+      headersTimeout: requestTimeoutSeconds * 1000,
+      connectionsCheckingInterval: Math.min(1000, requestTimeoutSeconds * 250),
+      keepAliveTimeout: KEEP_ALIVE_MS,
+    },
+    app.express,
+  );
+  const { connections } = app;
+  // A backstop on sockets of every kind; each kind's own cap is applied as it is counted.
+  server.maxConnections = connections.totalLimit;
+  server.on('connection', (socket: Socket) => {
+    if (!connections.admit(socket)) socket.destroy();
+  });
+  // A WebSocket upgrade leaves HTTP: the control plane claims the socket in its own count.
   server.on('upgrade', app.controlPlane.handleUpgrade);
-  // Behind load balancers whose idle timeout is 60 s, a shorter keep-alive here causes resets.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  const current = trackResponses(server);
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -34,13 +64,57 @@ export async function listen(app: App, port: number, host: string, logger: Logge
     close: (graceMs) =>
       new Promise<void>((resolve) => {
         app.beginShutdown();
-        const force = setTimeout(() => server.closeAllConnections(), graceMs);
+        // Every socket, upgraded ones included (server.closeAllConnections knows only HTTP ones).
+        const force = setTimeout(() => {
+          for (const socket of current.sockets()) socket.destroy();
+        }, graceMs);
         force.unref();
         server.close(() => {
           clearTimeout(force);
           resolve();
         });
-        server.closeIdleConnections();
+        for (const socket of current.sockets()) {
+          // An upgraded connection is its protocol's to close (with a close frame), within the grace.
+          if (connections.kindOf(socket) !== 'websocket') closeWhenDone(socket, current.responseOf(socket));
+        }
+        // A connection that finishes a response from now on closes instead of waiting for another request.
+        current.onFinish((socket) => socket.destroySoon());
       }),
+  };
+}
+
+/** Closes a connection at shutdown: at once when it has nothing under way, else when its response is done. */
+function closeWhenDone(socket: Socket, res: ServerResponse | undefined): void {
+  // Idle keep-alive, or headers only partly sent: nothing anyone waits for.
+  if (!res) return void socket.destroy();
+  // A body still arriving: waiting for it could take the whole request timeout.
+  if (!res.req.complete) return void socket.destroy();
+  if (!res.headersSent) res.setHeader('Connection', 'close');
+}
+
+/** The response under way on each connection, and a hook for responses as they finish. */
+function trackResponses(server: Server) {
+  const open = new Set<Socket>();
+  const responses = new Map<Socket, ServerResponse>();
+  let finished: ((socket: Socket) => void) | undefined;
+  server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => {
+      open.delete(socket);
+      responses.delete(socket);
+    });
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const { socket } = req;
+    responses.set(socket, res);
+    res.once('finish', () => {
+      if (responses.get(socket) === res) responses.delete(socket);
+      finished?.(socket);
+    });
+  });
+  return {
+    sockets: () => [...open],
+    responseOf: (socket: Socket) => responses.get(socket),
+    onFinish: (listener: (socket: Socket) => void) => (finished = listener),
   };
 }

@@ -44,6 +44,8 @@ export interface SessionSettings {
   reengagementInactivitySeconds: number;
   /** SESSION_IDLE_TTL_SECONDS in milliseconds: an inactive session untouched this long is evicted. */
   idleTtlMs: number;
+  /** SESSION_MAX_BYTES: what the session record may hold (see `withinBudget`). */
+  sessionMaxBytes: number;
 }
 
 export interface SessionInput {
@@ -378,7 +380,7 @@ export const sessionMachine = setup({
     // commonest command by far (BENCHMARKS.md has the measurement).
     ingest: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'session.ingest') return;
-      const outcome = applyEvent(context, event.event, { at: event.at, schemaRegistry: context.settings.schemaRegistry, matchHint: event.matchHint });
+      const outcome = applyEvent(context, event.event, { at: event.at, schemaRegistry: context.settings.schemaRegistry, matchHint: event.matchHint, maxBytes: context.settings.sessionMaxBytes });
       const userActivity = !AGENT_EVENT_TYPES.has(outcome.stored.event);
       // The user coming back cancels a registered drop-off.
       const returned = userActivity && context.dropoff !== null;

@@ -17,7 +17,7 @@ function record(events: Record<string, unknown>[]): SessionRecord {
   let current = newSessionRecord('s1', 0);
   events.forEach((event, index) => {
     const { event: stored, matchHint } = redactForIngest(EventInSchema.parse({ session_id: 's1', ...event }));
-    current = applyEvent(current, stored, { at: index * 1000, schemaRegistry: true, matchHint }).record;
+    current = applyEvent(current, stored, { at: index * 1000, schemaRegistry: true, matchHint, maxBytes: 1024 * 1024 }).record;
   });
   return current;
 }

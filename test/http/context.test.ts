@@ -113,7 +113,8 @@ describe('GET /v1/assistant/context/{session_id}: the response', () => {
   });
 
   it('stays under the prompt cap with 100 components of the longest ids a client may send', async () => {
-    const h = createHarness();
+    // 100 such hints hold more than the default session budget: raised, so all 100 are there.
+    const h = createHarness({ env: { SESSION_MAX_BYTES: String(1024 * 1024) } });
     for (let i = 0; i < 100; i += 1) {
       await post(h, { event: 'component_input', screen: 'pan_details', component_id: `${i}-${'c'.repeat(250)}`, component_type: 'text_input', hint: 'A1'.repeat(MAX_HINT_CHARS / 2), masked: false });
     }

@@ -63,11 +63,20 @@ describe('errors', () => {
     expect(bad.body.detail).toMatch(/^session_id: must be 1-128 characters/);
   });
 
-  it('/health answers {status:"ok"} and reports the store', async () => {
-    const h = createHarness();
+  it('/health answers {status:"ok"} with the store, the memory budget in use and open connections by kind', async () => {
+    const h = createHarness({ env: { MEMORY_BUDGET_MB: '100' } });
     const { body } = await h.http.get('/health');
-    expect(body).toMatchObject({ status: 'ok', store: { kind: h.config.store.kind, status: 'ok' } });
+    expect(body).toMatchObject({
+      status: 'ok',
+      store: { kind: h.config.store.kind, status: 'ok' },
+      memory: { budget_bytes: 75 * 2 ** 20, used_bytes: 0, sessions: 0 },
+      connections: { http: 0, sse: 0, websocket: 0 },
+    });
     if (h.config.store.kind === 'sqlite') expect(body.store.file).toMatch(/kyc-assistant\.sqlite$/);
+    await h.http.post('/v1/events').send({ session_id: 's1', event: 'identity' });
+    const { memory } = (await h.http.get('/health')).body;
+    expect(memory.sessions).toBe(1);
+    expect(memory.used_bytes).toBeGreaterThan(0);
   });
 });
 
@@ -85,6 +94,24 @@ describe('request log', () => {
     expect(line).toBeDefined();
     expect(line).toMatchObject({ svc_session_id: 'svc-77', sdk_version: '2.4.1', res: { statusCode: 200 } });
     expect(h.logs.text).not.toContain('top-secret-key');
+  });
+
+  it('logs the path without its query, and correlation headers only when they are plain ids, cut short', async () => {
+    const h = createHarness();
+    await h.http.get('/api/activity?api_key=k1-SECRET&limit=5').set('X-Request-ID', 'q-1');
+    await h.http
+      .post('/v1/events')
+      .set('X-Request-ID', 'q-2')
+      .set('X-SVC-SDK-Version', 'RAWSECRET <b>')
+      .set('X-SVC-Session-ID', 'S'.repeat(120))
+      .set('X-Client-ID', 'kycis_demo')
+      .send({ session_id: 's1', event: 'identity' });
+    const lineOf = (id: string) => h.logs.parsed().find((entry) => (entry.req as { id?: string } | undefined)?.id === id);
+    expect(lineOf('q-1')).toMatchObject({ req: { url: '/api/activity' }, res: { statusCode: 200 } });
+    expect(lineOf('q-2')).toMatchObject({ sdk_version: '[invalid]', svc_session_id: `${'S'.repeat(64)}…`, client_id: 'kycis_demo' });
+    expect(h.logs.text).not.toContain('k1-SECRET');
+    expect(h.logs.text).not.toContain('RAWSECRET');
+    expect(h.logs.text).not.toContain('S'.repeat(65));
   });
 
   it('logs one line per request: completed at info, or aborted at warn when the client leaves first', async () => {

@@ -138,7 +138,8 @@ describe('POST /v1/events: schema registry', () => {
   });
 
   it('keeps at most 32 screens and 256 KiB of schemas per session, dropping the oldest', async () => {
-    const h = createHarness();
+    // A session budget above the schema bound, so that this bound is the one tested.
+    const h = createHarness({ env: { SESSION_MAX_BYTES: String(1024 * 1024) } });
     for (let i = 0; i < 34; i += 1) {
       await post(h, { session_id: 's1', event: 'screen_schema', properties: { screen_id: `screen_${i}`, components: [] } });
     }

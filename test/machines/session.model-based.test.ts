@@ -43,6 +43,7 @@ function sessionModel(media: SessionModelOptions['media'], commands: readonly Cl
       mediaRoomPrefix: config.mediaRoomPrefix,
       reengagementInactivitySeconds: config.reengagementInactivitySeconds,
       idleTtlMs: config.sessionIdleTtlSeconds * 1000,
+      sessionMaxBytes: config.sessionMaxBytes,
     },
     sources: { knowledgeBase: loadKnowledgeBase(config.kycKbFile), refreshPolicy: config.voiceContextRefresh },
     startTime: START_TIME,

@@ -105,6 +105,8 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     sessionHibernateSeconds: config.sessionHibernateSeconds,
     maxSessions: config.maxSessions,
     store,
+    sessionMaxBytes: config.sessionMaxBytes,
+    memoryBudgetMb: config.memoryBudgetMb,
     sessionLogic: options.sessionLogic,
     media,
     mediaRoomPrefix: config.mediaRoomPrefix,
@@ -130,7 +132,7 @@ export function restartAfterCrash(h: Harness, options: HarnessOptions = {}): Har
 
 /** The same app on a real socket (127.0.0.1, a free port), for what supertest cannot do: streams. */
 export function serve(h: Harness): Promise<RunningServer> {
-  return listen(h.app, 0, '127.0.0.1', h.logger);
+  return listen(h.app, { ...h.config, port: 0, host: '127.0.0.1' }, h.logger);
 }
 
 /**

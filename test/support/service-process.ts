@@ -22,8 +22,10 @@ export function startService(env: Record<string, string>) {
       if (match) resolve(match[1]!);
     });
   });
+  const logged: string[] = [];
+  lines.on('line', (line) => logged.push(line));
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return { child, url, inspectUrl, stderr: () => stderr };
+  return { child, url, inspectUrl, stderr: () => stderr, logs: () => logged.join('\n') };
 }
 

@@ -1,12 +1,34 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { acceptableId } from '../../domain/trace.js';
 import { requestContext } from '../request-context.js';
+
+const MAX_HEADER_SHOWN = 64;
+
+/**
+ * A correlation header as logged: only a plain id (the charset and length of any id this service
+ * accepts), cut to 64 characters; anything else is noted, never written. A secret pasted into the
+ * wrong header thus never reaches the log whole, and no client can forge log lines through it.
+ */
+function loggableHeader(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const id = acceptableId(value.trim());
+  if (id === undefined) return '[invalid]';
+  return id.length > MAX_HEADER_SHOWN ? `${id.slice(0, MAX_HEADER_SHOWN)}…` : id;
+}
+
+/** The path alone: a query string can carry anything, an API key sent by mistake included. */
+function pathOf(originalUrl: string): string {
+  const query = originalUrl.indexOf('?');
+  return query < 0 ? originalUrl : originalUrl.slice(0, query);
+}
 
 /**
  * One log line per request, written when the response is done, with the request id and the SDK's
  * correlation headers. Written here rather than with pino-http, which builds two or three child
  * loggers per request and serializes the request into each even when nothing will be logged:
- * BENCHMARKS.md has the measurement. No header is logged but these three, so no key can leak.
+ * BENCHMARKS.md has the measurement. No header is logged but these three, each only when it is a
+ * plain id, and the query string is never logged, so no key can leak.
  */
 export function requestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
@@ -21,12 +43,12 @@ export function requestLog(logger: Logger): RequestHandler {
       if (!logger.isLevelEnabled(level)) return;
       logger[level](
         {
-          req: { id: requestContext(res).requestId, method: req.method, url: req.originalUrl, remoteAddress: req.socket.remoteAddress },
+          req: { id: requestContext(res).requestId, method: req.method, url: pathOf(req.originalUrl), remoteAddress: req.socket.remoteAddress },
           res: { statusCode: res.statusCode },
           responseTime: Math.round(performance.now() - started),
-          svc_session_id: req.get('x-svc-session-id'),
-          sdk_version: req.get('x-svc-sdk-version'),
-          client_id: req.get('x-client-id'),
+          svc_session_id: loggableHeader(req.get('x-svc-session-id')),
+          sdk_version: loggableHeader(req.get('x-svc-sdk-version')),
+          client_id: loggableHeader(req.get('x-client-id')),
         },
         outcome,
       );

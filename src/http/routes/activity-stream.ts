@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import type { ConnectionCounts } from '../connection-counts.js';
 import { HttpError } from '../http-error.js';
 import { requestContext } from '../request-context.js';
 import type { RouteDoc } from '../route-doc.js';
@@ -38,7 +39,7 @@ export const activityStreamRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function activityStreamRoutes(hub: ActivityStreamHub, maxStreams: number): Router {
+export function activityStreamRoutes(hub: ActivityStreamHub, maxStreams: number, connections: ConnectionCounts): Router {
   const router = Router();
   router.get('/api/activity/stream', (req, res) => {
     const query = parseOr422(ActivityStreamQuery, req.query, 'query');
@@ -49,7 +50,10 @@ export function activityStreamRoutes(hub: ActivityStreamHub, maxStreams: number)
       res.set(SSE_HEADERS).end();
       return;
     }
-    const opened = hub.open(res, {
+    // The connection is a stream's now, counted apart from request connections until the stream ends.
+    const claimed = connections.claim(req.socket, 'sse');
+    if (claimed) res.once('close', () => connections.release(req.socket));
+    const opened = !claimed ? ({ ok: false, reason: 'capacity' } as const) : hub.open(res, {
       sessionId: query.session_id,
       kind: query.kind,
       afterId: headers['Last-Event-ID'],

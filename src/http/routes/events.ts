@@ -26,7 +26,7 @@ export const eventRouteDocs: RouteDoc[] = [
     path: '/v1/events',
     tag: 'sdk',
     summary:
-      'Ingest an SDK event; answers once the session holds it. Identity values in any field are masked on arrival (README: Privacy). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}.',
+      'Ingest an SDK event; answers once the session holds it. Identity values in any field are masked on arrival (README: Privacy). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}. Past SESSION_MAX_BYTES older data gives way and the answer warns `session_budget_exceeded`.',
     body: EventInSchema,
     bodyExamples: EVENT_EXAMPLES,
     responses: {
@@ -34,8 +34,8 @@ export const eventRouteDocs: RouteDoc[] = [
       400: { description: 'malformed JSON', schema: ErrorBody },
       413: { description: 'body over 64 KiB', schema: ErrorBody },
       415: { description: 'not application/json', schema: ErrorBody },
-      422: { description: 'schema validation failed, or session_id "unknown" without a user_id; detail names the field', schema: ErrorBody },
-      503: { description: 'session cap reached with nothing evictable', schema: ErrorBody },
+      422: { description: 'schema validation failed, session_id "unknown" without a user_id, or the body nests deeper than 32 levels; detail names the field or path', schema: ErrorBody },
+      503: { description: 'session cap reached with nothing evictable, or the memory budget spent (Retry-After)', schema: ErrorBody },
     },
   },
 ];

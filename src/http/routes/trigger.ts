@@ -27,8 +27,8 @@ export const triggerRouteDocs: RouteDoc[] = [
     headers: { 'X-Client-ID': clientIdParam('tenant whose SDK config applies, when neither the session nor the body names one') },
     responses: {
       200: { description: 'the decision', schema: TriggerEvaluateOut },
-      422: { description: 'a signal is not a number ≥ 0, errors is not an array of strings, or another field is wrong', schema: ErrorBody },
-      503: { description: 'session cap reached with nothing evictable', schema: ErrorBody },
+      422: { description: 'a signal is not a number ≥ 0, errors is not an array of strings, another field is wrong, or the body nests deeper than 32 levels', schema: ErrorBody },
+      503: { description: 'session cap reached with nothing evictable, or the memory budget spent (Retry-After)', schema: ErrorBody },
     },
   },
 ];

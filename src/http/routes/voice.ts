@@ -11,7 +11,7 @@ import type { AssistantStartBody } from '../schemas/voice.js';
 import { AssistantStartIn, AssistantStartOut, AssistantStopIn, AssistantStopOut } from '../schemas/voice.js';
 import { parseClientBody } from '../client-body.js';
 
-const BUSY = { description: 'the session cap is reached, or the session is busy with earlier voice commands; retry', schema: ErrorBody };
+const BUSY = { description: 'the session cap is reached, the memory budget is spent, or the session is busy with earlier voice commands; retry', schema: ErrorBody };
 
 export const voiceRouteDocs: RouteDoc[] = [
   {
@@ -25,7 +25,7 @@ export const voiceRouteDocs: RouteDoc[] = [
     bodyExamples: START_EXAMPLES,
     responses: {
       200: { description: 'the session is active', schema: AssistantStartOut },
-      422: { description: 'a field is missing or of the wrong type', schema: ErrorBody },
+      422: { description: 'a field is missing or of the wrong type, or the body nests deeper than 32 levels', schema: ErrorBody },
       503: BUSY,
     },
   },
@@ -40,7 +40,7 @@ export const voiceRouteDocs: RouteDoc[] = [
     responses: {
       200: { description: 'the session is inactive', schema: AssistantStopOut },
       404: { description: 'no such session', schema: ErrorBody },
-      422: { description: 'a field is missing or of the wrong type', schema: ErrorBody },
+      422: { description: 'a field is missing or of the wrong type, or the body nests deeper than 32 levels', schema: ErrorBody },
       503: BUSY,
     },
   },

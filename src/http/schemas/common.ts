@@ -12,7 +12,23 @@ export const StoreHealthOut = z
   })
   .meta({ id: 'StoreHealth' });
 
-export const Health = z.object({ status: z.string(), store: StoreHealthOut.optional() }).meta({ id: 'Health' });
+export const Health = z
+  .object({
+    status: z.string(),
+    store: StoreHealthOut.optional(),
+    memory: z
+      .object({
+        budget_bytes: z.int().meta({ description: "sessions' share of MEMORY_BUDGET_MB" }),
+        used_bytes: z.int().meta({ description: 'estimated memory of every session held, running or hibernated' }),
+        sessions: z.int(),
+      })
+      .optional(),
+    connections: z
+      .object({ http: z.int(), sse: z.int(), websocket: z.int() })
+      .optional()
+      .meta({ description: 'open connections by kind' }),
+  })
+  .meta({ id: 'Health' });
 
 export const FeatureFlagsOut = z.object({ flags: z.record(z.string(), z.boolean()) }).meta({ id: 'FeatureFlags' });
 
@@ -20,7 +36,7 @@ export const EventOut = z
   .object({
     status: z.literal('ok'),
     ingested_at: z.int().meta({ description: 'Unix time (seconds) at which the session held the event' }),
-    warnings: z.array(z.string()).optional().meta({ description: '`unknown_event_type` for event types this version does not know' }),
+    warnings: z.array(z.string()).optional().meta({ description: '`unknown_event_type` for event types this version does not know; `session_budget_exceeded` when older data gave way to SESSION_MAX_BYTES' }),
   })
   .meta({ id: 'EventOut' });
 

@@ -7,7 +7,7 @@ import type { ComponentHintView, SessionView, ValidationFailureView } from '../s
 
 const iso = (ms: number | null): string | null => (ms === null ? null : isoTime(ms));
 
-export const hintView = (hint: ComponentHint): ComponentHintView => ({ ...hint, updated_at: isoTime(hint.updated_at) });
+export const hintView = ({ bytes: _internal, ...hint }: ComponentHint): ComponentHintView => ({ ...hint, updated_at: isoTime(hint.updated_at) });
 
 export const failureView = (failure: ValidationFailure | null): ValidationFailureView | null => (failure ? { ...failure, at: isoTime(failure.at) } : null);
 

@@ -1,3 +1,5 @@
+import type { Socket } from 'node:net';
+import type { ConnectionCounts } from '../connection-counts.js';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Actor } from 'xstate';
@@ -28,7 +30,10 @@ export class ControlPlane {
   private readonly keyMatches: (presented: string) => boolean;
   private closing = false;
 
-  constructor(private readonly deps: AppDeps) {
+  constructor(
+    private readonly deps: AppDeps,
+    private readonly connections: ConnectionCounts,
+  ) {
     // Frames are small JSON: compression would only cost memory per connection.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: deps.config.wsMaxFrameBytes, perMessageDeflate: false, clientTracking: false });
     this.keyMatches = apiKeyMatcher(deps.config.apiKeys);
@@ -44,7 +49,8 @@ export class ControlPlane {
     const path = (req.url ?? '').split('?')[0];
     if (path !== CONTROL_PLANE_PATH) return refuse(socket, 404, 'Not Found');
     if (this.closing) return refuse(socket, 503, 'Service Unavailable');
-    if (this.sockets.size >= config.wsMaxConnections) return refuse(socket, 503, 'Service Unavailable');
+    // Counted apart from requests and streams (WS_MAX_CONNECTIONS); the socket leaves the http count.
+    if (!this.connections.claim(socket as Socket, 'websocket')) return refuse(socket, 503, 'Service Unavailable');
     const headerKey = req.headers['x-api-key'];
     const presented = typeof headerKey === 'string' && headerKey.length > 0 ? headerKey : undefined;
     const keyRequired = config.apiKeys.length > 0;

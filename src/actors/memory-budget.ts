@@ -1,0 +1,63 @@
+/**
+ * What a session is estimated to cost in memory: a fixed part (its actor, or its held context,
+ * and the registry entries) plus its client data at twice its JSON size (parsed objects and
+ * strings cost more than their text). Measured against the RSS of stuffed sessions (BENCHMARKS.md).
+ */
+export const SESSION_OVERHEAD_BYTES = 8 * 1024;
+export const HELD_BYTES_FACTOR = 2;
+/** The share of MEMORY_BUDGET_MB sessions may take; the rest is for the process itself (code, buffers, streams). */
+export const SESSION_SHARE = 0.75;
+
+/**
+ * V8's old-space limit for a budget, in MiB: the same three quarters. V8 lets garbage pile up to
+ * its limit before collecting hard, so without it RSS passes the budget with the live heap well
+ * below it (`npm start` passes `--max-old-space-size` accordingly).
+ */
+export const heapLimitMbFor = (memoryBudgetMb: number): number => Math.floor(memoryBudgetMb * SESSION_SHARE);
+
+export interface MemoryUse {
+  budget_bytes: number;
+  used_bytes: number;
+  sessions: number;
+}
+
+/**
+ * The process-wide memory budget of sessions (`MEMORY_BUDGET_MB`). The supervisor tells it what each
+ * session it holds (running or hibernated) holds, as measured at ingest (`held_bytes`), and asks it
+ * before it brings a new session into being. No timers, no I/O: an account kept by its owner.
+ */
+export class MemoryBudget {
+  private readonly sessions = new Map<string, number>();
+  private used = 0;
+  readonly budgetBytes: number;
+
+  constructor(memoryBudgetMb: number) {
+    this.budgetBytes = Math.floor(memoryBudgetMb * 2 ** 20 * SESSION_SHARE);
+  }
+
+  /** A session now holding `heldBytes` of client data (a new session holds 0). */
+  track(sessionId: string, heldBytes: number): void {
+    const cost = SESSION_OVERHEAD_BYTES + HELD_BYTES_FACTOR * heldBytes;
+    this.used += cost - (this.sessions.get(sessionId) ?? 0);
+    this.sessions.set(sessionId, cost);
+  }
+
+  forget(sessionId: string): void {
+    this.used -= this.sessions.get(sessionId) ?? 0;
+    this.sessions.delete(sessionId);
+  }
+
+  clear(): void {
+    this.sessions.clear();
+    this.used = 0;
+  }
+
+  /** Whether one more session fits. */
+  get hasRoom(): boolean {
+    return this.used + SESSION_OVERHEAD_BYTES <= this.budgetBytes;
+  }
+
+  use(): MemoryUse {
+    return { budget_bytes: this.budgetBytes, used_bytes: this.used, sessions: this.sessions.size };
+  }
+}

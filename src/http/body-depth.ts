@@ -1,0 +1,32 @@
+/**
+ * How deep a client's JSON may nest. Every later step that walks client data (zod, stringify,
+ * canonical JSON of schemas, clones, redaction, inspection, the response serializer) recurses,
+ * so the bound is enforced once, where the body is parsed, before any of them sees it.
+ * 32 is far beyond any SDK payload (the deepest, a screen schema, nests 6 levels).
+ */
+export const MAX_BODY_DEPTH = 32;
+
+const MAX_KEY_SHOWN = 40;
+
+/** A path as the 422 names it, `properties.x.0.0`; long keys cut, so a key cannot carry a value out whole. */
+function showPath(path: (string | number)[]): string {
+  return path.map((part) => (typeof part === 'string' && part.length > MAX_KEY_SHOWN ? `${part.slice(0, MAX_KEY_SHOWN)}…` : String(part))).join('.');
+}
+
+/**
+ * The path of the first container nested deeper than `limit` levels (the body itself is level 1),
+ * or undefined. Iterative, with an explicit stack: the check itself must not overflow.
+ */
+export function tooDeepPath(value: unknown, limit: number = MAX_BODY_DEPTH): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const stack: { value: object; depth: number; path: (string | number)[] }[] = [{ value, depth: 1, path: [] }];
+  while (stack.length > 0) {
+    const { value: container, depth, path } = stack.pop()!;
+    if (depth > limit) return showPath(path);
+    const entries: [string | number, unknown][] = Array.isArray(container) ? container.map((item, index) => [index, item]) : Object.entries(container);
+    for (const [key, item] of entries) {
+      if (item !== null && typeof item === 'object') stack.push({ value: item, depth: depth + 1, path: [...path, key] });
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,108 @@
+import { once } from 'node:events';
+import type { Socket } from 'node:net';
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { RunningServer } from '../../src/http/server.js';
+import { createHarness, serve } from '../support/harness.js';
+import { startLiveKitStandIn } from '../support/livekit-stand-in.js';
+
+/** Generous bounds for a loaded machine: what is tested is seconds instead of minutes. */
+const patient = { timeout: 15_000, interval: 50 };
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function start(env: Record<string, string>): Promise<{ server: RunningServer; counts: () => Record<string, number> }> {
+  const h = createHarness({ env });
+  const server = await serve(h);
+  cleanups.push(() => server.close(0));
+  return { server, counts: () => h.app.connections.snapshot() };
+}
+
+/** A raw connection that records what it receives and whether the server closed it. */
+function rawSocket(port: number): { socket: Socket; text: () => string; closed: Promise<unknown> } {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+  cleanups.push(() => socket.destroy());
+  return { socket, text: () => received, closed: once(socket, 'close') };
+}
+
+describe('request timeouts (REQUEST_TIMEOUT_SECONDS)', () => {
+  it('a body trickled slower than the timeout is answered 408 and the connection closed, in seconds', async () => {
+    const { server } = await start({ REQUEST_TIMEOUT_SECONDS: '1' });
+    const { socket, text, closed } = rawSocket(server.port);
+    socket.write('POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"se');
+    const trickle = setInterval(() => socket.write(' '), 300);
+    cleanups.push(() => clearInterval(trickle));
+    await closed;
+    expect(text()).toMatch(/^HTTP\/1\.1 408 /);
+  }, 20_000);
+
+  it('headers trickled slower than the timeout are cut, in seconds', async () => {
+    const { server } = await start({ REQUEST_TIMEOUT_SECONDS: '1' });
+    const { socket, closed } = rawSocket(server.port);
+    socket.write('GET /api/features HTTP/1.1\r\nHost: localhost\r\n');
+    const trickle = setInterval(() => socket.write('X-A: b\r\n'), 300);
+    cleanups.push(() => clearInterval(trickle));
+    await closed;
+  }, 20_000);
+});
+
+describe('connection caps (MAX_CONNECTIONS)', () => {
+  it('drops connections past the cap, and takes new ones again once one closes', async () => {
+    const { server, counts } = await start({ MAX_CONNECTIONS: '2' });
+    const first = rawSocket(server.port);
+    const second = rawSocket(server.port);
+    await vi.waitFor(() => expect(counts().http).toBe(2), patient);
+    const third = rawSocket(server.port);
+    await third.closed;
+    expect(third.text()).toBe('');
+    expect(counts().http).toBe(2);
+
+    first.socket.destroy();
+    await vi.waitFor(() => expect(counts().http).toBe(1), patient);
+    const res = await fetch(`${server.url}/api/features`, { headers: { connection: 'close' } });
+    expect(res.status).toBe(200);
+    second.socket.destroy();
+  });
+
+  it('counts event streams apart: open streams leave request connections free, and have their own cap', async () => {
+    const { server, counts } = await start({ MAX_CONNECTIONS: '2', SSE_MAX_STREAMS: '2' });
+    const streams = [rawSocket(server.port), rawSocket(server.port)];
+    for (const stream of streams) stream.socket.write('GET /api/activity/stream HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n');
+    await vi.waitFor(() => expect(counts()).toEqual({ http: 0, sse: 2, websocket: 0 }), patient);
+    // Two streams open, and still two request connections to be had.
+    const plain = await Promise.all([0, 1].map(() => fetch(`${server.url}/api/features`, { headers: { connection: 'close' } })));
+    expect(plain.map((res) => res.status)).toEqual([200, 200]);
+    const third = await fetch(`${server.url}/api/activity/stream`, { headers: { connection: 'close' } });
+    expect(third.status).toBe(503);
+    expect(third.headers.get('retry-after')).toBe('5');
+    // A stream that ends gives its connection back to requests.
+    streams[0]!.socket.destroy();
+    await vi.waitFor(() => expect(counts().sse).toBe(1), patient);
+  });
+});
+
+describe('shutdown with a request under way', () => {
+  it('its response still comes, with Connection: close, and then the connection closes and the server with it', async () => {
+    const lk = await startLiveKitStandIn();
+    cleanups.push(() => lk.close());
+    const h = createHarness({ env: { ...lk.env(), MEDIA_REQUEST_TIMEOUT_SECONDS: '3' } });
+    const server = await serve(h);
+    const held = lk.holdNext('CreateRoom');
+    const client = rawSocket(server.port);
+    const body = JSON.stringify({ session_id: 's1', screen: 'pan_details' });
+    client.socket.write(`POST /v1/assistant/session/start HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    await held.arrived;
+    const closed = server.close(30_000);
+    held.release();
+    await client.closed;
+    expect(client.text()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(client.text()).toMatch(/\r\nConnection: close\r\n/i);
+    await closed;
+  }, 20_000);
+});

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { SESSION_OVERHEAD_BYTES } from '../../src/actors/memory-budget.js';
+import { TRIMMED_MARK } from '../../src/domain/session-record.js';
+import type { Harness } from '../support/harness.js';
+import { advance, createHarness, settle } from '../support/harness.js';
+
+const post = (h: Harness, body: object) => h.http.post('/v1/events').send(body);
+const held = (h: Harness, sessionId: string) => h.system.supervisor.snapshot(sessionId)!.context.held_bytes;
+/**
+ * Client data of about `bytes`, in strings short enough for the privacy pass to keep (it drops any
+ * single string over its scan budget, README: Privacy), so it really reaches the session.
+ */
+const stuffing = (bytes: number): Record<string, string> =>
+  Object.fromEntries(Array.from({ length: Math.ceil(bytes / 2000) }, (_, i) => [`f${i}`, 'x'.repeat(2000)]));
+const FILLER = stuffing(60_000);
+
+describe('per-session budget (SESSION_MAX_BYTES)', () => {
+  it('a 60 KB unknown field: latest_event keeps its known fields and a marker, the session keeps the rest', async () => {
+    const h = createHarness({ env: { SESSION_MAX_BYTES: '16384' } });
+    expect((await post(h, { session_id: 's1', event: 'component_input', component_id: 'pan', component_type: 'text_input', hint: 'ABCDE1234F', screen: 'pan_details' })).status).toBe(200);
+    const res = await post(h, { session_id: 's1', event: 'screen_view', screen: 'pan_details', unknown_blob: FILLER, properties: { step: 2 } });
+    expect(res.status).toBe(200);
+    expect(res.body.warnings).toEqual(['unknown_event_type', 'session_budget_exceeded']);
+    const session = (await h.http.get('/api/sessions/s1')).body;
+    expect(session.latest_event).toEqual({ session_id: 's1', event: 'screen_view', screen: 'pan_details', properties: { step: 2 }, timestamp: expect.any(Number), [TRIMMED_MARK]: true });
+    expect(session.component_hints.map((hint: { component_id: string }) => hint.component_id)).toEqual(['pan']);
+    expect(held(h, 's1')).toBeLessThanOrEqual(16_384);
+  });
+
+  it('a fully stuffed session stays within the budget: oldest hints go first, then oldest schemas; the newest stay', async () => {
+    const h = createHarness({ env: { SESSION_MAX_BYTES: '65536' } });
+    const note = 'n'.repeat(900);
+    for (let i = 0; i < 100; i += 1) {
+      await post(h, { session_id: 's1', event: 'component_input', component_id: `field-${i}`, hint: `value-${i}`, properties: { note }, junk: stuffing(20_000) });
+    }
+    for (let i = 0; i < 10; i += 1) {
+      await post(h, { session_id: 's1', event: 'screen_schema', properties: { screen_id: `screen-${i}`, components: [], notes: stuffing(8_000) } });
+    }
+    const last = await post(h, { session_id: 's1', event: 'component_input', component_id: 'field-last', hint: 'v', properties: { note }, junk: FILLER });
+    expect(last.status).toBe(200);
+    expect(last.body.warnings).toEqual(['session_budget_exceeded']);
+    expect(held(h, 's1')).toBeLessThanOrEqual(65_536);
+    const session = (await h.http.get('/api/sessions/s1')).body;
+    const hints = session.component_hints.map((hint: { component_id: string }) => hint.component_id);
+    expect(hints.at(-1)).toBe('field-last');
+    expect(hints).not.toContain('field-0');
+    const schemas = session.schemas.map((schema: { screen_id: string }) => schema.screen_id);
+    expect(schemas.at(-1)).toBe('screen-9');
+    expect(schemas).not.toContain('screen-0');
+    expect(session.latest_event[TRIMMED_MARK]).toBe(true);
+    expect(session.latest_event.junk).toBeUndefined();
+  });
+
+  it('an event that fits changes nothing and carries no marker or warning', async () => {
+    const h = createHarness();
+    const res = await post(h, { session_id: 's1', event: 'screen_view', screen: 'a', extra: 'kept' });
+    expect(res.body.warnings).toEqual(['unknown_event_type']);
+    const session = (await h.http.get('/api/sessions/s1')).body;
+    expect(session.latest_event.extra).toBe('kept');
+    expect(session.latest_event[TRIMMED_MARK]).toBeUndefined();
+  });
+});
+
+describe('process-wide budget (MEMORY_BUDGET_MB)', () => {
+  /** A session holding its whole budget: a 60 KB `properties` (a known field, so kept). */
+  const stuffed = (sessionId: string) => ({ session_id: sessionId, event: 'identity', properties: { blob: FILLER } });
+
+  it('past it, new sessions get 503 with Retry-After, existing ones still work, and the estimate stays within it', async () => {
+    const h = createHarness({ env: { MEMORY_BUDGET_MB: '64', SESSION_HIBERNATE_SECONDS: '0' } });
+    let admitted = 0;
+    let refused: Awaited<ReturnType<typeof post>> | undefined;
+    while (!refused && admitted < 2000) {
+      const res = await post(h, stuffed(`s${admitted}`));
+      if (res.status === 200) admitted += 1;
+      else refused = res;
+    }
+    expect(refused?.status).toBe(503);
+    expect(refused?.headers['retry-after']).toBe('30');
+    expect(refused?.body.detail).toMatch(/memory budget .*MEMORY_BUDGET_MB/);
+    expect(h.system.supervisor.has(`s${admitted}`)).toBe(false);
+    const { memory } = (await h.http.get('/health')).body;
+    expect(memory.sessions).toBe(admitted);
+    // Each admitted session fitted when it came; it then grew by at most its own budget.
+    expect(memory.used_bytes).toBeLessThanOrEqual(memory.budget_bytes + 2 * 65_536 + SESSION_OVERHEAD_BYTES);
+    expect(admitted).toBeGreaterThan(100);
+    expect((await post(h, { session_id: 's0', event: 'screen_view', screen: 'b' })).status).toBe(200);
+  });
+
+  it('with STORE=memory, evicts hibernated sessions (still in memory), least recently touched first, before refusing anyone', async () => {
+    const h = createHarness({ env: { MEMORY_BUDGET_MB: '64', SESSION_HIBERNATE_SECONDS: '60', STORE: 'memory' } });
+    let admitted = 0;
+    for (; admitted < 2000; admitted += 1) {
+      if ((await post(h, stuffed(`old${admitted}`))).status !== 200) break;
+    }
+    advance(h.clock, 120_000);
+    await settle();
+    expect(h.system.supervisor.counts.running).toBe(0);
+    for (let i = 0; i < 20; i += 1) expect((await post(h, stuffed(`new${i}`))).status).toBe(200);
+    expect(h.system.supervisor.has('old0')).toBe(false);
+    expect(h.system.supervisor.has(`old${admitted - 1}`)).toBe(true);
+    const { memory } = (await h.http.get('/health')).body;
+    expect(memory.used_bytes).toBeLessThanOrEqual(memory.budget_bytes + 2 * 65_536 + SESSION_OVERHEAD_BYTES);
+    expect(h.logs.text).toMatch(/"why":"memory".*session evicted/);
+  });
+
+  it('with STORE=sqlite, running sessions with nothing under way leave memory for the store instead: nobody is refused, nothing is lost', async () => {
+    const h = createHarness({ env: { MEMORY_BUDGET_MB: '64', SESSION_HIBERNATE_SECONDS: '60', STORE: 'sqlite' } });
+    const count = 400;
+    for (let i = 0; i < count; i += 1) expect((await post(h, stuffed(`s${i}`))).status, `s${i}`).toBe(200);
+    const { memory } = (await h.http.get('/health')).body;
+    expect(memory.used_bytes).toBeLessThanOrEqual(memory.budget_bytes + 2 * 65_536 + SESSION_OVERHEAD_BYTES);
+    // Far more sessions than the budget holds in memory: the oldest went to disk, all are still there.
+    expect(h.system.supervisor.counts.running).toBeLessThan(count);
+    expect(h.system.supervisor.counts.hibernated).toBe(count - h.system.supervisor.counts.running);
+    expect(h.system.supervisor.has('s0')).toBe(true);
+    expect((await post(h, { session_id: 's0', event: 'screen_view', screen: 'b' })).status).toBe(200);
+    expect(h.system.supervisor.snapshot('s0')!.context.screen).toBe('b');
+  });
+});
