@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunningServer } from '../../src/http/server.js';
 import type { Harness } from '../support/harness.js';
 import { createHarness, serve } from '../support/harness.js';
@@ -128,10 +128,15 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
   });
 
   describe('bounds', () => {
-    it('refuses connections over WS_MAX_CONNECTIONS with 503', async () => {
-      const { url } = await setUp({ WS_MAX_CONNECTIONS: '1' });
-      await connect(url);
+    it('refuses connections over WS_MAX_CONNECTIONS with 503, counted apart from requests, and frees the place on close', async () => {
+      const { h, url } = await setUp({ WS_MAX_CONNECTIONS: '1' });
+      const first = await connect(url);
       await expect(WsClient.open(url)).rejects.toThrow('upgrade refused: 503');
+      expect((await h.http.get('/health')).body.connections).toMatchObject({ websocket: 1 });
+      first.close();
+      await first.whenClosed();
+      await vi.waitFor(async () => expect((await h.http.get('/health')).body.connections).toMatchObject({ websocket: 0 }));
+      await connect(url);
     });
 
     it('closes a frame over WS_MAX_FRAME_BYTES with 1009, and the session is untouched', async () => {
