@@ -70,8 +70,8 @@ export const STOP_EXAMPLES = {
   stop: { summary: 'AI.stopAssistant (end call or LiveKit Disconnected)', value: { user_id: 'user-42', session_id: SESSION } },
 };
 
-/** Field SDK contract §5: the harness registers the 12 workflow stages under flow_key "kyc". */
-const KYC_STAGES = [
+/** Field SDK contract §5 and §18.1: the 12 workflow stages the harness registers under flow_key "kyc". */
+export const KYC_STAGES = [
   'phone_entry',
   'phone_otp',
   'email_entry',
@@ -84,12 +84,12 @@ const KYC_STAGES = [
   'upload_aadhaar_back',
   'selfie_capture',
   'signature',
-];
+] as const;
 
 export const FLOW_EXAMPLES = {
   harness: {
     summary: 'flows/set from the flow harness: the whole sequence and the current step',
-    value: { user_id: 'user-42', session_id: SESSION, client_id: 'kycis_demo_harness', flow_key: 'kyc', step_sequence: KYC_STAGES, current_step: 'pan_details' },
+    value: { user_id: 'user-42', session_id: SESSION, client_id: 'kycis_demo_harness', flow_key: 'kyc', step_sequence: [...KYC_STAGES], current_step: 'pan_details' },
   },
   live_app: {
     summary: 'AI.setFlow("onboarding") from the live app, once on SDK ready',
