@@ -1,5 +1,6 @@
 import { normaliseStepId } from '../domain/step-id.js';
 import type { SessionContext } from '../machines/session.machine.js';
+import type { SummaryQuery, SummaryRow, SummarySelection } from '../store/ports.js';
 
 /**
  * `GET /api/sessions` and the console depend on these types and on `SessionSupervisor.list` only,
@@ -56,20 +57,6 @@ export interface SessionPage {
 }
 
 /**
- * One held session as the store's summary row has it (running sessions are saved on every change,
- * so it is current), and whether it runs as an actor now. Listing reads these, never whole contexts.
- */
-export interface ListedSession {
-  session_id: string;
-  user_id: string | null;
-  screen: string | null;
-  voice: string;
-  cooldown_until: number | null;
-  last_activity_at: number;
-  running: boolean;
-}
-
-/**
  * The flow progress of a session (`flow` as `/v1/flows/set` keeps it: its key and normalised
  * steps) at its current screen; null for a session with none. Read only for the sessions of a page.
  */
@@ -83,41 +70,25 @@ export function flowProgressOf(context: Pick<SessionContext, 'flow' | 'screen'>)
   return { flow_key: flow.flow_key, current_step: current, position, total, percent: position === null || total === 0 ? null : Math.round((position * 100) / total) };
 }
 
-export function summarise(listed: ListedSession, now: number, flow: FlowProgress | null): SessionSummary {
+export function summarise(row: SummaryRow, running: boolean, now: number, flow: FlowProgress | null): SessionSummary {
   return {
-    session_id: listed.session_id,
-    user_id: listed.user_id,
-    screen: listed.screen,
+    session_id: row.session_id,
+    user_id: row.user_id,
+    screen: row.screen,
     flow,
-    voice: listed.voice,
-    cooldown_remaining_ms: listed.cooldown_until === null ? 0 : Math.max(0, listed.cooldown_until - now),
-    last_activity_at: listed.last_activity_at,
-    status: listed.running ? 'running' : 'hibernated',
+    voice: row.voice,
+    cooldown_remaining_ms: row.cooldown_until === null ? 0 : Math.max(0, row.cooldown_until - now),
+    last_activity_at: row.last_activity_at,
+    status: running ? 'running' : 'hibernated',
   };
 }
 
-/** Where a session stands in the sort: its sort value, then its id to break ties. */
-interface Position {
-  primary: number | string;
-  id: string;
-}
-
-const primaryOf = (listed: ListedSession, sort: SessionSort): number | string => (sort === 'last_activity' ? listed.last_activity_at : listed.session_id);
-
-/** A session against a position, without building one: the walk over every session allocates nothing. */
-function compareTo(listed: ListedSession, sort: SessionSort, position: Position): number {
-  const primary = primaryOf(listed, sort);
-  if (primary !== position.primary) return primary < position.primary ? -1 : 1;
-  const id = listed.session_id;
-  return id === position.id ? 0 : id < position.id ? -1 : 1;
-}
-
 /** The cursor is the position of the last session on the page, so a page holds whatever came or went before it. */
-function encodeCursor(position: Position): string {
-  return Buffer.from(JSON.stringify([position.primary, position.id])).toString('base64url');
+function encodeCursor(row: SummaryRow, sort: SessionSort): string {
+  return Buffer.from(JSON.stringify([sort === 'last_activity' ? row.last_activity_at : row.session_id, row.session_id])).toString('base64url');
 }
 
-function decodeCursor(cursor: string, sort: SessionSort): Position | undefined {
+function decodeCursor(cursor: string, sort: SessionSort): SummaryQuery['after'] {
   try {
     const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (!Array.isArray(key) || key.length !== 2 || typeof key[1] !== 'string') return undefined;
@@ -131,56 +102,30 @@ function decodeCursor(cursor: string, sort: SessionSort): Position | undefined {
 
 export class InvalidCursorError extends Error {}
 
-const includes = (text: string | null, needle: string): boolean => text !== null && text.toLowerCase().includes(needle);
-
-function matches(listed: ListedSession, query: SessionListQuery, needle: string | undefined, screen: string | undefined): boolean {
-  if (query.voice !== undefined && (listed.voice !== 'inactive') !== (query.voice === 'active')) return false;
-  if (screen !== undefined && listed.screen?.toLowerCase() !== screen) return false;
-  if (needle !== undefined && !includes(listed.session_id, needle) && !includes(listed.user_id, needle) && !includes(listed.screen, needle)) return false;
-  return true;
+/** What a page needs from where sessions are held: the store's selection, and what only the running actors know. */
+export interface SessionSource {
+  select(query: SummaryQuery): SummarySelection;
+  isRunning(sessionId: string): boolean;
+  flowOf(sessionId: string): FlowProgress | null;
 }
 
-/**
- * One page of the sessions held, filtered and sorted. A single pass keeps the page's worth of best
- * keys after the cursor (binary insertion into a sorted array of at most `limit`), so a page of 100,000
- * sessions costs one walk, not a sort of them all.
- */
-export function pageOfSessions(
-  held: Iterable<ListedSession>,
-  query: SessionListQuery,
-  now: number,
-  flowOf: (sessionId: string) => FlowProgress | null,
-): SessionPage {
+/** One page of the sessions held, filtered and sorted by the store; the flow is read for the page's sessions only. */
+export function pageOfSessions(source: SessionSource, query: SessionListQuery, now: number): SessionPage {
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.sort);
   if (query.cursor !== undefined && after === undefined) throw new InvalidCursorError('cursor is not one this endpoint gave');
-  const direction = query.order === 'asc' ? 1 : -1;
-  const needle = query.q?.toLowerCase();
-  const screen = query.screen?.toLowerCase();
-  const { sort } = query;
-  const best: { position: Position; held: ListedSession }[] = [];
-  let total = 0;
-  let afterCursor = 0;
-  for (const session of held) {
-    if (!matches(session, query, needle, screen)) continue;
-    total += 1;
-    if (after !== undefined && compareTo(session, sort, after) * direction <= 0) continue;
-    afterCursor += 1;
-    if (best.length === query.limit && compareTo(session, sort, best[best.length - 1]!.position) * direction >= 0) continue;
-    let low = 0;
-    let high = best.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (compareTo(session, sort, best[middle]!.position) * direction < 0) high = middle;
-      else low = middle + 1;
-    }
-    best.splice(low, 0, { position: { primary: primaryOf(session, sort), id: session.session_id }, held: session });
-    if (best.length > query.limit) best.pop();
-  }
-  const last = best[best.length - 1];
-  const more = last !== undefined && afterCursor > best.length;
+  const selection = source.select({
+    limit: query.limit,
+    sort: query.sort,
+    order: query.order,
+    after,
+    voice: query.voice,
+    screen: query.screen?.toLowerCase(),
+    q: query.q?.toLowerCase(),
+  });
+  const last = selection.rows.at(-1);
   return {
-    sessions: best.map((entry) => summarise(entry.held, now, flowOf(entry.held.session_id))),
-    next_cursor: more && last ? encodeCursor(last.position) : null,
-    total,
+    sessions: selection.rows.map((row) => summarise(row, source.isRunning(row.session_id), now, source.flowOf(row.session_id))),
+    next_cursor: selection.more && last ? encodeCursor(last, query.sort) : null,
+    total: selection.total,
   };
 }

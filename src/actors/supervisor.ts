@@ -107,20 +107,24 @@ export class SessionSupervisor {
 
   /**
    * One page of the sessions held, running and hibernated, filtered and sorted (GET /api/sessions
-   * and the console): one walk over the store's summary rows, then the flow of the page's sessions
-   * only. Reading wakes no session.
+   * and the console): the store selects the page from its summary rows (SQL over indexed columns,
+   * or one walk in memory), then the flow of the page's sessions is read. Reading wakes no session.
    */
   list(query: SessionListQuery): SessionPage {
-    const rows = this.options.store.summaries();
-    const running = this.sessions;
-    const listed = (function* () {
-      for (const row of rows) yield { ...row, running: running.has(row.session_id) };
-    })();
-    return pageOfSessions(listed, query, this.options.clock.now(), (sessionId) => {
-      const held = this.snapshot(sessionId);
-      return held ? flowProgressOf(held.context) : null;
-    });
+    return pageOfSessions(
+      {
+        select: (selection) => this.options.store.selectSummaries(selection),
+        isRunning: (sessionId) => this.sessions.has(sessionId),
+        flowOf: (sessionId) => {
+          const held = this.snapshot(sessionId);
+          return held ? flowProgressOf(held.context) : null;
+        },
+      },
+      query,
+      this.options.clock.now(),
+    );
   }
+
 
   /**
    */

@@ -1,7 +1,8 @@
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import { ActivityRing } from '../actors/activity-ring.js';
-import type { ActivityLog, ActivityQuery, SessionStore, Store, StoreHealth, StoredSession, SummaryRow } from './ports.js';
+import type { ActivityLog, ActivityQuery, SessionStore, Store, StoreHealth, StoredSession, SummaryQuery, SummaryRow, SummarySelection } from './ports.js';
+import { selectSummaries } from './summary-selection.js';
 import { WakeIndex } from './wake-index.js';
 
 const COMMITTED = Promise.resolve();
@@ -53,8 +54,11 @@ export class MemorySessionStore implements SessionStore {
     return ids;
   }
 
-  *summaries(): Iterable<SummaryRow> {
-    for (const stored of this.sessions.values()) yield { session_id: stored.session_id, ...stored.summary };
+  selectSummaries(query: SummaryQuery): SummarySelection {
+    const rows = (function* (sessions: Iterable<StoredSession>): Generator<SummaryRow> {
+      for (const stored of sessions) yield { session_id: stored.session_id, ...stored.summary };
+    })(this.sessions.values());
+    return selectSummaries(rows, query);
   }
 
   commit(): Promise<void> {

@@ -55,6 +55,29 @@ export interface SessionSummary {
 /** A session's summary row with its id: what listing sessions reads (GET /api/sessions). */
 export type SummaryRow = SessionSummary & { session_id: string };
 
+/** A page of summary rows: filters (`screen` and `q` lower-cased, compared case-insensitively), sort, and the cursor's position. */
+export interface SummaryQuery {
+  limit: number;
+  sort: 'last_activity' | 'session_id';
+  order: 'asc' | 'desc';
+  /** The last row of the previous page: its sort value and session id. */
+  after?: { primary: number | string; id: string } | undefined;
+  /** `active`: voice starting, active or stopping. */
+  voice?: 'active' | 'inactive' | undefined;
+  /** An exact screen. */
+  screen?: string | undefined;
+  /** Text in the session id, the user id or the screen. */
+  q?: string | undefined;
+}
+
+export interface SummarySelection {
+  rows: SummaryRow[];
+  /** How many rows match the filters, over every page. */
+  total: number;
+  /** Whether rows after this page match too. */
+  more: boolean;
+}
+
 export interface SessionStore extends Durable {
   load(sessionId: string): StoredSession | undefined;
   /** Queues a save; `snapshot` is called when the batch is written, so only the latest state is serialized. */
@@ -67,8 +90,8 @@ export interface SessionStore extends Durable {
   nextWakeAfter(at: number): number | undefined;
   /** Least recently active first, for eviction at MAX_SESSIONS. */
   leastRecent(limit: number): string[];
-  /** Every session held, as its summary row, in no particular order; what is queued is included. */
-  summaries(): Iterable<SummaryRow>;
+  /** A page of the sessions held, as summary rows (what is queued included): GET /api/sessions. */
+  selectSummaries(query: SummaryQuery): SummarySelection;
 }
 
 export interface ActivityQuery {

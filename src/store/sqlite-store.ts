@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import { migrate } from './migrations.js';
-import type { ActivityLog, ActivityQuery, SummaryRow, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
+import type { ActivityLog, ActivityQuery, SummaryQuery, SummaryRow, SummarySelection, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
 import { StoreUnavailableError } from './ports.js';
 
 export const DATABASE_FILE = 'kyc-assistant.sqlite';
@@ -123,9 +123,33 @@ export class SqliteStore implements SessionStore, ActivityLog {
     return (this.statements.leastRecent.all(limit) as { session_id: string }[]).map((row) => row.session_id);
   }
 
-  summaries(): Iterable<SummaryRow> {
+  /** The filters and order of `selectSummaries` (summary-selection.ts) in SQL, over the indexed summary columns. */
+  selectSummaries(query: SummaryQuery): SummarySelection {
     this.flushNow();
-    return this.db.prepare('SELECT session_id, user_id, screen, voice, cooldown_until, created_at, last_activity_at FROM sessions').iterate() as Iterable<SummaryRow>;
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (query.voice === 'active') where.push("voice IN ('starting', 'active', 'stopping')");
+    if (query.voice === 'inactive') where.push("voice = 'inactive'");
+    if (query.screen !== undefined) where.push('lower(screen) = ?') && params.push(query.screen);
+    if (query.q !== undefined) {
+      where.push("(instr(lower(session_id), ?) > 0 OR instr(lower(coalesce(user_id, '')), ?) > 0 OR instr(lower(coalesce(screen, '')), ?) > 0)");
+      params.push(query.q, query.q, query.q);
+    }
+    const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const { total } = this.db.prepare(`SELECT COUNT(*) AS total FROM sessions ${filter}`).get(...params) as { total: number };
+    const column = query.sort === 'last_activity' ? 'last_activity_at' : 'session_id';
+    const direction = query.order === 'asc' ? 'ASC' : 'DESC';
+    const pageWhere = [...where];
+    const pageParams = [...params];
+    if (query.after !== undefined) {
+      const beyond = query.order === 'asc' ? '>' : '<';
+      if (column === 'session_id') pageWhere.push(`session_id ${beyond} ?`) && pageParams.push(query.after.id);
+      else pageWhere.push(`(${column} ${beyond} ? OR (${column} = ? AND session_id ${beyond} ?))`) && pageParams.push(query.after.primary, query.after.primary, query.after.id);
+    }
+    const order = column === 'session_id' ? `session_id ${direction}` : `${column} ${direction}, session_id ${direction}`;
+    const sql = `SELECT session_id, user_id, screen, voice, cooldown_until, created_at, last_activity_at FROM sessions ${pageWhere.length ? `WHERE ${pageWhere.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`;
+    const rows = this.db.prepare(sql).all(...pageParams, query.limit + 1) as unknown as SummaryRow[];
+    return { rows: rows.slice(0, query.limit), total, more: rows.length > query.limit };
   }
 
   // ActivityLog
