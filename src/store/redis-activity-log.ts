@@ -153,7 +153,6 @@ export class RedisActivityLog implements ActivityLog {
 
   private async start(): Promise<void> {
     await Promise.all([this.redis.connect(), this.tail.connect()]);
-    this.redis.defineCommand('appendOnce', { numberOfKeys: 3, lua: APPEND_ONCE });
     const newest = parseEntries(await this.redis.call('XREVRANGE', this.key, '+', '-', 'COUNT', String(this.capacity)));
     newest.reverse();
     const last = Number((await this.redis.get(this.lastKey)) ?? '0');
