@@ -72,6 +72,12 @@ const EnvSchema = z.object({
   STORE_SYNC: z.enum(['normal', 'full'], { error: 'must be normal or full' }).default('normal'),
   ACTIVITY_RETENTION_ITEMS: z.coerce.number().int().positive().max(100_000_000).optional(),
   ACTIVITY_RETENTION_DAYS: nonNegativeInt(30).pipe(z.number().max(36_500)),
+  // Unset: activity is kept by STORE. A redis:// URL: one Redis Stream shared by every service process.
+  ACTIVITY_LOG: z
+    .string()
+    .trim()
+    .refine((value) => /^rediss?:\/\/[^\s]+$/.test(value), { error: 'must be a redis:// or rediss:// URL' })
+    .optional(),
   // Older name of the count limit (the in-memory ring's size), still honoured.
   ACTIVITY_BUFFER_SIZE: z.coerce.number().int().positive().max(1_000_000).optional(),
   RATE_LIMIT_PER_MINUTE: nonNegativeInt(1200),
@@ -143,6 +149,8 @@ export interface AppConfig {
   activityRetentionItems: number;
   /** Activity items older than this many days are dropped (SQLite store); 0 keeps them whatever their age. */
   activityRetentionDays: number;
+  /** ACTIVITY_LOG: a Redis URL when the activity log is a Redis Stream; undefined keeps it in STORE. */
+  activityLog: string | undefined;
   rateLimitPerMinute: number;
   trustProxy: string | undefined;
   logLevel: string;
@@ -240,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     store: { kind: e.STORE, dataDir: e.DATA_DIR, sync: e.STORE_SYNC },
     activityRetentionItems: e.ACTIVITY_RETENTION_ITEMS ?? e.ACTIVITY_BUFFER_SIZE ?? DEFAULT_RETENTION_ITEMS[e.STORE],
     activityRetentionDays: e.ACTIVITY_RETENTION_DAYS,
+    activityLog: e.ACTIVITY_LOG,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,

@@ -78,7 +78,11 @@ async function main(): Promise<void> {
   // Loaded here, after sqlite-warning.js is in place: node:sqlite warns as it loads on Node 22.
   const { openStore, StoreOpenError } = await import('./store/open-store.js');
   const store = orExit(() => openStore(config, systemClock), StoreOpenError);
-  logger.info({ store: store.sessions.health() }, 'store open');
+  await store.activity.ready?.catch((error: unknown) => {
+    process.stderr.write(`ACTIVITY_LOG: cannot open the activity log: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+  logger.info({ store: store.sessions.health(), activity: store.activity.health() }, 'store open');
   const system = createActorSystem({
     clock: systemClock,
     logger,

@@ -36,6 +36,8 @@ describe('loadConfig', () => {
 
   it('keeps state in SQLite under ./data by default; the retention count follows the store, and ACTIVITY_BUFFER_SIZE still sets it', () => {
     expect(loadConfig({ STORE: 'memory' })).toMatchObject({ store: { kind: 'memory' }, activityRetentionItems: 10_000 });
+    expect(loadConfig({}).activityLog).toBeUndefined();
+    expect(loadConfig({ ACTIVITY_LOG: 'redis://127.0.0.1:6379/2' }).activityLog).toBe('redis://127.0.0.1:6379/2');
     expect(loadConfig({ DATA_DIR: '/srv/kyc', STORE_SYNC: 'full' })).toMatchObject({ store: { kind: 'sqlite', dataDir: '/srv/kyc', sync: 'full' } });
     expect(loadConfig({ ACTIVITY_BUFFER_SIZE: '5' }).activityRetentionItems).toBe(5);
     expect(loadConfig({ ACTIVITY_BUFFER_SIZE: '5', ACTIVITY_RETENTION_ITEMS: '7' }).activityRetentionItems).toBe(7);
@@ -62,6 +64,7 @@ describe('loadConfig', () => {
     [{ STORE_SYNC: 'sometimes' }, /STORE_SYNC: must be normal or full/],
     [{ ACTIVITY_RETENTION_ITEMS: '0' }, /ACTIVITY_RETENTION_ITEMS/],
     [{ ACTIVITY_RETENTION_DAYS: '-1' }, /ACTIVITY_RETENTION_DAYS/],
+    [{ ACTIVITY_LOG: 'http://cache:6379' }, /ACTIVITY_LOG: must be a redis:\/\/ or rediss:\/\/ URL/],
     [{ RATE_LIMIT_PER_MINUTE: '-5' }, /RATE_LIMIT_PER_MINUTE/],
     [{ FEATURE_FLAGS: '{not json' }, /FEATURE_FLAGS: must be a JSON object/],
     [{ FEATURE_FLAGS: '{"trigger.v2_scoring":"yes"}' }, /FEATURE_FLAGS/],

@@ -15,7 +15,7 @@ export interface Durable {
 }
 
 export interface StoreHealth {
-  kind: 'memory' | 'sqlite';
+  kind: 'memory' | 'sqlite' | 'redis';
   status: 'ok' | 'failing';
   /** The database file, for the SQLite store. */
   file?: string;
@@ -111,6 +111,8 @@ export interface ActivityLog extends Durable {
   bounds(): { oldestId: number | undefined; lastId: number };
   /** Called for each item once committed, in id order. */
   onRecorded(listener: (item: ActivityItem) => void): { unsubscribe(): void };
+  /** Set by a log that must load before it serves (a remote one): resolves once reads are valid. */
+  readonly ready?: Promise<void>;
 }
 
 /** Both ports over one storage: a session's state and the activity it recorded commit together. */

@@ -1,0 +1,257 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
+import { isoTime } from '../integrations/clock.js';
+import { StoreUnavailableError, type ActivityLog, type ActivityQuery, type StoreHealth } from './ports.js';
+
+/**
+ * Appends one item to the stream, once per write key. The item id is chosen here, inside the
+ * script (atomic on the server), so that it is both a valid stream id and a safe integer: the
+ * numeric id n is stream id `floor(n/1000)-(n%1000)`, at least the server's time in ms × 1000 and
+ * above every id given before, whichever node writes. A write key seen before returns the id it
+ * got then and writes nothing: a retried commit does not record an item twice.
+ * KEYS: stream, last-id key, write key. ARGV: approximate max length, item JSON, dedupe TTL (s).
+ */
+const APPEND_ONCE = `
+local done = redis.call('GET', KEYS[3])
+if done then return done end
+local t = redis.call('TIME')
+local n = tonumber(t[1]) * 1000000 + math.floor(tonumber(t[2]) / 1000) * 1000
+local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+if n <= last then n = last + 1 end
+local ms = math.floor(n / 1000)
+local id = string.format('%d-%d', ms, n - ms * 1000)
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], id, 'item', ARGV[2])
+local text = string.format('%d', n)
+redis.call('SET', KEYS[2], text)
+redis.call('SET', KEYS[3], text, 'EX', tonumber(ARGV[3]))
+return text
+`;
+
+/** How long a write key is remembered: far longer than any retry of one commit. */
+const DEDUPE_TTL_SECONDS = 86_400;
+/** The tail's XREAD BLOCK timeout: only how often a closing log notices, not a latency. */
+const TAIL_BLOCK_MS = 1_000;
+const TAIL_BATCH = 1_000;
+
+type StoredItem = Omit<ActivityItem, 'id'>;
+
+interface Pending {
+  writeKey: string;
+  json: string;
+}
+
+export interface RedisActivityLogOptions {
+  url: string;
+  /** The stream's key; the last-id and write keys share its hash tag, so one Redis Cluster slot holds them all. */
+  key?: string;
+  /** Items held locally for reads and the stream's approximate MAXLEN. */
+  capacity: number;
+}
+
+/** `1700000000123-4` ⇄ 1700000000123004: the stream id as the integer the API and SSE ids use. */
+export function numericId(streamId: string): number {
+  const [ms, seq] = streamId.split('-');
+  return Number(ms) * 1000 + Number(seq);
+}
+
+export function streamId(id: number): string {
+  const ms = Math.floor(id / 1000);
+  return `${ms}-${id - ms * 1000}`;
+}
+
+/**
+ * ACTIVITY_LOG=redis://…: the activity log is one Redis Stream shared by every service process.
+ * Appends are queued and written by `commit()`; every process follows the stream with XREAD
+ * BLOCK and keeps the newest `capacity` items, which reads (the activity list, SSE replay) are
+ * served from and which SSE listeners hear of, in stream order. `commit()` resolves once this
+ * process has read back what it wrote, so a response sees its own write. The item `append`
+ * returns gets its id when the commit writes it (nothing reads it before).
+ */
+export class RedisActivityLog implements ActivityLog {
+  private readonly redis: Redis;
+  private readonly tail: Redis;
+  private readonly key: string;
+  private readonly lastKey: string;
+  private readonly writePrefix: string;
+  private readonly capacity: number;
+  private readonly listeners = new Set<(item: ActivityItem) => void>();
+  /** Held items, oldest first, ids increasing. */
+  private held: ActivityItem[] = [];
+  /** Items up to this id are no longer held (trimmed here or before this process read them). */
+  private droppedThrough = 0;
+  private lastSeen = 0;
+  private queue: Pending[] = [];
+  private writeSeq = 0;
+  private flushing: Promise<void> = Promise.resolve();
+  private waiters: { id: number; resolve: () => void }[] = [];
+  private lastError: string | undefined;
+  private closed = false;
+  readonly ready: Promise<void>;
+
+  constructor(options: RedisActivityLogOptions) {
+    this.key = options.key ?? '{kyc-activity}';
+    this.lastKey = `${this.key}:last`;
+    this.writePrefix = `${this.key}:write:${randomUUID()}:`;
+    this.capacity = options.capacity;
+    this.redis = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    this.tail = this.redis.duplicate();
+    this.redis.on('error', (error: Error) => (this.lastError = error.message));
+    this.tail.on('error', () => {});
+    this.ready = this.start();
+  }
+
+  append(draft: ActivityDraft): ActivityItem {
+    const { at, ...rest } = draft;
+    const stored: StoredItem = { timestamp: isoTime(at), ...rest };
+    this.writeSeq += 1;
+    this.queue.push({ writeKey: this.writePrefix + this.writeSeq, json: JSON.stringify(stored) });
+    return { id: '', ...stored };
+  }
+
+  list(query: ActivityQuery): ActivityItem[] {
+    const { sessionId, kind } = query;
+    const picked: ActivityItem[] = [];
+    for (let index = this.held.length - 1; index >= 0 && picked.length < query.limit; index -= 1) {
+      const item = this.held[index]!;
+      if ((sessionId === undefined || item.session_id === sessionId) && (kind === undefined || item.kind === kind)) picked.push(item);
+    }
+    return picked.reverse();
+  }
+
+  after(afterId: number, limit = Number.POSITIVE_INFINITY): { items: ActivityItem[]; gap: boolean } {
+    const start = this.firstAbove(afterId);
+    return { items: this.held.slice(start, start + limit), gap: afterId < this.droppedThrough };
+  }
+
+  bounds(): { oldestId: number | undefined; lastId: number } {
+    const oldest = this.held[0];
+    return { oldestId: oldest ? Number(oldest.id) : undefined, lastId: this.lastSeen };
+  }
+
+  onRecorded(listener: (item: ActivityItem) => void): { unsubscribe(): void } {
+    const wrapped = (item: ActivityItem) => listener(item);
+    this.listeners.add(wrapped);
+    return { unsubscribe: () => this.listeners.delete(wrapped) };
+  }
+
+  commit(): Promise<void> {
+    const turn = this.flushing.catch(() => undefined).then(() => this.flush());
+    this.flushing = turn;
+    return turn;
+  }
+
+  health(): StoreHealth {
+    return this.lastError === undefined ? { kind: 'redis', status: 'ok' } : { kind: 'redis', status: 'failing', last_error: this.lastError };
+  }
+
+  close(): void {
+    this.closed = true;
+    this.tail.disconnect();
+    void this.flushing.catch(() => undefined).then(() => this.redis.quit()).catch(() => undefined);
+  }
+
+  private async start(): Promise<void> {
+    await Promise.all([this.redis.connect(), this.tail.connect()]);
+    const newest = parseEntries(await this.redis.call('XREVRANGE', this.key, '+', '-', 'COUNT', String(this.capacity)));
+    newest.reverse();
+    const last = Number((await this.redis.get(this.lastKey)) ?? '0');
+    this.lastSeen = last;
+    if (newest.length > 0) this.droppedThrough = Number(newest[0]!.id) - 1;
+    else this.droppedThrough = last;
+    this.held = newest;
+    void this.follow();
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.queue;
+    if (batch.length === 0) return;
+    this.queue = [];
+    let highest = 0;
+    try {
+      const pipeline = this.redis.pipeline();
+      for (const pending of batch) pipeline.call('EVAL', APPEND_ONCE, '3', this.key, this.lastKey, pending.writeKey, String(this.capacity), pending.json, String(DEDUPE_TTL_SECONDS));
+      const results = (await pipeline.exec()) ?? [];
+      for (const [error, id] of results) {
+        if (error) throw error;
+        highest = Math.max(highest, Number(id));
+      }
+      if (results.length !== batch.length) throw new Error('pipeline answered short');
+    } catch (error) {
+      // Back at the front with the same write keys: the retry writes only what did not land.
+      this.queue = [...batch, ...this.queue];
+      this.lastError = error instanceof Error ? error.message : String(error);
+      throw new StoreUnavailableError(`activity log: ${this.lastError}`);
+    }
+    this.lastError = undefined;
+    if (highest > this.lastSeen) await new Promise<void>((resolve) => this.waiters.push({ id: highest, resolve }));
+  }
+
+  private async follow(): Promise<void> {
+    while (!this.closed) {
+      let entries: ActivityItem[];
+      try {
+        const reply = await this.tail.call('XREAD', 'COUNT', String(TAIL_BATCH), 'BLOCK', String(TAIL_BLOCK_MS), 'STREAMS', this.key, streamId(this.lastSeen));
+        entries = reply === null ? [] : parseEntries(firstStreamEntries(reply));
+      } catch (error) {
+        if (this.closed) return;
+        this.lastError = error instanceof Error ? error.message : String(error);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        continue;
+      }
+      for (const item of entries) this.record(item);
+      if (entries.length > 0) this.wake();
+    }
+  }
+
+  private record(item: ActivityItem): void {
+    const id = Number(item.id);
+    if (id <= this.lastSeen) return;
+    this.lastSeen = id;
+    this.held.push(item);
+    if (this.held.length > this.capacity) {
+      const dropped = this.held.splice(0, this.held.length - this.capacity);
+      this.droppedThrough = Number(dropped[dropped.length - 1]!.id);
+    }
+    for (const listener of this.listeners) listener(item);
+  }
+
+  private wake(): void {
+    const due = this.waiters.filter((waiter) => waiter.id <= this.lastSeen);
+    if (due.length === 0) return;
+    this.waiters = this.waiters.filter((waiter) => waiter.id > this.lastSeen);
+    for (const waiter of due) waiter.resolve();
+  }
+
+  private firstAbove(afterId: number): number {
+    let low = 0;
+    let high = this.held.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (Number(this.held[mid]!.id) <= afterId) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+}
+
+/** XREAD of one stream: `[[key, entries]]` over RESP2, `[key, entries]` (a flattened map) over RESP3. */
+function firstStreamEntries(reply: unknown): unknown {
+  if (!Array.isArray(reply)) return [];
+  if (typeof reply[0] === 'string') return reply[1];
+  return Array.isArray(reply[0]) ? (reply[0] as unknown[])[1] : [];
+}
+
+/** `[[id, ['item', json]], …]` to items; an entry that is not ours is skipped. */
+function parseEntries(reply: unknown): ActivityItem[] {
+  if (!Array.isArray(reply)) return [];
+  const items: ActivityItem[] = [];
+  for (const entry of reply) {
+    if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !Array.isArray(entry[1])) continue;
+    const fields = entry[1] as unknown[];
+    const json = fields[fields.indexOf('item') + 1];
+    if (typeof json !== 'string') continue;
+    items.push({ id: String(numericId(entry[0])), ...(JSON.parse(json) as StoredItem) });
+  }
+  return items;
+}

@@ -1,0 +1,47 @@
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ActivityDraft } from '../src/domain/activity.js';
+import { StoreUnavailableError } from '../src/store/ports.js';
+import { RedisActivityLog } from '../src/store/redis-activity-log.js';
+import { startRedis, type RedisServer } from './support/redis-server.js';
+
+const servers: RedisServer[] = [];
+const logs: RedisActivityLog[] = [];
+afterAll(async () => {
+  for (const log of logs) log.close();
+  for (const server of servers) await server.stop();
+});
+
+const draft = (n: number): ActivityDraft => ({ kind: 'event', at: 1_700_000_000_000 + n, session_id: `s${n}`, user_id: null, payload: { n }, trace: { trace_id: 't', request_id: `r${n}` } });
+
+describe('RedisActivityLog when Redis goes away', () => {
+  it('a commit that could not write rejects with StoreUnavailableError; the next one, after Redis is back, writes each queued item once', async () => {
+    const first = await startRedis({ fsync: 'always' });
+    servers.push(first);
+    const log = new RedisActivityLog({ url: first.url, capacity: 100 });
+    logs.push(log);
+    await log.ready;
+    log.append(draft(1));
+    log.append(draft(2));
+    await log.commit();
+
+    await first.kill();
+    log.append(draft(3));
+    log.append(draft(4));
+    await expect(log.commit()).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(log.health().status).toBe('failing');
+
+    const again = await startRedis({ port: first.port, dir: first.dir, fsync: 'always' });
+    servers.push(again);
+    await log.commit();
+    expect(log.health().status).toBe('ok');
+    const reader = new Redis(again.url);
+    try {
+      const entries = await reader.xrange('{kyc-activity}', '-', '+');
+      expect(entries.map(([, fields]) => (JSON.parse(fields[1]!) as { payload: { n: number } }).payload.n)).toEqual([1, 2, 3, 4]);
+    } finally {
+      reader.disconnect();
+    }
+    expect(log.list({ limit: 10 }).map((item) => item.session_id)).toEqual(['s1', 's2', 's3', 's4']);
+  });
+});
