@@ -9,6 +9,7 @@ import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { ActivityLog, SessionStore, StoredSession } from '../store/ports.js';
 import type { SessionListQuery, SessionPage } from './session-listing.js';
 import { flowProgressOf, pageOfSessions } from './session-listing.js';
+import { EarliestTimer } from './earliest-timer.js';
 import { isQuiescent, restoredVoice, storedContext, storedView, toStored } from './stored-session.js';
 import type { MemoryBudget } from './memory-budget.js';
 
@@ -68,14 +69,14 @@ export class SessionSupervisor {
   /** Who listens to each session's commands (control-plane sockets); keyed by id, so hibernation does not drop them. */
   private readonly commandListeners = new Map<string, Set<(command: AssistantCommand) => void>>();
   private held: number;
-  private sweepTimer: unknown;
-  private sweepDueAt: number | undefined;
+  private readonly sweepTimer: EarliestTimer;
   private lastSweepAt = Number.NEGATIVE_INFINITY;
-  private wakeTimer: unknown;
-  private wakeDueAt: number | undefined;
+  private readonly wakeTimer: EarliestTimer;
 
   constructor(private readonly options: SupervisorOptions) {
     this.held = options.store.count();
+    this.sweepTimer = new EarliestTimer(options.clock, () => this.sweep());
+    this.wakeTimer = new EarliestTimer(options.clock, () => this.wakeDue());
     // Deadlines already past at start fire now, once.
     this.scheduleWake(options.store.nextWakeAfter(Number.NEGATIVE_INFINITY));
   }
@@ -200,10 +201,8 @@ export class SessionSupervisor {
   /** Stop every session actor (shutdown); every session stays in the store. */
   stopAll(): void {
     for (const [sessionId, actor] of this.sessions) this.release(sessionId, actor);
-    const { clock } = this.options;
-    if (this.sweepTimer !== undefined) clock.clearTimeout(this.sweepTimer);
-    if (this.wakeTimer !== undefined) clock.clearTimeout(this.wakeTimer);
-    this.sweepTimer = this.sweepDueAt = this.wakeTimer = this.wakeDueAt = undefined;
+    this.sweepTimer.cancel();
+    this.wakeTimer.cancel();
     this.options.memoryBudget.clear();
   }
 
@@ -292,15 +291,8 @@ export class SessionSupervisor {
   private scheduleSweep(due: number): void {
     // At most one sweep a second: sessions go idle one after another, and each sweep walks the
     // busy ones at the front again. Hibernating a little late costs only memory for a moment.
-    const dueAt = Math.max(due, this.lastSweepAt + SWEEP_MIN_INTERVAL_MS);
-    if (this.options.hibernateAfterMs <= 0 || (this.sweepDueAt !== undefined && this.sweepDueAt <= dueAt)) return;
-    const { clock } = this.options;
-    if (this.sweepTimer !== undefined) clock.clearTimeout(this.sweepTimer);
-    this.sweepDueAt = dueAt;
-    this.sweepTimer = clock.setTimeout(() => {
-      this.sweepTimer = this.sweepDueAt = undefined;
-      this.sweep();
-    }, Math.max(0, dueAt - clock.now()));
+    if (this.options.hibernateAfterMs <= 0) return;
+    this.sweepTimer.schedule(Math.max(due, this.lastSweepAt + SWEEP_MIN_INTERVAL_MS));
   }
 
   /**
@@ -326,14 +318,7 @@ export class SessionSupervisor {
   }
 
   private scheduleWake(at: number | undefined): void {
-    if (at === undefined || (this.wakeDueAt !== undefined && this.wakeDueAt <= at)) return;
-    const { clock } = this.options;
-    if (this.wakeTimer !== undefined) clock.clearTimeout(this.wakeTimer);
-    this.wakeDueAt = at;
-    this.wakeTimer = clock.setTimeout(() => {
-      this.wakeTimer = this.wakeDueAt = undefined;
-      this.wakeDue();
-    }, Math.max(0, at - clock.now()));
+    if (at !== undefined) this.wakeTimer.schedule(at);
   }
 
   /**
