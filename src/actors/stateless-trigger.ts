@@ -10,7 +10,7 @@ export type StatelessTriggerRequest = Omit<TriggerEvaluateCommand, 'type' | 'at'
 /**
  * Decisions 4: an evaluation that names no session runs the policy alone, with no cooldown
  * and no suppression, and is still recorded. No session actor exists to emit the activity,
- * so the actor system records it on the activity actor itself.
+ * so the actor system appends it to the activity log itself.
  */
 export function evaluateWithoutSession(
   deps: { clock: AppClock; activity: ActivityLog; criticalSteps: string[] },

@@ -80,7 +80,7 @@ function askTimeoutFor(media: MediaProvider): number {
   return Math.max(ASK_TIMEOUT_MS, longestVoiceWaitMs + 5_000);
 }
 
-/** Bootstrap: one clock, one activity actor, one supervisor; the session machine gets its media actors and settings. */
+/** Bootstrap: one clock, the store (sessions and activity log), one supervisor; the session machine gets its media actors and settings. */
 export function createActorSystem(options: ActorSystemOptions): ActorSystem {
   const { activity } = options.store;
   const recordFlowGraph = createFlowGraphs(options.clock, activity);

@@ -20,7 +20,7 @@ export interface Trace {
   request_id: string;
 }
 
-/** What a session actor emits; the activity actor gives it an id and a timestamp string. */
+/** What a session actor emits; the activity log gives it an id and a timestamp string. */
 export interface ActivityDraft {
   kind: ActivityKind;
   at: number;

@@ -33,7 +33,7 @@ export type CloseReason = 'client_closed' | 'slow_consumer' | 'shutdown' | 'writ
 
 export interface HubStats {
   streams: number;
-  /** Whether the hub holds its subscription to the activity actor. */
+  /** Whether the hub holds its subscription to the activity log. */
   subscribed: boolean;
   heartbeatArmed: boolean;
   /** Bytes queued for all streams together: what slow readers cost in memory. */
@@ -57,7 +57,7 @@ const REPLAY_BATCH = 256;
 const HEARTBEAT = sseComment('heartbeat');
 
 /**
- * Owns every open activity stream. One subscription to the activity actor serves them all:
+ * Owns every open activity stream. One subscription to the activity log serves them all:
  * each item is serialized once and the same bytes are written to every stream that wants it,
  * so a thousand clients cost one JSON.stringify per item, and the actor's listener list does not
  * grow with the audience. The subscription and the one heartbeat timer exist only while a
@@ -184,7 +184,7 @@ export class ActivityStreamHub {
     try {
       result = stream.out.send(frame);
     } catch (error) {
-      // Never let one broken socket throw into the activity actor's emit loop.
+      // Never let one broken socket throw into the activity log's listener loop.
       stream.log.error({ err: error }, 'activity stream write failed');
       stream.out.cut();
       this.remove(stream, 'write_failed');
