@@ -1,4 +1,5 @@
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
+import { activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import { ActivityRing } from '../actors/activity-ring.js';
 import type { ActivityLog, ActivityQuery, SessionStore, Store, StoreHealth, StoredSession, SummaryQuery, SummaryRow, SummarySelection } from './ports.js';
@@ -116,9 +117,8 @@ export class MemoryActivityLog implements ActivityLog {
   }
 
   append(draft: ActivityDraft): ActivityItem {
-    const { at, ...rest } = draft;
     this.lastId += 1;
-    const item: ActivityItem = { id: String(this.lastId), timestamp: isoTime(at), ...rest };
+    const item = activityItem(String(this.lastId), isoTime(draft.at), draft);
     this.ring.push(item);
     for (const listener of this.listeners) listener(item);
     return item;
