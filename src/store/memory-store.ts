@@ -18,6 +18,7 @@ const HEALTH: StoreHealth = { kind: 'memory', status: 'ok' };
  * its stored form each time was a copy of the whole context per event (BENCHMARKS.md).
  */
 export class MemorySessionStore implements SessionStore {
+  readonly committedOnWrite = true;
   private readonly sessions = new Map<string, StoredSession>();
   /** Saves not yet read, in the order made; every one is later than any save in `sessions`. */
   private readonly queued = new Map<string, () => StoredSession>();
@@ -107,6 +108,7 @@ export class MemorySessionStore implements SessionStore {
  * id from before a restart is told it missed items and gets everything held.
  */
 export class MemoryActivityLog implements ActivityLog {
+  readonly committedOnWrite = true;
   private readonly ring: ActivityRing;
   private readonly listeners = new Set<(item: ActivityItem) => void>();
   private lastId: number;
