@@ -10,21 +10,14 @@
  */
 import type { SdkEvent } from '../src/domain/sdk-event.js';
 import type { IngestResult } from '../src/machines/session.events.js';
-import { openStore } from '../src/store/open-store.js';
 
 // The built service (`npm run bench` builds it first), loaded at run time so this file runs on
 // plain node (type stripping) without a loader: under callgrind a loader costs minutes.
 const built = (path: string) => new URL(`../dist/src/${path}`, import.meta.url).href;
-const { SimulatedClock } = await import('xstate');
-const { createActorSystem } = (await import(built('actors/system.js'))) as typeof import('../src/actors/system.js');
-const { loadConfig } = (await import(built('config.js'))) as typeof import('../src/config.js');
-const { resolveFeatureFlags } = (await import(built('domain/feature-flags.js'))) as typeof import('../src/domain/feature-flags.js');
 const { redactForIngest } = (await import(built('domain/event-redaction.js'))) as typeof import('../src/domain/event-redaction.js');
 const { EventInSchema } = (await import(built('domain/sdk-event.js'))) as typeof import('../src/domain/sdk-event.js');
-const { createMediaProvider } = (await import(built('integrations/media.js'))) as typeof import('../src/integrations/media.js');
-const { loadKnowledgeBase } = (await import(built('integrations/knowledge-base.js'))) as typeof import('../src/integrations/knowledge-base.js');
-const { createLogger } = (await import(built('logger.js'))) as typeof import('../src/logger.js');
 const { benchSessionId, eventBody } = (await import(new URL('./lib/event-body.ts', import.meta.url).href)) as typeof import('./lib/event-body.js');
+const { inProcessSystem } = (await import(new URL('./lib/in-process-system.ts', import.meta.url).href)) as typeof import('./lib/in-process-system.js');
 
 const [mode = 'clean', countArgument = '10000'] = process.argv.slice(2);
 const count = Number(countArgument);
@@ -43,25 +36,7 @@ const dirty = EventInSchema.parse({
 });
 
 async function ingestLoop(): Promise<number> {
-  const config = loadConfig({ LOG_LEVEL: 'warn', STORE: 'memory' });
-  const clock = new SimulatedClock();
-  const media = createMediaProvider(config);
-  const system = createActorSystem({
-    clock,
-    logger: createLogger('warn'),
-    featureFlags: resolveFeatureFlags(media.ready, {}),
-    sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
-    sessionHibernateSeconds: 0,
-    maxSessions: config.maxSessions,
-    store: openStore(config, clock),
-    sessionMaxBytes: config.sessionMaxBytes,
-    memoryBudgetMb: config.memoryBudgetMb,
-    media,
-    mediaRoomPrefix: config.mediaRoomPrefix,
-    reengagementInactivitySeconds: config.reengagementInactivitySeconds,
-    agentContext: { knowledgeBase: loadKnowledgeBase(undefined), refreshPolicy: config.voiceContextRefresh },
-    criticalSteps: config.criticalSteps,
-  });
+  const system = await inProcessSystem();
   const bodies = Array.from({ length: 1000 }, (_, n) => eventBody(benchSessionId(n)));
   const started = process.hrtime.bigint();
   for (let i = 0; i < count; i += 1) {

@@ -13,12 +13,13 @@ import { redactionSuite } from './suites/redaction.js';
 import { restartSuite } from './suites/restart.js';
 import { sessionScaleSuite } from './suites/session-scale.js';
 import { soakSuite } from './suites/soak.js';
+import { stepSuite } from './suites/step.js';
 
 const quick = process.argv.includes('--quick');
 /** `--callgrind` adds instruction counts to the redaction suite (valgrind; minutes). */
 const callgrind = process.argv.includes('--callgrind');
 /**
- * `--only=ingestion,redaction,scale,scale-sqlite,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
+ * `--only=step,ingestion,redaction,scale,scale-sqlite,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
  * `--only=soak` (15 minutes; never part of a full run) looks for leaks under a steady load.
  */
 const onlyArgument = process.argv.find((arg) => arg.startsWith('--only='));
@@ -48,6 +49,12 @@ async function main(): Promise<void> {
   };
 
   say(`Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${quick ? 'quick mode' : 'full mode'}.`);
+
+  if (runs('step')) {
+    suiteStarted = Date.now();
+    const step = await stepSuite({ sessions: quick ? [1, 1_000] : [1, 1_000, 100_000], count: quick ? 20_000 : 50_000, rounds: quick ? 1 : 3 });
+    say(`### Ingest step: \`supervisor.ask\` of \`session.ingest\` in process, no HTTP (${quick ? 1 : 3} interleaved rounds, median)\n\n${step.markdown}\n\nTargets: under 50 µs and 4 KB allocated per event. ${step.guard}${took()}`);
+  }
 
   if (runs('ingestion')) {
     suiteStarted = Date.now();

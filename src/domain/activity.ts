@@ -41,3 +41,17 @@ export interface ActivityItem {
   payload: Record<string, unknown>;
   trace: Trace;
 }
+
+/**
+ * The item a draft becomes, its fields named rather than copied by rest and spread (a generic,
+ * allocating copy per item; BENCHMARKS.md), in the order the list and the stream show them.
+ */
+export const activityItem = (id: string, timestamp: string, draft: ActivityDraft): ActivityItem => ({
+  id,
+  timestamp,
+  kind: draft.kind,
+  session_id: draft.session_id,
+  user_id: draft.user_id,
+  trace: draft.trace,
+  payload: draft.payload,
+});

@@ -172,18 +172,38 @@ function registerSchema(
 
 /** Spec 4.1 rules 1-6 as a pure function of the record, the event and the time. */
 export function applyEvent<R extends SessionRecord>(record: R, incoming: RedactedEvent, options: IngestOptions): IngestOutcome<R> {
+  const { patch, ...outcome } = eventPatch(record, incoming, options);
+  return { ...outcome, record: { ...record, ...patch } };
+}
+
+/** The fields an event sets; the rest of the record stays as it was. */
+export type EventPatch = Pick<
+  SessionRecord,
+  'latest_event' | 'updated_at' | 'user_id' | 'client_id' | 'screen' | 'screen_id' | 'component_hints' | 'schemas' | 'last_validation_failure' | 'held_bytes'
+> &
+  Partial<Pick<SessionRecord, 'last_user_activity_at'>>;
+
+/**
+ * What `applyEvent` does, as the fields it changes rather than a copy of the whole record: the
+ * session actor assigns this, so an event copies the context once (in the assign) rather than four
+ * times (BENCHMARKS.md). The patch is a fresh object the caller may add to.
+ */
+export function eventPatch(record: SessionRecord, incoming: RedactedEvent, options: IngestOptions): Omit<IngestOutcome, 'record'> & { patch: EventPatch } {
   const { at } = options;
   const redacted = withSchemaMatch(record, incoming, options.matchHint);
   const stored: SdkEvent = present(redacted.timestamp) ? redacted : { ...redacted, timestamp: Math.floor(at / 1000) };
   const screen = stored.screen ?? stored.screen_id;
-  const next: R = {
-    ...record,
+  const next: EventPatch = {
     latest_event: stored,
     updated_at: at,
     user_id: stored.user_id ?? record.user_id,
     client_id: stored.client_id ?? record.client_id,
     screen: screen ?? record.screen,
     screen_id: stored.screen_id ?? (present(stored.screen) ? stored.screen : record.screen_id),
+    component_hints: record.component_hints,
+    schemas: record.schemas,
+    last_validation_failure: record.last_validation_failure,
+    held_bytes: record.held_bytes,
   };
   if (!AGENT_EVENT_TYPES.has(stored.event)) next.last_user_activity_at = at;
 
@@ -234,10 +254,10 @@ export function applyEvent<R extends SessionRecord>(record: R, incoming: Redacte
   }
 
   const warnings = KNOWN_EVENT_TYPES.has(stored.event) ? [] : ['unknown_event_type'];
-  const budgeted = withinBudget(next, options.maxBytes);
+  const budgeted = withinBudget(next, options.maxBytes, true);
   if (budgeted.trimmed) warnings.push('session_budget_exceeded');
   if (schemaPush && !own(budgeted.record.schemas, screenKey(schemaPush.screen_id))) schemaPush = undefined;
-  return { record: budgeted.record, stored, schemaPush, warnings };
+  return { patch: budgeted.record, stored, schemaPush, warnings };
 }
 
 /** Fields of an event the service knows (the schema's and what redaction adds); the rest are kept verbatim, budget allowing. */
@@ -270,7 +290,12 @@ function latestWith(event: Record<string, unknown>, keep: (field: string) => boo
  * A trimmed `latest_event` carries `_trimmed: true`. Its known scalar fields and the last validation
  * failure are always kept: they are bounded by the event schema (a few KiB).
  */
-export function withinBudget<R extends SessionRecord>(record: R, maxBytes: number): { record: R; trimmed: boolean } {
+export function withinBudget<R extends Pick<SessionRecord, 'latest_event' | 'component_hints' | 'schemas' | 'last_validation_failure' | 'held_bytes'>>(
+  record: R,
+  maxBytes: number,
+  /** The caller's own fresh object: when nothing gives way, its `held_bytes` is set in place. */
+  owned = false,
+): { record: R; trimmed: boolean } {
   let latest = record.latest_event;
   let hints = record.component_hints;
   let schemas = record.schemas;
@@ -279,7 +304,11 @@ export function withinBudget<R extends SessionRecord>(record: R, maxBytes: numbe
   let schemaBytes = Object.values(schemas).reduce((total, schema) => total + schema.bytes, 0);
   const fixedBytes = failureBytes(record.last_validation_failure);
   const held = () => latestBytes + hintBytes + schemaBytes + fixedBytes;
-  if (held() <= maxBytes) return { record: { ...record, held_bytes: held() }, trimmed: false };
+  if (held() <= maxBytes) {
+    if (!owned) return { record: { ...record, held_bytes: held() }, trimmed: false };
+    record.held_bytes = held();
+    return { record, trimmed: false };
+  }
 
   if (latest) {
     latest = latestWith(latest, (field) => KNOWN_EVENT_FIELDS.has(field));

@@ -26,4 +26,14 @@ export const systemClock: AppClock = {
 export const MAX_TIMER_SECONDS = Math.floor(2_147_483_647 / 1000);
 
 export const unixSeconds = (ms: number): number => Math.floor(ms / 1000);
-export const isoTime = (ms: number): string => new Date(ms).toISOString();
+
+let lastMs = Number.NaN;
+let lastIso = '';
+/** ISO 8601 of an epoch time. Items recorded in the same millisecond (common under load) share one string. */
+export function isoTime(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+}

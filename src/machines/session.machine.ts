@@ -16,7 +16,7 @@ import { evaluateReengagement } from '../domain/reengagement.js';
 import { mergeSdkConfig } from '../domain/sdk-config.js';
 import { AGENT_EVENT_TYPES } from '../domain/sdk-event.js';
 import type { SessionRecord } from '../domain/session-record.js';
-import { applyEvent, eventActivityPayload, newSessionRecord } from '../domain/session-record.js';
+import { eventActivityPayload, eventPatch, newSessionRecord } from '../domain/session-record.js';
 import type { TriggerDecision } from '../domain/trigger-policy.js';
 import { evaluateTriggerPolicy, triggerActivityPayload } from '../domain/trigger-policy.js';
 import type { TriggerMemory } from '../domain/trigger-suppression.js';
@@ -380,17 +380,20 @@ export const sessionMachine = setup({
     // commonest command by far (BENCHMARKS.md has the measurement).
     ingest: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'session.ingest') return;
-      const outcome = applyEvent(context, event.event, { at: event.at, schemaRegistry: context.settings.schemaRegistry, matchHint: event.matchHint, maxBytes: context.settings.sessionMaxBytes });
+      const outcome = eventPatch(context, event.event, { at: event.at, schemaRegistry: context.settings.schemaRegistry, matchHint: event.matchHint, maxBytes: context.settings.sessionMaxBytes });
       const userActivity = !AGENT_EVENT_TYPES.has(outcome.stored.event);
       // The user coming back cancels a registered drop-off.
       const returned = userActivity && context.dropoff !== null;
+      // One copy of the context with the event's fields; a patch of only those fields measured
+      // worse: XState's assign merges it into its own copy on a slow path (BENCHMARKS.md).
       enqueue.assign({
-        ...outcome.record,
+        ...context,
+        ...outcome.patch,
         last_touched_at: event.at,
-        errors: afterEvent(context.errors, outcome.stored, outcome.record.screen, event.at),
+        errors: afterEvent(context.errors, outcome.stored, outcome.patch.screen, event.at),
         ...(returned ? { dropoff: null } : {}),
       });
-      const base = { at: event.at, session_id: context.session_id, user_id: outcome.record.user_id, trace: event.trace };
+      const base = { at: event.at, session_id: context.session_id, user_id: outcome.patch.user_id, trace: event.trace };
       enqueue.emit({ type: 'activity', draft: { ...base, kind: 'event', payload: eventActivityPayload(outcome.stored, outcome.warnings) } });
       if (returned) enqueue.emit({ type: 'activity', draft: { ...base, kind: 'dropoff_cancelled', payload: { by: 'user_returned' } } });
       if (outcome.schemaPush) {

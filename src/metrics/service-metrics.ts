@@ -111,3 +111,20 @@ export async function renderMetrics(metrics: ServiceMetrics): Promise<{ contentT
   const [defaults, own] = await Promise.all([processRegistry().metrics(), metrics.registry.metrics()]);
   return { contentType: metrics.registry.contentType, body: `${defaults}\n${own}` };
 }
+
+/** One label object per command type (a fixed set), so timing a step builds none. */
+const stepLabels = new Map<string, { command: string }>();
+
+/** The start mark of one actor step (the supervisor's synchronous `send`), for `observeStep`. */
+export const stepStarted = (): number => performance.now();
+
+/**
+ * Records one actor step in `kyc_actor_step_duration_seconds`. It runs on every command, so it
+ * avoids prom-client's `startTimer` (two `hrtime` arrays, two closures and a merged label object
+ * per call; BENCHMARKS.md has what that cost).
+ */
+export function observeStep(metrics: ServiceMetrics, command: string, startedMs: number): void {
+  let labels = stepLabels.get(command);
+  if (!labels) stepLabels.set(command, (labels = { command }));
+  metrics.actorStepDuration.observe(labels, (performance.now() - startedMs) / 1000);
+}

@@ -1,4 +1,5 @@
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
+import { activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import { ActivityRing } from '../actors/activity-ring.js';
 import type { ActivityLog, ActivityQuery, SessionStore, Store, StoreHealth, StoredSession, SummaryQuery, SummaryRow, SummarySelection } from './ports.js';
@@ -11,41 +12,51 @@ const HEALTH: StoreHealth = { kind: 'memory', status: 'ok' };
 /**
  * STORE=memory: nothing survives the process. Sessions held here are the ones not running as
  * actors (hibernated); the Map's order is the order of their last save, least recent first.
+ *
+ * A save is queued as its `snapshot` function and made a stored session only when something
+ * reads the store: a running session is saved on every event and read almost never, and building
+ * its stored form each time was a copy of the whole context per event (BENCHMARKS.md).
  */
 export class MemorySessionStore implements SessionStore {
+  readonly committedOnWrite = true;
   private readonly sessions = new Map<string, StoredSession>();
+  /** Saves not yet read, in the order made; every one is later than any save in `sessions`. */
+  private readonly queued = new Map<string, () => StoredSession>();
   private readonly wake = new WakeIndex((id) => this.sessions.get(id)?.wake_at);
 
   load(sessionId: string): StoredSession | undefined {
+    if (this.queued.has(sessionId)) this.settle();
     return this.sessions.get(sessionId);
   }
 
   save(sessionId: string, snapshot: () => StoredSession): void {
-    const stored = snapshot();
-    const before = this.sessions.get(sessionId);
-    this.sessions.delete(sessionId);
-    this.sessions.set(sessionId, stored);
-    if (stored.wake_at !== null && stored.wake_at !== before?.wake_at) this.wake.push(sessionId, stored.wake_at, this.sessions.size);
+    this.queued.delete(sessionId);
+    this.queued.set(sessionId, snapshot);
   }
 
   remove(sessionId: string): void {
+    this.queued.delete(sessionId);
     this.sessions.delete(sessionId);
   }
 
   count(): number {
+    this.settle();
     return this.sessions.size;
   }
 
   dueBy(at: number, limit: number, skip: (sessionId: string) => boolean = () => false): string[] {
+    this.settle();
     return this.wake.takeDue(at, limit, skip);
   }
 
   nextWakeAfter(at: number): number | undefined {
+    this.settle();
     const earliest = this.wake.earliest();
     return earliest === undefined ? undefined : Math.max(earliest, at);
   }
 
   leastRecent(limit: number): string[] {
+    this.settle();
     const ids: string[] = [];
     for (const [id] of this.sessions) {
       if (ids.length >= limit) break;
@@ -55,10 +66,24 @@ export class MemorySessionStore implements SessionStore {
   }
 
   selectSummaries(query: SummaryQuery): SummarySelection {
+    this.settle();
     const rows = (function* (sessions: Iterable<StoredSession>): Generator<SummaryRow> {
       for (const stored of sessions) yield { session_id: stored.session_id, ...stored.summary };
     })(this.sessions.values());
     return selectSummaries(rows, query);
+  }
+
+  /** Every queued save made a stored session, in the order saved. */
+  private settle(): void {
+    if (this.queued.size === 0) return;
+    for (const [sessionId, snapshot] of this.queued) {
+      const stored = snapshot();
+      const before = this.sessions.get(sessionId);
+      this.sessions.delete(sessionId);
+      this.sessions.set(sessionId, stored);
+      if (stored.wake_at !== null && stored.wake_at !== before?.wake_at) this.wake.push(sessionId, stored.wake_at, this.sessions.size);
+    }
+    this.queued.clear();
   }
 
   commit(): Promise<void> {
@@ -70,6 +95,7 @@ export class MemorySessionStore implements SessionStore {
   }
 
   close(): void {
+    this.queued.clear();
     this.sessions.clear();
   }
 }
@@ -82,6 +108,7 @@ export class MemorySessionStore implements SessionStore {
  * id from before a restart is told it missed items and gets everything held.
  */
 export class MemoryActivityLog implements ActivityLog {
+  readonly committedOnWrite = true;
   private readonly ring: ActivityRing;
   private readonly listeners = new Set<(item: ActivityItem) => void>();
   private lastId: number;
@@ -92,9 +119,8 @@ export class MemoryActivityLog implements ActivityLog {
   }
 
   append(draft: ActivityDraft): ActivityItem {
-    const { at, ...rest } = draft;
     this.lastId += 1;
-    const item: ActivityItem = { id: String(this.lastId), timestamp: isoTime(at), ...rest };
+    const item = activityItem(String(this.lastId), isoTime(draft.at), draft);
     this.ring.push(item);
     for (const listener of this.listeners) listener(item);
     return item;

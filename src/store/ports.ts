@@ -12,6 +12,8 @@ export interface Durable {
   health(): StoreHealth;
   /** Writes what is queued and releases the store (shutdown). */
   close(): void;
+  /** Set by a store that keeps each write as it is made (STORE=memory): `commit()` never has anything to wait for. */
+  readonly committedOnWrite?: boolean;
 }
 
 export interface StoreHealth {

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { StatementSync } from 'node:sqlite';
 import { DatabaseSync } from 'node:sqlite';
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
+import { activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import { migrate } from './migrations.js';
 import type { ActivityLog, ActivityQuery, SummaryQuery, SummaryRow, SummarySelection, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
@@ -155,9 +156,8 @@ export class SqliteStore implements SessionStore, ActivityLog {
   // ActivityLog
 
   append(draft: ActivityDraft): ActivityItem {
-    const { at, ...rest } = draft;
     this.lastId += 1;
-    const item: ActivityItem = { id: String(this.lastId), timestamp: isoTime(at), ...rest };
+    const item = activityItem(String(this.lastId), isoTime(draft.at), draft);
     this.items.push(item);
     this.schedule();
     return item;

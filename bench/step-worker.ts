@@ -1,0 +1,67 @@
+/**
+ * `node --expose-gc bench/step-worker.ts <sessions> <count> [memory|sqlite]`: the session actor's
+ * ingest step alone, in this process, no HTTP: `supervisor.ask` of `session.ingest` for `count`
+ * events spread round-robin over `sessions` sessions (each created by one event beforehand, then
+ * the JIT warmed on as many events as are measured). Prints `{ns_per_event, bytes_per_event}`.
+ *
+ * Bytes allocated are read from V8's GC profiler: what the used heap grew by between
+ * collections, summed over the run. Unlike time, this hardly moves with the load on the machine,
+ * so it serves as the step's regression count (bench/suites/step.ts).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import v8 from 'node:v8';
+import type { RedactedEvent } from '../src/domain/event-redaction.js';
+import type { IngestResult } from '../src/machines/session.events.js';
+
+const built = (path: string) => new URL(`../dist/src/${path}`, import.meta.url).href;
+const { redactForIngest } = (await import(built('domain/event-redaction.js'))) as typeof import('../src/domain/event-redaction.js');
+const { EventInSchema } = (await import(built('domain/sdk-event.js'))) as typeof import('../src/domain/sdk-event.js');
+const { benchSessionId, eventBody } = (await import(new URL('./lib/event-body.ts', import.meta.url).href)) as typeof import('./lib/event-body.js');
+const { inProcessSystem } = (await import(new URL('./lib/in-process-system.ts', import.meta.url).href)) as typeof import('./lib/in-process-system.js');
+
+const [sessionsArgument = '1000', countArgument = '20000', store = 'memory'] = process.argv.slice(2);
+const sessions = Number(sessionsArgument);
+const count = Number(countArgument);
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('run with --expose-gc');
+
+const dataDir = store === 'sqlite' ? mkdtempSync(join(tmpdir(), 'step-bench-')) : undefined;
+const system = await inProcessSystem(store === 'sqlite' ? 'sqlite' : 'memory', dataDir);
+const { event: template, matchHint } = redactForIngest(EventInSchema.parse(JSON.parse(eventBody(benchSessionId(0)))));
+const ids = Array.from({ length: sessions }, (_, n) => benchSessionId(n));
+const trace = { trace_id: 't', request_id: 'r' };
+
+/** Each event a fresh object, as each request's is; the copy of the event is part of the figure. */
+async function ingest(from: number, to: number): Promise<void> {
+  for (let i = from; i < to; i += 1) {
+    const event: RedactedEvent = { ...template, session_id: ids[i % sessions]! };
+    const result = await system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({ type: 'session.ingest', event, matchHint, at, trace, reply }));
+    if (!result.ok) throw new Error(`ingest failed: ${result.reason}`);
+  }
+}
+
+await ingest(0, sessions);
+await ingest(0, Math.max(count, 5_000));
+
+gc();
+const profiler = new v8.GCProfiler();
+profiler.start();
+const usedBefore = v8.getHeapStatistics().used_heap_size;
+const started = process.hrtime.bigint();
+await ingest(0, count);
+const elapsed = Number(process.hrtime.bigint() - started);
+const usedAfter = v8.getHeapStatistics().used_heap_size;
+const { statistics } = profiler.stop();
+let allocated = 0;
+let used = usedBefore;
+for (const collection of statistics) {
+  allocated += collection.beforeGC.heapStatistics.usedHeapSize - used;
+  used = collection.afterGC.heapStatistics.usedHeapSize;
+}
+allocated += usedAfter - used;
+
+system.stop();
+if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+process.stdout.write(`${JSON.stringify({ sessions, count, store, ns_per_event: elapsed / count, bytes_per_event: allocated / count, collections: statistics.length })}\n`);
