@@ -1,0 +1,100 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createHttpServer, request } from 'node:http';
+import type { Server, Socket } from 'node:net';
+import { connect, createServer as createTcpServer } from 'node:net';
+
+export interface Proxy {
+  port: number;
+  close(): Promise<void>;
+}
+
+const listen = (server: Server, port: number) =>
+  new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : port);
+    });
+  });
+
+/** Open connections would keep `close` waiting: a stopping proxy cuts them. */
+const closeAll = (server: Server, sockets: Set<Socket>) =>
+  new Promise<void>((resolve) => {
+    for (const socket of sockets) socket.destroy();
+    server.close(() => resolve());
+  });
+
+const refused = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ECONNREFUSED';
+
+/**
+ * A local stand-in for a load balancer: each HTTP request goes to the next service process in
+ * turn, with no affinity. A process that refuses the connection (down) is skipped; a request
+ * already handed to a process that then dies is not retried (it may have been acted on), so the
+ * client sees the failure and retries, as behind any real balancer.
+ */
+export async function httpRoundRobin(backends: number[], port = 0): Promise<Proxy> {
+  let next = 0;
+  const sockets = new Set<Socket>();
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, tried: number) => {
+    const backend = backends[next++ % backends.length]!;
+    const upstream = request({ host: '127.0.0.1', port: backend, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+      res.on('close', () => answer.destroy());
+    });
+    upstream.on('error', (error) => {
+      if (refused(error) && tried + 1 < backends.length) return forward(req, res, body, tried + 1);
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'no service process answered' }));
+      else res.destroy();
+    });
+    upstream.end(body);
+  };
+  const server = createHttpServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => forward(req, res, Buffer.concat(chunks), 0));
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  const bound = await listen(server, port);
+  return { port: bound, close: () => closeAll(server, sockets) };
+}
+
+/**
+ * The same in front of the service processes' Restate endpoints, at the connection level (the
+ * Restate server speaks HTTP/2 to them): each new connection goes to the next endpoint that
+ * accepts it. When one dies, its connections drop and Restate's retries reconnect to another.
+ */
+export async function tcpRoundRobin(backends: number[], port = 0): Promise<Proxy> {
+  let next = 0;
+  const sockets = new Set<Socket>();
+  const track = (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  };
+  const server = createTcpServer((client) => {
+    track(client);
+    client.pause();
+    const attempt = (tried: number) => {
+      const backend = backends[next++ % backends.length]!;
+      const upstream = connect(backend, '127.0.0.1');
+      track(upstream);
+      upstream.once('error', (error) => {
+        if (refused(error) && tried + 1 < backends.length) return attempt(tried + 1);
+        client.destroy();
+      });
+      upstream.once('connect', () => {
+        upstream.removeAllListeners('error');
+        upstream.on('error', () => client.destroy());
+        client.on('error', () => upstream.destroy());
+        client.pipe(upstream).pipe(client);
+        client.resume();
+      });
+    };
+    attempt(0);
+  });
+  const bound = await listen(server, port);
+  return { port: bound, close: () => closeAll(server, sockets) };
+}
