@@ -98,6 +98,12 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     expect((await activityOf('order', 'event', processUrl(1))).map((item) => item.id)).toEqual(items.map((item) => item.id));
   });
 
+  it('/health shows Restate and Redis reachable', async () => {
+    const health = await get('/health');
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ status: 'ok', store: { kind: 'redis', status: 'ok' }, cluster: { restate: { ingress: 'ok', admin: 'ok' }, redis: 'ok' } });
+  });
+
   it('lists sessions from Restate state, whichever process answers', async () => {
     await post('/v1/events', { session_id: 'listed', user_id: 'u2', event: 'screen_view', screen: 'pan_details' });
     for (const base of [processUrl(0), processUrl(1)]) {
@@ -213,5 +219,12 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     }
     // Most of the load was served: the survivor took over.
     expect(total).toBeGreaterThan(sessions.length * 20);
+  });
+
+  it('/health answers 503 naming Restate once it is unreachable', async () => {
+    await cluster.restate.stop();
+    const health = await get('/health', processUrl(0));
+    expect(health.status).toBe(503);
+    expect(health.body).toMatchObject({ status: 'cluster_unreachable', cluster: { restate: { ingress: 'unreachable', admin: 'unreachable' }, redis: 'ok' } });
   });
 });

@@ -9,6 +9,7 @@ import type { MediaProvider } from '../integrations/media.js';
 import type { SessionMachine, SessionSettings } from '../machines/session.machine.js';
 import { MAX_WAITING_VOICE_COMMANDS, MEDIA_CALLS_PER_START, sessionMachine } from '../machines/session.machine.js';
 import type { ActivityLog, Store, StoreHealth } from '../store/ports.js';
+import type { ClusterHealth } from '../http/routes/health.js';
 import type { StatelessTriggerRequest } from './stateless-trigger.js';
 import { evaluateWithoutSession } from './stateless-trigger.js';
 import type { FlowGraphSighting } from './flow-graphs.js';
@@ -67,6 +68,8 @@ export interface ActorSystem<Host extends SessionHost = SessionSupervisor> {
   evaluateTriggerWithoutSession(request: StatelessTriggerRequest): Promise<TriggerDecision | undefined>;
   /** How the store is doing, for /health. */
   storeHealth(): StoreHealth;
+  /** SESSION_HOST=restate: whether Restate and Redis answer, for /health. */
+  clusterHealth?: (() => Promise<ClusterHealth>) | undefined;
   /** Stops every session actor, writes what is queued and closes the store. */
   stop(): void;
 }

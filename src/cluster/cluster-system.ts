@@ -41,6 +41,9 @@ export async function startClusterSystem(options: ActorSystemOptions, host: Extr
       askTimeoutMs: parts.askTimeoutMs,
     });
   });
+  system.clusterHealth = () => system.supervisor.health();
+  // Sessions are not kept here: what this process keeps is the activity log.
+  system.storeHealth = () => options.store.activity.health();
   const endpoint = await serveSessionEndpoint(object!, host.endpointHost, host.endpointPort, options.logger);
   return { system, endpoint };
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { ClusterHealth } from '../http/routes/health.js';
 import { CommandListeners } from '../actors/command-listeners.js';
 import type { SessionHost, SessionView } from '../actors/session-host.js';
 import type { SessionListQuery, SessionPage } from '../actors/session-listing.js';
@@ -104,18 +105,18 @@ export class RemoteSessionHost implements SessionHost {
 
   stopAll(): void {}
 
-  /** Whether the ingress and admin API answer (/health). */
-  async reachable(): Promise<{ ingress: boolean; admin: boolean }> {
+  /** Whether the ingress and admin API answer and the activity log takes writes (/health). */
+  async health(): Promise<ClusterHealth> {
     const answers = async (url: string) => {
       try {
         await fetch(url, { signal: AbortSignal.timeout(2000) });
-        return true;
+        return 'ok' as const;
       } catch {
-        return false;
+        return 'unreachable' as const;
       }
     };
     const [ingress, admin] = await Promise.all([answers(this.options.ingressUrl), answers(new URL('health', this.options.adminUrl).href)]);
-    return { ingress, admin };
+    return { restate: { ingress, admin }, redis: this.options.activity.health().status };
   }
 
   private publish(sessionId: string, command: AssistantCommand): void {

@@ -89,6 +89,7 @@ export function createApp(deps: AppDeps): App {
     healthHandler({
       isShuttingDown: () => shuttingDown,
       store: deps.system.storeHealth,
+      cluster: deps.system.clusterHealth,
       memory: () => deps.system.memoryBudget.use(),
       connections: () => connections.snapshot(),
     }),
