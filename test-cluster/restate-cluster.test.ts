@@ -13,6 +13,7 @@ import { SseTestClient } from '../test/support/sse-client.js';
 /** Short timers by configuration: Restate's clock is the real one. */
 const COOLDOWN_SECONDS = 2;
 const REENGAGEMENT_SECONDS = 3;
+const IDLE_TTL_SECONDS = 8;
 /** A delayed call runs at or after its time; on a shared 2-core machine allow this much lateness. */
 const LATE_MS = 4000;
 
@@ -30,7 +31,7 @@ beforeAll(async () => {
     redisUrl: redis.url,
     processes: 2,
     logFile: join(dir, 'cluster.log'),
-    env: { ...liveKit.env(), SDK_CONFIG_FILE: sdkConfig, REENGAGEMENT_INACTIVITY_SECONDS: String(REENGAGEMENT_SECONDS) },
+    env: { ...liveKit.env(), SDK_CONFIG_FILE: sdkConfig, REENGAGEMENT_INACTIVITY_SECONDS: String(REENGAGEMENT_SECONDS), SESSION_IDLE_TTL_SECONDS: String(IDLE_TTL_SECONDS) },
   });
 }, 180_000);
 
@@ -158,6 +159,19 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     // Once: no second item after another period.
     await new Promise((resolve) => setTimeout(resolve, REENGAGEMENT_SECONDS * 1000 + 1000));
     expect((await activityOf('away', 'reengagement')).filter((item) => item.payload.source === 'timer')).toHaveLength(1);
+  });
+
+  it('a session idle for SESSION_IDLE_TTL_SECONDS is ended by its wake: its state is gone', async () => {
+    await post('/v1/events', { session_id: 'idle', event: 'screen_view', screen: 'welcome' });
+    expect((await get('/api/sessions/idle')).status).toBe(200);
+    const gone = await eventually(
+      () => storedState('idle'),
+      (state) => state === undefined,
+      IDLE_TTL_SECONDS * 1000 + LATE_MS + 5000,
+    );
+    expect(gone).toBeUndefined();
+    expect((await get('/api/sessions/idle')).status).toBe(404);
+    expect((await get('/api/sessions?q=idle')).body.total).toBe(0);
   });
 
   it('never dispatches two agents when starts for one session arrive concurrently on both processes', async () => {

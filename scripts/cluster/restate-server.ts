@@ -12,10 +12,14 @@ export function restateCacheDir(): string {
   return join(base, 'kyc-voice-assistant', `restate-server-${RESTATE_SERVER_VERSION}`);
 }
 
-/** The server binary, installed from the npm registry the first time (about 216 MB, a minute or two). */
+/**
+ * The server binary, installed from the npm registry the first time (about 216 MB, a minute or
+ * two). The platform package's binary itself, not npm's launcher, so its PID is the server's.
+ */
 export function ensureRestateServer(log: (line: string) => void = () => {}): string {
   const dir = restateCacheDir();
-  const bin = join(dir, 'node_modules', '.bin', 'restate-server');
+  const platformBin = join(dir, 'node_modules', '@restatedev', `restate-server-${process.platform}-${process.arch}`, 'bin', 'restate-server');
+  const bin = existsSync(platformBin) ? platformBin : join(dir, 'node_modules', '.bin', 'restate-server');
   if (existsSync(bin)) return bin;
   mkdirSync(dir, { recursive: true });
   log(`installing @restatedev/restate-server@${RESTATE_SERVER_VERSION} into ${dir} (about 216 MB, once)`);
@@ -23,8 +27,9 @@ export function ensureRestateServer(log: (line: string) => void = () => {}): str
   const result = spawnSync(npm, ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `@restatedev/restate-server@${RESTATE_SERVER_VERSION}`], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  if (result.status !== 0 || !existsSync(bin)) throw new Error(`could not install @restatedev/restate-server@${RESTATE_SERVER_VERSION} into ${dir}`);
-  return bin;
+  if (result.status !== 0) throw new Error(`could not install @restatedev/restate-server@${RESTATE_SERVER_VERSION} into ${dir}`);
+  for (const installed of [platformBin, bin]) if (existsSync(installed)) return installed;
+  throw new Error(`@restatedev/restate-server@${RESTATE_SERVER_VERSION} installed into ${dir} has no binary for ${process.platform}-${process.arch}`);
 }
 
 export interface RestatePorts {

@@ -5,7 +5,7 @@ import type { MediaObservers } from '../actors/media-actors.js';
 import { mediaActors } from '../actors/media-actors.js';
 import type { FlowProgress } from '../actors/session-listing.js';
 import { flowProgressOf } from '../actors/session-listing.js';
-import { storedView } from '../actors/stored-session.js';
+import { isQuiescent, storedView } from '../actors/stored-session.js';
 import type { Routing } from '../actors/supervisor.js';
 import type { AgentContextSources } from '../domain/agent-context.js';
 import type { MediaProvider } from '../integrations/media.js';
@@ -105,9 +105,14 @@ export function sessionObject(deps: SessionObjectDeps) {
         if (!isWireCommand(request?.command) || (request.routing !== 'create' && request.routing !== 'existing')) {
           throw new restate.TerminalError('not a session command', { errorCode: 400 });
         }
-        const stored = (await ctx.get<StoredSession>(STATE.session)) ?? undefined;
-        if (!stored && request.routing === 'existing') return { ok: false, reason: 'not_found' };
         const at = await ctx.date.now();
+        let stored = (await ctx.get<StoredSession>(STATE.session)) ?? undefined;
+        if (stored && idledOut(stored, deps.settings, at)) {
+          // Its idle eviction was due before this command (a wake not yet run): gone, as in one process.
+          ctx.clearAll();
+          stored = undefined;
+        }
+        if (!stored && request.routing === 'existing') return { ok: false, reason: 'not_found' };
         const { outcome, seenThrough } = await invoke(ctx, stored, at, (reply) => fromWireCommand(request.command, at, deps.sources, reply));
         return { ok: true, value: outcome.reply ?? null, seen_through: seenThrough, commands: outcome.commands };
       },
@@ -130,6 +135,10 @@ export function sessionObject(deps: SessionObjectDeps) {
 }
 
 export type SessionObject = ReturnType<typeof sessionObject>;
+
+/** Idle for the whole TTL with nothing under way: the session's idle check would end it. */
+const idledOut = (stored: StoredSession, settings: SessionSettings, at: number): boolean =>
+  stored.summary.last_activity_at + settings.idleTtlMs <= at && isQuiescent(stored, at);
 
 /** One delayed call at the earliest deadline, unless one already scheduled comes at or before it (that wake schedules the next). */
 async function scheduleWake(ctx: restate.ObjectContext, deadline: number | null, at: number): Promise<void> {
