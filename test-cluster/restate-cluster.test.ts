@@ -105,6 +105,29 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     expect(health.body).toMatchObject({ status: 'ok', store: { kind: 'redis', status: 'ok' }, cluster: { restate: { ingress: 'ok', admin: 'ok' }, redis: 'ok' } });
   });
 
+  it('a request sent again with the same Idempotency-Key, to the other process, is applied once and gets the first answer', async () => {
+    const send = (base: string) =>
+      fetch(`${base}/v1/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'retry-1' },
+        body: JSON.stringify({ session_id: 'retried', event: 'screen_view', screen: 'pan_details' }),
+      }).then(async (response) => ({ status: response.status, body: await response.text() }));
+    const first = await send(processUrl(0));
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const again = await send(processUrl(1));
+    expect(first.status).toBe(200);
+    expect(again).toEqual(first);
+    expect(await activityOf('retried', 'event')).toHaveLength(1);
+    const unusable = await fetch(`${processUrl(0)}/v1/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'has space' },
+      body: JSON.stringify({ session_id: 'retried', event: 'screen_view', screen: 'other' }),
+    });
+    expect(unusable.status).toBe(422);
+    expect(await unusable.json()).toEqual({ detail: 'Idempotency-Key: must be 1-128 characters of A-Za-z0-9._:@/+=-' });
+    expect(await activityOf('retried', 'event')).toHaveLength(1);
+  });
+
   it('lists sessions from Restate state, whichever process answers', async () => {
     await post('/v1/events', { session_id: 'listed', user_id: 'u2', event: 'screen_view', screen: 'pan_details' });
     for (const base of [processUrl(0), processUrl(1)]) {
@@ -139,7 +162,12 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     expect(after!.value.trigger).toBe('ready');
     expect(endedAt - firedAt).toBeGreaterThanOrEqual(COOLDOWN_SECONDS * 1000 - 200);
     expect(endedAt - firedAt).toBeLessThan(COOLDOWN_SECONDS * 1000 + LATE_MS);
-    expect((await invocations('cool', 'wake', 'completed')).length).toBe(1);
+    // Restate's invocation table may show the wake as completed a moment after its state is visible.
+    const completed = await eventually(
+      () => invocations('cool', 'wake', 'completed'),
+      (rows) => rows.length > 0,
+    );
+    expect(completed).toHaveLength(1);
   });
 
   it('a reengagement timer fires once, on time, and records one item', async () => {
@@ -201,7 +229,7 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     expect(screens).toEqual(['after_0', 'after_1', 'after_2']);
   });
 
-  it('loses nothing acknowledged when one service process is killed with SIGKILL mid-load', async () => {
+  it('loses nothing acknowledged, and repeats nothing, when one service process is killed with SIGKILL mid-load', async () => {
     const sessions = ['k0', 'k1', 'k2', 'k3'];
     const acknowledged = new Map<string, string[]>(sessions.map((id) => [id, []]));
     let killed = false;
@@ -226,13 +254,15 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     for (const sessionId of sessions) {
       const recorded = (await activityOf(sessionId, 'event', processUrl(0))).map((item) => item.payload.screen);
       for (const screen of acknowledged.get(sessionId)!) expect(recorded).toContain(screen);
+      // A request cut off with the process is sent again by the proxy with the same Idempotency-Key: recorded once.
+      expect(new Set(recorded).size).toBe(recorded.length);
       total += acknowledged.get(sessionId)!.length;
       // The session itself holds the last event, once that was acknowledged.
       const last = `${sessionId}_24`;
       if (acknowledged.get(sessionId)!.includes(last)) expect((await get(`/api/sessions/${sessionId}`, processUrl(0))).body.screen).toBe(last);
     }
-    // Most of the load was served: the survivor took over.
-    expect(total).toBeGreaterThan(sessions.length * 20);
+    // The proxy's retries reach the survivor: every request is answered.
+    expect(total).toBe(sessions.length * 25);
   });
 
   it('/health answers 503 naming Restate once it is unreachable', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createHttpServer, request } from 'node:http';
 import type { Server, Socket } from 'node:net';
@@ -28,22 +29,27 @@ const refused = (error: unknown) => (error as NodeJS.ErrnoException).code === 'E
 
 /**
  * A local stand-in for a load balancer: each HTTP request goes to the next service process in
- * turn, with no affinity. A process that refuses the connection (down) is skipped; a request
- * already handed to a process that then dies is not retried (it may have been acted on), so the
- * client sees the failure and retries, as behind any real balancer.
+ * turn, with no affinity. A request gets an `Idempotency-Key` unless it has one, so when the
+ * process it went to dies before answering, it is sent again, with the same key, to the next
+ * one: in cluster mode Restate then runs the command once and the retry gets its answer.
  */
 export async function httpRoundRobin(backends: number[], port = 0): Promise<Proxy> {
   let next = 0;
   const sockets = new Set<Socket>();
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, tried: number) => {
     const backend = backends[next++ % backends.length]!;
-    const upstream = request({ host: '127.0.0.1', port: backend, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+    const headers = { ...req.headers, 'idempotency-key': req.headers['idempotency-key'] ?? randomUUID() };
+    const upstream = request({ host: '127.0.0.1', port: backend, method: req.method, path: req.url, headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
       res.on('close', () => answer.destroy());
     });
     upstream.on('error', (error) => {
-      if (refused(error) && tried + 1 < backends.length) return forward(req, res, body, tried + 1);
+      if (!res.headersSent && tried + 1 < backends.length * 2) {
+        req.headers['idempotency-key'] = headers['idempotency-key'];
+        // A refused connection is retried at once; a process that died mid-request, after a breath.
+        return refused(error) ? forward(req, res, body, tried + 1) : void setTimeout(() => forward(req, res, body, tried + 1), 100);
+      }
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'no service process answered' }));
       else res.destroy();
     });

@@ -12,6 +12,7 @@ import type { AssistantCommand, Reply, SessionCommand } from '../machines/sessio
 import type { SessionSettings } from '../machines/session.machine.js';
 import type { ActivityLog, StoredSession } from '../store/ports.js';
 import { toWireCommand } from './command-wire.js';
+import { currentIdempotencyKey } from './idempotency.js';
 import type { AskResponse, KeptSummary } from './session-object.js';
 import { SESSION_OBJECT, STATE } from './session-object.js';
 
@@ -56,7 +57,7 @@ export class RemoteSessionHost implements SessionHost {
     const command = toWireCommand(build(() => undefined, this.options.clock.now()));
     let response: AskResponse;
     try {
-      response = await this.call<AskResponse>(`${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/ask`, { routing, command });
+      response = await this.call<AskResponse>(`${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/ask`, { routing, command }, currentIdempotencyKey());
     } catch (error) {
       return this.failure(error, sessionId);
     }
@@ -137,10 +138,11 @@ export class RemoteSessionHost implements SessionHost {
     return rows.map((row) => JSON.parse(row.value_utf8) as KeptSummary);
   }
 
-  private async call<T>(path: string, body: unknown): Promise<T> {
+  private async call<T>(path: string, body: unknown, idempotencyKey?: string): Promise<T> {
+    const headers: Record<string, string> = idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey };
     const response = await fetch(new URL(path, this.options.ingressUrl), {
       method: 'POST',
-      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      ...(body === undefined ? { headers } : { headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(this.options.askTimeoutMs),
     });
     if (!response.ok) throw new IngressError(response.status, `${path}: ${response.status} ${await response.text()}`);

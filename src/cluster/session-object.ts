@@ -56,6 +56,8 @@ export interface SessionObjectDeps {
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
 }
 
+export const IDEMPOTENCY_RETENTION_MS = 10 * 60_000;
+
 /** A failed media call is tried once more, then its failure is journaled and the machine degrades as it would anywhere. */
 const MEDIA_RUN = { maxRetryAttempts: 2 };
 
@@ -100,6 +102,8 @@ export function sessionObject(deps: SessionObjectDeps) {
 
   return restate.object({
     name: SESSION_OBJECT,
+    // A retry with the same Idempotency-Key within this window gets the first answer; past it, results are not kept.
+    options: { idempotencyRetention: IDEMPOTENCY_RETENTION_MS },
     handlers: {
       ask: async (ctx: restate.ObjectContext, request: AskRequest): Promise<AskResponse> => {
         if (!isWireCommand(request?.command) || (request.routing !== 'create' && request.routing !== 'existing')) {
