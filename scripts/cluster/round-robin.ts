@@ -25,6 +25,27 @@ const closeAll = (server: Server, sockets: Set<Socket>) =>
     server.close(() => resolve());
   });
 
+/** How long a backend that failed is passed over, as a load balancer's passive health check would. */
+const FAILED_BACKEND_PAUSE_MS = 2000;
+
+/** The next backend in turn, skipping those that failed lately (unless all did). */
+function roundRobin(backends: number[]) {
+  let next = 0;
+  const failedAt = new Map<number, number>();
+  return {
+    next(): number {
+      for (let step = 0; step < backends.length; step += 1) {
+        const backend = backends[next++ % backends.length]!;
+        if (Date.now() - (failedAt.get(backend) ?? Number.NEGATIVE_INFINITY) > FAILED_BACKEND_PAUSE_MS) return backend;
+      }
+      return backends[next++ % backends.length]!;
+    },
+    failed(backend: number): void {
+      failedAt.set(backend, Date.now());
+    },
+  };
+}
+
 const refused = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ECONNREFUSED';
 
 /**
@@ -34,10 +55,10 @@ const refused = (error: unknown) => (error as NodeJS.ErrnoException).code === 'E
  * one: in cluster mode Restate then runs the command once and the retry gets its answer.
  */
 export async function httpRoundRobin(backends: number[], port = 0): Promise<Proxy> {
-  let next = 0;
+  const pick = roundRobin(backends);
   const sockets = new Set<Socket>();
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, tried: number) => {
-    const backend = backends[next++ % backends.length]!;
+    const backend = pick.next();
     const headers = { ...req.headers, 'idempotency-key': req.headers['idempotency-key'] ?? randomUUID() };
     const upstream = request({ host: '127.0.0.1', port: backend, method: req.method, path: req.url, headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -45,6 +66,7 @@ export async function httpRoundRobin(backends: number[], port = 0): Promise<Prox
       res.on('close', () => answer.destroy());
     });
     upstream.on('error', (error) => {
+      pick.failed(backend);
       if (!res.headersSent && tried + 1 < backends.length * 2) {
         req.headers['idempotency-key'] = headers['idempotency-key'];
         // A refused connection is retried at once; a process that died mid-request, after a breath.
@@ -74,7 +96,7 @@ export async function httpRoundRobin(backends: number[], port = 0): Promise<Prox
  * accepts it. When one dies, its connections drop and Restate's retries reconnect to another.
  */
 export async function tcpRoundRobin(backends: number[], port = 0): Promise<Proxy> {
-  let next = 0;
+  const pick = roundRobin(backends);
   const sockets = new Set<Socket>();
   const track = (socket: Socket) => {
     sockets.add(socket);
@@ -84,11 +106,12 @@ export async function tcpRoundRobin(backends: number[], port = 0): Promise<Proxy
     track(client);
     client.pause();
     const attempt = (tried: number) => {
-      const backend = backends[next++ % backends.length]!;
+      const backend = pick.next();
       // Without noDelay, Nagle's algorithm against delayed ACKs holds small HTTP/2 frames about 40 ms.
       const upstream = connect({ port: backend, host: '127.0.0.1', noDelay: true });
       track(upstream);
       upstream.once('error', (error) => {
+        pick.failed(backend);
         if (refused(error) && tried + 1 < backends.length) return attempt(tried + 1);
         client.destroy();
       });
