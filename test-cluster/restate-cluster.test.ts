@@ -145,6 +145,10 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     // The idle check and the reengagement timer: never one per event.
     expect(pending.length).toBeGreaterThanOrEqual(1);
     expect(pending.length).toBeLessThanOrEqual(2);
+    // Only the object itself schedules wakes: the ingress refuses the handler.
+    const direct = await fetch(`${cluster.restate.ingressUrl}KycSession/busy/wake`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '0' });
+    expect(direct.status).toBeGreaterThanOrEqual(400);
+    expect(direct.status).toBeLessThan(500);
   });
 
   it('a cooldown ends once, on time, through a delayed wake call', async () => {
