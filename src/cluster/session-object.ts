@@ -103,7 +103,8 @@ export function sessionObject(deps: SessionObjectDeps) {
   return restate.object({
     name: SESSION_OBJECT,
     // A retry with the same Idempotency-Key within this window gets the first answer; past it, results are not kept.
-    options: { idempotencyRetention: IDEMPOTENCY_RETENTION_MS },
+    // Journals of completed invocations are kept a minute (for inspection), not the server's default: every event is one.
+    options: { idempotencyRetention: IDEMPOTENCY_RETENTION_MS, journalRetention: 60_000 },
     handlers: {
       ask: async (ctx: restate.ObjectContext, request: AskRequest): Promise<AskResponse> => {
         if (!isWireCommand(request?.command) || (request.routing !== 'create' && request.routing !== 'existing')) {
