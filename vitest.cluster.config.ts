@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-/** The tests against real cluster engines (Redis): `npm run test:cluster`, never part of `npm test`. */
+/** The tests against real cluster engines (Redis, Restate): `npm run test:cluster`, never part of `npm test`. */
 export default defineConfig({
   test: {
     include: ['test-cluster/**/*.test.ts'],

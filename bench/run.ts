@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { clusterSuite } from './suites/cluster.js';
 import { endpointsSuite } from './suites/endpoints.js';
 import { fanoutSuite } from './suites/fanout.js';
 import { ingestionSuite } from './suites/ingestion.js';
@@ -21,10 +22,13 @@ const callgrind = process.argv.includes('--callgrind');
 /**
  * `--only=step,ingestion,redaction,scale,scale-sqlite,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
  * `--only=soak` (15 minutes; never part of a full run) looks for leaks under a steady load.
+ * `--only=cluster` (never part of a full run: it needs redis-server, and installs the Restate
+ * server on first use) measures SESSION_HOST=restate against the single-process modes.
  */
 const onlyArgument = process.argv.find((arg) => arg.startsWith('--only='));
 const only = onlyArgument ? new Set(onlyArgument.slice('--only='.length).split(',')) : undefined;
-const runs = (suite: string) => (!only && suite !== 'soak') || (only?.has(suite) ?? false);
+const ON_DEMAND = new Set(['soak', 'cluster']);
+const runs = (suite: string) => (!only && !ON_DEMAND.has(suite)) || (only?.has(suite) ?? false);
 
 const settings = quick
   ? { rounds: 1, warmup: 1, duration: 2, scaleDuration: 1, counts: [1_000, 5_000], hibernate: 1, fanoutSeconds: 2, endpointDuration: 1, endpointSessions: 100, restartSessions: 10_000 }
@@ -105,6 +109,15 @@ async function main(): Promise<void> {
     say(
       `### Stream fan-out: 1,000 SSE clients in 4 worker processes, events posted at a fixed rate for ${settings.fanoutSeconds} s\n\n${fanout.markdown}\n\n` +
         `Latency is from an item's recording (its timestamp) to its receipt by a reader. Target: p99 under 100 ms → ${fanout.p99} ms ${fanout.p99 < 100 ? '(met)' : '(missed)'}${took()}`,
+    );
+  }
+
+  if (runs('cluster')) {
+    suiteStarted = Date.now();
+    const cluster = await clusterSuite({ rounds: settings.rounds, warmupSeconds: settings.warmup, durationSeconds: settings.duration, connections: 50, sessions: 1_000, samples: quick ? 100 : 300 });
+    say(
+      `### Cluster mode: POST /v1/events (50 connections, 1,000 sessions, ${settings.duration} s × ${settings.rounds} interleaved rounds, median)\n\n${cluster.markdown}\n\n` +
+        `One event's cost, sequential calls on an idle machine:\n\n${cluster.breakdown}${took()}`,
     );
   }
 

@@ -50,6 +50,14 @@ const featureFlagOverrides = z
   .optional();
 
 /** Where the SDK can reach the media server: it needs a lower-case scheme it knows. */
+// The Restate ingress and admin API: loopback or a private network only (every handler is callable there).
+const restateUrl = z
+  .string()
+  .trim()
+  .regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { error: 'must be an http:// or https:// URL' })
+  .transform((raw) => (raw.endsWith('/') ? raw : `${raw}/`))
+  .optional();
+
 const mediaServerUrl = z
   .string()
   .trim()
@@ -78,6 +86,13 @@ const EnvSchema = z.object({
     .trim()
     .refine((value) => /^rediss?:\/\/[^\s]+$/.test(value), { error: 'must be a redis:// or rediss:// URL' })
     .optional(),
+  // Where sessions run: in this process, or as Restate virtual objects (cluster mode).
+  SESSION_HOST: z.enum(['embedded', 'restate'], { error: 'must be embedded or restate' }).default('embedded'),
+  RESTATE_INGRESS_URL: restateUrl,
+  RESTATE_ADMIN_URL: restateUrl,
+  RESTATE_ENDPOINT_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
+  // The endpoint the Restate server calls: loopback unless the server runs on another host of a private network.
+  RESTATE_ENDPOINT_HOST: z.string().trim().min(1).default('127.0.0.1'),
   // Older name of the count limit (the in-memory ring's size), still honoured.
   ACTIVITY_BUFFER_SIZE: z.coerce.number().int().positive().max(1_000_000).optional(),
   RATE_LIMIT_PER_MINUTE: nonNegativeInt(1200),
@@ -151,6 +166,8 @@ export interface AppConfig {
   activityRetentionDays: number;
   /** ACTIVITY_LOG: a Redis URL when the activity log is a Redis Stream; undefined keeps it in STORE. */
   activityLog: string | undefined;
+  /** SESSION_HOST: this process's supervisor, or Restate virtual objects reached through its ingress. */
+  sessionHost: SessionHostConfig;
   rateLimitPerMinute: number;
   trustProxy: string | undefined;
   logLevel: string;
@@ -196,6 +213,10 @@ export interface AppConfig {
   memoryBudgetMb: number;
 }
 
+export type SessionHostConfig =
+  | { kind: 'embedded' }
+  | { kind: 'restate'; ingressUrl: string; adminUrl: string; endpointHost: string; endpointPort: number };
+
 export interface StoreConfig {
   kind: 'sqlite' | 'memory';
   /** The directory of the database file (sqlite). */
@@ -234,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       `invalid configuration: MEDIA_REQUEST_TIMEOUT_SECONDS (${e.MEDIA_REQUEST_TIMEOUT_SECONDS}) × ${MEDIA_CALLS_PER_START} media calls per voice start exceeds SHUTDOWN_GRACE_SECONDS (${e.SHUTDOWN_GRACE_SECONDS}): in-flight voice starts would be cut at shutdown; lower the first or raise the second`,
     );
   }
+  const sessionHost = sessionHostConfig(e);
   if (e.VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS > e.VOICE_CONTEXT_REFRESH_SECONDS) {
     throw new ConfigError('invalid configuration: VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: must not exceed VOICE_CONTEXT_REFRESH_SECONDS');
   }
@@ -249,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     activityRetentionItems: e.ACTIVITY_RETENTION_ITEMS ?? e.ACTIVITY_BUFFER_SIZE ?? DEFAULT_RETENTION_ITEMS[e.STORE],
     activityRetentionDays: e.ACTIVITY_RETENTION_DAYS,
     activityLog: e.ACTIVITY_LOG,
+    sessionHost,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
@@ -284,5 +307,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
     sessionMaxBytes: e.SESSION_MAX_BYTES,
     memoryBudgetMb: e.MEMORY_BUDGET_MB,
+  };
+}
+
+/** SESSION_HOST=restate needs the Restate addresses, its endpoint's port, and an activity log every process shares. */
+function sessionHostConfig(e: z.infer<typeof EnvSchema>): SessionHostConfig {
+  if (e.SESSION_HOST === 'embedded') return { kind: 'embedded' };
+  const missing = (
+    [
+      ['RESTATE_INGRESS_URL', e.RESTATE_INGRESS_URL],
+      ['RESTATE_ADMIN_URL', e.RESTATE_ADMIN_URL],
+      ['RESTATE_ENDPOINT_PORT', e.RESTATE_ENDPOINT_PORT],
+      ['ACTIVITY_LOG', e.ACTIVITY_LOG],
+    ] as const
+  ).find(([, value]) => value === undefined);
+  if (missing) throw new ConfigError(`invalid configuration: ${missing[0]}: required when SESSION_HOST=restate`);
+  return {
+    kind: 'restate',
+    ingressUrl: e.RESTATE_INGRESS_URL!,
+    adminUrl: e.RESTATE_ADMIN_URL!,
+    endpointHost: e.RESTATE_ENDPOINT_HOST,
+    endpointPort: e.RESTATE_ENDPOINT_PORT!,
   };
 }

@@ -3,7 +3,11 @@ import type { Logger } from 'pino';
 import type { PiiRules } from './domain/pii.js';
 import { getHeapStatistics } from 'node:v8';
 import { heapLimitMbFor } from './actors/memory-budget.js';
+import type { ActorSystemOptions } from './actors/system.js';
 import { createActorSystem } from './actors/system.js';
+import type { ClusterSystem } from './cluster/cluster-system.js';
+import { startClusterSystem } from './cluster/cluster-system.js';
+import type { SessionHostConfig } from './config.js';
 import type { AppConfig } from './config.js';
 import { ConfigError, loadConfig } from './config.js';
 import { resolveFeatureFlags } from './domain/feature-flags.js';
@@ -64,6 +68,20 @@ async function listenOrExit(app: App, config: AppConfig, logger: Logger): Promis
   }
 }
 
+/** The Restate endpoint's port is configuration too. */
+async function startClusterOrExit(options: ActorSystemOptions, host: Extract<SessionHostConfig, { kind: 'restate' }>): Promise<ClusterSystem> {
+  try {
+    return await startClusterSystem(options, host);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      process.stderr.write(`invalid configuration: RESTATE_ENDPOINT_PORT/RESTATE_ENDPOINT_HOST: cannot listen on ${host.endpointHost}:${host.endpointPort} (${code})\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
 
 async function main(): Promise<void> {
@@ -77,13 +95,15 @@ async function main(): Promise<void> {
   const inspection = config.inspect ? await openInspectionOrExit(config.inspect, logger, config.piiRules) : undefined;
   // Loaded here, after sqlite-warning.js is in place: node:sqlite warns as it loads on Node 22.
   const { openStore, StoreOpenError } = await import('./store/open-store.js');
-  const store = orExit(() => openStore(config, systemClock), StoreOpenError);
+  // In cluster mode sessions live in Restate: STORE keeps nothing, and must not open a file.
+  const clustered = config.sessionHost.kind === 'restate';
+  const store = orExit(() => openStore(clustered ? { ...config, store: { ...config.store, kind: 'memory' } } : config, systemClock), StoreOpenError);
   await store.activity.ready?.catch((error: unknown) => {
     process.stderr.write(`ACTIVITY_LOG: cannot open the activity log: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   });
   logger.info({ store: store.sessions.health(), activity: store.activity.health() }, 'store open');
-  const system = createActorSystem({
+  const systemOptions: ActorSystemOptions = {
     clock: systemClock,
     logger,
     featureFlags: resolveFeatureFlags(mediaReady, config.featureFlagOverrides),
@@ -99,7 +119,9 @@ async function main(): Promise<void> {
     agentContext: { knowledgeBase, refreshPolicy: config.voiceContextRefresh },
     criticalSteps: config.criticalSteps,
     inspect: inspection?.inspect,
-  });
+  };
+  const cluster = config.sessionHost.kind === 'restate' ? await startClusterOrExit(systemOptions, config.sessionHost) : undefined;
+  const system = cluster?.system ?? createActorSystem(systemOptions);
   const app = createApp({ config, system, logger, mediaReady, sdkConfig });
   const running = await listenOrExit(app, config, logger);
   const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
@@ -125,6 +147,7 @@ async function main(): Promise<void> {
     }, graceMs + 500);
     deadline.unref();
     void running.close(graceMs).then(async () => {
+      await cluster?.endpoint.close();
       system.stop();
       sdkConfig.close();
       await inspection?.close();

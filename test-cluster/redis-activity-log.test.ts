@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { numericId } from '../src/store/redis-activity-log.js';
 import { startService } from '../test/support/service-process.js';
 import { SseTestClient } from '../test/support/sse-client.js';
-import { startRedis, type RedisServer } from './support/redis-server.js';
+import { startRedis, type RedisServer } from '../scripts/cluster/redis-server.js';
 
 let redis: RedisServer;
 const started: ReturnType<typeof startService>[] = [];

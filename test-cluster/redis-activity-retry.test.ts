@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ActivityDraft } from '../src/domain/activity.js';
 import { StoreUnavailableError } from '../src/store/ports.js';
 import { RedisActivityLog } from '../src/store/redis-activity-log.js';
-import { startRedis, type RedisServer } from './support/redis-server.js';
+import { startRedis, type RedisServer } from '../scripts/cluster/redis-server.js';
 
 const servers: RedisServer[] = [];
 const logs: RedisActivityLog[] = [];

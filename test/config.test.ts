@@ -38,6 +38,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ STORE: 'memory' })).toMatchObject({ store: { kind: 'memory' }, activityRetentionItems: 10_000 });
     expect(loadConfig({}).activityLog).toBeUndefined();
     expect(loadConfig({ ACTIVITY_LOG: 'redis://127.0.0.1:6379/2' }).activityLog).toBe('redis://127.0.0.1:6379/2');
+    expect(loadConfig({}).sessionHost).toEqual({ kind: 'embedded' });
+    expect(
+      loadConfig({
+        SESSION_HOST: 'restate',
+        RESTATE_INGRESS_URL: 'http://127.0.0.1:8080',
+        RESTATE_ADMIN_URL: 'http://10.0.0.5:9070/',
+        RESTATE_ENDPOINT_PORT: '9080',
+        ACTIVITY_LOG: 'redis://127.0.0.1:6379',
+      }).sessionHost,
+    ).toEqual({ kind: 'restate', ingressUrl: 'http://127.0.0.1:8080/', adminUrl: 'http://10.0.0.5:9070/', endpointHost: '127.0.0.1', endpointPort: 9080 });
     expect(loadConfig({ DATA_DIR: '/srv/kyc', STORE_SYNC: 'full' })).toMatchObject({ store: { kind: 'sqlite', dataDir: '/srv/kyc', sync: 'full' } });
     expect(loadConfig({ ACTIVITY_BUFFER_SIZE: '5' }).activityRetentionItems).toBe(5);
     expect(loadConfig({ ACTIVITY_BUFFER_SIZE: '5', ACTIVITY_RETENTION_ITEMS: '7' }).activityRetentionItems).toBe(7);
@@ -65,6 +75,11 @@ describe('loadConfig', () => {
     [{ ACTIVITY_RETENTION_ITEMS: '0' }, /ACTIVITY_RETENTION_ITEMS/],
     [{ ACTIVITY_RETENTION_DAYS: '-1' }, /ACTIVITY_RETENTION_DAYS/],
     [{ ACTIVITY_LOG: 'http://cache:6379' }, /ACTIVITY_LOG: must be a redis:\/\/ or rediss:\/\/ URL/],
+    [{ SESSION_HOST: 'cloud' }, /SESSION_HOST: must be embedded or restate/],
+    [{ SESSION_HOST: 'restate', RESTATE_INGRESS_URL: '127.0.0.1:8080' }, /RESTATE_INGRESS_URL: must be an http:\/\/ or https:\/\/ URL/],
+    [{ SESSION_HOST: 'restate', RESTATE_ADMIN_URL: 'http://127.0.0.1:9070', RESTATE_ENDPOINT_PORT: '9080', ACTIVITY_LOG: 'redis://r:6379' }, /^invalid configuration: RESTATE_INGRESS_URL: required when SESSION_HOST=restate$/],
+    [{ SESSION_HOST: 'restate', RESTATE_INGRESS_URL: 'http://127.0.0.1:8080', RESTATE_ADMIN_URL: 'http://127.0.0.1:9070', RESTATE_ENDPOINT_PORT: '9080' }, /^invalid configuration: ACTIVITY_LOG: required when SESSION_HOST=restate$/],
+    [{ RESTATE_ENDPOINT_PORT: '70000' }, /RESTATE_ENDPOINT_PORT/],
     [{ RATE_LIMIT_PER_MINUTE: '-5' }, /RATE_LIMIT_PER_MINUTE/],
     [{ FEATURE_FLAGS: '{not json' }, /FEATURE_FLAGS: must be a JSON object/],
     [{ FEATURE_FLAGS: '{"trigger.v2_scoring":"yes"}' }, /FEATURE_FLAGS/],

@@ -1,7 +1,8 @@
 import type { Trace } from '../domain/activity.js';
 import type { IngestInput } from '../domain/event-redaction.js';
 import type { IngestResult } from '../machines/session.events.js';
-import type { AskResult, SessionSupervisor } from './supervisor.js';
+import type { SessionHost } from './session-host.js';
+import type { AskResult } from './supervisor.js';
 
 /**
  * The one way an SDK event reaches its session, whatever carried it (HTTP `POST /v1/events`, a
@@ -9,7 +10,7 @@ import type { AskResult, SessionSupervisor } from './supervisor.js';
  * event is already validated (EventInSchema), redacted (`redactForIngest`, so the type admits no
  * raw event) and `sessionKey` resolved (session-key.ts).
  */
-export function ingestSdkEvent(supervisor: SessionSupervisor, sessionKey: string, input: IngestInput, trace: Trace): Promise<AskResult<IngestResult>> {
+export function ingestSdkEvent(supervisor: SessionHost, sessionKey: string, input: IngestInput, trace: Trace): Promise<AskResult<IngestResult>> {
   const { event, matchHint } = input;
   const stored = event.session_id === sessionKey ? event : { ...event, session_id: sessionKey };
   return supervisor.ask<IngestResult>(sessionKey, 'create', (reply, at) => ({ type: 'session.ingest', event: stored, matchHint, at, trace, reply }));

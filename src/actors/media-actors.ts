@@ -10,26 +10,32 @@ export interface MediaObservers {
   calls: MediaCallLog;
 }
 
+/** Runs one media call as a journaled side effect (a session hosted on Restate): its outcome is recorded once and replayed, never made twice. */
+export type MediaJournal = <O>(call: string, run: () => Promise<O>) => Promise<O>;
+
+const unjournaled: MediaJournal = (_call, run) => run();
+
 /**
  * The session machine's media actors over one provider. A failed call is logged here, where
  * the reason is known; the machine only learns that it failed and degrades accordingly. Each
  * call is timed into the metrics and noted in the log of recent calls the health view shows.
  */
-export function mediaActors(media: MediaProvider, logger: Logger, observers: MediaObservers) {
+export function mediaActors(media: MediaProvider, logger: Logger, observers: MediaObservers, journal: MediaJournal = unjournaled) {
   const logged =
     <I extends { room: string }, O>(call: string, run: (input: I) => Promise<O>) =>
-    async ({ input }: { input: I }): Promise<O> => {
-      const done = observers.metrics.mediaCallDuration.startTimer({ call });
-      try {
-        const output = await run(input);
-        observers.calls.note(call, 'ok', done({ outcome: 'ok' }));
-        return output;
-      } catch (error) {
-        observers.calls.note(call, 'failed', done({ outcome: 'failed' }));
-        logger.warn({ err: error, room: input.room, call }, 'media call failed');
-        throw error;
-      }
-    };
+    ({ input }: { input: I }): Promise<O> =>
+      journal(call, async () => {
+        const done = observers.metrics.mediaCallDuration.startTimer({ call });
+        try {
+          const output = await run(input);
+          observers.calls.note(call, 'ok', done({ outcome: 'ok' }));
+          return output;
+        } catch (error) {
+          observers.calls.note(call, 'failed', done({ outcome: 'failed' }));
+          logger.warn({ err: error, room: input.room, call }, 'media call failed');
+          throw error;
+        }
+      });
 
   return {
     createRoom: fromPromise<void, RoomInput>(logged('createRoom', (input) => media.createRoom(input.room, input.sessionId))),

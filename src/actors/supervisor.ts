@@ -10,7 +10,9 @@ import { observeStep, stepStarted } from '../metrics/service-metrics.js';
 import type { ActivityLog, SessionStore, StoredSession } from '../store/ports.js';
 import type { SessionListQuery, SessionPage } from './session-listing.js';
 import { flowProgressOf, pageOfSessions } from './session-listing.js';
+import { CommandListeners } from './command-listeners.js';
 import { EarliestTimer } from './earliest-timer.js';
+import type { SessionHost } from './session-host.js';
 import { isQuiescent, restoredVoice, storedContext, storedView, toStored } from './stored-session.js';
 import type { MemoryBudget } from './memory-budget.js';
 
@@ -64,11 +66,11 @@ export interface SupervisorOptions {
  * A session enters memory in `run` and leaves it in `release`; nothing else adds to or takes
  * from the running Map.
  */
-export class SessionSupervisor {
+export class SessionSupervisor implements SessionHost {
   private readonly sessions = new Map<string, SessionActor>();
   private readonly pending = new Map<SessionActor, Set<(failure: AskFailure) => void>>();
-  /** Who listens to each session's commands (control-plane sockets); keyed by id, so hibernation does not drop them. */
-  private readonly commandListeners = new Map<string, Set<(command: AssistantCommand) => void>>();
+  /** Keyed by id, so hibernation does not drop them. */
+  private readonly commandListeners: CommandListeners;
   private held: number;
   private readonly sweepTimer: EarliestTimer;
   private lastSweepAt = Number.NEGATIVE_INFINITY;
@@ -76,6 +78,7 @@ export class SessionSupervisor {
 
   constructor(private readonly options: SupervisorOptions) {
     this.held = options.store.count();
+    this.commandListeners = new CommandListeners(options.logger);
     this.sweepTimer = new EarliestTimer(options.clock, () => this.sweep());
     this.wakeTimer = new EarliestTimer(options.clock, () => this.wakeDue());
     // Deadlines already past at start fire now, once.
@@ -193,13 +196,7 @@ export class SessionSupervisor {
 
   /** Hear the commands a session's machine decides on (`suggest_start_voice_agent`, `show_popup`) until unsubscribed. */
   subscribe(sessionId: string, listener: (command: AssistantCommand) => void): () => void {
-    let listeners = this.commandListeners.get(sessionId);
-    if (!listeners) this.commandListeners.set(sessionId, (listeners = new Set()));
-    listeners.add(listener);
-    return () => {
-      listeners.delete(listener);
-      if (listeners.size === 0 && this.commandListeners.get(sessionId) === listeners) this.commandListeners.delete(sessionId);
-    };
+    return this.commandListeners.subscribe(sessionId, listener);
   }
 
   /** Stop every session actor (shutdown); every session stays in the store. */
@@ -259,7 +256,7 @@ export class SessionSupervisor {
       ...(inspect ? { inspect } : {}),
     });
     actor.on('activity', (emitted) => this.forward(sessionId, emitted));
-    actor.on('command', (emitted) => this.publish(sessionId, emitted.command));
+    actor.on('command', (emitted) => this.commandListeners.publish(sessionId, emitted.command));
     actor.on('session.expired', () => this.remove(sessionId, 'idle'));
     this.options.memoryBudget.track(sessionId, actor.getSnapshot().context.held_bytes ?? 0);
     actor.subscribe({
@@ -390,17 +387,6 @@ export class SessionSupervisor {
       this.options.activity.append(emitted.draft);
     } catch (error) {
       this.options.logger.error({ err: error, session_id: sessionId }, 'activity record failed');
-    }
-  }
-
-  private publish(sessionId: string, command: AssistantCommand): void {
-    for (const listener of this.commandListeners.get(sessionId) ?? []) {
-      // A listener's failure is its own: the session and the other listeners carry on.
-      try {
-        listener(command);
-      } catch (error) {
-        this.options.logger.error({ err: error, session_id: sessionId }, 'command listener failed');
-      }
     }
   }
 

@@ -6,9 +6,10 @@ import type { FeatureFlags } from '../domain/feature-flags.js';
 import type { TriggerDecision } from '../domain/trigger-policy.js';
 import type { AppClock } from '../integrations/clock.js';
 import type { MediaProvider } from '../integrations/media.js';
-import type { SessionMachine } from '../machines/session.machine.js';
+import type { SessionMachine, SessionSettings } from '../machines/session.machine.js';
 import { MAX_WAITING_VOICE_COMMANDS, MEDIA_CALLS_PER_START, sessionMachine } from '../machines/session.machine.js';
 import type { ActivityLog, Store, StoreHealth } from '../store/ports.js';
+import type { ClusterHealth } from '../http/routes/health.js';
 import type { StatelessTriggerRequest } from './stateless-trigger.js';
 import { evaluateWithoutSession } from './stateless-trigger.js';
 import type { FlowGraphSighting } from './flow-graphs.js';
@@ -19,6 +20,7 @@ import { createServiceMetrics } from '../metrics/service-metrics.js';
 import { mediaActors } from './media-actors.js';
 import { MediaCallLog } from './media-call-log.js';
 import { MemoryBudget } from './memory-budget.js';
+import type { SessionHost } from './session-host.js';
 import { SessionSupervisor } from './supervisor.js';
 
 export interface ActorSystemOptions {
@@ -48,10 +50,11 @@ export interface ActorSystemOptions {
   agentContext: AgentContextSources;
 }
 
-export interface ActorSystem {
+/** `supervisor` is where sessions run: this process's `SessionSupervisor` unless the system was built with another host. */
+export interface ActorSystem<Host extends SessionHost = SessionSupervisor> {
   clock: AppClock;
   activity: ActivityLog;
-  supervisor: SessionSupervisor;
+  supervisor: Host;
   memoryBudget: MemoryBudget;
   featureFlags: FeatureFlags;
   agentContext: AgentContextSources;
@@ -65,6 +68,8 @@ export interface ActorSystem {
   evaluateTriggerWithoutSession(request: StatelessTriggerRequest): Promise<TriggerDecision | undefined>;
   /** How the store is doing, for /health. */
   storeHealth(): StoreHealth;
+  /** SESSION_HOST=restate: whether Restate and Redis answer, for /health. */
+  clusterHealth?: (() => Promise<ClusterHealth>) | undefined;
   /** Stops every session actor, writes what is queued and closes the store. */
   stop(): void;
 }
@@ -80,24 +85,52 @@ function askTimeoutFor(media: MediaProvider): number {
   return Math.max(ASK_TIMEOUT_MS, longestVoiceWaitMs + 5_000);
 }
 
+/** What every host of sessions is built from. */
+export interface HostParts {
+  /** The session machine as given, before media actors are provided. */
+  baseLogic: SessionMachine;
+  settings: SessionSettings;
+  metrics: ServiceMetrics;
+  mediaCalls: MediaCallLog;
+  memoryBudget: MemoryBudget;
+  askTimeoutMs: number;
+}
+
 /** Bootstrap: one clock, the store (sessions and activity log), one supervisor; the session machine gets its media actors and settings. */
 export function createActorSystem(options: ActorSystemOptions): ActorSystem {
+  return createHostedSystem(
+    options,
+    (parts) =>
+      new SessionSupervisor({
+        clock: options.clock,
+        logger: options.logger,
+        activity: options.store.activity,
+        store: options.store.sessions,
+        sessionLogic: parts.baseLogic.provide({
+          actors: mediaActors(options.media, options.logger, { metrics: parts.metrics, calls: parts.mediaCalls }),
+        }),
+        settings: parts.settings,
+        maxSessions: options.maxSessions,
+        hibernateAfterMs: options.sessionHibernateSeconds * 1000,
+        askTimeoutMs: parts.askTimeoutMs,
+        inspect: options.inspect,
+        metrics: parts.metrics,
+        memoryBudget: parts.memoryBudget,
+      }),
+  );
+}
+
+/** The same system with sessions hosted by `makeHost` (SESSION_HOST=restate hosts them in Restate). */
+export function createHostedSystem<Host extends SessionHost>(options: ActorSystemOptions, makeHost: (parts: HostParts) => Host): ActorSystem<Host> {
   const { activity } = options.store;
   const recordFlowGraph = createFlowGraphs(options.clock, activity);
   const metrics = createServiceMetrics();
   const unobserveActivity = observeActivity(activity, metrics);
   const mediaCalls = new MediaCallLog(options.clock);
-  const sessionLogic = (options.sessionLogic ?? sessionMachine).provide({
-    actors: mediaActors(options.media, options.logger, { metrics, calls: mediaCalls }),
-  });
   const criticalSteps = criticalStepKeys(options.criticalSteps ?? DEFAULT_CRITICAL_STEPS);
   const memoryBudget = new MemoryBudget(options.memoryBudgetMb);
-  const supervisor = new SessionSupervisor({
-    clock: options.clock,
-    logger: options.logger,
-    activity,
-    store: options.store.sessions,
-    sessionLogic,
+  const supervisor = makeHost({
+    baseLogic: options.sessionLogic ?? sessionMachine,
     settings: {
       schemaRegistry: options.featureFlags['integration.schema_registry'] !== false,
       criticalSteps,
@@ -107,12 +140,10 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
       idleTtlMs: options.sessionIdleTtlSeconds * 1000,
       sessionMaxBytes: options.sessionMaxBytes,
     },
-    maxSessions: options.maxSessions,
-    hibernateAfterMs: options.sessionHibernateSeconds * 1000,
-    askTimeoutMs: askTimeoutFor(options.media),
-    inspect: options.inspect,
     metrics,
+    mediaCalls,
     memoryBudget,
+    askTimeoutMs: askTimeoutFor(options.media),
   });
   metrics.sources.sessions = () => supervisor.counts;
   return {

@@ -737,6 +737,17 @@ export interface components {
             validation_intent: string | null;
         };
         Health: {
+            /** @description SESSION_HOST=restate only: whether the Restate ingress and admin API answer and the Redis activity log takes writes */
+            cluster?: {
+                /** @enum {string} */
+                redis: "ok" | "failing";
+                restate: {
+                    /** @enum {string} */
+                    admin: "ok" | "unreachable";
+                    /** @enum {string} */
+                    ingress: "ok" | "unreachable";
+                };
+            };
             /** @description open connections by kind */
             connections?: {
                 http: number;
@@ -1977,7 +1988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description shutting down, or the store refuses writes (disk full): `store.status` is `failing` */
+            /** @description shutting down, the store refuses writes (disk full): `store.status` is `failing`, or in cluster mode (SESSION_HOST=restate) Restate or Redis is unreachable: `cluster` says which */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -5,6 +5,7 @@ import { ConnectionCounts } from './connection-counts.js';
 import type { AppDeps } from './deps.js';
 import { HttpError } from './http-error.js';
 import { apiKeyCheck } from './middleware/api-key.js';
+import { idempotencyContext } from '../cluster/idempotency.js';
 import { correlation } from './middleware/correlation.js';
 import { errorHandler, notFound } from './middleware/errors.js';
 import { httpMetrics } from './middleware/http-metrics.js';
@@ -89,6 +90,7 @@ export function createApp(deps: AppDeps): App {
     healthHandler({
       isShuttingDown: () => shuttingDown,
       store: deps.system.storeHealth,
+      cluster: deps.system.clusterHealth,
       memory: () => deps.system.memoryBudget.use(),
       connections: () => connections.snapshot(),
     }),
@@ -102,6 +104,8 @@ export function createApp(deps: AppDeps): App {
   const keyCheck = apiKeyCheck(config.apiKeys);
   if (keyCheck) app.use(keyCheck);
   app.use(jsonBody());
+  // After the body is read: the body's stream events would run outside the key's async context.
+  if (config.sessionHost.kind === 'restate') app.use(idempotencyContext);
   // The control plane answers only upgrades (server 'upgrade' event); a plain GET is told so.
   app.get(CONTROL_PLANE_PATH, () => {
     throw new HttpError(426, 'GET /v1/events/ws is a WebSocket: send Upgrade: websocket', { Upgrade: 'websocket' });

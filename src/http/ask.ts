@@ -1,4 +1,5 @@
-import type { AskResult, SessionSupervisor } from '../actors/supervisor.js';
+import type { SessionHost, SessionView } from '../actors/session-host.js';
+import type { AskResult } from '../actors/supervisor.js';
 import type { VoiceBusy } from '../machines/session.events.js';
 import { HttpError } from './http-error.js';
 
@@ -8,8 +9,8 @@ const notFound = (sessionId: string) => new HttpError(404, `session ${sessionId}
 export const storeUnavailable = () => new HttpError(503, 'the change could not be stored (storage full or failing); retry later', { 'Retry-After': '5' });
 
 /** A live session's snapshot for routes that only read, or 404. */
-export function snapshotOrThrow(supervisor: SessionSupervisor, sessionId: string) {
-  const snapshot = supervisor.snapshot(sessionId);
+export async function snapshotOrThrow(supervisor: SessionHost, sessionId: string): Promise<SessionView> {
+  const snapshot = await supervisor.snapshot(sessionId);
   if (!snapshot) throw notFound(sessionId);
   return snapshot;
 }

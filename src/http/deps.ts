@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { SessionHost } from '../actors/session-host.js';
 import type { ActorSystem } from '../actors/system.js';
 import type { AppConfig } from '../config.js';
 import type { SdkConfigSource } from '../integrations/sdk-config-source.js';
@@ -6,7 +7,8 @@ import type { SdkConfigSource } from '../integrations/sdk-config-source.js';
 /** Everything the HTTP layer is built from; tests construct it with a simulated clock. */
 export interface AppDeps {
   config: AppConfig;
-  system: ActorSystem;
+  /** Any host of sessions: the routes use only the `SessionHost` surface. */
+  system: ActorSystem<SessionHost>;
   logger: Logger;
   mediaReady: boolean;
   /** Defaults plus SDK_CONFIG_FILE overrides, kept current as the file changes. */

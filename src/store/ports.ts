@@ -103,8 +103,12 @@ export interface ActivityQuery {
 }
 
 export interface ActivityLog extends Durable {
-  /** Gives the draft its id and queues it; listeners hear of it once committed. */
-  append(draft: ActivityDraft): ActivityItem;
+  /**
+   * Gives the draft its id and queues it; listeners hear of it once committed. `writeKey` names
+   * the write where a retried invocation may append the same item again: a log shared by many
+   * processes stores one item per key.
+   */
+  append(draft: ActivityDraft, writeKey?: string): ActivityItem;
   /** The newest items that match, oldest first. */
   list(query: ActivityQuery): ActivityItem[];
   /** Items after `afterId`, oldest first, and whether some after it are no longer held. */
@@ -115,6 +119,8 @@ export interface ActivityLog extends Durable {
   onRecorded(listener: (item: ActivityItem) => void): { unsubscribe(): void };
   /** Set by a log that must load before it serves (a remote one): resolves once reads are valid. */
   readonly ready?: Promise<void>;
+  /** Set by a log written by other processes too: resolves once this process has read every item up to `id`. */
+  caughtUp?(id: number): Promise<void>;
 }
 
 /** Both ports over one storage: a session's state and the activity it recorded commit together. */

@@ -101,11 +101,11 @@ export class RedisActivityLog implements ActivityLog {
     this.ready = this.start();
   }
 
-  append(draft: ActivityDraft): ActivityItem {
+  append(draft: ActivityDraft, writeKey?: string): ActivityItem {
     const { at, ...rest } = draft;
     const stored: StoredItem = { timestamp: isoTime(at), ...rest };
     this.writeSeq += 1;
-    this.queue.push({ writeKey: this.writePrefix + this.writeSeq, json: JSON.stringify(stored) });
+    this.queue.push({ writeKey: writeKey === undefined ? this.writePrefix + this.writeSeq : `${this.key}:write:${writeKey}`, json: JSON.stringify(stored) });
     return { id: '', ...stored };
   }
 
@@ -139,6 +139,11 @@ export class RedisActivityLog implements ActivityLog {
     const turn = this.flushing.catch(() => undefined).then(() => this.flush());
     this.flushing = turn;
     return turn;
+  }
+
+  caughtUp(id: number): Promise<void> {
+    if (id <= this.lastSeen) return Promise.resolve();
+    return new Promise<void>((resolve) => this.waiters.push({ id, resolve }));
   }
 
   health(): StoreHealth {

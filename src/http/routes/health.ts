@@ -16,13 +16,27 @@ export const healthRouteDocs: RouteDoc[] = [
     rateLimited: false,
     responses: {
       200: { description: 'serving', schema: Health },
-      503: { description: 'shutting down, or the store refuses writes (disk full): `store.status` is `failing`', schema: Health },
+      503: {
+        description: 'shutting down, the store refuses writes (disk full): `store.status` is `failing`, or in cluster mode (SESSION_HOST=restate) Restate or Redis is unreachable: `cluster` says which',
+        schema: Health,
+      },
     },
   },
 ];
 
+/** SESSION_HOST=restate: what this process needs besides itself. */
+export interface ClusterHealth {
+  restate: { ingress: 'ok' | 'unreachable'; admin: 'ok' | 'unreachable' };
+  redis: 'ok' | 'failing';
+}
+
+export const clusterHealthy = (health: ClusterHealth): boolean =>
+  health.restate.ingress === 'ok' && health.restate.admin === 'ok' && health.redis === 'ok';
+
 export interface HealthSources {
   isShuttingDown: () => boolean;
+  /** Present in cluster mode only. */
+  cluster?: (() => Promise<ClusterHealth>) | undefined;
   store: () => StoreHealth;
   memory: () => MemoryUse;
   connections: () => Record<ConnectionKind, number>;
@@ -30,11 +44,13 @@ export interface HealthSources {
 
 /** A handler for the app itself rather than a router: every request passes this point. */
 export function healthHandler(sources: HealthSources): RequestHandler {
-  return (_req, res) => {
+  return async (_req, res) => {
     const store = sources.store();
-    const body = { store, memory: sources.memory(), connections: sources.connections() };
+    const cluster = await sources.cluster?.();
+    const body = { store, memory: sources.memory(), connections: sources.connections(), ...(cluster ? { cluster } : {}) };
     if (sources.isShuttingDown()) res.status(503).json({ status: 'shutting_down', ...body });
     else if (store.status !== 'ok') res.status(503).json({ status: 'store_failing', ...body });
+    else if (cluster && !clusterHealthy(cluster)) res.status(503).json({ status: 'cluster_unreachable', ...body });
     else res.json({ status: 'ok', ...body });
   };
 }

@@ -27,9 +27,9 @@ export const reengagementRouteDocs: RouteDoc[] = [
 
 export function reengagementRoutes({ system }: AppDeps): Router {
   const router = Router();
-  router.get('/api/reengagement/:session_id', (req, res) => {
+  router.get('/api/reengagement/:session_id', async (req, res) => {
     const { session_id } = parseOr422(SessionParams, req.params, 'path');
-    const snapshot = snapshotOrThrow(system.supervisor, session_id);
+    const snapshot = await snapshotOrThrow(system.supervisor, session_id);
     res.json({ session_id, ...sessionReengagement(snapshot.context, isVoiceActive(snapshot.value), system.clock.now()) });
   });
   return router;

@@ -66,25 +66,25 @@ export const sessionRouteDocs: RouteDoc[] = [
 
 export function sessionRoutes({ system }: AppDeps): Router {
   const router = Router();
-  router.get('/api/sessions', (req, res) => {
+  router.get('/api/sessions', async (req, res) => {
     const query = parseOr422(SessionListQueryIn, req.query, 'query');
     let page;
     try {
-      page = system.supervisor.list({ ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE, sort: query.sort ?? 'last_activity', order: query.order ?? 'desc' });
+      page = await system.supervisor.list({ ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE, sort: query.sort ?? 'last_activity', order: query.order ?? 'desc' });
     } catch (error) {
       if (error instanceof InvalidCursorError) throw new HttpError(422, `query: cursor: ${error.message}`);
       throw error;
     }
     res.json({ ...page, sessions: page.sessions.map((summary) => ({ ...summary, last_activity_at: isoTime(summary.last_activity_at) })) });
   });
-  router.get('/api/sessions/:session_id/agent-context', (req, res) => {
+  router.get('/api/sessions/:session_id/agent-context', async (req, res) => {
     const { session_id } = parseOr422(SessionParams, req.params, 'path');
-    const snapshot = snapshotOrThrow(system.supervisor, session_id);
+    const snapshot = await snapshotOrThrow(system.supervisor, session_id);
     res.json(contextView(buildAgentContext(snapshot.context, isVoiceActive(snapshot.value), system.agentContext)));
   });
-  router.get('/api/sessions/:session_id', (req, res) => {
+  router.get('/api/sessions/:session_id', async (req, res) => {
     const { session_id } = parseOr422(SessionParams, req.params, 'path');
-    const snapshot = snapshotOrThrow(system.supervisor, session_id);
+    const snapshot = await snapshotOrThrow(system.supervisor, session_id);
     res.json(sessionView(snapshot.context, snapshot.value));
   });
   return router;

@@ -27,6 +27,13 @@ export const Health = z
       .object({ http: z.int(), sse: z.int(), websocket: z.int() })
       .optional()
       .meta({ description: 'open connections by kind' }),
+    cluster: z
+      .object({
+        restate: z.object({ ingress: z.enum(['ok', 'unreachable']), admin: z.enum(['ok', 'unreachable']) }),
+        redis: z.enum(['ok', 'failing']),
+      })
+      .optional()
+      .meta({ description: 'SESSION_HOST=restate only: whether the Restate ingress and admin API answer and the Redis activity log takes writes' }),
   })
   .meta({ id: 'Health' });
 

@@ -6,6 +6,7 @@ import type WebSocket from 'ws';
 import { fromCallback } from 'xstate';
 import { ingestSdkEvent } from '../../actors/ingest.js';
 import type { AskResult } from '../../actors/supervisor.js';
+import type { SessionHost } from '../../actors/session-host.js';
 import type { ActorSystem } from '../../actors/system.js';
 import type { Trace } from '../../domain/activity.js';
 import type { SdkConfigOverrides } from '../../domain/sdk-config.js';
@@ -28,7 +29,7 @@ import {
 
 export interface ControlSocketInput {
   socket: WebSocket;
-  system: ActorSystem;
+  system: ActorSystem<SessionHost>;
   logger: Logger;
   sdkOverrides: () => SdkConfigOverrides;
   /** Whether a key is needed, and whether one given matches (constant time). */

@@ -5,8 +5,34 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
-/** A free loopback port: bound to 0, read, released. */
+/** Where the next port in CLUSTER_PORT_RANGE is looked for. */
+let nextInRange = 0;
+
+async function canListen(port: number): Promise<boolean> {
+  const server = createServer();
+  const bound = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (bound) await new Promise<void>((resolve) => server.close(() => resolve()));
+  return bound;
+}
+
+/**
+ * A free loopback port: bound, read, released. With CLUSTER_PORT_RANGE=`low-high` set (a machine
+ * shared with others), the next free port of that range, never one handed out before.
+ */
 export async function freePort(): Promise<number> {
+  const range = /^(\d+)-(\d+)$/.exec(process.env.CLUSTER_PORT_RANGE ?? '');
+  if (range) {
+    const low = Number(range[1]);
+    const high = Number(range[2]);
+    while (low + nextInRange <= high) {
+      const port = low + nextInRange++;
+      if (await canListen(port)) return port;
+    }
+    throw new Error(`no free port left in CLUSTER_PORT_RANGE ${low}-${high}`);
+  }
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
@@ -24,7 +50,7 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-/** A real redis-server on 127.0.0.1 with AOF everysec in a temp dir (kept across a restart on the same dir). */
+/** A real redis-server on 127.0.0.1 (the cluster tests and `npm run cluster`) with AOF everysec in a temp dir (kept across a restart on the same dir). */
 export async function startRedis(options: { port?: number; dir?: string; fsync?: 'everysec' | 'always' } = {}): Promise<RedisServer> {
   const port = options.port ?? (await freePort());
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'redis-test-'));

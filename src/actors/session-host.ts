@@ -1,0 +1,28 @@
+import type { AssistantCommand, Reply, SessionCommand } from '../machines/session.events.js';
+import type { SessionContext } from '../machines/session.machine.js';
+import type { SessionListQuery, SessionPage } from './session-listing.js';
+import type { AskResult, Routing } from './supervisor.js';
+
+/** A read-only view of one session: its context and the state value it is (or would resume) in. */
+export interface SessionView {
+  context: SessionContext;
+  value: unknown;
+}
+
+/**
+ * Where sessions run, as the routes see it: in this process (`SessionSupervisor`, SESSION_HOST=embedded)
+ * or as Restate virtual objects (`RemoteSessionHost`, SESSION_HOST=restate). A route sends a command
+ * and awaits its reply; it never knows which. Reads may answer at once or later.
+ */
+export interface SessionHost {
+  /** `build` receives the reply callback and the current time and returns the command. */
+  ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>>;
+  snapshot(sessionId: string): SessionView | undefined | Promise<SessionView | undefined>;
+  list(query: SessionListQuery): SessionPage | Promise<SessionPage>;
+  /** Whether everything this process queued so far is committed. */
+  committed(): Promise<boolean>;
+  /** Sessions running as actors in this process and sessions held only as state. */
+  readonly counts: { running: number; hibernated: number };
+  subscribe(sessionId: string, listener: (command: AssistantCommand) => void): () => void;
+  stopAll(): void;
+}

@@ -1,0 +1,49 @@
+import type { ActorSystem, ActorSystemOptions } from '../actors/system.js';
+import { createHostedSystem } from '../actors/system.js';
+import type { SessionHostConfig } from '../config.js';
+import { RemoteSessionHost } from './remote-host.js';
+import type { SessionEndpoint } from './session-endpoint.js';
+import { serveSessionEndpoint } from './session-endpoint.js';
+import type { SessionObject } from './session-object.js';
+import { sessionObject } from './session-object.js';
+
+export interface ClusterSystem {
+  system: ActorSystem<RemoteSessionHost>;
+  /** The session objects' endpoint this process serves to the Restate server. */
+  endpoint: SessionEndpoint;
+}
+
+/**
+ * SESSION_HOST=restate: the routes reach sessions through the Restate ingress, and this process also
+ * serves the session objects' endpoint, so every process is both a stateless front and a place
+ * where Restate may run any session's next invocation.
+ */
+export async function startClusterSystem(options: ActorSystemOptions, host: Extract<SessionHostConfig, { kind: 'restate' }>): Promise<ClusterSystem> {
+  let object: SessionObject | undefined;
+  const system = createHostedSystem(options, (parts) => {
+    object = sessionObject({
+      sessionLogic: parts.baseLogic,
+      settings: parts.settings,
+      media: options.media,
+      logger: options.logger,
+      observers: { metrics: parts.metrics, calls: parts.mediaCalls },
+      activity: options.store.activity,
+      sources: options.agentContext,
+      inspect: options.inspect,
+    });
+    return new RemoteSessionHost({
+      ingressUrl: host.ingressUrl,
+      adminUrl: host.adminUrl,
+      clock: options.clock,
+      logger: options.logger,
+      activity: options.store.activity,
+      settings: parts.settings,
+      askTimeoutMs: parts.askTimeoutMs,
+    });
+  });
+  system.clusterHealth = () => system.supervisor.health();
+  // Sessions are not kept here: what this process keeps is the activity log.
+  system.storeHealth = () => options.store.activity.health();
+  const endpoint = await serveSessionEndpoint(object!, host.endpointHost, host.endpointPort, options.logger);
+  return { system, endpoint };
+}

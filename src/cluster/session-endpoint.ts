@@ -1,0 +1,40 @@
+import { createServer } from 'node:http2';
+import { createEndpointHandler } from '@restatedev/restate-sdk';
+import type { Logger } from 'pino';
+import type { SessionObject } from './session-object.js';
+
+export interface SessionEndpoint {
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The session objects' endpoint, which the Restate server calls (HTTP/2). Never `restate.serve()`:
+ * it listens on every interface, and this endpoint must be reachable by the Restate server only.
+ */
+export async function serveSessionEndpoint(object: SessionObject, host: string, port: number, logger: Logger): Promise<SessionEndpoint> {
+  const server = createServer(
+    createEndpointHandler({
+      services: [object],
+      logger: (meta, message, ...rest) => {
+        // The SDK logs every invocation at info: that is debug detail for this service.
+        const level = meta.level === 'warn' || meta.level === 'error' ? meta.level : 'debug';
+        logger[level]({ invocation_id: meta.context?.invocationId }, [message, ...rest].map(String).join(' '));
+      },
+    }),
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address !== null ? address.port : port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Restate keeps its HTTP/2 connections open; closing waits for none of them.
+        setTimeout(resolve, 1000).unref();
+      }),
+  };
+}

@@ -1,0 +1,94 @@
+import type { InspectionEvent, Observer } from 'xstate';
+import { SimulatedClock, createActor } from 'xstate';
+import type { ActivityDraft } from '../domain/activity.js';
+import type { AssistantCommand, Reply, SessionCommand } from '../machines/session.events.js';
+import type { SessionMachine, SessionSettings, SessionSnapshot } from '../machines/session.machine.js';
+import type { StoredSession } from '../store/ports.js';
+import { restoredVoice, storedContext, toStored } from '../actors/stored-session.js';
+
+export interface InvocationInput {
+  /** The session machine with its media actors (journaled side effects in the cluster). */
+  logic: SessionMachine;
+  sessionId: string;
+  settings: SessionSettings;
+  /** The invocation's time (Restate's, journaled): the machine's clock stands still at it. */
+  at: number;
+  /** The session as its object state holds it; undefined for a new session. */
+  stored: StoredSession | undefined;
+  /** The command to deliver, given its reply callback; absent for a timer wake. */
+  command?: ((reply: Reply<unknown>) => SessionCommand) | undefined;
+  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
+}
+
+export interface InvocationOutcome {
+  /** The machine's reply to the command; undefined for a wake. */
+  reply: unknown;
+  /** What to keep as the object's state; null when the session expired (its state is cleared). */
+  stored: StoredSession | null;
+  /** Activity emitted, in order: each is written once, under a key derived from the invocation. */
+  activity: ActivityDraft[];
+  commands: AssistantCommand[];
+}
+
+export class SessionInvocationError extends Error {
+  override name = 'SessionInvocationError';
+}
+
+const voiceBusy = (snapshot: SessionSnapshot): boolean => snapshot.matches({ voice: 'starting' }) || snapshot.matches({ voice: 'stopping' });
+
+/**
+ * One invocation of a session hosted outside this process: the machine is rebuilt from the kept
+ * context on a clock standing at the invocation's time, timers already due fire (a wake, or a
+ * command arriving just after a deadline), the command is delivered, and the invocation ends once
+ * the reply is given and no media work is under way. Timers still pending die with the actor:
+ * the caller turns the deadlines the kept context holds into one delayed call.
+ */
+export async function runSessionInvocation(input: InvocationInput): Promise<InvocationOutcome> {
+  const { sessionId, settings, at, stored } = input;
+  const clock = new SimulatedClock();
+  clock.set(at);
+  const activity: ActivityDraft[] = [];
+  const commands: AssistantCommand[] = [];
+  let expired = false;
+  const actor = createActor(input.logic, {
+    id: sessionId,
+    input: { sessionId, at, settings, restored: stored ? storedContext(stored) : undefined },
+    clock,
+    ...(input.inspect ? { inspect: input.inspect } : {}),
+  });
+  actor.on('activity', (emitted) => activity.push(emitted.draft));
+  actor.on('command', (emitted) => commands.push(emitted.command));
+  actor.on('session.expired', () => (expired = true));
+
+  let replied = false;
+  let reply: unknown;
+  const settled = new Promise<void>((resolve, reject) => {
+    const check = (snapshot: SessionSnapshot) => {
+      if (snapshot.status === 'error') reject(new SessionInvocationError(`session ${sessionId}: machine failed`));
+      else if ((replied || !input.command) && !voiceBusy(snapshot)) resolve();
+      else if (!replied && input.command && !voiceBusy(snapshot) && commandSent) reject(new SessionInvocationError(`session ${sessionId}: no reply`));
+    };
+    let commandSent = false;
+    actor.subscribe({ next: () => (commandSent ? check(actor.getSnapshot()) : undefined), error: (error) => reject(error instanceof Error ? error : new SessionInvocationError(String(error))) });
+    actor.start();
+    if (stored) actor.send({ type: 'session.restore', at, voice: restoredVoice(stored) });
+    // Deadlines at or before now fire here, before the command, as they would have on time.
+    clock.set(at);
+    if (input.command) {
+      actor.send(
+        input.command((value) => {
+          replied = true;
+          reply = value;
+        }),
+      );
+    }
+    commandSent = true;
+    check(actor.getSnapshot());
+  });
+  try {
+    await settled;
+    return { reply, stored: expired ? null : toStored(actor.getSnapshot()), activity, commands };
+  } finally {
+    actor.stop();
+  }
+}

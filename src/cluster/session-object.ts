@@ -1,0 +1,162 @@
+import * as restate from '@restatedev/restate-sdk';
+import type { Logger } from 'pino';
+import type { InspectionEvent, Observer } from 'xstate';
+import type { MediaObservers } from '../actors/media-actors.js';
+import { mediaActors } from '../actors/media-actors.js';
+import type { FlowProgress } from '../actors/session-listing.js';
+import { flowProgressOf } from '../actors/session-listing.js';
+import { isQuiescent, storedView } from '../actors/stored-session.js';
+import type { Routing } from '../actors/supervisor.js';
+import type { AgentContextSources } from '../domain/agent-context.js';
+import type { MediaProvider } from '../integrations/media.js';
+import type { AssistantCommand, Reply, SessionCommand } from '../machines/session.events.js';
+import type { SessionMachine, SessionSettings } from '../machines/session.machine.js';
+import type { ActivityLog, StoredSession, SummaryRow } from '../store/ports.js';
+import type { WireCommand } from './command-wire.js';
+import { fromWireCommand, isWireCommand } from './command-wire.js';
+import { runSessionInvocation, SessionInvocationError } from './session-invocation.js';
+
+/** The virtual object's name: also the first segment of its ingress path. */
+export const SESSION_OBJECT = 'KycSession';
+
+export interface AskRequest {
+  routing: Routing;
+  command: WireCommand;
+}
+
+export type AskResponse =
+  | {
+      ok: true;
+      value: unknown;
+      /** The newest activity id written by this invocation (or before it): the asking process waits to have read it. */
+      seen_through: number;
+      /** What the machine told its client unprompted, for the asking process's control sockets. */
+      commands: AssistantCommand[];
+    }
+  | { ok: false; reason: 'not_found' };
+
+/** What a listing reads of each session (GET /api/sessions), kept apart from the context so a listing never loads one. */
+export interface KeptSummary {
+  row: SummaryRow;
+  flow: FlowProgress | null;
+}
+
+/** The object's state keys. */
+export const STATE = { session: 'session', summary: 'summary', wakes: 'wakes' } as const;
+
+export interface SessionObjectDeps {
+  /** The session machine before its media actors are provided (each invocation provides journaled ones). */
+  sessionLogic: SessionMachine;
+  settings: SessionSettings;
+  media: MediaProvider;
+  logger: Logger;
+  observers: MediaObservers;
+  activity: ActivityLog;
+  sources: AgentContextSources;
+  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
+}
+
+export const IDEMPOTENCY_RETENTION_MS = 10 * 60_000;
+
+/** A failed media call is tried once more, then its failure is journaled and the machine degrades as it would anywhere. */
+const MEDIA_RUN = { maxRetryAttempts: 2 };
+
+/**
+ * Each session is a Restate virtual object keyed by its session id: one handler at a time per
+ * key across the cluster. `ask` delivers one command; `wake` fires the timers due; `view` reads.
+ * Timers are one delayed call to `wake` at the earliest deadline the context holds; the object
+ * keeps the deadlines already scheduled and schedules only an earlier one, so re-arming a timer
+ * on every event leaves no pile of pending calls, and a wake for a deadline no longer kept does
+ * nothing.
+ */
+export function sessionObject(deps: SessionObjectDeps) {
+  const invoke = async (ctx: restate.ObjectContext, stored: StoredSession | undefined, at: number, command?: (reply: Reply<unknown>) => SessionCommand) => {
+    const logic = deps.sessionLogic.provide({
+      actors: mediaActors(deps.media, deps.logger, deps.observers, (call, run) => ctx.run(call, run, MEDIA_RUN)),
+    });
+    let outcome;
+    try {
+      outcome = await runSessionInvocation({ logic, sessionId: ctx.key, settings: deps.settings, at, stored, command, inspect: deps.inspect });
+    } catch (error) {
+      // A machine bug is not retried forever: the request fails (500) and the state stays as it was.
+      if (error instanceof SessionInvocationError) throw new restate.TerminalError(error.message);
+      throw error;
+    }
+    // The same invocation replayed after a crash emits the same items: their keys make the second write a no-op.
+    const invocationId = ctx.request().id;
+    outcome.activity.forEach((draft, index) => deps.activity.append(draft, `${invocationId}:${index}`));
+    await deps.activity.commit();
+    if (outcome.stored === null) {
+      ctx.clearAll();
+    } else {
+      ctx.set(STATE.session, outcome.stored);
+      const kept: KeptSummary = {
+        row: { session_id: ctx.key, ...outcome.stored.summary },
+        flow: flowProgressOf(storedView(outcome.stored, deps.settings, at).context),
+      };
+      ctx.set(STATE.summary, kept);
+      await scheduleWake(ctx, outcome.stored.wake_at, at);
+    }
+    return { outcome, seenThrough: deps.activity.bounds().lastId };
+  };
+
+  return restate.object({
+    name: SESSION_OBJECT,
+    // A retry with the same Idempotency-Key within this window gets the first answer; past it, results are not kept.
+    // Journals of completed invocations are kept a minute (for inspection), not the server's default: every event is one.
+    options: { idempotencyRetention: IDEMPOTENCY_RETENTION_MS, journalRetention: 60_000 },
+    handlers: {
+      ask: async (ctx: restate.ObjectContext, request: AskRequest): Promise<AskResponse> => {
+        if (!isWireCommand(request?.command) || (request.routing !== 'create' && request.routing !== 'existing')) {
+          throw new restate.TerminalError('not a session command', { errorCode: 400 });
+        }
+        const at = await ctx.date.now();
+        let stored = (await ctx.get<StoredSession>(STATE.session)) ?? undefined;
+        if (stored && idledOut(stored, deps.settings, at)) {
+          // Its idle eviction was due before this command (a wake not yet run): gone, as in one process.
+          ctx.clearAll();
+          stored = undefined;
+        }
+        if (!stored && request.routing === 'existing') return { ok: false, reason: 'not_found' };
+        const { outcome, seenThrough } = await invoke(ctx, stored, at, (reply) => fromWireCommand(request.command, at, deps.sources, reply));
+        return { ok: true, value: outcome.reply ?? null, seen_through: seenThrough, commands: outcome.commands };
+      },
+      wake: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext, deadline: number): Promise<void> => {
+        const wakes = (await ctx.get<number[]>(STATE.wakes)) ?? [];
+        if (!wakes.includes(deadline)) return;
+        ctx.set(
+          STATE.wakes,
+          wakes.filter((wake) => wake !== deadline),
+        );
+        const stored = await ctx.get<StoredSession>(STATE.session);
+        if (!stored) return ctx.clearAll();
+        // A delayed call runs at or after its time; never fire a timer before its deadline.
+        const at = Math.max(await ctx.date.now(), deadline);
+        await invoke(ctx, stored, at);
+      }),
+      view: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext): Promise<StoredSession | null> => (await ctx.get<StoredSession>(STATE.session)) ?? null),
+    },
+  });
+}
+
+export type SessionObject = ReturnType<typeof sessionObject>;
+
+/** Idle for the whole TTL with nothing under way: the session's idle check would end it. */
+const idledOut = (stored: StoredSession, settings: SessionSettings, at: number): boolean =>
+  stored.summary.last_activity_at + settings.idleTtlMs <= at && isQuiescent(stored, at);
+
+/** One delayed call at the earliest deadline, unless one already scheduled comes at or before it (that wake schedules the next). */
+async function scheduleWake(ctx: restate.ObjectContext, deadline: number | null, at: number): Promise<void> {
+  if (deadline === null || !Number.isFinite(deadline)) return;
+  const wakes = (await ctx.get<number[]>(STATE.wakes)) ?? [];
+  if (wakes.some((wake) => wake <= deadline)) return;
+  ctx.genericSend({
+    service: SESSION_OBJECT,
+    method: 'wake',
+    key: ctx.key,
+    parameter: deadline,
+    inputSerde: restate.serde.json,
+    delay: Math.max(0, deadline - at),
+  });
+  ctx.set(STATE.wakes, [...wakes, deadline]);
+}

@@ -1,0 +1,278 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalCluster } from '../scripts/cluster/local-cluster.js';
+import { startLocalCluster } from '../scripts/cluster/local-cluster.js';
+import type { RedisServer } from '../scripts/cluster/redis-server.js';
+import { startRedis } from '../scripts/cluster/redis-server.js';
+import type { LiveKitStandIn } from '../test/support/livekit-stand-in.js';
+import { startLiveKitStandIn } from '../test/support/livekit-stand-in.js';
+import { SseTestClient } from '../test/support/sse-client.js';
+
+/** Short timers by configuration: Restate's clock is the real one. */
+const COOLDOWN_SECONDS = 2;
+const REENGAGEMENT_SECONDS = 3;
+const IDLE_TTL_SECONDS = 8;
+/** A delayed call runs at or after its time; on a shared 2-core machine allow this much lateness. */
+const LATE_MS = 4000;
+
+let redis: RedisServer;
+let liveKit: LiveKitStandIn;
+let cluster: LocalCluster;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  liveKit = await startLiveKitStandIn();
+  const dir = mkdtempSync(join(tmpdir(), 'cluster-test-'));
+  const sdkConfig = join(dir, 'sdk-config.json');
+  writeFileSync(sdkConfig, JSON.stringify({ '*': { thresholds: { min_trigger_interval_seconds: COOLDOWN_SECONDS } } }));
+  cluster = await startLocalCluster({
+    redisUrl: redis.url,
+    processes: 2,
+    logFile: join(dir, 'cluster.log'),
+    env: { ...liveKit.env(), SDK_CONFIG_FILE: sdkConfig, REENGAGEMENT_INACTIVITY_SECONDS: String(REENGAGEMENT_SECONDS), SESSION_IDLE_TTL_SECONDS: String(IDLE_TTL_SECONDS) },
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+  await liveKit?.close();
+  await redis?.stop();
+}, 60_000);
+
+const post = async (path: string, body: unknown, base = cluster.url) => {
+  const response = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+};
+const get = async (path: string, base = cluster.url) => {
+  const response = await fetch(base + path);
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+};
+const processUrl = (index: number) => `http://127.0.0.1:${cluster.processes[index]!.port}`;
+
+interface Item {
+  id: string;
+  kind: string;
+  timestamp: string;
+  session_id: string;
+  payload: Record<string, unknown>;
+}
+const activityOf = async (sessionId: string, kind?: string, base = cluster.url) =>
+  (await get(`/api/activity?session_id=${sessionId}&limit=500${kind ? `&kind=${kind}` : ''}`, base)).body.items as Item[];
+
+/** The session's object state as Restate holds it. */
+const storedState = async (sessionId: string) => {
+  const rows = await cluster.restate.query<{ value_utf8: string }>(`SELECT value_utf8 FROM state WHERE service_name = 'KycSession' AND service_key = '${sessionId}' AND key = 'session'`);
+  return rows[0] ? (JSON.parse(rows[0].value_utf8) as { value: Record<string, unknown> }) : undefined;
+};
+const invocations = (sessionId: string, handler: string, status?: string) =>
+  cluster.restate.query<{ status: string }>(
+    `SELECT status FROM sys_invocation WHERE target_service_name = 'KycSession' AND target_service_key = '${sessionId}' AND target_handler_name = '${handler}'${status ? ` AND status = '${status}'` : ''}`,
+  );
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, real redis-server)', () => {
+  it("serves one session's events through both processes in order, each response seeing its own write", async () => {
+    const screens = Array.from({ length: 12 }, (_, index) => `step_${index}`);
+    for (const screen of screens) {
+      const answer = await post('/v1/events', { session_id: 'order', user_id: 'u1', event: 'screen_view', screen });
+      expect(answer.status).toBe(200);
+      // Round-robin: the read goes to the other process than the write did, and still sees it.
+      expect((await get('/api/sessions/order')).body.screen).toBe(screen);
+    }
+    const items = await eventually(
+      () => activityOf('order', 'event'),
+      (found) => found.length === screens.length,
+    );
+    expect(items.map((item) => item.payload.screen)).toEqual(screens);
+    // The same items in the same order from either process.
+    expect((await activityOf('order', 'event', processUrl(0))).map((item) => item.id)).toEqual(items.map((item) => item.id));
+    expect((await activityOf('order', 'event', processUrl(1))).map((item) => item.id)).toEqual(items.map((item) => item.id));
+  });
+
+  it('/health shows Restate and Redis reachable', async () => {
+    const health = await get('/health');
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ status: 'ok', store: { kind: 'redis', status: 'ok' }, cluster: { restate: { ingress: 'ok', admin: 'ok' }, redis: 'ok' } });
+  });
+
+  it('a request sent again with the same Idempotency-Key, to the other process, is applied once and gets the first answer', async () => {
+    const send = (base: string) =>
+      fetch(`${base}/v1/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'retry-1' },
+        body: JSON.stringify({ session_id: 'retried', event: 'screen_view', screen: 'pan_details' }),
+      }).then(async (response) => ({ status: response.status, body: await response.text() }));
+    const first = await send(processUrl(0));
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const again = await send(processUrl(1));
+    expect(first.status).toBe(200);
+    expect(again).toEqual(first);
+    expect(await activityOf('retried', 'event')).toHaveLength(1);
+    const unusable = await fetch(`${processUrl(0)}/v1/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'has space' },
+      body: JSON.stringify({ session_id: 'retried', event: 'screen_view', screen: 'other' }),
+    });
+    expect(unusable.status).toBe(422);
+    expect(await unusable.json()).toEqual({ detail: 'Idempotency-Key: must be 1-128 characters of A-Za-z0-9._:@/+=-' });
+    expect(await activityOf('retried', 'event')).toHaveLength(1);
+  });
+
+  it('lists sessions from Restate state, whichever process answers', async () => {
+    await post('/v1/events', { session_id: 'listed', user_id: 'u2', event: 'screen_view', screen: 'pan_details' });
+    for (const base of [processUrl(0), processUrl(1)]) {
+      const page = (await get('/api/sessions?q=listed', base)).body as { sessions: { session_id: string; screen: string }[]; total: number };
+      expect(page.total).toBe(1);
+      expect(page.sessions[0]).toMatchObject({ session_id: 'listed', screen: 'pan_details' });
+    }
+  });
+
+  it('keeps pending wake calls bounded while every event re-arms the timers', async () => {
+    for (let index = 0; index < 30; index += 1) await post('/v1/events', { session_id: 'busy', event: 'component_input', screen: 'pan_details' });
+    await post('/api/dropoff/register', { session_id: 'busy', reason: 'app_backgrounded' });
+    for (let index = 0; index < 30; index += 1) await post('/v1/events', { session_id: 'busy', event: 'component_input', screen: 'pan_details' });
+    const pending = await invocations('busy', 'wake', 'scheduled');
+    // The idle check and the reengagement timer: never one per event.
+    expect(pending.length).toBeGreaterThanOrEqual(1);
+    expect(pending.length).toBeLessThanOrEqual(2);
+    // Only the object itself schedules wakes: the ingress refuses the handler.
+    const direct = await fetch(`${cluster.restate.ingressUrl}KycSession/busy/wake`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '0' });
+    expect(direct.status).toBeGreaterThanOrEqual(400);
+    expect(direct.status).toBeLessThan(500);
+  });
+
+  it('a cooldown ends once, on time, through a delayed wake call', async () => {
+    await post('/v1/events', { session_id: 'cool', event: 'screen_view', screen: 'pan_details' });
+    const fired = await post('/v1/assistant/trigger/evaluate', { session_id: 'cool', signals: { errors: ['pan_invalid', 'pan_invalid_format'] } });
+    expect(fired.body.trigger).toBe(true);
+    const firedAt = Date.now();
+    expect((await storedState('cool'))!.value.trigger).toBe('cooldown');
+    const after = await eventually(
+      () => storedState('cool'),
+      (state) => state?.value.trigger === 'ready',
+      COOLDOWN_SECONDS * 1000 + LATE_MS + 5000,
+    );
+    const endedAt = Date.now();
+    expect(after!.value.trigger).toBe('ready');
+    expect(endedAt - firedAt).toBeGreaterThanOrEqual(COOLDOWN_SECONDS * 1000 - 200);
+    expect(endedAt - firedAt).toBeLessThan(COOLDOWN_SECONDS * 1000 + LATE_MS);
+    // Restate's invocation table may show the wake as completed a moment after its state is visible.
+    const completed = await eventually(
+      () => invocations('cool', 'wake', 'completed'),
+      (rows) => rows.length > 0,
+    );
+    expect(completed).toHaveLength(1);
+  });
+
+  it('a reengagement timer fires once, on time, and records one item', async () => {
+    await post('/v1/events', { session_id: 'away', user_id: 'u3', event: 'screen_view', screen: 'pan_details' });
+    const registered = await post('/api/dropoff/register', { session_id: 'away', reason: 'app_backgrounded' });
+    expect(registered.status).toBe(200);
+    const armedAt = Date.now();
+    const timed = await eventually(
+      async () => (await activityOf('away', 'reengagement')).filter((item) => item.payload.source === 'timer'),
+      (found) => found.length > 0,
+      REENGAGEMENT_SECONDS * 1000 + LATE_MS + 5000,
+    );
+    expect(timed).toHaveLength(1);
+    const at = Date.parse(timed[0]!.timestamp);
+    expect(at).toBeGreaterThanOrEqual(armedAt - 1000 + REENGAGEMENT_SECONDS * 1000);
+    expect(at).toBeLessThan(armedAt + REENGAGEMENT_SECONDS * 1000 + LATE_MS);
+    // Once: no second item after another period.
+    await new Promise((resolve) => setTimeout(resolve, REENGAGEMENT_SECONDS * 1000 + 1000));
+    expect((await activityOf('away', 'reengagement')).filter((item) => item.payload.source === 'timer')).toHaveLength(1);
+  });
+
+  it('a session idle for SESSION_IDLE_TTL_SECONDS is ended by its wake: its state is gone', async () => {
+    await post('/v1/events', { session_id: 'idle', event: 'screen_view', screen: 'welcome' });
+    expect((await get('/api/sessions/idle')).status).toBe(200);
+    const gone = await eventually(
+      () => storedState('idle'),
+      (state) => state === undefined,
+      IDLE_TTL_SECONDS * 1000 + LATE_MS + 5000,
+    );
+    expect(gone).toBeUndefined();
+    expect((await get('/api/sessions/idle')).status).toBe(404);
+    expect((await get('/api/sessions?q=idle')).body.total).toBe(0);
+  });
+
+  it('never dispatches two agents when starts for one session arrive concurrently on both processes', async () => {
+    await post('/v1/events', { session_id: 'voice', user_id: 'u4', event: 'screen_view', screen: 'pan_details' });
+    const starts = await Promise.all(
+      Array.from({ length: 6 }, (_, index) => post('/v1/assistant/session/start', { session_id: 'voice', user_id: 'u4', screen: 'pan_details' }, processUrl(index % 2))),
+    );
+    expect(starts.map((start) => start.status)).toEqual(Array(6).fill(200));
+    const room = starts[0]!.body.media_room as string;
+    expect(room).toBe('kyc-room-voice');
+    expect(starts.every((start) => start.body.media_room === room && start.body.token)).toBe(true);
+    expect(liveKit.dispatches.filter((dispatch) => dispatch.room === room)).toHaveLength(1);
+    expect(liveKit.methodsCalled().filter((method) => method === 'CreateDispatch')).toHaveLength(1);
+  });
+
+  it('an SSE client resumes on the other process with Last-Event-ID: nothing lost, nothing repeated', async () => {
+    const first = await SseTestClient.open(`${processUrl(0)}/api/activity/stream?session_id=sse`);
+    for (let index = 0; index < 3; index += 1) await post('/v1/events', { session_id: 'sse', event: 'screen_view', screen: `before_${index}` });
+    await first.until((client) => client.messages.length >= 3, 10_000);
+    const lastId = first.messages.at(-1)!.id!;
+    first.close();
+    for (let index = 0; index < 3; index += 1) await post('/v1/events', { session_id: 'sse', event: 'screen_view', screen: `after_${index}` });
+    const resumed = await SseTestClient.open(`${processUrl(1)}/api/activity/stream?session_id=sse`, { 'last-event-id': lastId });
+    await resumed.until((client) => client.messages.filter((message) => message.event !== 'reset').length >= 3, 10_000);
+    const screens = resumed.messages.filter((message) => message.event !== 'reset').map((message) => (JSON.parse(message.data) as Item).payload.screen);
+    resumed.close();
+    expect(screens).toEqual(['after_0', 'after_1', 'after_2']);
+  });
+
+  it('loses nothing acknowledged, and repeats nothing, when one service process is killed with SIGKILL mid-load', async () => {
+    const sessions = ['k0', 'k1', 'k2', 'k3'];
+    const acknowledged = new Map<string, string[]>(sessions.map((id) => [id, []]));
+    let killed = false;
+    const load = sessions.map(async (sessionId) => {
+      for (let index = 0; index < 25; index += 1) {
+        const screen = `${sessionId}_${index}`;
+        if (index === 10 && sessionId === 'k0' && !killed) {
+          killed = true;
+          void cluster.processes[1]!.kill('SIGKILL');
+        }
+        try {
+          const answer = await post('/v1/events', { session_id: sessionId, event: 'screen_view', screen });
+          if (answer.status === 200) acknowledged.get(sessionId)!.push(screen);
+        } catch {
+          // Cut off with the process: not acknowledged, so the client would retry.
+        }
+      }
+    });
+    await Promise.all(load);
+    expect(killed).toBe(true);
+    let total = 0;
+    for (const sessionId of sessions) {
+      const recorded = (await activityOf(sessionId, 'event', processUrl(0))).map((item) => item.payload.screen);
+      for (const screen of acknowledged.get(sessionId)!) expect(recorded).toContain(screen);
+      // A request cut off with the process is sent again by the proxy with the same Idempotency-Key: recorded once.
+      expect(new Set(recorded).size).toBe(recorded.length);
+      total += acknowledged.get(sessionId)!.length;
+      // The session itself holds the last event, once that was acknowledged.
+      const last = `${sessionId}_24`;
+      if (acknowledged.get(sessionId)!.includes(last)) expect((await get(`/api/sessions/${sessionId}`, processUrl(0))).body.screen).toBe(last);
+    }
+    // The proxy's retries reach the survivor: every request is answered.
+    expect(total).toBe(sessions.length * 25);
+  });
+
+  it('/health answers 503 naming Restate once it is unreachable', async () => {
+    await cluster.restate.stop();
+    const health = await get('/health', processUrl(0));
+    expect(health.status).toBe(503);
+    expect(health.body).toMatchObject({ status: 'cluster_unreachable', cluster: { restate: { ingress: 'unreachable', admin: 'unreachable' }, redis: 'ok' } });
+  });
+});
