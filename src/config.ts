@@ -215,7 +215,8 @@ export interface AppConfig {
 
 export type SessionHostConfig =
   | { kind: 'embedded' }
-  | { kind: 'restate'; ingressUrl: string; adminUrl: string; endpointHost: string; endpointPort: number };
+  /** `redisUrl`: ACTIVITY_LOG's Redis, which also carries the commands sessions push to control sockets on every process. */
+  | { kind: 'restate'; ingressUrl: string; adminUrl: string; endpointHost: string; endpointPort: number; redisUrl: string };
 
 export interface StoreConfig {
   kind: 'sqlite' | 'memory';
@@ -328,5 +329,6 @@ function sessionHostConfig(e: z.infer<typeof EnvSchema>): SessionHostConfig {
     adminUrl: e.RESTATE_ADMIN_URL!,
     endpointHost: e.RESTATE_ENDPOINT_HOST,
     endpointPort: e.RESTATE_ENDPOINT_PORT!,
+    redisUrl: e.ACTIVITY_LOG!,
   };
 }

@@ -147,7 +147,7 @@ async function main(): Promise<void> {
     }, graceMs + 500);
     deadline.unref();
     void running.close(graceMs).then(async () => {
-      await cluster?.endpoint.close();
+      await cluster?.close();
       system.stop();
       sdkConfig.close();
       await inspection?.close();

@@ -9,6 +9,7 @@ import { startRedis } from '../scripts/cluster/redis-server.js';
 import type { LiveKitStandIn } from '../test/support/livekit-stand-in.js';
 import { startLiveKitStandIn } from '../test/support/livekit-stand-in.js';
 import { SseTestClient } from '../test/support/sse-client.js';
+import { WsClient } from '../test/support/ws-client.js';
 
 /** Short timers by configuration: Restate's clock is the real one. */
 const COOLDOWN_SECONDS = 2;
@@ -231,6 +232,31 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     const screens = resumed.messages.filter((message) => message.event !== 'reset').map((message) => (JSON.parse(message.data) as Item).payload.screen);
     resumed.close();
     expect(screens).toEqual(['after_0', 'after_1', 'after_2']);
+  });
+
+  it('pushes a command a session decides on one process to control sockets on every process, once each', async () => {
+    const session = 'pushed-across';
+    const sockets = await Promise.all([0, 1].map((index) => WsClient.open(`ws://127.0.0.1:${cluster.processes[index]!.port}/v1/events/ws`)));
+    try {
+      for (const socket of sockets) {
+        socket.send({ type: 'connect', message_id: 'm1', session_id: session, user_id: 'u-ws', sdk_version: '1.2.0', client: 'android', client_id: 'kycis_demo' });
+        await socket.nextOfType('ack');
+      }
+      // Decided by an invocation the second process asked for: the first process's socket hears of it too.
+      const decided = await post('/v1/assistant/trigger/evaluate', { session_id: session, signals: { screen: 'pan_details', errors: ['a', 'b'] } }, processUrl(1));
+      expect(decided.body).toMatchObject({ trigger: true });
+      for (const socket of sockets) {
+        expect(await socket.nextOfType('command')).toMatchObject({ command: 'suggest_start_voice_agent', session_id: session });
+      }
+      // Once each: a heartbeat round trip later, no second copy has arrived on either socket.
+      for (const socket of sockets) {
+        socket.send({ type: 'heartbeat', message_id: 'hb' });
+        await socket.nextOfType('heartbeat');
+        expect(socket.frames.filter((frame) => frame.type === 'command')).toHaveLength(1);
+      }
+    } finally {
+      for (const socket of sockets) socket.close();
+    }
   });
 
   it('loses nothing acknowledged, and repeats nothing, when one service process is killed with SIGKILL mid-load', async () => {

@@ -47,7 +47,7 @@ describe('loadConfig', () => {
         RESTATE_ENDPOINT_PORT: '9080',
         ACTIVITY_LOG: 'redis://127.0.0.1:6379',
       }).sessionHost,
-    ).toEqual({ kind: 'restate', ingressUrl: 'http://127.0.0.1:8080/', adminUrl: 'http://10.0.0.5:9070/', endpointHost: '127.0.0.1', endpointPort: 9080 });
+    ).toEqual({ kind: 'restate', ingressUrl: 'http://127.0.0.1:8080/', adminUrl: 'http://10.0.0.5:9070/', endpointHost: '127.0.0.1', endpointPort: 9080, redisUrl: 'redis://127.0.0.1:6379' });
     expect(loadConfig({ DATA_DIR: '/srv/kyc', STORE_SYNC: 'full' })).toMatchObject({ store: { kind: 'sqlite', dataDir: '/srv/kyc', sync: 'full' } });
     expect(loadConfig({ ACTIVITY_BUFFER_SIZE: '5' }).activityRetentionItems).toBe(5);
     expect(loadConfig({ ACTIVITY_BUFFER_SIZE: '5', ACTIVITY_RETENTION_ITEMS: '7' }).activityRetentionItems).toBe(7);

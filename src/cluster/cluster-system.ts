@@ -1,6 +1,7 @@
 import type { ActorSystem, ActorSystemOptions } from '../actors/system.js';
 import { createHostedSystem } from '../actors/system.js';
 import type { SessionHostConfig } from '../config.js';
+import { RedisCommandFanout } from './command-fanout.js';
 import { RemoteSessionHost } from './remote-host.js';
 import type { SessionEndpoint } from './session-endpoint.js';
 import { serveSessionEndpoint } from './session-endpoint.js';
@@ -11,6 +12,8 @@ export interface ClusterSystem {
   system: ActorSystem<RemoteSessionHost>;
   /** The session objects' endpoint this process serves to the Restate server. */
   endpoint: SessionEndpoint;
+  /** Stops serving the endpoint and leaves the command channel (shutdown). */
+  close(): Promise<void>;
 }
 
 /**
@@ -19,6 +22,7 @@ export interface ClusterSystem {
  * where Restate may run any session's next invocation.
  */
 export async function startClusterSystem(options: ActorSystemOptions, host: Extract<SessionHostConfig, { kind: 'restate' }>): Promise<ClusterSystem> {
+  const commands = new RedisCommandFanout(host.redisUrl, options.logger);
   let object: SessionObject | undefined;
   const system = createHostedSystem(options, (parts) => {
     object = sessionObject({
@@ -28,6 +32,7 @@ export async function startClusterSystem(options: ActorSystemOptions, host: Extr
       logger: options.logger,
       observers: { metrics: parts.metrics, calls: parts.mediaCalls },
       activity: options.store.activity,
+      commands,
       sources: options.agentContext,
       inspect: options.inspect,
     });
@@ -39,11 +44,23 @@ export async function startClusterSystem(options: ActorSystemOptions, host: Extr
       activity: options.store.activity,
       settings: parts.settings,
       askTimeoutMs: parts.askTimeoutMs,
+      commands,
     });
   });
   system.clusterHealth = () => system.supervisor.health();
   // Sessions are not kept here: what this process keeps is the activity log.
   system.storeHealth = () => options.store.activity.health();
   const endpoint = await serveSessionEndpoint(object!, host.endpointHost, host.endpointPort, options.logger);
-  return { system, endpoint };
+  // Subscribed before serving: a command pushed once this process answers must find it listening.
+  await commands.ready.catch((error: unknown) => {
+    throw new Error(`ACTIVITY_LOG: cannot subscribe to the command channel: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  return {
+    system,
+    endpoint,
+    close: async () => {
+      await endpoint.close();
+      commands.close();
+    },
+  };
 }

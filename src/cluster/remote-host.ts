@@ -11,6 +11,7 @@ import type { AppClock } from '../integrations/clock.js';
 import type { AssistantCommand, Reply, SessionCommand } from '../machines/session.events.js';
 import type { SessionSettings } from '../machines/session.machine.js';
 import type { ActivityLog, StoredSession } from '../store/ports.js';
+import type { CommandFanout } from './command-fanout.js';
 import { toWireCommand } from './command-wire.js';
 import { currentIdempotencyKey } from './idempotency.js';
 import type { AskResponse, KeptSummary } from './session-object.js';
@@ -26,6 +27,8 @@ export interface RemoteHostOptions {
   activity: ActivityLog;
   settings: SessionSettings;
   askTimeoutMs: number;
+  /** Commands sessions push, from whichever process ran the invocation, for this process's control sockets. */
+  commands: Pick<CommandFanout, 'onCommand'>;
 }
 
 class IngressError extends Error {
@@ -50,6 +53,7 @@ export class RemoteSessionHost implements SessionHost {
 
   constructor(private readonly options: RemoteHostOptions) {
     this.listeners = new CommandListeners(options.logger);
+    options.commands.onCommand((sessionId, command) => this.listeners.publish(sessionId, command));
   }
 
   async ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
@@ -62,7 +66,6 @@ export class RemoteSessionHost implements SessionHost {
       return this.failure(error, sessionId);
     }
     if (!response.ok) return response;
-    for (const pushed of response.commands) this.publish(sessionId, pushed);
     await this.options.activity.caughtUp?.(response.seen_through);
     return { ok: true, value: response.value as T };
   }
@@ -118,10 +121,6 @@ export class RemoteSessionHost implements SessionHost {
     };
     const [ingress, admin] = await Promise.all([answers(this.options.ingressUrl), answers(new URL('health', this.options.adminUrl).href)]);
     return { restate: { ingress, admin }, redis: this.options.activity.health().status };
-  }
-
-  private publish(sessionId: string, command: AssistantCommand): void {
-    this.listeners.publish(sessionId, command);
   }
 
   private async summaries(): Promise<KeptSummary[]> {

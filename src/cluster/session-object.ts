@@ -9,9 +9,10 @@ import { isQuiescent, storedView } from '../actors/stored-session.js';
 import type { Routing } from '../actors/supervisor.js';
 import type { AgentContextSources } from '../domain/agent-context.js';
 import type { MediaProvider } from '../integrations/media.js';
-import type { AssistantCommand, Reply, SessionCommand } from '../machines/session.events.js';
+import type { Reply, SessionCommand } from '../machines/session.events.js';
 import type { SessionMachine, SessionSettings } from '../machines/session.machine.js';
 import type { ActivityLog, StoredSession, SummaryRow } from '../store/ports.js';
+import type { CommandFanout } from './command-fanout.js';
 import type { WireCommand } from './command-wire.js';
 import { fromWireCommand, isWireCommand } from './command-wire.js';
 import { runSessionInvocation, SessionInvocationError } from './session-invocation.js';
@@ -30,8 +31,6 @@ export type AskResponse =
       value: unknown;
       /** The newest activity id written by this invocation (or before it): the asking process waits to have read it. */
       seen_through: number;
-      /** What the machine told its client unprompted, for the asking process's control sockets. */
-      commands: AssistantCommand[];
     }
   | { ok: false; reason: 'not_found' };
 
@@ -52,6 +51,8 @@ export interface SessionObjectDeps {
   logger: Logger;
   observers: MediaObservers;
   activity: ActivityLog;
+  /** Where what the machine tells its client unprompted goes: to the control sockets on every process. */
+  commands: Pick<CommandFanout, 'publish'>;
   sources: AgentContextSources;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
 }
@@ -86,6 +87,8 @@ export function sessionObject(deps: SessionObjectDeps) {
     const invocationId = ctx.request().id;
     outcome.activity.forEach((draft, index) => deps.activity.append(draft, `${invocationId}:${index}`));
     await deps.activity.commit();
+    // Journaled, so an invocation replayed after a crash does not push the same command twice.
+    if (outcome.commands.length > 0) await ctx.run('publish control commands', () => deps.commands.publish(ctx.key, outcome.commands));
     if (outcome.stored === null) {
       ctx.clearAll();
     } else {
@@ -119,7 +122,7 @@ export function sessionObject(deps: SessionObjectDeps) {
         }
         if (!stored && request.routing === 'existing') return { ok: false, reason: 'not_found' };
         const { outcome, seenThrough } = await invoke(ctx, stored, at, (reply) => fromWireCommand(request.command, at, deps.sources, reply));
-        return { ok: true, value: outcome.reply ?? null, seen_through: seenThrough, commands: outcome.commands };
+        return { ok: true, value: outcome.reply ?? null, seen_through: seenThrough };
       },
       wake: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext, deadline: number): Promise<void> => {
         const wakes = (await ctx.get<number[]>(STATE.wakes)) ?? [];
