@@ -27,7 +27,12 @@ export async function startService(env: Record<string, string> = {}, nodeOptions
   };
 }
 
-export const startBareExpress = (env: Record<string, string> = {}): Promise<ServerProcess> =>
-  startServer([process.execPath, '--import', 'tsx', 'bench/servers/bare-express.ts'], env);
+// The baselines run built too (npm run build compiles bench/servers): under tsx every closure a
+// request creates would pay esbuild's name-keeping helper, which the built service does not.
+export const startBareExpress = (env: Record<string, string> = {}): Promise<ServerProcess> => startServer([process.execPath, 'dist/bench/servers/bare-express.js'], env);
 
-export const startBareNode = (): Promise<ServerProcess> => startServer([process.execPath, '--import', 'tsx', 'bench/servers/bare-node.ts']);
+export const startBareNode = (): Promise<ServerProcess> => startServer([process.execPath, 'dist/bench/servers/bare-node.js']);
+
+/** The service's HTTP layer with the session step skipped (bench/servers/service-http-layer.ts). */
+export const startServiceHttpLayer = (env: Record<string, string> = {}): Promise<ServerProcess> =>
+  startServer([process.execPath, 'dist/bench/servers/service-http-layer.js'], { RATE_LIMIT_PER_MINUTE: '0', STORE: 'memory', LOG_LEVEL: 'warn', ...env });

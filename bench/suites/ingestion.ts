@@ -1,8 +1,8 @@
 import type { LoadResult } from '../load-worker.js';
 import type { ServerProcess } from '../lib/processes.js';
-import { runLoad } from '../lib/processes.js';
+import { cpuSeconds, runLoad } from '../lib/processes.js';
 import { median, ratio, round, table } from '../lib/stats.js';
-import { startBareExpress, startBareNode, startService } from '../lib/targets.js';
+import { startBareExpress, startBareNode, startService, startServiceHttpLayer } from '../lib/targets.js';
 
 export interface IngestionOptions {
   rounds: number;
@@ -22,14 +22,15 @@ interface Target {
  * POST /v1/events on the service vs a bare express app vs bare node:http: same body, same load
  * generator settings, interleaved round by round so drift on a shared machine hits all of them.
  */
-export async function ingestionSuite(options: IngestionOptions): Promise<{ markdown: string; serviceOverExpress: number; sqliteOverMemory: number }> {
+export async function ingestionSuite(options: IngestionOptions): Promise<{ markdown: string; serviceOverExpress: number; sqliteOverMemory: number; httpLayerOverExpress: number }> {
   const targets: Target[] = [
     { name: 'service (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn' }) },
     { name: 'service, STORE=sqlite (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn', STORE: 'sqlite' }) },
+    { name: 'service HTTP layer alone (session step skipped)', start: () => startServiceHttpLayer() },
     { name: 'bare express 5', start: () => startBareExpress() },
     { name: 'bare node:http', start: startBareNode },
   ];
-  const results = new Map<string, LoadResult[]>(targets.map((t) => [t.name, []]));
+  const results = new Map<string, (LoadResult & { cpuMicrosPerRequest: number })[]>(targets.map((t) => [t.name, []]));
   // All of them stay up for the whole suite (idle ones cost nothing), each warmed once, and the
   // measured runs go round them so drift on a shared machine hits every target alike.
   const servers: ServerProcess[] = [];
@@ -39,7 +40,10 @@ export async function ingestionSuite(options: IngestionOptions): Promise<{ markd
     for (const server of servers) await runLoad({ ...jobFor(server), durationSeconds: options.warmupSeconds });
     for (let roundIndex = 0; roundIndex < options.rounds; roundIndex += 1) {
       for (const [index, target] of targets.entries()) {
-        results.get(target.name)!.push(await runLoad({ ...jobFor(servers[index]!), durationSeconds: options.durationSeconds }));
+        const server = servers[index]!;
+        const cpuBefore = cpuSeconds(server.child.pid!);
+        const result = await runLoad({ ...jobFor(server), durationSeconds: options.durationSeconds });
+        results.get(target.name)!.push({ ...result, cpuMicrosPerRequest: ((cpuSeconds(server.child.pid!) - cpuBefore) / result.requests) * 1e6 });
       }
     }
   } finally {
@@ -52,16 +56,18 @@ export async function ingestionSuite(options: IngestionOptions): Promise<{ markd
       rps: median(runs.map((r) => r.requestsPerSecond)),
       p50: median(runs.map((r) => r.latencyP50)),
       p99: median(runs.map((r) => r.latencyP99)),
+      cpu: median(runs.map((r) => r.cpuMicrosPerRequest)),
       failures: runs.reduce((total, r) => total + r.errors + r.non2xx, 0),
     };
   });
   const express = summary.find((s) => s.name === 'bare express 5')!;
   const node = summary.find((s) => s.name === 'bare node:http')!;
   const markdown = table(
-    ['target', 'req/s (median)', 'p50 ms', 'p99 ms', 'failed requests', 'vs express', 'vs node:http'],
-    summary.map((s) => [s.name, round(s.rps), s.p50, s.p99, s.failures, ratio(s.rps, express.rps), ratio(s.rps, node.rps)]),
+    ['target', 'req/s (median)', 'p50 ms', 'p99 ms', 'failed requests', 'server CPU µs/request', 'vs express', 'vs node:http'],
+    summary.map((s) => [s.name, round(s.rps), s.p50, s.p99, s.failures, round(s.cpu), ratio(s.rps, express.rps), ratio(s.rps, node.rps)]),
   );
   const memory = summary.find((s) => s.name === 'service (LOG_LEVEL=warn)')!;
   const sqlite = summary.find((s) => s.name === 'service, STORE=sqlite (LOG_LEVEL=warn)')!;
-  return { markdown, serviceOverExpress: memory.rps / express.rps, sqliteOverMemory: sqlite.rps / memory.rps };
+  const httpLayer = summary.find((s) => s.name.startsWith('service HTTP layer'))!;
+  return { markdown, serviceOverExpress: memory.rps / express.rps, sqliteOverMemory: sqlite.rps / memory.rps, httpLayerOverExpress: httpLayer.rps / express.rps };
 }

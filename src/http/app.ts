@@ -19,7 +19,7 @@ import { flowRoutes } from './routes/flows.js';
 import { apiReferenceRoutes } from './routes/api-reference.js';
 import { contextRoutes } from './routes/context.js';
 import { activityStreamRoutes } from './routes/activity-stream.js';
-import { eventRoutes } from './routes/events.js';
+import { EVENTS_PATH, ingestEvent } from './routes/events.js';
 import { featureRoutes } from './routes/features.js';
 import { healthHandler } from './routes/health.js';
 import { reengagementRoutes } from './routes/reengagement.js';
@@ -96,16 +96,21 @@ export function createApp(deps: AppDeps): App {
     }),
   );
   app.use(shutdownGate);
-  app.use(consoleRoutes());
   const rateLimit = perIpRateLimit(config.rateLimitPerMinute);
+  const keyCheck = apiKeyCheck(config.apiKeys);
+  const body = jsonBody();
+  // After the body is read: the body's stream events would run outside the key's async context.
+  const idempotency = config.sessionHost.kind === 'restate' ? idempotencyContext : undefined;
+  // SDK events are most of the traffic: routed first, through the same gates and body reading as
+  // every other API route below, and past nothing else (BENCHMARKS.md, "The HTTP layer").
+  app.post(EVENTS_PATH, ...present(rateLimit, keyCheck), ...body, ...present(idempotency), ingestEvent(deps));
+  app.use(consoleRoutes());
   if (rateLimit) app.use(rateLimit);
   // The reference page loads without a key, like /health; its "try it" requests carry the key entered.
   app.use(apiReferenceRoutes(openapi));
-  const keyCheck = apiKeyCheck(config.apiKeys);
   if (keyCheck) app.use(keyCheck);
-  app.use(jsonBody());
-  // After the body is read: the body's stream events would run outside the key's async context.
-  if (config.sessionHost.kind === 'restate') app.use(idempotencyContext);
+  app.use(body);
+  if (idempotency) app.use(idempotency);
   // The control plane answers only upgrades (server 'upgrade' event); a plain GET is told so.
   app.get(CONTROL_PLANE_PATH, () => {
     throw new HttpError(426, 'GET /v1/events/ws is a WebSocket: send Upgrade: websocket', { Upgrade: 'websocket' });
@@ -113,7 +118,6 @@ export function createApp(deps: AppDeps): App {
   app.get('/openapi.json', (_req, res) => {
     res.json(openapi);
   });
-  app.use(eventRoutes(deps));
   app.use(triggerRoutes(deps));
   app.use(assistantRoutes(deps));
   app.use(flowRoutes(deps));
@@ -145,6 +149,8 @@ export function createApp(deps: AppDeps): App {
     connections,
   };
 }
+
+const present = (...handlers: (RequestHandler | undefined)[]): RequestHandler[] => handlers.filter((handler) => handler !== undefined);
 
 /** TRUST_PROXY as express understands it: a hop count, true/false, or addresses/subnets. */
 function trustProxyValue(raw: string): boolean | number | string {

@@ -1,9 +1,8 @@
 import { once } from 'node:events';
-import type { Socket } from 'node:net';
-import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunningServer } from '../../src/http/server.js';
 import { createHarness, serve } from '../support/harness.js';
+import { rawSocket } from '../support/raw-socket.js';
 import { startLiveKitStandIn } from '../support/livekit-stand-in.js';
 
 /** Generous bounds for a loaded machine: what is tested is seconds instead of minutes. */
@@ -21,20 +20,11 @@ async function start(env: Record<string, string>): Promise<{ server: RunningServ
   return { server, counts: () => h.app.connections.snapshot() };
 }
 
-/** A raw connection that records what it receives and whether the server closed it. */
-function rawSocket(port: number): { socket: Socket; text: () => string; closed: Promise<unknown> } {
-  const socket = connect(port, '127.0.0.1');
-  socket.on('error', () => undefined);
-  let received = '';
-  socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
-  cleanups.push(() => socket.destroy());
-  return { socket, text: () => received, closed: once(socket, 'close') };
-}
 
 describe('request timeouts (REQUEST_TIMEOUT_SECONDS)', () => {
   it('a body trickled slower than the timeout is answered 408 and the connection closed, in seconds', async () => {
     const { server } = await start({ REQUEST_TIMEOUT_SECONDS: '1' });
-    const { socket, text, closed } = rawSocket(server.port);
+    const { socket, text, closed } = rawSocket(server.port, cleanups);
     socket.write('POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"se');
     const trickle = setInterval(() => socket.write(' '), 300);
     cleanups.push(() => clearInterval(trickle));
@@ -44,7 +34,7 @@ describe('request timeouts (REQUEST_TIMEOUT_SECONDS)', () => {
 
   it('headers trickled slower than the timeout are cut, in seconds', async () => {
     const { server } = await start({ REQUEST_TIMEOUT_SECONDS: '1' });
-    const { socket, closed } = rawSocket(server.port);
+    const { socket, closed } = rawSocket(server.port, cleanups);
     socket.write('GET /api/features HTTP/1.1\r\nHost: localhost\r\n');
     const trickle = setInterval(() => socket.write('X-A: b\r\n'), 300);
     cleanups.push(() => clearInterval(trickle));
@@ -55,10 +45,10 @@ describe('request timeouts (REQUEST_TIMEOUT_SECONDS)', () => {
 describe('connection caps (MAX_CONNECTIONS)', () => {
   it('drops connections past the cap, and takes new ones again once one closes', async () => {
     const { server, counts } = await start({ MAX_CONNECTIONS: '2' });
-    const first = rawSocket(server.port);
-    const second = rawSocket(server.port);
+    const first = rawSocket(server.port, cleanups);
+    const second = rawSocket(server.port, cleanups);
     await vi.waitFor(() => expect(counts().http).toBe(2), patient);
-    const third = rawSocket(server.port);
+    const third = rawSocket(server.port, cleanups);
     await third.closed;
     expect(third.text()).toBe('');
     expect(counts().http).toBe(2);
@@ -72,7 +62,7 @@ describe('connection caps (MAX_CONNECTIONS)', () => {
 
   it('counts event streams apart: open streams leave request connections free, and have their own cap', async () => {
     const { server, counts } = await start({ MAX_CONNECTIONS: '2', SSE_MAX_STREAMS: '2' });
-    const streams = [rawSocket(server.port), rawSocket(server.port)];
+    const streams = [rawSocket(server.port, cleanups), rawSocket(server.port, cleanups)];
     for (const stream of streams) stream.socket.write('GET /api/activity/stream HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n');
     await vi.waitFor(() => expect(counts()).toEqual({ http: 0, sse: 2, websocket: 0 }), patient);
     // Two streams open, and still two request connections to be had.
@@ -94,7 +84,7 @@ describe('shutdown with a request under way', () => {
     const h = createHarness({ env: { ...lk.env(), MEDIA_REQUEST_TIMEOUT_SECONDS: '3' } });
     const server = await serve(h);
     const held = lk.holdNext('CreateRoom');
-    const client = rawSocket(server.port);
+    const client = rawSocket(server.port, cleanups);
     const body = JSON.stringify({ session_id: 's1', screen: 'pan_details' });
     client.socket.write(`POST /v1/assistant/session/start HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
     await held.arrived;

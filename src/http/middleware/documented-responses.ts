@@ -1,5 +1,5 @@
 import type { RouteDoc } from '../route-doc.js';
-import { BODY_LIMIT_BYTES } from './json-body.js';
+import { BODY_LIMIT_BYTES } from './body-errors.js';
 
 /** A status the middleware in front of the routes can answer, and the routes it can answer it on. */
 export interface MiddlewareResponse {

@@ -3,17 +3,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { HttpError } from '../http-error.js';
 import { requestContext } from '../request-context.js';
-import { BODY_LIMIT_BYTES } from './json-body.js';
-
-/** body-parser's error types, answered in our words: its own messages quote the raw body. */
-const BODY_ERRORS: Record<string, { status: number; detail: string }> = {
-  'entity.parse.failed': { status: 400, detail: 'malformed JSON body' },
-  'entity.too.large': { status: 413, detail: `request body exceeds ${BODY_LIMIT_BYTES / 1024} KiB` },
-  'encoding.unsupported': { status: 415, detail: 'unsupported Content-Encoding' },
-  'charset.unsupported': { status: 415, detail: 'unsupported charset; send UTF-8 JSON' },
-  'request.aborted': { status: 400, detail: 'request body was aborted' },
-  'request.size.invalid': { status: 400, detail: 'request body length does not match Content-Length' },
-};
+import { BODY_ERRORS } from './body-errors.js';
 
 interface ErrorWithType {
   type?: unknown;

@@ -1,13 +1,83 @@
+import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import express from 'express';
 import { MAX_BODY_DEPTH, tooDeepPath } from '../body-depth.js';
 import { HttpError } from '../http-error.js';
+import { BODY_LIMIT_BYTES, bodyError } from './body-errors.js';
 
-export const BODY_LIMIT_BYTES = 64 * 1024;
+/**
+ * The Content-Type headers the SDKs and curl send, byte for byte. A body with one of these and no
+ * Content-Encoding is read on the direct path; any other (a charset to check, parameters, a
+ * compressed body) goes through body-parser, which knows every case.
+ */
+const PLAIN_JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8', 'application/json; charset=UTF-8']);
+
+function isPlainJson(req: IncomingMessage): boolean {
+  const type = req.headers['content-type'];
+  const encoding = req.headers['content-encoding'];
+  return type !== undefined && PLAIN_JSON_TYPES.has(type) && (encoding === undefined || encoding === 'identity');
+}
+
+/** Whether the request carries a body at all, as body-parser decides it (type-is's `hasBody`). */
+const hasBody = (req: IncomingMessage): boolean => req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
+
+/**
+ * Reads a UTF-8 body of at most `limit` bytes. The stream is drained past the limit so the
+ * connection stays usable, and the callback runs once: with the text, or with the error answered.
+ */
+function readText(req: IncomingMessage, limit: number, done: (error: HttpError | undefined, text?: string) => void): void {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) {
+    req.resume();
+    return done(bodyError('entity.too.large'));
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let finished = false;
+  const finish = (error: HttpError | undefined, text?: string) => {
+    if (finished) return;
+    finished = true;
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onAbort);
+    req.off('close', onClose);
+    done(error, text);
+  };
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= limit) return void chunks.push(chunk);
+    finish(bodyError('entity.too.large'));
+    req.resume();
+  };
+  const onEnd = () => finish(undefined, chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
+  const onAbort = () => finish(bodyError('request.aborted'));
+  const onClose = () => {
+    if (!req.complete) onAbort();
+  };
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('error', onAbort);
+  req.on('close', onClose);
+}
+
+/** body-parser's JSON rules with `strict: false`: an empty body is `{}`, any JSON value parses. */
+function parseJson(text: string): unknown {
+  if (text.length === 0) return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw bodyError('entity.parse.failed');
+  }
+}
 
 /**
  * JSON bodies only, 64 KiB at most, nested at most MAX_BODY_DEPTH levels. `strict: false` lets any JSON value parse so that a
  * non-object body is answered 422 by validation rather than 400 as malformed.
+ *
+ * Nearly every body arrives as plain UTF-8 JSON with one of a few Content-Type headers; those are
+ * read straight from the stream, which costs a fraction of body-parser's path (type checks,
+ * charset parsing and decoder set-up per request; BENCHMARKS.md, "The HTTP layer"). Everything
+ * else takes body-parser, so compressed bodies, charsets and their refusals behave as they always did.
  */
 export function jsonBody(): RequestHandler[] {
   const requireJson: RequestHandler = (req, _res, next) => {
@@ -17,10 +87,26 @@ export function jsonBody(): RequestHandler[] {
     }
     next();
   };
+  const bodyParser = express.json({ limit: BODY_LIMIT_BYTES, strict: false });
+  const readBody: RequestHandler = (req, res, next) => {
+    if (!isPlainJson(req)) {
+      return requireJson(req, res, (error?: unknown) => (error === undefined ? bodyParser(req, res, next) : next(error)));
+    }
+    if (!hasBody(req)) return next();
+    readText(req, BODY_LIMIT_BYTES, (error, text) => {
+      if (error) return next(error);
+      try {
+        req.body = parseJson(text!);
+      } catch (parseError) {
+        return next(parseError);
+      }
+      next();
+    });
+  };
   const boundedDepth: RequestHandler = (req, _res, next) => {
     const path = tooDeepPath(req.body as unknown);
     if (path !== undefined) throw new HttpError(422, `body.${path}: nested deeper than ${MAX_BODY_DEPTH} levels`);
     next();
   };
-  return [requireJson, express.json({ limit: BODY_LIMIT_BYTES, strict: false }), boundedDepth];
+  return [readBody, boundedDepth];
 }

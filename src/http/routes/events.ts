@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { RequestHandler } from 'express';
 import { unixSeconds } from '../../integrations/clock.js';
 import { redactForIngest } from '../../domain/event-redaction.js';
 import { EventInSchema } from '../../domain/sdk-event.js';
@@ -10,6 +10,7 @@ import { traceFor } from '../request-context.js';
 import { EVENT_EXAMPLES } from '../schemas/examples.js';
 import type { RouteDoc } from '../route-doc.js';
 import { ErrorBody, EventOut } from '../schemas/common.js';
+import { sendJson } from '../send-json.js';
 import { sessionKeyOr422 } from '../session-key.js';
 import { parseOr422 } from '../validate.js';
 
@@ -19,11 +20,13 @@ function userIdInProperties(event: SdkEvent): string | undefined {
   return typeof userId === 'string' && userId.length <= 256 ? userId : undefined;
 }
 
+export const EVENTS_PATH = '/v1/events';
+
 export const eventRouteDocs: RouteDoc[] = [
   {
     method: 'post',
     operationId: 'ingestEvent',
-    path: '/v1/events',
+    path: EVENTS_PATH,
     tag: 'sdk',
     summary:
       'Ingest an SDK event; answers once the session holds it. Identity values in any field are masked on arrival (README: Privacy). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}. Past SESSION_MAX_BYTES older data gives way and the answer warns `session_budget_exceeded`.',
@@ -40,9 +43,12 @@ export const eventRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function eventRoutes({ system, config }: AppDeps): Router {
-  const router = Router();
-  router.post('/v1/events', async (req, res) => {
+/**
+ * POST /v1/events, the commonest request by far. The app mounts it ahead of the other routers, so
+ * an event walks only the middleware it needs (app.ts).
+ */
+export function ingestEvent({ system, config }: AppDeps): RequestHandler {
+  return async (req, res) => {
     const received = parseOr422(EventInSchema, req.body);
     // The key from the user id as sent: a user id that is itself an identity value is hashed, never kept.
     const sessionKey = sessionKeyOr422(received.session_id, received.user_id ?? userIdInProperties(received));
@@ -51,7 +57,6 @@ export function eventRoutes({ system, config }: AppDeps): Router {
     const trace = traceFor(res, input.event);
     const result = await ingestSdkEvent(system.supervisor, sessionKey, input, trace);
     const { ingested_at_ms, warnings } = replyOrThrow(result, sessionKey);
-    res.json({ status: 'ok', ingested_at: unixSeconds(ingested_at_ms), ...(warnings.length > 0 ? { warnings } : {}) });
-  });
-  return router;
+    sendJson(res, { status: 'ok', ingested_at: unixSeconds(ingested_at_ms), ...(warnings.length > 0 ? { warnings } : {}) });
+  };
 }

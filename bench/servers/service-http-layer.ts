@@ -1,0 +1,64 @@
+/**
+ * The service's HTTP layer alone: the real app (middleware, gates, body reading, validation,
+ * redaction, the route and its answer) on the real actor system, except that an SDK event is
+ * answered as ingested without the session's step. The ingestion suite runs it beside the service
+ * and bare express, so the table splits a request's cost into the HTTP layer and the step.
+ */
+import { createActorSystem } from '../../src/actors/system.js';
+import type { SessionHost } from '../../src/actors/session-host.js';
+import type { AskResult, Routing } from '../../src/actors/supervisor.js';
+import type { Reply, SessionCommand } from '../../src/machines/session.events.js';
+import { loadConfig } from '../../src/config.js';
+import { resolveFeatureFlags } from '../../src/domain/feature-flags.js';
+import { createApp } from '../../src/http/app.js';
+import { listen } from '../../src/http/server.js';
+import { systemClock } from '../../src/integrations/clock.js';
+import { loadKnowledgeBase } from '../../src/integrations/knowledge-base.js';
+import { createMediaProvider } from '../../src/integrations/media.js';
+import { openSdkConfigSource } from '../../src/integrations/sdk-config-source.js';
+import { createLogger } from '../../src/logger.js';
+import { openStore } from '../../src/store/open-store.js';
+
+const config = loadConfig();
+const logger = createLogger(config.logLevel, undefined, config.piiRules);
+const media = createMediaProvider(config);
+const system = createActorSystem({
+  clock: systemClock,
+  logger,
+  featureFlags: resolveFeatureFlags(media.ready, config.featureFlagOverrides),
+  sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
+  sessionHibernateSeconds: config.sessionHibernateSeconds,
+  maxSessions: config.maxSessions,
+  store: openStore(config, systemClock),
+  sessionMaxBytes: config.sessionMaxBytes,
+  memoryBudgetMb: config.memoryBudgetMb,
+  media,
+  mediaRoomPrefix: config.mediaRoomPrefix,
+  reengagementInactivitySeconds: config.reengagementInactivitySeconds,
+  agentContext: { knowledgeBase: loadKnowledgeBase(config.kycKbFile), refreshPolicy: config.voiceContextRefresh },
+  criticalSteps: config.criticalSteps,
+});
+
+const sessions = system.supervisor;
+/** Every other command reaches its session; an SDK event is answered as the session would, without it. */
+const stepless: SessionHost = {
+  ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
+    let answered: Reply<T> | undefined;
+    const answer = new Promise<AskResult<T>>((resolve) => (answered = (value) => resolve({ ok: true, value })));
+    const command = build(answered!, systemClock.now());
+    if (command.type !== 'session.ingest') return sessions.ask(sessionId, routing, build);
+    command.reply({ ingested_at_ms: command.at, warnings: [] });
+    return answer;
+  },
+  snapshot: (sessionId) => sessions.snapshot(sessionId),
+  list: (query) => sessions.list(query),
+  committed: () => sessions.committed(),
+  get counts() {
+    return sessions.counts;
+  },
+  subscribe: (sessionId, listener) => sessions.subscribe(sessionId, listener),
+  stopAll: () => sessions.stopAll(),
+};
+const app = createApp({ config, system: { ...system, supervisor: stepless }, logger, mediaReady: media.ready, sdkConfig: openSdkConfigSource({ file: config.sdkConfigFile, logger }) });
+const running = await listen(app, config, logger);
+process.on('SIGTERM', () => void running.close(1000).then(() => process.exit(0)));

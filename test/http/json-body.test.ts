@@ -1,0 +1,110 @@
+import { once } from 'node:events';
+import { request } from 'node:http';
+import { gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/http/server.js';
+import type { Harness } from '../support/harness.js';
+import { createHarness, serve } from '../support/harness.js';
+import { rawSocket } from '../support/raw-socket.js';
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function started(): Promise<{ h: Harness; server: RunningServer }> {
+  const h = createHarness();
+  const server = await serve(h);
+  cleanups.push(() => server.close(0));
+  return { h, server };
+}
+
+interface Answer {
+  status: number;
+  body: { detail?: string; status?: string };
+}
+
+/** A POST on a real socket, the body written in the chunks given (chunked transfer unless a Content-Length is set). */
+async function post(server: RunningServer, headers: Record<string, string>, chunks: (string | Buffer)[]): Promise<Answer> {
+  const req = request({ host: '127.0.0.1', port: server.port, method: 'POST', path: '/v1/events', headers });
+  const answered = once(req, 'response');
+  for (const chunk of chunks) req.write(chunk);
+  req.end();
+  const [res] = (await answered) as [import('node:http').IncomingMessage];
+  let text = '';
+  for await (const part of res) text += String(part);
+  return { status: res.statusCode!, body: JSON.parse(text) as Answer['body'] };
+}
+
+const event = (sessionId: string, extra: Record<string, unknown> = {}) => JSON.stringify({ session_id: sessionId, event: 'screen_view', screen: 'pan_details', ...extra });
+
+describe('request bodies: the direct JSON path and body-parser', () => {
+  it('reads a body that arrives in many chunks without a Content-Length', async () => {
+    const { h, server } = await started();
+    const text = event('chunked', { filler: 'n'.repeat(20_000), client_id: 'at_the_end' });
+    const chunks = text.match(/[\s\S]{1,997}/g)!;
+    const res = await post(server, { 'Content-Type': 'application/json' }, chunks);
+    expect(res.status).toBe(200);
+    expect(chunks.length).toBeGreaterThan(20);
+    // The last field arrived: the body was read to its end, not cut at a chunk.
+    expect(((await h.http.get('/api/sessions/chunked')).body as { client_id: string }).client_id).toBe('at_the_end');
+  });
+
+  it('refuses a chunked body past 64 KiB with 413, ingests nothing, and keeps serving', async () => {
+    const { h, server } = await started();
+    const piece = 'x'.repeat(8 * 1024);
+    const res = await post(server, { 'Content-Type': 'application/json' }, [`{"session_id":"big","event":"identity","blob":"`, ...Array.from({ length: 9 }, () => piece), '"}']);
+    expect(res).toEqual({ status: 413, body: { detail: 'request body exceeds 64 KiB' } });
+    expect(h.system.supervisor.has('big')).toBe(false);
+    expect((await post(server, { 'Content-Type': 'application/json' }, [event('after')])).status).toBe(200);
+  });
+
+  it('refuses a declared Content-Length past 64 KiB before reading the body', async () => {
+    const { h, server } = await started();
+    const { socket, text, closed } = rawSocket(server.port, cleanups);
+    // Only the headers are sent: the answer cannot have waited for a body.
+    socket.write('POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 70000\r\nConnection: close\r\n\r\n{"session_id":"declared"');
+    socket.end();
+    await closed;
+    expect(text()).toMatch(/^HTTP\/1\.1 413 /);
+    expect(text()).toContain('{"detail":"request body exceeds 64 KiB"}');
+    expect(h.system.supervisor.has('declared')).toBe(false);
+  });
+
+  it('survives a client that drops the connection mid-body, and ingests nothing from it', async () => {
+    const { h, server } = await started();
+    const { socket, closed } = rawSocket(server.port, cleanups);
+    socket.write('POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"session_id":"dropped","event":"identity"');
+    socket.destroy();
+    await closed;
+    expect((await post(server, { 'Content-Type': 'application/json' }, [event('next')])).status).toBe(200);
+    expect(h.system.supervisor.has('dropped')).toBe(false);
+  });
+
+  it('takes the Content-Type variants SDKs send, and answers malformed JSON 400 on either path', async () => {
+    const { server } = await started();
+    for (const type of ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON', 'application/json; charset="utf-8"']) {
+      expect((await post(server, { 'Content-Type': type }, [event('types')])).status, type).toBe(200);
+      expect(await post(server, { 'Content-Type': type }, ['{"session_id":'])).toEqual({ status: 400, body: { detail: 'malformed JSON body' } });
+    }
+  });
+
+  it('still reads a gzip-compressed body, and refuses other charsets and encodings as before', async () => {
+    const { h, server } = await started();
+    const gzipped = await post(server, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, [gzipSync(event('zipped'))]);
+    expect(gzipped.status).toBe(200);
+    expect(h.system.supervisor.has('zipped')).toBe(true);
+    expect(await post(server, { 'Content-Type': 'application/json; charset=latin1' }, [event('latin')])).toEqual({ status: 415, body: { detail: 'unsupported charset; send UTF-8 JSON' } });
+    expect(await post(server, { 'Content-Type': 'application/json', 'Content-Encoding': 'zstd-unknown' }, [event('odd')])).toEqual({ status: 415, body: { detail: 'unsupported Content-Encoding' } });
+    expect(await post(server, { 'Content-Type': 'text/plain' }, [event('text')])).toEqual({ status: 415, body: { detail: 'Content-Type must be application/json' } });
+    expect(h.system.supervisor.has('latin') || h.system.supervisor.has('odd') || h.system.supervisor.has('text')).toBe(false);
+  });
+
+  it('treats an empty JSON body as {} (422 naming the missing field), as body-parser does', async () => {
+    const { server } = await started();
+    const res = await post(server, { 'Content-Type': 'application/json', 'Content-Length': '0' }, []);
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toMatch(/session_id/);
+  });
+});
+
