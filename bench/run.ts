@@ -11,6 +11,7 @@ import { endpointsSuite } from './suites/endpoints.js';
 import { fanoutSuite } from './suites/fanout.js';
 import { ingestionSuite } from './suites/ingestion.js';
 import { redactionSuite } from './suites/redaction.js';
+import { requestCostSuite } from './suites/request-cost.js';
 import { restartSuite } from './suites/restart.js';
 import { sessionScaleSuite } from './suites/session-scale.js';
 import { soakSuite } from './suites/soak.js';
@@ -20,7 +21,7 @@ const quick = process.argv.includes('--quick');
 /** `--callgrind` adds instruction counts to the redaction suite (valgrind; minutes). */
 const callgrind = process.argv.includes('--callgrind');
 /**
- * `--only=step,ingestion,redaction,scale,scale-sqlite,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
+ * `--only=step,ingestion,request-cost,redaction,scale,scale-sqlite,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
  * `--only=soak` (15 minutes; never part of a full run) looks for leaks under a steady load.
  * `--only=cluster` (never part of a full run: it needs redis-server, and installs the Restate
  * server on first use) measures SESSION_HOST=restate against the single-process modes.
@@ -64,6 +65,12 @@ async function main(): Promise<void> {
     suiteStarted = Date.now();
     const ingestion = await ingestionSuite({ rounds: settings.rounds, warmupSeconds: settings.warmup, durationSeconds: settings.duration, connections: 50, sessions: 1_000 });
     say(`### Ingestion: POST /v1/events (50 connections, ${settings.duration} s × ${settings.rounds} interleaved rounds, median)\n\n${ingestion.markdown}\n\nTarget: service (LOG_LEVEL=warn, which logs nothing per request, as bare express) ≥ 0.85 × bare express → ${ingestion.serviceOverExpress.toFixed(2)} ${ingestion.serviceOverExpress >= 0.85 ? '(met)' : '(missed)'}. STORE=sqlite (every answer after its batch is committed) → ${ingestion.sqliteOverMemory.toFixed(2)} × STORE=memory. Target: the HTTP layer alone (the service with the session step skipped) within 10% of bare express → ${ingestion.httpLayerOverExpress.toFixed(2)} ${ingestion.httpLayerOverExpress >= 0.9 ? '(met)' : '(missed)'}${took()}`);
+  }
+
+  if (runs('request-cost')) {
+    suiteStarted = Date.now();
+    const cost = await requestCostSuite({ warmupSeconds: settings.warmup, durationSeconds: quick ? 3 : 8, connections: 50, sessions: 1_000 });
+    say(`### Where a request goes: POST /v1/events part by part (CPU profile under load, 50 connections, 1,000 sessions)\n\n${cost.markdown}\n\nSelf time of each part's own code, main thread, sampled every 100 µs over ${quick ? 3 : 8} s after ${settings.warmup} s of warm-up; the profile's clock is wall time, so on a busy machine the parts rank rather than add up to the CPU read from /proc.${took()}`);
   }
 
   if (runs('redaction')) {

@@ -29,7 +29,8 @@ export async function startService(env: Record<string, string> = {}, nodeOptions
 
 // The baselines run built too (npm run build compiles bench/servers): under tsx every closure a
 // request creates would pay esbuild's name-keeping helper, which the built service does not.
-export const startBareExpress = (env: Record<string, string> = {}): Promise<ServerProcess> => startServer([process.execPath, 'dist/bench/servers/bare-express.js'], env);
+export const startBareExpress = (env: Record<string, string> = {}, nodeOptions: string[] = []): Promise<ServerProcess> =>
+  startServer([process.execPath, ...nodeOptions, 'dist/bench/servers/bare-express.js'], env);
 
 export const startBareNode = (): Promise<ServerProcess> => startServer([process.execPath, 'dist/bench/servers/bare-node.js']);
 

@@ -1,4 +1,4 @@
-import { collectGarbage } from '../lib/inspector-gc.js';
+import { collectGarbage } from '../lib/inspector.js';
 import type { LoadJob, LoadResult } from '../load-worker.js';
 import type { ServerProcess } from '../lib/processes.js';
 import { freePort, runLoad, rssBytes, sleep } from '../lib/processes.js';

@@ -1,5 +1,5 @@
 import { heapGrowth, heapSummary, totalBytes } from '../lib/heap-snapshot.js';
-import { collectGarbage } from '../lib/inspector-gc.js';
+import { collectGarbage } from '../lib/inspector.js';
 import { freePort, runLoad, rssBytes, sleep } from '../lib/processes.js';
 import { round, table } from '../lib/stats.js';
 import { startService } from '../lib/targets.js';
