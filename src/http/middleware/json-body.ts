@@ -78,6 +78,8 @@ function parseJson(text: string): unknown {
  * read straight from the stream, which costs a fraction of body-parser's path (type checks,
  * charset parsing and decoder set-up per request; BENCHMARKS.md, "The HTTP layer"). Everything
  * else takes body-parser, so compressed bodies, charsets and their refusals behave as they always did.
+ * The next handler runs from the stream's `end`, in the stream's async context, as with any stream
+ * listener: middleware that keeps a request's async context (idempotency.ts) is mounted after this.
  */
 export function jsonBody(): RequestHandler[] {
   const requireJson: RequestHandler = (req, _res, next) => {
