@@ -1,9 +1,12 @@
 /**
  * The service's HTTP layer alone: the real app (middleware, gates, body reading, validation,
  * redaction, the route and its answer) on the real actor system, except that an SDK event is
- * answered as ingested without the session's step. The ingestion suite runs it beside the service
- * and bare express, so the table splits a request's cost into the HTTP layer and the step.
+ * answered as ingested without the session's step: answered when the supervisor would deliver it,
+ * with the other commands of its event-loop turn (command-batch.ts), so requests are answered in
+ * the same rhythm as the service's. The ingestion suite runs it beside the service and bare
+ * express, so the table splits a request's cost into the HTTP layer and the step.
  */
+import { CommandBatch } from '../../src/actors/command-batch.js';
 import { createActorSystem } from '../../src/actors/system.js';
 import type { SessionHost } from '../../src/actors/session-host.js';
 import type { AskResult, Routing } from '../../src/actors/supervisor.js';
@@ -40,6 +43,7 @@ const system = createActorSystem({
 });
 
 const sessions = system.supervisor;
+const turn = new CommandBatch((error) => logger.error({ err: error }, 'delivery failed'));
 /** Every other command reaches its session; an SDK event is answered as the session would, without it. */
 const stepless: SessionHost = {
   ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
@@ -47,7 +51,7 @@ const stepless: SessionHost = {
     const answer = new Promise<AskResult<T>>((resolve) => (answered = (value) => resolve({ ok: true, value })));
     const command = build(answered!, systemClock.now());
     if (command.type !== 'session.ingest') return sessions.ask(sessionId, routing, build);
-    command.reply({ ingested_at_ms: command.at, warnings: [] });
+    turn.add(() => command.reply({ ingested_at_ms: command.at, warnings: [] }));
     return answer;
   },
   snapshot: (sessionId) => sessions.snapshot(sessionId),

@@ -10,6 +10,7 @@ import { observeStep, stepStarted } from '../metrics/service-metrics.js';
 import type { ActivityLog, SessionStore, StoredSession } from '../store/ports.js';
 import type { SessionListQuery, SessionPage } from './session-listing.js';
 import { flowProgressOf, pageOfSessions } from './session-listing.js';
+import { CommandBatch } from './command-batch.js';
 import { CommandListeners } from './command-listeners.js';
 import { EarliestTimer } from './earliest-timer.js';
 import type { SessionHost } from './session-host.js';
@@ -75,10 +76,12 @@ export class SessionSupervisor implements SessionHost {
   private readonly sweepTimer: EarliestTimer;
   private lastSweepAt = Number.NEGATIVE_INFINITY;
   private readonly wakeTimer: EarliestTimer;
+  private readonly batch: CommandBatch;
 
   constructor(private readonly options: SupervisorOptions) {
     this.held = options.store.count();
     this.commandListeners = new CommandListeners(options.logger);
+    this.batch = new CommandBatch((error) => options.logger.error({ err: error }, 'command delivery failed'));
     this.sweepTimer = new EarliestTimer(options.clock, () => this.sweep());
     this.wakeTimer = new EarliestTimer(options.clock, () => this.wakeDue());
     // Deadlines already past at start fire now, once.
@@ -137,7 +140,8 @@ export class SessionSupervisor implements SessionHost {
   /**
    * Send a command and wait for the machine's reply, then for what it changed to be committed.
    * `build` receives the reply callback and the current time and returns the command; the
-   * machine calls the callback once its state holds the change.
+   * machine calls the callback once its state holds the change. The command reaches its session
+   * with the others of this event-loop turn (command-batch.ts), in the order they were asked.
    */
   async ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
     const result = await this.send(sessionId, routing, build);
@@ -158,40 +162,53 @@ export class SessionSupervisor implements SessionHost {
     }
   }
 
+  /** Queues the command for this turn's batch (command-batch.ts); the session is found or made when it is delivered. */
   private send<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
+    return new Promise<AskResult<T>>((resolve) => {
+      this.batch.add(() => {
+        try {
+          this.deliver(sessionId, routing, build, resolve);
+        } catch (error) {
+          this.options.logger.error({ err: error, session_id: sessionId }, 'command could not be delivered');
+          resolve({ ok: false, reason: 'failed' });
+        }
+      });
+    });
+  }
+
+  /** Runs the command in its session now; `resolve` gets the reply, or why there is none. */
+  private deliver<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand, resolve: (result: AskResult<T>) => void): void {
     const at = this.options.clock.now();
     const existing = this.sessions.get(sessionId) ?? this.wake(sessionId, at);
-    if (!existing && routing === 'create' && !this.roomInMemoryBudget()) return Promise.resolve({ ok: false, reason: 'memory' });
+    if (!existing && routing === 'create' && !this.roomInMemoryBudget()) return resolve({ ok: false, reason: 'memory' });
     const actor = existing ?? (routing === 'create' ? this.spawn(sessionId, at) : undefined);
-    if (!actor) return Promise.resolve({ ok: false, reason: routing === 'create' ? 'capacity' : 'not_found' });
+    if (!actor) return resolve({ ok: false, reason: routing === 'create' ? 'capacity' : 'not_found' });
     this.markRecent(sessionId, actor);
 
-    return new Promise<AskResult<T>>((resolve) => {
-      let settled = false;
-      let timer: unknown;
-      const settle = (result: AskResult<T>) => {
-        if (settled) return;
-        settled = true;
-        if (timer !== undefined) this.options.clock.clearTimeout(timer);
-        this.pending.get(actor)?.delete(fail);
-        resolve(result);
-      };
-      const fail = (failure: AskFailure) => settle(failure);
-
-      const command = build((value) => settle({ ok: true, value }), at);
-      const { metrics } = this.options;
-      const started = metrics ? stepStarted() : 0;
-      actor.send(command);
-      if (metrics) observeStep(metrics, command.type, started);
+    let settled = false;
+    let timer: unknown;
+    const settle = (result: AskResult<T>) => {
       if (settled) return;
-      if (actor.getSnapshot().status === 'error') return settle({ ok: false, reason: 'failed' });
+      settled = true;
+      if (timer !== undefined) this.options.clock.clearTimeout(timer);
+      this.pending.get(actor)?.delete(fail);
+      resolve(result);
+    };
+    const fail = (failure: AskFailure) => settle(failure);
 
-      // Replies that wait on media calls arrive later; a machine bug must not hang the request.
-      let waiting = this.pending.get(actor);
-      if (!waiting) this.pending.set(actor, (waiting = new Set()));
-      waiting.add(fail);
-      timer = this.options.clock.setTimeout(() => fail({ ok: false, reason: 'timeout' }), this.options.askTimeoutMs);
-    });
+    const command = build((value) => settle({ ok: true, value }), at);
+    const { metrics } = this.options;
+    const started = metrics ? stepStarted() : 0;
+    actor.send(command);
+    if (metrics) observeStep(metrics, command.type, started);
+    if (settled) return;
+    if (actor.getSnapshot().status === 'error') return settle({ ok: false, reason: 'failed' });
+
+    // Replies that wait on media calls arrive later; a machine bug must not hang the request.
+    let waiting = this.pending.get(actor);
+    if (!waiting) this.pending.set(actor, (waiting = new Set()));
+    waiting.add(fail);
+    timer = this.options.clock.setTimeout(() => fail({ ok: false, reason: 'timeout' }), this.options.askTimeoutMs);
   }
 
   /** Hear the commands a session's machine decides on (`suggest_start_voice_agent`, `show_popup`) until unsubscribed. */
@@ -201,6 +218,8 @@ export class SessionSupervisor implements SessionHost {
 
   /** Stop every session actor (shutdown); every session stays in the store. */
   stopAll(): void {
+    // Commands asked before the stop are delivered first, as they would have been this turn.
+    this.batch.drain();
     for (const [sessionId, actor] of this.sessions) this.release(sessionId, actor);
     this.sweepTimer.cancel();
     this.wakeTimer.cancel();

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { enqueueActions } from 'xstate';
+import { ingestSdkEvent } from '../../src/actors/ingest.js';
+import { redactForIngest } from '../../src/domain/event-redaction.js';
+import { EventInSchema } from '../../src/domain/sdk-event.js';
 import { sessionMachine } from '../../src/machines/session.machine.js';
 import { advance, createHarness, settle } from '../support/harness.js';
 
@@ -101,5 +104,50 @@ describe('failure isolation', () => {
     expect((await h.http.post('/v1/events').send(event('bad'))).status).toBe(200);
     const logged = h.logs.parsed().find((line) => line.msg === 'session actor failed; session discarded');
     expect(logged).toMatchObject({ session_id: 'bad' });
+  });
+});
+
+describe('commands asked in one turn (delivered together, command-batch.ts)', () => {
+  const ask = (h: ReturnType<typeof createHarness>, raw: Record<string, unknown>) =>
+    ingestSdkEvent(h.system.supervisor, raw.session_id as string, redactForIngest(EventInSchema.parse(raw)), { trace_id: 't', request_id: 'r' });
+
+  it('reach each session in the order asked, every answer after its own session holds it', async () => {
+    const h = createHarness();
+    const screens = ['intro', 'pan_details', 'selfie'];
+    const asked = screens.flatMap((screen) => ['s1', 's2'].map((sessionId) => ask(h, { session_id: sessionId, event: 'screen_state', screen })));
+    // Nothing is delivered while this turn's callback runs.
+    expect(h.system.supervisor.has('s1')).toBe(false);
+    const answers = await Promise.all(asked);
+    expect(answers.every((answer) => answer.ok)).toBe(true);
+    for (const sessionId of ['s1', 's2']) expect((await h.http.get(`/api/sessions/${sessionId}`)).body.screen).toBe('selfie');
+    const items = (await h.http.get('/api/activity?limit=100')).body.items as { session_id: string; payload: { screen: string } }[];
+    expect(items.filter((item) => item.session_id === 's1').map((item) => item.payload.screen)).toEqual(['intro', 'pan_details', 'selfie']);
+  });
+
+  it('one failing session in a batch fails alone; the others of the same turn are applied', async () => {
+    const fragile = sessionMachine.provide({
+      actions: {
+        ingest: enqueueActions(({ event, enqueue }) => {
+          if (event.type === 'session.ingest' && event.event.event === 'explode') throw new Error('boom');
+          enqueue(sessionMachine.implementations.actions.ingest as unknown as Parameters<typeof enqueue>[0]);
+        }),
+      },
+    });
+    const h = createHarness({ sessionLogic: fragile });
+    const answers = await Promise.all([
+      ask(h, { session_id: 'before', event: 'screen_state', screen: 'intro' }),
+      ask(h, { session_id: 'bad', event: 'explode' }),
+      ask(h, { session_id: 'after', event: 'screen_state', screen: 'selfie' }),
+    ]);
+    expect(answers.map((answer) => (answer.ok ? 'ok' : answer.reason))).toEqual(['ok', 'failed', 'ok']);
+    expect((await h.http.get('/api/sessions/after')).body.screen).toBe('selfie');
+  });
+
+  it('a command asked just before shutdown is still delivered', async () => {
+    const h = createHarness();
+    const asked = ask(h, { session_id: 'last', event: 'screen_state', screen: 'intro' });
+    h.system.supervisor.stopAll();
+    expect((await asked).ok).toBe(true);
+    expect(h.store.sessions.load('last')?.context.screen).toBe('intro');
   });
 });
