@@ -185,6 +185,20 @@ export class SessionSupervisor implements SessionHost {
     if (!actor) return resolve({ ok: false, reason: routing === 'create' ? 'capacity' : 'not_found' });
     this.markRecent(sessionId, actor);
 
+    // Most replies arrive within `actor.send`: those need no timer, pending entry or settle closures.
+    let replied: AskResult<T> | undefined;
+    let later: ((result: AskResult<T>) => void) | undefined;
+    const command = build((value) => {
+      if (later) later({ ok: true, value });
+      else replied ??= { ok: true, value };
+    }, at);
+    const { metrics } = this.options;
+    const started = metrics ? stepStarted() : 0;
+    actor.send(command);
+    if (metrics) observeStep(metrics, command.type, started);
+    if (replied) return resolve(replied);
+    if (actor.getSnapshot().status === 'error') return resolve({ ok: false, reason: 'failed' });
+
     let settled = false;
     let timer: unknown;
     const settle = (result: AskResult<T>) => {
@@ -195,15 +209,7 @@ export class SessionSupervisor implements SessionHost {
       resolve(result);
     };
     const fail = (failure: AskFailure) => settle(failure);
-
-    const command = build((value) => settle({ ok: true, value }), at);
-    const { metrics } = this.options;
-    const started = metrics ? stepStarted() : 0;
-    actor.send(command);
-    if (metrics) observeStep(metrics, command.type, started);
-    if (settled) return;
-    if (actor.getSnapshot().status === 'error') return settle({ ok: false, reason: 'failed' });
-
+    later = settle;
     // Replies that wait on media calls arrive later; a machine bug must not hang the request.
     let waiting = this.pending.get(actor);
     if (!waiting) this.pending.set(actor, (waiting = new Set()));

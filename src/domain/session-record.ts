@@ -1,3 +1,4 @@
+import { jsonLength } from './json-size.js';
 import { own } from './own.js';
 import type { HintShape } from './redaction.js';
 import type { RedactedEvent } from './event-redaction.js';
@@ -208,7 +209,7 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
   if (!AGENT_EVENT_TYPES.has(stored.event)) next.last_user_activity_at = at;
 
   if (stored.event === 'component_input' && present(stored.component_id) && present(stored.hint)) {
-    const hint: Omit<ComponentHint, 'bytes'> = {
+    const hint: Omit<ComponentHint, 'bytes'> & { bytes?: number } = {
       component_id: stored.component_id,
       component_type: stored.component_type ?? null,
       screen: next.screen,
@@ -216,10 +217,12 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
       masked: stored.masked ?? false,
       ...(stored.masked_by === 'server' ? { masked_by: 'server' as const } : {}),
       ...(stored.shape ? { shape: stored.shape as HintShape } : {}),
-      ...(stored.properties && JSON.stringify(stored.properties).length <= MAX_HINT_PROPERTIES_BYTES ? { properties: stored.properties } : {}),
+      ...(stored.properties && jsonLength(stored.properties) <= MAX_HINT_PROPERTIES_BYTES ? { properties: stored.properties } : {}),
       updated_at: at,
     };
-    next.component_hints = upsertHint(record.component_hints, { ...hint, bytes: JSON.stringify(hint).length });
+    // Measured before `bytes` is set, so the figure is the hint's JSON size without it.
+    hint.bytes = jsonLength(hint);
+    next.component_hints = upsertHint(record.component_hints, hint as ComponentHint);
   }
 
   if (stored.event === 'validation_failed') {
@@ -265,7 +268,7 @@ const KNOWN_EVENT_FIELDS = new Set([...Object.keys(EventInSchema.shape), 'masked
 /** Marks a `latest_event` that lost fields to the session budget. */
 export const TRIMMED_MARK = '_trimmed';
 
-const jsonBytes = (value: unknown): number => (value === null ? 0 : JSON.stringify(value).length);
+const jsonBytes = (value: unknown): number => (value === null ? 0 : jsonLength(value));
 
 function failureBytes(failure: ValidationFailure | null): number {
   if (!failure) return 0;

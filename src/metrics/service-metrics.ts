@@ -112,19 +112,31 @@ export async function renderMetrics(metrics: ServiceMetrics): Promise<{ contentT
   return { contentType: metrics.registry.contentType, body: `${defaults}\n${own}` };
 }
 
-/** One label object per command type (a fixed set), so timing a step builds none. */
-const stepLabels = new Map<string, { command: string }>();
-
 /** The start mark of one actor step (the supervisor's synchronous `send`), for `observeStep`. */
 export const stepStarted = (): number => performance.now();
 
 /**
+ * A metric's child for one label value, bound once (`metric.labels(value)`) and kept per metric:
+ * label values here come from fixed or capped sets, and a bound child skips building a label object
+ * and (for a histogram) an observer closure per call. Children read the metric's current series,
+ * so `reset()` and scrapes see the same numbers as unbound calls.
+ */
+export function boundChild<Child>(children: WeakMap<object, Map<string, Child>>, metric: { labels(value: string): Child }, value: string): Child {
+  let byValue = children.get(metric);
+  if (!byValue) children.set(metric, (byValue = new Map()));
+  let child = byValue.get(value);
+  if (!child) byValue.set(value, (child = metric.labels(value)));
+  return child;
+}
+
+type StepObserver = ReturnType<Histogram<'command'>['labels']>;
+const stepObservers = new WeakMap<object, Map<string, StepObserver>>();
+
+/**
  * Records one actor step in `kyc_actor_step_duration_seconds`. It runs on every command, so it
  * avoids prom-client's `startTimer` (two `hrtime` arrays, two closures and a merged label object
- * per call; BENCHMARKS.md has what that cost).
+ * per call; BENCHMARKS.md has what that cost) and observes through the command type's bound child.
  */
 export function observeStep(metrics: ServiceMetrics, command: string, startedMs: number): void {
-  let labels = stepLabels.get(command);
-  if (!labels) stepLabels.set(command, (labels = { command }));
-  metrics.actorStepDuration.observe(labels, (performance.now() - startedMs) / 1000);
+  boundChild(stepObservers, metrics.actorStepDuration, command).observe((performance.now() - startedMs) / 1000);
 }
