@@ -5,12 +5,12 @@ import { getHeapStatistics } from 'node:v8';
 import { heapLimitMbFor } from './actors/memory-budget.js';
 import type { ActorSystemOptions } from './actors/system.js';
 import { createActorSystem } from './actors/system.js';
+import { actorSystemOptions } from './actors/system-options.js';
 import type { ClusterSystem } from './cluster/cluster-system.js';
 import { startClusterSystem } from './cluster/cluster-system.js';
 import type { SessionHostConfig } from './config.js';
 import type { AppConfig } from './config.js';
 import { ConfigError, loadConfig } from './config.js';
-import { resolveFeatureFlags } from './domain/feature-flags.js';
 import type { App } from './http/app.js';
 import { createApp } from './http/app.js';
 import type { RunningServer } from './http/server.js';
@@ -103,23 +103,7 @@ async function main(): Promise<void> {
     process.exit(1);
   });
   logger.info({ store: store.sessions.health(), activity: store.activity.health() }, 'store open');
-  const systemOptions: ActorSystemOptions = {
-    clock: systemClock,
-    logger,
-    featureFlags: resolveFeatureFlags(mediaReady, config.featureFlagOverrides),
-    sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
-    sessionHibernateSeconds: config.sessionHibernateSeconds,
-    maxSessions: config.maxSessions,
-    store,
-    sessionMaxBytes: config.sessionMaxBytes,
-    memoryBudgetMb: config.memoryBudgetMb,
-    media,
-    mediaRoomPrefix: config.mediaRoomPrefix,
-    reengagementInactivitySeconds: config.reengagementInactivitySeconds,
-    agentContext: { knowledgeBase, refreshPolicy: config.voiceContextRefresh },
-    criticalSteps: config.criticalSteps,
-    inspect: inspection?.inspect,
-  };
+  const systemOptions = actorSystemOptions(config, { clock: systemClock, logger, store, media, knowledgeBase, inspect: inspection?.inspect });
   const cluster = config.sessionHost.kind === 'restate' ? await startClusterOrExit(systemOptions, config.sessionHost) : undefined;
   const system = cluster?.system ?? createActorSystem(systemOptions);
   const app = createApp({ config, system, logger, mediaReady, sdkConfig });

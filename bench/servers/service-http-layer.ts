@@ -8,11 +8,11 @@
  */
 import { CommandBatch } from '../../src/actors/command-batch.js';
 import { createActorSystem } from '../../src/actors/system.js';
+import { actorSystemOptions } from '../../src/actors/system-options.js';
 import type { SessionHost } from '../../src/actors/session-host.js';
 import type { AskResult, Routing } from '../../src/actors/supervisor.js';
 import type { Reply, SessionCommand } from '../../src/machines/session.events.js';
 import { loadConfig } from '../../src/config.js';
-import { resolveFeatureFlags } from '../../src/domain/feature-flags.js';
 import { createApp } from '../../src/http/app.js';
 import { listen } from '../../src/http/server.js';
 import { systemClock } from '../../src/integrations/clock.js';
@@ -25,22 +25,7 @@ import { openStore } from '../../src/store/open-store.js';
 const config = loadConfig();
 const logger = createLogger(config.logLevel, undefined, config.piiRules);
 const media = createMediaProvider(config);
-const system = createActorSystem({
-  clock: systemClock,
-  logger,
-  featureFlags: resolveFeatureFlags(media.ready, config.featureFlagOverrides),
-  sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
-  sessionHibernateSeconds: config.sessionHibernateSeconds,
-  maxSessions: config.maxSessions,
-  store: openStore(config, systemClock),
-  sessionMaxBytes: config.sessionMaxBytes,
-  memoryBudgetMb: config.memoryBudgetMb,
-  media,
-  mediaRoomPrefix: config.mediaRoomPrefix,
-  reengagementInactivitySeconds: config.reengagementInactivitySeconds,
-  agentContext: { knowledgeBase: loadKnowledgeBase(config.kycKbFile), refreshPolicy: config.voiceContextRefresh },
-  criticalSteps: config.criticalSteps,
-});
+const system = createActorSystem(actorSystemOptions(config, { clock: systemClock, logger, store: openStore(config, systemClock), media, knowledgeBase: loadKnowledgeBase(config.kycKbFile) }));
 
 const sessions = system.supervisor;
 const turn = new CommandBatch((error) => logger.error({ err: error }, 'delivery failed'));

@@ -7,9 +7,9 @@ import supertest from 'supertest';
 import { SimulatedClock } from 'xstate';
 import type { ActorSystem, ActorSystemOptions } from '../../src/actors/system.js';
 import { createActorSystem } from '../../src/actors/system.js';
+import { actorSystemOptions } from '../../src/actors/system-options.js';
 import type { AppConfig } from '../../src/config.js';
 import { loadConfig } from '../../src/config.js';
-import { resolveFeatureFlags } from '../../src/domain/feature-flags.js';
 import type { App } from '../../src/http/app.js';
 import { createApp } from '../../src/http/app.js';
 import { createMediaProvider } from '../../src/integrations/media.js';
@@ -98,22 +98,8 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   const media = createMediaProvider(config);
   const mediaReady = media.ready;
   const system = createActorSystem({
-    clock,
-    logger,
-    featureFlags: resolveFeatureFlags(mediaReady, config.featureFlagOverrides),
-    sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
-    sessionHibernateSeconds: config.sessionHibernateSeconds,
-    maxSessions: config.maxSessions,
-    store,
-    sessionMaxBytes: config.sessionMaxBytes,
-    memoryBudgetMb: config.memoryBudgetMb,
+    ...actorSystemOptions(config, { clock, logger, store, media, knowledgeBase: loadKnowledgeBase(config.kycKbFile), inspect: options.inspect }),
     sessionLogic: options.sessionLogic,
-    media,
-    mediaRoomPrefix: config.mediaRoomPrefix,
-    reengagementInactivitySeconds: config.reengagementInactivitySeconds,
-    agentContext: { knowledgeBase: loadKnowledgeBase(config.kycKbFile), refreshPolicy: config.voiceContextRefresh },
-    criticalSteps: config.criticalSteps,
-    inspect: options.inspect,
   });
   const sdkConfig = openSdkConfigSource({ file: config.sdkConfigFile, logger });
   const app = createApp({ config, system, logger, mediaReady, sdkConfig });
