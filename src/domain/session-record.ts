@@ -209,7 +209,7 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
   if (!AGENT_EVENT_TYPES.has(stored.event)) next.last_user_activity_at = at;
 
   if (stored.event === 'component_input' && present(stored.component_id) && present(stored.hint)) {
-    const hint: Omit<ComponentHint, 'bytes'> & { bytes?: number } = {
+    const hint: Omit<ComponentHint, 'bytes'> = {
       component_id: stored.component_id,
       component_type: stored.component_type ?? null,
       screen: next.screen,
@@ -220,9 +220,8 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
       ...(stored.properties && jsonLength(stored.properties) <= MAX_HINT_PROPERTIES_BYTES ? { properties: stored.properties } : {}),
       updated_at: at,
     };
-    // Measured before `bytes` is set, so the figure is the hint's JSON size without it.
-    hint.bytes = jsonLength(hint);
-    next.component_hints = upsertHint(record.component_hints, hint as ComponentHint);
+    // Measured before `bytes` is added (the argument is built first): the hint's JSON size without it, and no copy.
+    next.component_hints = upsertHint(record.component_hints, Object.assign(hint, { bytes: jsonLength(hint) }));
   }
 
   if (stored.event === 'validation_failed') {
