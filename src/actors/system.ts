@@ -7,6 +7,7 @@ import type { TriggerDecision } from '../domain/trigger-policy.js';
 import type { AppClock } from '../integrations/clock.js';
 import type { MediaProvider } from '../integrations/media.js';
 import type { SessionMachine, SessionSettings } from '../machines/session.machine.js';
+import { withDirectIngest } from '../machines/direct-ingest.js';
 import { MAX_WAITING_VOICE_COMMANDS, MEDIA_CALLS_PER_START, sessionMachine } from '../machines/session.machine.js';
 import type { ActivityLog, Store, StoreHealth } from '../store/ports.js';
 import type { ClusterHealth } from '../http/routes/health.js';
@@ -106,9 +107,11 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
         logger: options.logger,
         activity: options.store.activity,
         store: options.store.sessions,
-        sessionLogic: parts.baseLogic.provide({
-          actors: mediaActors(options.media, options.logger, { metrics: parts.metrics, calls: parts.mediaCalls }),
-        }),
+        sessionLogic: withDirectIngest(
+          parts.baseLogic.provide({
+            actors: mediaActors(options.media, options.logger, { metrics: parts.metrics, calls: parts.mediaCalls }),
+          }),
+        ),
         settings: parts.settings,
         maxSessions: options.maxSessions,
         hibernateAfterMs: options.sessionHibernateSeconds * 1000,

@@ -24,6 +24,7 @@ import { newTriggerMemory, rememberPrompt, suppressTrigger, wasPrompted } from '
 import type { VoiceDetails } from '../domain/voice-session.js';
 import { NO_VOICE, VoiceWarning, participantIdentity, roomName } from '../domain/voice-session.js';
 import type {
+  IngestResult,
   PopupInputs,
   SessionCommand,
   SessionEmitted,
@@ -326,6 +327,39 @@ function decidePopup(
   return { decision, patch, emitted };
 }
 
+export type SessionIngest = Extract<SessionCommand, { type: 'session.ingest' }>;
+
+/** What an SDK event does to a session: its next context, what it emits, and the answer. */
+export interface IngestStep {
+  context: SessionContext;
+  emitted: Extract<SessionEmitted, { type: 'activity' }>[];
+  /** The event came from the user, not agent telemetry: an armed reengagement timer restarts. */
+  userActivity: boolean;
+  result: IngestResult;
+}
+
+/** Spec 4.1 in the session: the event applied, the error window moved on, the activity items. */
+export function ingestStep(context: SessionContext, event: SessionIngest): IngestStep {
+  const outcome = eventPatch(context, event.event, { at: event.at, schemaRegistry: context.settings.schemaRegistry, matchHint: event.matchHint, maxBytes: context.settings.sessionMaxBytes });
+  const userActivity = !AGENT_EVENT_TYPES.has(outcome.stored.event);
+  // The user coming back cancels a registered drop-off.
+  const returned = userActivity && context.dropoff !== null;
+  // One copy of the context with the event's fields; a patch of only those fields measured
+  // worse: XState's assign merges it into its own copy on a slow path (BENCHMARKS.md).
+  const next: SessionContext = {
+    ...context,
+    ...outcome.patch,
+    last_touched_at: event.at,
+    errors: afterEvent(context.errors, outcome.stored, outcome.patch.screen, event.at),
+    ...(returned ? { dropoff: null } : {}),
+  };
+  const base = { at: event.at, session_id: context.session_id, user_id: outcome.patch.user_id, trace: event.trace };
+  const emitted: IngestStep['emitted'] = [{ type: 'activity', draft: { ...base, kind: 'event', payload: eventActivityPayload(outcome.stored, outcome.warnings) } }];
+  if (returned) emitted.push({ type: 'activity', draft: { ...base, kind: 'dropoff_cancelled', payload: { by: 'user_returned' } } });
+  if (outcome.schemaPush) emitted.push({ type: 'activity', draft: { ...base, kind: 'schema_push', payload: { ...outcome.schemaPush } } });
+  return { context: next, emitted, userActivity, result: { ingested_at_ms: event.at, warnings: outcome.warnings } };
+}
+
 /** When the reengagement timer fires, while armed. */
 export const reengagementDeadline = (context: PersistedContext & { settings: SessionSettings }, timer: ReengagementTimer): number =>
   timer.armed_at + context.settings.reengagementInactivitySeconds * 1000;
@@ -377,34 +411,18 @@ export const sessionMachine = setup({
   },
   actions: {
     // One action, one assign: each assign clones the machine snapshot, and an event is the
-    // commonest command by far (BENCHMARKS.md has the measurement).
+    // commonest command by far (BENCHMARKS.md has the measurement). `ingestStep` is the whole of
+    // it; the session logic of the supervisor runs the same function directly (direct-ingest.ts).
     ingest: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'session.ingest') return;
-      const outcome = eventPatch(context, event.event, { at: event.at, schemaRegistry: context.settings.schemaRegistry, matchHint: event.matchHint, maxBytes: context.settings.sessionMaxBytes });
-      const userActivity = !AGENT_EVENT_TYPES.has(outcome.stored.event);
-      // The user coming back cancels a registered drop-off.
-      const returned = userActivity && context.dropoff !== null;
-      // One copy of the context with the event's fields; a patch of only those fields measured
-      // worse: XState's assign merges it into its own copy on a slow path (BENCHMARKS.md). Given
-      // as a function, so XState takes the object as it is instead of copying it key by key.
-      const next = {
-        ...context,
-        ...outcome.patch,
-        last_touched_at: event.at,
-        errors: afterEvent(context.errors, outcome.stored, outcome.patch.screen, event.at),
-        ...(returned ? { dropoff: null } : {}),
-      };
-      enqueue.assign(() => next);
-      const base = { at: event.at, session_id: context.session_id, user_id: outcome.patch.user_id, trace: event.trace };
-      enqueue.emit({ type: 'activity', draft: { ...base, kind: 'event', payload: eventActivityPayload(outcome.stored, outcome.warnings) } });
-      if (returned) enqueue.emit({ type: 'activity', draft: { ...base, kind: 'dropoff_cancelled', payload: { by: 'user_returned' } } });
-      if (outcome.schemaPush) {
-        enqueue.emit({ type: 'activity', draft: { ...base, kind: 'schema_push', payload: { ...outcome.schemaPush } } });
-      }
+      const step = ingestStep(context, event);
+      // Given as a function, so XState takes the object as it is instead of copying it key by key.
+      enqueue.assign(() => step.context);
+      for (const emitted of step.emitted) enqueue.emit(emitted);
       // Only an armed reengagement timer listens; raising for nobody costs a whole microstep per event.
-      if (context.reengagement && userActivity) enqueue.raise({ type: 'user.activity', at: event.at });
+      if (step.userActivity && context.reengagement) enqueue.raise({ type: 'user.activity', at: event.at });
       const reply = event.reply;
-      enqueue(() => reply({ ingested_at_ms: event.at, warnings: outcome.warnings }));
+      enqueue(() => reply(step.result));
     }),
     serveContext: enqueueActions(({ context, event, enqueue }, params: { voiceActive: boolean }) => {
       if (event.type !== 'context.fetch') return;
