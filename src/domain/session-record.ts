@@ -144,10 +144,21 @@ function withSchemaMatch(record: SessionRecord, event: RedactedEvent, matchHint:
 }
 
 function upsertHint(hints: ComponentHint[], next: ComponentHint): ComponentHint[] {
-  const others = hints.filter((hint) => hint.component_id !== next.component_id);
-  others.push(next);
+  // One array of the final length: the same component typed again is the common case.
+  const replaced = hints.findIndex((hint) => hint.component_id === next.component_id);
+  const kept = replaced >= 0 ? hints.length - 1 : hints.length;
   // Least recently updated components go first once the bound is reached.
-  return others.length > MAX_COMPONENT_HINTS ? others.slice(others.length - MAX_COMPONENT_HINTS) : others;
+  const from = Math.max(0, kept + 1 - MAX_COMPONENT_HINTS);
+  const updated: ComponentHint[] = new Array<ComponentHint>(kept + 1 - from);
+  let at = 0;
+  let skipped = 0;
+  for (let index = 0; index < hints.length; index += 1) {
+    if (index === replaced) continue;
+    if (skipped < from) skipped += 1;
+    else updated[at++] = hints[index]!;
+  }
+  updated[at] = next;
+  return updated;
 }
 
 function registerSchema(
@@ -209,19 +220,21 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
   if (!AGENT_EVENT_TYPES.has(stored.event)) next.last_user_activity_at = at;
 
   if (stored.event === 'component_input' && present(stored.component_id) && present(stored.hint)) {
-    const hint: Omit<ComponentHint, 'bytes'> = {
+    // Optional fields set one by one (a conditional spread builds an object to spread), in the order they are shown.
+    const hint: ComponentHint = {
       component_id: stored.component_id,
       component_type: stored.component_type ?? null,
       screen: next.screen,
       hint: stored.hint,
       masked: stored.masked ?? false,
-      ...(stored.masked_by === 'server' ? { masked_by: 'server' as const } : {}),
-      ...(stored.shape ? { shape: stored.shape as HintShape } : {}),
-      ...(stored.properties && jsonLength(stored.properties) <= MAX_HINT_PROPERTIES_BYTES ? { properties: stored.properties } : {}),
-      updated_at: at,
-    };
-    // Measured before `bytes` is added (the argument is built first): the hint's JSON size without it, and no copy.
-    next.component_hints = upsertHint(record.component_hints, Object.assign(hint, { bytes: jsonLength(hint) }));
+    } as ComponentHint;
+    if (stored.masked_by === 'server') hint.masked_by = 'server';
+    if (stored.shape) hint.shape = stored.shape as HintShape;
+    if (stored.properties && jsonLength(stored.properties) <= MAX_HINT_PROPERTIES_BYTES) hint.properties = stored.properties;
+    hint.updated_at = at;
+    // The hint's JSON size without `bytes` itself, as stored.
+    hint.bytes = jsonLength(hint);
+    next.component_hints = upsertHint(record.component_hints, hint);
   }
 
   if (stored.event === 'validation_failed') {
@@ -272,8 +285,12 @@ const jsonBytes = (value: unknown): number => (value === null ? 0 : jsonLength(v
 function failureBytes(failure: ValidationFailure | null): number {
   if (!failure) return 0;
   // Strings only, summed: a failure is small and replaced whole, not worth a stringify per event.
-  const strings = [failure.screen, failure.component_id, failure.component_type, failure.failure_reason_code, failure.validation_rule_id, failure.expected_pattern, failure.hint, ...failure.errors];
-  return 128 + strings.reduce((total, text) => total + (text?.length ?? 0), 0);
+  let bytes = 128;
+  for (const text of [failure.screen, failure.component_id, failure.component_type, failure.failure_reason_code, failure.validation_rule_id, failure.expected_pattern, failure.hint]) {
+    bytes += text?.length ?? 0;
+  }
+  for (const error of failure.errors) bytes += error.length;
+  return bytes;
 }
 
 function latestWith(event: Record<string, unknown>, keep: (field: string) => boolean): Record<string, unknown> {
@@ -302,15 +319,19 @@ export function withinBudget<R extends Pick<SessionRecord, 'latest_event' | 'com
   let hints = record.component_hints;
   let schemas = record.schemas;
   let latestBytes = jsonBytes(latest);
-  let hintBytes = hints.reduce((total, hint) => total + hint.bytes, 0);
-  let schemaBytes = Object.values(schemas).reduce((total, schema) => total + schema.bytes, 0);
+  let hintBytes = 0;
+  for (const hint of hints) hintBytes += hint.bytes;
+  let schemaBytes = 0;
+  for (const key in schemas) if (Object.hasOwn(schemas, key)) schemaBytes += schemas[key]!.bytes;
   const fixedBytes = failureBytes(record.last_validation_failure);
-  const held = () => latestBytes + hintBytes + schemaBytes + fixedBytes;
-  if (held() <= maxBytes) {
-    if (!owned) return { record: { ...record, held_bytes: held() }, trimmed: false };
-    record.held_bytes = held();
+  // Every event comes here and nearly all fit: that case allocates nothing but its answer.
+  const fits = latestBytes + hintBytes + schemaBytes + fixedBytes;
+  if (fits <= maxBytes) {
+    if (!owned) return { record: { ...record, held_bytes: fits }, trimmed: false };
+    record.held_bytes = fits;
     return { record, trimmed: false };
   }
+  const held = () => latestBytes + hintBytes + schemaBytes + fixedBytes;
 
   if (latest) {
     latest = latestWith(latest, (field) => KNOWN_EVENT_FIELDS.has(field));

@@ -29,10 +29,12 @@ export function withDirectIngest(logic: SessionMachine): SessionMachine {
   const transition: SessionMachine['transition'] = (snapshot, event, scope) => {
     if (event.type !== INGEST || snapshot.status !== 'active' || snapshot.context.reengagement !== null) return logic.transition(snapshot, event, scope);
     const step = ingestStep(snapshot.context, event);
-    // As XState's `emit` action does: delivered once the actor holds the new snapshot.
-    for (const emitted of step.emitted) scope.defer(() => scope.emit(emitted));
     const { reply } = event;
-    scope.defer(() => reply(step.result));
+    // As XState's `emit` action does: delivered once the actor holds the new snapshot.
+    scope.defer(() => {
+      for (const emitted of step.emitted) scope.emit(emitted);
+      reply(step.result);
+    });
     return { ...snapshot, context: step.context };
   };
   // Everything else (initial snapshot, persistence, restore, the definition the inspector draws) is the machine's own.

@@ -2,7 +2,6 @@ import type { ActivityItem } from '../domain/activity.js';
 import { KNOWN_EVENT_TYPES } from '../domain/sdk-event.js';
 import type { ActivityLog } from '../store/ports.js';
 import type { ServiceMetrics } from './service-metrics.js';
-import { boundChild } from './service-metrics.js';
 
 /**
  * Event types are client-sent text, and field apps send types this version does not know
@@ -28,15 +27,12 @@ function triggerOutcome(decision: { trigger?: unknown; reason?: unknown }): stri
   return decision.reason === 'none' ? 'no_match' : 'suppressed';
 }
 
-type CounterChild = ReturnType<ServiceMetrics['activityItems']['labels']>;
-/** Every item counts once or twice: kinds and event types are capped sets, so their children are bound once. */
-const counterChildren = new WeakMap<object, Map<string, CounterChild>>();
-
 /** Counts what the activity store records: every item by kind, and the facts some kinds carry. */
 function countActivity(item: ActivityItem, metrics: ServiceMetrics, eventTypeLabel: (event: unknown) => string): void {
-  boundChild(counterChildren, metrics.activityItems, item.kind).inc();
+  // Every item counts once or twice: kinds and event types are capped sets (tallied-counter.ts).
+  metrics.activityItems.tally(item.kind);
   const { payload } = item;
-  if (item.kind === 'event') boundChild(counterChildren, metrics.eventsIngested, eventTypeLabel(payload.event)).inc();
+  if (item.kind === 'event') metrics.eventsIngested.tally(eventTypeLabel(payload.event));
   if (item.kind === 'trigger') {
     const decision = (payload.decision ?? {}) as { trigger?: unknown; reason?: unknown };
     metrics.triggerDecisions.inc({ reason: String(decision.reason), outcome: triggerOutcome(decision) });

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { TalliedCounter } from './tallied-counter.js';
 
 /** Where gauges read what they report at scrape time; filled in as the parts are built. */
 export interface MetricSources {
@@ -13,10 +14,10 @@ export interface MetricSources {
 export interface ServiceMetrics {
   registry: Registry;
   sources: MetricSources;
-  eventsIngested: Counter<'type'>;
+  eventsIngested: TalliedCounter<'type'>;
   triggerDecisions: Counter<'reason' | 'outcome'>;
   voiceStarts: Counter<'outcome' | 'warning'>;
-  activityItems: Counter<'kind'>;
+  activityItems: TalliedCounter<'kind'>;
   mediaCallDuration: Histogram<'call' | 'outcome'>;
   httpRequestDuration: Histogram<'route' | 'method' | 'status'>;
   actorStepDuration: Histogram<'command'>;
@@ -56,7 +57,12 @@ export function createServiceMetrics(): ServiceMetrics {
   return {
     registry,
     sources,
-    eventsIngested: new Counter({ name: 'kyc_events_ingested_total', help: 'SDK events held by a session, by event type (past 64 types this version does not know, "other")', labelNames: ['type'], registers }),
+    eventsIngested: new TalliedCounter({
+      name: 'kyc_events_ingested_total',
+      help: 'SDK events held by a session, by event type (past 64 types this version does not know, "other")',
+      labelName: 'type',
+      registers,
+    }),
     triggerDecisions: new Counter({
       name: 'kyc_trigger_decisions_total',
       help: 'Trigger evaluations, by reason and outcome (triggered, suppressed, no_match)',
@@ -69,7 +75,7 @@ export function createServiceMetrics(): ServiceMetrics {
       labelNames: ['outcome', 'warning'],
       registers,
     }),
-    activityItems: new Counter({ name: 'kyc_activity_items_total', help: 'Activity items recorded, by kind', labelNames: ['kind'], registers }),
+    activityItems: new TalliedCounter({ name: 'kyc_activity_items_total', help: 'Activity items recorded, by kind', labelName: 'kind', registers }),
     mediaCallDuration: new Histogram({
       name: 'kyc_media_call_duration_seconds',
       help: 'Media provider calls, by call and outcome (ok, failed)',
