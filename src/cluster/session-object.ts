@@ -16,6 +16,7 @@ import type { CommandFanout } from './command-fanout.js';
 import type { WireCommand } from './command-wire.js';
 import { fromWireCommand, isWireCommand } from './command-wire.js';
 import { runSessionInvocation, SessionInvocationError } from './session-invocation.js';
+import { withDirectIngest } from '../machines/direct-ingest.js';
 
 /** The virtual object's name: also the first segment of its ingress path. */
 export const SESSION_OBJECT = 'KycSession';
@@ -72,9 +73,11 @@ const MEDIA_RUN = { maxRetryAttempts: 2 };
  */
 export function sessionObject(deps: SessionObjectDeps) {
   const invoke = async (ctx: restate.ObjectContext, stored: StoredSession | undefined, at: number, command?: (reply: Reply<unknown>) => SessionCommand) => {
-    const logic = deps.sessionLogic.provide({
-      actors: mediaActors(deps.media, deps.logger, deps.observers, (call, run) => ctx.run(call, run, MEDIA_RUN)),
-    });
+    const logic = withDirectIngest(
+      deps.sessionLogic.provide({
+        actors: mediaActors(deps.media, deps.logger, deps.observers, (call, run) => ctx.run(call, run, MEDIA_RUN)),
+      }),
+    );
     let outcome;
     try {
       outcome = await runSessionInvocation({ logic, sessionId: ctx.key, settings: deps.settings, at, stored, command, inspect: deps.inspect });

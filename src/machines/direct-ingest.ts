@@ -29,11 +29,11 @@ export function withDirectIngest(logic: SessionMachine): SessionMachine {
   const transition: SessionMachine['transition'] = (snapshot, event, scope) => {
     if (event.type !== INGEST || snapshot.status !== 'active' || snapshot.context.reengagement !== null) return logic.transition(snapshot, event, scope);
     const step = ingestStep(snapshot.context, event);
-    const { reply } = event;
-    // As XState's `emit` action does: delivered once the actor holds the new snapshot.
+    // In the machine's order: the reply is a custom action, run within the step; emissions, as
+    // XState's `emit` action does, are delivered once the actor holds the new snapshot.
+    event.reply(step.result);
     scope.defer(() => {
       for (const emitted of step.emitted) scope.emit(emitted);
-      reply(step.result);
     });
     return { ...snapshot, context: step.context };
   };
