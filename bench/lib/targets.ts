@@ -37,3 +37,6 @@ export const startBareNode = (): Promise<ServerProcess> => startServer([process.
 /** The service's HTTP layer with the session step skipped (bench/servers/service-http-layer.ts). */
 export const startServiceHttpLayer = (env: Record<string, string> = {}): Promise<ServerProcess> =>
   startServer([process.execPath, 'dist/bench/servers/service-http-layer.js'], { RATE_LIMIT_PER_MINUTE: '0', STORE: 'memory', LOG_LEVEL: 'warn', ...env });
+
+/** Bare express keeping each event as one SQLite row, group-committed (bench/servers/bare-express-sqlite.ts). */
+export const startBareExpressSqlite = (): Promise<ServerProcess> => startServer([process.execPath, 'dist/bench/servers/bare-express-sqlite.js']);

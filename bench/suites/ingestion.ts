@@ -2,7 +2,7 @@ import type { LoadResult } from '../load-worker.js';
 import type { ServerProcess } from '../lib/processes.js';
 import { cpuSeconds, runLoad } from '../lib/processes.js';
 import { median, ratio, round, table } from '../lib/stats.js';
-import { startBareExpress, startBareNode, startService, startServiceHttpLayer } from '../lib/targets.js';
+import { startBareExpress, startBareExpressSqlite, startBareNode, startService, startServiceHttpLayer } from '../lib/targets.js';
 
 export interface IngestionOptions {
   rounds: number;
@@ -21,13 +21,18 @@ interface Target {
 /**
  * POST /v1/events on the service vs a bare express app vs bare node:http: same body, same load
  * generator settings, interleaved round by round so drift on a shared machine hits all of them.
+ * STORE=sqlite is also set beside bare express keeping each event in SQLite, the floor of any
+ * durable ingest on this engine.
  */
-export async function ingestionSuite(options: IngestionOptions): Promise<{ markdown: string; serviceOverExpress: number; sqliteOverMemory: number; httpLayerOverExpress: number }> {
+export async function ingestionSuite(
+  options: IngestionOptions,
+): Promise<{ markdown: string; serviceOverExpress: number; sqliteOverMemory: number; sqliteOverBareSqlite: number; bareSqliteOverExpress: number; httpLayerOverExpress: number }> {
   const targets: Target[] = [
     { name: 'service (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn' }) },
     { name: 'service, STORE=sqlite (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn', STORE: 'sqlite' }) },
     { name: 'service HTTP layer alone (session step skipped)', start: () => startServiceHttpLayer() },
     { name: 'bare express 5', start: () => startBareExpress() },
+    { name: 'bare express 5 + SQLite (one row per event, group commit)', start: startBareExpressSqlite },
     { name: 'bare node:http', start: startBareNode },
   ];
   const results = new Map<string, (LoadResult & { cpuMicrosPerRequest: number })[]>(targets.map((t) => [t.name, []]));
@@ -69,5 +74,13 @@ export async function ingestionSuite(options: IngestionOptions): Promise<{ markd
   const memory = summary.find((s) => s.name === 'service (LOG_LEVEL=warn)')!;
   const sqlite = summary.find((s) => s.name === 'service, STORE=sqlite (LOG_LEVEL=warn)')!;
   const httpLayer = summary.find((s) => s.name.startsWith('service HTTP layer'))!;
-  return { markdown, serviceOverExpress: memory.rps / express.rps, sqliteOverMemory: sqlite.rps / memory.rps, httpLayerOverExpress: httpLayer.rps / express.rps };
+  const bareSqlite = summary.find((s) => s.name.startsWith('bare express 5 + SQLite'))!;
+  return {
+    markdown,
+    serviceOverExpress: memory.rps / express.rps,
+    sqliteOverMemory: sqlite.rps / memory.rps,
+    sqliteOverBareSqlite: sqlite.rps / bareSqlite.rps,
+    bareSqliteOverExpress: bareSqlite.rps / express.rps,
+    httpLayerOverExpress: httpLayer.rps / express.rps,
+  };
 }
