@@ -75,7 +75,9 @@ class Walk {
   object(value: Record<string, unknown>, path: string, depth: number, sensitive: boolean, otp: boolean): Record<string, unknown> {
     let changed = false;
     const entries: [string, unknown][] = [];
-    for (const [key, item] of Object.entries(value)) {
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const item = value[key];
       if (this.rules.isRoutingKey(key)) {
         entries.push([key, item]);
         continue;
@@ -119,7 +121,10 @@ class Walk {
 export function redactEvent(event: SdkEvent, rules: PiiRules = DEFAULT_PII_RULES): RedactedEvent {
   const walk = new Walk(rules, isOtpName(event.component_id) || isOtpName(event.component_type));
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(event)) {
+  // Keys walked in place: every SDK event comes through here, and entry pairs were most of what the pass allocated.
+  for (const key in event) {
+    if (!Object.hasOwn(event, key)) continue;
+    const item = (event as Record<string, unknown>)[key];
     if (OWN_FIELDS.has(key) || (key === 'hint' && typeof item === 'string')) continue;
     if (rules.isRoutingKey(key)) {
       out[key] = item;

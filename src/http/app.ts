@@ -9,6 +9,7 @@ import { idempotencyContext } from '../cluster/idempotency.js';
 import { correlation } from './middleware/correlation.js';
 import { errorHandler, notFound } from './middleware/errors.js';
 import { httpMetrics } from './middleware/http-metrics.js';
+import { inSequence } from './middleware/in-sequence.js';
 import { jsonBody } from './middleware/json-body.js';
 import { perIpRateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
@@ -82,9 +83,7 @@ export function createApp(deps: AppDeps): App {
     throw new HttpError(503, 'server is shutting down; retry on another instance');
   };
 
-  app.use(correlation);
-  app.use(requestLog(logger));
-  app.use(httpMetrics(deps.system.metrics));
+  app.use(inSequence(correlation, requestLog(logger), httpMetrics(deps.system.metrics)));
   app.get(
     '/health',
     healthHandler({

@@ -20,12 +20,17 @@ function showPath(path: (string | number)[]): string {
 export function tooDeepPath(value: unknown, limit: number = MAX_BODY_DEPTH): string | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   const stack: { value: object; depth: number; path: (string | number)[] }[] = [{ value, depth: 1, path: [] }];
+  const visit = (item: unknown, key: string | number, depth: number, path: (string | number)[]) => {
+    if (item !== null && typeof item === 'object') stack.push({ value: item, depth: depth + 1, path: [...path, key] });
+  };
   while (stack.length > 0) {
     const { value: container, depth, path } = stack.pop()!;
     if (depth > limit) return showPath(path);
-    const entries: [string | number, unknown][] = Array.isArray(container) ? container.map((item, index) => [index, item]) : Object.entries(container);
-    for (const [key, item] of entries) {
-      if (item !== null && typeof item === 'object') stack.push({ value: item, depth: depth + 1, path: [...path, key] });
+    // Every request's body comes through here: keys are walked in place, with no entry pairs made.
+    if (Array.isArray(container)) {
+      for (let index = 0; index < container.length; index += 1) visit(container[index], index, depth, path);
+    } else {
+      for (const key in container) if (Object.hasOwn(container, key)) visit((container as Record<string, unknown>)[key], key, depth, path);
     }
   }
   return undefined;
