@@ -19,8 +19,8 @@ const INGEST = 'session.ingest';
  *
  * Checked when wrapped (`assertIngestIsContextOnly`), so a machine that starts to handle SDK events
  * differently refuses to start rather than diverge (a logic provided with another `ingest` action
- * is left as it is); test/machines/direct-ingest.test.ts replays
- * random command sequences through both logics and compares every snapshot, emission and reply.
+ * is left as it is); test/machines/direct-ingest.test.ts replays random command sequences through
+ * both logics and compares every snapshot, emission and reply.
  */
 export function withDirectIngest(logic: SessionMachine): SessionMachine {
   assertIngestIsContextOnly(logic);
