@@ -121,7 +121,7 @@ class Walk {
 export function redactEvent(event: SdkEvent, rules: PiiRules = DEFAULT_PII_RULES): RedactedEvent {
   const walk = new Walk(rules, isOtpName(event.component_id) || isOtpName(event.component_type));
   const out: Record<string, unknown> = {};
-  // Keys walked in place: every SDK event comes through here, and entry pairs were most of what the pass allocated.
+  // Keys walked in place, with no `Object.entries` pairs: every SDK event comes through here.
   for (const key in event) {
     if (!Object.hasOwn(event, key)) continue;
     const item = (event as Record<string, unknown>)[key];

@@ -127,7 +127,7 @@ export const stepStarted = (): number => performance.now();
  * and (for a histogram) an observer closure per call. Children read the metric's current series,
  * so `reset()` and scrapes see the same numbers as unbound calls.
  */
-export function boundChild<Child>(children: WeakMap<object, Map<string, Child>>, metric: { labels(value: string): Child }, value: string): Child {
+function boundChild<Child>(children: WeakMap<object, Map<string, Child>>, metric: { labels(value: string): Child }, value: string): Child {
   let byValue = children.get(metric);
   if (!byValue) children.set(metric, (byValue = new Map()));
   let child = byValue.get(value);

@@ -23,6 +23,13 @@ export class TalliedCounter<Label extends string> extends Counter<Label> {
     });
   }
 
+  /** Forgets what was tallied and not yet read, with the series. */
+  override reset(): void {
+    // prom-client's constructor calls reset() before this class's fields are set.
+    (this.pending as Map<string, number> | undefined)?.clear();
+    super.reset();
+  }
+
   /** One more for this label value; label values must come from a bounded set, as for any label. */
   tally(value: string): void {
     this.pending.set(value, (this.pending.get(value) ?? 0) + 1);

@@ -26,5 +26,10 @@ describe('TalliedCounter', () => {
     counter.reset();
     counter.tally('event');
     expect(await valueOf(counter, 'event')).toBe(1);
+    // What was tallied before a reset and never read is gone with it.
+    counter.tally('event');
+    counter.reset();
+    counter.tally('event');
+    expect(await valueOf(counter, 'event')).toBe(1);
   });
 });

@@ -4,6 +4,7 @@ import express from 'express';
 import { MAX_BODY_DEPTH, tooDeepPath } from '../body-depth.js';
 import { HttpError } from '../http-error.js';
 import { BODY_LIMIT_BYTES, bodyError } from './body-errors.js';
+import { inSequence } from './in-sequence.js';
 
 /**
  * The Content-Type headers the SDKs and curl send, byte for byte. A body with one of these and no
@@ -89,11 +90,9 @@ export function jsonBody(): RequestHandler[] {
     }
     next();
   };
-  const bodyParser = express.json({ limit: BODY_LIMIT_BYTES, strict: false });
+  const readOtherBody = inSequence(requireJson, express.json({ limit: BODY_LIMIT_BYTES, strict: false }));
   const readBody: RequestHandler = (req, res, next) => {
-    if (!isPlainJson(req)) {
-      return requireJson(req, res, (error?: unknown) => (error === undefined ? bodyParser(req, res, next) : next(error)));
-    }
+    if (!isPlainJson(req)) return readOtherBody(req, res, next);
     if (!hasBody(req)) return next();
     readText(req, BODY_LIMIT_BYTES, (error, text) => {
       if (error) return next(error);
