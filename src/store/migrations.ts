@@ -32,6 +32,29 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX activity_session ON activity (session_id, id);
   CREATE INDEX activity_kind ON activity (kind, id);
   `,
+  // 2: the write-ahead journal a group commit appends to (sqlite-journal.ts): no secondary index,
+  // so a commit moves no index entry; a session row without state is a removal.
+  `
+  CREATE TABLE session_journal (
+    seq INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    state TEXT,
+    wake_at INTEGER,
+    user_id TEXT,
+    screen TEXT,
+    voice TEXT,
+    cooldown_until INTEGER,
+    created_at INTEGER,
+    last_activity_at INTEGER
+  );
+  CREATE TABLE activity_journal (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    session_id TEXT,
+    item TEXT NOT NULL
+  );
+  `,
 ];
 
 export class SchemaTooNewError extends Error {

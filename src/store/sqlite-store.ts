@@ -6,6 +6,8 @@ import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import { migrate } from './migrations.js';
+import type { JournalSessionRow } from './sqlite-journal.js';
+import { SqliteJournal } from './sqlite-journal.js';
 import type { ActivityLog, ActivityQuery, SummaryQuery, SummaryRow, SummarySelection, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
 import { StoreUnavailableError } from './ports.js';
 
@@ -27,6 +29,13 @@ export class StoreOpenError extends Error {
 }
 
 const AGE_PRUNE_INTERVAL_MS = 60_000;
+/**
+ * Journal rows (a saved session or an item each) that make the store apply the journal after a
+ * commit. A larger batch writes each index page once for more rows, and replaces more of a
+ * session's rows with its newest, but holds the event loop longer while it moves
+ * (BENCHMARKS.md, "Fifth round": about 30 ms at 2,000 rows).
+ */
+export const JOURNAL_APPLY_ROWS = 2_000;
 const AGE_PRUNE_BATCH = 10_000;
 const DAY_MS = 86_400_000;
 
@@ -35,14 +44,14 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
-type SessionRow = { session_id: string; state: string; wake_at: number | null; user_id: string | null; screen: string | null; voice: string; cooldown_until: number | null; created_at: number; last_activity_at: number };
-
 /**
  * Sessions and the activity log in one SQLite file (`node:sqlite`, WAL). Writes are queued and
  * committed together once per event-loop turn (group commit): one transaction, one WAL sync, for
  * every request that changed something in that turn, and each request is answered after its
- * batch commits. Reads see the queued writes: loading a session reads its queued state, any other
- * read commits what is queued first.
+ * batch commits. A commit appends to the journal (sqlite-journal.ts); the journal is applied to
+ * the indexed tables every `JOURNAL_APPLY_ROWS` rows, before any read that needs them, at close,
+ * and at start-up (what a crash left in it). Reads see the queued writes: loading a session reads
+ * its queued state, any other read commits what is queued and applies the journal first.
  *
  * Activity ids are the table's AUTOINCREMENT ids, given here (one writer) so that an item has its
  * id when recorded; listeners hear of an item only once it is committed, so no id ever seen can be
@@ -52,11 +61,12 @@ export class SqliteStore implements SessionStore, ActivityLog {
   readonly file: string;
   readonly db: DatabaseSync;
   private readonly statements: ReturnType<typeof prepare>;
+  private readonly journal: SqliteJournal;
   private readonly saves = new Map<string, () => StoredSession>();
   private readonly removals = new Set<string>();
   private items: ActivityItem[] = [];
   private waiters: Waiter[] = [];
-  private scheduled = false;
+  private readonly scheduled = { commit: false, apply: false };
   private closed = false;
   private readonly listeners = new Set<(item: ActivityItem) => void>();
   private lastId: number;
@@ -69,6 +79,14 @@ export class SqliteStore implements SessionStore, ActivityLog {
     this.file = resolve(join(options.dataDir, DATABASE_FILE));
     this.db = openDatabase(this.file, options);
     this.statements = prepare(this.db);
+    this.journal = new SqliteJournal(this.db);
+    // What the last process committed but did not apply (it crashed, or stopped mid-batch).
+    this.applyJournal();
+    if (this.failure !== undefined) {
+      const failure = this.failure;
+      this.db.close();
+      throw new StoreOpenError(`store: cannot apply the journal of ${this.file}: ${failure}; free disk space or move the file aside to start empty`);
+    }
     const sequence = this.statements.lastId.get() as { seq: number } | undefined;
     this.lastId = this.committedId = sequence?.seq ?? 0;
     this.oldestId = (this.statements.oldestId.get() as { id: number | null }).id ?? undefined;
@@ -82,29 +100,29 @@ export class SqliteStore implements SessionStore, ActivityLog {
     const queued = this.saves.get(sessionId);
     if (queued) return queued();
     if (this.removals.has(sessionId)) return undefined;
-    const row = this.statements.loadSession.get(sessionId) as SessionRow | undefined;
-    return row ? fromRow(row) : undefined;
+    const row = this.journal.newestRow(sessionId) ?? (this.statements.loadSession.get(sessionId) as JournalSessionRow | undefined);
+    return row?.state ? fromRow(row, row.state) : undefined;
   }
 
   save(sessionId: string, snapshot: () => StoredSession): void {
     this.removals.delete(sessionId);
     this.saves.set(sessionId, snapshot);
-    this.schedule();
+    this.schedule('commit');
   }
 
   remove(sessionId: string): void {
     this.saves.delete(sessionId);
     this.removals.add(sessionId);
-    this.schedule();
+    this.schedule('commit');
   }
 
   count(): number {
-    this.flushNow();
+    this.settle();
     return (this.statements.countSessions.get() as { n: number }).n;
   }
 
   dueBy(at: number, limit: number, skip: (sessionId: string) => boolean = () => false): string[] {
-    this.flushNow();
+    this.settle();
     const due: string[] = [];
     for (const row of this.statements.dueSessions.iterate(at) as Iterable<{ session_id: string }>) {
       if (due.length >= limit) break;
@@ -114,19 +132,19 @@ export class SqliteStore implements SessionStore, ActivityLog {
   }
 
   nextWakeAfter(at: number): number | undefined {
-    this.flushNow();
+    this.settle();
     const row = this.statements.nextWake.get(Number.isFinite(at) ? at : -Number.MAX_SAFE_INTEGER) as { at: number | null };
     return row.at ?? undefined;
   }
 
   leastRecent(limit: number): string[] {
-    this.flushNow();
+    this.settle();
     return (this.statements.leastRecent.all(limit) as { session_id: string }[]).map((row) => row.session_id);
   }
 
   /** The filters and order of `selectSummaries` (summary-selection.ts) in SQL, over the indexed summary columns. */
   selectSummaries(query: SummaryQuery): SummarySelection {
-    this.flushNow();
+    this.settle();
     const where: string[] = [];
     const params: (string | number)[] = [];
     if (query.voice === 'active') where.push("voice IN ('starting', 'active', 'stopping')");
@@ -159,12 +177,12 @@ export class SqliteStore implements SessionStore, ActivityLog {
     this.lastId += 1;
     const item = activityItem(String(this.lastId), isoTime(draft.at), draft);
     this.items.push(item);
-    this.schedule();
+    this.schedule('commit');
     return item;
   }
 
   list(query: ActivityQuery): ActivityItem[] {
-    this.flushNow();
+    this.settle();
     const { sessionId, kind, limit } = query;
     const statement =
       sessionId !== undefined && kind !== undefined
@@ -179,13 +197,13 @@ export class SqliteStore implements SessionStore, ActivityLog {
   }
 
   after(afterId: number, limit = Number.MAX_SAFE_INTEGER): { items: ActivityItem[]; gap: boolean } {
-    this.flushNow();
+    this.settle();
     const items = (this.statements.after.all(afterId, limit) as { item: string }[]).map((row) => JSON.parse(row.item) as ActivityItem);
     return { items, gap: this.oldestId !== undefined && afterId + 1 < this.oldestId };
   }
 
   bounds(): { oldestId: number | undefined; lastId: number } {
-    this.flushNow();
+    this.settle();
     return { oldestId: this.oldestId, lastId: this.committedId };
   }
 
@@ -208,7 +226,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
 
   close(): void {
     if (this.closed) return;
-    this.flushNow();
+    this.settle();
     this.closed = true;
     this.db.close();
   }
@@ -227,12 +245,61 @@ export class SqliteStore implements SessionStore, ActivityLog {
     return this.saves.size > 0 || this.removals.size > 0 || this.items.length > 0;
   }
 
-  private schedule(): void {
-    if (this.scheduled || this.closed) return;
-    this.scheduled = true;
+  /** Commits what is queued and applies the journal: the tables then hold every write made so far. */
+  private settle(): void {
+    this.flushNow();
+    this.applyJournal();
+  }
+
+  /**
+   * Moves the journal into the indexed tables and applies retention, in one transaction. A failure
+   * loses nothing (the journal stays, to be applied next time) and is reported by `health()`.
+   */
+  private applyJournal(): void {
+    if (this.closed || this.journal.pending === 0) return;
+    let oldestId = this.oldestId;
+    let applied: () => void;
+    try {
+      this.db.exec('BEGIN');
+      applied = this.journal.apply();
+      oldestId ??= (this.statements.oldestId.get() as { id: number | null }).id ?? undefined;
+      // Every committed item is in `activity` now, so the sequence is the newest committed id.
+      const newest = (this.statements.lastId.get() as { seq: number } | undefined)?.seq ?? 0;
+      const firstKept = newest - this.options.retentionItems + 1;
+      if (oldestId !== undefined && oldestId < firstKept) {
+        this.statements.pruneBefore.run(firstKept);
+        oldestId = firstKept;
+      }
+      oldestId = this.pruneByAge(oldestId);
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.rollback();
+      this.failure = `applying the journal failed: ${error instanceof Error ? error.message : String(error)}`;
+      return;
+    }
+    applied();
+    this.oldestId = oldestId;
+  }
+
+  private rollback(): void {
+    try {
+      this.db.exec('ROLLBACK');
+    } catch {
+      // No transaction open: BEGIN itself failed.
+    }
+  }
+
+  /**
+   * Runs a commit or an apply in a later turn of the event loop, once however often it is asked
+   * for. An apply gets a turn of its own, so the requests of the commit before it are answered first.
+   */
+  private schedule(task: 'commit' | 'apply'): void {
+    if (this.scheduled[task] || this.closed) return;
+    this.scheduled[task] = true;
     setImmediate(() => {
-      this.scheduled = false;
-      this.flushNow();
+      this.scheduled[task] = false;
+      if (task === 'commit') this.flushNow();
+      else this.applyJournal();
     });
   }
 
@@ -247,44 +314,16 @@ export class SqliteStore implements SessionStore, ActivityLog {
     this.removals.clear();
     this.items = [];
     this.waiters = [];
-    const { statements } = this;
-    let oldestId = this.oldestId;
+    const { journal } = this;
     try {
       this.db.exec('BEGIN');
-      for (const sessionId of removals) statements.removeSession.run(sessionId);
-      for (const [, snapshot] of saves) {
-        const stored = snapshot();
-        const { summary } = stored;
-        statements.saveSession.run(
-          stored.session_id,
-          JSON.stringify({ value: stored.value, context: stored.context }),
-          stored.wake_at,
-          summary.user_id,
-          summary.screen,
-          summary.voice,
-          summary.cooldown_until,
-          summary.created_at,
-          summary.last_activity_at,
-        );
-      }
-      for (const item of items) statements.appendItem.run(Number(item.id), item.kind, Date.parse(item.timestamp), item.session_id, JSON.stringify(item));
-      if (items.length > 0) {
-        const lastId = Number(items.at(-1)!.id);
-        oldestId ??= Number(items[0]!.id);
-        const firstKept = lastId - this.options.retentionItems + 1;
-        if (oldestId < firstKept) {
-          statements.pruneBefore.run(firstKept);
-          oldestId = firstKept;
-        }
-      }
-      oldestId = this.pruneByAge(oldestId);
+      for (const sessionId of removals) journal.removeSession(sessionId);
+      for (const [, snapshot] of saves) journal.saveSession(snapshot());
+      for (const item of items) journal.appendItem(item);
       this.db.exec('COMMIT');
     } catch (error) {
-      try {
-        this.db.exec('ROLLBACK');
-      } catch {
-        // No transaction open: BEGIN itself failed.
-      }
+      this.rollback();
+      journal.discarded();
       // The sessions' latest state is written with the next batch; the refused requests' items are
       // dropped with their ids, since nobody saw them and their clients are told to retry.
       for (const [sessionId, snapshot] of saves) if (!this.saves.has(sessionId) && !this.removals.has(sessionId)) this.saves.set(sessionId, snapshot);
@@ -295,11 +334,12 @@ export class SqliteStore implements SessionStore, ActivityLog {
       for (const waiter of waiters) waiter.reject(unavailable);
       return;
     }
+    journal.committed();
     this.failure = undefined;
-    this.oldestId = oldestId;
     if (items.length > 0) this.committedId = Number(items.at(-1)!.id);
     for (const waiter of waiters) waiter.resolve();
     for (const item of items) for (const listener of this.listeners) listener(item);
+    if (journal.pending >= JOURNAL_APPLY_ROWS) this.schedule('apply');
   }
 
   /** Drops items older than ACTIVITY_RETENTION_DAYS, at most once a minute and a batch at a time. */
@@ -319,18 +359,10 @@ function prepare(db: DatabaseSync) {
   const items = (where: string) => db.prepare(`SELECT item FROM activity ${where} ORDER BY id DESC LIMIT ?`);
   return {
     loadSession: db.prepare('SELECT * FROM sessions WHERE session_id = ?'),
-    saveSession: db.prepare(
-      `INSERT INTO sessions (session_id, state, wake_at, user_id, screen, voice, cooldown_until, created_at, last_activity_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (session_id) DO UPDATE SET state = excluded.state, wake_at = excluded.wake_at, user_id = excluded.user_id,
-         screen = excluded.screen, voice = excluded.voice, cooldown_until = excluded.cooldown_until, last_activity_at = excluded.last_activity_at`,
-    ),
-    removeSession: db.prepare('DELETE FROM sessions WHERE session_id = ?'),
     countSessions: db.prepare('SELECT count(*) AS n FROM sessions'),
     dueSessions: db.prepare('SELECT session_id FROM sessions WHERE wake_at <= ? ORDER BY wake_at'),
     nextWake: db.prepare('SELECT min(wake_at) AS at FROM sessions WHERE wake_at > ?'),
     leastRecent: db.prepare('SELECT session_id FROM sessions ORDER BY last_activity_at LIMIT ?'),
-    appendItem: db.prepare('INSERT INTO activity (id, kind, at, session_id, item) VALUES (?, ?, ?, ?, ?)'),
     newest: items(''),
     newestBySession: items('WHERE session_id = ?'),
     newestByKind: items('WHERE kind = ?'),
@@ -345,8 +377,8 @@ function prepare(db: DatabaseSync) {
   } satisfies Record<string, StatementSync>;
 }
 
-function fromRow(row: SessionRow): StoredSession {
-  const { value, context } = JSON.parse(row.state) as { value: unknown; context: Record<string, unknown> };
+function fromRow(row: JournalSessionRow, state: string): StoredSession {
+  const { value, context } = JSON.parse(state) as { value: unknown; context: Record<string, unknown> };
   return {
     session_id: row.session_id,
     value,

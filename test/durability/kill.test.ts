@@ -1,9 +1,7 @@
 import { once } from 'node:events';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActivityItem } from '../../src/domain/activity.js';
-import { DATABASE_FILE } from '../../src/store/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { tempDataDir } from '../support/harness.js';
 import type { LiveKitStandIn } from '../support/livekit-stand-in.js';
 import { startLiveKitStandIn } from '../support/livekit-stand-in.js';
@@ -47,12 +45,13 @@ afterAll(async () => {
   await lk.close();
 });
 
+/** The activity log as the next process reads it: the store opened on the file, its journal applied. */
 function readLog(dataDir: string): ActivityItem[] {
-  const db = new DatabaseSync(join(dataDir, DATABASE_FILE), { readOnly: true });
+  const store = new SqliteStore({ dataDir, sync: 'normal', retentionItems: Number.MAX_SAFE_INTEGER, retentionDays: 0, now: () => Date.now() });
   try {
-    return (db.prepare('SELECT item FROM activity ORDER BY id').all() as { item: string }[]).map((row) => JSON.parse(row.item) as ActivityItem);
+    return store.after(0).items;
   } finally {
-    db.close();
+    store.close();
   }
 }
 

@@ -1,0 +1,156 @@
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
+import type { ActivityDraft } from '../../src/domain/activity.js';
+import type { StoredSession } from '../../src/store/ports.js';
+import { DATABASE_FILE, JOURNAL_APPLY_ROWS, SqliteStore } from '../../src/store/sqlite-store.js';
+import { START_TIME, tempDataDir } from '../support/harness.js';
+
+const open = (dataDir: string, retentionItems = 1_000_000) =>
+  new SqliteStore({ dataDir, sync: 'normal', retentionItems, retentionDays: 0, now: () => START_TIME });
+
+const session = (sessionId: string, n: number): StoredSession => ({
+  session_id: sessionId,
+  value: { voice: 'inactive' },
+  context: { n },
+  wake_at: null,
+  summary: { user_id: `u-${sessionId}`, screen: 'pan_details', voice: 'inactive', cooldown_until: null, created_at: START_TIME, last_activity_at: START_TIME + n },
+});
+
+const draft = (sessionId: string, n: number): ActivityDraft => ({
+  kind: 'event',
+  at: START_TIME + n,
+  session_id: sessionId,
+  user_id: null,
+  payload: { n },
+  trace: { trace_id: `t${n}`, request_id: `r${n}` },
+});
+
+const count = (db: DatabaseSync, table: string): number => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+
+/** Saves and appends n commands' worth (one session save and one item each) over `sessions` sessions, one commit per turn of 50. */
+async function load(store: SqliteStore, commands: number, sessions: number, from = 0): Promise<void> {
+  for (let n = from; n < from + commands; n += 1) {
+    const id = `s${n % sessions}`;
+    store.save(id, () => session(id, n));
+    store.append(draft(id, n));
+    if ((n + 1) % 50 === 0) await store.commit();
+  }
+  await store.commit();
+}
+
+describe('the SQLite store journal: a commit appends, the indexed tables follow in batches', () => {
+  it('a commit writes only the journal; a read applies it, each session once, with its newest state', async () => {
+    const store = open(tempDataDir());
+    await load(store, 30, 3);
+    // One commit: a session saved several times in it is journaled once.
+    expect(count(store.db, 'session_journal')).toBe(3);
+    expect(count(store.db, 'activity_journal')).toBe(30);
+    expect(count(store.db, 'sessions')).toBe(0);
+    expect(count(store.db, 'activity')).toBe(0);
+
+    // A session whose newest state is only in the journal loads it from there.
+    expect(store.load('s2')?.context).toEqual({ n: 29 });
+    expect(count(store.db, 'session_journal')).toBe(3);
+    expect(store.list({ limit: 100 }).map((item) => item.id)).toEqual(Array.from({ length: 30 }, (_, i) => String(i + 1)));
+    expect(count(store.db, 'session_journal')).toBe(0);
+    expect(count(store.db, 'sessions')).toBe(3);
+    expect(store.list({ sessionId: 's1', limit: 100 }).map((item) => item.payload.n)).toEqual([1, 4, 7, 10, 13, 16, 19, 22, 25, 28]);
+    expect(store.selectSummaries({ limit: 10, sort: 'last_activity', order: 'desc' }).rows.map((row) => row.session_id)).toEqual(['s2', 's1', 's0']);
+    store.close();
+  });
+
+  it(`applies by itself once ${JOURNAL_APPLY_ROWS} rows are journaled, in a turn after the commit`, async () => {
+    const store = open(tempDataDir());
+    // Commits of 50 commands over 50 sessions: 100 rows each.
+    await load(store, JOURNAL_APPLY_ROWS / 2 - 50, 100);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(count(store.db, 'activity')).toBe(0);
+    await load(store, 50, 100, JOURNAL_APPLY_ROWS / 2 - 50);
+    expect(count(store.db, 'activity_journal')).toBe(JOURNAL_APPLY_ROWS / 2);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(count(store.db, 'activity_journal')).toBe(0);
+    expect(count(store.db, 'session_journal')).toBe(0);
+    expect(count(store.db, 'activity')).toBe(JOURNAL_APPLY_ROWS / 2);
+    // Each session once, with its newest state.
+    expect(count(store.db, 'sessions')).toBe(100);
+    for (let i = 0; i < 100; i += 1) expect(store.load(`s${i}`)?.context).toEqual({ n: JOURNAL_APPLY_ROWS / 2 - 100 + i });
+    store.close();
+  });
+
+  it('a removal is journaled too: the session is gone for a load before and after the apply', async () => {
+    const store = open(tempDataDir());
+    await load(store, 4, 2);
+    store.remove('s0');
+    await store.commit();
+    expect(store.load('s0')).toBeUndefined();
+    expect(store.count()).toBe(1);
+    store.save('s0', () => session('s0', 9));
+    await store.commit();
+    expect(store.load('s0')?.context).toEqual({ n: 9 });
+    store.close();
+  });
+
+  it('what a crash left in the journal is applied when the file is opened again, ids continuing', async () => {
+    const dataDir = tempDataDir();
+    const store = open(dataDir);
+    await load(store, 120, 7);
+    expect(count(store.db, 'activity')).toBe(0);
+    store.abandon();
+
+    const again = open(dataDir);
+    expect(count(again.db, 'activity_journal')).toBe(0);
+    expect(again.bounds()).toEqual({ oldestId: 1, lastId: 120 });
+    expect(again.load('s6')?.context).toEqual({ n: 118 });
+    expect(again.append(draft('s6', 500)).id).toBe('121');
+    again.close();
+  });
+
+  it('retention by count is applied with the journal: what is kept stays contiguous and newest', async () => {
+    const store = open(tempDataDir(), 25);
+    await load(store, 60, 4);
+    expect(store.bounds()).toEqual({ oldestId: 36, lastId: 60 });
+    expect(store.after(0).items.map((item) => Number(item.id))).toEqual(Array.from({ length: 25 }, (_, i) => 36 + i));
+    expect(store.after(0).gap).toBe(true);
+    store.close();
+  });
+
+  it('when an apply fails (a full disk) nothing is lost: a load reads the journal, health says why, and the next apply catches up', async () => {
+    const store = open(tempDataDir());
+    await load(store, 10, 2);
+    expect(store.count()).toBe(2);
+    await load(store, 40, 2, 10);
+    const pages = (store.db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
+    // Room for the journal's rows only, not for the same bytes again in the tables.
+    store.db.exec(`PRAGMA max_page_count = ${pages}`);
+    expect(store.list({ limit: 100 })).toHaveLength(10);
+    expect(store.health()).toMatchObject({ status: 'failing', last_error: expect.stringMatching(/applying the journal failed: .*full/) });
+    expect(count(store.db, 'session_journal')).toBe(2);
+    expect(store.load('s1')?.context).toEqual({ n: 49 });
+
+    store.db.exec('PRAGMA max_page_count = 1073741823');
+    expect(store.list({ limit: 100 })).toHaveLength(50);
+    expect(count(store.db, 'session_journal')).toBe(0);
+    expect(store.load('s1')?.context).toEqual({ n: 49 });
+    await load(store, 1, 1, 50);
+    expect(store.health().status).toBe('ok');
+    store.close();
+  });
+
+  it('a file from before the journal (schema 1) opens with its sessions and activity', () => {
+    const dataDir = tempDataDir();
+    const store = open(dataDir);
+    store.close();
+    const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
+    db.exec('DROP TABLE session_journal; DROP TABLE activity_journal; PRAGMA user_version = 1');
+    db.prepare("INSERT INTO sessions (session_id, state, voice, created_at, last_activity_at) VALUES ('old', ?, 'inactive', 1, 2)").run(JSON.stringify({ value: {}, context: { kept: true } }));
+    db.prepare("INSERT INTO activity (kind, at, session_id, item) VALUES ('sdk_event', 1, 'old', ?)").run(JSON.stringify({ id: '1', kind: 'sdk_event' }));
+    db.close();
+
+    const again = open(dataDir);
+    expect((again.db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(2);
+    expect(again.load('old')?.context).toEqual({ kept: true });
+    expect(again.bounds()).toEqual({ oldestId: 1, lastId: 1 });
+    again.close();
+  });
+});
