@@ -133,10 +133,6 @@ export class SessionSupervisor implements SessionHost {
     );
   }
 
-
-  /**
-   */
-
   /**
    * Send a command and wait for the machine's reply, then for what it changed to be committed.
    * `build` receives the reply callback and the current time and returns the command; the
