@@ -23,18 +23,15 @@ export class SqliteJournal {
   private seq: number;
   /** Each session with a committed journal row: the seq of its newest. */
   private readonly newest = new Map<string, number>();
-  /** The newest committed item id in the journal. */
-  private itemId: number;
   private rows = 0;
   /** What the open transaction appended, folded in by `committed`. */
-  private staged: { sessions: [string, number][]; itemId: number; rows: number } = { sessions: [], itemId: 0, rows: 0 };
+  private staged: { sessions: [string, number][]; rows: number } = { sessions: [], rows: 0 };
 
   constructor(db: DatabaseSync) {
     this.statements = prepare(db);
-    const head = this.statements.head.get() as { seq: number | null; item_id: number | null; rows: number };
+    const head = this.statements.head.get() as { seq: number | null; rows: number };
     this.seq = head.seq ?? 0;
     for (const row of this.statements.newestSeqs.iterate() as Iterable<{ session_id: string; seq: number }>) this.newest.set(row.session_id, row.seq);
-    this.itemId = head.item_id ?? 0;
     this.rows = head.rows;
   }
 
@@ -74,9 +71,7 @@ export class SqliteJournal {
 
   /** Appends an activity item (inside the caller's transaction). */
   appendItem(item: ActivityItem): void {
-    const id = Number(item.id);
-    this.statements.appendItem.run(id, item.kind, Date.parse(item.timestamp), item.session_id, JSON.stringify(item));
-    this.staged.itemId = id;
+    this.statements.appendItem.run(Number(item.id), item.kind, Date.parse(item.timestamp), item.session_id, JSON.stringify(item));
     this.staged.rows += 1;
   }
 
@@ -85,30 +80,30 @@ export class SqliteJournal {
     const { staged } = this;
     if (staged.rows === 0) return;
     for (const [sessionId, seq] of staged.sessions) this.newest.set(sessionId, seq);
-    if (staged.itemId > 0) this.itemId = staged.itemId;
     this.rows += staged.rows;
-    this.staged = { sessions: [], itemId: 0, rows: 0 };
+    this.staged = { sessions: [], rows: 0 };
   }
 
   /** The caller's transaction rolled back: its rows are not in the file. */
   discarded(): void {
     this.seq -= this.staged.sessions.length;
-    this.staged = { sessions: [], itemId: 0, rows: 0 };
+    this.staged = { sessions: [], rows: 0 };
   }
 
   /**
-   * Moves every committed row into `sessions` and `activity`, inside the caller's transaction.
-   * Returns what to call once that transaction commits; nothing changes here if it does not.
+   * Moves every row into `sessions` and `activity` and empties the journal, inside the caller's
+   * transaction (outside a commit's transaction every row is a committed one). Returns what to
+   * call once that transaction commits; nothing changes here if it does not.
    */
   apply(): () => void {
     if (this.rows === 0) return () => {};
-    const { statements, seq, itemId } = this;
-    statements.moveItems.run(itemId);
-    statements.clearItems.run(itemId);
+    const { statements } = this;
+    statements.moveItems.run();
     const newest = JSON.stringify([...this.newest.values()]);
     statements.applyRemovals.run(newest);
     statements.applySessions.run(newest);
-    statements.clearSessions.run(seq);
+    statements.clearItems.run();
+    statements.clearSessions.run();
     return () => {
       this.rows = 0;
       this.newest.clear();
@@ -134,12 +129,11 @@ function prepare(db: DatabaseSync) {
     appendItem: db.prepare('INSERT INTO activity_journal (id, kind, at, session_id, item) VALUES (?, ?, ?, ?, ?)'),
     rowAt: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM session_journal WHERE seq = ?`),
     head: db.prepare(
-      `SELECT (SELECT max(seq) FROM session_journal) AS seq, (SELECT max(id) FROM activity_journal) AS item_id,
+      `SELECT (SELECT max(seq) FROM session_journal) AS seq,
         (SELECT count(*) FROM session_journal) + (SELECT count(*) FROM activity_journal) AS rows`,
     ),
     newestSeqs: db.prepare('SELECT session_id, max(seq) AS seq FROM session_journal GROUP BY session_id'),
-    moveItems: db.prepare('INSERT INTO activity (id, kind, at, session_id, item) SELECT id, kind, at, session_id, item FROM activity_journal WHERE id <= ? ORDER BY id'),
-    clearItems: db.prepare('DELETE FROM activity_journal WHERE id <= ?'),
+    moveItems: db.prepare('INSERT INTO activity (id, kind, at, session_id, item) SELECT id, kind, at, session_id, item FROM activity_journal ORDER BY id'),
     applyRemovals: db.prepare(`DELETE FROM sessions WHERE session_id IN (SELECT session_id FROM session_journal WHERE ${NAMED} AND state IS NULL)`),
     // `WHERE` before `ON CONFLICT`: SQLite's parser needs it to read an upsert from a SELECT.
     applySessions: db.prepare(
@@ -147,6 +141,8 @@ function prepare(db: DatabaseSync) {
        ON CONFLICT (session_id) DO UPDATE SET state = excluded.state, wake_at = excluded.wake_at, user_id = excluded.user_id,
          screen = excluded.screen, voice = excluded.voice, cooldown_until = excluded.cooldown_until, last_activity_at = excluded.last_activity_at`,
     ),
-    clearSessions: db.prepare('DELETE FROM session_journal WHERE seq <= ?'),
+    // No WHERE: SQLite empties a table without visiting its rows.
+    clearItems: db.prepare('DELETE FROM activity_journal'),
+    clearSessions: db.prepare('DELETE FROM session_journal'),
   } satisfies Record<string, StatementSync>;
 }

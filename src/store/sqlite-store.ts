@@ -85,7 +85,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
     if (this.failure !== undefined) {
       const failure = this.failure;
       this.db.close();
-      throw new StoreOpenError(`store: cannot apply the journal of ${this.file}: ${failure}; free disk space or move the file aside to start empty`);
+      throw new StoreOpenError(`store: cannot apply the journal of ${this.file}: ${failure}; free disk space and start again (the journal is kept until it is applied)`);
     }
     const sequence = this.statements.lastId.get() as { seq: number } | undefined;
     this.lastId = this.committedId = sequence?.seq ?? 0;
