@@ -1,5 +1,4 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -104,22 +103,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   });
   const sdkConfig = openSdkConfigSource({ file: config.sdkConfigFile, logger });
   const app = createApp({ config, system, logger, mediaReady, sdkConfig });
-  return { app, system, clock, config, logs, http: supertest(listening(app)), sdkConfig, logger, store, env, firstActivityId: store.activity.bounds().lastId + 1 };
-}
-
-/**
- * The app on one server for the harness's life (127.0.0.1, a free port; unref'd, so it never keeps
- * the process up). Given the app itself, supertest starts a server for each request and settles the
- * request only once that server has closed. On Node 22, now and then, that close never completes
- * although the response has finished at both ends (traced with diagnostics_channel), and the test
- * waits for its timeout: 1 run in 10 to 25 of `test/durability` and `test/http`. A server
- * supertest did not start, it leaves alone.
- */
-function listening(app: App): ReturnType<typeof createServer> {
-  // An IP address binds synchronously: the port is known before the first request.
-  const server = createServer(app.express).listen(0, '127.0.0.1');
-  server.unref();
-  return server;
+  return { app, system, clock, config, logs, http: supertest(app.express), sdkConfig, logger, store, env, firstActivityId: store.activity.bounds().lastId + 1 };
 }
 
 /**
