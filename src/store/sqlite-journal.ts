@@ -3,7 +3,7 @@ import type { ActivityItem } from '../domain/activity.js';
 import type { StoredSession, SummaryRow } from './ports.js';
 
 /** A session row as read back, from `sessions` or the journal: `state` is null for a journaled removal. */
-export type JournalSessionRow = SummaryRow & { state: string | null; wake_at: number | null };
+export type StoredSessionRow = SummaryRow & { state: string | null; wake_at: number | null };
 
 /**
  * The SQLite store's write-ahead journal: what a group commit writes, and what it leaves for later.
@@ -41,9 +41,9 @@ export class SqliteJournal {
   }
 
   /** The session's newest state when it is still only in the journal; undefined when `sessions` has it. */
-  newestRow(sessionId: string): JournalSessionRow | undefined {
+  newestRow(sessionId: string): StoredSessionRow | undefined {
     const seq = this.newest.get(sessionId);
-    return seq === undefined ? undefined : (this.statements.rowAt.get(seq) as unknown as JournalSessionRow);
+    return seq === undefined ? undefined : (this.statements.rowAt.get(seq) as unknown as StoredSessionRow);
   }
 
   /** Appends a session's state (inside the caller's transaction). */

@@ -6,7 +6,7 @@ import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import { migrate } from './migrations.js';
-import type { JournalSessionRow } from './sqlite-journal.js';
+import type { StoredSessionRow } from './sqlite-journal.js';
 import { SqliteJournal } from './sqlite-journal.js';
 import type { ActivityLog, ActivityQuery, SummaryQuery, SummaryRow, SummarySelection, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
 import { StoreUnavailableError } from './ports.js';
@@ -100,7 +100,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
     const queued = this.saves.get(sessionId);
     if (queued) return queued();
     if (this.removals.has(sessionId)) return undefined;
-    const row = this.journal.newestRow(sessionId) ?? (this.statements.loadSession.get(sessionId) as JournalSessionRow | undefined);
+    const row = this.journal.newestRow(sessionId) ?? (this.statements.loadSession.get(sessionId) as StoredSessionRow | undefined);
     return row?.state ? fromRow(row, row.state) : undefined;
   }
 
@@ -339,13 +339,19 @@ export class SqliteStore implements SessionStore, ActivityLog {
     if (items.length > 0) this.committedId = Number(items.at(-1)!.id);
     for (const waiter of waiters) waiter.resolve();
     for (const item of items) for (const listener of this.listeners) listener(item);
-    if (journal.pending >= JOURNAL_APPLY_ROWS) this.schedule('apply');
+    // Age retention is checked once a minute (README): writes coming in that long apply the
+    // journal even below its batch size, so expired items do not wait on disk for 2,000 rows.
+    if (journal.pending >= JOURNAL_APPLY_ROWS || this.agePruneDue()) this.schedule('apply');
+  }
+
+  private agePruneDue(): boolean {
+    return this.options.retentionDays > 0 && this.options.now() - this.lastAgePrune >= AGE_PRUNE_INTERVAL_MS;
   }
 
   /** Drops items older than ACTIVITY_RETENTION_DAYS, at most once a minute and a batch at a time. */
   private pruneByAge(oldestId: number | undefined): number | undefined {
+    if (oldestId === undefined || !this.agePruneDue()) return oldestId;
     const now = this.options.now();
-    if (this.options.retentionDays <= 0 || oldestId === undefined || now - this.lastAgePrune < AGE_PRUNE_INTERVAL_MS) return oldestId;
     this.lastAgePrune = now;
     const { changes } = this.statements.pruneOlder.run(AGE_PRUNE_BATCH, now - this.options.retentionDays * DAY_MS);
     if (Number(changes) === 0) return oldestId;
@@ -377,7 +383,7 @@ function prepare(db: DatabaseSync) {
   } satisfies Record<string, StatementSync>;
 }
 
-function fromRow(row: JournalSessionRow, state: string): StoredSession {
+function fromRow(row: StoredSessionRow, state: string): StoredSession {
   const { value, context } = JSON.parse(state) as { value: unknown; context: Record<string, unknown> };
   return {
     session_id: row.session_id,

@@ -6,8 +6,8 @@ import type { StoredSession } from '../../src/store/ports.js';
 import { DATABASE_FILE, JOURNAL_APPLY_ROWS, SqliteStore } from '../../src/store/sqlite-store.js';
 import { START_TIME, tempDataDir } from '../support/harness.js';
 
-const open = (dataDir: string, retentionItems = 1_000_000) =>
-  new SqliteStore({ dataDir, sync: 'normal', retentionItems, retentionDays: 0, now: () => START_TIME });
+const open = (dataDir: string, retentionItems = 1_000_000, retention: { days: number; now: () => number } = { days: 0, now: () => START_TIME }) =>
+  new SqliteStore({ dataDir, sync: 'normal', retentionItems, retentionDays: retention.days, now: retention.now });
 
 const session = (sessionId: string, n: number): StoredSession => ({
   session_id: sessionId,
@@ -29,7 +29,7 @@ const draft = (sessionId: string, n: number): ActivityDraft => ({
 const count = (db: DatabaseSync, table: string): number => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 /** Saves and appends n commands' worth (one session save and one item each) over `sessions` sessions, one commit per turn of 50. */
-async function load(store: SqliteStore, commands: number, sessions: number, from = 0): Promise<void> {
+async function write(store: SqliteStore, commands: number, sessions: number, from = 0): Promise<void> {
   for (let n = from; n < from + commands; n += 1) {
     const id = `s${n % sessions}`;
     store.save(id, () => session(id, n));
@@ -42,7 +42,7 @@ async function load(store: SqliteStore, commands: number, sessions: number, from
 describe('the SQLite store journal: a commit appends, the indexed tables follow in batches', () => {
   it('a commit writes only the journal; a read applies it, each session once, with its newest state', async () => {
     const store = open(tempDataDir());
-    await load(store, 30, 3);
+    await write(store, 30, 3);
     // One commit: a session saved several times in it is journaled once.
     expect(count(store.db, 'session_journal')).toBe(3);
     expect(count(store.db, 'activity_journal')).toBe(30);
@@ -63,10 +63,10 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
   it(`applies by itself once ${JOURNAL_APPLY_ROWS} rows are journaled, in a turn after the commit`, async () => {
     const store = open(tempDataDir());
     // Commits of 50 commands over 50 sessions: 100 rows each.
-    await load(store, JOURNAL_APPLY_ROWS / 2 - 50, 100);
+    await write(store, JOURNAL_APPLY_ROWS / 2 - 50, 100);
     await new Promise<void>((resolve) => setImmediate(resolve));
     expect(count(store.db, 'activity')).toBe(0);
-    await load(store, 50, 100, JOURNAL_APPLY_ROWS / 2 - 50);
+    await write(store, 50, 100, JOURNAL_APPLY_ROWS / 2 - 50);
     expect(count(store.db, 'activity_journal')).toBe(JOURNAL_APPLY_ROWS / 2);
     await new Promise<void>((resolve) => setImmediate(resolve));
     expect(count(store.db, 'activity_journal')).toBe(0);
@@ -80,7 +80,7 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
 
   it('a removal is journaled too: the session is gone for a load before and after the apply', async () => {
     const store = open(tempDataDir());
-    await load(store, 4, 2);
+    await write(store, 4, 2);
     store.remove('s0');
     await store.commit();
     expect(store.load('s0')).toBeUndefined();
@@ -94,7 +94,7 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
   it('what a crash left in the journal is applied when the file is opened again, ids continuing', async () => {
     const dataDir = tempDataDir();
     const store = open(dataDir);
-    await load(store, 120, 7);
+    await write(store, 120, 7);
     expect(count(store.db, 'activity')).toBe(0);
     store.abandon();
 
@@ -108,7 +108,7 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
 
   it('retention by count is applied with the journal: what is kept stays contiguous and newest', async () => {
     const store = open(tempDataDir(), 25);
-    await load(store, 60, 4);
+    await write(store, 60, 4);
     expect(store.bounds()).toEqual({ oldestId: 36, lastId: 60 });
     expect(store.after(0).items.map((item) => Number(item.id))).toEqual(Array.from({ length: 25 }, (_, i) => 36 + i));
     expect(store.after(0).gap).toBe(true);
@@ -117,9 +117,9 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
 
   it('when an apply fails (a full disk) nothing is lost: a load reads the journal, health says why, and the next apply catches up', async () => {
     const store = open(tempDataDir());
-    await load(store, 10, 2);
+    await write(store, 10, 2);
     expect(store.count()).toBe(2);
-    await load(store, 40, 2, 10);
+    await write(store, 40, 2, 10);
     const pages = (store.db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
     // Room for the journal's rows only, not for the same bytes again in the tables.
     store.db.exec(`PRAGMA max_page_count = ${pages}`);
@@ -132,8 +132,24 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
     expect(store.list({ limit: 100 })).toHaveLength(50);
     expect(count(store.db, 'session_journal')).toBe(0);
     expect(store.load('s1')?.context).toEqual({ n: 49 });
-    await load(store, 1, 1, 50);
+    await write(store, 1, 1, 50);
     expect(store.health().status).toBe('ok');
+    store.close();
+  });
+
+  it('with ACTIVITY_RETENTION_DAYS, writes a minute apart apply the journal, so expired items leave the file without a read', async () => {
+    let now = START_TIME;
+    const store = open(tempDataDir(), 1_000_000, { days: 1, now: () => now });
+    await write(store, 10, 2);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(count(store.db, 'activity')).toBe(10);
+    now += 2 * 86_400_000;
+    store.append({ ...draft('s0', 10), at: now });
+    await store.commit();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    // Read from the file directly: a store read would apply the journal itself.
+    expect(count(store.db, 'activity_journal')).toBe(0);
+    expect((store.db.prepare('SELECT id FROM activity').all() as { id: number }[]).map((row) => row.id)).toEqual([11]);
     store.close();
   });
 
