@@ -39,10 +39,8 @@ export const JOURNAL_APPLY_ROWS = 2_000;
 const AGE_PRUNE_BATCH = 10_000;
 const DAY_MS = 86_400_000;
 
-interface Waiter {
-  resolve: () => void;
-  reject: (error: Error) => void;
-}
+/** The commit every caller of `commit()` in one group waits on. */
+type Group = PromiseWithResolvers<void>;
 
 /**
  * Sessions and the activity log in one SQLite file (`node:sqlite`, WAL). Writes are queued and
@@ -65,7 +63,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
   private readonly saves = new Map<string, () => StoredSession>();
   private readonly removals = new Set<string>();
   private items: ActivityItem[] = [];
-  private waiters: Waiter[] = [];
+  private group: Group | undefined;
   private readonly scheduled = { commit: false, apply: false };
   private closed = false;
   private readonly listeners = new Set<(item: ActivityItem) => void>();
@@ -217,7 +215,8 @@ export class SqliteStore implements SessionStore, ActivityLog {
 
   commit(): Promise<void> {
     if (!this.hasPending()) return this.failure === undefined ? Promise.resolve() : Promise.reject(new StoreUnavailableError(this.failure));
-    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+    // One promise for the whole group: the asks of a turn share it rather than each making its own.
+    return (this.group ??= Promise.withResolvers<void>()).promise;
   }
 
   health(): StoreHealth {
@@ -236,7 +235,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
     this.saves.clear();
     this.removals.clear();
     this.items = [];
-    this.waiters = [];
+    this.group = undefined;
     this.closed = true;
     this.db.close();
   }
@@ -309,11 +308,11 @@ export class SqliteStore implements SessionStore, ActivityLog {
     const saves = [...this.saves];
     const removals = [...this.removals];
     const items = this.items;
-    const waiters = this.waiters;
+    const { group } = this;
     this.saves.clear();
     this.removals.clear();
     this.items = [];
-    this.waiters = [];
+    this.group = undefined;
     const { journal } = this;
     try {
       this.db.exec('BEGIN');
@@ -331,13 +330,13 @@ export class SqliteStore implements SessionStore, ActivityLog {
       this.lastId = this.committedId;
       this.failure = error instanceof Error ? error.message : String(error);
       const unavailable = new StoreUnavailableError(`commit to ${this.file} failed: ${this.failure}`);
-      for (const waiter of waiters) waiter.reject(unavailable);
+      group?.reject(unavailable);
       return;
     }
     journal.committed();
     this.failure = undefined;
     if (items.length > 0) this.committedId = Number(items.at(-1)!.id);
-    for (const waiter of waiters) waiter.resolve();
+    group?.resolve();
     for (const item of items) for (const listener of this.listeners) listener(item);
     // Age retention is checked once a minute (README): writes coming in that long apply the
     // journal even below its batch size, so expired items do not wait on disk for 2,000 rows.
