@@ -411,6 +411,10 @@ function openDatabase(file: string, options: SqliteStoreOptions): DatabaseSync {
   try {
     db = new DatabaseSync(file);
     db.exec('PRAGMA busy_timeout = 5000');
+    // 16 KiB pages for a new file (an existing one keeps its own): a session's state, 1-2 KB, fills
+    // a tenth of a page rather than half, so a commit and an apply write far fewer pages
+    // (BENCHMARKS.md, "Sixth round"). Set before WAL, which fixes the page size.
+    db.exec('PRAGMA page_size = 16384');
     db.exec('PRAGMA journal_mode = WAL');
     db.exec(`PRAGMA synchronous = ${options.sync === 'full' ? 'FULL' : 'NORMAL'}`);
     // 32 MiB of page cache: the sessions in use and the newest activity stay in memory.

@@ -119,20 +119,22 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
     const store = open(tempDataDir());
     await write(store, 10, 2);
     expect(store.count()).toBe(2);
-    await write(store, 40, 2, 10);
+    // Enough rows that the tables need new pages for them, whatever the page size.
+    await write(store, 400, 2, 10);
     const pages = (store.db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
     // Room for the journal's rows only, not for the same bytes again in the tables.
     store.db.exec(`PRAGMA max_page_count = ${pages}`);
-    expect(store.list({ limit: 100 })).toHaveLength(10);
+    expect(store.list({ limit: 1000 })).toHaveLength(10);
     expect(store.health()).toMatchObject({ status: 'failing', last_error: expect.stringMatching(/applying the journal failed: .*full/) });
-    expect(count(store.db, 'session_journal')).toBe(2);
-    expect(store.load('s1')?.context).toEqual({ n: 49 });
+    // Kept: both sessions in each of the nine commits.
+    expect(count(store.db, 'session_journal')).toBe(18);
+    expect(store.load('s1')?.context).toEqual({ n: 409 });
 
     store.db.exec('PRAGMA max_page_count = 1073741823');
-    expect(store.list({ limit: 100 })).toHaveLength(50);
+    expect(store.list({ limit: 1000 })).toHaveLength(410);
     expect(count(store.db, 'session_journal')).toBe(0);
-    expect(store.load('s1')?.context).toEqual({ n: 49 });
-    await write(store, 1, 1, 50);
+    expect(store.load('s1')?.context).toEqual({ n: 409 });
+    await write(store, 1, 1, 410);
     expect(store.health().status).toBe('ok');
     store.close();
   });
@@ -151,6 +153,27 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
     expect(count(store.db, 'activity_journal')).toBe(0);
     expect((store.db.prepare('SELECT id FROM activity').all() as { id: number }[]).map((row) => row.id)).toEqual([11]);
     store.close();
+  });
+
+  it('a new file gets 16 KiB pages; a file made with 4 KiB pages keeps them and works as before', async () => {
+    const pageSize = (store: SqliteStore) => (store.db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size;
+    const fresh = open(tempDataDir());
+    expect(pageSize(fresh)).toBe(16_384);
+    fresh.close();
+
+    const dataDir = tempDataDir();
+    const made = new DatabaseSync(join(dataDir, DATABASE_FILE));
+    made.exec('PRAGMA page_size = 4096; CREATE TABLE placeholder (x); DROP TABLE placeholder');
+    made.close();
+    const store = open(dataDir);
+    expect(pageSize(store)).toBe(4096);
+    await write(store, 30, 3);
+    store.close();
+    const again = open(dataDir);
+    expect(pageSize(again)).toBe(4096);
+    expect(again.load('s2')?.context).toEqual({ n: 29 });
+    expect(again.list({ limit: 100 })).toHaveLength(30);
+    again.close();
   });
 
   it('a file from before the journal (schema 1) opens with its sessions and activity', () => {
