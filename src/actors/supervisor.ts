@@ -151,8 +151,8 @@ export class SessionSupervisor implements SessionHost {
   }
 
   private afterCommit<T>(sent: Promise<AskResult<T>>): Promise<AskResult<T>> {
-    // Chained rather than awaited: two async functions per ask cost more than the one promise
-    // every ask of a commit group shares (BENCHMARKS.md, "Sixth round").
+    // Chained, not awaited: an ask waits on its group's one commit promise with two small
+    // promises, where two async functions and a Promise.all allocated more (BENCHMARKS.md, "Sixth round").
     return sent.then((result) => (result.ok ? this.committed().then((ok) => (ok ? result : UNAVAILABLE)) : result));
   }
 
