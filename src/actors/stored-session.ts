@@ -20,7 +20,9 @@ export function toStored(snapshot: SessionSnapshot, hibernating = false): Stored
   let wakeAt = idleTimerDeadline(idleTimer);
   if (coolingDown) wakeAt = Math.min(wakeAt, context.trigger.cooldown_until!);
   if (context.reengagement) wakeAt = Math.min(wakeAt, reengagementDeadline(context, context.reengagement));
-  const kept: PersistedContext = { ...persistedContext(context), idle_timer: idleTimer };
+  // persistedContext's copy is this call's own: one copy of the context per save, not two.
+  const kept: PersistedContext = persistedContext(context);
+  kept.idle_timer = idleTimer;
   return {
     session_id: context.session_id,
     value,

@@ -55,6 +55,14 @@ export const MIGRATIONS: readonly string[] = [
     item TEXT NOT NULL
   );
   `,
+  // 3: a session's schemas and component hints in columns of their own, written only when they
+  // change (sqlite-journal.ts, APART_FIELDS). Null in a row from before: `state` still holds them.
+  `
+  ALTER TABLE sessions ADD COLUMN schemas TEXT;
+  ALTER TABLE sessions ADD COLUMN component_hints TEXT;
+  ALTER TABLE session_journal ADD COLUMN schemas TEXT;
+  ALTER TABLE session_journal ADD COLUMN component_hints TEXT;
+  `,
 ];
 
 export class SchemaTooNewError extends Error {

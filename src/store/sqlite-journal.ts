@@ -2,8 +2,22 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { ActivityItem } from '../domain/activity.js';
 import type { StoredSession, SummaryRow } from './ports.js';
 
-/** A session row as read back, from `sessions` or the journal: `state` is null for a journaled removal. */
-export type StoredSessionRow = SummaryRow & { state: string | null; wake_at: number | null };
+/**
+ * Context fields kept in columns of their own and written only when they changed: a session's
+ * screen schemas (up to 256 KiB) and component hints change on a few events, while every event
+ * changes the rest. A deployed SDK registers 14 schemas at the start of a session, so rewriting
+ * them with each keystroke's event made a durable event cost 3.4 times one on a bench session
+ * (BENCHMARKS.md, "Seventh round").
+ */
+export const APART_FIELDS = ['schemas', 'component_hints'] as const;
+export type ApartField = (typeof APART_FIELDS)[number];
+
+/**
+ * A session row as read back, from `sessions` or the journal: `state` is null for a journaled
+ * removal; an apart field is null when the row left it as the session's row before it had it
+ * (or, in a file from before these columns, when `state` still holds it).
+ */
+export type StoredSessionRow = SummaryRow & { state: string | null; wake_at: number | null } & Record<ApartField, string | null>;
 
 /**
  * The SQLite store's write-ahead journal: what a group commit writes, and what it leaves for later.
@@ -16,6 +30,12 @@ export type StoredSessionRow = SummaryRow & { state: string | null; wake_at: num
  * to the indexed table once, and an index page the batch touches is written once for the batch
  * rather than once per commit (BENCHMARKS.md, "Fifth round"). Rows are final states, not events:
  * replaying the journal at start-up is the same apply, and nothing is recomputed.
+ *
+ * The `APART_FIELDS` of a state are written only when they are new objects: an object this
+ * journal committed for the same session is written as null, "as the session's row before".
+ * The session's own state is immutable (an update builds new objects), so the same object is the
+ * same content. A session removed is never saved again from its old objects (a new session starts
+ * from empty ones, and empty ones are always written), so "the row before" always exists.
  */
 export class SqliteJournal {
   private readonly statements: ReturnType<typeof prepare>;
@@ -23,15 +43,27 @@ export class SqliteJournal {
   private seq: number;
   /** Each session with a committed journal row: the seq of its newest. */
   private readonly newest = new Map<string, number>();
+  /**
+   * Of each apart field, each session with a committed journal row holding it: the seq of the
+   * newest. One from before a removal is never read: a removed session loads as gone, and its next
+   * save writes its (new, or empty) fields.
+   */
+  private readonly newestApart = new Map<ApartField, Map<string, number>>(APART_FIELDS.map((field) => [field, new Map()]));
+  /** Apart objects committed, each with the session it was committed for (weak: the session's state owns them). */
+  private readonly written = new WeakMap<object, string>();
   private rows = 0;
   /** What the open transaction appended, folded in by `committed`. */
-  private staged: { sessions: [string, number][]; rows: number } = { sessions: [], rows: 0 };
+  private staged = emptyStage();
 
   constructor(db: DatabaseSync) {
     this.statements = prepare(db);
     const head = this.statements.head.get() as { seq: number | null; rows: number };
     this.seq = head.seq ?? 0;
     for (const row of this.statements.newestSeqs.iterate() as Iterable<{ session_id: string; seq: number }>) this.newest.set(row.session_id, row.seq);
+    for (const field of APART_FIELDS) {
+      const newest = this.newestApart.get(field)!;
+      for (const row of this.statements.newestApartSeqs[field].iterate() as Iterable<{ session_id: string; seq: number }>) newest.set(row.session_id, row.seq);
+    }
     this.rows = head.rows;
   }
 
@@ -40,20 +72,35 @@ export class SqliteJournal {
     return this.rows;
   }
 
-  /** The session's newest state when it is still only in the journal; undefined when `sessions` has it. */
+  /**
+   * The session's newest state when it is still only in the journal, with each apart field the
+   * journal holds filled in from the row that last wrote it; undefined when `sessions` has it. An
+   * apart field still null is the one in `sessions`.
+   */
   newestRow(sessionId: string): StoredSessionRow | undefined {
     const seq = this.newest.get(sessionId);
-    return seq === undefined ? undefined : (this.statements.rowAt.get(seq) as unknown as StoredSessionRow);
+    if (seq === undefined) return undefined;
+    const row = this.statements.rowAt.get(seq) as unknown as StoredSessionRow;
+    if (row.state === null) return row;
+    for (const field of APART_FIELDS) {
+      const at = this.newestApart.get(field)!.get(sessionId);
+      if (row[field] === null && at !== undefined) row[field] = (this.statements.apartAt[field].get(at) as Record<ApartField, string>)[field];
+    }
+    return row;
   }
 
   /** Appends a session's state (inside the caller's transaction). */
   saveSession(stored: StoredSession): void {
     const { summary } = stored;
-    const seq = this.stage(stored.session_id);
+    const sessionId = stored.session_id;
+    const { schemas, component_hints: hints, ...rest } = stored.context;
+    const seq = this.stage(sessionId);
     this.statements.saveSession.run(
       seq,
-      stored.session_id,
-      JSON.stringify({ value: stored.value, context: stored.context }),
+      sessionId,
+      JSON.stringify({ value: stored.value, context: rest }),
+      this.apart('schemas', sessionId, seq, schemas),
+      this.apart('component_hints', sessionId, seq, hints),
       stored.wake_at,
       summary.user_id,
       summary.screen,
@@ -80,14 +127,18 @@ export class SqliteJournal {
     const { staged } = this;
     if (staged.rows === 0) return;
     for (const [sessionId, seq] of staged.sessions) this.newest.set(sessionId, seq);
+    for (const { field, sessionId, seq, value } of staged.apart) {
+      this.newestApart.get(field)!.set(sessionId, seq);
+      if (value !== undefined) this.written.set(value, sessionId);
+    }
     this.rows += staged.rows;
-    this.staged = { sessions: [], rows: 0 };
+    this.staged = emptyStage();
   }
 
   /** The caller's transaction rolled back: its rows are not in the file. */
   discarded(): void {
     this.seq -= this.staged.sessions.length;
-    this.staged = { sessions: [], rows: 0 };
+    this.staged = emptyStage();
   }
 
   /**
@@ -102,12 +153,32 @@ export class SqliteJournal {
     const newest = JSON.stringify([...this.newest.values()]);
     statements.applyRemovals.run(newest);
     statements.applySessions.run(newest);
+    // An apart field the newest row left null was written by an older row of this batch, or is
+    // already in `sessions`.
+    for (const field of APART_FIELDS) {
+      const older = [...this.newestApart.get(field)!].filter(([sessionId, seq]) => this.newest.get(sessionId) !== seq).map(([, seq]) => seq);
+      if (older.length > 0) statements.applyApart[field].run(JSON.stringify(older));
+    }
     statements.clearItems.run();
     statements.clearSessions.run();
     return () => {
       this.rows = 0;
       this.newest.clear();
+      for (const newest of this.newestApart.values()) newest.clear();
     };
+  }
+
+  /** An apart field as the row keeps it: its JSON, or null when this session's rows already hold this very object. */
+  private apart(field: ApartField, sessionId: string, seq: number, value: unknown): string | null {
+    if (typeof value !== 'object' || value === null) {
+      if (value === undefined) return null;
+      this.staged.apart.push({ field, sessionId, seq, value: undefined });
+      return JSON.stringify(value);
+    }
+    if (this.written.get(value) === sessionId) return null;
+    // Empty ones are shared by new sessions: always written (two bytes), never taken as this session's.
+    this.staged.apart.push({ field, sessionId, seq, value: isEmpty(value) ? undefined : value });
+    return JSON.stringify(value);
   }
 
   private stage(sessionId: string): number {
@@ -118,13 +189,25 @@ export class SqliteJournal {
   }
 }
 
-const SUMMARY_COLUMNS = 'session_id, state, wake_at, user_id, screen, voice, cooldown_until, created_at, last_activity_at';
+const emptyStage = () => ({
+  sessions: [] as [string, number][],
+  apart: [] as { field: ApartField; sessionId: string; seq: number; value: object | undefined }[],
+  rows: 0,
+});
+
+function isEmpty(value: object): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  for (const key in value) if (Object.hasOwn(value, key)) return false;
+  return true;
+}
+
+const SUMMARY_COLUMNS = 'session_id, state, schemas, component_hints, wake_at, user_id, screen, voice, cooldown_until, created_at, last_activity_at';
 /** The journal rows a JSON array of seqs names. */
 const NAMED = 'seq IN (SELECT value FROM json_each(?))';
 
 function prepare(db: DatabaseSync) {
   return {
-    saveSession: db.prepare(`INSERT INTO session_journal (seq, ${SUMMARY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    saveSession: db.prepare(`INSERT INTO session_journal (seq, ${SUMMARY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     removeSession: db.prepare('INSERT INTO session_journal (seq, session_id) VALUES (?, ?)'),
     appendItem: db.prepare('INSERT INTO activity_journal (id, kind, at, session_id, item) VALUES (?, ?, ?, ?, ?)'),
     rowAt: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM session_journal WHERE seq = ?`),
@@ -133,16 +216,27 @@ function prepare(db: DatabaseSync) {
         (SELECT count(*) FROM session_journal) + (SELECT count(*) FROM activity_journal) AS rows`,
     ),
     newestSeqs: db.prepare('SELECT session_id, max(seq) AS seq FROM session_journal GROUP BY session_id'),
+    newestApartSeqs: byApartField((field) =>
+      db.prepare(`SELECT session_id, max(seq) AS seq FROM session_journal WHERE ${field} IS NOT NULL GROUP BY session_id`),
+    ),
+    apartAt: byApartField((field) => db.prepare(`SELECT ${field} FROM session_journal WHERE seq = ?`)),
+    applyApart: byApartField((field) =>
+      db.prepare(`UPDATE sessions SET ${field} = j.${field} FROM session_journal AS j WHERE j.${NAMED} AND sessions.session_id = j.session_id`),
+    ),
     moveItems: db.prepare('INSERT INTO activity (id, kind, at, session_id, item) SELECT id, kind, at, session_id, item FROM activity_journal ORDER BY id'),
     applyRemovals: db.prepare(`DELETE FROM sessions WHERE session_id IN (SELECT session_id FROM session_journal WHERE ${NAMED} AND state IS NULL)`),
     // `WHERE` before `ON CONFLICT`: SQLite's parser needs it to read an upsert from a SELECT.
     applySessions: db.prepare(
       `INSERT INTO sessions (${SUMMARY_COLUMNS}) SELECT ${SUMMARY_COLUMNS} FROM session_journal WHERE ${NAMED} AND state IS NOT NULL
-       ON CONFLICT (session_id) DO UPDATE SET state = excluded.state, wake_at = excluded.wake_at, user_id = excluded.user_id,
+       ON CONFLICT (session_id) DO UPDATE SET state = excluded.state, schemas = coalesce(excluded.schemas, sessions.schemas),
+         component_hints = coalesce(excluded.component_hints, sessions.component_hints), wake_at = excluded.wake_at, user_id = excluded.user_id,
          screen = excluded.screen, voice = excluded.voice, cooldown_until = excluded.cooldown_until, last_activity_at = excluded.last_activity_at`,
     ),
     // No WHERE: SQLite empties a table without visiting its rows.
     clearItems: db.prepare('DELETE FROM activity_journal'),
     clearSessions: db.prepare('DELETE FROM session_journal'),
-  } satisfies Record<string, StatementSync>;
+  };
 }
+
+const byApartField = (make: (field: ApartField) => StatementSync): Record<ApartField, StatementSync> =>
+  Object.fromEntries(APART_FIELDS.map((field) => [field, make(field)])) as Record<ApartField, StatementSync>;

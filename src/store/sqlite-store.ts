@@ -6,8 +6,8 @@ import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import { migrate } from './migrations.js';
-import type { StoredSessionRow } from './sqlite-journal.js';
-import { SqliteJournal } from './sqlite-journal.js';
+import type { ApartField, StoredSessionRow } from './sqlite-journal.js';
+import { APART_FIELDS, SqliteJournal } from './sqlite-journal.js';
 import type { ActivityLog, ActivityQuery, SummaryQuery, SummaryRow, SummarySelection, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
 import { StoreUnavailableError } from './ports.js';
 
@@ -96,8 +96,15 @@ export class SqliteStore implements SessionStore, ActivityLog {
     const queued = this.saves.get(sessionId);
     if (queued) return queued();
     if (this.removals.has(sessionId)) return undefined;
-    const row = this.journal.newestRow(sessionId) ?? (this.statements.loadSession.get(sessionId) as StoredSessionRow | undefined);
-    return row?.state ? fromRow(row, row.state) : undefined;
+    const journaled = this.journal.newestRow(sessionId);
+    const row = journaled ?? (this.statements.loadSession.get(sessionId) as StoredSessionRow | undefined);
+    if (!row?.state) return undefined;
+    // What the journal's rows left as they were is in `sessions`.
+    if (journaled && APART_FIELDS.some((field) => row[field] === null)) {
+      const table = this.statements.loadApart.get(sessionId) as Record<ApartField, string | null> | undefined;
+      for (const field of APART_FIELDS) row[field] ??= table?.[field] ?? null;
+    }
+    return fromRow(row, row.state);
   }
 
   save(sessionId: string, snapshot: () => StoredSession): void {
@@ -213,6 +220,8 @@ export class SqliteStore implements SessionStore, ActivityLog {
 
   commit(): Promise<void> {
     if (!this.hasPending()) return this.failure === undefined ? Promise.resolve() : Promise.reject(new StoreUnavailableError(this.failure));
+    // What a failed commit put back is committed in a turn of its own, not only with the next write.
+    this.schedule('commit');
     // One promise for the whole group: the asks of a turn share it rather than each making its own.
     return (this.group ??= Promise.withResolvers<void>()).promise;
   }
@@ -362,6 +371,7 @@ function prepare(db: DatabaseSync) {
   const items = (where: string) => db.prepare(`SELECT item FROM activity ${where} ORDER BY id DESC LIMIT ?`);
   return {
     loadSession: db.prepare('SELECT * FROM sessions WHERE session_id = ?'),
+    loadApart: db.prepare(`SELECT ${APART_FIELDS.join(', ')} FROM sessions WHERE session_id = ?`),
     countSessions: db.prepare('SELECT count(*) AS n FROM sessions'),
     dueSessions: db.prepare('SELECT session_id FROM sessions WHERE wake_at <= ? ORDER BY wake_at'),
     nextWake: db.prepare('SELECT min(wake_at) AS at FROM sessions WHERE wake_at > ?'),
@@ -382,6 +392,8 @@ function prepare(db: DatabaseSync) {
 
 function fromRow(row: StoredSessionRow, state: string): StoredSession {
   const { value, context } = JSON.parse(state) as { value: unknown; context: Record<string, unknown> };
+  // Null: the field is in `state` (a row from before these columns) or the context has none.
+  for (const field of APART_FIELDS) if (row[field] !== null) context[field] = JSON.parse(row[field]);
   return {
     session_id: row.session_id,
     value,

@@ -3,6 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import type { ActivityDraft } from '../../src/domain/activity.js';
 import type { StoredSession } from '../../src/store/ports.js';
+import { MIGRATIONS } from '../../src/store/migrations.js';
 import { DATABASE_FILE, JOURNAL_APPLY_ROWS, SqliteStore } from '../../src/store/sqlite-store.js';
 import { START_TIME, tempDataDir } from '../support/harness.js';
 
@@ -178,16 +179,15 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
 
   it('a file from before the journal (schema 1) opens with its sessions and activity', () => {
     const dataDir = tempDataDir();
-    const store = open(dataDir);
-    store.close();
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
-    db.exec('DROP TABLE session_journal; DROP TABLE activity_journal; PRAGMA user_version = 1');
+    db.exec(MIGRATIONS[0]!);
+    db.exec('PRAGMA user_version = 1');
     db.prepare("INSERT INTO sessions (session_id, state, voice, created_at, last_activity_at) VALUES ('old', ?, 'inactive', 1, 2)").run(JSON.stringify({ value: {}, context: { kept: true } }));
     db.prepare("INSERT INTO activity (kind, at, session_id, item) VALUES ('sdk_event', 1, 'old', ?)").run(JSON.stringify({ id: '1', kind: 'sdk_event' }));
     db.close();
 
     const again = open(dataDir);
-    expect((again.db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(2);
+    expect((again.db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(MIGRATIONS.length);
     expect(again.load('old')?.context).toEqual({ kept: true });
     expect(again.bounds()).toEqual({ oldestId: 1, lastId: 1 });
     again.close();

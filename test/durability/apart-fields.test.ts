@@ -1,0 +1,188 @@
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../src/store/migrations.js';
+import type { StoredSession } from '../../src/store/ports.js';
+import { DATABASE_FILE, SqliteStore } from '../../src/store/sqlite-store.js';
+import { panSchema } from '../fixtures/client-events.js';
+import type { Harness } from '../support/harness.js';
+import { START_TIME, createHarness, restartAfterCrash, tempDataDir } from '../support/harness.js';
+
+const open = (dataDir: string) => new SqliteStore({ dataDir, sync: 'normal', retentionItems: 1_000_000, retentionDays: 0, now: () => START_TIME });
+
+type Context = { n: number; schemas: Record<string, unknown>; component_hints: unknown[] };
+
+const stored = (sessionId: string, context: Context): StoredSession => ({
+  session_id: sessionId,
+  value: { voice: 'inactive' },
+  context,
+  wake_at: null,
+  summary: { user_id: null, screen: null, voice: 'inactive', cooldown_until: null, created_at: START_TIME, last_activity_at: START_TIME + context.n },
+});
+
+/** The journal's rows of a session, oldest first: which apart fields each wrote (null: left as before). */
+const journalRows = (store: SqliteStore, sessionId: string) =>
+  store.db.prepare('SELECT schemas IS NOT NULL AS schemas, component_hints IS NOT NULL AS hints FROM session_journal WHERE session_id = ? ORDER BY seq').all(sessionId);
+
+async function save(store: SqliteStore, sessionId: string, context: Context): Promise<void> {
+  store.save(sessionId, () => stored(sessionId, context));
+  await store.commit();
+}
+
+const schemasA = { pan_details: { screen_id: 'pan_details', schema: panSchema } };
+const hint = (id: string) => ({ component_id: id, hint: '******234F', bytes: 40 });
+
+describe("a session's schemas and hints are written when they change, not with every event", () => {
+  it('a save that keeps the same objects writes neither; loads before and after the apply, and after a reopen, see them', async () => {
+    const dataDir = tempDataDir();
+    const store = open(dataDir);
+    const hints1 = [hint('pan')];
+    const hints2 = [hint('pan'), hint('dob')];
+    await save(store, 's1', { n: 1, schemas: schemasA, component_hints: hints1 });
+    await save(store, 's1', { n: 2, schemas: schemasA, component_hints: hints2 });
+    await save(store, 's1', { n: 3, schemas: schemasA, component_hints: hints2 });
+    expect(journalRows(store, 's1')).toEqual([
+      { schemas: 1, hints: 1 },
+      { schemas: 0, hints: 1 },
+      { schemas: 0, hints: 0 },
+    ]);
+    const expected = { n: 3, schemas: schemasA, component_hints: hints2 };
+    expect(store.load('s1')?.context).toEqual(expected);
+
+    // The apply: the newest row wrote neither, so both come from older rows of the batch.
+    expect(store.count()).toBe(1);
+    const row = store.db.prepare('SELECT schemas, component_hints FROM sessions').get() as { schemas: string; component_hints: string };
+    expect(JSON.parse(row.schemas)).toEqual(schemasA);
+    expect(JSON.parse(row.component_hints)).toEqual(hints2);
+    expect(store.load('s1')?.context).toEqual(expected);
+
+    // In the journal again, leaving both to the table's row.
+    await save(store, 's1', { n: 4, schemas: schemasA, component_hints: hints2 });
+    expect(journalRows(store, 's1')).toEqual([{ schemas: 0, hints: 0 }]);
+    expect(store.load('s1')?.context).toEqual({ ...expected, n: 4 });
+    store.close();
+
+    // A new process holds none of the objects: its first save writes them again.
+    const again = open(dataDir);
+    const loaded = again.load('s1')!.context as Context;
+    expect(loaded).toEqual({ ...expected, n: 4 });
+    await save(again, 's1', { ...loaded, n: 5 });
+    expect(journalRows(again, 's1')).toEqual([{ schemas: 1, hints: 1 }]);
+    expect(again.load('s1')?.context).toEqual({ ...expected, n: 5 });
+    again.close();
+  });
+
+  it('a crash with rows that left them as before: the reopened file applies the journal and loads them', async () => {
+    const dataDir = tempDataDir();
+    const store = open(dataDir);
+    const hints = [hint('pan')];
+    await save(store, 's1', { n: 1, schemas: schemasA, component_hints: hints });
+    await save(store, 's2', { n: 1, schemas: {}, component_hints: [] });
+    await save(store, 's1', { n: 2, schemas: schemasA, component_hints: hints });
+    store.abandon();
+    const again = open(dataDir);
+    expect(again.load('s1')?.context).toEqual({ n: 2, schemas: schemasA, component_hints: hints });
+    expect(again.load('s2')?.context).toEqual({ n: 1, schemas: {}, component_hints: [] });
+    again.close();
+  });
+
+  it('objects are known per session: the same one saved for another session is written for it', async () => {
+    const store = open(tempDataDir());
+    const hints = [hint('pan')];
+    await save(store, 's1', { n: 1, schemas: schemasA, component_hints: hints });
+    await save(store, 's2', { n: 1, schemas: schemasA, component_hints: hints });
+    expect(journalRows(store, 's2')).toEqual([{ schemas: 1, hints: 1 }]);
+    expect(store.load('s2')?.context).toEqual({ n: 1, schemas: schemasA, component_hints: hints });
+    store.close();
+  });
+
+  it('empty ones, which new sessions share, are always written: a session removed and begun again starts empty', async () => {
+    const store = open(tempDataDir());
+    const empty = { schemas: {}, component_hints: [] };
+    await save(store, 's1', { n: 1, ...empty });
+    await save(store, 's1', { n: 2, schemas: schemasA, component_hints: [hint('pan')] });
+    store.remove('s1');
+    await store.commit();
+    expect(store.load('s1')).toBeUndefined();
+    await save(store, 's1', { n: 1, ...empty });
+    expect(journalRows(store, 's1').at(-1)).toEqual({ schemas: 1, hints: 1 });
+    expect(store.load('s1')?.context).toEqual({ n: 1, ...empty });
+    expect(store.count()).toBe(1);
+    expect(store.load('s1')?.context).toEqual({ n: 1, ...empty });
+    store.close();
+  });
+
+  it('a commit that failed (a full disk) is not taken as written: the retried commit writes them', async () => {
+    const store = open(tempDataDir());
+    await save(store, 'filler', { n: 0, schemas: {}, component_hints: [] });
+    const pages = (store.db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
+    store.db.exec(`PRAGMA max_page_count = ${pages}`);
+    const big = { screen: { blob: 'x'.repeat(200_000) } };
+    const hints = [hint('pan')];
+    store.save('s1', () => stored('s1', { n: 1, schemas: big, component_hints: hints }));
+    await expect(store.commit()).rejects.toThrow(/full/);
+    store.db.exec('PRAGMA max_page_count = 1073741823');
+    await store.commit();
+    expect(journalRows(store, 's1')).toEqual([{ schemas: 1, hints: 1 }]);
+    expect(store.load('s1')?.context).toEqual({ n: 1, schemas: big, component_hints: hints });
+    store.close();
+  });
+
+  it('a file from before these columns (schema 2) opens, its sessions keeping the schemas and hints their state holds', async () => {
+    const dataDir = tempDataDir();
+    const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
+    db.exec(MIGRATIONS[0]!);
+    db.exec(MIGRATIONS[1]!);
+    db.exec('PRAGMA user_version = 2');
+    const old = (n: number) => JSON.stringify({ value: { voice: 'inactive' }, context: { n, schemas: schemasA, component_hints: [hint('pan')] } });
+    db.prepare("INSERT INTO sessions (session_id, state, voice, created_at, last_activity_at) VALUES ('applied', ?, 'inactive', 1, 2)").run(old(1));
+    db.prepare("INSERT INTO session_journal (seq, session_id, state, voice, created_at, last_activity_at) VALUES (1, 'journaled', ?, 'inactive', 1, 2)").run(old(2));
+    db.close();
+
+    const store = open(dataDir);
+    expect((store.db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(MIGRATIONS.length);
+    expect(store.load('applied')?.context).toEqual({ n: 1, schemas: schemasA, component_hints: [hint('pan')] });
+    expect(store.load('journaled')?.context).toEqual({ n: 2, schemas: schemasA, component_hints: [hint('pan')] });
+    // Saved again from what was loaded: written whole into the new columns.
+    const loaded = store.load('applied')!.context as Context;
+    await save(store, 'applied', { ...loaded, n: 3 });
+    expect(store.count()).toBe(2);
+    expect(store.load('applied')?.context).toEqual({ n: 3, schemas: schemasA, component_hints: [hint('pan')] });
+    store.close();
+  });
+});
+
+describe('a field session (schemas registered, fields typed) over HTTP, on STORE=sqlite', () => {
+  const body = (fields: object) => ({ session_id: 'f1', user_id: 'u1', ...fields });
+  const post = (h: Harness, fields: object) => h.http.post('/v1/events').send(body(fields));
+  const views = async (h: Harness) => ({
+    session: (await h.http.get('/api/sessions/f1')).body as unknown,
+    context: (await h.http.get('/v1/assistant/context/f1')).body as unknown,
+  });
+
+  it('keeps what every event built across a crash, while events after the schemas write only their own part', async () => {
+    const h = createHarness({ env: { STORE: 'sqlite' } });
+    for (const screen of ['pan_details', 'personal_details', 'address']) {
+      expect((await post(h, { event: 'screen_schema', screen, screen_id: screen, properties: { ...panSchema, screen_id: screen } })).status).toBe(200);
+    }
+    const input = (component_id: string, hint: string) => post(h, { event: 'component_input', screen: 'pan_details', screen_id: 'pan_details', component_id, component_type: 'text_input', hint, masked: false });
+    await input('pan_field', 'ABCDE1234F');
+    await post(h, { event: 'screen_state', screen: 'pan_details', screen_id: 'pan_details' });
+    await post(h, { event: 'analytics_data', event_name: 'kyc_step_started', data: { step: 'pan_details' } });
+    await input('dob_field', '01/01/1990');
+
+    const store = h.store.sessions as SqliteStore;
+    const rows = store.db.prepare("SELECT json_extract(state, '$.context.latest_event.event') AS event, schemas IS NOT NULL AS schemas, component_hints IS NOT NULL AS hints FROM session_journal WHERE session_id = 'f1' ORDER BY seq").all();
+    // After the schemas, each input wrote only the hints, and the screen change and the analytics event neither.
+    expect(rows.slice(-4)).toEqual([
+      { event: 'component_input', schemas: 0, hints: 1 },
+      { event: 'screen_state', schemas: 0, hints: 0 },
+      { event: 'analytics_data', schemas: 0, hints: 0 },
+      { event: 'component_input', schemas: 0, hints: 1 },
+    ]);
+    const before = await views(h);
+    expect(JSON.stringify(before)).toContain('dob_field');
+    const after = restartAfterCrash(h);
+    expect(await views(after)).toEqual(before);
+  });
+});
