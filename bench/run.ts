@@ -9,6 +9,7 @@ import { cpus } from 'node:os';
 import { clusterSuite } from './suites/cluster.js';
 import { endpointsSuite } from './suites/endpoints.js';
 import { fanoutSuite } from './suites/fanout.js';
+import { fieldIngestionSuite } from './suites/field-ingestion.js';
 import { ingestionSuite } from './suites/ingestion.js';
 import { redactionSuite } from './suites/redaction.js';
 import { requestCostSuite } from './suites/request-cost.js';
@@ -21,7 +22,7 @@ const quick = process.argv.includes('--quick');
 /** `--callgrind` adds instruction counts to the redaction suite (valgrind; minutes). */
 const callgrind = process.argv.includes('--callgrind');
 /**
- * `--only=step,ingestion,request-cost,redaction,scale,scale-sqlite,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
+ * `--only=step,ingestion,field-ingestion,request-cost,redaction,scale,scale-sqlite,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
  * `--only=soak` (15 minutes; never part of a full run) looks for leaks under a steady load.
  * `--only=cluster` (never part of a full run: it needs redis-server, and installs the Restate
  * server on first use) measures SESSION_HOST=restate against the single-process modes.
@@ -65,6 +66,12 @@ async function main(): Promise<void> {
     suiteStarted = Date.now();
     const ingestion = await ingestionSuite({ rounds: settings.rounds, warmupSeconds: settings.warmup, durationSeconds: settings.duration, connections: 50, sessions: 1_000 });
     say(`### Ingestion: POST /v1/events (50 connections, ${settings.duration} s × ${settings.rounds} interleaved rounds, median)\n\n${ingestion.markdown}\n\nTarget: service (LOG_LEVEL=warn, which logs nothing per request, as bare express) ≥ 0.85 × bare express → ${ingestion.serviceOverExpress.toFixed(2)} ${ingestion.serviceOverExpress >= 0.85 ? '(met)' : '(missed)'}. STORE=sqlite (every answer after its batch is committed) → ${ingestion.sqliteOverMemory.toFixed(2)} × STORE=memory, ${ingestion.sqliteOverBareSqlite.toFixed(2)} × bare express keeping each event in SQLite (itself ${ingestion.bareSqliteOverExpress.toFixed(2)} × bare express). Target: the HTTP layer alone (the service with the session step skipped) within 10% of bare express → ${ingestion.httpLayerOverExpress.toFixed(2)} ${ingestion.httpLayerOverExpress >= 0.9 ? '(met)' : '(missed)'}${took()}`);
+  }
+
+  if (runs('field-ingestion')) {
+    suiteStarted = Date.now();
+    const field = await fieldIngestionSuite({ rounds: settings.rounds, warmupSeconds: settings.warmup, durationSeconds: settings.duration, connections: 50, sessions: 1_000 });
+    say(`### Ingestion over field sessions: POST /v1/events to sessions holding 14 screen schemas and 12 typed fields (about 17 KB of state; 50 connections, ${settings.duration} s × ${settings.rounds} interleaved rounds, median)\n\n${field.markdown}\n\nThe same event as the ingestion suite's; the sessions hold what a deployed SDK's session holds after its start (BENCHMARKS.md, "Seventh round"). STORE=memory → ${field.memoryOverExpress.toFixed(2)} × bare express, STORE=sqlite → ${field.sqliteOverExpress.toFixed(2)}.${took()}`);
   }
 
   if (runs('request-cost')) {

@@ -1,22 +1,9 @@
-import type { LoadResult } from '../load-worker.js';
-import type { ServerProcess } from '../lib/processes.js';
-import { cpuSeconds, runLoad } from '../lib/processes.js';
+import type { InterleavedOptions, InterleavedTarget } from '../lib/interleaved.js';
+import { measureInterleaved } from '../lib/interleaved.js';
 import { median, ratio, round, table } from '../lib/stats.js';
 import { startBareExpress, startBareExpressSqlite, startBareNode, startService, startServiceHttpLayer } from '../lib/targets.js';
 
-export interface IngestionOptions {
-  rounds: number;
-  /** Load before each measured run, so every target is measured with its code compiled by the JIT. */
-  warmupSeconds: number;
-  durationSeconds: number;
-  connections: number;
-  sessions: number;
-}
-
-interface Target {
-  name: string;
-  start: () => Promise<ServerProcess>;
-}
+export type IngestionOptions = InterleavedOptions;
 
 /**
  * POST /v1/events on the service vs a bare express app vs bare node:http: same body, same load
@@ -27,7 +14,7 @@ interface Target {
 export async function ingestionSuite(
   options: IngestionOptions,
 ): Promise<{ markdown: string; serviceOverExpress: number; sqliteOverMemory: number; sqliteOverBareSqlite: number; bareSqliteOverExpress: number; httpLayerOverExpress: number }> {
-  const targets: Target[] = [
+  const targets: InterleavedTarget[] = [
     { name: 'service (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn' }) },
     { name: 'service, STORE=sqlite (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn', STORE: 'sqlite' }) },
     { name: 'service HTTP layer alone (session step skipped)', start: () => startServiceHttpLayer() },
@@ -35,25 +22,7 @@ export async function ingestionSuite(
     { name: 'bare express 5 + SQLite (one row per event, group commit)', start: startBareExpressSqlite },
     { name: 'bare node:http', start: startBareNode },
   ];
-  const results = new Map<string, (LoadResult & { cpuMicrosPerRequest: number })[]>(targets.map((t) => [t.name, []]));
-  // All of them stay up for the whole suite (idle ones cost nothing), each warmed once, and the
-  // measured runs go round them so drift on a shared machine hits every target alike.
-  const servers: ServerProcess[] = [];
-  try {
-    servers.push(...(await Promise.all(targets.map((target) => target.start()))));
-    const jobFor = (server: ServerProcess) => ({ url: server.url, method: 'POST' as const, path: '/v1/events', connections: options.connections, sessions: options.sessions, body: 'event' as const });
-    for (const server of servers) await runLoad({ ...jobFor(server), durationSeconds: options.warmupSeconds });
-    for (let roundIndex = 0; roundIndex < options.rounds; roundIndex += 1) {
-      for (const [index, target] of targets.entries()) {
-        const server = servers[index]!;
-        const cpuBefore = cpuSeconds(server.child.pid!);
-        const result = await runLoad({ ...jobFor(server), durationSeconds: options.durationSeconds });
-        results.get(target.name)!.push({ ...result, cpuMicrosPerRequest: ((cpuSeconds(server.child.pid!) - cpuBefore) / result.requests) * 1e6 });
-      }
-    }
-  } finally {
-    await Promise.all(servers.map((server) => server.stop()));
-  }
+  const results = await measureInterleaved(targets, options);
   const summary = targets.map((target) => {
     const runs = results.get(target.name)!;
     return {
