@@ -55,13 +55,18 @@ export const MIGRATIONS: readonly string[] = [
     item TEXT NOT NULL
   );
   `,
-  // 3: a session's schemas and component hints in columns of their own, written only when they
-  // change (sqlite-journal.ts, APART_FIELDS). Null in a row from before: `state` still holds them.
+  // 3: a session's schemas and component hints kept apart from its state, written only when they
+  // change (sqlite-journal.ts, APART_FIELDS): columns of the journal, rows of `session_fields`.
+  // A session from before has none: its `state` still holds them.
   `
-  ALTER TABLE sessions ADD COLUMN schemas TEXT;
-  ALTER TABLE sessions ADD COLUMN component_hints TEXT;
   ALTER TABLE session_journal ADD COLUMN schemas TEXT;
   ALTER TABLE session_journal ADD COLUMN component_hints TEXT;
+  CREATE TABLE session_fields (
+    session_id TEXT NOT NULL,
+    field TEXT NOT NULL,
+    value TEXT NOT NULL,
+    UNIQUE (session_id, field)
+  );
   `,
 ];
 

@@ -14,10 +14,10 @@ export type ApartField = (typeof APART_FIELDS)[number];
 
 /**
  * A session row as read back, from `sessions` or the journal: `state` is null for a journaled
- * removal; an apart field is null when the row left it as the session's row before it had it
- * (or, in a file from before these columns, when `state` still holds it).
+ * removal; an apart field is null when the row left it as the session's row before had it, and
+ * when `state` holds it (a session saved before these fields were kept apart).
  */
-export type StoredSessionRow = SummaryRow & { state: string | null; wake_at: number | null } & Record<ApartField, string | null>;
+export type StoredSessionRow = SummaryRow & { state: string | null; wake_at: number | null } & Partial<Record<ApartField, string | null>>;
 
 /**
  * The SQLite store's write-ahead journal: what a group commit writes, and what it leaves for later.
@@ -44,9 +44,8 @@ export class SqliteJournal {
   /** Each session with a committed journal row: the seq of its newest. */
   private readonly newest = new Map<string, number>();
   /**
-   * Of each apart field, each session with a committed journal row holding it: the seq of the
-   * newest. One from before a removal is never read: a removed session loads as gone, and its next
-   * save writes its (new, or empty) fields.
+   * Of each apart field, each session with a committed journal row holding it since its last
+   * removal: the seq of the newest.
    */
   private readonly newestApart = new Map<ApartField, Map<string, number>>(APART_FIELDS.map((field) => [field, new Map()]));
   /** Apart objects committed, each with the session it was committed for (weak: the session's state owns them). */
@@ -75,7 +74,7 @@ export class SqliteJournal {
   /**
    * The session's newest state when it is still only in the journal, with each apart field the
    * journal holds filled in from the row that last wrote it; undefined when `sessions` has it. An
-   * apart field still null is the one in `sessions`.
+   * apart field still null is the one in `session_fields`.
    */
   newestRow(sessionId: string): StoredSessionRow | undefined {
     const seq = this.newest.get(sessionId);
@@ -84,7 +83,7 @@ export class SqliteJournal {
     if (row.state === null) return row;
     for (const field of APART_FIELDS) {
       const at = this.newestApart.get(field)!.get(sessionId);
-      if (row[field] === null && at !== undefined) row[field] = (this.statements.apartAt[field].get(at) as Record<ApartField, string>)[field];
+      if (row[field] == null && at !== undefined) row[field] = (this.statements.apartAt[field].get(at) as Record<ApartField, string>)[field];
     }
     return row;
   }
@@ -99,8 +98,6 @@ export class SqliteJournal {
       seq,
       sessionId,
       JSON.stringify({ value: stored.value, context: rest }),
-      this.apart('schemas', sessionId, seq, schemas),
-      this.apart('component_hints', sessionId, seq, hints),
       stored.wake_at,
       summary.user_id,
       summary.screen,
@@ -108,12 +105,15 @@ export class SqliteJournal {
       summary.cooldown_until,
       summary.created_at,
       summary.last_activity_at,
+      this.apart('schemas', sessionId, seq, schemas),
+      this.apart('component_hints', sessionId, seq, hints),
     );
   }
 
   /** Appends a session's removal: a row with no state (inside the caller's transaction). */
   removeSession(sessionId: string): void {
     this.statements.removeSession.run(this.stage(sessionId), sessionId);
+    this.staged.removals.push(sessionId);
   }
 
   /** Appends an activity item (inside the caller's transaction). */
@@ -127,6 +127,9 @@ export class SqliteJournal {
     const { staged } = this;
     if (staged.rows === 0) return;
     for (const [sessionId, seq] of staged.sessions) this.newest.set(sessionId, seq);
+    // A commit stages a session's removal or its save, never both: the apply must not bring back
+    // the fields of a session removed since.
+    for (const sessionId of staged.removals) for (const newest of this.newestApart.values()) newest.delete(sessionId);
     for (const { field, sessionId, seq, value } of staged.apart) {
       this.newestApart.get(field)!.set(sessionId, seq);
       if (value !== undefined) this.written.set(value, sessionId);
@@ -152,12 +155,13 @@ export class SqliteJournal {
     statements.moveItems.run();
     const newest = JSON.stringify([...this.newest.values()]);
     statements.applyRemovals.run(newest);
+    statements.applyFieldRemovals.run(newest);
     statements.applySessions.run(newest);
-    // An apart field the newest row left null was written by an older row of this batch, or is
-    // already in `sessions`.
+    // Each field written in this batch, once per session with its newest value; one no row of the
+    // batch wrote stays as `session_fields` has it.
     for (const field of APART_FIELDS) {
-      const older = [...this.newestApart.get(field)!].filter(([sessionId, seq]) => this.newest.get(sessionId) !== seq).map(([, seq]) => seq);
-      if (older.length > 0) statements.applyApart[field].run(JSON.stringify(older));
+      const written = this.newestApart.get(field)!;
+      if (written.size > 0) statements.applyApart[field].run(JSON.stringify([...written.values()]));
     }
     statements.clearItems.run();
     statements.clearSessions.run();
@@ -191,6 +195,7 @@ export class SqliteJournal {
 
 const emptyStage = () => ({
   sessions: [] as [string, number][],
+  removals: [] as string[],
   apart: [] as { field: ApartField; sessionId: string; seq: number; value: object | undefined }[],
   rows: 0,
 });
@@ -201,35 +206,42 @@ function isEmpty(value: object): boolean {
   return true;
 }
 
-const SUMMARY_COLUMNS = 'session_id, state, schemas, component_hints, wake_at, user_id, screen, voice, cooldown_until, created_at, last_activity_at';
+const SUMMARY_COLUMNS = 'session_id, state, wake_at, user_id, screen, voice, cooldown_until, created_at, last_activity_at';
+const JOURNAL_COLUMNS = `${SUMMARY_COLUMNS}, ${APART_FIELDS.join(', ')}`;
 /** The journal rows a JSON array of seqs names. */
 const NAMED = 'seq IN (SELECT value FROM json_each(?))';
 
 function prepare(db: DatabaseSync) {
   return {
-    saveSession: db.prepare(`INSERT INTO session_journal (seq, ${SUMMARY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    saveSession: db.prepare(`INSERT INTO session_journal (seq, ${JOURNAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     removeSession: db.prepare('INSERT INTO session_journal (seq, session_id) VALUES (?, ?)'),
     appendItem: db.prepare('INSERT INTO activity_journal (id, kind, at, session_id, item) VALUES (?, ?, ?, ?, ?)'),
-    rowAt: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM session_journal WHERE seq = ?`),
+    rowAt: db.prepare(`SELECT ${JOURNAL_COLUMNS} FROM session_journal WHERE seq = ?`),
     head: db.prepare(
       `SELECT (SELECT max(seq) FROM session_journal) AS seq,
         (SELECT count(*) FROM session_journal) + (SELECT count(*) FROM activity_journal) AS rows`,
     ),
     newestSeqs: db.prepare('SELECT session_id, max(seq) AS seq FROM session_journal GROUP BY session_id'),
     newestApartSeqs: byApartField((field) =>
-      db.prepare(`SELECT session_id, max(seq) AS seq FROM session_journal WHERE ${field} IS NOT NULL GROUP BY session_id`),
+      db.prepare(
+        `SELECT session_id, max(seq) AS seq FROM session_journal AS j WHERE ${field} IS NOT NULL
+          AND seq > coalesce((SELECT max(seq) FROM session_journal WHERE session_id = j.session_id AND state IS NULL), 0) GROUP BY session_id`,
+      ),
     ),
     apartAt: byApartField((field) => db.prepare(`SELECT ${field} FROM session_journal WHERE seq = ?`)),
     applyApart: byApartField((field) =>
-      db.prepare(`UPDATE sessions SET ${field} = j.${field} FROM session_journal AS j WHERE j.${NAMED} AND sessions.session_id = j.session_id`),
+      db.prepare(
+        `INSERT INTO session_fields (session_id, field, value) SELECT session_id, '${field}', ${field} FROM session_journal WHERE ${NAMED}
+         ON CONFLICT (session_id, field) DO UPDATE SET value = excluded.value`,
+      ),
     ),
     moveItems: db.prepare('INSERT INTO activity (id, kind, at, session_id, item) SELECT id, kind, at, session_id, item FROM activity_journal ORDER BY id'),
     applyRemovals: db.prepare(`DELETE FROM sessions WHERE session_id IN (SELECT session_id FROM session_journal WHERE ${NAMED} AND state IS NULL)`),
+    applyFieldRemovals: db.prepare(`DELETE FROM session_fields WHERE session_id IN (SELECT session_id FROM session_journal WHERE ${NAMED} AND state IS NULL)`),
     // `WHERE` before `ON CONFLICT`: SQLite's parser needs it to read an upsert from a SELECT.
     applySessions: db.prepare(
       `INSERT INTO sessions (${SUMMARY_COLUMNS}) SELECT ${SUMMARY_COLUMNS} FROM session_journal WHERE ${NAMED} AND state IS NOT NULL
-       ON CONFLICT (session_id) DO UPDATE SET state = excluded.state, schemas = coalesce(excluded.schemas, sessions.schemas),
-         component_hints = coalesce(excluded.component_hints, sessions.component_hints), wake_at = excluded.wake_at, user_id = excluded.user_id,
+       ON CONFLICT (session_id) DO UPDATE SET state = excluded.state, wake_at = excluded.wake_at, user_id = excluded.user_id,
          screen = excluded.screen, voice = excluded.voice, cooldown_until = excluded.cooldown_until, last_activity_at = excluded.last_activity_at`,
     ),
     // No WHERE: SQLite empties a table without visiting its rows.

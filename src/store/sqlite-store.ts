@@ -96,13 +96,11 @@ export class SqliteStore implements SessionStore, ActivityLog {
     const queued = this.saves.get(sessionId);
     if (queued) return queued();
     if (this.removals.has(sessionId)) return undefined;
-    const journaled = this.journal.newestRow(sessionId);
-    const row = journaled ?? (this.statements.loadSession.get(sessionId) as StoredSessionRow | undefined);
+    const row = this.journal.newestRow(sessionId) ?? (this.statements.loadSession.get(sessionId) as StoredSessionRow | undefined);
     if (!row?.state) return undefined;
-    // What the journal's rows left as they were is in `sessions`.
-    if (journaled && APART_FIELDS.some((field) => row[field] === null)) {
-      const table = this.statements.loadApart.get(sessionId) as Record<ApartField, string | null> | undefined;
-      for (const field of APART_FIELDS) row[field] ??= table?.[field] ?? null;
+    // What no journal row holds is in `session_fields` (nothing there for a state that holds its own).
+    if (APART_FIELDS.some((field) => row[field] == null)) {
+      for (const { field, value } of this.statements.loadFields.iterate(sessionId) as Iterable<{ field: ApartField; value: string }>) row[field] ??= value;
     }
     return fromRow(row, row.state);
   }
@@ -371,7 +369,7 @@ function prepare(db: DatabaseSync) {
   const items = (where: string) => db.prepare(`SELECT item FROM activity ${where} ORDER BY id DESC LIMIT ?`);
   return {
     loadSession: db.prepare('SELECT * FROM sessions WHERE session_id = ?'),
-    loadApart: db.prepare(`SELECT ${APART_FIELDS.join(', ')} FROM sessions WHERE session_id = ?`),
+    loadFields: db.prepare('SELECT field, value FROM session_fields WHERE session_id = ?'),
     countSessions: db.prepare('SELECT count(*) AS n FROM sessions'),
     dueSessions: db.prepare('SELECT session_id FROM sessions WHERE wake_at <= ? ORDER BY wake_at'),
     nextWake: db.prepare('SELECT min(wake_at) AS at FROM sessions WHERE wake_at > ?'),
@@ -393,7 +391,10 @@ function prepare(db: DatabaseSync) {
 function fromRow(row: StoredSessionRow, state: string): StoredSession {
   const { value, context } = JSON.parse(state) as { value: unknown; context: Record<string, unknown> };
   // Null: the field is in `state` (a row from before these columns) or the context has none.
-  for (const field of APART_FIELDS) if (row[field] !== null) context[field] = JSON.parse(row[field]);
+  for (const field of APART_FIELDS) {
+    const value = row[field];
+    if (value !== null && value !== undefined) context[field] = JSON.parse(value);
+  }
   return {
     session_id: row.session_id,
     value,

@@ -51,9 +51,9 @@ describe("a session's schemas and hints are written when they change, not with e
 
     // The apply: the newest row wrote neither, so both come from older rows of the batch.
     expect(store.count()).toBe(1);
-    const row = store.db.prepare('SELECT schemas, component_hints FROM sessions').get() as { schemas: string; component_hints: string };
-    expect(JSON.parse(row.schemas)).toEqual(schemasA);
-    expect(JSON.parse(row.component_hints)).toEqual(hints2);
+    const fields = Object.fromEntries((store.db.prepare("SELECT field, value FROM session_fields WHERE session_id = 's1'").all() as { field: string; value: string }[]).map((row) => [row.field, JSON.parse(row.value)]));
+    expect(fields).toEqual({ schemas: schemasA, component_hints: hints2 });
+    expect(JSON.parse((store.db.prepare('SELECT state FROM sessions').get() as { state: string }).state).context).toEqual({ n: 3 });
     expect(store.load('s1')?.context).toEqual(expected);
 
     // In the journal again, leaving both to the table's row.
@@ -110,6 +110,29 @@ describe("a session's schemas and hints are written when they change, not with e
     expect(store.count()).toBe(1);
     expect(store.load('s1')?.context).toEqual({ n: 1, ...empty });
     store.close();
+  });
+
+  it('a session removed in the batch that wrote its fields leaves none behind in the tables', async () => {
+    const dataDir = tempDataDir();
+    const store = open(dataDir);
+    await save(store, 's1', { n: 1, schemas: schemasA, component_hints: [hint('pan')] });
+    await save(store, 's2', { n: 1, schemas: schemasA, component_hints: [hint('pan')] });
+    store.remove('s1');
+    await store.commit();
+    expect(store.count()).toBe(1);
+    expect(store.db.prepare('SELECT DISTINCT session_id FROM session_fields').all()).toEqual([{ session_id: 's2' }]);
+    store.close();
+    // The same from a journal a crash left.
+    const crashed = open(tempDataDir());
+    await save(crashed, 's1', { n: 1, schemas: schemasA, component_hints: [hint('pan')] });
+    crashed.remove('s1');
+    await crashed.commit();
+    const file = crashed.file;
+    crashed.abandon();
+    const reopened = new SqliteStore({ dataDir: join(file, '..'), sync: 'normal', retentionItems: 1_000_000, retentionDays: 0, now: () => START_TIME });
+    expect(reopened.count()).toBe(0);
+    expect(reopened.db.prepare('SELECT count(*) AS n FROM session_fields').get()).toEqual({ n: 0 });
+    reopened.close();
   });
 
   it('a commit that failed (a full disk) is not taken as written: the retried commit writes them', async () => {
