@@ -55,12 +55,17 @@ export const MIGRATIONS: readonly string[] = [
     item TEXT NOT NULL
   );
   `,
-  // 3: a session's schemas and component hints kept apart from its state, written only when they
-  // change (sqlite-journal.ts, APART_FIELDS): columns of the journal, rows of `session_fields`.
-  // A session from before has none: its `state` still holds them.
+  // 3: a session's schemas and each component hint kept beside its state, written only when they
+  // change (session-fields.ts): journaled in `field_journal`, applied to `session_fields`. A
+  // session from before has none: its `state` still holds them.
   `
-  ALTER TABLE session_journal ADD COLUMN schemas TEXT;
-  ALTER TABLE session_journal ADD COLUMN component_hints TEXT;
+  CREATE TABLE field_journal (
+    id INTEGER PRIMARY KEY,
+    seq INTEGER NOT NULL,
+    session_id TEXT NOT NULL,
+    field TEXT NOT NULL,
+    value TEXT NOT NULL
+  );
   CREATE TABLE session_fields (
     session_id TEXT NOT NULL,
     field TEXT NOT NULL,

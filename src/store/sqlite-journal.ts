@@ -1,23 +1,10 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { ActivityItem } from '../domain/activity.js';
 import type { StoredSession, SummaryRow } from './ports.js';
+import { HINT_PREFIX, splitContext } from './session-fields.js';
 
-/**
- * Context fields kept in columns of their own and written only when they changed: a session's
- * screen schemas (up to 256 KiB) and component hints change on a few events, while every event
- * changes the rest. A deployed SDK registers 14 schemas at the start of a session, so rewriting
- * them with each keystroke's event made a durable event cost 3.4 times one on a bench session
- * (BENCHMARKS.md, "Seventh round").
- */
-export const APART_FIELDS = ['schemas', 'component_hints'] as const;
-export type ApartField = (typeof APART_FIELDS)[number];
-
-/**
- * A session row as read back, from `sessions` or the journal: `state` is null for a journaled
- * removal; an apart field is null when the row left it as the session's row before had it, and
- * when `state` holds it (a session saved before these fields were kept apart).
- */
-export type StoredSessionRow = SummaryRow & { state: string | null; wake_at: number | null } & Partial<Record<ApartField, string | null>>;
+/** A session row as read back, from `sessions` or the journal: `state` is null for a journaled removal. */
+export type StoredSessionRow = SummaryRow & { state: string | null; wake_at: number | null };
 
 /**
  * The SQLite store's write-ahead journal: what a group commit writes, and what it leaves for later.
@@ -31,11 +18,12 @@ export type StoredSessionRow = SummaryRow & { state: string | null; wake_at: num
  * rather than once per commit (BENCHMARKS.md, "Fifth round"). Rows are final states, not events:
  * replaying the journal at start-up is the same apply, and nothing is recomputed.
  *
- * The `APART_FIELDS` of a state are written only when they are new objects: an object this
- * journal committed for the same session is written as null, "as the session's row before".
- * The session's own state is immutable (an update builds new objects), so the same object is the
- * same content. A session removed is never saved again from its old objects (a new session starts
- * from empty ones, and empty ones are always written), so "the row before" always exists.
+ * A session's schemas and each of its component hints are fields beside its state
+ * (session-fields.ts), journaled in `field_journal` and applied to `session_fields`, and written
+ * only when they are new objects: one this journal committed for the same session is already in
+ * its rows. The session's state is immutable (an update builds new objects), so the same object
+ * is the same content. A removal deletes the session's journaled fields with it, and a session
+ * begun again starts from new objects, so "already in its rows" always holds.
  */
 export class SqliteJournal {
   private readonly statements: ReturnType<typeof prepare>;
@@ -43,12 +31,11 @@ export class SqliteJournal {
   private seq: number;
   /** Each session with a committed journal row: the seq of its newest. */
   private readonly newest = new Map<string, number>();
-  /**
-   * Of each apart field, each session with a committed journal row holding it since its last
-   * removal: the seq of the newest.
-   */
-  private readonly newestApart = new Map<ApartField, Map<string, number>>(APART_FIELDS.map((field) => [field, new Map()]));
-  /** Apart objects committed, each with the session it was committed for (weak: the session's state owns them). */
+  /** Each session's committed fields in `field_journal`: the row id of each key's newest. */
+  private readonly fieldRows = new Map<string, Map<string, number>>();
+  /** Of each session saved since the last apply with its hints apart, the component ids of its newest state. */
+  private readonly hintIds = new Map<string, string[]>();
+  /** Field objects committed, each with the session it was committed for (weak: the session's state owns them). */
   private readonly written = new WeakMap<object, string>();
   private rows = 0;
   /** What the open transaction appended, folded in by `committed`. */
@@ -59,9 +46,10 @@ export class SqliteJournal {
     const head = this.statements.head.get() as { seq: number | null; rows: number };
     this.seq = head.seq ?? 0;
     for (const row of this.statements.newestSeqs.iterate() as Iterable<{ session_id: string; seq: number }>) this.newest.set(row.session_id, row.seq);
-    for (const field of APART_FIELDS) {
-      const newest = this.newestApart.get(field)!;
-      for (const row of this.statements.newestApartSeqs[field].iterate() as Iterable<{ session_id: string; seq: number }>) newest.set(row.session_id, row.seq);
+    for (const row of this.statements.newestFields.iterate() as Iterable<{ session_id: string; field: string; id: number }>) this.fieldsOf(row.session_id).set(row.field, row.id);
+    for (const row of this.statements.newestStates.iterate() as Iterable<{ session_id: string; state: string }>) {
+      const ids = (JSON.parse(row.state) as { fields?: { hint_ids?: string[] } }).fields?.hint_ids;
+      if (ids) this.hintIds.set(row.session_id, ids);
     }
     this.rows = head.rows;
   }
@@ -71,33 +59,29 @@ export class SqliteJournal {
     return this.rows;
   }
 
-  /**
-   * The session's newest state when it is still only in the journal, with each apart field the
-   * journal holds filled in from the row that last wrote it; undefined when `sessions` has it. An
-   * apart field still null is the one in `session_fields`.
-   */
+  /** The session's newest state when it is still only in the journal; undefined when `sessions` has it. */
   newestRow(sessionId: string): StoredSessionRow | undefined {
     const seq = this.newest.get(sessionId);
-    if (seq === undefined) return undefined;
-    const row = this.statements.rowAt.get(seq) as unknown as StoredSessionRow;
-    if (row.state === null) return row;
-    for (const field of APART_FIELDS) {
-      const at = this.newestApart.get(field)!.get(sessionId);
-      if (row[field] == null && at !== undefined) row[field] = (this.statements.apartAt[field].get(at) as Record<ApartField, string>)[field];
-    }
-    return row;
+    return seq === undefined ? undefined : (this.statements.rowAt.get(seq) as unknown as StoredSessionRow);
   }
 
-  /** Appends a session's state (inside the caller's transaction). */
+  /** The JSON of each field the journal holds for the session, by key (newest); what it lacks is in `session_fields`. */
+  journaledFields(sessionId: string): Map<string, string> {
+    const fields = new Map<string, string>();
+    for (const [key, id] of this.fieldRows.get(sessionId) ?? []) fields.set(key, (this.statements.fieldAt.get(id) as { value: string }).value);
+    return fields;
+  }
+
+  /** Appends a session's state, and each of its fields not already in its rows (inside the caller's transaction). */
   saveSession(stored: StoredSession): void {
     const { summary } = stored;
     const sessionId = stored.session_id;
-    const { schemas, component_hints: hints, ...rest } = stored.context;
+    const split = splitContext(stored.value, stored.context);
     const seq = this.stage(sessionId);
     this.statements.saveSession.run(
       seq,
       sessionId,
-      JSON.stringify({ value: stored.value, context: rest }),
+      split.state,
       stored.wake_at,
       summary.user_id,
       summary.screen,
@@ -105,14 +89,21 @@ export class SqliteJournal {
       summary.cooldown_until,
       summary.created_at,
       summary.last_activity_at,
-      this.apart('schemas', sessionId, seq, schemas),
-      this.apart('component_hints', sessionId, seq, hints),
     );
+    for (const [key, value] of split.fields) {
+      const object = typeof value === 'object' && value !== null ? value : undefined;
+      if (object && this.written.get(object) === sessionId) continue;
+      const { lastInsertRowid } = this.statements.saveField.run(seq, sessionId, key, JSON.stringify(value) ?? 'null');
+      // Empty ones are shared by new sessions: written every time (two bytes), never taken as this session's.
+      this.staged.fields.push({ sessionId, key, id: Number(lastInsertRowid), object: object && !isEmpty(object) ? object : undefined });
+    }
+    if (split.hintIds) this.staged.hintIds.push([sessionId, split.hintIds]);
   }
 
   /** Appends a session's removal: a row with no state (inside the caller's transaction). */
   removeSession(sessionId: string): void {
     this.statements.removeSession.run(this.stage(sessionId), sessionId);
+    this.statements.removeFields.run(sessionId);
     this.staged.removals.push(sessionId);
   }
 
@@ -127,13 +118,16 @@ export class SqliteJournal {
     const { staged } = this;
     if (staged.rows === 0) return;
     for (const [sessionId, seq] of staged.sessions) this.newest.set(sessionId, seq);
-    // A commit stages a session's removal or its save, never both: the apply must not bring back
-    // the fields of a session removed since.
-    for (const sessionId of staged.removals) for (const newest of this.newestApart.values()) newest.delete(sessionId);
-    for (const { field, sessionId, seq, value } of staged.apart) {
-      this.newestApart.get(field)!.set(sessionId, seq);
-      if (value !== undefined) this.written.set(value, sessionId);
+    // A commit stages a session's removal or its save, never both.
+    for (const sessionId of staged.removals) {
+      this.fieldRows.delete(sessionId);
+      this.hintIds.delete(sessionId);
     }
+    for (const { sessionId, key, id, object } of staged.fields) {
+      this.fieldsOf(sessionId).set(key, id);
+      if (object) this.written.set(object, sessionId);
+    }
+    for (const [sessionId, ids] of staged.hintIds) this.hintIds.set(sessionId, ids);
     this.rows += staged.rows;
     this.staged = emptyStage();
   }
@@ -157,32 +151,32 @@ export class SqliteJournal {
     statements.applyRemovals.run(newest);
     statements.applyFieldRemovals.run(newest);
     statements.applySessions.run(newest);
-    // Each field written in this batch, once per session with its newest value; one no row of the
-    // batch wrote stays as `session_fields` has it.
-    for (const field of APART_FIELDS) {
-      const written = this.newestApart.get(field)!;
-      if (written.size > 0) statements.applyApart[field].run(JSON.stringify([...written.values()]));
+    // Each field written in this batch, once per session and key with its newest value; one no row
+    // of the batch wrote stays as `session_fields` has it.
+    const fieldIds: number[] = [];
+    for (const fields of this.fieldRows.values()) for (const id of fields.values()) fieldIds.push(id);
+    if (fieldIds.length > 0) statements.applyFields.run(JSON.stringify(fieldIds));
+    // Hints the sessions no longer hold (replaced past the bound, or trimmed to the budget) leave the file.
+    if (this.hintIds.size > 0) {
+      const kept: [string, string][] = [];
+      for (const [sessionId, ids] of this.hintIds) for (const id of ids) kept.push([sessionId, HINT_PREFIX + id]);
+      statements.dropStaleHints.run(JSON.stringify([...this.hintIds.keys()]), JSON.stringify(kept));
     }
     statements.clearItems.run();
     statements.clearSessions.run();
+    statements.clearFields.run();
     return () => {
       this.rows = 0;
       this.newest.clear();
-      for (const newest of this.newestApart.values()) newest.clear();
+      this.fieldRows.clear();
+      this.hintIds.clear();
     };
   }
 
-  /** An apart field as the row keeps it: its JSON, or null when this session's rows already hold this very object. */
-  private apart(field: ApartField, sessionId: string, seq: number, value: unknown): string | null {
-    if (typeof value !== 'object' || value === null) {
-      if (value === undefined) return null;
-      this.staged.apart.push({ field, sessionId, seq, value: undefined });
-      return JSON.stringify(value);
-    }
-    if (this.written.get(value) === sessionId) return null;
-    // Empty ones are shared by new sessions: always written (two bytes), never taken as this session's.
-    this.staged.apart.push({ field, sessionId, seq, value: isEmpty(value) ? undefined : value });
-    return JSON.stringify(value);
+  private fieldsOf(sessionId: string): Map<string, number> {
+    let fields = this.fieldRows.get(sessionId);
+    if (!fields) this.fieldRows.set(sessionId, (fields = new Map()));
+    return fields;
   }
 
   private stage(sessionId: string): number {
@@ -196,7 +190,8 @@ export class SqliteJournal {
 const emptyStage = () => ({
   sessions: [] as [string, number][],
   removals: [] as string[],
-  apart: [] as { field: ApartField; sessionId: string; seq: number; value: object | undefined }[],
+  fields: [] as { sessionId: string; key: string; id: number; object: object | undefined }[],
+  hintIds: [] as [string, string[]][],
   rows: 0,
 });
 
@@ -207,33 +202,33 @@ function isEmpty(value: object): boolean {
 }
 
 const SUMMARY_COLUMNS = 'session_id, state, wake_at, user_id, screen, voice, cooldown_until, created_at, last_activity_at';
-const JOURNAL_COLUMNS = `${SUMMARY_COLUMNS}, ${APART_FIELDS.join(', ')}`;
 /** The journal rows a JSON array of seqs names. */
 const NAMED = 'seq IN (SELECT value FROM json_each(?))';
 
 function prepare(db: DatabaseSync) {
   return {
-    saveSession: db.prepare(`INSERT INTO session_journal (seq, ${JOURNAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    saveSession: db.prepare(`INSERT INTO session_journal (seq, ${SUMMARY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    saveField: db.prepare('INSERT INTO field_journal (seq, session_id, field, value) VALUES (?, ?, ?, ?)'),
+    removeFields: db.prepare('DELETE FROM field_journal WHERE session_id = ?'),
+    fieldAt: db.prepare('SELECT value FROM field_journal WHERE id = ?'),
     removeSession: db.prepare('INSERT INTO session_journal (seq, session_id) VALUES (?, ?)'),
     appendItem: db.prepare('INSERT INTO activity_journal (id, kind, at, session_id, item) VALUES (?, ?, ?, ?, ?)'),
-    rowAt: db.prepare(`SELECT ${JOURNAL_COLUMNS} FROM session_journal WHERE seq = ?`),
+    rowAt: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM session_journal WHERE seq = ?`),
     head: db.prepare(
       `SELECT (SELECT max(seq) FROM session_journal) AS seq,
         (SELECT count(*) FROM session_journal) + (SELECT count(*) FROM activity_journal) AS rows`,
     ),
     newestSeqs: db.prepare('SELECT session_id, max(seq) AS seq FROM session_journal GROUP BY session_id'),
-    newestApartSeqs: byApartField((field) =>
-      db.prepare(
-        `SELECT session_id, max(seq) AS seq FROM session_journal AS j WHERE ${field} IS NOT NULL
-          AND seq > coalesce((SELECT max(seq) FROM session_journal WHERE session_id = j.session_id AND state IS NULL), 0) GROUP BY session_id`,
-      ),
+    newestFields: db.prepare('SELECT session_id, field, max(id) AS id FROM field_journal GROUP BY session_id, field'),
+    newestStates: db.prepare('SELECT session_id, state FROM session_journal WHERE seq IN (SELECT max(seq) FROM session_journal GROUP BY session_id) AND state IS NOT NULL'),
+    applyFields: db.prepare(
+      `INSERT INTO session_fields (session_id, field, value) SELECT session_id, field, value FROM field_journal WHERE id IN (SELECT value FROM json_each(?))
+       ON CONFLICT (session_id, field) DO UPDATE SET value = excluded.value`,
     ),
-    apartAt: byApartField((field) => db.prepare(`SELECT ${field} FROM session_journal WHERE seq = ?`)),
-    applyApart: byApartField((field) =>
-      db.prepare(
-        `INSERT INTO session_fields (session_id, field, value) SELECT session_id, '${field}', ${field} FROM session_journal WHERE ${NAMED}
-         ON CONFLICT (session_id, field) DO UPDATE SET value = excluded.value`,
-      ),
+    // One pass with the kept (session, field) pairs as a set, rather than a list per session per row.
+    dropStaleHints: db.prepare(
+      `DELETE FROM session_fields WHERE session_id IN (SELECT value FROM json_each(?)) AND field GLOB '${HINT_PREFIX}*'
+         AND (session_id, field) NOT IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`,
     ),
     moveItems: db.prepare('INSERT INTO activity (id, kind, at, session_id, item) SELECT id, kind, at, session_id, item FROM activity_journal ORDER BY id'),
     applyRemovals: db.prepare(`DELETE FROM sessions WHERE session_id IN (SELECT session_id FROM session_journal WHERE ${NAMED} AND state IS NULL)`),
@@ -247,8 +242,6 @@ function prepare(db: DatabaseSync) {
     // No WHERE: SQLite empties a table without visiting its rows.
     clearItems: db.prepare('DELETE FROM activity_journal'),
     clearSessions: db.prepare('DELETE FROM session_journal'),
-  };
+    clearFields: db.prepare('DELETE FROM field_journal'),
+  } satisfies Record<string, StatementSync>;
 }
-
-const byApartField = (make: (field: ApartField) => StatementSync): Record<ApartField, StatementSync> =>
-  Object.fromEntries(APART_FIELDS.map((field) => [field, make(field)])) as Record<ApartField, StatementSync>;

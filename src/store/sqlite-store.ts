@@ -6,8 +6,9 @@ import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import { migrate } from './migrations.js';
-import type { ApartField, StoredSessionRow } from './sqlite-journal.js';
-import { APART_FIELDS, SqliteJournal } from './sqlite-journal.js';
+import { joinContext } from './session-fields.js';
+import type { StoredSessionRow } from './sqlite-journal.js';
+import { SqliteJournal } from './sqlite-journal.js';
 import type { ActivityLog, ActivityQuery, SummaryQuery, SummaryRow, SummarySelection, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
 import { StoreUnavailableError } from './ports.js';
 
@@ -98,11 +99,10 @@ export class SqliteStore implements SessionStore, ActivityLog {
     if (this.removals.has(sessionId)) return undefined;
     const row = this.journal.newestRow(sessionId) ?? (this.statements.loadSession.get(sessionId) as StoredSessionRow | undefined);
     if (!row?.state) return undefined;
-    // What no journal row holds is in `session_fields` (nothing there for a state that holds its own).
-    if (APART_FIELDS.some((field) => row[field] == null)) {
-      for (const { field, value } of this.statements.loadFields.iterate(sessionId) as Iterable<{ field: ApartField; value: string }>) row[field] ??= value;
-    }
-    return fromRow(row, row.state);
+    // The fields the journal holds are the newest; the rest are in `session_fields`.
+    const fields = this.journal.journaledFields(sessionId);
+    for (const { field, value } of this.statements.loadFields.iterate(sessionId) as Iterable<{ field: string; value: string }>) if (!fields.has(field)) fields.set(field, value);
+    return fromRow(row, joinContext(row.state, (key) => fields.get(key)));
   }
 
   save(sessionId: string, snapshot: () => StoredSession): void {
@@ -388,13 +388,7 @@ function prepare(db: DatabaseSync) {
   } satisfies Record<string, StatementSync>;
 }
 
-function fromRow(row: StoredSessionRow, state: string): StoredSession {
-  const { value, context } = JSON.parse(state) as { value: unknown; context: Record<string, unknown> };
-  // Null: the field is in `state` (a row from before these columns) or the context has none.
-  for (const field of APART_FIELDS) {
-    const value = row[field];
-    if (value !== null && value !== undefined) context[field] = JSON.parse(value);
-  }
+function fromRow(row: StoredSessionRow, { value, context }: { value: unknown; context: Record<string, unknown> }): StoredSession {
   return {
     session_id: row.session_id,
     value,

@@ -20,9 +20,17 @@ const stored = (sessionId: string, context: Context): StoredSession => ({
   summary: { user_id: null, screen: null, voice: 'inactive', cooldown_until: null, created_at: START_TIME, last_activity_at: START_TIME + context.n },
 });
 
-/** The journal's rows of a session, oldest first: which apart fields each wrote (null: left as before). */
+/** The journal's saves of a session, oldest first: whether each wrote the schemas, and which hints. */
 const journalRows = (store: SqliteStore, sessionId: string) =>
-  store.db.prepare('SELECT schemas IS NOT NULL AS schemas, component_hints IS NOT NULL AS hints FROM session_journal WHERE session_id = ? ORDER BY seq').all(sessionId);
+  (
+    store.db
+      .prepare(
+        `SELECT (SELECT count(*) FROM field_journal f WHERE f.seq = j.seq AND f.field = 'schemas') AS schemas,
+          (SELECT group_concat(substr(field, 6), ',') FROM field_journal f WHERE f.seq = j.seq AND f.field GLOB 'hint:*') AS hints
+        FROM session_journal j WHERE session_id = ? ORDER BY seq`,
+      )
+      .all(sessionId) as { schemas: number; hints: string | null }[]
+  ).map((row) => ({ schemas: row.schemas, hints: row.hints?.split(',').sort() ?? [] }));
 
 async function save(store: SqliteStore, sessionId: string, context: Context): Promise<void> {
   store.save(sessionId, () => stored(sessionId, context));
@@ -33,42 +41,52 @@ const schemasA = { pan_details: { screen_id: 'pan_details', schema: panSchema } 
 const hint = (id: string) => ({ component_id: id, hint: '******234F', bytes: 40 });
 
 describe("a session's schemas and hints are written when they change, not with every event", () => {
-  it('a save that keeps the same objects writes neither; loads before and after the apply, and after a reopen, see them', async () => {
+  it('a save writes only the schemas and hints that are new objects; loads before and after the apply, and after a reopen, see them all', async () => {
     const dataDir = tempDataDir();
     const store = open(dataDir);
-    const hints1 = [hint('pan')];
-    const hints2 = [hint('pan'), hint('dob')];
+    const pan = hint('pan');
+    const hints1 = [pan];
+    const hints2 = [pan, hint('dob')];
+    // The same component typed again: a new object for it, moved to the end, as the session does.
+    const hints3 = [hints2[1]!, hint('pan')];
     await save(store, 's1', { n: 1, schemas: schemasA, component_hints: hints1 });
     await save(store, 's1', { n: 2, schemas: schemasA, component_hints: hints2 });
     await save(store, 's1', { n: 3, schemas: schemasA, component_hints: hints2 });
+    await save(store, 's1', { n: 4, schemas: schemasA, component_hints: hints3 });
     expect(journalRows(store, 's1')).toEqual([
-      { schemas: 1, hints: 1 },
-      { schemas: 0, hints: 1 },
-      { schemas: 0, hints: 0 },
+      { schemas: 1, hints: ['pan'] },
+      { schemas: 0, hints: ['dob'] },
+      { schemas: 0, hints: [] },
+      { schemas: 0, hints: ['pan'] },
     ]);
-    const expected = { n: 3, schemas: schemasA, component_hints: hints2 };
+    const expected = { n: 4, schemas: schemasA, component_hints: hints3 };
     expect(store.load('s1')?.context).toEqual(expected);
 
-    // The apply: the newest row wrote neither, so both come from older rows of the batch.
+    // The apply: each field once, with its newest value; the state without them.
     expect(store.count()).toBe(1);
     const fields = Object.fromEntries((store.db.prepare("SELECT field, value FROM session_fields WHERE session_id = 's1'").all() as { field: string; value: string }[]).map((row) => [row.field, JSON.parse(row.value)]));
-    expect(fields).toEqual({ schemas: schemasA, component_hints: hints2 });
-    expect(JSON.parse((store.db.prepare('SELECT state FROM sessions').get() as { state: string }).state).context).toEqual({ n: 3 });
+    expect(fields).toEqual({ schemas: schemasA, 'hint:pan': hints3[1], 'hint:dob': hints3[0] });
+    expect(JSON.parse((store.db.prepare('SELECT state FROM sessions').get() as { state: string }).state).context).toEqual({ n: 4 });
     expect(store.load('s1')?.context).toEqual(expected);
 
-    // In the journal again, leaving both to the table's row.
-    await save(store, 's1', { n: 4, schemas: schemasA, component_hints: hints2 });
-    expect(journalRows(store, 's1')).toEqual([{ schemas: 0, hints: 0 }]);
-    expect(store.load('s1')?.context).toEqual({ ...expected, n: 4 });
+    // In the journal again, leaving every field to the tables.
+    await save(store, 's1', { n: 5, schemas: schemasA, component_hints: hints3 });
+    expect(journalRows(store, 's1')).toEqual([{ schemas: 0, hints: [] }]);
+    expect(store.load('s1')?.context).toEqual({ ...expected, n: 5 });
+    // A hint dropped (past the bound, or to the budget) leaves the file with the next apply.
+    await save(store, 's1', { n: 6, schemas: schemasA, component_hints: [hints3[1]!] });
+    expect(store.load('s1')?.context).toEqual({ ...expected, n: 6, component_hints: [hints3[1]] });
+    expect(store.count()).toBe(1);
+    expect(store.db.prepare("SELECT field FROM session_fields WHERE session_id = 's1' ORDER BY field").all()).toEqual([{ field: 'hint:pan' }, { field: 'schemas' }]);
     store.close();
 
     // A new process holds none of the objects: its first save writes them again.
     const again = open(dataDir);
     const loaded = again.load('s1')!.context as Context;
-    expect(loaded).toEqual({ ...expected, n: 4 });
-    await save(again, 's1', { ...loaded, n: 5 });
-    expect(journalRows(again, 's1')).toEqual([{ schemas: 1, hints: 1 }]);
-    expect(again.load('s1')?.context).toEqual({ ...expected, n: 5 });
+    expect(loaded).toEqual({ ...expected, n: 6, component_hints: [hints3[1]] });
+    await save(again, 's1', { ...loaded, n: 7 });
+    expect(journalRows(again, 's1')).toEqual([{ schemas: 1, hints: ['pan'] }]);
+    expect(again.load('s1')?.context).toEqual({ ...expected, n: 7, component_hints: [hints3[1]] });
     again.close();
   });
 
@@ -91,12 +109,12 @@ describe("a session's schemas and hints are written when they change, not with e
     const hints = [hint('pan')];
     await save(store, 's1', { n: 1, schemas: schemasA, component_hints: hints });
     await save(store, 's2', { n: 1, schemas: schemasA, component_hints: hints });
-    expect(journalRows(store, 's2')).toEqual([{ schemas: 1, hints: 1 }]);
+    expect(journalRows(store, 's2')).toEqual([{ schemas: 1, hints: ['pan'] }]);
     expect(store.load('s2')?.context).toEqual({ n: 1, schemas: schemasA, component_hints: hints });
     store.close();
   });
 
-  it('empty ones, which new sessions share, are always written: a session removed and begun again starts empty', async () => {
+  it('empty ones, which new sessions share, stay in the state: a session removed and begun again starts empty', async () => {
     const store = open(tempDataDir());
     const empty = { schemas: {}, component_hints: [] };
     await save(store, 's1', { n: 1, ...empty });
@@ -105,10 +123,17 @@ describe("a session's schemas and hints are written when they change, not with e
     await store.commit();
     expect(store.load('s1')).toBeUndefined();
     await save(store, 's1', { n: 1, ...empty });
-    expect(journalRows(store, 's1').at(-1)).toEqual({ schemas: 1, hints: 1 });
+    expect(journalRows(store, 's1').at(-1)).toEqual({ schemas: 0, hints: [] });
     expect(store.load('s1')?.context).toEqual({ n: 1, ...empty });
     expect(store.count()).toBe(1);
     expect(store.load('s1')?.context).toEqual({ n: 1, ...empty });
+    // Schemas given up entirely (to the budget) are empty, not the ones the tables still hold.
+    await save(store, 's1', { n: 2, schemas: schemasA, component_hints: [] });
+    expect(store.count()).toBe(1);
+    await save(store, 's1', { n: 3, ...empty });
+    expect(store.load('s1')?.context).toEqual({ n: 3, ...empty });
+    expect(store.count()).toBe(1);
+    expect(store.load('s1')?.context).toEqual({ n: 3, ...empty });
     store.close();
   });
 
@@ -142,12 +167,15 @@ describe("a session's schemas and hints are written when they change, not with e
     store.db.exec(`PRAGMA max_page_count = ${pages}`);
     const big = { screen: { blob: 'x'.repeat(200_000) } };
     const hints = [hint('pan')];
-    store.save('s1', () => stored('s1', { n: 1, schemas: big, component_hints: hints }));
+    // s1's fields are written before s2's too large one fails the commit.
+    store.save('s1', () => stored('s1', { n: 1, schemas: schemasA, component_hints: hints }));
+    store.save('s2', () => stored('s2', { n: 1, schemas: big, component_hints: [] }));
     await expect(store.commit()).rejects.toThrow(/full/);
     store.db.exec('PRAGMA max_page_count = 1073741823');
     await store.commit();
-    expect(journalRows(store, 's1')).toEqual([{ schemas: 1, hints: 1 }]);
-    expect(store.load('s1')?.context).toEqual({ n: 1, schemas: big, component_hints: hints });
+    expect(journalRows(store, 's1')).toEqual([{ schemas: 1, hints: ['pan'] }]);
+    expect(store.load('s1')?.context).toEqual({ n: 1, schemas: schemasA, component_hints: hints });
+    expect(store.load('s2')?.context).toEqual({ n: 1, schemas: big, component_hints: [] });
     store.close();
   });
 
@@ -195,13 +223,14 @@ describe('a field session (schemas registered, fields typed) over HTTP, on STORE
     await input('dob_field', '01/01/1990');
 
     const store = h.store.sessions as SqliteStore;
-    const rows = store.db.prepare("SELECT json_extract(state, '$.context.latest_event.event') AS event, schemas IS NOT NULL AS schemas, component_hints IS NOT NULL AS hints FROM session_journal WHERE session_id = 'f1' ORDER BY seq").all();
-    // After the schemas, each input wrote only the hints, and the screen change and the analytics event neither.
+    const events = store.db.prepare("SELECT json_extract(state, '$.context.latest_event.event') AS event FROM session_journal WHERE session_id = 'f1' ORDER BY seq").all() as { event: string }[];
+    const rows = journalRows(store, 'f1').map((row, index) => ({ event: events[index]!.event, ...row }));
+    // After the schemas, each input wrote only its own component's hint, and the screen change and the analytics event nothing apart.
     expect(rows.slice(-4)).toEqual([
-      { event: 'component_input', schemas: 0, hints: 1 },
-      { event: 'screen_state', schemas: 0, hints: 0 },
-      { event: 'analytics_data', schemas: 0, hints: 0 },
-      { event: 'component_input', schemas: 0, hints: 1 },
+      { event: 'component_input', schemas: 0, hints: ['pan_field'] },
+      { event: 'screen_state', schemas: 0, hints: [] },
+      { event: 'analytics_data', schemas: 0, hints: [] },
+      { event: 'component_input', schemas: 0, hints: ['dob_field'] },
     ]);
     const before = await views(h);
     expect(JSON.stringify(before)).toContain('dob_field');
