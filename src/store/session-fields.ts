@@ -44,7 +44,8 @@ export function splitContext(value: unknown, context: Record<string, unknown>): 
   const { schemas, component_hints: hints, ...rest } = context;
   const fields: [string, unknown][] = [];
   // Empty ones stay in the state (a few bytes): most sessions have none, and a field row for
-  // each of their saves would cost more than it saves. The state's copy wins over a field's.
+  // each of their saves would cost more than it saves (new sessions share one empty object, so
+  // it could not be known as written either). The state's copy wins over a field's.
   if (isEmptyObject(schemas)) rest.schemas = schemas;
   else if (schemas !== undefined) fields.push([SCHEMAS_FIELD, schemas]);
   let hintIds: string[] | undefined;

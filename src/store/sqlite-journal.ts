@@ -93,9 +93,8 @@ export class SqliteJournal {
     for (const [key, value] of split.fields) {
       const object = typeof value === 'object' && value !== null ? value : undefined;
       if (object && this.written.get(object) === sessionId) continue;
-      const { lastInsertRowid } = this.statements.saveField.run(seq, sessionId, key, JSON.stringify(value) ?? 'null');
-      // Empty ones are shared by new sessions: written every time (two bytes), never taken as this session's.
-      this.staged.fields.push({ sessionId, key, id: Number(lastInsertRowid), object: object && !isEmpty(object) ? object : undefined });
+      const { lastInsertRowid } = this.statements.saveField.run(seq, sessionId, key, JSON.stringify(value));
+      this.staged.fields.push({ sessionId, key, id: Number(lastInsertRowid), object });
     }
     if (split.hintIds) this.staged.hintIds.push([sessionId, split.hintIds]);
   }
@@ -194,12 +193,6 @@ const emptyStage = () => ({
   hintIds: [] as [string, string[]][],
   rows: 0,
 });
-
-function isEmpty(value: object): boolean {
-  if (Array.isArray(value)) return value.length === 0;
-  for (const key in value) if (Object.hasOwn(value, key)) return false;
-  return true;
-}
 
 const SUMMARY_COLUMNS = 'session_id, state, wake_at, user_id, screen, voice, cooldown_until, created_at, last_activity_at';
 /** The journal rows a JSON array of seqs names. */
