@@ -1,31 +1,37 @@
 import { benchSessionId } from './event-body.js';
 
+/** POST /v1/events, failing the benchmark on any answer but 2xx. */
+const poster = (url: string) => (body: object) =>
+  fetch(`${url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((res) => {
+    if (!res.ok) throw new Error(`seeding answered ${res.status}`);
+  });
+
+/** Seeds sessions 0..count-1, sixteen at a time; each session's events stay in order. */
+async function inLanes(count: number, seedOne: (n: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < count) await seedOne(next++);
+  };
+  await Promise.all(Array.from({ length: 16 }, lane));
+}
+
 /**
  * Gives `count` sessions the state of a user stuck on the PAN screen: schema, hints with raw
  * values, a failure. The context a voice agent fetches for them is then a realistic size.
  */
 export async function seedSessions(url: string, count: number): Promise<void> {
-  const post = (body: object) =>
-    fetch(`${url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((res) => {
-      if (!res.ok) throw new Error(`seeding answered ${res.status}`);
-    });
+  const post = poster(url);
   const schema = {
     screen_id: 'pan_details',
     components: [{ id: 'pan_field', type: 'text_input', validations: [{ rule_id: 'pan_format_v1', pattern: '[A-Z]{5}[0-9]{4}[A-Z]', error_codes: ['pan_invalid_format'] }] }],
   };
-  // Sixteen sessions at a time; each session's events stay in order.
-  let next = 0;
-  const seedOne = async (n: number) => {
+  await inLanes(count, async (n) => {
     const session_id = benchSessionId(n);
     await post({ session_id, user_id: `user-${n}`, event: 'screen_schema', screen: 'pan_details', properties: schema });
     await post({ session_id, event: 'component_input', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', hint: 'ABCDE1234F', masked: false });
     await post({ session_id, event: 'component_input', screen: 'pan_details', component_id: 'terms_checkbox', component_type: 'checkbox', hint: 'checked', masked: false });
     await post({ session_id, event: 'validation_failed', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', errors: ['pan_invalid_format'], failure_reason_code: 'pan_invalid_format', hint: 'INVALIDPAN', masked: false });
-  };
-  const lane = async () => {
-    while (next < count) await seedOne(next++);
-  };
-  await Promise.all(Array.from({ length: 16 }, lane));
+  });
 }
 
 /** The screens a deployed Android SDK registers a schema for at the start of every session (field-sdk-contract.md §17.2). */
@@ -40,10 +46,7 @@ const FIELD_SCREENS = [
  * such a session carries.
  */
 export async function seedFieldSessions(url: string, count: number): Promise<void> {
-  const post = (body: object) =>
-    fetch(`${url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((res) => {
-      if (!res.ok) throw new Error(`seeding answered ${res.status}`);
-    });
+  const post = poster(url);
   const schema = (screen: string) => ({
     screen_id: screen,
     display_name: screen.replaceAll('_', ' '),
@@ -61,16 +64,11 @@ export async function seedFieldSessions(url: string, count: number): Promise<voi
     next_screen_id: 'next',
     flow_order: 1,
   });
-  let next = 0;
-  const seedOne = async (n: number) => {
+  await inLanes(count, async (n) => {
     const session_id = benchSessionId(n);
     for (const screen of FIELD_SCREENS) await post({ session_id, user_id: 'user-42', event: 'screen_schema', screen, screen_id: screen, properties: schema(screen) });
     for (let field = 0; field < 12; field += 1) {
       await post({ session_id, event: 'component_input', screen: 'pan_details', screen_id: 'pan_details', component_id: `field_${field}`, component_type: 'text_input', hint: 'ABCDE1234F', masked: false, properties: { field_status: 'FILLED' } });
     }
-  };
-  const lane = async () => {
-    while (next < count) await seedOne(next++);
-  };
-  await Promise.all(Array.from({ length: 16 }, lane));
+  });
 }

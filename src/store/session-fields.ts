@@ -12,7 +12,7 @@
  * state without it (written before) holds its schemas and hints itself.
  */
 
-export const SCHEMAS_FIELD = 'schemas';
+const SCHEMAS_FIELD = 'schemas';
 export const HINT_PREFIX = 'hint:';
 
 /** What a context is written as: the state's JSON and the fields beside it. */
@@ -65,6 +65,11 @@ export function splitContext(value: unknown, context: Record<string, unknown>): 
   else if (hints !== undefined) rest.component_hints = hints;
   const layout: StateLayout = { value, context: rest, fields: hintIds ? { hint_ids: hintIds } : {} };
   return { state: JSON.stringify(layout), fields, hintIds };
+}
+
+/** The component ids of the hints kept beside a state, in order; undefined when the state holds its hints itself. */
+export function hintIdsOf(state: string): string[] | undefined {
+  return (JSON.parse(state) as StateLayout).fields?.hint_ids;
 }
 
 /** The context back from its state and its fields' JSON (by key); a state from before holds its own. */

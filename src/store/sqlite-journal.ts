@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { ActivityItem } from '../domain/activity.js';
 import type { StoredSession, SummaryRow } from './ports.js';
-import { HINT_PREFIX, splitContext } from './session-fields.js';
+import { HINT_PREFIX, hintIdsOf, splitContext } from './session-fields.js';
 
 /** A session row as read back, from `sessions` or the journal: `state` is null for a journaled removal. */
 export type StoredSessionRow = SummaryRow & { state: string | null; wake_at: number | null };
@@ -48,7 +48,7 @@ export class SqliteJournal {
     for (const row of this.statements.newestSeqs.iterate() as Iterable<{ session_id: string; seq: number }>) this.newest.set(row.session_id, row.seq);
     for (const row of this.statements.newestFields.iterate() as Iterable<{ session_id: string; field: string; id: number }>) this.fieldsOf(row.session_id).set(row.field, row.id);
     for (const row of this.statements.newestStates.iterate() as Iterable<{ session_id: string; state: string }>) {
-      const ids = (JSON.parse(row.state) as { fields?: { hint_ids?: string[] } }).fields?.hint_ids;
+      const ids = hintIdsOf(row.state);
       if (ids) this.hintIds.set(row.session_id, ids);
     }
     this.rows = head.rows;
