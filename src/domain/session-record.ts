@@ -2,6 +2,8 @@ import { own } from './own.js';
 import type { HintShape } from './redaction.js';
 import type { RedactedEvent } from './event-redaction.js';
 import type { RegisteredSchema } from './screen-schema.js';
+import { hintBytes, rememberHintBytes } from './hint-bytes.js';
+import { schemaIndex } from './schema-index.js';
 import { schemaFromEvent, screenKey } from './screen-schema.js';
 import type { SdkEvent } from './sdk-event.js';
 import { AGENT_EVENT_TYPES, EventInSchema, KNOWN_EVENT_TYPES } from './sdk-event.js';
@@ -122,11 +124,7 @@ function patternFor(record: SessionRecord, componentId: string | undefined, scre
   const current = screen ? own(record.schemas, screenKey(screen)) : undefined;
   const fromCurrent = current ? own(current.patterns, componentId) : undefined;
   if (fromCurrent) return fromCurrent;
-  for (const schema of Object.values(record.schemas)) {
-    const pattern = own(schema.patterns, componentId);
-    if (pattern) return pattern;
-  }
-  return undefined;
+  return schemaIndex(record.schemas).patterns.get(componentId);
 }
 
 /**
@@ -143,20 +141,26 @@ function withSchemaMatch(record: SessionRecord, event: RedactedEvent, matchHint:
 }
 
 function upsertHint(hints: ComponentHint[], next: ComponentHint): ComponentHint[] {
-  // One array of the final length: the same component typed again is the common case.
-  const replaced = hints.findIndex((hint) => hint.component_id === next.component_id);
+  // One array of the final length: the same component typed again is the common case, and it is
+  // the newest hint, so the search starts there.
+  let replaced = hints.length - 1;
+  while (replaced >= 0 && hints[replaced]!.component_id !== next.component_id) replaced -= 1;
   const kept = replaced >= 0 ? hints.length - 1 : hints.length;
   // Least recently updated components go first once the bound is reached.
   const from = Math.max(0, kept + 1 - MAX_COMPONENT_HINTS);
   const updated: ComponentHint[] = new Array<ComponentHint>(kept + 1 - from);
+  let bytes = hintBytes(hints) + next.bytes;
   let at = 0;
   let skipped = 0;
   for (let index = 0; index < hints.length; index += 1) {
-    if (index === replaced) continue;
-    if (skipped < from) skipped += 1;
-    else updated[at++] = hints[index]!;
+    if (index === replaced) bytes -= hints[index]!.bytes;
+    else if (skipped < from) {
+      skipped += 1;
+      bytes -= hints[index]!.bytes;
+    } else updated[at++] = hints[index]!;
   }
   updated[at] = next;
+  rememberHintBytes(updated, bytes);
   return updated;
 }
 
@@ -328,19 +332,17 @@ export function withinBudget<R extends Pick<SessionRecord, 'latest_event' | 'com
   let hints = record.component_hints;
   let schemas = record.schemas;
   let latestBytes = jsonBytes(latest);
-  let hintBytes = 0;
-  for (const hint of hints) hintBytes += hint.bytes;
-  let schemaBytes = 0;
-  for (const key in schemas) if (Object.hasOwn(schemas, key)) schemaBytes += schemas[key]!.bytes;
+  let heldHintBytes = hintBytes(hints);
+  let schemaBytes = schemaIndex(schemas).bytes;
   const fixedBytes = failureBytes(record.last_validation_failure);
   // Every event comes here and nearly all fit: that case allocates nothing but its answer.
-  const fits = latestBytes + hintBytes + schemaBytes + fixedBytes;
+  const fits = latestBytes + heldHintBytes + schemaBytes + fixedBytes;
   if (fits <= maxBytes) {
     if (!owned) return { record: { ...record, held_bytes: fits }, trimmed: false };
     record.held_bytes = fits;
     return { record, trimmed: false };
   }
-  const held = () => latestBytes + hintBytes + schemaBytes + fixedBytes;
+  const held = () => latestBytes + heldHintBytes + schemaBytes + fixedBytes;
 
   if (latest) {
     latest = latestWith(latest, (field) => KNOWN_EVENT_FIELDS.has(field));
@@ -348,7 +350,7 @@ export function withinBudget<R extends Pick<SessionRecord, 'latest_event' | 'com
   }
   const dropOldest = (keepNewest: boolean) => {
     while (held() > maxBytes && hints.length > (keepNewest ? 1 : 0)) {
-      hintBytes -= hints[0]!.bytes;
+      heldHintBytes -= hints[0]!.bytes;
       hints = hints.slice(1);
     }
     const keys = Object.keys(schemas);

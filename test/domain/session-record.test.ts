@@ -35,3 +35,56 @@ describe('component hints', () => {
     expect(record.held_bytes).toBe(JSON.stringify(record.latest_event).length + bytes);
   });
 });
+
+const schemaOn = (screen: string, pattern: string, note = '') =>
+  redactForIngest(
+    EventInSchema.parse({
+      session_id: 's1',
+      event: 'screen_schema',
+      screen,
+      properties: { screen_id: screen, display_name: `${screen}${note}`, components: [{ id: 'id_field', type: 'text_input', validations: [{ rule_id: `${screen}_v1`, pattern }] }] },
+    }),
+  );
+
+describe('what a session holds, summed', () => {
+  it('is the JSON length of the latest event, every hint and every schema, whatever was replaced or dropped', () => {
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('input' as const), component: fc.integer({ min: 0, max: 150 }) }),
+      fc.record({ kind: fc.constant('schema' as const), screen: fc.integer({ min: 0, max: 40 }), note: fc.string({ maxLength: 3 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 300 }), (steps) => {
+        let record: SessionRecord = newSessionRecord('s1', 0);
+        steps.forEach((next, index) => {
+          const event = next.kind === 'input' ? input(`field-${next.component}`, index) : schemaOn(`screen_${next.screen}`, '[0-9]+', next.note).event;
+          record = applyEvent(record, event, { at: index + 1, schemaRegistry: true, maxBytes: 1 << 30 }).record;
+        });
+        const hints = record.component_hints.reduce((total, hint) => total + hint.bytes, 0);
+        const schemas = Object.values(record.schemas).reduce((total, schema) => total + schema.bytes, 0);
+        const latest = record.latest_event ? JSON.stringify(record.latest_event).length : 0;
+        expect(record.held_bytes).toBe(latest + hints + schemas);
+      }),
+      // Past the bound on hints as well as within it.
+      { numRuns: 100, examples: [[Array.from({ length: 130 }, (_, component) => ({ kind: 'input' as const, component }))]] },
+    );
+  });
+});
+
+describe('a hint matched against the schemas', () => {
+  const typed = () => redactForIngest(EventInSchema.parse({ session_id: 's1', event: 'component_input', screen: 'review', component_id: 'id_field', component_type: 'text_input', hint: 'ABCDE1234F', masked: false }));
+  const apply = (record: SessionRecord, { event, matchHint }: ReturnType<typeof typed>, at: number) => applyEvent(record, event, { at, schemaRegistry: true, maxBytes: 1 << 30, matchHint });
+  const matched = (record: SessionRecord) => (apply(record, typed(), 100).stored.shape as { matches_pattern?: boolean } | undefined)?.matches_pattern;
+
+  it('off its screen takes the pattern of the first schema that has the component, as the schemas stand now', () => {
+    let record = newSessionRecord('s1', 0);
+    record = apply(record, schemaOn('first', '[A-Z]{5}[0-9]{4}[A-Z]'), 1).record;
+    record = apply(record, schemaOn('second', '[0-9]{12}'), 2).record;
+    expect(matched(record)).toBe(true);
+    // The same schema again changes nothing; a new version of it goes last.
+    record = apply(record, schemaOn('first', '[A-Z]{5}[0-9]{4}[A-Z]'), 3).record;
+    expect(matched(record)).toBe(true);
+    record = apply(record, schemaOn('first', '[A-Z]{5}[0-9]{4}[A-Z]', ' v2'), 4).record;
+    expect(Object.keys(record.schemas)).toEqual(['second', 'first']);
+    expect(matched(record)).toBe(false);
+  });
+});
