@@ -95,14 +95,16 @@ function closeWhenDone(socket: Socket, res: ServerResponse | undefined): void {
 /** The response under way on each connection, and a hook for responses as they finish. */
 function trackResponses(server: Server) {
   const open = new Set<Socket>();
-  const responses = new Map<Socket, ServerResponse>();
+  // Not a Map: with a set and a delete on every request, V8 rebuilds a Map's table every few dozen
+  // requests, and a table it replaced keeps a link to the next one (for iterators), so a replaced
+  // table in the old generation kept the newer tables and the responses in them alive through
+  // each scavenge. Under load nearly every request was promoted whole: 7 MB a scavenge and pauses
+  // of 12-15 ms (BENCHMARKS.md, "Eighth round"). A WeakMap has no iterators, and no such link.
+  const responses = new WeakMap<Socket, ServerResponse>();
   let finished: ((socket: Socket) => void) | undefined;
   server.on('connection', (socket: Socket) => {
     open.add(socket);
-    socket.once('close', () => {
-      open.delete(socket);
-      responses.delete(socket);
-    });
+    socket.once('close', () => open.delete(socket));
   });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const { socket } = req;
