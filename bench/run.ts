@@ -10,6 +10,7 @@ import { clusterSuite } from './suites/cluster.js';
 import { endpointsSuite } from './suites/endpoints.js';
 import { fanoutSuite } from './suites/fanout.js';
 import { fieldIngestionSuite } from './suites/field-ingestion.js';
+import { promotionSuite } from './suites/promotion.js';
 import { ingestionSuite } from './suites/ingestion.js';
 import { redactionSuite } from './suites/redaction.js';
 import { requestCostSuite } from './suites/request-cost.js';
@@ -22,7 +23,7 @@ const quick = process.argv.includes('--quick');
 /** `--callgrind` adds instruction counts to the redaction suite (valgrind; minutes). */
 const callgrind = process.argv.includes('--callgrind');
 /**
- * `--only=step,ingestion,field-ingestion,request-cost,redaction,scale,scale-sqlite,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
+ * `--only=step,ingestion,field-ingestion,promotion,request-cost,redaction,scale,scale-sqlite,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
  * `--only=soak` (15 minutes; never part of a full run) looks for leaks under a steady load.
  * `--only=cluster` (never part of a full run: it needs redis-server, and installs the Restate
  * server on first use) measures SESSION_HOST=restate against the single-process modes.
@@ -72,6 +73,12 @@ async function main(): Promise<void> {
     suiteStarted = Date.now();
     const field = await fieldIngestionSuite({ rounds: settings.rounds, warmupSeconds: settings.warmup, durationSeconds: settings.duration, connections: 50, sessions: 1_000 });
     say(`### Ingestion over field sessions: POST /v1/events to sessions holding 14 screen schemas and 12 typed fields (about 17 KB of state; 50 connections, ${settings.duration} s × ${settings.rounds} interleaved rounds, median)\n\n${field.markdown}\n\nThe same event as the ingestion suite's; the sessions hold what a deployed SDK's session holds after its start (BENCHMARKS.md, "Seventh round"). STORE=memory → ${field.memoryOverExpress.toFixed(2)} × bare express, STORE=sqlite → ${field.sqliteOverExpress.toFixed(2)}.${took()}`);
+  }
+
+  if (runs('promotion')) {
+    suiteStarted = Date.now();
+    const promotion = await promotionSuite({ warmupSeconds: settings.warmup, durationSeconds: settings.duration + 1, connections: 50, sessions: 1_000 });
+    say(`### Young-generation collections under the ingestion load: POST /v1/events (50 connections, 1,000 sessions, ${settings.duration + 1} s, \`--trace-gc-nvp\`)\n\n${promotion.markdown}\n\nWhat outlives a scavenge is copied and then promoted; a request the server still reaches after it answers makes both grow (BENCHMARKS.md, "Eighth round"). ${promotion.guard}${took()}`);
   }
 
   if (runs('request-cost')) {

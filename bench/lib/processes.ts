@@ -24,14 +24,16 @@ export async function freePort(): Promise<number> {
 
 /**
  * Starts a server in its own process on a free port and waits until it answers. Its output is
- * discarded, as a log shipper would drain it: the cost of writing the logs is still paid.
+ * discarded, as a log shipper would drain it: the cost of writing the logs is still paid. Given
+ * `onStdout`, each line of its standard output goes there instead (a V8 trace, say).
  */
-export async function startServer(command: string[], env: Record<string, string> = {}, readyPath = '/health'): Promise<ServerProcess> {
+export async function startServer(command: string[], env: Record<string, string> = {}, readyPath = '/health', onStdout?: (line: string) => void): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(command[0]!, command.slice(1), {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', onStdout ? 'pipe' : 'ignore', 'pipe'],
   });
+  if (onStdout) createInterface({ input: child.stdout! }).on('line', onStdout);
   // Errors reach the bench's output; the inspector's banner (scale suite) does not.
   createInterface({ input: child.stderr! }).on('line', (line) => {
     if (!/^(Debugger (listening on|attached|ending)|For help, see)/.test(line)) process.stderr.write(`${line}\n`);

@@ -9,14 +9,19 @@ import { startServer } from './processes.js';
  * IP. STORE=memory unless the env names a store; a SQLite store gets a fresh DATA_DIR, removed
  * when the service stops, unless the env names one.
  */
-export async function startService(env: Record<string, string> = {}, nodeOptions: string[] = []): Promise<ServerProcess> {
+export async function startService(env: Record<string, string> = {}, nodeOptions: string[] = [], onStdout?: (line: string) => void): Promise<ServerProcess> {
   const ownDataDir = env.STORE === 'sqlite' && env.DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'kyc-bench-')) : undefined;
-  const server = await startServer([process.execPath, ...nodeOptions, 'dist/src/main.js'], {
-    RATE_LIMIT_PER_MINUTE: '0',
-    STORE: 'memory',
-    ...env,
-    ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}),
-  });
+  const server = await startServer(
+    [process.execPath, ...nodeOptions, 'dist/src/main.js'],
+    {
+      RATE_LIMIT_PER_MINUTE: '0',
+      STORE: 'memory',
+      ...env,
+      ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}),
+    },
+    '/health',
+    onStdout,
+  );
   if (!ownDataDir) return server;
   return {
     ...server,
