@@ -2,7 +2,6 @@ import { own } from './own.js';
 import type { HintShape } from './redaction.js';
 import type { RedactedEvent } from './event-redaction.js';
 import type { RegisteredSchema } from './screen-schema.js';
-import { hintBytes, rememberHintBytes } from './hint-bytes.js';
 import { schemaIndex } from './schema-index.js';
 import { schemaFromEvent, screenKey } from './screen-schema.js';
 import type { SdkEvent } from './sdk-event.js';
@@ -149,18 +148,14 @@ function upsertHint(hints: ComponentHint[], next: ComponentHint): ComponentHint[
   // Least recently updated components go first once the bound is reached.
   const from = Math.max(0, kept + 1 - MAX_COMPONENT_HINTS);
   const updated: ComponentHint[] = new Array<ComponentHint>(kept + 1 - from);
-  let bytes = hintBytes(hints) + next.bytes;
   let at = 0;
   let skipped = 0;
   for (let index = 0; index < hints.length; index += 1) {
-    if (index === replaced) bytes -= hints[index]!.bytes;
-    else if (skipped < from) {
-      skipped += 1;
-      bytes -= hints[index]!.bytes;
-    } else updated[at++] = hints[index]!;
+    if (index === replaced) continue;
+    if (skipped < from) skipped += 1;
+    else updated[at++] = hints[index]!;
   }
   updated[at] = next;
-  rememberHintBytes(updated, bytes);
   return updated;
 }
 
@@ -332,7 +327,8 @@ export function withinBudget<R extends Pick<SessionRecord, 'latest_event' | 'com
   let hints = record.component_hints;
   let schemas = record.schemas;
   let latestBytes = jsonBytes(latest);
-  let heldHintBytes = hintBytes(hints);
+  let heldHintBytes = 0;
+  for (const hint of hints) heldHintBytes += hint.bytes;
   let schemaBytes = schemaIndex(schemas).bytes;
   const fixedBytes = failureBytes(record.last_validation_failure);
   // Every event comes here and nearly all fit: that case allocates nothing but its answer.
