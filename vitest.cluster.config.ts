@@ -6,6 +6,8 @@ export default defineConfig({
     include: ['test-cluster/**/*.test.ts'],
     environment: 'node',
     maxWorkers: 1,
+    // One temporary directory per run, removed at its end (test/support/run-temp-dir.ts).
+    globalSetup: ['test/support/run-temp-dir.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -17,6 +17,8 @@ export default defineConfig({
   test: {
     // Two cores on CI: more workers only adds contention.
     maxWorkers: 2,
+    // One temporary directory per run, removed at its end (test/support/run-temp-dir.ts).
+    globalSetup: ['test/support/run-temp-dir.ts'],
     testTimeout: 15_000,
     // Each test builds its own harness (app, actor system, store), so files can share a worker: this
     // saves re-importing the service per file, about a third of the suite's time on two cores.
