@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -51,12 +51,15 @@ export interface RestateServer {
 }
 
 /**
- * One Restate server with every port on 127.0.0.1 and its data in `dataDir` (a fresh temp dir by
- * default). Telemetry and release checks are off: nothing leaves the machine.
+ * One Restate server with every port on 127.0.0.1 and its data in `dataDir` (by default a fresh
+ * temp dir, removed when the server stops). Telemetry and release checks are off: nothing leaves
+ * the machine.
  */
 export async function startRestateServer(ports: RestatePorts, options: { dataDir?: string; logFile?: string } = {}): Promise<RestateServer> {
   const bin = ensureRestateServer((line) => process.stderr.write(`${line}\n`));
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'restate-'));
+  // A data directory made here is this server's alone: it goes when the server stops.
+  const ownDataDir = options.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'restate-')) : undefined;
+  const dataDir = options.dataDir ?? ownDataDir!;
   const out = options.logFile ? openSync(options.logFile, 'a') : 'ignore';
   const child = spawn(
     bin,
@@ -119,6 +122,7 @@ export async function startRestateServer(ports: RestatePorts, options: { dataDir
       const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;
       clearTimeout(killer);
+      if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
     },
   };
 }
