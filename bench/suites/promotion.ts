@@ -20,13 +20,13 @@ export const PROMOTED_BYTES_GUARD = 2_000;
  */
 const MIN_WARMUP_SECONDS = 3;
 
-export interface Scavenge {
+interface Scavenge {
   pauseMs: number;
   promotedBytes: number;
 }
 
 /** One young-generation collection from a `--trace-gc-nvp` line; undefined for any other line. */
-export function parseScavenge(line: string): Scavenge | undefined {
+function parseScavenge(line: string): Scavenge | undefined {
   if (!line.includes(' gc=s ')) return undefined;
   const pause = /\bpause=([\d.]+)/.exec(line);
   const promoted = /\bpromoted=(\d+)/.exec(line);

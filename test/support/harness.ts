@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -29,16 +29,13 @@ export const START_TIME = Date.parse('2026-11-20T12:00:00.000Z');
 export const TEST_STORE = process.env.TEST_STORE === 'sqlite' ? 'sqlite' : 'memory';
 
 let tempRoot: string | undefined;
-/** A fresh data directory, removed when the test process exits. */
+/**
+ * A fresh data directory, under the run's temporary directory (test/support/run-temp-dir.ts sets
+ * TMPDIR), which goes when the run ends: a worker's own exit handler would not run.
+ */
 export function tempDataDir(): string {
-  if (!tempRoot) {
-    const root = mkdtempSync(join(tmpdir(), 'kyc-test-'));
-    tempRoot = root;
-    process.on('exit', () => rmSync(root, { recursive: true, force: true }));
-  }
-  const dir = mkdtempSync(join(tempRoot, 'data-'));
-  mkdirSync(dir, { recursive: true });
-  return dir;
+  tempRoot ??= mkdtempSync(join(tmpdir(), 'kyc-test-'));
+  return mkdtempSync(join(tempRoot, 'data-'));
 }
 
 /** Every log line the service wrote, as text, so tests can search them. */
