@@ -9,6 +9,8 @@ import { migrate } from './migrations.js';
 import { joinContext } from './session-fields.js';
 import type { StoredSessionRow } from './sqlite-journal.js';
 import { SqliteJournal } from './sqlite-journal.js';
+import type { WalCheckpointer } from './wal-checkpointer.js';
+import { startWalCheckpointer } from './wal-checkpointer.js';
 import type { ActivityLog, ActivityQuery, SummaryQuery, SummaryRow, SummarySelection, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
 import { StoreUnavailableError } from './ports.js';
 
@@ -38,6 +40,8 @@ const AGE_PRUNE_INTERVAL_MS = 60_000;
  */
 export const JOURNAL_APPLY_ROWS = 2_000;
 const AGE_PRUNE_BATCH = 10_000;
+/** The WAL's size, in pages, at which the main connection checkpoints it itself (64 MiB at 16 KiB). */
+export const WAL_BOUND_PAGES = 4_000;
 const DAY_MS = 86_400_000;
 
 /**
@@ -58,6 +62,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
   readonly db: DatabaseSync;
   private readonly statements: ReturnType<typeof prepare>;
   private readonly journal: SqliteJournal;
+  readonly checkpointer: WalCheckpointer;
   private readonly saves = new Map<string, () => StoredSession>();
   private readonly removals = new Set<string>();
   private items: ActivityItem[] = [];
@@ -77,6 +82,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
     this.db = openDatabase(this.file, options);
     this.statements = prepare(this.db);
     this.journal = new SqliteJournal(this.db);
+    this.checkpointer = startWalCheckpointer(this.file);
     // What the last process committed but did not apply (it crashed, or stopped mid-batch).
     this.applyJournal();
     if (this.failure !== undefined) {
@@ -232,6 +238,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
     if (this.closed) return;
     this.settle();
     this.closed = true;
+    this.checkpointer.close();
     this.db.close();
   }
 
@@ -242,6 +249,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
     this.items = [];
     this.group = undefined;
     this.closed = true;
+    this.checkpointer.abandon();
     this.db.close();
   }
 
@@ -276,6 +284,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
       }
       oldestId = this.pruneByAge(oldestId);
       this.db.exec('COMMIT');
+      this.checkpointer.committed();
     } catch (error) {
       this.rollback();
       this.failure = `applying the journal failed: ${error instanceof Error ? error.message : String(error)}`;
@@ -339,6 +348,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
       return;
     }
     journal.committed();
+    this.checkpointer.committed();
     this.failure = undefined;
     if (items.length > 0) this.committedId = Number(items.at(-1)!.id);
     group?.resolve();
@@ -425,6 +435,9 @@ function openDatabase(file: string, options: SqliteStoreOptions): DatabaseSync {
     db.exec(`PRAGMA synchronous = ${options.sync === 'full' ? 'FULL' : 'NORMAL'}`);
     // 32 MiB of page cache: the sessions in use and the newest activity stay in memory.
     db.exec('PRAGMA cache_size = -32768');
+    // A worker's connection copies the WAL back (wal-checkpointer.ts); this connection checkpoints
+    // only when the WAL reaches 4,000 pages, a bound if the worker falls behind.
+    db.exec(`PRAGMA wal_autocheckpoint = ${WAL_BOUND_PAGES}`);
     migrate(db);
     // Reading every table and writing once proves the file is a database this process can use.
     db.prepare('SELECT count(*) FROM sessions').get();
