@@ -34,8 +34,8 @@ const ON_DEMAND = new Set(['soak', 'cluster']);
 const runs = (suite: string) => (!only && !ON_DEMAND.has(suite)) || (only?.has(suite) ?? false);
 
 const settings = quick
-  ? { rounds: 1, warmup: 1, duration: 2, scaleDuration: 1, counts: [1_000, 5_000], hibernate: 1, fanoutSeconds: 2, endpointDuration: 1, endpointSessions: 100, restartSessions: 10_000 }
-  : { rounds: 3, warmup: 3, duration: 4, scaleDuration: 2, counts: [1_000, 10_000, 100_000], hibernate: 5, fanoutSeconds: 10, endpointDuration: 3, endpointSessions: 1_000, restartSessions: 100_000 };
+  ? { rounds: 1, ingestionRounds: 1, warmup: 1, duration: 2, scaleDuration: 1, counts: [1_000, 5_000], hibernate: 1, fanoutSeconds: 2, endpointDuration: 1, endpointSessions: 100, restartSessions: 10_000 }
+  : { rounds: 3, ingestionRounds: 5, warmup: 3, duration: 4, scaleDuration: 2, counts: [1_000, 10_000, 100_000], hibernate: 5, fanoutSeconds: 10, endpointDuration: 3, endpointSessions: 1_000, restartSessions: 100_000 };
 
 const RESULTS_START = '<!-- results:start -->';
 const RESULTS_END = '<!-- results:end -->';
@@ -65,14 +65,14 @@ async function main(): Promise<void> {
 
   if (runs('ingestion')) {
     suiteStarted = Date.now();
-    const ingestion = await ingestionSuite({ rounds: settings.rounds, warmupSeconds: settings.warmup, durationSeconds: settings.duration, connections: 50, sessions: 1_000 });
-    say(`### Ingestion: POST /v1/events (50 connections, ${settings.duration} s × ${settings.rounds} interleaved rounds, median)\n\n${ingestion.markdown}\n\nTarget: service (LOG_LEVEL=warn, which logs nothing per request, as bare express) ≥ 0.85 × bare express → ${ingestion.serviceOverExpress.toFixed(2)} ${ingestion.serviceOverExpress >= 0.85 ? '(met)' : '(missed)'}. STORE=sqlite (every answer after its batch is committed) → ${ingestion.sqliteOverMemory.toFixed(2)} × STORE=memory, ${ingestion.sqliteOverBareSqlite.toFixed(2)} × bare express keeping each event in SQLite (itself ${ingestion.bareSqliteOverExpress.toFixed(2)} × bare express). Target: the HTTP layer alone (the service with the session step skipped) within 10% of bare express → ${ingestion.httpLayerOverExpress.toFixed(2)} ${ingestion.httpLayerOverExpress >= 0.9 ? '(met)' : '(missed)'}${took()}`);
+    const ingestion = await ingestionSuite({ rounds: settings.ingestionRounds, warmupSeconds: settings.warmup, durationSeconds: settings.duration, connections: 50, sessions: 1_000 });
+    say(`### Ingestion: POST /v1/events (50 connections, ${settings.duration} s × ${settings.ingestionRounds} interleaved rounds, median)\n\n${ingestion.markdown}\n\nTarget: service (LOG_LEVEL=warn, which logs nothing per request, as bare express) ≥ 0.85 × bare express → ${ingestion.serviceOverExpress.toFixed(2)} ${ingestion.serviceOverExpress >= 0.85 ? '(met)' : '(missed)'}. STORE=sqlite (every answer after its batch is committed) → ${ingestion.sqliteOverMemory.toFixed(2)} × STORE=memory, ${ingestion.sqliteOverBareSqlite.toFixed(2)} × bare express keeping each event in SQLite (itself ${ingestion.bareSqliteOverExpress.toFixed(2)} × bare express). Target: the HTTP layer alone (the service with the session step skipped) within 10% of bare express → ${ingestion.httpLayerOverExpress.toFixed(2)} ${ingestion.httpLayerOverExpress >= 0.9 ? '(met)' : '(missed)'}${took()}`);
   }
 
   if (runs('field-ingestion')) {
     suiteStarted = Date.now();
-    const field = await fieldIngestionSuite({ rounds: settings.rounds, warmupSeconds: settings.warmup, durationSeconds: settings.duration, connections: 50, sessions: 1_000 });
-    say(`### Ingestion over field sessions: POST /v1/events to sessions holding 14 screen schemas and 12 typed fields (about 17 KB of state; 50 connections, ${settings.duration} s × ${settings.rounds} interleaved rounds, median)\n\n${field.markdown}\n\nThe same event as the ingestion suite's; the sessions hold what a deployed SDK's session holds after its start (BENCHMARKS.md, "Seventh round"). STORE=memory → ${field.memoryOverExpress.toFixed(2)} × bare express, STORE=sqlite → ${field.sqliteOverExpress.toFixed(2)}.${took()}`);
+    const field = await fieldIngestionSuite({ rounds: settings.ingestionRounds, warmupSeconds: settings.warmup, durationSeconds: settings.duration, connections: 50, sessions: 1_000 });
+    say(`### Ingestion over field sessions: POST /v1/events to sessions holding 14 screen schemas and 12 typed fields (about 17 KB of state; 50 connections, ${settings.duration} s × ${settings.ingestionRounds} interleaved rounds, median)\n\n${field.markdown}\n\nThe same event as the ingestion suite's; the sessions hold what a deployed SDK's session holds after its start (BENCHMARKS.md, "Seventh round"). STORE=memory → ${field.memoryOverExpress.toFixed(2)} × bare express, STORE=sqlite → ${field.sqliteOverExpress.toFixed(2)}.${took()}`);
   }
 
   if (runs('promotion')) {
