@@ -41,8 +41,8 @@ async function ingestLoop(): Promise<number> {
   const started = process.hrtime.bigint();
   for (let i = 0; i < count; i += 1) {
     const received = EventInSchema.parse(JSON.parse(bodies[i % bodies.length]!));
-    const { event, matchHint } = redactForIngest(received);
-    await system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({ type: 'session.ingest', event, matchHint, at, trace: { trace_id: 't', request_id: 'r' }, reply }));
+    const { event, matchHint, sizes } = redactForIngest(received);
+    await system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({ type: 'session.ingest', event, matchHint, sizes, at, trace: { trace_id: 't', request_id: 'r' }, reply }));
   }
   const elapsed = Number(process.hrtime.bigint() - started);
   system.stop();

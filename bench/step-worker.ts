@@ -31,8 +31,8 @@ if (!gc) throw new Error('run with --expose-gc');
 
 const dataDir = store === 'sqlite' ? mkdtempSync(join(tmpdir(), 'step-bench-')) : undefined;
 const system = await inProcessSystem(store === 'sqlite' ? 'sqlite' : 'memory', dataDir);
-const { event: template, matchHint } = redactForIngest(EventInSchema.parse(JSON.parse(eventBody(benchSessionId(0)))));
-const ids = Array.from({ length: sessions }, (_, n) => benchSessionId(n));
+// Each session's event as the HTTP route hands it over: redacted, with the sizes the pass counted.
+const inputs = Array.from({ length: sessions }, (_, n) => redactForIngest(EventInSchema.parse(JSON.parse(eventBody(benchSessionId(n))))));
 const trace = { trace_id: 't', request_id: 'r' };
 
 /**
@@ -45,8 +45,9 @@ async function ingest(from: number, to: number): Promise<void> {
   for (let start = from; start < to; start += TURN) {
     const asks: Promise<AskResult<IngestResult>>[] = [];
     for (let i = start; i < Math.min(to, start + TURN); i += 1) {
-      const event: RedactedEvent = { ...template, session_id: ids[i % sessions]! };
-      asks.push(system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({ type: 'session.ingest', event, matchHint, at, trace, reply })));
+      const { event: template, matchHint, sizes } = inputs[i % sessions]!;
+      const event: RedactedEvent = { ...template };
+      asks.push(system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({ type: 'session.ingest', event, matchHint, sizes, at, trace, reply })));
     }
     for (const result of await Promise.all(asks)) if (!result.ok) throw new Error(`ingest failed: ${result.reason}`);
   }

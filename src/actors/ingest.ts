@@ -1,8 +1,11 @@
 import type { Trace } from '../domain/activity.js';
 import type { IngestInput } from '../domain/event-redaction.js';
+import { jsonStringSize } from '../domain/json-size.js';
 import type { IngestResult } from '../machines/session.events.js';
 import type { SessionHost } from './session-host.js';
 import type { AskResult } from './supervisor.js';
+
+const SESSION_ID_KEY_BYTES = jsonStringSize('session_id') + 1;
 
 /**
  * The one way an SDK event reaches its session, whatever carried it (HTTP `POST /v1/events`, a
@@ -12,6 +15,11 @@ import type { AskResult } from './supervisor.js';
  */
 export function ingestSdkEvent(supervisor: SessionHost, sessionKey: string, input: IngestInput, trace: Trace): Promise<AskResult<IngestResult>> {
   const { event, matchHint } = input;
-  const stored = event.session_id === sessionKey ? event : { ...event, session_id: sessionKey };
-  return supervisor.ask<IngestResult>(sessionKey, 'create', (reply, at) => ({ type: 'session.ingest', event: stored, matchHint, at, trace, reply }));
+  if (event.session_id === sessionKey) return supervisor.ask<IngestResult>(sessionKey, 'create', (reply, at) => ({ type: 'session.ingest', event, matchHint, at, trace, reply, sizes: input.sizes }));
+  const stored = { ...event, session_id: sessionKey };
+  // The routing key replaced (or added): the event's size moves by the difference.
+  const held = event.session_id;
+  const bytes = input.sizes.bytes + jsonStringSize(sessionKey) - (typeof held === 'string' ? jsonStringSize(held) : -SESSION_ID_KEY_BYTES - 1);
+  const sizes = { ...input.sizes, bytes };
+  return supervisor.ask<IngestResult>(sessionKey, 'create', (reply, at) => ({ type: 'session.ingest', event: stored, matchHint, at, trace, reply, sizes }));
 }

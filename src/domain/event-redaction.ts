@@ -1,7 +1,8 @@
+import { JsonObjectSize, jsonNumberSize, jsonSize, jsonStringSize } from './json-size.js';
 import type { PiiRules, ValueShape } from './pii.js';
-import { DEFAULT_PII_RULES, MAX_SCAN_DEPTH, MAX_SHAPES, maskKeyed, mayHoldIdentity, scrubText } from './pii.js';
+import { DEFAULT_PII_RULES, isOtpName, MAX_SCAN_DEPTH, MAX_SHAPES, maskKeyed, mayHoldIdentity, scrubText } from './pii.js';
 import type { RedactedHint } from './redaction.js';
-import { matchesPattern, redactHint } from './redaction.js';
+import { hintShapeSize, matchesPattern, redactHint } from './redaction.js';
 import type { SdkEvent } from './sdk-event.js';
 
 /**
@@ -24,16 +25,20 @@ export const TOO_DEEP_MARK = '[dropped: too deep]';
 /** The pass's own fields on an event; a client-sent copy is replaced, never trusted. */
 const OWN_FIELDS = new Set(['redacted_fields', 'masked_by', 'shape']);
 
-const OTP_WORD = /(?:^|[^a-z])otp(?:[^a-z]|$)/;
-const isOtpName = (name: string | null | undefined) => typeof name === 'string' && name.length >= 3 && /otp/i.test(name) && OTP_WORD.test(name.toLowerCase());
 
 /** Unix seconds and milliseconds of this era under a key named for a time: a time, not an identifier. */
 const isEpochTime = (value: number) => (value >= 1e9 && value < 5e9) || (value >= 1e12 && value < 5e12);
 const isTimeKey = (key: string) =>
   /^(?:timestamp|ts|time)$/i.test(key) || /[_-](?:at|ts|ms|time|timestamp)$/i.test(key) || /[a-z](?:At|Ts|Ms|Time|Timestamp)$/.test(key);
 
+/**
+ * The pass visits every value it returns, so it also counts their JSON size: `size` is that of the
+ * value `value()` returned last. The session budget reads an event's size from here rather than
+ * stringifying what was just walked (BENCHMARKS.md, "Ninth round").
+ */
 class Walk {
   readonly fields: RedactedField[] = [];
+  size = 0;
   constructor(
     private readonly rules: PiiRules,
     private readonly otp: boolean,
@@ -45,23 +50,41 @@ class Walk {
 
   /** Returns `value` itself when nothing in it changed, so a clean event costs no copies. */
   value(value: unknown, path: string, depth: number, sensitive: boolean, otp: boolean, key = ''): unknown {
-    if (typeof value === 'string') return this.text(value, path, sensitive, otp);
-    if (typeof value === 'number') return this.number(value, path, sensitive, key);
-    if (value === null || typeof value !== 'object') return value;
+    if (typeof value === 'string') {
+      const text = this.text(value, path, sensitive, otp);
+      this.size = jsonStringSize(text);
+      return text;
+    }
+    if (typeof value === 'number') {
+      const number = this.number(value, path, sensitive, key);
+      this.size = typeof number === 'number' ? jsonNumberSize(number) : jsonStringSize(number);
+      return number;
+    }
+    if (value === null || typeof value !== 'object') return this.sized(value);
     if (depth >= MAX_SCAN_DEPTH) {
       this.note(path, { length: 0, digits: 0, letters: 0, kind: 'dropped' });
-      return TOO_DEEP_MARK;
+      return this.sized(TOO_DEEP_MARK);
     }
-    if (value instanceof Error) return this.error(value, path);
+    if (value instanceof Error) return this.sized(this.error(value, path));
     if (Array.isArray(value)) {
       let copy: unknown[] | undefined;
+      let size = value.length > 1 ? value.length + 1 : 2;
       value.forEach((item, index) => {
         const next = this.value(item, `${path}[${index}]`, depth + 1, sensitive, otp);
+        // An array's hole or undefined is written as null.
+        size += next === undefined ? 4 : this.size;
         if (next !== item) (copy ??= value.slice())[index] = next;
       });
+      this.size = size;
       return copy ?? value;
     }
     return this.object(value as Record<string, unknown>, path, depth, sensitive, otp);
+  }
+
+  /** A value measured as it is: a primitive, or what no walk of its own counted. */
+  private sized<T>(value: T): T {
+    this.size = jsonSize(value);
+    return value;
   }
 
   /** A log line's error: its message and stack are text like any other. */
@@ -74,22 +97,32 @@ class Walk {
 
   object(value: Record<string, unknown>, path: string, depth: number, sensitive: boolean, otp: boolean): Record<string, unknown> {
     let changed = false;
+    let renamed = false;
     const entries: [string, unknown][] = [];
+    const size = new JsonObjectSize();
     for (const key in value) {
       if (!Object.hasOwn(value, key)) continue;
       const item = value[key];
-      if (this.rules.isRoutingKey(key)) {
+      const facts = this.rules.keyFacts(key);
+      if (facts.routing) {
         entries.push([key, item]);
+        size.addKeyed(facts.jsonBytes, item, jsonSize(item));
         continue;
       }
-      const safeKey = mayHoldIdentity(key) ? scrubText(key).text : key;
+      const safeKey = facts.mayHoldIdentity ? scrubText(key).text : key;
       const itemPath = path === '' ? safeKey : `${path}.${safeKey}`;
-      const next = this.value(item, itemPath, depth + 1, sensitive || this.rules.isSensitiveKey(key), otp || isOtpName(key), key);
+      const next = this.value(item, itemPath, depth + 1, sensitive || facts.sensitive, otp || facts.otp, key);
       if (next !== item || safeKey !== key) changed = true;
+      if (safeKey !== key) renamed = true;
       entries.push([safeKey, next]);
+      // A renamed key's share is not this; such an object is measured whole below.
+      size.addKeyed(facts.jsonBytes, next, this.size);
     }
     // fromEntries defines own properties, so even a `__proto__` key stays data.
-    return changed ? Object.fromEntries(entries) : value;
+    const result = changed ? Object.fromEntries(entries) : value;
+    // Masked keys may coincide, and the later entry then replaces the earlier: measured whole.
+    this.size = renamed ? jsonSize(result) : size.total;
+    return result;
   }
 
   text(value: string, path: string, sensitive: boolean, otp: boolean): string {
@@ -112,6 +145,15 @@ class Walk {
   }
 }
 
+/** A redacted event and what the session budget needs to know of it. */
+export interface SizedEvent {
+  event: RedactedEvent;
+  /** `JSON.stringify(event).length`. */
+  bytes: number;
+  /** The same of its `properties` (0 when it has none). */
+  propertiesBytes: number;
+}
+
 /**
  * Masks every identity value in `event`: value detectors on every string and large integer at
  * any depth (keys too), key rules on identity-named fields, the hint rule on `hint`. The result
@@ -119,26 +161,56 @@ class Walk {
  * routing key and is left as sent. Pure; never mutates `event`.
  */
 export function redactEvent(event: SdkEvent, rules: PiiRules = DEFAULT_PII_RULES): RedactedEvent {
+  return redactSizedEvent(event, rules).event;
+}
+
+/** `redactEvent`, with the JSON size of what it returns, counted as it walks. */
+export function redactSizedEvent(event: SdkEvent, rules: PiiRules = DEFAULT_PII_RULES): SizedEvent {
   const walk = new Walk(rules, isOtpName(event.component_id) || isOtpName(event.component_type));
   const out: Record<string, unknown> = {};
+  const size = new JsonObjectSize();
+  let propertiesBytes = 0;
+  let renamed = false;
   // Keys walked in place, with no `Object.entries` pairs: every SDK event comes through here.
   for (const key in event) {
     if (!Object.hasOwn(event, key)) continue;
     const item = (event as Record<string, unknown>)[key];
     if (OWN_FIELDS.has(key) || (key === 'hint' && typeof item === 'string')) continue;
-    if (rules.isRoutingKey(key)) {
+    const facts = rules.keyFacts(key);
+    if (facts.routing) {
       out[key] = item;
+      size.addKeyed(facts.jsonBytes, item, jsonSize(item));
       continue;
     }
-    const safeKey = mayHoldIdentity(key) ? scrubText(key).text : key;
-    const value = walk.value(item, safeKey, 1, rules.isSensitiveKey(key), isOtpName(key), key);
+    const safeKey = facts.mayHoldIdentity ? scrubText(key).text : key;
+    const value = walk.value(item, safeKey, 1, facts.sensitive, facts.otp, key);
+    if (safeKey !== key) renamed = true;
     // A `__proto__` key must stay data, not become the prototype.
     if (safeKey === '__proto__') Object.defineProperty(out, safeKey, { value, enumerable: true, writable: true, configurable: true });
     else out[safeKey] = value;
+    size.addKeyed(facts.jsonBytes, value, walk.size);
+    if (safeKey === 'properties') propertiesBytes = walk.size;
   }
-  if (typeof event.hint === 'string') Object.assign(out, hintFields(event));
-  if (walk.fields.length > 0) out.redacted_fields = walk.fields;
-  return out as RedactedEvent;
+  if (typeof event.hint === 'string') {
+    const fields = hintFields(event);
+    size.add('hint', fields.hint, jsonStringSize(fields.hint));
+    if ('masked' in fields) {
+      // `masked` as sent is replaced in place.
+      if (Object.hasOwn(out, 'masked')) size.remove('masked', out.masked);
+      size.add('masked', true, 4);
+      if (fields.masked_by !== undefined) size.add('masked_by', fields.masked_by, jsonStringSize(fields.masked_by));
+      if (fields.shape !== undefined) size.add('shape', fields.shape, hintShapeSize(fields.shape));
+    }
+    Object.assign(out, fields);
+  }
+  if (walk.fields.length > 0) {
+    out.redacted_fields = walk.fields;
+    size.add('redacted_fields', walk.fields, jsonSize(walk.fields));
+  }
+  // Masked keys may coincide, the later replacing the earlier: such an event is measured whole.
+  const bytes = renamed ? jsonSize(out) : size.total;
+  if (renamed) propertiesBytes = jsonSize(out.properties);
+  return { event: out as RedactedEvent, bytes, propertiesBytes };
 }
 
 function hintFields(event: SdkEvent): RedactedHint | { hint: string } {
@@ -161,12 +233,20 @@ export function hintMatcher(event: SdkEvent, stored: RedactedEvent): ((pattern: 
 export interface IngestInput {
   event: RedactedEvent;
   matchHint: ((pattern: string) => boolean | undefined) | undefined;
+  /** The event's JSON sizes, for the session budget. */
+  sizes: EventSizes;
+}
+
+/** What the session budget knows of an event before it reaches the session. */
+export interface EventSizes {
+  bytes: number;
+  propertiesBytes: number;
 }
 
 /** What a `session.ingest` command carries, from an event as received: every ingest path calls this. */
 export function redactForIngest(received: SdkEvent, rules: PiiRules = DEFAULT_PII_RULES): IngestInput {
-  const event = redactEvent(received, rules);
-  return { event, matchHint: hintMatcher(received, event) };
+  const { event, bytes, propertiesBytes } = redactSizedEvent(received, rules);
+  return { event, matchHint: hintMatcher(received, event), sizes: { bytes, propertiesBytes } };
 }
 
 /** For any other client-sent text the service keeps or logs (a screen name, a trigger signal). */

@@ -3,6 +3,7 @@
  * identifiers of Indian KYC, and key rules for fields that hold identity values whatever they
  * look like. Both are data; a deployment adds keys with PII_EXTRA_KEYS.
  */
+import { jsonStringSize } from './json-size.js';
 
 export type PiiKind =
   | 'email'
@@ -150,7 +151,25 @@ export const MAX_SHAPES = 32;
 export interface PiiRules {
   isSensitiveKey(key: string): boolean;
   isRoutingKey(key: string): boolean;
+  /** All the redaction pass asks of a key, worked out once per distinct key. */
+  keyFacts(key: string): KeyFacts;
 }
+
+/** What a key is to the redaction pass. Pure functions of the key, so remembered per key. */
+export interface KeyFacts {
+  routing: boolean;
+  sensitive: boolean;
+  /** Names an OTP field: its values are read as OTPs. */
+  otp: boolean;
+  /** The key itself could hold an identity value, so it is scanned like any text. */
+  mayHoldIdentity: boolean;
+  /** The key's share of an object's JSON: quoted, escaped, and its colon. */
+  jsonBytes: number;
+}
+
+const OTP_WORD = /(?:^|[^a-z])otp(?:[^a-z]|$)/;
+/** A field or component named for an OTP ("otp", "otp_input", "enterOtp"), not merely containing the letters. */
+export const isOtpName = (name: string | null | undefined) => typeof name === 'string' && name.length >= 3 && /otp/i.test(name) && OTP_WORD.test(name.toLowerCase());
 
 /** Extra keys must read as keys: a typo such as a stray comma should not silently match nothing. */
 export const EXTRA_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9 _-]{0,63}$/;
@@ -163,20 +182,22 @@ const ROUTING = 2;
 export function createPiiRules(extraKeys: readonly string[] = []): PiiRules {
   const sensitive = new Set([...SENSITIVE_KEYS, ...extraKeys].map(normalizeKey));
   const routing = new Set(ROUTING_KEYS);
-  // Normalising a key costs more than the rest of its check: each key is classified once.
-  const seen = new Map<string, number>();
-  const classify = (key: string): number => {
-    let kind = seen.get(key);
-    if (kind === undefined) {
-      kind = routing.has(key) ? ROUTING : sensitive.has(normalizeKey(key)) ? SENSITIVE : 0;
+  // Normalising a key costs more than the rest of its check: each key is looked at once.
+  const seen = new Map<string, KeyFacts>();
+  const keyFacts = (key: string): KeyFacts => {
+    let facts = seen.get(key);
+    if (facts === undefined) {
+      const kind = routing.has(key) ? ROUTING : sensitive.has(normalizeKey(key)) ? SENSITIVE : 0;
+      facts = { routing: kind === ROUTING, sensitive: kind === SENSITIVE, otp: isOtpName(key), mayHoldIdentity: mayHoldIdentity(key), jsonBytes: jsonStringSize(key) + 1 };
       if (seen.size >= KEY_CACHE_SIZE) seen.clear();
-      seen.set(key, kind);
+      seen.set(key, facts);
     }
-    return kind;
+    return facts;
   };
   return {
-    isSensitiveKey: (key) => classify(key) === SENSITIVE,
-    isRoutingKey: (key) => classify(key) === ROUTING,
+    isSensitiveKey: (key) => keyFacts(key).sensitive,
+    isRoutingKey: (key) => keyFacts(key).routing,
+    keyFacts,
   };
 }
 

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
 import type { ValueShape } from './pii.js';
+import { jsonNumberSize, jsonStringSize } from './json-size.js';
 import { maskValue, maskWhole, scrubText, shapeOf } from './pii.js';
 
 export { maskValue } from './pii.js';
@@ -27,6 +28,16 @@ const MAX_LABEL_CHARS = 32;
 
 export interface HintShape extends ValueShape {
   matches_pattern?: boolean;
+}
+
+const SHAPE_KEYS = { length: jsonStringSize('length') + 1, digits: jsonStringSize('digits') + 1, letters: jsonStringSize('letters') + 1, kind: jsonStringSize('kind') + 1, matches: jsonStringSize('matches_pattern') + 1 };
+
+/** A shape's JSON size from its known fields: every shape is built here or in pii.ts, never taken from a client. */
+export function hintShapeSize(shape: HintShape): number {
+  let size = 2 + SHAPE_KEYS.length + jsonNumberSize(shape.length) + 1 + SHAPE_KEYS.digits + jsonNumberSize(shape.digits) + 1 + SHAPE_KEYS.letters + jsonNumberSize(shape.letters);
+  if (shape.kind !== undefined) size += 1 + SHAPE_KEYS.kind + jsonStringSize(shape.kind);
+  if (shape.matches_pattern !== undefined) size += 1 + SHAPE_KEYS.matches + (shape.matches_pattern ? 4 : 5);
+  return size;
 }
 
 export interface RedactedHint {

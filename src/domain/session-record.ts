@@ -1,8 +1,10 @@
 import { own } from './own.js';
 import type { HintShape } from './redaction.js';
-import type { RedactedEvent } from './event-redaction.js';
+import { hintShapeSize } from './redaction.js';
+import type { EventSizes, RedactedEvent } from './event-redaction.js';
 import type { RegisteredSchema } from './screen-schema.js';
 import { schemaIndex } from './schema-index.js';
+import { jsonNumberSize, jsonSize, jsonStringSize, JsonObjectSize } from './json-size.js';
 import { schemaFromEvent, screenKey } from './screen-schema.js';
 import type { SdkEvent } from './sdk-event.js';
 import { AGENT_EVENT_TYPES, EventInSchema, KNOWN_EVENT_TYPES } from './sdk-event.js';
@@ -113,6 +115,8 @@ export interface IngestOptions {
   matchHint?: HintMatcher | undefined;
   /** SESSION_MAX_BYTES: what the record may hold; see `withinBudget` for what gives way. */
   maxBytes: number;
+  /** The event's JSON sizes as the redaction pass counted them; measured here when not given. */
+  sizes?: EventSizes | undefined;
 }
 
 const present = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined;
@@ -137,6 +141,26 @@ function withSchemaMatch(record: SessionRecord, event: RedactedEvent, matchHint:
   const pattern = patternFor(record, event.component_id ?? undefined, screen);
   const matches = pattern === undefined ? undefined : matchHint(pattern);
   return matches === undefined ? event : { ...event, shape: { ...shape, matches_pattern: matches } };
+}
+
+/** `,"matches_pattern":true` or `false` added to a shape that has other fields. */
+const MATCH_ENTRY_BYTES = 1 + jsonStringSize('matches_pattern') + 1;
+const TIMESTAMP_KEY_BYTES = jsonStringSize('timestamp') + 1;
+
+/**
+ * The JSON size of the stored event from the redaction pass's count of the event received: the
+ * shape may have gained `matches_pattern`, and the timestamp been filled in.
+ */
+function storedBytes(incoming: RedactedEvent, matched: RedactedEvent, stored: SdkEvent, sizes: EventSizes | undefined): number {
+  if (sizes === undefined) return jsonSize(stored);
+  let bytes = sizes.bytes;
+  if (matched !== incoming) bytes += MATCH_ENTRY_BYTES + ((matched.shape as HintShape).matches_pattern ? 4 : 5);
+  if (stored !== matched) {
+    const sent = (matched as Record<string, unknown>).timestamp;
+    // A null is replaced in place; undefined or absent, the field is new (and the event not empty).
+    bytes += sent === null ? jsonNumberSize(stored.timestamp as number) - 4 : 1 + TIMESTAMP_KEY_BYTES + jsonNumberSize(stored.timestamp as number);
+  }
+  return bytes;
 }
 
 function upsertHint(hints: ComponentHint[], next: ComponentHint): ComponentHint[] {
@@ -202,6 +226,7 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
   const { at } = options;
   const redacted = withSchemaMatch(record, incoming, options.matchHint);
   const stored: SdkEvent = present(redacted.timestamp) ? redacted : { ...redacted, timestamp: Math.floor(at / 1000) };
+  const latestBytes = storedBytes(incoming, redacted, stored, options.sizes);
   const screen = stored.screen ?? stored.screen_id;
   const next: EventPatch = {
     latest_event: stored,
@@ -228,10 +253,12 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
     } as ComponentHint;
     if (stored.masked_by === 'server') hint.masked_by = 'server';
     if (stored.shape) hint.shape = stored.shape as HintShape;
-    if (stored.properties && jsonSize(stored.properties) <= MAX_HINT_PROPERTIES_BYTES) hint.properties = stored.properties;
+    // The redaction pass measured the properties; the stored event's are the same object.
+    const propertiesBytes = stored.properties ? (options.sizes ? options.sizes.propertiesBytes : jsonSize(stored.properties)) : 0;
+    if (stored.properties && propertiesBytes <= MAX_HINT_PROPERTIES_BYTES) hint.properties = stored.properties;
     hint.updated_at = at;
     // The hint's JSON size without `bytes` itself, as stored.
-    hint.bytes = jsonSize(hint);
+    hint.bytes = hintBytes(hint, propertiesBytes);
     next.component_hints = upsertHint(record.component_hints, hint);
   }
 
@@ -267,7 +294,7 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
   }
 
   const warnings = KNOWN_EVENT_TYPES.has(stored.event) ? [] : ['unknown_event_type'];
-  const budgeted = withinBudget(next, options.maxBytes, true);
+  const budgeted = withinBudget(next, options.maxBytes, true, latestBytes);
   if (budgeted.trimmed) warnings.push('session_budget_exceeded');
   if (schemaPush && !own(budgeted.record.schemas, screenKey(schemaPush.screen_id))) schemaPush = undefined;
   return { patch: budgeted.record, stored, schemaPush, warnings };
@@ -275,18 +302,25 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
 
 /** Fields of an event the service knows (the schema's and what redaction adds); the rest are kept verbatim, budget allowing. */
 const KNOWN_EVENT_FIELDS = new Set([...Object.keys(EventInSchema.shape), 'masked_by', 'shape']);
+/** A hint's JSON size from its parts: each of its fields is a string, a boolean, null or a small object, but its properties, measured before. */
+function hintBytes(hint: ComponentHint, propertiesBytes: number): number {
+  const size = new JsonObjectSize();
+  size.add('component_id', hint.component_id, jsonStringSize(hint.component_id));
+  size.add('component_type', hint.component_type, nullableStringSize(hint.component_type));
+  size.add('screen', hint.screen, nullableStringSize(hint.screen));
+  size.add('hint', hint.hint, jsonStringSize(hint.hint));
+  size.add('masked', hint.masked, hint.masked ? 4 : 5);
+  if (hint.masked_by !== undefined) size.add('masked_by', hint.masked_by, jsonStringSize(hint.masked_by));
+  if (hint.shape !== undefined) size.add('shape', hint.shape, hintShapeSize(hint.shape));
+  if (hint.properties !== undefined) size.add('properties', hint.properties, propertiesBytes);
+  size.add('updated_at', hint.updated_at, jsonNumberSize(hint.updated_at));
+  return size.total;
+}
+
+const nullableStringSize = (text: string | null): number => (text === null ? 4 : jsonStringSize(text));
+
 /** Marks a `latest_event` that lost fields to the session budget. */
 export const TRIMMED_MARK = '_trimmed';
-
-/**
- * What a value holds, as its JSON length. Native `JSON.stringify` builds a string it throws away,
- * and still beat a walk of the value that built none: the walk, called on events, hints and
- * properties of every shape, ran megamorphic at 3-4 µs an event against 1-1.5 µs, and over HTTP
- * the service spent 11 µs more CPU a request with it (BENCHMARKS.md, "Fourth round").
- */
-function jsonSize(value: unknown): number {
-  return JSON.stringify(value)?.length ?? 0;
-}
 
 const jsonBytes = (value: unknown): number => (value === null ? 0 : jsonSize(value));
 
@@ -322,11 +356,13 @@ export function withinBudget<R extends Pick<SessionRecord, 'latest_event' | 'com
   maxBytes: number,
   /** The caller's own fresh object: when nothing gives way, its `held_bytes` is set in place. */
   owned = false,
+  /** The JSON size of `latest_event`, when the caller knows it. */
+  knownLatestBytes?: number,
 ): { record: R; trimmed: boolean } {
   let latest = record.latest_event;
   let hints = record.component_hints;
   let schemas = record.schemas;
-  let latestBytes = jsonBytes(latest);
+  let latestBytes = knownLatestBytes ?? jsonBytes(latest);
   let heldHintBytes = 0;
   for (const hint of hints) heldHintBytes += hint.bytes;
   let schemaBytes = schemaIndex(schemas).bytes;

@@ -4,7 +4,7 @@ import type { FlowProgress, SessionFlow } from '../domain/flow.js';
 import type { KnowledgeBase } from '../domain/kyc-knowledge.js';
 import type { PopupDecision } from '../domain/popup.js';
 import type { SdkConfigOverrides } from '../domain/sdk-config.js';
-import type { RedactedEvent } from '../domain/event-redaction.js';
+import type { EventSizes, RedactedEvent } from '../domain/event-redaction.js';
 import type { HintMatcher } from '../domain/session-record.js';
 import type { TriggerDecision, TriggerSignals } from '../domain/trigger-policy.js';
 
@@ -27,6 +27,8 @@ export type SessionCommand =
       event: RedactedEvent;
       /** From `hintMatcher`; a function, so no log, snapshot or inspection carries the raw hint. */
       matchHint?: HintMatcher | undefined;
+      /** The event's JSON sizes, counted by the redaction pass; measured in the session when absent. */
+      sizes?: EventSizes | undefined;
       at: number;
       trace: Trace;
       reply: Reply<IngestResult>;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redactEvent, redactValue } from '../../src/domain/event-redaction.js';
+import { redactEvent, redactSizedEvent, redactValue } from '../../src/domain/event-redaction.js';
 import { scrubText } from '../../src/domain/pii.js';
 import { EventInSchema } from '../../src/domain/sdk-event.js';
 import { plantedEvent } from '../support/identity-events.js';
@@ -65,5 +65,46 @@ describe('redactEvent: properties over generated events', () => {
       }),
       { numRuns: 1000, seed: SEED },
     );
+  });
+});
+
+const sizeOf = (value: unknown) => JSON.stringify(value)?.length ?? 0;
+
+/** Any field an SDK may send, known or not, with keys and values that redaction changes, escapes and JSON's odd characters. */
+const anyBody = fc
+  .record({
+    known: fc.record(
+      {
+        screen: fc.string({ maxLength: 8 }),
+        component_id: fc.constantFrom('pan_field', 'otp_input', 'email'),
+        component_type: fc.constantFrom('text_input', 'checkbox', 'otp'),
+        hint: fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('ABCDE1234F', 'a@b.co', '9876543210', 'checked', '1990-01-01')),
+        masked: fc.oneof(fc.boolean(), fc.constant(null)),
+        timestamp: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 2e9 })),
+        shape: fc.constant({ length: 1 }),
+        masked_by: fc.constant('client'),
+        redacted_fields: fc.constant([]),
+      },
+      { requiredKeys: [] },
+    ),
+    // Keys holding identity values are masked, and two can become the same key.
+    extra: fc.dictionary(fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('ABCDE1234F', 'ZYXWV1234F', 'ABCDE1234G', 'x@y.io', '__proto__', 'a"\\b')), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }),
+    properties: fc.option(fc.dictionary(fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('pan', 'session_id', 'ABCDE1234F', 'ZYXWV1234F')), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }), { nil: undefined }),
+  })
+  .map(({ known, extra, properties }) => ({ ...extra, session_id: 's1', event: 'component_input', ...known, ...(properties === undefined ? {} : { properties }) }));
+
+describe('redactSizedEvent: the size the pass counts is that of what it returns', () => {
+  it('for any event, planted identity values and all, equals JSON.stringify of the redacted event and of its properties', () => {
+    const check = (body: unknown) => {
+      const parsed = EventInSchema.safeParse(body);
+      // Every generated body is one the API accepts.
+      expect(parsed.success).toBe(true);
+      if (!parsed.success) return;
+      const { event, bytes, propertiesBytes } = redactSizedEvent(parsed.data);
+      expect(bytes).toBe(sizeOf(event));
+      expect(propertiesBytes).toBe(event.properties === undefined ? 0 : sizeOf(event.properties));
+    };
+    fc.assert(fc.property(anyBody, check), { numRuns: 3000, seed: SEED });
+    fc.assert(fc.property(plantedEvent(fc.constant('s1')), ({ body }) => check(body)), { numRuns: 1000, seed: SEED });
   });
 });

@@ -88,3 +88,41 @@ describe('a hint matched against the schemas', () => {
     expect(matched(record)).toBe(false);
   });
 });
+
+describe('the sizes the redaction pass counted, carried to the session', () => {
+  const exact = (record: SessionRecord) => {
+    for (const { bytes, ...held } of record.component_hints) expect(bytes).toBe(JSON.stringify(held).length);
+    const hints = record.component_hints.reduce((total, hint) => total + hint.bytes, 0);
+    const schemas = Object.values(record.schemas).reduce((total, schema) => total + schema.bytes, 0);
+    expect(record.held_bytes).toBe(JSON.stringify(record.latest_event).length + hints + schemas);
+  };
+  const typedEvent = fc.record(
+    {
+      component_id: fc.constantFrom('id_field', 'other_field'),
+      component_type: fc.constantFrom('text_input', 'checkbox'),
+      hint: fc.constantFrom('ABCDE1234F', 'abcde', 'a"b\\c', '12', 'checked'),
+      masked: fc.oneof(fc.boolean(), fc.constant(null)),
+      // Absent, null or sent: the session fills in what is missing.
+      timestamp: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 2_000_000_000 })),
+      screen: fc.constantFrom('review', 'other'),
+      // Small properties are kept on the hint, large ones not.
+      properties: fc.dictionary(fc.string({ maxLength: 4 }), fc.oneof(fc.string({ maxLength: 400 }), fc.integer(), fc.constant('é\u0001')), { maxKeys: 4 }),
+    },
+    { requiredKeys: ['component_id', 'hint'] },
+  );
+
+  it('keep every hint and the session exactly at their JSON sizes: timestamps filled in, schema matches added, properties kept or not', () => {
+    fc.assert(
+      fc.property(fc.array(typedEvent, { minLength: 1, maxLength: 12 }), (events) => {
+        // A schema whose pattern the hints are matched against, so stored shapes gain `matches_pattern`.
+        let record = applyEvent(newSessionRecord('s1', 0), schemaOn('review', '[A-Z]{5}[0-9]{4}[A-Z]').event, { at: 1, schemaRegistry: true, maxBytes: 1 << 30 }).record;
+        events.forEach((body, index) => {
+          const { event, matchHint, sizes } = redactForIngest(EventInSchema.parse({ session_id: 's1', event: 'component_input', ...body }));
+          record = applyEvent(record, event, { at: 1_795_000_000_000 + index, schemaRegistry: true, maxBytes: 1 << 30, matchHint, sizes }).record;
+          exact(record);
+        });
+      }),
+      { numRuns: 300, seed: 7 },
+    );
+  });
+});

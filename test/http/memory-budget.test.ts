@@ -15,6 +15,19 @@ const stuffing = (bytes: number): Record<string, string> =>
 const FILLER = stuffing(60_000);
 
 describe('per-session budget (SESSION_MAX_BYTES)', () => {
+  it('counts what a session holds at its exact JSON size, a legacy "unknown" session keyed per user included', async () => {
+    const h = createHarness();
+    const body = { event: 'component_input', user_id: 'u-7', screen: 'pan_details', component_id: 'pan', component_type: 'text_input', hint: 'ABCDE1234F', properties: { field_status: 'FILLED' } };
+    for (const sessionId of ['s1', 'unknown', 'UNKNOWN']) {
+      expect((await post(h, { session_id: sessionId, ...body })).status).toBe(200);
+      const key = sessionId === 's1' ? 's1' : 'unknown:u-7';
+      const { context } = h.system.supervisor.snapshot(key)!;
+      expect(context.latest_event?.session_id).toBe(key);
+      const hints = context.component_hints.reduce((total, hint) => total + hint.bytes, 0);
+      expect(held(h, key)).toBe(JSON.stringify(context.latest_event).length + hints);
+    }
+  });
+
   it('a 60 KB unknown field: latest_event keeps its known fields and a marker, the session keeps the rest', async () => {
     const h = createHarness({ env: { SESSION_MAX_BYTES: '16384' } });
     expect((await post(h, { session_id: 's1', event: 'component_input', component_id: 'pan', component_type: 'text_input', hint: 'ABCDE1234F', screen: 'pan_details' })).status).toBe(200);
