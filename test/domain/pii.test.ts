@@ -82,6 +82,20 @@ describe('key rules', () => {
     }
   });
 
+  it('answers everything the pass asks of a key at once, remembering field names but not keys longer than any', () => {
+    const rules = createPiiRules(['employee_code']);
+    expect(rules.keyFacts('employeeCode')).toEqual({ routing: false, sensitive: true, otp: false, mayHoldIdentity: false, jsonBytes: 15 });
+    expect(rules.keyFacts('session_id')).toMatchObject({ routing: true, sensitive: false });
+    expect(rules.keyFacts('enter_otp')).toMatchObject({ otp: true, sensitive: false });
+    expect(rules.keyFacts('ABCDE1234F')).toMatchObject({ mayHoldIdentity: true });
+    expect(rules.keyFacts('a"b')).toMatchObject({ jsonBytes: 7 });
+    expect(rules.keyFacts('employeeCode')).toBe(rules.keyFacts('employeeCode'));
+    // A client's long keys are not kept: each is worked out again, to the same answers.
+    const long = `${'a'.repeat(70)}_otp`;
+    expect(rules.keyFacts(long)).toEqual({ routing: false, sensitive: false, otp: true, mayHoldIdentity: false, jsonBytes: long.length + 3 });
+    expect(rules.keyFacts(long)).not.toBe(rules.keyFacts(long));
+  });
+
   it('takes extra keys from the deployment', () => {
     const rules = createPiiRules(['employee_code', 'ckycNumber']);
     expect(rules.isSensitiveKey('employeeCode')).toBe(true);
