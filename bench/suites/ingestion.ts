@@ -1,22 +1,48 @@
 import type { InterleavedOptions, InterleavedTarget } from '../lib/interleaved.js';
 import { measureInterleaved } from '../lib/interleaved.js';
+import type { ServerProcess } from '../lib/processes.js';
+import { runLoad } from '../lib/processes.js';
 import { median, ratio, round, table } from '../lib/stats.js';
 import { startBareExpress, startBareExpressSqlite, startBareNode, startService, startServiceHttpLayer } from '../lib/targets.js';
 
-export type IngestionOptions = InterleavedOptions;
+export interface IngestionOptions extends InterleavedOptions {
+  /** Sessions the service holds in its "many sessions" rows: the load's active ones and the rest idle. */
+  sessionsHeld: number;
+}
+
+/** One event to each of `sessions` sessions, one after another: they stay held while the load touches the first `options.sessions`. */
+const holdSessions = (sessions: number) => async (server: ServerProcess) => {
+  await runLoad({ url: server.url, method: 'POST', path: '/v1/events', connections: 50, body: 'event', sessions, sequential: true, amount: sessions });
+};
 
 /**
  * POST /v1/events on the service vs a bare express app vs bare node:http: same body, same load
  * generator settings, interleaved round by round so drift on a shared machine hits all of them.
+ * The service is measured with the load's 1,000 sessions alone and holding `sessionsHeld` (the
+ * rest idle, as most of a day's sessions are), on both stores.
  * STORE=sqlite is also set beside bare express keeping each event in SQLite, the floor of any
  * durable ingest on this engine.
  */
 export async function ingestionSuite(
   options: IngestionOptions,
-): Promise<{ markdown: string; serviceOverExpress: number; sqliteOverMemory: number; sqliteOverBareSqlite: number; bareSqliteOverExpress: number; httpLayerOverExpress: number }> {
+): Promise<{
+  markdown: string;
+  serviceOverExpress: number;
+  sqliteOverExpress: number;
+  heldOverExpress: number;
+  sqliteHeldOverExpress: number;
+  sqliteOverMemory: number;
+  sqliteOverBareSqlite: number;
+  bareSqliteOverExpress: number;
+  httpLayerOverExpress: number;
+}> {
+  const held = options.sessionsHeld.toLocaleString('en-US');
+  const heldEnv = { LOG_LEVEL: 'warn', MAX_SESSIONS: String(options.sessionsHeld * 2) };
   const targets: InterleavedTarget[] = [
     { name: 'service (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn' }) },
     { name: 'service, STORE=sqlite (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn', STORE: 'sqlite' }) },
+    { name: `service holding ${held} sessions (LOG_LEVEL=warn)`, start: () => startService(heldEnv), prepare: holdSessions(options.sessionsHeld) },
+    { name: `service, STORE=sqlite, holding ${held} sessions (LOG_LEVEL=warn)`, start: () => startService({ ...heldEnv, STORE: 'sqlite' }), prepare: holdSessions(options.sessionsHeld) },
     { name: 'service HTTP layer alone (session step skipped)', start: () => startServiceHttpLayer() },
     { name: 'bare express 5', start: () => startBareExpress() },
     { name: 'bare express 5 + SQLite (one row per event, group commit)', start: startBareExpressSqlite },
@@ -42,11 +68,16 @@ export async function ingestionSuite(
   );
   const memory = summary.find((s) => s.name === 'service (LOG_LEVEL=warn)')!;
   const sqlite = summary.find((s) => s.name === 'service, STORE=sqlite (LOG_LEVEL=warn)')!;
+  const memoryHeld = summary.find((s) => s.name === `service holding ${held} sessions (LOG_LEVEL=warn)`)!;
+  const sqliteHeld = summary.find((s) => s.name === `service, STORE=sqlite, holding ${held} sessions (LOG_LEVEL=warn)`)!;
   const httpLayer = summary.find((s) => s.name.startsWith('service HTTP layer'))!;
   const bareSqlite = summary.find((s) => s.name.startsWith('bare express 5 + SQLite'))!;
   return {
     markdown,
     serviceOverExpress: memory.rps / express.rps,
+    sqliteOverExpress: sqlite.rps / express.rps,
+    heldOverExpress: memoryHeld.rps / express.rps,
+    sqliteHeldOverExpress: sqliteHeld.rps / express.rps,
     sqliteOverMemory: sqlite.rps / memory.rps,
     sqliteOverBareSqlite: sqlite.rps / bareSqlite.rps,
     bareSqliteOverExpress: bareSqlite.rps / express.rps,
