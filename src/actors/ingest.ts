@@ -5,8 +5,6 @@ import type { IngestResult } from '../machines/session.events.js';
 import type { SessionHost } from './session-host.js';
 import type { AskResult } from './supervisor.js';
 
-const SESSION_ID_KEY_BYTES = jsonStringSize('session_id') + 1;
-
 /**
  * The one way an SDK event reaches its session, whatever carried it (HTTP `POST /v1/events`, a
  * WebSocket `control_state` frame): anything done to every event on arrival belongs here. The
@@ -17,9 +15,7 @@ export function ingestSdkEvent(supervisor: SessionHost, sessionKey: string, inpu
   const { event, matchHint } = input;
   if (event.session_id === sessionKey) return supervisor.ask<IngestResult>(sessionKey, 'create', (reply, at) => ({ type: 'session.ingest', event, matchHint, at, trace, reply, sizes: input.sizes }));
   const stored = { ...event, session_id: sessionKey };
-  // The routing key replaced (or added): the event's size moves by the difference.
-  const held = event.session_id;
-  const bytes = input.sizes.bytes + jsonStringSize(sessionKey) - (typeof held === 'string' ? jsonStringSize(held) : -SESSION_ID_KEY_BYTES - 1);
-  const sizes = { ...input.sizes, bytes };
+  // The routing key replaced: the event's size moves by the difference.
+  const sizes = { ...input.sizes, bytes: input.sizes.bytes + jsonStringSize(sessionKey) - jsonStringSize(event.session_id) };
   return supervisor.ask<IngestResult>(sessionKey, 'create', (reply, at) => ({ type: 'session.ingest', event: stored, matchHint, at, trace, reply, sizes }));
 }

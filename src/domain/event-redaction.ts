@@ -25,7 +25,6 @@ export const TOO_DEEP_MARK = '[dropped: too deep]';
 /** The pass's own fields on an event; a client-sent copy is replaced, never trusted. */
 const OWN_FIELDS = new Set(['redacted_fields', 'masked_by', 'shape']);
 
-
 /** Unix seconds and milliseconds of this era under a key named for a time: a time, not an identifier. */
 const isEpochTime = (value: number) => (value >= 1e9 && value < 5e9) || (value >= 1e12 && value < 5e12);
 const isTimeKey = (key: string) =>

@@ -302,7 +302,8 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
 
 /** Fields of an event the service knows (the schema's and what redaction adds); the rest are kept verbatim, budget allowing. */
 const KNOWN_EVENT_FIELDS = new Set([...Object.keys(EventInSchema.shape), 'masked_by', 'shape']);
-/** A hint's JSON size from its parts: each of its fields is a string, a boolean, null or a small object, but its properties, measured before. */
+
+/** A hint's JSON size from its parts (strings, a boolean, a number, the shape), with its properties' size as measured before. */
 function hintBytes(hint: ComponentHint, propertiesBytes: number): number {
   const size = new JsonObjectSize();
   size.add('component_id', hint.component_id, jsonStringSize(hint.component_id));
