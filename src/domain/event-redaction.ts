@@ -145,12 +145,8 @@ class Walk {
 }
 
 /** A redacted event and what the session budget needs to know of it. */
-export interface SizedEvent {
+export interface SizedEvent extends EventSizes {
   event: RedactedEvent;
-  /** `JSON.stringify(event).length`. */
-  bytes: number;
-  /** The same of its `properties` (0 when it has none). */
-  propertiesBytes: number;
 }
 
 /**
@@ -238,7 +234,9 @@ export interface IngestInput {
 
 /** What the session budget knows of an event before it reaches the session. */
 export interface EventSizes {
+  /** `JSON.stringify(event).length`. */
   bytes: number;
+  /** The same of its `properties` (0 when it has none). */
   propertiesBytes: number;
 }
 

@@ -177,8 +177,6 @@ export const EXTRA_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9 _-]{0,63}$/;
 /** Distinct keys remembered per rule set: clients repeat the same few, and the bound keeps memory flat. */
 const KEY_CACHE_SIZE = 4096;
 const MAX_REMEMBERED_KEY = 64;
-const SENSITIVE = 1;
-const ROUTING = 2;
 
 export function createPiiRules(extraKeys: readonly string[] = []): PiiRules {
   const sensitive = new Set([...SENSITIVE_KEYS, ...extraKeys].map(normalizeKey));
@@ -186,8 +184,9 @@ export function createPiiRules(extraKeys: readonly string[] = []): PiiRules {
   // Normalising a key costs more than the rest of its check: each key is looked at once.
   const seen = new Map<string, KeyFacts>();
   const factsOf = (key: string): KeyFacts => {
-    const kind = routing.has(key) ? ROUTING : sensitive.has(normalizeKey(key)) ? SENSITIVE : 0;
-    return { routing: kind === ROUTING, sensitive: kind === SENSITIVE, otp: isOtpName(key), mayHoldIdentity: mayHoldIdentity(key), jsonBytes: jsonStringSize(key) + 1 };
+    // A routing key is never also sensitive: it is passed through as sent.
+    const isRouting = routing.has(key);
+    return { routing: isRouting, sensitive: !isRouting && sensitive.has(normalizeKey(key)), otp: isOtpName(key), mayHoldIdentity: mayHoldIdentity(key), jsonBytes: jsonStringSize(key) + 1 };
   };
   const keyFacts = (key: string): KeyFacts => {
     // A key longer than any field name is worked out each time: remembered, 4,096 of them could hold a client's 64 KiB bodies.

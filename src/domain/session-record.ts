@@ -327,7 +327,7 @@ const jsonBytes = (value: unknown): number => (value === null ? 0 : jsonSize(val
 
 function failureBytes(failure: ValidationFailure | null): number {
   if (!failure) return 0;
-  // Strings only, summed: a failure is small and replaced whole, not worth a stringify per event.
+  // Strings only, summed: a failure is small and replaced whole, not worth measuring whole per event.
   let bytes = 128;
   for (const text of [failure.screen, failure.component_id, failure.component_type, failure.failure_reason_code, failure.validation_rule_id, failure.expected_pattern, failure.hint]) {
     bytes += text?.length ?? 0;

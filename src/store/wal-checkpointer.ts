@@ -25,7 +25,7 @@ export interface WalCheckpointer {
   close(): void;
   /** Stops the worker without waiting, as a crash would (tests of restart). */
   abandon(): void;
-  /** The checkpoints this worker has finished, and the last one's outcome (for tests and health). */
+  /** The checkpoints this worker has finished, and the last one's outcome (tests). */
   readonly done: { count: number; last: CheckpointOutcome | undefined };
   /** Resolves when the worker finishes its next checkpoint (tests). */
   next(): Promise<CheckpointOutcome>;
@@ -52,7 +52,8 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const closedFlag = new Int32Array(workerData.closed);
 const emitWarning = process.emitWarning.bind(process);
-// Node 22 calls node:sqlite experimental on every thread that loads it; the main thread already hides it.
+// Node 22 calls node:sqlite experimental on every thread that loads it. src/sqlite-warning.ts hides
+// it on the main thread; a worker has its own process.emitWarning, so the same filter is set here.
 process.emitWarning = (warning, ...rest) => {
   if (String(warning && warning.message ? warning.message : warning).startsWith('SQLite is an experimental feature')) return;
   emitWarning(warning, ...rest);
