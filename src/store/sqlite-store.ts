@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
-import { migrate } from './migrations.js';
+import { ACTIVITY_SPAN_BITS, migrate } from './migrations.js';
 import { joinContext } from './session-fields.js';
 import type { StoredSessionRow } from './sqlite-journal.js';
 import { SqliteJournal } from './sqlite-journal.js';
@@ -191,16 +191,23 @@ export class SqliteStore implements SessionStore, ActivityLog {
   list(query: ActivityQuery): ActivityItem[] {
     this.settle();
     const { sessionId, kind, limit } = query;
-    const statement =
-      sessionId !== undefined && kind !== undefined
-        ? this.statements.newestBySessionKind
-        : sessionId !== undefined
-          ? this.statements.newestBySession
-          : kind !== undefined
-            ? this.statements.newestByKind
-            : this.statements.newest;
-    const params = [sessionId, kind].filter((param) => param !== undefined);
+    if (sessionId !== undefined) return this.listSession(sessionId, kind, limit).reverse();
+    const statement = kind !== undefined ? this.statements.newestByKind : this.statements.newest;
+    const params = kind !== undefined ? [kind] : [];
     return (statement.all(...params, limit) as { item: string }[]).map((row) => JSON.parse(row.item) as ActivityItem).reverse();
+  }
+
+  /** A session's newest items, newest first: span by span from the newest, as the index keys them (migrations.ts, step 4). */
+  private listSession(sessionId: string, kind: ActivityItem['kind'] | undefined, limit: number): ActivityItem[] {
+    const found: ActivityItem[] = [];
+    if (this.oldestId === undefined) return found;
+    const statement = kind !== undefined ? this.statements.newestBySessionKind : this.statements.newestBySession;
+    const oldestSpan = spanOf(this.oldestId);
+    for (let span = spanOf(this.committedId); span >= oldestSpan && found.length < limit; span -= 1) {
+      const params = kind !== undefined ? [span, sessionId, kind] : [span, sessionId];
+      for (const row of statement.iterate(...params, limit - found.length) as Iterable<{ item: string }>) found.push(JSON.parse(row.item) as ActivityItem);
+    }
+    return found;
   }
 
   after(afterId: number, limit = Number.MAX_SAFE_INTEGER): { items: ActivityItem[]; gap: boolean } {
@@ -385,9 +392,9 @@ function prepare(db: DatabaseSync) {
     nextWake: db.prepare('SELECT min(wake_at) AS at FROM sessions WHERE wake_at > ?'),
     leastRecent: db.prepare('SELECT session_id FROM sessions ORDER BY last_activity_at LIMIT ?'),
     newest: items(''),
-    newestBySession: items('WHERE session_id = ?'),
+    newestBySession: items(`WHERE (id >> ${ACTIVITY_SPAN_BITS}) = ? AND session_id = ?`),
     newestByKind: items('WHERE kind = ?'),
-    newestBySessionKind: items('WHERE session_id = ? AND kind = ?'),
+    newestBySessionKind: items(`WHERE (id >> ${ACTIVITY_SPAN_BITS}) = ? AND session_id = ? AND kind = ?`),
     after: db.prepare('SELECT item FROM activity WHERE id > ? ORDER BY id LIMIT ?'),
     oldestId: db.prepare('SELECT min(id) AS id FROM activity'),
     lastId: db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'activity'"),
@@ -397,6 +404,9 @@ function prepare(db: DatabaseSync) {
     pruneOlder: db.prepare('DELETE FROM activity WHERE id IN (SELECT id FROM activity ORDER BY id LIMIT ?) AND at < ?'),
   } satisfies Record<string, StatementSync>;
 }
+
+/** The span of 2^ACTIVITY_SPAN_BITS ids an activity id is in (ids stay below 2^53, so no 32-bit shift). */
+const spanOf = (id: number): number => Math.floor(id / 2 ** ACTIVITY_SPAN_BITS);
 
 function fromRow(row: StoredSessionRow, { value, context }: { value: unknown; context: Record<string, unknown> }): StoredSession {
   return {
