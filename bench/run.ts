@@ -10,6 +10,7 @@ import { clusterSuite } from './suites/cluster.js';
 import { endpointsSuite } from './suites/endpoints.js';
 import { fanoutSuite } from './suites/fanout.js';
 import { fieldIngestionSuite } from './suites/field-ingestion.js';
+import { journalApplySuite } from './suites/journal-apply.js';
 import { promotionSuite } from './suites/promotion.js';
 import { ingestionSuite } from './suites/ingestion.js';
 import { redactionSuite } from './suites/redaction.js';
@@ -23,7 +24,7 @@ const quick = process.argv.includes('--quick');
 /** `--callgrind` adds instruction counts to the redaction suite (valgrind; minutes). */
 const callgrind = process.argv.includes('--callgrind');
 /**
- * `--only=step,ingestion,field-ingestion,promotion,request-cost,redaction,scale,scale-sqlite,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
+ * `--only=step,ingestion,field-ingestion,promotion,request-cost,redaction,scale,scale-sqlite,journal-apply,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
  * `--only=soak` (15 minutes; never part of a full run) looks for leaks under a steady load.
  * `--only=cluster` (never part of a full run: it needs redis-server, and installs the Restate
  * server on first use) measures SESSION_HOST=restate against the single-process modes.
@@ -115,6 +116,15 @@ async function main(): Promise<void> {
     say(
       `### Session scale, STORE=sqlite (LOG_LEVEL=warn, SESSION_HIBERNATE_SECONDS=${settings.hibernate}, 50 connections, median of ${quick ? 1 : 2})\n\n${scale.markdown}\n\n` +
         `A hibernated session lives only in the database file, so an idle session costs the process next to nothing${took()}`,
+    );
+  }
+
+  if (runs('journal-apply')) {
+    suiteStarted = Date.now();
+    const apply = await journalApplySuite({ sizes: quick ? [100_000, 300_000] : [100_000, 1_000_000], batches: quick ? 5 : 20 });
+    say(
+      `### The SQLite journal's apply as the activity log grows (in process, 1,000 sessions)\n\n${apply.markdown}\n\n` +
+        `Target: flat with the log (its largest size within 1.5× of its smallest) → ${apply.growth.toFixed(2)}× ${apply.growth <= 1.5 ? '(met)' : '(missed)'}${took()}`,
     );
   }
 

@@ -1,0 +1,36 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { round, table } from '../lib/stats.js';
+
+const run = promisify(execFile);
+
+export interface JournalApplyOptions {
+  /** Activity log sizes, in items, one row each. */
+  sizes: number[];
+  /** Applies timed at each size. */
+  batches: number;
+}
+
+interface Measured {
+  apply_ms: number;
+  list_ms: number;
+}
+
+/**
+ * The SQLite store's journal apply (2,000 rows: 1,000 sessions saved, 1,000 items) as the activity
+ * log grows to its default retention of a million items, and a session's newest items read at each
+ * size (bench/apply-worker.ts). An apply holds the event loop while it runs, so its time is what
+ * the durable store's p99 carries; it should not grow with the log (BENCHMARKS.md, "Tenth round").
+ */
+export async function journalApplySuite(options: JournalApplyOptions): Promise<{ markdown: string; growth: number }> {
+  const rows: (Measured & { items: number })[] = [];
+  for (const items of options.sizes) {
+    const { stdout } = await run(process.execPath, ['bench/apply-worker.ts', String(items), String(options.batches)], { maxBuffer: 1024 * 1024 });
+    rows.push({ items, ...(JSON.parse(stdout.trim().split('\n').at(-1)!) as Measured) });
+  }
+  const markdown = table(
+    ['activity items held', 'apply of 2,000 journal rows (ms, median)', "a session's newest 50 items (ms, median)"],
+    rows.map((row) => [row.items.toLocaleString('en-US'), round(row.apply_ms, 1), round(row.list_ms, 2)]),
+  );
+  return { markdown, growth: rows.at(-1)!.apply_ms / rows[0]!.apply_ms };
+}
