@@ -13,11 +13,11 @@ import type { StoredSession } from '../src/store/ports.js';
 
 const built = (path: string) => new URL(`../dist/src/${path}`, import.meta.url).href;
 const { SqliteStore } = (await import(built('store/sqlite-store.js'))) as typeof import('../src/store/sqlite-store.js');
+const { median } = (await import(new URL('./lib/stats.ts', import.meta.url).href)) as typeof import('./lib/stats.js');
 
 const [items, batches] = process.argv.slice(2).map(Number) as [number, number];
 const SESSIONS = 1_000;
 const START = 1_795_000_000_000;
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 // A bench session's stored form: about the 1.3 KB state and 0.3 KB item of the ingestion bench.
 const stored = (sessionId: string, n: number): StoredSession => ({

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { StatementSync } from 'node:sqlite';
 import { DatabaseSync } from 'node:sqlite';
-import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
+import type { ActivityDraft, ActivityItem, ActivityKind } from '../domain/activity.js';
 import { activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import { ACTIVITY_SPAN_BITS, migrate } from './migrations.js';
@@ -198,7 +198,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
   }
 
   /** A session's newest items, newest first: span by span from the newest, as the index keys them (migrations.ts, step 4). */
-  private listSession(sessionId: string, kind: ActivityItem['kind'] | undefined, limit: number): ActivityItem[] {
+  private listSession(sessionId: string, kind: ActivityKind | undefined, limit: number): ActivityItem[] {
     const found: ActivityItem[] = [];
     if (this.oldestId === undefined) return found;
     const statement = kind !== undefined ? this.statements.newestBySessionKind : this.statements.newestBySession;
