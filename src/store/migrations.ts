@@ -83,7 +83,11 @@ export const MIGRATIONS: readonly string[] = [
   `,
 ];
 
-/** The bits of an activity id the index of step 4 leaves out: a span holds 2^16 consecutive ids. */
+/**
+ * The bits of an activity id the index of step 4 leaves out: a span holds 2^16 consecutive ids.
+ * Step 4 writes the 16 itself (a released step is never edited), and the store's queries must
+ * use the same expression for SQLite to use the index (test/durability/activity-spans.test.ts).
+ */
 export const ACTIVITY_SPAN_BITS = 16;
 
 export class SchemaTooNewError extends Error {
