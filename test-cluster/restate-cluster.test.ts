@@ -207,6 +207,29 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     expect((await get('/api/sessions?q=idle')).body.total).toBe(0);
   });
 
+  it('a session whose kept state the machine cannot run is cleared and begun anew, not retried forever', async () => {
+    await post('/v1/events', { session_id: 'damaged', event: 'screen_view', screen: 'welcome' });
+    const kept = (await storedState('damaged')) as unknown as { context: Record<string, unknown>; summary: Record<string, unknown> };
+    // An edit through Restate's admin API: no trigger memory, and idle since the epoch (the check that read it first).
+    delete kept.context.trigger;
+    kept.summary.last_activity_at = 0;
+    const edit = await fetch(`${cluster.restate.adminUrl}services/KycSession/state`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ object_key: 'damaged', new_state: { session: [...Buffer.from(JSON.stringify(kept))] } }),
+    });
+    expect(edit.status).toBe(202);
+    await eventually(
+      () => storedState('damaged'),
+      (state) => (state as unknown as { context: Record<string, unknown> } | undefined)?.context.trigger === undefined,
+    );
+    expect((await get('/api/sessions/damaged')).status).toBe(404);
+    const again = await post('/v1/events', { session_id: 'damaged', event: 'screen_view', screen: 'otp' });
+    expect(again.status).toBe(200);
+    expect((await get('/api/sessions/damaged')).body.screen).toBe('otp');
+    expect(await invocations('damaged', 'ask', 'backing-off')).toEqual([]);
+  });
+
   it('never dispatches two agents when starts for one session arrive concurrently on both processes', async () => {
     await post('/v1/events', { session_id: 'voice', user_id: 'u4', event: 'screen_view', screen: 'pan_details' });
     const starts = await Promise.all(

@@ -15,6 +15,7 @@ import { CommandListeners } from './command-listeners.js';
 import { EarliestTimer } from './earliest-timer.js';
 import type { SessionHost } from './session-host.js';
 import { isQuiescent, restoredVoice, storedContext, storedView, toStored } from './stored-session.js';
+import { storedDamage } from './stored-session-check.js';
 import type { MemoryBudget } from './memory-budget.js';
 
 export type SessionActor = Actor<SessionMachine>;
@@ -102,14 +103,14 @@ export class SessionSupervisor implements SessionHost {
   }
 
   has(sessionId: string): boolean {
-    return this.sessions.has(sessionId) || this.options.store.load(sessionId) !== undefined;
+    return this.sessions.has(sessionId) || this.loadStored(sessionId) !== undefined;
   }
 
   /** Read-only view of a session's state, for routes that only read; reading does not wake a hibernated session. */
   snapshot(sessionId: string): { context: SessionContext; value: unknown } | undefined {
     const actor = this.sessions.get(sessionId);
     if (!actor) {
-      const stored = this.options.store.load(sessionId);
+      const stored = this.loadStored(sessionId);
       return stored ? storedView(stored, this.options.settings, this.options.clock.now()) : undefined;
     }
     const snapshot = actor.getSnapshot();
@@ -273,7 +274,7 @@ export class SessionSupervisor implements SessionHost {
 
   /** A session only in the store, running again. */
   private wake(sessionId: string, at: number): SessionActor | undefined {
-    const stored = this.options.store.load(sessionId);
+    const stored = this.loadStored(sessionId);
     if (!stored) return undefined;
     this.options.logger.debug({ session_id: sessionId }, 'session woken');
     return this.run(sessionId, at, stored);
@@ -367,10 +368,15 @@ export class SessionSupervisor implements SessionHost {
     const now = clock.now();
     const due = store.dueBy(now, WAKE_BATCH, (sessionId) => this.sessions.has(sessionId));
     for (const sessionId of due) {
-      const stored = store.load(sessionId);
-      if (!stored) continue;
-      if (stored.summary.last_activity_at + settings.idleTtlMs <= now && isQuiescent(stored, now)) this.remove(sessionId, 'idle');
-      else this.run(sessionId, now, stored);
+      // A timer callback that throws stops the process: one session that cannot wake now waits for the next wake.
+      try {
+        const stored = this.loadStored(sessionId);
+        if (!stored) continue;
+        if (stored.summary.last_activity_at + settings.idleTtlMs <= now && isQuiescent(stored, now)) this.remove(sessionId, 'idle');
+        else this.run(sessionId, now, stored);
+      } catch (error) {
+        this.options.logger.error({ err: error, session_id: sessionId }, 'session could not be woken');
+      }
     }
     this.scheduleWake(due.length === WAKE_BATCH ? now : store.nextWakeAfter(now));
   }
@@ -439,9 +445,32 @@ export class SessionSupervisor implements SessionHost {
   private remove(sessionId: string, why: 'idle' | 'capacity' | 'memory'): void {
     const actor = this.sessions.get(sessionId);
     if (actor) this.release(sessionId, actor);
-    else if (!this.options.store.load(sessionId)) return;
+    else if (!this.loadStored(sessionId)) return;
     this.forget(sessionId);
     this.options.logger.debug({ session_id: sessionId, why }, 'session evicted');
+  }
+
+  /**
+   * A session only in the store, as it can run again: one whose stored form cannot be read back, or whose
+   * context is not what the machine needs (stored-session-check.ts), is removed from the store
+   * with its reason logged, and is gone as if evicted; a command naming it again begins it anew.
+   */
+  private loadStored(sessionId: string): StoredSession | undefined {
+    let stored: StoredSession | undefined;
+    let damage: string | undefined;
+    try {
+      stored = this.options.store.load(sessionId);
+      damage = stored && storedDamage(stored);
+    } catch (error) {
+      // A store that cannot be read now (busy, I/O) keeps the row; what it read and could not make a session is damage.
+      if (storeFailed(error)) throw error;
+      // Its name only: a JSON.parse message quotes the text, which may hold what a client sent.
+      damage = error instanceof SyntaxError ? 'stored state is not JSON' : `stored state unreadable (${error instanceof Error ? error.name : typeof error})`;
+    }
+    if (damage === undefined) return stored;
+    this.options.logger.error({ session_id: sessionId, problem: damage }, 'stored session cannot be restored; session discarded');
+    this.forget(sessionId);
+    return undefined;
   }
 
   private forget(sessionId: string): void {
@@ -450,3 +479,6 @@ export class SessionSupervisor implements SessionHost {
     this.held -= 1;
   }
 }
+
+/** node:sqlite's own failures (busy, locked, I/O) carry this code; a read that throws anything else read something it could not use. */
+const storeFailed = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === 'ERR_SQLITE_ERROR';

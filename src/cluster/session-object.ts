@@ -6,6 +6,7 @@ import { mediaActors } from '../actors/media-actors.js';
 import type { FlowProgress } from '../actors/session-listing.js';
 import { flowProgressOf } from '../actors/session-listing.js';
 import { isQuiescent, storedView } from '../actors/stored-session.js';
+import { storedDamage } from '../actors/stored-session-check.js';
 import type { Routing } from '../actors/supervisor.js';
 import type { AgentContextSources } from '../domain/agent-context.js';
 import type { MediaProvider } from '../integrations/media.js';
@@ -117,7 +118,7 @@ export function sessionObject(deps: SessionObjectDeps) {
           throw new restate.TerminalError('not a session command', { errorCode: 400 });
         }
         const at = await ctx.date.now();
-        let stored = (await ctx.get<StoredSession>(STATE.session)) ?? undefined;
+        let stored = await readSession(ctx, deps.logger);
         if (stored && idledOut(stored, deps.settings, at)) {
           // Its idle eviction was due before this command (a wake not yet run): gone, as in one process.
           ctx.clearAll();
@@ -134,18 +135,36 @@ export function sessionObject(deps: SessionObjectDeps) {
           STATE.wakes,
           wakes.filter((wake) => wake !== deadline),
         );
-        const stored = await ctx.get<StoredSession>(STATE.session);
+        const stored = await readSession(ctx, deps.logger);
         if (!stored) return ctx.clearAll();
         // A delayed call runs at or after its time; never fire a timer before its deadline.
         const at = Math.max(await ctx.date.now(), deadline);
         await invoke(ctx, stored, at);
       }),
-      view: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext): Promise<StoredSession | null> => (await ctx.get<StoredSession>(STATE.session)) ?? null),
+      // Shared, so it cannot clear a damaged state: it shows none, and the next exclusive handler clears it.
+      view: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext): Promise<StoredSession | null> => {
+        const stored = await ctx.get<StoredSession>(STATE.session);
+        return stored && storedDamage(stored) === undefined ? stored : null;
+      }),
     },
   });
 }
 
 export type SessionObject = ReturnType<typeof sessionObject>;
+
+/**
+ * The session's kept state, as it can run again. One the machine cannot run (stored-session-check.ts)
+ * would fail every invocation, and Restate would retry each forever: it is cleared, with its
+ * reason logged, and the key begins anew, as a hibernated session does in one process.
+ */
+async function readSession(ctx: restate.ObjectContext, logger: Logger): Promise<StoredSession | undefined> {
+  const stored = (await ctx.get<StoredSession>(STATE.session)) ?? undefined;
+  const damage = stored && storedDamage(stored);
+  if (damage === undefined) return stored;
+  logger.error({ session_id: ctx.key, problem: damage }, 'stored session cannot be restored; session discarded');
+  ctx.clearAll();
+  return undefined;
+}
 
 /** Idle for the whole TTL with nothing under way: the session's idle check would end it. */
 const idledOut = (stored: StoredSession, settings: SessionSettings, at: number): boolean =>
