@@ -97,7 +97,7 @@ async function main(): Promise<void> {
   const { openStore, StoreOpenError } = await import('./store/open-store.js');
   // In cluster mode sessions live in Restate: STORE keeps nothing, and must not open a file.
   const clustered = config.sessionHost.kind === 'restate';
-  const store = orExit(() => openStore(clustered ? { ...config, store: { ...config.store, kind: 'memory' } } : config, systemClock), StoreOpenError);
+  const store = orExit(() => openStore(clustered ? { ...config, store: { ...config.store, kind: 'memory' } } : config, systemClock, logger), StoreOpenError);
   await store.activity.ready?.catch((error: unknown) => {
     process.stderr.write(`ACTIVITY_LOG: cannot open the activity log: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

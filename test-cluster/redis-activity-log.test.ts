@@ -88,4 +88,25 @@ describe('ACTIVITY_LOG=redis:// with two service processes on one stream', () =>
     expect(resumed.messages.map((message) => message.event)).toEqual(['activity', 'activity', 'activity']);
     expect([...first.ids, ...resumed.ids]).toEqual(await streamIds(key));
   });
+
+  it('an entry whose JSON is damaged is left out of listings and catch-ups, not a failure of every read', async () => {
+    const key = 3;
+    const url = await node(key);
+    await post(url, 's-ok');
+    const client = new Redis(`${redis.url}/${key}`);
+    try {
+      await client.xadd('{kyc-activity}', '*', 'item', '{broken');
+    } finally {
+      client.disconnect();
+    }
+    await post(url, 's-ok');
+    const ids = await streamIds(key);
+    expect(ids).toHaveLength(3);
+    const listed = await activity(url);
+    expect(listed.map((item) => item.id)).toEqual([ids[0], ids[2]]);
+    const caughtUp = await SseTestClient.open(`${url}/api/activity/stream`, { 'Last-Event-ID': '1' });
+    clients.push(caughtUp);
+    await caughtUp.until((c) => c.ids.length === 2);
+    expect(caughtUp.ids).toEqual([ids[0], ids[2]]);
+  });
 });

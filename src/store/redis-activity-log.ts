@@ -247,7 +247,7 @@ function firstStreamEntries(reply: unknown): unknown {
   return Array.isArray(reply[0]) ? (reply[0] as unknown[])[1] : [];
 }
 
-/** `[[id, ['item', json]], …]` to items; an entry that is not ours is skipped. */
+/** `[[id, ['item', json]], …]` to items; an entry that is not ours, or whose JSON is damaged, is skipped (one entry must not fail every read). */
 function parseEntries(reply: unknown): ActivityItem[] {
   if (!Array.isArray(reply)) return [];
   const items: ActivityItem[] = [];
@@ -256,7 +256,17 @@ function parseEntries(reply: unknown): ActivityItem[] {
     const fields = entry[1] as unknown[];
     const json = fields[fields.indexOf('item') + 1];
     if (typeof json !== 'string') continue;
-    items.push({ id: String(numericId(entry[0])), ...(JSON.parse(json) as StoredItem) });
+    const stored = parseStored(json);
+    if (stored) items.push({ id: String(numericId(entry[0])), ...stored });
   }
   return items;
+}
+
+function parseStored(json: string): StoredItem | undefined {
+  try {
+    const stored: unknown = JSON.parse(json);
+    return typeof stored === 'object' && stored !== null && !Array.isArray(stored) ? (stored as StoredItem) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -6,6 +6,7 @@ import type { ActivityDraft, ActivityItem, ActivityKind } from '../domain/activi
 import { activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import { ACTIVITY_SPAN_BITS, migrate } from './migrations.js';
+import { ItemReader } from './item-reader.js';
 import { joinContext } from './session-fields.js';
 import type { StoredSessionRow } from './sqlite-journal.js';
 import { SqliteJournal } from './sqlite-journal.js';
@@ -24,6 +25,8 @@ export interface SqliteStoreOptions {
   retentionDays: number;
   /** The injected clock's now, for age retention. */
   now: () => number;
+  /** Told once of each activity row whose item cannot be read back (it is left out of reads). */
+  onUnreadableItem?: (id: number) => void;
 }
 
 /** The database cannot be used: start-up stops with this one line. */
@@ -76,8 +79,10 @@ export class SqliteStore implements SessionStore, ActivityLog {
   private oldestId: number | undefined;
   private lastAgePrune = Number.NEGATIVE_INFINITY;
   private failure: string | undefined;
+  private readonly itemReader: ItemReader;
 
   constructor(private readonly options: SqliteStoreOptions) {
+    this.itemReader = new ItemReader(options.onUnreadableItem);
     this.file = resolve(join(options.dataDir, DATABASE_FILE));
     this.db = openDatabase(this.file, options);
     this.statements = prepare(this.db);
@@ -194,7 +199,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
     if (sessionId !== undefined) return this.listSession(sessionId, kind, limit).reverse();
     const statement = kind !== undefined ? this.statements.newestByKind : this.statements.newest;
     const params = kind !== undefined ? [kind] : [];
-    return (statement.all(...params, limit) as { item: string }[]).map((row) => JSON.parse(row.item) as ActivityItem).reverse();
+    return this.readItems(statement.all(...params, limit) as ItemRow[]).reverse();
   }
 
   /** A session's newest items, newest first: span by span from the newest, as the index keys them (migrations.ts, step 4). */
@@ -205,15 +210,27 @@ export class SqliteStore implements SessionStore, ActivityLog {
     const oldestSpan = spanOf(this.oldestId);
     for (let span = spanOf(this.committedId); span >= oldestSpan && found.length < limit; span -= 1) {
       const params = kind !== undefined ? [span, sessionId, kind] : [span, sessionId];
-      for (const row of statement.iterate(...params, limit - found.length) as Iterable<{ item: string }>) found.push(JSON.parse(row.item) as ActivityItem);
+      for (const row of statement.iterate(...params, limit - found.length) as Iterable<ItemRow>) {
+        const item = this.itemReader.read(row.id, row.item);
+        if (item) found.push(item);
+      }
     }
     return found;
   }
 
   after(afterId: number, limit = Number.MAX_SAFE_INTEGER): { items: ActivityItem[]; gap: boolean } {
     this.settle();
-    const items = (this.statements.after.all(afterId, limit) as { item: string }[]).map((row) => JSON.parse(row.item) as ActivityItem);
+    const items = this.readItems(this.statements.after.all(afterId, limit) as ItemRow[]);
     return { items, gap: this.oldestId !== undefined && afterId + 1 < this.oldestId };
+  }
+
+  private readItems(rows: ItemRow[]): ActivityItem[] {
+    const items: ActivityItem[] = [];
+    for (const row of rows) {
+      const item = this.itemReader.read(row.id, row.item);
+      if (item) items.push(item);
+    }
+    return items;
   }
 
   bounds(): { oldestId: number | undefined; lastId: number } {
@@ -382,8 +399,10 @@ export class SqliteStore implements SessionStore, ActivityLog {
   }
 }
 
+type ItemRow = { id: number; item: string };
+
 function prepare(db: DatabaseSync) {
-  const items = (where: string) => db.prepare(`SELECT item FROM activity ${where} ORDER BY id DESC LIMIT ?`);
+  const items = (where: string) => db.prepare(`SELECT id, item FROM activity ${where} ORDER BY id DESC LIMIT ?`);
   return {
     loadSession: db.prepare('SELECT * FROM sessions WHERE session_id = ?'),
     loadFields: db.prepare('SELECT field, value FROM session_fields WHERE session_id = ?'),
@@ -395,7 +414,7 @@ function prepare(db: DatabaseSync) {
     newestBySession: items(`WHERE (id >> ${ACTIVITY_SPAN_BITS}) = ? AND session_id = ?`),
     newestByKind: items('WHERE kind = ?'),
     newestBySessionKind: items(`WHERE (id >> ${ACTIVITY_SPAN_BITS}) = ? AND session_id = ? AND kind = ?`),
-    after: db.prepare('SELECT item FROM activity WHERE id > ? ORDER BY id LIMIT ?'),
+    after: db.prepare('SELECT id, item FROM activity WHERE id > ? ORDER BY id LIMIT ?'),
     oldestId: db.prepare('SELECT min(id) AS id FROM activity'),
     lastId: db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'activity'"),
     pruneBefore: db.prepare('DELETE FROM activity WHERE id < ?'),

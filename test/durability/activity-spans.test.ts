@@ -81,7 +81,7 @@ describe("a session's activity read span by span of the index (schema 4)", () =>
     for (const step of MIGRATIONS.slice(0, 3)) db.exec(step);
     db.exec('PRAGMA user_version = 3');
     const insert = db.prepare('INSERT INTO activity (kind, at, session_id, item) VALUES (?, ?, ?, ?)');
-    for (let n = 1; n <= 6; n += 1) insert.run('event', n, `s${n % 2}`, JSON.stringify({ id: String(n), kind: 'event', session_id: `s${n % 2}` }));
+    for (let n = 1; n <= 6; n += 1) insert.run('event', n, `s${n % 2}`, JSON.stringify({ id: String(n), kind: 'event', timestamp: new Date(n).toISOString(), session_id: `s${n % 2}`, user_id: null, payload: {}, trace: { trace_id: 't', request_id: 'r' } }));
     db.close();
 
     const store = open(dataDir);

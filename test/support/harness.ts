@@ -89,9 +89,9 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   const config = loadConfig(env);
   const clock = options.clock ?? new SimulatedClock();
   clock.set(options.startAt ?? START_TIME);
-  const store = openStore(config, clock);
   const logs = new LogCapture();
   const logger = createLogger(config.logLevel, logs, config.piiRules);
+  const store = openStore(config, clock, logger);
   const media = createMediaProvider(config);
   const mediaReady = media.ready;
   const system = createActorSystem({

@@ -105,3 +105,27 @@ describe('what the service stores passes the check (it never discards its own se
     }
   });
 });
+
+describe('a damaged activity row is left out of reads, not a failure of the whole log', () => {
+  const unreadable = (h: Harness) => h.logs.parsed().filter((line) => line.msg === 'activity item unreadable; left out of reads');
+  const ids = (items: { id: string }[]) => items.map((item) => item.id);
+
+  it('listings, a session listing and the SSE catch-up read the rest; the row is reported once', async () => {
+    const h = createHarness({ env: { STORE: 'sqlite' } });
+    for (const sessionId of ['s1', 's2', 's1']) expect((await post(h, { session_id: sessionId, event: 'screen_state', screen: 'pan_details' })).status).toBe(200);
+    const after = restartEdited(h, (db) => {
+      db.exec(`UPDATE activity SET item = '{broken' WHERE id = 2`);
+      // Valid JSON, but another item's id: not this row's item either.
+      db.exec(`UPDATE activity SET item = json_set(item, '$.id', '1') WHERE id = 3`);
+    });
+    const listed = await after.http.get('/api/activity?limit=10');
+    expect(listed.status).toBe(200);
+    expect(ids(listed.body.items)).toEqual(['1']);
+    expect(ids((await after.http.get('/api/activity?session_id=s1')).body.items)).toEqual(['1']);
+    expect(ids(after.system.activity.after(0).items)).toEqual(['1']);
+    // New items after the damaged ones read as ever.
+    expect((await post(after, { session_id: 's2', event: 'screen_state', screen: 'otp' })).status).toBe(200);
+    expect(ids((await after.http.get('/api/activity?session_id=s2')).body.items)).toEqual(['4']);
+    expect(unreadable(after).map((line) => line.activity_id).sort()).toEqual([2, 3]);
+  });
+});
