@@ -67,9 +67,18 @@ export function splitContext(value: unknown, context: Record<string, unknown>): 
   return { state: JSON.stringify(layout), fields, hintIds };
 }
 
-/** The component ids of the hints kept beside a state, in order; undefined when the state holds its hints itself. */
+/**
+ * The component ids of the hints kept beside a state, in order; undefined when the state holds its
+ * hints itself, or cannot be read (a damaged row: the session is set aside when it is loaded, and
+ * opening the store must not fail on it).
+ */
 export function hintIdsOf(state: string): string[] | undefined {
-  return (JSON.parse(state) as StateLayout).fields?.hint_ids;
+  try {
+    const ids = (JSON.parse(state) as Partial<StateLayout> | null)?.fields?.hint_ids;
+    return Array.isArray(ids) && ids.every((id) => typeof id === 'string') ? ids : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The context back from its state and its fields' JSON (by key); a state from before holds its own. */

@@ -81,6 +81,26 @@ describe('a stored session the machine cannot run is set aside, and the process 
   });
 });
 
+describe('a damaged row in the journal a crash left', () => {
+  it('does not stop start-up: the journal is applied, and only the damaged session is set aside', async () => {
+    const h = await twoSessions();
+    expect((await post(h, { session_id: 's1', event: 'screen_state', screen: 'otp' })).status).toBe(200);
+    // A crash: what was committed stays in the journal, not yet applied to the tables.
+    if (!(h.store.sessions instanceof SqliteStore)) throw new Error('needs STORE=sqlite');
+    h.store.sessions.abandon();
+    h.sdkConfig.close();
+    const db = new DatabaseSync(join(h.env.DATA_DIR!, DATABASE_FILE));
+    const journaled = db.prepare(`SELECT count(*) AS n FROM session_journal`).get() as { n: number };
+    expect(journaled.n).toBeGreaterThan(0);
+    db.exec(`UPDATE session_journal SET state = '{"fields":' WHERE session_id = 's1'`);
+    db.close();
+    const after = createHarness({ env: h.env, startAt: h.clock.now() });
+    expect((await after.http.get('/api/sessions/s1')).status).toBe(404);
+    expect(discarded(after)).toEqual([expect.objectContaining({ session_id: 's1', problem: 'stored state is not JSON' })]);
+    expect((await after.http.get('/api/sessions/s2')).body.screen).toBe('pan_details');
+  });
+});
+
 describe('what the service stores passes the check (it never discards its own sessions)', () => {
   it('sessions holding every kind of state a field client makes come back after a restart', async () => {
     const h = createHarness({ env: { STORE: 'sqlite', REENGAGEMENT_INACTIVITY_SECONDS: '300' } });
