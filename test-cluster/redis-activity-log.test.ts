@@ -96,17 +96,19 @@ describe('ACTIVITY_LOG=redis:// with two service processes on one stream', () =>
     const client = new Redis(`${redis.url}/${key}`);
     try {
       await client.xadd('{kyc-activity}', '*', 'item', '{broken');
+      // JSON, but not an item.
+      await client.xadd('{kyc-activity}', '*', 'item', '{"kind":1}');
     } finally {
       client.disconnect();
     }
     await post(url, 's-ok');
     const ids = await streamIds(key);
-    expect(ids).toHaveLength(3);
+    expect(ids).toHaveLength(4);
     const listed = await activity(url);
-    expect(listed.map((item) => item.id)).toEqual([ids[0], ids[2]]);
+    expect(listed.map((item) => item.id)).toEqual([ids[0], ids[3]]);
     const caughtUp = await SseTestClient.open(`${url}/api/activity/stream`, { 'Last-Event-ID': '1' });
     clients.push(caughtUp);
     await caughtUp.until((c) => c.ids.length === 2);
-    expect(caughtUp.ids).toEqual([ids[0], ids[2]]);
+    expect(caughtUp.ids).toEqual([ids[0], ids[3]]);
   });
 });

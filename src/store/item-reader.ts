@@ -15,13 +15,8 @@ export class ItemReader {
   constructor(private readonly onUnreadable: (id: number) => void = () => {}) {}
 
   read(id: number, json: string): ActivityItem | undefined {
-    let item: unknown;
-    try {
-      item = JSON.parse(json);
-    } catch {
-      item = undefined;
-    }
-    if (isItem(item, id)) return item;
+    const item = parseObject(json);
+    if (item && item.id === String(id) && isActivityItem(item)) return item;
     if (this.reported.size < MAX_REPORTED && !this.reported.has(id)) {
       this.reported.add(id);
       this.onUnreadable(id);
@@ -30,15 +25,25 @@ export class ItemReader {
   }
 }
 
-function isItem(value: unknown, id: number): value is ActivityItem {
-  if (typeof value !== 'object' || value === null) return false;
-  const item = value as Partial<Record<keyof ActivityItem, unknown>>;
+/** The JSON's object; undefined when it is not JSON, or not an object. */
+export function parseObject(json: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(json);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Has the fields every reader of an item uses (the list, the stream, the console). */
+export function isActivityItem(value: Record<string, unknown>): value is Record<string, unknown> & ActivityItem {
+  const { id, kind, timestamp, session_id: sessionId, payload } = value;
   return (
-    item.id === String(id) &&
-    typeof item.kind === 'string' &&
-    typeof item.timestamp === 'string' &&
-    (item.session_id === null || typeof item.session_id === 'string') &&
-    typeof item.payload === 'object' &&
-    item.payload !== null
+    typeof id === 'string' &&
+    typeof kind === 'string' &&
+    typeof timestamp === 'string' &&
+    (sessionId === null || typeof sessionId === 'string') &&
+    typeof payload === 'object' &&
+    payload !== null
   );
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
+import { isActivityItem, parseObject } from './item-reader.js';
 import { StoreUnavailableError, type ActivityLog, type ActivityQuery, type StoreHealth } from './ports.js';
 
 /**
@@ -247,7 +248,7 @@ function firstStreamEntries(reply: unknown): unknown {
   return Array.isArray(reply[0]) ? (reply[0] as unknown[])[1] : [];
 }
 
-/** `[[id, ['item', json]], …]` to items; an entry that is not ours, or whose JSON is damaged, is skipped (one entry must not fail every read). */
+/** `[[id, ['item', json]], …]` to items; an entry that is not ours, or is not an item (damaged), is skipped: one entry must not fail every read. */
 function parseEntries(reply: unknown): ActivityItem[] {
   if (!Array.isArray(reply)) return [];
   const items: ActivityItem[] = [];
@@ -256,17 +257,9 @@ function parseEntries(reply: unknown): ActivityItem[] {
     const fields = entry[1] as unknown[];
     const json = fields[fields.indexOf('item') + 1];
     if (typeof json !== 'string') continue;
-    const stored = parseStored(json);
-    if (stored) items.push({ id: String(numericId(entry[0])), ...stored });
+    const stored = parseObject(json);
+    const item = stored && { id: String(numericId(entry[0])), ...stored };
+    if (item && isActivityItem(item)) items.push(item);
   }
   return items;
-}
-
-function parseStored(json: string): StoredItem | undefined {
-  try {
-    const stored: unknown = JSON.parse(json);
-    return typeof stored === 'object' && stored !== null && !Array.isArray(stored) ? (stored as StoredItem) : undefined;
-  } catch {
-    return undefined;
-  }
 }
