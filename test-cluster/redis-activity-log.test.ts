@@ -18,9 +18,24 @@ afterAll(async () => {
 
 /** Each test on its own Redis database, so the stream starts empty. */
 async function node(db: number): Promise<string> {
+  return (await nodeProcess(db)).url;
+}
+
+async function nodeProcess(db: number): Promise<{ url: string; logs: () => string }> {
   const service = startService({ STORE: 'memory', ACTIVITY_LOG: `${redis.url}/${db}` });
   started.push(service);
-  return service.url;
+  return { url: await service.url, logs: service.logs };
+}
+
+/** XREAD calls the server has answered, from every client. */
+async function xreadCalls(): Promise<number> {
+  const client = new Redis(redis.url);
+  try {
+    const stats = await client.info('commandstats');
+    return Number(/cmdstat_xread:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+  } finally {
+    client.disconnect();
+  }
 }
 
 async function post(url: string, sessionId: string): Promise<void> {
@@ -91,7 +106,7 @@ describe('ACTIVITY_LOG=redis:// with two service processes on one stream', () =>
 
   it('an entry whose JSON is damaged is left out of listings and catch-ups, not a failure of every read', async () => {
     const key = 3;
-    const url = await node(key);
+    const { url, logs } = await nodeProcess(key);
     await post(url, 's-ok');
     const client = new Redis(`${redis.url}/${key}`);
     try {
@@ -110,5 +125,28 @@ describe('ACTIVITY_LOG=redis:// with two service processes on one stream', () =>
     clients.push(caughtUp);
     await caughtUp.until((c) => c.ids.length === 2);
     expect(caughtUp.ids).toEqual([ids[0], ids[3]]);
+    const reported = logs()
+      .split('\n')
+      .map((line) => /"msg":"activity item (\d+) unreadable; left out of reads"/.exec(line)?.[1])
+      .filter((id) => id !== undefined);
+    expect(reported).toEqual([ids[1], ids[2]]);
+  });
+
+  it('a damaged entry last in the stream is read past once, not re-read in a loop', async () => {
+    const key = 4;
+    const url = await node(key);
+    await post(url, 's-ok');
+    const client = new Redis(`${redis.url}/${key}`);
+    try {
+      await client.xadd('{kyc-activity}', '*', 'item', '{broken');
+    } finally {
+      client.disconnect();
+    }
+    // The tail blocks a second per read when nothing is new; read again and again at the damaged entry, it would call thousands of times.
+    const before = await xreadCalls();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect((await xreadCalls()) - before).toBeLessThan(100);
+    await post(url, 's-ok');
+    expect((await activity(url)).length).toBe(2);
   });
 });

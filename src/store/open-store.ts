@@ -14,13 +14,19 @@ export function openStore(
   clock: AppClock,
   logger?: Logger,
 ): Store {
-  const store = openLocalStore(config, clock, logger);
+  // The id in the message, not a field: every field is scanned for identity values, and a stream's
+  // 16-digit ids read as card numbers there. The id is the log's own, never a client's.
+  const onUnreadableItem = logger && ((id: number) => logger.error(`activity item ${id} unreadable; left out of reads`));
+  const store = openLocalStore(config, clock, onUnreadableItem);
   if (config.activityLog === undefined) return store;
   // Sessions stay in STORE; activity goes to the shared stream (STORE's own log stays empty).
-  return { sessions: store.sessions, activity: new RedisActivityLog({ url: config.activityLog, capacity: config.activityRetentionItems }) };
+  return {
+    sessions: store.sessions,
+    activity: new RedisActivityLog({ url: config.activityLog, capacity: config.activityRetentionItems, ...(onUnreadableItem ? { onUnreadableItem } : {}) }),
+  };
 }
 
-function openLocalStore(config: Pick<AppConfig, 'store' | 'activityRetentionItems' | 'activityRetentionDays'>, clock: AppClock, logger: Logger | undefined): Store {
+function openLocalStore(config: Pick<AppConfig, 'store' | 'activityRetentionItems' | 'activityRetentionDays'>, clock: AppClock, onUnreadableItem: ((id: number) => void) | undefined): Store {
   if (config.store.kind === 'memory') return openMemoryStore(config.activityRetentionItems, clock.now());
   return openSqliteStore({
     dataDir: config.store.dataDir,
@@ -28,6 +34,6 @@ function openLocalStore(config: Pick<AppConfig, 'store' | 'activityRetentionItem
     retentionItems: config.activityRetentionItems,
     retentionDays: config.activityRetentionDays,
     now: () => clock.now(),
-    ...(logger ? { onUnreadableItem: (id: number) => logger.error({ activity_id: id }, 'activity item unreadable; left out of reads') } : {}),
+    ...(onUnreadableItem ? { onUnreadableItem } : {}),
   });
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
-import { isActivityItem, parseObject } from './item-reader.js';
+import { ItemReader } from './item-reader.js';
 import { StoreUnavailableError, type ActivityLog, type ActivityQuery, type StoreHealth } from './ports.js';
 
 /**
@@ -48,6 +48,8 @@ export interface RedisActivityLogOptions {
   key?: string;
   /** Items held locally for reads and the stream's approximate MAXLEN. */
   capacity: number;
+  /** Told once of each entry that is not an item (it is skipped). */
+  onUnreadableItem?: (id: number) => void;
 }
 
 /** `1700000000123-4` ⇄ 1700000000123004: the stream id as the integer the API and SSE ids use. */
@@ -88,9 +90,11 @@ export class RedisActivityLog implements ActivityLog {
   private waiters: { id: number; resolve: () => void }[] = [];
   private lastError: string | undefined;
   private closed = false;
+  private readonly itemReader: ItemReader;
   readonly ready: Promise<void>;
 
   constructor(options: RedisActivityLogOptions) {
+    this.itemReader = new ItemReader(options.onUnreadableItem);
     this.key = options.key ?? '{kyc-activity}';
     this.lastKey = `${this.key}:last`;
     this.writePrefix = `${this.key}:write:${randomUUID()}:`;
@@ -159,7 +163,7 @@ export class RedisActivityLog implements ActivityLog {
 
   private async start(): Promise<void> {
     await Promise.all([this.redis.connect(), this.tail.connect()]);
-    const newest = parseEntries(await this.redis.call('XREVRANGE', this.key, '+', '-', 'COUNT', String(this.capacity)));
+    const newest = this.parseEntries(await this.redis.call('XREVRANGE', this.key, '+', '-', 'COUNT', String(this.capacity))).items;
     newest.reverse();
     const last = Number((await this.redis.get(this.lastKey)) ?? '0');
     this.lastSeen = last;
@@ -195,19 +199,41 @@ export class RedisActivityLog implements ActivityLog {
 
   private async follow(): Promise<void> {
     while (!this.closed) {
-      let entries: ActivityItem[];
+      let entries: { items: ActivityItem[]; through: number };
       try {
         const reply = await this.tail.call('XREAD', 'COUNT', String(TAIL_BATCH), 'BLOCK', String(TAIL_BLOCK_MS), 'STREAMS', this.key, streamId(this.lastSeen));
-        entries = reply === null ? [] : parseEntries(firstStreamEntries(reply));
+        entries = this.parseEntries(reply === null ? [] : firstStreamEntries(reply));
       } catch (error) {
         if (this.closed) return;
         this.lastError = error instanceof Error ? error.message : String(error);
         await new Promise((resolve) => setTimeout(resolve, 200));
         continue;
       }
-      for (const item of entries) this.record(item);
-      if (entries.length > 0) this.wake();
+      for (const item of entries.items) this.record(item);
+      // Past the entries skipped too: the next read starting at one would return it at once, and again.
+      if (entries.through > this.lastSeen) this.lastSeen = entries.through;
+      if (entries.through > 0) this.wake();
     }
+  }
+
+  /**
+   * `[[id, ['item', json]], …]` to items, and the highest entry id read; an entry that is not
+   * ours, or is not an item (damaged), is skipped: one entry must not fail every read.
+   */
+  private parseEntries(reply: unknown): { items: ActivityItem[]; through: number } {
+    const items: ActivityItem[] = [];
+    let through = 0;
+    for (const entry of Array.isArray(reply) ? reply : []) {
+      if (!Array.isArray(entry) || typeof entry[0] !== 'string') continue;
+      const id = numericId(entry[0]);
+      through = Math.max(through, id);
+      if (!Array.isArray(entry[1])) continue;
+      const fields = entry[1] as unknown[];
+      const json = fields[fields.indexOf('item') + 1];
+      const item = typeof json === 'string' ? this.itemReader.read(id, json) : undefined;
+      if (item) items.push(item);
+    }
+    return { items, through };
   }
 
   private record(item: ActivityItem): void {
@@ -248,18 +274,3 @@ function firstStreamEntries(reply: unknown): unknown {
   return Array.isArray(reply[0]) ? (reply[0] as unknown[])[1] : [];
 }
 
-/** `[[id, ['item', json]], …]` to items; an entry that is not ours, or is not an item (damaged), is skipped: one entry must not fail every read. */
-function parseEntries(reply: unknown): ActivityItem[] {
-  if (!Array.isArray(reply)) return [];
-  const items: ActivityItem[] = [];
-  for (const entry of reply) {
-    if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !Array.isArray(entry[1])) continue;
-    const fields = entry[1] as unknown[];
-    const json = fields[fields.indexOf('item') + 1];
-    if (typeof json !== 'string') continue;
-    const stored = parseObject(json);
-    const item = stored && { id: String(numericId(entry[0])), ...stored };
-    if (item && isActivityItem(item)) items.push(item);
-  }
-  return items;
-}

@@ -199,7 +199,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
     if (sessionId !== undefined) return this.listSession(sessionId, kind, limit).reverse();
     const statement = kind !== undefined ? this.statements.newestByKind : this.statements.newest;
     const params = kind !== undefined ? [kind] : [];
-    return this.readItems(statement.all(...params, limit) as ItemRow[]).reverse();
+    return this.itemReader.readAll(statement.iterate(...params, limit) as Iterable<ItemRow>).reverse();
   }
 
   /** A session's newest items, newest first: span by span from the newest, as the index keys them (migrations.ts, step 4). */
@@ -210,27 +210,15 @@ export class SqliteStore implements SessionStore, ActivityLog {
     const oldestSpan = spanOf(this.oldestId);
     for (let span = spanOf(this.committedId); span >= oldestSpan && found.length < limit; span -= 1) {
       const params = kind !== undefined ? [span, sessionId, kind] : [span, sessionId];
-      for (const row of statement.iterate(...params, limit - found.length) as Iterable<ItemRow>) {
-        const item = this.itemReader.read(row.id, row.item);
-        if (item) found.push(item);
-      }
+      this.itemReader.readAll(statement.iterate(...params, limit - found.length) as Iterable<ItemRow>, found);
     }
     return found;
   }
 
   after(afterId: number, limit = Number.MAX_SAFE_INTEGER): { items: ActivityItem[]; gap: boolean } {
     this.settle();
-    const items = this.readItems(this.statements.after.all(afterId, limit) as ItemRow[]);
+    const items = this.itemReader.readAll(this.statements.after.iterate(afterId, limit) as Iterable<ItemRow>);
     return { items, gap: this.oldestId !== undefined && afterId + 1 < this.oldestId };
-  }
-
-  private readItems(rows: ItemRow[]): ActivityItem[] {
-    const items: ActivityItem[] = [];
-    for (const row of rows) {
-      const item = this.itemReader.read(row.id, row.item);
-      if (item) items.push(item);
-    }
-    return items;
   }
 
   bounds(): { oldestId: number | undefined; lastId: number } {
