@@ -22,12 +22,27 @@ export interface MemoryUse {
 }
 
 /**
+ * One session's line in the budget. The supervisor keeps it beside the session's actor and charges
+ * it on every change, so an event costs no lookup among all the sessions held: at 100,000 held, two
+ * lookups in a Map of that size per event were a tenth of the step (BENCHMARKS.md, "Twelfth round").
+ */
+export interface SessionAccount {
+  /** What the session is counted at now; 0 once it is forgotten. */
+  readonly cost: number;
+}
+
+interface OpenAccount {
+  cost: number;
+  open: boolean;
+}
+
+/**
  * The process-wide memory budget of sessions (`MEMORY_BUDGET_MB`). The supervisor tells it what each
  * session it holds (running or hibernated) holds, as measured at ingest (`held_bytes`), and asks it
  * before it brings a new session into being. No timers, no I/O: an account kept by its owner.
  */
 export class MemoryBudget {
-  private readonly sessions = new Map<string, number>();
+  private readonly sessions = new Map<string, OpenAccount>();
   private used = 0;
   readonly budgetBytes: number;
 
@@ -35,19 +50,39 @@ export class MemoryBudget {
     this.budgetBytes = Math.floor(memoryBudgetMb * 2 ** 20 * SESSION_SHARE);
   }
 
-  /** A session now holding `heldBytes` of client data (a new session holds 0). */
-  track(sessionId: string, heldBytes: number): void {
+  /** The session's account, opened (at no cost yet: charge it what the session holds) if it has none. */
+  account(sessionId: string): SessionAccount {
+    let account = this.sessions.get(sessionId);
+    if (!account) {
+      account = { cost: 0, open: true };
+      this.sessions.set(sessionId, account);
+    }
+    return account;
+  }
+
+  /** The account's session now holds `heldBytes` of client data. An account since forgotten stays closed. */
+  charge(account: SessionAccount, heldBytes: number): void {
+    const line = account as OpenAccount;
+    if (!line.open) return;
     const cost = SESSION_OVERHEAD_BYTES + HELD_BYTES_FACTOR * heldBytes;
-    this.used += cost - (this.sessions.get(sessionId) ?? 0);
-    this.sessions.set(sessionId, cost);
+    this.used += cost - line.cost;
+    line.cost = cost;
   }
 
   forget(sessionId: string): void {
-    this.used -= this.sessions.get(sessionId) ?? 0;
+    const account = this.sessions.get(sessionId);
+    if (!account) return;
+    this.used -= account.cost;
+    account.cost = 0;
+    account.open = false;
     this.sessions.delete(sessionId);
   }
 
   clear(): void {
+    for (const account of this.sessions.values()) {
+      account.cost = 0;
+      account.open = false;
+    }
     this.sessions.clear();
     this.used = 0;
   }

@@ -293,14 +293,16 @@ export class SessionSupervisor implements SessionHost {
     actor.on('activity', (emitted) => this.forward(sessionId, emitted));
     actor.on('command', (emitted) => this.commandListeners.publish(sessionId, emitted.command));
     actor.on('session.expired', () => this.remove(sessionId, 'idle'));
-    this.options.memoryBudget.track(sessionId, actor.getSnapshot().context.held_bytes ?? 0);
+    const { memoryBudget } = this.options;
+    const account = memoryBudget.account(sessionId);
+    memoryBudget.charge(account, actor.getSnapshot().context.held_bytes ?? 0);
     // One stored-form reader per actor, not a closure per change: the memory store calls it only when read.
     const storedForm = () => toStored(actor.getSnapshot());
     actor.subscribe({
       next: () => {
         this.changed(sessionId, actor, storedForm);
         // Only while registered: a stopping actor's last snapshot must not count a session gone or hibernated.
-        if (this.sessions.get(sessionId) === actor) this.options.memoryBudget.track(sessionId, actor.getSnapshot().context.held_bytes ?? 0);
+        if (this.sessions.get(sessionId) === actor) memoryBudget.charge(account, actor.getSnapshot().context.held_bytes ?? 0);
       },
       error: (error) => this.onSessionError(sessionId, actor, error),
     });
