@@ -1,18 +1,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SERVICE_NODE_FLAGS } from './node-flags.js';
 import type { ServerProcess } from './processes.js';
 import { startServer } from './processes.js';
 
 /**
- * The service as `npm start` runs it (built JS), with the rate limit off: the bench is one client
- * IP. STORE=memory unless the env names a store; a SQLite store gets a fresh DATA_DIR, removed
- * when the service stops, unless the env names one.
+ * The service as `npm start` runs it (built JS, its V8 flags), with the rate limit off: the bench is
+ * one client IP. STORE=memory unless the env names a store; a SQLite store gets a fresh DATA_DIR,
+ * removed when the service stops, unless the env names one.
  */
 export async function startService(env: Record<string, string> = {}, nodeOptions: string[] = [], onStdout?: (line: string) => void): Promise<ServerProcess> {
   const ownDataDir = env.STORE === 'sqlite' && env.DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'kyc-bench-')) : undefined;
   const server = await startServer(
-    [process.execPath, ...nodeOptions, 'dist/src/main.js'],
+    [process.execPath, ...SERVICE_NODE_FLAGS, ...nodeOptions, 'dist/src/main.js'],
     {
       RATE_LIMIT_PER_MINUTE: '0',
       STORE: 'memory',
@@ -41,7 +42,7 @@ export const startBareNode = (): Promise<ServerProcess> => startServer([process.
 
 /** The service's HTTP layer with the session step skipped (bench/servers/service-http-layer.ts). */
 export const startServiceHttpLayer = (env: Record<string, string> = {}): Promise<ServerProcess> =>
-  startServer([process.execPath, 'dist/bench/servers/service-http-layer.js'], { RATE_LIMIT_PER_MINUTE: '0', STORE: 'memory', LOG_LEVEL: 'warn', ...env });
+  startServer([process.execPath, ...SERVICE_NODE_FLAGS, 'dist/bench/servers/service-http-layer.js'], { RATE_LIMIT_PER_MINUTE: '0', STORE: 'memory', LOG_LEVEL: 'warn', ...env });
 
 /** Bare express keeping each event as one SQLite row, group-committed (bench/servers/bare-express-sqlite.ts). */
 export const startBareExpressSqlite = (): Promise<ServerProcess> => startServer([process.execPath, 'dist/bench/servers/bare-express-sqlite.js']);
