@@ -1,9 +1,13 @@
 /**
- * `node --expose-gc bench/step-worker.ts <sessions> <count> [memory|sqlite]`: the session actor's
- * ingest step alone, in this process, no HTTP: `supervisor.ask` of `session.ingest` for `count`
- * events spread round-robin over `sessions` sessions (each created by one event beforehand, then
- * the JIT warmed on as many events as are measured), asked 50 to an event-loop turn. Prints
- * `{ns_per_event, bytes_per_event}`.
+ * `node --expose-gc bench/step-worker.ts <sessions> <count> [memory|sqlite] [active]`: the session
+ * actor's ingest step alone, in this process, no HTTP: `supervisor.ask` of `session.ingest` for
+ * `count` events spread round-robin over `active` sessions (all of them unless given), asked 50 to
+ * an event-loop turn, after one event to each of `sessions` and the JIT warmed on as many events as
+ * are measured. Prints `{ns_per_event, bytes_per_event}`.
+ *
+ * With `active` below `sessions` the rest are held as the service holds a day's idle sessions:
+ * hibernated (SESSION_HIBERNATE_SECONDS passes on the simulated clock before the load), so the
+ * figure is the step's cost with that many sessions held, not with that many touched in turn.
  *
  * Bytes allocated are read from V8's GC profiler: what the used heap grew by between
  * collections, summed over the run. Unlike time, this hardly moves with the load on the machine,
@@ -13,6 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
+import type { SimulatedClock } from 'xstate';
 import type { RedactedEvent } from '../src/domain/event-redaction.js';
 import type { AskResult } from '../src/actors/supervisor.js';
 import type { IngestResult } from '../src/machines/session.events.js';
@@ -23,14 +28,18 @@ const { EventInSchema } = (await import(built('domain/sdk-event.js'))) as typeof
 const { benchSessionId, eventBody } = (await import(new URL('./lib/event-body.ts', import.meta.url).href)) as typeof import('./lib/event-body.js');
 const { inProcessSystem } = (await import(new URL('./lib/in-process-system.ts', import.meta.url).href)) as typeof import('./lib/in-process-system.js');
 
-const [sessionsArgument = '1000', countArgument = '20000', store = 'memory'] = process.argv.slice(2);
+const [sessionsArgument = '1000', countArgument = '20000', store = 'memory', activeArgument] = process.argv.slice(2);
 const sessions = Number(sessionsArgument);
+const active = Math.min(sessions, Number(activeArgument ?? sessions));
+const HIBERNATE_SECONDS = 5;
 const count = Number(countArgument);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
 
 const dataDir = store === 'sqlite' ? mkdtempSync(join(tmpdir(), 'step-bench-')) : undefined;
-const system = await inProcessSystem(store === 'sqlite' ? 'sqlite' : 'memory', dataDir);
+let clock: SimulatedClock | undefined;
+const holdsIdle = active < sessions;
+const system = await inProcessSystem(store === 'sqlite' ? 'sqlite' : 'memory', dataDir, holdsIdle ? { hibernateSeconds: HIBERNATE_SECONDS, onClock: (c) => (clock = c) } : {});
 // Each session's event as the HTTP route hands it over: redacted, with the sizes the pass counted.
 const inputs = Array.from({ length: sessions }, (_, n) => redactForIngest(EventInSchema.parse(JSON.parse(eventBody(benchSessionId(n))))));
 const trace = { trace_id: 't', request_id: 'r' };
@@ -41,11 +50,11 @@ const trace = { trace_id: 't', request_id: 'r' };
  * is; the copy of the event is part of the figure.
  */
 const TURN = 50;
-async function ingest(from: number, to: number): Promise<void> {
+async function ingest(from: number, to: number, over: number): Promise<void> {
   for (let start = from; start < to; start += TURN) {
     const asks: Promise<AskResult<IngestResult>>[] = [];
     for (let i = start; i < Math.min(to, start + TURN); i += 1) {
-      const { event: template, matchHint, sizes } = inputs[i % sessions]!;
+      const { event: template, matchHint, sizes } = inputs[i % over]!;
       const event: RedactedEvent = { ...template };
       asks.push(system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({ type: 'session.ingest', event, matchHint, sizes, at, trace, reply })));
     }
@@ -53,15 +62,22 @@ async function ingest(from: number, to: number): Promise<void> {
   }
 }
 
-await ingest(0, sessions);
-await ingest(0, Math.max(count, 5_000));
+await ingest(0, sessions, sessions);
+if (holdsIdle) {
+  // Every session goes idle long enough to hibernate; the load's sessions wake as the warm-up touches them.
+  clock!.increment((HIBERNATE_SECONDS + 2) * 1000);
+  await new Promise((resolve) => setImmediate(resolve));
+  const { running, hibernated } = system.supervisor.counts;
+  if (running !== 0 || hibernated !== sessions) throw new Error(`expected ${sessions} hibernated sessions, found ${running} running and ${hibernated} hibernated`);
+}
+await ingest(0, Math.max(count, 5_000), active);
 
 gc();
 const profiler = new v8.GCProfiler();
 profiler.start();
 const usedBefore = v8.getHeapStatistics().used_heap_size;
 const started = process.hrtime.bigint();
-await ingest(0, count);
+await ingest(0, count, active);
 const elapsed = Number(process.hrtime.bigint() - started);
 const usedAfter = v8.getHeapStatistics().used_heap_size;
 const { statistics } = profiler.stop();
@@ -75,4 +91,4 @@ allocated += usedAfter - used;
 
 system.stop();
 if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-process.stdout.write(`${JSON.stringify({ sessions, count, store, ns_per_event: elapsed / count, bytes_per_event: allocated / count, collections: statistics.length })}\n`);
+process.stdout.write(`${JSON.stringify({ sessions, active, count, store, ns_per_event: elapsed / count, bytes_per_event: allocated / count, collections: statistics.length })}\n`);

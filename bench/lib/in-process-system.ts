@@ -3,11 +3,19 @@
  * clock, loaded from the built service (`npm run bench` builds it first) so a worker runs on plain
  * node (type stripping) without a loader: under callgrind a loader costs minutes.
  */
+import type { SimulatedClock } from 'xstate';
 import type { ActorSystem } from '../../src/actors/system.js';
 
 const built = (path: string) => new URL(`../../dist/src/${path}`, import.meta.url).href;
 
-export async function inProcessSystem(store: 'memory' | 'sqlite' = 'memory', dataDir?: string): Promise<ActorSystem> {
+export interface InProcessOptions {
+  /** SESSION_HIBERNATE_SECONDS; 0 (never) unless given. */
+  hibernateSeconds?: number;
+  /** Handed the simulated clock the system runs on, for a caller that moves time on. */
+  onClock?: (clock: SimulatedClock) => void;
+}
+
+export async function inProcessSystem(store: 'memory' | 'sqlite' = 'memory', dataDir?: string, options: InProcessOptions = {}): Promise<ActorSystem> {
   const { SimulatedClock } = await import('xstate');
   const { createActorSystem } = (await import(built('actors/system.js'))) as typeof import('../../src/actors/system.js');
   const { actorSystemOptions } = (await import(built('actors/system-options.js'))) as typeof import('../../src/actors/system-options.js');
@@ -16,8 +24,9 @@ export async function inProcessSystem(store: 'memory' | 'sqlite' = 'memory', dat
   const { loadKnowledgeBase } = (await import(built('integrations/knowledge-base.js'))) as typeof import('../../src/integrations/knowledge-base.js');
   const { createLogger } = (await import(built('logger.js'))) as typeof import('../../src/logger.js');
   const { openStore } = (await import(built('store/open-store.js'))) as typeof import('../../src/store/open-store.js');
-  const config = loadConfig({ LOG_LEVEL: 'warn', STORE: store, ...(dataDir ? { DATA_DIR: dataDir } : {}), MAX_SESSIONS: '1000000', MEMORY_BUDGET_MB: '16384', SESSION_HIBERNATE_SECONDS: '0' });
+  const config = loadConfig({ LOG_LEVEL: 'warn', STORE: store, ...(dataDir ? { DATA_DIR: dataDir } : {}), MAX_SESSIONS: '1000000', MEMORY_BUDGET_MB: '16384', SESSION_HIBERNATE_SECONDS: String(options.hibernateSeconds ?? 0) });
   const clock = new SimulatedClock();
+  options.onClock?.(clock);
   const media = createMediaProvider(config);
   return createActorSystem(actorSystemOptions(config, { clock, logger: createLogger('warn'), store: openStore(config, clock), media, knowledgeBase: loadKnowledgeBase(undefined) }));
 }

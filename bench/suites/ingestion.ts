@@ -1,4 +1,5 @@
 import type { InterleavedOptions, InterleavedTarget } from '../lib/interleaved.js';
+import { HELD_MEMORY_BUDGET_MB, expectHeld } from '../lib/held-sessions.js';
 import { measureInterleaved } from '../lib/interleaved.js';
 import type { ServerProcess } from '../lib/processes.js';
 import { runLoad } from '../lib/processes.js';
@@ -10,9 +11,24 @@ export interface IngestionOptions extends InterleavedOptions {
   sessionsHeld: number;
 }
 
-/** One event to each of `sessions` sessions, one after another: they stay held while the load touches the first `options.sessions`. */
+/** SESSION_HIBERNATE_SECONDS of the services holding many sessions: short, so the rounds find the idle ones as a day leaves them. */
+const HELD_HIBERNATE_SECONDS = 5;
+
+/**
+ * One event to each of `sessions` sessions, one after another: they stay held while the load
+ * touches the first `options.sessions`. Measuring starts once all of them have hibernated, as
+ * idle sessions are by then in the field; otherwise the first round would find them running
+ * (SESSION_HIBERNATE_SECONDS defaults to a minute) and the later ones hibernated.
+ */
 const holdSessions = (sessions: number) => async (server: ServerProcess) => {
   await runLoad({ url: server.url, method: 'POST', path: '/v1/events', connections: 50, body: 'event', sessions, sequential: true, amount: sessions });
+  const deadline = Date.now() + (HELD_HIBERNATE_SECONDS + 30) * 1000;
+  for (;;) {
+    const { hibernated } = await expectHeld(server, sessions);
+    if (hibernated >= sessions) return;
+    if (Date.now() > deadline) throw new Error(`${hibernated} of ${sessions} held sessions hibernated after ${HELD_HIBERNATE_SECONDS + 30} s`);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
 };
 
 /**
@@ -37,7 +53,7 @@ export async function ingestionSuite(
   httpLayerOverExpress: number;
 }> {
   const held = options.sessionsHeld.toLocaleString('en-US');
-  const heldEnv = { LOG_LEVEL: 'warn', MAX_SESSIONS: String(options.sessionsHeld * 2) };
+  const heldEnv = { LOG_LEVEL: 'warn', MAX_SESSIONS: String(options.sessionsHeld * 2), MEMORY_BUDGET_MB: HELD_MEMORY_BUDGET_MB, SESSION_HIBERNATE_SECONDS: String(HELD_HIBERNATE_SECONDS) };
   const targets: InterleavedTarget[] = [
     { name: 'service (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn' }) },
     { name: 'service, STORE=sqlite (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn', STORE: 'sqlite' }) },

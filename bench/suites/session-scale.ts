@@ -1,3 +1,4 @@
+import { HELD_MEMORY_BUDGET_MB, expectHeld } from '../lib/held-sessions.js';
 import { collectGarbage } from '../lib/inspector.js';
 import type { LoadJob, LoadResult } from '../load-worker.js';
 import type { ServerProcess } from '../lib/processes.js';
@@ -89,7 +90,7 @@ interface Prepared {
 async function start(sessions: number, options: SessionScaleOptions): Promise<{ server: ServerProcess; inspector: string }> {
   const inspector = `127.0.0.1:${await freePort()}`;
   const server = await startService(
-    { LOG_LEVEL: 'warn', STORE: options.store, MAX_SESSIONS: String(Math.max(100_000, sessions)), SESSION_HIBERNATE_SECONDS: String(options.hibernateSeconds) },
+    { LOG_LEVEL: 'warn', STORE: options.store, MAX_SESSIONS: String(Math.max(100_000, sessions)), MEMORY_BUDGET_MB: HELD_MEMORY_BUDGET_MB, SESSION_HIBERNATE_SECONDS: String(options.hibernateSeconds) },
     [`--inspect=${inspector}`],
   );
   return { server, inspector };
@@ -106,5 +107,6 @@ async function fill(sessions: number, { server, inspector }: { server: ServerPro
   await runLoad({ ...load, sessions: 1, amount: 1_500 });
   const rssBefore = await settledRss();
   await runLoad({ ...load, sessions, sequential: true, amount: sessions });
+  await expectHeld(server, sessions);
   return { sessions, server, load, settledRss, rssBefore, rssIdle: Number.NaN, runs: [], wakeRps: 0 };
 }

@@ -1,12 +1,18 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { SERVICE_NODE_FLAGS } from '../lib/node-flags.js';
 import { median, round, table } from '../lib/stats.js';
 
 const run = promisify(execFile);
 
+/** One row: `sessions` held, the events spread over `active` of them (all unless given; the rest hibernated). */
+export interface StepRow {
+  sessions: number;
+  active?: number;
+}
+
 export interface StepOptions {
-  /** Sessions the events are spread over, one row each. */
-  sessions: number[];
+  rows: StepRow[];
   /** Events per measured run. */
   count: number;
   rounds: number;
@@ -27,29 +33,36 @@ interface Measured {
   bytes_per_event: number;
 }
 
-async function measure(sessions: number, count: number): Promise<Measured> {
-  const { stdout } = await run(process.execPath, ['--expose-gc', 'bench/step-worker.ts', String(sessions), String(count)], { maxBuffer: 1024 * 1024 });
+async function measure(row: StepRow, count: number): Promise<Measured> {
+  const args = [String(row.sessions), String(count), 'memory', ...(row.active !== undefined ? [String(row.active)] : [])];
+  const { stdout } = await run(process.execPath, ['--expose-gc', ...SERVICE_NODE_FLAGS, 'bench/step-worker.ts', ...args], { maxBuffer: 1024 * 1024 });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as Measured;
 }
 
+const rowName = (row: StepRow): string =>
+  row.active === undefined || row.active >= row.sessions
+    ? `${row.sessions.toLocaleString('en-US')}${row.sessions > GUARD_SESSIONS ? ', each touched in turn (all running)' : ''}`
+    : `${row.sessions.toLocaleString('en-US')} held, events to ${row.active.toLocaleString('en-US')} (the rest hibernated)`;
+
 /**
  * The session actor's ingest step in process (`supervisor.ask` of `session.ingest`, no HTTP), per
- * event, over 1, 1,000 and 100,000 sessions: wall time (median of interleaved rounds) and bytes
- * allocated. Throws when the step allocates twice its recorded baseline.
+ * event, a row per count of sessions held: wall time (median of interleaved rounds) and bytes
+ * allocated, against the 1,000-session row. Throws when the step allocates twice its recorded
+ * baseline.
  */
 export async function stepSuite(options: StepOptions): Promise<{ markdown: string; guard: string }> {
-  const runs = new Map<number, Measured[]>(options.sessions.map((sessions) => [sessions, []]));
+  const runs = options.rows.map((row) => ({ row, measured: [] as Measured[] }));
   for (let index = 0; index < options.rounds; index += 1) {
-    for (const sessions of options.sessions) runs.get(sessions)!.push(await measure(sessions, Math.max(options.count, sessions)));
+    for (const { row, measured } of runs) measured.push(await measure(row, Math.max(options.count, row.active ?? row.sessions)));
   }
+  const isGuardRow = (row: StepRow) => row.sessions === GUARD_SESSIONS && row.active === undefined;
   // The flatness target compares holding 100,000 sessions with holding 1,000.
-  const reference = median((runs.get(GUARD_SESSIONS) ?? runs.get(options.sessions[0]!)!).map((m) => m.ns_per_event));
-  const rows = options.sessions.map((sessions) => {
-    const measured = runs.get(sessions)!;
+  const reference = median((runs.find(({ row }) => isGuardRow(row)) ?? runs[0]!).measured.map((m) => m.ns_per_event));
+  const rows = runs.map(({ row, measured }) => {
     const ns = median(measured.map((m) => m.ns_per_event));
-    return [sessions.toLocaleString('en-US'), round(ns / 1000, 1), round(median(measured.map((m) => m.bytes_per_event))).toLocaleString('en-US'), (ns / reference).toFixed(2)];
+    return [rowName(row), round(ns / 1000, 1), round(median(measured.map((m) => m.bytes_per_event))).toLocaleString('en-US'), (ns / reference).toFixed(2)];
   });
-  const guarded = runs.get(GUARD_SESSIONS) ?? [await measure(GUARD_SESSIONS, options.count)];
+  const guarded = runs.find(({ row }) => isGuardRow(row))?.measured ?? [await measure({ sessions: GUARD_SESSIONS }, options.count)];
   const bytes = median(guarded.map((m) => m.bytes_per_event));
   const guard = `Regression guard: ${round(bytes).toLocaleString('en-US')} B allocated per event at ${GUARD_SESSIONS.toLocaleString('en-US')} sessions, baseline ${STEP_BYTES_BASELINE.toLocaleString('en-US')} B (fails at 2×) → ${(bytes / STEP_BYTES_BASELINE).toFixed(2)}×`;
   if (bytes > 2 * STEP_BYTES_BASELINE) throw new Error(`${guard}: the ingest step allocates more than twice its baseline (bench/suites/step.ts, BENCHMARKS.md)`);
