@@ -8,6 +8,7 @@ import { canHibernate } from '../machines/session.machine.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { observeStep, stepStarted } from '../metrics/service-metrics.js';
 import type { ActivityLog, Durable, SessionStore, StoredSession } from '../store/ports.js';
+import { UnreadableSessionError } from '../store/ports.js';
 import type { SessionListQuery, SessionPage } from './session-listing.js';
 import { flowProgressOf, pageOfSessions } from './session-listing.js';
 import { CommandBatch } from './command-batch.js';
@@ -464,10 +465,9 @@ export class SessionSupervisor implements SessionHost {
       stored = this.options.store.load(sessionId);
       damage = stored && storedDamage(stored);
     } catch (error) {
-      // A store that cannot be read now (busy, I/O) keeps the row; what it read and could not make a session is damage.
-      if (storeFailed(error)) throw error;
-      // Its name only: a JSON.parse message quotes the text, which may hold what a client sent.
-      damage = error instanceof SyntaxError ? 'stored state is not JSON' : `stored state unreadable (${error instanceof Error ? error.name : typeof error})`;
+      // Only a row the store read and could not make a session is damage; a store that cannot be read now (busy, I/O) keeps it.
+      if (!(error instanceof UnreadableSessionError)) throw error;
+      damage = error.message;
     }
     if (damage === undefined) return stored;
     this.options.logger.error({ session_id: sessionId, problem: damage }, 'stored session cannot be restored; session discarded');
@@ -481,6 +481,3 @@ export class SessionSupervisor implements SessionHost {
     this.held -= 1;
   }
 }
-
-/** node:sqlite's own failures (busy, locked, I/O) carry this code; a read that throws anything else read something it could not use. */
-const storeFailed = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === 'ERR_SQLITE_ERROR';

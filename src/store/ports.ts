@@ -30,6 +30,15 @@ export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError';
 }
 
+/**
+ * A session's stored form was read but cannot be made a session again (a damaged row: not JSON, or
+ * not the layout the store writes). The message names the problem, never the stored text, which
+ * may hold what a client sent. A store that cannot be read at all throws its own error instead.
+ */
+export class UnreadableSessionError extends Error {
+  override name = 'UnreadableSessionError';
+}
+
 /** A session as the store keeps it: the state value and the context as JSON, with the summary a listing needs. */
 export interface StoredSession {
   session_id: string;

@@ -13,7 +13,7 @@ import { SqliteJournal } from './sqlite-journal.js';
 import type { WalCheckpointer } from './wal-checkpointer.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
 import type { ActivityLog, ActivityQuery, SummaryQuery, SummaryRow, SummarySelection, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
-import { StoreUnavailableError } from './ports.js';
+import { StoreUnavailableError, UnreadableSessionError } from './ports.js';
 
 export const DATABASE_FILE = 'kyc-assistant.sqlite';
 
@@ -113,7 +113,12 @@ export class SqliteStore implements SessionStore, ActivityLog {
     // The fields the journal holds are the newest; the rest are in `session_fields`.
     const fields = this.journal.journaledFields(sessionId);
     for (const { field, value } of this.statements.loadFields.iterate(sessionId) as Iterable<{ field: string; value: string }>) if (!fields.has(field)) fields.set(field, value);
-    return fromRow(row, joinContext(row.state, (key) => fields.get(key)));
+    try {
+      return fromRow(row, joinContext(row.state, (key) => fields.get(key)));
+    } catch (error) {
+      // Its name only: a JSON.parse message quotes the text.
+      throw new UnreadableSessionError(error instanceof SyntaxError ? 'stored state is not JSON' : `stored state unreadable (${error instanceof Error ? error.name : typeof error})`);
+    }
   }
 
   save(sessionId: string, snapshot: () => StoredSession): void {

@@ -79,6 +79,19 @@ describe('a stored session the machine cannot run is set aside, and the process 
     expect(discarded(after)).toEqual([expect.objectContaining({ session_id: 's1', problem: expect.stringContaining('is not the row') })]);
     expect((await after.http.get('/api/sessions/s2')).body.session_id).toBe('s2');
   });
+
+  it('a store that cannot be read at the moment is not damage: the read fails, and the row stays for the next one', async () => {
+    const h = await twoSessions();
+    const after = restartEdited(h, () => {});
+    const file = join(after.env.DATA_DIR!, DATABASE_FILE);
+    const other = new DatabaseSync(file);
+    other.exec('ALTER TABLE sessions RENAME TO sessions_away');
+    expect((await after.http.get('/api/sessions/s1')).status).toBe(500);
+    other.exec('ALTER TABLE sessions_away RENAME TO sessions');
+    other.close();
+    expect(discarded(after)).toEqual([]);
+    expect((await after.http.get('/api/sessions/s1')).body.screen).toBe('pan_details');
+  });
 });
 
 describe('a damaged row in the journal a crash left', () => {
