@@ -1,8 +1,9 @@
 /**
- * `node bench/apply-worker.ts <items> <batches>`: the SQLite store's journal apply as the activity
- * log grows. A store in a temp directory is filled with `items` commands (each a session saved and
- * an item appended, over 1,000 sessions, committed 50 at a time, applied as the store does every
- * 2,000 rows); then, `batches` times, 999 more commands are committed and a read that needs the
+ * `node bench/apply-worker.ts <items> <batches> [held]`: the SQLite store's journal apply as the
+ * activity log grows. A store in a temp directory is given `held` sessions (default 1,000, saved
+ * once each, the first 1,000 of them the active ones), then filled with `items` commands (each a
+ * session saved and an item appended, over the 1,000 active sessions, committed 50 at a time,
+ * applied as the store does every 2,000 rows); then, `batches` times, 999 more commands are committed and a read that needs the
  * tables (`count()`) applies them: that read's time is the apply's. Also times a session's newest
  * 50 items (`list`). Prints `{apply_ms, list_ms}` (medians).
  */
@@ -15,7 +16,7 @@ const built = (path: string) => new URL(`../dist/src/${path}`, import.meta.url).
 const { SqliteStore } = (await import(built('store/sqlite-store.js'))) as typeof import('../src/store/sqlite-store.js');
 const { median } = (await import(new URL('./lib/stats.ts', import.meta.url).href)) as typeof import('./lib/stats.js');
 
-const [items, batches] = process.argv.slice(2).map(Number) as [number, number];
+const [items, batches, held = 1_000] = process.argv.slice(2).map(Number) as [number, number, number?];
 const SESSIONS = 1_000;
 const START = 1_795_000_000_000;
 
@@ -41,6 +42,11 @@ async function commands(count: number): Promise<void> {
   await store.commit();
 }
 try {
+  for (let i = 0; i < held; i += 1) {
+    const sessionId = `bench-${i}`;
+    store.save(sessionId, () => stored(sessionId, i));
+    if ((i + 1) % 50 === 0) await store.commit();
+  }
   await commands(items);
   store.count();
   const applies: number[] = [];

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ActivityDraft } from '../../src/domain/activity.js';
 import type { StoredSession } from '../../src/store/ports.js';
@@ -77,6 +78,48 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
     expect(count(store.db, 'sessions')).toBe(100);
     for (let i = 0; i < 100; i += 1) expect(store.load(`s${i}`)?.context).toEqual({ n: JOURNAL_APPLY_ROWS / 2 - 100 + i });
     store.close();
+  });
+
+  it('each applied session row carries its newest summary, whichever columns changed and however the applies fall', async () => {
+    type Summary = Pick<StoredSession['summary'], 'user_id' | 'screen' | 'voice' | 'cooldown_until'>;
+    const summaryArb: fc.Arbitrary<Summary> = fc.record({
+      user_id: fc.constantFrom(null, 'u-1', 'u-2'),
+      screen: fc.constantFrom(null, 'pan_details', 'selfie'),
+      voice: fc.constantFrom('inactive', 'active'),
+      cooldown_until: fc.constantFrom(null, START_TIME + 1_000),
+    });
+    const step = fc.oneof(fc.record({ session: fc.integer({ min: 0, max: 3 }), summary: summaryArb }), fc.constant('apply' as const));
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps) => {
+        const store = open(tempDataDir());
+        const newest = new Map<string, Summary & { last_activity_at: number }>();
+        const rows = () =>
+          new Map(
+            (store.db.prepare('SELECT session_id, user_id, screen, voice, cooldown_until, last_activity_at FROM sessions').all() as (Summary & { session_id: string; last_activity_at: number })[]).map(
+              ({ session_id, ...row }) => [session_id, row],
+            ),
+          );
+        try {
+          for (const [n, next] of steps.entries()) {
+            if (next === 'apply') {
+              store.count();
+              expect(rows()).toEqual(newest);
+              continue;
+            }
+            const id = `s${next.session}`;
+            const saved = session(id, n);
+            store.save(id, () => ({ ...saved, summary: { ...saved.summary, ...next.summary } }));
+            newest.set(id, { ...next.summary, last_activity_at: saved.summary.last_activity_at });
+            await store.commit();
+          }
+          store.count();
+          expect(rows()).toEqual(newest);
+        } finally {
+          store.close();
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('a removal is journaled too: the session is gone for a load before and after the apply', async () => {
