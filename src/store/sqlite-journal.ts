@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { LRUCache } from 'lru-cache';
 import type { ActivityItem } from '../domain/activity.js';
 import type { StoredSession, SummaryRow } from './ports.js';
 import { HINT_PREFIX, hintIdsOf, splitContext } from './session-fields.js';
@@ -35,6 +36,15 @@ export class SqliteJournal {
   private readonly fieldRows = new Map<string, Map<string, number>>();
   /** Of each session saved since the last apply with its hints apart, the component ids of its newest state. */
   private readonly hintIds = new Map<string, string[]>();
+  /**
+   * Of sessions recently applied with their hints apart, the component ids `session_fields` holds
+   * hints for (each such row is one of them). An apply looks for hints a session dropped only where
+   * this cannot rule it out: a session that dropped none since its last apply, and wrote none it
+   * does not hold, has no stale row. A session not here (past the bound, or not applied since the
+   * store opened) is looked for in SQL. Without it, each apply looked through every hint of every
+   * session in it (12 ms of a 22 ms apply over field sessions; BENCHMARKS.md, "Thirteenth round").
+   */
+  private readonly appliedHints = new LRUCache<string, readonly string[]>({ max: APPLIED_HINTS_KEPT });
   /** Field objects committed, each with the session it was committed for (weak: the session's state owns them). */
   private readonly written = new WeakMap<object, string>();
   private rows = 0;
@@ -121,6 +131,9 @@ export class SqliteJournal {
     for (const sessionId of staged.removals) {
       this.fieldRows.delete(sessionId);
       this.hintIds.delete(sessionId);
+      // Its rows leave `session_fields` with the apply; saved again before that, it is looked
+      // through in SQL, as a session the journal knows nothing of.
+      this.appliedHints.delete(sessionId);
     }
     for (const { sessionId, key, id, object } of staged.fields) {
       this.fieldsOf(sessionId).set(key, id);
@@ -157,20 +170,38 @@ export class SqliteJournal {
     for (const fields of this.fieldRows.values()) for (const id of fields.values()) fieldIds.push(id);
     if (fieldIds.length > 0) statements.applyFields.run(JSON.stringify(fieldIds));
     // Hints the sessions no longer hold (replaced past the bound, or trimmed to the budget) leave the file.
-    if (this.hintIds.size > 0) {
-      const kept: [string, string][] = [];
-      for (const [sessionId, ids] of this.hintIds) for (const id of ids) kept.push([sessionId, HINT_PREFIX + id]);
-      statements.dropStaleHints.run(JSON.stringify([...this.hintIds.keys()]), JSON.stringify(kept));
+    const stale: string[] = [];
+    const kept: [string, string][] = [];
+    for (const [sessionId, ids] of this.hintIds) {
+      if (!this.mayHoldStaleHints(sessionId, ids)) continue;
+      stale.push(sessionId);
+      for (const id of ids) kept.push([sessionId, HINT_PREFIX + id]);
     }
+    if (stale.length > 0) statements.dropStaleHints.run(JSON.stringify(stale), JSON.stringify(kept));
     statements.clearItems.run();
     statements.clearSessions.run();
     statements.clearFields.run();
     return () => {
+      for (const [sessionId, ids] of this.hintIds) this.appliedHints.set(sessionId, ids);
       this.rows = 0;
       this.newest.clear();
       this.fieldRows.clear();
       this.hintIds.clear();
     };
+  }
+
+  /**
+   * Whether `session_fields` may hold a hint of the session its newest state (`ids`) no longer has:
+   * unless every hint it held at its last apply, and every hint this batch wrote for it, is still
+   * one of `ids`.
+   */
+  private mayHoldStaleHints(sessionId: string, ids: readonly string[]): boolean {
+    const held = this.appliedHints.get(sessionId);
+    if (held === undefined) return true;
+    const newest = new Set(ids);
+    for (const id of held) if (!newest.has(id)) return true;
+    for (const key of this.fieldRows.get(sessionId)?.keys() ?? []) if (key.startsWith(HINT_PREFIX) && !newest.has(key.slice(HINT_PREFIX.length))) return true;
+    return false;
   }
 
   private fieldsOf(sessionId: string): Map<string, number> {
@@ -194,6 +225,12 @@ const emptyStage = () => ({
   hintIds: [] as [string, string[]][],
   rows: 0,
 });
+
+/**
+ * Sessions whose applied hints the journal remembers (a few hundred bytes each): the sessions of
+ * the last several applies. One past it costs its apply a look in SQL, as before.
+ */
+const APPLIED_HINTS_KEPT = 10_000;
 
 const SUMMARY_COLUMNS = 'session_id, state, wake_at, user_id, screen, voice, cooldown_until, created_at, last_activity_at';
 /** The journal rows a JSON array of seqs names. */
