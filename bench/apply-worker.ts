@@ -3,9 +3,9 @@
  * activity log grows. A store in a temp directory is given `held` sessions (default 1,000, saved
  * once each, the first 1,000 of them the active ones), then filled with `items` commands (each a
  * session saved and an item appended, over the 1,000 active sessions, committed 50 at a time,
- * applied as the store does every 2,000 rows); then, `batches` times, 999 more commands are committed and a read that needs the
- * tables (`count()`) applies them: that read's time is the apply's. Also times a session's newest
- * 50 items (`list`). Prints `{apply_ms, list_ms}` (medians).
+ * applied as the store does every 2,000 rows); then, `batches` times, 999 more commands are
+ * committed and a read that needs the tables (`count()`) applies them: that read's time is the
+ * apply's. Also times a session's newest 50 items (`list`). Prints `{apply_ms, list_ms}` (medians).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

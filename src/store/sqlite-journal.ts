@@ -37,12 +37,13 @@ export class SqliteJournal {
   /** Of each session saved since the last apply with its hints apart, the component ids of its newest state. */
   private readonly hintIds = new Map<string, string[]>();
   /**
-   * Of sessions recently applied with their hints apart, the component ids `session_fields` holds
-   * hints for (each such row is one of them). An apply looks for hints a session dropped only where
-   * this cannot rule it out: a session that dropped none since its last apply, and wrote none it
-   * does not hold, has no stale row. A session not here (past the bound, or not applied since the
-   * store opened) is looked for in SQL. Without it, each apply looked through every hint of every
-   * session in it (12 ms of a 22 ms apply over field sessions; BENCHMARKS.md, "Thirteenth round").
+   * Of sessions recently applied with their hints apart, the component ids of their newest state
+   * then: every hint row `session_fields` holds for the session is one of them. An apply looks for
+   * hints a session dropped only where this cannot rule it out: a session that dropped none since
+   * its last apply, and wrote none it does not hold, has no stale row. A session not here (past the
+   * bound, or not applied since the store opened) is looked for in SQL. Without it, each apply
+   * looked through every hint of every session in it (12 ms of a 22 ms apply over field sessions;
+   * BENCHMARKS.md, "Thirteenth round").
    */
   private readonly appliedHints = new LRUCache<string, readonly string[]>({ max: APPLIED_HINTS_KEPT });
   /** Field objects committed, each with the session it was committed for (weak: the session's state owns them). */
@@ -267,7 +268,7 @@ function prepare(db: DatabaseSync) {
     // `WHERE` before `ON CONFLICT`: SQLite's parser needs it to read an upsert from a SELECT. An
     // update sets only what every event changes: SQLite rewrites a row's entry in each index over a
     // column the SET names, changed or not, and a session's entries in the screen and voice indexes
-    // sit among all the sessions held (an apply took 26 ms with 100,000 held against 9 ms this way).
+    // sit among all the sessions held (an apply took 23 ms with 100,000 held, 11 ms this way).
     applySessions: db.prepare(
       `INSERT INTO sessions (${SUMMARY_COLUMNS}) SELECT ${SUMMARY_COLUMNS} FROM session_journal WHERE ${NAMED} AND state IS NOT NULL
        ON CONFLICT (session_id) DO UPDATE SET state = excluded.state, wake_at = excluded.wake_at, last_activity_at = excluded.last_activity_at`,
