@@ -1,3 +1,4 @@
+import { hintsBytes, rememberHintsBytes } from './hint-bytes.js';
 import { own } from './own.js';
 import type { HintShape } from './redaction.js';
 import { hintShapeSize } from './redaction.js';
@@ -124,10 +125,14 @@ const present = <T>(value: T | null | undefined): value is T => value !== null &
 /** Validation pattern for a component from the schemas this session holds, current screen first. */
 function patternFor(record: SessionRecord, componentId: string | undefined, screen: string | undefined): string | undefined {
   if (!componentId) return undefined;
+  const { patterns } = schemaIndex(record.schemas);
+  // The index holds every component with a pattern in any schema: most inputs have none, and one
+  // lookup says so without reading the current screen's schema.
+  if (!patterns.has(componentId)) return undefined;
   const current = screen ? own(record.schemas, screenKey(screen)) : undefined;
   const fromCurrent = current ? own(current.patterns, componentId) : undefined;
   if (fromCurrent) return fromCurrent;
-  return schemaIndex(record.schemas).patterns.get(componentId);
+  return patterns.get(componentId);
 }
 
 /**
@@ -172,14 +177,21 @@ function upsertHint(hints: ComponentHint[], next: ComponentHint): ComponentHint[
   // Least recently updated components go first once the bound is reached.
   const from = Math.max(0, kept + 1 - MAX_COMPONENT_HINTS);
   const updated: ComponentHint[] = new Array<ComponentHint>(kept + 1 - from);
+  let bytes = hintsBytes(hints) + next.bytes;
   let at = 0;
   let skipped = 0;
   for (let index = 0; index < hints.length; index += 1) {
-    if (index === replaced) continue;
-    if (skipped < from) skipped += 1;
-    else updated[at++] = hints[index]!;
+    if (index === replaced) {
+      bytes -= hints[index]!.bytes;
+      continue;
+    }
+    if (skipped < from) {
+      bytes -= hints[index]!.bytes;
+      skipped += 1;
+    } else updated[at++] = hints[index]!;
   }
   updated[at] = next;
+  rememberHintsBytes(updated, bytes);
   return updated;
 }
 
@@ -364,8 +376,7 @@ export function withinBudget<R extends Pick<SessionRecord, 'latest_event' | 'com
   let hints = record.component_hints;
   let schemas = record.schemas;
   let latestBytes = knownLatestBytes ?? jsonBytes(latest);
-  let heldHintBytes = 0;
-  for (const hint of hints) heldHintBytes += hint.bytes;
+  let heldHintBytes = hintsBytes(hints);
   let schemaBytes = schemaIndex(schemas).bytes;
   const fixedBytes = failureBytes(record.last_validation_failure);
   // Every event comes here and nearly all fit: that case allocates nothing but its answer.

@@ -87,6 +87,21 @@ describe('a hint matched against the schemas', () => {
     expect(Object.keys(record.schemas)).toEqual(['second', 'first']);
     expect(matched(record)).toBe(false);
   });
+
+  it("on its screen takes that screen's pattern before the first schema's", () => {
+    let record = newSessionRecord('s1', 0);
+    record = apply(record, schemaOn('first', '[A-Z]{5}[0-9]{4}[A-Z]'), 1).record;
+    expect(matched(record)).toBe(true);
+    record = apply(record, schemaOn('review', '[0-9]{12}'), 2).record;
+    expect(matched(record)).toBe(false);
+  });
+
+  it('is not matched when no schema names a pattern for the component', () => {
+    let record = newSessionRecord('s1', 0);
+    expect(matched(record)).toBeUndefined();
+    record = apply(record, redactForIngest(EventInSchema.parse({ session_id: 's1', event: 'screen_schema', screen: 'review', properties: { screen_id: 'review', components: [{ id: 'id_field', type: 'text_input' }, { id: 'other', type: 'text_input', validations: [{ rule_id: 'r1', pattern: '[0-9]+' }] }] } })), 1).record;
+    expect(matched(record)).toBeUndefined();
+  });
 });
 
 describe('the sizes the redaction pass counted, carried to the session', () => {

@@ -1,0 +1,26 @@
+import type { ComponentHint } from './session-record.js';
+
+/**
+ * The summed `bytes` of a session's hints, for the session budget. A hints array is never changed
+ * once built (an input builds a new one), so its sum holds for as long as it lives, and an input
+ * works out the new array's sum from the old one's instead of reading every hint the session
+ * holds: a deployed SDK's session holds a dozen, each a read from memory the event does not
+ * otherwise touch (BENCHMARKS.md, "Fourteenth round"). A WeakMap, so a sum goes with its array.
+ */
+const totals = new WeakMap<readonly ComponentHint[], number>();
+
+/** The hints' summed `bytes`: known when the array was built by `upsertHint`, else counted once. */
+export function hintsBytes(hints: readonly ComponentHint[]): number {
+  let total = totals.get(hints);
+  if (total === undefined) {
+    total = 0;
+    for (const hint of hints) total += hint.bytes;
+    totals.set(hints, total);
+  }
+  return total;
+}
+
+/** Records the summed `bytes` of an array just built. */
+export function rememberHintsBytes(hints: readonly ComponentHint[], total: number): void {
+  totals.set(hints, total);
+}
