@@ -1,5 +1,6 @@
 import { hintsBytes, rememberHintsBytes } from './hint-bytes.js';
 import { own } from './own.js';
+import { internSchema } from './schema-interning.js';
 import type { HintShape } from './redaction.js';
 import { hintShapeSize } from './redaction.js';
 import type { EventSizes, RedactedEvent } from './event-redaction.js';
@@ -293,7 +294,8 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
 
   let schemaPush: SchemaPush | undefined;
   if (stored.event === 'screen_schema' && options.schemaRegistry) {
-    const schema = schemaFromEvent(stored.properties ?? undefined, screen ?? undefined);
+    const registeredNow = schemaFromEvent(stored.properties ?? undefined, screen ?? undefined);
+    const schema = registeredNow && internSchema(registeredNow);
     if (schema) {
       const registered = registerSchema(record.schemas, schema);
       next.schemas = registered.schemas;

@@ -17,6 +17,7 @@ import { mergeSdkConfig } from '../domain/sdk-config.js';
 import { AGENT_EVENT_TYPES } from '../domain/sdk-event.js';
 import type { SessionRecord } from '../domain/session-record.js';
 import { eventActivityPayload, eventPatch, newSessionRecord } from '../domain/session-record.js';
+import { internSchemas } from '../domain/schema-interning.js';
 import type { TriggerDecision } from '../domain/trigger-policy.js';
 import { evaluateTriggerPolicy, triggerActivityPayload } from '../domain/trigger-policy.js';
 import type { TriggerMemory } from '../domain/trigger-suppression.js';
@@ -213,6 +214,7 @@ export function restoredContext(restored: PersistedContext, settings: SessionSet
   const deadline = idleTimerDeadline(restored.idle_timer);
   return {
     ...restored,
+    schemas: internSchemas(restored.schemas),
     settings,
     voiceWork: NO_VOICE_WORK,
     idle_timer: { armed_at: at, delay_ms: Math.max(0, deadline - at) },

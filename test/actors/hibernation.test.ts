@@ -50,6 +50,23 @@ describe('hibernation (SESSION_HIBERNATE_SECONDS)', () => {
     expect((await evaluate(h, 'pan_details')).body).toMatchObject({ trigger: false, reason: 'already_prompted' });
   });
 
+  it('wakes holding the schema objects that running sessions registered alike, not copies of them', async () => {
+    const h = createHarness({ env: { SESSION_HIBERNATE_SECONDS: '60' } });
+    const schema = { screen_id: 'pan_details', components: [{ id: 'pan_field', type: 'text_input', validations: [{ rule_id: 'pan_v1', pattern: '[A-Z]{5}[0-9]{4}[A-Z]' }] }] };
+    for (const session_id of ['s1', 's2']) await post(h, { session_id, event: 'screen_schema', screen: 'pan_details', properties: schema });
+    const held = (sessionId: string) => h.system.supervisor.snapshot(sessionId)!.context.schemas.pan_details;
+    expect(held('s2')).toBe(held('s1'));
+    advance(h.clock, 50 * SECOND);
+    await post(h, { session_id: 's1', event: 'identity' });
+    advance(h.clock, 20 * SECOND);
+    expect(counts(h)).toEqual({ running: 1, hibernated: 1 });
+    // With STORE=sqlite the hibernated session lives only in the file and wakes from what it wrote.
+    await post(h, { session_id: 's2', event: 'identity' });
+    expect(counts(h)).toEqual({ running: 2, hibernated: 0 });
+    expect(held('s2')).toBe(held('s1'));
+    expect(held('s2')!.patterns).toEqual({ pan_field: '[A-Z]{5}[0-9]{4}[A-Z]' });
+  });
+
   it('evicts a hibernated session exactly SESSION_IDLE_TTL_SECONDS after its last touch, and a wake re-arms from the new touch', async () => {
     const h = createHarness({ env: { SESSION_HIBERNATE_SECONDS: '60', SESSION_IDLE_TTL_SECONDS: '600' } });
     await post(h, { session_id: 's1', event: 'identity' });
