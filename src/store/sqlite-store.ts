@@ -5,6 +5,8 @@ import { DatabaseSync } from 'node:sqlite';
 import type { ActivityDraft, ActivityItem, ActivityKind } from '../domain/activity.js';
 import { activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
+import type { DataDirClaim } from './data-dir-claim.js';
+import { DataDirInUseError, claimDataDir } from './data-dir-claim.js';
 import { ACTIVITY_SPAN_BITS, migrate } from './migrations.js';
 import { ItemReader } from './item-reader.js';
 import { joinContext } from './session-fields.js';
@@ -66,6 +68,8 @@ export class SqliteStore implements SessionStore, ActivityLog {
   private readonly statements: ReturnType<typeof prepare>;
   private readonly journal: SqliteJournal;
   readonly checkpointer: WalCheckpointer;
+  /** This store's hold on its DATA_DIR, released when it closes (data-dir-claim.ts). */
+  private readonly claim: DataDirClaim;
   private readonly saves = new Map<string, () => StoredSession>();
   private readonly removals = new Set<string>();
   private items: ActivityItem[] = [];
@@ -84,7 +88,13 @@ export class SqliteStore implements SessionStore, ActivityLog {
   constructor(private readonly options: SqliteStoreOptions) {
     this.itemReader = new ItemReader(options.onUnreadableItem);
     this.file = resolve(join(options.dataDir, DATABASE_FILE));
-    this.db = openDatabase(this.file, options);
+    this.claim = claimStoreDir(options.dataDir);
+    try {
+      this.db = openDatabase(this.file, options);
+    } catch (error) {
+      this.claim.release();
+      throw error;
+    }
     this.statements = prepare(this.db);
     this.journal = new SqliteJournal(this.db);
     this.checkpointer = startWalCheckpointer(this.file);
@@ -93,6 +103,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
     if (this.failure !== undefined) {
       const failure = this.failure;
       this.db.close();
+      this.claim.release();
       throw new StoreOpenError(`store: cannot apply the journal of ${this.file}: ${failure}; free disk space and start again (the journal is kept until it is applied)`);
     }
     const sequence = this.statements.lastId.get() as { seq: number } | undefined;
@@ -257,6 +268,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
     this.closed = true;
     this.checkpointer.close();
     this.db.close();
+    this.claim.release();
   }
 
   /** Drops what is queued and closes, as a crash would (tests of restart). */
@@ -268,6 +280,8 @@ export class SqliteStore implements SessionStore, ActivityLog {
     this.closed = true;
     this.checkpointer.abandon();
     this.db.close();
+    // A crash's claim goes with its process.
+    this.claim.release();
   }
 
   private hasPending(): boolean {
@@ -437,13 +451,23 @@ function fromRow(row: StoredSessionRow, { value, context }: { value: unknown; co
   };
 }
 
+/** Creates the DATA_DIR if need be and claims it for this store; any failure is one StoreOpenError saying what to do. */
+function claimStoreDir(dataDir: string): DataDirClaim {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    throw new StoreOpenError(`store: cannot create DATA_DIR ${resolve(dataDir)}: ${reason(error)}; set DATA_DIR to a writable directory`);
+  }
+  try {
+    return claimDataDir(dataDir);
+  } catch (error) {
+    if (error instanceof DataDirInUseError) throw new StoreOpenError(`store: ${error.message}`);
+    throw new StoreOpenError(`store: cannot claim DATA_DIR ${resolve(dataDir)}: ${reason(error)}; fix the permissions of DATA_DIR, or set DATA_DIR elsewhere`);
+  }
+}
+
 /** Opens, checks and migrates the database; any failure is one StoreOpenError naming the file and what to do. */
 function openDatabase(file: string, options: SqliteStoreOptions): DatabaseSync {
-  try {
-    mkdirSync(options.dataDir, { recursive: true });
-  } catch (error) {
-    throw new StoreOpenError(`store: cannot create DATA_DIR ${resolve(options.dataDir)}: ${reason(error)}; set DATA_DIR to a writable directory`);
-  }
   let db: DatabaseSync | undefined;
   try {
     db = new DatabaseSync(file);

@@ -97,3 +97,50 @@ describe('a full disk', () => {
     expect(ids.length).toBeGreaterThanOrEqual(acknowledged.length + 1);
   });
 });
+
+describe('a DATA_DIR is used by one process at a time', () => {
+  const inUse = /^store: DATA_DIR .+ is in use by another process of this service \(it holds .+kyc-assistant\.lock\); stop it first, or give this process a DATA_DIR of its own$/;
+
+  it('a second store on the same DATA_DIR is refused until the first closes, or its process dies', () => {
+    const dir = tempDataDir();
+    const first = open(dir);
+    const draft = (n: number) => ({ kind: 'event' as const, at: n, session_id: 's1', user_id: null, payload: { n }, trace: { trace_id: 't', request_id: `r${n}` } });
+    first.activity.append(draft(1));
+    expect(openError(dir)).toMatch(inUse);
+    // The refused open changed nothing: the first store goes on.
+    first.activity.append(draft(2));
+    (first.sessions as SqliteStore).close();
+
+    const second = open(dir);
+    expect(second.activity.after(0).items.map((item) => item.payload)).toEqual([{ n: 1 }, { n: 2 }]);
+    // A crash lets go of the claim with the process.
+    (second.sessions as SqliteStore).abandon();
+    const third = open(dir);
+    expect(third.activity.after(0).items).toHaveLength(2);
+    (third.sessions as SqliteStore).close();
+  });
+
+  it('the real process: a second one on a DATA_DIR in use exits 1 with one line, the first goes on, and after a kill -9 the next one starts', { timeout: 60_000 }, async () => {
+    const dir = tempDataDir();
+    const first = startService({ STORE: 'sqlite', DATA_DIR: dir });
+    const url = await first.url;
+    const post = (base: string, requestId: string) =>
+      fetch(`${base}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': requestId }, body: JSON.stringify({ session_id: 's1', event: 'identity' }) });
+    expect((await post(url, 'before')).status).toBe(200);
+
+    const second = startService({ STORE: 'sqlite', DATA_DIR: dir });
+    await expect(second.url).rejects.toThrow('exited early with 1');
+    expect(second.stderr()).toMatch(new RegExp(`^store: DATA_DIR ${dir} is in use by another process of this service [^\n]+\n$`));
+
+    expect((await post(url, 'after')).status).toBe(200);
+    const exited = new Promise((resolve) => first.child.once('exit', resolve));
+    first.child.kill('SIGKILL');
+    await exited;
+
+    const third = startService({ STORE: 'sqlite', DATA_DIR: dir });
+    const thirdUrl = await third.url;
+    const items = (await (await fetch(`${thirdUrl}/api/activity?session_id=s1`)).json()) as { items: { trace: { request_id: string } }[] };
+    expect(items.items.map((item) => item.trace.request_id)).toEqual(['before', 'after']);
+    third.child.kill('SIGKILL');
+  });
+});

@@ -134,8 +134,11 @@ describe(`kill -9 at random points of a load, ${ROUNDS} rounds (seed ${SEED})`, 
       expect(session.active, `${sessionId} after ${last.requestId}`).toBe(last.kind === 'start');
     }
     await new Promise((resolve) => setTimeout(resolve, 2500));
-    const log = readLog(dataDir);
+    // Read as the next process would: the store claims its DATA_DIR, so this one goes first.
+    const exited = once(service.child, 'exit');
     service.child.kill('SIGKILL');
+    await exited;
+    const log = readLog(dataDir);
 
     const timerFirings = new Map<string, number>();
     for (const item of log) if (item.kind === 'reengagement' && item.payload.source === 'timer') timerFirings.set(item.trace.request_id, (timerFirings.get(item.trace.request_id) ?? 0) + 1);
