@@ -36,16 +36,15 @@ export function internSchema(schema: RegisteredSchema): RegisteredSchema {
  * only what this process registered. A stored hash is trusted as the store's own writing.
  */
 export function internSchemas(schemas: Record<string, RegisteredSchema>): Record<string, RegisteredSchema> {
-  let shared: Record<string, RegisteredSchema> | undefined;
-  for (const [key, schema] of Object.entries(schemas)) {
-    if (typeof schema.schema_hash !== 'string') continue;
-    const registered = held.get(keyOf(schema))?.deref();
-    if (registered === undefined || registered === schema) continue;
-    // fromEntries on the first replacement keeps the order and `__proto__`-safe keys, as registering does.
-    shared ??= Object.fromEntries(Object.entries(schemas));
-    shared[key] = registered;
-  }
-  return shared ?? schemas;
+  let replaced = false;
+  const entries = Object.entries(schemas).map(([key, schema]): [string, RegisteredSchema] => {
+    const registered = typeof schema.schema_hash === 'string' ? held.get(keyOf(schema))?.deref() : undefined;
+    if (registered === undefined || registered === schema) return [key, schema];
+    replaced = true;
+    return [key, registered];
+  });
+  // fromEntries keeps the order and defines own properties (a `__proto__` screen stays data), as registering does.
+  return replaced ? Object.fromEntries(entries) : schemas;
 }
 
 /** How many schemas the table knows (tests). */

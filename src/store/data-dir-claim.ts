@@ -2,11 +2,10 @@ import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 
 /** The file whose lock says a process of this service uses the DATA_DIR. */
-export const CLAIM_FILE = 'kyc-assistant.lock';
+const CLAIM_FILE = 'kyc-assistant.lock';
 
 /** A DATA_DIR this process holds alone until `release`. */
 export interface DataDirClaim {
-  readonly file: string;
   release(): void;
 }
 
@@ -18,8 +17,9 @@ export class DataDirInUseError extends Error {
 /**
  * Claims the DATA_DIR for this store alone. Two processes on one SQLite file each number sessions'
  * journal rows and activity items from what they read at start, so their commits collide
- * (`UNIQUE constraint failed`) and requests one of them acknowledged are refused or lost: a
- * rolling restart that starts the new process before the old one stops did exactly that.
+ * (`UNIQUE constraint failed`) and requests one of them acknowledged are refused or lost, as two
+ * `npm start` in one folder showed, and as a rolling restart that starts the new process before
+ * the old one stops would.
  *
  * The claim is SQLite's own file lock, on a small database of its own: a connection in exclusive
  * locking mode that has written keeps its lock until it closes, and the operating system drops it
@@ -45,7 +45,6 @@ export function claimDataDir(dataDir: string): DataDirClaim {
   }
   let held = true;
   return {
-    file,
     release() {
       if (!held) return;
       held = false;
