@@ -1,9 +1,11 @@
 /**
- * `node --expose-gc bench/step-worker.ts <sessions> <count> [memory|sqlite] [active]`: the session
- * actor's ingest step alone, in this process, no HTTP: `supervisor.ask` of `session.ingest` for
- * `count` events spread round-robin over `active` sessions (all of them unless given), asked 50 to
- * an event-loop turn, after one event to each of `sessions` and the JIT warmed on as many events as
- * are measured. Prints `{ns_per_event, bytes_per_event}`.
+ * `node --expose-gc bench/step-worker.ts <sessions> <count> [memory|sqlite] [active] [--field]`: the
+ * session actor's ingest step alone, in this process, no HTTP: `supervisor.ask` of `session.ingest`
+ * for `count` events spread round-robin over `active` sessions (all of them unless given), asked 50
+ * to an event-loop turn, after one event to each of `sessions` and the JIT warmed on as many events
+ * as are measured. With `--field` each session is first given a deployed SDK's 14 schemas and 12
+ * typed fields (`fieldSessionEvents`). Prints `{ns_per_event, bytes_per_event, heap_per_session}`:
+ * the last is what the sessions added to the heap once made, their activity items included.
  *
  * With `active` below `sessions` the rest are held as the service holds a day's idle sessions:
  * hibernated (SESSION_HIBERNATE_SECONDS passes on the simulated clock before the load), so the
@@ -25,10 +27,11 @@ import type { IngestResult } from '../src/machines/session.events.js';
 const built = (path: string) => new URL(`../dist/src/${path}`, import.meta.url).href;
 const { redactForIngest } = (await import(built('domain/event-redaction.js'))) as typeof import('../src/domain/event-redaction.js');
 const { EventInSchema } = (await import(built('domain/sdk-event.js'))) as typeof import('../src/domain/sdk-event.js');
-const { benchSessionId, eventBody } = (await import(new URL('./lib/event-body.ts', import.meta.url).href)) as typeof import('./lib/event-body.js');
+const { benchSessionId, eventBody, fieldSessionEvents } = (await import(new URL('./lib/event-body.ts', import.meta.url).href)) as typeof import('./lib/event-body.js');
 const { inProcessSystem } = (await import(new URL('./lib/in-process-system.ts', import.meta.url).href)) as typeof import('./lib/in-process-system.js');
 
-const [sessionsArgument = '1000', countArgument = '20000', store = 'memory', activeArgument] = process.argv.slice(2);
+const field = process.argv.includes('--field');
+const [sessionsArgument = '1000', countArgument = '20000', store = 'memory', activeArgument] = process.argv.slice(2).filter((arg) => arg !== '--field');
 const sessions = Number(sessionsArgument);
 const active = Math.min(sessions, Number(activeArgument ?? sessions));
 const HIBERNATE_SECONDS = 5;
@@ -62,7 +65,27 @@ async function ingest(from: number, to: number, over: number): Promise<void> {
   }
 }
 
+gc();
+const heapBefore = v8.getHeapStatistics().used_heap_size;
+/** Each session's field state, its events in the order a session sends them, 50 sessions to a turn. */
+async function seedFieldState(): Promise<void> {
+  const seeding = Array.from({ length: sessions }, (_, n) => fieldSessionEvents(benchSessionId(n)));
+  for (let step = 0; step < seeding[0]!.length; step += 1) {
+    for (let start = 0; start < sessions; start += TURN) {
+      const asks: Promise<AskResult<IngestResult>>[] = [];
+      for (let n = start; n < Math.min(sessions, start + TURN); n += 1) {
+        const { event, matchHint, sizes } = redactForIngest(EventInSchema.parse(seeding[n]![step]));
+        asks.push(system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({ type: 'session.ingest', event, matchHint, sizes, at, trace, reply })));
+      }
+      for (const result of await Promise.all(asks)) if (!result.ok) throw new Error(`seeding failed: ${result.reason}`);
+    }
+  }
+}
+
+if (field) await seedFieldState();
 await ingest(0, sessions, sessions);
+gc();
+const heapPerSession = (v8.getHeapStatistics().used_heap_size - heapBefore) / sessions;
 if (holdsIdle) {
   // Every session goes idle long enough to hibernate; the load's sessions wake as the warm-up touches them.
   clock!.increment((HIBERNATE_SECONDS + 2) * 1000);
@@ -91,4 +114,4 @@ allocated += usedAfter - used;
 
 system.stop();
 if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-process.stdout.write(`${JSON.stringify({ sessions, active, count, store, ns_per_event: elapsed / count, bytes_per_event: allocated / count, collections: statistics.length })}\n`);
+process.stdout.write(`${JSON.stringify({ sessions, active, count, store, field, ns_per_event: elapsed / count, bytes_per_event: allocated / count, heap_per_session: heapPerSession, collections: statistics.length })}\n`);
