@@ -65,8 +65,6 @@ async function ingest(from: number, to: number, over: number): Promise<void> {
   }
 }
 
-gc();
-const heapBefore = v8.getHeapStatistics().used_heap_size;
 /** Each session's field state, its events in the order a session sends them, 50 sessions to a turn. */
 async function seedFieldState(): Promise<void> {
   const seeding = Array.from({ length: sessions }, (_, n) => fieldSessionEvents(benchSessionId(n)));
@@ -82,6 +80,8 @@ async function seedFieldState(): Promise<void> {
   }
 }
 
+gc();
+const heapBefore = v8.getHeapStatistics().used_heap_size;
 if (field) await seedFieldState();
 await ingest(0, sessions, sessions);
 gc();
