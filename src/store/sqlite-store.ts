@@ -89,22 +89,21 @@ export class SqliteStore implements SessionStore, ActivityLog {
     this.itemReader = new ItemReader(options.onUnreadableItem);
     this.file = resolve(join(options.dataDir, DATABASE_FILE));
     this.claim = claimStoreDir(options.dataDir);
+    // Whatever stops the opening below lets go of the DATA_DIR, so the next attempt is not refused.
     try {
       this.db = openDatabase(this.file, options);
+      this.statements = prepare(this.db);
+      this.journal = new SqliteJournal(this.db);
+      this.checkpointer = startWalCheckpointer(this.file);
+      // What the last process committed but did not apply (it crashed, or stopped mid-batch).
+      this.applyJournal();
+      if (this.failure !== undefined) {
+        this.db.close();
+        throw new StoreOpenError(`store: cannot apply the journal of ${this.file}: ${this.failure}; free disk space and start again (the journal is kept until it is applied)`);
+      }
     } catch (error) {
       this.claim.release();
       throw error;
-    }
-    this.statements = prepare(this.db);
-    this.journal = new SqliteJournal(this.db);
-    this.checkpointer = startWalCheckpointer(this.file);
-    // What the last process committed but did not apply (it crashed, or stopped mid-batch).
-    this.applyJournal();
-    if (this.failure !== undefined) {
-      const failure = this.failure;
-      this.db.close();
-      this.claim.release();
-      throw new StoreOpenError(`store: cannot apply the journal of ${this.file}: ${failure}; free disk space and start again (the journal is kept until it is applied)`);
     }
     const sequence = this.statements.lastId.get() as { seq: number } | undefined;
     this.lastId = this.committedId = sequence?.seq ?? 0;

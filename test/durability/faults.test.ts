@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SimulatedClock } from 'xstate';
 import { describe, expect, it } from 'vitest';
@@ -28,6 +28,11 @@ describe('a database that cannot be used stops start-up with one line naming the
     expect(message).toContain(join(dir, DATABASE_FILE));
     expect(message).toMatch(/not a database.*move it .*aside.*or restore a backup/);
     expect(message).not.toContain('\n');
+    // The failed open let go of the DATA_DIR: with the file moved aside, the next one starts empty.
+    rmSync(join(dir, DATABASE_FILE));
+    const store = open(dir).sessions as SqliteStore;
+    expect(store.count()).toBe(0);
+    store.close();
   });
 
   it('the real process, on a corrupt file: exit 1 and that one line on stderr', { timeout: 60_000 }, async () => {
