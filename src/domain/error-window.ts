@@ -14,7 +14,25 @@ export interface HeldFailure {
   kind: 'validation' | 'reported';
   /** A trigger evaluation already counted this failure from one of its own codes. */
   claimed: boolean;
+  /** The channel it arrived on; absent in sessions stored before channels were told apart: HTTP. */
+  channel?: IngestChannel;
+  /** The same failure also arrived on the other channel, and was counted here once. */
+  mirrored?: boolean;
 }
+
+/**
+ * How an SDK event arrived. A deployed SDK with its control plane on reports a failure on both:
+ * a WebSocket `control_state` as the fast signal, and `POST /v1/events` as the durable telemetry
+ * (field-sdk-contract.md §14, §17.1).
+ */
+export type IngestChannel = 'http' | 'control_plane';
+
+/**
+ * How far apart the two copies of one failure may arrive. Both are sent at the same moment, so
+ * this only has to outlast the slower channel's delay and a retry or two; two failures of the
+ * same code take the user at least a retype and a tap apart, and the same channel never pairs.
+ */
+export const MIRROR_WINDOW_MS = 10_000;
 
 export interface ErrorWindow {
   /** The normalised step id the failures belong to; '' before any screen is known. */
@@ -51,18 +69,40 @@ function withFailure(window: ErrorWindow, failure: HeldFailure): ErrorWindow {
   return { ...window, failures: failures.length > MAX_HELD_FAILURES ? failures.slice(failures.length - MAX_HELD_FAILURES) : failures };
 }
 
-/** The codes a failure event carries: its `errors`, else its reason code, else the error code in its properties. */
+/**
+ * The codes a failure event carries: its `errors`, else its reason code, else an `error_code` in
+ * its properties or beside them. `AI.trackError(code, …)`'s wire format is not visible
+ * (field-sdk-contract.md §4.2), so both places are read; without a code the event's name stands in.
+ */
 export function failureCodes(event: SdkEvent): string[] {
-  const fromProperties = event.properties?.error_code;
+  const fromProperties = event.properties?.error_code ?? event.error_code;
   const codes = event.errors?.length ? event.errors : event.failure_reason_code ? [event.failure_reason_code] : typeof fromProperties === 'string' ? [fromProperties] : [];
   return (codes.length > 0 ? codes : [event.event]).slice(0, MAX_CODES_PER_FAILURE).map((code) => code.trim().toLowerCase());
 }
 
-/** The window after an ingested event: a screen change empties it, a failure event adds to it. */
-export function afterEvent(window: ErrorWindow, event: SdkEvent, screen: string | null, at: number): ErrorWindow {
+/**
+ * The window after an ingested event: a screen change empties it, a failure event adds to it,
+ * unless it is the copy of a failure already held from the other channel (then that one is marked
+ * mirrored, and the failure still counts once).
+ */
+export function afterEvent(window: ErrorWindow, event: SdkEvent, screen: string | null, at: number, channel: IngestChannel = 'http'): ErrorWindow {
   const current = onScreen(window, screen);
   if (!FAILURE_EVENT_TYPES.has(event.event)) return current;
-  return withFailure(current, { codes: failureCodes(event), at, kind: event.event === 'error_reported' ? 'reported' : 'validation', claimed: false });
+  const codes = failureCodes(event);
+  const kind = event.event === 'error_reported' ? 'reported' : 'validation';
+  const twin = current.failures.findIndex(
+    (failure) =>
+      !failure.mirrored &&
+      failure.kind === kind &&
+      (failure.channel ?? 'http') !== channel &&
+      Math.abs(at - failure.at) <= MIRROR_WINDOW_MS &&
+      failure.codes.some((code) => codes.includes(code)),
+  );
+  if (twin >= 0) return { ...current, failures: current.failures.map((failure, i) => (i === twin ? { ...failure, mirrored: true } : failure)) };
+  const failure: HeldFailure = { codes, at, kind, claimed: false };
+  // Only a control-plane failure says so: an HTTP one stays as stored sessions already hold it.
+  if (channel === 'control_plane') failure.channel = channel;
+  return withFailure(current, failure);
 }
 
 /** Failures that still count at `now`: younger than the window, and after the restart once it is due. */

@@ -1,6 +1,7 @@
 import { hintsBytes, rememberHintsBytes } from './hint-bytes.js';
 import { own } from './own.js';
 import { internSchema } from './schema-interning.js';
+import type { IngestChannel } from './error-window.js';
 import type { HintShape } from './redaction.js';
 import { hintShapeSize } from './redaction.js';
 import type { EventSizes, RedactedEvent } from './event-redaction.js';
@@ -417,7 +418,7 @@ export function withinBudget<R extends Pick<SessionRecord, 'latest_event' | 'com
 }
 
 /** The activity payload of an `event` item: what an operator needs, nothing more. */
-export function eventActivityPayload(stored: SdkEvent, warnings: string[]): Record<string, unknown> {
+export function eventActivityPayload(stored: SdkEvent, warnings: string[], channel?: IngestChannel): Record<string, unknown> {
   const payload: Record<string, unknown> = {
     event: stored.event,
     screen: stored.screen ?? stored.screen_id ?? null,
@@ -430,5 +431,7 @@ export function eventActivityPayload(stored: SdkEvent, warnings: string[]): Reco
   if (present(stored.errors)) payload.errors = stored.errors;
   if (present(stored.failure_reason_code)) payload.failure_reason_code = stored.failure_reason_code;
   if (warnings.length > 0) payload.warnings = warnings;
+  // An operator seeing one failure listed twice can tell the SDK's fast copy from its durable one.
+  if (channel === 'control_plane') payload.channel = channel;
   return payload;
 }

@@ -4,6 +4,7 @@ import type { FlowProgress, SessionFlow } from '../domain/flow.js';
 import type { KnowledgeBase } from '../domain/kyc-knowledge.js';
 import type { PopupDecision } from '../domain/popup.js';
 import type { SdkConfigOverrides } from '../domain/sdk-config.js';
+import type { IngestChannel } from '../domain/error-window.js';
 import type { EventSizes, RedactedEvent } from '../domain/event-redaction.js';
 import type { HintMatcher } from '../domain/session-record.js';
 import type { TriggerDecision, TriggerSignals } from '../domain/trigger-policy.js';
@@ -29,6 +30,8 @@ export type SessionCommand =
       matchHint?: HintMatcher | undefined;
       /** The event's JSON sizes, counted by the redaction pass; measured in the session when absent. */
       sizes?: EventSizes | undefined;
+      /** How it arrived; absent means `POST /v1/events`. */
+      channel?: IngestChannel | undefined;
       at: number;
       trace: Trace;
       reply: Reply<IngestResult>;

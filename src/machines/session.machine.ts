@@ -352,14 +352,14 @@ export function ingestStep(context: SessionContext, event: SessionIngest): Inges
     ...context,
     ...outcome.patch,
     last_touched_at: event.at,
-    errors: afterEvent(context.errors, outcome.stored, outcome.patch.screen, event.at),
+    errors: afterEvent(context.errors, outcome.stored, outcome.patch.screen, event.at, event.channel),
   };
   if (returned) next.dropoff = null;
   const item = (kind: ActivityKind, payload: Record<string, unknown>): IngestStep['emitted'][number] => ({
     type: 'activity',
     draft: { at: event.at, session_id: context.session_id, user_id: outcome.patch.user_id, trace: event.trace, kind, payload },
   });
-  const emitted = [item('event', eventActivityPayload(outcome.stored, outcome.warnings))];
+  const emitted = [item('event', eventActivityPayload(outcome.stored, outcome.warnings, event.channel))];
   if (returned) emitted.push(item('dropoff_cancelled', { by: 'user_returned' }));
   if (outcome.schemaPush) emitted.push(item('schema_push', { ...outcome.schemaPush }));
   return { context: next, emitted, userActivity, result: { ingested_at_ms: event.at, warnings: outcome.warnings } };

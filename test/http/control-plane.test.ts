@@ -63,6 +63,33 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
     expect(ws.frames.find((f) => f.type === 'command' && f.command === 'show_popup')).toMatchObject({ payload: { reason: 'validation_failed', delay_ms: 1500 } });
   });
 
+  it('counts one failure sent as control_state and as POST /v1/events once, as the deployed SDK sends it', async () => {
+    const { h, url } = await setUp();
+    const ws = await connect(url);
+    ws.send(connectFrame);
+    await ws.nextOfType('ack');
+    const failure = { event: 'validation_failed', screen: 'pan_details', failure_reason_code: 'pan_invalid_format', errors: ['pan_invalid_format'] };
+    const failOnBoth = async (id: string) => {
+      ws.send({ type: 'control_state', message_id: id, ...failure, signal_strength: 'strong' });
+      await ws.nextOfType('ack', (f) => f.message_id === id);
+      await h.http.post('/v1/events').send({ session_id: SESSION, user_id: 'demo-user', ...failure, properties: { error_code: 'pan_invalid_format', signal_strength: 'strong' } }).expect(200);
+    };
+    await failOnBoth('v1');
+    // The SDK evaluates right after the failure with its code: one failure, no rule matches.
+    const first = await h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: SESSION, signals: { screen: 'pan_details', errors: ['pan_invalid_format'] } });
+    expect(first.body).toMatchObject({ trigger: false, reason: 'none' });
+    expect(ws.frames.filter((f) => f.type === 'command' && f.command === 'suggest_start_voice_agent')).toEqual([]);
+    h.clock.increment(5_000);
+    // The second failure's socket copy is the first to arrive: the session offers voice on it.
+    ws.send({ type: 'control_state', message_id: 'v2', ...failure, signal_strength: 'strong' });
+    expect(await ws.nextOfType('command', (f) => f.command === 'suggest_start_voice_agent')).toMatchObject({ payload: { reason: 'repeated_errors' } });
+    await h.http.post('/v1/events').send({ session_id: SESSION, user_id: 'demo-user', ...failure }).expect(200);
+    // Both copies are listed, the socket's named as such.
+    const events = (await h.http.get('/api/activity').query({ kind: 'event', session_id: SESSION })).body.items as { payload: { event: string; channel?: string } }[];
+    expect(events.map((item) => item.payload.channel ?? 'http')).toEqual(['control_plane', 'http', 'control_plane', 'http']);
+    expect(ws.frames.filter((f) => f.type === 'command' && f.command === 'suggest_start_voice_agent')).toHaveLength(1);
+  });
+
   it('pushes commands a session decides on over HTTP to the socket subscribed to it, and to no other', async () => {
     const { h, url } = await setUp();
     const mine = await connect(url);

@@ -137,7 +137,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     if (!event.success) return fail('invalid_frame', describeIssues(event.error, 'frame'), frame.message_id);
     const ingest = event.data;
     enqueue(async () => {
-      if (!answered(await ingestSdkEvent(supervisor, key, redactForIngest(ingest, input.piiRules), trace()), frame.message_id)) return;
+      if (!answered(await ingestSdkEvent(supervisor, key, redactForIngest(ingest, input.piiRules), trace(), 'control_plane'), frame.message_id)) return;
       send({ type: 'ack', status: 'ok', detail: frame.event, message_id: frame.message_id ?? null });
       // The session decides on its own what this changes; anything it decides arrives as a command.
       await supervisor.ask<SurfacesDecision>(key, 'create', (reply, at) => ({
