@@ -1146,6 +1146,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description limit not an integer or below 1, or unknown kind */
             422: {
                 headers: {
@@ -1206,6 +1215,15 @@ export interface operations {
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1286,6 +1304,15 @@ export interface operations {
             };
             /** @description no such session */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1382,6 +1409,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the body is over 64 KiB */
             413: {
                 headers: {
@@ -1458,6 +1494,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
             429: {
                 headers: {
@@ -1500,6 +1545,15 @@ export interface operations {
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1564,6 +1618,15 @@ export interface operations {
             };
             /** @description no such live session */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1644,6 +1707,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a query parameter is out of range, or the cursor is not one this endpoint gave */
             422: {
                 headers: {
@@ -1710,6 +1782,15 @@ export interface operations {
             };
             /** @description no such live session */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1790,6 +1871,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description session_id is not a valid id */
             422: {
                 headers: {
@@ -1848,6 +1938,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
             429: {
                 headers: {
@@ -1886,6 +1985,24 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the server is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getApiReference: {
@@ -1904,6 +2021,15 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
@@ -1948,6 +2074,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
             429: {
                 headers: {
@@ -1988,6 +2123,15 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description shutting down, the store refuses writes (disk full): `store.status` is `failing`, or in cluster mode (SESSION_HOST=restate) Restate or Redis is unreachable: `cluster` says which */
             503: {
                 headers: {
@@ -2017,6 +2161,15 @@ export interface operations {
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2068,6 +2221,15 @@ export interface operations {
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2139,6 +2301,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description session_id is not a valid id */
             422: {
                 headers: {
@@ -2203,6 +2374,15 @@ export interface operations {
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2299,6 +2479,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the body is over 64 KiB */
             413: {
                 headers: {
@@ -2381,6 +2570,15 @@ export interface operations {
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2486,6 +2684,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the body is over 64 KiB */
             413: {
                 headers: {
@@ -2574,6 +2781,15 @@ export interface operations {
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2670,6 +2886,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description body over 64 KiB; or the body is over 64 KiB */
             413: {
                 headers: {
@@ -2752,6 +2977,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a plain GET without Upgrade: websocket */
             426: {
                 headers: {
@@ -2823,6 +3057,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the body is over 64 KiB */
             413: {
                 headers: {
@@ -2874,7 +3117,10 @@ export interface operations {
     };
     getSdkConfig: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description tenant whose overrides apply, when X-Client-ID is not sent */
+                client_id?: string;
+            };
             header?: {
                 /** @description the ETag (or metadata.version) the client holds; 304 when unchanged */
                 "If-None-Match"?: string;
@@ -2912,6 +3158,15 @@ export interface operations {
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };

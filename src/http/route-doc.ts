@@ -17,7 +17,7 @@ export interface ParamDoc {
 
 /**
  * What the OpenAPI document says of one route; each router exports the docs of its routes.
- * The statuses the middleware answers (401, 429, 400/413/415 on bodies, 503 on shutdown) are
+ * The statuses the middleware answers (401, 408, 429, 400/413/415 on bodies, 503 on shutdown) are
  * added by the document builder; `responses` holds the route's own.
  */
 export interface RouteDoc {
@@ -41,6 +41,8 @@ export interface RouteDoc {
   authenticated?: boolean;
   /** false for the routes mounted before the rate limit. */
   rateLimited?: boolean;
+  /** false for the routes mounted before the shutdown gate (they answer while shutting down). */
+  shutdownGated?: boolean;
   /** Vendor extensions (`x-…`), e.g. the shape of streamed messages. */
   extensions?: Record<`x-${string}`, unknown>;
 }

@@ -10,8 +10,10 @@ export interface MiddlewareResponse {
 }
 
 const hasJsonBody = (route: RouteDoc): boolean => route.method === 'post';
-// /health is mounted ahead of the shutdown gate, the rate limit and the key check.
-const behindGates = (route: RouteDoc): boolean => route.rateLimited !== false;
+// /health is mounted ahead of the shutdown gate, the rate limit and the key check; the console
+// page behind the gate, ahead of the rest.
+const rateLimited = (route: RouteDoc): boolean => route.rateLimited !== false;
+const shutdownGated = (route: RouteDoc): boolean => route.shutdownGated !== false;
 
 /**
  * Kept next to the middleware (app.ts mounts it in this order) so that the document states every
@@ -24,13 +26,19 @@ export const MIDDLEWARE_RESPONSES: MiddlewareResponse[] = [
     description: 'X-API-Key is missing or not one of the configured keys (only when API_KEY is set)',
     appliesTo: (route) => route.authenticated !== false,
   },
+  {
+    status: 408,
+    description: 'the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed',
+    // The server's own timeouts, ahead of every route.
+    appliesTo: () => true,
+  },
   { status: 413, description: `the body is over ${BODY_LIMIT_BYTES / 1024} KiB`, appliesTo: hasJsonBody },
   { status: 415, description: 'Content-Type is not application/json', appliesTo: hasJsonBody },
   {
     status: 429,
     description: 'over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP',
-    appliesTo: behindGates,
+    appliesTo: rateLimited,
     headers: { 'Retry-After': { description: 'seconds until the window resets', schema: { type: 'integer', minimum: 0 } } },
   },
-  { status: 503, description: 'the server is shutting down; retry on another instance', appliesTo: behindGates },
+  { status: 503, description: 'the server is shutting down; retry on another instance', appliesTo: shutdownGated },
 ];

@@ -14,6 +14,7 @@ export const healthRouteDocs: RouteDoc[] = [
     summary: 'Liveness, the memory budget in use and open connections by kind; exempt from the API key and the rate limit.',
     authenticated: false,
     rateLimited: false,
+    shutdownGated: false,
     responses: {
       200: { description: 'serving', schema: Health },
       503: {

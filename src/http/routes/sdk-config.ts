@@ -5,9 +5,12 @@ import type { AppDeps } from '../deps.js';
 import { ifNoneMatchHits, quotedEtag } from '../etag.js';
 import { headerValue } from '../request-context.js';
 import type { RouteDoc } from '../route-doc.js';
-import { clientIdParam } from '../schemas/params.js';
+import { ClientIdHeader, clientIdParam } from '../schemas/params.js';
 import { ErrorBody } from '../schemas/common.js';
 import { SdkConfigOut } from '../schemas/sdk-config.js';
+
+/** For the document: the tenant by query, for clients that cannot set X-Client-ID (the header wins). */
+const SdkConfigQuery = z.object({ client_id: ClientIdHeader.optional().describe('tenant whose overrides apply, when X-Client-ID is not sent') });
 
 export const sdkConfigRouteDocs: RouteDoc[] = [
   {
@@ -21,6 +24,7 @@ export const sdkConfigRouteDocs: RouteDoc[] = [
       'X-SVC-SDK-Version': { description: 'echoed as metadata.sdk_version', schema: z.string(), example: 'android-1.4.2' },
       'If-None-Match': { description: 'the ETag (or metadata.version) the client holds; 304 when unchanged', schema: z.string() },
     },
+    query: SdkConfigQuery,
     responses: {
       200: { description: 'merged config; ETag is the quoted version, Cache-Control no-cache', schema: SdkConfigOut },
       304: { description: 'unchanged since the version in If-None-Match; no body' },
