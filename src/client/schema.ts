@@ -581,7 +581,7 @@ export interface components {
             session_id: string;
             trace_id?: string | null;
             traceparent?: string | null;
-            /** @description sent by deployed SDKs; not needed */
+            /** @description sent by deployed SDKs; required when session_id is "unknown" (legacy SDKs): such a session is the user's own */
             user_id?: string | null;
         };
         AssistantStopOut: {
@@ -2604,7 +2604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a field is missing or of the wrong type, or the body nests deeper than 32 levels */
+            /** @description a field is missing or of the wrong type, session_id "unknown" without a user_id, or the body nests deeper than 32 levels */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2711,7 +2711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a field is missing or of the wrong type, or the body nests deeper than 32 levels */
+            /** @description a field is missing or of the wrong type, session_id "unknown" without a user_id, or the body nests deeper than 32 levels */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -175,6 +175,29 @@ describe('legacy session_id "unknown"', () => {
     expect(h.system.supervisor.has('unknown')).toBe(false);
   });
 
+  it('starts and stops voice in the user\'s own session: two users never share a room, and one never stops the other\'s', async () => {
+    const h = createHarness();
+    await h.http.post('/v1/events').send({ session_id: 'unknown', user_id: 'alice', event: 'screen_state', screen: 'pan_details' });
+    const alice = await h.http.post('/v1/assistant/session/start').send({ session_id: 'unknown', user_id: 'alice' });
+    expect(alice.status).toBe(200);
+    expect(alice.body.session_id).toBe('unknown:alice');
+    // Her start found the screen her events set.
+    expect(alice.body.warnings).not.toContain('missing_screen_context');
+    const bob = await h.http.post('/v1/assistant/session/start').send({ session_id: 'UNKNOWN', user_id: 'bob' });
+    expect(bob.body.session_id).toBe('unknown:bob');
+    expect(bob.body.livekit_room).not.toBe(alice.body.livekit_room);
+    expect(bob.body.assistant_invocation_id).not.toBe(alice.body.assistant_invocation_id);
+    await h.http.post('/v1/assistant/session/stop').send({ session_id: 'unknown', user_id: 'bob' }).expect(200);
+    expect((await h.http.get('/api/sessions/unknown:alice')).body.state.voice).toBe('active');
+    expect(h.system.supervisor.has('unknown')).toBe(false);
+    for (const path of ['/v1/assistant/session/start', '/v1/assistant/session/stop']) {
+      const refused = await h.http.post(path).send({ session_id: 'unknown' });
+      expect(refused.status).toBe(422);
+      expect(refused.body).toEqual({ detail: 'user_id: is required when session_id is "unknown"' });
+    }
+    expect(h.system.supervisor.has('unknown')).toBe(false);
+  });
+
   it('is refused with 422 naming user_id when there is none, and changes nothing', async () => {
     const h = createHarness();
     const res = await h.http.post('/v1/events').send({ session_id: 'unknown', event: 'validation_error', errors: ['phone_too_short'] });

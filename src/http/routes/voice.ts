@@ -6,6 +6,7 @@ import type { AppDeps } from '../deps.js';
 import { traceFor } from '../request-context.js';
 import { START_EXAMPLES, STOP_EXAMPLES } from '../schemas/examples.js';
 import type { RouteDoc } from '../route-doc.js';
+import { sessionKeyOr422 } from '../session-key.js';
 import { ErrorBody } from '../schemas/common.js';
 import type { AssistantStartBody } from '../schemas/voice.js';
 import { AssistantStartIn, AssistantStartOut, AssistantStopIn, AssistantStopOut } from '../schemas/voice.js';
@@ -25,7 +26,7 @@ export const voiceRouteDocs: RouteDoc[] = [
     bodyExamples: START_EXAMPLES,
     responses: {
       200: { description: 'the session is active', schema: AssistantStartOut },
-      422: { description: 'a field is missing or of the wrong type, or the body nests deeper than 32 levels', schema: ErrorBody },
+      422: { description: 'a field is missing or of the wrong type, session_id "unknown" without a user_id, or the body nests deeper than 32 levels', schema: ErrorBody },
       503: BUSY,
     },
   },
@@ -40,7 +41,7 @@ export const voiceRouteDocs: RouteDoc[] = [
     responses: {
       200: { description: 'the session is inactive', schema: AssistantStopOut },
       404: { description: 'no such session', schema: ErrorBody },
-      422: { description: 'a field is missing or of the wrong type, or the body nests deeper than 32 levels', schema: ErrorBody },
+      422: { description: 'a field is missing or of the wrong type, session_id "unknown" without a user_id, or the body nests deeper than 32 levels', schema: ErrorBody },
       503: BUSY,
     },
   },
@@ -65,9 +66,11 @@ export function voiceRoutes({ system, config }: AppDeps): Router {
   const router = Router();
   router.post('/v1/assistant/session/start', async (req, res) => {
     // user_id and screen are kept, logged and put in the token: the same redaction as an event's.
-    const { body } = parseClientBody(AssistantStartIn, req.body, config.piiRules);
+    const { sent, body } = parseClientBody(AssistantStartIn, req.body, config.piiRules);
+    // A legacy `unknown` session is the user's own, as for every other call: never a room shared by all.
+    const key = sessionKeyOr422(body.session_id, sent.user_id);
     const trace = traceFor(res, body);
-    const result = await system.supervisor.ask<VoiceStarted | VoiceBusy>(body.session_id, 'create', (reply, at) => ({
+    const result = await system.supervisor.ask<VoiceStarted | VoiceBusy>(key, 'create', (reply, at) => ({
       type: 'voice.start',
       at,
       trace,
@@ -76,18 +79,19 @@ export function voiceRoutes({ system, config }: AppDeps): Router {
       invocation_id: randomUUID(),
       reply,
     }));
-    res.json(startBody(unlessBusy(replyOrThrow(result, body.session_id))));
+    res.json(startBody(unlessBusy(replyOrThrow(result, key))));
   });
   router.post('/v1/assistant/session/stop', async (req, res) => {
-    const { body } = parseClientBody(AssistantStopIn, req.body, config.piiRules);
+    const { sent, body } = parseClientBody(AssistantStopIn, req.body, config.piiRules);
+    const key = sessionKeyOr422(body.session_id, sent.user_id);
     const trace = traceFor(res, body);
-    const result = await system.supervisor.ask<VoiceStopped | VoiceBusy>(body.session_id, 'existing', (reply, at) => ({
+    const result = await system.supervisor.ask<VoiceStopped | VoiceBusy>(key, 'existing', (reply, at) => ({
       type: 'voice.stop',
       at,
       trace,
       reply,
     }));
-    const { session_id, active, warnings } = unlessBusy(replyOrThrow(result, body.session_id));
+    const { session_id, active, warnings } = unlessBusy(replyOrThrow(result, key));
     res.json({ session_id, active, warnings });
   });
   return router;

@@ -44,7 +44,7 @@ export const AssistantStartOut = z
   .meta({ id: 'AssistantStartOut' });
 
 export const AssistantStopIn = z
-  .object({ session_id: SessionId, user_id: knownText(256).meta({ description: 'sent by deployed SDKs; not needed' }), ...traceFields })
+  .object({ session_id: SessionId, user_id: knownText(256).meta({ description: 'sent by deployed SDKs; required when session_id is "unknown" (legacy SDKs): such a session is the user\'s own' }), ...traceFields })
   .meta({ id: 'AssistantStopIn' });
 
 export const AssistantStopOut = z
