@@ -103,7 +103,8 @@ class Walk {
       if (!Object.hasOwn(value, key)) continue;
       const item = value[key];
       const facts = this.rules.keyFacts(key);
-      if (facts.routing) {
+      // Only the top level's routing id is the service's own; one nested anywhere is client data.
+      if (facts.routing && depth === 0) {
         entries.push([key, item]);
         size.addKeyed(facts.jsonBytes, item, jsonSize(item));
         continue;

@@ -106,10 +106,16 @@ export const DETECTORS: readonly Detector[] = [
     ),
   },
   { kind: 'aadhaar', minDigits: 12, minLength: 12, pattern: new RegExp(`${BD}[2-9]\\d{3}[ -]?\\d{4}[ -]?\\d{4}${E}`, 'g'), accept: (match) => verhoeffValid(digitsOf(match)) },
-  { kind: 'phone', minDigits: 10, minLength: 10, pattern: new RegExp(`${BD}(?:\\+91[ -]?|0091[ -]?|0)?[6-9]\\d{4}[ -]?\\d{5}${E}`, 'g') },
+  /** A mobile number however grouped: `98765 43210`, `987-654-3210`, `9876 543 210`, `(987) 654-3210`, with or without +91. */
+  {
+    kind: 'phone',
+    minDigits: 10,
+    minLength: 10,
+    pattern: new RegExp(`${BD}(?:\\+91[ .-]?|0091[ .-]?|0)?(?:\\([6-9]\\d{2}\\)[ .-]?\\d{3}[ .-]?\\d{4}|[6-9](?:[ .-]?\\d){9})${E}`, 'g'),
+  },
   /** Bank account numbers, and any other run of digits long enough to be an identifier. */
   { kind: 'number', minDigits: 9, minLength: 9, pattern: new RegExp(`${BD}\\+?\\d{9,18}${E}`, 'g') },
-  { kind: 'pan', minDigits: 4, minLength: 10, pattern: new RegExp(`${B}[A-Z]{5}\\d{4}[A-Z]${E}`, 'gi') },
+  { kind: 'pan', minDigits: 4, minLength: 10, pattern: new RegExp(`${B}[A-Z]{5}[ -]?\\d{4}[ -]?[A-Z]${E}`, 'gi') },
   { kind: 'voter_id', minDigits: 7, minLength: 10, pattern: new RegExp(`${B}[A-Z]{3}\\d{7}${E}`, 'gi') },
   { kind: 'passport', minDigits: 7, minLength: 8, pattern: new RegExp(`${B}[A-Z]\\d{7}${E}`, 'gi') },
   { kind: 'ifsc', minDigits: 1, minLength: 11, pattern: new RegExp(`${B}[A-Z]{4}0[A-Z0-9]{6}${E}`, 'gi') },
@@ -137,7 +143,7 @@ export const SENSITIVE_KEYS: readonly string[] = [
   'value', 'input_value', 'raw', 'raw_value', 'transcript', 'hint', 'text_value',
 ];
 
-/** Keys whose value is an opaque routing id the service itself depends on: never rewritten. */
+/** Keys whose value, at a body's top level, is an opaque routing id the service itself depends on: never rewritten there. */
 export const ROUTING_KEYS: readonly string[] = ['session_id'];
 
 export const normalizeKey = (key: string) => key.toLowerCase().replace(/[\s_-]/g, '');

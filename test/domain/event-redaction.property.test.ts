@@ -55,6 +55,25 @@ describe('redactEvent: properties over generated events', () => {
     );
   });
 
+  it('only the top level\'s session_id is left as sent: one nested anywhere is client data, scanned like any other', () => {
+    const nested = (raw: string) => fc.constantFrom(
+      { properties: { session_id: raw } },
+      { data: [{ session_id: raw }] },
+      { properties: { a: { b: [{ Session_Id: raw }] } } },
+    );
+    fc.assert(
+      fc.property(identityValue.chain((value) => fc.tuple(fc.constant(value), embed(value.raw).chain(nested))), ([value, extra]) => {
+        const event = redactEvent(EventInSchema.parse({ session_id: 's1', event: 'identity', ...extra }));
+        expect(findRaw(JSON.stringify(event), value.raw), JSON.stringify(event)).toBe(false);
+        expect(event.session_id).toBe('s1');
+        const body = redactValue({ session_id: 's1', ...extra });
+        expect(findRaw(JSON.stringify(body), value.raw), JSON.stringify(body)).toBe(false);
+        expect(body.session_id).toBe('s1');
+      }),
+      { numRuns: 500, seed: SEED },
+    );
+  });
+
   it('any other client value (trigger or voice body, a log object) goes through the same detectors', () => {
     fc.assert(
       fc.property(identityValue.chain((value) => fc.tuple(fc.constant(value), embed(value.raw), nearMiss)), ([value, text, id]) => {

@@ -24,19 +24,29 @@ export interface IdentityValue {
 }
 
 const pan = fc
-  .tuple(uppers(5), digits(4), upper, fc.boolean())
-  .map(([a, b, c, lower]) => (lower ? `${a}${b}${c}`.toLowerCase() : `${a}${b}${c}`));
+  .tuple(uppers(5), digits(4), upper, fc.boolean(), fc.constantFrom('', ' ', '-'))
+  .map(([a, b, c, lower, sep]) => (lower ? `${a}${sep}${b}${sep}${c}`.toLowerCase() : `${a}${sep}${b}${sep}${c}`));
 
 const aadhaar = fc.tuple(fc.constantFrom(...'23456789'), digits(10), fc.constantFrom('', ' ', '-')).map(([first, rest, sep]) => {
   const number = withVerhoeff(`${first}${rest}`);
   return sep === '' ? number : `${number.slice(0, 4)}${sep}${number.slice(4, 8)}${sep}${number.slice(8)}`;
 });
 
+/** A 10-digit mobile number as people write it: whole, 5-5, 3-3-4 (with ` `, `-` or `.`), 4-3-3, `(987) 654-3210`. */
 const phone = fc
-  .tuple(fc.constantFrom('', '+91', '+91 ', '+91-', '0'), fc.constantFrom(...'6789'), digits(9), fc.boolean())
-  .map(([prefix, first, rest, split]) => {
-    const number = `${first}${rest}`;
-    return `${prefix}${split ? `${number.slice(0, 5)} ${number.slice(5)}` : number}`;
+  .tuple(fc.constantFrom('', '+91', '+91 ', '+91-', '0'), fc.constantFrom(...'6789'), digits(9), fc.integer({ min: 0, max: 6 }))
+  .map(([prefix, first, rest, format]) => {
+    const n = `${first}${rest}`;
+    const grouped = [
+      n,
+      `${n.slice(0, 5)} ${n.slice(5)}`,
+      `${n.slice(0, 3)}-${n.slice(3, 6)}-${n.slice(6)}`,
+      `${n.slice(0, 3)} ${n.slice(3, 6)} ${n.slice(6)}`,
+      `${n.slice(0, 3)}.${n.slice(3, 6)}.${n.slice(6)}`,
+      `${n.slice(0, 4)} ${n.slice(4, 7)} ${n.slice(7)}`,
+      `(${n.slice(0, 3)}) ${n.slice(3, 6)}-${n.slice(6)}`,
+    ][format]!;
+    return `${prefix}${grouped}`;
   });
 
 const emailPart = fc.stringMatching(/^[a-z0-9]{1,12}$/);
