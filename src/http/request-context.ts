@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Trace } from '../domain/activity.js';
-import { acceptableId, newTraceId, traceIdFromTraceparent } from '../domain/trace.js';
+import { newTraceId, traceIdFromTraceparent } from '../domain/trace.js';
+import { clientSentId } from './header-id.js';
 
 /** Per-request correlation, set by the request-context middleware. */
 export interface RequestContext {
@@ -29,5 +30,5 @@ export function traceFor(res: Response, body: TraceSources = {}): Trace {
 }
 
 export function headerValue(req: Request, name: string): string | undefined {
-  return acceptableId(req.get(name));
+  return clientSentId(req.get(name));
 }

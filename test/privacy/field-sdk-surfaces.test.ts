@@ -80,4 +80,42 @@ describe('identity values sent through the field SDK calls', () => {
     const everything = `${await everySurface(h, [key])}\n${framesText}`;
     for (const raw of RAW) expect(everything, raw).not.toContain(raw);
   });
+
+  it('ids sent in headers and the query (X-Request-ID, X-Client-ID, X-SVC-SDK-Version, client_id) are masked where they are kept, streamed or echoed', async () => {
+    const h = createHarness({ env: { LOG_LEVEL: 'trace' } });
+    const answers: string[] = [];
+    const keep = (res: { text: string; headers: Record<string, string> }) => answers.push(res.text, JSON.stringify(res.headers));
+    keep(await h.http.post('/v1/events').set('X-Request-ID', PAN).send({ session_id: 'h1', event: 'screen_state', screen: 'pan_details' }).expect(200));
+    keep(await h.http.post('/v1/assistant/evaluate').set('X-Client-ID', PAN).set('X-Request-ID', EMAIL).send({ session_id: 'h1', signals: { time_spent: 30 } }).expect(200));
+    keep(await h.http.post('/v1/assistant/popup/evaluate').set('X-Client-ID', PHONE).send({ session_id: 'h1' }).expect(200));
+    keep(await h.http.post('/v1/assistant/trigger/evaluate').set('X-Client-ID', EMAIL).send({ session_id: 'h1', signals: {} }).expect(200));
+    keep(await h.http.get('/v1/sdk/config').set('X-Client-ID', PAN).set('X-SVC-SDK-Version', EMAIL).expect(200));
+    keep(await h.http.get('/v1/sdk/config').query({ client_id: PHONE }).expect(200));
+    // An ordinary id is still echoed as sent.
+    expect((await h.http.get('/health').set('X-Request-ID', 'req-42')).headers['x-request-id']).toBe('req-42');
+    const everything = `${await everySurface(h, ['h1'])}\n${answers.join('\n')}`;
+    for (const raw of RAW) expect(everything, raw).not.toContain(raw);
+    // The items still carry the masked ids, so a trace can be followed.
+    const items = (await h.http.get('/api/activity').query({ session_id: 'h1' })).body.items as { trace: { request_id: string }; payload: { client_id?: string } }[];
+    expect(items[0]!.trace.request_id).toBe('******234F');
+    expect(items.map((item) => item.payload.client_id).filter(Boolean)).toContain('******234F');
+  });
+
+  it('a WebSocket upgrade\'s X-Client-ID and a frame\'s message_id are masked too', async () => {
+    const h = createHarness({ env: { LOG_LEVEL: 'trace' } });
+    const server = await serve(h);
+    open.servers.push(server);
+    const ws = await WsClient.open(`${server.url.replace('http', 'ws')}/v1/events/ws`, { 'X-Client-ID': PAN });
+    open.clients.push(ws);
+    ws.send({ type: 'connect', message_id: 'm1', session_id: 'w1' });
+    await ws.nextOfType('ack');
+    ws.send({ type: 'trigger_evaluate', message_id: 't1', signals: { screen: 'pan_details', time_spent: 30 } });
+    await ws.nextOfType('trigger_response');
+    ws.send({ type: 'heartbeat', message_id: PHONE });
+    expect(await ws.nextOfType('heartbeat')).toMatchObject({ message_id: '******3210' });
+    ws.send({ type: 'control_state', message_id: EMAIL, event: 'validation_failed', errors: 'not a list' });
+    await ws.nextOfType('error');
+    const everything = `${await everySurface(h, ['w1'])}\n${JSON.stringify(ws.frames)}`;
+    for (const raw of RAW) expect(everything, raw).not.toContain(raw);
+  });
 });

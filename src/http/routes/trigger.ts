@@ -1,5 +1,4 @@
 import { Router } from 'express';
-import { redactText } from '../../domain/event-redaction.js';
 import type { TriggerDecision, TriggerSignals } from '../../domain/trigger-policy.js';
 import { replyOrThrow, storeUnavailable } from '../ask.js';
 import { clientIdHeader } from '../client-id.js';
@@ -49,7 +48,7 @@ export function triggerRoutes({ system, sdkConfig, config }: AppDeps): Router {
       signals: signalsOf(body),
       user_id: body.user_id ?? null,
       client_id: body.client_id ?? null,
-      header_client_id: headerClientId === undefined ? null : redactText(headerClientId),
+      header_client_id: headerClientId ?? null,
       sdk_overrides: sdkConfig.overrides(),
       trace: traceFor(res, body),
     };

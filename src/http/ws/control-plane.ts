@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import type { Actor } from 'xstate';
 import { createActor } from 'xstate';
 import { WebSocketServer } from 'ws';
-import { acceptableId } from '../../domain/trace.js';
+import { clientSentId } from '../header-id.js';
 import type { AppDeps } from '../deps.js';
 import { apiKeyMatcher } from '../middleware/api-key.js';
 import { WsClose } from './control-frames.js';
@@ -72,7 +72,7 @@ export class ControlPlane {
           maxMessagesPerSecond: config.wsMaxMessagesPerSecond,
           idleTimeoutMs: config.wsIdleTimeoutSeconds * 1000,
           piiRules: config.piiRules,
-          headerClientId: (typeof clientHeader === 'string' ? acceptableId(clientHeader) : undefined) ?? null,
+          headerClientId: (typeof clientHeader === 'string' ? clientSentId(clientHeader) : undefined) ?? null,
         },
       });
       this.sockets.add(actor);

@@ -1,4 +1,4 @@
-import { redactForIngest, redactValue } from '../../domain/event-redaction.js';
+import { redactForIngest, redactText, redactValue } from '../../domain/event-redaction.js';
 import type { PiiRules } from '../../domain/pii.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -185,7 +185,8 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     }
     const frame = AnyFrame.safeParse(raw);
     if (!frame.success) return fail('invalid_frame', describeIssues(frame.error, 'frame'));
-    const messageId = typeof frame.data.message_id === 'string' ? frame.data.message_id.slice(0, 128) : null;
+    // Echoed in errors before the frame is parsed whole: masked as the parsed frame's would be.
+    const messageId = typeof frame.data.message_id === 'string' ? redactText(frame.data.message_id.slice(0, 128)) : null;
     const parse = <S extends typeof ConnectSchema | typeof HeartbeatFrame | typeof ControlStateSchema | typeof TriggerEvaluateSchema>(schema: S) => {
       const parsed = schema.safeParse(raw);
       if (!parsed.success) fail('invalid_frame', describeIssues(parsed.error, 'frame'), messageId);
