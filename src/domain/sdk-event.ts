@@ -41,7 +41,7 @@ export const EventInSchema = z
       .nullish(),
     screen: optionalText(256),
     screen_id: optionalText(256),
-    errors: z.array(text(256), { error: 'must be an array of strings' }).max(100).nullish(),
+    errors: z.array(text(256), { error: 'must be an array of strings' }).max(100, { error: 'must hold at most 100 codes' }).nullish(),
     failure_reason_code: optionalText(256),
     component_id: optionalText(256),
     component_type: optionalText(64),

@@ -1,3 +1,5 @@
+import { redactText } from '../domain/event-redaction.js';
+
 /**
  * How deep a client's JSON may nest. Every later step that walks client data (zod, stringify,
  * canonical JSON of schemas, clones, redaction, inspection, the response serializer) recurses,
@@ -8,9 +10,12 @@ export const MAX_BODY_DEPTH = 32;
 
 const MAX_KEY_SHOWN = 40;
 
-/** A path as the 422 names it, `properties.x.0.0`; long keys cut, so a key cannot carry a value out whole. */
+/**
+ * A path as the 422 names it, `properties.x.0.0`: long keys cut, and the whole masked like any
+ * client text, so a key cannot carry an identity value out.
+ */
 function showPath(path: (string | number)[]): string {
-  return path.map((part) => (typeof part === 'string' && part.length > MAX_KEY_SHOWN ? `${part.slice(0, MAX_KEY_SHOWN)}…` : String(part))).join('.');
+  return redactText(path.map((part) => (typeof part === 'string' && part.length > MAX_KEY_SHOWN ? `${part.slice(0, MAX_KEY_SHOWN)}…` : String(part))).join('.'));
 }
 
 /**

@@ -189,6 +189,7 @@ describe('POST /v1/events: bad input is refused, named, and changes nothing', ()
     ['timestamp negative', () => ({ session_id: 's1', event: 'identity', timestamp: -1 }), 422, /^timestamp: must not be negative/],
     ['errors not an array', () => ({ session_id: 's1', event: 'validation_failed', errors: 'pan_invalid' }), 422, /^errors: must be an array/],
     ['errors of numbers', () => ({ session_id: 's1', event: 'validation_failed', errors: [1] }), 422, /^errors\.0: must be a string/],
+    ['errors over 100 codes', () => ({ session_id: 's1', event: 'validation_failed', errors: Array.from({ length: 101 }, (_, i) => `e${i}`) }), 422, /^errors: must hold at most 100 codes$/],
     ['masked a string', () => ({ session_id: 's1', event: 'component_input', masked: 'false' }), 422, /^masked: must be a boolean/],
     ['properties an array', () => ({ session_id: 's1', event: 'identity', properties: [] }), 422, /^properties: must be an object/],
     ['body an array', () => [{ session_id: 's1', event: 'identity' }], 422, /^body: must be a JSON object/],

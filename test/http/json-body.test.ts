@@ -104,6 +104,32 @@ describe('request bodies: the direct JSON path and body-parser', () => {
     expect(['bomb', 'latin', 'odd', 'text'].filter((id) => h.system.supervisor.has(id))).toEqual([]);
   });
 
+  it('refuses UTF-16 and UTF-32 bodies 415 (body-parser would decode them), and names a body that is not what its Content-Encoding says', async () => {
+    const { h, server } = await started();
+    for (const charset of ['utf-16le', 'UTF-16', '"utf-32"']) {
+      const body = Buffer.from(event(`wide-${charset}`), charset.includes('16') ? 'utf16le' : 'utf8');
+      expect(await post(server, { 'Content-Type': `application/json; charset=${charset}` }, [body]), charset).toEqual({ status: 415, body: { detail: 'unsupported charset; send UTF-8 JSON' } });
+    }
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      expect(await post(server, { 'Content-Type': 'application/json', 'Content-Encoding': encoding }, [event('plain')]), encoding).toEqual({ status: 400, body: { detail: 'body could not be decompressed as its Content-Encoding says' } });
+    }
+    expect((await post(server, { 'Content-Type': 'application/json; charset="UTF-8"' }, [event('quoted')])).status).toBe(200);
+    expect(h.system.supervisor.has('plain')).toBe(false);
+  });
+
+  it('answers a path that is not valid percent-encoding 400 naming it, and never repeats an identity value from the path', async () => {
+    const { h } = await started();
+    expect((await h.http.get('/api/sessions/%')).body).toEqual({ detail: 'path: not valid percent-encoding' });
+    expect((await h.http.get('/api/sessions/%E0%A4')).body).toEqual({ detail: 'path: not valid percent-encoding' });
+    const missing = await h.http.get('/v1/foo/ABCDE1234F/9876543210');
+    expect(missing.status).toBe(404);
+    expect(missing.body.detail).toBe('no route for GET /v1/foo/******234F/******3210');
+    // A body nested too deep is named by its path, made of the client's keys: masked too.
+    const deep = await h.http.post('/v1/events').send(`{"session_id":"d","event":"x","jane.doe@example.com":${'['.repeat(40)}${']'.repeat(40)}}`).set('Content-Type', 'application/json');
+    expect(deep.status).toBe(422);
+    expect(deep.body.detail).toMatch(/^body\.\*{4}\.\*{3}@\*{7}\.com\.0\.0.*: nested deeper than 32 levels$/);
+  });
+
   it('treats an empty JSON body as {} (422 naming the missing field), as body-parser does', async () => {
     const { server } = await started();
     const res = await post(server, { 'Content-Type': 'application/json', 'Content-Length': '0' }, []);

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { redactText } from '../../domain/event-redaction.js';
 import { HttpError } from '../http-error.js';
 import { requestContext } from '../request-context.js';
 import { BODY_ERRORS } from './body-errors.js';
@@ -11,8 +12,20 @@ interface ErrorWithType {
 }
 
 export const notFound: RequestHandler = (req) => {
-  throw new HttpError(404, `no route for ${req.method} ${req.path}`);
+  // The path is the client's text: a segment may be an identity value.
+  throw new HttpError(404, `no route for ${req.method} ${redactText(req.path)}`);
 };
+
+/** zlib's codes for input that is not what its Content-Encoding says: `Z_…` (gzip, deflate), `ERR__ERROR_FORMAT_…` (brotli). */
+const isDecompressionCode = (code: string): boolean => code.startsWith('Z_') || code.startsWith('ERR__ERROR_FORMAT');
+
+/** A 4xx from express or body-parser, named in our words (theirs may quote the client's input). */
+function clientErrorDetail(error: unknown): string | undefined {
+  if (error instanceof URIError) return 'path: not valid percent-encoding';
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && isDecompressionCode(code)) return 'body could not be decompressed as its Content-Encoding says';
+  return undefined;
+}
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
@@ -26,7 +39,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       ({ status, detail } = BODY_ERRORS[typed.type]!);
     } else if (typeof typed.status === 'number' && typed.status >= 400 && typed.status < 500) {
       status = typed.status;
-      detail = STATUS_CODES[status]?.toLowerCase() ?? 'bad request';
+      detail = clientErrorDetail(error) ?? STATUS_CODES[status]?.toLowerCase() ?? 'bad request';
     } else {
       logger.error({ err: error, request_id: requestContext(res)?.requestId, path: req.path }, 'unhandled error');
     }

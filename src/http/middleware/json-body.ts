@@ -11,6 +11,8 @@ import { inSequence } from './in-sequence.js';
  * Content-Encoding is read on the direct path; any other (a charset to check, parameters, a
  * compressed body) goes through body-parser, which knows every case.
  */
+/** The charset parameter of a Content-Type, quoted or not. */
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)/i;
 const PLAIN_JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8', 'application/json; charset=UTF-8']);
 
 function isPlainJson(req: IncomingMessage): boolean {
@@ -88,6 +90,9 @@ export function jsonBody(): RequestHandler[] {
     if (hasBody && !req.is('application/json')) {
       throw new HttpError(415, 'Content-Type must be application/json');
     }
+    // body-parser would decode UTF-16 and UTF-32 too; the contract is UTF-8 JSON.
+    const charset = CHARSET.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
+    if (hasBody && charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw bodyError('charset.unsupported');
     next();
   };
   const readOtherBody = inSequence(requireJson, express.json({ limit: BODY_LIMIT_BYTES, strict: false }));
