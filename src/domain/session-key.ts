@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { redactText } from './event-redaction.js';
+import { acceptableId } from './trace.js';
 
 /**
  * Old SDKs send `session_id: "unknown"` for every user. Shared, those would be one session whose
@@ -9,12 +10,17 @@ export const LEGACY_UNKNOWN_SESSION = 'unknown';
 
 export type SessionKey = { ok: true; key: string } | { ok: false; detail: string };
 
+/** What is left of a session id's 128 characters after `unknown:`. */
+const MAX_USER_PART = 128 - LEGACY_UNKNOWN_SESSION.length - 1;
+
 /**
  * The session key names rooms, activity items and log lines, so it must not carry an identity
  * value. Some apps use the phone number as the user id: such a user id is keyed by its digest.
+ * So is one the key could not be read back by (`/api/sessions/{id}` takes ids of 1-128 of
+ * `A-Za-z0-9._:@/+=-`): a space, a letter outside ASCII, or too long.
  */
 function legacyUserPart(userId: string): string {
-  if (redactText(userId) === userId) return userId;
+  if (userId.length <= MAX_USER_PART && acceptableId(userId) !== undefined && redactText(userId) === userId) return userId;
   return `h-${createHash('sha256').update(userId).digest('hex').slice(0, 24)}`;
 }
 

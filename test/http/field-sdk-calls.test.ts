@@ -198,6 +198,22 @@ describe('legacy session_id "unknown"', () => {
     expect(h.system.supervisor.has('unknown')).toBe(false);
   });
 
+  it.each([
+    ['a space, a slash and a letter outside ASCII', 'john smith/é'],
+    ['over the 120 characters a key has room for', 'u'.repeat(121)],
+  ])('keys a user id with %s by its digest, so the session can be read back', async (_name, userId) => {
+    const h = createHarness();
+    await h.http.post('/v1/events').send({ session_id: 'unknown', user_id: userId, event: 'screen_state', screen: 'pan_details' }).expect(200);
+    const key = (await h.http.get('/api/activity').query({ kind: 'event' })).body.items[0].session_id as string;
+    expect(key).toMatch(/^unknown:h-[0-9a-f]{24}$/);
+    expect((await h.http.get(`/v1/assistant/context/${key}`)).body.current_screen).toBe('pan_details');
+    expect((await h.http.get(`/api/sessions/${key}`)).status).toBe(200);
+    // The same user lands in the same session.
+    await h.http.post('/v1/events').send({ session_id: 'unknown', user_id: userId, event: 'screen_state', screen: 'selfie_capture' }).expect(200);
+    expect((await h.http.get(`/v1/assistant/context/${key}`)).body.current_screen).toBe('selfie_capture');
+    expect(h.system.supervisor.size).toBe(1);
+  });
+
   it('is refused with 422 naming user_id when there is none, and changes nothing', async () => {
     const h = createHarness();
     const res = await h.http.post('/v1/events').send({ session_id: 'unknown', event: 'validation_error', errors: ['phone_too_short'] });
