@@ -21,11 +21,28 @@ const MAX_USER_PART = 128 - LEGACY_UNKNOWN_SESSION.length - 1;
  */
 function legacyUserPart(userId: string): string {
   if (userId.length <= MAX_USER_PART && acceptableId(userId) !== undefined && redactText(userId) === userId) return userId;
-  return `h-${createHash('sha256').update(userId).digest('hex').slice(0, 24)}`;
+  return digestOf(userId);
 }
 
+const digestOf = (value: string): string => `h-${createHash('sha256').update(value).digest('hex').slice(0, 24)}`;
+
+/**
+ * A session id as the service keys it. SDKs generate opaque ids, but one that reads as an
+ * identity value (a phone number or an account number used as the id, a PAN) would name rooms,
+ * URLs, activity items and log lines: such an id is keyed by its digest, the same wherever it
+ * arrives (a body, a path, a query, a frame), so every call still finds the session. A UUID in
+ * the id is random, never an identity value, though one of its groups may be twelve digits that
+ * read as one: UUIDs are left out of the check.
+ */
+export function routingKey(sessionId: string): string {
+  const checked = sessionId.replace(UUID, '-');
+  return redactText(checked) === checked ? sessionId : digestOf(sessionId);
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
 export function sessionKeyFor(sessionId: string, userId: string | null | undefined): SessionKey {
-  if (sessionId.toLowerCase() !== LEGACY_UNKNOWN_SESSION) return { ok: true, key: sessionId };
+  if (sessionId.toLowerCase() !== LEGACY_UNKNOWN_SESSION) return { ok: true, key: routingKey(sessionId) };
   if (!userId || userId.trim() === '') return { ok: false, detail: 'user_id: is required when session_id is "unknown"' };
   return { ok: true, key: `${LEGACY_UNKNOWN_SESSION}:${legacyUserPart(userId)}` };
 }

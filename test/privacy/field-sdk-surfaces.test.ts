@@ -101,6 +101,37 @@ describe('identity values sent through the field SDK calls', () => {
     expect(items.map((item) => item.payload.client_id).filter(Boolean)).toContain('******234F');
   });
 
+  it('a session id that reads as an identity value is keyed by its digest wherever it arrives, and every call still finds the session', async () => {
+    const h = createHarness({ env: { LOG_LEVEL: 'trace' } });
+    const server = await serve(h);
+    open.servers.push(server);
+    await h.http.post('/v1/events').send({ session_id: PHONE, event: 'screen_state', screen: 'pan_details' }).expect(200);
+    const trigger = await h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: PHONE, signals: { errors: ['a', 'b'] } }).expect(200);
+    expect(trigger.body.trigger).toBe(true);
+    const start = await h.http.post('/v1/assistant/session/start').send({ session_id: PHONE, user_id: 'u1' }).expect(200);
+    const key = String(start.body.session_id);
+    expect(key).toMatch(/^h-[0-9a-f]{24}$/);
+    // The path and the query take the id as the SDK knows it.
+    expect((await h.http.get(`/v1/assistant/context/${PHONE}`)).body).toMatchObject({ session_id: key, current_screen: 'pan_details' });
+    expect((await h.http.get(`/api/sessions/${PHONE}`)).body.state.voice).toBe('active');
+    expect((await h.http.get('/api/activity').query({ session_id: PHONE })).body.items.length).toBeGreaterThanOrEqual(3);
+    const ws = await WsClient.open(`${server.url.replace('http', 'ws')}/v1/events/ws`);
+    open.clients.push(ws);
+    ws.send({ type: 'connect', message_id: 'm1', session_id: PHONE });
+    expect(await ws.nextOfType('ack')).toMatchObject({ session_id: key });
+    ws.send({ type: 'control_state', message_id: 'c1', session_id: PHONE, event: 'screen_state', screen: 'selfie_capture' });
+    await ws.nextOfType('ack', (frame) => frame.message_id === 'c1');
+    await h.http.post('/v1/assistant/session/stop').send({ session_id: PHONE }).expect(200);
+    expect(h.system.supervisor.size).toBe(1);
+    const everything = `${await everySurface(h, [key])}\n${JSON.stringify(ws.frames)}\n${start.text}`;
+    for (const raw of RAW) expect(everything, raw).not.toContain(raw);
+    // An opaque id is kept as sent, a UUID whose last group is all digits included.
+    for (const opaque of ['7664f88e-4980-41c3-bec0-f0e1591ee548', 'rn-0f4e3d2c-1b0a-4988-8776-655443322110']) {
+      await h.http.post('/v1/events').send({ session_id: opaque, event: 'screen_state' }).expect(200);
+      expect(h.system.supervisor.has(opaque), opaque).toBe(true);
+    }
+  });
+
   it('a WebSocket upgrade\'s X-Client-ID and a frame\'s message_id are masked too', async () => {
     const h = createHarness({ env: { LOG_LEVEL: 'trace' } });
     const server = await serve(h);

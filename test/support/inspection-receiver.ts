@@ -30,7 +30,8 @@ export class InspectionReceiver {
     return JSON.stringify(this.events);
   }
 
-  async until(condition: (receiver: this) => boolean, timeout = 5000): Promise<void> {
+  /** Waits for what a relay on this machine delivers in milliseconds; the bound only outlasts a loaded two-core machine. */
+  async until(condition: (receiver: this) => boolean, timeout = 10_000): Promise<void> {
     await vi.waitFor(() => {
       if (!condition(this)) throw new Error(`inspection condition not met; ${this.events.length} events received`);
     }, { timeout, interval: 10 });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { InvalidCursorError } from '../../actors/session-listing.js';
 import { buildAgentContext } from '../../domain/agent-context.js';
 import { SessionId } from '../../domain/sdk-event.js';
+import { routingKey } from '../../domain/session-key.js';
 import { isoTime } from '../../integrations/clock.js';
 import { isVoiceActive } from '../../machines/session.machine.js';
 import { snapshotOrThrow } from '../ask.js';
@@ -20,7 +21,8 @@ import { sessionView } from '../views/session-view.js';
 
 const DEFAULT_PAGE_SIZE = 50;
 
-export const SessionParams = z.object({ session_id: SessionId });
+/** The path's session id, as the service keys it (`routingKey`). */
+export const SessionParams = z.object({ session_id: SessionId.transform(routingKey) });
 
 export const sessionRouteDocs: RouteDoc[] = [
   {
