@@ -1,3 +1,5 @@
+import { redactText } from './event-redaction.js';
+
 /**
  * Client-supplied strings (screen names, component ids, failure codes, choice hints) go into the
  * agent's system prompt as data. A client controls them, so each is flattened to one line,
@@ -10,11 +12,14 @@ const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 const WHITESPACE_RUN = /\s+/gu;
 const ELLIPSIS = '…';
 
-/** One line, no control characters, at most `max` characters (code points). */
+/**
+ * One line, no control characters, at most `max` characters (code points). Scanned again once
+ * flat: joining what control characters split must not put an identity value back together.
+ */
 export function flattenClientText(value: string, max: number): string {
   const flat = value.replace(UNSAFE, ' ').replace(WHITESPACE_RUN, ' ').trim();
   const chars = Array.from(flat);
-  return chars.length <= max ? flat : chars.slice(0, Math.max(0, max - 1)).join('') + ELLIPSIS;
+  return redactText(chars.length <= max ? flat : chars.slice(0, Math.max(0, max - 1)).join('') + ELLIPSIS);
 }
 
 /** Flattened and JSON-quoted, so a quote inside the value is escaped and the value cannot end the quote. */

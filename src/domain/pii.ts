@@ -101,21 +101,22 @@ export const DETECTORS: readonly Detector[] = [
     minLength: 8,
     maskWhole: true,
     pattern: new RegExp(
-      `${B}(?:${YEAR}[-/.]${MONTH}[-/.]${DAY}|${DAY}[-/.]${MONTH}[-/.]${YEAR}|${DAY}[ -]?(?:${MONTHS})[ ,-]{0,2}${YEAR}|(?:${MONTHS})[ -]?${DAY}(?:st|nd|rd|th)?,? ?${YEAR})${E}`,
+      // Numeric (year first, day first, month first), then with the month named: `15th June 1987`, `Jun. 15, 1995`.
+      `${B}(?:${YEAR}[-/. ]${MONTH}[-/. ]${DAY}|${DAY}[-/. ]${MONTH}[-/. ]${YEAR}|${MONTH}[-/.]${DAY}[-/.]${YEAR}|${DAY}(?:st|nd|rd|th)?[ -]?(?:${MONTHS})\\.?[ ,-]{0,2}${YEAR}|(?:${MONTHS})\\.?[ -]?${DAY}(?:st|nd|rd|th)?,? ?${YEAR})${E}`,
       'gi',
     ),
   },
-  { kind: 'aadhaar', minDigits: 12, minLength: 12, pattern: new RegExp(`${BD}[2-9]\\d{3}[ -]?\\d{4}[ -]?\\d{4}${E}`, 'g'), accept: (match) => verhoeffValid(digitsOf(match)) },
+  { kind: 'aadhaar', minDigits: 12, minLength: 12, pattern: new RegExp(`${BD}[2-9]\\d{3}[ ._/-]?\\d{4}[ ._/-]?\\d{4}${E}`, 'g'), accept: (match) => verhoeffValid(digitsOf(match)) },
   /** A mobile number however grouped: `98765 43210`, `987-654-3210`, `9876 543 210`, `(987) 654-3210`, with or without +91. */
   {
     kind: 'phone',
     minDigits: 10,
     minLength: 10,
-    pattern: new RegExp(`${BD}(?:\\+91[ .-]?|0091[ .-]?|0)?(?:\\([6-9]\\d{2}\\)[ .-]?\\d{3}[ .-]?\\d{4}|[6-9](?:[ .-]?\\d){9})${E}`, 'g'),
+    pattern: new RegExp(`${BD}(?:\\+91[ ._/-]?|0091[ ._/-]?|0)?(?:\\([6-9]\\d{2}\\)[ ._/-]?\\d{3}[ ._/-]?\\d{4}|[6-9](?:[ ._/-]?\\d){9})${E}`, 'g'),
   },
   /** Bank account numbers, and any other run of digits long enough to be an identifier. */
   { kind: 'number', minDigits: 9, minLength: 9, pattern: new RegExp(`${BD}\\+?\\d{9,18}${E}`, 'g') },
-  { kind: 'pan', minDigits: 4, minLength: 10, pattern: new RegExp(`${B}[A-Z]{5}[ -]?\\d{4}[ -]?[A-Z]${E}`, 'gi') },
+  { kind: 'pan', minDigits: 4, minLength: 10, pattern: new RegExp(`${B}[A-Z]{5}[ ._-]?\\d{4}[ ._-]?[A-Z]${E}`, 'gi') },
   { kind: 'voter_id', minDigits: 7, minLength: 10, pattern: new RegExp(`${B}[A-Z]{3}\\d{7}${E}`, 'gi') },
   { kind: 'passport', minDigits: 7, minLength: 8, pattern: new RegExp(`${B}[A-Z]\\d{7}${E}`, 'gi') },
   { kind: 'ifsc', minDigits: 1, minLength: 11, pattern: new RegExp(`${B}[A-Z]{4}0[A-Z0-9]{6}${E}`, 'gi') },
@@ -267,6 +268,19 @@ const DIGIT_ZEROS = [0x660, 0x6f0, 0x966, 0x9e6, 0xa66, 0xae6, 0xb66, 0xbe6, 0xc
 const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Non-ASCII digits read as ASCII ones, so `९८७६…` or `９８７６…` is no way around a detector. */
+/** Format characters (zero-width space, soft hyphen, bidi marks), control characters, a whitespace run. */
+const HIDING = /[\p{Cf}\p{Cc}]|\s\s/u;
+
+/**
+ * What a reader sees: invisible format characters dropped, control characters and runs of
+ * whitespace read as one space. A value split by them (`ABCDE\u200b1234F`, `98765\n43210`) is
+ * still the value, and the system prompt's flattening would put it back together.
+ */
+function plainSpacing(text: string): string {
+  if (!HIDING.test(text)) return text;
+  return text.replace(/\p{Cf}/gu, '').replace(/[\s\p{Cc}]+/gu, ' ');
+}
+
 function asciiDigits(text: string): string {
   if (!NON_ASCII.test(text)) return text;
   return text.normalize('NFKC').replace(/\p{Nd}/gu, (digit) => {
@@ -328,7 +342,7 @@ export function scrubText(input: string, otpContext = false): ScrubResult {
     return { text: `[dropped: ${input.length} chars]`, findings: [{ kind: 'dropped', shape: { length: input.length, digits: 0, letters: 0, kind: 'dropped' } }], whole: 'dropped' };
   }
   if (!mayHoldIdentity(input, otpContext)) return clean(input);
-  let text = asciiDigits(input);
+  let text = plainSpacing(asciiDigits(input));
   const digits = countDigits(text);
   const hasAt = text.includes('@');
   if (digits === 0 && !hasAt) return clean(input);

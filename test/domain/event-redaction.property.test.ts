@@ -74,6 +74,24 @@ describe('redactEvent: properties over generated events', () => {
     );
   });
 
+  it('a value split by invisible or control characters, or spaced out, is still masked as a reader (or the system prompt) would see it', () => {
+    // What a reader sees: invisible characters gone, control characters and whitespace runs one space.
+    const visible = (text: string) => text.replace(/\p{Cf}/gu, '').replace(/[\s\p{Cc}]+/gu, ' ');
+    const hidden = identityValue.chain((value) =>
+      fc
+        .tuple(fc.integer({ min: 1, max: value.raw.length - 1 }), fc.constantFrom('\u200b', '\u00ad', '\u200e', '\u2060', '\ufeff'), fc.constantFrom('\n', '  ', '\t', '\r\n', ' \u200b '))
+        .map(([at, invisible, spacing]) => ({ value, sent: `${value.raw.slice(0, at)}${invisible}${value.raw.slice(at)}`.replace(/ /g, spacing) })),
+    );
+    fc.assert(
+      fc.property(hidden, ({ value, sent }) => {
+        const out = redactEvent(EventInSchema.parse({ session_id: 's1', event: 'analytics_data', properties: { note: `sent ${sent} today` } }));
+        const note = visible((out.properties as { note: string }).note);
+        expect(findRaw(note, value.raw), `${JSON.stringify(sent)} → ${JSON.stringify(note)}`).toBe(false);
+      }),
+      { numRuns: 1500, seed: SEED },
+    );
+  });
+
   it('any other client value (trigger or voice body, a log object) goes through the same detectors', () => {
     fc.assert(
       fc.property(identityValue.chain((value) => fc.tuple(fc.constant(value), embed(value.raw), nearMiss)), ([value, text, id]) => {

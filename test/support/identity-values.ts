@@ -24,17 +24,17 @@ export interface IdentityValue {
 }
 
 const pan = fc
-  .tuple(uppers(5), digits(4), upper, fc.boolean(), fc.constantFrom('', ' ', '-'))
+  .tuple(uppers(5), digits(4), upper, fc.boolean(), fc.constantFrom('', ' ', '-', '.', '_'))
   .map(([a, b, c, lower, sep]) => (lower ? `${a}${sep}${b}${sep}${c}`.toLowerCase() : `${a}${sep}${b}${sep}${c}`));
 
-const aadhaar = fc.tuple(fc.constantFrom(...'23456789'), digits(10), fc.constantFrom('', ' ', '-')).map(([first, rest, sep]) => {
+const aadhaar = fc.tuple(fc.constantFrom(...'23456789'), digits(10), fc.constantFrom('', ' ', '-', '.', '/')).map(([first, rest, sep]) => {
   const number = withVerhoeff(`${first}${rest}`);
   return sep === '' ? number : `${number.slice(0, 4)}${sep}${number.slice(4, 8)}${sep}${number.slice(8)}`;
 });
 
 /** A 10-digit mobile number as people write it: whole, 5-5, 3-3-4 (with ` `, `-` or `.`), 4-3-3, `(987) 654-3210`. */
 const phone = fc
-  .tuple(fc.constantFrom('', '+91', '+91 ', '+91-', '0'), fc.constantFrom(...'6789'), digits(9), fc.integer({ min: 0, max: 6 }))
+  .tuple(fc.constantFrom('', '+91', '+91 ', '+91-', '0'), fc.constantFrom(...'6789'), digits(9), fc.integer({ min: 0, max: 7 }))
   .map(([prefix, first, rest, format]) => {
     const n = `${first}${rest}`;
     const grouped = [
@@ -45,6 +45,7 @@ const phone = fc
       `${n.slice(0, 3)}.${n.slice(3, 6)}.${n.slice(6)}`,
       `${n.slice(0, 4)} ${n.slice(4, 7)} ${n.slice(7)}`,
       `(${n.slice(0, 3)}) ${n.slice(3, 6)}-${n.slice(6)}`,
+      `${n.slice(0, 5)}_${n.slice(5)}`,
     ][format]!;
     return `${prefix}${grouped}`;
   });
@@ -56,11 +57,21 @@ const email = fc
 
 const MONTH_NAMES = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const date = fc
-  .tuple(fc.integer({ min: 1940, max: 2012 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 }), fc.integer({ min: 0, max: 4 }))
+  .tuple(fc.integer({ min: 1940, max: 2012 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 }), fc.integer({ min: 0, max: 8 }))
   .map(([year, month, day, format]) => {
     const dd = String(day).padStart(2, '0');
     const mm = String(month).padStart(2, '0');
-    return [`${year}-${mm}-${dd}`, `${dd}/${mm}/${year}`, `${dd}-${mm}-${year}`, `${day} ${MONTH_NAMES[month - 1]} ${year}`, `${dd}.${mm}.${year}`][format]!;
+    return [
+      `${year}-${mm}-${dd}`,
+      `${dd}/${mm}/${year}`,
+      `${dd}-${mm}-${year}`,
+      `${day} ${MONTH_NAMES[month - 1]} ${year}`,
+      `${dd}.${mm}.${year}`,
+      `${dd} ${mm} ${year}`,
+      `${day}th ${MONTH_NAMES[month - 1]} ${year}`,
+      `${MONTH_NAMES[month - 1]}. ${day}, ${year}`,
+      `${mm}/${dd}/${year}`,
+    ][format]!;
   });
 
 const account = fc.tuple(fc.constantFrom(...'123456789'), digits(8, 17)).map(([first, rest]) => `${first}${rest}`);
