@@ -173,10 +173,10 @@ class ActivityTail {
   private handle(message: EventSourceMessage): void {
     if (message.id !== undefined) this.lastEventId = message.id;
     if (message.event === 'reset') {
-      const reset = parseJson(message.data) as { reason?: string; requested_after?: string; oldest_id?: string | null } | undefined;
+      const reset = parseJson(message.data) as { reason?: string; requested_after?: string | null; oldest_id?: string | null } | undefined;
       notice(
         reset?.reason === 'unknown_id'
-          ? `the server does not know id ${reset.requested_after} (it restarted?); showing its whole buffer`
+          ? `the server does not know id ${this.lastEventId ?? '?'} (it restarted?); showing its whole buffer`
           : `items after id ${reset?.requested_after} and before id ${reset?.oldest_id} were dropped from the server's buffer before they could be sent`,
       );
       this.printedUpTo = 0;

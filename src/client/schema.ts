@@ -504,8 +504,8 @@ export interface components {
              * @enum {string}
              */
             reason: "behind_buffer" | "unknown_id";
-            /** @description the position the stream resumed from */
-            requested_after: string;
+            /** @description the position the stream resumed from; null for `unknown_id` (an id never given may be any number, an identity value included, so it is not repeated) */
+            requested_after: string | null;
         };
         AgentContext: {
             context: {

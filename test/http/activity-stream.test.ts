@@ -195,8 +195,17 @@ describe('GET /api/activity/stream: resume', () => {
     const client = await stream(url, '/api/activity/stream', { 'Last-Event-ID': activityId(h, 5000) });
     await client.until((c) => c.ids.length === 3);
     expect(client.messages[0]!.event).toBe('reset');
-    expect(JSON.parse(client.messages[0]!.data)).toEqual({ reason: 'unknown_id', requested_after: activityId(h, 5000), oldest_id: activityId(h, 1), latest_id: activityId(h, 3) });
+    expect(JSON.parse(client.messages[0]!.data)).toEqual({ reason: 'unknown_id', requested_after: null, oldest_id: activityId(h, 1), latest_id: activityId(h, 3) });
     expect(client.ids).toEqual(activityIds(h, 1, 3));
+  });
+
+  it('an id never given is not repeated in the reset (it may be any number the client chose)', async () => {
+    const { h, url } = await start();
+    record(h, 1);
+    const client = await stream(url, '/api/activity/stream', { 'Last-Event-ID': '9007199254740991' });
+    await client.until((c) => c.messages.length >= 2);
+    expect(JSON.parse(client.messages[0]!.data)).toMatchObject({ reason: 'unknown_id', requested_after: null });
+    expect(JSON.stringify(client.messages)).not.toContain('9007199254740991');
   });
 
   it('an id level with the newest item replays nothing and goes live', async () => {

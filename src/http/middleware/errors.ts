@@ -1,8 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { redactText } from '../../domain/event-redaction.js';
 import { HttpError } from '../http-error.js';
+import { shownPath } from '../shown-path.js';
 import { requestContext } from '../request-context.js';
 import { BODY_ERRORS } from './body-errors.js';
 
@@ -13,7 +13,7 @@ interface ErrorWithType {
 
 export const notFound: RequestHandler = (req) => {
   // The path is the client's text: a segment may be an identity value.
-  throw new HttpError(404, `no route for ${req.method} ${redactText(req.path)}`);
+  throw new HttpError(404, `no route for ${req.method} ${shownPath(req.path)}`);
 };
 
 /** zlib's codes for input that is not what its Content-Encoding says: `Z_…` (gzip, deflate), `ERR__ERROR_FORMAT_…` (brotli). */

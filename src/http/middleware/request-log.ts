@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { acceptableId } from '../../domain/trace.js';
 import { requestContext } from '../request-context.js';
+import { shownPath } from '../shown-path.js';
 
 const MAX_HEADER_SHOWN = 64;
 
@@ -17,10 +18,10 @@ function loggableHeader(value: string | undefined): string | undefined {
   return id.length > MAX_HEADER_SHOWN ? `${id.slice(0, MAX_HEADER_SHOWN)}…` : id;
 }
 
-/** The path alone: a query string can carry anything, an API key sent by mistake included. */
+/** The path alone (a query string can carry anything, an API key sent by mistake included), decoded and masked. */
 function pathOf(originalUrl: string): string {
   const query = originalUrl.indexOf('?');
-  return query < 0 ? originalUrl : originalUrl.slice(0, query);
+  return shownPath(query < 0 ? originalUrl : originalUrl.slice(0, query));
 }
 
 /**

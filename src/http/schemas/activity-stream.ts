@@ -19,7 +19,7 @@ export const ActivityStreamReset = z
     reason: z.enum(RESET_REASONS).meta({
       description: '`behind_buffer`: items after `requested_after` were overwritten before they could be sent; `unknown_id`: this buffer never gave that id (the service restarted)',
     }),
-    requested_after: z.string().meta({ description: 'the position the stream resumed from' }),
+    requested_after: z.string().nullable().meta({ description: 'the position the stream resumed from; null for `unknown_id` (an id never given may be any number, an identity value included, so it is not repeated)' }),
     oldest_id: z.string().nullable().meta({ description: 'the oldest item still buffered; the replay starts there (null: the buffer is empty)' }),
     latest_id: z.string().meta({ description: 'the newest id given so far ("0" before the first item)' }),
   })

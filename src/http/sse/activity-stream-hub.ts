@@ -131,7 +131,8 @@ export class ActivityStreamHub {
     stream.cursor = afterId;
     if (afterId > lastId) {
       // Ids never repeat across restarts, so an id above the newest was never given by this log.
-      const reset = resetFrame({ reason: 'unknown_id', requested_after: String(afterId), oldest_id: idOrNull(oldestId), latest_id: String(lastId) });
+      // Not repeated: an id never given out is any number the client chose, an identity value included.
+      const reset = resetFrame({ reason: 'unknown_id', requested_after: null, oldest_id: idOrNull(oldestId), latest_id: String(lastId) });
       if (!this.send(stream, reset)) return;
       stream.cursor = oldestId === undefined ? lastId : oldestId - 1;
     }
