@@ -70,6 +70,7 @@ const EnvSchema = z.object({
   // Loopback unless told otherwise (decisions 0): nothing is exposed by accident.
   HOST: z.string().min(1).default('127.0.0.1'),
   API_KEY: csv.optional(),
+  ID_DIGEST_SECRET: z.string().trim().min(16, { error: 'must be at least 16 characters' }).optional(),
   FEATURE_FLAGS: featureFlagOverrides,
   SESSION_IDLE_TTL_SECONDS: positiveInt(86_400).pipe(z.number().max(MAX_TIMER_SECONDS)),
   SESSION_HIBERNATE_SECONDS: nonNegativeInt(60).pipe(z.number().max(MAX_TIMER_SECONDS)),
@@ -155,6 +156,8 @@ export interface AppConfig {
   port: number;
   host: string;
   apiKeys: string[];
+  /** ID_DIGEST_SECRET: the key of the digests that stand for identity-looking session ids; unset, the store's own. */
+  idDigestSecret: string | undefined;
   featureFlagOverrides: Record<string, boolean>;
   sessionIdleTtlSeconds: number;
   sessionHibernateSeconds: number;
@@ -264,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     port: e.PORT,
     host: e.HOST,
     apiKeys: e.API_KEY ?? [],
+    idDigestSecret: e.ID_DIGEST_SECRET,
     featureFlagOverrides: e.FEATURE_FLAGS ?? {},
     sessionIdleTtlSeconds: e.SESSION_IDLE_TTL_SECONDS,
     sessionHibernateSeconds: e.SESSION_HIBERNATE_SECONDS,
@@ -311,7 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   };
 }
 
-/** SESSION_HOST=restate needs the Restate addresses, its endpoint's port, and an activity log every process shares. */
+/** SESSION_HOST=restate needs the Restate addresses, its endpoint's port, an activity log every process shares, and one digest secret. */
 function sessionHostConfig(e: z.infer<typeof EnvSchema>): SessionHostConfig {
   if (e.SESSION_HOST === 'embedded') return { kind: 'embedded' };
   const missing = (
@@ -320,6 +324,8 @@ function sessionHostConfig(e: z.infer<typeof EnvSchema>): SessionHostConfig {
       ['RESTATE_ADMIN_URL', e.RESTATE_ADMIN_URL],
       ['RESTATE_ENDPOINT_PORT', e.RESTATE_ENDPOINT_PORT],
       ['ACTIVITY_LOG', e.ACTIVITY_LOG],
+      // Every process must key an identity-looking session id alike, and none keeps a store of its own.
+      ['ID_DIGEST_SECRET', e.ID_DIGEST_SECRET],
     ] as const
   ).find(([, value]) => value === undefined);
   if (missing) throw new ConfigError(`invalid configuration: ${missing[0]}: required when SESSION_HOST=restate`);

@@ -24,6 +24,8 @@ import { createMediaProvider, missingMediaSettings } from './integrations/media.
 import { loadKnowledgeBase } from './integrations/knowledge-base.js';
 import { SdkConfigFileError, openSdkConfigSource } from './integrations/sdk-config-source.js';
 import { createLogger } from './logger.js';
+import { useIdDigestSecret } from './domain/session-key.js';
+import { idDigestSecret } from './store/id-digest-secret.js';
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 
@@ -98,6 +100,8 @@ async function main(): Promise<void> {
   // In cluster mode sessions live in Restate: STORE keeps nothing, and must not open a file.
   const clustered = config.sessionHost.kind === 'restate';
   const store = orExit(() => openStore(clustered ? { ...config, store: { ...config.store, kind: 'memory' } } : config, systemClock, logger), StoreOpenError);
+  // After the store has claimed its DATA_DIR: the secret file is that directory's.
+  useIdDigestSecret(orExit(() => idDigestSecret(config)));
   await store.activity.ready?.catch((error: unknown) => {
     process.stderr.write(`ACTIVITY_LOG: cannot open the activity log: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

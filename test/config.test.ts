@@ -46,6 +46,7 @@ describe('loadConfig', () => {
         RESTATE_ADMIN_URL: 'http://10.0.0.5:9070/',
         RESTATE_ENDPOINT_PORT: '9080',
         ACTIVITY_LOG: 'redis://127.0.0.1:6379',
+        ID_DIGEST_SECRET: 'a-secret-of-the-whole-cluster',
       }).sessionHost,
     ).toEqual({ kind: 'restate', ingressUrl: 'http://127.0.0.1:8080/', adminUrl: 'http://10.0.0.5:9070/', endpointHost: '127.0.0.1', endpointPort: 9080, redisUrl: 'redis://127.0.0.1:6379' });
     expect(loadConfig({ DATA_DIR: '/srv/kyc', STORE_SYNC: 'full' })).toMatchObject({ store: { kind: 'sqlite', dataDir: '/srv/kyc', sync: 'full' } });
@@ -79,6 +80,8 @@ describe('loadConfig', () => {
     [{ SESSION_HOST: 'restate', RESTATE_INGRESS_URL: '127.0.0.1:8080' }, /RESTATE_INGRESS_URL: must be an http:\/\/ or https:\/\/ URL/],
     [{ SESSION_HOST: 'restate', RESTATE_ADMIN_URL: 'http://127.0.0.1:9070', RESTATE_ENDPOINT_PORT: '9080', ACTIVITY_LOG: 'redis://r:6379' }, /^invalid configuration: RESTATE_INGRESS_URL: required when SESSION_HOST=restate$/],
     [{ SESSION_HOST: 'restate', RESTATE_INGRESS_URL: 'http://127.0.0.1:8080', RESTATE_ADMIN_URL: 'http://127.0.0.1:9070', RESTATE_ENDPOINT_PORT: '9080' }, /^invalid configuration: ACTIVITY_LOG: required when SESSION_HOST=restate$/],
+    [{ SESSION_HOST: 'restate', RESTATE_INGRESS_URL: 'http://127.0.0.1:8080', RESTATE_ADMIN_URL: 'http://127.0.0.1:9070', RESTATE_ENDPOINT_PORT: '9080', ACTIVITY_LOG: 'redis://r:6379' }, /^invalid configuration: ID_DIGEST_SECRET: required when SESSION_HOST=restate$/],
+    [{ ID_DIGEST_SECRET: 'short' }, /^invalid configuration: ID_DIGEST_SECRET: must be at least 16 characters/],
     [{ RESTATE_ENDPOINT_PORT: '70000' }, /RESTATE_ENDPOINT_PORT/],
     [{ RATE_LIMIT_PER_MINUTE: '-5' }, /RATE_LIMIT_PER_MINUTE/],
     [{ FEATURE_FLAGS: '{not json' }, /FEATURE_FLAGS: must be a JSON object/],

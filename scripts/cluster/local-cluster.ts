@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,6 +80,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
     await restate.stop();
   };
   try {
+    const digestSecret = randomBytes(32).toString('hex');
     const processes: ServiceProcess[] = [];
     for (let index = 0; index < options.processes; index += 1) {
       const servicePort = await port();
@@ -94,6 +96,8 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
           RESTATE_ADMIN_URL: restate.adminUrl,
           RESTATE_ENDPOINT_PORT: String(endpointPort),
           ACTIVITY_LOG: options.redisUrl,
+          // One for the whole cluster: every process keys an identity-looking session id alike.
+          ID_DIGEST_SECRET: digestSecret,
           STORE: 'memory',
           // Every request reaches the processes from the proxy's address: per-IP limits would count all clients as one.
           RATE_LIMIT_PER_MINUTE: '0',

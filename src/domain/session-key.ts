@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { redactText } from './event-redaction.js';
 import { acceptableId } from './trace.js';
 
@@ -24,7 +24,22 @@ function legacyUserPart(userId: string): string {
   return digestOf(userId);
 }
 
-const digestOf = (value: string): string => `h-${createHash('sha256').update(value).digest('hex').slice(0, 24)}`;
+/**
+ * The key of the digests. Keyed, because the ids it hides are few enough to try them all: every
+ * mobile number is about 4 billion SHA-256s, an hour on one core. One per process, set at start
+ * from ID_DIGEST_SECRET or the store's own (`useIdDigestSecret`); until then a random one, which
+ * a process that keeps nothing across restarts (the memory store) never needs to replace.
+ */
+let digestSecret: Buffer = randomBytes(32);
+
+/** Sets the key; returns the one it replaces (a test puts it back). */
+export function useIdDigestSecret(secret: string | Buffer): Buffer {
+  const previous = digestSecret;
+  digestSecret = Buffer.from(secret);
+  return previous;
+}
+
+const digestOf = (value: string): string => `h-${createHmac('sha256', digestSecret).update(value).digest('hex').slice(0, 24)}`;
 
 /**
  * A session id as the service keys it. SDKs generate opaque ids, but one that reads as an
