@@ -1,19 +1,18 @@
 import type { Request } from 'express';
-import { acceptableId } from '../domain/trace.js';
-import { redactText } from '../domain/event-redaction.js';
+import { clientSentId } from './header-id.js';
 import { HttpError } from './http-error.js';
 
 /**
  * The tenant named by X-Client-ID, if any. It selects configuration, so a value that is not a
  * plain id is refused rather than silently treated as absent; one holding an identity value is
- * masked, as it is kept in activity items and echoed (no tenant is named like one).
+ * masked (`clientSentId`), as it is kept in activity items and echoed (no tenant is named like one).
  */
 export function clientIdHeader(req: Request): string | undefined {
   const raw = req.get('x-client-id')?.trim();
   if (!raw) return undefined;
-  const clientId = acceptableId(raw);
+  const clientId = clientSentId(raw);
   if (!clientId) throw new HttpError(422, 'X-Client-ID: must be 1-128 characters of A-Za-z0-9._:@/+=-');
-  return redactText(clientId);
+  return clientId;
 }
 
 /** The tenant of a config request: X-Client-ID, else the `client_id` query the SDK may add. */
@@ -22,7 +21,7 @@ export function clientIdOf(req: Request): string | undefined {
   if (header) return header;
   const query = req.query.client_id;
   if (query === undefined) return undefined;
-  const clientId = typeof query === 'string' ? acceptableId(query.trim()) : undefined;
+  const clientId = typeof query === 'string' ? clientSentId(query.trim()) : undefined;
   if (!clientId) throw new HttpError(422, 'client_id: must be 1-128 characters of A-Za-z0-9._:@/+=-');
-  return redactText(clientId);
+  return clientId;
 }
