@@ -267,7 +267,6 @@ function countDigits(text: string): number {
 const DIGIT_ZEROS = [0x660, 0x6f0, 0x966, 0x9e6, 0xa66, 0xae6, 0xb66, 0xbe6, 0xc66, 0xce6, 0xd66, 0xde6, 0xe50, 0xed0, 0xf20, 0x1040];
 const NON_ASCII = /[^\x00-\x7f]/;
 
-/** Non-ASCII digits read as ASCII ones, so `९८७६…` or `９８７６…` is no way around a detector. */
 /** Format characters (zero-width space, soft hyphen, bidi marks), control characters, a whitespace run. */
 const HIDING = /[\p{Cf}\p{Cc}]|\s\s/u;
 
@@ -281,6 +280,7 @@ function plainSpacing(text: string): string {
   return text.replace(/\p{Cf}/gu, '').replace(/[\s\p{Cc}]+/gu, ' ');
 }
 
+/** Non-ASCII digits read as ASCII ones, so `९८७६…` or `９８７６…` is no way around a detector. */
 function asciiDigits(text: string): string {
   if (!NON_ASCII.test(text)) return text;
   return text.normalize('NFKC').replace(/\p{Nd}/gu, (digit) => {

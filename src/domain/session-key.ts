@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { redactText } from './event-redaction.js';
-import { acceptableId } from './trace.js';
+import { SESSION_ID_PATTERN } from './sdk-event.js';
 
 /**
  * Old SDKs send `session_id: "unknown"` for every user. Shared, those would be one session whose
@@ -10,17 +10,14 @@ export const LEGACY_UNKNOWN_SESSION = 'unknown';
 
 export type SessionKey = { ok: true; key: string } | { ok: false; detail: string };
 
-/** What is left of a session id's 128 characters after `unknown:`. */
-const MAX_USER_PART = 128 - LEGACY_UNKNOWN_SESSION.length - 1;
-
 /**
  * The session key names rooms, activity items and log lines, so it must not carry an identity
  * value. Some apps use the phone number as the user id: such a user id is keyed by its digest.
- * So is one the key could not be read back by (`/api/sessions/{id}` takes ids of 1-128 of
- * `A-Za-z0-9._:@/+=-`): a space, a letter outside ASCII, or too long.
+ * So is one whose key the read routes could not take back (a session id is 1-128 of
+ * `A-Za-z0-9._:-`): a space, a slash, a letter outside ASCII, or too long.
  */
 function legacyUserPart(userId: string): string {
-  if (userId.length <= MAX_USER_PART && acceptableId(userId) !== undefined && redactText(userId) === userId) return userId;
+  if (SESSION_ID_PATTERN.test(`${LEGACY_UNKNOWN_SESSION}:${userId}`) && redactText(userId) === userId) return userId;
   return digestOf(userId);
 }
 
@@ -41,6 +38,8 @@ export function useIdDigestSecret(secret: string | Buffer): Buffer {
 
 const digestOf = (value: string): string => `h-${createHmac('sha256', digestSecret).update(value).digest('hex').slice(0, 24)}`;
 
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
 /**
  * A session id as the service keys it. SDKs generate opaque ids, but one that reads as an
  * identity value (a phone number or an account number used as the id, a PAN) would name rooms,
@@ -53,8 +52,6 @@ export function routingKey(sessionId: string): string {
   const checked = sessionId.replace(UUID, '-');
   return redactText(checked) === checked ? sessionId : digestOf(sessionId);
 }
-
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 export function sessionKeyFor(sessionId: string, userId: string | null | undefined): SessionKey {
   if (sessionId.toLowerCase() !== LEGACY_UNKNOWN_SESSION) return { ok: true, key: routingKey(sessionId) };

@@ -200,6 +200,7 @@ describe('legacy session_id "unknown"', () => {
 
   it.each([
     ['a space, a slash and a letter outside ASCII', 'john smith/é'],
+    ['characters an id header may hold but a session id may not', 'team/a+b@x=1'],
     ['over the 120 characters a key has room for', 'u'.repeat(121)],
   ])('keys a user id with %s by its digest, so the session can be read back', async (_name, userId) => {
     const h = createHarness();

@@ -11,9 +11,10 @@ import { inSequence } from './in-sequence.js';
  * Content-Encoding is read on the direct path; any other (a charset to check, parameters, a
  * compressed body) goes through body-parser, which knows every case.
  */
+const PLAIN_JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8', 'application/json; charset=UTF-8']);
+
 /** The charset parameter of a Content-Type, quoted or not. */
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)/i;
-const PLAIN_JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8', 'application/json; charset=UTF-8']);
 
 function isPlainJson(req: IncomingMessage): boolean {
   const type = req.headers['content-type'];
