@@ -140,5 +140,12 @@ export const restartAfterTrigger = (window: ErrorWindow, at: number, cooldownUnt
   restart_at: Math.max(at, cooldownUntil ?? at),
 });
 
+/**
+ * After a voice session ended: the failures held were what the assistant was there for (those
+ * before the call brought it, those during it the agent saw), so none is a reason to offer it again.
+ */
+export const clearedAfterVoice = (window: ErrorWindow): ErrorWindow =>
+  window.failures.length === 0 && window.restart_at === null ? window : { screen: window.screen, failures: EMPTY.failures, restart_at: null };
+
 /** The most recent failure still held, for the popup. */
 export const latestFailure = (window: ErrorWindow): HeldFailure | undefined => window.failures.at(-1);

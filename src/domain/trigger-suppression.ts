@@ -37,6 +37,16 @@ export function rememberPrompt(memory: TriggerMemory, screen: string | null | un
   };
 }
 
+/**
+ * The memory once a voice session ended at `at`: the end counts as an offer for the cooldown (the
+ * user just hung up), without marking the screen prompted. A longer cooldown running is kept.
+ */
+export function coolDownAfterVoice(memory: TriggerMemory, at: number, cooldownMs: number): TriggerMemory {
+  const until = at + cooldownMs;
+  if (cooldownMs <= 0 || (memory.cooldown_until !== null && memory.cooldown_until >= until)) return memory;
+  return { ...memory, cooldown_until: until };
+}
+
 export interface SuppressionFacts {
   /** A voice session is starting, running or stopping. */
   assistantActive: boolean;

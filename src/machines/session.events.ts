@@ -84,6 +84,9 @@ export interface VoiceStopCommand {
   type: 'voice.stop';
   at: number;
   trace: Trace;
+  /** The tenant's min_trigger_interval_seconds starts again from the stop, as from a fired trigger. */
+  sdk_overrides: SdkConfigOverrides;
+  header_client_id: string | null;
   reply: Reply<VoiceStopped | VoiceBusy>;
 }
 

@@ -4,7 +4,7 @@ import type { ActivityDraft, ActivityKind, Trace } from '../domain/activity.js';
 import { buildAgentContext } from '../domain/agent-context.js';
 import type { Dropoff } from '../domain/dropoff.js';
 import type { ErrorWindow } from '../domain/error-window.js';
-import { afterEvent, heldCodes, newErrorWindow, onScreen, prune, restartAfterTrigger, withRequestCodes } from '../domain/error-window.js';
+import { afterEvent, clearedAfterVoice, heldCodes, newErrorWindow, onScreen, prune, restartAfterTrigger, withRequestCodes } from '../domain/error-window.js';
 import type { SessionFlow } from '../domain/flow.js';
 import { flowProgress, flowSteps, stepFacts } from '../domain/flow.js';
 import type { IdleTimer } from '../domain/idle-timer.js';
@@ -21,7 +21,7 @@ import { internSchemas } from '../domain/schema-interning.js';
 import type { TriggerDecision } from '../domain/trigger-policy.js';
 import { evaluateTriggerPolicy, triggerActivityPayload } from '../domain/trigger-policy.js';
 import type { TriggerMemory } from '../domain/trigger-suppression.js';
-import { newTriggerMemory, rememberPrompt, suppressTrigger, wasPrompted } from '../domain/trigger-suppression.js';
+import { coolDownAfterVoice, newTriggerMemory, rememberPrompt, suppressTrigger, wasPrompted } from '../domain/trigger-suppression.js';
 import type { VoiceDetails } from '../domain/voice-session.js';
 import { NO_VOICE, VoiceWarning, participantIdentity, roomName } from '../domain/voice-session.js';
 import type {
@@ -601,7 +601,12 @@ export const sessionMachine = setup({
     finishStop: enqueueActions(({ context, enqueue }) => {
       const { command, warnings } = context.voiceWork.stop!;
       const voice: VoiceDetails = { ...context.voice, dispatch_id: null, stopped_at: command.at };
-      enqueue.assign({ voice, voiceWork: { ...context.voiceWork, stop: null } });
+      // The user just hung up: the failures the call was about are no reason to offer it again,
+      // and the next offer waits min_trigger_interval_seconds, as after a fired trigger.
+      const config = mergeSdkConfig(command.sdk_overrides, context.client_id ?? command.header_client_id);
+      const trigger = coolDownAfterVoice(context.trigger, command.at, config.thresholds.min_trigger_interval_seconds * 1000);
+      enqueue.assign({ voice, voiceWork: { ...context.voiceWork, stop: null }, errors: clearedAfterVoice(context.errors), trigger });
+      if (trigger !== context.trigger) enqueue.raise({ type: 'trigger.fired', cooldownMs: trigger.cooldown_until! - command.at });
       enqueue.emit(activity(context, 'session_stop', command.at, command.trace, { room: voice.room, was_active: true, warnings }));
       enqueue.emit(activity(context, 'reengagement', command.at, command.trace, { ...sessionReengagement(context, false, command.at), source: 'session_stop' }));
       enqueue.raise({ type: 'reengagement.arm', at: command.at, trace: command.trace });
@@ -773,7 +778,8 @@ export const sessionMachine = setup({
       initial: 'ready',
       states: {
         ready: { on: { 'trigger.fired': 'cooldown', 'session.restore': { guard: 'restoredCoolingDown', target: 'cooldown' } } },
-        cooldown: { after: { triggerCooldown: 'ready' } },
+        // A voice session's end while cooling down starts the cooldown again, from the stop.
+        cooldown: { after: { triggerCooldown: 'ready' }, on: { 'trigger.fired': { target: 'cooldown', reenter: true } } },
       },
     },
     presence: {

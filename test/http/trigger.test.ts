@@ -158,7 +158,7 @@ describe('POST /v1/assistant/trigger/evaluate while a voice session runs', () =>
   const start = (h: Harness) => h.http.post('/v1/assistant/session/start').send({ session_id: 's1', user_id: 'u1', screen: 'pan_details' });
   const stop = (h: Harness) => h.http.post('/v1/assistant/session/stop').send({ session_id: 's1' });
 
-  it('answers assistant_active naming the matched rule, and fires again once voice has stopped', async () => {
+  it('answers assistant_active naming the matched rule, and fires again once the cooldown after the stop has passed', async () => {
     const h = harness();
     expect((await start(h)).status).toBe(200);
     const during = await evaluate(h, { session_id: 's1', signals: REPEATED });
@@ -166,21 +166,63 @@ describe('POST /v1/assistant/trigger/evaluate while a voice session runs', () =>
     expect((await session(h, 's1')).last_trigger_at).toBeNull();
 
     expect((await stop(h)).status).toBe(200);
+    const justAfter = await evaluate(h, { session_id: 's1', signals: REPEATED });
+    expect(justAfter.body).toMatchObject({ trigger: false, reason: 'cooldown', suppressed_reason: 'repeated_errors', retry_after_seconds: 60 });
+    h.clock.increment(60_000);
     const after = await evaluate(h, { session_id: 's1', signals: REPEATED });
     expect(after.body).toMatchObject({ trigger: true, reason: 'repeated_errors', action: 'start_voice_agent' });
     const decisions = (await triggers(h)).map((item) => (item.payload.decision as { reason: string }).reason);
-    expect(decisions).toEqual(['assistant_active', 'repeated_errors']);
+    expect(decisions).toEqual(['assistant_active', 'cooldown', 'repeated_errors']);
   });
 
-  it('a voice start and stop leave a running cooldown as it was', async () => {
+  it("the failures the call was about are no reason to offer it again: a stop clears the screen's window", async () => {
+    const h = harness();
+    await ingest(h, { session_id: 's1', user_id: 'u1', screen: 'pan_details' });
+    expect((await start(h)).status).toBe(200);
+    // Two failures during the call, each evaluated as the SDK does: held back while voice runs.
+    for (const code of ['pan_invalid', 'pan_format_error']) {
+      await h.http.post('/v1/events').send({ event: 'validation_failed', session_id: 's1', screen: 'pan_details', errors: [code] });
+      expect((await evaluate(h, { session_id: 's1', signals: { errors: [code] } })).body.reason).toMatch(/none|assistant_active/);
+    }
+    await stop(h);
+    h.clock.increment(60_000);
+    // A passive evaluation after the cooldown: nothing held counts, so nothing fires.
+    expect((await evaluate(h, { session_id: 's1', signals: { errors: [], time_spent: 5 } })).body).toMatchObject({ trigger: false, reason: 'none' });
+    const popup = await h.http.post('/v1/assistant/popup/evaluate').send({ session_id: 's1', signals: { errors: [], idle_seconds: 0 } });
+    expect(popup.body).toMatchObject({ show: false });
+    // A new failure after the call counts afresh, with the one sent beside it.
+    await h.http.post('/v1/events').send({ event: 'validation_failed', session_id: 's1', screen: 'pan_details', errors: ['pan_invalid'] });
+    expect((await evaluate(h, { session_id: 's1', signals: { errors: ['pan_invalid'] } })).body.reason).toBe('none');
+    await h.http.post('/v1/events').send({ event: 'validation_failed', session_id: 's1', screen: 'pan_details', errors: ['pan_invalid'] });
+    expect((await evaluate(h, { session_id: 's1', signals: { errors: ['pan_invalid'] } })).body).toMatchObject({ trigger: true, reason: 'repeated_errors' });
+  });
+
+  it('a stop starts the cooldown again from the stop, after one a trigger began', async () => {
     const h = harness();
     expect((await evaluate(h, { session_id: 's1', signals: REPEATED })).body.trigger).toBe(true);
     await start(h);
     expect((await session(h, 's1')).state).toMatchObject({ voice: 'active', trigger: 'cooldown' });
+    h.clock.increment(40_000);
     await stop(h);
     h.clock.increment(30_000);
     const res = await evaluate(h, { session_id: 's1', signals: { ...REPEATED, screen: 'personal_details' } });
     expect(res.body).toMatchObject({ trigger: false, reason: 'cooldown', retry_after_seconds: 30 });
+    h.clock.increment(30_000);
+    expect((await evaluate(h, { session_id: 's1', signals: { ...REPEATED, screen: 'personal_details' } })).body.trigger).toBe(true);
+  });
+
+  it("a stop cools down for the tenant's min_trigger_interval_seconds; 0 means none", async () => {
+    const h = harness({ overrides: { '*': { thresholds: { min_trigger_interval_seconds: 0 } } } });
+    await start(h);
+    await stop(h);
+    expect((await evaluate(h, { session_id: 's1', signals: REPEATED })).body.trigger).toBe(true);
+  });
+
+  it('a stop of an inactive session starts no cooldown', async () => {
+    const h = harness();
+    await ingest(h, { session_id: 's1', user_id: 'u1', screen: 'pan_details' });
+    await stop(h);
+    expect((await evaluate(h, { session_id: 's1', signals: REPEATED })).body.trigger).toBe(true);
   });
 });
 

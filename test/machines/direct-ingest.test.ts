@@ -90,7 +90,7 @@ function commandFor(s: Exclude<Step, { kind: 'wait' }>, at: number, reply: (valu
     case 'start':
       return { type: 'voice.start', user_id: 'u1', screen: null, invocation_id: `inv-${at}`, at, trace, reply };
     case 'stop':
-      return { type: 'voice.stop', at, trace, reply };
+      return { type: 'voice.stop', sdk_overrides: {}, header_client_id: null, at, trace, reply };
     case 'dropoff':
       return { type: 'dropoff.register', user_id: 'u1', has_dialable_phone: true, phone_last4: '1234', reason: 'left', at, trace, reply };
     case 'cancel':

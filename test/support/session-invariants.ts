@@ -49,7 +49,7 @@ const AGENT_TELEMETRY = new Set(['voice_conversation_turn']);
 /**
  * The activity of one session follows spec 6.3 for each voice engagement: a fired trigger comes
  * before the session_start, never inside a running engagement nor within the cooldown of the last
- * one; a start either begins an engagement or resumes the running one; conversation turns and
+ * one or of the last engagement's end; a start either begins an engagement or resumes the running one; conversation turns and
  * context fetches happen inside it; a stop of an active session ends it and is followed at once by
  * its reengagement; a later reengagement comes from the timer, at most once per stop, exactly the
  * inactivity period after the user's last event, and never once a new start has cancelled it.
@@ -60,7 +60,8 @@ export function activityViolations(items: readonly ActivityView[], rules: Activi
   let stoppedAt: number | null = null;
   let lastUserEventAt: number | null = null;
   let timerFired = false;
-  let lastFiredTrigger: number | null = null;
+  /** The last fired trigger, or the end of the last engagement: the cooldown runs from either. */
+  let lastOffer: number | null = null;
   let lastPopupAt: number | null = null;
 
   items.forEach((item, i) => {
@@ -78,6 +79,7 @@ export function activityViolations(items: readonly ActivityView[], rules: Activi
         if (payload.was_active) {
           engaged = false;
           stoppedAt = at;
+          lastOffer = at;
           lastUserEventAt = null;
           timerFired = false;
           const next = items[i + 1];
@@ -119,11 +121,11 @@ export function activityViolations(items: readonly ActivityView[], rules: Activi
       }
       case 'trigger': {
         const decision = payload.decision as { trigger: boolean; reason: string };
-        const sinceFired = lastFiredTrigger === null ? Infinity : at - lastFiredTrigger;
+        const sinceFired = lastOffer === null ? Infinity : at - lastOffer;
         if (decision.trigger) {
           if (engaged) problems.push(`${where}: fired inside a voice engagement`);
           if (sinceFired < rules.cooldownMs) problems.push(`${where}: fired ${sinceFired} ms after the last, within the cooldown`);
-          lastFiredTrigger = at;
+          lastOffer = at;
         } else if (decision.reason === 'cooldown' && sinceFired >= rules.cooldownMs) {
           problems.push(`${where}: held back for a cooldown that ended ${sinceFired - rules.cooldownMs} ms ago`);
         }

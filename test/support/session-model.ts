@@ -172,7 +172,7 @@ function commandFor(options: SessionModelOptions, model: ModelState, command: Cl
     case 'start':
       return { type: 'voice.start', at, trace: TRACE, user_id: options.userId, screen: 'pan_details', invocation_id: `inv-${at}`, reply };
     case 'stop':
-      return { type: 'voice.stop', at, trace: TRACE, reply };
+      return { type: 'voice.stop', sdk_overrides: {}, header_client_id: null, at, trace: TRACE, reply };
   }
 }
 
@@ -481,7 +481,9 @@ function abstractState(model: ModelState, reengagementMs: number): string {
   const absent = withoutSession(model);
   if (absent) return absent;
   const { last_trigger_at, last_user_activity_at, voice, reengagement } = model.session!.context;
-  const coolingDown = last_trigger_at !== null && model.now - last_trigger_at < COOLDOWN_MS;
+  // The cooldown runs from the last fired trigger or the last stop of an active session.
+  const lastOffer = Math.max(last_trigger_at ?? Number.NEGATIVE_INFINITY, voice.stopped_at ?? Number.NEGATIVE_INFINITY);
+  const coolingDown = model.now - lastOffer < COOLDOWN_MS;
   let toCome: unknown = null;
   // A start cancels what a stop armed: only an inactive session has a reengagement to come.
   if (voice.stopped_at !== null && !voiceIsActive(model)) {

@@ -11,6 +11,7 @@ import { ErrorBody } from '../schemas/common.js';
 import type { AssistantStartBody } from '../schemas/voice.js';
 import { AssistantStartIn, AssistantStartOut, AssistantStopIn, AssistantStopOut } from '../schemas/voice.js';
 import { parseClientBody } from '../client-body.js';
+import { clientIdHeader } from '../client-id.js';
 
 const BUSY = { description: 'the session cap is reached, the memory budget is spent, or the session is busy with earlier voice commands; retry', schema: ErrorBody };
 
@@ -62,7 +63,7 @@ function startBody(started: VoiceStarted): AssistantStartBody {
   };
 }
 
-export function voiceRoutes({ system, config }: AppDeps): Router {
+export function voiceRoutes({ system, config, sdkConfig }: AppDeps): Router {
   const router = Router();
   router.post('/v1/assistant/session/start', async (req, res) => {
     // user_id and screen are kept, logged and put in the token: the same redaction as an event's.
@@ -89,6 +90,8 @@ export function voiceRoutes({ system, config }: AppDeps): Router {
       type: 'voice.stop',
       at,
       trace,
+      sdk_overrides: sdkConfig.overrides(),
+      header_client_id: clientIdHeader(req) ?? null,
       reply,
     }));
     const { session_id, active, warnings } = unlessBusy(replyOrThrow(result, key));
