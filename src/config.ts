@@ -117,6 +117,7 @@ const EnvSchema = z.object({
   VOICE_CONTEXT_REFRESH_SECONDS: positiveInt(60).pipe(z.number().max(MAX_TIMER_SECONDS)),
   VOICE_CONTEXT_REFRESH_ON_USER_TURN: booleanFlag(true),
   VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: nonNegativeInt(5).pipe(z.number().max(MAX_TIMER_SECONDS)),
+  VOICE_SILENCE_TIMEOUT_SECONDS: positiveInt(300).pipe(z.number().max(MAX_TIMER_SECONDS)),
   SDK_CONFIG_FILE: optionalText,
   SDK_ENVIRONMENT: z.string().regex(/^[a-z0-9_-]{1,32}$/, { error: 'must be 1-32 characters of a-z0-9_-' }).default('production'),
   // WebSocket control plane (GET /v1/events/ws).
@@ -184,6 +185,8 @@ export interface AppConfig {
   /** Budget of each call to the media server, in seconds (fractions allowed). */
   mediaRequestTimeoutSeconds: number;
   reengagementInactivitySeconds: number;
+  /** VOICE_SILENCE_TIMEOUT_SECONDS: an active voice session not heard from this long ends on its own. */
+  voiceSilenceTimeoutSeconds: number;
   /** JSON knowledge base for the voice agent; unset = the bundled one. */
   kycKbFile: string | undefined;
   voiceContextRefresh: RefreshPolicy;
@@ -263,6 +266,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (e.VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS > e.VOICE_CONTEXT_REFRESH_SECONDS) {
     throw new ConfigError('invalid configuration: VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: must not exceed VOICE_CONTEXT_REFRESH_SECONDS');
   }
+  // A running call's agent fetches its context at least every refresh interval: a timeout within
+  // two of them would end calls that are only between refreshes.
+  if (e.VOICE_SILENCE_TIMEOUT_SECONDS < 2 * e.VOICE_CONTEXT_REFRESH_SECONDS) {
+    throw new ConfigError(
+      `invalid configuration: VOICE_SILENCE_TIMEOUT_SECONDS (${e.VOICE_SILENCE_TIMEOUT_SECONDS}) must be at least twice VOICE_CONTEXT_REFRESH_SECONDS (${e.VOICE_CONTEXT_REFRESH_SECONDS}): a running call's agent is only heard from once per refresh`,
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -289,6 +299,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     tokenTtlSeconds: e.TOKEN_TTL_SECONDS,
     mediaRequestTimeoutSeconds: e.MEDIA_REQUEST_TIMEOUT_SECONDS,
     reengagementInactivitySeconds: e.REENGAGEMENT_INACTIVITY_SECONDS,
+    voiceSilenceTimeoutSeconds: e.VOICE_SILENCE_TIMEOUT_SECONDS,
     kycKbFile: e.KYC_KB_FILE,
     voiceContextRefresh: {
       interval_seconds: e.VOICE_CONTEXT_REFRESH_SECONDS,

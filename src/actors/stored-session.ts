@@ -20,6 +20,8 @@ export function toStored(snapshot: SessionSnapshot, hibernating = false): Stored
   let wakeAt = idleTimerDeadline(idleTimer);
   if (coolingDown) wakeAt = Math.min(wakeAt, context.trigger.cooldown_until!);
   if (context.reengagement) wakeAt = Math.min(wakeAt, reengagementDeadline(context, context.reengagement));
+  // A call's silence check is due then: a session brought back after a restart must be awake for it.
+  if (context.voice_silence && voiceOf(value) !== 'inactive') wakeAt = Math.min(wakeAt, idleTimerDeadline(context.voice_silence));
   // persistedContext's copy is this call's own: one copy of the context per save, not two.
   const kept: PersistedContext = persistedContext(context);
   kept.idle_timer = idleTimer;

@@ -31,6 +31,7 @@ export function actorSystemOptions(config: AppConfig, parts: ActorSystemParts): 
     media: parts.media,
     mediaRoomPrefix: config.mediaRoomPrefix,
     reengagementInactivitySeconds: config.reengagementInactivitySeconds,
+    voiceSilenceTimeoutSeconds: config.voiceSilenceTimeoutSeconds,
     agentContext: { knowledgeBase: parts.knowledgeBase, refreshPolicy: config.voiceContextRefresh },
     criticalSteps: config.criticalSteps,
     inspect: parts.inspect,

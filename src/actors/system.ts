@@ -8,7 +8,7 @@ import type { AppClock } from '../integrations/clock.js';
 import type { MediaProvider } from '../integrations/media.js';
 import type { SessionMachine, SessionSettings } from '../machines/session.machine.js';
 import { withDirectIngest } from '../machines/direct-ingest.js';
-import { MAX_WAITING_VOICE_COMMANDS, MEDIA_CALLS_PER_START, sessionMachine } from '../machines/session.machine.js';
+import { DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS, MAX_WAITING_VOICE_COMMANDS, MEDIA_CALLS_PER_START, sessionMachine } from '../machines/session.machine.js';
 import type { ActivityLog, Store, StoreHealth } from '../store/ports.js';
 import type { ClusterHealth } from '../http/routes/health.js';
 import type { StatelessTriggerRequest } from './stateless-trigger.js';
@@ -47,6 +47,8 @@ export interface ActorSystemOptions {
   media: MediaProvider;
   mediaRoomPrefix: string;
   reengagementInactivitySeconds: number;
+  /** VOICE_SILENCE_TIMEOUT_SECONDS (default 300): see the voice region's silence check. */
+  voiceSilenceTimeoutSeconds?: number | undefined;
   /** Knowledge base and refresh policy for voice-agent context, loaded once at start-up. */
   agentContext: AgentContextSources;
 }
@@ -141,6 +143,7 @@ export function createHostedSystem<Host extends SessionHost>(options: ActorSyste
       mediaRoomPrefix: options.mediaRoomPrefix,
       reengagementInactivitySeconds: options.reengagementInactivitySeconds,
       idleTtlMs: options.sessionIdleTtlSeconds * 1000,
+      voiceSilenceMs: (options.voiceSilenceTimeoutSeconds ?? DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS) * 1000,
       sessionMaxBytes: options.sessionMaxBytes,
     },
     metrics,

@@ -48,7 +48,11 @@ export interface SessionSettings {
   idleTtlMs: number;
   /** SESSION_MAX_BYTES: what the session record may hold (see `withinBudget`). */
   sessionMaxBytes: number;
+  /** VOICE_SILENCE_TIMEOUT_SECONDS in milliseconds: an active voice session not heard from this long ends. */
+  voiceSilenceMs: number;
 }
+
+export const DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS = 300;
 
 export interface SessionInput {
   sessionId: string;
@@ -86,7 +90,12 @@ interface StartWork {
 interface StopWork {
   command: VoiceStopCommand;
   warnings: string[];
+  /** Ended by the silence check, not by a client: seconds since the call was last heard from. */
+  silentSeconds?: number;
 }
+
+/** The trace of an expiry for a session stored before the silence check kept its start's. */
+const RESTORED_TRACE: Trace = Object.freeze({ trace_id: 'restored', request_id: 'restored' });
 
 /** Replies wait here while media calls run; never shown, and gone once answered. */
 interface VoiceWork {
@@ -98,6 +107,16 @@ interface VoiceWork {
 
 interface ReengagementTimer {
   armed_at: number;
+  trace: Trace;
+}
+
+/**
+ * While voice is active: when the call was last heard from (the start or a resume, the agent's
+ * context fetch or its telemetry), and the check armed on it, as the idle timer does (a sign of
+ * life only notes its time; the check re-arms for what remains). The trace is the start's.
+ */
+export interface VoiceSilence extends IdleTimer {
+  alive_at: number;
   trace: Trace;
 }
 
@@ -119,6 +138,8 @@ export interface SessionContext extends SessionRecord {
   dropoff: Dropoff | null;
   /** The engagement under way or last run; a new start (not a resume) replaces it. */
   assistant_invocation_id: string | null;
+  /** Armed while voice is active; absent in sessions stored before it, then armed on restore. */
+  voice_silence?: VoiceSilence | null;
 }
 
 /** Internal: a trigger fired, so the trigger region cools down for `cooldownMs`. */
@@ -197,6 +218,7 @@ function newContext(input: SessionInput): SessionContext {
     popup_cooldown_until: null,
     dropoff: null,
     assistant_invocation_id: null,
+    voice_silence: null,
   };
 }
 
@@ -218,7 +240,19 @@ export function restoredContext(restored: PersistedContext, settings: SessionSet
     settings,
     voiceWork: NO_VOICE_WORK,
     idle_timer: { armed_at: at, delay_ms: Math.max(0, deadline - at) },
+    voice_silence: restoredSilence(restored, settings, at),
   };
+}
+
+/**
+ * The silence check of a restored session keeps its deadline (one already past checks at once).
+ * A session stored with voice running before the check existed gets one from the restore.
+ */
+function restoredSilence(restored: PersistedContext, settings: SessionSettings, at: number): VoiceSilence | null {
+  const silence = restored.voice_silence;
+  if (silence) return { ...silence, armed_at: at, delay_ms: Math.max(0, idleTimerDeadline(silence) - at) };
+  const voiceRan = restored.voice.started_at !== null && restored.voice.stopped_at === null;
+  return voiceRan ? { armed_at: at, delay_ms: settings.voiceSilenceMs, alive_at: at, trace: RESTORED_TRACE } : null;
 }
 
 type HoldBack = 'assistant_active' | 'cooldown' | null;
@@ -354,6 +388,8 @@ export function ingestStep(context: SessionContext, event: SessionIngest): Inges
     last_touched_at: event.at,
     errors: afterEvent(context.errors, outcome.stored, outcome.patch.screen, event.at, event.channel),
   };
+  // The agent's telemetry is a sign the call is alive.
+  if (!userActivity && context.voice_silence) next.voice_silence = { ...context.voice_silence, alive_at: event.at };
   if (returned) next.dropoff = null;
   const item = (kind: ActivityKind, payload: Record<string, unknown>): IngestStep['emitted'][number] => ({
     type: 'activity',
@@ -390,6 +426,7 @@ export const sessionMachine = setup({
   },
   delays: {
     idleCheck: ({ context }) => context.idle_timer.delay_ms,
+    voiceSilenceCheck: ({ context }) => context.voice_silence?.delay_ms ?? context.settings.voiceSilenceMs,
     // The tenant's min_trigger_interval_seconds at the moment the trigger fired; after a restore, what is left of it.
     triggerCooldown: ({ context, event }) => {
       if (event.type === 'trigger.fired') return event.cooldownMs;
@@ -407,6 +444,10 @@ export const sessionMachine = setup({
     assistantActive: not(stateIn({ voice: 'inactive' })),
     triggerCoolingDown: stateIn({ trigger: 'cooldown' }),
     idleForTtl: ({ context }) => idleForTtl(context.idle_timer, context.last_touched_at, context.settings.idleTtlMs),
+    voiceSilent: ({ context }) => {
+      const silence = context.voice_silence;
+      return silence ? idleForTtl(silence, silence.alive_at, context.settings.voiceSilenceMs) : false;
+    },
     mediaReady: ({ context }) => context.settings.mediaReady,
     dispatchRecorded: ({ context }) => context.voice.dispatch_id !== null,
     dispatchFound: (_, params: { dispatchId: string | null }) => params.dispatchId !== null,
@@ -564,7 +605,9 @@ export const sessionMachine = setup({
         started_at: resumed ? (context.voice.started_at ?? command.at) : command.at,
         stopped_at: resumed ? context.voice.stopped_at : null,
       };
-      enqueue.assign({ voice, voiceWork: { ...context.voiceWork, start: null } });
+      // A start or a resume is a sign of life: the silence check counts from it.
+      const voice_silence: VoiceSilence = { armed_at: command.at, delay_ms: context.settings.voiceSilenceMs, alive_at: command.at, trace: command.trace };
+      enqueue.assign({ voice, voiceWork: { ...context.voiceWork, start: null }, voice_silence });
       enqueue.emit(
         activity(context, 'session_start', command.at, command.trace, {
           room,
@@ -594,20 +637,40 @@ export const sessionMachine = setup({
       if (event.type !== 'voice.stop') return;
       enqueue.assign({ voiceWork: { ...context.voiceWork, stop: { command: event, warnings: [] } } });
     }),
+    noteVoiceAlive: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type === 'context.fetch' && context.voice_silence) enqueue.assign({ voice_silence: { ...context.voice_silence, alive_at: event.at } });
+    }),
+    rearmVoiceSilence: enqueueActions(({ context, enqueue }) => {
+      const silence = context.voice_silence;
+      if (silence) enqueue.assign({ voice_silence: { ...silence, ...rearmIdleTimer(silence, silence.alive_at, context.settings.voiceSilenceMs) } });
+    }),
+    /** No client stopped it, but nothing has been heard of the call for the timeout: it ends as a stop would. */
+    beginExpiry: enqueueActions(({ context, enqueue }) => {
+      const silence = context.voice_silence!;
+      const at = idleTimerDeadline(silence);
+      const command: VoiceStopCommand = { type: 'voice.stop', at, trace: silence.trace, sdk_overrides: {}, header_client_id: null, reply: () => undefined };
+      const silentSeconds = Math.floor((at - silence.alive_at) / 1000);
+      enqueue.assign({ voiceWork: { ...context.voiceWork, stop: { command, warnings: [], silentSeconds } } });
+    }),
     noteRoomDeleteFailed: enqueueActions(({ context, enqueue }) => {
       const stop = context.voiceWork.stop!;
       enqueue.assign({ voiceWork: { ...context.voiceWork, stop: { ...stop, warnings: [...stop.warnings, VoiceWarning.roomDeleteFailed] } } });
     }),
     finishStop: enqueueActions(({ context, enqueue }) => {
-      const { command, warnings } = context.voiceWork.stop!;
+      const { command, warnings, silentSeconds } = context.voiceWork.stop!;
       const voice: VoiceDetails = { ...context.voice, dispatch_id: null, stopped_at: command.at };
+      enqueue.assign({ voice, voiceWork: { ...context.voiceWork, stop: null }, voice_silence: null });
       // The user just hung up: the failures the call was about are no reason to offer it again,
-      // and the next offer waits min_trigger_interval_seconds, as after a fired trigger.
-      const config = mergeSdkConfig(command.sdk_overrides, context.client_id ?? command.header_client_id);
-      const trigger = coolDownAfterVoice(context.trigger, command.at, config.thresholds.min_trigger_interval_seconds * 1000);
-      enqueue.assign({ voice, voiceWork: { ...context.voiceWork, stop: null }, errors: clearedAfterVoice(context.errors), trigger });
-      if (trigger !== context.trigger) enqueue.raise({ type: 'trigger.fired', cooldownMs: trigger.cooldown_until! - command.at });
-      enqueue.emit(activity(context, 'session_stop', command.at, command.trace, { room: voice.room, was_active: true, warnings }));
+      // and the next offer waits min_trigger_interval_seconds, as after a fired trigger. A call
+      // that went silent ended that long ago, past both: what happened since still counts.
+      if (silentSeconds === undefined) {
+        const config = mergeSdkConfig(command.sdk_overrides, context.client_id ?? command.header_client_id);
+        const trigger = coolDownAfterVoice(context.trigger, command.at, config.thresholds.min_trigger_interval_seconds * 1000);
+        enqueue.assign({ errors: clearedAfterVoice(context.errors), trigger });
+        if (trigger !== context.trigger) enqueue.raise({ type: 'trigger.fired', cooldownMs: trigger.cooldown_until! - command.at });
+      }
+      const ended = silentSeconds === undefined ? {} : { ended_by: 'silence', silent_seconds: silentSeconds };
+      enqueue.emit(activity(context, 'session_stop', command.at, command.trace, { room: voice.room, was_active: true, warnings, ...ended }));
       enqueue.emit(activity(context, 'reengagement', command.at, command.trace, { ...sessionReengagement(context, false, command.at), source: 'session_stop' }));
       enqueue.raise({ type: 'reengagement.arm', at: command.at, trace: command.trace });
       enqueue(() => command.reply({ session_id: context.session_id, active: false, was_active: true, warnings }));
@@ -655,7 +718,7 @@ export const sessionMachine = setup({
     'session.ingest': { actions: 'ingest' },
     'context.fetch': [
       { guard: 'voiceInactive', actions: [{ type: 'serveContext', params: { voiceActive: false } }, 'touch'] },
-      { actions: [{ type: 'serveContext', params: { voiceActive: true } }, 'touch'] },
+      { actions: [{ type: 'serveContext', params: { voiceActive: true } }, 'noteVoiceAlive', 'touch'] },
     ],
     // Suppressions that come from the state, in order of precedence; the action adds already_prompted.
     'trigger.evaluate': [
@@ -751,6 +814,14 @@ export const sessionMachine = setup({
           on: {
             'voice.start': { target: 'starting', actions: [{ type: 'beginStart', params: { resumed: true } }, 'touch'] },
             'voice.stop': { target: 'stopping', actions: ['beginStop', 'touch'] },
+          },
+          // A stop the client never sent (lost, or the app killed) must not hold the session in
+          // voice for ever: triggers held back as assistant_active, and never evicted.
+          after: {
+            voiceSilenceCheck: [
+              { guard: 'voiceSilent', target: 'stopping', actions: 'beginExpiry' },
+              { target: 'active', reenter: true, actions: 'rearmVoiceSilence' },
+            ],
           },
         },
         stopping: {

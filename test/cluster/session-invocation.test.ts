@@ -20,6 +20,7 @@ const settings: SessionSettings = {
   reengagementInactivitySeconds: 120,
   idleTtlMs: 60 * MINUTE,
   sessionMaxBytes: 65_536,
+  voiceSilenceMs: 300_000,
 };
 const trace = { trace_id: 't', request_id: 'r' };
 

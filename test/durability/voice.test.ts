@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Harness } from '../support/harness.js';
-import { createHarness, restartAfterCrash } from '../support/harness.js';
+import { advance, createHarness, restartAfterCrash, settle } from '../support/harness.js';
 import type { LiveKitStandIn } from '../support/livekit-stand-in.js';
 import { startLiveKitStandIn } from '../support/livekit-stand-in.js';
 
@@ -34,6 +34,26 @@ describe('voice sessions across a restart (LiveKit stand-in)', () => {
     expect((await stop(third)).body).toMatchObject({ active: false });
     const stops = (await third.http.get('/api/activity?kind=session_stop')).body.items as { payload: { was_active: boolean } }[];
     expect(stops.map((item) => item.payload.was_active)).toEqual([true]);
+    expect(lk.rooms.has(ROOM)).toBe(false);
+  });
+
+  it("a call's silence check keeps its deadline across a restart: nothing heard of it, it ends at the timeout after the start", async () => {
+    const h = createHarness({ env: { STORE: 'sqlite', VOICE_SILENCE_TIMEOUT_SECONDS: '300', ...lk.env() } });
+    expect((await start(h)).status).toBe(200);
+    const startedAt = h.clock.now();
+    advance(h.clock, 200_000, 60_000);
+    const after = restartAfterCrash(h);
+    advance(after.clock, 100_000 - 1, 60_000);
+    await settle();
+    expect((await after.http.get('/api/sessions/s1')).body).toMatchObject({ active: true });
+    advance(after.clock, 1);
+    // The wake at the deadline restores the session, whose check has nothing left to wait: armed
+    // inside the clock's jump, it fires on the simulated clock's next flush (a real one, at once).
+    after.clock.increment(0);
+    // The stop's room deletion goes to the stand-in: wait for the session to settle, not for time.
+    await vi.waitFor(async () => expect((await after.http.get('/api/sessions/s1')).body).toMatchObject({ active: false }));
+    const stops = (await after.http.get('/api/activity?kind=session_stop')).body.items as { timestamp: string; payload: Record<string, unknown> }[];
+    expect(stops).toMatchObject([{ timestamp: new Date(startedAt + 300_000).toISOString(), payload: { was_active: true, ended_by: 'silence', silent_seconds: 300 } }]);
     expect(lk.rooms.has(ROOM)).toBe(false);
   });
 

@@ -62,6 +62,9 @@ describe('POST /v1/assistant/popup/evaluate on the simulated clock', () => {
     await h.http.post('/v1/assistant/session/start').send({ session_id: S, screen: 'pan_details' });
     expect(await popup(h)).toMatchObject({ show: false, popup_reason_code: 'assistant_active' });
     await h.http.post('/v1/assistant/session/stop').send({ session_id: S });
+    // The failure the call was about offers nothing once it ended; a new one does.
+    expect((await popup(h)).show).toBe(false);
+    await failure(h);
     expect((await popup(h)).show).toBe(true);
   });
 

@@ -7,6 +7,7 @@ const start = (h: Harness, body: Record<string, unknown>) => h.http.post('/v1/as
 const stop = (h: Harness, body: Record<string, unknown>) => h.http.post('/v1/assistant/session/stop').send(body);
 const items = async (h: Harness) => (await h.http.get('/api/activity?limit=1000')).body.items as { kind: string; user_id: string | null; payload: Record<string, unknown>; trace: { trace_id: string; request_id: string } }[];
 const HOUR = 3_600_000;
+const MINUTE = 60_000;
 
 describe('POST /v1/assistant/session/start without media credentials (placeholder)', () => {
   it('creates the session, makes it active and answers every field clients read, with a placeholder token', async () => {
@@ -152,12 +153,16 @@ describe('a voice session within the rest of the session', () => {
     expect((await h.http.get('/api/sessions/s1')).body.state.voice).toBe('active');
   });
 
-  it('an active voice session is never evicted for idleness; once stopped it is', async () => {
+  it('an active voice session the agent is fetching context for is never evicted for idleness; once stopped it is', async () => {
     const h = createHarness({ env: { SESSION_IDLE_TTL_SECONDS: '3600' } });
     await start(h, { session_id: 's1', screen: 'pan_details' });
-    advance(h.clock, 5 * HOUR, 60_000);
+    for (let minutes = 0; minutes < 120; minutes += 2) {
+      advance(h.clock, 2 * MINUTE, 60_000);
+      expect((await h.http.get('/v1/assistant/context/s1')).status).toBe(200);
+    }
     await settle();
     expect(h.system.supervisor.has('s1')).toBe(true);
+    expect((await h.http.get('/api/sessions/s1')).body.state.voice).toBe('active');
     await stop(h, { session_id: 's1' });
     advance(h.clock, HOUR - 60_000, 60_000);
     await settle();
@@ -191,5 +196,71 @@ describe('a voice session within the rest of the session', () => {
       expect.arrayContaining(['token', 'media_url', 'media_room', 'expires_in_sec', 'session_id', 'livekit_url', 'livekit_room', 'warnings']),
     );
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/assistant/session/stop', '/api/reengagement/{session_id}']));
+  });
+});
+
+describe('a voice session nobody stops ends once nothing is heard of the call (VOICE_SILENCE_TIMEOUT_SECONDS)', () => {
+  type Item = { kind: string; timestamp: string; payload: Record<string, unknown> };
+  const voiceItems = async (h: Harness) =>
+    ((await h.http.get('/api/activity?session_id=s1&limit=100')).body.items as Item[]).filter((item) => item.kind === 'session_stop' || item.kind === 'reengagement');
+  const voiceState = async (h: Harness) => (await h.http.get('/api/sessions/s1')).body.state.voice as string;
+
+  it('ends the call as a stop would, at the timeout after the start, not a millisecond before', async () => {
+    const h = createHarness({ env: { VOICE_SILENCE_TIMEOUT_SECONDS: '300' } });
+    await start(h, { session_id: 's1', user_id: 'u1', screen: 'pan_details' });
+    advance(h.clock, 300_000 - 1, 60_000);
+    await settle();
+    expect(await voiceState(h)).toBe('active');
+    advance(h.clock, 1);
+    await settle();
+    expect(await voiceState(h)).toBe('inactive');
+    expect(await voiceItems(h)).toMatchObject([
+      {
+        kind: 'session_stop',
+        timestamp: new Date(START_TIME + 300_000).toISOString(),
+        payload: { room: 'kyc-room-s1', was_active: true, warnings: [], ended_by: 'silence', silent_seconds: 300 },
+      },
+      { kind: 'reengagement', payload: { source: 'session_stop' } },
+    ]);
+    // Triggers are no longer held back as assistant_active, and the client's late stop is a no-op.
+    const trigger = await h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: 's1', signals: { errors: ['a', 'b'] } });
+    expect(trigger.body).toMatchObject({ trigger: true, reason: 'repeated_errors' });
+    expect((await stop(h, { session_id: 's1' })).body).toEqual({ session_id: 's1', active: false, warnings: [] });
+    expect((await voiceItems(h)).at(-1)).toMatchObject({ kind: 'session_stop', payload: { was_active: false } });
+  });
+
+  it("the agent's context fetches, its telemetry and a resume each count as the call being alive", async () => {
+    const h = createHarness({ env: { VOICE_SILENCE_TIMEOUT_SECONDS: '300' } });
+    await start(h, { session_id: 's1', user_id: 'u1', screen: 'pan_details' });
+    advance(h.clock, 4 * MINUTE);
+    await h.http.get('/v1/assistant/context/s1');
+    advance(h.clock, 4 * MINUTE);
+    await h.http.post('/v1/events').send({ session_id: 's1', event: 'voice_conversation_turn', properties: { role: 'agent' } });
+    advance(h.clock, 4 * MINUTE);
+    await start(h, { session_id: 's1', user_id: 'u1' });
+    advance(h.clock, 5 * MINUTE - 1);
+    await settle();
+    expect(await voiceState(h)).toBe('active');
+    expect(await voiceItems(h)).toEqual([]);
+    // The user's own events say nothing of the call: they do not keep it alive.
+    await h.http.post('/v1/events').send({ session_id: 's1', event: 'screen_state', screen: 'pan_details' });
+    advance(h.clock, 1);
+    await settle();
+    expect(await voiceState(h)).toBe('inactive');
+    expect((await voiceItems(h))[0]).toMatchObject({ timestamp: new Date(START_TIME + 17 * MINUTE).toISOString(), payload: { ended_by: 'silence', silent_seconds: 300 } });
+  });
+
+  it('a silent call ended leaves the session to be evicted like any other', async () => {
+    const h = createHarness({ env: { VOICE_SILENCE_TIMEOUT_SECONDS: '300', SESSION_IDLE_TTL_SECONDS: '3600' } });
+    await start(h, { session_id: 's1', screen: 'pan_details' });
+    advance(h.clock, 2 * HOUR, 60_000);
+    await settle();
+    expect(h.system.supervisor.has('s1')).toBe(false);
+  });
+
+  it('refuses a timeout shorter than two context refreshes, naming both settings', () => {
+    expect(() => createHarness({ env: { VOICE_SILENCE_TIMEOUT_SECONDS: '100', VOICE_CONTEXT_REFRESH_SECONDS: '60' } })).toThrow(
+      /VOICE_SILENCE_TIMEOUT_SECONDS \(100\) must be at least twice VOICE_CONTEXT_REFRESH_SECONDS \(60\)/,
+    );
   });
 });

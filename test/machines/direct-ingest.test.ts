@@ -29,6 +29,7 @@ const settings: SessionSettings = {
   reengagementInactivitySeconds: 300,
   idleTtlMs: 900_000,
   sessionMaxBytes: 4096,
+  voiceSilenceMs: 300_000,
 };
 const START = Date.UTC(2026, 10, 23, 9, 0, 0);
 const trace = { trace_id: 't', request_id: 'r' };

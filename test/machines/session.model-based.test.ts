@@ -44,6 +44,7 @@ function sessionModel(media: SessionModelOptions['media'], commands: readonly Cl
       reengagementInactivitySeconds: config.reengagementInactivitySeconds,
       idleTtlMs: config.sessionIdleTtlSeconds * 1000,
       sessionMaxBytes: config.sessionMaxBytes,
+      voiceSilenceMs: config.voiceSilenceTimeoutSeconds * 1000,
     },
     sources: { knowledgeBase: loadKnowledgeBase(config.kycKbFile), refreshPolicy: config.voiceContextRefresh },
     startTime: START_TIME,

@@ -26,7 +26,7 @@ const activity = async (h: Harness, sessionId: string) => (await h.http.get(`/ap
 const exists = async (h: Harness, sessionId: string) => (await h.http.get(`/api/sessions/${sessionId}`)).status === 200;
 
 describe('a day on the simulated clock, with the default settings', () => {
-  it('reengagement fires once per stopped session, idle sessions go after SESSION_IDLE_TTL_SECONDS, a running assistant stays; in well under a second', async () => {
+  it('reengagement fires once per stopped session, idle sessions go after SESSION_IDLE_TTL_SECONDS, a call nobody stops ends once silent; in well under a second', async () => {
     const wallStart = performance.now();
     const h = createHarness({ env: lk.env(), clock: new DeadlineClock() });
     const ttlMs = h.config.sessionIdleTtlSeconds * 1000;
@@ -34,7 +34,7 @@ describe('a day on the simulated clock, with the default settings', () => {
     expect([ttlMs, reengagementMs]).toEqual([DAY, 5 * MINUTE]);
 
     // Morning: three users go through the three flows of spec 6.4, ten minutes apart; a fourth
-    // starts the assistant and leaves it running.
+    // starts the assistant and never stops it (the stop was lost, or the app killed).
     const flows = [manualStartFlow('day-manual'), errorDrivenFlow('day-errors'), passiveFlow('day-passive')];
     const runs = new Map<string, FlowRun>();
     for (const flow of flows) {
@@ -43,6 +43,7 @@ describe('a day on the simulated clock, with the default settings', () => {
     }
     expect((await h.http.post('/v1/assistant/session/start').send({ session_id: 'day-running', user_id: 'user-7', screen: 'selfie_capture' })).status).toBe(200);
     const runningRoom = 'kyc-room-day-running';
+    const runningStart = h.clock.now();
 
     // The rest of the day: the clock moves to each moment something is due, and a millisecond
     // before it; on the way it stops at every deadline, so each timer fires on time.
@@ -83,12 +84,21 @@ describe('a day on the simulated clock, with the default settings', () => {
       expect(activityViolations(items, { cooldownMs: DEFAULT_SDK_CONFIG.thresholds.min_trigger_interval_seconds * 1000, reengagementMs })).toEqual([]);
       expect((await h.http.get(`/api/reengagement/${flow.sessionId}`)).status).toBe(404);
     }
-    // The running assistant outlived its idle TTL: still there, still active, still one agent.
-    const running = await h.http.get('/api/sessions/day-running');
-    expect(running.body).toMatchObject({ active: true, state: { voice: 'active' } });
-    expect(lk.dispatches.filter((dispatch) => dispatch.room === runningRoom)).toHaveLength(1);
-    expect(h.clock.now() - Date.parse(running.body.updated_at)).toBeGreaterThanOrEqual(ttlMs);
-    expect(h.system.supervisor.size).toBe(1);
+    // The call nobody stopped: no agent ever fetched its context, so the silence check ended it
+    // VOICE_SILENCE_TIMEOUT_SECONDS after the start, as a stop would (room deleted, reengagement
+    // armed), and the session then went after its idle TTL like the others.
+    const silenceMs = h.config.voiceSilenceTimeoutSeconds * 1000;
+    const running = await activity(h, 'day-running');
+    expect(running.map((item) => activitySignature(item.kind, item.payload))).toEqual([
+      'session_start:new',
+      'session_stop:active:silence',
+      'reengagement:session_stop',
+      'reengagement:timer',
+    ]);
+    expect(running[1]).toMatchObject({ timestamp: new Date(runningStart + silenceMs).toISOString(), payload: { ended_by: 'silence', silent_seconds: silenceMs / 1000 } });
+    expect(lk.rooms.has(runningRoom)).toBe(false);
+    expect(await exists(h, 'day-running')).toBe(false);
+    expect(h.system.supervisor.size).toBe(0);
 
     // Simulated time costs no waiting: the day's timers take milliseconds. The bounds leave wide
     // room for a loaded CI machine (the day alone takes a few ms; the whole run, HTTP included,

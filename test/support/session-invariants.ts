@@ -32,7 +32,7 @@ export function activitySignature(kind: string, payload: Record<string, unknown>
     case 'session_start':
       return `session_start:${payload.resumed ? 'resumed' : 'new'}`;
     case 'session_stop':
-      return `session_stop:${payload.was_active ? 'active' : 'inactive'}`;
+      return `session_stop:${payload.was_active ? 'active' : 'inactive'}${payload.ended_by === 'silence' ? ':silence' : ''}`;
     case 'reengagement':
       return `reengagement:${String(payload.source)}`;
     case 'popup_evaluate': {
@@ -79,7 +79,8 @@ export function activityViolations(items: readonly ActivityView[], rules: Activi
         if (payload.was_active) {
           engaged = false;
           stoppedAt = at;
-          lastOffer = at;
+          // A call that went silent ended long before the check ended it: no cooldown from that.
+          if (payload.ended_by !== 'silence') lastOffer = at;
           lastUserEventAt = null;
           timerFired = false;
           const next = items[i + 1];

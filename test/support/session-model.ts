@@ -481,8 +481,9 @@ function abstractState(model: ModelState, reengagementMs: number): string {
   const absent = withoutSession(model);
   if (absent) return absent;
   const { last_trigger_at, last_user_activity_at, voice, reengagement } = model.session!.context;
-  // The cooldown runs from the last fired trigger or the last stop of an active session.
-  const lastOffer = Math.max(last_trigger_at ?? Number.NEGATIVE_INFINITY, voice.stopped_at ?? Number.NEGATIVE_INFINITY);
+  // The cooldown runs from the last fired trigger or the last stop of an active session by a client.
+  const stoppedByClient = voice.stopped_at !== null && model.activity.findLast((item) => item.startsWith('session_stop:active')) === 'session_stop:active';
+  const lastOffer = Math.max(last_trigger_at ?? Number.NEGATIVE_INFINITY, stoppedByClient ? voice.stopped_at! : Number.NEGATIVE_INFINITY);
   const coolingDown = model.now - lastOffer < COOLDOWN_MS;
   let toCome: unknown = null;
   // A start cancels what a stop armed: only an inactive session has a reengagement to come.

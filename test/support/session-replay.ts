@@ -1,4 +1,5 @@
 import type { Response } from 'supertest';
+import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
 import { sessionView } from '../../src/http/views/session-view.js';
 import type { Harness } from './harness.js';
@@ -111,6 +112,7 @@ export class SessionReplay {
     }
     if (nextGate) await nextGate.arrived;
     await this.untilWaiting(after);
+    if (event.type === 'tick') await this.untilSettled(after);
     this.model = after;
   }
 
@@ -171,6 +173,17 @@ export class SessionReplay {
     // Event-loop turns, not time: the request is in flight within this process.
     for (let turn = 0; turn < 10_000 && held() !== expected; turn += 1) await settle();
     expect(held(), 'voice commands held back').toBe(expected);
+  }
+
+  /**
+   * A timer can begin media work no request waits on (the silence check's stop): with nothing held
+   * at a gate, wait until the session is where the model is, and let `check` say if it never gets there.
+   */
+  private async untilSettled(model: ModelSnapshot): Promise<void> {
+    if (model.call || !model.session || model.expired) return;
+    const seen = () => this.h.system.supervisor.snapshot(this.sessionId)?.value;
+    // Event-loop turns, not time: the media call goes to the stand-in on loopback.
+    for (let turn = 0; turn < 10_000 && !isDeepStrictEqual(seen(), model.session.value); turn += 1) await settle();
   }
 
   private dispatches() {
