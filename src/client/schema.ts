@@ -527,6 +527,10 @@ export interface components {
                     [key: string]: unknown;
                 } | null;
                 refresh_policy: components["schemas"]["RefreshPolicy"];
+                /** @description validation failures per field (component_id) in this session: each field's retry count; a field that never failed is absent */
+                retry_counts: {
+                    [key: string]: number;
+                };
                 screen: string | null;
                 /** @description the schema registered for the current screen, if any */
                 screen_schema: {
@@ -934,6 +938,10 @@ export interface components {
             } | null;
             /** Format: date-time */
             popup_cooldown_until: string | null;
+            /** @description validation failures per field (component_id) in this session */
+            retry_counts: {
+                [key: string]: number;
+            };
             schemas: {
                 critical: boolean;
                 schema_hash: string;

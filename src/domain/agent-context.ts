@@ -5,6 +5,7 @@ import { selectKnowledge } from './kyc-knowledge.js';
 import type { RefreshPolicy } from './refresh-policy.js';
 import { screenKey } from './screen-schema.js';
 import type { ComponentHint, SessionRecord, ValidationFailure } from './session-record.js';
+import { retryCounts } from './session-record.js';
 import { buildSystemPrompt } from './system-prompt.js';
 
 /** What every context is built from besides the session: shared, loaded once at start-up. */
@@ -22,6 +23,8 @@ export interface AgentContext {
     latest_event: Record<string, unknown> | null;
     last_validation_failure: ValidationFailure | null;
     component_hints: ComponentHint[];
+    /** Validation failures per field (component_id) in this session: each field's retry count. */
+    retry_counts: Record<string, number>;
     kyc_kb: KbSelection;
     screen_schema: Record<string, unknown> | null;
     voice_active: boolean;
@@ -46,6 +49,7 @@ export function buildAgentContext(record: SessionRecord & { flow?: SessionFlow |
       latest_event: record.latest_event,
       last_validation_failure: record.last_validation_failure,
       component_hints: record.component_hints,
+      retry_counts: retryCounts(record),
       kyc_kb: selectKnowledge(sources.knowledgeBase, screen),
       screen_schema: schema?.schema ?? null,
       voice_active: voiceActive,
@@ -57,6 +61,7 @@ export function buildAgentContext(record: SessionRecord & { flow?: SessionFlow |
       screen,
       failure: record.last_validation_failure,
       hints: record.component_hints,
+      retryCounts: retryCounts(record),
       flow,
     }),
   };

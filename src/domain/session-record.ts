@@ -14,6 +14,8 @@ import { AGENT_EVENT_TYPES, EventInSchema, KNOWN_EVENT_TYPES } from './sdk-event
 
 /** Bounds that keep one session's memory small whatever a client sends. */
 export const MAX_COMPONENT_HINTS = 100;
+/** A KYC flow has a score of fields; this only stops a client inventing field ids forever. */
+export const MAX_RETRY_FIELDS = 32;
 export const MAX_SCHEMAS = 32;
 /** Schemas are kept whole, so the budget is on their total size (oldest dropped first). */
 export const MAX_SCHEMA_BYTES = 256 * 1024;
@@ -59,6 +61,13 @@ export interface SessionRecord {
   latest_event: Record<string, unknown> | null;
   last_validation_failure: ValidationFailure | null;
   component_hints: ComponentHint[];
+  /**
+   * Validation failures per field (`component_id`) in this session: what the deployed agent reads
+   * as a field's `retry_count` (field-sdk-contract.md §4.4, §10). At most MAX_RETRY_FIELDS
+   * fields, the longest untouched dropped first; counted in `held_bytes` as a fixed part, like the
+   * last failure. Absent in sessions stored before it: none.
+   */
+  retry_counts?: Record<string, number>;
   schemas: Record<string, RegisteredSchema>;
   created_at: number;
   updated_at: number;
@@ -74,6 +83,22 @@ export interface SessionRecord {
  */
 const NO_HINTS: ComponentHint[] = Object.freeze([]) as unknown as ComponentHint[];
 const NO_SCHEMAS: Record<string, RegisteredSchema> = Object.freeze({});
+const NO_RETRIES: Record<string, number> = Object.freeze(Object.create(null) as Record<string, number>);
+
+/** The session's count of validation failures per field; none for a session stored before counts were kept. */
+export const retryCounts = (record: Pick<SessionRecord, 'retry_counts'>): Record<string, number> => record.retry_counts ?? NO_RETRIES;
+
+/** The counts after one more failure on `componentId`: a new object, the field moved to the newest place. */
+function withRetry(counts: Record<string, number>, componentId: string): Record<string, number> {
+  const next: Record<string, number> = Object.create(null) as Record<string, number>;
+  let kept = Object.keys(counts).filter((id) => id !== componentId);
+  if (kept.length >= MAX_RETRY_FIELDS) kept = kept.slice(kept.length - MAX_RETRY_FIELDS + 1);
+  for (const id of kept) next[id] = counts[id]!;
+  // Own keys only: a field named `constructor` must not count from Object.prototype's (a stored
+  // session's counts come back from JSON as a plain object).
+  next[componentId] = (Object.hasOwn(counts, componentId) ? counts[componentId]! : 0) + 1;
+  return next;
+}
 
 export function newSessionRecord(sessionId: string, at: number): SessionRecord {
   return {
@@ -85,6 +110,7 @@ export function newSessionRecord(sessionId: string, at: number): SessionRecord {
     latest_event: null,
     last_validation_failure: null,
     component_hints: NO_HINTS,
+    retry_counts: NO_RETRIES,
     schemas: NO_SCHEMAS,
     created_at: at,
     updated_at: at,
@@ -229,7 +255,7 @@ export type EventPatch = Pick<
   SessionRecord,
   'latest_event' | 'updated_at' | 'user_id' | 'client_id' | 'screen' | 'screen_id' | 'component_hints' | 'schemas' | 'last_validation_failure' | 'held_bytes'
 > &
-  Partial<Pick<SessionRecord, 'last_user_activity_at'>>;
+  Partial<Pick<SessionRecord, 'last_user_activity_at' | 'retry_counts'>>;
 
 /**
  * What `applyEvent` does, as the fields it changes rather than a copy of the whole record: the
@@ -277,6 +303,7 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
   }
 
   if (stored.event === 'validation_failed') {
+    if (present(stored.component_id)) next.retry_counts = withRetry(retryCounts(record), stored.component_id);
     next.last_validation_failure = {
       screen: next.screen,
       component_id: stored.component_id ?? null,
@@ -309,7 +336,7 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
   }
 
   const warnings = KNOWN_EVENT_TYPES.has(stored.event) ? [] : ['unknown_event_type'];
-  const budgeted = withinBudget(next, options.maxBytes, true, latestBytes);
+  const budgeted = withinBudget(next, options.maxBytes, true, latestBytes, next.retry_counts ?? record.retry_counts);
   if (budgeted.trimmed) warnings.push('session_budget_exceeded');
   if (schemaPush && !own(budgeted.record.schemas, screenKey(schemaPush.screen_id))) schemaPush = undefined;
   return { patch: budgeted.record, stored, schemaPush, warnings };
@@ -367,6 +394,13 @@ function latestWith(event: Record<string, unknown>, keep: (field: string) => boo
  * A trimmed `latest_event` carries `_trimmed: true`. Its known scalar fields and the last validation
  * failure are always kept: they are bounded by the event schema (a few KiB).
  */
+/** The counts' JSON length, nothing while there are none (as for a session that never failed). */
+function retryBytes(counts: Record<string, number> | undefined): number {
+  let bytes = 0;
+  for (const id in counts) bytes += (bytes === 0 ? 2 : 1) + jsonStringSize(id) + 1 + jsonNumberSize(counts[id]!);
+  return bytes;
+}
+
 export function withinBudget<R extends Pick<SessionRecord, 'latest_event' | 'component_hints' | 'schemas' | 'last_validation_failure' | 'held_bytes'>>(
   record: R,
   maxBytes: number,
@@ -374,6 +408,8 @@ export function withinBudget<R extends Pick<SessionRecord, 'latest_event' | 'com
   owned = false,
   /** The JSON size of `latest_event`, when the caller knows it. */
   knownLatestBytes?: number,
+  /** The session's validation failures per field, held beside the record's other parts. */
+  retries?: Record<string, number>,
 ): { record: R; trimmed: boolean } {
   let latest = record.latest_event;
   let hints = record.component_hints;
@@ -381,7 +417,7 @@ export function withinBudget<R extends Pick<SessionRecord, 'latest_event' | 'com
   let latestBytes = knownLatestBytes ?? jsonBytes(latest);
   let heldHintBytes = hintsBytes(hints);
   let schemaBytes = schemaIndex(schemas).bytes;
-  const fixedBytes = failureBytes(record.last_validation_failure);
+  const fixedBytes = failureBytes(record.last_validation_failure) + retryBytes(retries);
   // Every event comes here and nearly all fit: that case allocates nothing but its answer.
   const fits = latestBytes + heldHintBytes + schemaBytes + fixedBytes;
   if (fits <= maxBytes) {

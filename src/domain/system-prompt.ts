@@ -18,6 +18,8 @@ export interface PromptInput {
   screen: string | null;
   failure: ValidationFailure | null;
   hints: ComponentHint[];
+  /** Validation failures per field in this session; none when absent. */
+  retryCounts?: Record<string, number> | undefined;
   /** The flow the app registered (POST /v1/flows/set) and the user's place in it, when known. */
   flow?: { flow_key: string; progress: FlowProgress | null } | null | undefined;
 }
@@ -124,7 +126,13 @@ function stepSection(kb: KnowledgeBase, knowledge: KbSelection, screen: string |
   return { lines };
 }
 
-function failureSection(kb: KnowledgeBase, failure: ValidationFailure | null, screen: string | null): Section {
+/** How many times the field failed validation in this session (own keys only: ids are the client's). */
+const retriesOf = (counts: Record<string, number> | undefined, componentId: string | null): number =>
+  counts !== undefined && componentId !== null && Object.hasOwn(counts, componentId) ? counts[componentId]! : 0;
+
+const failedTimes = (count: number): string => (count === 1 ? 'once' : `${count} times`);
+
+function failureSection(kb: KnowledgeBase, failure: ValidationFailure | null, screen: string | null, counts: Record<string, number> | undefined): Section {
   const lines = ['## Last validation failure'];
   if (failure === null) {
     lines.push('None reported in this session.');
@@ -140,6 +148,8 @@ function failureSection(kb: KnowledgeBase, failure: ValidationFailure | null, sc
   if (failure.expected_pattern !== null) where.push(`expected pattern ${quoted(failure.expected_pattern, MAX_PATTERN)}`);
   if (where.length > 0) lines.push(`On ${where.join(', ')}.`);
   if (failure.hint !== null) lines.push(`What was entered (masked, not verified): ${describeEntry(failure)}.`);
+  const retries = retriesOf(counts, failure.component_id);
+  if (retries > 0) lines.push(`This field has failed validation ${failedTimes(retries)} in this session.`);
 
   const stepId = stepIdFor(kb, failure.screen);
   const codes = [...new Set([...(failure.failure_reason_code ? [failure.failure_reason_code] : []), ...failure.errors])];
@@ -155,14 +165,15 @@ function failureSection(kb: KnowledgeBase, failure: ValidationFailure | null, sc
   return { lines };
 }
 
-function hintSection(hints: ComponentHint[], screen: string | null): Section {
+function hintSection(hints: ComponentHint[], screen: string | null, counts: Record<string, number> | undefined): Section {
   const onScreen = screen === null ? hints : hints.filter((hint) => hint.screen !== null && screenKey(hint.screen) === screenKey(screen));
   const lines = ['## What the user entered on this screen (latest per field; values withheld, shapes only)'];
   if (onScreen.length === 0) lines.push('Nothing reported yet.');
   // Newest first: the field the user is working on matters most when not all fit.
   for (const hint of [...onScreen].reverse()) {
     const type = hint.component_type ? ` (${quoted(hint.component_type, MAX_TYPE)})` : '';
-    lines.push(`- ${quoted(hint.component_id)}${type}: ${describeEntry(hint)}.`);
+    const retries = retriesOf(counts, hint.component_id);
+    lines.push(`- ${quoted(hint.component_id)}${type}: ${describeEntry(hint)}${retries > 0 ? `; failed validation ${failedTimes(retries)}` : ''}.`);
   }
   return { lines, overflow: (left) => `- and ${plural(left, 'more field')} not listed.` };
 }
@@ -199,8 +210,8 @@ export function buildSystemPrompt(input: PromptInput, maxChars = SYSTEM_PROMPT_M
   const knowledge = selectKnowledge(kb, screen);
   const role = roleSection(kb, knowledge);
   const step = stepSection(kb, knowledge, screen, input.flow);
-  const failure = failureSection(kb, input.failure, screen);
-  const hints = hintSection(input.hints, screen);
+  const failure = failureSection(kb, input.failure, screen, input.retryCounts);
+  const hints = hintSection(input.hints, screen, input.retryCounts);
   // Priority: the rules, then the failure the user is stuck on, then the step, then the fields.
   const [fittedRole, fittedFailure, fittedStep, fittedHints] = fitSections([role, failure, step, hints], maxChars);
   return [fittedRole, fittedStep, fittedFailure, fittedHints]

@@ -33,6 +33,48 @@ async function clientFlow(h: Harness): Promise<void> {
   });
 }
 
+describe("GET /v1/assistant/context/{session_id}: each field's retry count (field-sdk-contract.md §4.4, §10)", () => {
+  const fail = (h: Harness, componentId: string, screen = 'pan_details') =>
+    post(h, { event: 'validation_failed', screen, component_id: componentId, component_type: 'text_input', errors: [`${componentId}_invalid`], hint: 'x', masked: true });
+
+  it('counts the validation failures of each field, shows them in the context and the session, and tells the agent in the prompt', async () => {
+    const h = createHarness();
+    await post(h, { event: 'component_input', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', hint: RAW_PAN, masked: false });
+    await fail(h, 'pan_field');
+    await fail(h, 'pan_field');
+    await fail(h, 'dob_field');
+    // A failure without a field counts for none.
+    await post(h, { event: 'validation_failed', screen: 'pan_details', errors: ['generic'] });
+    const { body } = await fetchContext(h);
+    expect(body.context.retry_counts).toEqual({ pan_field: 2, dob_field: 1 });
+    expect((await h.http.get('/api/sessions/s1')).body.retry_counts).toEqual({ pan_field: 2, dob_field: 1 });
+    expect(body.system_prompt).toContain('- "pan_field" ("text_input"): 10 characters (4 digits, 6 letters), reads as a PAN; failed validation 2 times.');
+    await fail(h, 'dob_field');
+    await fail(h, 'pan_field');
+    const after = (await fetchContext(h)).body.system_prompt as string;
+    expect(after).toContain('This field has failed validation 3 times in this session.');
+  });
+
+  it('reads a field id as data: `constructor` or `__proto__` count from zero', async () => {
+    const h = createHarness();
+    await fail(h, 'constructor');
+    await fail(h, '__proto__');
+    await fail(h, '__proto__');
+    expect((await fetchContext(h)).body.context.retry_counts).toEqual({ constructor: 1, ['__proto__']: 2 });
+  });
+
+  it(`keeps at most ${32} fields, the longest untouched dropped first`, async () => {
+    const h = createHarness();
+    for (let field = 0; field < 40; field += 1) await fail(h, `f${field}`);
+    await fail(h, 'f8');
+    const counts = (await fetchContext(h)).body.context.retry_counts as Record<string, number>;
+    expect(Object.keys(counts)).toHaveLength(32);
+    expect(counts.f7).toBeUndefined();
+    expect(Object.keys(counts).at(-1)).toBe('f8');
+    expect(counts.f8).toBe(2);
+  });
+});
+
 describe('GET /v1/assistant/context/{session_id}: the response', () => {
   it('after the client flow holds the screen, the masked hints and failure, the schema, the step knowledge and the policy', async () => {
     const h = createHarness();
@@ -45,8 +87,9 @@ describe('GET /v1/assistant/context/{session_id}: the response', () => {
     expect(body.current_screen).toBe('pan_details');
     const { context } = body;
     expect(Object.keys(context).sort()).toEqual(
-      ['component_hints', 'flow', 'kyc_kb', 'last_validation_failure', 'latest_event', 'refresh_policy', 'screen', 'screen_schema', 'voice_active'].sort(),
+      ['component_hints', 'flow', 'kyc_kb', 'last_validation_failure', 'latest_event', 'refresh_policy', 'retry_counts', 'screen', 'screen_schema', 'voice_active'].sort(),
     );
+    expect(context.retry_counts).toEqual({ pan_field: 1 });
     expect(context.screen).toBe('pan_details');
     expect(context.component_hints).toEqual([
       expect.objectContaining({ component_id: 'pan_field', hint: '******234F', masked: true, masked_by: 'server', shape: { length: 10, digits: 4, letters: 6, kind: 'pan', matches_pattern: true } }),

@@ -63,6 +63,7 @@ export const SessionOut = z
     latest_event: z.record(z.string(), z.unknown()).nullable(),
     last_validation_failure: ValidationFailureOut.nullable(),
     component_hints: z.array(ComponentHintOut),
+    retry_counts: z.record(z.string(), z.int()).meta({ description: 'validation failures per field (component_id) in this session' }),
     schemas: z.array(z.object({ screen_id: z.string(), schema_hash: z.string(), critical: z.boolean() })),
     created_at: z.string().meta({ format: 'date-time' }),
     updated_at: z.string().meta({ format: 'date-time' }),

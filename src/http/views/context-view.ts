@@ -11,6 +11,8 @@ export function contextView(agentContext: AgentContext): ContextView {
       ...context,
       last_validation_failure: failureView(context.last_validation_failure),
       component_hints: context.component_hints.map(hintView),
+      // A plain copy: the session's own is a null-prototype object.
+      retry_counts: { ...context.retry_counts },
     },
   };
 }

@@ -1,5 +1,6 @@
 import { heldCodes } from '../../domain/error-window.js';
 import type { ComponentHint, ValidationFailure } from '../../domain/session-record.js';
+import { retryCounts } from '../../domain/session-record.js';
 import { isoTime } from '../../integrations/clock.js';
 import type { SessionContext } from '../../machines/session.machine.js';
 import { isVoiceActive } from '../../machines/session.machine.js';
@@ -24,6 +25,7 @@ export function sessionView(context: SessionContext, value: unknown): SessionVie
     latest_event: context.latest_event,
     last_validation_failure: failureView(context.last_validation_failure),
     component_hints: context.component_hints.map(hintView),
+    retry_counts: { ...retryCounts(context) },
     schemas: Object.values(context.schemas).map(({ screen_id, schema_hash, critical }) => ({ screen_id, schema_hash, critical })),
     created_at: isoTime(context.created_at),
     updated_at: isoTime(context.updated_at),
