@@ -113,6 +113,10 @@ export function redactHint(input: HintInput): RedactedHint | undefined {
   }
   const shape = describeShape(input.hint, input.pattern);
   if (scan.whole !== undefined) shape.kind = scan.whole;
-  const whole = scan.whole === 'date' || scan.whole === 'otp' || scan.whole === 'dropped';
-  return { hint: whole ? (scan.whole === 'dropped' ? scan.text : maskWhole(input.hint)) : maskValue(input.hint), masked: true, masked_by: 'server', shape };
+  if (scan.whole === 'dropped') return { hint: scan.text, masked: true, masked_by: 'server', shape };
+  // A recognised identifier keeps its last four, as the SDKs' own masks do; text nothing
+  // recognises (a name, an address, a value mistyped) is masked whole, since its last four could
+  // be a surname or a PIN code. Dates and OTPs are masked whole. The shape says what it was.
+  const keepsLastFour = scan.whole !== undefined && scan.whole !== 'date' && scan.whole !== 'otp';
+  return { hint: keepsLastFour ? maskValue(input.hint) : maskWhole(input.hint), masked: true, masked_by: 'server', shape };
 }

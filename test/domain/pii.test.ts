@@ -120,7 +120,7 @@ describe('hint rule', () => {
     expect(hint('file_uploaded.png', 'file_upload')).toBeUndefined();
     expect(hint('ABCDE1234F', 'DROPDOWN')).toMatchObject({ hint: '******234F', masked: true, masked_by: 'server', shape: { kind: 'pan', matches_pattern: true } });
     expect(hint('jane@example.com', 'dropdown')?.hint).toBe('****@*******.com');
-    expect(hint('option 2', 'radio_button')?.hint).toBe('****on 2');
+    expect(hint('option 2', 'radio_button')?.hint).toBe('****** *');
     expect(hint('a label far longer than thirty-two characters', 'button')?.masked_by).toBe('server');
   });
 
@@ -129,7 +129,15 @@ describe('hint rule', () => {
   });
 
   it('keeps the shape the agent needs: a PAN field holding 10 characters that do not match the PAN pattern', () => {
-    expect(hint('INVALIDPAN', 'text_input')).toEqual({ hint: '******DPAN', masked: true, masked_by: 'server', shape: { length: 10, digits: 0, letters: 10, matches_pattern: false } });
+    expect(hint('INVALIDPAN', 'text_input')).toEqual({ hint: '**********', masked: true, masked_by: 'server', shape: { length: 10, digits: 0, letters: 10, matches_pattern: false } });
+  });
+
+  it('masks text nothing recognises whole: a last four there could be a surname or a PIN code', () => {
+    expect(hint('Meera Nair', 'text_input')).toMatchObject({ hint: '***** ****', shape: { length: 10, letters: 9 } });
+    expect(hint('Priya Das', 'text_input')?.hint).toBe('***** ***');
+    expect(hint('12 MG Road Bengaluru 560001', 'text_input')?.hint).toBe('** ** **** ********* ******');
+    // A recognised identifier keeps its last four, as the SDKs' own masks do.
+    expect(hint('9876543210', 'phone_number')).toMatchObject({ hint: '******3210', shape: { kind: 'phone' } });
   });
 
   it('does not trust masked:true when the hint still holds an identity value', () => {

@@ -100,12 +100,12 @@ describe('GET /v1/assistant/context/{session_id}: the response', () => {
       screen: 'pan_details',
       component_id: 'pan_field',
       errors: ['pan_invalid_format'],
-      hint: '******DPAN',
+      hint: '**********',
       masked: true,
       shape: { length: 10, digits: 0, letters: 10, matches_pattern: false },
       at: new Date(START_TIME).toISOString(),
     });
-    expect(context.latest_event).toMatchObject({ event: 'validation_failed', hint: '******DPAN', masked: true });
+    expect(context.latest_event).toMatchObject({ event: 'validation_failed', hint: '**********', masked: true });
     expect(context.screen_schema).toEqual(panSchema);
     expect(context.voice_active).toBe(false);
     expect(context.refresh_policy).toEqual({ interval_seconds: 60, on_user_turn: true, min_interval_seconds: 5 });

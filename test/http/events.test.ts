@@ -73,7 +73,7 @@ describe('POST /v1/events: the session holds the event when the response arrives
       failure_reason_code: 'pan_invalid_format',
       validation_rule_id: 'pan_format_v1',
       expected_pattern: '[A-Z]{5}[0-9]{4}[A-Z]',
-      hint: '******DPAN',
+      hint: '**********',
       masked: true,
       masked_by: 'server',
       shape: { length: 10, digits: 0, letters: 10 },

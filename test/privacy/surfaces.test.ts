@@ -135,7 +135,7 @@ describe('privacy: no raw identity value on any surface, wherever a client puts 
     expect(await post('/v1/events', { session_id: id, event: 'component_input', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', hint: 'INVALIDPAN', masked: false })).toBe(200);
     const { context } = await readSurfaces(id);
     const agent = context.context as { component_hints: Record<string, unknown>[] };
-    expect(agent.component_hints[0]).toMatchObject({ component_id: 'pan_field', hint: '******DPAN', shape: { length: 10, digits: 0, letters: 10, matches_pattern: false } });
+    expect(agent.component_hints[0]).toMatchObject({ component_id: 'pan_field', hint: '**********', shape: { length: 10, digits: 0, letters: 10, matches_pattern: false } });
     expect(String(context.system_prompt)).toContain('- "pan_field" ("text_input"): 10 characters (0 digits, 10 letters), does not match the expected pattern.');
     expect(JSON.stringify(context)).not.toContain('INVALIDPAN');
   });
