@@ -443,6 +443,7 @@ export const sessionMachine = setup({
     // Starting and stopping count as active: a prompt then would talk over an assistant coming or going.
     assistantActive: not(stateIn({ voice: 'inactive' })),
     triggerCoolingDown: stateIn({ trigger: 'cooldown' }),
+    noReengagementArmed: stateIn({ reengagement: 'idle' }),
     idleForTtl: ({ context }) => idleForTtl(context.idle_timer, context.last_touched_at, context.settings.idleTtlMs),
     voiceSilent: ({ context }) => {
       const silence = context.voice_silence;
@@ -859,7 +860,9 @@ export const sessionMachine = setup({
         live: {
           after: {
             idleCheck: [
-              { guard: and(['voiceInactive', 'idleForTtl']), target: 'expired' },
+              // A reengagement still to come keeps the session (after a restart both can be due
+              // at once, and the idle check, armed first, would drop the reengagement unrecorded).
+              { guard: and(['voiceInactive', 'noReengagementArmed', 'idleForTtl']), target: 'expired' },
               // Re-entering only `live` (a transition declared on the state, not on the region: a
               // re-entering transition on a region re-enters the whole parallel machine).
               { target: 'live', reenter: true, actions: 'rearmIdleTimer' },

@@ -89,6 +89,20 @@ describe('timers are re-armed from the deadlines the store keeps (simulated cloc
     expect(await reengagements(again)).toHaveLength(2);
   });
 
+  it('a reengagement due while the service was down still fires when the idle TTL ran out too, and the session goes after it', async () => {
+    const h = createHarness(sqlite({ REENGAGEMENT_INACTIVITY_SECONDS: '300', SESSION_IDLE_TTL_SECONDS: '600' }));
+    await startVoice(h);
+    await stopVoice(h);
+    h.clock.set(START_TIME + 3600 * SECOND);
+    const after = restartAfterCrash(h);
+    advance(after.clock, 2 * SECOND);
+    const fired = await reengagements(after);
+    expect(fired.map((item) => item.payload.source)).toEqual(['session_stop', 'timer']);
+    expect(fired[1]!.timestamp).toBe(new Date(START_TIME + 300 * SECOND).toISOString());
+    advance(after.clock, 600 * SECOND);
+    expect(after.system.supervisor.has('s1')).toBe(false);
+  });
+
   it('the idle eviction: a session untouched for SESSION_IDLE_TTL_SECONDS is evicted at its original deadline, without being loaded before', async () => {
     const h = createHarness(sqlite({ SESSION_IDLE_TTL_SECONDS: '600' }));
     await post(h, { session_id: 's1', event: 'identity' });

@@ -90,7 +90,7 @@ describe('GET /api/machines/session', () => {
     expect(find(chart, 'session.voice.inactive')!.transitions).toContainEqual({ on: 'voice.start', targets: ['session.voice.starting'], guard: null });
     expect(find(chart, 'session.voice.starting.creatingRoom')!.invokes).toEqual(['createRoom']);
     expect(find(chart, 'session.trigger.cooldown')!.transitions).toContainEqual({ on: 'after triggerCooldown', targets: ['session.trigger.ready'], guard: null });
-    expect(find(chart, 'session.presence.live')!.transitions[0]).toEqual({ on: 'after idleCheck', targets: ['session.presence.expired'], guard: 'voiceInactive and idleForTtl' });
+    expect(find(chart, 'session.presence.live')!.transitions[0]).toEqual({ on: 'after idleCheck', targets: ['session.presence.expired'], guard: 'voiceInactive and noReengagementArmed and idleForTtl' });
   });
 });
 

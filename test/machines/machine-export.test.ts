@@ -56,7 +56,7 @@ describe('npm run export:machine', () => {
     expect(Object.keys(regions.presence!.states)).toEqual(['live', 'expired']);
     expect(Object.keys(regions.reengagement!.states)).toEqual(['idle', 'armed']);
     expect(regions.trigger!.states.cooldown).toEqual({ after: { triggerCooldown: 'ready' }, on: { 'trigger.fired': { target: 'cooldown', reenter: true } } });
-    expect(regions.presence!.states.live).toMatchObject({ after: { idleCheck: [{ guard: 'voiceInactive and idleForTtl', target: 'expired' }, { target: 'live' }] } });
+    expect(regions.presence!.states.live).toMatchObject({ after: { idleCheck: [{ guard: 'voiceInactive and noReengagementArmed and idleForTtl', target: 'expired' }, { target: 'live' }] } });
     expect(JSON.stringify(regions.voice!.states.starting)).toContain('"src":"mintToken"');
   });
 
