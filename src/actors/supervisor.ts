@@ -91,6 +91,7 @@ export class SessionSupervisor implements SessionHost {
     this.wakeTimer = new EarliestTimer(options.clock, () => this.wakeDue());
     // Deadlines already past at start fire now, once.
     this.scheduleWake(options.store.nextWakeAfter(Number.NEGATIVE_INFINITY));
+    options.store.onRefused?.((sessionIds) => this.discardRefused(sessionIds));
   }
 
   /** Every session held, running or hibernated. */
@@ -228,6 +229,19 @@ export class SessionSupervisor implements SessionHost {
     timer = this.options.clock.setTimeout(() => fail({ ok: false, reason: 'timeout' }), this.options.askTimeoutMs);
   }
 
+  /**
+   * A command goes out once the decision behind it is committed, as activity items reach the
+   * stream: a client told to offer voice by a decision a crash then lost would be offered it again
+   * within the cooldown it was shown. Refused (the store failing), it is not sent at all.
+   */
+  private publishWhenKept(sessionId: string, command: AssistantCommand): void {
+    const { store, activity } = this.options;
+    if (store.committedOnWrite && activity.committedOnWrite) return this.commandListeners.publish(sessionId, command);
+    void this.committed().then((kept) => {
+      if (kept) this.commandListeners.publish(sessionId, command);
+    });
+  }
+
   /** Hear the commands a session's machine decides on (`suggest_start_voice_agent`, `show_popup`) until unsubscribed. */
   subscribe(sessionId: string, listener: (command: AssistantCommand) => void): () => void {
     return this.commandListeners.subscribe(sessionId, listener);
@@ -292,7 +306,7 @@ export class SessionSupervisor implements SessionHost {
       ...(inspect ? { inspect } : {}),
     });
     actor.on('activity', (emitted) => this.forward(sessionId, emitted));
-    actor.on('command', (emitted) => this.commandListeners.publish(sessionId, emitted.command));
+    actor.on('command', (emitted) => this.publishWhenKept(sessionId, emitted.command));
     actor.on('session.expired', () => this.remove(sessionId, 'idle'));
     const { memoryBudget } = this.options;
     const account = memoryBudget.account(sessionId);
@@ -473,6 +487,29 @@ export class SessionSupervisor implements SessionHost {
     this.options.logger.error({ session_id: sessionId, problem: damage }, 'stored session cannot be restored; session discarded');
     this.forget(sessionId);
     return undefined;
+  }
+
+  /**
+   * A commit failed: what these sessions changed was refused (503), so their running state holds
+   * what no client was told of, and saved later it would be kept after all (a retried trigger
+   * would find its cooldown already running, a retried start its session already active). Each
+   * is dropped from memory; the next command, or its next deadline, finds the state last kept.
+   * Its replies still waiting (media work) are refused too.
+   */
+  private discardRefused(sessionIds: readonly string[]): void {
+    for (const sessionId of sessionIds) {
+      const actor = this.sessions.get(sessionId);
+      if (!actor) continue;
+      for (const fail of [...(this.pending.get(actor) ?? [])]) fail(UNAVAILABLE);
+      this.release(sessionId, actor);
+      // A session never kept is gone, as if it had never been begun.
+      if (this.options.store.load(sessionId) === undefined) {
+        this.options.memoryBudget.forget(sessionId);
+        this.held -= 1;
+      }
+      this.options.logger.warn({ session_id: sessionId }, 'session changes refused by the store; its last kept state stands');
+    }
+    this.scheduleWake(this.options.store.nextWakeAfter(Number.NEGATIVE_INFINITY));
   }
 
   private forget(sessionId: string): void {

@@ -103,6 +103,12 @@ export interface SessionStore extends Durable {
   leastRecent(limit: number): string[];
   /** A page of the sessions held, as summary rows (what is queued included): GET /api/sessions. */
   selectSummaries(query: SummaryQuery): SummarySelection;
+  /**
+   * Hears of each commit that failed, with the sessions whose saves it dropped: what they changed
+   * was refused (503) and is not kept, so their running state must not be saved later either. A
+   * store whose commits cannot fail (memory) has none.
+   */
+  onRefused?(listener: (sessionIds: readonly string[]) => void): void;
 }
 
 export interface ActivityQuery {

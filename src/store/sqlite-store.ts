@@ -78,6 +78,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
   private readonly scheduled = { commit: false, apply: false };
   private closed = false;
   private readonly listeners = new Set<(item: ActivityItem) => void>();
+  private refusedListener: ((sessionIds: readonly string[]) => void) | undefined;
   private lastId: number;
   private committedId: number;
   private oldestId: number | undefined;
@@ -247,6 +248,10 @@ export class SqliteStore implements SessionStore, ActivityLog {
     return { unsubscribe: () => this.listeners.delete(wrapped) };
   }
 
+  onRefused(listener: (sessionIds: readonly string[]) => void): void {
+    this.refusedListener = listener;
+  }
+
   // Durable
 
   commit(): Promise<void> {
@@ -367,10 +372,12 @@ export class SqliteStore implements SessionStore, ActivityLog {
     } catch (error) {
       this.rollback();
       journal.discarded();
-      // The sessions' latest state is written with the next batch; the refused requests' items are
-      // dropped with their ids, since nobody saw them and their clients are told to retry.
-      for (const [sessionId, snapshot] of saves) if (!this.saves.has(sessionId) && !this.removals.has(sessionId)) this.saves.set(sessionId, snapshot);
+      // The refused requests' changes are dropped, their sessions' saves with their items (ids and
+      // all), since their clients are told to retry: a retry must find the session as it was, not
+      // with the refused change already in it. The listener discards those sessions' running state.
+      // A removal is kept and tried again: dropping a session changes nothing a client was told.
       for (const sessionId of removals) if (!this.saves.has(sessionId)) this.removals.add(sessionId);
+      if (saves.length > 0) this.refusedListener?.(saves.map(([sessionId]) => sessionId));
       this.lastId = this.committedId;
       this.failure = error instanceof Error ? error.message : String(error);
       const unavailable = new StoreUnavailableError(`commit to ${this.file} failed: ${this.failure}`);

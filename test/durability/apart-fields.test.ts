@@ -241,7 +241,7 @@ describe("a session's schemas and hints are written when they change, not with e
     );
   });
 
-  it('a commit that failed (a full disk) is not taken as written: the retried commit writes them', async () => {
+  it('a commit that failed (a full disk) is not taken as written: saved again, the same objects are written', async () => {
     const store = open(tempDataDir());
     await save(store, 'filler', { n: 0, schemas: {}, component_hints: [] });
     const pages = (store.db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
@@ -251,8 +251,16 @@ describe("a session's schemas and hints are written when they change, not with e
     // s1's fields are written before s2's too large one fails the commit.
     store.save('s1', () => stored('s1', { n: 1, schemas: schemasA, component_hints: hints }));
     store.save('s2', () => stored('s2', { n: 1, schemas: big, component_hints: [] }));
+    const refused: string[] = [];
+    store.onRefused((sessionIds) => refused.push(...sessionIds));
     await expect(store.commit()).rejects.toThrow(/full/);
+    // The refused saves are dropped, and their sessions named so that their running state is too.
+    expect(refused).toEqual(['s1', 's2']);
+    expect(store.load('s1')).toBeUndefined();
     store.db.exec('PRAGMA max_page_count = 1073741823');
+    // The same objects saved again (as the sessions would be, woken): none taken as written before.
+    store.save('s1', () => stored('s1', { n: 1, schemas: schemasA, component_hints: hints }));
+    store.save('s2', () => stored('s2', { n: 1, schemas: big, component_hints: [] }));
     await store.commit();
     expect(journalRows(store, 's1')).toEqual([{ schemas: 1, hints: ['pan'] }]);
     expect(store.load('s1')?.context).toEqual({ n: 1, schemas: schemasA, component_hints: hints });

@@ -1,11 +1,11 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SimulatedClock } from 'xstate';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openStore } from '../../src/store/open-store.js';
 import { DATABASE_FILE, SqliteStore, StoreOpenError } from '../../src/store/sqlite-store.js';
-import { createHarness, restartAfterCrash, tempDataDir } from '../support/harness.js';
+import { createHarness, restartAfterCrash, settle, tempDataDir } from '../support/harness.js';
 import { startService } from '../support/service-process.js';
 
 const open = (dataDir: string) => openStore(loadConfig({ STORE: 'sqlite', DATA_DIR: dataDir }), new SimulatedClock());
@@ -100,6 +100,64 @@ describe('a full disk', () => {
     const ids = ((await after.http.get('/api/activity?limit=1000')).body.items as { id: string }[]).map((item) => Number(item.id));
     expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => i + 1));
     expect(ids.length).toBeGreaterThanOrEqual(acknowledged.length + 1);
+  });
+});
+
+describe('a command to the client goes out once its decision is kept', () => {
+  it('a trigger refused with 503 pushes nothing; one committed pushes suggest_start_voice_agent after its commit', async () => {
+    const h = createHarness({ env: { STORE: 'sqlite' } });
+    await h.http.post('/v1/events').send({ session_id: 's1', event: 'screen_state', screen: 'pan_details' });
+    const pushed: string[] = [];
+    h.system.supervisor.subscribe('s1', (command) => pushed.push(command.command));
+    const store = h.store.sessions as SqliteStore;
+    // Every commit fails, as on a disk that refuses writes.
+    store.db.exec('PRAGMA query_only = 1');
+    const evaluate = () => h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: 's1', signals: { errors: ['a', 'b'], screen: 'pan_details' } });
+    expect((await evaluate()).status).toBe(503);
+    // The commit's turn and the refusal's are over: a command sent before its commit would be here.
+    await settle();
+    expect(pushed).toEqual([]);
+
+    store.db.exec('PRAGMA query_only = 0');
+    // The retry finds the session as the refused request found it: no cooldown, so it fires.
+    expect((await evaluate()).body).toMatchObject({ trigger: true, reason: 'repeated_errors' });
+    await vi.waitFor(() => expect(pushed).toEqual(['suggest_start_voice_agent']));
+    expect(((await h.http.get('/api/activity?kind=trigger')).body.items as unknown[]).length).toBe(1);
+  });
+});
+
+describe('a request refused with 503 changes nothing: its retry finds the session as it was', () => {
+  const refusing = async (h: ReturnType<typeof createHarness>, send: () => Promise<{ status: number }>) => {
+    const store = h.store.sessions as SqliteStore;
+    store.db.exec('PRAGMA query_only = 1');
+    expect((await send()).status).toBe(503);
+    store.db.exec('PRAGMA query_only = 0');
+  };
+
+  it('a voice start and stop: the retry is the first start (not a resume) and the stop of an active session, each recorded', async () => {
+    const h = createHarness({ env: { STORE: 'sqlite' } });
+    await h.http.post('/v1/events').send({ session_id: 'v1', event: 'screen_state', screen: 'pan_details' });
+    const start = () => h.http.post('/v1/assistant/session/start').send({ session_id: 'v1', user_id: 'u1', screen: 'pan_details' });
+    const stop = () => h.http.post('/v1/assistant/session/stop').send({ session_id: 'v1' });
+    await refusing(h, start);
+    expect((await h.http.get('/api/sessions/v1')).body).toMatchObject({ active: false });
+    expect((await start()).status).toBe(200);
+    await refusing(h, stop);
+    expect((await h.http.get('/api/sessions/v1')).body).toMatchObject({ active: true });
+    expect((await stop()).body).toMatchObject({ active: false });
+    const kinds = ((await h.http.get('/api/activity?session_id=v1')).body.items as { kind: string; payload: Record<string, unknown> }[]).map(
+      (item) => `${item.kind}${item.kind === 'session_start' ? `:${String(item.payload.resumed)}` : item.kind === 'session_stop' ? `:${String(item.payload.was_active)}` : ''}`,
+    );
+    expect(kinds).toEqual(['event', 'session_start:false', 'session_stop:true', 'reengagement']);
+  });
+
+  it('an event that begins a session: refused, no session is left behind', async () => {
+    const h = createHarness({ env: { STORE: 'sqlite' } });
+    await refusing(h, () => h.http.post('/v1/events').send({ session_id: 'new', event: 'screen_state', screen: 'pan_details' }));
+    expect((await h.http.get('/api/sessions/new')).status).toBe(404);
+    expect(h.system.supervisor.size).toBe(0);
+    expect((await h.http.post('/v1/events').send({ session_id: 'new', event: 'screen_state', screen: 'otp' })).status).toBe(200);
+    expect((await h.http.get('/api/sessions/new')).body).toMatchObject({ screen: 'otp' });
   });
 });
 
