@@ -3,6 +3,7 @@ import type { Actor, InspectionEvent, Observer } from 'xstate';
 import { createActor } from 'xstate';
 import type { AppClock } from '../integrations/clock.js';
 import type { AssistantCommand, Reply, SessionCommand, SessionEmitted } from '../machines/session.events.js';
+import type { AgentNotices } from './agent-notices.js';
 import type { SessionContext, SessionMachine, SessionSettings } from '../machines/session.machine.js';
 import { canHibernate } from '../machines/session.machine.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
@@ -52,6 +53,8 @@ export interface SupervisorOptions {
   metrics?: ServiceMetrics | undefined;
   /** MEMORY_BUDGET_MB: kept informed of what every session holds, asked before a new one is made. */
   memoryBudget: MemoryBudget;
+  /** Where a session's notices to its voice agent go; absent, none is sent. */
+  agentNotices?: AgentNotices | undefined;
 }
 
 /**
@@ -230,15 +233,16 @@ export class SessionSupervisor implements SessionHost {
   }
 
   /**
-   * A command goes out once the decision behind it is committed, as activity items reach the
-   * stream: a client told to offer voice by a decision a crash then lost would be offered it again
-   * within the cooldown it was shown. Refused (the store failing), it is not sent at all.
+   * What a session tells the world (a command to the app, a notice to the agent) goes out once the
+   * change behind it is committed, as activity items reach the stream: an app told to offer voice
+   * by a decision a crash then lost would be offered it again within the cooldown it was shown.
+   * Refused (the store failing), it is not sent at all.
    */
-  private publishWhenKept(sessionId: string, command: AssistantCommand): void {
+  private whenKept(send: () => void): void {
     const { store, activity } = this.options;
-    if (store.committedOnWrite && activity.committedOnWrite) return this.commandListeners.publish(sessionId, command);
+    if (store.committedOnWrite && activity.committedOnWrite) return send();
     void this.committed().then((kept) => {
-      if (kept) this.commandListeners.publish(sessionId, command);
+      if (kept) send();
     });
   }
 
@@ -306,7 +310,8 @@ export class SessionSupervisor implements SessionHost {
       ...(inspect ? { inspect } : {}),
     });
     actor.on('activity', (emitted) => this.forward(sessionId, emitted));
-    actor.on('command', (emitted) => this.publishWhenKept(sessionId, emitted.command));
+    actor.on('command', (emitted) => this.whenKept(() => this.commandListeners.publish(sessionId, emitted.command)));
+    actor.on('agent.notice', (emitted) => this.whenKept(() => this.options.agentNotices?.notify(emitted.room, emitted.notice)));
     actor.on('session.expired', () => this.remove(sessionId, 'idle'));
     const { memoryBudget } = this.options;
     const account = memoryBudget.account(sessionId);

@@ -23,6 +23,7 @@ import { MediaCallLog } from './media-call-log.js';
 import { MemoryBudget } from './memory-budget.js';
 import type { SessionHost } from './session-host.js';
 import { SessionSupervisor } from './supervisor.js';
+import { AgentNotices } from './agent-notices.js';
 
 export interface ActorSystemOptions {
   clock: AppClock;
@@ -96,6 +97,8 @@ export interface HostParts {
   metrics: ServiceMetrics;
   mediaCalls: MediaCallLog;
   memoryBudget: MemoryBudget;
+  /** Notices to voice agents over the media server (context_updated); a host that runs sessions sends them. */
+  agentNotices: AgentNotices;
   askTimeoutMs: number;
 }
 
@@ -121,6 +124,7 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
         inspect: options.inspect,
         metrics: parts.metrics,
         memoryBudget: parts.memoryBudget,
+        agentNotices: parts.agentNotices,
       }),
   );
 }
@@ -149,6 +153,7 @@ export function createHostedSystem<Host extends SessionHost>(options: ActorSyste
     metrics,
     mediaCalls,
     memoryBudget,
+    agentNotices: new AgentNotices(options.media, options.clock, options.logger, { metrics, calls: mediaCalls }),
     askTimeoutMs: askTimeoutFor(options.media),
   });
   metrics.sources.sessions = () => supervisor.counts;

@@ -1,7 +1,7 @@
 import type { InspectionEvent, Observer } from 'xstate';
 import { SimulatedClock, createActor } from 'xstate';
 import type { ActivityDraft } from '../domain/activity.js';
-import type { AssistantCommand, Reply, SessionCommand } from '../machines/session.events.js';
+import type { AssistantCommand, Reply, SessionCommand, SessionEmitted } from '../machines/session.events.js';
 import type { SessionMachine, SessionSettings, SessionSnapshot } from '../machines/session.machine.js';
 import type { StoredSession } from '../store/ports.js';
 import { restoredVoice, storedContext, toStored } from '../actors/stored-session.js';
@@ -28,6 +28,8 @@ export interface InvocationOutcome {
   /** Activity emitted, in order: each is written once, under a key derived from the invocation. */
   activity: ActivityDraft[];
   commands: AssistantCommand[];
+  /** Notices for the voice agent (context_updated), in order. */
+  notices: Extract<SessionEmitted, { type: 'agent.notice' }>[];
 }
 
 export class SessionInvocationError extends Error {
@@ -49,6 +51,7 @@ export async function runSessionInvocation(input: InvocationInput): Promise<Invo
   clock.set(at);
   const activity: ActivityDraft[] = [];
   const commands: AssistantCommand[] = [];
+  const notices: InvocationOutcome['notices'] = [];
   let expired = false;
   const actor = createActor(input.logic, {
     id: sessionId,
@@ -58,6 +61,7 @@ export async function runSessionInvocation(input: InvocationInput): Promise<Invo
   });
   actor.on('activity', (emitted) => activity.push(emitted.draft));
   actor.on('command', (emitted) => commands.push(emitted.command));
+  actor.on('agent.notice', (emitted) => notices.push(emitted));
   actor.on('session.expired', () => (expired = true));
 
   let replied = false;
@@ -87,7 +91,7 @@ export async function runSessionInvocation(input: InvocationInput): Promise<Invo
   });
   try {
     await settled;
-    return { reply, stored: expired ? null : toStored(actor.getSnapshot()), activity, commands };
+    return { reply, stored: expired ? null : toStored(actor.getSnapshot()), activity, commands, notices };
   } finally {
     actor.stop();
   }

@@ -93,6 +93,13 @@ export function sessionObject(deps: SessionObjectDeps) {
     await deps.activity.commit();
     // Journaled, so an invocation replayed after a crash does not push the same command twice.
     if (outcome.commands.length > 0) await ctx.run('publish control commands', () => deps.commands.publish(ctx.key, outcome.commands));
+    // Best effort, and journaled so a replay does not notify twice: a notice that fails is the
+    // agent's next refresh. Not throttled here: one invocation carries one event's notice.
+    for (const { room, notice } of outcome.notices) {
+      await ctx.run('notify the voice agent', () =>
+        deps.media.notifyAgent(room, notice).catch((error: unknown) => deps.logger.warn({ err: error, room, call: 'notifyAgent' }, 'media call failed')),
+      );
+    }
     if (outcome.stored === null) {
       ctx.clearAll();
     } else {

@@ -1,4 +1,5 @@
-import { AccessToken, AgentDispatchClient, RoomAgentDispatch, RoomConfiguration, RoomServiceClient, ServerError } from 'livekit-server-sdk';
+import { AccessToken, AgentDispatchClient, DataPacket_Kind, RoomAgentDispatch, RoomConfiguration, RoomServiceClient, ServerError } from 'livekit-server-sdk';
+import { AGENT_NOTICE_TOPIC } from '../domain/agent-notice.js';
 import type { MediaProvider, TokenRequest } from './media.js';
 
 export interface LiveKitSettings {
@@ -53,6 +54,10 @@ export function createLiveKitMedia(settings: LiveKitSettings): MediaProvider {
         if (error instanceof ServerError && error.code === 'not_found') return;
         throw error;
       }
+    },
+
+    async notifyAgent(room, notice) {
+      await rooms.sendData(room, new TextEncoder().encode(JSON.stringify(notice)), DataPacket_Kind.RELIABLE, { topic: AGENT_NOTICE_TOPIC });
     },
 
     mintToken(request: TokenRequest) {

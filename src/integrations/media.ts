@@ -1,4 +1,5 @@
 import type { AppConfig } from '../config.js';
+import type { AgentNotice } from '../domain/agent-notice.js';
 import { createLiveKitMedia } from './livekit-media.js';
 import { createPlaceholderMedia } from './placeholder-media.js';
 
@@ -28,6 +29,8 @@ export interface MediaProvider {
   dispatchAgent(room: string, sessionId: string): Promise<string>;
   /** Deletes the room; a room that is already gone counts as deleted. */
   deleteRoom(room: string): Promise<void>;
+  /** Sends the agent in the room a notice on the data channel (reliable, topic `context_updated`). */
+  notifyAgent(room: string, notice: AgentNotice): Promise<void>;
   mintToken(request: TokenRequest): Promise<string>;
 }
 

@@ -18,6 +18,7 @@ export function createPlaceholderMedia(tokenTtlSeconds: number): MediaProvider {
     findAgentDispatch: notConfigured,
     dispatchAgent: notConfigured,
     deleteRoom: notConfigured,
+    notifyAgent: notConfigured,
     mintToken: () => Promise.resolve(`placeholder.${randomBytes(18).toString('base64url')}`),
   };
 }

@@ -1,3 +1,4 @@
+import type { AgentNotice } from '../domain/agent-notice.js';
 import type { ActivityDraft, Trace } from '../domain/activity.js';
 import type { AgentContext, AgentContextSources } from '../domain/agent-context.js';
 import type { FlowProgress, SessionFlow } from '../domain/flow.js';
@@ -186,5 +187,7 @@ export type AssistantCommand =
 
 export type SessionEmitted =
   | { type: 'activity'; draft: ActivityDraft }
+  /** For the voice agent in `room`, once what caused it is committed (agent-notices.ts). */
+  | { type: 'agent.notice'; room: string; notice: AgentNotice }
   | { type: 'session.expired'; sessionId: string }
   | { type: 'command'; command: AssistantCommand };

@@ -2,6 +2,7 @@ import type { SnapshotFrom } from 'xstate';
 import { and, assign, emit, enqueueActions, fromPromise, not, raise, setup, stateIn } from 'xstate';
 import type { ActivityDraft, ActivityKind, Trace } from '../domain/activity.js';
 import { buildAgentContext } from '../domain/agent-context.js';
+import { CONTEXT_PUSH_EVENTS } from '../domain/agent-notice.js';
 import type { Dropoff } from '../domain/dropoff.js';
 import type { ErrorWindow } from '../domain/error-window.js';
 import { afterEvent, clearedAfterVoice, heldCodes, newErrorWindow, onScreen, prune, restartAfterTrigger, withRequestCodes } from '../domain/error-window.js';
@@ -368,7 +369,7 @@ export type SessionIngest = Extract<SessionCommand, { type: 'session.ingest' }>;
 /** What an SDK event does to a session: its next context, what it emits, and the answer. */
 export interface IngestStep {
   context: SessionContext;
-  emitted: Extract<SessionEmitted, { type: 'activity' }>[];
+  emitted: Extract<SessionEmitted, { type: 'activity' | 'agent.notice' }>[];
   /** The event came from the user, not agent telemetry: an armed reengagement timer restarts. */
   userActivity: boolean;
   result: IngestResult;
@@ -398,6 +399,11 @@ export function ingestStep(context: SessionContext, event: SessionIngest): Inges
   const emitted = [item('event', eventActivityPayload(outcome.stored, outcome.warnings, event.channel))];
   if (returned) emitted.push(item('dropoff_cancelled', { by: 'user_returned' }));
   if (outcome.schemaPush) emitted.push(item('schema_push', { ...outcome.schemaPush }));
+  // While a call runs, what the user types or fails on is what the agent should hear of now,
+  // not at its next refresh (field-sdk-contract.md §4.4).
+  if (context.voice_silence && CONTEXT_PUSH_EVENTS.has(outcome.stored.event)) {
+    emitted.push({ type: 'agent.notice', room: currentRoom(context), notice: { type: 'context_updated', session_id: context.session_id, reason: outcome.stored.event, at: event.at } });
+  }
   return { context: next, emitted, userActivity, result: { ingested_at_ms: event.at, warnings: outcome.warnings } };
 }
 

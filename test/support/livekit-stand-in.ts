@@ -36,6 +36,13 @@ export interface StandInDispatch {
   metadata: string;
 }
 /** A Twirp error, a dropped connection, or a server that does the work and never answers. */
+export interface StandInDataPacket {
+  room: string;
+  data: string;
+  topic: string;
+  kind: string;
+}
+
 export type Fault = { status: number; code: string; msg: string } | 'drop' | 'hang';
 /**
  * How a gated call ends: `ok` does the work and answers it; `fail` answers an error without doing
@@ -66,6 +73,7 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
   const calls: RecordedCall[] = [];
   const rooms = new Map<string, StandInRoom>();
   const dispatches: StandInDispatch[] = [];
+  const dataPackets: StandInDataPacket[] = [];
   const planned = new Map<string, Planned[]>();
   const gates: Gate[] = [];
   let serial = 0;
@@ -119,6 +127,20 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
         const dispatch = { id: nextId('AD'), agent_name: asText(field(body, 'agentName', 'agent_name')), room, metadata: asText(body.metadata) };
         dispatches.push(dispatch);
         return dispatchJson(dispatch);
+      },
+    },
+    // The real server answers not_found for a room it does not hold; the SDK sends the payload as
+    // protobuf JSON bytes (base64), the kind as its enum name, and a random nonce.
+    SendData: {
+      service: 'RoomService',
+      allowed: canAdminRoom,
+      run: (body) => {
+        const room = asText(body.room);
+        if (!rooms.has(room)) throw new TwirpFailure(404, 'not_found', 'requested room does not exist');
+        const data = Buffer.from(asText(body.data), 'base64').toString('utf8');
+        // Protobuf JSON leaves out an enum at its default: no kind is RELIABLE (0).
+        dataPackets.push({ room, data, topic: asText(body.topic), kind: String(body.kind ?? 'RELIABLE') });
+        return {};
       },
     },
     ListDispatch: {
@@ -215,6 +237,8 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
     calls,
     rooms,
     dispatches,
+    /** What SendData delivered, in order: the room, the payload as text, its topic and kind. */
+    dataPackets,
     /** What the service needs to talk to this server. */
     env: (): Record<string, string> => ({ LIVEKIT_URL: url, LIVEKIT_API_KEY: STAND_IN_KEY, LIVEKIT_API_SECRET: STAND_IN_SECRET }),
     methodsCalled: () => calls.map((call) => call.method),
@@ -243,6 +267,7 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
     reset(): void {
       calls.length = 0;
       dispatches.length = 0;
+      dataPackets.length = 0;
       rooms.clear();
       planned.clear();
       gates.length = 0;
