@@ -95,12 +95,17 @@ export interface HintInput {
 
 const HAS_DIGIT = /\p{Nd}/u;
 
+/** How the deployed SDKs write an empty field: no text, or the `__EMPTY__` marker (field-sdk-contract.md §18). */
+export const isEmptyHint = (hint: string): boolean => hint.trim() === '' || hint === '__EMPTY__';
+
 /**
  * Decide what of a hint may be kept. Returns undefined when the hint is kept as sent: masked by
  * the client with nothing detected in it, or a choice that reads as a short label. Everything
  * else is masked (dates and OTPs whole) with its shape, and the kind of identity value it is.
  */
 export function redactHint(input: HintInput): RedactedHint | undefined {
+  // An empty field holds nothing to mask, and its shape would only say "0 characters".
+  if (isEmptyHint(input.hint)) return undefined;
   const scan = scrubText(input.hint);
   if (scan.findings.length === 0) {
     if (input.masked === true) return undefined;

@@ -2,6 +2,7 @@ import { quoteClientText } from './client-text.js';
 import type { KbSelection, KnowledgeBase } from './kyc-knowledge.js';
 import { failureGuidance, selectKnowledge, stepIdFor } from './kyc-knowledge.js';
 import type { HintShape } from './redaction.js';
+import { isEmptyHint } from './redaction.js';
 import { screenKey } from './screen-schema.js';
 import type { FlowProgress } from './flow.js';
 import type { ComponentHint, ValidationFailure } from './session-record.js';
@@ -71,8 +72,9 @@ function describeShape(shape: HintShape): string {
 
 /** What the prompt may say of an entered value: its shape, or a choice, never the characters of a typed value. */
 function describeEntry(entry: { hint: string | null; masked: boolean | null; component_type: string | null; shape?: HintShape | undefined }): string {
-  if (entry.shape) return describeShape(entry.shape);
   if (entry.hint === null) return 'nothing reported';
+  if (isEmptyHint(entry.hint)) return 'nothing entered';
+  if (entry.shape) return describeShape(entry.shape);
   if (entry.masked !== false) return 'masked by the app, shape unknown';
   if (entry.component_type !== null && VALUE_WITHHELD_TYPES.has(entry.component_type.toLowerCase())) return 'a file was provided';
   return `chose ${quoted(entry.hint, MAX_CHOICE)}`;

@@ -507,7 +507,10 @@ function openDatabase(file: string, options: SqliteStoreOptions): DatabaseSync {
       ? 'the file is damaged: move it (and its -wal and -shm files) aside to start empty, or restore a backup'
       : /readonly|read-only|unable to open|permission|access/i.test(message)
         ? 'the process cannot write it: fix the permissions of the file and DATA_DIR, or set DATA_DIR elsewhere'
-        : 'move the file aside to start empty, or restore a backup';
+        : /locked|busy/i.test(message)
+          ? // Another program (a backup, an sqlite3 shell) holds the file: moving it aside would throw the data away.
+            'another program holds a lock on the file (a backup, an sqlite3 shell): let it finish or stop it, then start again; the data is intact'
+          : 'move the file aside to start empty, or restore a backup';
     throw new StoreOpenError(`store: cannot use ${file}: ${message}; ${advice}`);
   }
 }

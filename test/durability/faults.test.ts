@@ -1,5 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { SimulatedClock } from 'xstate';
 import { describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -41,6 +42,22 @@ describe('a database that cannot be used stops start-up with one line naming the
     const service = startService({ STORE: 'sqlite', DATA_DIR: dir });
     await expect(service.url).rejects.toThrow('exited early with 1');
     expect(service.stderr()).toMatch(new RegExp(`^store: cannot use ${join(dir, DATABASE_FILE)}: file is not a database; [^\n]+\n$`));
+  });
+
+  it('a file another program holds locked: says so, and that the data is intact (not to move it aside)', () => {
+    const dir = tempDataDir();
+    open(dir).sessions.close();
+    // A backup or an sqlite3 shell in the middle of a write: the open waits its busy timeout, then gives up.
+    const other = new DatabaseSync(join(dir, DATABASE_FILE));
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const message = openError(dir);
+      expect(message).toMatch(/locked.*another program holds a lock on the file.*the data is intact$/);
+      expect(message).not.toMatch(/aside/);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
   });
 
   it('a path that cannot be opened as a database file', () => {

@@ -33,7 +33,7 @@ async function clientFlow(h: Harness): Promise<void> {
   });
 }
 
-describe("GET /v1/assistant/context/{session_id}: each field's retry count (field-sdk-contract.md §4.4, §10)", () => {
+describe("GET /v1/assistant/context/{session_id}: fields as the agent reads them (retry counts, field-sdk-contract.md §4.4, §10; empty entries)", () => {
   const fail = (h: Harness, componentId: string, screen = 'pan_details') =>
     post(h, { event: 'validation_failed', screen, component_id: componentId, component_type: 'text_input', errors: [`${componentId}_invalid`], hint: 'x', masked: true });
 
@@ -53,6 +53,15 @@ describe("GET /v1/assistant/context/{session_id}: each field's retry count (fiel
     await fail(h, 'pan_field');
     const after = (await fetchContext(h)).body.system_prompt as string;
     expect(after).toContain('This field has failed validation 3 times in this session.');
+  });
+
+  it("says an empty field is empty: no text, or the SDKs' __EMPTY__ marker, masked or not", async () => {
+    const h = createHarness();
+    await post(h, { event: 'component_input', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', hint: '', masked: true });
+    await post(h, { event: 'component_input', screen: 'pan_details', component_id: 'dob_field', component_type: 'date', hint: '__EMPTY__', masked: false });
+    const prompt = (await fetchContext(h)).body.system_prompt as string;
+    expect(prompt).toContain('- "pan_field" ("text_input"): nothing entered.');
+    expect(prompt).toContain('- "dob_field" ("date"): nothing entered.');
   });
 
   it('reads a field id as data: `constructor` or `__proto__` count from zero', async () => {

@@ -3,6 +3,7 @@ import type { RunningServer } from '../../src/http/server.js';
 import type { Harness } from '../support/harness.js';
 import { createHarness, serve } from '../support/harness.js';
 import { WsClient } from '../support/ws-client.js';
+import type { SqliteStore } from '../../src/store/sqlite-store.js';
 
 const SESSION = '7664f88e-4980-41c3-bec0-f0e1591ee548';
 const open: { servers: RunningServer[]; clients: WsClient[] } = { servers: [], clients: [] };
@@ -26,6 +27,19 @@ afterEach(async () => {
 });
 
 const connectFrame = { type: 'connect', message_id: 'm1', session_id: SESSION, user_id: 'demo-user', sdk_version: '1.2.0', client: 'android', client_id: 'kycis_demo' };
+
+describe('GET /v1/events/ws: what a retry can get past is unavailable, as HTTP answers 503', () => {
+  it('a control_state the store refuses to commit answers error unavailable', async () => {
+    const { h, url } = await setUp({ STORE: 'sqlite' });
+    const ws = await connect(url);
+    ws.send(connectFrame);
+    await ws.nextOfType('ack');
+    (h.store.sessions as SqliteStore).db.exec('PRAGMA query_only = 1');
+    ws.send({ type: 'control_state', message_id: 'c1', session_id: SESSION, event: 'screen_state', screen: 'pan_details' });
+    expect(await ws.nextOfType('error', (f) => f.message_id === 'c1')).toMatchObject({ code: 'unavailable', message: 'session could not answer (unavailable)' });
+    (h.store.sessions as SqliteStore).db.exec('PRAGMA query_only = 0');
+  });
+});
 
 describe('GET /v1/events/ws: the control plane on a real socket', () => {
   it('acks connect, echoes heartbeats, and updates the session with control_state as POST /v1/events does', async () => {

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type WebSocket from 'ws';
 import { fromCallback } from 'xstate';
 import { ingestSdkEvent } from '../../actors/ingest.js';
-import type { AskResult } from '../../actors/supervisor.js';
+import type { AskFailure, AskResult } from '../../actors/supervisor.js';
 import type { SessionHost } from '../../actors/session-host.js';
 import type { ActorSystem } from '../../actors/system.js';
 import type { Trace } from '../../domain/activity.js';
@@ -48,6 +48,8 @@ export interface ControlSocketInput {
 
 const HTTP_ONLY = { code: 'http_only', message: 'This signal must use HTTP POST /v1/events' } as const;
 
+
+const RETRYABLE: ReadonlySet<AskFailure['reason']> = new Set(['capacity', 'timeout', 'unavailable', 'memory']);
 /** `start_voice_agent` over HTTP is a suggestion the client confirms over the socket. */
 const wsAction = (decision: TriggerDecision): 'suggest_start_voice_agent' | 'none' => (decision.trigger ? 'suggest_start_voice_agent' : 'none');
 
@@ -91,7 +93,9 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
 
   const answered = <T>(result: AskResult<T>, messageId: string | null | undefined): T | undefined => {
     if (result.ok) return result.value;
-    fail(result.reason === 'capacity' || result.reason === 'timeout' ? 'unavailable' : 'internal_error', `session could not answer (${result.reason})`, messageId);
+    // What a retry can get past (no room, no memory, the store refusing, a slow answer) is
+    // `unavailable`, as HTTP answers it 503; only a session that failed is an internal error.
+    fail(RETRYABLE.has(result.reason) ? 'unavailable' : 'internal_error', `session could not answer (${result.reason})`, messageId);
     return undefined;
   };
 
