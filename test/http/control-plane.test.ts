@@ -213,6 +213,22 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
       expect(await ws.whenClosed()).toEqual({ code: 4408, reason: 'idle timeout' });
     });
 
+    it('at shutdown answers every frame it took before closing with 1001: none stored unacked, later ones refused', async () => {
+      const { h, url } = await setUp({ STORE: 'sqlite' });
+      const ws = await connect(url);
+      ws.send(connectFrame);
+      await ws.nextOfType('ack');
+      for (let i = 0; i < 10; i += 1) ws.send({ type: 'control_state', message_id: `c${i}`, session_id: SESSION, event: 'screen_state', screen: `screen_${i}` });
+      await ws.nextOfType('ack', (f) => f.message_id === 'c0');
+      h.app.beginShutdown();
+      expect(await ws.whenClosed()).toEqual({ code: 1001, reason: 'server shutting down' });
+      const acked = ws.frames.filter((f) => f.type === 'ack' && String(f.message_id).startsWith('c')).map((f) => f.message_id);
+      const refused = ws.frames.filter((f) => f.type === 'error' && f.code === 'unavailable');
+      expect(acked.length + refused.length).toBe(10);
+      // Read from the log itself: the HTTP routes answer 503 once shutdown has begun.
+      expect(h.system.activity.list({ limit: 100, kind: 'event' })).toHaveLength(acked.length);
+    });
+
     it('closes every socket with 1001 when the server shuts down', async () => {
       const { h, url } = await setUp();
       const ws = await connect(url);

@@ -22,7 +22,7 @@ function refuse(socket: Duplex, status: number, text: string): void {
 /**
  * The WebSocket control plane on the HTTP server's `upgrade` event: one socket actor per
  * connection, at most WS_MAX_CONNECTIONS of them, frames at most WS_MAX_FRAME_BYTES (ws closes
- * a larger one with 1009), closed with 1001 at shutdown.
+ * a larger one with 1009), closed with 1001 at shutdown once the frames it took are answered.
  */
 export class ControlPlane {
   private readonly wss: WebSocketServer;
@@ -86,7 +86,7 @@ export class ControlPlane {
     });
   };
 
-  /** Shutdown: every socket closed with 1001, and no new ones. */
+  /** Shutdown: every socket answers the frames it took, then closes with 1001; no new ones. */
   closeAll(): void {
     this.closing = true;
     for (const actor of this.sockets) actor.send({ type: 'shutdown' });

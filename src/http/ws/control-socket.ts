@@ -73,6 +73,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
   // The socket's mailbox: session frames are handled one after another, each answered before the
   // next starts, so acks, responses and the commands they cause arrive in the order sent.
   let mailbox: Promise<unknown> = Promise.resolve();
+  let shuttingDown = false;
   const enqueue = (work: () => Promise<unknown>) => {
     mailbox = mailbox.then(work, work);
   };
@@ -178,6 +179,8 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
   };
 
   const onMessage = (data: WebSocket.RawData, isBinary: boolean) => {
+    // Arrived after shutdown began: refused, so the app sends it again once it reconnects.
+    if (shuttingDown) return fail('unavailable', 'server shutting down: send it again after reconnecting');
     armIdle();
     if (!withinRate()) return fail('rate_limited', `at most ${input.maxMessagesPerSecond} messages a second`);
     if (isBinary) return fail('invalid_frame', 'frames must be JSON text');
@@ -230,7 +233,12 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
   });
   socket.on('error', (error) => logger.debug({ err: error }, 'control socket error'));
   receive((event) => {
-    if (event.type === 'shutdown') close(WsClose.shutdown);
+    if (event.type !== 'shutdown' || shuttingDown) return;
+    // The frames already taken are answered first: each is stored as it is handled, and one
+    // stored but never acked would be sent again by the app after it reconnects, a duplicate.
+    // The server's grace period bounds the wait.
+    shuttingDown = true;
+    enqueue(async () => close(WsClose.shutdown));
   });
   armIdle();
 
