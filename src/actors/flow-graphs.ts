@@ -16,13 +16,16 @@ export interface FlowGraphSighting {
 }
 
 /**
- * Which step sequences have been seen per `(client_id, flow_key)`, across sessions: the first
- * registration of one records `flow_graph_recorded`, later ones record nothing.
+ * Which step sequences have been seen per `(client_id, flow_key)`, across sessions and restarts:
+ * the first registration of one records `flow_graph_recorded`, later ones record nothing.
  */
 export function createFlowGraphs(clock: AppClock, activity: ActivityLog): (sighting: FlowGraphSighting) => boolean {
   const seen = new LRUCache<string, true>({ max: MAX_FLOW_GRAPHS });
+  const keyOf = (clientId: unknown, flowKey: unknown) => JSON.stringify([clientId ?? null, flowKey]);
+  // What a durable log already holds was seen before a restart: recorded once, not once per process.
+  for (const item of activity.list({ limit: MAX_FLOW_GRAPHS, kind: 'flow_graph_recorded' })) seen.set(keyOf(item.payload.client_id, item.payload.flow_key), true);
   return (sighting) => {
-    const key = JSON.stringify([sighting.client_id, sighting.flow_key]);
+    const key = keyOf(sighting.client_id, sighting.flow_key);
     if (seen.has(key)) return false;
     seen.set(key, true);
     activity.append({

@@ -42,6 +42,19 @@ describe('what was answered is kept (kill.test.ts proves it against SIGKILL)', (
   });
 });
 
+describe('what the service has seen across sessions is kept too', () => {
+  it('a flow graph is recorded once per client and flow, not once per process', async () => {
+    const h = createHarness(sqlite());
+    const setFlow = (target: Harness, sessionId: string) =>
+      target.http.post('/v1/flows/set').send({ session_id: sessionId, client_id: 'tenant_x', flow_key: 'kyc_x', step_sequence: ['phone_entry', 'pan_details'], current_step: 'phone_entry' });
+    expect((await setFlow(h, 'f1')).status).toBe(200);
+    const after = restartAfterCrash(h);
+    expect((await setFlow(after, 'f2')).status).toBe(200);
+    const recorded = (await after.http.get('/api/activity?kind=flow_graph_recorded')).body.items as { session_id: string }[];
+    expect(recorded.map((item) => item.session_id)).toEqual(['f1']);
+  });
+});
+
 describe('timers are re-armed from the deadlines the store keeps (simulated clock)', () => {
   it('the trigger cooldown: still running after the restart, ending at its original deadline', async () => {
     const h = createHarness(sqlite());
