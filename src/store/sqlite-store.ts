@@ -100,7 +100,11 @@ export class SqliteStore implements SessionStore, ActivityLog {
       this.applyJournal();
       if (this.failure !== undefined) {
         this.db.close();
-        throw new StoreOpenError(`store: cannot apply the journal of ${this.file}: ${this.failure}; free disk space and start again (the journal is kept until it is applied)`);
+        // A damaged file is not a full disk: freeing space would change nothing.
+        const advice = /malformed|corrupt|not a database/i.test(this.failure)
+          ? 'the file is damaged: restore a backup, or recover what it holds with the sqlite3 shell (.recover) into a new file; the journal in it holds what was acknowledged since the last apply'
+          : 'free disk space and start again (the journal is kept until it is applied)';
+        throw new StoreOpenError(`store: cannot apply the journal of ${this.file}: ${this.failure}; ${advice}`);
       }
     } catch (error) {
       this.claim.release();

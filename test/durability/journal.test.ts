@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import fc from 'fast-check';
@@ -234,5 +235,27 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
     expect(again.load('old')?.context).toEqual({ kept: true });
     expect(again.bounds()).toEqual({ oldestId: 1, lastId: 1 });
     again.close();
+  });
+});
+
+describe('a journal that cannot be applied at start', () => {
+  it('because the file is damaged: says so, and how to recover, not to free disk space', async () => {
+    const dataDir = tempDataDir();
+    const store = open(dataDir);
+    await write(store, 100, 10);
+    store.close();
+    const file = join(dataDir, DATABASE_FILE);
+    // Journaled but not applied, as a crash leaves it; then the activity index's root page is overwritten.
+    const db = new DatabaseSync(file);
+    db.exec('DELETE FROM activity; DELETE FROM sessions');
+    db.exec(`INSERT INTO activity_journal (id, kind, at, session_id, item) VALUES (1000, 'event', ${START_TIME}, 's1', '{}')`);
+    const { rootpage } = db.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'activity_span_session'").get() as { rootpage: number };
+    const { page_size: pageSize } = db.prepare('PRAGMA page_size').get() as { page_size: number };
+    db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    db.close();
+    const bytes = readFileSync(file);
+    bytes.fill(0xa5, (rootpage - 1) * pageSize, rootpage * pageSize);
+    writeFileSync(file, bytes);
+    expect(() => open(dataDir)).toThrow(/cannot apply the journal .*malformed.*the file is damaged: restore a backup, or recover/);
   });
 });
