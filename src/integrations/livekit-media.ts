@@ -16,6 +16,8 @@ const PARTICIPANT_NAME = 'kycis-client';
 
 const sessionMetadata = (sessionId: string) => JSON.stringify({ session_id: sessionId });
 
+export const ROOM_PARTICIPANTS = 2;
+
 /**
  * LiveKit through `livekit-server-sdk`, with clients built from injected settings only (never
  * from the SDK's implicit environment). Failover is off: it only engages for LiveKit Cloud and
@@ -34,7 +36,9 @@ export function createLiveKitMedia(settings: LiveKitSettings): MediaProvider {
     callTimeoutMs: settings.requestTimeoutSeconds * 1000,
 
     async createRoom(room, sessionId) {
-      await rooms.createRoom({ name: room, metadata: sessionMetadata(sessionId) });
+      // The user and the one agent (livekit.md §5, the recommended flow): a third participant, a
+      // second agent among them, is refused by the server itself.
+      await rooms.createRoom({ name: room, metadata: sessionMetadata(sessionId), maxParticipants: ROOM_PARTICIPANTS });
     },
 
     async findAgentDispatch(room, preferredId) {

@@ -40,7 +40,8 @@ describe('start against LiveKit', () => {
     expect(lk.methodsCalled()).toEqual(['CreateRoom', 'ListDispatch', 'CreateDispatch']);
 
     const [createRoom] = callsTo('CreateRoom');
-    expect(createRoom!.body).toEqual({ name: ROOM, metadata: '{"session_id":"s1"}' });
+    // Room for the user and the one agent: a third participant is refused by the server itself.
+    expect(createRoom!.body).toEqual({ name: ROOM, metadata: '{"session_id":"s1"}', maxParticipants: 2 });
     expect(createRoom!.claims).toMatchObject({ iss: STAND_IN_KEY, video: { roomCreate: true } });
     expect(createRoom!.claims!.exp! - createRoom!.claims!.nbf!).toBe(600);
     expect(createRoom!.requestId).toMatch(/^[0-9a-f-]{36}$/);
