@@ -23,6 +23,13 @@ export function ago(iso, now = Date.now()) {
   return `${Math.floor(seconds / 3600)}h ago`;
 }
 
+/** A region's state value as one name: `'active'`, or `{ starting: 'creatingRoom' }` as `starting`. */
+export function voiceStateName(value) {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object') return Object.keys(value)[0] ?? 'unknown';
+  return 'unknown';
+}
+
 /** One line saying what an activity item is about, for tables and timelines. */
 export function describeItem(item) {
   const p = item.payload ?? {};

@@ -1,6 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSimulation } from '../../scripts/simulator/simulation.js';
+import type { LiveKitStandIn } from '../support/livekit-stand-in.js';
+import { startLiveKitStandIn } from '../support/livekit-stand-in.js';
 import { startService } from '../support/service-process.js';
 import { launchChromium, screenshot, seriousViolations } from './browser.js';
 
@@ -140,5 +142,57 @@ describe('the operator console in Chromium', () => {
       await page.waitForTimeout(0);
       expect({ view, violations: await seriousViolations(page) }).toEqual({ view, violations: [] });
     }
+  });
+});
+
+describe('the session page with media configured (a LiveKit stand-in)', () => {
+  let lk: LiveKitStandIn;
+  let service: ReturnType<typeof startService>;
+  let url: string;
+  let browser: Browser;
+  let page: Page;
+
+  const post = (path: string, body: unknown) =>
+    fetch(`${url}${path}`, { method: 'POST', headers: { 'X-API-Key': KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const voiceFact = () => page.textContent('#session-facts dt:text-is("Voice") + dd');
+  const voiceFactBecomes = (state: string) =>
+    page.waitForFunction((expected) => [...document.querySelectorAll('#session-facts dt')].find((dt) => dt.textContent === 'Voice')?.nextElementSibling?.textContent === expected, state);
+
+  beforeAll(async () => {
+    lk = await startLiveKitStandIn();
+    // Room calls held for a while must not time out (3 s by default) before the page looks.
+    service = startService({ API_KEY: KEY, RATE_LIMIT_PER_MINUTE: '0', MEDIA_REQUEST_TIMEOUT_SECONDS: '10', SHUTDOWN_GRACE_SECONDS: '30', ...lk.env() });
+    url = await service.url;
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1360, height: 860 } });
+    await page.addInitScript((key) => sessionStorage.setItem('kyc-console-api-key', key), KEY);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    service?.child.kill('SIGTERM');
+    await lk?.close();
+  });
+
+  it('says voice is starting or stopping while it is, as the voice region says', async () => {
+    expect((await post('/v1/events', { session_id: 'e2e-media', event: 'screen_view', screen: 'pan_details' })).status).toBe(200);
+    const creating = lk.holdNext('CreateRoom');
+    const started = post('/v1/assistant/session/start', { session_id: 'e2e-media', screen: 'pan_details' });
+    await creating.arrived;
+    await page.goto(`${url}/console#/sessions/e2e-media`);
+    await page.waitForSelector('[data-state-id="session.voice.starting"].current');
+    expect(await voiceFact()).toBe('starting');
+    creating.release();
+    expect((await started).status).toBe(200);
+    await voiceFactBecomes('active');
+
+    const deleting = lk.holdNext('DeleteRoom');
+    const stopped = post('/v1/assistant/session/stop', { session_id: 'e2e-media' });
+    await deleting.arrived;
+    await page.waitForSelector('[data-state-id="session.voice.stopping"].current');
+    expect(await voiceFact()).toBe('stopping');
+    deleting.release();
+    expect((await stopped).status).toBe(200);
+    await voiceFactBecomes('inactive');
   });
 });

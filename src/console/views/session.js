@@ -1,11 +1,13 @@
 import { getJson, poll } from '../api.js';
-import { describeItem, h, time } from '../dom.js';
+import { describeItem, h, time, voiceStateName } from '../dom.js';
 import { drawStatechart } from '../statechart.js';
 
 const REFRESH_MS = 1000;
 const TIMELINE_LIMIT = 200;
 
 let machine;
+
+const voiceBadge = (name) => h('span', { class: `badge voice-${name}` }, name);
 
 /** One session: its statechart with the current states lit, its timeline and what the agent would get now. */
 export function sessionView({ main, onUnauthorized }, sessionId) {
@@ -77,7 +79,9 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
     facts.replaceChildren(
       ...fact('User', session.user_id),
       ...fact('Screen', session.screen),
-      ...fact('Voice', session.active ? 'active' : 'inactive'),
+      // The voice region's state, as the Sessions list shows it: `active` alone reads true while
+      // voice is still starting or already stopping.
+      ...fact('Voice', voiceBadge(voiceStateName(session.state?.voice))),
       ...fact('Room', session.voice?.room),
       ...fact('Last user activity', time(session.last_user_activity_at)),
       ...fact('Last trigger', time(session.last_trigger_at)),
