@@ -30,6 +30,29 @@ export function voiceStateName(value) {
   return 'unknown';
 }
 
+/**
+ * Every kind the activity list records, as src/domain/activity.ts names them (test/http/console.test.ts
+ * holds the two lists equal): the Kind filter offers each, and describeItem words each.
+ */
+export const ACTIVITY_KINDS = [
+  'event',
+  'trigger',
+  'session_start',
+  'session_stop',
+  'reengagement',
+  'schema_push',
+  'voice_agent_context_fetch',
+  'popup_evaluate',
+  'flow_graph_recorded',
+  'dropoff_registered',
+  'dropoff_cancelled',
+];
+
+const DROPOFF_CANCELLED_BY = new Map([
+  ['user_returned', 'the user came back'],
+  ['client', 'the app cancelled it'],
+]);
+
 /** One line saying what an activity item is about, for tables and timelines. */
 export function describeItem(item) {
   const p = item.payload ?? {};
@@ -52,6 +75,21 @@ export function describeItem(item) {
       return `schema for ${p.screen_id}${p.replaced ? ' replaced' : ''}`;
     case 'voice_agent_context_fetch':
       return `agent context on ${p.screen ?? 'no screen'} (${p.prompt_chars} chars)`;
+    // The four below say what the payload says, no more: it is masked as served (the phone only by its last four).
+    case 'popup_evaluate': {
+      const d = p.decision ?? {};
+      const where = p.screen ? ` on ${p.screen}` : '';
+      if (d.show) return `popup shown${where}: ${d.popup_reason_code}${d.delay_ms ? ` after ${d.delay_ms} ms` : ''}`;
+      return `popup not shown${where}: ${d.popup_reason_code ?? 'no reason'}${d.retry_after_seconds ? ` (retry in ${d.retry_after_seconds}s)` : ''}`;
+    }
+    case 'flow_graph_recorded':
+      return `new flow ${p.flow_key}${p.client_id ? ` for ${p.client_id}` : ''}: ${p.total_steps} steps`;
+    case 'dropoff_registered': {
+      const phone = p.has_dialable_phone ? `dialable phone${p.phone_last4 ? ` ending ${p.phone_last4}` : ''}` : 'no dialable phone';
+      return `drop-off registered${p.reason ? ` (${p.reason})` : ''}, ${phone}`;
+    }
+    case 'dropoff_cancelled':
+      return `drop-off cancelled: ${DROPOFF_CANCELLED_BY.get(p.by) ?? p.by ?? 'no reason given'}`;
     default:
       return JSON.stringify(p);
   }

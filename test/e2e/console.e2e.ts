@@ -102,6 +102,31 @@ describe('the operator console in Chromium', () => {
     expect(await page.getAttribute('#gap-note', 'data-gaps')).toBe('0');
   });
 
+  it('offers every kind in the Kind filter and words the popup, flow and drop-off items', async () => {
+    const session = { session_id: 'e2e-kinds', user_id: 'user-kinds' };
+    expect((await api('/v1/events', { ...session, event: 'validation_failed', screen: 'pan_details', component_id: 'pan', failure_reason_code: 'pan_invalid_format' })).status).toBe(200);
+    expect((await api('/v1/assistant/popup/evaluate', session)).status).toBe(200);
+    const steps = ['phone_entry', 'pan_details', 'selfie_capture'];
+    expect((await api('/v1/flows/set', { ...session, client_id: 'e2e-client', flow_key: 'e2e-flow', current_step: 'pan_details', step_sequence: steps })).status).toBe(200);
+    expect((await api('/api/dropoff/register', { ...session, phone: '+91 98765 43210', reason: 'app_backgrounded' })).status).toBe(200);
+    expect((await api('/api/dropoff/cancel', session)).status).toBe(200);
+
+    const offered = await page.$$eval('#filter-kind option', (options) => options.map((option) => (option as HTMLOptionElement).value).filter(Boolean));
+    expect(offered).toEqual(expect.arrayContaining(['popup_evaluate', 'flow_graph_recorded', 'dropoff_registered', 'dropoff_cancelled']));
+    await page.fill('#filter-session', 'e2e-kinds');
+    const said = async (kind: string) => {
+      await page.selectOption('#filter-kind', kind);
+      await page.waitForSelector(`#activity-table tbody tr[data-kind="${kind}"]`);
+      return page.$$eval('#activity-table tbody tr td:nth-child(5)', (cells) => cells.map((cell) => cell.textContent));
+    };
+    expect(await said('popup_evaluate')).toEqual(['popup shown on pan_details: validation_failed after 1500 ms']);
+    expect(await said('flow_graph_recorded')).toEqual(['new flow e2e-flow for e2e-client: 3 steps']);
+    expect(await said('dropoff_registered')).toEqual(['drop-off registered (app_backgrounded), dialable phone ending 3210']);
+    expect(await said('dropoff_cancelled')).toEqual(['drop-off cancelled: the app cancelled it']);
+    await page.selectOption('#filter-kind', '');
+    await page.fill('#filter-session', '');
+  });
+
   it('lists the sessions held, filters them, and shows one session with its statechart following a voice start', async () => {
     await page.goto(`${url}/console#/sessions`);
     await page.waitForFunction(() => document.querySelectorAll('#sessions-table tbody tr').length >= 20);

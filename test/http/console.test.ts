@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AnyStateNode } from 'xstate';
+import { ACTIVITY_KINDS } from '../../src/domain/activity.js';
 import { sessionMachine } from '../../src/machines/session.machine.js';
 import { createHarness } from '../support/harness.js';
 import type { LiveKitStandIn } from '../support/livekit-stand-in.js';
@@ -44,6 +45,22 @@ describe('/console', () => {
     for (const script of scripts) {
       expect(() => execFileSync(process.execPath, ['--check', new URL(script, folder).pathname], { stdio: 'pipe' }), script).not.toThrow();
     }
+  });
+
+  it('offers every activity kind in its Kind filter, and words each one rather than printing its payload', async () => {
+    // dom.js imports nothing and touches the document only when building elements, so it loads here.
+    const dom = (await import(new URL('../../src/console/dom.js', import.meta.url).href)) as {
+      ACTIVITY_KINDS: string[];
+      describeItem: (item: { kind: string; payload: Record<string, unknown> }) => string;
+    };
+    expect(dom.ACTIVITY_KINDS).toEqual([...ACTIVITY_KINDS]);
+    for (const kind of ACTIVITY_KINDS) {
+      // The fallback prints the payload as JSON: a kind reaching it has no wording.
+      expect(dom.describeItem({ kind, payload: { unworded: true } }), kind).not.toContain('unworded');
+    }
+    expect(dom.describeItem({ kind: 'dropoff_registered', payload: { has_dialable_phone: true, phone_last4: '3210', reason: 'app_backgrounded' } })).toBe(
+      'drop-off registered (app_backgrounded), dialable phone ending 3210',
+    );
   });
 
   it('serves nothing outside its folders, and every data call still needs the key', async () => {

@@ -1,8 +1,7 @@
 import { Unauthorized, getJson } from '../api.js';
-import { describeItem, h, sessionLink, time } from '../dom.js';
+import { ACTIVITY_KINDS, describeItem, h, sessionLink, time } from '../dom.js';
 import { openActivityStream } from '../stream.js';
 
-const KINDS = ['event', 'trigger', 'session_start', 'session_stop', 'reengagement', 'schema_push', 'voice_agent_context_fetch'];
 /** Items kept for re-filtering; rows shown at once. Both bounded so a busy stream costs the same after an hour. */
 const KEPT = 5000;
 const SHOWN = 200;
@@ -35,7 +34,7 @@ export function activityView({ main, onUnauthorized }) {
     'select',
     { id: 'filter-kind', onchange: (e) => ((filters.kind = e.target.value), refilter()) },
     h('option', { value: '' }, 'any kind'),
-    KINDS.map((kind) => h('option', { value: kind }, kind)),
+    ACTIVITY_KINDS.map((kind) => h('option', { value: kind }, kind)),
   );
 
   main.append(
