@@ -127,6 +127,42 @@ describe('the operator console in Chromium', () => {
     await page.fill('#filter-session', '');
   });
 
+  it('asks the service for the items of a session or kind filter, beyond the newest the page holds, and adds live ones', async () => {
+    for (let step = 0; step < 3; step += 1) {
+      expect((await api('/v1/events', { session_id: 'e2e-early', event: 'screen_view', screen: `early-${step}` })).status).toBe(200);
+    }
+    // More than the page loads on arrival (200), so the early session's items are not among them.
+    for (let step = 0; step < 210; step += 1) {
+      expect((await api('/v1/events', { session_id: 'e2e-later', event: 'screen_view', screen: 'later' })).status).toBe(200);
+    }
+    await page.reload();
+    await page.waitForFunction(() => document.querySelector('#stream-state')?.textContent === 'live');
+    expect(await page.$('#activity-table a:text-is("e2e-early")')).toBeNull();
+
+    await page.fill('#filter-session', 'e2e-early');
+    await page.waitForFunction(() => document.querySelectorAll('#activity-table tbody tr').length === 3);
+    expect(await page.textContent('#filter-note')).toContain('matching items the service holds');
+    expect((await api('/v1/events', { session_id: 'e2e-early', event: 'screen_view', screen: 'early-live' })).status).toBe(200);
+    await page.waitForFunction(() => document.querySelectorAll('#activity-table tbody tr').length === 4);
+    expect(await page.textContent('#activity-table tbody tr:first-child')).toContain('early-live');
+    // The live item is not drawn twice after the service's answer to another filter change.
+    await page.selectOption('#filter-kind', 'event');
+    await page.waitForFunction(() => document.querySelector('#filter-note')?.textContent?.includes('the service holds'));
+    expect(await page.$$eval('#activity-table tbody tr', (rows) => rows.map((row) => row.textContent?.match(/early-\S+/)?.[0]))).toEqual([
+      'early-live',
+      'early-2',
+      'early-1',
+      'early-0',
+    ]);
+
+    await page.fill('#filter-text', 'early-1');
+    expect(await page.textContent('#filter-note')).toMatch(/Text searches the items this page holds: since \d\d:\d\d:\d\d/);
+    await page.fill('#filter-text', '');
+    await page.selectOption('#filter-kind', '');
+    await page.fill('#filter-session', '');
+    expect(await page.textContent('#filter-note')).toBe('');
+  });
+
   it('lists the sessions held, filters them, and shows one session with its statechart following a voice start', async () => {
     await page.goto(`${url}/console#/sessions`);
     await page.waitForFunction(() => document.querySelectorAll('#sessions-table tbody tr').length >= 20);

@@ -5,13 +5,22 @@ import { openActivityStream } from '../stream.js';
 /** Items kept for re-filtering; rows shown at once. Both bounded so a busy stream costs the same after an hour. */
 const KEPT = 5000;
 const SHOWN = 200;
+/** Typing a session id waits this long for a pause before asking the service. */
+const FILTER_DELAY_MS = 250;
 
 /**
  * The live stream as a table, newest first. Items arriving are batched and drawn once per frame,
  * and only the newest SHOWN rows exist in the DOM, so 200 items/s cost a few row insertions a frame.
+ * A session or kind filter also asks the service for its newest matching items: the page holds
+ * only what arrived since it opened, the service holds far more.
  */
 export function activityView({ main, onUnauthorized }) {
   const items = [];
+  // The newest items the service holds for the session and kind filters, in id order; replaced at each filter change.
+  let matching = [];
+  let matchingState = '';
+  let matchingLoad;
+  let filterTimer;
   let pending = [];
   let frame;
   let stream;
@@ -25,14 +34,23 @@ export function activityView({ main, onUnauthorized }) {
   const rate = h('output', { id: 'rate', 'aria-live': 'off' }, '0');
   const state = h('span', { id: 'stream-state', class: 'badge' }, 'connecting');
   const gapNote = h('span', { id: 'gap-note', class: 'muted' }, '');
+  const filterNote = h('p', { id: 'filter-note', class: 'muted note', role: 'status' }, '');
   const pauseButton = h('button', { type: 'button', id: 'pause', onclick: () => (stream ? pause() : resume()) }, 'Pause');
   const field = (id, label, input) => h('div', { class: 'field' }, h('label', { for: id }, label), input);
   const refilter = () => render(true);
-  const sessionInput = h('input', { id: 'filter-session', type: 'search', oninput: (e) => ((filters.session = e.target.value.trim()), refilter()) });
+  const serverFilter = (delay) => {
+    clearTimeout(filterTimer);
+    matchingLoad?.abort();
+    matching = [];
+    matchingState = filters.session || filters.kind ? 'loading' : '';
+    filterTimer = setTimeout(loadMatching, delay);
+    refilter();
+  };
+  const sessionInput = h('input', { id: 'filter-session', type: 'search', oninput: (e) => ((filters.session = e.target.value.trim()), serverFilter(FILTER_DELAY_MS)) });
   const textInput = h('input', { id: 'filter-text', type: 'search', oninput: (e) => ((filters.text = e.target.value.trim().toLowerCase()), refilter()) });
   const kindSelect = h(
     'select',
-    { id: 'filter-kind', onchange: (e) => ((filters.kind = e.target.value), refilter()) },
+    { id: 'filter-kind', onchange: (e) => ((filters.kind = e.target.value), serverFilter(0)) },
     h('option', { value: '' }, 'any kind'),
     ACTIVITY_KINDS.map((kind) => h('option', { value: kind }, kind)),
   );
@@ -50,6 +68,7 @@ export function activityView({ main, onUnauthorized }) {
       h('span', {}, rate, ' items/s'),
       gapNote,
     ),
+    filterNote,
     h(
       'table',
       { class: 'grid', id: 'activity-table' },
@@ -59,9 +78,9 @@ export function activityView({ main, onUnauthorized }) {
     ),
   );
 
+  const matchesServerFilters = (item) => (!filters.session || item.session_id === filters.session) && (!filters.kind || item.kind === filters.kind);
   const matches = (item) =>
-    (!filters.session || item.session_id === filters.session) &&
-    (!filters.kind || item.kind === filters.kind) &&
+    matchesServerFilters(item) &&
     (!filters.text || `${item.session_id ?? ''} ${item.user_id ?? ''} ${item.kind} ${describeItem(item)}`.toLowerCase().includes(filters.text));
 
   const row = (item) =>
@@ -75,17 +94,43 @@ export function activityView({ main, onUnauthorized }) {
       h('td', {}, describeItem(item)),
     );
 
+  /** What the rows are drawn from, so a filter that finds little is not mistaken for one that found everything. */
+  function describeFilters() {
+    const serverSide = filters.session || filters.kind;
+    const oldest = (serverSide && matching[0]) || items.find(matchesServerFilters);
+    const since = oldest ? `since ${time(oldest.timestamp)} (#${oldest.id})` : 'none yet';
+    let line = '';
+    if (serverSide && matchingState === 'loading') line = 'Asking the service for the matching items…';
+    else if (serverSide && matchingState === 'loaded') line = `The newest matching items the service holds (up to ${SHOWN}), then live ones.`;
+    else if (serverSide) line = `${matchingState}; showing the matching items this page received, ${since}.`;
+    if (filters.text) line += `${line ? ' ' : ''}Text searches the items this page holds: ${since}.`;
+    filterNote.textContent = line;
+  }
+
   function render(all) {
     frame = undefined;
     if (all) {
       pending = [];
       const shown = [];
-      for (let i = items.length - 1; i >= 0 && shown.length < SHOWN; i -= 1) if (matches(items[i])) shown.push(row(items[i]));
+      // Newest first from both lists, each id once (an item can be in both).
+      let i = items.length - 1;
+      let j = matching.length - 1;
+      let previous;
+      while (shown.length < SHOWN && (i >= 0 || j >= 0)) {
+        const fromItems = j < 0 || (i >= 0 && Number(items[i].id) >= Number(matching[j].id));
+        const item = fromItems ? items[i--] : matching[j--];
+        if (item.id === previous) continue;
+        previous = item.id;
+        if (matches(item)) shown.push(row(item));
+      }
       rows.replaceChildren(...shown);
+      describeFilters();
       return;
     }
+    // Only items newer than the top row: one the service already gave for a filter is not drawn twice.
+    const top = Number(rows.firstElementChild?.dataset.id ?? -1);
     const fragment = document.createDocumentFragment();
-    for (let i = pending.length - 1; i >= 0; i -= 1) if (matches(pending[i])) fragment.append(row(pending[i]));
+    for (let i = pending.length - 1; i >= 0; i -= 1) if (Number(pending[i].id) > top && matches(pending[i])) fragment.append(row(pending[i]));
     pending = [];
     rows.prepend(fragment);
     while (rows.childElementCount > SHOWN) rows.lastElementChild.remove();
@@ -100,6 +145,26 @@ export function activityView({ main, onUnauthorized }) {
     if (items.length > KEPT) items.splice(0, items.length - KEPT);
     pending.push(item);
     frame ??= requestAnimationFrame(() => render(false));
+  }
+
+  /** The service's newest items for the session and kind filters; the stream adds the live ones. */
+  async function loadMatching() {
+    if (!filters.session && !filters.kind) return;
+    const load = (matchingLoad = new AbortController());
+    const params = new URLSearchParams({ limit: String(SHOWN) });
+    if (filters.session) params.set('session_id', filters.session);
+    if (filters.kind) params.set('kind', filters.kind);
+    try {
+      const found = await getJson(`/api/activity?${params}`, { signal: load.signal });
+      if (load.signal.aborted || stopped) return;
+      matching = [...found.items].sort((a, b) => Number(a.id) - Number(b.id));
+      matchingState = 'loaded';
+    } catch (error) {
+      if (load.signal.aborted || stopped) return;
+      if (error instanceof Unauthorized) return onUnauthorized(error);
+      matchingState = `Could not ask the service for the matching items (${error.message})`;
+    }
+    render(true);
   }
 
   const options = () => ({
@@ -151,6 +216,8 @@ export function activityView({ main, onUnauthorized }) {
     stop() {
       stopped = true;
       clearInterval(ticker);
+      clearTimeout(filterTimer);
+      matchingLoad?.abort();
       if (frame) cancelAnimationFrame(frame);
       stream?.stop();
     },
