@@ -13,6 +13,15 @@ export function h(tag, attributes = {}, ...children) {
   return element;
 }
 
+/**
+ * A table in its own sideways scroll box: a wide table scrolls there, and the page never does.
+ * Focusable and named, so the box can be scrolled from the keyboard too.
+ */
+export const tableScroll = (label, table) => h('div', { class: 'table-scroll', role: 'region', 'aria-label': label, tabindex: '0' }, table);
+
+/** Text that may break after each underscore (`voice_agent_context_fetch`), its text unchanged. */
+export const breakable = (text) => String(text).split('_').flatMap((part, index) => (index === 0 ? [part] : ['_', h('wbr'), part]));
+
 export const time = (iso) => (iso ? new Date(iso).toLocaleTimeString([], { hour12: false }) : '—');
 
 export function ago(iso, now = Date.now()) {

@@ -185,6 +185,35 @@ describe('the operator console in Chromium', () => {
     await screenshot(page, 'session', true);
   });
 
+  it('never scrolls the page sideways: long text wraps, wide tables scroll in their own box, and a narrow screen shows the timeline before the statechart', async () => {
+    const longScreen = `screen_${'abcdefghij'.repeat(24)}`;
+    const longSession = `e2e-${'long-session-id-'.repeat(7)}`;
+    expect((await api('/v1/events', { session_id: longSession, event: 'screen_view', screen: longScreen })).status).toBe(200);
+    const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${url}/console#/activity`);
+    await page.waitForSelector(`#activity-table td:text-is("screen_view on ${longScreen}")`);
+    expect(await sideways()).toBe(0);
+
+    await page.setViewportSize({ width: 390, height: 800 });
+    expect(await sideways()).toBe(0);
+    // The table is wider than the screen and scrolls in its box.
+    expect(await page.$eval('#activity-table', (table) => table.parentElement!.scrollWidth > table.parentElement!.clientWidth)).toBe(true);
+    await page.goto(`${url}/console#/sessions`);
+    await page.waitForSelector('#sessions-table tbody tr');
+    expect(await sideways()).toBe(0);
+    await page.goto(`${url}/console#/sessions/${encodeURIComponent(longSession)}`);
+    await page.waitForSelector('#timeline li');
+    await page.waitForSelector('#statechart');
+    expect(await sideways()).toBe(0);
+    const top = (selector: string) => page.$eval(selector, (element) => element.getBoundingClientRect().top);
+    expect(await top('#timeline')).toBeLessThan(await top('#statechart'));
+    expect(await top('#timeline')).toBeLessThan(800);
+    await screenshot(page, 'session-narrow', true);
+    await page.setViewportSize({ width: 1360, height: 860 });
+  });
+
   it('shows health: media, sessions running and hibernated, streams, config version', async () => {
     await page.goto(`${url}/console#/health`);
     await page.waitForSelector('#counts dt');

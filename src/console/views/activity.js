@@ -1,5 +1,5 @@
 import { Unauthorized, getJson } from '../api.js';
-import { ACTIVITY_KINDS, describeItem, h, sessionLink, time } from '../dom.js';
+import { ACTIVITY_KINDS, breakable, describeItem, h, sessionLink, tableScroll, time } from '../dom.js';
 import { openActivityStream } from '../stream.js';
 
 /** Items kept for re-filtering; rows shown at once. Both bounded so a busy stream costs the same after an hour. */
@@ -69,12 +69,15 @@ export function activityView({ main, onUnauthorized }) {
       gapNote,
     ),
     filterNote,
-    h(
-      'table',
-      { class: 'grid', id: 'activity-table' },
-      h('caption', { class: 'visually-hidden' }, 'Activity items, newest first'),
-      h('thead', {}, h('tr', {}, ['Id', 'Time', 'Kind', 'Session', 'What'].map((name) => h('th', { scope: 'col' }, name)))),
-      rows,
+    tableScroll(
+      'Activity items',
+      h(
+        'table',
+        { class: 'grid', id: 'activity-table' },
+        h('caption', { class: 'visually-hidden' }, 'Activity items, newest first'),
+        h('thead', {}, h('tr', {}, ['Id', 'Time', 'Kind', 'Session', 'What'].map((name) => h('th', { scope: 'col', class: { What: 'what', Session: 'session' }[name] }, name)))),
+        rows,
+      ),
     ),
   );
 
@@ -88,8 +91,8 @@ export function activityView({ main, onUnauthorized }) {
       'tr',
       { 'data-id': item.id, 'data-kind': item.kind },
       h('td', { class: 'num' }, item.id),
-      h('td', {}, time(item.timestamp)),
-      h('td', {}, h('span', { class: `kind kind-${item.kind}` }, item.kind)),
+      h('td', { class: 'nowrap' }, time(item.timestamp)),
+      h('td', {}, h('span', { class: `kind kind-${item.kind}` }, breakable(item.kind))),
       h('td', {}, sessionLink(item.session_id)),
       h('td', {}, describeItem(item)),
     );

@@ -1,5 +1,5 @@
 import { getJson, poll } from '../api.js';
-import { h, time } from '../dom.js';
+import { h, tableScroll, time } from '../dom.js';
 
 const REFRESH_MS = 2000;
 
@@ -43,12 +43,15 @@ export function healthView({ main, onUnauthorized }) {
         h('p', { id: 'media-configured' }, status.media.configured ? 'Media is configured (LiveKit).' : 'Media is not configured: voice starts get placeholder tokens.'),
         calls.length === 0
           ? h('p', { class: 'muted' }, 'No media call made yet.')
-          : h(
-              'table',
-              { class: 'grid' },
-              h('caption', {}, 'Last media calls, newest first'),
-              h('thead', {}, h('tr', {}, ['Time', 'Call', 'Outcome', 'Duration'].map((name) => h('th', { scope: 'col' }, name)))),
-              h('tbody', {}, calls.map((call) => h('tr', {}, h('td', {}, time(call.at)), h('td', {}, call.call), h('td', {}, h('span', { class: `badge outcome-${call.outcome}` }, call.outcome)), h('td', { class: 'num' }, `${call.duration_ms} ms`)))),
+          : tableScroll(
+              'Last media calls',
+              h(
+                'table',
+                { class: 'grid' },
+                h('caption', {}, 'Last media calls, newest first'),
+                h('thead', {}, h('tr', {}, ['Time', 'Call', 'Outcome', 'Duration'].map((name) => h('th', { scope: 'col' }, name)))),
+                h('tbody', {}, calls.map((call) => h('tr', {}, h('td', { class: 'nowrap' }, time(call.at)), h('td', {}, call.call), h('td', {}, h('span', { class: `badge outcome-${call.outcome}` }, call.outcome)), h('td', { class: 'num' }, `${call.duration_ms} ms`)))),
+              ),
             ),
       );
   }

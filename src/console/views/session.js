@@ -27,18 +27,23 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
     h('h2', {}, `Session ${sessionId}`),
     problem,
     facts,
-    h('section', { 'aria-labelledby': 'chart-title' }, h('h3', { id: 'chart-title' }, 'Statechart'), chartHolder),
+    // On a narrow screen the chart is several screens tall: the stylesheet moves it below the rest.
     h(
       'div',
-      { class: 'columns' },
-      h('section', { 'aria-labelledby': 'timeline-title' }, h('h3', { id: 'timeline-title' }, 'Timeline'), timeline),
+      { class: 'session-body' },
+      h('section', { class: 'chart-section', 'aria-labelledby': 'chart-title' }, h('h3', { id: 'chart-title' }, 'Statechart'), chartHolder),
       h(
-        'section',
-        { 'aria-labelledby': 'agent-title' },
-        h('h3', { id: 'agent-title' }, 'What the agent would get now'),
-        h('h4', {}, 'System prompt'),
-        prompt,
-        h('details', {}, h('summary', {}, 'Context (masked, as served)'), agentContext),
+        'div',
+        { class: 'columns' },
+        h('section', { 'aria-labelledby': 'timeline-title' }, h('h3', { id: 'timeline-title' }, 'Timeline'), timeline),
+        h(
+          'section',
+          { 'aria-labelledby': 'agent-title' },
+          h('h3', { id: 'agent-title' }, 'What the agent would get now'),
+          h('h4', {}, 'System prompt'),
+          prompt,
+          h('details', {}, h('summary', {}, 'Context (masked, as served)'), agentContext),
+        ),
       ),
     ),
   );

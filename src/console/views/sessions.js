@@ -1,5 +1,5 @@
 import { getJson, poll } from '../api.js';
-import { ago, h, sessionLink } from '../dom.js';
+import { ago, h, sessionLink, tableScroll } from '../dom.js';
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 2000;
@@ -60,7 +60,7 @@ export function sessionsView({ main, onUnauthorized }) {
       ),
     ),
     summary,
-    h('table', { class: 'grid', id: 'sessions-table' }, h('caption', { class: 'visually-hidden' }, 'Sessions held'), h('thead', {}, h('tr', {}, headers)), rows),
+    tableScroll('Sessions', h('table', { class: 'grid', id: 'sessions-table' }, h('caption', { class: 'visually-hidden' }, 'Sessions held'), h('thead', {}, h('tr', {}, headers)), rows)),
     h('div', { class: 'pager' }, previous, next),
   );
 
@@ -74,7 +74,7 @@ export function sessionsView({ main, onUnauthorized }) {
       h('td', {}, flowText(s.flow)),
       h('td', {}, h('span', { class: `badge voice-${s.voice}` }, s.voice)),
       h('td', { class: 'num' }, cooldownText(s.cooldown_remaining_ms)),
-      h('td', { title: s.last_activity_at }, ago(s.last_activity_at)),
+      h('td', { class: 'nowrap', title: s.last_activity_at }, ago(s.last_activity_at)),
       h('td', {}, s.status),
     );
 
