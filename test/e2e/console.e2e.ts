@@ -181,6 +181,11 @@ describe('the operator console in Chromium', () => {
     await page.waitForSelector('[data-state-id="session.voice.active"].current');
     expect(await page.$('[data-state-id="session.voice.inactive"].current')).toBeNull();
     await page.waitForSelector('#timeline li[data-kind="session_start"]');
+    // Newest first, as Live activity: the voice start just made is at the top.
+    const timelineIds = await page.$$eval('#timeline li', (items) => items.map((item) => Number(/#(\d+)/.exec(item.textContent ?? '')?.[1])));
+    expect(timelineIds.length).toBeGreaterThan(1);
+    expect(timelineIds).toEqual([...timelineIds].sort((a, b) => b - a));
+    expect(await page.getAttribute('#timeline li:first-child', 'data-kind')).toBe('session_start');
     expect(await page.textContent('#system-prompt')).not.toBe('');
     await screenshot(page, 'session', true);
   });

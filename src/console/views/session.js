@@ -35,7 +35,7 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
       h(
         'div',
         { class: 'columns' },
-        h('section', { 'aria-labelledby': 'timeline-title' }, h('h3', { id: 'timeline-title' }, 'Timeline'), timeline),
+        h('section', { 'aria-labelledby': 'timeline-title' }, h('h3', { id: 'timeline-title' }, 'Timeline, newest first'), timeline),
         h(
           'section',
           { 'aria-labelledby': 'agent-title' },
@@ -58,7 +58,7 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
       ...items.map((item) =>
         h(
           'li',
-          { 'data-kind': item.kind },
+          { 'data-id': item.id, 'data-kind': item.kind },
           h('span', { class: 'muted' }, `${time(item.timestamp)} #${item.id} `),
           h('span', { class: `kind kind-${item.kind}` }, item.kind),
           ' ',
@@ -91,7 +91,8 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
       ...fact('Last user activity', time(session.last_user_activity_at)),
       ...fact('Last trigger', time(session.last_trigger_at)),
     );
-    showTimeline([...activity.items].sort((a, b) => Number(a.id) - Number(b.id)));
+    // Newest first, as Live activity: a new item lands at the top of the box, in sight, not below its fold.
+    showTimeline([...activity.items].sort((a, b) => Number(b.id) - Number(a.id)));
     if (prompt.textContent !== context.system_prompt) prompt.textContent = context.system_prompt;
     const contextText = JSON.stringify(context.context, null, 2);
     if (agentContext.textContent !== contextText) agentContext.textContent = contextText;
