@@ -219,6 +219,24 @@ describe('the operator console in Chromium', () => {
     await page.setViewportSize({ width: 1360, height: 860 });
   });
 
+  it('keeps the keyboard focus on a session link across refreshes, also when its row moves', async () => {
+    await page.goto(`${url}/console#/sessions`);
+    await page.waitForFunction(() => document.querySelectorAll('#sessions-table tbody tr').length >= 5);
+    const order = () => page.$$eval('#sessions-table tbody tr', (rows) => rows.map((row) => (row as HTMLElement).dataset.sessionId));
+    const [, , third] = await order();
+    await page.focus(`#sessions-table tr[data-session-id="${third}"] a`);
+    const focused = () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.closest('tr')?.dataset.sessionId);
+
+    // Another session becomes the most recent: rows move around the focused one.
+    expect((await api('/v1/events', { session_id: 'e2e-focus-other', event: 'screen_view', screen: 'pan_details' })).status).toBe(200);
+    await page.waitForFunction(() => (document.querySelector('#sessions-table tbody tr') as HTMLElement | null)?.dataset.sessionId === 'e2e-focus-other');
+    expect(await focused()).toBe(third);
+    // Its own session becomes the most recent: the focused row itself moves to the top.
+    expect((await api('/v1/events', { session_id: third, event: 'screen_view', screen: 'pan_details' })).status).toBe(200);
+    await page.waitForFunction((id) => (document.querySelector('#sessions-table tbody tr') as HTMLElement | null)?.dataset.sessionId === id, third);
+    expect(await focused()).toBe(third);
+  });
+
   it('shows health: media, sessions running and hibernated, streams, config version', async () => {
     await page.goto(`${url}/console#/health`);
     await page.waitForSelector('#counts dt');

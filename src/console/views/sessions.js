@@ -64,19 +64,37 @@ export function sessionsView({ main, onUnauthorized }) {
     h('div', { class: 'pager' }, previous, next),
   );
 
-  const row = (s) =>
-    h(
-      'tr',
-      { 'data-session-id': s.session_id },
-      h('td', {}, sessionLink(s.session_id)),
-      h('td', {}, s.user_id ?? '—'),
-      h('td', {}, s.screen ?? '—'),
-      h('td', {}, flowText(s.flow)),
-      h('td', {}, h('span', { class: `badge voice-${s.voice}` }, s.voice)),
-      h('td', { class: 'num' }, cooldownText(s.cooldown_remaining_ms)),
-      h('td', { class: 'nowrap', title: s.last_activity_at }, ago(s.last_activity_at)),
-      h('td', {}, s.status),
-    );
+  // A session's row is kept and its cells updated in place at each refresh: replacing every row
+  // took the keyboard focus (on a session link) away every two seconds.
+  let rowsById = new Map();
+  const row = (s) => h('tr', { 'data-session-id': s.session_id }, h('td', {}, sessionLink(s.session_id)), h('td'), h('td'), h('td'), h('td'), h('td', { class: 'num' }), h('td', { class: 'nowrap' }), h('td'));
+  const setText = (cell, text) => {
+    if (cell.textContent !== text) cell.textContent = text;
+  };
+  function update(tr, s) {
+    const [, user, screen, flow, voice, cooldown, last, status] = tr.cells;
+    setText(user, s.user_id ?? '—');
+    setText(screen, s.screen ?? '—');
+    setText(flow, flowText(s.flow));
+    if (voice.textContent !== s.voice) voice.replaceChildren(h('span', { class: `badge voice-${s.voice}` }, s.voice));
+    setText(cooldown, cooldownText(s.cooldown_remaining_ms));
+    setText(last, ago(s.last_activity_at));
+    last.title = s.last_activity_at ?? '';
+    setText(status, s.status);
+    return tr;
+  }
+
+  /** The page's rows in its order, moving only those out of place; a moved row that held the focus gets it back. */
+  function showRows(sessions) {
+    const focused = rows.contains(document.activeElement) ? document.activeElement.closest('tr')?.dataset.sessionId : undefined;
+    const wanted = sessions.map((s) => update(rowsById.get(s.session_id) ?? row(s), s));
+    wanted.forEach((tr, index) => {
+      if (rows.children[index] !== tr) rows.insertBefore(tr, rows.children[index] ?? null);
+    });
+    while (rows.children.length > wanted.length) rows.lastElementChild.remove();
+    rowsById = new Map(wanted.map((tr) => [tr.dataset.sessionId, tr]));
+    if (focused !== undefined && !rows.contains(document.activeElement)) rowsById.get(focused)?.querySelector('a')?.focus();
+  }
 
   async function load(stopped) {
     const params = new URLSearchParams({ limit: String(PAGE_SIZE), sort: query.sort, order: query.order });
@@ -85,7 +103,7 @@ export function sessionsView({ main, onUnauthorized }) {
     const page = await getJson(`/api/sessions?${params}`);
     if (stopped()) return;
     nextCursor = page.next_cursor;
-    rows.replaceChildren(...page.sessions.map(row));
+    showRows(page.sessions);
     const first = cursors.length * PAGE_SIZE + 1;
     summary.textContent = page.total === 0 ? 'No session matches.' : `${first}–${first + page.sessions.length - 1} of ${page.total} sessions`;
     previous.disabled = cursors.length === 0;
