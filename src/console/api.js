@@ -5,6 +5,8 @@ export const storedKey = () => sessionStorage.getItem(KEY_NAME) ?? '';
 export const storeKey = (key) => sessionStorage.setItem(KEY_NAME, key);
 
 export class Unauthorized extends Error {}
+/** No answer at all (service down, network gone), as opposed to an answer that is an error. */
+export class Unreachable extends Error {}
 
 export function authHeaders() {
   const key = storedKey();
@@ -20,9 +22,19 @@ async function detailOf(response) {
   }
 }
 
+/** fetch, with a failure to reach the service thrown as Unreachable; an abort stays an abort. */
+export async function reach(path, init) {
+  try {
+    return await fetch(path, init);
+  } catch (error) {
+    if (error.name === 'AbortError') throw error;
+    throw new Unreachable('service unreachable');
+  }
+}
+
 /** GET a JSON resource; a 401 becomes Unauthorized so the page can show the key problem. */
 export async function getJson(path, { signal } = {}) {
-  const response = await fetch(path, { headers: { Accept: 'application/json', ...authHeaders() }, signal });
+  const response = await reach(path, { headers: { Accept: 'application/json', ...authHeaders() }, signal });
   if (response.status === 401) throw new Unauthorized(await detailOf(response));
   if (!response.ok) throw new Error(`${response.status}: ${await detailOf(response)}`);
   return response.json();
@@ -32,7 +44,8 @@ export { detailOf };
 
 /**
  * Runs `load` now and again `everyMs` after each run ends, until stopped. A refused key stops it
- * and shows the 401 page; any other failure is reported and retried on the next round.
+ * and shows the 401 page; any other failure is reported (`onProblem(error)`) and retried on the
+ * next round, and a round that succeeds reports `onProblem(null)`.
  */
 export function poll(load, everyMs, { onUnauthorized, onProblem }) {
   let timer;
@@ -45,14 +58,14 @@ export function poll(load, everyMs, { onUnauthorized, onProblem }) {
     const superseded = () => stopped || mine !== latest;
     try {
       await load(superseded);
-      if (!superseded()) onProblem('');
+      if (!superseded()) onProblem(null);
     } catch (error) {
       if (error instanceof Unauthorized) {
         stopped = true;
         onUnauthorized(error);
         return;
       }
-      if (!superseded()) onProblem(error.message);
+      if (!superseded()) onProblem(error);
     }
     if (!superseded()) timer = setTimeout(round, everyMs);
   }

@@ -248,6 +248,31 @@ describe('the operator console in Chromium', () => {
     await screenshot(page, 'health');
   });
 
+  it('says when the service stops answering, dims the last data shown, and clears both when it answers again', async () => {
+    const unreachable = (path: string) => page.route((address) => address.pathname === path, (route) => route.abort('connectionrefused'));
+    const problem = () => page.textContent('main .problem');
+
+    await page.goto(`${url}/console#/health`);
+    await page.waitForSelector('#counts dt');
+    await unreachable('/api/status');
+    await page.waitForFunction(() => document.querySelector('main .problem')?.textContent?.startsWith('Service unreachable since'));
+    expect(await problem()).toMatch(/^Service unreachable since \d\d:\d\d:\d\d; showing the last data, loaded at \d\d:\d\d:\d\d\.$/);
+    expect(await page.getAttribute('#health-content', 'class')).toContain('stale');
+    await page.unrouteAll();
+    await page.waitForFunction(() => document.querySelector('main .problem')?.textContent === '');
+    expect(await page.getAttribute('#health-content', 'class')).not.toContain('stale');
+
+    await page.goto(`${url}/console#/sessions`);
+    await page.waitForSelector('#sessions-table tbody tr');
+    await unreachable('/api/sessions');
+    await page.waitForFunction(() => document.querySelector('main .problem')?.textContent?.startsWith('Service unreachable since'));
+    expect(await page.getAttribute('#sessions-content', 'class')).toContain('stale');
+    await screenshot(page, 'unreachable');
+    await page.unrouteAll();
+    await page.waitForFunction(() => !document.querySelector('#sessions-content')?.classList.contains('stale'));
+    expect(await problem()).toBe('');
+  });
+
   it('has no serious accessibility violations in any view', async () => {
     for (const view of ['activity', 'sessions', 'sessions/e2e-voice', 'health']) {
       await page.goto(`${url}/console#/${view}`);

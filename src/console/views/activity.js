@@ -35,6 +35,9 @@ export function activityView({ main, onUnauthorized }) {
   const state = h('span', { id: 'stream-state', class: 'badge' }, 'connecting');
   const gapNote = h('span', { id: 'gap-note', class: 'muted' }, '');
   const filterNote = h('p', { id: 'filter-note', class: 'muted note', role: 'status' }, '');
+  const problem = h('p', { class: 'problem', role: 'alert' });
+  // When the stream dropped, while it has not come back.
+  let downSince;
   const pauseButton = h('button', { type: 'button', id: 'pause', onclick: () => (stream ? pause() : resume()) }, 'Pause');
   const field = (id, label, input) => h('div', { class: 'field' }, h('label', { for: id }, label), input);
   const refilter = () => render(true);
@@ -68,6 +71,7 @@ export function activityView({ main, onUnauthorized }) {
       h('span', {}, rate, ' items/s'),
       gapNote,
     ),
+    problem,
     filterNote,
     tableScroll(
       'Activity items',
@@ -177,7 +181,13 @@ export function activityView({ main, onUnauthorized }) {
       gapNote.textContent = `the server no longer held some items (${JSON.stringify(reset)})`;
       lastId = undefined;
     },
-    onState: (value) => (state.textContent = value),
+    onState: (value) => {
+      state.textContent = value;
+      if (value === 'reconnecting') downSince ??= new Date().toISOString();
+      else if (value !== 'connecting') downSince = undefined;
+      const text = downSince ? `The stream dropped at ${time(downSince)}; reconnecting every few seconds. Items recorded meanwhile arrive once it is back.` : '';
+      if (problem.textContent !== text) problem.textContent = text;
+    },
     onUnauthorized,
   });
 

@@ -1,5 +1,6 @@
 import { getJson, poll } from '../api.js';
 import { describeItem, h, time, voiceStateName } from '../dom.js';
+import { staleness } from '../stale.js';
 import { drawStatechart } from '../statechart.js';
 
 const REFRESH_MS = 1000;
@@ -26,23 +27,27 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
     h('p', {}, h('a', { href: '#/sessions' }, '← Sessions')),
     h('h2', {}, `Session ${sessionId}`),
     problem,
-    facts,
-    // On a narrow screen the chart is several screens tall: the stylesheet moves it below the rest.
     h(
       'div',
-      { class: 'session-body' },
-      h('section', { class: 'chart-section', 'aria-labelledby': 'chart-title' }, h('h3', { id: 'chart-title' }, 'Statechart'), chartHolder),
+      { id: 'session-content' },
+      facts,
+      // On a narrow screen the chart is several screens tall: the stylesheet moves it below the rest.
       h(
         'div',
-        { class: 'columns' },
-        h('section', { 'aria-labelledby': 'timeline-title' }, h('h3', { id: 'timeline-title' }, 'Timeline, newest first'), timeline),
+        { class: 'session-body' },
+        h('section', { class: 'chart-section', 'aria-labelledby': 'chart-title' }, h('h3', { id: 'chart-title' }, 'Statechart'), chartHolder),
         h(
-          'section',
-          { 'aria-labelledby': 'agent-title' },
-          h('h3', { id: 'agent-title' }, 'What the agent would get now'),
-          h('h4', {}, 'System prompt'),
-          prompt,
-          h('details', {}, h('summary', {}, 'Context (masked, as served)'), agentContext),
+          'div',
+          { class: 'columns' },
+          h('section', { 'aria-labelledby': 'timeline-title' }, h('h3', { id: 'timeline-title' }, 'Timeline, newest first'), timeline),
+          h(
+            'section',
+            { 'aria-labelledby': 'agent-title' },
+            h('h3', { id: 'agent-title' }, 'What the agent would get now'),
+            h('h4', {}, 'System prompt'),
+            prompt,
+            h('details', {}, h('summary', {}, 'Context (masked, as served)'), agentContext),
+          ),
         ),
       ),
     ),
@@ -98,5 +103,5 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
     if (agentContext.textContent !== contextText) agentContext.textContent = contextText;
   }
 
-  return poll(load, REFRESH_MS, { onUnauthorized, onProblem: (text) => (problem.textContent = text && `Could not load the session: ${text}`) });
+  return poll(load, REFRESH_MS, { onUnauthorized, onProblem: staleness(problem, main.querySelector('#session-content'), 'the session') });
 }

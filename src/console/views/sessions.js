@@ -1,5 +1,6 @@
 import { getJson, poll } from '../api.js';
 import { ago, h, sessionLink, tableScroll } from '../dom.js';
+import { staleness } from '../stale.js';
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 2000;
@@ -20,6 +21,7 @@ export function sessionsView({ main, onUnauthorized }) {
 
   const rows = h('tbody');
   const summary = h('p', { id: 'sessions-summary', class: 'muted', role: 'status' }, 'Loading…');
+  const problem = h('p', { class: 'problem', role: 'alert' });
   const previous = h('button', { type: 'button', id: 'previous-page', onclick: () => go(cursors.pop(), false) }, 'Previous');
   const next = h('button', { type: 'button', id: 'next-page', onclick: () => go(nextCursor, true) }, 'Next');
   const field = (id, label, input) => h('div', { class: 'field' }, h('label', { for: id }, label), input);
@@ -59,9 +61,14 @@ export function sessionsView({ main, onUnauthorized }) {
         h('select', { id: 'sessions-voice', onchange: onFilter('voice') }, h('option', { value: '' }, 'any'), h('option', { value: 'active' }, 'active'), h('option', { value: 'inactive' }, 'inactive')),
       ),
     ),
-    summary,
-    tableScroll('Sessions', h('table', { class: 'grid', id: 'sessions-table' }, h('caption', { class: 'visually-hidden' }, 'Sessions held'), h('thead', {}, h('tr', {}, headers)), rows)),
-    h('div', { class: 'pager' }, previous, next),
+    problem,
+    h(
+      'div',
+      { id: 'sessions-content' },
+      summary,
+      tableScroll('Sessions', h('table', { class: 'grid', id: 'sessions-table' }, h('caption', { class: 'visually-hidden' }, 'Sessions held'), h('thead', {}, h('tr', {}, headers)), rows)),
+      h('div', { class: 'pager' }, previous, next),
+    ),
   );
 
   // A session's row is kept and its cells updated in place at each refresh: replacing every row
@@ -121,6 +128,6 @@ export function sessionsView({ main, onUnauthorized }) {
     poller.now();
   }
 
-  const poller = poll(load, REFRESH_MS, { onUnauthorized, onProblem: (text) => text && (summary.textContent = `Could not load sessions: ${text}`) });
+  const poller = poll(load, REFRESH_MS, { onUnauthorized, onProblem: staleness(problem, main.querySelector('#sessions-content'), 'the sessions') });
   return poller;
 }
