@@ -201,6 +201,21 @@ describe('the operator console in Chromium', () => {
     await page.waitForSelector(`#activity-table td:text-is("screen_view on ${longScreen}")`);
     expect(await sideways()).toBe(0);
 
+    // Only long ids, screens and payload text break anywhere: a word ('running', a user id) breaks only at a space or hyphen.
+    await page.goto(`${url}/console#/sessions`);
+    await page.waitForSelector(`#sessions-table td:text-is("${longScreen}")`);
+    const brokenWords = await page.$$eval('#sessions-table tbody td:nth-child(2), #sessions-table tbody td:nth-child(8)', (cells) =>
+      cells.filter((cell) => {
+        const range = document.createRange();
+        range.selectNodeContents(cell);
+        return range.getClientRects().length > 1 && !/[\s-]/.test(cell.textContent ?? '');
+      }).map((cell) => cell.textContent),
+    );
+    expect(brokenWords).toEqual([]);
+    expect(await sideways()).toBe(0);
+
+    await page.goto(`${url}/console#/activity`);
+    await page.waitForSelector(`#activity-table td:text-is("screen_view on ${longScreen}")`);
     await page.setViewportSize({ width: 390, height: 800 });
     expect(await sideways()).toBe(0);
     // The table is wider than the screen and scrolls in its box.

@@ -97,8 +97,8 @@ export function activityView({ main, onUnauthorized }) {
       h('td', { class: 'num' }, item.id),
       h('td', { class: 'nowrap' }, time(item.timestamp)),
       h('td', {}, h('span', { class: `kind kind-${item.kind}` }, breakable(item.kind))),
-      h('td', {}, sessionLink(item.session_id)),
-      h('td', {}, describeItem(item)),
+      h('td', { class: 'wrap' }, sessionLink(item.session_id)),
+      h('td', { class: 'wrap' }, describeItem(item)),
     );
 
   /** What the rows are drawn from, so a filter that finds little is not mistaken for one that found everything. */

@@ -74,7 +74,8 @@ export function sessionsView({ main, onUnauthorized }) {
   // A session's row is kept and its cells updated in place at each refresh: replacing every row
   // took the keyboard focus (on a session link) away every two seconds.
   let rowsById = new Map();
-  const row = (s) => h('tr', { 'data-session-id': s.session_id }, h('td', {}, sessionLink(s.session_id)), h('td'), h('td'), h('td'), h('td'), h('td', { class: 'num' }), h('td', { class: 'nowrap' }), h('td'));
+  const row = (s) =>
+    h('tr', { 'data-session-id': s.session_id }, h('td', { class: 'wrap' }, sessionLink(s.session_id)), h('td'), h('td', { class: 'wrap' }), h('td'), h('td'), h('td', { class: 'num' }), h('td', { class: 'nowrap' }), h('td'));
   const setText = (cell, text) => {
     if (cell.textContent !== text) cell.textContent = text;
   };
