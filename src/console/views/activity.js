@@ -143,11 +143,12 @@ export function activityView({ main, onUnauthorized }) {
     while (rows.childElementCount > SHOWN) rows.lastElementChild.remove();
   }
 
-  function onItem(item) {
+  /** An item from the stream, or (`live` false) from the recent past loaded on arrival, which the items/s counter leaves out. */
+  function onItem(item, live = true) {
     const id = Number(item.id);
     if (lastId !== undefined && id !== lastId + 1) gaps += 1;
     lastId = id;
-    received += 1;
+    if (live) received += 1;
     items.push(item);
     if (items.length > KEPT) items.splice(0, items.length - KEPT);
     pending.push(item);
@@ -213,7 +214,7 @@ export function activityView({ main, onUnauthorized }) {
   getJson('/api/activity?limit=200')
     .then((recent) => {
       if (stopped) return;
-      for (const item of [...recent.items].sort((a, b) => Number(a.id) - Number(b.id))) onItem(item);
+      for (const item of [...recent.items].sort((a, b) => Number(a.id) - Number(b.id))) onItem(item, false);
       gaps = 0;
     })
     .then(
