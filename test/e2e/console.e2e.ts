@@ -167,6 +167,14 @@ describe('the operator console in Chromium', () => {
       'early-0',
     ]);
 
+    // A filter nothing matches says so.
+    await page.fill('#filter-session', 'e2e-no-such-session');
+    await page.waitForFunction(() => document.querySelector('#empty-note')?.textContent === 'No item matches.');
+    expect(await page.$$('#activity-table tbody tr')).toHaveLength(0);
+    await page.fill('#filter-session', 'e2e-early');
+    await page.waitForFunction(() => document.querySelectorAll('#activity-table tbody tr').length === 4);
+    expect(await page.textContent('#empty-note')).toBe('');
+
     await page.fill('#filter-text', 'early-1');
     expect(await page.textContent('#filter-note')).toMatch(/Text searches the items this page holds: since \d\d:\d\d:\d\d/);
     await page.fill('#filter-text', '');

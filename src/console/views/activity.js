@@ -36,6 +36,7 @@ export function activityView({ main, onUnauthorized }) {
   const gapNote = h('span', { id: 'gap-note', class: 'muted' }, '');
   const filterNote = h('p', { id: 'filter-note', class: 'muted note', role: 'status' }, '');
   const problem = h('p', { class: 'problem', role: 'alert' });
+  const emptyNote = h('p', { id: 'empty-note', class: 'muted note', role: 'status' }, '');
   // When the stream dropped, while it has not come back.
   let downSince;
   const pauseButton = h('button', { type: 'button', id: 'pause', onclick: () => (stream ? pause() : resume()) }, 'Pause');
@@ -83,6 +84,7 @@ export function activityView({ main, onUnauthorized }) {
         rows,
       ),
     ),
+    emptyNote,
   );
 
   const matchesServerFilters = (item) => (!filters.session || item.session_id === filters.session) && (!filters.kind || item.kind === filters.kind);
@@ -114,6 +116,13 @@ export function activityView({ main, onUnauthorized }) {
     filterNote.textContent = line;
   }
 
+  /** An empty table under a filter says so, once the service has answered for it. */
+  function sayIfEmpty() {
+    const filtered = filters.session || filters.kind || filters.text;
+    const text = filtered && rows.childElementCount === 0 && matchingState !== 'loading' ? 'No item matches.' : '';
+    if (emptyNote.textContent !== text) emptyNote.textContent = text;
+  }
+
   function render(all) {
     frame = undefined;
     if (all) {
@@ -132,6 +141,7 @@ export function activityView({ main, onUnauthorized }) {
       }
       rows.replaceChildren(...shown);
       describeFilters();
+      sayIfEmpty();
       return;
     }
     // Only items newer than the top row: one the service already gave for a filter is not drawn twice.
@@ -141,6 +151,7 @@ export function activityView({ main, onUnauthorized }) {
     pending = [];
     rows.prepend(fragment);
     while (rows.childElementCount > SHOWN) rows.lastElementChild.remove();
+    sayIfEmpty();
   }
 
   /** An item from the stream, or (`live` false) from the recent past loaded on arrival, which the items/s counter leaves out. */
