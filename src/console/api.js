@@ -5,6 +5,13 @@ export const storedKey = () => sessionStorage.getItem(KEY_NAME) ?? '';
 export const storeKey = (key) => sessionStorage.setItem(KEY_NAME, key);
 
 export class Unauthorized extends Error {}
+/** An answer that is an error, with its status: a view tells "not there" (404) from a failure. */
+export class HttpError extends Error {
+  constructor(status, detail) {
+    super(`${status}: ${detail}`);
+    this.status = status;
+  }
+}
 /** No answer at all (service down, network gone), as opposed to an answer that is an error. */
 export class Unreachable extends Error {}
 
@@ -36,7 +43,7 @@ export async function reach(path, init) {
 export async function getJson(path, { signal } = {}) {
   const response = await reach(path, { headers: { Accept: 'application/json', ...authHeaders() }, signal });
   if (response.status === 401) throw new Unauthorized(await detailOf(response));
-  if (!response.ok) throw new Error(`${response.status}: ${await detailOf(response)}`);
+  if (!response.ok) throw new HttpError(response.status, await detailOf(response));
   return response.json();
 }
 

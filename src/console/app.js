@@ -1,5 +1,5 @@
 import { Unauthorized, storeKey, storedKey } from './api.js';
-import { h } from './dom.js';
+import { h, notFound } from './dom.js';
 import { activityView } from './views/activity.js';
 import { healthView } from './views/health.js';
 import { sessionView } from './views/session.js';
@@ -28,22 +28,40 @@ function showUnauthorized(error) {
   keyInput.focus();
 }
 
+const VIEWS = new Map([
+  ['activity', activityView],
+  ['sessions', sessionsView],
+  ['health', healthView],
+]);
+
+/** The hash as view and session id; undefined for a malformed escape (`%E0%A4`), which names nothing. */
+function parseHash() {
+  try {
+    const [view, ...rest] = decodeURIComponent(location.hash.replace(/^#\/?/, '')).split('/');
+    return { view: view || 'activity', sessionId: rest.join('/') };
+  } catch {
+    return undefined;
+  }
+}
+
 function route() {
   current?.stop?.();
-  const hash = decodeURIComponent(location.hash.replace(/^#\/?/, ''));
-  const [view, ...rest] = hash.split('/');
-  const sessionId = rest.join('/');
+  current = undefined;
+  const parsed = parseHash();
   const context = { main, onUnauthorized: showUnauthorized };
+  // Only the session page takes more after its view name; anything else is not a page here.
+  const known = parsed && VIEWS.has(parsed.view) && (parsed.view === 'sessions' || !parsed.sessionId);
   for (const link of document.querySelectorAll('nav a')) {
-    const selected = link.dataset.view === (view || 'activity');
-    if (selected) link.setAttribute('aria-current', 'page');
+    if (known && link.dataset.view === parsed.view) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
   main.replaceChildren();
-  if (view === 'sessions' && sessionId) current = sessionView(context, sessionId);
-  else if (view === 'sessions') current = sessionsView(context);
-  else if (view === 'health') current = healthView(context);
-  else current = activityView(context);
+  if (!known) {
+    notFound(main, 'No such page', `Nothing in the console is at “${location.hash}”.`);
+    return;
+  }
+  if (parsed.view === 'sessions' && parsed.sessionId) current = sessionView(context, parsed.sessionId);
+  else current = VIEWS.get(parsed.view)(context);
   document.title = `${main.querySelector('h2')?.textContent ?? 'Console'} · KYC assistant console`;
 }
 

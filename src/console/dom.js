@@ -104,4 +104,18 @@ export function describeItem(item) {
   }
 }
 
+/** In place of a view: what was asked for is not there, and where to go instead. */
+export function notFound(main, heading, text) {
+  main.replaceChildren(
+    h(
+      'section',
+      { class: 'not-found', 'aria-labelledby': 'not-found-title' },
+      h('h2', { id: 'not-found-title' }, heading),
+      h('p', {}, text),
+      h('p', {}, h('a', { href: '#/activity' }, 'Live activity'), ' · ', h('a', { href: '#/sessions' }, 'Sessions'), ' · ', h('a', { href: '#/health' }, 'Health')),
+    ),
+  );
+  document.title = `${heading} · KYC assistant console`;
+}
+
 export const sessionLink = (sessionId) => (sessionId ? h('a', { href: `#/sessions/${encodeURIComponent(sessionId)}` }, sessionId) : '—');

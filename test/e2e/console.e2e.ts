@@ -272,6 +272,34 @@ describe('the operator console in Chromium', () => {
     expect(await focused()).toBe(third);
   });
 
+  it('shows a not-found page for an unknown view, a malformed address and an unknown session, which it asks for once', async () => {
+    const errors: string[] = [];
+    const onError = (error: Error) => errors.push(error.message);
+    page.on('pageerror', onError);
+    const heading = () => page.textContent('main h2');
+
+    await page.goto(`${url}/console#/nosuchview`);
+    await page.waitForSelector('main h2:text-is("No such page")');
+    expect(await page.$('nav a[aria-current]')).toBeNull();
+    await page.goto(`${url}/console#/sessions/%E0%A4`);
+    await page.waitForSelector('main h2:text-is("No such page")');
+    expect(await page.textContent('main')).toContain('#/sessions/%E0%A4');
+
+    const asked: string[] = [];
+    const onRequest = (request: { url: () => string }) => {
+      if (new URL(request.url()).pathname === '/api/sessions/e2e-nope') asked.push(request.url());
+    };
+    page.on('request', onRequest);
+    await page.goto(`${url}/console#/sessions/e2e-nope`);
+    await page.waitForSelector('main h2:text-is("No such session")');
+    await page.waitForTimeout(2500);
+    expect(await heading()).toBe('No such session');
+    expect(asked).toHaveLength(1);
+    page.off('request', onRequest);
+    page.off('pageerror', onError);
+    expect(errors).toEqual([]);
+  });
+
   it('shows health: media, sessions running and hibernated, streams, config version', async () => {
     await page.goto(`${url}/console#/health`);
     await page.waitForSelector('#counts dt');
@@ -309,7 +337,7 @@ describe('the operator console in Chromium', () => {
   });
 
   it('has no serious accessibility violations in any view', async () => {
-    for (const view of ['activity', 'sessions', 'sessions/e2e-voice', 'health']) {
+    for (const view of ['activity', 'sessions', 'sessions/e2e-voice', 'health', 'nosuchview', 'sessions/e2e-nope']) {
       await page.goto(`${url}/console#/${view}`);
       await page.waitForSelector('main h2');
       await page.waitForTimeout(0);

@@ -1,5 +1,5 @@
-import { getJson, poll } from '../api.js';
-import { describeItem, h, time, voiceStateName } from '../dom.js';
+import { HttpError, getJson, poll } from '../api.js';
+import { describeItem, h, notFound, time, voiceStateName } from '../dom.js';
 import { staleness } from '../stale.js';
 import { drawStatechart } from '../statechart.js';
 
@@ -79,11 +79,22 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
       chart = drawStatechart(machine);
       chartHolder.replaceChildren(chart.element);
     }
-    const [session, activity, context] = await Promise.all([
-      getJson(`/api/sessions/${id}`),
-      getJson(`/api/activity?session_id=${id}&limit=${TIMELINE_LIMIT}`),
-      getJson(`/api/sessions/${id}/agent-context`),
-    ]);
+    let session, activity, context;
+    try {
+      [session, activity, context] = await Promise.all([
+        getJson(`/api/sessions/${id}`),
+        getJson(`/api/activity?session_id=${id}&limit=${TIMELINE_LIMIT}`),
+        getJson(`/api/sessions/${id}/agent-context`),
+      ]);
+    } catch (error) {
+      // A session the service does not hold (404), or an id that cannot be one (422), does not
+      // appear by asking again every second: say so once and stop asking.
+      if (!(error instanceof HttpError && (error.status === 404 || error.status === 422))) throw error;
+      if (stopped()) return;
+      poller.stop();
+      notFound(main, 'No such session', `The service holds no session “${sessionId}” (it answered ${error.message}). It may have ended and been let go, or the id is mistyped.`);
+      return;
+    }
     if (stopped()) return;
     chart.highlight(session.state);
     facts.replaceChildren(
@@ -103,5 +114,6 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
     if (agentContext.textContent !== contextText) agentContext.textContent = contextText;
   }
 
-  return poll(load, REFRESH_MS, { onUnauthorized, onProblem: staleness(problem, main.querySelector('#session-content'), 'the session') });
+  const poller = poll(load, REFRESH_MS, { onUnauthorized, onProblem: staleness(problem, main.querySelector('#session-content'), 'the session') });
+  return poller;
 }
