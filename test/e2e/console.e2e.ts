@@ -300,6 +300,21 @@ describe('the operator console in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it('loads without a request the service refuses (no /favicon.ico)', async () => {
+    const fresh = await context.newPage();
+    await fresh.addInitScript((key) => sessionStorage.setItem('kyc-console-api-key', key), KEY);
+    const failed: string[] = [];
+    fresh.on('console', (message) => {
+      if (message.type() === 'error') failed.push(message.text());
+    });
+    await fresh.goto(`${url}/console#/health`);
+    await fresh.waitForSelector('#counts dt');
+    await fresh.waitForTimeout(1000);
+    expect(failed).toEqual([]);
+    expect(await fresh.getAttribute('link[rel="icon"]', 'href')).toMatch(/^data:image\/svg\+xml,/);
+    await fresh.close();
+  });
+
   it('shows health: media, sessions running and hibernated, streams, config version', async () => {
     await page.goto(`${url}/console#/health`);
     await page.waitForSelector('#counts dt');
