@@ -22,7 +22,14 @@ export const tableScroll = (label, table) => h('div', { class: 'table-scroll', r
 /** Text that may break after each underscore (`voice_agent_context_fetch`), its text unchanged. */
 export const breakable = (text) => String(text).split('_').flatMap((part, index) => (index === 0 ? [part] : ['_', h('wbr'), part]));
 
-export const time = (iso) => (iso ? new Date(iso).toLocaleTimeString([], { hour12: false }) : '—');
+/** A clock time, with the date before it when that is not today: the service keeps activity and sessions across days. */
+export function time(iso) {
+  if (!iso) return '—';
+  const at = new Date(iso);
+  const clock = at.toLocaleTimeString([], { hour12: false });
+  if (at.toDateString() === new Date().toDateString()) return clock;
+  return `${at.toLocaleDateString([], { year: 'numeric', month: 'short', day: 'numeric' })} ${clock}`;
+}
 
 export function ago(iso, now = Date.now()) {
   if (!iso) return '—';

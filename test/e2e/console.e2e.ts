@@ -315,6 +315,27 @@ describe('the operator console in Chromium', () => {
     await fresh.close();
   });
 
+  it('gives the date with a time that is not today', async () => {
+    // A context of its own: the clock is the context's, and this one believes it is two days on,
+    // so everything the service recorded is from another day.
+    const laterContext = await browser.newContext({ viewport: { width: 1360, height: 860 } });
+    const later = await laterContext.newPage();
+    await later.addInitScript((key) => sessionStorage.setItem('kyc-console-api-key', key), KEY);
+    await later.clock.setFixedTime(Date.now() + 2 * 86_400_000);
+    await later.goto(`${url}/console#/sessions/e2e-voice`);
+    await later.waitForSelector('#timeline li');
+    const year = String(new Date().getFullYear());
+    const lastActivity = await later.textContent('#session-facts dt:text-is("Last user activity") + dd');
+    expect(lastActivity).toContain(year);
+    expect(lastActivity).toMatch(/\d\d:\d\d:\d\d$/);
+    expect(await later.textContent('#timeline li:first-child')).toContain(year);
+    await laterContext.close();
+    // Today's times stay short.
+    await page.goto(`${url}/console#/sessions/e2e-voice`);
+    await page.waitForSelector('#timeline li');
+    expect(await page.textContent('#session-facts dt:text-is("Last user activity") + dd')).toMatch(/^\d\d:\d\d:\d\d$/);
+  });
+
   it('shows health: media, sessions running and hibernated, streams, config version', async () => {
     await page.goto(`${url}/console#/health`);
     await page.waitForSelector('#counts dt');
