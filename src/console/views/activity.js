@@ -113,7 +113,8 @@ export function activityView({ main, onUnauthorized }) {
     else if (serverSide && matchingState === 'loaded') line = `The newest matching items the service holds (up to ${SHOWN}), then live ones.`;
     else if (serverSide) line = `${matchingState}; showing the matching items this page received, ${since}.`;
     if (filters.text) line += `${line ? ' ' : ''}Text searches the items this page holds: ${since}.`;
-    filterNote.textContent = line;
+    // Set only when it changes: a status region set again on every keystroke is read out again.
+    if (filterNote.textContent !== line) filterNote.textContent = line;
   }
 
   /** An empty table under a filter says so, once the service has answered for it. */
