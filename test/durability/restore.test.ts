@@ -87,8 +87,9 @@ describe('timers are re-armed from the deadlines the store keeps (simulated cloc
     expect(await reengagements(after)).toHaveLength(2);
   });
 
-  it('a deadline that passed while the service was down fires once, at start, and not again after another restart', async () => {
-    const h = createHarness(sqlite({ REENGAGEMENT_INACTIVITY_SECONDS: '300' }));
+  /** A voice session stopped, the service down for an hour, started again: the reengagement due meanwhile fires at its deadline. */
+  async function downAnHourAfterStop(env: Record<string, string>): Promise<Harness> {
+    const h = createHarness(sqlite({ REENGAGEMENT_INACTIVITY_SECONDS: '300', ...env }));
     await startVoice(h);
     await stopVoice(h);
     h.clock.set(START_TIME + 3600 * SECOND);
@@ -97,21 +98,18 @@ describe('timers are re-armed from the deadlines the store keeps (simulated cloc
     const fired = await reengagements(after);
     expect(fired.map((item) => item.payload.source)).toEqual(['session_stop', 'timer']);
     expect(fired[1]!.timestamp).toBe(new Date(START_TIME + 300 * SECOND).toISOString());
+    return after;
+  }
+
+  it('a deadline that passed while the service was down fires once, at start, and not again after another restart', async () => {
+    const after = await downAnHourAfterStop({});
     const again = restartAfterCrash(after);
     advance(again.clock, 600 * SECOND);
     expect(await reengagements(again)).toHaveLength(2);
   });
 
   it('a reengagement due while the service was down still fires when the idle TTL ran out too, and the session goes after it', async () => {
-    const h = createHarness(sqlite({ REENGAGEMENT_INACTIVITY_SECONDS: '300', SESSION_IDLE_TTL_SECONDS: '600' }));
-    await startVoice(h);
-    await stopVoice(h);
-    h.clock.set(START_TIME + 3600 * SECOND);
-    const after = restartAfterCrash(h);
-    advance(after.clock, 2 * SECOND);
-    const fired = await reengagements(after);
-    expect(fired.map((item) => item.payload.source)).toEqual(['session_stop', 'timer']);
-    expect(fired[1]!.timestamp).toBe(new Date(START_TIME + 300 * SECOND).toISOString());
+    const after = await downAnHourAfterStop({ SESSION_IDLE_TTL_SECONDS: '600' });
     advance(after.clock, 600 * SECOND);
     expect(after.system.supervisor.has('s1')).toBe(false);
   });
