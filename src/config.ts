@@ -4,7 +4,7 @@ import { DEFAULT_CRITICAL_STEPS } from './domain/critical-steps.js';
 import { MAX_TIMER_SECONDS } from './integrations/clock.js';
 import type { PiiRules } from './domain/pii.js';
 import { EXTRA_KEY_PATTERN, createPiiRules } from './domain/pii.js';
-import { MEDIA_CALLS_PER_START } from './machines/session.machine.js';
+import { DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS, MEDIA_CALLS_PER_START } from './machines/session.machine.js';
 import type { InspectSetting } from './integrations/inspection-setting.js';
 import { parseInspectSetting } from './integrations/inspection-setting.js';
 
@@ -117,7 +117,7 @@ const EnvSchema = z.object({
   VOICE_CONTEXT_REFRESH_SECONDS: positiveInt(60).pipe(z.number().max(MAX_TIMER_SECONDS)),
   VOICE_CONTEXT_REFRESH_ON_USER_TURN: booleanFlag(true),
   VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: nonNegativeInt(5).pipe(z.number().max(MAX_TIMER_SECONDS)),
-  VOICE_SILENCE_TIMEOUT_SECONDS: positiveInt(300).pipe(z.number().max(MAX_TIMER_SECONDS)),
+  VOICE_SILENCE_TIMEOUT_SECONDS: positiveInt(DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS).pipe(z.number().max(MAX_TIMER_SECONDS)),
   SDK_CONFIG_FILE: optionalText,
   SDK_ENVIRONMENT: z.string().regex(/^[a-z0-9_-]{1,32}$/, { error: 'must be 1-32 characters of a-z0-9_-' }).default('production'),
   // WebSocket control plane (GET /v1/events/ws).

@@ -37,8 +37,6 @@ export class AgentNotices {
   ) {}
 
   notify(room: string, notice: AgentNotice): void {
-    // Placeholder media has no room to send in.
-    if (!this.media.ready) return;
     const sessionId = notice.session_id;
     const waiting = this.waiting.get(sessionId);
     if (waiting) {

@@ -508,10 +508,7 @@ export class SessionSupervisor implements SessionHost {
       for (const fail of [...(this.pending.get(actor) ?? [])]) fail(UNAVAILABLE);
       this.release(sessionId, actor);
       // A session never kept is gone, as if it had never been begun.
-      if (this.options.store.load(sessionId) === undefined) {
-        this.options.memoryBudget.forget(sessionId);
-        this.held -= 1;
-      }
+      if (this.options.store.load(sessionId) === undefined) this.unhold(sessionId);
       this.options.logger.warn({ session_id: sessionId }, 'session changes refused by the store; its last kept state stands');
     }
     this.scheduleWake(this.options.store.nextWakeAfter(Number.NEGATIVE_INFINITY));
@@ -519,6 +516,11 @@ export class SessionSupervisor implements SessionHost {
 
   private forget(sessionId: string): void {
     this.options.store.remove(sessionId);
+    this.unhold(sessionId);
+  }
+
+  /** The session is no longer held, in memory or in the store: it leaves the budget and the count. */
+  private unhold(sessionId: string): void {
     this.options.memoryBudget.forget(sessionId);
     this.held -= 1;
   }

@@ -16,7 +16,7 @@ const PARTICIPANT_NAME = 'kycis-client';
 
 const sessionMetadata = (sessionId: string) => JSON.stringify({ session_id: sessionId });
 
-export const ROOM_PARTICIPANTS = 2;
+const ROOM_PARTICIPANTS = 2;
 
 /**
  * LiveKit through `livekit-server-sdk`, with clients built from injected settings only (never

@@ -400,8 +400,8 @@ export function ingestStep(context: SessionContext, event: SessionIngest): Inges
   if (returned) emitted.push(item('dropoff_cancelled', { by: 'user_returned' }));
   if (outcome.schemaPush) emitted.push(item('schema_push', { ...outcome.schemaPush }));
   // While a call runs, what the user types or fails on is what the agent should hear of now,
-  // not at its next refresh (field-sdk-contract.md §4.4).
-  if (context.voice_silence && CONTEXT_PUSH_EVENTS.has(outcome.stored.event)) {
+  // not at its next refresh (field-sdk-contract.md §4.4). Placeholder media has no room to tell.
+  if (context.settings.mediaReady && context.voice_silence && CONTEXT_PUSH_EVENTS.has(outcome.stored.event)) {
     emitted.push({ type: 'agent.notice', room: currentRoom(context), notice: { type: 'context_updated', session_id: context.session_id, reason: outcome.stored.event, at: event.at } });
   }
   return { context: next, emitted, userActivity, result: { ingested_at_ms: event.at, warnings: outcome.warnings } };

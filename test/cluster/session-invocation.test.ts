@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { InspectionEvent } from 'xstate';
+import { fromPromise } from 'xstate';
 import { runSessionInvocation } from '../../src/cluster/session-invocation.js';
 import { fromWireCommand, isWireCommand, toWireCommand } from '../../src/cluster/command-wire.js';
 import type { AgentContextSources } from '../../src/domain/agent-context.js';
@@ -41,6 +42,25 @@ const evaluate = (at: number) => (reply: (value: unknown) => void): TriggerEvalu
 
 const run = (stored: StoredSession | undefined, at: number, command?: (reply: (value: unknown) => void) => SessionCommand) =>
   runSessionInvocation({ logic: sessionMachine, sessionId: 's1', settings, at, stored, command });
+
+describe('one invocation of a session hosted elsewhere: notices to the voice agent', () => {
+  const start = (at: number) => (reply: (value: unknown) => void) =>
+    ({ type: 'voice.start', at, trace, user_id: 'u1', screen: 'pan_details', invocation_id: 'inv-1', reply }) as unknown as SessionCommand;
+  const typed = (at: number) => (reply: (value: unknown) => void) =>
+    ({ type: 'session.ingest', event: { session_id: 's1', event: 'component_input', component_id: 'pan_field', hint: 'x', masked: true }, at, trace, reply }) as unknown as SessionCommand;
+
+  // Placeholder media: the token is minted locally, no other media call is made.
+  const logic = sessionMachine.provide({ actors: { mintToken: fromPromise(async () => ({ token: 'placeholder.t', url: '', expires_in_sec: 3600 })) } });
+  const runPlaceholder = (stored: StoredSession | undefined, at: number, command: (reply: (value: unknown) => void) => SessionCommand) =>
+    runSessionInvocation({ logic, sessionId: 's1', settings, at, stored, command });
+
+  it('with placeholder media a running call makes no notice (there is no room to send it to)', async () => {
+    const started = await runPlaceholder(undefined, T0, start(T0));
+    expect(started.stored!.summary.voice).toBe('active');
+    const input = await runPlaceholder(started.stored!, T0 + 1000, typed(T0 + 1000));
+    expect(input.notices).toEqual([]);
+  });
+});
 
 describe('one invocation of a session hosted elsewhere', () => {
   it('a new session: answers the command, collects its activity, and keeps the idle deadline as its wake', async () => {
