@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import v8 from 'node:v8';
 import type { SimulatedClock } from 'xstate';
 import type { RedactedEvent } from '../src/domain/event-redaction.js';
-import type { AskResult } from '../src/actors/supervisor.js';
+import type { AskResult } from '../src/actors/session-host.js';
 import type { IngestResult } from '../src/machines/session.events.js';
 
 const built = (path: string) => new URL(`../dist/src/${path}`, import.meta.url).href;

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { RefreshPolicy } from './domain/refresh-policy.js';
 import { DEFAULT_CRITICAL_STEPS } from './domain/critical-steps.js';
-import { MAX_TIMER_SECONDS } from './integrations/clock.js';
+import { MAX_TIMER_SECONDS } from './domain/timer-limit.js';
 import type { PiiRules } from './domain/pii.js';
 import { EXTRA_KEY_PATTERN, createPiiRules } from './domain/pii.js';
-import { DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS, MEDIA_CALLS_PER_START } from './machines/session.machine.js';
-import type { InspectSetting } from './integrations/inspection-setting.js';
-import { parseInspectSetting } from './integrations/inspection-setting.js';
+import { DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS, MEDIA_CALLS_PER_START } from './domain/voice-session.js';
+import type { InspectSetting } from './config/inspection-setting.js';
+import { parseInspectSetting } from './config/inspection-setting.js';
 
 /** Comma-separated list; blank entries dropped. */
 const csv = z

@@ -1,7 +1,13 @@
 import type { AssistantCommand, Reply, SessionCommand } from '../machines/session.events.js';
 import type { SessionContext } from '../machines/session.machine.js';
 import type { SessionListQuery, SessionPage } from './session-listing.js';
-import type { AskResult, Routing } from './supervisor.js';
+
+/** `unavailable`: the change could not be committed (disk full): nothing was acknowledged. `memory`: MEMORY_BUDGET_MB is reached. */
+export type AskFailure = { ok: false; reason: 'not_found' | 'capacity' | 'failed' | 'timeout' | 'unavailable' | 'memory' };
+export type AskResult<T> = { ok: true; value: T } | AskFailure;
+
+/** Whether a command may bring a session into being or needs one that exists. */
+export type Routing = 'create' | 'existing';
 
 /** A read-only view of one session: its context and the state value it is (or would resume) in. */
 export interface SessionView {

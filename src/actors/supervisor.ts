@@ -15,7 +15,7 @@ import { flowProgressOf, pageOfSessions } from './session-listing.js';
 import { CommandBatch } from './command-batch.js';
 import { CommandListeners } from './command-listeners.js';
 import { EarliestTimer } from './earliest-timer.js';
-import type { SessionHost } from './session-host.js';
+import type { AskFailure, AskResult, Routing, SessionHost } from './session-host.js';
 import { isQuiescent, restoredVoice, storedContext, storedView, toStored } from './stored-session.js';
 import { storedDamage } from './stored-session-check.js';
 import type { MemoryBudget } from './memory-budget.js';
@@ -26,15 +26,8 @@ const SWEEP_MIN_INTERVAL_MS = 1000;
 /** Sessions woken per turn of the wake timer: a restart after long downtime finds many due at once. */
 const WAKE_BATCH = 500;
 
-/** `unavailable`: the change could not be committed (disk full): nothing was acknowledged. `memory`: MEMORY_BUDGET_MB is reached. */
-export type AskFailure = { ok: false; reason: 'not_found' | 'capacity' | 'failed' | 'timeout' | 'unavailable' | 'memory' };
-export type AskResult<T> = { ok: true; value: T } | AskFailure;
-
 /** An answer the store could not keep: the client is told to retry. */
 const UNAVAILABLE: AskFailure = { ok: false, reason: 'unavailable' };
-
-/** Whether a command may bring a session into being or needs one that exists. */
-export type Routing = 'create' | 'existing';
 
 export interface SupervisorOptions {
   clock: AppClock;

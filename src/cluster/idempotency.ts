@@ -1,23 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { RequestHandler } from 'express';
-import { acceptableId } from '../domain/trace.js';
-import { HttpError } from '../http/http-error.js';
 
 /** The request's `Idempotency-Key`, for the session command it leads to (SESSION_HOST=restate). */
 const requestKey = new AsyncLocalStorage<string | undefined>();
 
 /**
- * SESSION_HOST=restate: a request carrying `Idempotency-Key` (a client's or the load balancer's
- * retry of one it never got an answer to) reaches its session's object with that key, so Restate
- * runs the command once and answers a retry with the first answer, whichever process it reaches.
+ * SESSION_HOST=restate: runs `next` with the request's key in reach of the session command it
+ * leads to, so that command reaches its session's object with that key, and Restate runs it once
+ * and answers a retry with the first answer, whichever process the retry reaches.
  */
-export const idempotencyContext: RequestHandler = (req, _res, next) => {
-  const sent = req.get('idempotency-key');
-  if (sent === undefined) return next();
-  const key = acceptableId(sent);
-  // A key that cannot be used would make a retry apply the command twice: refuse it instead.
-  if (key === undefined) throw new HttpError(422, 'Idempotency-Key: must be 1-128 characters of A-Za-z0-9._:@/+=-');
-  requestKey.run(key, next);
-};
+export const withIdempotencyKey = (key: string, next: () => void): void => requestKey.run(key, next);
 
 export const currentIdempotencyKey = (): string | undefined => requestKey.getStore();

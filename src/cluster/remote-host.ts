@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import type { ClusterHealth } from '../http/routes/health.js';
+import type { ClusterHealth } from '../actors/cluster-health.js';
 import { CommandListeners } from '../actors/command-listeners.js';
 import type { SessionHost, SessionView } from '../actors/session-host.js';
 import type { SessionListQuery, SessionPage } from '../actors/session-listing.js';
 import { pageOfSessions } from '../actors/session-listing.js';
 import { storedView } from '../actors/stored-session.js';
-import type { AskResult, Routing } from '../actors/supervisor.js';
+import type { AskResult, Routing } from '../actors/session-host.js';
 import { selectSummaries } from '../store/summary-selection.js';
 import type { AppClock } from '../integrations/clock.js';
 import type { AssistantCommand, Reply, SessionCommand } from '../machines/session.events.js';

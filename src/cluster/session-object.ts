@@ -7,7 +7,7 @@ import type { FlowProgress } from '../actors/session-listing.js';
 import { flowProgressOf } from '../actors/session-listing.js';
 import { isQuiescent, storedView } from '../actors/stored-session.js';
 import { storedDamage } from '../actors/stored-session-check.js';
-import type { Routing } from '../actors/supervisor.js';
+import type { Routing } from '../actors/session-host.js';
 import type { AgentContextSources } from '../domain/agent-context.js';
 import type { MediaProvider } from '../integrations/media.js';
 import type { Reply, SessionCommand } from '../machines/session.events.js';

@@ -1,4 +1,7 @@
-import type { ComponentHint } from './session-record.js';
+/** A hint as far as its weight goes: the session record's `ComponentHint` is one. */
+interface Weighed {
+  readonly bytes: number;
+}
 
 /**
  * The summed `bytes` of a session's hints, for the session budget. A hints array is never changed
@@ -7,10 +10,10 @@ import type { ComponentHint } from './session-record.js';
  * holds: a deployed SDK's session holds a dozen, each a read from memory the event does not
  * otherwise touch (BENCHMARKS.md, "Fourteenth round"). A WeakMap, so a sum goes with its array.
  */
-const totals = new WeakMap<readonly ComponentHint[], number>();
+const totals = new WeakMap<readonly Weighed[], number>();
 
 /** The hints' summed `bytes`: known when the array was built by `upsertHint`, else counted once. */
-export function hintsBytes(hints: readonly ComponentHint[]): number {
+export function hintsBytes(hints: readonly Weighed[]): number {
   let total = totals.get(hints);
   if (total === undefined) {
     total = 0;
@@ -21,6 +24,6 @@ export function hintsBytes(hints: readonly ComponentHint[]): number {
 }
 
 /** Records the summed `bytes` of an array just built. */
-export function rememberHintsBytes(hints: readonly ComponentHint[], total: number): void {
+export function rememberHintsBytes(hints: readonly Weighed[], total: number): void {
   totals.set(hints, total);
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import { z } from 'zod';
-import { MAX_TIMER_SECONDS } from '../integrations/clock.js';
+import { MAX_TIMER_SECONDS } from './timer-limit.js';
 
 /**
  * The remote SDK configuration of spec 4.6: defaults, the override file of decisions 6

@@ -25,6 +25,12 @@ export const VoiceWarning = {
 
 export type VoiceWarning = (typeof VoiceWarning)[keyof typeof VoiceWarning];
 
+/** VOICE_SILENCE_TIMEOUT_SECONDS when unset: an active voice session not heard from this long ends. */
+export const DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS = 300;
+
+/** The media calls one voice start can make: create the room, look for the agent's dispatch, dispatch it. */
+export const MEDIA_CALLS_PER_START = 3;
+
 export const roomName = (prefix: string, sessionId: string): string => `${prefix}-${sessionId}`;
 
 /** The participant identity (token `sub`): the user when known, else one derived from the session. */

@@ -5,7 +5,7 @@ import { ConnectionCounts } from './connection-counts.js';
 import type { AppDeps } from './deps.js';
 import { HttpError } from './http-error.js';
 import { apiKeyCheck } from './middleware/api-key.js';
-import { idempotencyContext } from '../cluster/idempotency.js';
+import { idempotencyContext } from './middleware/idempotency-key.js';
 import { correlation } from './middleware/correlation.js';
 import { errorHandler, notFound } from './middleware/errors.js';
 import { httpMetrics } from './middleware/http-metrics.js';

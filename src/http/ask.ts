@@ -1,5 +1,4 @@
-import type { SessionHost, SessionView } from '../actors/session-host.js';
-import type { AskResult } from '../actors/supervisor.js';
+import type { AskResult, SessionHost, SessionView } from '../actors/session-host.js';
 import type { VoiceBusy } from '../machines/session.events.js';
 import { HttpError } from './http-error.js';
 

@@ -22,9 +22,6 @@ export const systemClock: AppClock = {
   },
 };
 
-// XState timers go through setTimeout, which cannot wait longer than 2^31-1 ms (~24.8 days).
-export const MAX_TIMER_SECONDS = Math.floor(2_147_483_647 / 1000);
-
 export const unixSeconds = (ms: number): number => Math.floor(ms / 1000);
 
 let lastMs = Number.NaN;

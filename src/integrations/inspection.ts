@@ -7,7 +7,7 @@ import type { PiiRules } from '../domain/pii.js';
 import { DEFAULT_PII_RULES } from '../domain/pii.js';
 import type { InspectionRelay } from './inspection-relay.js';
 import { startInspectionRelay } from './inspection-relay.js';
-import type { InspectSetting } from './inspection-setting.js';
+import type { InspectSetting } from '../config/inspection-setting.js';
 
 /** Inspection while it is on: the observer session actors are created with, and how to end it. */
 export interface Inspection {

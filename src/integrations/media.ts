@@ -1,7 +1,4 @@
-import type { AppConfig } from '../config.js';
 import type { AgentNotice } from '../domain/agent-notice.js';
-import { createLiveKitMedia } from './livekit-media.js';
-import { createPlaceholderMedia } from './placeholder-media.js';
 
 export interface TokenRequest {
   room: string;
@@ -32,30 +29,4 @@ export interface MediaProvider {
   /** Sends the agent in the room a notice on the data channel (reliable, topic `context_updated`). */
   notifyAgent(room: string, notice: AgentNotice): Promise<void>;
   mintToken(request: TokenRequest): Promise<string>;
-}
-
-/** Which credentials are missing, in the order the configuration table lists them. */
-export function missingMediaSettings(config: AppConfig): string[] {
-  const settings: [string, string | undefined][] = [
-    ['LIVEKIT_URL', config.livekitUrl],
-    ['LIVEKIT_API_KEY', config.livekitApiKey],
-    ['LIVEKIT_API_SECRET', config.livekitApiSecret],
-  ];
-  return settings.filter(([, value]) => value === undefined).map(([name]) => name);
-}
-
-/** LiveKit when all three credentials are set (media ready), the placeholder otherwise. */
-export function createMediaProvider(config: AppConfig): MediaProvider {
-  const { livekitUrl, livekitApiKey, livekitApiSecret } = config;
-  if (livekitUrl === undefined || livekitApiKey === undefined || livekitApiSecret === undefined) {
-    return createPlaceholderMedia(config.tokenTtlSeconds);
-  }
-  return createLiveKitMedia({
-    url: livekitUrl,
-    apiKey: livekitApiKey,
-    apiSecret: livekitApiSecret,
-    agentName: config.voiceAgentName,
-    tokenTtlSeconds: config.tokenTtlSeconds,
-    requestTimeoutSeconds: config.mediaRequestTimeoutSeconds,
-  });
 }

@@ -53,8 +53,6 @@ export interface SessionSettings {
   voiceSilenceMs: number;
 }
 
-export const DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS = 300;
-
 export interface SessionInput {
   sessionId: string;
   at: number;
@@ -175,7 +173,6 @@ export const MAX_WAITING_VOICE_COMMANDS = 2;
 
 /** Shared by every session with no voice work under way: updates replace it, never mutate it. */
 const NO_VOICE_WORK: VoiceWork = Object.freeze({ start: null, stop: null, waiting: Object.freeze([]) as unknown as VoiceCommand[] });
-export const MEDIA_CALLS_PER_START = 3;
 
 /** Internal: an SDK event from the user (not agent telemetry) arrived. */
 type UserActivity = { type: 'user.activity'; at: number };

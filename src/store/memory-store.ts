@@ -1,7 +1,7 @@
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
-import { ActivityRing } from '../actors/activity-ring.js';
+import { ActivityRing } from './activity-ring.js';
 import type { ActivityLog, ActivityQuery, SessionStore, Store, StoreHealth, StoredSession, SummaryQuery, SummaryRow, SummarySelection } from './ports.js';
 import { selectSummaries } from './summary-selection.js';
 import { WakeIndex } from './wake-index.js';

@@ -12,7 +12,7 @@ import type { AppConfig } from '../../src/config.js';
 import { loadConfig } from '../../src/config.js';
 import type { App } from '../../src/http/app.js';
 import { createApp } from '../../src/http/app.js';
-import { createMediaProvider } from '../../src/integrations/media.js';
+import { createMediaProvider } from '../../src/integrations/open-media.js';
 import { loadKnowledgeBase } from '../../src/integrations/knowledge-base.js';
 import type { SdkConfigSource } from '../../src/integrations/sdk-config-source.js';
 import { openSdkConfigSource } from '../../src/integrations/sdk-config-source.js';

@@ -83,7 +83,7 @@ function parseJson(text: string): unknown {
  * charset parsing and decoder set-up per request; BENCHMARKS.md, "The HTTP layer"). Everything
  * else takes body-parser, so compressed bodies, charsets and their refusals behave as they always did.
  * The next handler runs from the stream's `end`, in the stream's async context, as with any stream
- * listener: middleware that keeps a request's async context (idempotency.ts) is mounted after this.
+ * listener: middleware that keeps a request's async context (idempotency-key.ts) is mounted after this.
  */
 export function jsonBody(): RequestHandler[] {
   const requireJson: RequestHandler = (req, _res, next) => {

@@ -1,6 +1,8 @@
 import type { RequestHandler } from 'express';
 import type { StoreHealth } from '../../store/ports.js';
 import type { MemoryUse } from '../../actors/memory-budget.js';
+import type { ClusterHealth } from '../../actors/cluster-health.js';
+import { clusterHealthy } from '../../actors/cluster-health.js';
 import type { ConnectionKind } from '../connection-counts.js';
 import type { RouteDoc } from '../route-doc.js';
 import { Health } from '../schemas/common.js';
@@ -24,15 +26,6 @@ export const healthRouteDocs: RouteDoc[] = [
     },
   },
 ];
-
-/** SESSION_HOST=restate: what this process needs besides itself. */
-export interface ClusterHealth {
-  restate: { ingress: 'ok' | 'unreachable'; admin: 'ok' | 'unreachable' };
-  redis: 'ok' | 'failing';
-}
-
-export const clusterHealthy = (health: ClusterHealth): boolean =>
-  health.restate.ingress === 'ok' && health.restate.admin === 'ok' && health.redis === 'ok';
 
 export interface HealthSources {
   isShuttingDown: () => boolean;

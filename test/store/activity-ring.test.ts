@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ActivityRing } from '../../src/actors/activity-ring.js';
+import { ActivityRing } from '../../src/store/activity-ring.js';
 import type { ActivityItem } from '../../src/domain/activity.js';
 
 function ringWith(capacity: number, count: number): ActivityRing {
