@@ -73,13 +73,13 @@ async function main(): Promise<void> {
   if (runs('field-ingestion')) {
     suiteStarted = Date.now();
     const field = await fieldIngestionSuite({ rounds: settings.ingestionRounds, warmupSeconds: settings.warmup, durationSeconds: settings.duration, connections: 50, sessions: 1_000 });
-    say(`### Ingestion over field sessions: POST /v1/events to sessions holding 14 screen schemas and 12 typed fields (about 17 KB of state; 50 connections, ${settings.duration} s × ${settings.ingestionRounds} interleaved rounds, median)\n\n${field.markdown}\n\nThe same event as the ingestion suite's; the sessions hold what a deployed SDK's session holds after its start (BENCHMARKS.md, "Seventh round"). STORE=memory → ${field.memoryOverExpress.toFixed(2)} × bare express, STORE=sqlite → ${field.sqliteOverExpress.toFixed(2)}.${took()}`);
+    say(`### Ingestion over field sessions: POST /v1/events to sessions holding 14 screen schemas and 12 typed fields (about 17 KB of state; 50 connections, ${settings.duration} s × ${settings.ingestionRounds} interleaved rounds, median)\n\n${field.markdown}\n\nThe same event as the ingestion suite's; the sessions hold what a deployed SDK's session holds after its start (docs/decisions/0013-schemas-and-hints-beside-the-state.md). STORE=memory → ${field.memoryOverExpress.toFixed(2)} × bare express, STORE=sqlite → ${field.sqliteOverExpress.toFixed(2)}.${took()}`);
   }
 
   if (runs('promotion')) {
     suiteStarted = Date.now();
     const promotion = await promotionSuite({ warmupSeconds: settings.warmup, durationSeconds: settings.duration + 1, connections: 50, sessions: 1_000 });
-    say(`### Young-generation collections under the ingestion load: POST /v1/events (50 connections, 1,000 sessions, ${settings.duration + 1} s, \`--trace-gc-nvp\`)\n\n${promotion.markdown}\n\nWhat outlives a scavenge is copied and then promoted; a request the server still reaches after it answers makes both grow (BENCHMARKS.md, "Eighth round"). ${promotion.guard}${took()}`);
+    say(`### Young-generation collections under the ingestion load: POST /v1/events (50 connections, 1,000 sessions, ${settings.duration + 1} s, \`--trace-gc-nvp\`)\n\n${promotion.markdown}\n\nWhat outlives a scavenge is copied and then promoted; a request the server still reaches after it answers makes both grow (docs/decisions/0014-nothing-outlives-the-young-generation.md). ${promotion.guard}${took()}`);
   }
 
   if (runs('request-cost')) {
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
     const redaction = await redactionSuite({ count: quick ? 20_000 : 100_000, rounds: quick ? 1 : 3, callgrind });
     say(
       `### Redaction pass: cost per event (in process, ${quick ? 1 : 3} interleaved rounds${callgrind ? '; instructions by callgrind, 7,000 minus 2,000 events' : ''})\n\n${redaction.markdown}\n\n` +
-        `The pass is ${(100 * redaction.passShareOfIngest).toFixed(0)}% of the in-process ingest of the bench event${callgrind ? ' (instructions)' : ' (wall time)'}; over HTTP, which adds express, JSON and the socket, its share is smaller (BENCHMARKS.md: Redaction).${took()}`,
+        `The pass is ${(100 * redaction.passShareOfIngest).toFixed(0)}% of the in-process ingest of the bench event${callgrind ? ' (instructions)' : ' (wall time)'}; over HTTP, which adds express, JSON and the socket, its share is smaller (docs/benchmark-history.md: Redaction).${took()}`,
     );
   }
 
