@@ -7,7 +7,7 @@ import type { RedisServer } from './cluster/redis-server.js';
 import { startRedis } from './cluster/redis-server.js';
 
 /**
- * `npm run cluster`: a local cluster for trying cluster mode (README: Cluster mode). Everything it
+ * `npm run cluster`: a local cluster for trying cluster mode (docs/cluster-mode.md). Everything it
  * starts binds 127.0.0.1 and is stopped by Ctrl-C. CLUSTER_PORT sets the proxy's port (8090);
  * CLUSTER_PROCESSES the number of service processes (2); REDIS_URL uses a Redis already running
  * instead of starting one.

@@ -67,7 +67,7 @@ const mediaServerUrl = z
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
-  // Loopback unless told otherwise (decisions 0): nothing is exposed by accident.
+  // Loopback unless told otherwise (docs/decisions/0002-safe-defaults-for-running-it.md): nothing is exposed by accident.
   HOST: z.string().min(1).default('127.0.0.1'),
   API_KEY: csv.optional(),
   ID_DIGEST_SECRET: z.string().trim().min(16, { error: 'must be at least 16 characters' }).optional(),
@@ -112,7 +112,7 @@ const EnvSchema = z.object({
   TOKEN_TTL_SECONDS: positiveInt(3600).pipe(z.number().max(86_400)),
   MEDIA_REQUEST_TIMEOUT_SECONDS: z.coerce.number().positive().max(30).default(3),
   REENGAGEMENT_INACTIVITY_SECONDS: positiveInt(300).pipe(z.number().max(MAX_TIMER_SECONDS)),
-  // Voice-agent context (decisions 5).
+  // Voice-agent context (docs/decisions/0006-the-voice-agents-context.md).
   KYC_KB_FILE: optionalText,
   VOICE_CONTEXT_REFRESH_SECONDS: positiveInt(60).pipe(z.number().max(MAX_TIMER_SECONDS)),
   VOICE_CONTEXT_REFRESH_ON_USER_TURN: booleanFlag(true),
@@ -126,7 +126,7 @@ const EnvSchema = z.object({
   WS_MAX_FRAME_BYTES: positiveInt(65_536).pipe(z.number().min(1024).max(65_536, { error: "must be at most 65536 (the HTTP body limit)" })),
   WS_IDLE_TIMEOUT_SECONDS: positiveInt(90).pipe(z.number().max(3600)),
   CRITICAL_STEPS: csv.optional(),
-  // Privacy: keys masked whatever their value, on top of the built-in list (README "Privacy").
+  // Privacy: keys masked whatever their value, on top of the built-in list (docs/privacy-masking.md).
   PII_EXTRA_KEYS: csv
     .pipe(z.array(z.string().regex(EXTRA_KEY_PATTERN, { error: 'must be a comma-separated list of field names (a letter, then letters, digits, _ or -; at most 64 characters each)' })).max(200, { error: 'must list at most 200 keys' }))
     .optional(),
@@ -213,7 +213,7 @@ export interface AppConfig {
   maxConnections: number;
   /** A request's headers and body must arrive within this (slow clients are cut). */
   requestTimeoutSeconds: number;
-  /** What one session may hold (decisions 1 record plus stored events), measured at ingest. */
+  /** What one session may hold (the session record of docs/decisions/0001-identity-values-masked-on-arrival.md plus stored events), measured at ingest. */
   sessionMaxBytes: number;
   /** What all sessions together may hold; past it hibernated sessions go, then new sessions get 503. */
   memoryBudgetMb: number;

@@ -59,7 +59,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ PORT: '' }).port).toBe(8080);
   });
 
-  it('reads SDK_CONFIG_FILE and CRITICAL_STEPS, defaulting to the critical steps of decisions 4', () => {
+  it('reads SDK_CONFIG_FILE and CRITICAL_STEPS, defaulting to the default critical steps', () => {
     expect(loadConfig({})).toMatchObject({ sdkConfigFile: undefined, criticalSteps: expect.arrayContaining(['phone_otp', 'pan_details', 'signature']) });
     expect(loadConfig({}).criticalSteps).toHaveLength(9);
     expect(loadConfig({ SDK_CONFIG_FILE: ' /etc/kyc/sdk.json ', CRITICAL_STEPS: 'PAN_DETAILS, review ,' })).toMatchObject({

@@ -46,7 +46,7 @@ export function stuffedEventBody(sessionId: string): string {
   });
 }
 
-/** The screens a deployed Android SDK registers a schema for at the start of every session (field-sdk-contract.md §17.2). */
+/** The screens a deployed Android SDK registers a schema for at the start of every session (docs/decisions/0017-what-the-deployed-sdks-do.md). */
 const FIELD_SCREENS = [
   'phone_entry', 'phone_otp', 'email_entry', 'email_otp', 'pan_details', 'personal_details', 'address',
   'digilocker_aadhaar', 'upload_aadhaar_front', 'upload_aadhaar_back', 'selfie', 'signature', 'home', 'sdk_diagnostics',

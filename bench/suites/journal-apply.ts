@@ -23,8 +23,8 @@ interface Measured {
  * log grows to its default retention of a million items, and a session's newest items read at each
  * size (bench/apply-worker.ts), and the same apply with many sessions held in the file. An apply
  * holds the event loop while it runs, so its time is what the durable store's p99 carries; it
- * should not grow with the log (BENCHMARKS.md, "Tenth round") nor with the sessions held
- * ("Thirteenth round").
+ * should not grow with the log nor with the sessions held
+ * (docs/decisions/0011-group-commit-and-the-journal.md).
  */
 export async function journalApplySuite(options: JournalApplyOptions): Promise<{ markdown: string; growth: number; heldGrowth: number }> {
   const rows: (Measured & { items: number; held: number })[] = [];

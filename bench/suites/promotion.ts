@@ -4,7 +4,7 @@ import { startService } from '../lib/targets.js';
 
 /**
  * Bytes the young generation's collections promote per request under the ingestion load, above
- * which a run fails. Set from BENCHMARKS.md, "Eighth round": while the server kept the response
+ * which a run fails. Set from docs/decisions/0014-nothing-outlives-the-young-generation.md: while the server kept the response
  * under way in a Map, nearly every request was promoted whole, about 5,000 B a request with
  * scavenges of 12-15 ms; since, 300-600 B. Promotion is what makes the scavenges long (each copies
  * what survives) and fills the old generation, so it is the figure that shows that kind of leak
@@ -72,7 +72,7 @@ export async function promotionSuite(options: PromotionOptions): Promise<{ markd
     }
   }
   const guard = `Regression guard: ${round(memoryBytesPerRequest).toLocaleString('en-US')} B promoted per request on STORE=memory (fails above ${PROMOTED_BYTES_GUARD.toLocaleString('en-US')} B)`;
-  if (memoryBytesPerRequest > PROMOTED_BYTES_GUARD) throw new Error(`${guard}: requests outlive the young generation (bench/suites/promotion.ts, BENCHMARKS.md "Eighth round")`);
+  if (memoryBytesPerRequest > PROMOTED_BYTES_GUARD) throw new Error(`${guard}: requests outlive the young generation (bench/suites/promotion.ts, docs/decisions/0014-nothing-outlives-the-young-generation.md)`);
   return {
     markdown: table(['store', 'requests', 'scavenges', 'bytes promoted per request', 'median pause ms', 'longest pause ms', 'request p99 ms'], rows),
     guard,

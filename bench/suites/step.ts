@@ -21,9 +21,9 @@ export interface StepOptions {
 }
 
 /**
- * Bytes allocated per ingested event at 1,000 sessions when the guard was last set (BENCHMARKS.md,
- * "Ninth round": 3,760-3,830 with the JSON sizes counted by the redaction pass; 4,675 in the fourth
- * round, when SDK events began to be applied by `ingestStep` directly; 23,000 through XState's
+ * Bytes allocated per ingested event at 1,000 sessions when the guard was last set (docs/decisions/0015-checkpoints-on-a-worker-and-sizes-from-the-redaction-pass.md:
+ * 3,760-3,830 with the JSON sizes counted by the redaction pass; 4,675 before it,
+ * when SDK events began to be applied by `ingestStep` directly; 23,000 through XState's
  * macrostep). Allocation hardly moves with the load on the machine (runs
  * agree within 1-2%), so unlike time it can fail a run: twice this is a regression, not noise.
  */

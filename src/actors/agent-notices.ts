@@ -20,7 +20,7 @@ interface Pending {
 
 /**
  * Sends the voice agent `context_updated` notices over the media server's data channel
- * (field-sdk-contract.md §4.4), throttled per session. A notice is best effort, like the agent's
+ * (docs/decisions/0006-the-voice-agents-context.md), throttled per session. A notice is best effort, like the agent's
  * own refreshes: a failure is logged and noted with the media calls, never retried, since the
  * agent also refreshes on each user turn and every refresh interval.
  */

@@ -3,7 +3,7 @@
  * then delivered together, in the order they came. Each delivery runs a session's XState step;
  * run back to back, the steps of one turn find the machine's code and XState's hot in the CPU's
  * caches instead of cold after each request's HTTP parsing, validation and redaction. Over HTTP
- * under load this took about a third off the service's CPU per event (BENCHMARKS.md, "Third round").
+ * under load this took about a third off the service's CPU per event (docs/decisions/0010-commands-of-a-turn-delivered-together.md).
  *
  * `setImmediate` by default: it runs once the poll phase has handled every ready socket, so one
  * batch holds the commands of all requests read in that turn, and a lone request waits only for

@@ -24,7 +24,7 @@ export interface MemoryUse {
 /**
  * One session's line in the budget. The supervisor keeps it beside the session's actor and charges
  * it on every change, so an event costs no lookup among all the sessions held: at 100,000 held, two
- * lookups in a Map of that size per event were a tenth of the step (BENCHMARKS.md, "Twelfth round").
+ * lookups in a Map of that size per event were a tenth of the step (docs/decisions/0016-pretenuring-off-and-memory-accounts.md).
  */
 export interface SessionAccount {
   /** What the session is counted at now; 0 once it is forgotten. */

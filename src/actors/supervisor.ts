@@ -56,7 +56,7 @@ export interface SupervisorOptions {
  * and keeps one session's failure away from every other.
  *
  * Sessions are top-level actors in a Map, not children of one machine: spawning thousands of
- * children copies the parent's children map on each spawn (see architecture.md).
+ * children copies the parent's children map on each spawn (docs/decisions/0018-sessions-are-top-level-actors.md).
  * The Map's insertion order is the recency order: every routed command moves its session last.
  *
  * A session untouched for SESSION_HIBERNATE_SECONDS with nothing under way hibernates: its actor
@@ -151,7 +151,7 @@ export class SessionSupervisor implements SessionHost {
 
   private afterCommit<T>(sent: Promise<AskResult<T>>): Promise<AskResult<T>> {
     // Chained, not awaited: an ask waits on its group's one commit promise with two small
-    // promises, where two async functions and a Promise.all allocated more (BENCHMARKS.md, "Sixth round").
+    // promises, where two async functions and a Promise.all allocated more (docs/decisions/0012-where-a-durable-request-goes.md).
     return sent.then((result) => (result.ok ? this.committed().then((ok) => (ok ? result : UNAVAILABLE)) : result));
   }
 

@@ -40,7 +40,7 @@ export interface ActorSystemOptions {
   sessionMaxBytes: number;
   /** MEMORY_BUDGET_MB: what all sessions together may cost. */
   memoryBudgetMb: number;
-  /** Screen ids the trigger policy treats as critical (`CRITICAL_STEPS`); the defaults of decisions 4 when absent. */
+  /** Screen ids the trigger policy treats as critical (`CRITICAL_STEPS`); the defaults of docs/decisions/0005-trigger-policy.md when absent. */
   criticalSteps?: readonly string[] | undefined;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
   /** The session machine to run; tests substitute a variant to prove failure isolation. */

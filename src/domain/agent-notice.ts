@@ -1,6 +1,6 @@
 /**
  * What a session tells its voice agent over the room's data channel while a call runs: the
- * context changed, fetch it again (field-sdk-contract.md §4.4). It names the session and why,
+ * context changed, fetch it again (docs/decisions/0006-the-voice-agents-context.md). It names the session and why,
  * never a value: the agent reads what changed from the context, which is masked.
  */
 export interface AgentNotice {

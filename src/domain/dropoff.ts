@@ -1,6 +1,6 @@
 /**
  * A drop-off the SDK registered when the app went to the background. The phone number itself is
- * never kept: only whether it can be dialled and its last four digits (decisions 1).
+ * never kept: only whether it can be dialled and its last four digits (docs/decisions/0001-identity-values-masked-on-arrival.md).
  */
 export interface Dropoff {
   registered_at: number;

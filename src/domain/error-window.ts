@@ -23,7 +23,7 @@ export interface HeldFailure {
 /**
  * How an SDK event arrived. A deployed SDK with its control plane on reports a failure on both:
  * a WebSocket `control_state` as the fast signal, and `POST /v1/events` as the durable telemetry
- * (field-sdk-contract.md §14, §17.1).
+ * (docs/decisions/0017-what-the-deployed-sdks-do.md).
  */
 export type IngestChannel = 'http' | 'control_plane';
 
@@ -72,7 +72,7 @@ function withFailure(window: ErrorWindow, failure: HeldFailure): ErrorWindow {
 /**
  * The codes a failure event carries: its `errors`, else its reason code, else an `error_code` in
  * its properties or beside them. `AI.trackError(code, …)`'s wire format is not visible
- * (field-sdk-contract.md §4.2), so both places are read; without a code the event's name stands in.
+ * (docs/decisions/0017-what-the-deployed-sdks-do.md), so both places are read; without a code the event's name stands in.
  */
 export function failureCodes(event: SdkEvent): string[] {
   const fromProperties = event.properties?.error_code ?? event.error_code;

@@ -7,7 +7,7 @@ import type { SdkEvent } from './sdk-event.js';
 
 /**
  * The one redaction pass over a client-sent value, applied before anything stores, logs, returns
- * or streams it (decisions 1): identity values are masked at any depth, in any field, with their
+ * or streams it (docs/decisions/0001-identity-values-masked-on-arrival.md): identity values are masked at any depth, in any field, with their
  * shape kept so the agent still knows what was entered.
  */
 
@@ -33,7 +33,7 @@ const isTimeKey = (key: string) =>
 /**
  * The pass visits every value it returns, so it also counts their JSON size: `size` is that of the
  * value `value()` returned last. The session budget reads an event's size from here rather than
- * stringifying what was just walked (BENCHMARKS.md, "Ninth round").
+ * stringifying what was just walked (docs/decisions/0015-checkpoints-on-a-worker-and-sizes-from-the-redaction-pass.md).
  */
 class Walk {
   readonly fields: RedactedField[] = [];

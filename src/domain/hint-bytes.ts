@@ -8,7 +8,7 @@ interface Weighed {
  * once built (an input builds a new one), so its sum holds for as long as it lives, and an input
  * works out the new array's sum from the old one's instead of reading every hint the session
  * holds: a deployed SDK's session holds a dozen, each a read from memory the event does not
- * otherwise touch (BENCHMARKS.md, "Fourteenth round"). A WeakMap, so a sum goes with its array.
+ * otherwise touch (docs/decisions/0013-schemas-and-hints-beside-the-state.md). A WeakMap, so a sum goes with its array.
  */
 const totals = new WeakMap<readonly Weighed[], number>();
 

@@ -95,7 +95,7 @@ export interface HintInput {
 
 const HAS_DIGIT = /\p{Nd}/u;
 
-/** How the deployed SDKs write an empty field: no text, or the `__EMPTY__` marker (field-sdk-contract.md §18). */
+/** How the deployed SDKs write an empty field: no text, or the `__EMPTY__` marker (docs/decisions/0017-what-the-deployed-sdks-do.md). */
 export const isEmptyHint = (hint: string): boolean => hint.trim() === '' || hint === '__EMPTY__';
 
 /**

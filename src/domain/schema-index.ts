@@ -12,7 +12,7 @@ export interface SchemaIndex {
  * A session's schemas object is never changed once built (registering or dropping a schema builds
  * a new one), so what is derived from it holds for as long as it lives. Worked out once instead of
  * on every event: a deployed SDK's session holds 14 schemas, and summing them and searching each
- * for a component's pattern touched every one of them per event (BENCHMARKS.md, "Eighth round").
+ * for a component's pattern touched every one of them per event (docs/decisions/0014-nothing-outlives-the-young-generation.md).
  * A WeakMap, so an index goes with its schemas.
  */
 const indexes = new WeakMap<Readonly<Record<string, RegisteredSchema>>, SchemaIndex>();

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { MAX_TIMER_SECONDS } from './timer-limit.js';
 
 /**
- * The remote SDK configuration of spec 4.6: defaults, the override file of decisions 6
+ * The remote SDK configuration of spec 4.6: defaults, the override file of docs/decisions/0007-sdk-config-overrides.md
  * (`{"*": {...}, "<client_id>": {...}}`) and the merge per tenant. Unknown keys are refused,
  * so a misspelt threshold fails loudly instead of silently keeping its default.
  */
@@ -73,7 +73,7 @@ function apply(config: SdkConfig, patch: SdkConfigPatch | undefined): SdkConfig 
   };
 }
 
-/** Defaults, then `"*"`, then the tenant's own entry (decisions 6). */
+/** Defaults, then `"*"`, then the tenant's own entry (docs/decisions/0007-sdk-config-overrides.md). */
 export function mergeSdkConfig(overrides: SdkConfigOverrides, clientId: string | null | undefined): SdkConfig {
   const shared = apply(DEFAULT_SDK_CONFIG, patchFor(overrides, ALL_TENANTS));
   return clientId ? apply(shared, patchFor(overrides, clientId)) : shared;

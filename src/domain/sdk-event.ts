@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * What an SDK posts to /v1/events (spec 2.1, decisions 1). Only session_id and event are
+ * What an SDK posts to /v1/events (spec 2.1, docs/decisions/0001-identity-values-masked-on-arrival.md). Only session_id and event are
  * required; unknown fields are kept (a newer SDK must never lose data against this backend).
  * Deployed SDKs sometimes send null for an absent optional field, so null is accepted too.
  */
@@ -23,7 +23,7 @@ export const SessionId = z
 export const text = (max: number) => z.string(mustBe('a string')).max(max, { error: `must be at most ${max} characters` });
 export const optionalText = (max: number) => text(max).nullish();
 
-/** Correlation fields any SDK body may carry (decisions 7). */
+/** Correlation fields any SDK body may carry (docs/decisions/0008-activity-items-and-the-stream.md). */
 export const traceFields = {
   traceparent: optionalText(256),
   trace_id: optionalText(128),

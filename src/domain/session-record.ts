@@ -51,7 +51,7 @@ export interface ValidationFailure {
   at: number;
 }
 
-/** The session record of decisions 1; times are epoch milliseconds from the injected clock. */
+/** The session record (docs/decisions/0001-identity-values-masked-on-arrival.md); times are epoch milliseconds from the injected clock. */
 export interface SessionRecord {
   session_id: string;
   user_id: string | null;
@@ -63,7 +63,7 @@ export interface SessionRecord {
   component_hints: ComponentHint[];
   /**
    * Validation failures per field (`component_id`) in this session: what the deployed agent reads
-   * as a field's `retry_count` (field-sdk-contract.md §4.4, §10). At most MAX_RETRY_FIELDS
+   * as a field's `retry_count` (docs/decisions/0017-what-the-deployed-sdks-do.md). At most MAX_RETRY_FIELDS
    * fields, the longest untouched dropped first; counted in `held_bytes` as a fixed part, like the
    * last failure. Absent in sessions stored before it: none.
    */

@@ -17,7 +17,7 @@ export type TriggerRule = (typeof TRIGGER_RULES)[number];
 export const REPEATED_ERRORS_AT_LEAST = 2;
 export const IDLE_ON_CRITICAL_STEP_OVER_SECONDS = 12;
 
-/** Why a matched rule did not fire in a session, in order of precedence (decisions 4). */
+/** Why a matched rule did not fire in a session, in order of precedence (docs/decisions/0005-trigger-policy.md). */
 export const SUPPRESSION_REASONS = ['assistant_active', 'cooldown', 'already_prompted'] as const;
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 

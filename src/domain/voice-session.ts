@@ -1,5 +1,5 @@
 /**
- * The voice details of a session record (decisions 1) and the naming rules of a voice session.
+ * The voice details of a session record (docs/decisions/0001-identity-values-masked-on-arrival.md) and the naming rules of a voice session.
  * Times are epoch milliseconds from the injected clock.
  */
 export interface VoiceDetails {

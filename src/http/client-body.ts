@@ -4,7 +4,7 @@ import type { PiiRules } from '../domain/pii.js';
 import { parseOr422 } from './validate.js';
 
 /**
- * A validated request body with identity values masked (decisions 1), for every route whose body
+ * A validated request body with identity values masked (docs/decisions/0001-identity-values-masked-on-arrival.md), for every route whose body
  * the service keeps, records or logs. `session_id` stays as sent: it routes the request and names
  * the room, and a key derived from it never holds an identity value (session-key.ts). `sent` is
  * the body before redaction, for the few things that need a raw value once and keep none of it

@@ -99,7 +99,7 @@ function trackResponses(server: Server) {
   // requests, and a table it replaced keeps a link to the next one (for iterators), so a replaced
   // table in the old generation kept the newer tables and the responses in them alive through
   // each scavenge. Under load nearly every request was promoted whole: 7 MB a scavenge and pauses
-  // of 12-15 ms (BENCHMARKS.md, "Eighth round"). A WeakMap has no iterators, and no such link.
+  // of 12-15 ms (docs/decisions/0014-nothing-outlives-the-young-generation.md). A WeakMap has no iterators, and no such link.
   const responses = new WeakMap<Socket, ServerResponse>();
   let finished: ((socket: Socket) => void) | undefined;
   server.on('connection', (socket: Socket) => {

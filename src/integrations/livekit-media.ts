@@ -36,7 +36,7 @@ export function createLiveKitMedia(settings: LiveKitSettings): MediaProvider {
     callTimeoutMs: settings.requestTimeoutSeconds * 1000,
 
     async createRoom(room, sessionId) {
-      // The user and the one agent (livekit.md §5, the recommended flow): a third participant, a
+      // The user and the one agent (docs/decisions/0009-voice-sessions-degrade-never-fail.md): a third participant, a
       // second agent among them, is refused by the server itself.
       await rooms.createRoom({ name: room, metadata: sessionMetadata(sessionId), maxParticipants: ROOM_PARTICIPANTS });
     },

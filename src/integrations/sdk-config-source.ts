@@ -13,7 +13,7 @@ export interface VersionedSdkConfig {
 
 export type ReloadOutcome = { ok: true } | { ok: false; problem: string };
 
-/** Defaults plus the overrides of `SDK_CONFIG_FILE` (decisions 6), kept current while the file changes. */
+/** Defaults plus the overrides of `SDK_CONFIG_FILE` (docs/decisions/0007-sdk-config-overrides.md), kept current while the file changes. */
 export interface SdkConfigSource {
   /** The override table in force. */
   overrides(): SdkConfigOverrides;

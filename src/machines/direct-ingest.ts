@@ -12,8 +12,7 @@ const INGEST = 'session.ingest';
  * action is `ingest` (`ingestStep`): no state is left or entered, no timer or invocation starts,
  * and unless a reengagement timer is armed (then the action raises `user.activity`) nothing else
  * follows. XState still walks all four regions for it, clones the snapshot and looks for eventless
- * transitions, which made the step cost several times the HTTP request around it (BENCHMARKS.md:
- * Fourth round). Here such an event gets the same function's context, emissions and reply, on the
+ * transitions, which made the step cost several times the HTTP request around it (docs/decisions/0004-sdk-events-skip-the-macrostep.md). Here such an event gets the same function's context, emissions and reply, on the
  * same actor: its mailbox, snapshot, observers and inspection stay XState's. Any other command, an
  * event while a reengagement timer is armed, and a session not running go through the machine.
  *

@@ -189,7 +189,7 @@ const activity = (context: SessionContext, kind: ActivityKind, at: number, trace
 const currentRoom = (context: SessionContext): string => roomName(context.settings.mediaRoomPrefix, context.session_id);
 const roomInput = ({ context }: { context: SessionContext }): RoomInput => ({ room: currentRoom(context), sessionId: context.session_id });
 
-/** The reengagement rule (decisions 3) applied to this session at `now`. */
+/** The reengagement rule (docs/decisions/0003-reengagement.md) applied to this session at `now`. */
 export function sessionReengagement(context: SessionContext, voiceActive: boolean, now: number): Reengagement {
   return evaluateReengagement({
     now,
@@ -397,7 +397,7 @@ export function ingestStep(context: SessionContext, event: SessionIngest): Inges
   if (returned) emitted.push(item('dropoff_cancelled', { by: 'user_returned' }));
   if (outcome.schemaPush) emitted.push(item('schema_push', { ...outcome.schemaPush }));
   // While a call runs, what the user types or fails on is what the agent should hear of now,
-  // not at its next refresh (field-sdk-contract.md §4.4). Placeholder media has no room to tell.
+  // not at its next refresh (docs/decisions/0006-the-voice-agents-context.md). Placeholder media has no room to tell.
   if (context.settings.mediaReady && context.voice_silence && CONTEXT_PUSH_EVENTS.has(outcome.stored.event)) {
     emitted.push({ type: 'agent.notice', room: currentRoom(context), notice: { type: 'context_updated', session_id: context.session_id, reason: outcome.stored.event, at: event.at } });
   }

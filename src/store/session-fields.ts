@@ -4,7 +4,7 @@
  * each component hint on an input to that component, while every event changes the rest: a
  * deployed SDK registers 14 schemas at the start of a session and then sends an event per field
  * typed, so writing the whole context with each event made a durable event cost 3.4 times one
- * on a bench session (BENCHMARKS.md, "Seventh round"). Kept apart, an event writes the state and
+ * on a bench session (docs/decisions/0013-schemas-and-hints-beside-the-state.md). Kept apart, an event writes the state and
  * the one field it changed.
  *
  * Fields are keyed `schemas` and `hint:<component_id>`. The state keeps the order of the hints as

@@ -16,7 +16,7 @@ export type StoredSessionRow = SummaryRow & { state: string | null; wake_at: num
  * journal into `sessions` and `activity` in one transaction: the items in id order, and of each
  * session only its newest state. So a session saved several times while its rows wait is written
  * to the indexed table once, and an index page the batch touches is written once for the batch
- * rather than once per commit (BENCHMARKS.md, "Fifth round"). Rows are final states, not events:
+ * rather than once per commit (docs/decisions/0011-group-commit-and-the-journal.md). Rows are final states, not events:
  * replaying the journal at start-up is the same apply, and nothing is recomputed.
  *
  * A session's schemas and each of its component hints are fields beside its state
@@ -43,7 +43,7 @@ export class SqliteJournal {
    * its last apply, and wrote none it does not hold, has no stale row. A session not here (past the
    * bound, or not applied since the store opened) is looked for in SQL. Without it, each apply
    * looked through every hint of every session in it (12 ms of a 22 ms apply over field sessions;
-   * BENCHMARKS.md, "Thirteenth round").
+   * docs/decisions/0013-schemas-and-hints-beside-the-state.md).
    */
   private readonly appliedHints = new LRUCache<string, readonly string[]>({ max: APPLIED_HINTS_KEPT });
   /** Field objects committed, each with the session it was committed for (weak: the session's state owns them). */

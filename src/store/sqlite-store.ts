@@ -41,7 +41,7 @@ const AGE_PRUNE_INTERVAL_MS = 60_000;
  * Journal rows (a saved session or an item each) that make the store apply the journal after a
  * commit. A larger batch writes each index page once for more rows, and replaces more of a
  * session's rows with its newest, but holds the event loop longer while it moves
- * (BENCHMARKS.md, "Fifth round": about 30 ms at 2,000 rows).
+ * (about 30 ms at 2,000 rows when it was set: docs/decisions/0011-group-commit-and-the-journal.md).
  */
 export const JOURNAL_APPLY_ROWS = 2_000;
 const AGE_PRUNE_BATCH = 10_000;
@@ -394,7 +394,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
     if (items.length > 0) this.committedId = Number(items.at(-1)!.id);
     group?.resolve();
     for (const item of items) for (const listener of this.listeners) listener(item);
-    // Age retention is checked once a minute (README): writes coming in that long apply the
+    // Age retention is checked once a minute (docs/durability.md): writes coming in that long apply the
     // journal even below its batch size, so expired items do not wait on disk for 2,000 rows.
     if (journal.pending >= JOURNAL_APPLY_ROWS || this.agePruneDue()) this.schedule('apply');
   }
@@ -484,7 +484,7 @@ function openDatabase(file: string, options: SqliteStoreOptions): DatabaseSync {
     db.exec('PRAGMA busy_timeout = 5000');
     // 16 KiB pages for a new file (an existing one keeps its own): a session's state, 1-2 KB, fills
     // a tenth of a page rather than half, so a commit and an apply write fewer pages
-    // (BENCHMARKS.md, "Sixth round": a gain at 1,000 sessions, none seen at 20,000). Set before
+    // (a gain at 1,000 sessions, none seen at 20,000: docs/decisions/0012-where-a-durable-request-goes.md). Set before
     // WAL, which fixes the page size.
     db.exec('PRAGMA page_size = 16384');
     db.exec('PRAGMA journal_mode = WAL');

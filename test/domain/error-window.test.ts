@@ -32,7 +32,7 @@ describe('the error window: failures per screen, request codes and events counte
     ['error_reported with its code beside the properties is that code', { events: [[1, { session_id: 's', event: 'error_reported', screen: 'pan_details', error_code: 'pan_check_failed' } as SdkEvent]], codes: ['pan_check_failed'], evalAt: 2 }, 1],
     ['error_reported without any code stands for itself', { events: [[1, { session_id: 's', event: 'error_reported', screen: 'pan_details' } as SdkEvent]], codes: ['pan_check_failed'], evalAt: 2 }, 2],
     ['other events on the screen do not count', { events: [[1, { session_id: 's', event: 'component_input', screen: 'pan_details', component_id: 'pan_field', hint: 'x' } as SdkEvent]], codes: [], evalAt: 2 }, 0],
-    // field-sdk-contract.md §14: with the control plane on, one failure arrives on both channels.
+    // With the control plane on (docs/decisions/0017-what-the-deployed-sdks-do.md), one failure arrives on both channels.
     ['one failure on the socket and over HTTP counts once', { events: [[1, failed('pan_invalid_format'), 'control_plane'], [1, failed('pan_invalid_format')]], codes: [], evalAt: 2 }, 1],
     ['the HTTP copy first, the socket copy late within 10 s', { events: [[1, failed('pan_invalid_format')], [11, failed('pan_invalid_format'), 'control_plane']], codes: [], evalAt: 12 }, 1],
     ['the same code on both channels more than 10 s apart is two failures', { events: [[1, failed('pan_invalid_format')], [11.5, failed('pan_invalid_format'), 'control_plane']], codes: [], evalAt: 12 }, 2],

@@ -3,7 +3,7 @@ import { evaluateReengagement } from '../../src/domain/reengagement.js';
 
 const facts = { now: 1_000_000, lastUserActivityAt: 1_000_000, voiceActive: false, hadVoiceSession: true, inactivityThresholdSeconds: 300 };
 
-describe('evaluateReengagement (decisions 3)', () => {
+describe('evaluateReengagement', () => {
   it('recommends voice once inactivity reaches the threshold after a voice session, naming the minutes', () => {
     expect(evaluateReengagement({ ...facts, now: facts.now + 299_999 })).toEqual({ recommended: false, channel: 'voice', reason: 'user_active', inactivity_seconds: 299 });
     expect(evaluateReengagement({ ...facts, now: facts.now + 300_000 })).toEqual({ recommended: true, channel: 'voice', reason: 'user_inactive_5min', inactivity_seconds: 300 });

@@ -7,7 +7,7 @@ import { MAX_PROMPTED_SCREENS, newTriggerMemory, rememberPrompt, suppressTrigger
 const fired: TriggerDecision = { trigger: true, reason: 'repeated_errors', action: 'start_voice_agent', intervention_mode: 'voice_offer' };
 const none: SuppressionFacts = { assistantActive: false, cooldownRemainingMs: undefined, alreadyPrompted: false };
 
-describe('suppressTrigger: decisions 4 precedence', () => {
+describe('suppressTrigger: precedence', () => {
   it.each<[string, Partial<SuppressionFacts>, string]>([
     ['nothing holds it back', {}, 'repeated_errors'],
     ['assistant active', { assistantActive: true }, 'assistant_active'],

@@ -7,7 +7,7 @@ import type { LiveKitStandIn } from '../support/livekit-stand-in.js';
 import { startLiveKitStandIn } from '../support/livekit-stand-in.js';
 import { startService } from '../support/service-process.js';
 
-/** A few rounds here; KILL_ROUNDS=50 runs more (see README, "Durability"). */
+/** A few rounds here; KILL_ROUNDS=50 runs more (see docs/development.md). */
 const ROUNDS = Number(process.env.KILL_ROUNDS ?? 3);
 const SEED = Number(process.env.KILL_SEED ?? Date.now() % 100_000);
 const USERS = 8;

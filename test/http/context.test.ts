@@ -33,7 +33,7 @@ async function clientFlow(h: Harness): Promise<void> {
   });
 }
 
-describe("GET /v1/assistant/context/{session_id}: fields as the agent reads them (retry counts, field-sdk-contract.md §4.4, §10; empty entries)", () => {
+describe("GET /v1/assistant/context/{session_id}: fields as the agent reads them (retry counts, empty entries)", () => {
   const fail = (h: Harness, componentId: string, screen = 'pan_details') =>
     post(h, { event: 'validation_failed', screen, component_id: componentId, component_type: 'text_input', errors: [`${componentId}_invalid`], hint: 'x', masked: true });
 

@@ -6,7 +6,7 @@ import { START_TIME, advance, createHarness, serve } from '../support/harness.js
 import { WsClient } from '../support/ws-client.js';
 
 /**
- * The call sequences of field-sdk-contract.md §17 played against the real service, asserting
+ * The deployed SDKs' call sequences (docs/decisions/0017-what-the-deployed-sdks-do.md) played against the real service, asserting
  * what each client reads. Every answer is also checked not to be a 404: no call a client makes
  * may be unknown here.
  */

@@ -8,7 +8,7 @@ const post = (h: Harness, body: object) => h.http.post('/v1/events').send(body);
 const held = (h: Harness, sessionId: string) => h.system.supervisor.snapshot(sessionId)!.context.held_bytes;
 /**
  * Client data of about `bytes`, in strings short enough for the privacy pass to keep (it drops any
- * single string over its scan budget, README: Privacy), so it really reaches the session.
+ * single string over its scan budget, docs/privacy-masking.md), so it really reaches the session.
  */
 const stuffing = (bytes: number): Record<string, string> =>
   Object.fromEntries(Array.from({ length: Math.ceil(bytes / 2000) }, (_, i) => [`f${i}`, 'x'.repeat(2000)]));

@@ -16,7 +16,7 @@ const typed = (h: Harness, hint = RAW_PAN) => post(h, { event: 'component_input'
 const start = (h: Harness) => h.http.post('/v1/assistant/session/start').send({ session_id: 's1', user_id: 'u1', screen: 'pan_details' });
 const notices = () => lk.dataPackets.map((packet) => ({ ...packet, data: JSON.parse(packet.data) as Record<string, unknown> }));
 
-describe('context_updated: the voice agent hears of what the user typed or failed on while a call runs (field-sdk-contract.md §4.4)', () => {
+describe('context_updated: the voice agent hears of what the user typed or failed on while a call runs', () => {
   it('sends a reliable data packet on the topic context_updated to the room, naming the session and the event, never a value', async () => {
     const h = createHarness({ env: lk.env() });
     expect((await start(h)).status).toBe(200);

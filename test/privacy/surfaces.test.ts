@@ -140,7 +140,7 @@ describe('privacy: no raw identity value on any surface, wherever a client puts 
     expect(JSON.stringify(context)).not.toContain('INVALIDPAN');
   });
 
-  it('the samples of field-sdk-contract.md §18 and §20: raw ones masked on every surface, client-masked ones kept as sent', async () => {
+  it('the hint samples of the deployed SDKs: raw ones masked on every surface, client-masked ones kept as sent', async () => {
     const id = nextSession();
     const raw: [string, string, string][] = [
       ['phone_field', 'text_input', '9876543210'], ['phone_field', 'phone_number', '12345'], ['phone_otp_field', 'otp_input', '1234'],

@@ -98,7 +98,7 @@ export const identityValue: fc.Arbitrary<IdentityValue> = fc.oneof(
  */
 export const otpValue = digits(6).map((raw) => ({ kind: 'otp', raw }));
 
-/** Ids of field-sdk-contract.md §18 and their like: they must come back exactly as sent. */
+/** Ids the deployed SDKs send (docs/decisions/0017-what-the-deployed-sdks-do.md) and their like: they must come back exactly as sent. */
 export const NEAR_MISSES = [
   'pan_details', 'phone_otp', 'digilocker_aadhaar', 'upload_aadhaar_front', 'PAN_DETAILS', 'DIGILOCKER_AADHAAR',
   'pan_field', 'phone_otp_field', 'aadhaar_digilocker_field', 'email_otp', 'pan_number', 'aadhaar_number', 'father_name',

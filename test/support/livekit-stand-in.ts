@@ -6,7 +6,7 @@ import type { ClaimGrants } from 'livekit-server-sdk';
 import { TokenVerifier } from 'livekit-server-sdk';
 
 /**
- * A LiveKit server as `livekit-server-sdk` sees it over the wire (docs/livekit.md section 6):
+ * A LiveKit server as `livekit-server-sdk` sees it over the wire (docs/decisions/0009-voice-sessions-degrade-never-fail.md):
  * Twirp JSON on /twirp/livekit.<Service>/<Method>, admin JWTs verified with the API secret,
  * rooms and agent dispatches kept in memory, every call recorded, faults injected on demand.
  */

@@ -52,7 +52,7 @@ export function ingestEvent({ system, config }: AppDeps): RequestHandler {
     const received = parseOr422(EventInSchema, req.body);
     // The key from the user id as sent: a user id that is itself an identity value is hashed, never kept.
     const sessionKey = sessionKeyOr422(received.session_id, received.user_id ?? userIdInProperties(received));
-    // Nothing past this line sees a raw identity value (decisions 1).
+    // Nothing past this line sees a raw identity value (docs/decisions/0001-identity-values-masked-on-arrival.md).
     const input = redactForIngest(received, config.piiRules);
     const trace = traceFor(res, input.event);
     const result = await ingestSdkEvent(system.supervisor, sessionKey, input, trace);

@@ -70,7 +70,7 @@ export const STOP_EXAMPLES = {
   stop: { summary: 'AI.stopAssistant (end call or LiveKit Disconnected)', value: { user_id: 'user-42', session_id: SESSION } },
 };
 
-/** Field SDK contract §5 and §18.1: the 12 workflow stages the harness registers under flow_key "kyc". */
+/** The 12 workflow stages the harness registers under flow_key "kyc" (docs/decisions/0017-what-the-deployed-sdks-do.md). */
 export const KYC_STAGES = [
   'phone_entry',
   'phone_otp',
@@ -97,7 +97,7 @@ export const FLOW_EXAMPLES = {
   },
 };
 
-/** Field SDK contract §9: AI.checkForDynamicPopup after a route change. */
+/** AI.checkForDynamicPopup after a route change, as the deployed SDKs call it (docs/decisions/0017-what-the-deployed-sdks-do.md). */
 export const POPUP_EXAMPLES = {
   after_navigation: {
     summary: 'popup check after a route change',
@@ -105,7 +105,7 @@ export const POPUP_EXAMPLES = {
   },
 };
 
-/** Field SDK contract §15: the app went to the background with a dialable phone known. */
+/** The app went to the background with a dialable phone known, as the deployed SDKs register it (docs/decisions/0017-what-the-deployed-sdks-do.md). */
 export const DROPOFF_REGISTER_EXAMPLES = {
   background: {
     summary: 'app backgrounded, dialable phone known',

@@ -3,7 +3,7 @@ import { SessionId, optionalText, text } from '../../domain/sdk-event.js';
 import { TriggerSignalsIn } from '../schemas/trigger.js';
 
 /**
- * Frames of the WebSocket control plane (field-sdk-contract.md §14), validated as HTTP bodies are:
+ * Frames of the WebSocket control plane (docs/decisions/0017-what-the-deployed-sdks-do.md), validated as HTTP bodies are:
  * same field rules, unknown fields kept out of the way (loose), a clear error naming the field.
  */
 const messageId = optionalText(128);
