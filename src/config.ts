@@ -49,7 +49,6 @@ const featureFlagOverrides = z
   .pipe(z.record(z.string().min(1), z.boolean(), { error: 'must map flag names to booleans' }))
   .optional();
 
-/** Where the SDK can reach the media server: it needs a lower-case scheme it knows. */
 // The Restate ingress and admin API: loopback or a private network only (every handler is callable there).
 const restateUrl = z
   .string()
@@ -58,6 +57,7 @@ const restateUrl = z
   .transform((raw) => (raw.endsWith('/') ? raw : `${raw}/`))
   .optional();
 
+/** Where the SDK can reach the media server: it needs a lower-case scheme it knows. */
 const mediaServerUrl = z
   .string()
   .trim()

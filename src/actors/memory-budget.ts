@@ -60,7 +60,7 @@ export class MemoryBudget {
     return account;
   }
 
-  /** The account's session now holds `heldBytes` of client data. An account since forgotten stays closed. */
+  /** The account's session now holds `heldBytes` of client data. An account since closed stays closed. */
   charge(account: SessionAccount, heldBytes: number): void {
     const line = account as OpenAccount;
     if (!line.open) return;
@@ -69,7 +69,8 @@ export class MemoryBudget {
     line.cost = cost;
   }
 
-  forget(sessionId: string): void {
+  /** The session is no longer held in memory: its account closes and its cost leaves the total. */
+  close(sessionId: string): void {
     const account = this.sessions.get(sessionId);
     if (!account) return;
     this.used -= account.cost;

@@ -65,7 +65,7 @@ export interface SupervisorOptions {
  * that one is. One wake timer serves the sessions only in the store: it is due at the earliest
  * deadline the store holds (an idle eviction, or after a restart any timer a session had).
  *
- * A session enters memory in `run` and leaves it in `release`; nothing else adds to or takes
+ * A session enters memory in `run` and leaves it in `unload` (a failed actor in `onSessionError`); nothing else adds to or takes
  * from the running Map.
  */
 export class SessionSupervisor implements SessionHost {
@@ -87,7 +87,7 @@ export class SessionSupervisor implements SessionHost {
     this.wakeTimer = new EarliestTimer(options.clock, () => this.wakeDue());
     // Deadlines already past at start fire now, once.
     this.scheduleWake(options.store.nextWakeAfter(Number.NEGATIVE_INFINITY));
-    options.store.onRefused?.((sessionIds) => this.discardRefused(sessionIds));
+    options.store.onRefused?.((sessionIds) => this.unloadRefused(sessionIds));
   }
 
   /** Every session held, running or hibernated. */
@@ -248,7 +248,7 @@ export class SessionSupervisor implements SessionHost {
   stopAll(): void {
     // Commands asked before the stop are delivered first, as they would have been this turn.
     this.batch.drain();
-    for (const [sessionId, actor] of this.sessions) this.release(sessionId, actor);
+    for (const [sessionId, actor] of this.sessions) this.unload(sessionId, actor);
     this.sweepTimer.cancel();
     this.wakeTimer.cancel();
     this.options.memoryBudget.clear();
@@ -272,7 +272,7 @@ export class SessionSupervisor implements SessionHost {
     } else {
       for (const sessionId of this.options.store.leastRecent(this.sessions.size + 64)) {
         if (budget.hasRoom) break;
-        if (!this.sessions.has(sessionId)) this.remove(sessionId, 'memory');
+        if (!this.sessions.has(sessionId)) this.evict(sessionId, 'memory');
       }
     }
     return budget.hasRoom;
@@ -305,7 +305,7 @@ export class SessionSupervisor implements SessionHost {
     actor.on('activity', (emitted) => this.forward(sessionId, emitted));
     actor.on('command', (emitted) => this.whenKept(() => this.commandListeners.publish(sessionId, emitted.command)));
     actor.on('agent.notice', (emitted) => this.whenKept(() => this.options.agentNotices?.notify(emitted.room, emitted.notice)));
-    actor.on('session.expired', () => this.remove(sessionId, 'idle'));
+    actor.on('session.expired', () => this.evict(sessionId, 'idle'));
     const { memoryBudget } = this.options;
     const account = memoryBudget.account(sessionId);
     memoryBudget.charge(account, actor.getSnapshot().context.held_bytes ?? 0);
@@ -328,8 +328,8 @@ export class SessionSupervisor implements SessionHost {
     return actor;
   }
 
-  /** The one place a session leaves memory; whether it stays in the store is the caller's business. */
-  private release(sessionId: string, actor: SessionActor): void {
+  /** The one place a session leaves memory (its actor stops); whether it stays in the store is the caller's business. */
+  private unload(sessionId: string, actor: SessionActor): void {
     if (this.sessions.get(sessionId) === actor) this.sessions.delete(sessionId);
     this.pending.delete(actor);
     // Stopping from inside the actor's own emission would re-enter it; let the current step finish.
@@ -387,7 +387,7 @@ export class SessionSupervisor implements SessionHost {
       try {
         const stored = this.loadStored(sessionId);
         if (!stored) continue;
-        if (stored.summary.last_activity_at + settings.idleTtlMs <= now && isQuiescent(stored, now)) this.remove(sessionId, 'idle');
+        if (stored.summary.last_activity_at + settings.idleTtlMs <= now && isQuiescent(stored, now)) this.evict(sessionId, 'idle');
         else this.run(sessionId, now, stored);
       } catch (error) {
         this.options.logger.error({ err: error, session_id: sessionId }, 'session could not be woken');
@@ -409,8 +409,8 @@ export class SessionSupervisor implements SessionHost {
     const snapshot = actor.getSnapshot();
     if (!canHibernate(snapshot) || (this.pending.get(actor)?.size ?? 0) > 0) return false;
     this.options.store.save(sessionId, () => toStored(snapshot, true));
-    this.release(sessionId, actor);
-    if (this.hibernationFreesMemory) this.options.memoryBudget.forget(sessionId);
+    this.unload(sessionId, actor);
+    if (this.hibernationFreesMemory) this.options.memoryBudget.close(sessionId);
     this.scheduleWake(snapshot.context.last_touched_at + this.options.settings.idleTtlMs);
     this.options.logger.debug({ session_id: sessionId }, 'session hibernated');
     return true;
@@ -426,12 +426,12 @@ export class SessionSupervisor implements SessionHost {
     // longest, bar a running one that a cooldown or reengagement timer kept from hibernating.
     for (const sessionId of this.options.store.leastRecent(this.sessions.size + 1)) {
       if (this.sessions.has(sessionId)) continue;
-      this.remove(sessionId, 'capacity');
+      this.evict(sessionId, 'capacity');
       return true;
     }
     for (const [sessionId, actor] of this.sessions) {
       if (actor.getSnapshot().matches({ voice: 'inactive' })) {
-        this.remove(sessionId, 'capacity');
+        this.evict(sessionId, 'capacity');
         return true;
       }
     }
@@ -453,15 +453,15 @@ export class SessionSupervisor implements SessionHost {
     this.pending.delete(actor);
     if (this.sessions.get(sessionId) !== actor) return;
     this.sessions.delete(sessionId);
-    this.forget(sessionId);
+    this.discard(sessionId);
   }
 
-  /** Every eviction comes here, of a running session or a hibernated one: it leaves memory and the store. */
-  private remove(sessionId: string, why: 'idle' | 'capacity' | 'memory'): void {
+  /** Every eviction comes here, of a running session or a hibernated one: it is unloaded and discarded. */
+  private evict(sessionId: string, why: 'idle' | 'capacity' | 'memory'): void {
     const actor = this.sessions.get(sessionId);
-    if (actor) this.release(sessionId, actor);
+    if (actor) this.unload(sessionId, actor);
     else if (!this.loadStored(sessionId)) return;
-    this.forget(sessionId);
+    this.discard(sessionId);
     this.options.logger.debug({ session_id: sessionId, why }, 'session evicted');
   }
 
@@ -483,7 +483,7 @@ export class SessionSupervisor implements SessionHost {
     }
     if (damage === undefined) return stored;
     this.options.logger.error({ session_id: sessionId, problem: damage }, 'stored session cannot be restored; session discarded');
-    this.forget(sessionId);
+    this.discard(sessionId);
     return undefined;
   }
 
@@ -494,27 +494,28 @@ export class SessionSupervisor implements SessionHost {
    * is dropped from memory; the next command, or its next deadline, finds the state last kept.
    * Its replies still waiting (media work) are refused too.
    */
-  private discardRefused(sessionIds: readonly string[]): void {
+  private unloadRefused(sessionIds: readonly string[]): void {
     for (const sessionId of sessionIds) {
       const actor = this.sessions.get(sessionId);
       if (!actor) continue;
       for (const fail of [...(this.pending.get(actor) ?? [])]) fail(UNAVAILABLE);
-      this.release(sessionId, actor);
+      this.unload(sessionId, actor);
       // A session never kept is gone, as if it had never been begun.
-      if (this.options.store.load(sessionId) === undefined) this.unhold(sessionId);
+      if (this.options.store.load(sessionId) === undefined) this.uncount(sessionId);
       this.options.logger.warn({ session_id: sessionId }, 'session changes refused by the store; its last kept state stands');
     }
     this.scheduleWake(this.options.store.nextWakeAfter(Number.NEGATIVE_INFINITY));
   }
 
-  private forget(sessionId: string): void {
+  /** The session leaves the store and is no longer held: an eviction, a failed session, a damaged row. */
+  private discard(sessionId: string): void {
     this.options.store.remove(sessionId);
-    this.unhold(sessionId);
+    this.uncount(sessionId);
   }
 
   /** The session is no longer held, in memory or in the store: it leaves the budget and the count. */
-  private unhold(sessionId: string): void {
-    this.options.memoryBudget.forget(sessionId);
+  private uncount(sessionId: string): void {
+    this.options.memoryBudget.close(sessionId);
     this.held -= 1;
   }
 }

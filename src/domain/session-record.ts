@@ -382,6 +382,13 @@ function latestWith(event: Record<string, unknown>, keep: (field: string) => boo
   return Object.fromEntries([...Object.entries(event).filter(([field]) => keep(field)), [TRIMMED_MARK, true]]);
 }
 
+/** The counts' JSON length, nothing while there are none (as for a session that never failed). */
+function retryBytes(counts: Record<string, number> | undefined): number {
+  let bytes = 0;
+  for (const id in counts) bytes += (bytes === 0 ? 2 : 1) + jsonStringSize(id) + 1 + jsonNumberSize(counts[id]!);
+  return bytes;
+}
+
 /**
  * Holds a record to `maxBytes` of client data, measured as JSON size once per event (a schema's
  * size was measured when it was registered, a hint's when it was stored). What gives way, in order,
@@ -394,13 +401,6 @@ function latestWith(event: Record<string, unknown>, keep: (field: string) => boo
  * A trimmed `latest_event` carries `_trimmed: true`. Its known scalar fields and the last validation
  * failure are always kept: they are bounded by the event schema (a few KiB).
  */
-/** The counts' JSON length, nothing while there are none (as for a session that never failed). */
-function retryBytes(counts: Record<string, number> | undefined): number {
-  let bytes = 0;
-  for (const id in counts) bytes += (bytes === 0 ? 2 : 1) + jsonStringSize(id) + 1 + jsonNumberSize(counts[id]!);
-  return bytes;
-}
-
 export function withinBudget<R extends Pick<SessionRecord, 'latest_event' | 'component_hints' | 'schemas' | 'last_validation_failure' | 'held_bytes'>>(
   record: R,
   maxBytes: number,

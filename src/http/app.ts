@@ -72,8 +72,8 @@ export function createApp(deps: AppDeps): App {
   });
   deps.system.metrics.sources.sseStreams = () => activityStreams.stats().streams;
 
-
-  // No WebSocket endpoint is served yet: the one that upgrades connections brings its own cap.
+  // Requests, activity streams and control-plane WebSockets each count against a cap of their own,
+  // so open streams and sockets never use up the connections requests need.
   const connections = new ConnectionCounts({ http: config.maxConnections, sse: config.sseMaxStreams, websocket: config.wsMaxConnections });
   const controlPlane = new ControlPlane(deps, connections);
 
