@@ -24,7 +24,7 @@ import { createMediaProvider, missingMediaSettings } from './integrations/open-m
 import { loadKnowledgeBase } from './integrations/knowledge-base.js';
 import { SdkConfigFileError, openSdkConfigSource } from './integrations/sdk-config-source.js';
 import { createLogger } from './logger.js';
-import { useIdDigestSecret } from './domain/session-key.js';
+import { sessionKeys } from './domain/session-key.js';
 import { idDigestSecret } from './store/id-digest-secret.js';
 
 type ErrorClass = abstract new (...args: never[]) => Error;
@@ -101,7 +101,7 @@ async function main(): Promise<void> {
   const clustered = config.sessionHost.kind === 'restate';
   const store = orExit(() => openStore(clustered ? { ...config, store: { ...config.store, kind: 'memory' } } : config, systemClock, logger), StoreOpenError);
   // After the store has claimed its DATA_DIR: the secret file is that directory's.
-  useIdDigestSecret(orExit(() => idDigestSecret(config)));
+  const keys = sessionKeys(orExit(() => idDigestSecret(config)));
   await store.activity.ready?.catch((error: unknown) => {
     process.stderr.write(`ACTIVITY_LOG: cannot open the activity log: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
@@ -110,7 +110,7 @@ async function main(): Promise<void> {
   const systemOptions = actorSystemOptions(config, { clock: systemClock, logger, store, media, knowledgeBase, inspect: inspection?.inspect });
   const cluster = config.sessionHost.kind === 'restate' ? await startClusterOrExit(systemOptions, config.sessionHost) : undefined;
   const system = cluster?.system ?? createActorSystem(systemOptions);
-  const app = createApp({ config, system, logger, mediaReady, sdkConfig });
+  const app = createApp({ config, system, logger, mediaReady, sdkConfig, sessionKeys: keys });
   const running = await listenOrExit(app, config, logger);
   const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
   if (heapLimitMb > config.memoryBudgetMb) {

@@ -6,6 +6,7 @@
  * the same rhythm as the service's. The ingestion suite runs it beside the service and bare
  * express, so the table splits a request's cost into the HTTP layer and the step.
  */
+import { randomBytes } from 'node:crypto';
 import { CommandBatch } from '../../src/actors/command-batch.js';
 import { createActorSystem } from '../../src/actors/system.js';
 import { actorSystemOptions } from '../../src/actors/system-options.js';
@@ -13,6 +14,7 @@ import type { SessionHost } from '../../src/actors/session-host.js';
 import type { AskResult, Routing } from '../../src/actors/session-host.js';
 import type { Reply, SessionCommand } from '../../src/machines/session.events.js';
 import { loadConfig } from '../../src/config.js';
+import { sessionKeys } from '../../src/domain/session-key.js';
 import { createApp } from '../../src/http/app.js';
 import { listen } from '../../src/http/server.js';
 import { systemClock } from '../../src/integrations/clock.js';
@@ -48,6 +50,6 @@ const stepless: SessionHost = {
   subscribe: (sessionId, listener) => sessions.subscribe(sessionId, listener),
   stopAll: () => sessions.stopAll(),
 };
-const app = createApp({ config, system: { ...system, supervisor: stepless }, logger, mediaReady: media.ready, sdkConfig: openSdkConfigSource({ file: config.sdkConfigFile, logger }) });
+const app = createApp({ config, system: { ...system, supervisor: stepless }, logger, mediaReady: media.ready, sdkConfig: openSdkConfigSource({ file: config.sdkConfigFile, logger }), sessionKeys: sessionKeys(randomBytes(32)) });
 const running = await listen(app, config, logger);
 process.on('SIGTERM', () => void running.close(1000).then(() => process.exit(0)));

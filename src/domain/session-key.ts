@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { redactText } from './event-redaction.js';
 import { SESSION_ID_PATTERN } from './sdk-event.js';
 
@@ -11,50 +11,52 @@ export const LEGACY_UNKNOWN_SESSION = 'unknown';
 export type SessionKey = { ok: true; key: string } | { ok: false; detail: string };
 
 /**
- * The session key names rooms, activity items and log lines, so it must not carry an identity
- * value. Some apps use the phone number as the user id: such a user id is keyed by its digest.
- * So is one whose key the read routes could not take back (a session id is 1-128 of
- * `A-Za-z0-9._:-`): a space, a slash, a letter outside ASCII, or too long.
+ * The keys a process gives sessions. The session key names rooms, activity items and log lines,
+ * so it must not carry an identity value: a session id that reads as one, or a legacy user id
+ * that does, is keyed by its digest, `h-<24 hex>`. The digest is keyed by `secret`, because the ids
+ * it hides are few enough to try them all: every mobile number is about 4 billion SHA-256s, an
+ * hour on one core. One secret per process, from ID_DIGEST_SECRET or the store's own
+ * (store/id-digest-secret.ts), handed in at start like every other dependency.
  */
-function legacyUserPart(userId: string): string {
-  if (SESSION_ID_PATTERN.test(`${LEGACY_UNKNOWN_SESSION}:${userId}`) && redactText(userId) === userId) return userId;
-  return digestOf(userId);
+export interface SessionKeys {
+  /**
+   * A session id as the service keys it. SDKs generate opaque ids, but one that reads as an
+   * identity value (a phone number or an account number used as the id, a PAN) would name rooms,
+   * URLs, activity items and log lines: such an id is keyed by its digest, the same wherever it
+   * arrives (a body, a path, a query, a frame), so every call still finds the session. A UUID in
+   * the id is random, never an identity value, though one of its groups may be twelve digits that
+   * read as one: UUIDs are left out of the check.
+   */
+  routingKey(sessionId: string): string;
+  /** The key of the session a call addresses: its routing key, or `unknown:{user}` for legacy SDKs. */
+  sessionKeyFor(sessionId: string, userId: string | null | undefined): SessionKey;
 }
-
-/**
- * The key of the digests. Keyed, because the ids it hides are few enough to try them all: every
- * mobile number is about 4 billion SHA-256s, an hour on one core. One per process, set at start
- * from ID_DIGEST_SECRET or the store's own (`useIdDigestSecret`); until then a random one, which
- * a process that keeps nothing across restarts (the memory store) never needs to replace.
- */
-let digestSecret: Buffer = randomBytes(32);
-
-/** Sets the key; returns the one it replaces (a test puts it back). */
-export function useIdDigestSecret(secret: string | Buffer): Buffer {
-  const previous = digestSecret;
-  digestSecret = Buffer.from(secret);
-  return previous;
-}
-
-const digestOf = (value: string): string => `h-${createHmac('sha256', digestSecret).update(value).digest('hex').slice(0, 24)}`;
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
-/**
- * A session id as the service keys it. SDKs generate opaque ids, but one that reads as an
- * identity value (a phone number or an account number used as the id, a PAN) would name rooms,
- * URLs, activity items and log lines: such an id is keyed by its digest, the same wherever it
- * arrives (a body, a path, a query, a frame), so every call still finds the session. A UUID in
- * the id is random, never an identity value, though one of its groups may be twelve digits that
- * read as one: UUIDs are left out of the check.
- */
-export function routingKey(sessionId: string): string {
-  const checked = sessionId.replace(UUID, '-');
-  return redactText(checked) === checked ? sessionId : digestOf(sessionId);
-}
+export function sessionKeys(secret: string | Buffer): SessionKeys {
+  const key = Buffer.from(secret);
+  const digestOf = (value: string): string => `h-${createHmac('sha256', key).update(value).digest('hex').slice(0, 24)}`;
 
-export function sessionKeyFor(sessionId: string, userId: string | null | undefined): SessionKey {
-  if (sessionId.toLowerCase() !== LEGACY_UNKNOWN_SESSION) return { ok: true, key: routingKey(sessionId) };
-  if (!userId || userId.trim() === '') return { ok: false, detail: 'user_id: is required when session_id is "unknown"' };
-  return { ok: true, key: `${LEGACY_UNKNOWN_SESSION}:${legacyUserPart(userId)}` };
+  /**
+   * A legacy user id is kept as it is when the read routes could take it back in a session id
+   * (1-128 of `A-Za-z0-9._:-`) and it is no identity value (some apps use the phone number as the
+   * user id); else it is keyed by its digest.
+   */
+  const legacyUserPart = (userId: string): string =>
+    SESSION_ID_PATTERN.test(`${LEGACY_UNKNOWN_SESSION}:${userId}`) && redactText(userId) === userId ? userId : digestOf(userId);
+
+  const routingKey = (sessionId: string): string => {
+    const checked = sessionId.replace(UUID, '-');
+    return redactText(checked) === checked ? sessionId : digestOf(sessionId);
+  };
+
+  return {
+    routingKey,
+    sessionKeyFor(sessionId, userId) {
+      if (sessionId.toLowerCase() !== LEGACY_UNKNOWN_SESSION) return { ok: true, key: routingKey(sessionId) };
+      if (!userId || userId.trim() === '') return { ok: false, detail: 'user_id: is required when session_id is "unknown"' };
+      return { ok: true, key: `${LEGACY_UNKNOWN_SESSION}:${legacyUserPart(userId)}` };
+    },
+  };
 }

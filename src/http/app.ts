@@ -123,7 +123,7 @@ export function createApp(deps: AppDeps): App {
   app.use(dropoffRoutes(deps));
   app.use(sdkConfigRoutes(deps));
   app.use(activityRoutes(deps));
-  app.use(activityStreamRoutes(activityStreams, config.sseMaxStreams, connections));
+  app.use(activityStreamRoutes(activityStreams, config.sseMaxStreams, connections, deps.sessionKeys));
   app.use(featureRoutes(deps));
   app.use(sessionRoutes(deps));
   app.use(voiceRoutes(deps));

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { SessionHost } from '../actors/session-host.js';
 import type { ActorSystem } from '../actors/system.js';
 import type { AppConfig } from '../config.js';
+import type { SessionKeys } from '../domain/session-key.js';
 import type { SdkConfigSource } from '../integrations/sdk-config-source.js';
 
 /** Everything the HTTP layer is built from; tests construct it with a simulated clock. */
@@ -13,4 +14,6 @@ export interface AppDeps {
   mediaReady: boolean;
   /** Defaults plus SDK_CONFIG_FILE overrides, kept current as the file changes. */
   sdkConfig: SdkConfigSource;
+  /** The keys sessions are known by, digests made with this process's secret (ID_DIGEST_SECRET or the store's). */
+  sessionKeys: SessionKeys;
 }

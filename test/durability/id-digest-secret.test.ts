@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { routingKey, useIdDigestSecret } from '../../src/domain/session-key.js';
+import { sessionKeys } from '../../src/domain/session-key.js';
 import { ID_DIGEST_SECRET_FILE, idDigestSecret } from '../../src/store/id-digest-secret.js';
 import { tempDataDir } from '../support/harness.js';
 import { startService } from '../support/service-process.js';
@@ -12,17 +12,13 @@ const PHONE = '9876543210';
 
 describe('the digest that stands for an identity-looking session id', () => {
   it('is keyed: not the plain SHA-256 anyone could compute for every phone number, and another key gives another digest', () => {
-    const previous = useIdDigestSecret('first-secret-of-sixteen');
-    try {
-      const first = routingKey(PHONE);
-      expect(first).toMatch(/^h-[0-9a-f]{24}$/);
-      expect(first).not.toBe(`h-${createHash('sha256').update(PHONE).digest('hex').slice(0, 24)}`);
-      expect(routingKey(PHONE)).toBe(first);
-      useIdDigestSecret('second-secret-of-sixteen');
-      expect(routingKey(PHONE)).not.toBe(first);
-    } finally {
-      useIdDigestSecret(previous);
-    }
+    const keys = sessionKeys('first-secret-of-sixteen');
+    const first = keys.routingKey(PHONE);
+    expect(first).toMatch(/^h-[0-9a-f]{24}$/);
+    expect(first).not.toBe(`h-${createHash('sha256').update(PHONE).digest('hex').slice(0, 24)}`);
+    expect(keys.routingKey(PHONE)).toBe(first);
+    expect(sessionKeys('first-secret-of-sixteen').routingKey(PHONE)).toBe(first);
+    expect(sessionKeys('second-secret-of-sixteen').routingKey(PHONE)).not.toBe(first);
   });
 
   it('a SQLite DATA_DIR keeps its own, made once, readable by its user alone; ID_DIGEST_SECRET wins; the memory store takes a fresh one', () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { actorSystemOptions } from '../../src/actors/system-options.js';
 import type { AppConfig } from '../../src/config.js';
 import { loadConfig } from '../../src/config.js';
 import type { App } from '../../src/http/app.js';
+import { sessionKeys } from '../../src/domain/session-key.js';
 import { createApp } from '../../src/http/app.js';
 import { createMediaProvider } from '../../src/integrations/open-media.js';
 import { loadKnowledgeBase } from '../../src/integrations/knowledge-base.js';
@@ -22,6 +24,9 @@ import { createLogger } from '../../src/logger.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/ports.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
+
+/** One digest secret per test process, as a service has one per process: a harness started again on the same store finds its sessions. */
+const HARNESS_SESSION_KEYS = sessionKeys(randomBytes(32));
 
 export const START_TIME = Date.parse('2026-11-20T12:00:00.000Z');
 
@@ -99,7 +104,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     sessionLogic: options.sessionLogic,
   });
   const sdkConfig = openSdkConfigSource({ file: config.sdkConfigFile, logger });
-  const app = createApp({ config, system, logger, mediaReady, sdkConfig });
+  const app = createApp({ config, system, logger, mediaReady, sdkConfig, sessionKeys: HARNESS_SESSION_KEYS });
   return { app, system, clock, config, logs, http: supertest(app.express), sdkConfig, logger, store, env, firstActivityId: store.activity.bounds().lastId + 1 };
 }
 

@@ -8,6 +8,7 @@ import { ErrorBody } from '../schemas/common.js';
 import type { ActivityStreamHub } from '../sse/activity-stream-hub.js';
 import { SSE_HEADERS } from '../sse/sse-response.js';
 import { parseOr422 } from '../validate.js';
+import type { SessionKeys } from '../../domain/session-key.js';
 
 const RETRY_AFTER_SECONDS = '5';
 
@@ -39,7 +40,7 @@ export const activityStreamRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function activityStreamRoutes(hub: ActivityStreamHub, maxStreams: number, connections: ConnectionCounts): Router {
+export function activityStreamRoutes(hub: ActivityStreamHub, maxStreams: number, connections: ConnectionCounts, sessionKeys: SessionKeys): Router {
   const router = Router();
   router.get('/api/activity/stream', (req, res) => {
     const query = parseOr422(ActivityStreamQuery, req.query, 'query');
@@ -54,7 +55,7 @@ export function activityStreamRoutes(hub: ActivityStreamHub, maxStreams: number,
     const claimed = connections.claim(req.socket, 'sse');
     if (claimed) res.once('close', () => connections.release(req.socket));
     const opened = !claimed ? ({ ok: false, reason: 'capacity' } as const) : hub.open(res, {
-      sessionId: query.session_id,
+      sessionId: query.session_id === undefined ? undefined : sessionKeys.routingKey(query.session_id),
       kind: query.kind,
       afterId: headers['Last-Event-ID'],
       requestId: requestContext(res).requestId,

@@ -23,13 +23,14 @@ export const activityRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function activityRoutes({ system, mediaReady }: AppDeps): Router {
+export function activityRoutes({ system, mediaReady, sessionKeys }: AppDeps): Router {
   const router = Router();
   router.get('/api/activity', (req, res) => {
     const query = parseOr422(ActivityQuery, req.query, 'query');
     const items = system.activity.list({
       limit: query.limit ?? DEFAULT_LIMIT,
-      sessionId: query.session_id,
+      // As the service keys it: an id that reads as an identity value is filtered by its digest.
+      sessionId: query.session_id === undefined ? undefined : sessionKeys.routingKey(query.session_id),
       kind: query.kind,
     });
     res.json({ items, media_ready: mediaReady, feature_flags: system.featureFlags });

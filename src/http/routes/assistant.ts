@@ -43,7 +43,7 @@ export const assistantRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function assistantRoutes({ system, sdkConfig, config }: AppDeps): Router {
+export function assistantRoutes({ system, sdkConfig, config, sessionKeys }: AppDeps): Router {
   const router = Router();
   const evaluation = (req: Request, res: Response, body: PopupEvaluateBody) => {
     const signals = body.signals ?? {};
@@ -65,14 +65,14 @@ export function assistantRoutes({ system, sdkConfig, config }: AppDeps): Router 
   };
   router.post('/v1/assistant/popup/evaluate', async (req, res) => {
     const { sent, body } = parseClientBody(PopupEvaluateIn, req.body, config.piiRules);
-    const key = sessionKeyOr422(body.session_id, sent.user_id);
+    const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const request = evaluation(req, res, body);
     const result = await system.supervisor.ask<PopupDecision>(key, 'create', (reply, at) => ({ type: 'popup.evaluate', ...request, at, reply }));
     res.json(replyOrThrow(result, key));
   });
   router.post('/v1/assistant/evaluate', async (req, res) => {
     const { sent, body } = parseClientBody(PopupEvaluateIn, req.body, config.piiRules);
-    const key = sessionKeyOr422(body.session_id, sent.user_id);
+    const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const request = evaluation(req, res, body);
     const result = await system.supervisor.ask<SurfacesDecision>(key, 'create', (reply, at) => ({ type: 'assistant.evaluate', ...request, at, reply }));
     res.json({ session_id: key, ...replyOrThrow(result, key) });

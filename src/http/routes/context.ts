@@ -27,10 +27,10 @@ export const contextRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function contextRoutes({ system }: AppDeps): Router {
+export function contextRoutes({ system, sessionKeys }: AppDeps): Router {
   const router = Router();
   router.get('/v1/assistant/context/:session_id', async (req, res) => {
-    const { session_id } = parseOr422(SessionParams, req.params, 'path');
+    const session_id = sessionKeys.routingKey(parseOr422(SessionParams, req.params, 'path').session_id);
     const trace = traceFor(res);
     const result = await system.supervisor.ask<AgentContext>(session_id, 'existing', (reply, at) => ({
       type: 'context.fetch',

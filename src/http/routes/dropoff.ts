@@ -42,11 +42,11 @@ export const dropoffRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function dropoffRoutes({ system, config }: AppDeps): Router {
+export function dropoffRoutes({ system, config, sessionKeys }: AppDeps): Router {
   const router = Router();
   router.post('/api/dropoff/register', async (req, res) => {
     const { sent, body } = parseClientBody(DropoffRegisterIn, req.body, config.piiRules);
-    const key = sessionKeyOr422(body.session_id, sent.user_id);
+    const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const trace = traceFor(res, body);
     // The number is reduced here, so the session (and anything that records it) never sees it.
     // The number is reduced to whether it is dialable and its last 4 digits; the raw body is dropped here.
@@ -64,7 +64,7 @@ export function dropoffRoutes({ system, config }: AppDeps): Router {
   });
   router.post('/api/dropoff/cancel', async (req, res) => {
     const { sent, body } = parseClientBody(DropoffCancelIn, req.body, config.piiRules);
-    const key = sessionKeyOr422(body.session_id, sent.user_id);
+    const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const trace = traceFor(res, body);
     const result = await system.supervisor.ask<{ cancelled: boolean }>(key, 'existing', (reply, at) => ({ type: 'dropoff.cancel', at, trace, reply }));
     res.json({ status: 'cancelled', session_id: key, was_registered: replyOrThrow(result, key).cancelled });

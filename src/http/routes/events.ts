@@ -47,11 +47,11 @@ export const eventRouteDocs: RouteDoc[] = [
  * POST /v1/events, the commonest request by far. The app mounts it ahead of the other routers, so
  * an event walks only the middleware it needs (app.ts).
  */
-export function ingestEvent({ system, config }: AppDeps): RequestHandler {
+export function ingestEvent({ system, config, sessionKeys }: AppDeps): RequestHandler {
   return async (req, res) => {
     const received = parseOr422(EventInSchema, req.body);
     // The key from the user id as sent: a user id that is itself an identity value is hashed, never kept.
-    const sessionKey = sessionKeyOr422(received.session_id, received.user_id ?? userIdInProperties(received));
+    const sessionKey = sessionKeyOr422(sessionKeys, received.session_id, received.user_id ?? userIdInProperties(received));
     // Nothing past this line sees a raw identity value (docs/decisions/0001-identity-values-masked-on-arrival.md).
     const input = redactForIngest(received, config.piiRules);
     const trace = traceFor(res, input.event);

@@ -29,7 +29,7 @@ export const flowRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function flowRoutes({ system, config }: AppDeps): Router {
+export function flowRoutes({ system, config, sessionKeys }: AppDeps): Router {
   const router = Router();
   router.post('/v1/flows/set', async (req, res) => {
     const { sent, body } = parseClientBody(FlowSetIn, req.body, config.piiRules);
@@ -38,7 +38,7 @@ export function flowRoutes({ system, config }: AppDeps): Router {
     let sessionId: string | null = null;
     let result: FlowSetResult;
     if (body.session_id) {
-      sessionId = sessionKeyOr422(body.session_id, sent.user_id);
+      sessionId = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
       const asked = await system.supervisor.ask<FlowSetResult>(sessionId, 'create', (reply, at) => ({
         type: 'flow.set',
         flow_key: body.flow_key,

@@ -25,10 +25,10 @@ export const reengagementRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function reengagementRoutes({ system }: AppDeps): Router {
+export function reengagementRoutes({ system, sessionKeys }: AppDeps): Router {
   const router = Router();
   router.get('/api/reengagement/:session_id', async (req, res) => {
-    const { session_id } = parseOr422(SessionParams, req.params, 'path');
+    const session_id = sessionKeys.routingKey(parseOr422(SessionParams, req.params, 'path').session_id);
     const snapshot = await snapshotOrThrow(system.supervisor, session_id);
     res.json({ session_id, ...sessionReengagement(snapshot.context, isVoiceActive(snapshot.value), system.clock.now()) });
   });

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { InvalidCursorError } from '../../actors/session-listing.js';
 import { buildAgentContext } from '../../domain/agent-context.js';
 import { SessionId } from '../../domain/sdk-event.js';
-import { routingKey } from '../../domain/session-key.js';
 import { isoTime } from '../../integrations/clock.js';
 import { isVoiceActive } from '../../machines/session.machine.js';
 import { snapshotOrThrow } from '../ask.js';
@@ -21,8 +20,8 @@ import { sessionView } from '../views/session-view.js';
 
 const DEFAULT_PAGE_SIZE = 50;
 
-/** The path's session id, as the service keys it (`routingKey`). */
-export const SessionParams = z.object({ session_id: SessionId.transform(routingKey) });
+/** The path's session id, as sent; a route keys it with `sessionKeys.routingKey`. */
+export const SessionParams = z.object({ session_id: SessionId });
 
 export const sessionRouteDocs: RouteDoc[] = [
   {
@@ -66,7 +65,7 @@ export const sessionRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function sessionRoutes({ system }: AppDeps): Router {
+export function sessionRoutes({ system, sessionKeys }: AppDeps): Router {
   const router = Router();
   router.get('/api/sessions', async (req, res) => {
     const query = parseOr422(SessionListQueryIn, req.query, 'query');
@@ -80,12 +79,12 @@ export function sessionRoutes({ system }: AppDeps): Router {
     res.json({ ...page, sessions: page.sessions.map((summary) => ({ ...summary, last_activity_at: isoTime(summary.last_activity_at) })) });
   });
   router.get('/api/sessions/:session_id/agent-context', async (req, res) => {
-    const { session_id } = parseOr422(SessionParams, req.params, 'path');
+    const session_id = sessionKeys.routingKey(parseOr422(SessionParams, req.params, 'path').session_id);
     const snapshot = await snapshotOrThrow(system.supervisor, session_id);
     res.json(contextView(buildAgentContext(snapshot.context, isVoiceActive(snapshot.value), system.agentContext)));
   });
   router.get('/api/sessions/:session_id', async (req, res) => {
-    const { session_id } = parseOr422(SessionParams, req.params, 'path');
+    const session_id = sessionKeys.routingKey(parseOr422(SessionParams, req.params, 'path').session_id);
     const snapshot = await snapshotOrThrow(system.supervisor, session_id);
     res.json(sessionView(snapshot.context, snapshot.value));
   });

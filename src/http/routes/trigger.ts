@@ -38,7 +38,7 @@ function signalsOf(body: TriggerEvaluateBody): TriggerSignals {
   return { screen: screen ?? undefined, time_spent: time_spent ?? undefined, errors: errors ?? undefined, idle_seconds: idle_seconds ?? undefined };
 }
 
-export function triggerRoutes({ system, sdkConfig, config }: AppDeps): Router {
+export function triggerRoutes({ system, sdkConfig, config, sessionKeys }: AppDeps): Router {
   const router = Router();
   router.post('/v1/assistant/trigger/evaluate', async (req, res) => {
     // Screens, error codes and ids are kept and shown: the same redaction as an event's.
@@ -58,7 +58,7 @@ export function triggerRoutes({ system, sdkConfig, config }: AppDeps): Router {
       res.json(decision);
       return;
     }
-    const key = sessionKeyOr422(body.session_id, sent.user_id);
+    const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const result = await system.supervisor.ask<TriggerDecision>(key, 'create', (reply, at) => ({
       type: 'trigger.evaluate',
       ...request,

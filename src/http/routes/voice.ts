@@ -63,13 +63,13 @@ function startBody(started: VoiceStarted): AssistantStartBody {
   };
 }
 
-export function voiceRoutes({ system, config, sdkConfig }: AppDeps): Router {
+export function voiceRoutes({ system, config, sdkConfig, sessionKeys }: AppDeps): Router {
   const router = Router();
   router.post('/v1/assistant/session/start', async (req, res) => {
     // user_id and screen are kept, logged and put in the token: the same redaction as an event's.
     const { sent, body } = parseClientBody(AssistantStartIn, req.body, config.piiRules);
     // A legacy `unknown` session is the user's own, as for every other call: never a room shared by all.
-    const key = sessionKeyOr422(body.session_id, sent.user_id);
+    const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const trace = traceFor(res, body);
     const result = await system.supervisor.ask<VoiceStarted | VoiceBusy>(key, 'create', (reply, at) => ({
       type: 'voice.start',
@@ -84,7 +84,7 @@ export function voiceRoutes({ system, config, sdkConfig }: AppDeps): Router {
   });
   router.post('/v1/assistant/session/stop', async (req, res) => {
     const { sent, body } = parseClientBody(AssistantStopIn, req.body, config.piiRules);
-    const key = sessionKeyOr422(body.session_id, sent.user_id);
+    const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const trace = traceFor(res, body);
     const result = await system.supervisor.ask<VoiceStopped | VoiceBusy>(key, 'existing', (reply, at) => ({
       type: 'voice.stop',

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { ACTIVITY_KINDS } from '../../domain/activity.js';
-import { routingKey } from '../../domain/session-key.js';
 
 export const ErrorBody = z.object({ detail: z.string() }).meta({ id: 'Error' });
 
@@ -77,7 +76,6 @@ export const ActivityQuery = z.object({
     .transform((limit) => Math.min(limit, 1000))
     .optional()
     .meta({ description: 'default 100; values above 1000 are clamped to 1000' }),
-  // As the service keys it: an id that reads as an identity value is filtered by its digest.
-  session_id: z.string({ error: 'must be a single value' }).transform(routingKey).optional(),
+  session_id: z.string({ error: 'must be a single value' }).optional(),
   kind: z.enum(ACTIVITY_KINDS, { error: `must be one of ${ACTIVITY_KINDS.join(', ')}` }).optional(),
 });

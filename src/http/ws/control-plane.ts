@@ -72,6 +72,7 @@ export class ControlPlane {
           maxMessagesPerSecond: config.wsMaxMessagesPerSecond,
           idleTimeoutMs: config.wsIdleTimeoutSeconds * 1000,
           piiRules: config.piiRules,
+          sessionKeys: this.deps.sessionKeys,
           headerClientId: (typeof clientHeader === 'string' ? clientSentId(clientHeader) : undefined) ?? null,
         },
       });

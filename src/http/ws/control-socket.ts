@@ -10,7 +10,7 @@ import type { ActorSystem } from '../../actors/system.js';
 import type { Trace } from '../../domain/activity.js';
 import type { SdkConfigOverrides } from '../../domain/sdk-config.js';
 import { EventInSchema } from '../../domain/sdk-event.js';
-import { sessionKeyFor } from '../../domain/session-key.js';
+import type { SessionKeys } from '../../domain/session-key.js';
 import { newTraceId } from '../../domain/trace.js';
 import type { TriggerDecision } from '../../domain/trigger-policy.js';
 import type { AssistantCommand, SurfacesDecision } from '../../machines/session.events.js';
@@ -43,6 +43,8 @@ export interface ControlSocketInput {
   headerClientId: string | null;
   /** What counts as an identity value (PII_EXTRA_KEYS included). */
   piiRules: PiiRules;
+  /** The keys sessions are known by, the same as HTTP's. */
+  sessionKeys: SessionKeys;
 }
 
 const HTTP_ONLY = { code: 'http_only', message: 'This signal must use HTTP POST /v1/events' } as const;
@@ -102,7 +104,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
   const onConnect = (frame: ConnectFrame, rawUserId: string | null) => {
     const keyOk = !input.keyRequired || input.headerKeyAccepted || (frame.api_key ? input.keyMatches(frame.api_key) : false);
     if (!keyOk) return close(WsClose.unauthorized);
-    const key = sessionKeyFor(frame.session_id, rawUserId);
+    const key = input.sessionKeys.sessionKeyFor(frame.session_id, rawUserId);
     if (!key.ok) return fail('invalid_frame', key.detail, frame.message_id);
     unsubscribe?.();
     sessionKey = key.key;
@@ -211,7 +213,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     if (type === 'heartbeat') return parse(HeartbeatFrame) ? send({ type: 'heartbeat', message_id: messageId }) : undefined;
     if (type !== 'control_state' && type !== 'trigger_evaluate') return fail(HTTP_ONLY.code, HTTP_ONLY.message, messageId);
     if (sessionKey === null) return input.keyRequired ? close(WsClose.unauthorized) : fail('connect_required', 'send a connect frame first', messageId);
-    const named = typeof frame.data.session_id === 'string' ? sessionKeyFor(frame.data.session_id, keyUserId) : undefined;
+    const named = typeof frame.data.session_id === 'string' ? input.sessionKeys.sessionKeyFor(frame.data.session_id, keyUserId) : undefined;
     if (named && (!named.ok || named.key !== sessionKey)) return fail('session_mismatch', 'session_id must be the connected session', messageId);
     if (type === 'control_state') {
       const control = parse(ControlStateSchema);
