@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { App } from './app.js';
+import { answerParserError } from './parser-errors.js';
 
 export interface RunningServer {
   server: Server;
@@ -44,6 +45,7 @@ export async function listen(app: App, { port, host, requestTimeoutSeconds }: Li
   server.on('connection', (socket: Socket) => {
     if (!connections.admit(socket)) socket.destroy();
   });
+  server.on('clientError', answerParserError);
   // A WebSocket upgrade leaves HTTP: the control plane claims the socket in its own count.
   server.on('upgrade', app.controlPlane.handleUpgrade);
   const current = trackResponses(server);

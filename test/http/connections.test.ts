@@ -42,6 +42,41 @@ describe('request timeouts (REQUEST_TIMEOUT_SECONDS)', () => {
   }, 20_000);
 });
 
+/** The JSON body of a raw HTTP response, once the server has closed the connection. */
+function bodyOf(raw: string): unknown {
+  return JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
+}
+
+describe("what Node's HTTP parser refuses is answered {detail} too", () => {
+  it('a malformed request line gets 400 with a detail', async () => {
+    const { server } = await start({});
+    const { socket, text, closed } = rawSocket(server.port, cleanups);
+    socket.write('GARBAGE\r\n\r\n');
+    await closed;
+    expect(text()).toMatch(/^HTTP\/1\.1 400 /);
+    expect(text()).toMatch(/content-type: application\/json/i);
+    expect(bodyOf(text())).toEqual({ detail: expect.stringContaining('malformed HTTP request') });
+  });
+
+  it('a 20 KB URL gets 431 with a detail', async () => {
+    const { server } = await start({});
+    const { socket, text, closed } = rawSocket(server.port, cleanups);
+    socket.write(`GET /api/sessions?x=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+    await closed;
+    expect(text()).toMatch(/^HTTP\/1\.1 431 /);
+    expect(bodyOf(text())).toEqual({ detail: expect.stringContaining('too large') });
+  });
+
+  it('a request too slow to arrive gets 408 with a detail', async () => {
+    const { server } = await start({ REQUEST_TIMEOUT_SECONDS: '1' });
+    const { socket, text, closed } = rawSocket(server.port, cleanups);
+    socket.write('POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"se');
+    await closed;
+    expect(text()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(bodyOf(text())).toEqual({ detail: expect.stringContaining('REQUEST_TIMEOUT_SECONDS') });
+  }, 20_000);
+});
+
 describe('connection caps (MAX_CONNECTIONS)', () => {
   it('drops connections past the cap, and takes new ones again once one closes', async () => {
     const { server, counts } = await start({ MAX_CONNECTIONS: '2' });
