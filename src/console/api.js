@@ -39,12 +39,22 @@ export async function reach(path, init) {
   }
 }
 
-/** GET a JSON resource; a 401 becomes Unauthorized so the page can show the key problem. */
-export async function getJson(path, { signal } = {}) {
-  const response = await reach(path, { headers: { Accept: 'application/json', ...authHeaders() }, signal });
+/** The JSON of an answer; a 401 becomes Unauthorized so the page can show the key problem. */
+async function answerJson(response) {
   if (response.status === 401) throw new Unauthorized(await detailOf(response));
   if (!response.ok) throw new HttpError(response.status, await detailOf(response));
   return response.json();
+}
+
+/** GET a JSON resource. */
+export async function getJson(path, { signal } = {}) {
+  return answerJson(await reach(path, { headers: { Accept: 'application/json', ...authHeaders() }, signal }));
+}
+
+/** POST a JSON body and read the JSON answer. */
+export async function postJson(path, body) {
+  const headers = { Accept: 'application/json', 'Content-Type': 'application/json', ...authHeaders() };
+  return answerJson(await reach(path, { method: 'POST', headers, body: JSON.stringify(body) }));
 }
 
 export { detailOf };

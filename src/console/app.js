@@ -4,6 +4,7 @@ import { activityView } from './views/activity.js';
 import { healthView } from './views/health.js';
 import { sessionView } from './views/session.js';
 import { sessionsView } from './views/sessions.js';
+import { voiceView } from './views/voice.js';
 
 const main = document.getElementById('view');
 const keyInput = document.getElementById('api-key');
@@ -32,6 +33,7 @@ const VIEWS = new Map([
   ['activity', activityView],
   ['sessions', sessionsView],
   ['health', healthView],
+  ['voice', voiceView],
 ]);
 
 /** The hash as view and session id; undefined for a malformed escape (`%E0%A4`), which names nothing. */

@@ -103,7 +103,7 @@ export function createApp(deps: AppDeps): App {
   // SDK events are most of the traffic: routed first, through the same gates and body reading as
   // every other API route below, and past nothing else (BENCHMARKS.md, "The HTTP layer").
   app.post(EVENTS_PATH, ...present(rateLimit, keyCheck), ...body, ...present(idempotency), ingestEvent(deps));
-  app.use(consoleRoutes());
+  app.use(consoleRoutes(config.livekitUrl));
   if (rateLimit) app.use(rateLimit);
   // The reference page loads without a key, like /health; its "try it" requests carry the key entered.
   app.use(apiReferenceRoutes(openapi));

@@ -38,6 +38,23 @@ describe('/console', () => {
     expect((await h.http.get('/console/vendor/eventsource-parser/parse.js')).status).toBe(200);
   });
 
+  it('serves the LiveKit client from its installed package, and lets the page reach the configured media server and nothing else', async () => {
+    const withMedia = createHarness({ env: { API_KEY: 'k', LIVEKIT_URL: 'wss://media.example.test:7443', LIVEKIT_API_KEY: 'devkey', LIVEKIT_API_SECRET: 'secret' } });
+    const client = await withMedia.http.get('/console/vendor/livekit-client/livekit-client.esm.mjs').expect(200);
+    expect(client.headers['content-type']).toMatch(/javascript/);
+    // Self-contained: a bare import would fail in the browser, which has no node_modules to look in.
+    expect(client.text).not.toMatch(/^\s*import\s[^;]*from\s*['"][^./]/m);
+    expect(client.text).toContain('registerTextStreamHandler');
+    const policy = (await withMedia.http.get('/console').expect(200)).headers['content-security-policy'] as string;
+    expect(policy).toContain("connect-src 'self' wss://media.example.test:7443 https://media.example.test:7443;");
+    expect(policy).toContain("script-src 'self';");
+
+    const plain = createHarness({ env: { API_KEY: 'k', LIVEKIT_URL: 'http://127.0.0.1:7880', LIVEKIT_API_KEY: 'devkey', LIVEKIT_API_SECRET: 'secret' } });
+    expect((await plain.http.get('/console').expect(200)).headers['content-security-policy']).toContain("connect-src 'self' ws://127.0.0.1:7880 http://127.0.0.1:7880;");
+    const none = createHarness({ env: { API_KEY: 'k' } });
+    expect((await none.http.get('/console').expect(200)).headers['content-security-policy']).toContain("connect-src 'self';");
+  });
+
   it('ships scripts that parse, so a syntax slip fails here and not only in a browser', () => {
     const folder = new URL('../../src/console/', import.meta.url);
     const scripts = readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.js'));

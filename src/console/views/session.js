@@ -1,7 +1,8 @@
 import { HttpError, getJson, poll } from '../api.js';
-import { describeItem, h, notFound, time, voiceStateName } from '../dom.js';
+import { h, notFound, time, voiceStateName } from '../dom.js';
 import { staleness } from '../stale.js';
 import { drawStatechart } from '../statechart.js';
+import { timelineList } from '../timeline.js';
 
 const REFRESH_MS = 1000;
 const TIMELINE_LIMIT = 200;
@@ -14,11 +15,10 @@ const voiceBadge = (name) => h('span', { class: `badge voice-${name}` }, name);
 export function sessionView({ main, onUnauthorized }, sessionId) {
   const id = encodeURIComponent(sessionId);
   let chart;
-  let shownTimeline = '';
 
   const facts = h('dl', { class: 'facts', id: 'session-facts' });
   const chartHolder = h('div', {}, h('p', { class: 'muted' }, 'Loading the statechart…'));
-  const timeline = h('ol', { class: 'timeline', id: 'timeline' });
+  const timeline = timelineList('timeline');
   const prompt = h('pre', { class: 'prompt', id: 'system-prompt', tabindex: '0' });
   const agentContext = h('pre', { class: 'json', id: 'agent-context', tabindex: '0' });
   const problem = h('p', { class: 'problem', role: 'alert' });
@@ -39,7 +39,7 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
         h(
           'div',
           { class: 'columns' },
-          h('section', { 'aria-labelledby': 'timeline-title' }, h('h3', { id: 'timeline-title' }, 'Timeline, newest first'), timeline),
+          h('section', { 'aria-labelledby': 'timeline-title' }, h('h3', { id: 'timeline-title' }, 'Timeline, newest first'), timeline.element),
           h(
             'section',
             { 'aria-labelledby': 'agent-title' },
@@ -54,24 +54,6 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
   );
 
   const fact = (term, value) => [h('dt', {}, term), h('dd', {}, value ?? '—')];
-
-  function showTimeline(items) {
-    const key = items.map((item) => item.id).join(',');
-    if (key === shownTimeline) return;
-    shownTimeline = key;
-    timeline.replaceChildren(
-      ...items.map((item) =>
-        h(
-          'li',
-          { 'data-id': item.id, 'data-kind': item.kind },
-          h('span', { class: 'muted' }, `${time(item.timestamp)} #${item.id} `),
-          h('span', { class: `kind kind-${item.kind}` }, item.kind),
-          ' ',
-          describeItem(item),
-        ),
-      ),
-    );
-  }
 
   async function load(stopped) {
     machine ??= await getJson('/api/machines/session');
@@ -107,8 +89,7 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
       ...fact('Last user activity', time(session.last_user_activity_at)),
       ...fact('Last trigger', time(session.last_trigger_at)),
     );
-    // Newest first, as Live activity: a new item lands at the top of the box, in sight, not below its fold.
-    showTimeline([...activity.items].sort((a, b) => Number(b.id) - Number(a.id)));
+    timeline.show(activity.items);
     if (prompt.textContent !== context.system_prompt) prompt.textContent = context.system_prompt;
     const contextText = JSON.stringify(context.context, null, 2);
     if (agentContext.textContent !== contextText) agentContext.textContent = contextText;

@@ -15,8 +15,11 @@ function consoleDirectory(): string {
   throw new Error('console assets not found beside the service');
 }
 
+const packageDirectory = (name: string): string => dirname(createRequire(import.meta.url).resolve(name));
 /** eventsource-parser's ESM build, served as it is installed: the page reads the stream with it. */
-const eventSourceParserDirectory = (): string => dirname(createRequire(import.meta.url).resolve('eventsource-parser'));
+const eventSourceParserDirectory = (): string => packageDirectory('eventsource-parser');
+/** livekit-client's ESM build (one self-contained file), which the voice demo joins its room with. */
+const liveKitClientDirectory = (): string => packageDirectory('livekit-client');
 
 export const consoleRouteDocs: RouteDoc[] = [
   {
@@ -31,19 +34,40 @@ export const consoleRouteDocs: RouteDoc[] = [
   },
 ];
 
-// Everything from the service itself: the page works offline, and nothing else may run in it.
-const CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
+/**
+ * The media server's origin under both the WebSocket and the HTTP scheme: the LiveKit client
+ * signals over the first and checks a failed connection over the second. Nothing for a URL that
+ * does not parse (the service then has no media to join anyway).
+ */
+export function mediaOrigins(mediaUrl: string | undefined): string[] {
+  if (mediaUrl === undefined) return [];
+  let url: URL;
+  try {
+    url = new URL(mediaUrl);
+  } catch {
+    return [];
+  }
+  const secure = url.protocol === 'wss:' || url.protocol === 'https:';
+  return [`${secure ? 'wss' : 'ws'}://${url.host}`, `${secure ? 'https' : 'http'}://${url.host}`];
+}
 
-const label =
-  (route: string): RequestHandler =>
-  (_req, res, next) => {
-    res.locals.route = route;
-    res.set({ 'Content-Security-Policy': CONTENT_SECURITY_POLICY, 'X-Content-Type-Options': 'nosniff' });
-    next();
-  };
+/**
+ * Everything from the service itself: the page works offline, and nothing else may run in it.
+ * The one other place it may talk to is the configured media server, for the voice demo's room.
+ */
+export const contentSecurityPolicy = (mediaUrl: string | undefined): string =>
+  `default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src ${["'self'", ...mediaOrigins(mediaUrl)].join(' ')}; frame-ancestors 'none'`;
 
 /** Mounted before the key check: the page must load for the key to be entered on it. */
-export function consoleRoutes(): Router {
+export function consoleRoutes(mediaUrl?: string): Router {
+  const policy = contentSecurityPolicy(mediaUrl);
+  const label =
+    (route: string): RequestHandler =>
+    (_req, res, next) => {
+      res.locals.route = route;
+      res.set({ 'Content-Security-Policy': policy, 'X-Content-Type-Options': 'nosniff' });
+      next();
+    };
   const router = Router();
   const directory = consoleDirectory();
   const options = { index: false, redirect: false, fallthrough: true, maxAge: 0 };
@@ -51,6 +75,7 @@ export function consoleRoutes(): Router {
     res.sendFile(`${directory}index.html`, { headers: { 'Cache-Control': 'no-cache' } });
   });
   router.use('/console/vendor/eventsource-parser', label('/console/vendor'), express.static(eventSourceParserDirectory(), options));
+  router.use('/console/vendor/livekit-client', label('/console/vendor'), express.static(liveKitClientDirectory(), options));
   router.use('/console', label('/console/assets'), express.static(directory, options));
   return router;
 }
