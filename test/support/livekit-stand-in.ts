@@ -27,6 +27,7 @@ export interface StandInRoom {
   metadata: string;
   empty_timeout: number;
   departure_timeout: number;
+  max_participants: number;
   creation_time: string;
 }
 export interface StandInDispatch {
@@ -52,7 +53,9 @@ export type Fault = { status: number; code: string; msg: string } | 'drop' | 'ha
 export type GateOutcome = 'ok' | 'fail' | 'lost';
 type Gate = { method: string; room: string; outcome: Promise<GateOutcome>; arrived: () => void };
 type Planned = Fault | { held: Promise<void>; arrived: () => void };
-const UNAVAILABLE = { code: 'unavailable', msg: 'no response from servers' };
+// The real server's errors from a room's own node carry the prefix its RPC layer adds.
+const UNAVAILABLE = { code: 'unavailable', msg: 'twirp error unknown: no response from servers' };
+const NO_ROOM = { code: 'not_found', msg: 'twirp error unknown: requested room does not exist' };
 
 class TwirpFailure {
   constructor(
@@ -61,6 +64,12 @@ class TwirpFailure {
     readonly msg: string,
   ) {}
 }
+
+/** jose's error codes, as the real server's JWT library words the same refusals. */
+const JWT_REFUSALS: Record<string, string> = {
+  ERR_JWS_SIGNATURE_VERIFICATION_FAILED: 'token signature is invalid: signature is invalid',
+  ERR_JWT_EXPIRED: 'token has invalid claims: token is expired',
+};
 
 const text = (res: ServerResponse, status: number, message: string) => res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' }).end(message);
 // Exactly `application/json`: the SDK parses Twirp errors only under that content type.
@@ -74,17 +83,28 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
   const rooms = new Map<string, StandInRoom>();
   const dispatches: StandInDispatch[] = [];
   const dataPackets: StandInDataPacket[] = [];
+  /**
+   * The dispatch the real server adds to every room it creates, with an empty agent name (for
+   * workers registered without one): listed with the room's dispatches, never in `dispatches`,
+   * which holds the ones asked for.
+   */
+  const automatic = new Map<string, StandInDispatch>();
   const planned = new Map<string, Planned[]>();
   const gates: Gate[] = [];
   let serial = 0;
   const nextId = (prefix: string) => `${prefix}_${String((serial += 1)).padStart(12, '0')}`;
 
-  const ensureRoom = (name: string): StandInRoom => {
+  /** A room that does not exist yet is created with what the request says; an existing one is returned as it is. */
+  const ensureRoom = (name: string, metadata = '', maxParticipants = 0): StandInRoom => {
     const existing = rooms.get(name);
     if (existing) return existing;
-    const room = { sid: nextId('RM'), name, metadata: '', empty_timeout: 300, departure_timeout: 20, creation_time: String(Math.floor(Date.now() / 1000)) };
+    const room = { sid: nextId('RM'), name, metadata, empty_timeout: 300, departure_timeout: 20, max_participants: maxParticipants, creation_time: String(Math.floor(Date.now() / 1000)) };
     rooms.set(name, room);
+    automatic.set(name, { id: nextId('AD'), agent_name: '', room: name, metadata: '' });
     return room;
+  };
+  const roomServed = (name: string) => {
+    if (!rooms.has(name)) throw new TwirpFailure(503, UNAVAILABLE.code, UNAVAILABLE.msg);
   };
   const dispatchJson = (d: StandInDispatch) => ({ ...d, state: { jobs: [], created_at: '0', deleted_at: '0' }, restart_policy: 'JRP_ON_FAILURE', deployment: '', attributes: {} });
   const canAdminRoom = (claims: ClaimGrants | undefined, body: Body) => claims?.video?.roomAdmin === true && claims.video.room === body.room;
@@ -93,12 +113,11 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
     CreateRoom: {
       service: 'RoomService',
       allowed: (claims) => claims?.video?.roomCreate === true,
+      // The real server (1.13) takes an empty name too, and leaves an existing room as it was:
+      // a second create changes neither its metadata nor its participant cap.
       run: (body) => {
-        const name = asText(body.name);
-        if (name === '') throw new TwirpFailure(400, 'invalid_argument', 'no room name');
-        const room = ensureRoom(name);
-        if (asText(body.metadata) !== '') room.metadata = asText(body.metadata);
-        return room;
+        const maxParticipants = Number(field(body, 'maxParticipants', 'max_participants') ?? 0);
+        return ensureRoom(asText(body.name), asText(body.metadata), Number.isFinite(maxParticipants) ? maxParticipants : 0);
       },
     },
     ListRooms: {
@@ -114,7 +133,8 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
       allowed: (claims) => claims?.video?.roomCreate === true,
       run: (body) => {
         const name = asText(body.room);
-        if (!rooms.delete(name)) throw new TwirpFailure(404, 'not_found', 'requested room does not exist');
+        if (!rooms.delete(name)) throw new TwirpFailure(404, NO_ROOM.code, NO_ROOM.msg);
+        automatic.delete(name);
         for (let i = dispatches.length - 1; i >= 0; i -= 1) if (dispatches[i]!.room === name) dispatches.splice(i, 1);
         return {};
       },
@@ -129,14 +149,15 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
         return dispatchJson(dispatch);
       },
     },
-    // The real server answers not_found for a room it does not hold; the SDK sends the payload as
-    // protobuf JSON bytes (base64), the kind as its enum name, and a random nonce.
+    // A room the real server does not hold has no node to answer for it: after waiting for one
+    // (about 3 s) it says unavailable. The SDK sends the payload as protobuf JSON bytes (base64),
+    // the kind as its enum name, and a random nonce.
     SendData: {
       service: 'RoomService',
       allowed: canAdminRoom,
       run: (body) => {
         const room = asText(body.room);
-        if (!rooms.has(room)) throw new TwirpFailure(404, 'not_found', 'requested room does not exist');
+        roomServed(room);
         const data = Buffer.from(asText(body.data), 'base64').toString('utf8');
         // Protobuf JSON leaves out an enum at its default: no kind is RELIABLE (0).
         dataPackets.push({ room, data, topic: asText(body.topic), kind: String(body.kind ?? 'RELIABLE') });
@@ -146,9 +167,12 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
     ListDispatch: {
       service: 'AgentDispatchService',
       allowed: canAdminRoom,
+      // As SendData: a room the server does not hold is unavailable, not an empty list.
       run: (body) => {
+        const room = asText(body.room);
+        roomServed(room);
         const id = asText(field(body, 'dispatchId', 'dispatch_id'));
-        const found = dispatches.filter((d) => d.room === body.room && (id === '' || d.id === id));
+        const found = [...dispatches, automatic.get(room)!].filter((d) => d.room === room && (id === '' || d.id === id));
         return { agent_dispatches: found.map(dispatchJson) };
       },
     },
@@ -165,11 +189,13 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
       return { refusal: 'invalid authorization token' };
     }
     const secret = issuer === undefined ? undefined : keys[issuer];
-    if (issuer === undefined || secret === undefined) return { refusal: 'invalid API key' };
+    if (issuer === undefined || secret === undefined) return { refusal: `invalid API key: ${issuer ?? ''}` };
     try {
       return { claims: await new TokenVerifier(issuer, secret).verify(token, 60) };
-    } catch {
-      return { refusal: 'invalid authorization token' };
+    } catch (error) {
+      // The real server quotes the token it refused, and why, in the words of its JWT library.
+      const why = JWT_REFUSALS[(error as { code?: string }).code ?? ''];
+      return { refusal: why ? `invalid token: ${token}, error: ${why}` : 'invalid authorization token' };
     }
   }
 
@@ -184,9 +210,11 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
     const name = route[2]!;
     const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     const method = methods[name];
-    if (req.method !== 'POST') return void json(res, 404, { code: 'bad_route', msg: `unsupported method "${req.method}" (only POST is allowed)` });
-    if (contentType !== 'application/json') return void json(res, 404, { code: 'bad_route', msg: `unexpected Content-Type: "${contentType}"` });
-    if (!method || method.service !== service) return void json(res, 404, { code: 'bad_route', msg: `no handler for path "${req.url}"` });
+    // Every bad route names itself in the error's meta, as Twirp's generated servers do.
+    const badRoute = (msg: string) => json(res, 404, { code: 'bad_route', msg, meta: { twirp_invalid_route: `${req.method} ${req.url}` } });
+    if (req.method !== 'POST') return void badRoute(`unsupported method "${req.method}" (only POST is allowed)`);
+    if (contentType !== 'application/json') return void badRoute(`unexpected Content-Type: "${contentType}"`);
+    if (!method || method.service !== service) return void badRoute(`no handler for path "${req.url}"`);
     let body: Body;
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Body;
@@ -269,6 +297,7 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
       dispatches.length = 0;
       dataPackets.length = 0;
       rooms.clear();
+      automatic.clear();
       planned.clear();
       gates.length = 0;
     },
