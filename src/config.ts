@@ -249,12 +249,19 @@ function withoutBlanks(env: NodeJS.ProcessEnv): Record<string, string> {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const parsed = EnvSchema.safeParse(withoutBlanks(env));
+  const given = withoutBlanks(env);
+  const parsed = EnvSchema.safeParse(given);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}${shownValue(String(issue.path[0]), given)}`);
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const e = parsed.data;
+  const missingMedia = partialMediaSettings(e);
+  if (missingMedia.length > 0) {
+    throw new ConfigError(
+      `invalid configuration: ${missingMedia.join(', ')}: required with the other LIVEKIT_* settings (set all three for voice on LiveKit, or none for placeholder tokens)`,
+    );
+  }
   // A voice start still waiting on the media server when shutdown cuts connections gets ECONNRESET:
   // the grace must cover the longest start, each of its media calls taking its whole timeout.
   if (e.MEDIA_REQUEST_TIMEOUT_SECONDS * MEDIA_CALLS_PER_START > e.SHUTDOWN_GRACE_SECONDS) {
@@ -324,6 +331,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sessionMaxBytes: e.SESSION_MAX_BYTES,
     memoryBudgetMb: e.MEMORY_BUDGET_MB,
   };
+}
+
+/** Settings whose value is a credential: never repeated in an error, which may reach a shared log. */
+const SECRET_SETTINGS: ReadonlySet<string> = new Set(['API_KEY', 'ID_DIGEST_SECRET', 'LIVEKIT_API_KEY', 'LIVEKIT_API_SECRET']);
+const SHOWN_VALUE_CHARS = 80;
+
+/** ` (got "abc")`: the value as given, so whoever set it sees what was read; nothing for a credential. */
+function shownValue(name: string, given: Record<string, string>): string {
+  const value = given[name];
+  if (value === undefined || SECRET_SETTINGS.has(name)) return '';
+  const shown = value.length > SHOWN_VALUE_CHARS ? `${value.slice(0, SHOWN_VALUE_CHARS)}…` : value;
+  return ` (got ${JSON.stringify(shown)})`;
+}
+
+/**
+ * The LiveKit settings missing when some but not all three are set: such a start would run on
+ * placeholder tokens without a word, and every voice start would fail on the device instead.
+ */
+function partialMediaSettings(e: z.infer<typeof EnvSchema>): string[] {
+  const settings = [
+    ['LIVEKIT_URL', e.LIVEKIT_URL],
+    ['LIVEKIT_API_KEY', e.LIVEKIT_API_KEY],
+    ['LIVEKIT_API_SECRET', e.LIVEKIT_API_SECRET],
+  ] as const;
+  const missing = settings.filter(([, value]) => value === undefined).map(([name]) => name);
+  return missing.length === settings.length ? [] : missing;
 }
 
 /** SESSION_HOST=restate needs the Restate addresses, its endpoint's port, an activity log every process shares, and one digest secret. */

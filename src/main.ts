@@ -11,10 +11,9 @@ import { startClusterSystem } from './cluster/cluster-system.js';
 import type { SessionHostConfig } from './config.js';
 import type { AppConfig } from './config.js';
 import { ConfigError, loadConfig } from './config.js';
-import type { App } from './http/app.js';
 import { createApp } from './http/app.js';
-import type { RunningServer } from './http/server.js';
-import { listen } from './http/server.js';
+import type { Server } from 'node:http';
+import { bind, serve } from './http/server.js';
 import { systemClock } from './integrations/clock.js';
 import type { Inspection } from './integrations/inspection.js';
 import { openInspection } from './integrations/inspection.js';
@@ -56,10 +55,13 @@ async function openInspectionOrExit(setting: InspectSetting, logger: Logger, rul
   }
 }
 
-/** A port that cannot be listened on is a configuration error too: one line naming it, exit 1. */
-async function listenOrExit(app: App, config: AppConfig, logger: Logger): Promise<RunningServer> {
+/**
+ * A port that cannot be listened on is a configuration error too: one line naming it, exit 1.
+ * Taken first, before the store or anything else, so such a start leaves nothing behind.
+ */
+async function bindOrExit(config: AppConfig): Promise<Server> {
   try {
-    return await listen(app, config, logger);
+    return await bind(config);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
@@ -94,6 +96,7 @@ async function main(): Promise<void> {
   const media = createMediaProvider(config);
   const mediaReady = media.ready;
   if (!mediaReady) logger.warn({ missing: missingMediaSettings(config) }, 'media not configured: voice sessions get placeholder tokens');
+  const bound = await bindOrExit(config);
   const inspection = config.inspect ? await openInspectionOrExit(config.inspect, logger, config.piiRules) : undefined;
   // Loaded here, after sqlite-warning.js is in place: node:sqlite warns as it loads on Node 22.
   const { openStore, StoreOpenError } = await import('./store/open-store.js');
@@ -111,7 +114,7 @@ async function main(): Promise<void> {
   const cluster = config.sessionHost.kind === 'restate' ? await startClusterOrExit(systemOptions, config.sessionHost) : undefined;
   const system = cluster?.system ?? createActorSystem(systemOptions);
   const app = createApp({ config, system, logger, mediaReady, sdkConfig, sessionKeys: keys });
-  const running = await listenOrExit(app, config, logger);
+  const running = serve(bound, app, config.host, logger);
   const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
   if (heapLimitMb > config.memoryBudgetMb) {
     logger.warn(

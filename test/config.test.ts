@@ -28,7 +28,7 @@ describe('loadConfig', () => {
       mediaRequestTimeoutSeconds: 3,
       reengagementInactivitySeconds: 300,
     });
-    expect(loadConfig({ LIVEKIT_URL: 'wss://example.livekit.cloud', MEDIA_REQUEST_TIMEOUT_SECONDS: '0.5' })).toMatchObject({
+    expect(loadConfig({ LIVEKIT_URL: 'wss://example.livekit.cloud', LIVEKIT_API_KEY: 'k', LIVEKIT_API_SECRET: 's', MEDIA_REQUEST_TIMEOUT_SECONDS: '0.5' })).toMatchObject({
       livekitUrl: 'wss://example.livekit.cloud',
       mediaRequestTimeoutSeconds: 0.5,
     });
@@ -96,6 +96,21 @@ describe('loadConfig', () => {
   ])('refuses %o naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('refuses a partial LiveKit configuration, naming what is missing', () => {
+    expect(() => loadConfig({ LIVEKIT_URL: 'wss://example.livekit.cloud' })).toThrow(
+      /^invalid configuration: LIVEKIT_API_KEY, LIVEKIT_API_SECRET: required with the other LIVEKIT_\* settings/,
+    );
+    expect(() => loadConfig({ LIVEKIT_URL: 'wss://example.livekit.cloud', LIVEKIT_API_KEY: 'k' })).toThrow(/^invalid configuration: LIVEKIT_API_SECRET: required/);
+    expect(() => loadConfig({ LIVEKIT_API_SECRET: 's' })).toThrow(/^invalid configuration: LIVEKIT_URL, LIVEKIT_API_KEY: required/);
+  });
+
+  it('repeats a bad value in its error, but never a credential', () => {
+    expect(() => loadConfig({ PORT: 'abc' })).toThrow(/^invalid configuration: PORT: .* \(got "abc"\)$/);
+    expect(() => loadConfig({ STORE: 'postgres' })).toThrow('STORE: must be sqlite or memory (got "postgres")');
+    expect(() => loadConfig({ ID_DIGEST_SECRET: 'short-secret' })).toThrow(/^invalid configuration: ID_DIGEST_SECRET: must be at least 16 characters$/);
+    expect(() => loadConfig({ PORT: 'x'.repeat(500) })).toThrow(/\(got "x{80}…"\)$/);
   });
 
   it('refuses TRUST_PROXY=true, saying to give the hop count or the proxy addresses; accepts those', () => {

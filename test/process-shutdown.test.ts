@@ -1,7 +1,10 @@
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import { connect, createServer } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
+import { tempDataDir } from './support/harness.js';
 import { startService } from './support/service-process.js';
 import { SseTestClient } from './support/sse-client.js';
 
@@ -83,14 +86,18 @@ describe('shutdown of the process', { timeout: 60_000 }, () => {
 });
 
 describe('start-up safety', { timeout: 60_000 }, () => {
-  it('on a busy port exits 1 with one line naming the port and the variables, no stack trace', async () => {
+  it('on a busy port exits 1 with one line naming the port and the variables, no stack trace, having taken nothing', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as AddressInfo;
+    const dataDir = join(tempDataDir(), 'not-yet');
     try {
-      const service = startService({ PORT: String(port) });
+      const service = startService({ PORT: String(port), STORE: 'sqlite', DATA_DIR: dataDir });
       await expect(service.url).rejects.toThrow('exited early with 1');
       expect(service.stderr()).toBe(`invalid configuration: PORT/HOST: cannot listen on 127.0.0.1:${port} (EADDRINUSE)\n`);
+      // The port is taken before anything else: no store was opened, no data directory made.
+      expect(service.logs()).not.toMatch(/store open/);
+      expect(existsSync(dataDir)).toBe(false);
     } finally {
       taken.close();
     }

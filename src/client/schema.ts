@@ -1126,7 +1126,7 @@ export interface operations {
         parameters: {
             query?: {
                 kind?: "event" | "trigger" | "session_start" | "session_stop" | "reengagement" | "schema_push" | "voice_agent_context_fetch" | "popup_evaluate" | "flow_graph_recorded" | "dropoff_registered" | "dropoff_cancelled";
-                /** @description default 100; values above 1000 are clamped to 1000 */
+                /** @description default 100, at most 1000 */
                 limit?: number;
                 session_id?: string;
             };
@@ -1163,7 +1163,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description limit not an integer or below 1, or unknown kind */
+            /** @description limit not an integer from 1 to 1000, or unknown kind */
             422: {
                 headers: {
                     [name: string]: unknown;

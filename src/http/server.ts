@@ -27,33 +27,48 @@ export interface ListenOptions {
 /** How long an idle keep-alive connection is kept: longer than a load balancer's usual 60 s, so it closes first. */
 const KEEP_ALIVE_MS = 65_000;
 
-export async function listen(app: App, { port, host, requestTimeoutSeconds }: ListenOptions, logger: Logger): Promise<RunningServer> {
-  const server = createServer(
-    {
-      // Node checks both every `connectionsCheckingInterval`: a trickled body or trickled headers
-      // hold a connection for this long at most, not the minutes of the defaults.
-      requestTimeout: requestTimeoutSeconds * 1000,
-      headersTimeout: requestTimeoutSeconds * 1000,
-      connectionsCheckingInterval: Math.min(1000, requestTimeoutSeconds * 250),
-      keepAliveTimeout: KEEP_ALIVE_MS,
-    },
-    app.express,
-  );
+/**
+ * A server listening on the port with nothing behind it yet: start-up takes the port before it
+ * opens the store or anything else, so a busy port stops it having taken nothing. Requests that
+ * arrive before `serve` wait for it.
+ */
+export async function bind({ port, host, requestTimeoutSeconds }: ListenOptions): Promise<Server> {
+  const server = createServer({
+    // Node checks both every `connectionsCheckingInterval`: a trickled body or trickled headers
+    // hold a connection for this long at most, not the minutes of the defaults.
+    requestTimeout: requestTimeoutSeconds * 1000,
+    headersTimeout: requestTimeoutSeconds * 1000,
+    connectionsCheckingInterval: Math.min(1000, requestTimeoutSeconds * 250),
+    keepAliveTimeout: KEEP_ALIVE_MS,
+  });
+  server.on('clientError', answerParserError);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
+}
+
+export async function listen(app: App, options: ListenOptions, logger: Logger): Promise<RunningServer> {
+  return serve(await bind(options), app, options.host, logger);
+}
+
+/** Puts the app behind a bound server. */
+export function serve(server: Server, app: App, host: string, logger: Logger): RunningServer {
+  server.on('request', app.express);
   const { connections } = app;
   // A backstop on sockets of every kind; each kind's own cap is applied as it is counted.
   server.maxConnections = connections.totalLimit;
   server.on('connection', (socket: Socket) => {
     if (!connections.admit(socket)) socket.destroy();
   });
-  server.on('clientError', answerParserError);
   // A WebSocket upgrade leaves HTTP: the control plane claims the socket in its own count.
   server.on('upgrade', app.controlPlane.handleUpgrade);
   const current = trackResponses(server);
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost}:${address.port}`;

@@ -24,22 +24,21 @@ describe('GET /api/activity', () => {
     expect(items[0]!.timestamp).toBe(new Date(START_TIME).toISOString());
   });
 
-  it('clamps limit above 1000 to 1000', async () => {
+  it('refuses limit above 1000 as /api/sessions refuses one above 500, rather than cutting it down', async () => {
     const h = createHarness();
-    for (let i = 0; i < 1005; i += 1) {
-      h.system.activity.append({ kind: 'event', at: START_TIME, session_id: 's', user_id: null, payload: {}, trace: { trace_id: 't', request_id: 'r' } });
-    }
     const res = await h.http.get('/api/activity?limit=5000');
-    expect(res.status).toBe(200);
-    expect(res.body.items).toHaveLength(1000);
-    expect(res.body.items[999].id).toBe(activityId(h, 1005));
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toBe('limit: must be an integer from 1 to 1000');
+    const sessions = await h.http.get('/api/sessions?limit=5000');
+    expect(sessions.status).toBe(422);
+    expect(sessions.body.detail).toBe('limit: must be an integer from 1 to 500');
   });
 
   it.each([['0'], ['-1'], ['1.5'], ['abc'], [''], ['1e3']])('limit=%s → 422 naming limit', async (limit) => {
     const h = createHarness();
     const res = await h.http.get(`/api/activity?limit=${limit}`);
     expect(res.status).toBe(422);
-    expect(res.body.detail).toMatch(/^limit: must be an integer of at least 1/);
+    expect(res.body.detail).toMatch(/^limit: must be an integer from 1 to 1000/);
   });
 
   it('a repeated limit → 422', async () => {

@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import type { AppDeps } from '../deps.js';
 import type { RouteDoc } from '../route-doc.js';
-import { ActivityListOut, ActivityQuery, ErrorBody } from '../schemas/common.js';
+import { ActivityListOut, ActivityQuery, ErrorBody, MAX_ACTIVITY_PAGE } from '../schemas/common.js';
+import { pageLimitDoc } from '../schemas/params.js';
 import { parseOr422 } from '../validate.js';
 
 const DEFAULT_LIMIT = 100;
@@ -15,10 +16,10 @@ export const activityRouteDocs: RouteDoc[] = [
     summary: 'The most recent activity items, oldest first.',
     query: ActivityQuery,
     // Sent as a string, parsed and bounded by the service: the document states the number it accepts.
-    queryOverrides: { limit: { type: 'integer', minimum: 1, default: DEFAULT_LIMIT } },
+    queryOverrides: { limit: pageLimitDoc(MAX_ACTIVITY_PAGE, DEFAULT_LIMIT) },
     responses: {
       200: { description: 'items, media readiness and feature flags', schema: ActivityListOut },
-      422: { description: 'limit not an integer or below 1, or unknown kind', schema: ErrorBody },
+      422: { description: 'limit not an integer from 1 to 1000, or unknown kind', schema: ErrorBody },
     },
   },
 ];

@@ -9,11 +9,11 @@ import { snapshotOrThrow } from '../ask.js';
 import type { AppDeps } from '../deps.js';
 import { HttpError } from '../http-error.js';
 import type { RouteDoc } from '../route-doc.js';
-import { SESSION_ID_PARAM } from '../schemas/params.js';
+import { SESSION_ID_PARAM, pageLimitDoc } from '../schemas/params.js';
 import { ErrorBody } from '../schemas/common.js';
 import { ContextOut } from '../schemas/context.js';
 import { SessionOut } from '../schemas/session.js';
-import { SessionListOut, SessionListQueryIn } from '../schemas/session-list.js';
+import { MAX_SESSION_PAGE, SessionListOut, SessionListQueryIn } from '../schemas/session-list.js';
 import { parseOr422 } from '../validate.js';
 import { contextView } from '../views/context-view.js';
 import { sessionView } from '../views/session-view.js';
@@ -31,7 +31,7 @@ export const sessionRouteDocs: RouteDoc[] = [
     tag: 'operations',
     summary: 'Every session held, running or hibernated, one page at a time (cursor paging), filtered and sorted; reading wakes none.',
     query: SessionListQueryIn,
-    queryOverrides: { limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+    queryOverrides: { limit: pageLimitDoc(MAX_SESSION_PAGE, 50) },
     responses: {
       200: { description: 'a page of session summaries', schema: SessionListOut },
       422: { description: 'a query parameter is out of range, or the cursor is not one this endpoint gave', schema: ErrorBody },

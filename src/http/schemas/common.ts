@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { ACTIVITY_KINDS } from '../../domain/activity.js';
+import { pageLimit } from './params.js';
+
+export const MAX_ACTIVITY_PAGE = 1000;
 
 export const ErrorBody = z.object({ detail: z.string() }).meta({ id: 'Error' });
 
@@ -68,14 +71,7 @@ export const ActivityListOut = z
   .meta({ id: 'ActivityList' });
 
 export const ActivityQuery = z.object({
-  limit: z
-    .string({ error: 'must be a single integer' })
-    .regex(/^\s*\d+\s*$/, { error: 'must be an integer of at least 1' })
-    .transform(Number)
-    .pipe(z.number().min(1, { error: 'must be an integer of at least 1' }))
-    .transform((limit) => Math.min(limit, 1000))
-    .optional()
-    .meta({ description: 'default 100; values above 1000 are clamped to 1000' }),
+  limit: pageLimit(MAX_ACTIVITY_PAGE).optional().meta({ description: 'default 100, at most 1000' }),
   session_id: z.string({ error: 'must be a single value' }).optional(),
   kind: z.enum(ACTIVITY_KINDS, { error: `must be one of ${ACTIVITY_KINDS.join(', ')}` }).optional(),
 });

@@ -1,14 +1,13 @@
 import { z } from 'zod';
 import { SESSION_SORTS } from '../../actors/session-listing.js';
+import { pageLimit } from './params.js';
+
+export const MAX_SESSION_PAGE = 500;
 
 const filterText = (name: string) => z.string({ error: 'must be a single value' }).max(200, { error: `${name} must be at most 200 characters` });
 
 export const SessionListQueryIn = z.object({
-  limit: z
-    .string({ error: 'must be a single integer' })
-    .regex(/^\s*\d+\s*$/, { error: 'must be an integer from 1 to 500' })
-    .transform(Number)
-    .pipe(z.number().min(1, { error: 'must be an integer from 1 to 500' }).max(500, { error: 'must be an integer from 1 to 500' }))
+  limit: pageLimit(MAX_SESSION_PAGE)
     .optional()
     .meta({ description: 'page size, 1 to 500 (default 50)' }),
   cursor: filterText('cursor').optional().meta({ description: "the previous page's next_cursor" }),
