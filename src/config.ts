@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { RefreshPolicy } from './domain/refresh-policy.js';
 import { DEFAULT_CRITICAL_STEPS } from './domain/critical-steps.js';
 import { MAX_TIMER_SECONDS } from './domain/timer-limit.js';
+import { isLoopbackHost } from './domain/loopback.js';
 import type { PiiRules } from './domain/pii.js';
 import { EXTRA_KEY_PATTERN, createPiiRules } from './domain/pii.js';
 import { DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS, MEDIA_CALLS_PER_START } from './domain/voice-session.js';
@@ -28,13 +29,12 @@ const positiveInt = (fallback: number) => z.coerce.number().int().positive().def
 const nonNegativeInt = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
 
 /** true/false/1/0, any case: what people write in .env files and CI settings. */
-const booleanFlag = (fallback: boolean) =>
-  z
-    .string()
-    .transform((raw) => raw.trim().toLowerCase())
-    .pipe(z.enum(['true', 'false', '1', '0'], { error: 'must be true, false, 1 or 0' }))
-    .transform((raw) => raw === 'true' || raw === '1')
-    .default(fallback);
+const booleanText = z
+  .string()
+  .transform((raw) => raw.trim().toLowerCase())
+  .pipe(z.enum(['true', 'false', '1', '0'], { error: 'must be true, false, 1 or 0' }))
+  .transform((raw) => raw === 'true' || raw === '1');
+const booleanFlag = (fallback: boolean) => booleanText.default(fallback);
 
 const featureFlagOverrides = z
   .string()
@@ -97,6 +97,8 @@ const EnvSchema = z.object({
   // Older name of the count limit (the in-memory ring's size), still honoured.
   ACTIVITY_BUFFER_SIZE: z.coerce.number().int().positive().max(1_000_000).optional(),
   RATE_LIMIT_PER_MINUTE: nonNegativeInt(1200),
+  // Unset: loopback clients are limited only when the service is reachable from elsewhere (docs/limits.md).
+  RATE_LIMIT_LOOPBACK: booleanText.optional(),
   // `true` would trust any X-Forwarded-For, and a client rotating it escapes the rate limit.
   TRUST_PROXY: optionalText.refine((raw) => raw?.toLowerCase() !== 'true', {
     error: 'true trusts any X-Forwarded-For (clients could evade the rate limit); give the number of proxy hops (e.g. 1) or the proxy addresses/subnets',
@@ -173,6 +175,12 @@ export interface AppConfig {
   /** SESSION_HOST: this process's supervisor, or Restate virtual objects reached through its ingress. */
   sessionHost: SessionHostConfig;
   rateLimitPerMinute: number;
+  /**
+   * Whether clients on this machine count against the rate limit. Off by default for a service
+   * bound to loopback with no proxy in front: its only clients are the developer's own simulator
+   * and console, which would otherwise lock each other out.
+   */
+  rateLimitLoopback: boolean;
   trustProxy: string | undefined;
   logLevel: string;
   shutdownGraceSeconds: number;
@@ -295,6 +303,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     activityLog: e.ACTIVITY_LOG,
     sessionHost,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    rateLimitLoopback: e.RATE_LIMIT_LOOPBACK ?? (!isLoopbackHost(e.HOST) || e.TRUST_PROXY !== undefined),
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,

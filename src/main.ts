@@ -21,6 +21,7 @@ import { InspectionRelayError } from './integrations/inspection-relay.js';
 import type { InspectSetting } from './config/inspection-setting.js';
 import { createMediaProvider, missingMediaSettings } from './integrations/open-media.js';
 import { loadKnowledgeBase } from './integrations/knowledge-base.js';
+import { isLoopbackHost } from './domain/loopback.js';
 import { SdkConfigFileError, openSdkConfigSource } from './integrations/sdk-config-source.js';
 import { createLogger } from './logger.js';
 import { sessionKeys } from './domain/session-key.js';
@@ -86,8 +87,6 @@ async function startClusterOrExit(options: ActorSystemOptions, host: Extract<Ses
   }
 }
 
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
-
 async function main(): Promise<void> {
   const config = orExit(() => loadConfig());
   const knowledgeBase = orExit(() => loadKnowledgeBase(config.kycKbFile));
@@ -122,7 +121,7 @@ async function main(): Promise<void> {
       `V8 may let garbage grow past MEMORY_BUDGET_MB: start node with --max-old-space-size=${heapLimitMbFor(config.memoryBudgetMb)} (npm start does)`,
     );
   }
-  if (!LOOPBACK.test(config.host) && config.apiKeys.length === 0) {
+  if (!isLoopbackHost(config.host) && config.apiKeys.length === 0) {
     logger.warn({ host: config.host }, 'listening beyond loopback with no API_KEY: anyone who can reach this port can read and change sessions');
   }
 

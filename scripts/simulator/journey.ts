@@ -4,6 +4,7 @@ import { KYC_WORKFLOW, screenSchema } from './kyc-flow.js';
 import { Random } from './random.js';
 import type { Schemas } from '../../src/client/index.js';
 import type { Answer, ServiceClient } from './service-client.js';
+import { isFailure } from './request-stats.js';
 
 /** What the run's journeys did, as the summary reports it. */
 export interface FlowCounts {
@@ -73,6 +74,8 @@ class Journey {
   private requestNumber = 0;
   private voiceUsed = false;
   private voiceRunning = false;
+  /** Whether the service refused any of this user's requests (or never answered one). */
+  private refused = false;
 
   constructor(private readonly settings: JourneySettings) {
     this.random = new Random(settings.seed, settings.index);
@@ -83,14 +86,15 @@ class Journey {
     this.traceId = this.random.hex(32);
   }
 
-  async run(): Promise<'completed' | 'cut'> {
+  async run(): Promise<JourneyOutcome> {
     try {
       const screens = this.random.chance(CHANCE.completesFlow) ? KYC_WORKFLOW.length : this.random.int(2, KYC_WORKFLOW.length - 1);
       await this.call({ endpoint: 'GET /v1/sdk/config', send: (api, init) => api.GET('/v1/sdk/config', init) });
       await this.event({ event: 'identity', properties: { login: 'otp' } });
       if (this.random.chance(CHANCE.workflowModel)) await this.event({ event: 'workflow_model', properties: workflowModel() });
       for (let index = 0; index < screens; index += 1) await this.visit(KYC_WORKFLOW[index]!, index);
-      return 'completed';
+      // Played to the end, but not as a user would have lived it if the service said no on the way.
+      return this.refused ? 'refused' : 'completed';
     } catch (error) {
       if (!(error instanceof JourneyCut) && !this.settings.signal.aborted) throw error;
       // A voice session left running would keep its session from eviction: end it as the app would.
@@ -263,7 +267,7 @@ class Journey {
       }
     }
     this.requestNumber += 1;
-    return this.settings.client.call({
+    const answer = await this.settings.client.call({
       ...call,
       headers: {
         'x-request-id': `${this.sessionId}-${this.requestNumber}`,
@@ -273,6 +277,8 @@ class Journey {
         'x-svc-session-id': this.sessionId,
       },
     });
+    if (isFailure(answer.outcome)) this.refused = true;
+    return answer;
   }
 }
 
@@ -285,6 +291,9 @@ function workflowModel(): Record<string, unknown> {
   };
 }
 
-export function runJourney(settings: JourneySettings): Promise<'completed' | 'cut'> {
+/** `refused`: played to its end, but at least one request was refused or went unanswered. */
+export type JourneyOutcome = 'completed' | 'refused' | 'cut';
+
+export function runJourney(settings: JourneySettings): Promise<JourneyOutcome> {
   return new Journey(settings).run();
 }

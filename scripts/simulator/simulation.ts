@@ -47,7 +47,8 @@ export interface SimulationSummary {
   seed: number;
   rate: number;
   durationMs: number;
-  journeys: { started: number; completed: number; cut: number };
+  /** `refused`: journeys played to the end that met a refusal (or no answer) on the way. */
+  journeys: { started: number; completed: number; refused: number; cut: number };
   flow: FlowCounts;
   requests: { total: number; failed: number; perSecond: number };
   /** Keyed by route: `POST /v1/events`, `GET /v1/assistant/context/{session_id}`, … */
@@ -69,10 +70,10 @@ export async function runSimulation(options: SimulationOptions, hooks: Simulatio
   const started = performance.now();
   const stats = new RequestStats();
   const counts = noFlow();
-  const journeys = { started: 0, completed: 0, cut: 0 };
+  const journeys = { started: 0, completed: 0, refused: 0, cut: 0 };
   const progress = (): SimulationProgress => ({
     journeysStarted: journeys.started,
-    journeysFinished: journeys.completed + journeys.cut,
+    journeysFinished: journeys.completed + journeys.refused + journeys.cut,
     requests: stats.requests,
     failed: stats.failed,
     elapsedMs: performance.now() - started,

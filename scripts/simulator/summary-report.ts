@@ -6,7 +6,7 @@ const ADVICE: Record<string, string> = {
   network: 'no answer: is the service running at the --url?',
   timeout: 'no answer within --timeout: the service is overloaded or stuck',
   '401': 'the service wants an API key: pass --key or set API_KEY',
-  '429': 'rate limited per client IP: start the service with RATE_LIMIT_PER_MINUTE=0 for load runs',
+  '429': 'rate limited per client IP: for load runs from another machine start the service with RATE_LIMIT_PER_MINUTE=0',
   '503': 'the service is shutting down or at its session cap (MAX_SESSIONS)',
 };
 
@@ -23,7 +23,7 @@ export function formatSummary(summary: SimulationSummary): string {
   const { journeys, flow, requests } = summary;
   const lines = [
     `Simulated ${journeys.started} KYC journeys against ${summary.url} in ${(summary.durationMs / 1000).toFixed(1)} s (seed ${summary.seed}, ${summary.rate} journeys/s)`,
-    `  journeys  ${journeys.completed} completed, ${journeys.cut} cut short by the end of the run`,
+    `  journeys  ${journeys.completed} completed, ${journeys.refused} met refusals, ${journeys.cut} cut short by the end of the run`,
     `  flow      ${flow.events} events, ${flow.validationFailures} validation failures, ${flow.triggerEvaluations} trigger evaluations (${flow.triggersFired} fired), ` +
       `${flow.voiceSessions} voice sessions, ${flow.conversationTurns} conversation turns, ${flow.contextFetches} context fetches`,
     `  requests  ${requests.total} in all, ${requests.perSecond.toFixed(1)}/s, ${requests.failed} failed`,
@@ -41,6 +41,9 @@ export function formatSummary(summary: SimulationSummary): string {
   } else {
     lines.push('  errors by status:');
     for (const [status, count] of errors) lines.push(`    ${status.padEnd(8)} ${String(count).padStart(6)}${ADVICE[status] ? `  ${ADVICE[status]}` : ''}`);
+  }
+  if (requests.failed > 0) {
+    lines.push('', `  NOT a clean run: ${requests.failed} of ${requests.total} requests were refused or unanswered (exit code 1)`);
   }
   return `${lines.join('\n')}\n`;
 }

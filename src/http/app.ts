@@ -95,7 +95,7 @@ export function createApp(deps: AppDeps): App {
     }),
   );
   app.use(shutdownGate);
-  const rateLimit = perIpRateLimit(config.rateLimitPerMinute);
+  const rateLimit = perIpRateLimit(config.rateLimitPerMinute, { loopback: config.rateLimitLoopback });
   const keyCheck = apiKeyCheck(config.apiKeys);
   const body = jsonBody();
   // After the body is read: the body's stream events would run outside the key's async context.

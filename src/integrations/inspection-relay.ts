@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { RawData } from 'ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import { viewerPage } from './inspection-viewer-page.js';
+import { isLoopbackHost } from '../domain/loopback.js';
 
 /**
  * The inspection relay: publishers (this service's inspector, or several processes) send
@@ -39,7 +40,6 @@ const DEFAULT_RETAINED_ACTORS = 200;
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** A viewer with this much unsent data queued is not reading: cut it rather than grow memory. */
 const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
-const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 /** Actors in these states will not change again: nothing to show a later viewer. */
 const FINISHED = new Set<unknown>(['done', 'error', 'stopped']);
 
@@ -99,13 +99,13 @@ const textOf = (data: RawData): string => (Array.isArray(data) ? Buffer.concat(d
 export async function startInspectionRelay(options: InspectionRelayOptions): Promise<InspectionRelay> {
   const { logger } = options;
   const retained = new RetainedActors(options.retainedActors ?? DEFAULT_RETAINED_ACTORS);
-  const loopbackOnly = LOOPBACK_NAMES.has(options.host);
+  const loopbackOnly = isLoopbackHost(options.host);
 
   // Bound to loopback, a request naming another host is a DNS-rebinding page: refuse it.
   const hostAllowed = (req: IncomingMessage): boolean => {
     if (!loopbackOnly) return true;
     const host = req.headers.host ?? '';
-    return LOOPBACK_NAMES.has(host.replace(/:\d+$/, ''));
+    return isLoopbackHost(host.replace(/:\d+$/, ''));
   };
 
   const http = createServer((req, res) => {

@@ -36,13 +36,24 @@ describe('X-API-Key', () => {
 
 describe('rate limit', () => {
   it('answers 429 {detail} with Retry-After past RATE_LIMIT_PER_MINUTE, /health exempt', async () => {
-    const h = createHarness({ env: { RATE_LIMIT_PER_MINUTE: '3' } });
+    const h = createHarness({ env: { RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_LOOPBACK: 'true' } });
     for (let i = 0; i < 3; i += 1) expect((await h.http.get('/api/features')).status).toBe(200);
     const limited = await h.http.get('/api/features');
     expect(limited.status).toBe(429);
     expect(limited.body.detail).toMatch(/^rate limit exceeded/);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect((await h.http.get('/health')).status).toBe(200);
+  });
+
+  it('does not limit clients on this machine when the service is bound to loopback with no proxy, unless told to', async () => {
+    const local = createHarness({ env: { RATE_LIMIT_PER_MINUTE: '3' } });
+    for (let i = 0; i < 10; i += 1) expect((await local.http.get('/api/features')).status).toBe(200);
+    // Reachable from elsewhere (or behind a proxy, whose own address is loopback): every client counts.
+    for (const env of [{ HOST: '0.0.0.0' }, { TRUST_PROXY: '1' }] as Record<string, string>[]) {
+      const exposed = createHarness({ env: { RATE_LIMIT_PER_MINUTE: '3', ...env } });
+      for (let i = 0; i < 3; i += 1) expect((await exposed.http.get('/api/features')).status).toBe(200);
+      expect((await exposed.http.get('/api/features')).status).toBe(429);
+    }
   });
 });
 

@@ -77,7 +77,7 @@ describe('the traffic simulator', () => {
     const { h, url } = await service();
     const summary = await runSimulation(fast(url));
 
-    expect(summary.journeys).toEqual({ started: 4, completed: 4, cut: 0 });
+    expect(summary.journeys).toEqual({ started: 4, completed: 4, refused: 0, cut: 0 });
     expect(summary.requests.failed).toBe(0);
     expect(summary.errorsByStatus).toEqual({});
     expect(Object.values(summary.endpoints).reduce((sum, entry) => sum + entry.requests, 0)).toBe(summary.requests.total);
@@ -117,7 +117,11 @@ describe('the traffic simulator', () => {
     const summary = await runSimulation(fast(url, { sessions: 1 }));
     expect(summary.requests.failed).toBe(summary.requests.total);
     expect(summary.errorsByStatus).toEqual({ '401': summary.requests.total });
+    // Played to the end, but not counted as completed: the service said no all the way.
+    expect(summary.journeys).toEqual({ started: 1, completed: 0, refused: 1, cut: 0 });
     const text = formatSummary(summary);
+    expect(text).toMatch(/^ {2}journeys {2}0 completed, 1 met refusals, 0 cut short by the end of the run$/m);
+    expect(text).toMatch(new RegExp(`^ {2}NOT a clean run: ${summary.requests.total} of ${summary.requests.total} requests were refused or unanswered \\(exit code 1\\)$`, 'm'));
     expect(text).toMatch(/^ {4}401 +\d+ {2}the service wants an API key: pass --key or set API_KEY$/m);
     expect(text).toMatch(new RegExp(`^ {2}all +${summary.requests.total} +${summary.requests.total} `, 'm'));
     expect((await runSimulation(fast(url, { sessions: 1, apiKey: 'sim-key' }))).requests.failed).toBe(0);
@@ -129,7 +133,7 @@ describe('the traffic simulator', () => {
     const summary = await runSimulation(fast(url, { sessions: undefined, durationSeconds: 0.4, rate: 40, concurrency: 40, thinkMs: 15 }));
     expect(performance.now() - started).toBeLessThan(3000);
     expect(summary.journeys.cut).toBeGreaterThan(0);
-    expect(summary.journeys.started).toBe(summary.journeys.completed + summary.journeys.cut);
+    expect(summary.journeys.started).toBe(summary.journeys.completed + summary.journeys.refused + summary.journeys.cut);
     expect(summary.requests.failed).toBe(0);
   });
 
@@ -170,7 +174,7 @@ describe('npm run simulate', { timeout: 60_000 }, () => {
     expect(run.stderr).toContain(`simulate: 3 journeys at 50/s against ${url} (seed 11)`);
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout) as SimulationSummary;
-    expect(summary).toMatchObject({ seed: 11, journeys: { started: 3, completed: 3, cut: 0 }, requests: { failed: 0 } });
+    expect(summary).toMatchObject({ seed: 11, journeys: { started: 3, completed: 3, refused: 0, cut: 0 }, requests: { failed: 0 } });
     expect(Object.keys(summary.endpoints)).toEqual(expect.arrayContaining(['POST /v1/events', 'POST /v1/assistant/trigger/evaluate', 'GET /v1/sdk/config']));
   });
 
