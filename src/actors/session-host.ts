@@ -2,12 +2,26 @@ import type { AssistantCommand, Reply, SessionCommand } from '../machines/sessio
 import type { SessionContext } from '../machines/session.machine.js';
 import type { SessionListQuery, SessionPage } from './session-listing.js';
 
-/** `unavailable`: the change could not be committed (disk full): nothing was acknowledged. `memory`: MEMORY_BUDGET_MB is reached. */
-export type AskFailure = { ok: false; reason: 'not_found' | 'capacity' | 'failed' | 'timeout' | 'unavailable' | 'memory' };
+/**
+ * `unavailable`: the change could not be committed (disk full), or in cluster mode `unreachable`
+ * names the engine that could not be reached: nothing was acknowledged. `memory`: MEMORY_BUDGET_MB is reached.
+ */
+export type AskFailure = { ok: false; reason: 'not_found' | 'capacity' | 'failed' | 'timeout' | 'unavailable' | 'memory'; unreachable?: Dependency };
 export type AskResult<T> = { ok: true; value: T } | AskFailure;
 
 /** Whether a command may bring a session into being or needs one that exists. */
 export type Routing = 'create' | 'existing';
+
+/** An engine cluster mode depends on (SESSION_HOST=restate). */
+export type Dependency = 'restate' | 'redis';
+
+/** A read could not be answered because `dependency` is unreachable: a 503 naming it, never a 500. */
+export class DependencyUnavailableError extends Error {
+  override name = 'DependencyUnavailableError';
+  constructor(readonly dependency: Dependency) {
+    super(`${dependency} unreachable`);
+  }
+}
 
 /** A read-only view of one session: its context and the state value it is (or would resume) in. */
 export interface SessionView {

@@ -261,6 +261,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness probe: 200 whenever the process answers at all, draining or not, whatever its dependencies do. A probe that times out is the only failure: restart the process then, never on a 503 from /health or /health/ready (docs/cluster.md, Probes). */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness probe for a load balancer: whether to send this process traffic. 503 only for what is this process's own (it is draining, or its own store refuses writes). An engine every process shares (Restate, Redis in cluster mode) is reported in `cluster` but leaves every process ready: taking them all out would only hide the 503 naming the engine that each request gets (docs/cluster.md, Probes). */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -2141,6 +2175,73 @@ export interface operations {
                 };
             };
             /** @description shutting down, the store refuses writes (disk full): `store.status` is `failing`, or in cluster mode (SESSION_HOST=restate) Restate or Redis is unreachable: `cluster` says which */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the process runs and answers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ready for traffic */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description draining (`shutting_down`) or its own store refuses writes (`store_failing`) */
             503: {
                 headers: {
                     [name: string]: unknown;

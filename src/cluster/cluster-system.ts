@@ -5,7 +5,7 @@ import { RedisCommandFanout } from './command-fanout.js';
 import { RemoteSessionHost } from './remote-host.js';
 import type { SessionEndpoint } from './session-endpoint.js';
 import { serveSessionEndpoint } from './session-endpoint.js';
-import type { SessionObject } from './session-object.js';
+import type { SessionObject, SharedActivityLog } from './session-object.js';
 import { sessionObject } from './session-object.js';
 
 export interface ClusterSystem {
@@ -22,6 +22,9 @@ export interface ClusterSystem {
  * where Restate may run any session's next invocation.
  */
 export async function startClusterSystem(options: ActorSystemOptions, host: Extract<SessionHostConfig, { kind: 'restate' }>): Promise<ClusterSystem> {
+  const shared = options.store.activity;
+  if (!shared.writeNow) throw new Error('SESSION_HOST=restate: the activity log must be one every process shares (ACTIVITY_LOG=redis://…)');
+  const activity: SharedActivityLog = { writeNow: shared.writeNow.bind(shared) };
   const commands = new RedisCommandFanout(host.redisUrl, options.logger);
   let object: SessionObject | undefined;
   const system = createHostedSystem(options, (parts) => {
@@ -31,7 +34,7 @@ export async function startClusterSystem(options: ActorSystemOptions, host: Extr
       media: options.media,
       logger: options.logger,
       observers: { metrics: parts.metrics, calls: parts.mediaCalls },
-      activity: options.store.activity,
+      activity,
       commands,
       sources: options.agentContext,
       inspect: options.inspect,

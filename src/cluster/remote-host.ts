@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ClusterHealth } from '../actors/cluster-health.js';
 import { CommandListeners } from '../actors/command-listeners.js';
 import type { SessionHost, SessionView } from '../actors/session-host.js';
+import { DependencyUnavailableError } from '../actors/session-host.js';
 import type { SessionListQuery, SessionPage } from '../actors/session-listing.js';
 import { pageOfSessions } from '../actors/session-listing.js';
 import { storedView } from '../actors/stored-session.js';
@@ -15,7 +16,7 @@ import type { CommandFanout } from './command-fanout.js';
 import { toWireCommand } from './command-wire.js';
 import { currentIdempotencyKey } from './idempotency.js';
 import type { AskResponse, KeptSummary } from './session-object.js';
-import { SESSION_OBJECT, STATE } from './session-object.js';
+import { ACTIVITY_LOG_UNREACHABLE, SESSION_OBJECT, STATE } from './session-object.js';
 
 export interface RemoteHostOptions {
   /** RESTATE_INGRESS_URL: where commands go (private: every handler is callable there). */
@@ -31,14 +32,24 @@ export interface RemoteHostOptions {
   commands: Pick<CommandFanout, 'onCommand'>;
 }
 
+/** How long a reply waits for this process to read back the activity its command wrote, past which it answers anyway. */
+const READ_BACK_MS = 2_000;
+
+/** The ingress answered with an error: `refusedBy` is set when the handler refused because Redis is unreachable. */
 class IngressError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly invocationId: string | null,
+    readonly refusedBy?: 'redis',
   ) {
     super(message);
   }
 }
+
+/** No answer from the ingress at all (refused connection, reset): Restate is down or unreachable from here. */
+const unreachable = (error: unknown): boolean => error instanceof TypeError;
+const timedOut = (error: unknown): boolean => error instanceof DOMException && error.name === 'TimeoutError';
 
 /**
  * SESSION_HOST=restate, as the routes see it: every command goes through the Restate ingress to the
@@ -59,25 +70,27 @@ export class RemoteSessionHost implements SessionHost {
   async ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
     // The handler gives the command Restate's time and a reply of its own.
     const command = toWireCommand(build(() => undefined, this.options.clock.now()));
+    const idempotencyKey = currentIdempotencyKey();
     let response: AskResponse;
     try {
-      response = await this.call<AskResponse>(`${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/ask`, { routing, command }, currentIdempotencyKey());
+      response = await this.call<AskResponse>(`${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/ask`, { routing, command }, idempotencyKey);
     } catch (error) {
+      if (error instanceof IngressError && error.refusedBy === 'redis' && idempotencyKey !== undefined) await this.forgetRefusal(error.invocationId);
       return this.failure(error, sessionId);
     }
     if (!response.ok) return response;
-    await this.options.activity.caughtUp?.(response.seen_through);
+    await this.readBack(response.seen_through, sessionId);
     return { ok: true, value: response.value as T };
   }
 
   async snapshot(sessionId: string): Promise<SessionView | undefined> {
-    const stored = await this.call<StoredSession | null>(`${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/view`, undefined);
+    const stored = await this.reading(() => this.call<StoredSession | null>(`${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/view`, undefined));
     return stored ? storedView(stored, this.options.settings, this.options.clock.now()) : undefined;
   }
 
   /** Restate's admin SQL over the summaries every session keeps beside its context: one scan per page. */
   async list(query: SessionListQuery): Promise<SessionPage> {
-    const kept = await this.summaries();
+    const kept = await this.reading(() => this.summaries());
     const flows = new Map(kept.map((summary) => [summary.row.session_id, summary.flow]));
     return pageOfSessions(
       {
@@ -132,7 +145,7 @@ export class RemoteSessionHost implements SessionHost {
       }),
       signal: AbortSignal.timeout(this.options.askTimeoutMs),
     });
-    if (!response.ok) throw new IngressError(response.status, `admin query answered ${response.status}`);
+    if (!response.ok) throw new IngressError(response.status, `admin query answered ${response.status}`, null);
     const { rows } = (await response.json()) as { rows: { value_utf8: string }[] };
     return rows.map((row) => JSON.parse(row.value_utf8) as KeptSummary);
   }
@@ -144,14 +157,64 @@ export class RemoteSessionHost implements SessionHost {
       ...(body === undefined ? { headers } : { headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(this.options.askTimeoutMs),
     });
-    if (!response.ok) throw new IngressError(response.status, `${path}: ${response.status} ${await response.text()}`);
+    if (!response.ok) {
+      const text = await response.text();
+      const refusedBy = response.status === ACTIVITY_LOG_UNREACHABLE ? 'redis' : undefined;
+      throw new IngressError(response.status, `${path}: ${response.status} ${text}`, response.headers.get('x-restate-id'), refusedBy);
+    }
     return (await response.json()) as T;
   }
 
   private failure(error: unknown, sessionId: string): AskResult<never> {
-    if (error instanceof DOMException && error.name === 'TimeoutError') return { ok: false, reason: 'timeout' };
+    if (timedOut(error)) return { ok: false, reason: 'timeout' };
+    if (error instanceof IngressError && error.refusedBy) {
+      this.options.logger.warn({ session_id: sessionId, err: error }, 'session command refused: Redis unreachable');
+      return { ok: false, reason: 'unavailable', unreachable: error.refusedBy };
+    }
     this.options.logger.error({ err: error, session_id: sessionId }, 'session command failed in Restate');
     // Unreachable ingress: nothing was acknowledged, the client retries. A failed handler: a 500.
+    if (unreachable(error)) return { ok: false, reason: 'unavailable', unreachable: 'restate' };
     return { ok: false, reason: error instanceof IngressError ? 'failed' : 'unavailable' };
+  }
+
+  /** A read Restate cannot answer because it is unreachable is a 503 naming it, not a 500. */
+  private async reading<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      // A read changes nothing: one Restate does not answer in time is as good as unreachable.
+      if (unreachable(error) || timedOut(error)) throw new DependencyUnavailableError('restate');
+      throw error;
+    }
+  }
+
+  /**
+   * Restate keeps a refused invocation's answer under its idempotency key: forgotten, the client's
+   * retry with the same key runs the command anew once Redis is back instead of getting the refusal again.
+   */
+  private async forgetRefusal(invocationId: string | null): Promise<void> {
+    if (invocationId === null) return;
+    try {
+      const response = await fetch(new URL(`invocations/${encodeURIComponent(invocationId)}/purge`, this.options.adminUrl), { method: 'PATCH', signal: AbortSignal.timeout(2000) });
+      if (!response.ok) throw new Error(`purge answered ${response.status}`);
+    } catch (error) {
+      this.options.logger.warn({ err: error, invocation_id: invocationId }, 'refused invocation not purged: a retry with its Idempotency-Key gets the refusal again until it expires');
+    }
+  }
+
+  /**
+   * Waits to have read back what the command wrote, so the reply sees its own write. The command is
+   * applied and acknowledged by Restate already: if this process cannot read Redis in time, the
+   * answer is still the command's (a 503 would be a lie), and the activity list here lags behind.
+   */
+  private async readBack(seenThrough: number, sessionId: string): Promise<void> {
+    const caughtUp = this.options.activity.caughtUp?.(seenThrough);
+    if (!caughtUp) return;
+    const { clock } = this.options;
+    let timer: unknown;
+    const late = new Promise<'late'>((resolve) => (timer = clock.setTimeout(() => resolve('late'), READ_BACK_MS)));
+    const outcome = await Promise.race([caughtUp, late]);
+    clock.clearTimeout(timer);
+    if (outcome === 'late') this.options.logger.warn({ session_id: sessionId, seen_through: seenThrough }, 'applied command answered before its activity was read back (Redis slow or unreachable)');
   }
 }

@@ -13,6 +13,7 @@ import type { MediaProvider } from '../integrations/media.js';
 import type { Reply, SessionCommand } from '../machines/session.events.js';
 import type { SessionMachine, SessionSettings } from '../machines/session.machine.js';
 import type { ActivityLog, StoredSession, SummaryRow } from '../store/ports.js';
+import { StoreUnavailableError } from '../store/ports.js';
 import type { CommandFanout } from './command-fanout.js';
 import type { WireCommand } from './command-wire.js';
 import { fromWireCommand, isWireCommand } from './command-wire.js';
@@ -52,12 +53,21 @@ export interface SessionObjectDeps {
   media: MediaProvider;
   logger: Logger;
   observers: MediaObservers;
-  activity: ActivityLog;
+  /** The log every process shares: a session's items are written by the invocation that made them, all or none. */
+  activity: SharedActivityLog;
   /** Where what the machine tells its client unprompted goes: to the control sockets on every process. */
   commands: Pick<CommandFanout, 'publish'>;
   sources: AgentContextSources;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
 }
+
+export type SharedActivityLog = Required<Pick<ActivityLog, 'writeNow'>>;
+
+/**
+ * The status an `ask` answers with when the activity log refused its items: the ingress passes it
+ * on, and the asking process tells its client which dependency is unreachable.
+ */
+export const ACTIVITY_LOG_UNREACHABLE = 503;
 
 export const IDEMPOTENCY_RETENTION_MS = 10 * 60_000;
 
@@ -88,9 +98,9 @@ export function sessionObject(deps: SessionObjectDeps) {
       throw error;
     }
     // The same invocation replayed after a crash emits the same items: their keys make the second write a no-op.
+    // Written before any state is set: an invocation refused here leaves the session as it was.
     const invocationId = ctx.request().id;
-    outcome.activity.forEach((draft, index) => deps.activity.append(draft, `${invocationId}:${index}`));
-    await deps.activity.commit();
+    const seenThrough = await deps.activity.writeNow(outcome.activity.map((draft, index) => ({ draft, writeKey: `${invocationId}:${index}` })));
     // Journaled, so an invocation replayed after a crash does not push the same command twice.
     if (outcome.commands.length > 0) await ctx.run('publish control commands', () => deps.commands.publish(ctx.key, outcome.commands));
     // Best effort, and journaled so a replay does not notify twice: a notice that fails is the
@@ -111,7 +121,7 @@ export function sessionObject(deps: SessionObjectDeps) {
       ctx.set(STATE.summary, kept);
       await scheduleWake(ctx, outcome.stored.wake_at, at);
     }
-    return { outcome, seenThrough: deps.activity.bounds().lastId };
+    return { outcome, seenThrough };
   };
 
   return restate.object({
@@ -132,8 +142,15 @@ export function sessionObject(deps: SessionObjectDeps) {
           stored = undefined;
         }
         if (!stored && request.routing === 'existing') return { ok: false, reason: 'not_found' };
-        const { outcome, seenThrough } = await invoke(ctx, stored, at, (reply) => fromWireCommand(request.command, at, deps.sources, reply));
-        return { ok: true, value: outcome.reply ?? null, seen_through: seenThrough };
+        let done;
+        try {
+          done = await invoke(ctx, stored, at, (reply) => fromWireCommand(request.command, at, deps.sources, reply));
+        } catch (error) {
+          // Refused, not retried: a caller told 503 must never see the command applied once Redis is back.
+          if (error instanceof StoreUnavailableError) throw new restate.TerminalError(error.message, { errorCode: ACTIVITY_LOG_UNREACHABLE });
+          throw error;
+        }
+        return { ok: true, value: done.outcome.reply ?? null, seen_through: done.seenThrough };
       },
       wake: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext, deadline: number): Promise<void> => {
         const wakes = (await ctx.get<number[]>(STATE.wakes)) ?? [];

@@ -22,7 +22,7 @@ import { contextRoutes } from './routes/context.js';
 import { activityStreamRoutes } from './routes/activity-stream.js';
 import { EVENTS_PATH, ingestEvent } from './routes/events.js';
 import { featureRoutes } from './routes/features.js';
-import { healthHandler } from './routes/health.js';
+import { healthHandler, livenessHandler, readinessHandler } from './routes/health.js';
 import { reengagementRoutes } from './routes/reengagement.js';
 import { sdkConfigRoutes } from './routes/sdk-config.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -84,16 +84,16 @@ export function createApp(deps: AppDeps): App {
   };
 
   app.use(inSequence(correlation, requestLog(logger), httpMetrics(deps.system.metrics)));
-  app.get(
-    '/health',
-    healthHandler({
-      isShuttingDown: () => shuttingDown,
-      store: deps.system.storeHealth,
-      cluster: deps.system.clusterHealth,
-      memory: () => deps.system.memoryBudget.use(),
-      connections: () => connections.snapshot(),
-    }),
-  );
+  const healthSources = {
+    isShuttingDown: () => shuttingDown,
+    store: deps.system.storeHealth,
+    cluster: deps.system.clusterHealth,
+    memory: () => deps.system.memoryBudget.use(),
+    connections: () => connections.snapshot(),
+  };
+  app.get('/health', healthHandler(healthSources));
+  app.get('/health/live', livenessHandler);
+  app.get('/health/ready', readinessHandler(healthSources));
   app.use(shutdownGate);
   const rateLimit = perIpRateLimit(config.rateLimitPerMinute, { loopback: config.rateLimitLoopback });
   const keyCheck = apiKeyCheck(config.apiKeys);

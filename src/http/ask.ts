@@ -1,4 +1,4 @@
-import type { AskResult, SessionHost, SessionView } from '../actors/session-host.js';
+import type { AskResult, Dependency, SessionHost, SessionView } from '../actors/session-host.js';
 import type { VoiceBusy } from '../machines/session.events.js';
 import { HttpError } from './http-error.js';
 
@@ -6,6 +6,15 @@ const notFound = (sessionId: string) => new HttpError(404, `session ${sessionId}
 
 /** Nothing was acknowledged: the client retries the same request once the store takes writes again. */
 export const storeUnavailable = () => new HttpError(503, 'the change could not be stored (storage full or failing); retry later', { 'Retry-After': '5' });
+
+const UNREACHABLE: Record<Dependency, string> = {
+  restate: 'Restate (the session engine)',
+  redis: 'Redis (the activity log)',
+};
+
+/** Cluster mode: an engine every process relies on cannot be reached from this one; nothing was applied. */
+export const dependencyUnavailable = (dependency: Dependency, what = 'nothing was applied') =>
+  new HttpError(503, `${UNREACHABLE[dependency]} is unreachable: ${what}; retry later`, { 'Retry-After': '5' });
 
 /** A live session's snapshot for routes that only read, or 404. */
 export async function snapshotOrThrow(supervisor: SessionHost, sessionId: string): Promise<SessionView> {
@@ -27,7 +36,7 @@ export function replyOrThrow<T>(result: AskResult<T>, sessionId: string): T {
     case 'timeout':
       throw new HttpError(503, 'session did not answer in time; retry', { 'Retry-After': '1' });
     case 'unavailable':
-      throw storeUnavailable();
+      throw result.unreachable ? dependencyUnavailable(result.unreachable) : storeUnavailable();
     case 'failed':
       throw new HttpError(500, 'internal server error');
   }

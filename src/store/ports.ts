@@ -136,6 +136,18 @@ export interface ActivityLog extends Durable {
   readonly ready?: Promise<void>;
   /** Set by a log written by other processes too: resolves once this process has read every item up to `id`. */
   caughtUp?(id: number): Promise<void>;
+  /**
+   * Set by a log written by other processes too: writes exactly these items now, outside the queue,
+   * all or none, and resolves with the newest id given. When it rejects nothing is left queued, so
+   * items of a change that was refused are never written later by another commit.
+   */
+  writeNow?(items: readonly KeyedDraft[]): Promise<number>;
+}
+
+/** An item and the key that makes a repeated write of it a no-op. */
+export interface KeyedDraft {
+  draft: ActivityDraft;
+  writeKey: string;
 }
 
 /** Both ports over one storage: a session's state and the activity it recorded commit together. */

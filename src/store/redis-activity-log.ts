@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import { ItemReader } from './item-reader.js';
-import { StoreUnavailableError, type ActivityLog, type ActivityQuery, type StoreHealth } from './ports.js';
+import { StoreUnavailableError, type ActivityLog, type ActivityQuery, type KeyedDraft, type StoreHealth } from './ports.js';
 
 /**
  * Appends one item to the stream, once per write key. The item id is chosen here, inside the
@@ -34,6 +34,12 @@ const DEDUPE_TTL_SECONDS = 86_400;
 /** The tail's XREAD BLOCK timeout: only how often a closing log notices, not a latency. */
 const TAIL_BLOCK_MS = 1_000;
 const TAIL_BATCH = 1_000;
+/**
+ * How long a `writeNow` may wait on a server that accepted the connection but does not answer.
+ * Past it the write is refused although it may have landed: the one case where a refused change
+ * can leave its items behind (docs/cluster.md, Outages).
+ */
+const WRITE_NOW_TIMEOUT_MS = 2_000;
 
 type StoredItem = Omit<ActivityItem, 'id'>;
 
@@ -74,6 +80,8 @@ export function streamId(id: number): string {
 export class RedisActivityLog implements ActivityLog {
   private readonly redis: Redis;
   private readonly tail: Redis;
+  /** `writeNow`'s connection: no offline queue, so a write refused while disconnected is never sent later. */
+  private readonly direct: Redis;
   private readonly key: string;
   private readonly lastKey: string;
   private readonly writePrefix: string;
@@ -101,8 +109,10 @@ export class RedisActivityLog implements ActivityLog {
     this.capacity = options.capacity;
     this.redis = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
     this.tail = this.redis.duplicate();
+    this.direct = this.redis.duplicate({ enableOfflineQueue: false, commandTimeout: WRITE_NOW_TIMEOUT_MS });
     this.redis.on('error', (error: Error) => (this.lastError = error.message));
     this.tail.on('error', () => {});
+    this.direct.on('error', (error: Error) => (this.lastError = error.message));
     this.ready = this.start();
   }
 
@@ -146,6 +156,31 @@ export class RedisActivityLog implements ActivityLog {
     return turn;
   }
 
+  async writeNow(items: readonly KeyedDraft[]): Promise<number> {
+    if (items.length === 0) return this.lastSeen;
+    const transaction = this.direct.multi();
+    for (const { draft, writeKey } of items) {
+      const { at, ...rest } = draft;
+      const stored: StoredItem = { timestamp: isoTime(at), ...rest };
+      transaction.call('EVAL', APPEND_ONCE, '3', this.key, this.lastKey, `${this.key}:write:${writeKey}`, String(this.capacity), JSON.stringify(stored), String(DEDUPE_TTL_SECONDS));
+    }
+    let results: [Error | null, unknown][] | null;
+    try {
+      results = await transaction.exec();
+    } catch (error) {
+      this.lastError = error instanceof Error ? error.message : String(error);
+      throw new StoreUnavailableError(`activity log: ${this.lastError}`);
+    }
+    let highest = 0;
+    for (const [error, id] of results ?? []) {
+      if (error) throw new StoreUnavailableError(`activity log: ${error.message}`);
+      highest = Math.max(highest, Number(id));
+    }
+    if (results?.length !== items.length) throw new StoreUnavailableError('activity log: transaction answered short');
+    this.lastError = undefined;
+    return highest;
+  }
+
   caughtUp(id: number): Promise<void> {
     if (id <= this.lastSeen) return Promise.resolve();
     return new Promise<void>((resolve) => this.waiters.push({ id, resolve }));
@@ -158,11 +193,12 @@ export class RedisActivityLog implements ActivityLog {
   close(): void {
     this.closed = true;
     this.tail.disconnect();
+    this.direct.disconnect();
     void this.flushing.catch(() => undefined).then(() => this.redis.quit()).catch(() => undefined);
   }
 
   private async start(): Promise<void> {
-    await Promise.all([this.redis.connect(), this.tail.connect()]);
+    await Promise.all([this.redis.connect(), this.tail.connect(), this.direct.connect()]);
     const newest = this.parseEntries(await this.redis.call('XREVRANGE', this.key, '+', '-', 'COUNT', String(this.capacity))).items;
     newest.reverse();
     const last = Number((await this.redis.get(this.lastKey)) ?? '0');

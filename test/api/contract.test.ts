@@ -145,6 +145,8 @@ const CASES: Record<string, Case[]> = {
     { name: 'unknown session', status: 404, run: (h, op) => send(h, op) },
   ],
   getHealth: [{ name: 'serving', status: 200, run: (h, op) => send(h, op) }],
+  getLiveness: [{ name: 'alive', status: 200, run: (h, op) => send(h, op) }],
+  getReadiness: [{ name: 'ready', status: 200, run: (h, op) => send(h, op) }],
   getOpenApiDocument: [{ name: 'plain', status: 200, run: (h, op) => send(h, op) }],
   getApiReference: [{ name: 'plain', status: 200, run: (h, op) => send(h, op) }],
   getApiReferenceDocument: [{ name: 'plain', status: 200, run: (h, op) => send(h, op) }],

@@ -107,10 +107,16 @@ describe('a full disk', () => {
     const health = await h.http.get('/health');
     expect(health.status).toBe(503);
     expect(health.body).toMatchObject({ status: 'store_failing', store: { kind: 'sqlite', status: 'failing', last_error: expect.stringMatching(/full/) } });
+    // Its own store refuses: take this process out of the load balancer, but do not restart it.
+    const ready = await h.http.get('/health/ready');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toMatchObject({ status: 'store_failing' });
+    expect(await h.http.get('/health/live')).toMatchObject({ status: 200, body: { status: 'ok' } });
 
     store.db.exec('PRAGMA max_page_count = 1073741823');
     expect((await h.http.post('/v1/events').send({ session_id: 'later', event: 'identity' })).status).toBe(200);
     expect((await h.http.get('/health')).body.status).toBe('ok');
+    expect((await h.http.get('/health/ready')).status).toBe(200);
 
     const after = restartAfterCrash(h);
     for (const sessionId of [...acknowledged, 'later']) expect((await after.http.get(`/api/sessions/${sessionId}`)).status, sessionId).toBe(200);

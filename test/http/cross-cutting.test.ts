@@ -5,14 +5,14 @@ import { createHarness, serve } from '../support/harness.js';
 describe('X-API-Key', () => {
   const env = { API_KEY: 'old-key, new-key' };
 
-  it('is required on every route but /health, answered 401 {detail}', async () => {
+  it('is required on every route but the health probes, answered 401 {detail}', async () => {
     const h = createHarness({ env });
     for (const [method, path] of [['get', '/api/activity'], ['get', '/api/features'], ['post', '/v1/events'], ['get', '/openapi.json'], ['get', '/nope']] as const) {
       const missing = await h.http[method](path);
       expect(missing.status, path).toBe(401);
       expect(missing.body).toEqual({ detail: 'missing X-API-Key header' });
     }
-    expect((await h.http.get('/health')).status).toBe(200);
+    for (const probe of ['/health', '/health/live', '/health/ready']) expect((await h.http.get(probe)).status, probe).toBe(200);
   });
 
   it('accepts each of the rotated keys and refuses anything else, changing nothing', async () => {

@@ -1,6 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { DependencyUnavailableError } from '../../actors/session-host.js';
+import { dependencyUnavailable } from '../ask.js';
 import { HttpError } from '../http-error.js';
 import { shownPath } from '../shown-path.js';
 import { requestContext } from '../request-context.js';
@@ -33,6 +35,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     let detail = 'internal server error';
     let headers: Record<string, string> = {};
     const typed = (error ?? {}) as ErrorWithType;
+    if (error instanceof DependencyUnavailableError) error = dependencyUnavailable(error.dependency, 'nothing could be read');
     if (error instanceof HttpError) {
       ({ status, detail, headers } = error);
     } else if (typeof typed.type === 'string' && BODY_ERRORS[typed.type]) {

@@ -34,7 +34,7 @@ function pathOf(originalUrl: string): string {
 export function requestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     // Health probes every few seconds would drown the log.
-    if (req.path === '/health') return next();
+    if (req.path === '/health' || req.path.startsWith('/health/')) return next();
     const started = performance.now();
     // 'close' comes after 'finish' on a completed response and alone on an aborted one: one
     // listener tells both apart.

@@ -25,6 +25,33 @@ export const healthRouteDocs: RouteDoc[] = [
       },
     },
   },
+  {
+    method: 'get',
+    operationId: 'getLiveness',
+    path: '/health/live',
+    tag: 'operations',
+    summary:
+      'Liveness probe: 200 whenever the process answers at all, draining or not, whatever its dependencies do. A probe that times out is the only failure: restart the process then, never on a 503 from /health or /health/ready (docs/cluster.md, Probes).',
+    authenticated: false,
+    rateLimited: false,
+    shutdownGated: false,
+    responses: { 200: { description: 'the process runs and answers', schema: Health } },
+  },
+  {
+    method: 'get',
+    operationId: 'getReadiness',
+    path: '/health/ready',
+    tag: 'operations',
+    summary:
+      "Readiness probe for a load balancer: whether to send this process traffic. 503 only for what is this process's own (it is draining, or its own store refuses writes). An engine every process shares (Restate, Redis in cluster mode) is reported in `cluster` but leaves every process ready: taking them all out would only hide the 503 naming the engine that each request gets (docs/cluster.md, Probes).",
+    authenticated: false,
+    rateLimited: false,
+    shutdownGated: false,
+    responses: {
+      200: { description: 'ready for traffic', schema: Health },
+      503: { description: 'draining (`shutting_down`) or its own store refuses writes (`store_failing`)', schema: Health },
+    },
+  },
 ];
 
 export interface HealthSources {
@@ -36,15 +63,44 @@ export interface HealthSources {
   connections: () => Record<ConnectionKind, number>;
 }
 
-/** A handler for the app itself rather than a router: every request passes this point. */
+/**
+ * What a process's own condition says about it: draining, or the store it alone writes refusing.
+ * In cluster mode the store is the shared Redis log, an engine like Restate, not the process's own.
+ */
+function ownProblem(sources: HealthSources, store: StoreHealth): 'shutting_down' | 'store_failing' | undefined {
+  if (sources.isShuttingDown()) return 'shutting_down';
+  if (store.status !== 'ok' && !sources.cluster) return 'store_failing';
+  return undefined;
+}
+
+async function healthBody(sources: HealthSources) {
+  const store = sources.store();
+  const cluster = await sources.cluster?.();
+  return { store, body: { store, memory: sources.memory(), connections: sources.connections(), ...(cluster ? { cluster } : {}) }, cluster };
+}
+
+/** `/health`: everything at once, for dashboards and alerts; 503 when anything the process needs fails. */
 export function healthHandler(sources: HealthSources): RequestHandler {
   return async (_req, res) => {
-    const store = sources.store();
-    const cluster = await sources.cluster?.();
-    const body = { store, memory: sources.memory(), connections: sources.connections(), ...(cluster ? { cluster } : {}) };
+    const { store, body, cluster } = await healthBody(sources);
     if (sources.isShuttingDown()) res.status(503).json({ status: 'shutting_down', ...body });
     else if (store.status !== 'ok') res.status(503).json({ status: 'store_failing', ...body });
     else if (cluster && !clusterHealthy(cluster)) res.status(503).json({ status: 'cluster_unreachable', ...body });
+    else res.json({ status: 'ok', ...body });
+  };
+}
+
+/** `/health/live`: the process answers. Nothing it depends on is asked, so an engine's outage never restarts the fleet. */
+export const livenessHandler: RequestHandler = (_req, res) => {
+  res.json({ status: 'ok' });
+};
+
+/** `/health/ready`: whether a load balancer should send this process traffic. */
+export function readinessHandler(sources: HealthSources): RequestHandler {
+  return async (_req, res) => {
+    const { store, body } = await healthBody(sources);
+    const problem = ownProblem(sources, store);
+    if (problem) res.status(503).json({ status: problem, ...body });
     else res.json({ status: 'ok', ...body });
   };
 }

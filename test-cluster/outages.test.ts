@@ -1,0 +1,105 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalCluster } from '../scripts/cluster/local-cluster.js';
+import { startLocalCluster } from '../scripts/cluster/local-cluster.js';
+import type { RedisServer } from '../scripts/cluster/redis-server.js';
+import { startRedis } from '../scripts/cluster/redis-server.js';
+
+/** What "promptly" means here: no request may wait for an engine that is gone (a shared 2-core machine included). */
+const PROMPT_MS = 5_000;
+
+let redis: RedisServer;
+let cluster: LocalCluster;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  cluster = await startLocalCluster({ redisUrl: redis.url, processes: 2, logFile: join(mkdtempSync(join(tmpdir(), 'cluster-outages-')), 'cluster.log') });
+}, 180_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+  await redis?.stop();
+}, 60_000);
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  retryAfter: string | null;
+  ms: number;
+}
+
+async function send(method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const started = Date.now();
+  const response = await fetch(cluster.url + path, {
+    method,
+    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown>, retryAfter: response.headers.get('retry-after'), ms: Date.now() - started };
+}
+
+const event = (sessionId: string, screen: string, key?: string) =>
+  send('POST', '/v1/events', { session_id: sessionId, event: 'screen_view', screen }, key === undefined ? {} : { 'idempotency-key': key });
+const screens = async (sessionId: string) =>
+  ((await send('GET', `/api/activity?session_id=${sessionId}&kind=event&limit=100`)).body.items as { payload: { screen: string } }[]).map((item) => item.payload.screen);
+
+describe('cluster mode while an engine is down (real Restate server, real redis-server, killed with SIGKILL)', () => {
+  it('Redis down: each request is refused at once, naming Redis, and none is applied once Redis is back; a retry then applies once', async () => {
+    expect((await event('outage-redis', 'before')).status).toBe(200);
+    // AOF everysec: let the acknowledged write reach the disk before the kill.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await redis.kill();
+
+    const refused = [await event('outage-redis', 'during-0', 'outage-key-0'), await event('outage-redis', 'during-1', 'outage-key-1'), await event('outage-redis', 'during-2')];
+    for (const answer of refused) {
+      expect(answer.status).toBe(503);
+      expect(answer.body.detail).toMatch(/^Redis \(the activity log\) is unreachable: nothing was applied; retry later$/);
+      expect(answer.retryAfter).toBe('5');
+      expect(answer.ms).toBeLessThan(PROMPT_MS);
+    }
+    // The session itself lives in Restate, which is up: reads answer, and show nothing of the refused events.
+    const during = await send('GET', '/api/sessions/outage-redis');
+    expect(during.status).toBe(200);
+    expect(during.body.screen).toBe('before');
+    // One engine down is not every process dying: alive and ready, while /health says what is wrong.
+    expect((await send('GET', '/health/live')).status).toBe(200);
+    expect((await send('GET', '/health/ready')).status).toBe(200);
+    const health = await send('GET', '/health');
+    expect(health.status).toBe(503);
+    expect(health.body).toMatchObject({ store: { kind: 'redis', status: 'failing' }, cluster: { redis: 'failing', restate: { ingress: 'ok', admin: 'ok' } } });
+
+    redis = await startRedis({ port: redis.port, dir: redis.dir });
+    // Time for anything still retrying inside Restate to land, were it retrying.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect((await send('GET', '/api/sessions/outage-redis')).body.screen).toBe('before');
+    expect(await screens('outage-redis')).toEqual(['before']);
+
+    // The client retries with the same key: run anew (the refusal was not kept under the key), applied once.
+    const retried = await event('outage-redis', 'during-0', 'outage-key-0');
+    expect(retried.status).toBe(200);
+    expect((await event('outage-redis', 'during-0', 'outage-key-0')).status).toBe(200);
+    expect((await send('GET', '/api/sessions/outage-redis')).body.screen).toBe('during-0');
+    expect(await screens('outage-redis')).toEqual(['before', 'during-0']);
+  });
+
+  it('Restate down: writes and reads answer 503 naming Restate at once, never 500; the processes stay alive and ready', async () => {
+    expect((await event('outage-restate', 'before')).status).toBe(200);
+    process.kill(cluster.restate.pid, 'SIGKILL');
+    await cluster.restate.stop();
+
+    const answers = [await event('outage-restate', 'during'), await send('GET', '/api/sessions/outage-restate'), await send('GET', '/api/sessions'), await send('GET', '/api/sessions?q=outage')];
+    for (const answer of answers) {
+      expect(answer.status).toBe(503);
+      expect(answer.body.detail).toMatch(/^Restate \(the session engine\) is unreachable: nothing (was applied|could be read); retry later$/);
+      expect(answer.retryAfter).toBe('5');
+      expect(answer.ms).toBeLessThan(PROMPT_MS);
+    }
+    expect((await send('GET', '/health/live')).status).toBe(200);
+    expect((await send('GET', '/health/ready')).status).toBe(200);
+    const health = await send('GET', '/health');
+    expect(health.status).toBe(503);
+    expect(health.body).toMatchObject({ status: 'cluster_unreachable', cluster: { restate: { ingress: 'unreachable', admin: 'unreachable' } } });
+  });
+});
