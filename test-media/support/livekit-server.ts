@@ -43,7 +43,7 @@ async function freeUdpPair(): Promise<[number, number]> {
  * node's address is given, so it never asks a STUN server for its public one; RTC over TCP is
  * off because the server would listen for it on every interface. Fresh API keys per server.
  */
-export async function startLiveKitServer(options: { logFile?: string } = {}): Promise<LiveKitServer> {
+export async function startLiveKitServer(options: { logFile?: string | undefined } = {}): Promise<LiveKitServer> {
   const bin = ensureLiveKitServer((line) => process.stderr.write(`${line}\n`));
   const port = await freePort();
   const [udpStart, udpEnd] = await freeUdpPair();

@@ -51,11 +51,34 @@ export async function startMediaService(liveKit: LiveKitServer, env: Record<stri
     return ((await response.json()) as { items: ActivityItem[] }).items;
   }
 
-  async function voiceActive(sessionId: string): Promise<boolean> {
+  async function session(sessionId: string): Promise<{ active: boolean; latest_event: Record<string, unknown> | null }> {
     const response = await fetch(`${url}/api/sessions/${encodeURIComponent(sessionId)}`, { headers: { 'x-api-key': SERVICE_API_KEY } });
     if (!response.ok) throw new Error(`session: ${response.status} ${await response.text()}`);
-    const body = (await response.json()) as { voice?: { active?: boolean }; active?: boolean };
-    return Boolean(body.voice?.active ?? body.active);
+    return (await response.json()) as { active: boolean; latest_event: Record<string, unknown> | null };
+  }
+
+  /**
+   * The voice_conversation_turn events as the service stored them (each one the session's latest
+   * event for a moment), read every 50 ms until stopped, keyed by the agent's turn index.
+   */
+  function watchTurns(sessionId: string) {
+    const turns = new Map<number, Record<string, unknown>>();
+    let watching = true;
+    const loop = (async () => {
+      while (watching) {
+        const latest = (await session(sessionId).catch(() => undefined))?.latest_event;
+        const properties = latest?.properties as { turn_index?: number } | undefined;
+        if (latest?.event === 'voice_conversation_turn' && typeof properties?.turn_index === 'number') turns.set(properties.turn_index, latest);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    return {
+      turns,
+      async stop() {
+        watching = false;
+        await loop;
+      },
+    };
   }
 
   return {
@@ -67,7 +90,8 @@ export async function startMediaService(liveKit: LiveKitServer, env: Record<stri
     stopVoice,
     postEvent,
     activity,
-    voiceActive,
+    session,
+    watchTurns,
     logs: process.logs,
     async stop() {
       if (process.child.exitCode === null) process.child.kill('SIGTERM');

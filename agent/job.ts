@@ -1,0 +1,145 @@
+import type { JobContext, JobProcess, VAD } from '@livekit/agents';
+import { defineAgent, llm, log, voice } from '@livekit/agents';
+import * as silero from '@livekit/agents-plugin-silero';
+import { RoomEvent } from '@livekit/rtc-node';
+import { createServiceClient } from '../src/client/index.js';
+import { AGENT_NOTICE_TOPIC } from '../src/domain/agent-notice.js';
+import { ContextSource } from './context-source.js';
+import { isContextNotice, sessionIdOf } from './job-metadata.js';
+import { guardedChat } from './guarded-chat.js';
+import { GENERAL_INSTRUCTIONS, OPENING_LINE, UNREACHABLE_LINE } from './prompts.js';
+import { createModels } from './providers.js';
+import { redactConversationLogs } from './log-redaction.js';
+import { loadAgentSettings } from './settings.js';
+import { TurnReporter } from './turn-reporter.js';
+
+// Each job runs in a process of its own: its log output is redacted there too.
+redactConversationLogs();
+
+interface ProcessData {
+  vad?: VAD;
+}
+
+/**
+ * The KYC assistant: its instructions are the service's system prompt, refreshed by the
+ * context source; every model request goes out with the freshest prompt and with identity
+ * values in the user's own words masked (the service's masking, applied to the chat too).
+ */
+class KycAssistant extends voice.Agent {
+  constructor(
+    private readonly source: ContextSource,
+    instructions: string,
+  ) {
+    super({ instructions });
+  }
+
+  override async llmNode(chatCtx: llm.ChatContext, toolCtx: llm.ToolContext, modelSettings: voice.ModelSettings) {
+    await this.source.beforeReply();
+    return voice.Agent.default.llmNode(this, guardedChat(chatCtx, this.source.current?.system_prompt), toolCtx, modelSettings);
+  }
+}
+
+export default defineAgent<ProcessData>({
+  prewarm: async (proc: JobProcess<ProcessData>) => {
+    proc.userData.vad = await silero.VAD.load();
+  },
+
+  entry: async (ctx: JobContext<ProcessData>) => {
+    const settings = loadAgentSettings();
+    const logger = log().child({ job: ctx.job.id });
+    const sessionId = sessionIdOf(ctx.job.metadata);
+    if (sessionId === undefined) {
+      logger.error({ cause: 'dispatch metadata has no session_id' }, 'job refused');
+      ctx.shutdown('no session id in the dispatch metadata');
+      return;
+    }
+    const jobLog = logger.child({ session_id: sessionId });
+    const client = createServiceClient({ baseUrl: settings.service.url, apiKey: settings.service.apiKey });
+    const reporter = new TurnReporter({ client, sessionId, timeoutMs: settings.service.timeoutMs, log: (message, fields) => jobLog.warn(fields ?? {}, message) });
+
+    let session: voice.AgentSession | undefined;
+    let agent: KycAssistant | undefined;
+    let toldUnreachable = false;
+    const source = new ContextSource({
+      client,
+      sessionId,
+      fallbackPolicy: settings.refreshPolicy,
+      timeoutMs: settings.service.timeoutMs,
+      retryMaxMs: settings.service.retryMaxMs,
+      onPrompt: (prompt) => void agent?.updateInstructions(prompt),
+      onUnreachable: (cause) => {
+        jobLog.warn({ cause }, 'service unreachable: helping in general terms, retrying with backoff');
+        // Said once per call: a flapping service must not make the assistant repeat itself.
+        if (session && !toldUnreachable) {
+          toldUnreachable = true;
+          session.say(UNREACHABLE_LINE);
+        }
+      },
+      onRecovered: () => jobLog.info('service reachable again'),
+      log: (message, fields) => jobLog.info(fields ?? {}, message),
+    });
+    ctx.addShutdownCallback(async () => {
+      source.close();
+      await reporter.flush();
+    });
+
+    await ctx.connect();
+    ctx.room.on(RoomEvent.DataReceived, (payload, _participant, _kind, topic) => {
+      if (topic !== AGENT_NOTICE_TOPIC) return;
+      if (!isContextNotice(payload, sessionId)) {
+        jobLog.warn({ topic, bytes: payload.byteLength }, 'ignored a context notice that is not one');
+        return;
+      }
+      source.onNotice();
+    });
+
+    await source.start();
+    agent = new KycAssistant(source, source.current?.system_prompt ?? GENERAL_INSTRUCTIONS);
+    const models = createModels(settings);
+    session = new voice.AgentSession({
+      vad: ctx.proc.userData.vad ?? (await silero.VAD.load()),
+      ...models,
+      connOptions: {
+        llmConnOptions: { timeoutMs: settings.modelTimeoutMs, maxRetry: 1 },
+        sttConnOptions: { timeoutMs: settings.modelTimeoutMs, maxRetry: 1 },
+        ttsConnOptions: { timeoutMs: settings.modelTimeoutMs, maxRetry: 1 },
+      },
+    });
+
+    let typedTurns = 0;
+    session.on(voice.AgentSessionEventTypes.ConversationItemAdded, (event) => {
+      const item = event.item;
+      if (item.type !== 'message' || (item.role !== 'user' && item.role !== 'assistant')) return;
+      const text = item.textContent ?? '';
+      if (text.trim() === '') return;
+      const channel = item.role === 'user' && typedTurns > 0 ? 'chat' : 'voice';
+      if (item.role === 'user' && typedTurns > 0) typedTurns -= 1;
+      void reporter.report(item.role === 'user' ? 'user' : 'agent', channel, text);
+    });
+    session.on(voice.AgentSessionEventTypes.Error, (event) => {
+      jobLog.warn({ cause: event.error instanceof Error ? event.error.message : String(event.error), source: event.source?.constructor.name }, 'model error');
+    });
+    session.on(voice.AgentSessionEventTypes.Close, (event) => {
+      jobLog.info({ reason: event.reason }, 'conversation ended');
+      ctx.shutdown(String(event.reason));
+    });
+
+    await session.start({
+      agent,
+      room: ctx.room,
+      inputOptions: {
+        textInputCallback: (current, event) => {
+          typedTurns += 1;
+          current.interrupt();
+          current.generateReply({ userInput: event.text });
+        },
+        closeOnDisconnect: true,
+      },
+    });
+    session.say(OPENING_LINE);
+    if (!source.reachable && !toldUnreachable) {
+      toldUnreachable = true;
+      session.say(UNREACHABLE_LINE);
+    }
+  },
+});

@@ -1,0 +1,40 @@
+import { fileURLToPath } from 'node:url';
+import type { AgentServer } from '@livekit/agents';
+import { ServerOptions, cli } from '@livekit/agents';
+import { redactConversationLogs } from './log-redaction.js';
+import { AgentSettingsError, loadAgentSettings } from './settings.js';
+
+redactConversationLogs();
+
+/**
+ * The voice agent's worker (`npm run agent`, i.e. `start`; `dev` for development logs): it
+ * registers with the LiveKit server under VOICE_AGENT_NAME, so it is sent only the rooms the
+ * service dispatches it to, and runs each job (agent/job.ts) in a process of its own.
+ */
+let settings;
+try {
+  settings = loadAgentSettings();
+} catch (error) {
+  if (!(error instanceof AgentSettingsError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+}
+
+const { maxJobs } = settings.worker;
+cli.runApp(
+  new ServerOptions({
+    agent: fileURLToPath(new URL('./job.ts', import.meta.url)),
+    agentName: settings.agentName,
+    wsURL: settings.liveKit.url,
+    apiKey: settings.liveKit.apiKey,
+    apiSecret: settings.liveKit.apiSecret,
+    host: settings.worker.httpHost,
+    port: settings.worker.httpPort,
+    logLevel: settings.worker.logLevel,
+    ...(settings.worker.idleProcesses !== undefined ? { numIdleProcesses: settings.worker.idleProcesses } : {}),
+    ...(settings.worker.loadThreshold !== undefined ? { loadThreshold: settings.worker.loadThreshold } : {}),
+    // The server sends a job only to a worker whose load is under 1; by default the load is the
+    // machine's CPU use, which on a shared machine says nothing of this worker's room for jobs.
+    ...(maxJobs !== undefined ? { loadFunc: async (worker: AgentServer) => Math.min(1, worker.activeJobs.length / maxJobs) } : {}),
+  }),
+);

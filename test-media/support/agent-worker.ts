@@ -1,0 +1,73 @@
+import { spawn } from 'node:child_process';
+import { freePort } from '../../scripts/cluster/redis-server.js';
+import type { LiveKitServer } from './livekit-server.js';
+import type { MediaService } from './media-service.js';
+
+/**
+ * The real voice agent (`agent/main.ts start`, what `npm run agent` runs) as a child process in a
+ * process group of its own, so that stopping or killing it takes its job processes too. Its
+ * output is kept: tests read it for what it logged, and print it when something fails.
+ */
+export async function startAgentWorker(liveKit: LiveKitServer, service: MediaService, modelsBaseUrl: string, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'agent/main.ts', 'start'], {
+    env: {
+      ...process.env,
+      LIVEKIT_URL: liveKit.wsUrl,
+      LIVEKIT_API_KEY: liveKit.apiKey,
+      LIVEKIT_API_SECRET: liveKit.apiSecret,
+      VOICE_AGENT_NAME: service.agentName,
+      SERVICE_URL: service.url,
+      SERVICE_API_KEY: service.apiKey,
+      MODEL_BASE_URL: modelsBaseUrl,
+      MODEL_API_KEY: 'stand-in-key',
+      AGENT_HTTP_PORT: String(await freePort()),
+      // Capacity by jobs, not CPU: a shared two-core test machine is often fully busy, and the
+      // server sends no job to a worker that reports a full load.
+      AGENT_MAX_JOBS: '40',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  const registered = new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/registered worker/i.test(output)) resolve();
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`agent worker exited with ${code} before registering:\n${output}`)));
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const timeout = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 60_000);
+  await registered.finally(() => clearTimeout(timeout));
+
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // Already gone.
+    }
+  };
+  return {
+    pid: child.pid!,
+    output: () => output,
+    /** The worker and its jobs, killed at once: what a crash or an OOM kill looks like to the room. */
+    async kill() {
+      signalGroup('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      signalGroup('SIGTERM');
+      const killer = setTimeout(() => signalGroup('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(killer);
+      // Job processes that outlived their worker.
+      signalGroup('SIGKILL');
+    },
+  };
+}
+
+export type AgentWorker = Awaited<ReturnType<typeof startAgentWorker>>;

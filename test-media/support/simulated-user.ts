@@ -1,0 +1,70 @@
+import type { RemoteParticipant, RemoteTrack } from '@livekit/rtc-node';
+import { AudioFrame, AudioSource, AudioStream, LocalAudioTrack, ParticipantKind, Room, RoomEvent, TrackKind, TrackPublishOptions, TrackSource } from '@livekit/rtc-node';
+
+/** The agents framework's topics: typed chat in, the agent's words out. */
+const CHAT_TOPIC = 'lk.chat';
+const TRANSCRIPTION_TOPIC = 'lk.transcription';
+
+/**
+ * A user in the room, as the app would be: joins with the token the service issued, types in the
+ * chat, speaks into a microphone track, reads the agent's transcript and listens to its audio.
+ */
+export async function joinAsUser(url: string, token: string) {
+  const room = new Room();
+  const transcripts: string[] = [];
+  /** Loudest agent audio heard so far, as RMS of 16-bit samples. */
+  let loudest = 0;
+  let agentAudioFrames = 0;
+
+  room.registerTextStreamHandler(TRANSCRIPTION_TOPIC, (reader) => {
+    void reader.readAll().then((text) => {
+      if (text.trim() !== '') transcripts.push(text);
+    });
+  });
+  room.on(RoomEvent.TrackSubscribed, (track: RemoteTrack, _publication, participant: RemoteParticipant) => {
+    if (track.kind !== TrackKind.KIND_AUDIO || participant.kind !== ParticipantKind.AGENT) return;
+    void (async () => {
+      for await (const frame of new AudioStream(track, 24_000, 1)) {
+        agentAudioFrames += 1;
+        let sum = 0;
+        for (const sample of frame.data) sum += sample * sample;
+        loudest = Math.max(loudest, Math.sqrt(sum / Math.max(1, frame.data.length)));
+      }
+    })();
+  });
+  await room.connect(url, token, { autoSubscribe: true, dynacast: false });
+
+  let microphone: AudioSource | undefined;
+  return {
+    room,
+    transcripts,
+    loudestAgentAudio: () => loudest,
+    agentAudioFrames: () => agentAudioFrames,
+    agents: () => [...room.remoteParticipants.values()].filter((participant) => participant.kind === ParticipantKind.AGENT),
+    async type(text: string) {
+      await room.localParticipant!.sendText(text, { topic: CHAT_TOPIC });
+    },
+    /** Plays 16-bit mono PCM into a microphone track in real time, then `silenceMs` of silence so the VAD hears the end. */
+    async speak(pcm: Int16Array, sampleRate: number, silenceMs = 1500) {
+      if (!microphone) {
+        microphone = new AudioSource(sampleRate, 1);
+        const track = LocalAudioTrack.createAudioTrack('microphone', microphone);
+        await room.localParticipant!.publishTrack(track, new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }));
+      }
+      const chunk = sampleRate / 100;
+      const silence = new Int16Array(Math.round((sampleRate * silenceMs) / 1000));
+      for (const samples of [pcm, silence]) {
+        for (let offset = 0; offset < samples.length; offset += chunk) {
+          const part = samples.slice(offset, offset + chunk);
+          const padded = part.length === chunk ? part : Int16Array.from({ length: chunk }, (_, i) => part[i] ?? 0);
+          await microphone.captureFrame(new AudioFrame(padded, sampleRate, 1, chunk));
+        }
+      }
+    },
+    async leave() {
+      await room.disconnect();
+    },
+  };
+}
+
+export type SimulatedUser = Awaited<ReturnType<typeof joinAsUser>>;
