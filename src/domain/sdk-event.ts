@@ -1,10 +1,5 @@
 import { z } from 'zod';
 
-/**
- * What an SDK posts to /v1/events (spec 2.1, docs/decisions/0001-identity-values-masked-on-arrival.md). Only session_id and event are
- * required; unknown fields are kept (a newer SDK must never lose data against this backend).
- * Deployed SDKs sometimes send null for an absent optional field, so null is accepted too.
- */
 /** Error text for a wrong or missing type: a missing field is "required", not "must be a string". */
 export const mustBe = (what: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`),
@@ -30,6 +25,11 @@ export const traceFields = {
   request_id: optionalText(128),
 };
 
+/**
+ * What an SDK posts to /v1/events (spec 2.1, docs/decisions/0001-identity-values-masked-on-arrival.md). Only session_id and event are
+ * required; unknown fields are kept (a newer SDK must never lose data against this backend).
+ * Deployed SDKs sometimes send null for an absent optional field, so null is accepted too.
+ */
 export const EventInSchema = z
   .looseObject({
     session_id: SessionId,
