@@ -643,7 +643,7 @@ export interface components {
             screen: string | null;
             shape?: {
                 digits: number;
-                /** @description the identity value it was recognised as: pan, aadhaar, phone, email, date, number, voter_id, passport, ifsc, otp; text under a sensitive key */
+                /** @description the identity value it was recognised as: pan, aadhaar, vid, card, phone, email, upi, date, number, gstin, driving_licence, vehicle, voter_id, passport, ifsc, address, name, otp; text under a sensitive key */
                 kind?: string;
                 length: number;
                 letters: number;
@@ -1130,7 +1130,7 @@ export interface components {
             screen: string | null;
             shape?: {
                 digits: number;
-                /** @description the identity value it was recognised as: pan, aadhaar, phone, email, date, number, voter_id, passport, ifsc, otp; text under a sensitive key */
+                /** @description the identity value it was recognised as: pan, aadhaar, vid, card, phone, email, upi, date, number, gstin, driving_licence, vehicle, voter_id, passport, ifsc, address, name, otp; text under a sensitive key */
                 kind?: string;
                 length: number;
                 letters: number;

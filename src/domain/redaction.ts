@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
 import type { ValueShape } from './pii.js';
 import { jsonNumberSize, jsonStringSize } from './json-size.js';
-import { maskValue, maskWhole, scrubText, shapeOf } from './pii.js';
+import { MASKED_WHOLE, maskWhole, scrubText, shapeOf } from './pii.js';
 
 export { maskValue } from './pii.js';
 
@@ -98,30 +98,70 @@ const HAS_DIGIT = /\p{Nd}/u;
 /** How the deployed SDKs write an empty field: no text, or the `__EMPTY__` marker (docs/decisions/0017-what-the-deployed-sdks-do.md). */
 export const isEmptyHint = (hint: string): boolean => hint.trim() === '' || hint === '__EMPTY__';
 
+/** Labels of a choice that say nothing of the person: yes/no, on/off, a state, a file type. */
+const GENERIC_LABELS = new Set([
+  'yes', 'no', 'true', 'false', 'on', 'off', 'checked', 'unchecked', 'selected', 'unselected', 'deselected', 'tapped', 'clicked', 'pressed',
+  'submitted', 'uploaded', 'captured', 'accepted', 'declined', 'agree', 'disagree', 'ok', 'cancel', 'skip', 'skipped', 'none', 'other', 'na', 'n/a',
+  'male', 'female', 'transgender', 'single', 'married', 'divorced', 'widowed', 'separated', 'resident', 'non-resident', 'nri', 'salaried', 'self-employed',
+  'self employed', 'business', 'student', 'retired', 'homemaker', 'housewife', 'unemployed', 'professional',
+]);
+const FILE_LABEL = /^[\w-]{1,24}\.(?:png|jpe?g|gif|webp|heic|pdf|tiff?|bmp|mp4|mov)$/i;
+/** One lower-case word or snake/kebab-case id (`proceed_with_aadhaar`): how apps name a choice's value, never how a person is written. */
+const MACHINE_VALUE = /^[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)*$/;
+
+/**
+ * A choice hint is kept only when it reads as a choice's value, not something a person typed or
+ * is called: a generic label, a file name, or an app's own value id. "Meera Nair" chosen from a
+ * list of nominees is masked like a typed name (fail closed).
+ */
+export function isChoiceLabel(hint: string): boolean {
+  if (hint.length > MAX_LABEL_CHARS || HAS_DIGIT.test(hint)) return false;
+  const trimmed = hint.trim();
+  return GENERIC_LABELS.has(trimmed.toLowerCase()) || FILE_LABEL.test(trimmed) || MACHINE_VALUE.test(trimmed);
+}
+
+/** What a client's mask is written with: stars, bullets, hashes, or a run of x. */
+const MASK_CHARACTER = /[*•●∙·#×✱]|[xX]{2,}/;
+/** A client's mask keeps at most the last four digits of an identifier. */
+const MAX_KEPT_DIGITS = 4;
+
+/**
+ * Whether a hint the client calls masked is masked: it keeps at most four digits, and either
+ * shows a mask or is a marker word (`redacted`, `file_uploaded`). "9100 3712 3456 7890" or
+ * "Meera Nair" sent with `masked: true` is not, and is masked again by the server.
+ */
+export function clientMaskHolds(hint: string): boolean {
+  let digits = 0;
+  for (const char of hint) if (HAS_DIGIT.test(char)) digits += 1;
+  if (digits > MAX_KEPT_DIGITS) return false;
+  return MASK_CHARACTER.test(hint) || MACHINE_VALUE.test(hint.trim()) || shapeOf(hint).letters + digits <= MAX_KEPT_DIGITS;
+}
+
 /**
  * Decide what of a hint may be kept. Returns undefined when the hint is kept as sent: masked by
- * the client with nothing detected in it, or a choice that reads as a short label. Everything
- * else is masked (dates and OTPs whole) with its shape, and the kind of identity value it is.
+ * the client with nothing detected in it and the mask verified, or a choice that reads as a
+ * label. Everything else is masked (dates, names and OTPs whole) with its shape, and the kind of
+ * identity value it is.
  */
 export function redactHint(input: HintInput): RedactedHint | undefined {
   // An empty field holds nothing to mask, and its shape would only say "0 characters".
   if (isEmptyHint(input.hint)) return undefined;
   const scan = scrubText(input.hint);
   if (scan.findings.length === 0) {
-    if (input.masked === true) return undefined;
-    const label = input.hint.length <= MAX_LABEL_CHARS && !HAS_DIGIT.test(input.hint);
-    if (label && isChoiceComponent(input.componentType)) return undefined;
+    if (input.masked === true && clientMaskHolds(input.hint)) return undefined;
+    if (input.masked !== true && isChoiceComponent(input.componentType) && isChoiceLabel(input.hint)) return undefined;
   }
   if (input.masked === true) {
-    // Masked by the client, yet something in it reads as an identity value: mask what was found.
-    return { hint: scan.text, masked: true, masked_by: 'server', shape: shapeOf(input.hint, scan.whole) };
+    // Masked by the client, yet something in it reads as an identity value or the mask does not
+    // hold: mask what was found, or the whole of it.
+    return { hint: scan.findings.length > 0 ? scan.text : maskWhole(input.hint), masked: true, masked_by: 'server', shape: shapeOf(input.hint, scan.whole) };
   }
   const shape = describeShape(input.hint, input.pattern);
   if (scan.whole !== undefined) shape.kind = scan.whole;
   if (scan.whole === 'dropped') return { hint: scan.text, masked: true, masked_by: 'server', shape };
   // A recognised identifier keeps its last four, as the SDKs' own masks do; text nothing
   // recognises (a name, an address, a value mistyped) is masked whole, since its last four could
-  // be a surname or a PIN code. Dates and OTPs are masked whole. The shape says what it was.
-  const keepsLastFour = scan.whole !== undefined && scan.whole !== 'date' && scan.whole !== 'otp';
-  return { hint: keepsLastFour ? maskValue(input.hint) : maskWhole(input.hint), masked: true, masked_by: 'server', shape };
+  // be a surname or a PIN code. Dates, names and OTPs are masked whole. The shape says what it was.
+  const keepsLastFour = scan.whole !== undefined && !MASKED_WHOLE.has(scan.whole);
+  return { hint: keepsLastFour ? scan.text : maskWhole(input.hint), masked: true, masked_by: 'server', shape };
 }

@@ -49,13 +49,21 @@ const plural = (count: number, word: string) => `${count} ${word}${count === 1 ?
 const KIND_WORDS: Partial<Record<string, string>> = {
   pan: 'a PAN',
   aadhaar: 'an Aadhaar number',
+  vid: 'an Aadhaar virtual id',
+  card: 'a card number',
   phone: 'a mobile number',
   email: 'an e-mail address',
+  upi: 'a UPI id',
   date: 'a date',
   number: 'a long number',
+  gstin: 'a GSTIN',
+  driving_licence: 'a driving licence number',
+  vehicle: 'a vehicle number',
   voter_id: 'a voter id',
   passport: 'a passport number',
   ifsc: 'an IFSC code',
+  address: 'an address',
+  name: 'a name',
   otp: 'a code',
 };
 

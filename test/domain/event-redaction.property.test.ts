@@ -4,7 +4,7 @@ import { redactEvent, redactSizedEvent, redactValue } from '../../src/domain/eve
 import { scrubText } from '../../src/domain/pii.js';
 import { EventInSchema } from '../../src/domain/sdk-event.js';
 import { plantedEvent } from '../support/identity-events.js';
-import { embed, findRaw, identityValue, nearMiss } from '../support/identity-values.js';
+import { classicValue, embed, identityValue, leaks, nearMiss } from '../support/identity-values.js';
 
 /** Every string of a JSON value, keys included. */
 function strings(value: unknown): string[] {
@@ -23,7 +23,7 @@ describe('redactEvent: properties over generated events', () => {
       fc.property(plantedEvent(fc.constant('s1')), ({ value, body, readable }) => {
         const out = redactEvent(EventInSchema.parse(body));
         const text = JSON.stringify(out);
-        expect(findRaw(text, value.raw), `${value.kind} ${value.raw} in ${text}`).toBe(false);
+        expect(leaks(text, value), `${value.kind} ${value.raw} in ${text}`).toBe(false);
         expect(out).toMatchObject({ screen_id: readable.screen_id, validation_rule_id: readable.validation_rule_id, flow_key: readable.flow_key, errors: readable.errors });
         expect((out.properties as Record<string, unknown>).step).toBe(readable.step);
         expect(out.session_id).toBe('s1');
@@ -34,12 +34,12 @@ describe('redactEvent: properties over generated events', () => {
 
   it('what was masked is listed with its shape: a detected value alone in a field keeps its kind and length', () => {
     fc.assert(
-      fc.property(identityValue, (value) => {
+      fc.property(classicValue, (value) => {
         const out = redactEvent(EventInSchema.parse({ session_id: 's1', event: 'analytics_data', properties: { data: { field: value.raw } } }));
         const fields = out.redacted_fields as { path: string; kind: string; length: number }[];
         expect(fields).toContainEqual(expect.objectContaining({ path: 'properties.data.field', length: value.raw.length }));
-        // A long number may read as a mobile number or pass the Aadhaar check; every other kind is told apart.
-        expect(value.kind === 'number' ? ['number', 'phone', 'aadhaar'] : [value.kind]).toContain(fields[0]!.kind);
+        // A long number may read as a mobile number or pass the Aadhaar, VID or card check; every other kind is told apart.
+        expect(value.kind === 'number' ? ['number', 'phone', 'aadhaar', 'vid', 'card'] : [value.kind]).toContain(fields[0]!.kind);
       }),
       { numRuns: 1500, seed: SEED },
     );
@@ -64,10 +64,10 @@ describe('redactEvent: properties over generated events', () => {
     fc.assert(
       fc.property(identityValue.chain((value) => fc.tuple(fc.constant(value), embed(value.raw).chain(nested))), ([value, extra]) => {
         const event = redactEvent(EventInSchema.parse({ session_id: 's1', event: 'identity', ...extra }));
-        expect(findRaw(JSON.stringify(event), value.raw), JSON.stringify(event)).toBe(false);
+        expect(leaks(JSON.stringify(event), value), JSON.stringify(event)).toBe(false);
         expect(event.session_id).toBe('s1');
         const body = redactValue({ session_id: 's1', ...extra });
-        expect(findRaw(JSON.stringify(body), value.raw), JSON.stringify(body)).toBe(false);
+        expect(leaks(JSON.stringify(body), value), JSON.stringify(body)).toBe(false);
         expect(body.session_id).toBe('s1');
       }),
       { numRuns: 500, seed: SEED },
@@ -86,7 +86,7 @@ describe('redactEvent: properties over generated events', () => {
       fc.property(hidden, ({ value, sent }) => {
         const out = redactEvent(EventInSchema.parse({ session_id: 's1', event: 'analytics_data', properties: { note: `sent ${sent} today` } }));
         const note = visible((out.properties as { note: string }).note);
-        expect(findRaw(note, value.raw), `${JSON.stringify(sent)} → ${JSON.stringify(note)}`).toBe(false);
+        expect(leaks(note, value), `${JSON.stringify(sent)} → ${JSON.stringify(note)}`).toBe(false);
       }),
       { numRuns: 1500, seed: SEED },
     );
@@ -96,7 +96,7 @@ describe('redactEvent: properties over generated events', () => {
     fc.assert(
       fc.property(identityValue.chain((value) => fc.tuple(fc.constant(value), embed(value.raw), nearMiss)), ([value, text, id]) => {
         const out = redactValue({ signals: { screen: text, errors: [id, text] }, user_id: text, session_id: 's1' });
-        expect(findRaw(JSON.stringify(out), value.raw)).toBe(false);
+        expect(leaks(JSON.stringify(out), value)).toBe(false);
         expect(out.signals.errors[0]).toBe(id);
         expect(out.session_id).toBe('s1');
       }),

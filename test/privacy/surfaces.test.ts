@@ -5,7 +5,8 @@ import { openInspection } from '../../src/integrations/inspection.js';
 import type { RunningServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
 import { plantedEvent } from '../support/identity-events.js';
-import { findRaw } from '../support/identity-values.js';
+import type { IdentityValue } from '../support/identity-values.js';
+import { findRaw, leaks } from '../support/identity-values.js';
 import type { Harness } from '../support/harness.js';
 import { createHarness, serve } from '../support/harness.js';
 import { InspectionReceiver } from '../support/inspection-receiver.js';
@@ -27,7 +28,8 @@ interface Surfaces {
 
 let s: Surfaces;
 /** Every raw value posted in this file, searched for at the end in the streamed surfaces. */
-const posted: string[] = [];
+const posted: IdentityValue[] = [];
+const postedRaw = (...raws: string[]) => posted.push(...raws.map((raw) => ({ kind: 'raw', raw })));
 
 beforeAll(async () => {
   const inspection = await openInspection({ kind: 'relay', host: '127.0.0.1', port: 0 }, createLogger('silent'));
@@ -83,22 +85,22 @@ describe('privacy: no raw identity value on any surface, wherever a client puts 
     await fc.assert(
       fc.asyncProperty(plantedEvent(fc.constant('')), async ({ value, body, readable }) => {
         last = nextSession();
-        posted.push(value.raw);
+        posted.push(value);
         expect(await post('/v1/events', { ...body, session_id: last })).toBe(200);
         const { session, text } = await readSurfaces(last);
-        expect(findRaw(text, value.raw), `${value.kind} ${value.raw}`).toBe(false);
+        expect(leaks(text, value), `${value.kind} ${value.raw}`).toBe(false);
         expect(session.latest_event).toMatchObject({ screen_id: readable.screen_id, validation_rule_id: readable.validation_rule_id, flow_key: readable.flow_key, errors: readable.errors });
       }),
       { numRuns: 150, seed: 1313 },
     );
     const streamed = await streamedText(last);
-    for (const raw of posted) expect(findRaw(streamed, raw), raw).toBe(false);
+    for (const value of posted) expect(leaks(streamed, value), value.raw).toBe(false);
   });
 
   it('the payloads of the report: old SDK phone, React Native analytics e-mail, values in value/input_value/transcript, a PAN in a dropdown, a date of birth', async () => {
     const id = nextSession();
     const raws = ['9876543210', 'jane.doe@example.com', 'ABCDE1234F', 'FGHIJ5678K', '234567890124', '1995-06-15', 'Jane Doe', 'harness.tester@example.com'];
-    posted.push(...raws);
+    postedRaw(...raws);
     const events = [
       { session_id: id, event: 'user_enrichment', properties: { user_id: 'u-1', phone: '9876543210' } },
       { session_id: id, event: 'analytics_data', event_name: 'email_verified', data: { email: 'jane.doe@example.com' } },
@@ -153,7 +155,7 @@ describe('privacy: no raw identity value on any surface, wherever a client puts 
     // Values of 6 characters or more are searched for; shorter ones (an OTP, a short phone) occur by
     // chance in ids and counts, so for those the masking itself is checked.
     const searchable = raw.map(([, , value]) => value).filter((value) => value.length >= 6 && value !== 'not-an-email');
-    posted.push(...searchable);
+    postedRaw(...searchable);
     for (const [component_id, component_type, hint] of raw) {
       expect(await post('/v1/events', { session_id: id, event: 'validation_failed', screen: 'kyc', component_id, component_type, hint, masked: false, errors: [`${component_id}_invalid`] })).toBe(200);
       const { session } = await readSurfaces(id);
@@ -178,7 +180,7 @@ describe('privacy: no raw identity value on any surface, wherever a client puts 
 
   it('trigger evaluation and voice start and stop bodies are redacted too', async () => {
     const id = nextSession();
-    posted.push('9123456789', 'KLMNO4321P');
+    postedRaw('9123456789', 'KLMNO4321P');
     const trigger = await fetch(`${s.server.url}/v1/assistant/trigger/evaluate`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-client-id': 'kycis_demo' },

@@ -46,12 +46,12 @@ const OTP_PLACES = [
   (raw: string) => ({ component_id: 'email_otp', properties: { entered: raw } }),
 ];
 
-export const plantedEvent = (sessionId: fc.Arbitrary<string>): fc.Arbitrary<Planted> =>
+export const plantedEvent = (sessionId: fc.Arbitrary<string>, values: fc.Arbitrary<IdentityValue> = identityValue): fc.Arbitrary<Planted> =>
   fc
     .record({
       sessionId,
       type: fc.constantFrom(...EVENT_TYPES),
-      value: fc.oneof({ weight: 9, arbitrary: identityValue }, { weight: 1, arbitrary: otpValue }),
+      value: fc.oneof({ weight: 9, arbitrary: values }, { weight: 1, arbitrary: otpValue }),
       readable: fc.record({ screen_id: nearMiss, validation_rule_id: nearMiss, flow_key: nearMiss, errors: fc.array(nearMiss, { minLength: 1, maxLength: 3 }), step: nearMiss }),
       placeIndex: fc.nat({ max: places.length - 1 }),
     })

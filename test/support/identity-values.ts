@@ -21,6 +21,12 @@ export interface IdentityValue {
   kind: string;
   /** As the client sends it. */
   raw: string;
+  /**
+   * A part of it that no surface may show even inside a longer text (the first groups of a
+   * grouped number, the first words of a spoken one), where a mask keeps the last four or the
+   * words around it are ordinary words.
+   */
+  secret?: string;
 }
 
 const pan = fc
@@ -79,7 +85,8 @@ const ifsc = fc.tuple(uppers(4), fc.constantFrom(...'ABCDEFGHJKLMNPQRSTUVWXYZ012
 const passport = fc.tuple(upper, digits(7)).map(([letter, number]) => `${letter}${number}`);
 const voterId = fc.tuple(uppers(3), digits(7)).map(([letters, number]) => `${letters}${number}`);
 
-export const identityValue: fc.Arbitrary<IdentityValue> = fc.oneof(
+/** The identity values of the first detectors, each written the way its kind reads: the shape tests compare kind and length. */
+export const classicValue: fc.Arbitrary<IdentityValue> = fc.oneof(
   pan.map((raw) => ({ kind: 'pan', raw })),
   aadhaar.map((raw) => ({ kind: 'aadhaar', raw })),
   phone.map((raw) => ({ kind: 'phone', raw })),
@@ -90,6 +97,140 @@ export const identityValue: fc.Arbitrary<IdentityValue> = fc.oneof(
   passport.map((raw) => ({ kind: 'passport', raw })),
   voterId.map((raw) => ({ kind: 'voter_id', raw })),
 );
+
+/** Every run of ten decimal digits Unicode lists (\p{Nd}), by its zero: each script's digits, Indian ones among them. */
+export const DIGIT_ZEROS: readonly number[] = (() => {
+  const zeros: number[] = [];
+  let start = -1;
+  for (let code = 0; code <= 0x20000; code += 1) {
+    const digit = /\p{Nd}/u.test(String.fromCodePoint(code));
+    if (digit && start < 0) start = code;
+    if (!digit && start >= 0) {
+      for (let zero = start; zero < code; zero += 10) zeros.push(zero);
+      start = -1;
+    }
+  }
+  return zeros;
+})();
+/** Every dash (\p{Pd} and the minus sign) and every space (\p{Zs}) Unicode lists, as a separator of groups. */
+const unicodeClass = (pattern: RegExp) => Array.from({ length: 0x10000 }, (_, code) => String.fromCharCode(code)).filter((char) => pattern.test(char));
+export const DASHES: readonly string[] = [...unicodeClass(/\p{Pd}/u), '\u2212'];
+export const SPACES: readonly string[] = unicodeClass(/\p{Zs}/u);
+const separator = fc.constantFrom(...DASHES, ...SPACES, ' - ', ' ');
+
+const inScript = (ascii: string, zero: number) => ascii.replace(/\d/g, (d) => String.fromCodePoint(zero + Number(d)));
+const group = (digits: string, sizes: readonly number[], sep: string) => {
+  const parts: string[] = [];
+  let at = 0;
+  for (const size of sizes) {
+    parts.push(digits.slice(at, at + size));
+    at += size;
+  }
+  if (at < digits.length) parts.push(digits.slice(at));
+  return parts.join(sep);
+};
+/** What a mask may leave: all but the last `keep` characters of `raw` must never show. */
+const withoutTail = (raw: string, keep = 5) => {
+  const chars = Array.from(raw);
+  return chars.slice(0, Math.max(1, chars.length - keep)).join('');
+};
+
+const mobile = fc.tuple(fc.constantFrom(...'6789'), digits(9)).map(([first, rest]) => `${first}${rest}`);
+
+/** A mobile number in any script's digits, grouped 5-5, 3-3-4 or 4-3-3 with any dash or space. */
+const scriptPhone = fc.tuple(mobile, fc.constantFrom(...DIGIT_ZEROS), fc.constantFrom([5], [3, 3], [4, 3]), separator).map(([n, zero, sizes, sep]) => {
+  const raw = inScript(group(n, sizes, sep), zero);
+  return { kind: 'phone', raw, secret: withoutTail(raw, 6) };
+});
+
+const ENGLISH = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+const HINDI = ['शून्य', 'एक', 'दो', 'तीन', 'चार', 'पांच', 'छह', 'सात', 'आठ', 'नौ'];
+const HINGLISH = ['shunya', 'ek', 'do', 'teen', 'char', 'paanch', 'chhe', 'saat', 'aath', 'nau'];
+
+/** A number said digit by digit in English, Hindi or Hinglish, "double" for a repeated digit, the first digits perhaps typed. */
+const spoken = (number: fc.Arbitrary<string>, kind: string) =>
+  fc.tuple(number, fc.constantFrom(ENGLISH, HINDI, HINGLISH), fc.constantFrom(' ', ', ', '-'), fc.boolean(), fc.integer({ min: 0, max: 5 })).map(([n, words, sep, doubles, typed]) => {
+    const said: string[] = [];
+    for (let i = typed; i < n.length; i += 1) {
+      if (doubles && words === ENGLISH && n[i] === n[i + 1]) {
+        said.push(`double ${words[Number(n[i])]}`);
+        i += 1;
+      } else said.push(words[Number(n[i])]!);
+    }
+    const spokenPart = said.join(sep);
+    const raw = typed > 0 ? `${n.slice(0, typed)} ${spokenPart}` : spokenPart;
+    // The first five words said: what no surface may show.
+    return { kind, raw, secret: said.slice(0, 5).join(sep) };
+  });
+
+const vid = fc.tuple(digits(15), separator).map(([prefix, sep]) => {
+  const raw = group(withVerhoeff(`9${prefix.slice(1)}`), [4, 4, 4], sep);
+  return { kind: 'vid', raw, secret: withoutTail(raw) };
+});
+const aadhaarGrouped = fc.tuple(fc.constantFrom(...'23456789'), digits(10), fc.constantFrom([4, 4], [3, 3, 3]), separator).map(([first, rest, sizes, sep]) => {
+  const raw = group(withVerhoeff(`${first}${rest}`), sizes, sep);
+  return { kind: 'aadhaar', raw, secret: withoutTail(raw) };
+});
+const cardOrAccount = fc.tuple(fc.constantFrom(...'123456789'), digits(11, 17), fc.constantFrom(' ', '-', '\u00a0', '\u2013')).map(([first, rest, sep]) => {
+  const raw = group(`${first}${rest}`, [4, 4, 4, 4], sep);
+  return { kind: 'number', raw, secret: withoutTail(raw) };
+});
+const gstin = fc.tuple(digits(2), pan.filter((p) => /^[A-Z]{5}\d{4}[A-Z]$/.test(p)), fc.constantFrom(...'123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ'), fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ')).map(([state, holder, entity, check]) => ({
+  kind: 'gstin',
+  raw: `${state}${holder}${entity}Z${check}`,
+  secret: holder.slice(0, 6),
+}));
+const STATES = ['MH', 'DL', 'KA', 'TN', 'UP', 'GJ', 'WB', 'RJ', 'KL', 'AP', 'TS', 'HR', 'PB', 'MP', 'BR', 'OD'];
+const drivingLicence = fc.tuple(fc.constantFrom(...STATES), digits(2), fc.integer({ min: 1980, max: 2025 }), digits(7), fc.constantFrom('', '-', ' ')).map(([state, rto, year, serial, sep]) => {
+  const raw = [state, rto, String(year), serial].join(sep);
+  return { kind: 'driving_licence', raw, secret: withoutTail(raw) };
+});
+const vehicle = fc.tuple(fc.constantFrom(...STATES), digits(2), uppers(2), digits(4), fc.constantFrom('', ' ', '-')).map(([state, rto, series, number, sep]) => {
+  const raw = [state, rto, series, number].join(sep);
+  return { kind: 'vehicle', raw, secret: withoutTail(raw) };
+});
+const local = fc.stringMatching(/^[a-z][a-z0-9]{2,10}$/);
+const upi = fc.tuple(fc.oneof(local, mobile), fc.constantFrom('okaxis', 'oksbi', 'okhdfcbank', 'okicici', 'ybl', 'ibl', 'paytm', 'upi', 'apl')).map(([name, handle]) => ({ kind: 'upi', raw: `${name}@${handle}`, secret: `${name}@` }));
+/** An e-mail address disguised or spoken: `[at]`, `(at)`, ` at `, ` at the rate `, `dot`, a Devanagari local part. */
+const disguisedEmail = fc
+  .tuple(fc.oneof(local, fc.constantFrom('मीरा', 'राहुल', 'प्रिया')), fc.option(local, { nil: undefined }), fc.constantFrom(' at ', '[at]', '(at)', ' [at] ', ' at the rate ', ' (at) ', '@'), local, fc.constantFrom(' dot ', '[dot]', '.', ' (dot) '), fc.constantFrom('com', 'in', 'co', 'org'))
+  .filter(([, , at, , dot]) => at !== '@' || dot !== '.')
+  .map(([name, more, at, domain, dot, tld]) => {
+    const who = more === undefined ? name : `${name}${dot}${more}`;
+    return { kind: 'email', raw: `${who}${at}${domain}${dot}${tld}`, secret: `${who}${at}` };
+  });
+const newDate = fc.tuple(fc.integer({ min: 1940, max: 2012 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 }), fc.integer({ min: 0, max: 5 })).map(([year, month, day, format]) => {
+  const dd = String(day).padStart(2, '0');
+  const mm = String(month).padStart(2, '0');
+  const hindi = ['जनवरी', 'फ़रवरी', 'मार्च', 'अप्रैल', 'मई', 'जून', 'जुलाई', 'अगस्त', 'सितंबर', 'अक्टूबर', 'नवंबर', 'दिसंबर'][month - 1];
+  const raw = [`${dd}/${MONTH_NAMES[month - 1]}/${year}`, `${dd}${mm}${year}`, `${dd}-${mm}-${String(year).slice(2)}`, `${dd} / ${mm} / ${year}`, `${day} ${hindi} ${year}`, `${dd}\u2013${mm}\u2013${year}`][format]!;
+  return { kind: 'date', raw };
+});
+const address = fc
+  .tuple(fc.integer({ min: 1, max: 999 }), fc.constantFrom('Shanti', 'Sai Krupa', 'Green Park', 'Lotus'), fc.constantFrom('Apartments', 'Society', 'Colony', 'Nagar'), fc.constantFrom('Andheri West', 'Koramangala', 'Salt Lake', 'Banjara Hills'), fc.constantFrom('Mumbai', 'Bengaluru', 'Kolkata', 'Hyderabad'), fc.integer({ min: 110001, max: 855999 }))
+  .map(([house, name, kind, area, city, pin]) => ({ kind: 'address', raw: `Flat ${house}, ${name} ${kind}, ${area}, ${city} ${pin}`, secret: `${name} ${kind}` }));
+
+/** The forms found leaking: how Indian users type and say identity values. */
+export const indianForm: fc.Arbitrary<IdentityValue> = fc.oneof(
+  scriptPhone,
+  spoken(mobile, 'phone'),
+  spoken(fc.tuple(fc.constantFrom(...'23456789'), digits(10)).map(([first, rest]) => withVerhoeff(`${first}${rest}`)), 'aadhaar'),
+  vid,
+  aadhaarGrouped,
+  cardOrAccount,
+  gstin,
+  drivingLicence,
+  vehicle,
+  upi,
+  disguisedEmail,
+  newDate,
+  address,
+);
+
+export const identityValue: fc.Arbitrary<IdentityValue> = fc.oneof({ weight: 1, arbitrary: classicValue }, { weight: 1, arbitrary: indianForm });
+
+/** Whether any of `value` shows in `text`: the value itself, or the part of it no mask keeps. */
+export const leaks = (text: string, value: IdentityValue): boolean => findRaw(text, value.raw) || (value.secret !== undefined && text.includes(value.secret));
 
 /**
  * A one-time code: caught only where a field is about an OTP. Six digits: shorter runs of digits

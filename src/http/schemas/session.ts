@@ -7,7 +7,7 @@ const Shape = z.object({
   kind: z
     .string()
     .optional()
-    .meta({ description: 'the identity value it was recognised as: pan, aadhaar, phone, email, date, number, voter_id, passport, ifsc, otp; text under a sensitive key' }),
+    .meta({ description: 'the identity value it was recognised as: pan, aadhaar, vid, card, phone, email, upi, date, number, gstin, driving_licence, vehicle, voter_id, passport, ifsc, address, name, otp; text under a sensitive key' }),
   matches_pattern: z.boolean().optional(),
 });
 
