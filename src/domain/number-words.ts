@@ -134,7 +134,7 @@ function closeRun(run: Token[], text: string, runs: NumberRun[]): void {
   runs.push({ start: kept[0]!.start, end: kept[kept.length - 1]!.end, digits });
 }
 
-/** Letters of a word after a number, or the end: `TOKEN` runs of letters need no boundary check. */
+/** The stretches of `text` that say a number with words, in order; tokens `skip` names (inside an id) are not read. */
 export function numberRuns(text: string, skip: (start: number, end: number) => boolean = () => false): NumberRun[] {
   const runs: NumberRun[] = [];
   let run: Token[] = [];
