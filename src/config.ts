@@ -138,6 +138,7 @@ const EnvSchema = z.object({
   SSE_HEARTBEAT_SECONDS: positiveInt(15).pipe(z.number().max(3600)),
   // Hardening: connections, request timeouts, memory.
   MAX_CONNECTIONS: positiveInt(10_000),
+  MAX_UNAUTHENTICATED_PER_CLIENT: positiveInt(256),
   REQUEST_TIMEOUT_SECONDS: positiveInt(10).pipe(z.number().max(300)),
   SESSION_MAX_BYTES: positiveInt(65_536).pipe(z.number().min(4096)),
   MEMORY_BUDGET_MB: positiveInt(1024).pipe(z.number().min(64)),
@@ -219,6 +220,8 @@ export interface AppConfig {
   piiRules: PiiRules;
   /** Concurrent connections the server accepts, of every kind; SSE and WebSocket also have caps of their own. */
   maxConnections: number;
+  /** Connections one client address may hold before any of them shows a key; past it its oldest gives way (docs/security.md). */
+  maxUnauthenticatedPerClient: number;
   /** A request's headers and body must arrive within this (slow clients are cut). */
   requestTimeoutSeconds: number;
   /** What one session may hold (the session record of docs/decisions/0001-identity-values-masked-on-arrival.md plus stored events), measured at ingest. */
@@ -336,6 +339,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     piiExtraKeys: e.PII_EXTRA_KEYS ?? [],
     piiRules: createPiiRules(e.PII_EXTRA_KEYS ?? []),
     maxConnections: e.MAX_CONNECTIONS,
+    maxUnauthenticatedPerClient: e.MAX_UNAUTHENTICATED_PER_CLIENT,
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
     sessionMaxBytes: e.SESSION_MAX_BYTES,
     memoryBudgetMb: e.MEMORY_BUDGET_MB,

@@ -1,4 +1,4 @@
-import type { Express, RequestHandler } from 'express';
+import type { Express, Request, RequestHandler } from 'express';
 import express from 'express';
 import { apiDocument } from './api-document.js';
 import { ConnectionCounts } from './connection-counts.js';
@@ -48,6 +48,9 @@ export interface App {
 }
 
 
+/** How long a connection without a key is left alone before a newcomer may take its place (connection-counts.ts). */
+const UNPROVEN_GRACE_MS = 1000;
+
 /** How long an EventSource waits before reconnecting after the stream drops. */
 const SSE_RETRY_MS = 3000;
 
@@ -74,7 +77,11 @@ export function createApp(deps: AppDeps): App {
 
   // Requests, activity streams and control-plane WebSockets each count against a cap of their own,
   // so open streams and sockets never use up the connections requests need.
-  const connections = new ConnectionCounts({ http: config.maxConnections, sse: config.sseMaxStreams, websocket: config.wsMaxConnections });
+  const connections = new ConnectionCounts(
+    { http: config.maxConnections, sse: config.sseMaxStreams, websocket: config.wsMaxConnections },
+    { perClient: config.maxUnauthenticatedPerClient, graceMs: UNPROVEN_GRACE_MS, now: () => deps.system.clock.now() },
+  );
+  const proveConnection = (req: Request) => connections.prove(req.socket);
   const controlPlane = new ControlPlane(deps, connections);
 
   const shutdownGate: RequestHandler = (_req, res, next) => {
@@ -83,7 +90,9 @@ export function createApp(deps: AppDeps): App {
     throw new HttpError(503, 'server is shutting down; retry on another instance');
   };
 
-  app.use(inSequence(correlation, requestLog(logger), httpMetrics(deps.system.metrics)));
+  // With no API_KEY every client is a known one: its first request proves its connection.
+  const provenWithoutKey: RequestHandler | undefined = config.apiKeys.length === 0 ? (req, _res, next) => (proveConnection(req), next()) : undefined;
+  app.use(inSequence(correlation, requestLog(logger), httpMetrics(deps.system.metrics), ...present(provenWithoutKey)));
   const healthSources = {
     isShuttingDown: () => shuttingDown,
     store: deps.system.storeHealth,
@@ -96,7 +105,7 @@ export function createApp(deps: AppDeps): App {
   app.get('/health/ready', readinessHandler(healthSources));
   app.use(shutdownGate);
   const rateLimit = perIpRateLimit(config.rateLimitPerMinute, { loopback: config.rateLimitLoopback });
-  const keyCheck = apiKeyCheck(config.apiKeys);
+  const keyCheck = apiKeyCheck(config.apiKeys, proveConnection);
   const body = jsonBody();
   // After the body is read: the body's stream events would run outside the key's async context.
   const idempotency = config.sessionHost.kind === 'restate' ? idempotencyContext : undefined;

@@ -9,29 +9,75 @@ export type ConnectionKind = 'http' | 'sse' | 'websocket';
 
 export type ConnectionLimits = Record<ConnectionKind, number>;
 
+export interface UnprovenLimits {
+  /** Connections one client address may hold before any of them has shown a key (MAX_UNAUTHENTICATED_PER_CLIENT). */
+  perClient: number;
+  /** How long an unproven connection is left alone before a newcomer may take its place. */
+  graceMs: number;
+  now: () => number;
+}
+
 /**
  * The open connections of the server by kind. The server admits each new socket as `http`; the
  * code that turns a connection into a stream or a WebSocket moves it to that kind with `claim`,
  * which refuses when that kind is full. A socket is uncounted when it closes, whatever its kind.
+ *
+ * A connection is unproven until a request on it has passed the key check (any request, with no
+ * API_KEY), or its WebSocket has. Unproven connections are what a flood without a key consists
+ * of, so they give way: a client holding MAX_UNAUTHENTICATED_PER_CLIENT of them loses its oldest
+ * to its next, and with MAX_CONNECTIONS open a newcomer takes the place of the oldest unproven
+ * connection anyone holds. Only connections older than `graceMs` give way, so a burst of honest
+ * new connections does not cut itself before its first requests arrive; a newcomer that finds
+ * none is refused. /health and keyed clients therefore get in while slow, keyless connections
+ * fill the server (docs/security.md).
  */
 export class ConnectionCounts {
   private readonly counts: Record<ConnectionKind, number> = { http: 0, sse: 0, websocket: 0 };
   private readonly kinds = new WeakMap<Socket, ConnectionKind>();
+  /** Oldest first (a Map keeps insertion order), with when each was admitted and from where. */
+  private readonly unproven = new Map<Socket, { since: number; client: string }>();
+  private readonly unprovenByClient = new Map<string, Set<Socket>>();
 
-  constructor(readonly limits: ConnectionLimits) {}
+  constructor(
+    readonly limits: ConnectionLimits,
+    private readonly unprovenLimits: UnprovenLimits,
+  ) {}
 
   /** Every kind's cap together: the most sockets the server should ever hold (`server.maxConnections`). */
   get totalLimit(): number {
     return this.limits.http + this.limits.sse + this.limits.websocket;
   }
 
-  /** A new connection, counted as `http`; false when MAX_CONNECTIONS are open (the caller drops it). */
+  /**
+   * A new connection, counted as `http` and unproven; false when there is no room even after the
+   * oldest unproven connections have given way (the caller drops it).
+   */
   admit(socket: Socket): boolean {
-    if (this.counts.http >= this.limits.http) return false;
+    const client = socket.remoteAddress ?? '';
+    const mine = this.unprovenByClient.get(client);
+    if (mine !== undefined && mine.size >= this.unprovenLimits.perClient && !this.evictOldest(mine.keys())) return false;
+    if (this.counts.http >= this.limits.http && !this.evictOldest(this.unproven.keys())) return false;
     this.kinds.set(socket, 'http');
     this.counts.http += 1;
+    this.unproven.set(socket, { since: this.unprovenLimits.now(), client });
+    if (mine) mine.add(socket);
+    else this.unprovenByClient.set(client, new Set([socket]));
     socket.once('close', () => this.forget(socket));
     return true;
+  }
+
+  /** The connection has shown a valid key (or none is needed): it no longer gives way to newcomers. */
+  prove(socket: Socket): void {
+    const entry = this.unproven.get(socket);
+    if (entry === undefined) return;
+    this.unproven.delete(socket);
+    const mine = this.unprovenByClient.get(entry.client);
+    mine?.delete(socket);
+    if (mine?.size === 0) this.unprovenByClient.delete(entry.client);
+  }
+
+  isProven(socket: Socket): boolean {
+    return !this.unproven.has(socket);
   }
 
   /**
@@ -70,7 +116,20 @@ export class ConnectionCounts {
     return { ...this.counts };
   }
 
+  /** Cuts the first of `candidates` (oldest first) if it is past its grace; true when it made room. */
+  private evictOldest(candidates: Iterator<Socket>): boolean {
+    const oldest = candidates.next();
+    if (oldest.done) return false;
+    const entry = this.unproven.get(oldest.value);
+    if (entry === undefined || this.unprovenLimits.now() - entry.since < this.unprovenLimits.graceMs) return false;
+    // Uncounted now, not at its 'close' (which comes later): the newcomer takes its place at once.
+    this.forget(oldest.value);
+    oldest.value.destroy();
+    return true;
+  }
+
   private forget(socket: Socket): void {
+    this.prove(socket);
     const kind = this.kinds.get(socket);
     if (kind === undefined) return;
     this.kinds.delete(socket);

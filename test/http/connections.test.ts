@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunningServer } from '../../src/http/server.js';
+import type { Harness } from '../support/harness.js';
 import { createHarness, serve } from '../support/harness.js';
 import { rawSocket } from '../support/raw-socket.js';
 import { startLiveKitStandIn } from '../support/livekit-stand-in.js';
@@ -13,11 +14,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-async function start(env: Record<string, string>): Promise<{ server: RunningServer; counts: () => Record<string, number> }> {
+async function start(env: Record<string, string>): Promise<{ server: RunningServer; counts: () => Record<string, number>; h: Harness }> {
   const h = createHarness({ env });
   const server = await serve(h);
   cleanups.push(() => server.close(0));
-  return { server, counts: () => h.app.connections.snapshot() };
+  return { server, counts: () => h.app.connections.snapshot(), h };
 }
 
 
@@ -109,6 +110,56 @@ describe('connection caps (MAX_CONNECTIONS)', () => {
     // A stream that ends gives its connection back to requests.
     streams[0]!.socket.destroy();
     await vi.waitFor(() => expect(counts().sse).toBe(1), patient);
+  });
+});
+
+describe('connections without a key give way (MAX_UNAUTHENTICATED_PER_CLIENT, MAX_CONNECTIONS)', () => {
+  /** Slow connections that never finish a request: what a flood without a key holds open. */
+  async function flood(port: number, count: number, counts: () => Record<string, number>) {
+    const sockets = Array.from({ length: count }, () => rawSocket(port, cleanups));
+    for (const { socket } of sockets) socket.write('GET /api/features HTTP/1.1\r\nHost: localhost\r\n');
+    await vi.waitFor(() => expect(counts().http).toBe(count), patient);
+    return sockets;
+  }
+
+  it('/health and a keyed client are served while keyless slow connections fill MAX_CONNECTIONS; the oldest of those is cut for them', async () => {
+    const { server, counts, h } = await start({ MAX_CONNECTIONS: '6', API_KEY: 'k1' });
+    const slow = await flood(server.port, 6, counts);
+    // Past their grace, the slow connections give way to newcomers, oldest first.
+    h.clock.increment(1000);
+    const health = await fetch(`${server.url}/health`, { headers: { connection: 'close' } });
+    expect(health.status).toBe(200);
+    await slow[0]!.closed;
+    expect(slow.slice(1).map(({ socket }) => socket.destroyed)).toEqual([false, false, false, false, false]);
+    const keyed = await fetch(`${server.url}/api/features`, { headers: { 'x-api-key': 'k1', connection: 'close' } });
+    expect(keyed.status).toBe(200);
+  });
+
+  it('one client holds at most MAX_UNAUTHENTICATED_PER_CLIENT connections without a key: its next one takes the place of its oldest', async () => {
+    const { server, counts, h } = await start({ MAX_UNAUTHENTICATED_PER_CLIENT: '3', API_KEY: 'k1' });
+    const slow = await flood(server.port, 3, counts);
+    h.clock.increment(1000);
+    const fourth = rawSocket(server.port, cleanups);
+    await slow[0]!.closed;
+    await vi.waitFor(() => expect(counts().http).toBe(3), patient);
+    expect(fourth.socket.destroyed).toBe(false);
+  });
+
+  it('a connection that showed its key never gives way; a burst of new connections within their grace is refused instead', async () => {
+    const { server, counts, h } = await start({ MAX_CONNECTIONS: '2', API_KEY: 'k1' });
+    const keyed = rawSocket(server.port, cleanups);
+    keyed.socket.write('GET /api/features HTTP/1.1\r\nHost: localhost\r\nX-API-Key: k1\r\n\r\n');
+    await vi.waitFor(() => expect(keyed.text()).toMatch(/^HTTP\/1\.1 200 /), patient);
+    const slow = rawSocket(server.port, cleanups);
+    await vi.waitFor(() => expect(counts().http).toBe(2), patient);
+    // Within its grace: the newcomer is refused, the slow connection kept.
+    const early = rawSocket(server.port, cleanups);
+    await early.closed;
+    h.clock.increment(1000);
+    const late = rawSocket(server.port, cleanups);
+    await slow.closed;
+    expect(late.socket.destroyed).toBe(false);
+    expect(keyed.socket.destroyed).toBe(false);
   });
 });
 

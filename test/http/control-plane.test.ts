@@ -168,6 +168,47 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
     });
   });
 
+  describe('no place and no answer without a key', () => {
+    it('sockets whose key has not come take no place among WS_MAX_CONNECTIONS: a keyed client still gets in', async () => {
+      const { h, url } = await setUp({ API_KEY: 'k1', WS_MAX_CONNECTIONS: '1' });
+      const keyless = await Promise.all([0, 1, 2, 3, 4].map(() => connect(url)));
+      const keyed = await connect(url, { 'X-API-Key': 'k1' });
+      keyed.send(connectFrame);
+      expect(await keyed.nextOfType('ack')).toMatchObject({ status: 'ok' });
+      expect((await h.http.get('/health')).body.connections).toMatchObject({ websocket: 1 });
+      // The one place is taken: a key that comes later in the connect frame is told to retry.
+      keyless[0]!.send({ ...connectFrame, api_key: 'k1' });
+      expect(await keyless[0]!.whenClosed()).toEqual({ code: 1013, reason: 'too many connections; retry later' });
+    });
+
+    it('a heartbeat, a bad frame or a frame other than connect before the key closes 4401 with no answer', async () => {
+      const { url } = await setUp({ API_KEY: 'k1' });
+      const sent: (string | Record<string, unknown>)[] = [
+        { type: 'heartbeat', message_id: 'hb1' },
+        'not json',
+        { type: 'control_state', event: 'screen_state', screen: 'pan_details' },
+        { type: 'connect' },
+      ];
+      for (const frame of sent) {
+        const ws = await connect(url);
+        if (typeof frame === 'string') ws.sendRaw(frame);
+        else ws.send(frame);
+        expect(await ws.whenClosed()).toEqual({ code: 4401, reason: 'invalid or missing api key' });
+        expect(ws.frames).toEqual([]);
+      }
+    });
+
+    it('closes a socket that has not sent its key within 10 s on the injected clock', async () => {
+      const { h, url } = await setUp({ API_KEY: 'k1' });
+      const ws = await connect(url);
+      await vi.waitFor(() => expect(h.app.controlPlane.size).toBe(1));
+      h.clock.increment(9_999);
+      expect(ws.closed).toBeUndefined();
+      h.clock.increment(1);
+      expect(await ws.whenClosed()).toEqual({ code: 4401, reason: 'invalid or missing api key' });
+    });
+  });
+
   describe('bounds', () => {
     it('refuses connections over WS_MAX_CONNECTIONS with 503, counted apart from requests, and frees the place on close', async () => {
       const { h, url } = await setUp({ WS_MAX_CONNECTIONS: '1' });

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { HttpError } from '../http-error.js';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
@@ -19,7 +19,8 @@ export function apiKeyMatcher(keys: string[]): (presented: string) => boolean {
   };
 }
 
-export function apiKeyCheck(keys: string[]): RequestHandler | undefined {
+/** `accepted` hears of each request whose key matched (its connection is then a known client's). */
+export function apiKeyCheck(keys: string[], accepted: (req: Request) => void): RequestHandler | undefined {
   // No keys configured: nothing to check, so nothing mounted.
   if (keys.length === 0) return undefined;
   const matches = apiKeyMatcher(keys);
@@ -27,6 +28,7 @@ export function apiKeyCheck(keys: string[]): RequestHandler | undefined {
     const presented = req.get('x-api-key');
     if (!presented) throw new HttpError(401, 'missing X-API-Key header');
     if (!matches(presented)) throw new HttpError(401, 'invalid API key');
+    accepted(req);
     next();
   };
 }

@@ -49,13 +49,21 @@ export class ControlPlane {
     const path = (req.url ?? '').split('?')[0];
     if (path !== CONTROL_PLANE_PATH) return refuse(socket, 404, 'Not Found');
     if (this.closing) return refuse(socket, 503, 'Service Unavailable');
-    // Counted apart from requests and streams (WS_MAX_CONNECTIONS); the socket leaves the http count.
-    if (!this.connections.claim(socket as Socket, 'websocket')) return refuse(socket, 503, 'Service Unavailable');
     const headerKey = req.headers['x-api-key'];
     const presented = typeof headerKey === 'string' && headerKey.length > 0 ? headerKey : undefined;
     const keyRequired = config.apiKeys.length > 0;
     // A wrong key in the header is refused at once; a missing one may still come in the connect frame.
     if (keyRequired && presented !== undefined && !this.keyMatches(presented)) return refuse(socket, 401, 'Unauthorized');
+    const tcp = socket as Socket;
+    // Only a socket with a key takes a place among WS_MAX_CONNECTIONS (apart from requests and
+    // streams). One whose key is still to come in its connect frame stays an unproven connection
+    // until then: it gives way to newcomers like any keyless connection (connection-counts.ts).
+    const admit = (): boolean => {
+      this.connections.prove(tcp);
+      return this.connections.claim(tcp, 'websocket');
+    };
+    const keyed = !keyRequired || presented !== undefined;
+    if (keyed && !admit()) return refuse(socket, 503, 'Service Unavailable');
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       if (this.closing) return ws.close(WsClose.shutdown.code, WsClose.shutdown.reason);
       const clientHeader = req.headers['x-client-id'];
@@ -68,6 +76,7 @@ export class ControlPlane {
           keyRequired,
           keyMatches: this.keyMatches,
           headerKeyAccepted: keyRequired && presented !== undefined,
+          admit,
           popupsEnabled: this.deps.system.featureFlags['ui.dynamic_popups'] !== false,
           maxMessagesPerSecond: config.wsMaxMessagesPerSecond,
           idleTimeoutMs: config.wsIdleTimeoutSeconds * 1000,

@@ -36,6 +36,8 @@ export interface ControlSocketInput {
   keyMatches: (presented: string) => boolean;
   /** A valid X-API-Key came with the upgrade request. */
   headerKeyAccepted: boolean;
+  /** For a socket whose key came in its connect frame: takes its place among WS_MAX_CONNECTIONS; false when they are all taken. */
+  admit: () => boolean;
   popupsEnabled: boolean;
   maxMessagesPerSecond: number;
   idleTimeoutMs: number;
@@ -46,6 +48,9 @@ export interface ControlSocketInput {
   /** The keys sessions are known by, the same as HTTP's. */
   sessionKeys: SessionKeys;
 }
+
+/** How long a socket may wait before sending its key in the connect frame (docs/security.md). */
+export const AUTH_TIMEOUT_MS = 10_000;
 
 const HTTP_ONLY = { code: 'http_only', message: 'This signal must use HTTP POST /v1/events' } as const;
 
@@ -75,6 +80,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
   // next starts, so acks, responses and the commands they cause arrive in the order sent.
   let mailbox: Promise<unknown> = Promise.resolve();
   let shuttingDown = false;
+  let authenticated = !input.keyRequired || input.headerKeyAccepted;
   const enqueue = (work: () => Promise<unknown>) => {
     mailbox = mailbox.then(work, work);
   };
@@ -102,8 +108,6 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
   };
 
   const onConnect = (frame: ConnectFrame, rawUserId: string | null) => {
-    const keyOk = !input.keyRequired || input.headerKeyAccepted || (frame.api_key ? input.keyMatches(frame.api_key) : false);
-    if (!keyOk) return close(WsClose.unauthorized);
     const key = input.sessionKeys.sessionKeyFor(frame.session_id, rawUserId);
     if (!key.ok) return fail('invalid_frame', key.detail, frame.message_id);
     unsubscribe?.();
@@ -179,7 +183,27 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     return inWindow <= input.maxMessagesPerSecond;
   };
 
+  /**
+   * Before its key, a socket gets no answer at all: the one frame it may send is a connect with a
+   * valid `api_key`, and anything else (a heartbeat, a bad frame, a wrong key) closes it 4401. So
+   * a socket without a key cannot keep itself open, nor learn anything, nor hold a place.
+   */
+  const authenticate = (data: WebSocket.RawData, isBinary: boolean): void => {
+    let frame: unknown;
+    try {
+      frame = isBinary ? undefined : JSON.parse(data.toString());
+    } catch {
+      frame = undefined;
+    }
+    const connect = ConnectSchema.safeParse(frame);
+    if (!connect.success || !connect.data.api_key || !input.keyMatches(connect.data.api_key)) return close(WsClose.unauthorized);
+    if (!input.admit()) return close(WsClose.capacity);
+    authenticated = true;
+    onMessage(data, isBinary);
+  };
+
   const onMessage = (data: WebSocket.RawData, isBinary: boolean) => {
+    if (!authenticated) return authenticate(data, isBinary);
     // Arrived after shutdown began: refused, so the app sends it again once it reconnects.
     if (shuttingDown) return fail('unavailable', 'server shutting down: send it again after reconnecting');
     armIdle();
@@ -212,7 +236,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     }
     if (type === 'heartbeat') return parse(HeartbeatFrame) ? send({ type: 'heartbeat', message_id: messageId }) : undefined;
     if (type !== 'control_state' && type !== 'trigger_evaluate') return fail(HTTP_ONLY.code, HTTP_ONLY.message, messageId);
-    if (sessionKey === null) return input.keyRequired ? close(WsClose.unauthorized) : fail('connect_required', 'send a connect frame first', messageId);
+    if (sessionKey === null) return fail('connect_required', 'send a connect frame first', messageId);
     const named = typeof frame.data.session_id === 'string' ? input.sessionKeys.sessionKeyFor(frame.data.session_id, keyUserId) : undefined;
     if (named && (!named.ok || named.key !== sessionKey)) return fail('session_mismatch', 'session_id must be the connected session', messageId);
     if (type === 'control_state') {
@@ -242,10 +266,13 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     enqueue(async () => close(WsClose.shutdown));
   });
   armIdle();
+  // A socket whose key is still to come has this long to send it, whatever WS_IDLE_TIMEOUT_SECONDS says.
+  const authTimer = authenticated ? undefined : clock.setTimeout(() => authenticated || close(WsClose.unauthorized), AUTH_TIMEOUT_MS);
 
   return () => {
     unsubscribe?.();
     if (idleTimer !== undefined) clock.clearTimeout(idleTimer);
+    if (authTimer !== undefined) clock.clearTimeout(authTimer);
     if (socket.readyState === socket.OPEN || socket.readyState === socket.CONNECTING) socket.terminate();
   };
 });
