@@ -139,6 +139,8 @@ const EnvSchema = z.object({
   // Hardening: connections, request timeouts, memory.
   MAX_CONNECTIONS: positiveInt(10_000),
   MAX_UNAUTHENTICATED_PER_CLIENT: positiveInt(256),
+  // A request sent again with the same X-Request-ID or Idempotency-Key within this is answered as the first; 0 turns it off.
+  REPLAY_WINDOW_SECONDS: nonNegativeInt(300).pipe(z.number().max(86_400)),
   REQUEST_TIMEOUT_SECONDS: positiveInt(10).pipe(z.number().max(300)),
   SESSION_MAX_BYTES: positiveInt(65_536).pipe(z.number().min(4096)),
   MEMORY_BUDGET_MB: positiveInt(1024).pipe(z.number().min(64)),
@@ -222,6 +224,8 @@ export interface AppConfig {
   maxConnections: number;
   /** Connections one client address may hold before any of them shows a key; past it its oldest gives way (docs/security.md). */
   maxUnauthenticatedPerClient: number;
+  /** REPLAY_WINDOW_SECONDS: how long a request id is remembered, per client (docs/limits.md); 0 = not at all. */
+  replayWindowSeconds: number;
   /** A request's headers and body must arrive within this (slow clients are cut). */
   requestTimeoutSeconds: number;
   /** What one session may hold (the session record of docs/decisions/0001-identity-values-masked-on-arrival.md plus stored events), measured at ingest. */
@@ -340,6 +344,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     piiRules: createPiiRules(e.PII_EXTRA_KEYS ?? []),
     maxConnections: e.MAX_CONNECTIONS,
     maxUnauthenticatedPerClient: e.MAX_UNAUTHENTICATED_PER_CLIENT,
+    replayWindowSeconds: e.REPLAY_WINDOW_SECONDS,
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
     sessionMaxBytes: e.SESSION_MAX_BYTES,
     memoryBudgetMb: e.MEMORY_BUDGET_MB,

@@ -12,6 +12,9 @@ import { httpMetrics } from './middleware/http-metrics.js';
 import { inSequence } from './middleware/in-sequence.js';
 import { jsonBody } from './middleware/json-body.js';
 import { perIpRateLimit } from './middleware/rate-limit.js';
+import type { StoredAnswer } from './middleware/replays.js';
+import { replays } from './middleware/replays.js';
+import { ReplayWindow, replayBounds } from './replay-window.js';
 import { requestLog } from './middleware/request-log.js';
 import { activityRoutes } from './routes/activity.js';
 import { assistantRoutes } from './routes/assistant.js';
@@ -33,6 +36,7 @@ import { metricsRoutes } from './routes/metrics.js';
 import { statusRoutes } from './routes/status.js';
 import { ActivityStreamHub } from './sse/activity-stream-hub.js';
 import { CONTROL_PLANE_PATH, ControlPlane } from './ws/control-plane.js';
+import type { AnswerFrame } from './ws/control-socket.js';
 
 export interface App {
   express: Express;
@@ -82,7 +86,8 @@ export function createApp(deps: AppDeps): App {
     { perClient: config.maxUnauthenticatedPerClient, graceMs: UNPROVEN_GRACE_MS, now: () => deps.system.clock.now() },
   );
   const proveConnection = (req: Request) => connections.prove(req.socket);
-  const controlPlane = new ControlPlane(deps, connections);
+  const replayWindow = <T>() => (config.replayWindowSeconds > 0 ? new ReplayWindow<T>(replayBounds(config.replayWindowSeconds, deps.system.clock)) : undefined);
+  const controlPlane = new ControlPlane(deps, connections, replayWindow<AnswerFrame>());
 
   const shutdownGate: RequestHandler = (_req, res, next) => {
     if (!shuttingDown) return next();
@@ -107,11 +112,14 @@ export function createApp(deps: AppDeps): App {
   const rateLimit = perIpRateLimit(config.rateLimitPerMinute, { loopback: config.rateLimitLoopback });
   const keyCheck = apiKeyCheck(config.apiKeys, proveConnection);
   const body = jsonBody();
+  // After the body is read: a replay is the same request only if it carries the same body.
+  const httpReplays = replayWindow<StoredAnswer>();
+  const replayGuard = httpReplays ? replays(httpReplays) : undefined;
   // After the body is read: the body's stream events would run outside the key's async context.
   const idempotency = config.sessionHost.kind === 'restate' ? idempotencyContext : undefined;
   // SDK events are most of the traffic: routed first, through the same gates and body reading as
   // every other API route below, and past nothing else (BENCHMARKS.md, "The HTTP layer").
-  app.post(EVENTS_PATH, ...present(rateLimit, keyCheck), ...body, ...present(idempotency), ingestEvent(deps));
+  app.post(EVENTS_PATH, ...present(rateLimit, keyCheck), ...body, ...present(idempotency, replayGuard), ingestEvent(deps));
   app.use(consoleRoutes(config.livekitUrl));
   if (rateLimit) app.use(rateLimit);
   // The reference page loads without a key, like /health; its "try it" requests carry the key entered.
@@ -119,6 +127,7 @@ export function createApp(deps: AppDeps): App {
   if (keyCheck) app.use(keyCheck);
   app.use(body);
   if (idempotency) app.use(idempotency);
+  if (replayGuard) app.use(replayGuard);
   // The control plane answers only upgrades (server 'upgrade' event); a plain GET is told so.
   app.get(CONTROL_PLANE_PATH, () => {
     throw new HttpError(426, 'GET /v1/events/ws is a WebSocket: send Upgrade: websocket', { Upgrade: 'websocket' });

@@ -168,6 +168,25 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
     });
   });
 
+  it('a frame sent again with its message_id, on the same socket or after reconnecting, is acked as the first and applied once', async () => {
+    const { h, url } = await setUp();
+    const frame = { type: 'control_state', message_id: 'vf-1', session_id: SESSION, event: 'validation_failed', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', errors: ['pan_invalid'] };
+    const first = await connect(url);
+    first.send(connectFrame);
+    await first.nextOfType('ack');
+    for (let i = 0; i < 3; i += 1) first.send(frame);
+    for (let i = 0; i < 3; i += 1) expect(await first.nextOfType('ack', (f) => f.message_id === 'vf-1')).toEqual({ type: 'ack', status: 'ok', detail: 'validation_failed', message_id: 'vf-1' });
+    first.close();
+    const again = await connect(url);
+    again.send(connectFrame);
+    await again.nextOfType('ack');
+    again.send(frame);
+    expect(await again.nextOfType('ack', (f) => f.message_id === 'vf-1')).toMatchObject({ detail: 'validation_failed' });
+    again.send({ ...frame, component_id: 'dob_field' });
+    expect(await again.nextOfType('error', (f) => f.message_id === 'vf-1')).toMatchObject({ code: 'invalid_frame', message: expect.stringMatching(/^message_id: already used/) });
+    expect((await h.http.get(`/api/sessions/${SESSION}`)).body.retry_counts).toEqual({ pan_field: 1 });
+  });
+
   describe('no place and no answer without a key', () => {
     it('sockets whose key has not come take no place among WS_MAX_CONNECTIONS: a keyed client still gets in', async () => {
       const { h, url } = await setUp({ API_KEY: 'k1', WS_MAX_CONNECTIONS: '1' });

@@ -9,7 +9,9 @@ import { clientSentId } from '../header-id.js';
 import type { AppDeps } from '../deps.js';
 import { apiKeyMatcher } from '../middleware/api-key.js';
 import { WsClose } from './control-frames.js';
+import type { AnswerFrame } from './control-socket.js';
 import { controlSocketLogic } from './control-socket.js';
+import type { ReplayWindow } from '../replay-window.js';
 
 export const CONTROL_PLANE_PATH = '/v1/events/ws';
 
@@ -33,6 +35,7 @@ export class ControlPlane {
   constructor(
     private readonly deps: AppDeps,
     private readonly connections: ConnectionCounts,
+    private readonly replays: ReplayWindow<AnswerFrame> | undefined,
   ) {
     // Frames are small JSON: compression would only cost memory per connection.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: deps.config.wsMaxFrameBytes, perMessageDeflate: false, clientTracking: false });
@@ -77,6 +80,7 @@ export class ControlPlane {
           keyMatches: this.keyMatches,
           headerKeyAccepted: keyRequired && presented !== undefined,
           admit,
+          replays: this.replays,
           popupsEnabled: this.deps.system.featureFlags['ui.dynamic_popups'] !== false,
           maxMessagesPerSecond: config.wsMaxMessagesPerSecond,
           idleTimeoutMs: config.wsIdleTimeoutSeconds * 1000,

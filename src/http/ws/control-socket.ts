@@ -25,6 +25,8 @@ import {
   TriggerEvaluateFrame as TriggerEvaluateSchema,
   WsClose,
 } from './control-frames.js';
+import type { ReplayWindow } from '../replay-window.js';
+import { digestOf } from '../replay-window.js';
 
 export interface ControlSocketInput {
   socket: WebSocket;
@@ -36,6 +38,8 @@ export interface ControlSocketInput {
   keyMatches: (presented: string) => boolean;
   /** A valid X-API-Key came with the upgrade request. */
   headerKeyAccepted: boolean;
+  /** Session frames already answered, by message id (undefined: REPLAY_WINDOW_SECONDS=0). */
+  replays: ReplayWindow<AnswerFrame> | undefined;
   /** For a socket whose key came in its connect frame: takes its place among WS_MAX_CONNECTIONS; false when they are all taken. */
   admit: () => boolean;
   popupsEnabled: boolean;
@@ -51,6 +55,9 @@ export interface ControlSocketInput {
 
 /** How long a socket may wait before sending its key in the connect frame (docs/security.md). */
 export const AUTH_TIMEOUT_MS = 10_000;
+
+/** An answer frame as a replay repeats it. */
+export type AnswerFrame = Record<string, unknown>;
 
 const HTTP_ONLY = { code: 'http_only', message: 'This signal must use HTTP POST /v1/events' } as const;
 
@@ -146,9 +153,10 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     });
     if (!event.success) return fail('invalid_frame', describeIssues(event.error, 'frame'), frame.message_id);
     const ingest = event.data;
-    enqueue(async () => {
-      if (!answered(await ingestSdkEvent(supervisor, key, redactForIngest(ingest, input.piiRules), trace(), 'control_plane'), frame.message_id)) return;
-      send({ type: 'ack', status: 'ok', detail: frame.event, message_id: frame.message_id ?? null });
+    onceById(key, frame, async () => {
+      if (!answered(await ingestSdkEvent(supervisor, key, redactForIngest(ingest, input.piiRules), trace(), 'control_plane'), frame.message_id)) return undefined;
+      const ack = { type: 'ack', status: 'ok', detail: frame.event, message_id: frame.message_id ?? null };
+      send(ack);
       // The session decides on its own what this changes; anything it decides arrives as a command.
       await supervisor.ask<SurfacesDecision>(key, 'create', (reply, at) => ({
         type: 'assistant.evaluate',
@@ -158,16 +166,48 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
         at,
         reply,
       }));
+      return ack;
     });
   };
 
   const onTriggerEvaluate = (frame: TriggerEvaluateFrame, key: string) => {
     const { screen, time_spent, errors, idle_seconds } = frame.signals;
     const signals = { screen: screen ?? undefined, time_spent: time_spent ?? undefined, errors: errors ?? undefined, idle_seconds: idle_seconds ?? undefined };
-    enqueue(async () => {
+    onceById(key, frame, async () => {
       const result = await supervisor.ask<TriggerDecision>(key, 'create', (reply, at) => ({ type: 'trigger.evaluate', ...evaluation(signals), at, reply }));
       const decision = answered(result, frame.message_id);
-      if (decision) send({ type: 'trigger_response', message_id: frame.message_id ?? null, ...decision, action: wsAction(decision) });
+      if (!decision) return undefined;
+      const response = { type: 'trigger_response', message_id: frame.message_id ?? null, ...decision, action: wsAction(decision) };
+      send(response);
+      return response;
+    });
+  };
+
+  /**
+   * Runs a session frame in the mailbox, once per `message_id` of its session within the replay
+   * window: an app that sends a frame again (it reconnected before the answer came) gets the first
+   * answer, and the session changes once, as over HTTP (docs/limits.md). `work` sends its own
+   * answer, in order with what follows it, and returns it for replays; undefined if refused.
+   */
+  const onceById = (key: string, frame: { type: string; message_id?: string | null | undefined }, work: () => Promise<AnswerFrame | undefined>) => {
+    const messageId = frame.message_id;
+    if (!input.replays || !messageId) return enqueue(work);
+    const check = input.replays.check(digestOf('ws', key, frame.type, messageId), digestOf(JSON.stringify(frame)));
+    if (check.kind === 'conflict') return fail('invalid_frame', 'message_id: already used for a different frame of this session; send a new id', messageId);
+    if (check.kind === 'first') {
+      return enqueue(async () => {
+        const answer = await work().catch((error: unknown) => {
+          check.settle(undefined);
+          throw error;
+        });
+        check.settle(answer, answer ? JSON.stringify(answer).length : 0);
+      });
+    }
+    enqueue(async () => {
+      const answer = await check.answer;
+      // The first was refused and changed nothing: this one is run.
+      if (answer === undefined) await work();
+      else send(answer);
     });
   };
 

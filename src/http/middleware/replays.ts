@@ -1,0 +1,86 @@
+import type { RequestHandler, Response } from 'express';
+import { HttpError } from '../http-error.js';
+import type { ReplayWindow } from '../replay-window.js';
+import { digestOf } from '../replay-window.js';
+
+/** A first answer, as a replay repeats it. */
+export interface StoredAnswer {
+  status: number;
+  contentType: string | undefined;
+  body: Buffer;
+}
+
+/** Answers larger than this are not kept (none of the service's writes answers with near as much). */
+const MAX_KEPT_ANSWER_BYTES = 64 * 1024;
+const CHANGES_STATE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * A request that changes state and carries `Idempotency-Key` or `X-Request-ID` is run once per
+ * client within the replay window (REPLAY_WINDOW_SECONDS): a copy sent again, while the first is
+ * still under way or after, gets the first one's answer and changes nothing. A client is its
+ * address and its key. The same id on a different request is a 422; a first answer that was a
+ * refusal is not repeated, so the retry is run afresh (docs/limits.md).
+ */
+export function replays(window: ReplayWindow<StoredAnswer>): RequestHandler {
+  return (req, res, next) => {
+    if (!CHANGES_STATE.has(req.method)) return next();
+    const sentKey = req.get('idempotency-key');
+    const id = sentKey ?? req.get('x-request-id');
+    if (id === undefined || id === '') return next();
+    const header = sentKey !== undefined ? 'Idempotency-Key' : 'X-Request-ID';
+    const key = digestOf(req.ip ?? '', req.get('x-api-key') ?? '', req.method, req.path, id);
+    const check = window.check(key, digestOf(req.originalUrl, JSON.stringify(req.body ?? null)));
+    if (check.kind === 'conflict') {
+      throw new HttpError(422, `${header}: already used for a different request within the last REPLAY_WINDOW_SECONDS; send a new id`);
+    }
+    if (check.kind === 'first') {
+      keepAnswer(res, check.settle);
+      return next();
+    }
+    check.answer.then(
+      (answer) => (answer === undefined ? next() : repeat(res, answer)),
+      (error: unknown) => next(error),
+    );
+  };
+}
+
+function repeat(res: Response, answer: StoredAnswer): void {
+  if (res.destroyed) return;
+  if (answer.contentType !== undefined) res.setHeader('Content-Type', answer.contentType);
+  res.status(answer.status).end(answer.body);
+}
+
+/** Collects what the route writes; a 2xx answer is kept for replays, anything else forgotten. */
+function keepAnswer(res: Response, settle: (answer: StoredAnswer | undefined, sizeBytes?: number) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const collect = (chunk: unknown) => {
+    if (chunk === undefined || chunk === null || typeof chunk === 'function' || size > MAX_KEPT_ANSWER_BYTES) return;
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
+    size += bytes.length;
+    chunks.push(bytes);
+  };
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    collect(chunk);
+    return write(chunk, ...rest);
+  }) as Response['write'];
+  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    collect(chunk);
+    return end(chunk, ...rest);
+  }) as Response['end'];
+  let settled = false;
+  const done = (answer: StoredAnswer | undefined) => {
+    if (settled) return;
+    settled = true;
+    settle(answer, answer?.body.length);
+  };
+  res.once('finish', () => {
+    const kept = res.statusCode >= 200 && res.statusCode < 300 && size <= MAX_KEPT_ANSWER_BYTES;
+    const type = res.getHeader('content-type');
+    done(kept ? { status: res.statusCode, contentType: typeof type === 'string' ? type : undefined, body: Buffer.concat(chunks) } : undefined);
+  });
+  // Cut before it was answered: whether it was applied is unknown, so a retry is run afresh.
+  res.once('close', () => done(undefined));
+}
