@@ -81,6 +81,7 @@ export default defineAgent<ProcessData>({
     ctx.addShutdownCallback(async () => {
       source.close();
       await reporter.flush();
+      jobLog.info('job ended');
     });
 
     await ctx.connect();

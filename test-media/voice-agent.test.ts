@@ -12,6 +12,7 @@ import type { ChatRequest, ModelStandIn } from './support/model-stand-in.js';
 import { startModelStandIn } from './support/model-stand-in.js';
 import type { SimulatedUser } from './support/simulated-user.js';
 import { joinAsUser } from './support/simulated-user.js';
+import { pcmOfWav, speak } from './support/speech.js';
 
 /** Identity values planted in the session before the call: none may reach a model or the activity raw. */
 const PAN = 'ABCPE1234F';
@@ -117,5 +118,33 @@ describe('the voice agent on a real LiveKit server', () => {
     await user.type('What went wrong?');
     await eventually(() => models.chats.length, (count) => count > before, 30_000);
     expect(String(systemPromptOf(models.chats[before]!))).toContain('PAN_NAME_MISMATCH');
+  });
+
+  it('hears a spoken turn through the real VAD, has it transcribed, and answers with audible speech', async () => {
+    const sessionId = 'voice-spoken-1';
+    await plantIdentityValues(sessionId);
+    const started = await service.startVoice(sessionId);
+    const user = await joinAsUser(started.media_url, started.token);
+    users.push(user);
+    await eventually(() => user.transcripts.join(' '), (text) => /automated assistant/i.test(text), 30_000);
+    // Let the opening line finish playing, then measure only what answers the question.
+    await eventually(() => user.agentAudioFrames(), (frames) => frames > 0, 15_000);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const transcriptionsBefore = models.transcriptions.length;
+    const chatsBefore = models.chats.length;
+    user.resetLoudest();
+
+    const phrase = speak('how do I fix my PAN');
+    await user.speak(phrase.samples, phrase.sampleRate);
+
+    // The VAD cut the utterance and the transcription stand-in received it as a WAV of speech.
+    await eventually(() => models.transcriptions.length, (count) => count > transcriptionsBefore, 30_000);
+    const upload = pcmOfWav(models.transcriptions[transcriptionsBefore]!.audio);
+    expect(upload.samples.length / upload.sampleRate).toBeGreaterThan(0.5);
+    // Its transcript became the user's turn in the next model request, and the answer was spoken.
+    await eventually(() => models.chats.length, (count) => count > chatsBefore, 30_000);
+    expect(lastUserText(models.chats[chatsBefore]!)).toBe('how do I fix my PAN');
+    await eventually(() => user.transcripts.join(' '), (text) => text.includes('You asked: how do I fix my PAN'), 30_000);
+    await eventually(() => user.loudestAgentAudio(), (rms) => rms > 1000, 30_000);
   });
 });

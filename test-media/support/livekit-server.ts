@@ -44,6 +44,19 @@ async function freeUdpPair(): Promise<[number, number]> {
  * off because the server would listen for it on every interface. Fresh API keys per server.
  */
 export async function startLiveKitServer(options: { logFile?: string | undefined } = {}): Promise<LiveKitServer> {
+  // Ports found free can be taken by another process before the server binds them (it then exits at once): try others.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnFreePorts(options);
+    } catch (error) {
+      if (!(error instanceof ExitedAtStart) || attempt >= 3) throw error;
+    }
+  }
+}
+
+class ExitedAtStart extends Error {}
+
+async function startOnFreePorts(options: { logFile?: string | undefined }): Promise<LiveKitServer> {
   const bin = ensureLiveKitServer((line) => process.stderr.write(`${line}\n`));
   const port = await freePort();
   const [udpStart, udpEnd] = await freeUdpPair();
@@ -72,7 +85,7 @@ export async function startLiveKitServer(options: { logFile?: string | undefined
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`livekit server exited with ${child.exitCode} (config ${JSON.stringify({ ...config, keys: '…' })})`);
+    if (child.exitCode !== null) throw new ExitedAtStart(`livekit server exited with ${child.exitCode} (config ${JSON.stringify({ ...config, keys: '…' })})`);
     const ready = await fetch(url)
       .then((response) => response.ok)
       .catch(() => false);

@@ -39,6 +39,10 @@ export async function joinAsUser(url: string, token: string) {
     room,
     transcripts,
     loudestAgentAudio: () => loudest,
+    /** Forgets the loudest audio heard so far: what comes after is measured on its own. */
+    resetLoudest() {
+      loudest = 0;
+    },
     agentAudioFrames: () => agentAudioFrames,
     agents: () => [...room.remoteParticipants.values()].filter((participant) => participant.kind === ParticipantKind.AGENT),
     async type(text: string) {
@@ -51,7 +55,7 @@ export async function joinAsUser(url: string, token: string) {
         const track = LocalAudioTrack.createAudioTrack('microphone', microphone);
         await room.localParticipant!.publishTrack(track, new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }));
       }
-      const chunk = sampleRate / 100;
+      const chunk = Math.floor(sampleRate / 100);
       const silence = new Int16Array(Math.round((sampleRate * silenceMs) / 1000));
       for (const samples of [pcm, silence]) {
         for (let offset = 0; offset < samples.length; offset += chunk) {

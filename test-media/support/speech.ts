@@ -1,0 +1,38 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** 16-bit mono PCM and its sample rate, from the `data` chunk of a WAV file. */
+export function pcmOfWav(wav: Buffer): { samples: Int16Array; sampleRate: number } {
+  if (wav.toString('ascii', 0, 4) !== 'RIFF' || wav.toString('ascii', 8, 12) !== 'WAVE') throw new Error('not a WAV file');
+  let sampleRate = 0;
+  for (let offset = 12; offset + 8 <= wav.length; ) {
+    const id = wav.toString('ascii', offset, offset + 4);
+    const size = wav.readUInt32LE(offset + 4);
+    if (id === 'fmt ') {
+      if (wav.readUInt16LE(offset + 8) !== 1 || wav.readUInt16LE(offset + 10) !== 1 || wav.readUInt16LE(offset + 22) !== 16) throw new Error('not 16-bit mono PCM');
+      sampleRate = wav.readUInt32LE(offset + 12);
+    }
+    if (id === 'data') {
+      // The header's size is a placeholder when the writer streamed: take what is there.
+      const end = Math.min(wav.length, offset + 8 + size);
+      const data = wav.subarray(offset + 8, end - ((end - offset - 8) % 2));
+      return { samples: new Int16Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.length)), sampleRate };
+    }
+    offset += 8 + size + (size % 2);
+  }
+  throw new Error('WAV file has no data chunk');
+}
+
+/** A phrase spoken by Debian's espeak-ng, as 16-bit mono PCM. */
+export function speak(phrase: string): { samples: Int16Array; sampleRate: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'speech-'));
+  try {
+    const file = join(dir, 'phrase.wav');
+    execFileSync('espeak-ng', ['-s', '150', '-w', file, phrase]);
+    return pcmOfWav(readFileSync(file));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
