@@ -39,10 +39,14 @@ interface OpenAccount {
 /**
  * The process-wide memory budget of sessions (`MEMORY_BUDGET_MB`). The supervisor tells it what each
  * session it holds (running or hibernated) holds, as measured at ingest (`held_bytes`), and asks it
- * before it brings a new session into being. No timers, no I/O: an account kept by its owner.
+ * before it brings a new session into being. Parts of the service that hold memory beside the
+ * sessions (the activity actor) hold their line in it too. No timers, no I/O: an account kept by
+ * its owner.
  */
 export class MemoryBudget {
   private readonly sessions = new Map<string, OpenAccount>();
+  /** What parts of the service other than sessions hold for as long as they run (the activity actor). */
+  private readonly parts = new Map<string, number>();
   private used = 0;
   readonly budgetBytes: number;
 
@@ -79,6 +83,13 @@ export class MemoryBudget {
     this.sessions.delete(sessionId);
   }
 
+  /** `part` of the service now holds `bytes`; counted with the sessions, so what it holds is room they do not get. */
+  hold(part: string, bytes: number): void {
+    this.used += bytes - (this.parts.get(part) ?? 0);
+    this.parts.set(part, bytes);
+  }
+
+  /** Forgets every session; the parts' lines stay, as the parts still run. */
   clear(): void {
     for (const account of this.sessions.values()) {
       account.cost = 0;
@@ -86,6 +97,7 @@ export class MemoryBudget {
     }
     this.sessions.clear();
     this.used = 0;
+    for (const bytes of this.parts.values()) this.used += bytes;
   }
 
   /** Whether one more session fits. */

@@ -16,10 +16,11 @@ import type { StatelessTriggerRequest } from './stateless-trigger.js';
 import { evaluateWithoutSession } from './stateless-trigger.js';
 import type { FlowGraphSighting } from './flow-graphs.js';
 import { createFlowGraphs } from './flow-graphs.js';
-import { observeActivity } from '../metrics/activity-metrics.js';
+import { activityCounter } from '../metrics/activity-metrics.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { createServiceMetrics } from '../metrics/service-metrics.js';
 import { mediaActors } from './media-actors.js';
+import { ActivityActor } from './activity-actor.js';
 import { MediaCallLog } from './media-call-log.js';
 import { MemoryBudget } from './memory-budget.js';
 import type { SessionHost } from './session-host.js';
@@ -58,7 +59,10 @@ export interface ActorSystemOptions {
 /** `supervisor` is where sessions run: this process's `SessionSupervisor` unless the system was built with another host. */
 export interface ActorSystem<Host extends SessionHost = SessionSupervisor> {
   clock: AppClock;
+  /** The activity log: the source of truth for reads and resumes. */
   activity: ActivityLog;
+  /** The live path: every item the log commits, given to each reader (the SSE hub, the metrics, the flow-graph recorder). */
+  activityActor: ActivityActor;
   supervisor: Host;
   memoryBudget: MemoryBudget;
   featureFlags: FeatureFlags;
@@ -133,12 +137,19 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
 /** The same system with sessions hosted by `makeHost` (SESSION_HOST=restate hosts them in Restate). */
 export function createHostedSystem<Host extends SessionHost>(options: ActorSystemOptions, makeHost: (parts: HostParts) => Host): ActorSystem<Host> {
   const { activity } = options.store;
-  const recordFlowGraph = createFlowGraphs(options.clock, activity);
+  const flowGraphs = createFlowGraphs(options.clock, activity);
   const metrics = createServiceMetrics();
-  const unobserveActivity = observeActivity(activity, metrics);
+  const memoryBudget = new MemoryBudget(options.memoryBudgetMb);
+  const activityActor = new ActivityActor({
+    log: activity,
+    logger: options.logger,
+    inspect: options.inspect,
+    onHeldBytes: (bytes) => memoryBudget.hold('activity_actor', bytes),
+  });
+  activityActor.subscribe('metrics', activityCounter(metrics));
+  activityActor.subscribe('flow_graphs', flowGraphs.learn);
   const mediaCalls = new MediaCallLog(options.clock);
   const criticalSteps = criticalStepKeys(options.criticalSteps ?? DEFAULT_CRITICAL_STEPS);
-  const memoryBudget = new MemoryBudget(options.memoryBudgetMb);
   const supervisor = makeHost({
     baseLogic: options.sessionLogic ?? sessionMachine,
     settings: {
@@ -161,6 +172,7 @@ export function createHostedSystem<Host extends SessionHost>(options: ActorSyste
   return {
     clock: options.clock,
     activity,
+    activityActor,
     supervisor,
     memoryBudget,
     featureFlags: options.featureFlags,
@@ -168,7 +180,7 @@ export function createHostedSystem<Host extends SessionHost>(options: ActorSyste
     metrics,
     mediaCalls,
     recordFlowGraph: async (sighting) => {
-      recordFlowGraph(sighting);
+      flowGraphs.record(sighting);
       return supervisor.committed();
     },
     evaluateTriggerWithoutSession: async (request) => {
@@ -178,7 +190,7 @@ export function createHostedSystem<Host extends SessionHost>(options: ActorSyste
     storeHealth: () => options.store.sessions.health(),
     stop: () => {
       supervisor.stopAll();
-      unobserveActivity();
+      activityActor.stop();
       options.store.sessions.close();
       options.store.activity.close();
     },

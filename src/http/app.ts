@@ -70,6 +70,7 @@ export function createApp(deps: AppDeps): App {
 
   const activityStreams = new ActivityStreamHub({
     activity: deps.system.activity,
+    live: deps.system.activityActor,
     clock: deps.system.clock,
     logger,
     maxStreams: config.sseMaxStreams,

@@ -1,6 +1,5 @@
 import type { ActivityItem } from '../domain/activity.js';
 import { KNOWN_EVENT_TYPES } from '../domain/sdk-event.js';
-import type { ActivityLog } from '../store/ports.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
 /**
@@ -43,9 +42,8 @@ function countActivity(item: ActivityItem, metrics: ServiceMetrics, eventTypeLab
   }
 }
 
-/** Subscribes the metrics to the activity log (items as committed); returns the unsubscribe. */
-export function observeActivity(log: ActivityLog, metrics: ServiceMetrics): () => void {
+/** The metrics' reader of live activity: counts each item as committed. */
+export function activityCounter(metrics: ServiceMetrics): (item: ActivityItem) => void {
   const eventTypeLabel = eventTypeLabeller();
-  const subscription = log.onRecorded((item) => countActivity(item, metrics, eventTypeLabel));
-  return () => subscription.unsubscribe();
+  return (item) => countActivity(item, metrics, eventTypeLabel);
 }

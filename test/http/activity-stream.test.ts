@@ -271,19 +271,7 @@ describe('GET /api/activity/stream: limits', () => {
 
   it('leaves no stream, subscription or timer behind after 100 connects and disconnects', async () => {
     const { h, url } = await start();
-    const store = h.system.activity;
-    const subscribe = store.onRecorded.bind(store);
-    let subscriptions = 0;
-    vi.spyOn(store, 'onRecorded').mockImplementation((handler) => {
-      const subscription = subscribe(handler);
-      subscriptions += 1;
-      return {
-        unsubscribe: () => {
-          subscriptions -= 1;
-          subscription.unsubscribe();
-        },
-      };
-    });
+    const hubReaders = () => h.system.activityActor.readerNames().filter((name) => name === 'sse').length;
     const timersBefore = pendingTimers(h);
 
     for (let round = 0; round < 100; round += 1) {
@@ -293,12 +281,13 @@ describe('GET /api/activity/stream: limits', () => {
         record(h, 1);
         await client.until((c) => c.ids.length > 0);
       }
-      expect(subscriptions).toBe(1);
+      expect(hubReaders()).toBe(1);
       client.close();
     }
     await vi.waitFor(() => expect(streamsOpen(h)).toBe(0), patient);
     expect(h.app.activityStreams.stats()).toEqual({ streams: 0, subscribed: false, heartbeatArmed: false, bufferedBytes: 0 });
-    expect(subscriptions).toBe(0);
+    expect(hubReaders()).toBe(0);
+    expect(h.system.activityActor.readerNames()).toEqual(['metrics', 'flow_graphs']);
     expect(pendingTimers(h)).toBe(timersBefore);
   });
 

@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
+import { ACTIVITY_ACTOR_BYTES, ACTIVITY_READER_BYTES } from '../../src/actors/activity-actor.js';
 import { createHarness, serve } from '../support/harness.js';
 
 describe('X-API-Key', () => {
@@ -80,7 +81,8 @@ describe('errors', () => {
     expect(body).toMatchObject({
       status: 'ok',
       store: { kind: h.config.store.kind, status: 'ok' },
-      memory: { budget_bytes: 75 * 2 ** 20, used_bytes: 0, sessions: 0 },
+      // Before any session, what the activity actor holds with its two readers (metrics, flow graphs).
+      memory: { budget_bytes: 75 * 2 ** 20, used_bytes: ACTIVITY_ACTOR_BYTES + 2 * ACTIVITY_READER_BYTES, sessions: 0 },
       connections: { http: 0, sse: 0, websocket: 0 },
     });
     if (h.config.store.kind === 'sqlite') expect(body.store.file).toMatch(/kyc-assistant\.sqlite$/);

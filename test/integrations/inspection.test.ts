@@ -101,6 +101,39 @@ describe('INSPECT: the session machines in a Stately inspector', () => {
     expect(later.events.some((event) => event.type === '@xstate.actor' && event.name.endsWith('mintingToken'))).toBe(false);
   });
 
+  it('shows the activity actor beside the session actors: each item it takes as an event, its tail as its snapshot, no identity value in either', async () => {
+    const inspection = await inspectionOnRelay();
+    const h = createHarness({ inspect: inspection.inspect });
+    const receiver = await connectedReceiver(h, inspection.url);
+    // Registered when the system started, before this viewer connected: the relay kept it.
+    await receiver.until((r) => r.actor('activity') !== undefined);
+
+    for (const event of clientJourney('s1')) await h.http.post('/v1/events').send(event).expect(200);
+    await h.system.activity.commit();
+    const newest = h.system.activity.bounds().lastId;
+    const snapshots = () => receiver.snapshotsOf('activity') as unknown as { event: { type: string; item?: { id: string; session_id: string } }; snapshot: { context: { newest_id: number; readers: { name: string }[]; by_kind: Record<string, number> } } }[];
+    await receiver.until(() => snapshots().some((s) => s.snapshot.context.newest_id === newest));
+
+    const taken = snapshots().filter((s) => s.event.type === 'item.committed');
+    // Each item moves the tail on (its id as the item carries it may be masked: a long number reads as a card number).
+    const ids = taken.map((s) => s.snapshot.context.newest_id);
+    expect(ids.length).toBeGreaterThanOrEqual(clientJourney('s1').length);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(ids.at(-1)).toBe(newest);
+    expect(taken.some((s) => s.event.item!.session_id === 's1')).toBe(true);
+    const last = snapshots().at(-1)!.snapshot.context;
+    expect(last.readers.map((reader) => reader.name)).toEqual(['metrics', 'flow_graphs']);
+    expect(last.by_kind.event).toBeGreaterThanOrEqual(clientJourney('s1').length);
+    const registration = JSON.stringify(receiver.actor('activity'));
+    const seen = receiver.text;
+    for (const raw of [RAW_PAN, RAW_PHONE, RAW_AADHAAR]) {
+      expect(seen, raw).not.toContain(raw);
+      expect(registration, raw).not.toContain(raw);
+    }
+    h.system.stop();
+  });
+
   it('sends to a relay that runs elsewhere (INSPECT=ws://…)', async () => {
     const relay: InspectionRelay = await startInspectionRelay({ host: '127.0.0.1', port: 0, logger });
     const inspection = await openInspection({ kind: 'remote', url: relay.url }, logger);

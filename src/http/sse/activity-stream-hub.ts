@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import type { ActivityFeed } from '../../actors/activity-actor.js';
 import type { ActivityItem, ActivityKind } from '../../domain/activity.js';
 import type { AppClock } from '../../integrations/clock.js';
 import type { ActivityLog } from '../../store/ports.js';
@@ -9,7 +10,10 @@ import type { SendResult } from './sse-response.js';
 import { SseResponse } from './sse-response.js';
 
 export interface ActivityStreamHubOptions {
+  /** Reads and resumes: what the log holds. */
   activity: ActivityLog;
+  /** Live items: the activity actor. */
+  live: ActivityFeed;
   clock: AppClock;
   logger: Logger;
   maxStreams: number;
@@ -33,7 +37,7 @@ export type CloseReason = 'client_closed' | 'slow_consumer' | 'shutdown' | 'writ
 
 export interface HubStats {
   streams: number;
-  /** Whether the hub holds its subscription to the activity log. */
+  /** Whether the hub is attached to the activity actor as a reader. */
   subscribed: boolean;
   heartbeatArmed: boolean;
   /** Bytes queued for all streams together: what slow readers cost in memory. */
@@ -57,9 +61,9 @@ const REPLAY_BATCH = 256;
 const HEARTBEAT = sseComment('heartbeat');
 
 /**
- * Owns every open activity stream. One subscription to the activity log serves them all:
+ * Owns every open activity stream. One reader attached to the activity actor serves them all:
  * each item is serialized once and the same bytes are written to every stream that wants it,
- * so a thousand clients cost one JSON.stringify per item, and the actor's listener list does not
+ * so a thousand clients cost one JSON.stringify per item, and the actor's reader list does not
  * grow with the audience. The subscription and the one heartbeat timer exist only while a
  * stream is open.
  *
@@ -185,7 +189,7 @@ export class ActivityStreamHub {
     try {
       result = stream.out.send(frame);
     } catch (error) {
-      // Never let one broken socket throw into the activity log's listener loop.
+      // Never let one broken socket throw into the activity actor's delivery loop.
       stream.log.error({ err: error }, 'activity stream write failed');
       stream.out.cut();
       this.remove(stream, 'write_failed');
@@ -207,7 +211,7 @@ export class ActivityStreamHub {
   }
 
   private ensureRunning(): void {
-    this.subscription ??= this.options.activity.onRecorded((item) => this.onRecorded(item));
+    this.subscription ??= this.options.live.subscribe('sse', (item) => this.onRecorded(item));
     if (this.heartbeat === undefined) this.armHeartbeat();
   }
 
