@@ -183,7 +183,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What an operator checks first: media configured and its last calls, sessions running and hibernated, open streams, config version. */
+        /** What an operator checks first: media configured and its last calls, sessions running and hibernated, open streams, the readers live activity feeds, config version. */
         get: operations["getStatus"];
         put?: never;
         post?: never;
@@ -1039,6 +1039,8 @@ export interface components {
             activity: {
                 last_id: number;
                 oldest_id: number | null;
+                /** @description what the activity actor feeds each live item to, in the order it does (sse: every open stream at once) */
+                readers: string[];
             };
             activity_streams: {
                 max: number;

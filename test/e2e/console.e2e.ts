@@ -54,6 +54,8 @@ describe('the operator console in Chromium', () => {
     await page.waitForSelector('h2:has-text("Live activity")');
     await page.waitForFunction(() => document.querySelector('#stream-state')?.textContent === 'live');
     expect(await page.evaluate(() => sessionStorage.getItem('kyc-console-api-key'))).toBe(KEY);
+    // The service's activity actor feeds the SSE hub (this page's stream), the metrics and the flow-graph recorder.
+    await page.waitForFunction(() => document.querySelector('#activity-readers')?.textContent === 'The activity actor feeds 3 readers: metrics, flow_graphs, sse.');
   });
 
   it('shows items live while the simulator runs, and filters them', async () => {

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AnyStateNode } from 'xstate';
 import { ACTIVITY_KINDS } from '../../src/domain/activity.js';
 import { sessionMachine } from '../../src/machines/session.machine.js';
-import { createHarness } from '../support/harness.js';
+import { createHarness, serve } from '../support/harness.js';
+import { SseTestClient } from '../support/sse-client.js';
 import type { LiveKitStandIn } from '../support/livekit-stand-in.js';
 import { startLiveKitStandIn } from '../support/livekit-stand-in.js';
 
@@ -145,9 +146,23 @@ describe('GET /api/status', () => {
       media: { configured: false, recent_calls: [] },
       sessions: { running: 1, hibernated: 0, max: 50 },
       activity_streams: { open: 0, max: h.config.sseMaxStreams },
-      activity: { last_id: onlyId, oldest_id: onlyId },
+      activity: { last_id: onlyId, oldest_id: onlyId, readers: ['metrics', 'flow_graphs'] },
       config_version: h.sdkConfig.resolve(null).version,
     });
+  });
+
+  it('names the readers the activity actor feeds: the SSE hub among them while a stream is open', async () => {
+    const h = createHarness();
+    const server = await serve(h);
+    try {
+      const client = await SseTestClient.open(`${server.url}/api/activity/stream`);
+      await client.until((c) => c.retry !== undefined);
+      expect((await h.http.get('/api/status').expect(200)).body.activity.readers).toEqual(['metrics', 'flow_graphs', 'sse']);
+      client.close();
+      await vi.waitFor(async () => expect((await h.http.get('/api/status').expect(200)).body.activity.readers).toEqual(['metrics', 'flow_graphs']), { timeout: 5000 });
+    } finally {
+      await server.close(100);
+    }
   });
 
   it('lists the last media calls, newest first, failed ones as failed', async () => {

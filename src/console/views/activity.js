@@ -7,6 +7,8 @@ const KEPT = 5000;
 const SHOWN = 200;
 /** Typing a session id waits this long for a pause before asking the service. */
 const FILTER_DELAY_MS = 250;
+/** How often the line on the activity actor's readers is asked for again (GET /api/status). */
+const READERS_EVERY_MS = 5000;
 
 /**
  * The live stream as a table, newest first. Items arriving are batched and drawn once per frame,
@@ -34,6 +36,7 @@ export function activityView({ main, onUnauthorized }) {
   const rate = h('output', { id: 'rate', 'aria-live': 'off' }, '0');
   const state = h('span', { id: 'stream-state', class: 'badge' }, 'connecting');
   const gapNote = h('span', { id: 'gap-note', class: 'muted' }, '');
+  const readersNote = h('span', { id: 'activity-readers', class: 'muted' }, '');
   const filterNote = h('p', { id: 'filter-note', class: 'muted note', role: 'status' }, '');
   const problem = h('p', { class: 'problem', role: 'alert' });
   const emptyNote = h('p', { id: 'empty-note', class: 'muted note', role: 'status' }, '');
@@ -70,6 +73,7 @@ export function activityView({ main, onUnauthorized }) {
       pauseButton,
       h('span', {}, state),
       h('span', {}, rate, ' items/s'),
+      readersNote,
       gapNote,
     ),
     problem,
@@ -196,6 +200,8 @@ export function activityView({ main, onUnauthorized }) {
     },
     onState: (value) => {
       state.textContent = value;
+      // This page's stream is one the hub serves: asked again once it is open, the line counts it.
+      if (value === 'live') loadReaders();
       if (value === 'reconnecting') downSince ??= new Date().toISOString();
       else if (value !== 'connecting') downSince = undefined;
       const text = downSince ? `The stream dropped at ${time(downSince)}; reconnecting every few seconds. Items recorded meanwhile arrive once it is back.` : '';
@@ -214,6 +220,21 @@ export function activityView({ main, onUnauthorized }) {
     stream = openActivityStream(options());
     pauseButton.textContent = 'Pause';
   }
+
+  /** What the service's activity actor feeds each live item to: this page's stream reaches it through `sse`. */
+  async function loadReaders() {
+    try {
+      const { readers } = (await getJson('/api/status')).activity;
+      if (stopped) return;
+      const text = `The activity actor feeds ${readers.length} ${readers.length === 1 ? 'reader' : 'readers'}: ${readers.join(', ')}.`;
+      if (readersNote.textContent !== text) readersNote.textContent = text;
+    } catch (error) {
+      // The stream's state already says when the service is unreachable.
+      if (error instanceof Unauthorized) onUnauthorized(error);
+    }
+  }
+  loadReaders();
+  const readersTicker = setInterval(loadReaders, READERS_EVERY_MS);
 
   let counted = 0;
   const ticker = setInterval(() => {
@@ -242,6 +263,7 @@ export function activityView({ main, onUnauthorized }) {
     stop() {
       stopped = true;
       clearInterval(ticker);
+      clearInterval(readersTicker);
       clearTimeout(filterTimer);
       matchingLoad?.abort();
       if (frame) cancelAnimationFrame(frame);

@@ -15,7 +15,11 @@ const StatusOut = z
     }),
     sessions: z.object({ running: z.int(), hibernated: z.int(), max: z.int() }),
     activity_streams: z.object({ open: z.int(), max: z.int() }),
-    activity: z.object({ last_id: z.int(), oldest_id: z.int().nullable() }),
+    activity: z.object({
+      last_id: z.int(),
+      oldest_id: z.int().nullable(),
+      readers: z.array(z.string()).meta({ description: 'what the activity actor feeds each live item to, in the order it does (sse: every open stream at once)' }),
+    }),
     config_version: z.string().meta({ description: 'version of the SDK config in force (defaults plus SDK_CONFIG_FILE)' }),
   })
   .meta({ id: 'Status' });
@@ -38,7 +42,7 @@ export const statusRouteDocs: RouteDoc[] = [
     operationId: 'getStatus',
     path: '/api/status',
     tag: 'operations',
-    summary: 'What an operator checks first: media configured and its last calls, sessions running and hibernated, open streams, config version.',
+    summary: 'What an operator checks first: media configured and its last calls, sessions running and hibernated, open streams, the readers live activity feeds, config version.',
     responses: { 200: { description: 'the status', schema: StatusOut } },
   },
   {
@@ -62,7 +66,7 @@ export function statusRoutes({ system, config, sdkConfig, mediaReady }: AppDeps,
       },
       sessions: { ...system.supervisor.counts, max: config.maxSessions },
       activity_streams: { open: streams.stats().streams, max: config.sseMaxStreams },
-      activity: { last_id: bounds.lastId, oldest_id: bounds.oldestId ?? null },
+      activity: { last_id: bounds.lastId, oldest_id: bounds.oldestId ?? null, readers: system.activityActor.readerNames() },
       config_version: sdkConfig.resolve(null).version,
     });
   });
