@@ -142,14 +142,20 @@ describe('the activity actor: every committed item to every reader', () => {
     await vi.waitFor(() => expect(h.app.activityStreams.stats().streams).toBe(3), patient);
     const marker = collector(h, 'marker');
 
-    const blob = 'x'.repeat(16 * 1024);
+    // A burst stays under the per-stream cap (1 MiB): a reader that drains between bursts is never near it.
+    const blob = 'x'.repeat(64 * 1024);
+    const perBurst = 8;
     let recorded = 0;
-    while (recorded < 400) {
-      await burst(h, 20, { blob });
-      recorded += 20;
+    // Until the stalled stream is cut, then as many again: the others go on as before.
+    let cutAt: number | undefined;
+    while (recorded < 600 && (cutAt === undefined || recorded < 2 * cutAt)) {
+      await burst(h, perBurst, { blob });
+      recorded += perBurst;
+      if (cutAt === undefined && h.app.activityStreams.stats().streams === 2) cutAt = recorded;
       // The readers drain as they go; the stalled one only fills.
       await Promise.all(readers.map((client) => client.until((c) => c.ids.length === recorded, 10_000)));
     }
+    expect(cutAt).toBeDefined();
 
     const expected = activityIds(h, 1, recorded);
     for (const client of readers) expect(client.ids).toEqual(expected);
@@ -160,5 +166,5 @@ describe('the activity actor: every committed item to every reader', () => {
     // The hub is one reader, however many streams it serves.
     expect(h.system.activityActor.readerNames()).toEqual(['metrics', 'flow_graphs', 'sse', 'marker']);
     h.system.stop();
-  });
+  }, 30_000);
 });
