@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/http/server.js';
 import { createHarness, serve } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
+import { indianForm, leaks } from '../support/identity-values.js';
 import { WsClient } from '../support/ws-client.js';
 
 /**
@@ -60,6 +62,25 @@ describe('identity values sent through the field SDK calls', () => {
     for (const raw of RAW) expect(everything, raw).not.toContain(raw);
     // The shape survives: the drop-off still knows the last 4 digits it may show.
     expect(everything).toContain('3210');
+  });
+
+  it('values as Indian users type and say them, in every field of the trigger, voice, flow, popup and drop-off bodies, are kept nowhere', async () => {
+    const h = createHarness({ env: { LOG_LEVEL: 'trace' } });
+    const values = fc.sample(indianForm, { numRuns: 16, seed: 4042 });
+    const sessions: string[] = [];
+    for (const [i, value] of values.entries()) {
+      const session = `s-forms-${i}`;
+      sessions.push(session);
+      const raw = value.raw;
+      await h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: session, user_id: raw, signals: { screen: `pan ${raw}`, errors: ['pan_invalid_format', raw] } }).expect(200);
+      await h.http.post('/v1/assistant/session/start').send({ session_id: session, user_id: raw, screen: raw }).expect(200);
+      await h.http.post('/v1/assistant/session/stop').send({ session_id: session, user_id: raw }).expect(200);
+      await h.http.post('/v1/flows/set').send({ session_id: session, user_id: raw, flow_key: 'kyc', step_sequence: ['pan_details', raw], current_step: raw }).expect(200);
+      await h.http.post('/v1/assistant/popup/evaluate').send({ session_id: session, user_id: raw, signals: { screen: raw }, note: raw }).expect(200);
+      await h.http.post('/api/dropoff/register').send({ session_id: session, user_id: raw, phone: '+919876543210', reason: `call ${raw}` }).expect(200);
+    }
+    const everything = await everySurface(h, sessions);
+    for (const value of values) expect(leaks(everything, value), `${value.kind} ${value.raw}`).toBe(false);
   });
 
   it('WebSocket frames are masked like bodies, and the connect frame user id never reaches a surface', async () => {
