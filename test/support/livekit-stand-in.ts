@@ -9,6 +9,8 @@ import { TokenVerifier } from 'livekit-server-sdk';
  * A LiveKit server as `livekit-server-sdk` sees it over the wire (docs/decisions/0009-voice-sessions-degrade-never-fail.md):
  * Twirp JSON on /twirp/livekit.<Service>/<Method>, admin JWTs verified with the API secret,
  * rooms and agent dispatches kept in memory, every call recorded, faults injected on demand.
+ * test-media/stand-in-conformance.test.ts holds its answers to a real server's
+ * (docs/livekit-stand-in.md).
  */
 export const STAND_IN_KEY = 'devkey';
 export const STAND_IN_SECRET = 'secret';
