@@ -39,7 +39,8 @@ export async function joinVoiceRoom({ url, token, onParticipants, onWords, onAud
   /**
    * An agent sends each reply as one stream of pieces, and each update of what it heard from the
    * user as a new stream holding the whole line so far, both under one segment id: so a line is
-   * the text of its segment's latest stream.
+   * the text of its segment's latest stream. A reply is whole when its stream ends; what was heard
+   * is whole when a stream says it is final.
    */
   async function readWords(reader, { identity }) {
     const attributes = reader.info.attributes ?? {};
@@ -50,7 +51,7 @@ export async function joinVoiceRoom({ url, token, onParticipants, onWords, onAud
       text += piece;
       onWords({ segment, speaker, text, final: false });
     }
-    onWords({ segment, speaker, text, final: attributes['lk.transcription_final'] !== 'false' });
+    onWords({ segment, speaker, text, final: speaker === 'assistant' || attributes['lk.transcription_final'] !== 'false' });
   }
   const readSafely = (reader, from) => readWords(reader, from).catch((error) => console.warn('transcript stream failed', error));
   room.registerTextStreamHandler(TRANSCRIPTION_TOPIC, readSafely);

@@ -5,14 +5,23 @@ import { chromium } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Debian's Chromium, headless; these flags are what it needs on machines without a display or sandbox. */
-export function launchChromium(): Promise<Browser> {
+/**
+ * Debian's Chromium, headless; these flags are what it needs on machines without a display or
+ * sandbox. `extraArgs` add to them (a fake microphone, for one).
+ */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH`);
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', ...extraArgs],
   });
 }
+
+/**
+ * A microphone that is a WAV file, granted without asking: getUserMedia gets the file's sound,
+ * looped, as Chromium's fake capture device.
+ */
+export const fakeMicrophone = (wavPath: string): string[] => ['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${wavPath}`];
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
