@@ -9,6 +9,14 @@ export const HELD_BYTES_FACTOR = 2;
 export const SESSION_SHARE = 0.75;
 
 /**
+ * The share of MEMORY_BUDGET_MB the activity streams' unread bytes may take together (Buffers,
+ * outside V8's heap but inside RSS): without it, SSE_MAX_STREAMS readers that stop reading could
+ * each queue SSE_MAX_BUFFER_BYTES, 2 GB at the defaults (docs/limits.md).
+ */
+export const STREAM_BUFFER_SHARE = 0.05;
+export const streamBufferBudgetBytes = (memoryBudgetMb: number): number => Math.floor(memoryBudgetMb * 2 ** 20 * STREAM_BUFFER_SHARE);
+
+/**
  * V8's old-space limit for a budget, in MiB: the same three quarters. V8 lets garbage pile up to
  * its limit before collecting hard, so without it RSS passes the budget with the live heap well
  * below it (`npm start` passes `--max-old-space-size` accordingly).

@@ -35,6 +35,7 @@ import { consoleRoutes } from './routes/console.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { statusRoutes } from './routes/status.js';
 import { ActivityStreamHub } from './sse/activity-stream-hub.js';
+import { streamBufferBudgetBytes } from '../actors/memory-budget.js';
 import { CONTROL_PLANE_PATH, ControlPlane } from './ws/control-plane.js';
 import type { AnswerFrame } from './ws/control-socket.js';
 
@@ -75,6 +76,7 @@ export function createApp(deps: AppDeps): App {
     logger,
     maxStreams: config.sseMaxStreams,
     maxBufferBytes: config.sseMaxBufferBytes,
+    maxTotalBufferBytes: streamBufferBudgetBytes(config.memoryBudgetMb),
     heartbeatMs: config.sseHeartbeatSeconds * 1000,
     retryMs: SSE_RETRY_MS,
   });

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { streamBufferBudgetBytes } from '../../src/actors/memory-budget.js';
 import type { ActivityKind } from '../../src/domain/activity.js';
 import type { RunningServer } from '../../src/http/server.js';
 import { RAW_PAN } from '../fixtures/client-events.js';
@@ -232,17 +233,48 @@ describe('GET /api/activity/stream: resume', () => {
   });
 });
 
+/** A stream client that reads the stream's first bytes and then stops reading; `received()` counts what it got. */
+async function stalledReader(port: number) {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  let bytes = 0;
+  socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
+  socket.write('GET /api/activity/stream HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n');
+  await vi.waitFor(() => expect(bytes).toBeGreaterThan(0), patient);
+  socket.pause();
+  return { socket, received: () => bytes };
+}
+
 describe('GET /api/activity/stream: limits', () => {
+  it('holds all streams\' unread bytes within their share of MEMORY_BUDGET_MB, however many stop reading: the slowest is cut first', async () => {
+    const { h, server } = await start({ env: { ACTIVITY_BUFFER_SIZE: '20', MEMORY_BUDGET_MB: '64' } });
+    const budget = streamBufferBudgetBytes(64);
+    // Eight stalled readers could hold 8 × SSE_MAX_BUFFER_BYTES (8 MiB) each alone: past the 3.2 MiB budget.
+    expect(8 * h.config.sseMaxBufferBytes).toBeGreaterThan(2 * budget);
+    const stalled = [];
+    for (let i = 0; i < 8; i += 1) stalled.push((await stalledReader(server.port)).socket);
+    await vi.waitFor(() => expect(streamsOpen(h)).toBe(8), patient);
+
+    const blob = 'x'.repeat(64 * 1024);
+    const frameBytes = blob.length + 1024;
+    let peakBuffered = 0;
+    for (let recorded = 0; streamsOpen(h) > 0 && recorded < 2000; recorded += 1) {
+      record(h, 1, { payload: { blob } });
+      await settle();
+      peakBuffered = Math.max(peakBuffered, h.app.activityStreams.stats().bufferedBytes);
+    }
+    expect(streamsOpen(h)).toBe(0);
+    expect(peakBuffered).toBeGreaterThan(budget / 2);
+    expect(peakBuffered).toBeLessThanOrEqual(budget + frameBytes);
+    expect(h.logs.text).toContain('activity stream cut: slowest reader with all streams at their memory budget');
+    for (const socket of stalled) socket.destroy();
+  });
+
+
   it('cuts a client that stops reading once its unread bytes pass the cap, holding no more than that', async () => {
     const { h, server } = await start({ env: { ACTIVITY_BUFFER_SIZE: '20' } });
     const cap = h.config.sseMaxBufferBytes;
-    const socket = connect(server.port, '127.0.0.1');
-    socket.on('error', () => undefined);
-    let received = 0;
-    socket.on('data', (chunk: Buffer) => (received += chunk.length));
-    socket.write('GET /api/activity/stream HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n');
-    await vi.waitFor(() => expect(received).toBeGreaterThan(0), patient);
-    socket.pause();
+    const { socket, received } = await stalledReader(server.port);
     await vi.waitFor(() => expect(streamsOpen(h)).toBe(1), patient);
 
     const blob = 'x'.repeat(64 * 1024);
@@ -266,7 +298,7 @@ describe('GET /api/activity/stream: limits', () => {
     const closed = once(socket, 'close');
     socket.resume();
     await closed;
-    expect(received).toBeLessThan(recorded * blob.length);
+    expect(received()).toBeLessThan(recorded * blob.length);
   });
 
   it('leaves no stream, subscription or timer behind after 100 connects and disconnects', async () => {

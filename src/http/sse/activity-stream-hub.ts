@@ -18,6 +18,8 @@ export interface ActivityStreamHubOptions {
   logger: Logger;
   maxStreams: number;
   maxBufferBytes: number;
+  /** Unread bytes of all streams together: their share of MEMORY_BUDGET_MB (docs/limits.md). */
+  maxTotalBufferBytes: number;
   heartbeatMs: number;
   retryMs: number;
 }
@@ -33,7 +35,8 @@ export interface StreamRequest {
 /** `gone`: the client left before the stream could open; there is no one to answer. */
 export type OpenResult = { ok: true } | { ok: false; reason: 'capacity' | 'closed' | 'gone' };
 
-export type CloseReason = 'client_closed' | 'slow_consumer' | 'shutdown' | 'write_failed';
+/** `over_budget`: the slowest reader when all streams' unread bytes reached their budget. */
+export type CloseReason = 'client_closed' | 'slow_consumer' | 'over_budget' | 'shutdown' | 'write_failed';
 
 export interface HubStats {
   streams: number;
@@ -76,6 +79,12 @@ export class ActivityStreamHub {
   private subscription: { unsubscribe(): void } | undefined;
   private heartbeat: unknown;
   private closed = false;
+  /**
+   * Unread bytes of all streams, as of the last count plus what was written since. Drains are not
+   * seen, so it can only be high: counted afresh at each item and heartbeat, which are every write
+   * but a catch-up's, it is never far from the truth.
+   */
+  private queuedBytes = 0;
 
   constructor(private readonly options: ActivityStreamHubOptions) {}
 
@@ -173,6 +182,7 @@ export class ActivityStreamHub {
   private onRecorded(item: ActivityItem): void {
     const id = Number(item.id);
     let frame: Buffer | undefined;
+    this.recount();
     for (const stream of this.streams) {
       if (!stream.live || id <= stream.cursor) continue;
       stream.cursor = id;
@@ -185,9 +195,12 @@ export class ActivityStreamHub {
 
   /** `sent` or `full` once written; false when the stream is gone (and no longer in the hub). */
   private send(stream: OpenStream, frame: Buffer): 'sent' | 'full' | false {
+    this.makeRoom(frame.length);
+    if (!this.streams.has(stream)) return false;
     let result: SendResult;
     try {
       result = stream.out.send(frame);
+      if (result === 'sent' || result === 'full') this.queuedBytes += frame.length;
     } catch (error) {
       // Never let one broken socket throw into the activity actor's delivery loop.
       stream.log.error({ err: error }, 'activity stream write failed');
@@ -200,12 +213,39 @@ export class ActivityStreamHub {
     return false;
   }
 
+  private recount(): void {
+    let queued = 0;
+    for (const stream of this.streams) queued += stream.out.bufferedBytes;
+    this.queuedBytes = queued;
+  }
+
+  /**
+   * Before `bytes` more are queued: while all streams' unread bytes would pass their budget, the
+   * stream with the most unread (the slowest reader) is cut. So streams never hold more than
+   * their share of MEMORY_BUDGET_MB together, however many stop reading, and a reader that keeps
+   * up is not cut for the ones that do not.
+   */
+  private makeRoom(bytes: number): void {
+    if (this.queuedBytes + bytes <= this.options.maxTotalBufferBytes) return;
+    this.recount();
+    while (this.queuedBytes + bytes > this.options.maxTotalBufferBytes) {
+      let slowest: OpenStream | undefined;
+      for (const stream of this.streams) if (!slowest || stream.out.bufferedBytes > slowest.out.bufferedBytes) slowest = stream;
+      const unread = slowest?.out.bufferedBytes ?? 0;
+      if (!slowest || unread === 0) return;
+      slowest.out.cut();
+      this.queuedBytes -= unread;
+      this.remove(slowest, 'over_budget');
+    }
+  }
+
   private remove(stream: OpenStream, reason: CloseReason): void {
     if (!this.streams.delete(stream)) return;
     stream.out.cancelDrain();
     const seconds = Math.round((this.options.clock.now() - stream.openedAt) / 1000);
     const details = { reason, sent: stream.sent, seconds, open_streams: this.streams.size };
     if (reason === 'slow_consumer') stream.log.warn({ ...details, max_buffer_bytes: this.options.maxBufferBytes }, 'activity stream cut: client not reading');
+    else if (reason === 'over_budget') stream.log.warn({ ...details, max_total_buffer_bytes: this.options.maxTotalBufferBytes }, 'activity stream cut: slowest reader with all streams at their memory budget');
     else stream.log.info(details, 'activity stream closed');
     if (this.streams.size === 0) this.stopRunning();
   }
@@ -226,6 +266,7 @@ export class ActivityStreamHub {
   private armHeartbeat(): void {
     this.heartbeat = this.options.clock.setTimeout(() => {
       this.heartbeat = undefined;
+      this.recount();
       for (const stream of this.streams) this.send(stream, HEARTBEAT);
       if (this.streams.size > 0) this.armHeartbeat();
     }, this.options.heartbeatMs);
