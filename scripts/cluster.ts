@@ -1,45 +1,74 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { startLocalCluster } from './cluster/local-cluster.js';
 import type { RedisServer } from './cluster/redis-server.js';
 import { startRedis } from './cluster/redis-server.js';
 
-/**
- * `npm run cluster`: a local cluster for trying cluster mode (docs/cluster-mode.md). Everything it
- * starts binds 127.0.0.1 and is stopped by Ctrl-C. CLUSTER_PORT sets the proxy's port (8090);
- * CLUSTER_PROCESSES the number of service processes (2); REDIS_URL uses a Redis already running
- * instead of starting one.
- */
+const USAGE = `npm run cluster [-- --fresh] [--data-dir DIR] [--processes N] [--port PORT]
+
+Starts, all on 127.0.0.1: redis-server, a Restate server, N service processes (the built service,
+dist/src/main.js) and a round-robin proxy in front of them. Sessions, activity, the request-signing
+key and the digest secret are kept in the data directory (default ./data/cluster) and found again
+by the next run; --fresh deletes it first. Ctrl-C stops every process it started.
+Environment: CLUSTER_PROCESSES (2), CLUSTER_PORT (8090), CLUSTER_DATA_DIR, REDIS_URL (use a Redis
+you run instead of starting one).`;
+
+/** `npm run cluster` (docs/cluster.md, Operations): a local cluster for trying cluster mode. */
 async function main(): Promise<void> {
-  const processes = Number(process.env.CLUSTER_PROCESSES ?? '2');
-  const frontPort = Number(process.env.CLUSTER_PORT ?? '8090');
-  if (!Number.isInteger(processes) || processes < 1 || processes > 8) throw new Error('CLUSTER_PROCESSES: must be 1-8');
-  if (!Number.isInteger(frontPort) || frontPort < 1 || frontPort > 65_535) throw new Error('CLUSTER_PORT: must be a port number');
-  const dir = mkdtempSync(join(tmpdir(), 'kyc-cluster-'));
-  const logFile = join(dir, 'cluster.log');
+  const { values } = parseArgs({
+    options: {
+      fresh: { type: 'boolean', default: false },
+      'data-dir': { type: 'string' },
+      processes: { type: 'string' },
+      port: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const processes = Number(values.processes ?? process.env.CLUSTER_PROCESSES ?? '2');
+  const frontPort = Number(values.port ?? process.env.CLUSTER_PORT ?? '8090');
+  if (!Number.isInteger(processes) || processes < 1 || processes > 8) throw new Error('--processes (CLUSTER_PROCESSES): must be 1-8');
+  if (!Number.isInteger(frontPort) || frontPort < 1 || frontPort > 65_535) throw new Error('--port (CLUSTER_PORT): must be a port number');
+  const dataDir = resolve(values['data-dir'] ?? process.env.CLUSTER_DATA_DIR ?? join('data', 'cluster'));
+  if (values.fresh) rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(dataDir, { recursive: true });
+  const logFile = join(dataDir, 'cluster.log');
+
   let redis: RedisServer | undefined;
   let redisUrl = process.env.REDIS_URL;
   if (redisUrl === undefined) {
     if (spawnSync('redis-server', ['--version']).status !== 0) {
       throw new Error('redis-server is not installed: `apt-get install redis-server` (or set REDIS_URL to a Redis you run)');
     }
-    redis = await startRedis({ dir });
+    const redisDir = join(dataDir, 'redis');
+    mkdirSync(redisDir, { recursive: true });
+    redis = await startRedis({ dir: redisDir });
     redisUrl = redis.url;
   }
-  process.stdout.write(`starting Restate, ${processes} service processes and the proxy (log: ${logFile})\n`);
-  const cluster = await startLocalCluster({ redisUrl, processes, frontPort, logFile });
+  process.stdout.write(`starting Restate, ${processes} service processes and the proxy (data: ${dataDir}, log: ${logFile})\n`);
+  let cluster;
+  try {
+    cluster = await startLocalCluster({ redisUrl, processes, frontPort, logFile, dataDir, built: true });
+  } catch (error) {
+    await redis?.stop();
+    throw error;
+  }
   process.stdout.write(
     [
       '',
       `cluster up: point clients at ${cluster.url}`,
-      `  e.g. curl ${cluster.url}/health   or   npm run simulate -- --url ${cluster.url}`,
-      ...cluster.processes.map((service) => `  service process pid ${service.pid}: http://127.0.0.1:${service.port} (Restate endpoint 127.0.0.1:${service.endpointPort})`),
+      `  e.g. curl ${cluster.url}/health/ready   or   npm run simulate -- --url ${cluster.url}`,
+      ...cluster.processes.map((service) => `  service process pid ${service.pid}: http://127.0.0.1:${service.port} (Restate endpoint 127.0.0.1:${service.endpointPort}, signed calls only)`),
       `  Restate server pid ${cluster.restate.pid}: ingress ${cluster.restate.ingressUrl} admin ${cluster.restate.adminUrl} (loopback only)`,
-      `  Redis: ${redisUrl}`,
+      redis ? `  redis-server pid ${redis.pid}: ${redis.url} (AOF in ${redis.dir})` : `  Redis: ${redisUrl} (not started here)`,
+      `  request-signing key: ${cluster.signing.privateKeyFile} (public ${cluster.signing.publicKey})`,
       `  try: kill -9 <a service pid>, and every journey still completes through the proxy`,
-      'Ctrl-C stops everything started here.',
+      `Ctrl-C stops everything started here; the data stays in ${dataDir} for the next run (--fresh to start empty).`,
       '',
     ].join('\n'),
   );

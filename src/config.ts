@@ -49,6 +49,9 @@ const featureFlagOverrides = z
   .pipe(z.record(z.string().min(1), z.boolean(), { error: 'must map flag names to booleans' }))
   .optional();
 
+/** `publickeyv1_` and the base58 of a 32-byte Ed25519 public key. */
+const RESTATE_PUBLIC_KEY = /^publickeyv1_[1-9A-HJ-NP-Za-km-z]{40,50}$/;
+
 // The Restate ingress and admin API: loopback or a private network only (every handler is callable there).
 const restateUrl = z
   .string()
@@ -94,6 +97,12 @@ const EnvSchema = z.object({
   RESTATE_ENDPOINT_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
   // The endpoint the Restate server calls: loopback unless the server runs on another host of a private network.
   RESTATE_ENDPOINT_HOST: z.string().trim().min(1).default('127.0.0.1'),
+  // The Restate servers' request-signing public keys (docs/cluster.md, Request signing): the endpoint refuses any call not signed by one.
+  RESTATE_IDENTITY_KEYS: z
+    .string()
+    .optional()
+    .transform((value) => (value ?? '').split(',').map((key) => key.trim()).filter((key) => key.length > 0))
+    .refine((keys) => keys.every((key) => RESTATE_PUBLIC_KEY.test(key)), { error: 'each key must be a Restate public key, publickeyv1_ and base58 (Restate logs its own at start)' }),
   // Older name of the count limit (the in-memory ring's size), still honoured.
   ACTIVITY_BUFFER_SIZE: z.coerce.number().int().positive().max(1_000_000).optional(),
   RATE_LIMIT_PER_MINUTE: nonNegativeInt(1200),
@@ -237,7 +246,7 @@ export interface AppConfig {
 export type SessionHostConfig =
   | { kind: 'embedded' }
   /** `redisUrl`: ACTIVITY_LOG's Redis, which also carries the commands sessions push to control sockets on every process. */
-  | { kind: 'restate'; ingressUrl: string; adminUrl: string; endpointHost: string; endpointPort: number; redisUrl: string };
+  | { kind: 'restate'; ingressUrl: string; adminUrl: string; endpointHost: string; endpointPort: number; redisUrl: string; identityKeys: string[] };
 
 export interface StoreConfig {
   kind: 'sqlite' | 'memory';
@@ -388,6 +397,8 @@ function sessionHostConfig(e: z.infer<typeof EnvSchema>): SessionHostConfig {
       ['ACTIVITY_LOG', e.ACTIVITY_LOG],
       // Every process must key an identity-looking session id alike, and none keeps a store of its own.
       ['ID_DIGEST_SECRET', e.ID_DIGEST_SECRET],
+      // Every handler is callable through the endpoint: only calls Restate signed are taken.
+      ['RESTATE_IDENTITY_KEYS', e.RESTATE_IDENTITY_KEYS.length > 0 ? e.RESTATE_IDENTITY_KEYS : undefined],
     ] as const
   ).find(([, value]) => value === undefined);
   if (missing) throw new ConfigError(`invalid configuration: ${missing[0]}: required when SESSION_HOST=restate`);
@@ -398,5 +409,6 @@ function sessionHostConfig(e: z.infer<typeof EnvSchema>): SessionHostConfig {
     endpointHost: e.RESTATE_ENDPOINT_HOST,
     endpointPort: e.RESTATE_ENDPOINT_PORT!,
     redisUrl: e.ACTIVITY_LOG!,
+    identityKeys: e.RESTATE_IDENTITY_KEYS,
   };
 }

@@ -1,11 +1,16 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalCluster } from '../scripts/cluster/local-cluster.js';
 import { startLocalCluster } from '../scripts/cluster/local-cluster.js';
 import type { RedisServer } from '../scripts/cluster/redis-server.js';
 import { startRedis } from '../scripts/cluster/redis-server.js';
+import { restatePublicKey } from '../scripts/cluster/request-signing.js';
 import type { LiveKitStandIn } from '../test/support/livekit-stand-in.js';
 import { startLiveKitStandIn } from '../test/support/livekit-stand-in.js';
 import { SseTestClient } from '../test/support/sse-client.js';
@@ -98,6 +103,51 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     // The same items in the same order from either process.
     expect((await activityOf('order', 'event', processUrl(0))).map((item) => item.id)).toEqual(items.map((item) => item.id));
     expect((await activityOf('order', 'event', processUrl(1))).map((item) => item.id)).toEqual(items.map((item) => item.id));
+  });
+
+  it('the session endpoint takes only calls the Restate server signed: unsigned or signed with another key, 401', async () => {
+    /** A call to one process's endpoint as Restate makes it (HTTP/2), with the request-identity headers given. */
+    const callEndpoint = (path: string, headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const client = connect(`http://127.0.0.1:${cluster.processes[0]!.endpointPort}`);
+        client.on('error', reject);
+        const discover = path === '/discover';
+        const request = client.request({
+          ':method': discover ? 'GET' : 'POST',
+          ':path': path,
+          ...(discover ? { accept: 'application/vnd.restate.endpointmanifest.v4+json' } : { 'content-type': 'application/vnd.restate.invocation.v5' }),
+          ...headers,
+        });
+        request.on('response', (head) => {
+          resolve(Number(head[':status']));
+          client.close();
+        });
+        request.on('error', reject);
+        request.end();
+      });
+    /** Restate's own form: an EdDSA JWT whose audience is the path, kid the signer's public key, valid a minute either side. */
+    const signed = async (path: string, key: KeyObject, kid: string) => {
+      const now = Math.floor(Date.now() / 1000);
+      const jwt = await new SignJWT({}).setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid }).setAudience(path).setIssuedAt(now).setNotBefore(now - 60).setExpirationTime(now + 60).sign(key);
+      return { 'x-restate-signature-scheme': 'v1', 'x-restate-jwt-v1': jwt };
+    };
+    const own = readFileSync(cluster.signing.privateKeyFile, 'utf8');
+    expect(restatePublicKey(own)).toBe(cluster.signing.publicKey);
+    const other = generateKeyPairSync('ed25519').privateKey;
+    const otherKid = restatePublicKey(other.export({ type: 'pkcs8', format: 'pem' }).toString());
+    const invoke = '/invoke/KycSession/ask';
+
+    expect(await callEndpoint('/discover', {})).toBe(401);
+    expect(await callEndpoint(invoke, {})).toBe(401);
+    expect(await callEndpoint(invoke, { 'x-restate-signature-scheme': 'unsigned' })).toBe(401);
+    expect(await callEndpoint('/discover', await signed('/discover', other, otherKid))).toBe(401);
+    expect(await callEndpoint(invoke, await signed(invoke, other, otherKid))).toBe(401);
+    // Another key claiming to be the cluster's: the signature is what counts.
+    expect(await callEndpoint(invoke, await signed(invoke, other, cluster.signing.publicKey))).toBe(401);
+    // The same form signed with the server's own key is taken: the refusals above are about the key alone.
+    expect(await callEndpoint('/discover', await signed('/discover', createPrivateKey(own), cluster.signing.publicKey))).toBe(200);
+    // A signature for another path is not one for this path.
+    expect(await callEndpoint(invoke, await signed('/discover', createPrivateKey(own), cluster.signing.publicKey))).toBe(401);
   });
 
   it('/health shows Restate and Redis reachable', async () => {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
+/** Two Restate request-signing public keys (Ed25519, made for this test). */
+const SIGNING_KEY = 'publickeyv1_cWVffZwEpBqXwjxAwNBgueNUaZWHoJcX5HZ2LwCQj9U';
+const OTHER_SIGNING_KEY = 'publickeyv1_2FDeuzuGxrjVk63izvVBxgmH8pB4fLgcwg1DoAL3XdCd';
+
 describe('loadConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
     expect(loadConfig({})).toMatchObject({
@@ -47,8 +51,17 @@ describe('loadConfig', () => {
         RESTATE_ENDPOINT_PORT: '9080',
         ACTIVITY_LOG: 'redis://127.0.0.1:6379',
         ID_DIGEST_SECRET: 'a-secret-of-the-whole-cluster',
+        RESTATE_IDENTITY_KEYS: `${SIGNING_KEY}, ${OTHER_SIGNING_KEY}`,
       }).sessionHost,
-    ).toEqual({ kind: 'restate', ingressUrl: 'http://127.0.0.1:8080/', adminUrl: 'http://10.0.0.5:9070/', endpointHost: '127.0.0.1', endpointPort: 9080, redisUrl: 'redis://127.0.0.1:6379' });
+    ).toEqual({
+      kind: 'restate',
+      ingressUrl: 'http://127.0.0.1:8080/',
+      adminUrl: 'http://10.0.0.5:9070/',
+      endpointHost: '127.0.0.1',
+      endpointPort: 9080,
+      redisUrl: 'redis://127.0.0.1:6379',
+      identityKeys: [SIGNING_KEY, OTHER_SIGNING_KEY],
+    });
     expect(loadConfig({ DATA_DIR: '/srv/kyc', STORE_SYNC: 'full' })).toMatchObject({ store: { kind: 'sqlite', dataDir: '/srv/kyc', sync: 'full' } });
     expect(loadConfig({ ACTIVITY_BUFFER_SIZE: '5' }).activityRetentionItems).toBe(5);
     expect(loadConfig({ ACTIVITY_BUFFER_SIZE: '5', ACTIVITY_RETENTION_ITEMS: '7' }).activityRetentionItems).toBe(7);
@@ -81,6 +94,11 @@ describe('loadConfig', () => {
     [{ SESSION_HOST: 'restate', RESTATE_ADMIN_URL: 'http://127.0.0.1:9070', RESTATE_ENDPOINT_PORT: '9080', ACTIVITY_LOG: 'redis://r:6379' }, /^invalid configuration: RESTATE_INGRESS_URL: required when SESSION_HOST=restate$/],
     [{ SESSION_HOST: 'restate', RESTATE_INGRESS_URL: 'http://127.0.0.1:8080', RESTATE_ADMIN_URL: 'http://127.0.0.1:9070', RESTATE_ENDPOINT_PORT: '9080' }, /^invalid configuration: ACTIVITY_LOG: required when SESSION_HOST=restate$/],
     [{ SESSION_HOST: 'restate', RESTATE_INGRESS_URL: 'http://127.0.0.1:8080', RESTATE_ADMIN_URL: 'http://127.0.0.1:9070', RESTATE_ENDPOINT_PORT: '9080', ACTIVITY_LOG: 'redis://r:6379' }, /^invalid configuration: ID_DIGEST_SECRET: required when SESSION_HOST=restate$/],
+    [
+      { SESSION_HOST: 'restate', RESTATE_INGRESS_URL: 'http://127.0.0.1:8080', RESTATE_ADMIN_URL: 'http://127.0.0.1:9070', RESTATE_ENDPOINT_PORT: '9080', ACTIVITY_LOG: 'redis://r:6379', ID_DIGEST_SECRET: 'a-secret-of-the-whole-cluster' },
+      /^invalid configuration: RESTATE_IDENTITY_KEYS: required when SESSION_HOST=restate$/,
+    ],
+    [{ RESTATE_IDENTITY_KEYS: `${SIGNING_KEY},publickeyv1_0OIl` }, /RESTATE_IDENTITY_KEYS: each key must be a Restate public key/],
     [{ ID_DIGEST_SECRET: 'short' }, /^invalid configuration: ID_DIGEST_SECRET: must be at least 16 characters/],
     [{ RESTATE_ENDPOINT_PORT: '70000' }, /RESTATE_ENDPOINT_PORT/],
     [{ RATE_LIMIT_PER_MINUTE: '-5' }, /RATE_LIMIT_PER_MINUTE/],

@@ -1,12 +1,15 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { openSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './redis-server.js';
 import type { RestateServer } from './restate-server.js';
 import { startRestateServer } from './restate-server.js';
+import type { SigningKey } from './request-signing.js';
+import { ensureSigningKey } from './request-signing.js';
 import type { Proxy } from './round-robin.js';
 import { httpRoundRobin, tcpRoundRobin } from './round-robin.js';
 
@@ -25,6 +28,10 @@ export interface LocalCluster {
   url: string;
   restate: RestateServer;
   processes: ServiceProcess[];
+  /** The key the Restate server signs its calls with; the service processes take only calls it signed. */
+  signing: SigningKey;
+  /** Where the Restate server's data and the signing key are kept. */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -38,13 +45,43 @@ export interface LocalClusterOptions {
   env?: Record<string, string>;
   /** Where the processes' and the server's output goes; discarded when absent. */
   logFile?: string;
+  /**
+   * Where Restate's data, the signing key and the Restate ports are kept, to start again on the
+   * same sessions; absent, a temporary directory removed when the cluster stops.
+   */
+  dataDir?: string;
+  /** Run the built service (`dist/src/main.js`, `npm run build` first) instead of the sources through tsx. */
+  built?: boolean;
+}
+
+interface KeptPorts {
+  ingress: number;
+  admin: number;
+  node: number;
+}
+
+/** One ID_DIGEST_SECRET for the cluster, kept with its data: sessions keyed by an identity-looking id are found again after a restart. */
+function keptSecret(dir: string): string {
+  const file = join(dir, 'id-digest.secret');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+/** Restate's ports as kept in `dir`, or free ones, then kept: a node started again on its data keeps its address. */
+async function restatePorts(dir: string): Promise<KeptPorts> {
+  const file = join(dir, 'restate-ports.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as KeptPorts;
+  const ports = { ingress: await freePort(), admin: await freePort(), node: await freePort() };
+  writeFileSync(file, JSON.stringify(ports));
+  return ports;
 }
 
 async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service process exited with ${child.exitCode} (see its log)`);
-    const up = await fetch(url)
+    // A first connection taken while the process is still starting may never be answered: ask again.
+    const up = await fetch(url, { signal: AbortSignal.timeout(5000) })
       .then((response) => response.status < 500)
       .catch(() => false);
     if (up) return;
@@ -62,7 +99,15 @@ async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
 export async function startLocalCluster(options: LocalClusterOptions): Promise<LocalCluster> {
   const port = freePort;
   const out = options.logFile ? openSync(options.logFile, 'a') : 'ignore';
-  const restate = await startRestateServer({ ingress: await port(), admin: await port(), node: await port() }, options.logFile ? { logFile: options.logFile } : {});
+  const ownDir = options.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'kyc-cluster-')) : undefined;
+  const dataDir = options.dataDir ?? ownDir!;
+  mkdirSync(join(dataDir, 'restate'), { recursive: true });
+  const signing = ensureSigningKey(dataDir);
+  const restate = await startRestateServer(await restatePorts(dataDir), {
+    dataDir: join(dataDir, 'restate'),
+    signingKeyFile: signing.privateKeyFile,
+    ...(options.logFile ? { logFile: options.logFile } : {}),
+  });
   const children: ChildProcess[] = [];
   const proxies: Proxy[] = [];
   const stop = async () => {
@@ -78,14 +123,16 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
       ),
     );
     await restate.stop();
+    if (ownDir) rmSync(ownDir, { recursive: true, force: true });
   };
   try {
-    const digestSecret = randomBytes(32).toString('hex');
+    const digestSecret = keptSecret(dataDir);
     const processes: ServiceProcess[] = [];
     for (let index = 0; index < options.processes; index += 1) {
       const servicePort = await port();
       const endpointPort = await port();
-      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
+      const entry = options.built ? [join(ROOT, 'dist', 'src', 'main.js')] : ['--import', 'tsx', join(ROOT, 'src', 'main.ts')];
+      const child = spawn(process.execPath, entry, {
         cwd: ROOT,
         env: {
           ...process.env,
@@ -98,6 +145,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
           ACTIVITY_LOG: options.redisUrl,
           // One for the whole cluster: every process keys an identity-looking session id alike.
           ID_DIGEST_SECRET: digestSecret,
+          RESTATE_IDENTITY_KEYS: signing.publicKey,
           STORE: 'memory',
           // Every request reaches the processes from the proxy's address: per-IP limits would count all clients as one.
           RATE_LIMIT_PER_MINUTE: '0',
@@ -130,7 +178,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
       options.frontPort ?? (await port()),
     );
     proxies.push(front);
-    return { url: `http://127.0.0.1:${front.port}`, restate, processes, stop };
+    return { url: `http://127.0.0.1:${front.port}`, restate, processes, signing, dataDir, stop };
   } catch (error) {
     await stop();
     throw error;

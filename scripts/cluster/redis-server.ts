@@ -45,6 +45,7 @@ export interface RedisServer {
   url: string;
   port: number;
   dir: string;
+  pid: number;
   /** SIGKILL, then wait for the exit. */
   kill(): Promise<void>;
   stop(): Promise<void>;
@@ -69,5 +70,5 @@ export async function startRedis(options: { port?: number; dir?: string; fsync?:
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
   };
-  return { url: `redis://127.0.0.1:${port}`, port, dir, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
+  return { url: `redis://127.0.0.1:${port}`, port, dir, pid: child.pid!, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
 }

@@ -55,7 +55,7 @@ export interface RestateServer {
  * temp dir, removed when the server stops). Telemetry and release checks are off: nothing leaves
  * the machine.
  */
-export async function startRestateServer(ports: RestatePorts, options: { dataDir?: string; logFile?: string } = {}): Promise<RestateServer> {
+export async function startRestateServer(ports: RestatePorts, options: { dataDir?: string; logFile?: string; signingKeyFile?: string } = {}): Promise<RestateServer> {
   const bin = ensureRestateServer((line) => process.stderr.write(`${line}\n`));
   // A data directory made here is this server's alone: it goes when the server stops.
   const ownDataDir = options.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'restate-')) : undefined;
@@ -69,6 +69,8 @@ export async function startRestateServer(ports: RestatePorts, options: { dataDir
         ...process.env,
         RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${ports.ingress}`,
         RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${ports.admin}`,
+        // Every call to an endpoint carries a JWT signed with this key; endpoints refuse any other.
+        ...(options.signingKeyFile ? { RESTATE_WORKER__INVOKER__REQUEST_IDENTITY_PRIVATE_KEY_PEM_FILE: options.signingKeyFile } : {}),
         RESTATE_DISABLE_TELEMETRY: 'true',
         DO_NOT_TRACK: '1',
       },

@@ -53,7 +53,7 @@ export async function startClusterSystem(options: ActorSystemOptions, host: Extr
   system.clusterHealth = () => system.supervisor.health();
   // Sessions are not kept here: what this process keeps is the activity log.
   system.storeHealth = () => options.store.activity.health();
-  const endpoint = await serveSessionEndpoint(object!, host.endpointHost, host.endpointPort, options.logger);
+  const endpoint = await serveSessionEndpoint(object!, host.endpointHost, host.endpointPort, host.identityKeys, options.logger);
   // Subscribed before serving: a command pushed once this process answers must find it listening.
   await commands.ready.catch((error: unknown) => {
     throw new Error(`ACTIVITY_LOG: cannot subscribe to the command channel: ${error instanceof Error ? error.message : String(error)}`);

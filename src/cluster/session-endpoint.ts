@@ -12,10 +12,12 @@ export interface SessionEndpoint {
  * The session objects' endpoint, which the Restate server calls (HTTP/2). Never `restate.serve()`:
  * it listens on every interface, and this endpoint must be reachable by the Restate server only.
  */
-export async function serveSessionEndpoint(object: SessionObject, host: string, port: number, logger: Logger): Promise<SessionEndpoint> {
+export async function serveSessionEndpoint(object: SessionObject, host: string, port: number, identityKeys: string[], logger: Logger): Promise<SessionEndpoint> {
   const server = createServer(
     createEndpointHandler({
       services: [object],
+      // Only calls signed by one of these Restate servers' keys are taken; anything else is answered 401.
+      identityKeys,
       logger: (meta, message, ...rest) => {
         // The SDK logs every invocation at info: that is debug detail for this service.
         const level = meta.level === 'warn' || meta.level === 'error' ? meta.level : 'debug';
