@@ -85,6 +85,16 @@ export default defineAgent<ProcessData>({
     });
 
     await ctx.connect();
+    // Joining a room that no longer exists creates a new one of that name (the server's auto-create):
+    // the session's room was deleted (stopped, or ended by the silence check) before this job got here.
+    const dispatchedSid = ctx.job.room?.sid;
+    const joinedSid = await ctx.room.getSid();
+    if (dispatchedSid && joinedSid && joinedSid !== dispatchedSid) {
+      jobLog.warn({ dispatched_room: dispatchedSid, joined_room: joinedSid }, 'the room was deleted before the agent joined: leaving');
+      await ctx.room.disconnect();
+      ctx.shutdown('room deleted before the agent joined');
+      return;
+    }
     ctx.room.on(RoomEvent.DataReceived, (payload, _participant, _kind, topic) => {
       if (topic !== AGENT_NOTICE_TOPIC) return;
       if (!isContextNotice(payload, sessionId)) {

@@ -17,9 +17,13 @@ export async function joinAsUser(url: string, token: string) {
   let agentAudioFrames = 0;
 
   room.registerTextStreamHandler(TRANSCRIPTION_TOPIC, (reader) => {
-    void reader.readAll().then((text) => {
-      if (text.trim() !== '') transcripts.push(text);
-    });
+    // A stream cut by the room going away (stop, silence timeout) is simply not a transcript.
+    reader.readAll().then(
+      (text) => {
+        if (text.trim() !== '') transcripts.push(text);
+      },
+      () => {},
+    );
   });
   room.on(RoomEvent.TrackSubscribed, (track: RemoteTrack, _publication, participant: RemoteParticipant) => {
     if (track.kind !== TrackKind.KIND_AUDIO || participant.kind !== ParticipantKind.AGENT) return;
@@ -30,7 +34,7 @@ export async function joinAsUser(url: string, token: string) {
         for (const sample of frame.data) sum += sample * sample;
         loudest = Math.max(loudest, Math.sqrt(sum / Math.max(1, frame.data.length)));
       }
-    })();
+    })().catch(() => {});
   });
   await room.connect(url, token, { autoSubscribe: true, dynacast: false });
 
