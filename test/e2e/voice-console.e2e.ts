@@ -62,6 +62,8 @@ describe('the voice demo page in Chromium, with the voice agent on a real LiveKi
       return packets;
     });
 
+  // A LiveKit server, the service, an agent worker (which waits for its inference processes) and a
+  // browser: on a busy two-core machine this can take longer than the suite's default for a hook.
   beforeAll(async () => {
     liveKit = await startLiveKitServer();
     service = await startMediaService(liveKit);
@@ -87,7 +89,7 @@ describe('the voice demo page in Chromium, with the voice agent on a real LiveKi
         }
       };
     });
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await browser?.close();
