@@ -290,6 +290,11 @@ export const MAX_SCAN_DEPTH = 8;
 export const MAX_SHAPES = 32;
 
 export interface PiiRules {
+  /**
+   * A listed identity key (the built-in list and PII_EXTRA_KEYS). Keys that hold a person's name
+   * by their ending (`customer_name`) are masked in what clients send (`keyFacts`), but not read
+   * so in the service's own state, where a `name` names a thing (an actor's readers).
+   */
   isSensitiveKey(key: string): boolean;
   isRoutingKey(key: string): boolean;
   /** All the redaction pass asks of a key, worked out once per distinct key. */
@@ -343,7 +348,7 @@ export function createPiiRules(extraKeys: readonly string[] = []): PiiRules {
     return facts;
   };
   return {
-    isSensitiveKey: (key) => keyFacts(key).sensitive,
+    isSensitiveKey: (key) => !routing.has(key) && sensitive.has(normalizeKey(key)),
     isRoutingKey: (key) => keyFacts(key).routing,
     keyFacts,
   };
