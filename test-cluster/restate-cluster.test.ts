@@ -307,6 +307,39 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     expect(screens).toEqual(['after_0', 'after_1', 'after_2']);
   });
 
+  it("each process's activity actor feeds it every item of the shared stream, once and in order, whichever process recorded it", async () => {
+    const streams = await Promise.all([0, 1].map((index) => SseTestClient.open(`${processUrl(index)}/api/activity/stream?session_id=fed-both`)));
+    await Promise.all(streams.map((stream) => stream.until((client) => client.retry !== undefined, 10_000)));
+    for (const index of [0, 1]) {
+      const readers = (await get('/api/status', processUrl(index))).body.activity as { readers: string[] };
+      expect(readers.readers).toEqual(['metrics', 'flow_graphs', 'sse']);
+    }
+    for (let index = 0; index < 20; index += 1) {
+      const answer = await post('/v1/events', { session_id: 'fed-both', event: 'screen_view', screen: `step_${index}` }, processUrl(index % 2));
+      expect(answer.status).toBe(200);
+    }
+    await Promise.all(streams.map((stream) => stream.until((client) => client.ids.length >= 20, 15_000)));
+    const [first, second] = streams.map((stream) => stream.items);
+    for (const stream of streams) stream.close();
+    expect(first!.map((item) => item.payload.screen)).toEqual(Array.from({ length: 20 }, (_, index) => `step_${index}`));
+    expect(second!.map((item) => item.id)).toEqual(first!.map((item) => item.id));
+    const ids = first!.map((item) => Number(item.id));
+    expect(ids).toEqual([...new Set(ids)].sort((a, b) => a - b));
+  });
+
+  it('a flow graph recorded through one process is not recorded again through the other, which learnt of it from the stream', async () => {
+    const flow = { flow_key: 'learnt_across', client_id: 'tenant-a', step_sequence: ['pan_details', 'aadhaar_otp', 'selfie_capture'] };
+    expect((await post('/v1/flows/set', flow, processUrl(0))).status).toBe(200);
+    const recorded = async (index: number) =>
+      ((await get('/api/activity?kind=flow_graph_recorded&limit=500', processUrl(index))).body.items as Item[]).filter((item) => item.payload.flow_key === 'learnt_across');
+    // The other process has read the item from the stream: its activity actor gave it to the recorder then.
+    expect(await eventually(() => recorded(1), (items) => items.length > 0)).toHaveLength(1);
+    expect((await post('/v1/flows/set', flow, processUrl(1))).status).toBe(200);
+    expect((await post('/v1/flows/set', { ...flow, client_id: 'tenant-b' }, processUrl(1))).status).toBe(200);
+    const all = await eventually(() => recorded(0), (items) => items.length >= 2);
+    expect(all.map((item) => item.payload.client_id)).toEqual(['tenant-a', 'tenant-b']);
+  });
+
   it('pushes a command a session decides on one process to control sockets on every process, once each', async () => {
     const session = 'pushed-across';
     const sockets = await Promise.all([0, 1].map((index) => WsClient.open(`ws://127.0.0.1:${cluster.processes[index]!.port}/v1/events/ws`)));
