@@ -30,10 +30,15 @@ export class InspectionReceiver {
     return JSON.stringify(this.events);
   }
 
+  /** What arrived, one word per event, so that a failed wait says how far the stream got. */
+  summary(): string {
+    return this.events.map((event) => (event.type === '@xstate.actor' ? `actor:${event.name}` : `${event.type.slice(7)}:${event.event.type}`)).join(' ');
+  }
+
   /** Waits for what a relay on this machine delivers in milliseconds; the bound only outlasts a loaded two-core machine. */
   async until(condition: (receiver: this) => boolean, timeout = 10_000): Promise<void> {
     await vi.waitFor(() => {
-      if (!condition(this)) throw new Error(`inspection condition not met; ${this.events.length} events received`);
+      if (!condition(this)) throw new Error(`inspection condition not met; ${this.events.length} events received: ${this.summary()}`);
     }, { timeout, interval: 10 });
   }
 }
