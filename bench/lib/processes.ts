@@ -5,6 +5,8 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { LoadJob, LoadResult } from '../load-worker.js';
+import { CPU_SETS, moveToLoadCores, onServerCores } from './cpu-sets.js';
+import { runWrk, wrkAvailable, wrkCanRun } from './wrk.js';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -24,12 +26,14 @@ export async function freePort(): Promise<number> {
 
 /**
  * Starts a server in its own process on a free port and waits until it answers. Its output is
- * discarded, as a log shipper would drain it: the cost of writing the logs is still paid. Given
+ * discarded, as a log shipper would drain it: the cost of writing the logs is still paid. It runs on
+ * the servers' cores when the bench pins (bench/lib/cpu-sets.ts). Given
  * `onStdout`, each line of its standard output goes there instead (a V8 trace, say).
  */
 export async function startServer(command: string[], env: Record<string, string> = {}, readyPath = '/health', onStdout?: (line: string) => void): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(command[0]!, command.slice(1), {
+  const pinned = onServerCores(command);
+  const child = spawn(pinned[0]!, pinned.slice(1), {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
     stdio: ['ignore', onStdout ? 'pipe' : 'ignore', 'pipe'],
   });
@@ -81,6 +85,7 @@ let loadWorker: { child: ChildProcess; nextId: number; waiting: Map<number, { re
 function worker(): NonNullable<typeof loadWorker> {
   if (loadWorker) return loadWorker;
   const child = fork('bench/load-worker.ts', [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  moveToLoadCores(child.pid!);
   const state = { child, nextId: 0, waiting: new Map<number, { resolve: (r: LoadResult) => void; reject: (e: Error) => void }>() };
   child.on('message', (message: { id: number; result?: LoadResult; error?: string }) => {
     const pending = state.waiting.get(message.id);
@@ -99,8 +104,15 @@ function worker(): NonNullable<typeof loadWorker> {
   return state;
 }
 
-/** Runs one autocannon job in the load worker, a separate process. */
+/** The generator a pinned run's ingestion load goes through (bench/lib/wrk.ts says why). */
+export const PINNED_GENERATOR = CPU_SETS && wrkAvailable() ? 'wrk' : 'autocannon';
+
+/**
+ * Runs one load job: with wrk when the run is pinned and wrk can express the job, otherwise with
+ * autocannon in the load worker, a separate process.
+ */
 export function runLoad(job: LoadJob): Promise<LoadResult> {
+  if (CPU_SETS && PINNED_GENERATOR === 'wrk' && wrkCanRun(job)) return runWrk(job, CPU_SETS.load, CPU_SETS.loadCores);
   const state = worker();
   const id = state.nextId++;
   // While a job runs, the worker's channel keeps the bench alive.
