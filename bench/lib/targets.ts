@@ -8,12 +8,14 @@ import { startServer } from './processes.js';
 /**
  * The service as `npm start` runs it (built JS, its V8 flags), with the rate limit off: the bench is
  * one client IP. STORE=memory unless the env names a store; a SQLite store gets a fresh DATA_DIR,
- * removed when the service stops, unless the env names one.
+ * removed when the service stops, unless the env names one. `checkout` runs another built copy of
+ * the service on this bench's Node and cores: BENCH_CHECKOUT for every suite's service, or
+ * BENCH_AGAINST beside this one in the ingestion suite (bench/suites/ingestion.ts).
  */
-export async function startService(env: Record<string, string> = {}, nodeOptions: string[] = [], onStdout?: (line: string) => void): Promise<ServerProcess> {
+export async function startService(env: Record<string, string> = {}, nodeOptions: string[] = [], onStdout?: (line: string) => void, checkout = process.env.BENCH_CHECKOUT ?? '.'): Promise<ServerProcess> {
   const ownDataDir = env.STORE === 'sqlite' && env.DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'kyc-bench-')) : undefined;
   const server = await startServer(
-    [process.execPath, ...SERVICE_NODE_FLAGS, ...nodeOptions, 'dist/src/main.js'],
+    [process.execPath, ...SERVICE_NODE_FLAGS, ...nodeOptions, join(checkout, 'dist/src/main.js')],
     {
       RATE_LIMIT_PER_MINUTE: '0',
       STORE: 'memory',
