@@ -29,7 +29,7 @@ export const eventRouteDocs: RouteDoc[] = [
     path: EVENTS_PATH,
     tag: 'sdk',
     summary:
-      'Ingest an SDK event; answers once the session holds it. Identity values in any field are masked on arrival (README: Privacy). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}. Past SESSION_MAX_BYTES older data gives way and the answer warns `session_budget_exceeded`.',
+      'Ingest an SDK event; answers once the session holds it. Identity values in any field are masked on arrival (docs/privacy.md). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}. Past SESSION_MAX_BYTES older data gives way and the answer warns `session_budget_exceeded`.',
     body: EventInSchema,
     bodyExamples: EVENT_EXAMPLES,
     responses: {
