@@ -49,6 +49,8 @@ const WB = '(?<![\\p{L}\\p{M}\\p{N}])';
 const WE = '(?![\\p{L}\\p{M}\\p{N}])';
 /** Between two groups of a value: a space, or a dash, dot, slash or underscore with a space either side or none. */
 const GROUP = '(?: ?[-._/] ?| )';
+/** Between the characters of a value spelled out: a space, or a dash or dot with a space either side or none. */
+const SPELLED = '(?: ?[-.] ?| )';
 const MONTHS =
   'jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|october|november|december|' +
   'जनवरी|फ़रवरी|फरवरी|मार्च|अप्रैल|मई|जून|जुलाई|अगस्त|सितंबर|सितम्बर|अक्टूबर|अक्तूबर|नवंबर|नवम्बर|दिसंबर|दिसम्बर';
@@ -211,6 +213,8 @@ export const DETECTORS: readonly Detector[] = [
   /** Aadhaar, VID, phone, card and account numbers, and any other run of digits long enough to be an identifier. */
   { kind: 'number', minDigits: 9, minLength: 9, pattern: new RegExp(`${B}\\+?\\d(?:${GROUP}?\\d){8,40}${E}`, 'g'), classify: classifyDigits },
   { kind: 'pan', minDigits: 4, minLength: 10, pattern: new RegExp(`${B}[A-Z]{5}${GROUP}?\\d{4}${GROUP}?[A-Z]${E}`, 'gi') },
+  /** A PAN spelled out, a character at a time: `A B C D E 1 2 3 4 F`, `a-b-c-d-e-1-2-3-4-f` (digits said in words read as digits). */
+  { kind: 'pan', minDigits: 4, minLength: 10, pattern: new RegExp(`${B}[A-Z](?:${SPELLED}[A-Z]){4}${SPELLED}\\d(?:${SPELLED}?\\d){3}${SPELLED}[A-Z]${E}`, 'gi') },
   { kind: 'voter_id', minDigits: 7, minLength: 10, pattern: new RegExp(`${B}[A-Z]{3}\\d{7}${E}`, 'gi') },
   { kind: 'passport', minDigits: 7, minLength: 8, pattern: new RegExp(`${B}[A-Z]\\d{7}${E}`, 'gi') },
   { kind: 'ifsc', minDigits: 1, minLength: 11, pattern: new RegExp(`${B}[A-Z]{4}0[A-Z0-9]{6}${E}`, 'gi') },
@@ -457,8 +461,9 @@ export function mayHoldIdentity(text: string, otpContext = false): boolean {
   for (let i = 0; i < length; i += 1) {
     const code = text.charCodeAt(i);
     if ((code >= 48 && code <= 57) || code === 64 || code > 127) return true;
-    // Words said as a number are spaced, or joined by dashes or commas ("nine-eight-seven").
-    if (code === 32 || code === 45 || code === 44 || code === 9 || code === 10) spaced = true;
+    // Words said as a number are spaced, or joined by dashes or commas ("nine-eight-seven"); an
+    // address disguised with a bracketed "at" needs no space at all ("meera[at]gmail[dot]com").
+    if (code === 32 || code === 45 || code === 44 || code === 9 || code === 10 || code === 91 || code === 40 || code === 123 || code === 60) spaced = true;
   }
   return spaced && WORD_CUE.test(text);
 }

@@ -29,9 +29,13 @@ export interface IdentityValue {
   secret?: string;
 }
 
+/** A PAN as typed (whole, grouped 5-4-1, in lower case) or spelled a character at a time (`A B C D E 1 2 3 4 F`). */
 const pan = fc
-  .tuple(uppers(5), digits(4), upper, fc.boolean(), fc.constantFrom('', ' ', '-', '.', '_'))
-  .map(([a, b, c, lower, sep]) => (lower ? `${a}${sep}${b}${sep}${c}`.toLowerCase() : `${a}${sep}${b}${sep}${c}`));
+  .tuple(uppers(5), digits(4), upper, fc.boolean(), fc.constantFrom('', ' ', '-', '.', '_'), fc.constantFrom(undefined, ' ', '-', ' - '))
+  .map(([a, b, c, lower, sep, spelled]) => {
+    const written = spelled === undefined ? `${a}${sep}${b}${sep}${c}` : [...`${a}${b}${c}`].join(spelled);
+    return lower ? written.toLowerCase() : written;
+  });
 
 const aadhaar = fc.tuple(fc.constantFrom(...'23456789'), digits(10), fc.constantFrom('', ' ', '-', '.', '/')).map(([first, rest, sep]) => {
   const number = withVerhoeff(`${first}${rest}`);
