@@ -134,7 +134,34 @@ export function clientMaskHolds(hint: string): boolean {
   let digits = 0;
   for (const char of hint) if (HAS_DIGIT.test(char)) digits += 1;
   if (digits > MAX_KEPT_DIGITS) return false;
-  return MASK_CHARACTER.test(hint) || MACHINE_VALUE.test(hint.trim()) || shapeOf(hint).letters + digits <= MAX_KEPT_DIGITS;
+  if (MACHINE_VALUE.test(hint.trim())) return true;
+  if (!MASK_CHARACTER.test(hint)) return shapeOf(hint).letters + digits <= MAX_KEPT_DIGITS;
+  const kept = keptCharacters(hint);
+  return kept.longestRun <= MAX_KEPT_RUN && kept.total <= MAX_KEPT_CHARACTERS;
+}
+
+/**
+ * The most a deployed SDK's mask leaves readable (docs/privacy.md, "What `masked: true` means"):
+ * four characters in a row (`ABCD****`, `******3210`, `Mee***`) and six in all (a three-word name
+ * kept first and last letter of each word: `V*****a R****a R*o`). `ABCDE****` shows more.
+ */
+const MAX_KEPT_RUN = 4;
+const MAX_KEPT_CHARACTERS = 6;
+const MASK_RUNS = /[*•●∙·#×✱]+|[xX]{2,}/gu;
+const READABLE_RUN = /[\p{L}\p{N}]+/gu;
+
+/** What a mask leaves readable, before an e-mail's domain (the SDKs keep `@gmail.com`, which names nobody). */
+function keptCharacters(hint: string): { total: number; longestRun: number } {
+  const at = hint.indexOf('@');
+  const local = (at >= 0 ? hint.slice(0, at) : hint).replace(MASK_RUNS, ' ');
+  let total = 0;
+  let longestRun = 0;
+  for (const [run] of local.matchAll(READABLE_RUN)) {
+    const length = [...run].length;
+    total += length;
+    longestRun = Math.max(longestRun, length);
+  }
+  return { total, longestRun };
 }
 
 /**

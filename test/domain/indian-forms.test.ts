@@ -90,13 +90,17 @@ describe('a hint sent as masked is verified', () => {
     ['Meera Nair'],
     ['98765'],
     ['12 34 56 78'],
+    ['ABCDE****'],
+    ['Meera N***'],
+    ['AB*DE12*4F'],
+    ['meera.nair***@gmail.com'],
   ])('%s with masked: true is masked again by the server', (hint) => {
     const out = redactHint({ hint, masked: true, componentType: 'text_input', pattern: undefined });
     expect(out?.masked_by).toBe('server');
     expect(out?.hint).not.toBe(hint);
   });
 
-  it.each([['******3210'], ['j***@domain.com'], ['ABCD****'], ['XXXX XXXX 9012'], ['•••• 4321'], ['redacted'], ['file_uploaded']])('%s with masked: true is kept as the client masked it', (hint) => {
+  it.each([['******3210'], ['j***@domain.com'], ['mee***@gmail.com'], ['ABCD****'], ['XXXX XXXX 9012'], ['•••• 4321'], ['M***a N**r'], ['Mee***'], ['V*****a R****a R*o'], ['redacted'], ['file_uploaded']])('%s with masked: true is kept as the client masked it', (hint) => {
     expect(redactHint({ hint, masked: true, componentType: 'text_input', pattern: undefined })).toBeUndefined();
   });
 });
