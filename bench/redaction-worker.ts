@@ -9,7 +9,7 @@
  * runs what ingestion does in process, validation, the pass and the session update.
  */
 import type { SdkEvent } from '../src/domain/sdk-event.js';
-import type { IngestResult } from '../src/machines/session.events.js';
+import type { IngestResult } from '../src/machines/session/events.js';
 
 // The built service (`npm run bench` builds it first), loaded at run time so this file runs on
 // plain node (type stripping) without a loader: under callgrind a loader costs minutes.

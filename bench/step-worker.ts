@@ -22,7 +22,7 @@ import v8 from 'node:v8';
 import type { SimulatedClock } from 'xstate';
 import type { RedactedEvent } from '../src/domain/event-redaction.js';
 import type { AskResult } from '../src/actors/session-host.js';
-import type { IngestResult } from '../src/machines/session.events.js';
+import type { IngestResult } from '../src/machines/session/events.js';
 
 const built = (path: string) => new URL(`../dist/src/${path}`, import.meta.url).href;
 const { redactForIngest } = (await import(built('domain/event-redaction.js'))) as typeof import('../src/domain/event-redaction.js');

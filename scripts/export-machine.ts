@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { exportableConfig } from '../src/machines/machine-export.js';
-import { sessionMachine } from '../src/machines/session.machine.js';
+import { sessionMachine } from '../src/machines/session/machine.js';
 
 const DEFAULT_EXPORT_PATH = 'docs/session-machine.json';
 

@@ -12,7 +12,7 @@ import { createActorSystem } from '../../src/actors/system.js';
 import { actorSystemOptions } from '../../src/actors/system-options.js';
 import type { SessionHost } from '../../src/actors/session-host.js';
 import type { AskResult, Routing } from '../../src/actors/session-host.js';
-import type { Reply, SessionCommand } from '../../src/machines/session.events.js';
+import type { Reply, SessionCommand } from '../../src/machines/session/events.js';
 import { loadConfig } from '../../src/config.js';
 import { sessionKeys } from '../../src/domain/session-key.js';
 import { createApp } from '../../src/http/app.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AssistantCommand } from '../machines/session.events.js';
+import type { AssistantCommand } from '../machines/session/events.js';
 
 /** Who listens to each session's commands (control-plane sockets), keyed by session id so a session's actor may come and go. */
 export class CommandListeners {

@@ -2,7 +2,7 @@ import type { Trace } from '../domain/activity.js';
 import type { IngestChannel } from '../domain/error-window.js';
 import type { IngestInput } from '../domain/event-redaction.js';
 import { jsonStringSize } from '../domain/json-size.js';
-import type { IngestResult } from '../machines/session.events.js';
+import type { IngestResult } from '../machines/session/events.js';
 import type { SessionHost } from './session-host.js';
 import type { AskResult } from './session-host.js';
 

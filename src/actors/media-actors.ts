@@ -3,7 +3,7 @@ import { fromPromise } from 'xstate';
 import type { MediaProvider } from '../integrations/media.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { MediaCallLog } from './media-call-log.js';
-import type { FindAgentInput, IssuedToken, RoomInput, TokenInput } from '../machines/session.machine.js';
+import type { FindAgentInput, IssuedToken, RoomInput, TokenInput } from '../machines/session/voice.js';
 
 export interface MediaObservers {
   metrics: ServiceMetrics;

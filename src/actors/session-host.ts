@@ -1,5 +1,5 @@
-import type { AssistantCommand, Reply, SessionCommand } from '../machines/session.events.js';
-import type { SessionContext } from '../machines/session.machine.js';
+import type { AssistantCommand, Reply, SessionCommand } from '../machines/session/events.js';
+import type { SessionContext } from '../machines/session/context.js';
 import type { SessionListQuery, SessionPage } from './session-listing.js';
 
 /**

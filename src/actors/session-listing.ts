@@ -1,5 +1,5 @@
 import { normaliseStepId } from '../domain/step-id.js';
-import type { SessionContext } from '../machines/session.machine.js';
+import type { SessionContext } from '../machines/session/context.js';
 import type { SummaryQuery, SummaryRow, SummarySelection } from '../store/ports.js';
 
 /**

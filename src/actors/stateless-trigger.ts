@@ -2,7 +2,7 @@ import { mergeSdkConfig } from '../domain/sdk-config.js';
 import type { TriggerDecision } from '../domain/trigger-policy.js';
 import { evaluateTriggerPolicy, triggerActivityPayload } from '../domain/trigger-policy.js';
 import type { AppClock } from '../integrations/clock.js';
-import type { TriggerEvaluateCommand } from '../machines/session.events.js';
+import type { TriggerEvaluateCommand } from '../machines/session/events.js';
 import type { ActivityLog } from '../store/ports.js';
 
 export type StatelessTriggerRequest = Omit<TriggerEvaluateCommand, 'type' | 'at' | 'reply'>;

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { AssistantCommand } from '../machines/session.events.js';
+import type { AssistantCommand } from '../machines/session/events.js';
 
 /**
  * What a session tells its client unprompted (control-plane `command` frames), carried to every

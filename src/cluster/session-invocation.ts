@@ -1,8 +1,9 @@
 import type { InspectionEvent, Observer } from 'xstate';
 import { SimulatedClock, createActor } from 'xstate';
 import type { ActivityDraft } from '../domain/activity.js';
-import type { AssistantCommand, Reply, SessionCommand, SessionEmitted } from '../machines/session.events.js';
-import type { SessionMachine, SessionSettings, SessionSnapshot } from '../machines/session.machine.js';
+import type { AssistantCommand, Reply, SessionCommand, SessionEmitted } from '../machines/session/events.js';
+import type { SessionSettings } from '../machines/session/context.js';
+import type { SessionMachine, SessionSnapshot } from '../machines/session/machine.js';
 import type { StoredSession } from '../store/ports.js';
 import { restoredVoice, storedContext, toStored } from '../actors/stored-session.js';
 

@@ -10,15 +10,16 @@ import { storedDamage } from '../actors/stored-session-check.js';
 import type { Routing } from '../actors/session-host.js';
 import type { AgentContextSources } from '../domain/agent-context.js';
 import type { MediaProvider } from '../integrations/media.js';
-import type { Reply, SessionCommand } from '../machines/session.events.js';
-import type { SessionMachine, SessionSettings } from '../machines/session.machine.js';
+import type { Reply, SessionCommand } from '../machines/session/events.js';
+import type { SessionSettings } from '../machines/session/context.js';
+import type { SessionMachine } from '../machines/session/machine.js';
 import type { ActivityLog, StoredSession, SummaryRow } from '../store/ports.js';
 import { StoreUnavailableError } from '../store/ports.js';
 import type { CommandFanout } from './command-fanout.js';
 import type { WireCommand } from './command-wire.js';
 import { fromWireCommand, isWireCommand } from './command-wire.js';
 import { runSessionInvocation, SessionInvocationError } from './session-invocation.js';
-import { withDirectIngest } from '../machines/direct-ingest.js';
+import { withDirectIngest } from '../machines/session/direct-ingest.js';
 
 /** The virtual object's name: also the first segment of its ingress path. */
 export const SESSION_OBJECT = 'KycSession';

@@ -1,5 +1,5 @@
 import type { AskResult, Dependency, SessionHost, SessionView } from '../actors/session-host.js';
-import type { VoiceBusy } from '../machines/session.events.js';
+import type { VoiceBusy } from '../machines/session/events.js';
 import { HttpError } from './http-error.js';
 
 const notFound = (sessionId: string) => new HttpError(404, `session ${sessionId} not found`);

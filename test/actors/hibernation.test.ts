@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { HIBERNATION_STATE, canHibernate, sessionMachine } from '../../src/machines/session.machine.js';
+import { sessionMachine } from '../../src/machines/session/machine.js';
+import { canHibernate, HIBERNATION_STATE } from '../../src/machines/session/persistence.js';
 import type { Harness } from '../support/harness.js';
 import { advance, createHarness, settle } from '../support/harness.js';
 

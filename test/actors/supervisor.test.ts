@@ -3,7 +3,7 @@ import { enqueueActions } from 'xstate';
 import { ingestSdkEvent } from '../../src/actors/ingest.js';
 import { redactForIngest } from '../../src/domain/event-redaction.js';
 import { EventInSchema } from '../../src/domain/sdk-event.js';
-import { sessionMachine } from '../../src/machines/session.machine.js';
+import { sessionMachine } from '../../src/machines/session/machine.js';
 import { advance, createHarness, settle } from '../support/harness.js';
 
 const HOUR = 3_600_000;

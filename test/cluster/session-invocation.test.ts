@@ -4,9 +4,9 @@ import { fromPromise } from 'xstate';
 import { runSessionInvocation } from '../../src/cluster/session-invocation.js';
 import { fromWireCommand, isWireCommand, toWireCommand } from '../../src/cluster/command-wire.js';
 import type { AgentContextSources } from '../../src/domain/agent-context.js';
-import type { IngestResult, SessionCommand, TriggerEvaluateCommand } from '../../src/machines/session.events.js';
-import type { SessionSettings } from '../../src/machines/session.machine.js';
-import { sessionMachine } from '../../src/machines/session.machine.js';
+import type { IngestResult, SessionCommand, TriggerEvaluateCommand } from '../../src/machines/session/events.js';
+import type { SessionSettings } from '../../src/machines/session/context.js';
+import { sessionMachine } from '../../src/machines/session/machine.js';
 import type { StoredSession } from '../../src/store/ports.js';
 
 /** The adapter's pieces that need no Restate server: one invocation of the machine, and the command's wire form. */

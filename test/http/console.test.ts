@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AnyStateNode } from 'xstate';
 import { ACTIVITY_KINDS } from '../../src/domain/activity.js';
-import { sessionMachine } from '../../src/machines/session.machine.js';
+import { sessionMachine } from '../../src/machines/session/machine.js';
 import { createHarness, serve } from '../support/harness.js';
 import { SseTestClient } from '../support/sse-client.js';
 import type { LiveKitStandIn } from '../support/livekit-stand-in.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { createMachine } from 'xstate';
 import { exportableConfig } from '../../src/machines/machine-export.js';
-import { sessionMachine } from '../../src/machines/session.machine.js';
+import { sessionMachine } from '../../src/machines/session/machine.js';
 
 const run = promisify(execFile);
 

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { criticalStepKeys } from '../../src/domain/critical-steps.js';
 import { DEFAULT_SDK_CONFIG } from '../../src/domain/sdk-config.js';
 import { loadKnowledgeBase } from '../../src/integrations/knowledge-base.js';
-import { sessionMachine } from '../../src/machines/session.machine.js';
+import { sessionMachine } from '../../src/machines/session/machine.js';
 import type { RunningServer } from '../../src/http/server.js';
 import type { Harness } from '../support/harness.js';
 import { START_TIME, createHarness, serve } from '../support/harness.js';

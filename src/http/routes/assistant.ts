@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { PopupDecision } from '../../domain/popup.js';
-import type { SurfacesDecision } from '../../machines/session.events.js';
+import type { SurfacesDecision } from '../../machines/session/events.js';
 import { replyOrThrow } from '../ask.js';
 import { clientIdHeader } from '../client-id.js';
 import type { AppDeps } from '../deps.js';

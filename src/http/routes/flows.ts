@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { flowProgress, flowSteps, stepFacts } from '../../domain/flow.js';
-import type { FlowSetResult } from '../../machines/session.events.js';
+import type { FlowSetResult } from '../../machines/session/events.js';
 import { replyOrThrow, storeUnavailable } from '../ask.js';
 import type { AppDeps } from '../deps.js';
 import { traceFor } from '../request-context.js';

@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { isVoiceActive, sessionReengagement } from '../../machines/session.machine.js';
+import { sessionReengagement } from '../../machines/session/reengagement.js';
+import { isVoiceActive } from '../../machines/session/voice.js';
 import { snapshotOrThrow } from '../ask.js';
 import type { AppDeps } from '../deps.js';
 import type { RouteDoc } from '../route-doc.js';

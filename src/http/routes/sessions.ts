@@ -4,7 +4,7 @@ import { InvalidCursorError } from '../../actors/session-listing.js';
 import { buildAgentContext } from '../../domain/agent-context.js';
 import { SessionId } from '../../domain/sdk-event.js';
 import { isoTime } from '../../integrations/clock.js';
-import { isVoiceActive } from '../../machines/session.machine.js';
+import { isVoiceActive } from '../../machines/session/voice.js';
 import { snapshotOrThrow } from '../ask.js';
 import type { AppDeps } from '../deps.js';
 import { HttpError } from '../http-error.js';

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { isoTime } from '../../integrations/clock.js';
-import { sessionMachine } from '../../machines/session.machine.js';
+import { sessionMachine } from '../../machines/session/machine.js';
 import type { AppDeps } from '../deps.js';
 import type { RouteDoc } from '../route-doc.js';
 import type { ActivityStreamHub } from '../sse/activity-stream-hub.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
-import type { VoiceBusy, VoiceStarted, VoiceStopped } from '../../machines/session.events.js';
+import type { VoiceBusy, VoiceStarted, VoiceStopped } from '../../machines/session/events.js';
 import { replyOrThrow, unlessBusy } from '../ask.js';
 import type { AppDeps } from '../deps.js';
 import { traceFor } from '../request-context.js';

@@ -13,7 +13,7 @@ import { EventInSchema } from '../../domain/sdk-event.js';
 import type { SessionKeys } from '../../domain/session-key.js';
 import { newTraceId } from '../../domain/trace.js';
 import type { TriggerDecision } from '../../domain/trigger-policy.js';
-import type { AssistantCommand, SurfacesDecision } from '../../machines/session.events.js';
+import type { AssistantCommand, SurfacesDecision } from '../../machines/session/events.js';
 import { describeIssues } from '../http-error.js';
 import type { ConnectFrame, ControlStateFrame, TriggerEvaluateFrame } from './control-frames.js';
 import {

@@ -1,6 +1,7 @@
 import type { StateNode } from 'xstate';
-import type { SessionMachine } from './session.machine.js';
-import { ingestStep, sessionMachine } from './session.machine.js';
+import type { SessionMachine } from './machine.js';
+import { ingestStep } from './ingest.js';
+import { sessionMachine } from './machine.js';
 
 const INGEST = 'session.ingest';
 

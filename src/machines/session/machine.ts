@@ -1,412 +1,35 @@
+/**
+ * The session machine: `setup()` (its actors, delays, guards and actions) and the four parallel
+ * regions it assembles: voice (start, active, stop with media work), trigger (cooldown), presence
+ * (idle eviction) and reengagement. The rules it applies live beside it: decisions.ts, ingest.ts,
+ * reengagement.ts, persistence.ts.
+ */
 import type { SnapshotFrom } from 'xstate';
 import { and, assign, emit, enqueueActions, fromPromise, not, raise, setup, stateIn } from 'xstate';
-import type { ActivityDraft, ActivityKind, Trace } from '../domain/activity.js';
-import { buildAgentContext } from '../domain/agent-context.js';
-import { CONTEXT_PUSH_EVENTS } from '../domain/agent-notice.js';
-import type { Dropoff } from '../domain/dropoff.js';
-import type { ErrorWindow } from '../domain/error-window.js';
-import { afterEvent, clearedAfterVoice, heldCodes, newErrorWindow, onScreen, prune, restartAfterTrigger, withRequestCodes } from '../domain/error-window.js';
-import type { SessionFlow } from '../domain/flow.js';
-import { flowProgress, flowSteps, stepFacts } from '../domain/flow.js';
-import type { IdleTimer } from '../domain/idle-timer.js';
-import type { PopupDecision } from '../domain/popup.js';
-import { hiddenPopup, popupFor } from '../domain/popup.js';
-import { armIdleTimer, idleForTtl, idleTimerDeadline, rearmIdleTimer } from '../domain/idle-timer.js';
-import type { Reengagement } from '../domain/reengagement.js';
-import { evaluateReengagement } from '../domain/reengagement.js';
-import { mergeSdkConfig } from '../domain/sdk-config.js';
-import { AGENT_EVENT_TYPES } from '../domain/sdk-event.js';
-import type { SessionRecord } from '../domain/session-record.js';
-import { eventActivityPayload, eventPatch, newSessionRecord } from '../domain/session-record.js';
-import { internSchemas } from '../domain/schema-interning.js';
-import type { TriggerDecision } from '../domain/trigger-policy.js';
-import { evaluateTriggerPolicy, triggerActivityPayload } from '../domain/trigger-policy.js';
-import type { TriggerMemory } from '../domain/trigger-suppression.js';
-import { coolDownAfterVoice, newTriggerMemory, rememberPrompt, suppressTrigger, wasPrompted } from '../domain/trigger-suppression.js';
-import type { VoiceDetails } from '../domain/voice-session.js';
-import { NO_VOICE, VoiceWarning, participantIdentity, roomName } from '../domain/voice-session.js';
-import type {
-  IngestResult,
-  PopupInputs,
-  SessionCommand,
-  SessionEmitted,
-  TriggerEvaluateCommand,
-  VoiceCommand,
-  VoiceStartCommand,
-  VoiceStopCommand,
-} from './session.events.js';
-
-export interface SessionSettings {
-  /** `integration.schema_registry`: when off, screen schemas are neither stored nor announced. */
-  schemaRegistry: boolean;
-  /** Lower-cased screen ids that count as critical for the trigger policy (`CRITICAL_STEPS`). */
-  criticalSteps: string[];
-  /** Media credentials are configured; when not, a start makes no media calls (placeholder token). */
-  mediaReady: boolean;
-  mediaRoomPrefix: string;
-  reengagementInactivitySeconds: number;
-  /** SESSION_IDLE_TTL_SECONDS in milliseconds: an inactive session untouched this long is evicted. */
-  idleTtlMs: number;
-  /** SESSION_MAX_BYTES: what the session record may hold (see `withinBudget`). */
-  sessionMaxBytes: number;
-  /** VOICE_SILENCE_TIMEOUT_SECONDS in milliseconds: an active voice session not heard from this long ends. */
-  voiceSilenceMs: number;
-}
-
-export interface SessionInput {
-  sessionId: string;
-  at: number;
-  settings: SessionSettings;
-  /** The context of a session brought back from the store (see `persistedContext`). */
-  restored?: PersistedContext | undefined;
-}
-
-/**
- * What the store keeps of a context: everything but the settings (given again at start) and the
- * replies waiting on media work (a restart has no one to answer). Fields are kept generically,
- * so a field added to the context is kept without touching the store.
- */
-export type PersistedContext = Omit<SessionContext, 'settings' | 'voiceWork'>;
-
-/** Sent by the supervisor right after a session restored from the store starts: re-arms its timers. */
-export interface SessionRestore {
-  type: 'session.restore';
-  at: number;
-  /** The voice region to return to: an active voice session stays active. */
-  voice: 'inactive' | 'active';
-}
-
-/** A start being carried out: the command it answers and what degraded so far. */
-interface StartWork {
-  command: VoiceStartCommand;
-  resumed: boolean;
-  identity: string;
-  warnings: string[];
-  /** The room could not be created, so the token carries the agent dispatch. */
-  dispatchViaToken: boolean;
-}
-
-interface StopWork {
-  command: VoiceStopCommand;
-  warnings: string[];
-  /** Ended by the silence check, not by a client: seconds since the call was last heard from. */
-  silentSeconds?: number;
-}
-
-/** The trace of an expiry for a session stored before the silence check kept its start's. */
-const RESTORED_TRACE: Trace = Object.freeze({ trace_id: 'restored', request_id: 'restored' });
-
-/** Replies wait here while media calls run; never shown, and gone once answered. */
-interface VoiceWork {
-  start: StartWork | null;
-  stop: StopWork | null;
-  /** Voice commands that arrived while starting or stopping, replayed in order once settled. */
-  waiting: VoiceCommand[];
-}
-
-interface ReengagementTimer {
-  armed_at: number;
-  trace: Trace;
-}
-
-/**
- * While voice is active: when the call was last heard from (the start or a resume, the agent's
- * context fetch or its telemetry), and the check armed on it, as the idle timer does (a sign of
- * life only notes its time; the check re-arms for what remains). The trace is the start's.
- */
-export interface VoiceSilence extends IdleTimer {
-  alive_at: number;
-  trace: Trace;
-}
-
-export interface SessionContext extends SessionRecord {
-  settings: SessionSettings;
-  /** When a command last reached the session, and the idle-eviction timer now armed. */
-  last_touched_at: number;
-  idle_timer: IdleTimer;
-  trigger: TriggerMemory;
-  voice: VoiceDetails;
-  voiceWork: VoiceWork;
-  /** Set while the reengagement timer runs (the deadline is `armed_at` + the inactivity setting). */
-  reengagement: ReengagementTimer | null;
-  /** Failures on the current screen, counted by repeated_errors and popups. */
-  errors: ErrorWindow;
-  flow: SessionFlow | null;
-  /** No popup before this time (assistant_prompt_cooldown_seconds after the last one shown). */
-  popup_cooldown_until: number | null;
-  dropoff: Dropoff | null;
-  /** The engagement under way or last run; a new start (not a resume) replaces it. */
-  assistant_invocation_id: string | null;
-  /** Armed while voice is active; absent in sessions stored before it, then armed on restore. */
-  voice_silence?: VoiceSilence | null;
-}
-
-/** Internal: a trigger fired, so the trigger region cools down for `cooldownMs`. */
-type TriggerFired = { type: 'trigger.fired'; cooldownMs: number };
-
-/** Inputs and outputs of the media actors provided at bootstrap. */
-export interface RoomInput {
-  room: string;
-  sessionId: string;
-}
-export interface FindAgentInput {
-  room: string;
-  preferredId: string | null;
-}
-export interface TokenInput {
-  room: string;
-  identity: string;
-  sessionId: string;
-  dispatchAgent: boolean;
-}
-export interface IssuedToken {
-  token: string;
-  url: string;
-  expires_in_sec: number;
-}
-
-/**
- * Voice commands that may wait behind the one in progress. Each waiting start can make three
- * media calls, so this bounds both memory and how long a request can wait (see system.ts).
- */
-export const MAX_WAITING_VOICE_COMMANDS = 2;
-
-/** Shared by every session with no voice work under way: updates replace it, never mutate it. */
-const NO_VOICE_WORK: VoiceWork = Object.freeze({ start: null, stop: null, waiting: Object.freeze([]) as unknown as VoiceCommand[] });
-
-/** Internal: an SDK event from the user (not agent telemetry) arrived. */
-type UserActivity = { type: 'user.activity'; at: number };
-type ReengagementArm = { type: 'reengagement.arm'; at: number; trace: Trace };
-type ReengagementCancel = { type: 'reengagement.cancel' };
+import { buildAgentContext } from '../../domain/agent-context.js';
+import type { Dropoff } from '../../domain/dropoff.js';
+import { clearedAfterVoice, onScreen } from '../../domain/error-window.js';
+import type { SessionFlow } from '../../domain/flow.js';
+import { flowProgress, flowSteps, stepFacts } from '../../domain/flow.js';
+import { idleForTtl, idleTimerDeadline, rearmIdleTimer } from '../../domain/idle-timer.js';
+import { mergeSdkConfig } from '../../domain/sdk-config.js';
+import { coolDownAfterVoice } from '../../domain/trigger-suppression.js';
+import type { VoiceDetails } from '../../domain/voice-session.js';
+import { VoiceWarning, participantIdentity } from '../../domain/voice-session.js';
+import type { SessionContext, SessionInput, SessionMachineEvent, VoiceSilence } from './context.js';
+import { activity, currentRoom, newContext } from './context.js';
+import type { HoldBack } from './decisions.js';
+import { decidePopup, decideTrigger } from './decisions.js';
+import type { SessionEmitted, VoiceStopCommand } from './events.js';
+import { ingestStep } from './ingest.js';
+import { restoredContext } from './persistence.js';
+import { reengagementDeadline, sessionReengagement } from './reengagement.js';
+import type { FindAgentInput, IssuedToken, RoomInput, TokenInput } from './voice.js';
+import { MAX_WAITING_VOICE_COMMANDS } from './voice.js';
 
 const unprovided = () => Promise.reject(new Error('media actors are provided at bootstrap'));
 
-const activity = (context: SessionContext, kind: ActivityKind, at: number, trace: Trace, payload: Record<string, unknown>): SessionEmitted => ({
-  type: 'activity',
-  draft: { kind, at, session_id: context.session_id, user_id: context.user_id, trace, payload } satisfies ActivityDraft,
-});
-
-const currentRoom = (context: SessionContext): string => roomName(context.settings.mediaRoomPrefix, context.session_id);
 const roomInput = ({ context }: { context: SessionContext }): RoomInput => ({ room: currentRoom(context), sessionId: context.session_id });
-
-/** The reengagement rule (docs/decisions/0003-reengagement.md) applied to this session at `now`. */
-export function sessionReengagement(context: SessionContext, voiceActive: boolean, now: number): Reengagement {
-  return evaluateReengagement({
-    now,
-    lastUserActivityAt: context.last_user_activity_at ?? context.created_at,
-    voiceActive,
-    hadVoiceSession: context.voice.started_at !== null,
-    inactivityThresholdSeconds: context.settings.reengagementInactivitySeconds,
-    dropoff: context.dropoff,
-  });
-}
-
-function newContext(input: SessionInput): SessionContext {
-  return {
-    ...newSessionRecord(input.sessionId, input.at),
-    settings: input.settings,
-    last_touched_at: input.at,
-    idle_timer: armIdleTimer(input.at, input.settings.idleTtlMs),
-    trigger: newTriggerMemory(),
-    voice: NO_VOICE,
-    voiceWork: NO_VOICE_WORK,
-    reengagement: null,
-    errors: newErrorWindow(),
-    flow: null,
-    popup_cooldown_until: null,
-    dropoff: null,
-    assistant_invocation_id: null,
-    voice_silence: null,
-  };
-}
-
-export function persistedContext(context: SessionContext): PersistedContext {
-  const { settings: _settings, voiceWork: _voiceWork, ...kept } = context;
-  return kept;
-}
-
-/**
- * A context brought back from the store. Its idle check keeps its original deadline (one already
- * past fires at once); the other timers are re-armed from their deadlines by `session.restore`,
- * since a persisted snapshot keeps no pending `after` timers.
- */
-export function restoredContext(restored: PersistedContext, settings: SessionSettings, at: number): SessionContext {
-  const deadline = idleTimerDeadline(restored.idle_timer);
-  return {
-    ...restored,
-    schemas: internSchemas(restored.schemas),
-    settings,
-    voiceWork: NO_VOICE_WORK,
-    idle_timer: { armed_at: at, delay_ms: Math.max(0, deadline - at) },
-    voice_silence: restoredSilence(restored, settings, at),
-  };
-}
-
-/**
- * The silence check of a restored session keeps its deadline (one already past checks at once).
- * A session stored with voice running before the check existed gets one from the restore.
- */
-function restoredSilence(restored: PersistedContext, settings: SessionSettings, at: number): VoiceSilence | null {
-  const silence = restored.voice_silence;
-  if (silence) return { ...silence, armed_at: at, delay_ms: Math.max(0, idleTimerDeadline(silence) - at) };
-  const voiceRan = restored.voice.started_at !== null && restored.voice.stopped_at === null;
-  return voiceRan ? { armed_at: at, delay_ms: settings.voiceSilenceMs, alive_at: at, trace: RESTORED_TRACE } : null;
-}
-
-type HoldBack = 'assistant_active' | 'cooldown' | null;
-
-
-type Evaluation = Omit<TriggerEvaluateCommand, 'type' | 'reply'>;
-
-/** The session's error window for the evaluated screen, as it stands at the evaluation's time. */
-function currentErrors(context: SessionContext, screen: string | null | undefined, at: number, windowSeconds: number): ErrorWindow {
-  return prune(onScreen(context.errors, screen), at, windowSeconds * 1000);
-}
-
-interface TriggerOutcome {
-  decision: TriggerDecision;
-  patch: Partial<SessionContext>;
-  emitted: SessionEmitted[];
-  cooldownMs: number;
-}
-
-/**
- * Decisions 4 in the session: the request's signals, its error codes counted together with the
- * failures the session holds for the screen (one failure reported both ways counts once), then
- * the suppressions.
- */
-function decideTrigger(context: SessionContext, command: Evaluation, holdBack: HoldBack): TriggerOutcome {
-  const { at } = command;
-  const identity = { user_id: context.user_id ?? command.user_id, client_id: context.client_id ?? command.client_id };
-  const clientId = identity.client_id ?? command.header_client_id;
-  const config = mergeSdkConfig(command.sdk_overrides, clientId);
-  const screen = command.signals.screen ?? context.screen ?? undefined;
-  const signals = { ...command.signals, screen };
-  let errors = withRequestCodes(currentErrors(context, screen, at, config.thresholds.error_window_seconds), command.signals.errors ?? [], at);
-  const matched = evaluateTriggerPolicy({ ...signals, errors: heldCodes(errors) }, { config, criticalSteps: context.settings.criticalSteps, schemas: context.schemas });
-  const decision = suppressTrigger(matched, {
-    assistantActive: holdBack === 'assistant_active',
-    cooldownRemainingMs: holdBack === 'cooldown' ? (context.trigger.cooldown_until ?? at) - at : undefined,
-    alreadyPrompted: !config.features.allow_multiple_assistant_prompt && wasPrompted(context.trigger, screen),
-  });
-  const patch: Partial<SessionContext> = { ...identity, updated_at: at };
-  const emitted: SessionEmitted[] = [];
-  let cooldownMs = 0;
-  if (decision.trigger) {
-    cooldownMs = config.thresholds.min_trigger_interval_seconds * 1000;
-    const trigger = rememberPrompt(context.trigger, screen, at, cooldownMs);
-    errors = restartAfterTrigger(errors, at, trigger.cooldown_until);
-    Object.assign(patch, { last_trigger_at: at, trigger });
-    emitted.push({
-      type: 'command',
-      command: { command: 'suggest_start_voice_agent', session_id: context.session_id, payload: { reason: decision.reason, intervention_mode: 'offer' } },
-    });
-  }
-  patch.errors = errors;
-  const payload = { ...triggerActivityPayload(signals, decision, clientId), held_failures: errors.failures.length };
-  emitted.unshift(activity({ ...context, user_id: identity.user_id }, 'trigger', at, command.trace, payload));
-  return { decision, patch, emitted, cooldownMs };
-}
-
-interface PopupOutcome {
-  decision: PopupDecision;
-  patch: Partial<SessionContext>;
-  emitted: SessionEmitted[];
-}
-
-/** The popup decision of the session machine: never during voice, at most one per cooldown. */
-function decidePopup(
-  context: SessionContext,
-  command: Evaluation & PopupInputs,
-  voiceActive: boolean,
-  voiceOffered: boolean,
-): PopupOutcome {
-  const { at } = command;
-  const clientId = context.client_id ?? command.client_id ?? command.header_client_id;
-  const config = mergeSdkConfig(command.sdk_overrides, clientId);
-  const screen = command.signals.screen ?? context.screen ?? null;
-  let decision: PopupDecision;
-  let patch: Partial<SessionContext> = {};
-  const emitted: SessionEmitted[] = [];
-  if (!command.popups_enabled) decision = hiddenPopup('disabled');
-  else if (voiceActive) decision = hiddenPopup('assistant_active');
-  else if (voiceOffered) decision = hiddenPopup('voice_offered');
-  else {
-    const errors = currentErrors(context, screen, at, config.thresholds.error_window_seconds);
-    const idleSince = context.last_user_activity_at ?? context.created_at;
-    const candidate = popupFor({
-      now: at,
-      screen,
-      errors,
-      idleSeconds: command.signals.idle_seconds ?? Math.max(0, (at - idleSince) / 1000),
-      criticalSteps: context.settings.criticalSteps,
-      schemas: context.schemas,
-      knowledgeBase: command.knowledge_base,
-    });
-    const cooling = context.popup_cooldown_until !== null && at < context.popup_cooldown_until;
-    if (candidate.show && cooling) {
-      decision = { ...hiddenPopup('cooldown'), retry_after_seconds: Math.max(1, Math.ceil((context.popup_cooldown_until! - at) / 1000)) };
-    } else {
-      decision = candidate;
-    }
-    if (decision.show) {
-      patch = { popup_cooldown_until: at + config.thresholds.assistant_prompt_cooldown_seconds * 1000, updated_at: at };
-      emitted.push({
-        type: 'command',
-        command: { command: 'show_popup', session_id: context.session_id, payload: { message: decision.message!, delay_ms: decision.delay_ms, reason: decision.popup_reason_code } },
-      });
-    }
-  }
-  emitted.unshift(activity(context, 'popup_evaluate', at, command.trace, { screen, decision: { ...decision }, client_id: clientId }));
-  return { decision, patch, emitted };
-}
-
-export type SessionIngest = Extract<SessionCommand, { type: 'session.ingest' }>;
-
-/** What an SDK event does to a session: its next context, what it emits, and the answer. */
-export interface IngestStep {
-  context: SessionContext;
-  emitted: Extract<SessionEmitted, { type: 'activity' | 'agent.notice' }>[];
-  /** The event came from the user, not agent telemetry: an armed reengagement timer restarts. */
-  userActivity: boolean;
-  result: IngestResult;
-}
-
-/** Spec 4.1 in the session: the event applied, the error window moved on, the activity items. */
-export function ingestStep(context: SessionContext, event: SessionIngest): IngestStep {
-  const outcome = eventPatch(context, event.event, { at: event.at, schemaRegistry: context.settings.schemaRegistry, matchHint: event.matchHint, maxBytes: context.settings.sessionMaxBytes, sizes: event.sizes });
-  const userActivity = !AGENT_EVENT_TYPES.has(outcome.stored.event);
-  // The user coming back cancels a registered drop-off.
-  const returned = userActivity && context.dropoff !== null;
-  // One copy of the context with the event's fields; a patch of only those fields measured
-  // worse: XState's assign merges it into its own copy on a slow path (BENCHMARKS.md).
-  const next: SessionContext = {
-    ...context,
-    ...outcome.patch,
-    last_touched_at: event.at,
-    errors: afterEvent(context.errors, outcome.stored, outcome.patch.screen, event.at, event.channel),
-  };
-  // The agent's telemetry is a sign the call is alive.
-  if (!userActivity && context.voice_silence) next.voice_silence = { ...context.voice_silence, alive_at: event.at };
-  if (returned) next.dropoff = null;
-  const item = (kind: ActivityKind, payload: Record<string, unknown>): IngestStep['emitted'][number] => ({
-    type: 'activity',
-    draft: { at: event.at, session_id: context.session_id, user_id: outcome.patch.user_id, trace: event.trace, kind, payload },
-  });
-  const emitted = [item('event', eventActivityPayload(outcome.stored, outcome.warnings, event.channel))];
-  if (returned) emitted.push(item('dropoff_cancelled', { by: 'user_returned' }));
-  if (outcome.schemaPush) emitted.push(item('schema_push', { ...outcome.schemaPush }));
-  // While a call runs, what the user types or fails on is what the agent should hear of now,
-  // not at its next refresh (docs/decisions/0006-the-voice-agents-context.md). Placeholder media has no room to tell.
-  if (context.settings.mediaReady && context.voice_silence && CONTEXT_PUSH_EVENTS.has(outcome.stored.event)) {
-    emitted.push({ type: 'agent.notice', room: currentRoom(context), notice: { type: 'context_updated', session_id: context.session_id, reason: outcome.stored.event, at: event.at } });
-  }
-  return { context: next, emitted, userActivity, result: { ingested_at_ms: event.at, warnings: outcome.warnings } };
-}
-
-/** When the reengagement timer fires, while armed. */
-export const reengagementDeadline = (context: PersistedContext & { settings: SessionSettings }, timer: ReengagementTimer): number =>
-  timer.armed_at + context.settings.reengagementInactivitySeconds * 1000;
 
 /**
  * One KYC user's session. Pure: time arrives on each command (`at`), timers are named
@@ -416,7 +39,7 @@ export const reengagementDeadline = (context: PersistedContext & { settings: Ses
 export const sessionMachine = setup({
   types: {
     context: {} as SessionContext,
-    events: {} as SessionCommand | SessionRestore | TriggerFired | UserActivity | ReengagementArm | ReengagementCancel,
+    events: {} as SessionMachineEvent,
     emitted: {} as SessionEmitted,
     input: {} as SessionInput,
   },
@@ -901,20 +524,3 @@ export const sessionMachine = setup({
 
 export type SessionMachine = typeof sessionMachine;
 export type SessionSnapshot = SnapshotFrom<SessionMachine>;
-
-/**
- * The one state a session may hibernate in: no voice work, no cooldown, no reengagement timer,
- * hence no timer but the idle check, which its context can re-arm. It is also the initial state,
- * so a session brought back from its context alone is where it was.
- */
-export const HIBERNATION_STATE = { voice: 'inactive', trigger: 'ready', presence: 'live', reengagement: 'idle' } as const;
-
-export function canHibernate(snapshot: SessionSnapshot): boolean {
-  return snapshot.status === 'active' && snapshot.matches(HIBERNATION_STATE);
-}
-
-/** Whether a session state value has voice running (starting and stopping count: media is in play). */
-export function isVoiceActive(value: unknown): boolean {
-  const voice = (value as { voice?: unknown } | null)?.voice;
-  return voice !== undefined && voice !== 'inactive';
-}

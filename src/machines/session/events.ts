@@ -1,14 +1,14 @@
-import type { AgentNotice } from '../domain/agent-notice.js';
-import type { ActivityDraft, Trace } from '../domain/activity.js';
-import type { AgentContext, AgentContextSources } from '../domain/agent-context.js';
-import type { FlowProgress, SessionFlow } from '../domain/flow.js';
-import type { KnowledgeBase } from '../domain/kyc-knowledge.js';
-import type { PopupDecision } from '../domain/popup.js';
-import type { SdkConfigOverrides } from '../domain/sdk-config.js';
-import type { IngestChannel } from '../domain/error-window.js';
-import type { EventSizes, RedactedEvent } from '../domain/event-redaction.js';
-import type { HintMatcher } from '../domain/session-record.js';
-import type { TriggerDecision, TriggerSignals } from '../domain/trigger-policy.js';
+import type { AgentNotice } from '../../domain/agent-notice.js';
+import type { ActivityDraft, Trace } from '../../domain/activity.js';
+import type { AgentContext, AgentContextSources } from '../../domain/agent-context.js';
+import type { FlowProgress, SessionFlow } from '../../domain/flow.js';
+import type { KnowledgeBase } from '../../domain/kyc-knowledge.js';
+import type { PopupDecision } from '../../domain/popup.js';
+import type { SdkConfigOverrides } from '../../domain/sdk-config.js';
+import type { IngestChannel } from '../../domain/error-window.js';
+import type { EventSizes, RedactedEvent } from '../../domain/event-redaction.js';
+import type { HintMatcher } from '../../domain/session-record.js';
+import type { TriggerDecision, TriggerSignals } from '../../domain/trigger-policy.js';
 
 /**
  * The session actor's catalogue of commands and emissions. Commands that HTTP waits on carry
