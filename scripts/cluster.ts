@@ -6,9 +6,10 @@ import { startLocalCluster } from './cluster/local-cluster.js';
 import type { RedisServer } from './cluster/redis-server.js';
 import { startRedis } from './cluster/redis-server.js';
 
-const USAGE = `npm run cluster [-- --fresh] [--data-dir DIR] [--processes N] [--port PORT]
+const USAGE = `npm run cluster [-- --fresh] [--data-dir DIR] [--processes N] [--port PORT] [--restate-nodes N]
 
-Starts, all on 127.0.0.1: redis-server, a Restate server, N service processes (the built service,
+Starts, all on 127.0.0.1: redis-server, a Restate server (or with --restate-nodes 3, a replicated
+cluster of three), N service processes (the built service,
 dist/src/main.js) and a round-robin proxy in front of them. Sessions, activity, the request-signing
 key and the digest secret are kept in the data directory (default ./data/cluster) and found again
 by the next run; --fresh deletes it first. Ctrl-C stops every process it started.
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
       'data-dir': { type: 'string' },
       processes: { type: 'string' },
       port: { type: 'string' },
+      'restate-nodes': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -33,6 +35,8 @@ async function main(): Promise<void> {
   const processes = Number(values.processes ?? process.env.CLUSTER_PROCESSES ?? '2');
   const frontPort = Number(values.port ?? process.env.CLUSTER_PORT ?? '8090');
   if (!Number.isInteger(processes) || processes < 1 || processes > 8) throw new Error('--processes (CLUSTER_PROCESSES): must be 1-8');
+  const restateNodes = Number(values['restate-nodes'] ?? '1');
+  if (!Number.isInteger(restateNodes) || restateNodes < 1 || restateNodes === 2 || restateNodes > 5) throw new Error('--restate-nodes: must be 1, or 3-5 (a replicated cluster keeps two copies: it needs three nodes to lose one)');
   if (!Number.isInteger(frontPort) || frontPort < 1 || frontPort > 65_535) throw new Error('--port (CLUSTER_PORT): must be a port number');
   const dataDir = resolve(values['data-dir'] ?? process.env.CLUSTER_DATA_DIR ?? join('data', 'cluster'));
   if (values.fresh) rmSync(dataDir, { recursive: true, force: true });
@@ -50,10 +54,10 @@ async function main(): Promise<void> {
     redis = await startRedis({ dir: redisDir });
     redisUrl = redis.url;
   }
-  process.stdout.write(`starting Restate, ${processes} service processes and the proxy (data: ${dataDir}, log: ${logFile})\n`);
+  process.stdout.write(`starting Restate (${restateNodes} node${restateNodes > 1 ? 's' : ''}), ${processes} service processes and the proxy (data: ${dataDir}, log: ${logFile})\n`);
   let cluster;
   try {
-    cluster = await startLocalCluster({ redisUrl, processes, frontPort, logFile, dataDir, built: true });
+    cluster = await startLocalCluster({ redisUrl, processes, frontPort, logFile, dataDir, built: true, restateNodes });
   } catch (error) {
     await redis?.stop();
     throw error;
@@ -64,7 +68,12 @@ async function main(): Promise<void> {
       `cluster up: point clients at ${cluster.url}`,
       `  e.g. curl ${cluster.url}/health/ready   or   npm run simulate -- --url ${cluster.url}`,
       ...cluster.processes.map((service) => `  service process pid ${service.pid}: http://127.0.0.1:${service.port} (Restate endpoint 127.0.0.1:${service.endpointPort}, signed calls only)`),
-      `  Restate server pid ${cluster.restate.pid}: ingress ${cluster.restate.ingressUrl} admin ${cluster.restate.adminUrl} (loopback only)`,
+      ...cluster.restate.nodes.map(
+        (node) => `  Restate node ${node.name} pid ${node.pid}: ingress :${node.ports.ingress} admin :${node.ports.admin} node-to-node :${node.ports.node} (loopback only)`,
+      ),
+      ...(cluster.restate.nodes.length > 1
+        ? [`  Restate through any node: ingress ${cluster.restate.ingressUrl} admin ${cluster.restate.adminUrl}; each node's restate.toml in ${join(dataDir, 'restate-cluster')}`]
+        : []),
       redis ? `  redis-server pid ${redis.pid}: ${redis.url} (AOF in ${redis.dir})` : `  Redis: ${redisUrl} (not started here)`,
       `  request-signing key: ${cluster.signing.privateKeyFile} (public ${cluster.signing.publicKey})`,
       `  try: kill -9 <a service pid>, and every journey still completes through the proxy`,

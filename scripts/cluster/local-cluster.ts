@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './redis-server.js';
 import type { RestateServer } from './restate-server.js';
-import { startRestateServer } from './restate-server.js';
+import { startRestateCluster, startRestateServer } from './restate-server.js';
 import type { SigningKey } from './request-signing.js';
 import { ensureSigningKey } from './request-signing.js';
 import type { Proxy } from './round-robin.js';
@@ -52,6 +52,8 @@ export interface LocalClusterOptions {
   dataDir?: string;
   /** Run the built service (`dist/src/main.js`, `npm run build` first) instead of the sources through tsx. */
   built?: boolean;
+  /** Restate nodes: 1 (the default), or a replicated cluster of 3 or more (docs/cluster.md, Production). */
+  restateNodes?: number;
 }
 
 interface KeptPorts {
@@ -67,13 +69,32 @@ function keptSecret(dir: string): string {
   return readFileSync(file, 'utf8').trim();
 }
 
-/** Restate's ports as kept in `dir`, or free ones, then kept: a node started again on its data keeps its address. */
-async function restatePorts(dir: string): Promise<KeptPorts> {
-  const file = join(dir, 'restate-ports.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as KeptPorts;
-  const ports = { ingress: await freePort(), admin: await freePort(), node: await freePort() };
-  writeFileSync(file, JSON.stringify(ports));
+/** Restate's ports as kept in `dir/file`, or free ones, then kept: a node started again on its data keeps its address. */
+async function keptPorts<T>(dir: string, file: string, fresh: () => Promise<T>): Promise<T> {
+  const path = join(dir, file);
+  if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as T;
+  const ports = await fresh();
+  writeFileSync(path, JSON.stringify(ports));
   return ports;
+}
+const nodePorts = async (): Promise<KeptPorts> => ({ ingress: await freePort(), admin: await freePort(), node: await freePort() });
+
+/** One Restate server (data in `dataDir/restate`), or a replicated cluster (each node's data and restate.toml in `dataDir/restate-cluster/restate-N`). */
+async function startRestate(dataDir: string, nodes: number, signing: SigningKey, logFile: string | undefined): Promise<RestateServer> {
+  const logged = logFile ? { logFile } : {};
+  if (nodes === 1) {
+    mkdirSync(join(dataDir, 'restate'), { recursive: true });
+    return startRestateServer(await keptPorts(dataDir, 'restate-ports.json', nodePorts), { dataDir: join(dataDir, 'restate'), signingKeyFile: signing.privateKeyFile, ...logged });
+  }
+  const clusterDir = join(dataDir, 'restate-cluster');
+  mkdirSync(clusterDir, { recursive: true });
+  const kept = await keptPorts(clusterDir, 'ports.json', async () => {
+    const each: KeptPorts[] = [];
+    for (let index = 0; index < nodes; index += 1) each.push(await nodePorts());
+    return { nodes: each, front: { ingress: await freePort(), admin: await freePort() } };
+  });
+  if (kept.nodes.length !== nodes) throw new Error(`${clusterDir} holds a cluster of ${kept.nodes.length} Restate nodes, not ${nodes}: start it with that many, or start fresh`);
+  return startRestateCluster(kept.nodes, { dataDir: clusterDir, signingKeyFile: signing.privateKeyFile, frontPorts: kept.front, ...logged });
 }
 
 async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
@@ -91,7 +112,7 @@ async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
 }
 
 /**
- * A cluster on this machine, every port on 127.0.0.1: one Restate server, `processes` service
+ * A cluster on this machine, every port on 127.0.0.1: one Restate server (or a replicated cluster of `restateNodes`), `processes` service
  * processes with SESSION_HOST=restate (each a stateless HTTP front and a Restate endpoint), a
  * connection-level round-robin in front of the endpoints (registered with Restate as one
  * deployment) and a request-level round-robin in front of the HTTP fronts.
@@ -101,13 +122,8 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   const out = options.logFile ? openSync(options.logFile, 'a') : 'ignore';
   const ownDir = options.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'kyc-cluster-')) : undefined;
   const dataDir = options.dataDir ?? ownDir!;
-  mkdirSync(join(dataDir, 'restate'), { recursive: true });
   const signing = ensureSigningKey(dataDir);
-  const restate = await startRestateServer(await restatePorts(dataDir), {
-    dataDir: join(dataDir, 'restate'),
-    signingKeyFile: signing.privateKeyFile,
-    ...(options.logFile ? { logFile: options.logFile } : {}),
-  });
+  const restate = await startRestate(dataDir, options.restateNodes ?? 1, signing, options.logFile);
   const children: ChildProcess[] = [];
   const proxies: Proxy[] = [];
   const stop = async () => {

@@ -1,7 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RestateNodeSettings } from './restate-config.js';
+import { restateNodeToml } from './restate-config.js';
+import type { Proxy } from './round-robin.js';
+import { tcpRoundRobin } from './round-robin.js';
 
 /** The Restate server this project is tested with. Its platform package is about 216 MB: never a dependency. */
 export const RESTATE_SERVER_VERSION = '1.7.12';
@@ -39,10 +43,21 @@ export interface RestatePorts {
   node: number;
 }
 
+export interface RestateNode {
+  name: string;
+  ports: RestatePorts;
+  pid: number;
+  /** Sends the signal and waits for the exit. */
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
 export interface RestateServer {
+  /** One node's ingress, or a connection round-robin over every node's. */
   ingressUrl: string;
   adminUrl: string;
+  /** The first node's PID. */
   pid: number;
+  nodes: RestateNode[];
   /** Registers (or re-registers) the service endpoint at `uri`. */
   register(uri: string): Promise<void>;
   /** Restate's SQL over its own tables (admin API `POST /query`). */
@@ -50,63 +65,59 @@ export interface RestateServer {
   stop(): Promise<void>;
 }
 
-/**
- * One Restate server with every port on 127.0.0.1 and its data in `dataDir` (by default a fresh
- * temp dir, removed when the server stops). Telemetry and release checks are off: nothing leaves
- * the machine.
- */
-export async function startRestateServer(ports: RestatePorts, options: { dataDir?: string; logFile?: string; signingKeyFile?: string } = {}): Promise<RestateServer> {
+const restateEnv = (signingKeyFile?: string) => ({
+  ...process.env,
+  // Every call to an endpoint carries a JWT signed with this key; endpoints refuse any other.
+  ...(signingKeyFile ? { RESTATE_WORKER__INVOKER__REQUEST_IDENTITY_PRIVATE_KEY_PEM_FILE: signingKeyFile } : {}),
+  RESTATE_DISABLE_TELEMETRY: 'true',
+  DO_NOT_TRACK: '1',
+});
+
+/** Starts one node and waits for its admin API to answer. */
+async function startNode(name: string, ports: RestatePorts, args: string[], env: NodeJS.ProcessEnv, logFile: string | undefined): Promise<RestateNode> {
   const bin = ensureRestateServer((line) => process.stderr.write(`${line}\n`));
-  // A data directory made here is this server's alone: it goes when the server stops.
-  const ownDataDir = options.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'restate-')) : undefined;
-  const dataDir = options.dataDir ?? ownDataDir!;
-  const out = options.logFile ? openSync(options.logFile, 'a') : 'ignore';
-  const child = spawn(
-    bin,
-    ['--no-logo', '--listen-mode', 'tcp', '--base-dir', dataDir, '--bind-address', `127.0.0.1:${ports.node}`, '--advertised-address', `http://127.0.0.1:${ports.node}`],
-    {
-      env: {
-        ...process.env,
-        RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${ports.ingress}`,
-        RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${ports.admin}`,
-        // Every call to an endpoint carries a JWT signed with this key; endpoints refuse any other.
-        ...(options.signingKeyFile ? { RESTATE_WORKER__INVOKER__REQUEST_IDENTITY_PRIVATE_KEY_PEM_FILE: options.signingKeyFile } : {}),
-        RESTATE_DISABLE_TELEMETRY: 'true',
-        DO_NOT_TRACK: '1',
-      },
-      stdio: ['ignore', out, out],
-    },
-  );
+  const out = logFile ? openSync(logFile, 'a') : 'ignore';
+  const child = spawn(bin, ['--no-logo', '--listen-mode', 'tcp', ...args], { env, stdio: ['ignore', out, out] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ingressUrl = `http://127.0.0.1:${ports.ingress}/`;
-  const adminUrl = `http://127.0.0.1:${ports.admin}/`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`restate-server exited with ${child.exitCode}`);
-    const ready = await fetch(`${adminUrl}health`)
+    if (child.exitCode !== null) throw new Error(`restate-server ${name} exited with ${child.exitCode}`);
+    const ready = await fetch(`http://127.0.0.1:${ports.admin}/health`)
       .then((response) => response.ok)
       .catch(() => false);
     if (ready) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error('restate-server did not become ready within 60 s');
+      throw new Error(`restate-server ${name} did not become ready within 60 s`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return {
-    ingressUrl,
-    adminUrl,
+    name,
+    ports,
     pid: child.pid!,
+    async kill(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+/** The admin API's calls this project makes, through any node. */
+function adminCalls(adminUrl: string): Pick<RestateServer, 'register' | 'query'> {
+  return {
     async register(uri) {
       for (let attempt = 0; ; attempt += 1) {
         const response = await fetch(`${adminUrl}deployments`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ uri, force: true }),
-        });
-        if (response.ok) return;
-        // Just after start the server may not yet accept registrations.
-        if (attempt >= 50) throw new Error(`registering ${uri}: ${response.status} ${await response.text()}`);
+        }).catch(() => undefined);
+        if (response?.ok) return;
+        // Just after start the server (or a new cluster, until provisioned) may not yet accept registrations.
+        if (attempt >= 150) throw new Error(`registering ${uri}: ${response ? `${response.status} ${await response.text()}` : 'no answer'}`);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     },
@@ -119,12 +130,102 @@ export async function startRestateServer(ports: RestatePorts, options: { dataDir
       if (!response.ok) throw new Error(`query: ${response.status} ${await response.text()}`);
       return ((await response.json()) as { rows: Row[] }).rows;
     },
+  };
+}
+
+/**
+ * One Restate server with every port on 127.0.0.1 and its data in `dataDir` (by default a fresh
+ * temp dir, removed when the server stops). Telemetry and release checks are off: nothing leaves
+ * the machine.
+ */
+export async function startRestateServer(ports: RestatePorts, options: { dataDir?: string; logFile?: string; signingKeyFile?: string } = {}): Promise<RestateServer> {
+  // A data directory made here is this server's alone: it goes when the server stops.
+  const ownDataDir = options.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'restate-')) : undefined;
+  const dataDir = options.dataDir ?? ownDataDir!;
+  const node = await startNode(
+    'restate-1',
+    ports,
+    ['--base-dir', dataDir, '--bind-address', `127.0.0.1:${ports.node}`, '--advertised-address', `http://127.0.0.1:${ports.node}`],
+    { ...restateEnv(options.signingKeyFile), RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${ports.ingress}`, RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${ports.admin}` },
+    options.logFile,
+  );
+  const adminUrl = `http://127.0.0.1:${ports.admin}/`;
+  return {
+    ingressUrl: `http://127.0.0.1:${ports.ingress}/`,
+    adminUrl,
+    pid: node.pid,
+    nodes: [node],
+    ...adminCalls(adminUrl),
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(killer);
+      await node.kill('SIGTERM');
       if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Copies of everything a replicated cluster keeps: two, so one node of three may be lost. */
+export const CLUSTER_REPLICATION = 2;
+
+/**
+ * A replicated Restate cluster of `ports.length` nodes on 127.0.0.1, each with its own data
+ * directory under `dataDir` and its `restate.toml` written there (restate-config.ts), the first
+ * provisioning the cluster. Clients reach it through connection round-robins over every node's
+ * ingress and admin API, as they would through a load balancer, so losing one node loses no
+ * address.
+ */
+export async function startRestateCluster(
+  ports: RestatePorts[],
+  options: { dataDir: string; signingKeyFile: string; logFile?: string; frontPorts?: { ingress: number; admin: number } },
+): Promise<RestateServer> {
+  const nodes: RestateNode[] = [];
+  const proxies: Proxy[] = [];
+  const stop = async () => {
+    await Promise.all(proxies.map((proxy) => proxy.close()));
+    await Promise.all(nodes.map((node) => node.kill('SIGTERM')));
+  };
+  try {
+    const peers = ports.map((port) => `http://127.0.0.1:${port.node}/`);
+    // Started together: a node that is not provisioning waits for the metadata servers of the others.
+    const started = await Promise.all(
+      ports.map(async (port, index) => {
+        const name = `restate-${index + 1}`;
+        const dir = join(options.dataDir, name);
+        mkdirSync(dir, { recursive: true });
+        const configFile = join(dir, 'restate.toml');
+        const settings: RestateNodeSettings = {
+          clusterName: 'kyc-cluster',
+          nodeName: name,
+          advertisedAddress: peers[index]!,
+          bindAddress: `127.0.0.1:${port.node}`,
+          metadataAddresses: peers,
+          autoProvision: index === 0,
+          replication: Math.min(CLUSTER_REPLICATION, ports.length),
+          partitions: 8,
+          ingressBindAddress: `127.0.0.1:${port.ingress}`,
+          adminBindAddress: `127.0.0.1:${port.admin}`,
+          signingKeyFile: options.signingKeyFile,
+          rocksdbMemory: '256 MiB',
+        };
+        writeFileSync(configFile, restateNodeToml(settings));
+        const node = await startNode(name, port, ['--config-file', configFile, '--base-dir', dir], restateEnv(), options.logFile);
+        nodes.push(node);
+        return node;
+      }),
+    );
+    const ingress = await tcpRoundRobin(
+      ports.map((port) => port.ingress),
+      options.frontPorts?.ingress ?? 0,
+    );
+    proxies.push(ingress);
+    const admin = await tcpRoundRobin(
+      ports.map((port) => port.admin),
+      options.frontPorts?.admin ?? 0,
+    );
+    proxies.push(admin);
+    const adminUrl = `http://127.0.0.1:${admin.port}/`;
+    return { ingressUrl: `http://127.0.0.1:${ingress.port}/`, adminUrl, pid: started[0]!.pid, nodes: started, ...adminCalls(adminUrl), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }

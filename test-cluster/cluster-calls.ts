@@ -1,0 +1,42 @@
+import type { LocalCluster } from '../scripts/cluster/local-cluster.js';
+
+export interface Item {
+  id: string;
+  kind: string;
+  timestamp: string;
+  session_id: string;
+  payload: Record<string, unknown>;
+}
+
+export interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** What the cluster tests ask of a running cluster: its HTTP API through the front, and Restate's own tables. */
+export function clusterCalls(cluster: () => LocalCluster) {
+  const post = async (path: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
+    const response = await fetch(cluster().url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  const get = async (path: string): Promise<Answer> => {
+    const response = await fetch(cluster().url + path);
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  return {
+    post,
+    get,
+    activityOf: async (sessionId: string, kind?: string) => (await get(`/api/activity?session_id=${sessionId}&limit=500${kind ? `&kind=${kind}` : ''}`)).body.items as Item[],
+    /** One of the session object's state keys as Restate holds it. */
+    stateOf: async <T>(sessionId: string, key: string): Promise<T | undefined> => {
+      const rows = await cluster().restate.query<{ value_utf8: string }>(
+        `SELECT value_utf8 FROM state WHERE service_name = 'KycSession' AND service_key = '${sessionId}' AND key = '${key}'`,
+      );
+      return rows[0] ? (JSON.parse(rows[0].value_utf8) as T) : undefined;
+    },
+    invocations: (sessionId: string, handler: string, status?: string) =>
+      cluster().restate.query<{ status: string; pinned_deployment_id: string | null }>(
+        `SELECT status, pinned_deployment_id FROM sys_invocation WHERE target_service_name = 'KycSession' AND target_service_key = '${sessionId}' AND target_handler_name = '${handler}'${status ? ` AND status = '${status}'` : ''}`,
+      ),
+  };
+}
