@@ -1,6 +1,6 @@
 import type { Express, Request, RequestHandler } from 'express';
 import express from 'express';
-import { apiDocument } from './api-document.js';
+import { ROUTE_DOCS, apiDocument } from './api-document.js';
 import { ConnectionCounts } from './connection-counts.js';
 import type { AppDeps } from './deps.js';
 import { HttpError } from './http-error.js';
@@ -11,6 +11,7 @@ import { errorHandler, notFound } from './middleware/errors.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { inSequence } from './middleware/in-sequence.js';
 import { jsonBody } from './middleware/json-body.js';
+import { methodGate } from './middleware/method-gate.js';
 import { perIpRateLimit } from './middleware/rate-limit.js';
 import type { StoredAnswer } from './middleware/replays.js';
 import { replays } from './middleware/replays.js';
@@ -101,6 +102,8 @@ export function createApp(deps: AppDeps): App {
   // With no API_KEY every client is a known one: its first request proves its connection.
   const provenWithoutKey: RequestHandler | undefined = config.apiKeys.length === 0 ? (req, _res, next) => (proveConnection(req), next()) : undefined;
   app.use(inSequence(correlation, requestLog(logger), httpMetrics(deps.system.metrics), ...present(provenWithoutKey)));
+  // Ahead of the health probes too: TRACE /health is as undeclared as TRACE /v1/events.
+  app.use(methodGate(ROUTE_DOCS));
   const healthSources = {
     isShuttingDown: () => shuttingDown,
     store: deps.system.storeHealth,
