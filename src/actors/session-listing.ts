@@ -83,21 +83,23 @@ export function summarise(row: SummaryRow, running: boolean, now: number, flow: 
   };
 }
 
-/** The cursor is the position of the last session on the page, so a page holds whatever came or went before it. */
-function encodeCursor(row: SummaryRow, sort: SessionSort): string {
-  return Buffer.from(JSON.stringify([sort === 'last_activity' ? row.last_activity_at : row.session_id, row.session_id])).toString('base64url');
+/**
+ * A cursor is the position of the last session on the page, so a page holds whatever came or went
+ * before it: its last activity (epoch ms) and its id, `<ms>~<session id>`. Every text of that form
+ * is a position in either sort order, so the document's pattern says exactly which cursors are
+ * taken (a made-up one continues after the position it names).
+ */
+export const CURSOR_PATTERN = /^(\d{1,15})~([A-Za-z0-9._:-]{1,128})$/;
+
+function encodeCursor(row: SummaryRow): string {
+  return `${row.last_activity_at}~${row.session_id}`;
 }
 
 function decodeCursor(cursor: string, sort: SessionSort): SummaryQuery['after'] {
-  try {
-    const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (!Array.isArray(key) || key.length !== 2 || typeof key[1] !== 'string') return undefined;
-    const primary: unknown = key[0];
-    if (sort === 'last_activity' ? typeof primary !== 'number' : typeof primary !== 'string') return undefined;
-    return { primary: primary as number | string, id: key[1] };
-  } catch {
-    return undefined;
-  }
+  const match = CURSOR_PATTERN.exec(cursor);
+  if (!match) return undefined;
+  const [, time, id] = match as unknown as [string, string, string];
+  return { primary: sort === 'last_activity' ? Number(time) : id, id };
 }
 
 export class InvalidCursorError extends Error {}
@@ -125,7 +127,7 @@ export function pageOfSessions(source: SessionSource, query: SessionListQuery, n
   const last = selection.rows.at(-1);
   return {
     sessions: selection.rows.map((row) => summarise(row, source.isRunning(row.session_id), now, source.flowOf(row.session_id))),
-    next_cursor: selection.more && last ? encodeCursor(last, query.sort) : null,
+    next_cursor: selection.more && last ? encodeCursor(last) : null,
     total: selection.total,
   };
 }

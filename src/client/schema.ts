@@ -1712,7 +1712,7 @@ export interface operations {
     listSessions: {
         parameters: {
             query?: {
-                /** @description the previous page's next_cursor */
+                /** @description the previous page's next_cursor; any cursor of this form names a position, and the page continues after it */
                 cursor?: string;
                 /** @description page size, 1 to 500 (default 50) */
                 limit?: number;
@@ -1760,7 +1760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a query parameter is out of range, or the cursor is not one this endpoint gave */
+            /** @description a query parameter is out of range or not of its form (the cursor included) */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { apiDocument } from '../../src/http/api-document.js';
 import type { Harness } from '../support/harness.js';
 import { advance, createHarness } from '../support/harness.js';
 
@@ -132,9 +133,27 @@ describe('GET /api/sessions', () => {
       expect(res.body.detail).toContain(problem);
       expect(res.body.detail).not.toContain('bm90LWEtY3Vyc29y');
     }
-    // A cursor of the other sort key is not taken for one of this one.
-    const byId = await list(h, { limit: '1', sort: 'session_id' });
-    expect((await h.http.get('/api/sessions').query({ cursor: byId.next_cursor! })).status).toBe(422);
+  });
+
+  it('takes any cursor of the documented form as the position it names, in either sort order', async () => {
+    const h = createHarness();
+    await seed(h, 6);
+    const pattern = new RegExp((apiDocument() as { paths: Record<string, { get: { parameters: { name: string; schema: { pattern: string } }[] } }> }).paths['/api/sessions']!.get.parameters.find((p) => p.name === 'cursor')!.schema.pattern);
+    const given = (await list(h, { limit: '2', sort: 'session_id', order: 'asc' })).next_cursor!;
+    expect(given).toMatch(pattern);
+    // Made up, never given: after s02 by id, after the time of s03 (then s02, s01, s00) by last activity.
+    const madeUp = (time: number, id: string) => `${time}~${id}`;
+    expect(madeUp(0, 's02')).toMatch(pattern);
+    const byId = await list(h, { sort: 'session_id', order: 'asc', cursor: madeUp(0, 's02') });
+    expect(byId.sessions.map((s) => s.session_id)).toEqual(['s03', 's04', 's05']);
+    const s03 = Date.parse((await list(h, { q: 's03' })).sessions[0]!.last_activity_at);
+    const byTime = await list(h, { cursor: madeUp(s03, 's03') });
+    expect(byTime.sessions.map((s) => s.session_id)).toEqual(['s02', 's01', 's00']);
+    // The cursor of one sort order continues after the same session in the other.
+    expect((await list(h, { cursor: given })).sessions.map((s) => s.session_id)).toEqual(['s00']);
+    const wrong = await h.http.get('/api/sessions').query({ cursor: '1~a b' });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.detail).toBe("cursor: must be a page's next_cursor: a time in ms, '~', a session id");
   });
 
   it('needs the API key like every /api route', async () => {

@@ -34,7 +34,7 @@ export const sessionRouteDocs: RouteDoc[] = [
     queryOverrides: { limit: pageLimitDoc(MAX_SESSION_PAGE, 50) },
     responses: {
       200: { description: 'a page of session summaries', schema: SessionListOut },
-      422: { description: 'a query parameter is out of range, or the cursor is not one this endpoint gave', schema: ErrorBody },
+      422: { description: 'a query parameter is out of range or not of its form (the cursor included)', schema: ErrorBody },
     },
   },
   {

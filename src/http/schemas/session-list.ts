@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SESSION_SORTS } from '../../actors/session-listing.js';
+import { CURSOR_PATTERN, SESSION_SORTS } from '../../actors/session-listing.js';
 import { pageLimit } from './params.js';
 
 export const MAX_SESSION_PAGE = 500;
@@ -10,7 +10,11 @@ export const SessionListQueryIn = z.object({
   limit: pageLimit(MAX_SESSION_PAGE)
     .optional()
     .meta({ description: 'page size, 1 to 500 (default 50)' }),
-  cursor: filterText('cursor').optional().meta({ description: "the previous page's next_cursor" }),
+  cursor: z
+    .string({ error: 'must be a single value' })
+    .regex(CURSOR_PATTERN, { error: "must be a page's next_cursor: a time in ms, '~', a session id" })
+    .optional()
+    .meta({ description: "the previous page's next_cursor; any cursor of this form names a position, and the page continues after it" }),
   voice: z.enum(['active', 'inactive'], { error: 'must be active or inactive' }).optional().meta({ description: 'active: starting, active or stopping' }),
   screen: filterText('screen').optional().meta({ description: 'exact screen, case-insensitive' }),
   q: filterText('q').optional().meta({ description: 'case-insensitive text in the session id, user id or screen' }),
