@@ -3097,6 +3097,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description X-Client-ID is sent and not a plain id (an empty one included) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a plain GET without Upgrade: websocket */
             426: {
                 headers: {

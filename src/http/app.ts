@@ -3,6 +3,7 @@ import express from 'express';
 import { ROUTE_DOCS, apiDocument } from './api-document.js';
 import { ConnectionCounts } from './connection-counts.js';
 import type { AppDeps } from './deps.js';
+import { clientIdHeader } from './client-id.js';
 import { HttpError } from './http-error.js';
 import { apiKeyCheck } from './middleware/api-key.js';
 import { idempotencyContext } from './middleware/idempotency-key.js';
@@ -135,7 +136,9 @@ export function createApp(deps: AppDeps): App {
   if (idempotency) app.use(idempotency);
   if (replayGuard) app.use(replayGuard);
   // The control plane answers only upgrades (server 'upgrade' event); a plain GET is told so.
-  app.get(CONTROL_PLANE_PATH, () => {
+  app.get(CONTROL_PLANE_PATH, (req) => {
+    // Refused as the upgrade would refuse it, so the header's form is checked the same either way.
+    clientIdHeader(req);
     throw new HttpError(426, 'GET /v1/events/ws is a WebSocket: send Upgrade: websocket', { Upgrade: 'websocket' });
   });
   app.get('/openapi.json', (_req, res) => {

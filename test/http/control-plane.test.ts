@@ -305,5 +305,19 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
       expect(res.status).toBe(426);
       expect(res.body.detail).toContain('WebSocket');
     });
+
+    it('refuses an X-Client-ID that is not a plain id, an empty one included, at the upgrade and on a plain GET, 422 {detail}', async () => {
+      const { h, url } = await setUp();
+      for (const bad of ['', 'acme corp']) {
+        await expect(WsClient.open(url, { 'X-Client-ID': bad }), JSON.stringify(bad)).rejects.toThrow('upgrade refused: 422');
+        const res = await h.http.get('/v1/events/ws').set('X-Client-ID', bad);
+        expect(res.status, JSON.stringify(bad)).toBe(422);
+        expect(res.body).toEqual({ detail: 'X-Client-ID: must be 1-128 characters of A-Za-z0-9._:@/+=-' });
+      }
+      expect(h.app.controlPlane.size).toBe(0);
+      const ws = await connect(url, { 'X-Client-ID': 'demo-bank' });
+      ws.send(connectFrame);
+      await ws.nextOfType('ack');
+    });
   });
 });

@@ -70,11 +70,13 @@ describe('GET /v1/sdk/config', () => {
     expect(otherTenant.body.metadata.version).not.toBe(demoVersion);
   });
 
-  it('refuses an X-Client-ID that is not a plain id, and ignores an odd X-SVC-SDK-Version', async () => {
+  it('refuses an X-Client-ID that is not a plain id, an empty one included, and ignores an odd X-SVC-SDK-Version', async () => {
     const h = createHarness();
-    const bad = await getConfig(h, { 'X-Client-ID': 'acme corp' });
-    expect(bad.status).toBe(422);
-    expect(bad.body).toEqual({ detail: 'X-Client-ID: must be 1-128 characters of A-Za-z0-9._:@/+=-' });
+    for (const value of ['acme corp', '']) {
+      const bad = await getConfig(h, { 'X-Client-ID': value });
+      expect(bad.status, JSON.stringify(value)).toBe(422);
+      expect(bad.body).toEqual({ detail: 'X-Client-ID: must be 1-128 characters of A-Za-z0-9._:@/+=-' });
+    }
     expect((await getConfig(h, { 'X-SVC-SDK-Version': '<script>' })).body.metadata.sdk_version).toBeNull();
   });
 });

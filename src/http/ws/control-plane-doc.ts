@@ -19,6 +19,7 @@ export const controlPlaneRouteDocs: RouteDoc[] = [
     responses: {
       101: { description: 'switching protocols' },
       401: { description: 'X-API-Key given and wrong', schema: ErrorBody },
+      422: { description: 'X-Client-ID is sent and not a plain id (an empty one included)', schema: ErrorBody },
       426: { description: 'a plain GET without Upgrade: websocket', schema: ErrorBody },
       503: { description: 'WS_MAX_CONNECTIONS reached, or shutting down', schema: ErrorBody },
     },

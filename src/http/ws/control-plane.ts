@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import type { Actor } from 'xstate';
 import { createActor } from 'xstate';
 import { WebSocketServer } from 'ws';
-import { clientSentId } from '../header-id.js';
+import { CLIENT_ID_FORM, clientIdFromHeader } from '../client-id.js';
 import type { AppDeps } from '../deps.js';
 import { apiKeyMatcher } from '../middleware/api-key.js';
 import { WsClose } from './control-frames.js';
@@ -16,8 +16,8 @@ import type { ReplayWindow } from '../replay-window.js';
 export const CONTROL_PLANE_PATH = '/v1/events/ws';
 
 /** Refuses an upgrade with a plain HTTP answer, before any WebSocket exists. */
-function refuse(socket: Duplex, status: number, text: string): void {
-  const body = JSON.stringify({ detail: text });
+function refuse(socket: Duplex, status: number, text: string, detail = text): void {
+  const body = JSON.stringify({ detail });
   socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
@@ -57,6 +57,13 @@ export class ControlPlane {
     const keyRequired = config.apiKeys.length > 0;
     // A wrong key in the header is refused at once; a missing one may still come in the connect frame.
     if (keyRequired && presented !== undefined && !this.keyMatches(presented)) return refuse(socket, 401, 'Unauthorized');
+    const clientHeader = req.headers['x-client-id'];
+    let headerClientId: string | undefined;
+    try {
+      headerClientId = clientIdFromHeader(Array.isArray(clientHeader) ? clientHeader.join(',') : clientHeader);
+    } catch {
+      return refuse(socket, 422, 'Unprocessable Entity', CLIENT_ID_FORM);
+    }
     const tcp = socket as Socket;
     // Only a socket with a key takes a place among WS_MAX_CONNECTIONS (apart from requests and
     // streams). One whose key is still to come in its connect frame stays an unproven connection
@@ -69,7 +76,6 @@ export class ControlPlane {
     if (keyed && !admit()) return refuse(socket, 503, 'Service Unavailable');
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       if (this.closing) return ws.close(WsClose.shutdown.code, WsClose.shutdown.reason);
-      const clientHeader = req.headers['x-client-id'];
       const actor = createActor(controlSocketLogic, {
         input: {
           socket: ws,
@@ -86,7 +92,7 @@ export class ControlPlane {
           idleTimeoutMs: config.wsIdleTimeoutSeconds * 1000,
           piiRules: config.piiRules,
           sessionKeys: this.deps.sessionKeys,
-          headerClientId: (typeof clientHeader === 'string' ? clientSentId(clientHeader) : undefined) ?? null,
+          headerClientId: headerClientId ?? null,
         },
       });
       this.sockets.add(actor);
