@@ -1238,7 +1238,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description resume after this activity id (a non-negative integer)
+                 * @description resume after this activity id (a non-negative integer); empty: as if not sent
                  * @example 42
                  */
                 "Last-Event-ID"?: string;
@@ -1248,13 +1248,31 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the stream (text/event-stream); each message data is shown here */
+            /** @description the stream (text/event-stream); each message is shown here */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["ActivityItem"] | components["schemas"]["ActivityStreamReset"];
+                    "text/event-stream": {
+                        /** @description JSON text of an ActivityItem */
+                        data: string;
+                        /** @constant */
+                        event: "activity";
+                        /** @description the item id; send it back as Last-Event-ID to resume */
+                        id: string;
+                        /** @description reconnection delay (ms), set by the first message */
+                        retry?: number;
+                    } | {
+                        /** @description JSON text of an ActivityStreamReset */
+                        data: string;
+                        /** @constant */
+                        event: "reset";
+                        /** @description none of its own: a reader hands over the id of the last activity before it, if any */
+                        id?: string;
+                        /** @description reconnection delay (ms), set by the first message */
+                        retry?: number;
+                    };
                 };
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */

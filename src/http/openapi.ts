@@ -59,6 +59,7 @@ export function buildOpenApi(routes: RouteDoc[], info: DocumentInfo): JsonSchema
   const errorSchema = convert(ErrorBody, 'output');
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
+    for (const schema of route.components ?? []) convert(schema, 'output');
     const parameters: unknown[] = [];
     for (const [name, doc] of Object.entries(route.pathParams ?? {})) parameters.push(parameter(name, 'path', doc));
     for (const [name, schema] of Object.entries(route.query?.shape ?? {})) {

@@ -43,6 +43,8 @@ export interface RouteDoc {
   rateLimited?: boolean;
   /** false for the routes mounted before the shutdown gate (they answer while shutting down). */
   shutdownGated?: boolean;
+  /** Shared schemas the route names only by reference (`contentSchema` of streamed data), so the document carries them. */
+  components?: z.ZodType[];
   /** Vendor extensions (`x-…`), e.g. the shape of streamed messages. */
   extensions?: Record<`x-${string}`, unknown>;
 }

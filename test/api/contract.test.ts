@@ -108,7 +108,10 @@ const CASES: Record<string, Case[]> = {
     },
     { name: 'unknown session', status: 404, run: (h, op) => send(h, op) },
   ],
-  openControlPlane: [{ name: 'a plain GET without Upgrade', status: 426, run: (h, op) => send(h, op) }],
+  openControlPlane: [
+    { name: 'a plain GET without Upgrade', status: 426, run: (h, op) => send(h, op) },
+    { name: 'an empty X-Client-ID', status: 422, run: (h, op) => send(h, op, undefined, { 'X-Client-ID': '' }) },
+  ],
   listSessions: [
     { name: 'after an event', status: 200, run: async (h, op) => (await ingest(h), h.http.get(`${op.path}?limit=5&sort=session_id&order=asc`)) },
     { name: 'limit 0', status: 422, run: (h, op) => h.http.get(`${op.path}?limit=0`) },
@@ -178,17 +181,52 @@ describe('every documented operation against the real service', () => {
     }
   }
 
-  it('streamActivity: each message data is what the document says', async () => {
+  it('streamActivity: each message, and the JSON its data carries, is what the document says, a reset included', async () => {
     const op = operations.find((candidate) => candidate.operationId === 'streamActivity')!;
+    const variants = (op.responses['200']!.content!['text/event-stream']!.schema as { anyOf: { properties: { event: { const: string }; data: { contentSchema: { $ref: string } } } }[] }).anyOf;
     const h = createHarness();
     const server = await serve(h);
     try {
       await ingest(h);
-      const stream = await SseTestClient.open(`${server.url}${op.path}`, { 'Last-Event-ID': '0' });
+      const events = new Set<string>();
+      // '0' replays from the start; an id this log never gave is answered with a reset first.
+      for (const lastEventId of ['0', '999']) {
+        const stream = await SseTestClient.open(`${server.url}${op.path}`, { 'Last-Event-ID': lastEventId });
+        await stream.until((client) => client.items.length > 0);
+        stream.close();
+        expect(stream.response.status).toBe(200);
+        for (const message of stream.messages) {
+          // As a reader of the wire hands it over (Schemathesis's among them): event name, id, data text.
+          const wire = { event: message.event ?? 'message', ...(message.id ? { id: message.id } : {}), data: message.data };
+          expectDocumented(op, 200, stream.response.headers.get('content-type') ?? undefined, wire);
+          const variant = variants.find((candidate) => candidate.properties.event.const === wire.event)!;
+          const validate = ajv.compile({ $ref: `openapi${variant.properties.data.contentSchema.$ref}` });
+          expect(validate(JSON.parse(message.data)) ? [] : validate.errors, `${wire.event} data against its contentSchema`).toEqual([]);
+          events.add(wire.event);
+        }
+      }
+      expect([...events].sort()).toEqual(['activity', 'reset']);
+    } finally {
+      await server.close(0);
+    }
+  });
+
+  it('streamActivity: an empty Last-Event-ID is taken as none, as the document says', async () => {
+    const op = operations.find((candidate) => candidate.operationId === 'streamActivity')!;
+    const header = (op as unknown as { parameters: { name: string; schema: { pattern: string } }[] }).parameters.find((p) => p.name === 'Last-Event-ID')!;
+    expect('').toMatch(new RegExp(header.schema.pattern));
+    const h = createHarness();
+    const server = await serve(h);
+    try {
+      await ingest(h);
+      const stream = await SseTestClient.open(`${server.url}${op.path}`, { 'Last-Event-ID': '' });
+      await stream.until((client) => client.retry !== undefined);
+      expect(stream.response.status).toBe(200);
+      // Live from now: nothing replayed, no reset.
+      await ingest(h);
       await stream.until((client) => client.items.length > 0);
       stream.close();
-      expect(stream.response.status).toBe(200);
-      for (const message of stream.messages) expectDocumented(op, 200, stream.response.headers.get('content-type') ?? undefined, JSON.parse(message.data));
+      expect(stream.messages.map((m) => m.event)).toEqual(['activity']);
     } finally {
       await server.close(0);
     }

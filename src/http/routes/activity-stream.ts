@@ -3,8 +3,8 @@ import type { ConnectionCounts } from '../connection-counts.js';
 import { HttpError } from '../http-error.js';
 import { requestContext } from '../request-context.js';
 import type { RouteDoc } from '../route-doc.js';
-import { ActivityStreamHeaders, ActivityStreamMessage, ActivityStreamQuery } from '../schemas/activity-stream.js';
-import { ErrorBody } from '../schemas/common.js';
+import { ActivityStreamHeaders, ActivityStreamMessage, ActivityStreamQuery, ActivityStreamReset } from '../schemas/activity-stream.js';
+import { ActivityItemOut, ErrorBody } from '../schemas/common.js';
 import type { ActivityStreamHub } from '../sse/activity-stream-hub.js';
 import { SSE_HEADERS } from '../sse/sse-response.js';
 import { parseOr422 } from '../validate.js';
@@ -21,7 +21,8 @@ export const activityStreamRouteDocs: RouteDoc[] = [
     summary:
       'Live activity as server-sent events: `event: activity` per item (`id:` = item id), a heartbeat comment every SSE_HEARTBEAT_SECONDS. `Last-Event-ID` resumes after that id; `event: reset` first when items were lost or the id is unknown.',
     query: ActivityStreamQuery,
-    headers: { 'Last-Event-ID': { description: 'resume after this activity id (a non-negative integer)', schema: ActivityStreamHeaders.shape['Last-Event-ID'], example: '42' } },
+    components: [ActivityItemOut, ActivityStreamReset],
+    headers: { 'Last-Event-ID': { description: 'resume after this activity id (a non-negative integer); empty: as if not sent', schema: ActivityStreamHeaders.shape['Last-Event-ID'], example: '42' } },
     extensions: {
       'x-sse-messages': {
         description: 'The messages of the stream, as the EventSource API hands them over. Lines starting with `:` are heartbeats (every SSE_HEARTBEAT_SECONDS) and carry nothing.',
@@ -33,7 +34,7 @@ export const activityStreamRouteDocs: RouteDoc[] = [
       },
     },
     responses: {
-      200: { description: 'the stream (text/event-stream); each message data is shown here', schema: ActivityStreamMessage, contentType: 'text/event-stream' },
+      200: { description: 'the stream (text/event-stream); each message is shown here', schema: ActivityStreamMessage, contentType: 'text/event-stream' },
       422: { description: 'unknown kind, repeated session_id, or Last-Event-ID not a non-negative integer', schema: ErrorBody },
       503: { description: 'SSE_MAX_STREAMS streams already open, or shutting down (Retry-After)', schema: ErrorBody },
     },
@@ -44,8 +45,7 @@ export function activityStreamRoutes(hub: ActivityStreamHub, maxStreams: number,
   const router = Router();
   router.get('/api/activity/stream', (req, res) => {
     const query = parseOr422(ActivityStreamQuery, req.query, 'query');
-    const lastEventId = req.get('last-event-id')?.trim();
-    const headers = parseOr422(ActivityStreamHeaders, { 'Last-Event-ID': lastEventId === '' ? undefined : lastEventId }, 'header');
+    const headers = parseOr422(ActivityStreamHeaders, { 'Last-Event-ID': req.get('last-event-id')?.trim() }, 'header');
     // express answers HEAD with the GET route; a stream with no body would only hold a slot.
     if (req.method === 'HEAD') {
       res.set(SSE_HEADERS).end();

@@ -3,12 +3,15 @@ import { ActivityItemOut, ActivityQuery } from './common.js';
 
 export const ActivityStreamQuery = ActivityQuery.pick({ session_id: true, kind: true });
 
+const LAST_EVENT_ID_FORM = 'must be a non-negative integer: the id of the last activity item received';
+
 export const ActivityStreamHeaders = z.object({
+  // Empty is what an EventSource whose last event id was cleared would send: as if not sent.
   'Last-Event-ID': z
     .string()
-    .regex(/^\d{1,16}$/, { error: 'must be a non-negative integer: the id of the last activity item received' })
-    .transform(Number)
-    .refine(Number.isSafeInteger, { error: 'must be a non-negative integer: the id of the last activity item received' })
+    .regex(/^(\d{1,16})?$/, { error: LAST_EVENT_ID_FORM })
+    .transform((value) => (value === '' ? undefined : Number(value)))
+    .refine((value) => value === undefined || Number.isSafeInteger(value), { error: LAST_EVENT_ID_FORM })
     .optional(),
 });
 
@@ -27,6 +30,26 @@ export const ActivityStreamReset = z
 
 export type ActivityStreamReset = z.infer<typeof ActivityStreamReset>;
 
+/** A message's `data`: JSON text of the named component, as the document declares it for each event. */
+const jsonData = (component: string, description: string) =>
+  z.string().meta({ description, contentMediaType: 'application/json', contentSchema: { $ref: `#/components/schemas/${component}` } });
+
+const retry = z.int().min(0).optional().meta({ description: 'reconnection delay (ms), set by the first message' });
+
+/** Each message of the stream as a reader of the wire (the EventSource API, or any SSE parser) hands it over. */
 export const ActivityStreamMessage = z
-  .union([ActivityItemOut, ActivityStreamReset])
-  .meta({ description: 'the data of each message: an ActivityItem in `event: activity` (with `id:` = its id), an ActivityStreamReset in `event: reset`' });
+  .union([
+    z.object({
+      event: z.literal('activity'),
+      id: z.string().regex(/^\d+$/).meta({ description: 'the item id; send it back as Last-Event-ID to resume' }),
+      data: jsonData('ActivityItem', 'JSON text of an ActivityItem'),
+      retry,
+    }),
+    z.object({
+      event: z.literal('reset'),
+      id: z.string().regex(/^\d+$/).optional().meta({ description: 'none of its own: a reader hands over the id of the last activity before it, if any' }),
+      data: jsonData('ActivityStreamReset', 'JSON text of an ActivityStreamReset'),
+      retry,
+    }),
+  ])
+  .meta({ description: 'each message of the stream: `event: activity` (with `id:` = the item id) or `event: reset`, its data JSON text of an ActivityItem or an ActivityStreamReset' });
