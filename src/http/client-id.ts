@@ -22,13 +22,15 @@ export function clientIdHeader(req: Request): string | undefined {
   return clientIdFromHeader(req.get('x-client-id'));
 }
 
-/** The tenant of a config request: X-Client-ID, else the `client_id` query the SDK may add. */
+/**
+ * The tenant of a config request: X-Client-ID, else the `client_id` query the SDK may add. Both
+ * are checked when both are sent, so a bad query is refused even where the header wins.
+ */
 export function clientIdOf(req: Request): string | undefined {
   const header = clientIdHeader(req);
-  if (header) return header;
   const query = req.query.client_id;
-  if (query === undefined) return undefined;
+  if (query === undefined) return header;
   const clientId = typeof query === 'string' ? clientSentId(query.trim()) : undefined;
   if (!clientId) throw new HttpError(422, 'client_id: must be 1-128 characters of A-Za-z0-9._:@/+=-');
-  return clientId;
+  return header ?? clientId;
 }

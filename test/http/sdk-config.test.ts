@@ -77,6 +77,11 @@ describe('GET /v1/sdk/config', () => {
       expect(bad.status, JSON.stringify(value)).toBe(422);
       expect(bad.body).toEqual({ detail: 'X-Client-ID: must be 1-128 characters of A-Za-z0-9._:@/+=-' });
     }
+    // The header wins over the query, but a bad query beside it is still refused.
+    const badQuery = await h.http.get('/v1/sdk/config?client_id=').set('X-Client-ID', 'kycis_demo');
+    expect(badQuery.status).toBe(422);
+    expect(badQuery.body).toEqual({ detail: 'client_id: must be 1-128 characters of A-Za-z0-9._:@/+=-' });
+    expect((await h.http.get('/v1/sdk/config?client_id=other_bank').set('X-Client-ID', 'kycis_demo')).body.client_id).toBe('kycis_demo');
     expect((await getConfig(h, { 'X-SVC-SDK-Version': '<script>' })).body.metadata.sdk_version).toBeNull();
   });
 });
