@@ -2,7 +2,7 @@ import { armIdleTimer, idleTimerDeadline } from '../domain/idle-timer.js';
 import type { PersistedContext, SessionContext, SessionSettings } from '../machines/session/context.js';
 import type { SessionSnapshot } from '../machines/session/machine.js';
 import { persistedContext, restoredContext } from '../machines/session/persistence.js';
-import { reengagementDeadline } from '../machines/session/reengagement.js';
+import { reengagementDeadline } from '../machines/session/context.js';
 import type { StoredSession } from '../store/ports.js';
 
 const voiceOf = (value: unknown): string => {

@@ -161,3 +161,7 @@ export function newContext(input: SessionInput): SessionContext {
     voice_silence: null,
   };
 }
+
+/** When the reengagement timer fires, while armed. */
+export const reengagementDeadline = (context: PersistedContext & { settings: SessionSettings }, timer: ReengagementTimer): number =>
+  timer.armed_at + context.settings.reengagementInactivitySeconds * 1000;

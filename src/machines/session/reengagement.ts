@@ -1,10 +1,15 @@
 /**
- * The reengagement rule as the session applies it: whether to reach out to a user who went quiet,
- * and when the session's reengagement timer is due.
+ * Reengagement in the session: the rule applied to this session (whether to reach out to a user
+ * who went quiet), and the region that runs its timer: armed when the user drops off or a voice
+ * session ends, restarted by the user's activity, cancelled by a voice start; when it fires, the
+ * decision is recorded.
  */
+import { enqueueActions } from 'xstate';
 import type { Reengagement } from '../../domain/reengagement.js';
 import { evaluateReengagement } from '../../domain/reengagement.js';
-import type { PersistedContext, ReengagementTimer, SessionContext, SessionSettings } from './context.js';
+import type { SessionContext } from './context.js';
+import { activity, reengagementDeadline } from './context.js';
+import { sessionSetup } from './setup.js';
 
 /** The reengagement rule (docs/decisions/0003-reengagement.md) applied to this session at `now`. */
 export function sessionReengagement(context: SessionContext, voiceActive: boolean, now: number): Reengagement {
@@ -18,6 +23,43 @@ export function sessionReengagement(context: SessionContext, voiceActive: boolea
   });
 }
 
-/** When the reengagement timer fires, while armed. */
-export const reengagementDeadline = (context: PersistedContext & { settings: SessionSettings }, timer: ReengagementTimer): number =>
-  timer.armed_at + context.settings.reengagementInactivitySeconds * 1000;
+export const reengagementSetup = sessionSetup.extend({
+  actions: {
+    armReengagement: enqueueActions(({ event, enqueue }) => {
+      if (event.type === 'reengagement.arm') enqueue.assign({ reengagement: { armed_at: event.at, trace: event.trace } });
+    }),
+    rearmReengagement: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type === 'user.activity' && context.reengagement) enqueue.assign({ reengagement: { ...context.reengagement, armed_at: event.at } });
+    }),
+    recordReengagement: enqueueActions(({ context, enqueue }) => {
+      const timer = context.reengagement;
+      if (!timer) return;
+      // The timer fires the full inactivity period after it was last armed: that is "now".
+      const firedAt = reengagementDeadline(context, timer);
+      enqueue.emit(activity(context, 'reengagement', firedAt, timer.trace, { ...sessionReengagement(context, false, firedAt), source: 'timer' }));
+    }),
+    clearReengagement: enqueueActions(({ enqueue }) => enqueue.assign({ reengagement: null })),
+  },
+});
+
+export const reengagementRegion = reengagementSetup.createStateConfig({
+  initial: 'idle',
+  states: {
+    idle: {
+      on: {
+        'reengagement.arm': { target: 'armed', actions: 'armReengagement' },
+        'session.restore': { guard: 'restoredReengagement', target: 'armed' },
+      },
+    },
+    armed: {
+      on: {
+        'reengagement.arm': { target: 'armed', reenter: true, actions: 'armReengagement' },
+        'user.activity': { target: 'armed', reenter: true, actions: 'rearmReengagement' },
+        'reengagement.cancel': { target: 'idle', actions: 'clearReengagement' },
+      },
+      after: {
+        reengagementInactivity: { target: 'idle', actions: ['recordReengagement', 'clearReengagement'] },
+      },
+    },
+  },
+});

@@ -1,0 +1,73 @@
+/**
+ * The session machine's setup, shared by every region: its types, the media actors provided at
+ * bootstrap, the named delays, the guards, and the actions every region runs (noting the time of a
+ * command, the idle check). Each region adds its own actions to it with `extend`, in the order
+ * reengagement.ts, voice-lifecycle.ts, commands.ts (the last one holds them all); presence.ts and
+ * trigger-cooldown.ts need only these; machine.ts assembles the regions.
+ */
+import { assign, emit, fromPromise, not, setup, stateIn } from 'xstate';
+import { idleForTtl, rearmIdleTimer } from '../../domain/idle-timer.js';
+import type { SessionContext, SessionInput, SessionMachineEvent } from './context.js';
+import { currentRoom, reengagementDeadline } from './context.js';
+import type { SessionEmitted } from './events.js';
+import type { FindAgentInput, IssuedToken, RoomInput, TokenInput } from './voice.js';
+
+const unprovided = () => Promise.reject(new Error('media actors are provided at bootstrap'));
+
+/** The input of the media actors that need only the room. */
+export const roomInput = ({ context }: { context: SessionContext }): RoomInput => ({ room: currentRoom(context), sessionId: context.session_id });
+
+export const sessionSetup = setup({
+  types: {
+    context: {} as SessionContext,
+    events: {} as SessionMachineEvent,
+    emitted: {} as SessionEmitted,
+    input: {} as SessionInput,
+  },
+  actors: {
+    createRoom: fromPromise<void, RoomInput>(unprovided),
+    findAgentDispatch: fromPromise<string | null, FindAgentInput>(unprovided),
+    dispatchAgent: fromPromise<string, RoomInput>(unprovided),
+    mintToken: fromPromise<IssuedToken, TokenInput>(unprovided),
+    deleteRoom: fromPromise<void, RoomInput>(unprovided),
+  },
+  delays: {
+    idleCheck: ({ context }) => context.idle_timer.delay_ms,
+    voiceSilenceCheck: ({ context }) => context.voice_silence?.delay_ms ?? context.settings.voiceSilenceMs,
+    // The tenant's min_trigger_interval_seconds at the moment the trigger fired; after a restore, what is left of it.
+    triggerCooldown: ({ context, event }) => {
+      if (event.type === 'trigger.fired') return event.cooldownMs;
+      if (event.type === 'session.restore') return Math.max(0, (context.trigger.cooldown_until ?? event.at) - event.at);
+      return 0;
+    },
+    reengagementInactivity: ({ context, event }) =>
+      event.type === 'session.restore' && context.reengagement
+        ? Math.max(0, reengagementDeadline(context, context.reengagement) - event.at)
+        : context.settings.reengagementInactivitySeconds * 1000,
+  },
+  guards: {
+    voiceInactive: stateIn({ voice: 'inactive' }),
+    // Starting and stopping count as active: a prompt then would talk over an assistant coming or going.
+    assistantActive: not(stateIn({ voice: 'inactive' })),
+    triggerCoolingDown: stateIn({ trigger: 'cooldown' }),
+    noReengagementArmed: stateIn({ reengagement: 'idle' }),
+    idleForTtl: ({ context }) => idleForTtl(context.idle_timer, context.last_touched_at, context.settings.idleTtlMs),
+    voiceSilent: ({ context }) => {
+      const silence = context.voice_silence;
+      return silence ? idleForTtl(silence, silence.alive_at, context.settings.voiceSilenceMs) : false;
+    },
+    mediaReady: ({ context }) => context.settings.mediaReady,
+    dispatchRecorded: ({ context }) => context.voice.dispatch_id !== null,
+    dispatchFound: (_, params: { dispatchId: string | null }) => params.dispatchId !== null,
+    restoredVoiceActive: ({ event }) => event.type === 'session.restore' && event.voice === 'active',
+    restoredCoolingDown: ({ context, event }) => event.type === 'session.restore' && (context.trigger.cooldown_until ?? 0) > event.at,
+    restoredReengagement: ({ context, event }) => event.type === 'session.restore' && context.reengagement !== null,
+  },
+  actions: {
+    // A command only notes the time: restarting the idle timer on every command would cost a
+    // microstep and a timer swap per event (see idle-timer.ts).
+    touch: assign({ last_touched_at: ({ context, event }) => ('at' in event ? event.at : context.last_touched_at) }),
+    rearmIdleTimer: assign({ idle_timer: ({ context }) => rearmIdleTimer(context.idle_timer, context.last_touched_at, context.settings.idleTtlMs) }),
+    announceExpiry: emit(({ context }) => ({ type: 'session.expired' as const, sessionId: context.session_id })),
+  },
+});
