@@ -19,6 +19,7 @@ import { ingestionSuite } from './suites/ingestion.js';
 import { redactionSuite } from './suites/redaction.js';
 import { requestCostSuite } from './suites/request-cost.js';
 import { restartSuite } from './suites/restart.js';
+import { sessionMemorySuite } from './suites/session-memory.js';
 import { sessionScaleSuite } from './suites/session-scale.js';
 import { soakSuite } from './suites/soak.js';
 import { stepSuite } from './suites/step.js';
@@ -27,7 +28,7 @@ const quick = process.argv.includes('--quick');
 /** `--callgrind` adds instruction counts to the redaction suite (valgrind; minutes). */
 const callgrind = process.argv.includes('--callgrind');
 /**
- * `--only=step,ingestion,field-ingestion,promotion,request-cost,redaction,scale,scale-sqlite,journal-apply,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
+ * `--only=step,session-memory,ingestion,field-ingestion,promotion,request-cost,redaction,scale,scale-sqlite,journal-apply,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
  * `--only=soak` (15 minutes; never part of a full run) looks for leaks under a steady load.
  * `--only=cluster` (never part of a full run: it needs redis-server, and installs the Restate
  * server on first use) measures SESSION_HOST=restate against the single-process modes.
@@ -67,6 +68,13 @@ async function main(): Promise<void> {
     suiteStarted = Date.now();
     const step = await stepSuite({ rows: quick ? [{ sessions: 1 }, { sessions: 1_000 }] : [{ sessions: 1 }, { sessions: 1_000 }, { sessions: 100_000, active: 1_000 }, { sessions: 100_000 }, { sessions: 1_000, field: true }], count: quick ? 20_000 : 50_000, rounds: quick ? 1 : 3 });
     say(`### Ingest step: \`supervisor.ask\` of \`session.ingest\` in process, no HTTP (${quick ? 1 : 3} interleaved rounds, median)\n\n${step.markdown}\n\nTargets: under 50 µs and 4 KB allocated per event. ${step.guard}${took()}`);
+  }
+
+  if (runs('session-memory')) {
+    suiteStarted = Date.now();
+    const sessions = quick ? 2_000 : 10_000;
+    const memory = await sessionMemorySuite({ sessions });
+    say(`### Session memory: the budget's estimate against the heap (${sessions.toLocaleString('en-US')} running sessions of each shape, SQLite, heap after a full collection)\n\n${memory.markdown}\n\nThe estimate must not be below the heap (src/actors/memory-budget.ts; docs/limits.md): lowest estimate / heap ${memory.lowestRatio.toFixed(2)} ${memory.lowestRatio >= 1 ? '(met)' : '(missed)'}.${took()}`);
   }
 
   if (runs('ingestion')) {

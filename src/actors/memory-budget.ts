@@ -1,12 +1,22 @@
 /**
  * What a session is estimated to cost in memory: a fixed part (its actor, or its held context,
  * and the registry entries) plus its client data at twice its JSON size (parsed objects and
- * strings cost more than their text). Measured against the RSS of stuffed sessions (BENCHMARKS.md).
+ * strings cost more than their text). Checked against the heap that running sessions of four
+ * shapes add after a full collection (`npm run bench -- --only=session-memory`): the estimate is
+ * 1.25 to 2.8 times the heap measured, never below it (docs/limits.md).
  */
 export const SESSION_OVERHEAD_BYTES = 8 * 1024;
 export const HELD_BYTES_FACTOR = 2;
-/** The share of MEMORY_BUDGET_MB sessions may take; the rest is for the process itself (code, buffers, streams). */
-export const SESSION_SHARE = 0.75;
+/**
+ * The share of MEMORY_BUDGET_MB sessions may take. Below V8's heap limit (HEAP_SHARE) by a quarter
+ * of the budget, which is what the process needs beside its sessions at their most (its code, the
+ * replay windows, the requests of a flood in flight) and the room V8 needs to collect without
+ * failing: with both at three quarters, a flood of new sessions reached the heap limit before
+ * the estimate refused anyone.
+ */
+export const SESSION_SHARE = 0.5;
+/** V8's heap limit as a share of MEMORY_BUDGET_MB; the rest of the budget is memory outside the heap (SQLite's cache, stream buffers, code). */
+export const HEAP_SHARE = 0.75;
 
 /**
  * The share of MEMORY_BUDGET_MB the activity streams' unread bytes may take together (Buffers,
@@ -17,11 +27,11 @@ export const STREAM_BUFFER_SHARE = 0.05;
 export const streamBufferBudgetBytes = (memoryBudgetMb: number): number => Math.floor(memoryBudgetMb * 2 ** 20 * STREAM_BUFFER_SHARE);
 
 /**
- * V8's old-space limit for a budget, in MiB: the same three quarters. V8 lets garbage pile up to
- * its limit before collecting hard, so without it RSS passes the budget with the live heap well
- * below it (`npm start` passes `--max-old-space-size` accordingly).
+ * V8's old-space limit for a budget, in MiB. V8 lets garbage pile up to its limit before
+ * collecting hard, so without it RSS passes the budget with the live heap well below it
+ * (`npm start` passes `--max-old-space-size` accordingly).
  */
-export const heapLimitMbFor = (memoryBudgetMb: number): number => Math.floor(memoryBudgetMb * SESSION_SHARE);
+export const heapLimitMbFor = (memoryBudgetMb: number): number => Math.floor(memoryBudgetMb * HEAP_SHARE);
 
 export interface MemoryUse {
   budget_bytes: number;

@@ -1,0 +1,40 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { SERVICE_NODE_FLAGS } from '../lib/node-flags.js';
+import { table } from '../lib/stats.js';
+
+const run = promisify(execFile);
+
+export type SessionShape = 'one-event' | 'pan' | 'field' | 'stuffed';
+
+const SHAPES: { shape: SessionShape; name: string }[] = [
+  { shape: 'one-event', name: 'one `component_input` (a flood of new sessions)' },
+  { shape: 'pan', name: 'stuck on the PAN screen: a schema, two hints, a failure' },
+  { shape: 'field', name: "a deployed SDK's start: 14 schemas, 12 typed fields" },
+  { shape: 'stuffed', name: 'eight events with 30 KB unknown fields, 900-byte notes' },
+];
+
+interface Measured {
+  heap_per_session: number;
+  estimate_per_session: number;
+  ratio: number;
+}
+
+/**
+ * The memory budget's estimate of a running session against the heap it adds, measured after a
+ * full collection (session-memory-worker.ts), for four shapes of session on SQLite. Throws when
+ * the estimate is below the heap for any shape: the budget would then let sessions past V8's heap
+ * limit (src/actors/memory-budget.ts).
+ */
+export async function sessionMemorySuite(options: { sessions: number }): Promise<{ markdown: string; lowestRatio: number }> {
+  const rows: string[][] = [];
+  let lowestRatio = Number.POSITIVE_INFINITY;
+  for (const { shape, name } of SHAPES) {
+    const { stdout } = await run(process.execPath, ['--expose-gc', ...SERVICE_NODE_FLAGS, 'bench/session-memory-worker.ts', shape, String(options.sessions), 'sqlite'], { maxBuffer: 1024 * 1024 });
+    const measured = JSON.parse(stdout.trim().split('\n').at(-1)!) as Measured;
+    lowestRatio = Math.min(lowestRatio, measured.ratio);
+    rows.push([name, measured.heap_per_session.toLocaleString('en-US'), measured.estimate_per_session.toLocaleString('en-US'), measured.ratio.toFixed(2)]);
+  }
+  if (lowestRatio < 1) throw new Error(`the memory budget counts a session below the heap it takes (estimate/heap ${lowestRatio.toFixed(2)}): raise SESSION_OVERHEAD_BYTES or HELD_BYTES_FACTOR`);
+  return { markdown: table(['session shape', 'heap per session, B', 'estimate per session, B', 'estimate / heap'], rows), lowestRatio };
+}
