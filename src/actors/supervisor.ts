@@ -5,8 +5,8 @@ import type { AppClock } from '../integrations/clock.js';
 import type { AssistantCommand, Reply, SessionCommand, SessionEmitted } from '../machines/session/events.js';
 import type { AgentNotices } from './agent-notices.js';
 import type { SessionContext, SessionSettings } from '../machines/session/context.js';
-import type { SessionMachine } from '../machines/session/machine.js';
-import { canHibernate } from '../machines/session/persistence.js';
+import type { SessionMachine, SessionSnapshot } from '../machines/session/machine.js';
+import { canHibernate, canLeaveMemory } from '../machines/session/persistence.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { observeStep, stepStarted } from '../metrics/service-metrics.js';
 import type { ActivityLog, Durable, SessionStore, StoredSession } from '../store/ports.js';
@@ -258,17 +258,23 @@ export class SessionSupervisor implements SessionHost {
   /**
    * Past the memory budget, what is in memory but not needed there goes first: running sessions
    * with nothing under way hibernate (least recently touched first), which with a durable store
-   * takes them out of memory and loses nothing; with STORE=memory hibernated sessions are still in
-   * memory, so the least recently touched of them are evicted. False if that is not enough.
+   * takes them out of memory and loses nothing; then, if that is not enough, sessions in voice or
+   * waiting on a timer leave memory too (their timers wake them from the store), so a burst of
+   * such sessions cannot refuse every new user until their timers end (docs/limits.md). With
+   * STORE=memory hibernated sessions are still in memory, so the least recently touched of them
+   * are evicted. False if that is not enough.
    */
   private roomInMemoryBudget(): boolean {
     const budget = this.options.memoryBudget;
     if (budget.hasRoom) return true;
     if (this.hibernationFreesMemory) {
       // SESSION_HIBERNATE_SECONDS=0 keeps every session running: then the budget refuses instead.
-      for (const [sessionId, actor] of this.options.hibernateAfterMs > 0 ? this.sessions : []) {
-        if (budget.hasRoom) break;
-        this.hibernate(sessionId, actor);
+      const running = this.options.hibernateAfterMs > 0 ? this.sessions : new Map<string, SessionActor>();
+      for (const leave of [canHibernate, canLeaveMemory]) {
+        for (const [sessionId, actor] of running) {
+          if (budget.hasRoom) break;
+          this.hibernate(sessionId, actor, leave);
+        }
       }
     } else {
       for (const sessionId of this.options.store.leastRecent(this.sessions.size + 64)) {
@@ -403,16 +409,19 @@ export class SessionSupervisor implements SessionHost {
   }
 
   /**
-   * A session with nothing under way leaves memory for the store (the next command brings it back);
-   * false, and it stays, when something is under way (voice, cooldown, reengagement, a reply pending).
+   * A session with nothing under way leaves memory for the store (the next command, or its next
+   * deadline, brings it back); false, and it stays, when something is under way (voice, cooldown,
+   * reengagement, a reply pending). Under memory pressure `may` is `canLeaveMemory`, which lets
+   * voice and timers go too.
    */
-  private hibernate(sessionId: string, actor: SessionActor): boolean {
+  private hibernate(sessionId: string, actor: SessionActor, may: (snapshot: SessionSnapshot) => boolean = canHibernate): boolean {
     const snapshot = actor.getSnapshot();
-    if (!canHibernate(snapshot) || (this.pending.get(actor)?.size ?? 0) > 0) return false;
-    this.options.store.save(sessionId, () => toStored(snapshot, true));
+    if (!may(snapshot) || (this.pending.get(actor)?.size ?? 0) > 0) return false;
+    const stored = toStored(snapshot, true);
+    this.options.store.save(sessionId, () => stored);
     this.unload(sessionId, actor);
     if (this.hibernationFreesMemory) this.options.memoryBudget.close(sessionId);
-    this.scheduleWake(snapshot.context.last_touched_at + this.options.settings.idleTtlMs);
+    this.scheduleWake(stored.wake_at ?? undefined);
     this.options.logger.debug({ session_id: sessionId }, 'session hibernated');
     return true;
   }

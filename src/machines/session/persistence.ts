@@ -57,3 +57,21 @@ export const HIBERNATION_STATE = { voice: 'inactive', trigger: 'ready', presence
 export function canHibernate(snapshot: { status: string; matches(state: typeof HIBERNATION_STATE): boolean }): boolean {
   return snapshot.status === 'active' && snapshot.matches(HIBERNATION_STATE);
 }
+
+/**
+ * Whether a session may leave memory for the store when the memory budget needs its room, though
+ * something is under way in it: voice active or inactive with no media call running and no voice
+ * command waiting, whatever its cooldown or reengagement timer. `session.restore` brings each of
+ * these back as it was, its timers re-armed from the deadlines kept, as after a restart; a session
+ * starting or stopping voice holds replies that only its actor can give, and stays.
+ */
+export function canLeaveMemory(snapshot: {
+  status: string;
+  context: Pick<SessionContext, 'voiceWork'>;
+  matches(state: { presence: 'live' } | { voice: 'inactive' | 'active' }): boolean;
+}): boolean {
+  if (snapshot.status !== 'active' || !snapshot.matches({ presence: 'live' })) return false;
+  const { start, stop, waiting } = snapshot.context.voiceWork;
+  if (start !== null || stop !== null || waiting.length > 0) return false;
+  return snapshot.matches({ voice: 'inactive' }) || snapshot.matches({ voice: 'active' });
+}
