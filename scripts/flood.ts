@@ -1,0 +1,250 @@
+/**
+ * `npm run test:flood`: the built service, started as `npm start` starts it (its V8 flags, the
+ * SQLite default, an API key), flooded as an attacker or a crashing fleet would, its RSS sampled
+ * from /proc every 100 ms throughout. Fails unless it never exits and its RSS stays under
+ * MEMORY_BUDGET_MB (docs/limits.md records the figures):
+ *
+ * 1. 100,000 new sessions of one event each, 64 requests at a time;
+ * 2. 2,000 activity streams opened with the key that never read, beside ordinary event traffic
+ *    (16 requests at a time to the flood's sessions) for 30 s;
+ * 3. the settled RSS of the idle sessions: after they hibernate, the lowest RSS over a minute of
+ *    light traffic, against the lowest over the same minute before any session existed.
+ *
+ * Minutes long, hence not part of `npm test`; `.ci/run` runs it. `--sessions=N` floods fewer.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './cluster/redis-server.js';
+
+const argument = (name: string, fallback: number) => Number(process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback);
+const SESSIONS = argument('sessions', 100_000);
+const CONCURRENCY = 64;
+const STREAMS = argument('streams', 2_000);
+const STREAM_SECONDS = argument('stream-seconds', 30);
+const SETTLE_SECONDS = argument('settle-seconds', 60);
+/** The default MEMORY_BUDGET_MB (src/config.ts): the flood runs at the defaults. */
+const BUDGET_MB = 1024;
+const API_KEY = 'flood-key';
+/** SESSION_HIBERNATE_SECONDS's default: idle sessions leave memory this long after their last event. */
+const HIBERNATE_SECONDS = 60;
+/** What an idle session on SQLite may add to the settled RSS (docs/limits.md). */
+const IDLE_SESSION_RSS_LIMIT = 2 * 1024;
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+
+// `npm start` without its build step (done once here): the same command line, flags and all.
+const startCommand = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
+const build = spawn('npm', ['run', '-s', 'build'], { stdio: 'inherit' });
+const [built] = (await once(build, 'exit')) as [number];
+if (built !== 0) throw new Error('npm run build failed');
+
+const port = await freePort();
+const dataDir = mkdtempSync(join(tmpdir(), 'flood-'));
+const base = `http://127.0.0.1:${port}`;
+const service = spawn('sh', ['-c', startCommand], {
+  // The defaults, but for where it listens and keeps its file, and a key as production has.
+  env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, API_KEY, LOG_LEVEL: 'warn' },
+  stdio: ['ignore', 'ignore', 'pipe'],
+});
+let stderr = '';
+service.stderr!.on('data', (chunk: Buffer) => {
+  stderr = (stderr + chunk.toString()).slice(-8192);
+});
+let exited: string | undefined;
+service.on('exit', (code, signal) => {
+  exited = `exited (${code ?? signal}) ${stderr.trim().split('\n').slice(-5).join(' | ')}`;
+});
+
+/** RSS of the service (`sh -c 'exec node …'`: the shell becomes node, one pid), from /proc. */
+const rssNow = (): number => {
+  const status = readFileSync(`/proc/${service.pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+};
+let peak = 0;
+let lowest = Number.POSITIVE_INFINITY;
+const sampler = setInterval(() => {
+  if (exited) return;
+  try {
+    const rss = rssNow();
+    peak = Math.max(peak, rss);
+    lowest = Math.min(lowest, rss);
+  } catch {
+    // Gone between the check and the read: the exit handler says so.
+  }
+}, 100);
+/** The peak since the last call, and the lowest reading. */
+const window = () => {
+  const seen = { peak, lowest };
+  peak = 0;
+  lowest = Number.POSITIVE_INFINITY;
+  return seen;
+};
+
+const headers = { 'content-type': 'application/json', 'x-api-key': API_KEY };
+const fail = (why: string): never => {
+  throw new Error(`flood: ${why}`);
+};
+const alive = () => {
+  if (exited) fail(`the service ${exited}`);
+};
+
+for (const deadline = Date.now() + 60_000; ; ) {
+  alive();
+  try {
+    if ((await fetch(`${base}/health`)).ok) break;
+  } catch {
+    // Not listening yet.
+  }
+  if (Date.now() > deadline) fail('the service did not answer within 60 s');
+  await sleep(100);
+}
+
+/** One `component_input`, as a deployed SDK posts it. */
+const event = (sessionId: string) =>
+  JSON.stringify({
+    session_id: sessionId,
+    user_id: 'user-42',
+    event: 'component_input',
+    screen: 'pan_details',
+    component_id: 'pan_field',
+    component_type: 'text_input',
+    hint: 'ABCDE1234F',
+    masked: false,
+    properties: { field_status: 'FILLED', semantic_slot: 'pan' },
+  });
+
+interface Tally {
+  statuses: Map<number, number>;
+  latencies: number[];
+}
+
+/** `count` requests, `lanes` at a time, each an event to `sessionOf(n)`. */
+async function post(count: number, lanes: number, sessionOf: (n: number) => string, until = () => false): Promise<Tally> {
+  const tally: Tally = { statuses: new Map(), latencies: [] };
+  let next = 0;
+  const lane = async () => {
+    while (next < count && !until()) {
+      const n = next++;
+      const started = performance.now();
+      let status = 0;
+      try {
+        const res = await fetch(`${base}/v1/events`, { method: 'POST', headers, body: event(sessionOf(n)) });
+        await res.arrayBuffer();
+        status = res.status;
+      } catch {
+        alive();
+      }
+      tally.latencies.push(performance.now() - started);
+      tally.statuses.set(status, (tally.statuses.get(status) ?? 0) + 1);
+    }
+  };
+  await Promise.all(Array.from({ length: lanes }, lane));
+  return tally;
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const describe = (tally: Tally) => {
+  const sorted = tally.latencies.sort((a, b) => a - b);
+  const statuses = [...tally.statuses].map(([status, n]) => `${status || 'no answer'}: ${n.toLocaleString('en-US')}`).join(', ');
+  return `${statuses}; latency p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(0)} ms`;
+};
+const status = async () => (await (await fetch(`${base}/api/status`, { headers })).json()) as { activity_streams: { open: number }; sessions: { running: number; hibernated: number } };
+const health = async () => (await (await fetch(`${base}/health`)).json()) as { memory: { used_bytes: number; budget_bytes: number; sessions: number } };
+const budget = BUDGET_MB * 2 ** 20;
+const within = (what: string, rss: number) => {
+  say(`${what}: peak RSS ${mib(rss)} of the ${BUDGET_MB} MiB budget`);
+  if (rss >= budget) fail(`${what}: RSS ${mib(rss)} passed the budget`);
+};
+
+const results: string[] = [];
+try {
+  // The baseline: the service with no session, a minute of light traffic to sessions made for it alone.
+  await sleep(1000);
+  window();
+  const started = Date.now();
+  await post(Number.MAX_SAFE_INTEGER, 1, (n) => `baseline-${n % 10}`, () => Date.now() - started > SETTLE_SECONDS * 1000);
+  const baseline = window().lowest;
+  say(`baseline: lowest RSS ${mib(baseline)} over ${SETTLE_SECONDS} s of light traffic`);
+
+  // 1. New sessions, one event each.
+  const floodStarted = Date.now();
+  const flood = await post(SESSIONS, CONCURRENCY, (n) => `flood-${n}`);
+  alive();
+  const floodSeconds = (Date.now() - floodStarted) / 1000;
+  const floodPeak = window().peak;
+  say(`sessions: ${SESSIONS.toLocaleString('en-US')} new sessions, ${CONCURRENCY} at a time, in ${floodSeconds.toFixed(0)} s: ${describe(flood)}`);
+  within('sessions', floodPeak);
+  const made = flood.statuses.get(200) ?? 0;
+  if (made < SESSIONS) fail(`${SESSIONS - made} of the new sessions were not made`);
+  results.push(`sessions: ${SESSIONS} in ${floodSeconds.toFixed(0)} s, peak RSS ${mib(floodPeak)}, ${describe(flood)}`);
+
+  // 2. Streams that never read, beside event traffic to the flood's sessions.
+  const sockets: Socket[] = [];
+  for (let i = 0; i < STREAMS; i += 1) {
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    socket.write(`GET /api/activity/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${API_KEY}\r\nAccept: text/event-stream\r\n\r\n`);
+    // Read nothing: the service's writes fill the socket's buffers, then its own.
+    socket.pause();
+    sockets.push(socket);
+    if (i % 100 === 99) await sleep(10);
+  }
+  const streamStarted = Date.now();
+  let probes = 0;
+  let probesFailed = 0;
+  const probing = (async () => {
+    while (Date.now() - streamStarted < STREAM_SECONDS * 1000) {
+      probes += 1;
+      try {
+        if (!(await fetch(`${base}/health`, { signal: AbortSignal.timeout(5000) })).ok) probesFailed += 1;
+      } catch {
+        probesFailed += 1;
+      }
+      await sleep(1000);
+    }
+  })();
+  const traffic = await post(Number.MAX_SAFE_INTEGER, 16, (n) => `flood-${n % SESSIONS}`, () => Date.now() - streamStarted > STREAM_SECONDS * 1000);
+  await probing;
+  alive();
+  const streamPeak = window().peak;
+  // The service's count: a client that never reads never sees its stream cut.
+  const open = (await status()).activity_streams.open;
+  say(`streams: ${STREAMS.toLocaleString('en-US')} streams that never read, ${STREAM_SECONDS} s of events beside them: ${describe(traffic)}; /health answered ${probes - probesFailed} of ${probes}; ${open} streams still open in the service`);
+  within('streams', streamPeak);
+  if (probesFailed > 0) fail(`${probesFailed} of ${probes} /health probes failed`);
+  results.push(`streams: ${STREAMS} stalled, peak RSS ${mib(streamPeak)}, ${describe(traffic)}, ${open} still open`);
+  for (const socket of sockets) socket.destroy();
+
+  // 3. The idle sessions settled: hibernated, then a minute of light traffic to a few of them.
+  await sleep((HIBERNATE_SECONDS + 5) * 1000);
+  alive();
+  window();
+  const settleStarted = Date.now();
+  await post(Number.MAX_SAFE_INTEGER, 1, (n) => `baseline-${n % 10}`, () => Date.now() - settleStarted > SETTLE_SECONDS * 1000);
+  alive();
+  const settled = window();
+  const { memory } = await health();
+  const perSession = (settled.lowest - baseline) / SESSIONS;
+  say(`settled: lowest RSS ${mib(settled.lowest)} with ${SESSIONS.toLocaleString('en-US')} idle sessions held (${memory.sessions} in memory), ${(perSession / 1024).toFixed(2)} KiB per session over the baseline`);
+  within('settled', settled.peak);
+  // Below 50,000 sessions the noise of the two lowest readings outweighs the sessions.
+  if (SESSIONS >= 50_000 && perSession > IDLE_SESSION_RSS_LIMIT) fail(`an idle session holds ${(perSession / 1024).toFixed(2)} KiB of RSS, over 2 KiB`);
+  results.push(`settled: ${(perSession / 1024).toFixed(2)} KiB per idle session (lowest ${mib(settled.lowest)} against ${mib(baseline)})`);
+  say(`flood held: ${results.join('; ')}`);
+} finally {
+  clearInterval(sampler);
+  if (!exited) {
+    const gone = once(service, 'exit');
+    service.kill('SIGTERM');
+    await gone;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+}
