@@ -162,4 +162,26 @@ describe('process-wide budget (MEMORY_BUDGET_MB)', () => {
     expect(stopped.body.active).toBe(false);
     expect(h.system.supervisor.snapshot('burst0')!.context.latest_event?.properties).toMatchObject({ blob: FILLER });
   });
+
+  it('a session made to leave memory with its reengagement timer armed is woken from the store at its deadline and records the reengagement once', async () => {
+    const h = createHarness({ env: { MEMORY_BUDGET_MB: '64', SESSION_HIBERNATE_SECONDS: '60', STORE: 'sqlite', REENGAGEMENT_INACTIVITY_SECONDS: '600' } });
+    await post(h, { session_id: 'timed', event: 'component_input', screen: 'pan_details' });
+    await h.http.post('/v1/assistant/session/start').send({ session_id: 'timed', screen: 'pan_details' }).expect(200);
+    // The stop arms the reengagement timer: the session cannot hibernate for ten minutes.
+    await h.http.post('/v1/assistant/session/stop').send({ session_id: 'timed' }).expect(200);
+    const budget = h.system.memoryBudget;
+    budget.hold('other parts', budget.budgetBytes - budget.use().used_bytes);
+    expect(budget.hasRoom).toBe(false);
+    expect((await post(h, { session_id: 'newcomer', event: 'screen_view', screen: 'a' })).status).toBe(200);
+    expect(h.system.supervisor.counts).toEqual({ running: 1, hibernated: 1 });
+    advance(h.clock, 600_000);
+    await settle();
+    // The stop recorded its own (not recommended yet); the timer's is the one that fired from the store.
+    const fired = async () =>
+      ((await h.http.get('/api/activity?kind=reengagement')).body.items as { session_id: string; payload: { source: string } }[]).filter((item) => item.payload.source === 'timer');
+    expect((await fired()).map((item) => item.session_id)).toEqual(['timed']);
+    advance(h.clock, 600_000);
+    await settle();
+    expect(await fired()).toHaveLength(1);
+  });
 });
