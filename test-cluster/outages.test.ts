@@ -81,6 +81,9 @@ describe('cluster mode while an engine is down (real Restate server, real redis-
     expect(retried.status).toBe(200);
     expect((await event('outage-redis', 'during-0', 'outage-key-0')).status).toBe(200);
     expect((await send('GET', '/api/sessions/outage-redis')).body.screen).toBe('during-0');
+    // Recorded by the invocation the read above waited for; this process reads it back a moment later.
+    const deadline = Date.now() + 5_000;
+    while ((await screens('outage-redis')).length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await screens('outage-redis')).toEqual(['before', 'during-0']);
   });
 

@@ -105,6 +105,33 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     expect((await activityOf('order', 'event', processUrl(1))).map((item) => item.id)).toEqual(items.map((item) => item.id));
   });
 
+  it('sends SDK events one-way; per session, events and the calls and reads after them keep their order', async () => {
+    const screens = Array.from({ length: 30 }, (_, index) => `seq_${index}`);
+    for (const [index, screen] of screens.entries()) {
+      const started = Date.now();
+      const answer = await post('/v1/events', { session_id: 'one-way', user_id: 'u5', event: 'screen_view', screen }, processUrl(index % 2));
+      expect(answer.status).toBe(200);
+      expect(answer.body.status).toBe('ok');
+      // The answer is the time the service took the event (it has not necessarily run yet).
+      expect(Number(answer.body.ingested_at)).toBeGreaterThanOrEqual(Math.floor(started / 1000));
+    }
+    // A call right after the last acknowledgement, on the process that did not take it, waits its turn behind every event.
+    const context = await get('/v1/assistant/context/one-way', processUrl(0));
+    expect(context.status).toBe(200);
+    expect(context.body.current_screen).toBe('seq_29');
+    // A read, likewise.
+    expect((await get('/api/sessions/one-way', processUrl(1))).body.screen).toBe('seq_29');
+    // Every event was an invocation of the one-way handler, none a request-response `ask`.
+    expect(await invocations('one-way', 'ingest')).toHaveLength(screens.length);
+    expect(await invocations('one-way', 'ask')).toHaveLength(1);
+    // Recorded once each, in the order the service acknowledged them.
+    const items = await eventually(
+      () => activityOf('one-way', 'event'),
+      (found) => found.length >= screens.length,
+    );
+    expect(items.map((item) => item.payload.screen)).toEqual(screens);
+  });
+
   it('the session endpoint takes only calls the Restate server signed: unsigned or signed with another key, 401', async () => {
     /** A call to one process's endpoint as Restate makes it (HTTP/2), with the request-identity headers given. */
     const callEndpoint = (path: string, headers: Record<string, string>) =>
@@ -168,7 +195,7 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     const again = await send(processUrl(1));
     expect(first.status).toBe(200);
     expect(again).toEqual(first);
-    expect(await activityOf('retried', 'event')).toHaveLength(1);
+    expect(await eventually(() => activityOf('retried', 'event'), (items) => items.length > 0)).toHaveLength(1);
     const unusable = await fetch(`${processUrl(0)}/v1/events`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'idempotency-key': 'has space' },
@@ -181,8 +208,13 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
 
   it('lists sessions from Restate state, whichever process answers', async () => {
     await post('/v1/events', { session_id: 'listed', user_id: 'u2', event: 'screen_view', screen: 'pan_details' });
+    type Page = { sessions: { session_id: string; screen: string }[]; total: number };
     for (const base of [processUrl(0), processUrl(1)]) {
-      const page = (await get('/api/sessions?q=listed', base)).body as { sessions: { session_id: string; screen: string }[]; total: number };
+      // A listing reads what invocations have stored: an event taken a moment ago may still be queued.
+      const page = await eventually(
+        async () => (await get('/api/sessions?q=listed', base)).body as Page,
+        (found) => found.total === 1,
+      );
       expect(page.total).toBe(1);
       expect(page.sessions[0]).toMatchObject({ session_id: 'listed', screen: 'pan_details' });
     }
@@ -259,7 +291,7 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
 
   it('a session whose kept state the machine cannot run is cleared and begun anew, not retried forever', async () => {
     await post('/v1/events', { session_id: 'damaged', event: 'screen_view', screen: 'welcome' });
-    const kept = (await storedState('damaged')) as unknown as { context: Record<string, unknown>; summary: Record<string, unknown> };
+    const kept = (await eventually(() => storedState('damaged'), (state) => state !== undefined)) as unknown as { context: Record<string, unknown>; summary: Record<string, unknown> };
     // An edit through Restate's admin API: no trigger memory, and idle since the epoch (the check that read it first).
     delete kept.context.trigger;
     kept.summary.last_activity_at = 0;
@@ -388,8 +420,13 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     expect(killed).toBe(true);
     let total = 0;
     for (const sessionId of sessions) {
-      const recorded = (await activityOf(sessionId, 'event', processUrl(0))).map((item) => item.payload.screen);
-      for (const screen of acknowledged.get(sessionId)!) expect(recorded).toContain(screen);
+      // Acknowledged once Restate took them; each is recorded once its invocation has run.
+      const taken = acknowledged.get(sessionId)!;
+      const recorded = (await eventually(
+        () => activityOf(sessionId, 'event', processUrl(0)),
+        (items) => taken.every((screen) => items.some((item) => item.payload.screen === screen)),
+      )).map((item) => item.payload.screen);
+      for (const screen of taken) expect(recorded).toContain(screen);
       // A request cut off with the process is sent again by the proxy with the same Idempotency-Key: recorded once.
       expect(new Set(recorded).size).toBe(recorded.length);
       total += acknowledged.get(sessionId)!.length;

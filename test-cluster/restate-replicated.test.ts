@@ -102,10 +102,17 @@ describe('a 3-node replicated Restate cluster, one node killed with SIGKILL unde
     expect(total).toBe(LOAD_SESSIONS * EVENTS_PER_SESSION);
 
     for (const sessionId of sessions) {
-      // Every acknowledged event once, in the order sent; the session holds the last.
+      // The session holds the last (a read waits its turn behind the events sent one-way before it).
+      expect((await get(`/api/sessions/${sessionId}`)).body.screen).toBe(`step_${EVENTS_PER_SESSION - 1}`);
+      // Every acknowledged event once, in the order sent, once this process has read back what the invocations wrote.
+      await vi.waitFor(
+        async () => {
+          if ((await activityOf(sessionId, 'event')).length < acknowledged.get(sessionId)!.length) throw new Error(`${sessionId}: activity not read back yet`);
+        },
+        { timeout: 10_000, interval: 100 },
+      );
       const recorded = (await activityOf(sessionId, 'event')).map((item) => item.payload.screen);
       expect(recorded).toEqual(acknowledged.get(sessionId));
-      expect((await get(`/api/sessions/${sessionId}`)).body.screen).toBe(`step_${EVENTS_PER_SESSION - 1}`);
     }
 
     // Each cooldown ends once, at or after its time, through one wake.

@@ -41,6 +41,9 @@ const stepless: SessionHost = {
     turn.add(() => command.reply({ ingested_at_ms: command.at, warnings: [] }));
     return answer;
   },
+  ingest(sessionId, build) {
+    return this.ask(sessionId, 'create', build);
+  },
   snapshot: (sessionId) => sessions.snapshot(sessionId),
   list: (query) => sessions.list(query),
   committed: () => sessions.committed(),

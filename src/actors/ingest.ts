@@ -10,13 +10,13 @@ import type { AskResult } from './session-host.js';
  * The one way an SDK event reaches its session, whatever carried it (HTTP `POST /v1/events`, a
  * WebSocket `control_state` frame): anything done to every event on arrival belongs here. The
  * event is already validated (EventInSchema), redacted (`redactForIngest`, so the type admits no
- * raw event) and `sessionKey` resolved (session-key.ts).
+ * raw event) and `sessionKey` resolved (session-key.ts). `requestId` is the id the client gave the
+ * request (Idempotency-Key, X-Request-ID, a frame's message_id), if any.
  */
-export function ingestSdkEvent(supervisor: SessionHost, sessionKey: string, input: IngestInput, trace: Trace, channel?: IngestChannel): Promise<AskResult<IngestResult>> {
+export function ingestSdkEvent(supervisor: SessionHost, sessionKey: string, input: IngestInput, trace: Trace, channel?: IngestChannel, requestId?: string): Promise<AskResult<IngestResult>> {
   const { event, matchHint } = input;
-  if (event.session_id === sessionKey) return supervisor.ask<IngestResult>(sessionKey, 'create', (reply, at) => ({ type: 'session.ingest', event, matchHint, at, trace, reply, sizes: input.sizes, channel }));
-  const stored = { ...event, session_id: sessionKey };
+  const stored = event.session_id === sessionKey ? event : { ...event, session_id: sessionKey };
   // The routing key replaced: the event's size moves by the difference.
-  const sizes = { ...input.sizes, bytes: input.sizes.bytes + jsonStringSize(sessionKey) - jsonStringSize(event.session_id) };
-  return supervisor.ask<IngestResult>(sessionKey, 'create', (reply, at) => ({ type: 'session.ingest', event: stored, matchHint, at, trace, reply, sizes, channel }));
+  const sizes = stored === event ? input.sizes : { ...input.sizes, bytes: input.sizes.bytes + jsonStringSize(sessionKey) - jsonStringSize(event.session_id) };
+  return supervisor.ingest(sessionKey, (reply, at) => ({ type: 'session.ingest', event: stored, matchHint, at, trace, reply, sizes, channel }), requestId || undefined);
 }

@@ -1,4 +1,4 @@
-import type { AssistantCommand, Reply, SessionCommand } from '../machines/session/events.js';
+import type { AssistantCommand, IngestResult, Reply, SessionCommand } from '../machines/session/events.js';
 import type { SessionContext } from '../machines/session/context.js';
 import type { SessionListQuery, SessionPage } from './session-listing.js';
 
@@ -37,6 +37,12 @@ export interface SessionView {
 export interface SessionHost {
   /** `build` receives the reply callback and the current time and returns the command. */
   ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>>;
+  /**
+   * An SDK event (`session.ingest`), answered once the host holds it durably: in this process,
+   * once applied (an ask); in cluster mode, once Restate has taken it, before it is applied, with
+   * `requestId` (the id the client gave the request, if any) making a retry of it apply once.
+   */
+  ingest(sessionId: string, build: (reply: Reply<IngestResult>, at: number) => SessionCommand, requestId?: string): Promise<AskResult<IngestResult>>;
   snapshot(sessionId: string): SessionView | undefined | Promise<SessionView | undefined>;
   list(query: SessionListQuery): SessionPage | Promise<SessionPage>;
   /** Whether everything this process queued so far is committed. */

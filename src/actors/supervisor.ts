@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Actor, InspectionEvent, Observer } from 'xstate';
 import { createActor } from 'xstate';
 import type { AppClock } from '../integrations/clock.js';
-import type { AssistantCommand, Reply, SessionCommand, SessionEmitted } from '../machines/session/events.js';
+import type { AssistantCommand, IngestResult, Reply, SessionCommand, SessionEmitted } from '../machines/session/events.js';
 import type { AgentNotices } from './agent-notices.js';
 import type { SessionContext, SessionSettings } from '../machines/session/context.js';
 import type { SessionMachine, SessionSnapshot } from '../machines/session/machine.js';
@@ -142,6 +142,11 @@ export class SessionSupervisor implements SessionHost {
    * machine calls the callback once its state holds the change. The command reaches its session
    * with the others of this event-loop turn (command-batch.ts), in the order they were asked.
    */
+  /** Applied before it is answered: nothing to gain here from answering earlier. */
+  ingest(sessionId: string, build: (reply: Reply<IngestResult>, at: number) => SessionCommand): Promise<AskResult<IngestResult>> {
+    return this.ask(sessionId, 'create', build);
+  }
+
   ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
     const sent = this.send(sessionId, routing, build);
     // In memory a write is kept when made: the reply is the answer (waiting on two resolved

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { stringify } from 'safe-stable-stringify';
+import { digestOf } from '../domain/digest.js';
 import type { ClusterHealth } from '../actors/cluster-health.js';
 import { CommandListeners } from '../actors/command-listeners.js';
 import type { SessionHost, SessionView } from '../actors/session-host.js';
@@ -9,14 +12,14 @@ import { storedView } from '../actors/stored-session.js';
 import type { AskResult, Routing } from '../actors/session-host.js';
 import { selectSummaries } from '../store/summary-selection.js';
 import type { AppClock } from '../integrations/clock.js';
-import type { AssistantCommand, Reply, SessionCommand } from '../machines/session/events.js';
+import type { AssistantCommand, IngestResult, Reply, SessionCommand } from '../machines/session/events.js';
 import type { SessionSettings } from '../machines/session/context.js';
 import type { ActivityLog, StoredSession } from '../store/ports.js';
 import type { CommandFanout } from './command-fanout.js';
 import { toWireCommand } from './command-wire.js';
 import { currentIdempotencyKey } from './idempotency.js';
-import type { AskResponse, KeptSummary } from './session-object.js';
-import { ACTIVITY_LOG_UNREACHABLE, SESSION_OBJECT, STATE } from './session-object.js';
+import type { AskResponse, IngestRequest, KeptSummary } from './session-object.js';
+import { ACTIVITY_LOG_UNREACHABLE, SESSION_OBJECT, STATE, acceptedAnswer } from './session-object.js';
 
 export interface RemoteHostOptions {
   /** RESTATE_INGRESS_URL: where commands go (private: every handler is callable there). */
@@ -81,6 +84,31 @@ export class RemoteSessionHost implements SessionHost {
     if (!response.ok) return response;
     await this.readBack(response.seen_through, sessionId);
     return { ok: true, value: response.value as T };
+  }
+
+  /**
+   * An SDK event is sent one-way: answered once Restate has durably taken it, not once the session
+   * ran it (its answer needs nothing the session decides). Restate runs a key's exclusive
+   * invocations one at a time in the order it took them, so the session's later calls and reads
+   * (`view`) see it. The idempotency key is the client's request (or one made here): a retry of the
+   * same request, on any process, is taken once and answered as the first was.
+   */
+  async ingest(sessionId: string, build: (reply: Reply<IngestResult>, at: number) => SessionCommand, requestId?: string): Promise<AskResult<IngestResult>> {
+    const command = toWireCommand(build(() => undefined, this.options.clock.now())) as IngestRequest['command'];
+    // The same id on another event is another request: only a copy of this one is a retry of it.
+    const requestKey = requestId === undefined ? randomUUID() : digestOf(String(command.channel ?? 'http'), requestId, stringify(command.event));
+    // Once taken, the event is kept whatever happens to Redis: so it is refused, never sent, while
+    // this process's own connection to Redis is down (the invocation would wait for it unseen).
+    if (this.options.activity.accepting?.() === false) return { ok: false, reason: 'unavailable', unreachable: 'redis' };
+    const path = `${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/ingest`;
+    try {
+      const sent = await this.call<{ invocationId: string; status: 'Accepted' | 'PreviouslyAccepted' }>(`${path}/send`, { command } satisfies IngestRequest, requestKey);
+      if (sent.status === 'Accepted') return { ok: true, value: acceptedAnswer(command) };
+      // A retry: the first copy's answer, once it has run (its output is that answer).
+      return { ok: true, value: await this.call<IngestResult>(`restate/invocation/${encodeURIComponent(sent.invocationId)}/attach`, undefined, undefined, 'GET') };
+    } catch (error) {
+      return this.failure(error, sessionId);
+    }
   }
 
   async snapshot(sessionId: string): Promise<SessionView | undefined> {
@@ -150,10 +178,10 @@ export class RemoteSessionHost implements SessionHost {
     return rows.map((row) => JSON.parse(row.value_utf8) as KeptSummary);
   }
 
-  private async call<T>(path: string, body: unknown, idempotencyKey?: string): Promise<T> {
+  private async call<T>(path: string, body: unknown, idempotencyKey?: string, method: 'GET' | 'POST' = 'POST'): Promise<T> {
     const headers: Record<string, string> = idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey };
     const response = await fetch(new URL(path, this.options.ingressUrl), {
-      method: 'POST',
+      method,
       ...(body === undefined ? { headers } : { headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(this.options.askTimeoutMs),
     });

@@ -10,9 +10,10 @@ import { storedDamage } from '../actors/stored-session-check.js';
 import type { Routing } from '../actors/session-host.js';
 import type { AgentContextSources } from '../domain/agent-context.js';
 import type { MediaProvider } from '../integrations/media.js';
-import type { Reply, SessionCommand } from '../machines/session/events.js';
+import type { IngestResult, Reply, SessionCommand } from '../machines/session/events.js';
 import type { SessionSettings } from '../machines/session/context.js';
 import type { SessionMachine } from '../machines/session/machine.js';
+import { eventTypeWarnings } from '../domain/session-record.js';
 import type { ActivityLog, StoredSession, SummaryRow } from '../store/ports.js';
 import { StoreUnavailableError } from '../store/ports.js';
 import type { CommandFanout } from './command-fanout.js';
@@ -28,6 +29,22 @@ export interface AskRequest {
   routing: Routing;
   command: WireCommand;
 }
+
+/** An SDK event sent one-way: `command` is a `session.ingest` carrying the time the service took it. */
+export interface IngestRequest {
+  command: WireCommand & { at: number; event: { event: string } };
+}
+
+/**
+ * What a one-way event is answered with: only what the event itself says, never what the session
+ * made of it (it has not run yet), so the first answer and a retry's (the handler's output) agree.
+ */
+export const acceptedAnswer = (command: IngestRequest['command']): IngestResult => ({ ingested_at_ms: command.at, warnings: eventTypeWarnings(command.event.event) });
+
+const isIngestRequest = (request: unknown): request is IngestRequest => {
+  const command = (request as Partial<IngestRequest> | null)?.command;
+  return isWireCommand(command) && command.type === 'session.ingest' && Number.isFinite(command.at) && typeof command.event?.event === 'string';
+};
 
 export type AskResponse =
   | {
@@ -153,6 +170,23 @@ export function sessionObject(deps: SessionObjectDeps) {
         }
         return { ok: true, value: done.outcome.reply ?? null, seen_through: done.seenThrough };
       },
+      // Sent one-way: acknowledged once Restate holds it, run in turn with the key's other
+      // exclusive handlers, so a later call or read of the session sees it.
+      ingest: restate.handlers.object.exclusive({ idempotencyRetention: IDEMPOTENCY_RETENTION_MS, journalRetention: 0 }, async (ctx: restate.ObjectContext, request: IngestRequest): Promise<IngestResult> => {
+        if (!isIngestRequest(request)) throw new restate.TerminalError('not an SDK event', { errorCode: 400 });
+        let stored = await readSession(ctx, deps.logger);
+        // The service's time when it took the event (journaled with the input: no clock entry to
+        // record), never before what the session already holds.
+        const at = Math.max(request.command.at, stored?.summary.last_activity_at ?? 0);
+        if (stored && idledOut(stored, deps.settings, at)) {
+          ctx.clearAll();
+          stored = undefined;
+        }
+        // Nobody waits on it, and it was acknowledged: a Redis failure is retried by Restate until
+        // Redis is back (not refused, as a call is), so the event is kept.
+        await invoke(ctx, stored, at, (reply) => fromWireCommand(request.command, at, deps.sources, reply));
+        return acceptedAnswer(request.command);
+      }),
       wake: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext, deadline: number): Promise<void> => {
         const wakes = (await ctx.get<number[]>(STATE.wakes)) ?? [];
         if (!wakes.includes(deadline)) return;
@@ -166,8 +200,9 @@ export function sessionObject(deps: SessionObjectDeps) {
         const at = Math.max(await ctx.date.now(), deadline);
         await invoke(ctx, stored, at);
       }),
-      // Shared, so it cannot clear a damaged state: it shows none, and the next exclusive handler clears it.
-      view: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext): Promise<StoredSession | null> => {
+      // Exclusive, so it waits for the events sent before it: a read after an acknowledged event
+      // sees it. A damaged state is shown as none and left for a command to clear.
+      view: restate.handlers.object.exclusive(async (ctx: restate.ObjectContext): Promise<StoredSession | null> => {
         const stored = await ctx.get<StoredSession>(STATE.session);
         return stored && storedDamage(stored) === undefined ? stored : null;
       }),

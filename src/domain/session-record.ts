@@ -335,12 +335,18 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
     }
   }
 
-  const warnings = KNOWN_EVENT_TYPES.has(stored.event) ? [] : ['unknown_event_type'];
+  const warnings = eventTypeWarnings(stored.event);
   const budgeted = withinBudget(next, options.maxBytes, true, latestBytes, next.retry_counts ?? record.retry_counts);
   if (budgeted.trimmed) warnings.push('session_budget_exceeded');
   if (schemaPush && !own(budgeted.record.schemas, screenKey(schemaPush.screen_id))) schemaPush = undefined;
   return { patch: budgeted.record, stored, schemaPush, warnings };
 }
+
+/**
+ * The warnings an event earns by its type alone, whatever the session holds: all an answer given
+ * before the session applied the event can carry (cluster mode, docs/cluster-mode.md).
+ */
+export const eventTypeWarnings = (eventType: string): string[] => (KNOWN_EVENT_TYPES.has(eventType) ? [] : ['unknown_event_type']);
 
 /** Fields of an event the service knows (the schema's and what redaction adds); the rest are kept verbatim, budget allowing. */
 const KNOWN_EVENT_FIELDS = new Set([...Object.keys(EventInSchema.shape), 'masked_by', 'shape']);

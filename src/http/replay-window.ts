@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 
 /** What a replay is answered with: the first answer, once it is known; `undefined` when it is not to be repeated. */
@@ -27,8 +26,6 @@ export interface ReplayWindowOptions {
 
 /** Bytes an entry is counted at besides its answer: the key, the fingerprint and the cache's own slot. */
 const ENTRY_OVERHEAD_BYTES = 256;
-
-export const digestOf = (...parts: string[]): string => createHash('sha256').update(parts.join('\n')).digest('base64url');
 
 /**
  * Requests a client sent again with the same id (X-Request-ID, Idempotency-Key, a frame's

@@ -142,6 +142,11 @@ export interface ActivityLog extends Durable {
    * items of a change that was refused are never written later by another commit.
    */
   writeNow?(items: readonly KeyedDraft[]): Promise<number>;
+  /**
+   * Set by a log written by other processes too: whether its write connection is up now. A change
+   * acknowledged before it is applied (an SDK event sent one-way) is refused while it is not.
+   */
+  accepting?(): boolean;
 }
 
 /** An item and the key that makes a repeated write of it a no-op. */

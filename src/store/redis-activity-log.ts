@@ -113,6 +113,8 @@ export class RedisActivityLog implements ActivityLog {
     this.redis.on('error', (error: Error) => (this.lastError = error.message));
     this.tail.on('error', () => {});
     this.direct.on('error', (error: Error) => (this.lastError = error.message));
+    // Back: a process whose writes all run elsewhere (events sent one-way) may write nothing to clear it.
+    this.direct.on('ready', () => (this.lastError = undefined));
     this.ready = this.start();
   }
 
@@ -184,6 +186,16 @@ export class RedisActivityLog implements ActivityLog {
   caughtUp(id: number): Promise<void> {
     if (id <= this.lastSeen) return Promise.resolve();
     return new Promise<void>((resolve) => this.waiters.push({ id, resolve }));
+  }
+
+  /**
+   * The write connection's own state: it changes the moment Redis closes the connection, before
+   * any write fails. A change refused for it is a failure health() reports, as a failed write is.
+   */
+  accepting(): boolean {
+    if (this.direct.status === 'ready') return true;
+    this.lastError ??= `connection ${this.direct.status}`;
+    return false;
   }
 
   health(): StoreHealth {

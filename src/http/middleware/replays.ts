@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { HttpError } from '../http-error.js';
 import type { ReplayWindow } from '../replay-window.js';
-import { digestOf } from '../replay-window.js';
+import { digestOf } from '../../domain/digest.js';
 
 /** A first answer, as a replay repeats it. */
 export interface StoredAnswer {

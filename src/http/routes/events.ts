@@ -55,7 +55,9 @@ export function ingestEvent({ system, config, sessionKeys }: AppDeps): RequestHa
     // Nothing past this line sees a raw identity value (docs/decisions/0001-identity-values-masked-on-arrival.md).
     const input = redactForIngest(received, config.piiRules);
     const trace = traceFor(res, input.event);
-    const result = await ingestSdkEvent(system.supervisor, sessionKey, input, trace);
+    // The client's own id for the request, when it gave one: a retry of it reaches the session once, on any process.
+    const requestId = req.get('idempotency-key') ?? req.get('x-request-id');
+    const result = await ingestSdkEvent(system.supervisor, sessionKey, input, trace, undefined, requestId);
     const { ingested_at_ms, warnings } = replyOrThrow(result, sessionKey);
     sendJson(res, { status: 'ok', ingested_at: unixSeconds(ingested_at_ms), ...(warnings.length > 0 ? { warnings } : {}) });
   };

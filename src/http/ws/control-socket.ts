@@ -26,7 +26,7 @@ import {
   WsClose,
 } from './control-frames.js';
 import type { ReplayWindow } from '../replay-window.js';
-import { digestOf } from '../replay-window.js';
+import { digestOf } from '../../domain/digest.js';
 
 export interface ControlSocketInput {
   socket: WebSocket;
@@ -154,7 +154,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     if (!event.success) return fail('invalid_frame', describeIssues(event.error, 'frame'), frame.message_id);
     const ingest = event.data;
     onceById(key, frame, async () => {
-      if (!answered(await ingestSdkEvent(supervisor, key, redactForIngest(ingest, input.piiRules), trace(), 'control_plane'), frame.message_id)) return undefined;
+      if (!answered(await ingestSdkEvent(supervisor, key, redactForIngest(ingest, input.piiRules), trace(), 'control_plane', frame.message_id ?? undefined), frame.message_id)) return undefined;
       const ack = { type: 'ack', status: 'ok', detail: frame.event, message_id: frame.message_id ?? null };
       send(ack);
       // The session decides on its own what this changes; anything it decides arrives as a command.
