@@ -1,14 +1,14 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { startLocalCluster } from '../../scripts/cluster/local-cluster.js';
 import { startRedis } from '../../scripts/cluster/redis-server.js';
-import { RedisActivityLog } from '../../src/store/redis-activity-log.js';
-import type { LoadResult } from '../load-worker.js';
-import type { ServerProcess } from '../lib/processes.js';
+import type { LoadJob, LoadResult } from '../load-worker.js';
 import { runLoad } from '../lib/processes.js';
-import { median, percentile, round, table } from '../lib/stats.js';
-import { startService } from '../lib/targets.js';
+import { median, ratio, round, table } from '../lib/stats.js';
+import { CEILING_OBJECT } from '../lib/ceiling-object.js';
 
 export interface ClusterBenchOptions {
   rounds: number;
@@ -16,93 +16,133 @@ export interface ClusterBenchOptions {
   durationSeconds: number;
   connections: number;
   sessions: number;
-  /** Sequential calls timed one by one for the per-event breakdown. */
-  samples: number;
+  /** Service processes per cluster measured, one cluster (with its own Restate server) at a time. */
+  processCounts: number[];
 }
 
-interface Target {
-  name: string;
-  url: string;
-}
-
-const timed = async (count: number, call: (index: number) => Promise<unknown>): Promise<{ p50: number; p99: number }> => {
-  const durations: number[] = [];
-  for (let index = 0; index < count; index += 1) {
-    const started = performance.now();
-    await call(index);
-    durations.push(performance.now() - started);
-  }
-  durations.sort((a, b) => a - b);
-  return { p50: round(percentile(durations, 50), 2), p99: round(percentile(durations, 99), 2) };
-};
-
-const post = (url: string, body: unknown) =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (response) => {
-    await response.arrayBuffer();
-    if (!response.ok) throw new Error(`${url}: ${response.status}`);
+/** The ceiling object's endpoint, in a process of its own as a service process's endpoint is. */
+async function startCeiling(): Promise<{ port: number; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/servers/restate-ceiling.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const port = await new Promise<number>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const match = /^port (\d+)$/.exec(line);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`ceiling endpoint exited (${code})`)));
   });
+  return {
+    port,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
 
 /**
- * Cluster mode (SESSION_HOST=restate, ACTIVITY_LOG=redis://) against the single-process modes,
- * same load generator, interleaved rounds; then one event's cost taken apart with sequential
- * calls: the Restate round trip alone (a read through the ingress), a whole command, and the
- * Redis write of one activity item in-process.
+ * Waits until Restate has run every invocation it took (a one-way run leaves a queue behind it),
+ * so the next run does not share the machine with the last one's backlog; answers how long that took.
  */
-export async function clusterSuite(options: ClusterBenchOptions): Promise<{ markdown: string; breakdown: string }> {
-  const redis = await startRedis({ dir: mkdtempSync(join(tmpdir(), 'bench-redis-')) });
-  const singles: ServerProcess[] = [];
-  const clusters: Awaited<ReturnType<typeof startLocalCluster>>[] = [];
-  try {
-    singles.push(await startService({ LOG_LEVEL: 'warn' }), await startService({ LOG_LEVEL: 'warn', ACTIVITY_LOG: redis.url, ACTIVITY_RETENTION_ITEMS: '100000' }));
-    // One cluster at a time would double the Restate servers' idle cost: both stay up, as the single targets do.
-    clusters.push(await startLocalCluster({ redisUrl: redis.url, processes: 1 }), await startLocalCluster({ redisUrl: redis.url, processes: 2 }));
-    const targets: Target[] = [
-      { name: 'one process, STORE=memory', url: singles[0]!.url },
-      { name: 'one process, ACTIVITY_LOG=redis://', url: singles[1]!.url },
-      { name: 'SESSION_HOST=restate, 1 service process', url: clusters[0]!.url },
-      { name: 'SESSION_HOST=restate, 2 service processes', url: clusters[1]!.url },
-    ];
-    const results = new Map<string, LoadResult[]>(targets.map((target) => [target.name, []]));
-    const job = (target: Target) => ({ url: target.url, method: 'POST' as const, path: '/v1/events', connections: options.connections, sessions: options.sessions, body: 'event' as const });
-    for (const target of targets) await runLoad({ ...job(target), durationSeconds: options.warmupSeconds });
-    for (let round_ = 0; round_ < options.rounds; round_ += 1) {
-      for (const target of targets) results.get(target.name)!.push(await runLoad({ ...job(target), durationSeconds: options.durationSeconds }));
-    }
-    const markdown = table(
-      ['target', 'events/s (median)', 'p50 ms', 'p99 ms', 'failed requests'],
-      targets.map((target) => {
-        const runs = results.get(target.name)!;
-        return [target.name, round(median(runs.map((r) => r.requestsPerSecond))), median(runs.map((r) => r.latencyP50)), median(runs.map((r) => r.latencyP99)), runs.reduce((n, r) => n + r.errors + r.non2xx, 0)];
-      }),
-    );
+async function drained(query: (sql: string) => Promise<{ n: number }[]>): Promise<number> {
+  const started = performance.now();
+  const deadline = started + 120_000;
+  for (;;) {
+    const [row] = await query(`SELECT count(*) AS n FROM sys_invocation WHERE status IN ('pending', 'ready', 'running', 'backing-off', 'suspended')`);
+    if (Number(row?.n ?? 0) === 0 || performance.now() > deadline) return (performance.now() - started) / 1000;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
-    // One event taken apart, sequentially, on an idle cluster (one service process, no proxy).
-    const direct = `http://127.0.0.1:${clusters[0]!.processes[0]!.port}`;
-    const single = singles[0]!.url;
-    await post(`${direct}/v1/events`, { session_id: 'timed', event: 'screen_view', screen: 'pan_details' });
-    const wholeCluster = await timed(options.samples, (index) => post(`${direct}/v1/events`, { session_id: 'timed', event: 'screen_view', screen: `s${index % 10}` }));
-    const restateRead = await timed(options.samples, () => fetch(`${direct}/api/sessions/timed`).then((response) => response.arrayBuffer()));
-    const wholeSingle = await timed(options.samples, (index) => post(`${single}/v1/events`, { session_id: 'timed', event: 'screen_view', screen: `s${index % 10}` }));
-    const log = new RedisActivityLog({ url: redis.url, capacity: 1000, key: '{bench-activity}' });
-    await log.ready;
-    const redisWrite = await timed(options.samples, async (index) => {
-      log.append({ kind: 'event', at: Date.now(), session_id: 'timed', user_id: null, payload: { n: index }, trace: { trace_id: 't', request_id: 'r' } });
-      await log.commit();
-    });
-    log.close();
-    const breakdown = table(
-      ['one event, sequential (ms)', 'p50', 'p99'],
-      [
-        ['POST /v1/events, one process, STORE=memory', wholeSingle.p50, wholeSingle.p99],
-        ['POST /v1/events, SESSION_HOST=restate (whole command)', wholeCluster.p50, wholeCluster.p99],
-        ['of which a Restate round trip (GET /api/sessions/:id: ingress → endpoint → answer, no write)', restateRead.p50, restateRead.p99],
-        ['of which the Redis write of one activity item (XADD by script + read back by the tail)', redisWrite.p50, redisWrite.p99],
-      ],
-    );
-    return { markdown, breakdown };
+const load = () => loadavg().map((value) => value.toFixed(2)).join(' / ');
+
+type Target = 'call ceiling' | 'one-way ceiling' | 'one-way, + one ctx.run' | 'one-way, + two state writes' | 'ingestion' | 'trigger evaluate' | 'session read';
+
+/**
+ * Cluster mode against Restate's own ceiling on the same server: a one-step virtual object (one
+ * state read, one write) called request-response and sent one-way as fast as the generator can,
+ * then SDK events through the service (sent one-way, docs/cluster-mode.md), a call that answers
+ * with the session's decision (trigger evaluation) and a read, for each process count. Each
+ * cluster starts its own Redis-backed processes and Restate server on free loopback ports and is
+ * stopped before the next; rounds are interleaved within a cluster.
+ */
+export async function clusterSuite(options: ClusterBenchOptions): Promise<{ markdown: string; ratios: string; load: string }> {
+  const redis = await startRedis({ dir: mkdtempSync(join(tmpdir(), 'bench-redis-')) });
+  const rows: (string | number)[][] = [];
+  const ratioRows: (string | number)[][] = [];
+  const loads: string[] = [`before: ${load()}`];
+  try {
+    for (const processes of options.processCounts) {
+      const cluster = await startLocalCluster({ redisUrl: redis.url, processes, built: true });
+      const ceiling = await startCeiling();
+      try {
+        await cluster.restate.register(`http://127.0.0.1:${ceiling.port}/`);
+        const ingress = cluster.restate.ingressUrl.replace(/\/$/, '');
+        // One process is measured without the proxy; more are reached through it, as behind a load balancer.
+        const front = processes === 1 ? `http://127.0.0.1:${cluster.processes[0]!.port}` : cluster.url;
+        const common = { connections: options.connections, sessions: options.sessions, body: 'event' as const };
+        const jobs: Record<Target, Omit<LoadJob, 'durationSeconds'>> = {
+          'call ceiling': { ...common, url: ingress, method: 'POST', path: `/${CEILING_OBJECT}/{session}/step` },
+          'one-way ceiling': { ...common, url: ingress, method: 'POST', path: `/${CEILING_OBJECT}/{session}/step/send` },
+          'one-way, + one ctx.run': { ...common, url: ingress, method: 'POST', path: `/${CEILING_OBJECT}/{session}/stepAndRun/send` },
+          'one-way, + two state writes': { ...common, url: ingress, method: 'POST', path: `/${CEILING_OBJECT}/{session}/stepAndTwoWrites/send` },
+          ingestion: { ...common, url: front, method: 'POST', path: '/v1/events' },
+          'trigger evaluate': { ...common, url: front, method: 'POST', path: '/v1/assistant/trigger/evaluate', body: 'trigger' },
+          'session read': { ...common, url: front, method: 'GET', path: '/api/sessions/{session}' },
+        };
+        const targets = Object.keys(jobs) as Target[];
+        const query = (sql: string) => cluster.restate.query<{ n: number }>(sql);
+        // Every session exists before anything reads it: one event each, in order.
+        await runLoad({ ...jobs.ingestion, amount: options.sessions, sequential: true });
+        for (const target of targets) {
+          await runLoad({ ...jobs[target], durationSeconds: options.warmupSeconds });
+          await drained(query);
+        }
+        const results = new Map<Target, LoadResult[]>(targets.map((target) => [target, []]));
+        const drains = new Map<Target, number[]>(targets.map((target) => [target, []]));
+        for (let round_ = 0; round_ < options.rounds; round_ += 1) {
+          for (const target of targets) {
+            results.get(target)!.push(await runLoad({ ...jobs[target], durationSeconds: options.durationSeconds }));
+            drains.get(target)!.push(await drained(query));
+          }
+        }
+        loads.push(`after ${processes} process(es): ${load()}`);
+        const of = (target: Target) => {
+          const runs = results.get(target)!;
+          return {
+            rate: round(median(runs.map((run) => run.requestsPerSecond))),
+            p50: round(median(runs.map((run) => run.latencyP50)), 1),
+            p99: round(median(runs.map((run) => run.latencyP99)), 1),
+            failed: runs.reduce((sum, run) => sum + run.errors + run.non2xx, 0),
+            // Taken but not yet run when the generator stopped: a one-way rate Restate cannot keep up shows here.
+            drain: round(median(drains.get(target)!), 1),
+          };
+        };
+        for (const target of targets) {
+          const measured = of(target);
+          rows.push([processes, target, measured.rate, measured.p50, measured.p99, measured.drain, measured.failed]);
+        }
+        const call = of('call ceiling');
+        const oneWay = of('one-way ceiling');
+        const ingestion = of('ingestion');
+        ratioRows.push([
+          processes,
+          ratio(ingestion.rate, oneWay.rate),
+          ingestion.p50,
+          ratio(of('trigger evaluate').p50, call.p50),
+          ratio(of('session read').p50, call.p50),
+        ]);
+      } finally {
+        await ceiling.stop();
+        await cluster.stop();
+      }
+    }
   } finally {
-    await Promise.all(clusters.map((cluster) => cluster.stop()));
-    await Promise.all(singles.map((server) => server.stop()));
     await redis.stop();
   }
+  return {
+    markdown: table(['service processes', 'target', 'per second (median)', 'p50 ms', 'p99 ms', 'backlog run after, s', 'failed requests'], rows),
+    ratios: table(['service processes', 'ingestion ÷ one-way ceiling (target ≥ 0.8)', 'ingestion p50 ms (target ≤ 15)', 'trigger p50 ÷ call ceiling p50 (target ≤ 2)', 'read p50 ÷ call ceiling p50 (target ≤ 2)'], ratioRows),
+    load: loads.join('; '),
+  };
 }

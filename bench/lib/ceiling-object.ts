@@ -1,0 +1,34 @@
+import * as restate from '@restatedev/restate-sdk';
+
+export const CEILING_OBJECT = 'Ceiling';
+
+/**
+ * Restate's own ceiling: a virtual object whose one handler reads one state value and writes one,
+ * the least an object that keeps anything does. Its retention matches the session object's
+ * one-way handler, so the two differ by what the handler does only.
+ */
+export const ceilingObject = restate.object({
+  name: CEILING_OBJECT,
+  options: { journalRetention: 0 },
+  handlers: {
+    step: async (ctx: restate.ObjectContext, _input: unknown): Promise<{ n: number }> => {
+      const n = ((await ctx.get<number>('n')) ?? 0) + 1;
+      ctx.set('n', n);
+      return { n };
+    },
+    // The same step with one more journal entry of each kind the session handler makes: what each costs.
+    stepAndRun: async (ctx: restate.ObjectContext, _input: unknown): Promise<{ n: number }> => {
+      const n = ((await ctx.get<number>('n')) ?? 0) + 1;
+      await ctx.run('a side effect', () => n);
+      ctx.set('n', n);
+      return { n };
+    },
+    stepAndTwoWrites: async (ctx: restate.ObjectContext, input: unknown): Promise<{ n: number }> => {
+      const n = ((await ctx.get<number>('n')) ?? 0) + 1;
+      ctx.set('n', n);
+      ctx.set('copy', input);
+      ctx.set('summary', { n });
+      return { n };
+    },
+  },
+});
