@@ -1,42 +1,33 @@
 import { dispose } from '@livekit/rtc-node';
-import { RoomServiceClient } from 'livekit-server-sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentWorker } from './support/agent-worker.js';
-import { startAgentWorker } from './support/agent-worker.js';
 import { eventually } from './support/eventually.js';
-import type { LiveKitServer } from './support/livekit-server.js';
-import { startLiveKitServer } from './support/livekit-server.js';
-import type { MediaService } from './support/media-service.js';
-import { startMediaService } from './support/media-service.js';
-import type { ChatRequest, ModelStandIn } from './support/model-stand-in.js';
-import { startModelStandIn } from './support/model-stand-in.js';
+import type { MediaStack } from './support/media-stack.js';
+import { startMediaStack } from './support/media-stack.js';
+import type { ChatRequest } from './support/model-stand-in.js';
 import type { SimulatedUser } from './support/simulated-user.js';
-import { joinAsUser } from './support/simulated-user.js';
 import { pcmOfWav, speak } from './support/speech.js';
+import { agentsIn, heardOpening, requestsFrom, startCall } from './support/voice-call.js';
 
 /** Identity values planted in the session before the call: none may reach a model or the activity raw. */
 const PAN = 'ABCPE1234F';
 const PHONE = '9876543210';
 const TYPED_PAN = 'BQJPK4821L';
 
-let liveKit: LiveKitServer;
-let service: MediaService;
-let models: ModelStandIn;
-let worker: AgentWorker;
+let stack: MediaStack;
 const users: SimulatedUser[] = [];
 
 const systemPromptOf = (request: ChatRequest) => request.messages.find((message) => message.role === 'system')?.content;
 const lastUserText = (request: ChatRequest) => String(request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '');
 
 beforeAll(async () => {
-  liveKit = await startLiveKitServer({ logFile: process.env.MEDIA_TEST_LIVEKIT_LOG });
-  // A short minimum interval, so a notice right after a fetch is not held for long.
-  service = await startMediaService(liveKit, { VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: '1' });
-  models = await startModelStandIn({
-    reply: (request) => `You asked: ${lastUserText(request).slice(0, 40)}. Please check the highlighted field.`,
-    transcript: () => 'how do I fix my PAN',
+  stack = await startMediaStack({
+    // A short minimum interval, so a notice right after a fetch is not held for long.
+    service: { VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: '1' },
+    models: {
+      reply: (request) => `You asked: ${lastUserText(request).slice(0, 40)}. Please check the highlighted field.`,
+      transcript: () => 'how do I fix my PAN',
+    },
   });
-  worker = await startAgentWorker(liveKit, service, models.baseUrl);
 });
 
 afterEach(async () => {
@@ -44,16 +35,14 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  if (process.env.MEDIA_TEST_LOG) (await import('node:fs')).writeFileSync(process.env.MEDIA_TEST_LOG, worker?.output() ?? '');
-  await worker?.stop();
-  await models?.close();
-  await service?.stop();
-  await liveKit?.stop();
+  if (process.env.MEDIA_TEST_LOG) (await import('node:fs')).writeFileSync(process.env.MEDIA_TEST_LOG, stack?.worker.output() ?? '');
+  await stack?.stop();
   await dispose();
 });
 
 /** Events of the app before the call: a PAN typed into a field and a phone number in properties, both raw. */
 async function plantIdentityValues(sessionId: string) {
+  const { service } = stack;
   await service.postEvent({ session_id: sessionId, event: 'screen_schema_lazy', screen: 'pan_entry' });
   await service.postEvent({ session_id: sessionId, event: 'component_input', screen: 'pan_entry', component_id: 'pan_number', component_type: 'text', hint: PAN, masked: false, properties: { phone: PHONE, note: `call me on ${PHONE}` } });
 }
@@ -61,27 +50,26 @@ async function plantIdentityValues(sessionId: string) {
 describe('the voice agent on a real LiveKit server', () => {
   it('joins the room once, reads the context, and answers a typed turn without any raw identity value reaching the model or the activity', async () => {
     const sessionId = 'voice-typed-1';
+    const { service, models, rooms, worker } = stack;
     await plantIdentityValues(sessionId);
-    const started = await service.startVoice(sessionId);
-    const user = await joinAsUser(started.media_url, started.token);
-    users.push(user);
+    const { started, user } = await startCall(service, sessionId, users);
 
     // Exactly one agent, in the room the service named.
     await eventually(() => user.agents().length, (count) => count >= 1, 30_000);
-    const rooms = new RoomServiceClient(liveKit.url, liveKit.apiKey, liveKit.apiSecret);
     const inRoom = await rooms.listParticipants(started.media_room);
     expect(inRoom.filter((participant) => participant.identity !== user.room.localParticipant!.identity)).toHaveLength(1);
+    expect(await agentsIn(rooms, started.media_room)).toHaveLength(1);
 
     // Its first fetch is recorded, and it opens by saying it is automated.
     await eventually(() => service.activity(sessionId, 'voice_agent_context_fetch'), (items) => items.length >= 1, 15_000);
-    await eventually(() => user.transcripts.join(' '), (text) => /automated assistant/i.test(text), 30_000);
+    await heardOpening(user);
 
     const watch = service.watchTurns(sessionId);
-    const before = models.chats.length;
+    const chats = requestsFrom(models.chats);
     await user.type(`How do I fix my PAN? It is ${TYPED_PAN}`);
     await eventually(() => user.transcripts.join(' '), (text) => text.includes('Please check the highlighted field'), 30_000);
 
-    const request = models.chats[before]!;
+    const request = await chats.next();
     const context = await service.client.GET('/v1/assistant/context/{session_id}', { params: { path: { session_id: sessionId } } });
     expect(systemPromptOf(request)).toBe(context.data!.system_prompt);
     for (const raw of [PAN, PHONE, TYPED_PAN]) expect(request.raw).not.toContain(raw);
@@ -103,47 +91,42 @@ describe('the voice agent on a real LiveKit server', () => {
 
   it('hears about a validation failure during the call, and its next model request carries it', async () => {
     const sessionId = 'voice-notice-1';
+    const { service, models } = stack;
     await plantIdentityValues(sessionId);
-    const started = await service.startVoice(sessionId);
-    const user = await joinAsUser(started.media_url, started.token);
-    users.push(user);
-    await eventually(() => user.transcripts.join(' '), (text) => /automated assistant/i.test(text), 30_000);
+    const { user } = await startCall(service, sessionId, users);
+    await heardOpening(user);
     const fetches = (await service.activity(sessionId, 'voice_agent_context_fetch')).length;
 
     await service.postEvent({ session_id: sessionId, event: 'validation_failed', screen: 'pan_entry', component_id: 'pan_number', failure_reason_code: 'PAN_NAME_MISMATCH', errors: ['PAN_NAME_MISMATCH'] });
     // The notice makes the agent fetch again, without any user turn.
     await eventually(() => service.activity(sessionId, 'voice_agent_context_fetch'), (items) => items.length > fetches, 15_000);
 
-    const before = models.chats.length;
+    const chats = requestsFrom(models.chats);
     await user.type('What went wrong?');
-    await eventually(() => models.chats.length, (count) => count > before, 30_000);
-    expect(String(systemPromptOf(models.chats[before]!))).toContain('PAN_NAME_MISMATCH');
+    expect(String(systemPromptOf(await chats.next()))).toContain('PAN_NAME_MISMATCH');
   });
 
   it('hears a spoken turn through the real VAD, has it transcribed, and answers with audible speech', async () => {
     const sessionId = 'voice-spoken-1';
+    const { service, models } = stack;
     await plantIdentityValues(sessionId);
-    const started = await service.startVoice(sessionId);
-    const user = await joinAsUser(started.media_url, started.token);
-    users.push(user);
-    await eventually(() => user.transcripts.join(' '), (text) => /automated assistant/i.test(text), 30_000);
+    const { user } = await startCall(service, sessionId, users);
+    await heardOpening(user);
     // Let the opening line finish playing, then measure only what answers the question.
     await eventually(() => user.agentAudioFrames(), (frames) => frames > 0, 15_000);
     await new Promise((resolve) => setTimeout(resolve, 3000));
-    const transcriptionsBefore = models.transcriptions.length;
-    const chatsBefore = models.chats.length;
+    const transcriptions = requestsFrom(models.transcriptions);
+    const chats = requestsFrom(models.chats);
     user.resetLoudest();
 
     const phrase = speak('how do I fix my PAN');
     await user.speak(phrase.samples, phrase.sampleRate);
 
     // The VAD cut the utterance and the transcription stand-in received it as a WAV of speech.
-    await eventually(() => models.transcriptions.length, (count) => count > transcriptionsBefore, 30_000);
-    const upload = pcmOfWav(models.transcriptions[transcriptionsBefore]!.audio);
+    const upload = pcmOfWav((await transcriptions.next()).audio);
     expect(upload.samples.length / upload.sampleRate).toBeGreaterThan(0.5);
     // Its transcript became the user's turn in the next model request, and the answer was spoken.
-    await eventually(() => models.chats.length, (count) => count > chatsBefore, 30_000);
-    expect(lastUserText(models.chats[chatsBefore]!)).toBe('how do I fix my PAN');
+    expect(lastUserText(await chats.next())).toBe('how do I fix my PAN');
     await eventually(() => user.transcripts.join(' '), (text) => text.includes('You asked: how do I fix my PAN'), 30_000);
     await eventually(() => user.loudestAgentAudio(), (rms) => rms > 1000, 30_000);
   });
