@@ -6,6 +6,7 @@ import type { RestateNodeSettings } from './restate-config.js';
 import { restateNodeToml } from './restate-config.js';
 import type { Proxy } from './round-robin.js';
 import { tcpRoundRobin } from './round-robin.js';
+import { waitUntilAnswering } from '../wait-until-answering.js';
 
 /** The Restate server this project is tested with. Its platform package is about 216 MB: never a dependency. */
 export const RESTATE_SERVER_VERSION = '1.7.12';
@@ -79,19 +80,7 @@ async function startNode(name: string, ports: RestatePorts, args: string[], env:
   const out = logFile ? openSync(logFile, 'a') : 'ignore';
   const child = spawn(bin, ['--no-logo', '--listen-mode', 'tcp', ...args], { env, stdio: ['ignore', out, out] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`restate-server ${name} exited with ${child.exitCode}`);
-    const ready = await fetch(`http://127.0.0.1:${ports.admin}/health`)
-      .then((response) => response.ok)
-      .catch(() => false);
-    if (ready) break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`restate-server ${name} did not become ready within 60 s`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await waitUntilAnswering(child, `http://127.0.0.1:${ports.admin}/health`, `restate-server ${name}`, 60_000);
   return {
     name,
     ports,

@@ -4,6 +4,7 @@ import { createSocket } from 'node:dgram';
 import { openSync } from 'node:fs';
 import { freePort } from '../../scripts/cluster/redis-server.js';
 import { ensureLiveKitServer } from '../../scripts/media/livekit-install.js';
+import { ExitedBeforeAnswering, waitUntilAnswering } from '../../scripts/wait-until-answering.js';
 
 export interface LiveKitServer {
   /** http://127.0.0.1:port: what the service's server SDK is given. */
@@ -49,12 +50,10 @@ export async function startLiveKitServer(options: { logFile?: string | undefined
     try {
       return await startOnFreePorts(options);
     } catch (error) {
-      if (!(error instanceof ExitedAtStart) || attempt >= 3) throw error;
+      if (!(error instanceof ExitedBeforeAnswering) || attempt >= 3) throw error;
     }
   }
 }
-
-class ExitedAtStart extends Error {}
 
 async function startOnFreePorts(options: { logFile?: string | undefined }): Promise<LiveKitServer> {
   const bin = ensureLiveKitServer((line) => process.stderr.write(`${line}\n`));
@@ -83,19 +82,7 @@ async function startOnFreePorts(options: { logFile?: string | undefined }): Prom
   const child = spawn(bin, ['--config-body', JSON.stringify(config)], { stdio: ['ignore', out, out] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new ExitedAtStart(`livekit server exited with ${child.exitCode} (config ${JSON.stringify({ ...config, keys: '…' })})`);
-    const ready = await fetch(url)
-      .then((response) => response.ok)
-      .catch(() => false);
-    if (ready) break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error('livekit server did not answer within 30 s');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitUntilAnswering(child, url, `livekit server (config ${JSON.stringify({ ...config, keys: '…' })})`, 30_000);
   return {
     url,
     wsUrl: `ws://127.0.0.1:${port}`,
