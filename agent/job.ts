@@ -40,8 +40,10 @@ class KycAssistant extends voice.Agent {
 }
 
 export default defineAgent<ProcessData>({
+  // Once per job process, before it is offered a job: a dispatch then finds the VAD loaded.
   prewarm: async (proc: JobProcess<ProcessData>) => {
     proc.userData.vad = await silero.VAD.load();
+    log().info({ pid: proc.pid }, 'job process ready');
   },
 
   entry: async (ctx: JobContext<ProcessData>) => {
@@ -128,7 +130,11 @@ export default defineAgent<ProcessData>({
       void reporter.report(item.role === 'user' ? 'user' : 'agent', channel, text);
     });
     session.on(voice.AgentSessionEventTypes.Error, (event) => {
-      jobLog.warn({ cause: event.error instanceof Error ? event.error.message : String(event.error), source: event.source?.constructor.name }, 'model error');
+      // The event carries the framework's report ({type, error, recoverable}), or an Error itself; the cause is the error inside.
+      const report = event.error;
+      const error: unknown = report instanceof Error ? report : report.error;
+      const cause = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      jobLog.warn({ cause, kind: report.type, recoverable: report.recoverable, source: event.source?.constructor.name }, 'model error');
     });
     session.on(voice.AgentSessionEventTypes.Close, (event) => {
       jobLog.info({ reason: event.reason }, 'conversation ended');

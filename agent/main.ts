@@ -1,3 +1,4 @@
+import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AgentServer } from '@livekit/agents';
 import { ServerOptions, cli } from '@livekit/agents';
@@ -23,7 +24,8 @@ try {
 const { maxJobs } = settings.worker;
 cli.runApp(
   new ServerOptions({
-    agent: fileURLToPath(new URL('./job.ts', import.meta.url)),
+    // job.js beside the built main.js (npm run agent), job.ts beside main.ts run through tsx.
+    agent: fileURLToPath(new URL(`./job${extname(fileURLToPath(import.meta.url))}`, import.meta.url)),
     agentName: settings.agentName,
     wsURL: settings.liveKit.url,
     apiKey: settings.liveKit.apiKey,

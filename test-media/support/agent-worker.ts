@@ -1,15 +1,28 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { freePort } from '../../scripts/cluster/redis-server.js';
 import type { LiveKitServer } from './livekit-server.js';
 import type { MediaService } from './media-service.js';
 
+let built: Promise<void> | undefined;
+
+/** The agent compiled as `npm run agent` runs it (agent/tsconfig.json), once per test process. */
+function buildAgent(): Promise<void> {
+  built ??= new Promise<void>((resolve, reject) => {
+    execFile(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'agent/tsconfig.json'], (error, stdout, stderr) =>
+      error ? reject(new Error(`agent build failed: ${stdout}${stderr}`)) : resolve(),
+    );
+  });
+  return built;
+}
+
 /**
- * The real voice agent (`agent/main.ts start`, what `npm run agent` runs) as a child process in a
+ * The real voice agent, built (`dist/agent-build/agent/main.js start`, what `npm run agent` runs) as a child process in a
  * process group of its own, so that stopping or killing it takes its job processes too. Its
  * output is kept: tests read it for what it logged, and print it when something fails.
  */
 export async function startAgentWorker(liveKit: LiveKitServer, service: MediaService, modelsBaseUrl: string, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'agent/main.ts', 'start'], {
+  await buildAgent();
+  const child = spawn(process.execPath, ['dist/agent-build/agent/main.js', 'start'], {
     env: {
       ...process.env,
       LIVEKIT_URL: liveKit.wsUrl,
@@ -53,6 +66,8 @@ export async function startAgentWorker(liveKit: LiveKitServer, service: MediaSer
   return {
     pid: child.pid!,
     output: () => output,
+    /** Job processes that have loaded the agent and its VAD and wait for a job. */
+    readyProcesses: () => output.split('\n').filter((line) => line.includes('"job process ready"')).length,
     /** The worker and its jobs, killed at once: what a crash or an OOM kill looks like to the room. */
     async kill() {
       signalGroup('SIGKILL');
