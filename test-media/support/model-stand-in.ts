@@ -29,8 +29,11 @@ export interface SpeechRequest {
 export const SPEECH_SAMPLE_RATE = 24_000;
 
 export interface ModelScript {
-  /** The assistant's answer to a chat request; a thrown error or 'hang' is the provider failing. */
-  reply(request: ChatRequest): string | { status: number; body: string } | 'hang';
+  /**
+   * The assistant's answer to a chat request. The provider failing: a status and body, 'hang'
+   * (never answers), or `malformed`, sent as the body of a 200 event stream.
+   */
+  reply(request: ChatRequest): string | { status: number; body: string } | { malformed: string } | 'hang';
   /** The text of a transcription. */
   transcript(request: TranscriptionRequest): string;
 }
@@ -61,6 +64,10 @@ export async function startModelStandIn(initial: ModelScript) {
     const answer = script.reply(request);
     if (answer === 'hang') {
       hanging.add(res);
+      return;
+    }
+    if (typeof answer !== 'string' && 'malformed' in answer) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }).end(answer.malformed);
       return;
     }
     if (typeof answer !== 'string') {
