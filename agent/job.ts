@@ -86,7 +86,15 @@ export default defineAgent<ProcessData>({
       jobLog.info('job ended');
     });
 
-    await ctx.connect();
+    try {
+      await ctx.connect();
+    } catch (error) {
+      // The room is gone (stopped or ended by the silence check while the job started) on a
+      // server that does not create rooms on join: nothing to help with here.
+      jobLog.warn({ cause: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }, 'could not join the room: leaving');
+      ctx.shutdown('could not join the room');
+      return;
+    }
     // Joining a room that no longer exists creates a new one of that name (the server's auto-create):
     // the session's room was deleted (stopped, or ended by the silence check) before this job got here.
     const dispatchedSid = ctx.job.room?.sid;

@@ -38,13 +38,19 @@ async function freeUdpPair(): Promise<[number, number]> {
   throw new Error('no two consecutive free UDP ports');
 }
 
+export interface LiveKitServerOptions {
+  logFile?: string | undefined;
+  /** Whether joining a room that does not exist creates it: the server's default, off here unless asked for. */
+  autoCreateRooms?: boolean;
+}
+
 /**
  * One real LiveKit server (single node, no Redis) with everything on 127.0.0.1: signalling and
  * the Twirp API on a free port, media on a free UDP pair of the loopback interface only. The
  * node's address is given, so it never asks a STUN server for its public one; RTC over TCP is
  * off because the server would listen for it on every interface. Fresh API keys per server.
  */
-export async function startLiveKitServer(options: { logFile?: string | undefined } = {}): Promise<LiveKitServer> {
+export async function startLiveKitServer(options: LiveKitServerOptions = {}): Promise<LiveKitServer> {
   // Ports found free can be taken by another process before the server binds them (it then exits at once): try others.
   for (let attempt = 1; ; attempt += 1) {
     try {
@@ -55,7 +61,7 @@ export async function startLiveKitServer(options: { logFile?: string | undefined
   }
 }
 
-async function startOnFreePorts(options: { logFile?: string | undefined }): Promise<LiveKitServer> {
+async function startOnFreePorts(options: LiveKitServerOptions): Promise<LiveKitServer> {
   const bin = ensureLiveKitServer((line) => process.stderr.write(`${line}\n`));
   const port = await freePort();
   const [udpStart, udpEnd] = await freeUdpPair();
@@ -77,6 +83,9 @@ async function startOnFreePorts(options: { logFile?: string | undefined }): Prom
       ips: { includes: ['127.0.0.1/32'] },
     },
     turn: { enabled: false },
+    // The service creates every room itself; an agent joining late must not bring a deleted room
+    // back (docs/voice-agent.md, "Faults"). The server's default (on) is what the stand-in follows.
+    room: { auto_create: options.autoCreateRooms ?? false },
   };
   const out = options.logFile ? openSync(options.logFile, 'a') : 'ignore';
   const child = spawn(bin, ['--config-body', JSON.stringify(config)], { stdio: ['ignore', out, out] });
