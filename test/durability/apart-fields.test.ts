@@ -239,7 +239,8 @@ describe("a session's schemas and hints are written when they change, not with e
         ],
       },
     );
-  });
+    // 150 runs, each opening and reopening a store: seconds on an idle machine, past the default bound on a busy one.
+  }, 60_000);
 
   it('a commit that failed (a full disk) is not taken as written: saved again, the same objects are written', async () => {
     const store = open(tempDataDir());
