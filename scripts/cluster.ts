@@ -67,6 +67,7 @@ async function main(): Promise<void> {
       '',
       `cluster up: point clients at ${cluster.url}`,
       `  e.g. curl ${cluster.url}/health/ready   or   npm run simulate -- --url ${cluster.url}`,
+      ...cluster.releases.map((release) => `  release ${release.name}: Restate deployment ${release.deploymentId} at ${release.uri}`),
       ...cluster.processes.map((service) => `  service process pid ${service.pid}: http://127.0.0.1:${service.port} (Restate endpoint 127.0.0.1:${service.endpointPort}, signed calls only)`),
       ...cluster.restate.nodes.map(
         (node) => `  Restate node ${node.name} pid ${node.pid}: ingress :${node.ports.ingress} admin :${node.ports.admin} node-to-node :${node.ports.node} (loopback only)`,

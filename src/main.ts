@@ -1,12 +1,14 @@
 import './sqlite-warning.js';
 import type { Logger } from 'pino';
 import type { PiiRules } from './domain/pii.js';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
 import { heapLimitMbFor } from './actors/memory-budget.js';
 import type { ActorSystemOptions } from './actors/system.js';
 import { createActorSystem } from './actors/system.js';
 import { actorSystemOptions } from './actors/system-options.js';
-import type { ClusterSystem } from './cluster/cluster-system.js';
+import type { ClusterRelease, ClusterSystem } from './cluster/cluster-system.js';
 import { startClusterSystem } from './cluster/cluster-system.js';
 import type { SessionHostConfig } from './config.js';
 import type { AppConfig } from './config.js';
@@ -74,9 +76,9 @@ async function bindOrExit(config: AppConfig): Promise<Server> {
 }
 
 /** The Restate endpoint's port is configuration too. */
-async function startClusterOrExit(options: ActorSystemOptions, host: Extract<SessionHostConfig, { kind: 'restate' }>): Promise<ClusterSystem> {
+async function startClusterOrExit(options: ActorSystemOptions, host: Extract<SessionHostConfig, { kind: 'restate' }>, release: ClusterRelease): Promise<ClusterSystem> {
   try {
-    return await startClusterSystem(options, host);
+    return await startClusterSystem(options, host, release);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
@@ -87,7 +89,8 @@ async function startClusterOrExit(options: ActorSystemOptions, host: Extract<Ses
   }
 }
 
-async function main(): Promise<void> {
+/** Starts the service; `release` is for an entry that builds another release from this code (test-cluster/fixtures). */
+export async function main(release: ClusterRelease = {}): Promise<void> {
   const config = orExit(() => loadConfig());
   const knowledgeBase = orExit(() => loadKnowledgeBase(config.kycKbFile));
   const logger = createLogger(config.logLevel, undefined, config.piiRules);
@@ -110,7 +113,7 @@ async function main(): Promise<void> {
   });
   logger.info({ store: store.sessions.health(), activity: store.activity.health() }, 'store open');
   const systemOptions = actorSystemOptions(config, { clock: systemClock, logger, store, media, knowledgeBase, inspect: inspection?.inspect });
-  const cluster = config.sessionHost.kind === 'restate' ? await startClusterOrExit(systemOptions, config.sessionHost) : undefined;
+  const cluster = config.sessionHost.kind === 'restate' ? await startClusterOrExit(systemOptions, config.sessionHost, release) : undefined;
   const system = cluster?.system ?? createActorSystem(systemOptions);
   const app = createApp({ config, system, logger, mediaReady, sdkConfig, sessionKeys: keys });
   const running = serve(bound, app, config.host, logger);
@@ -150,4 +153,6 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-void main();
+/** Run as the entry (node dist/src/main.js, tsx src/main.ts); imported, it starts nothing. */
+const entry = process.argv[1];
+if (entry !== undefined && realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url))) void main();

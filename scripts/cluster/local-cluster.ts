@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,11 +23,45 @@ export interface ServiceProcess {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
+/**
+ * One release of the service: its processes, and their endpoints behind one URI of their own,
+ * registered with Restate as that release's deployment.
+ */
+export interface Release {
+  name: string;
+  processes: ServiceProcess[];
+  uri: string;
+  deploymentId: string;
+}
+
+export interface ReleaseOptions {
+  processes: number;
+  /** The service's entry (a file run through tsx) when not the service itself: a release built with other state migrations. */
+  entry?: string;
+  /** More environment for this release's processes. */
+  env?: Record<string, string>;
+  /** Where its endpoints' proxy listens; a free port when absent. */
+  endpointsPort?: number;
+}
+
 export interface LocalCluster {
   /** The round-robin proxy in front of the service processes: where clients point. */
   url: string;
   restate: RestateServer;
+  /** The first release's processes. */
   processes: ServiceProcess[];
+  /** Every release started, oldest first. */
+  releases: Release[];
+  /**
+   * Rolls a new release out: starts its processes, registers their URI as a new deployment (new
+   * invocations go there; those already started stay on theirs) and adds them to the front.
+   */
+  release(name: string, options: ReleaseOptions): Promise<Release>;
+  /**
+   * Takes a release out: off the front, then, once no invocation is pinned to its deployment
+   * (bounded wait), its deployment removed and its processes stopped.
+   */
+  retire(release: Release, timeoutMs?: number): Promise<void>;
   /** The key the Restate server signs its calls with; the service processes take only calls it signed. */
   signing: SigningKey;
   /** Where the Restate server's data and the signing key are kept. */
@@ -54,6 +88,21 @@ export interface LocalClusterOptions {
   built?: boolean;
   /** Restate nodes: 1 (the default), or a replicated cluster of 3 or more (docs/cluster.md, Production). */
   restateNodes?: number;
+  /** The first release's name (its deployment's URI path); by default one named for the code it runs, so a rebuilt service is a new deployment. */
+  release?: string;
+  /** The first release's entry (see ReleaseOptions). */
+  entry?: string;
+}
+
+/** A name for the code a process runs: the same code, the same name (and deployment URI); changed code, a new one. */
+function codeRelease(built: boolean): string {
+  const root = built ? join(ROOT, 'dist', 'src') : join(ROOT, 'src');
+  const hash = createHash('sha256');
+  for (const file of (readdirSync(root, { recursive: true }) as string[]).sort()) {
+    const path = join(root, file);
+    if (statSync(path).isFile()) hash.update(file).update(readFileSync(path));
+  }
+  return `r-${hash.digest('hex').slice(0, 12)}`;
 }
 
 interface KeptPorts {
@@ -112,10 +161,11 @@ async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
 }
 
 /**
- * A cluster on this machine, every port on 127.0.0.1: one Restate server (or a replicated cluster of `restateNodes`), `processes` service
- * processes with SESSION_HOST=restate (each a stateless HTTP front and a Restate endpoint), a
- * connection-level round-robin in front of the endpoints (registered with Restate as one
- * deployment) and a request-level round-robin in front of the HTTP fronts.
+ * A cluster on this machine, every port on 127.0.0.1: one Restate server (or a replicated
+ * cluster of `restateNodes`), `processes` service processes with SESSION_HOST=restate (each a
+ * stateless HTTP front and a Restate endpoint), a connection-level round-robin in front of the
+ * endpoints (registered with Restate as the release's deployment) and a request-level
+ * round-robin in front of the HTTP fronts.
  */
 export async function startLocalCluster(options: LocalClusterOptions): Promise<LocalCluster> {
   const port = freePort;
@@ -126,75 +176,112 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   const restate = await startRestate(dataDir, options.restateNodes ?? 1, signing, options.logFile);
   const children: ChildProcess[] = [];
   const proxies: Proxy[] = [];
+  /** The HTTP fronts the front proxy sends to, changed in place as releases come and go. */
+  const fronts: number[] = [];
+  const releases: Release[] = [];
+  const releaseProxies = new Map<Release, Proxy>();
+  const stopChild = (child: ChildProcess) =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
   const stop = async () => {
-    await Promise.all(proxies.map((proxy) => proxy.close()));
-    await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            child.once('exit', () => resolve());
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
+    await Promise.all([...proxies, ...releaseProxies.values()].map((proxy) => proxy.close()));
+    await Promise.all(children.map(stopChild));
     await restate.stop();
     if (ownDir) rmSync(ownDir, { recursive: true, force: true });
   };
-  try {
-    const digestSecret = keptSecret(dataDir);
-    const processes: ServiceProcess[] = [];
-    for (let index = 0; index < options.processes; index += 1) {
-      const servicePort = await port();
-      const endpointPort = await port();
-      const entry = options.built ? [join(ROOT, 'dist', 'src', 'main.js')] : ['--import', 'tsx', join(ROOT, 'src', 'main.ts')];
-      const child = spawn(process.execPath, entry, {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          PORT: String(servicePort),
-          HOST: '127.0.0.1',
-          SESSION_HOST: 'restate',
-          RESTATE_INGRESS_URL: restate.ingressUrl,
-          RESTATE_ADMIN_URL: restate.adminUrl,
-          RESTATE_ENDPOINT_PORT: String(endpointPort),
-          ACTIVITY_LOG: options.redisUrl,
-          // One for the whole cluster: every process keys an identity-looking session id alike.
-          ID_DIGEST_SECRET: digestSecret,
-          RESTATE_IDENTITY_KEYS: signing.publicKey,
-          STORE: 'memory',
-          // Every request reaches the processes from the proxy's address: per-IP limits would count all clients as one.
-          RATE_LIMIT_PER_MINUTE: '0',
-          LOG_LEVEL: 'warn',
-          ...options.env,
-        },
-        stdio: ['ignore', out, out],
-      });
-      children.push(child);
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      processes.push({
-        port: servicePort,
-        endpointPort,
-        pid: child.pid!,
-        kill: async (signal) => {
-          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-          await exited;
-        },
-      });
-    }
-    await Promise.all(processes.map((service, index) => waitForHealth(`http://127.0.0.1:${service.port}/health`, children[index]!)));
+  const digestSecret = keptSecret(dataDir);
+  const spawnProcess = async (release: ReleaseOptions): Promise<ServiceProcess & { child: ChildProcess }> => {
+    const servicePort = await port();
+    const endpointPort = await port();
+    const entry = release.entry
+      ? ['--import', 'tsx', release.entry]
+      : options.built
+        ? [join(ROOT, 'dist', 'src', 'main.js')]
+        : ['--import', 'tsx', join(ROOT, 'src', 'main.ts')];
+    const child = spawn(process.execPath, entry, {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PORT: String(servicePort),
+        HOST: '127.0.0.1',
+        SESSION_HOST: 'restate',
+        RESTATE_INGRESS_URL: restate.ingressUrl,
+        RESTATE_ADMIN_URL: restate.adminUrl,
+        RESTATE_ENDPOINT_PORT: String(endpointPort),
+        ACTIVITY_LOG: options.redisUrl,
+        // One for the whole cluster: every process keys an identity-looking session id alike.
+        ID_DIGEST_SECRET: digestSecret,
+        RESTATE_IDENTITY_KEYS: signing.publicKey,
+        STORE: 'memory',
+        // Every request reaches the processes from the proxy's address: per-IP limits would count all clients as one.
+        RATE_LIMIT_PER_MINUTE: '0',
+        LOG_LEVEL: 'warn',
+        ...options.env,
+        ...release.env,
+      },
+      stdio: ['ignore', out, out],
+    });
+    children.push(child);
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    return {
+      child,
+      port: servicePort,
+      endpointPort,
+      pid: child.pid!,
+      kill: async (signal) => {
+        if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+        await exited;
+      },
+    };
+  };
+  const release = async (name: string, releaseOptions: ReleaseOptions): Promise<Release> => {
+    if (!/^[a-z0-9][a-z0-9.-]*$/.test(name)) throw new Error(`release name ${JSON.stringify(name)}: lower-case letters, digits, dots and dashes`);
+    const started = [];
+    for (let index = 0; index < releaseOptions.processes; index += 1) started.push(await spawnProcess(releaseOptions));
+    await Promise.all(started.map((service) => waitForHealth(`http://127.0.0.1:${service.port}/health`, service.child)));
     const endpoints = await tcpRoundRobin(
-      processes.map((service) => service.endpointPort),
-      await port(),
+      started.map((service) => service.endpointPort),
+      releaseOptions.endpointsPort ?? (await port()),
     );
-    proxies.push(endpoints);
-    await restate.register(`http://127.0.0.1:${endpoints.port}`);
-    const front = await httpRoundRobin(
-      processes.map((service) => service.port),
-      options.frontPort ?? (await port()),
-    );
+    const processes = started.map(({ child: _child, ...service }) => service);
+    // Its own URI: Restate keeps each release's deployment apart, and a URI registered before answers with what it found then.
+    const uri = `http://127.0.0.1:${endpoints.port}/${name}/`;
+    const made: Release = { name, processes, uri, deploymentId: await restate.register(uri) };
+    releaseProxies.set(made, endpoints);
+    releases.push(made);
+    fronts.push(...processes.map((service) => service.port));
+    return made;
+  };
+  const retire = async (gone: Release, timeoutMs = 30_000) => {
+    for (const service of gone.processes) fronts.splice(fronts.indexOf(service.port), 1);
+    const deadline = Date.now() + timeoutMs;
+    while ((await restate.pinnedTo(gone.deploymentId)) > 0) {
+      if (Date.now() > deadline) throw new Error(`release ${gone.name}: invocations still pinned to ${gone.deploymentId} after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await restate.remove(gone.deploymentId);
+    await releaseProxies.get(gone)?.close();
+    releaseProxies.delete(gone);
+    await Promise.all(gone.processes.map((service) => service.kill('SIGTERM')));
+  };
+  try {
+    // Kept with the data: the same code started again is the same URI, so the same deployment.
+    const { port: endpointsPort } = await keptPorts(dataDir, 'endpoints-port.json', async () => ({ port: await port() }));
+    const first = await release(options.release ?? codeRelease(options.built ?? false), {
+      processes: options.processes,
+      endpointsPort,
+      ...(options.entry ? { entry: options.entry } : {}),
+    });
+    // Deployments of earlier runs with nothing left pinned to them are retired; one still pinned waits for a later run.
+    for (const deployment of await restate.deployments()) {
+      if (deployment.id !== first.deploymentId && (await restate.pinnedTo(deployment.id)) === 0) await restate.remove(deployment.id);
+    }
+    const front = await httpRoundRobin(fronts, options.frontPort ?? (await port()));
     proxies.push(front);
-    return { url: `http://127.0.0.1:${front.port}`, restate, processes, signing, dataDir, stop };
+    return { url: `http://127.0.0.1:${front.port}`, restate, processes: first.processes, releases, release, retire, signing, dataDir, stop };
   } catch (error) {
     await stop();
     throw error;

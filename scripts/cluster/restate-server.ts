@@ -59,8 +59,18 @@ export interface RestateServer {
   /** The first node's PID. */
   pid: number;
   nodes: RestateNode[];
-  /** Registers (or re-registers) the service endpoint at `uri`. */
-  register(uri: string): Promise<void>;
+  /**
+   * Registers the endpoints at `uri` as a deployment, never overwriting one (docs/cluster.md,
+   * Registering and retiring deployments): a URI already registered answers with its deployment
+   * as it was discovered then, so each release needs its own URI. Returns the deployment's id.
+   */
+  register(uri: string): Promise<string>;
+  /** Invocations pinned to the deployment that have not completed: it may be retired once none is left. */
+  pinnedTo(deploymentId: string): Promise<number>;
+  /** Every deployment registered: id and URI. */
+  deployments(): Promise<{ id: string; uri: string }[]>;
+  /** Removes a deployment (Restate 1.7 removes only with `force`: call it once nothing is pinned to it). */
+  remove(deploymentId: string): Promise<void>;
   /** Restate's SQL over its own tables (admin API `POST /query`). */
   query<Row>(sql: string): Promise<Row[]>;
   stop(): Promise<void>;
@@ -95,30 +105,44 @@ async function startNode(name: string, ports: RestatePorts, args: string[], env:
 }
 
 /** The admin API's calls this project makes, through any node. */
-function adminCalls(adminUrl: string): Pick<RestateServer, 'register' | 'query'> {
+function adminCalls(adminUrl: string): Pick<RestateServer, 'register' | 'pinnedTo' | 'deployments' | 'remove' | 'query'> {
+  const query = async <Row>(sql: string) => {
+    const response = await fetch(`${adminUrl}query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ query: sql }),
+    });
+    if (!response.ok) throw new Error(`query: ${response.status} ${await response.text()}`);
+    return ((await response.json()) as { rows: Row[] }).rows;
+  };
   return {
     async register(uri) {
       for (let attempt = 0; ; attempt += 1) {
         const response = await fetch(`${adminUrl}deployments`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ uri, force: true }),
+          body: JSON.stringify({ uri }),
         }).catch(() => undefined);
-        if (response?.ok) return;
+        if (response?.ok) return ((await response.json()) as { id: string }).id;
         // Just after start the server (or a new cluster, until provisioned) may not yet accept registrations.
         if (attempt >= 150) throw new Error(`registering ${uri}: ${response ? `${response.status} ${await response.text()}` : 'no answer'}`);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     },
-    async query<Row>(sql: string) {
-      const response = await fetch(`${adminUrl}query`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ query: sql }),
-      });
-      if (!response.ok) throw new Error(`query: ${response.status} ${await response.text()}`);
-      return ((await response.json()) as { rows: Row[] }).rows;
+    async pinnedTo(deploymentId) {
+      const rows = await query<{ n: number }>(`SELECT count(*) AS n FROM sys_invocation WHERE pinned_deployment_id = '${deploymentId}' AND status != 'completed'`);
+      return Number(rows[0]?.n ?? 0);
     },
+    async deployments() {
+      const response = await fetch(`${adminUrl}deployments`);
+      if (!response.ok) throw new Error(`deployments: ${response.status} ${await response.text()}`);
+      return ((await response.json()) as { deployments: { id: string; uri: string }[] }).deployments.map(({ id, uri }) => ({ id, uri }));
+    },
+    async remove(deploymentId) {
+      const response = await fetch(`${adminUrl}deployments/${deploymentId}?force=true`, { method: 'DELETE' });
+      if (!response.ok) throw new Error(`removing ${deploymentId}: ${response.status} ${await response.text()}`);
+    },
+    query,
   };
 }
 

@@ -7,6 +7,12 @@ import type { SessionEndpoint } from './session-endpoint.js';
 import { serveSessionEndpoint } from './session-endpoint.js';
 import type { SessionObject, SharedActivityLog } from './session-object.js';
 import { sessionObject } from './session-object.js';
+import type { StateMigration } from './state-versions.js';
+
+/** What a release brings besides its code's defaults: a test builds the next release by passing more state steps. */
+export interface ClusterRelease {
+  stateMigrations?: readonly StateMigration[];
+}
 
 export interface ClusterSystem {
   system: ActorSystem<RemoteSessionHost>;
@@ -21,7 +27,7 @@ export interface ClusterSystem {
  * serves the session objects' endpoint, so every process is both a stateless front and a place
  * where Restate may run any session's next invocation.
  */
-export async function startClusterSystem(options: ActorSystemOptions, host: Extract<SessionHostConfig, { kind: 'restate' }>): Promise<ClusterSystem> {
+export async function startClusterSystem(options: ActorSystemOptions, host: Extract<SessionHostConfig, { kind: 'restate' }>, release: ClusterRelease = {}): Promise<ClusterSystem> {
   const shared = options.store.activity;
   if (!shared.writeNow) throw new Error('SESSION_HOST=restate: the activity log must be one every process shares (ACTIVITY_LOG=redis://…)');
   const activity: SharedActivityLog = { writeNow: shared.writeNow.bind(shared) };
@@ -38,6 +44,7 @@ export async function startClusterSystem(options: ActorSystemOptions, host: Extr
       commands,
       sources: options.agentContext,
       inspect: options.inspect,
+      stateMigrations: release.stateMigrations,
     });
     return new RemoteSessionHost({
       ingressUrl: host.ingressUrl,

@@ -21,6 +21,8 @@ import type { WireCommand } from './command-wire.js';
 import { fromWireCommand, isWireCommand } from './command-wire.js';
 import { runSessionInvocation, SessionInvocationError } from './session-invocation.js';
 import { withDirectIngest } from '../machines/session/direct-ingest.js';
+import type { KeptState, StateMigration } from './state-versions.js';
+import { keptVersion, migrateKept, STATE_MIGRATIONS, stateVersionOf } from './state-versions.js';
 
 /** The virtual object's name: also the first segment of its ingress path. */
 export const SESSION_OBJECT = 'KycSession';
@@ -77,6 +79,8 @@ export interface SessionObjectDeps {
   commands: Pick<CommandFanout, 'publish'>;
   sources: AgentContextSources;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
+  /** The steps from each earlier shape of the kept state to this release's (state-versions.ts); STATE_MIGRATIONS unless a release brings more. */
+  stateMigrations?: readonly StateMigration[] | undefined;
 }
 
 export type SharedActivityLog = Required<Pick<ActivityLog, 'writeNow'>>;
@@ -101,6 +105,9 @@ const MEDIA_RUN = { maxRetryAttempts: 2 };
  * nothing.
  */
 export function sessionObject(deps: SessionObjectDeps) {
+  const migrations = deps.stateMigrations ?? STATE_MIGRATIONS;
+  const stateVersion = stateVersionOf(migrations);
+  const readSession = (ctx: restate.ObjectContext) => readKeptSession(ctx, deps.logger, migrations);
   const invoke = async (ctx: restate.ObjectContext, stored: StoredSession | undefined, at: number, command?: (reply: Reply<unknown>) => SessionCommand) => {
     const logic = withDirectIngest(
       deps.sessionLogic.provide({
@@ -131,7 +138,7 @@ export function sessionObject(deps: SessionObjectDeps) {
     if (outcome.stored === null) {
       ctx.clearAll();
     } else {
-      ctx.set(STATE.session, outcome.stored);
+      ctx.set(STATE.session, { ...outcome.stored, state_version: stateVersion });
       const kept: KeptSummary = {
         row: { session_id: ctx.key, ...outcome.stored.summary },
         flow: flowProgressOf(storedView(outcome.stored, deps.settings, at).context),
@@ -153,7 +160,7 @@ export function sessionObject(deps: SessionObjectDeps) {
           throw new restate.TerminalError('not a session command', { errorCode: 400 });
         }
         const at = await ctx.date.now();
-        let stored = await readSession(ctx, deps.logger);
+        let stored = await readSession(ctx);
         if (stored && idledOut(stored, deps.settings, at)) {
           // Its idle eviction was due before this command (a wake not yet run): gone, as in one process.
           ctx.clearAll();
@@ -174,7 +181,7 @@ export function sessionObject(deps: SessionObjectDeps) {
       // exclusive handlers, so a later call or read of the session sees it.
       ingest: restate.handlers.object.exclusive({ idempotencyRetention: IDEMPOTENCY_RETENTION_MS, journalRetention: 0 }, async (ctx: restate.ObjectContext, request: IngestRequest): Promise<IngestResult> => {
         if (!isIngestRequest(request)) throw new restate.TerminalError('not an SDK event', { errorCode: 400 });
-        let stored = await readSession(ctx, deps.logger);
+        let stored = await readSession(ctx);
         // The service's time when it took the event (journaled with the input: no clock entry to
         // record), never before what the session already holds.
         const at = Math.max(request.command.at, stored?.summary.last_activity_at ?? 0);
@@ -188,13 +195,14 @@ export function sessionObject(deps: SessionObjectDeps) {
         return acceptedAnswer(request.command);
       }),
       wake: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext, deadline: number): Promise<void> => {
+        // Read (and migrated) first: the wakes are then read in this release's shape.
+        const stored = await readSession(ctx);
         const wakes = (await ctx.get<number[]>(STATE.wakes)) ?? [];
         if (!wakes.includes(deadline)) return;
         ctx.set(
           STATE.wakes,
           wakes.filter((wake) => wake !== deadline),
         );
-        const stored = await readSession(ctx, deps.logger);
         if (!stored) return ctx.clearAll();
         // A delayed call runs at or after its time; never fire a timer before its deadline.
         const at = Math.max(await ctx.date.now(), deadline);
@@ -203,7 +211,9 @@ export function sessionObject(deps: SessionObjectDeps) {
       // Exclusive, so it waits for the events sent before it: a read after an acknowledged event
       // sees it. A damaged state is shown as none and left for a command to clear.
       view: restate.handlers.object.exclusive(async (ctx: restate.ObjectContext): Promise<StoredSession | null> => {
-        const stored = await ctx.get<StoredSession>(STATE.session);
+        let stored = await ctx.get<StoredSession>(STATE.session);
+        // Shown in this release's shape; the next command writes it so.
+        if (stored && keptVersion(stored) !== stateVersion) stored = migrateKept(await keptState(ctx), migrations).session as StoredSession | null;
         return stored && storedDamage(stored) === undefined ? stored : null;
       }),
     },
@@ -217,13 +227,33 @@ export type SessionObject = ReturnType<typeof sessionObject>;
  * would fail every invocation, and Restate would retry each forever: it is cleared, with its
  * reason logged, and the key begins anew, as a hibernated session does in one process.
  */
-async function readSession(ctx: restate.ObjectContext, logger: Logger): Promise<StoredSession | undefined> {
-  const stored = (await ctx.get<StoredSession>(STATE.session)) ?? undefined;
+async function readKeptSession(ctx: restate.ObjectContext, logger: Logger, migrations: readonly StateMigration[]): Promise<StoredSession | undefined> {
+  let stored = (await ctx.get<StoredSession>(STATE.session)) ?? undefined;
+  if (stored && keptVersion(stored) !== stateVersionOf(migrations)) stored = migrateInPlace(ctx, await keptState(ctx), migrations);
   const damage = stored && storedDamage(stored);
   if (damage === undefined) return stored;
   logger.error({ session_id: ctx.key, problem: damage }, 'stored session cannot be restored; session discarded');
   ctx.clearAll();
   return undefined;
+}
+
+/** Every key the object keeps. */
+async function keptState(ctx: restate.ObjectSharedContext): Promise<KeptState> {
+  const state: KeptState = {};
+  for (const key of await ctx.stateKeys()) state[key] = await ctx.get(key);
+  return state;
+}
+
+/**
+ * Kept state written by an earlier release, brought to this one's shape and written back in the
+ * same invocation as the command that found it: migrated once, and never half. A state written
+ * by a newer release throws (NewerStateError): retried, not run with a shape this code does not know.
+ */
+function migrateInPlace(ctx: restate.ObjectContext, before: KeptState, migrations: readonly StateMigration[]): StoredSession | undefined {
+  const after = migrateKept(before, migrations);
+  for (const key of Object.keys(before)) if (!(key in after)) ctx.clear(key);
+  for (const [key, value] of Object.entries(after)) ctx.set(key, value);
+  return after.session as StoredSession | undefined;
 }
 
 /** Idle for the whole TTL with nothing under way: the session's idle check would end it. */
