@@ -26,6 +26,7 @@ import { loadKnowledgeBase } from './integrations/knowledge-base.js';
 import { isLoopbackHost } from './domain/loopback.js';
 import { SdkConfigFileError, openSdkConfigSource } from './integrations/sdk-config-source.js';
 import { createLogger } from './logger.js';
+import { startHeapTrim } from './integrations/heap-trim.js';
 import { sessionKeys } from './domain/session-key.js';
 import { idDigestSecret } from './store/id-digest-secret.js';
 
@@ -117,6 +118,7 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
   const system = cluster?.system ?? createActorSystem(systemOptions);
   const app = createApp({ config, system, logger, mediaReady, sdkConfig, sessionKeys: keys });
   const running = serve(bound, app, config.host, logger);
+  const heapTrim = startHeapTrim(logger);
   const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
   if (heapLimitMb > config.memoryBudgetMb) {
     logger.warn(
@@ -139,6 +141,7 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
       process.exit(0);
     }, graceMs + 500);
     deadline.unref();
+    heapTrim.stop();
     void running.close(graceMs).then(async () => {
       await cluster?.close();
       system.stop();

@@ -1,0 +1,57 @@
+import type { Logger } from 'pino';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/**
+ * Gives back the heap a burst left behind. After a flood of sessions hibernates, V8 keeps the heap
+ * it grew to committed, and memory outside the heap that garbage still holds stays too: light
+ * traffic never calls for the full collection that would free them, so a service that held
+ * 100,000 sessions for a minute kept about 6 KiB of RSS per idle session, four fifths of it
+ * freed by one full collection (docs/limits.md, "Settled RSS"). When the committed heap holds
+ * much more free space than live data, one full collection is run, at most once a minute.
+ */
+
+/** What the decision reads of V8's heap. */
+export interface HeapFigures {
+  total_heap_size: number;
+  used_heap_size: number;
+}
+
+/** Free committed heap below this is not worth a pause: a young generation's worth. */
+export const MIN_SLACK_BYTES = 64 * 2 ** 20;
+/** A full collection of a few hundred MB of live heap pauses for tens of milliseconds: not more often than this. */
+export const MIN_TRIM_INTERVAL_MS = 60_000;
+const CHECK_INTERVAL_MS = 15_000;
+
+/**
+ * Whether to collect now: the committed heap's free part is at least MIN_SLACK_BYTES and at least
+ * as large as what is in use (a heap at twice its live data, which V8 would shrink only after a
+ * collection it has no reason to run), and the last trim is a minute old.
+ */
+export function shouldTrim(heap: HeapFigures, sinceLastTrimMs: number): boolean {
+  const slack = heap.total_heap_size - heap.used_heap_size;
+  return sinceLastTrimMs >= MIN_TRIM_INTERVAL_MS && slack >= MIN_SLACK_BYTES && slack >= heap.used_heap_size;
+}
+
+/** V8's own full collection, the one `--expose-gc` exposes, taken without exposing it to the service's code. */
+function fullCollection(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+/** Checks every 15 s in the background; stop() ends it. The timer never keeps the process alive. */
+export function startHeapTrim(logger: Logger): { stop(): void } {
+  const collect = fullCollection();
+  let lastTrim = Number.NEGATIVE_INFINITY;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    const before = getHeapStatistics();
+    if (!shouldTrim(before, now - lastTrim)) return;
+    lastTrim = now;
+    collect();
+    const after = getHeapStatistics();
+    logger.info({ heap_committed_before: before.total_heap_size, heap_committed_after: after.total_heap_size, heap_used_after: after.used_heap_size, pause_ms: Math.round(performance.now() - now) }, 'heap trimmed: a full collection gave back the heap a burst left');
+  }, CHECK_INTERVAL_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
