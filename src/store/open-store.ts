@@ -6,7 +6,7 @@ import type { Store } from './ports.js';
 import { RedisActivityLog } from './redis-activity-log.js';
 import { openSqliteStore } from './sqlite-store.js';
 
-export { StoreOpenError } from './sqlite-store.js';
+export { StoreOpenError } from './sqlite-opening.js';
 
 /** The store STORE names; a SQLite file that cannot be used throws StoreOpenError. `logger` hears of damaged rows. */
 export function openStore(

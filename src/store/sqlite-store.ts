@@ -1,23 +1,26 @@
-import { mkdirSync } from 'node:fs';
+/**
+ * The SQLite store's group commit: sessions and the activity log in one file, every write of an
+ * event-loop turn committed in one transaction, the journal applied to the indexed tables in
+ * batches, retention applied with it. Opening the file is sqlite-opening.ts; reading sessions and
+ * activity is sqlite-sessions.ts and sqlite-activity.ts, each after what is queued is settled.
+ */
 import { join, resolve } from 'node:path';
-import type { StatementSync } from 'node:sqlite';
-import { DatabaseSync } from 'node:sqlite';
-import type { ActivityDraft, ActivityItem, ActivityKind } from '../domain/activity.js';
+import type { DatabaseSync } from 'node:sqlite';
+import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import type { DataDirClaim } from './data-dir-claim.js';
-import { DataDirInUseError, claimDataDir } from './data-dir-claim.js';
-import { ACTIVITY_SPAN_BITS, migrate } from './migrations.js';
 import { ItemReader } from './item-reader.js';
-import { joinContext } from './session-fields.js';
-import type { StoredSessionRow } from './sqlite-journal.js';
+import type { ActivityLog, ActivityQuery, SummaryQuery, SummarySelection, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
+import { StoreUnavailableError } from './ports.js';
+import { SqliteActivity } from './sqlite-activity.js';
 import { SqliteJournal } from './sqlite-journal.js';
+import { DATABASE_FILE, StoreOpenError, claimStoreDir, openDatabase } from './sqlite-opening.js';
+import { SqliteSessions } from './sqlite-sessions.js';
+import type { SqliteStatements } from './sqlite-statements.js';
+import { prepare } from './sqlite-statements.js';
 import type { WalCheckpointer } from './wal-checkpointer.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
-import type { ActivityLog, ActivityQuery, SummaryQuery, SummaryRow, SummarySelection, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
-import { StoreUnavailableError, UnreadableSessionError } from './ports.js';
-
-export const DATABASE_FILE = 'kyc-assistant.sqlite';
 
 export interface SqliteStoreOptions {
   dataDir: string;
@@ -31,11 +34,6 @@ export interface SqliteStoreOptions {
   onUnreadableItem?: (id: number) => void;
 }
 
-/** The database cannot be used: start-up stops with this one line. */
-export class StoreOpenError extends Error {
-  override name = 'StoreOpenError';
-}
-
 const AGE_PRUNE_INTERVAL_MS = 60_000;
 /**
  * Journal rows (a saved session or an item each) that make the store apply the journal after a
@@ -45,8 +43,6 @@ const AGE_PRUNE_INTERVAL_MS = 60_000;
  */
 export const JOURNAL_APPLY_ROWS = 2_000;
 const AGE_PRUNE_BATCH = 10_000;
-/** The WAL's size, in pages, at which the main connection checkpoints it itself (64 MiB at 16 KiB). */
-export const WAL_BOUND_PAGES = 4_000;
 const DAY_MS = 86_400_000;
 
 /**
@@ -65,7 +61,7 @@ const DAY_MS = 86_400_000;
 export class SqliteStore implements SessionStore, ActivityLog {
   readonly file: string;
   readonly db: DatabaseSync;
-  private readonly statements: ReturnType<typeof prepare>;
+  private readonly statements: SqliteStatements;
   private readonly journal: SqliteJournal;
   readonly checkpointer: WalCheckpointer;
   /** This store's hold on its DATA_DIR, released when it closes (data-dir-claim.ts). */
@@ -84,10 +80,10 @@ export class SqliteStore implements SessionStore, ActivityLog {
   private oldestId: number | undefined;
   private lastAgePrune = Number.NEGATIVE_INFINITY;
   private failure: string | undefined;
-  private readonly itemReader: ItemReader;
+  private readonly sessionRows: SqliteSessions;
+  private readonly activityRows: SqliteActivity;
 
   constructor(private readonly options: SqliteStoreOptions) {
-    this.itemReader = new ItemReader(options.onUnreadableItem);
     this.file = resolve(join(options.dataDir, DATABASE_FILE));
     this.claim = claimStoreDir(options.dataDir);
     // Whatever stops the opening below lets go of the DATA_DIR, so the next attempt is not refused.
@@ -95,6 +91,8 @@ export class SqliteStore implements SessionStore, ActivityLog {
       this.db = openDatabase(this.file, options);
       this.statements = prepare(this.db);
       this.journal = new SqliteJournal(this.db);
+      this.sessionRows = new SqliteSessions(this.db, this.statements, this.journal);
+      this.activityRows = new SqliteActivity(this.statements, new ItemReader(options.onUnreadableItem), () => ({ oldestId: this.oldestId, committedId: this.committedId }));
       this.checkpointer = startWalCheckpointer(this.file);
       // What the last process committed but did not apply (it crashed, or stopped mid-batch).
       this.applyJournal();
@@ -123,17 +121,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
     const queued = this.saves.get(sessionId);
     if (queued) return queued();
     if (this.removals.has(sessionId)) return undefined;
-    const row = this.journal.newestRow(sessionId) ?? (this.statements.loadSession.get(sessionId) as StoredSessionRow | undefined);
-    if (!row?.state) return undefined;
-    // The fields the journal holds are the newest; the rest are in `session_fields`.
-    const fields = this.journal.journaledFields(sessionId);
-    for (const { field, value } of this.statements.loadFields.iterate(sessionId) as Iterable<{ field: string; value: string }>) if (!fields.has(field)) fields.set(field, value);
-    try {
-      return fromRow(row, joinContext(row.state, (key) => fields.get(key)));
-    } catch (error) {
-      // Its name only: a JSON.parse message quotes the text.
-      throw new UnreadableSessionError(error instanceof SyntaxError ? 'stored state is not JSON' : `stored state unreadable (${error instanceof Error ? error.name : typeof error})`);
-    }
+    return this.sessionRows.loadCommitted(sessionId);
   }
 
   save(sessionId: string, snapshot: () => StoredSession): void {
@@ -150,57 +138,28 @@ export class SqliteStore implements SessionStore, ActivityLog {
 
   count(): number {
     this.settle();
-    return (this.statements.countSessions.get() as { n: number }).n;
+    return this.sessionRows.count();
   }
 
   dueBy(at: number, limit: number, skip: (sessionId: string) => boolean = () => false): string[] {
     this.settle();
-    const due: string[] = [];
-    for (const row of this.statements.dueSessions.iterate(at) as Iterable<{ session_id: string }>) {
-      if (due.length >= limit) break;
-      if (!skip(row.session_id)) due.push(row.session_id);
-    }
-    return due;
+    return this.sessionRows.dueBy(at, limit, skip);
   }
 
   nextWakeAfter(at: number): number | undefined {
     this.settle();
-    const row = this.statements.nextWake.get(Number.isFinite(at) ? at : -Number.MAX_SAFE_INTEGER) as { at: number | null };
-    return row.at ?? undefined;
+    return this.sessionRows.nextWakeAfter(at);
   }
 
   leastRecent(limit: number): string[] {
     this.settle();
-    return (this.statements.leastRecent.all(limit) as { session_id: string }[]).map((row) => row.session_id);
+    return this.sessionRows.leastRecent(limit);
   }
 
-  /** The filters and order of `selectSummaries` (summary-selection.ts) in SQL, over the indexed summary columns. */
+  /** The filters and order of `selectSummaries` (summary-selection.ts) in SQL (sqlite-sessions.ts). */
   selectSummaries(query: SummaryQuery): SummarySelection {
     this.settle();
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    if (query.voice === 'active') where.push("voice IN ('starting', 'active', 'stopping')");
-    if (query.voice === 'inactive') where.push("voice = 'inactive'");
-    if (query.screen !== undefined) where.push('lower(screen) = ?') && params.push(query.screen);
-    if (query.q !== undefined) {
-      where.push("(instr(lower(session_id), ?) > 0 OR instr(lower(coalesce(user_id, '')), ?) > 0 OR instr(lower(coalesce(screen, '')), ?) > 0)");
-      params.push(query.q, query.q, query.q);
-    }
-    const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const { total } = this.db.prepare(`SELECT COUNT(*) AS total FROM sessions ${filter}`).get(...params) as { total: number };
-    const column = query.sort === 'last_activity' ? 'last_activity_at' : 'session_id';
-    const direction = query.order === 'asc' ? 'ASC' : 'DESC';
-    const pageWhere = [...where];
-    const pageParams = [...params];
-    if (query.after !== undefined) {
-      const beyond = query.order === 'asc' ? '>' : '<';
-      if (column === 'session_id') pageWhere.push(`session_id ${beyond} ?`) && pageParams.push(query.after.id);
-      else pageWhere.push(`(${column} ${beyond} ? OR (${column} = ? AND session_id ${beyond} ?))`) && pageParams.push(query.after.primary, query.after.primary, query.after.id);
-    }
-    const order = column === 'session_id' ? `session_id ${direction}` : `${column} ${direction}, session_id ${direction}`;
-    const sql = `SELECT session_id, user_id, screen, voice, cooldown_until, created_at, last_activity_at FROM sessions ${pageWhere.length ? `WHERE ${pageWhere.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`;
-    const rows = this.db.prepare(sql).all(...pageParams, query.limit + 1) as unknown as SummaryRow[];
-    return { rows: rows.slice(0, query.limit), total, more: rows.length > query.limit };
+    return this.sessionRows.selectSummaries(query);
   }
 
   // ActivityLog
@@ -215,30 +174,12 @@ export class SqliteStore implements SessionStore, ActivityLog {
 
   list(query: ActivityQuery): ActivityItem[] {
     this.settle();
-    const { sessionId, kind, limit } = query;
-    if (sessionId !== undefined) return this.listSession(sessionId, kind, limit).reverse();
-    const statement = kind !== undefined ? this.statements.newestByKind : this.statements.newest;
-    const params = kind !== undefined ? [kind] : [];
-    return this.itemReader.readAll(statement.iterate(...params, limit) as Iterable<ItemRow>).reverse();
-  }
-
-  /** A session's newest items, newest first: span by span from the newest, as the index keys them (migrations.ts, step 4). */
-  private listSession(sessionId: string, kind: ActivityKind | undefined, limit: number): ActivityItem[] {
-    const found: ActivityItem[] = [];
-    if (this.oldestId === undefined) return found;
-    const statement = kind !== undefined ? this.statements.newestBySessionKind : this.statements.newestBySession;
-    const oldestSpan = spanOf(this.oldestId);
-    for (let span = spanOf(this.committedId); span >= oldestSpan && found.length < limit; span -= 1) {
-      const params = kind !== undefined ? [span, sessionId, kind] : [span, sessionId];
-      this.itemReader.readAll(statement.iterate(...params, limit - found.length) as Iterable<ItemRow>, found);
-    }
-    return found;
+    return this.activityRows.list(query);
   }
 
   after(afterId: number, limit = Number.MAX_SAFE_INTEGER): { items: ActivityItem[]; gap: boolean } {
     this.settle();
-    const items = this.itemReader.readAll(this.statements.after.iterate(afterId, limit) as Iterable<ItemRow>);
-    return { items, gap: this.oldestId !== undefined && afterId + 1 < this.oldestId };
+    return this.activityRows.after(afterId, limit);
   }
 
   bounds(): { oldestId: number | undefined; lastId: number } {
@@ -415,111 +356,6 @@ export class SqliteStore implements SessionStore, ActivityLog {
     return (this.statements.oldestId.get() as { id: number | null }).id ?? undefined;
   }
 }
-
-type ItemRow = { id: number; item: string };
-
-function prepare(db: DatabaseSync) {
-  const items = (where: string) => db.prepare(`SELECT id, item FROM activity ${where} ORDER BY id DESC LIMIT ?`);
-  return {
-    loadSession: db.prepare('SELECT * FROM sessions WHERE session_id = ?'),
-    loadFields: db.prepare('SELECT field, value FROM session_fields WHERE session_id = ?'),
-    countSessions: db.prepare('SELECT count(*) AS n FROM sessions'),
-    dueSessions: db.prepare('SELECT session_id FROM sessions WHERE wake_at <= ? ORDER BY wake_at'),
-    nextWake: db.prepare('SELECT min(wake_at) AS at FROM sessions WHERE wake_at > ?'),
-    leastRecent: db.prepare('SELECT session_id FROM sessions ORDER BY last_activity_at LIMIT ?'),
-    newest: items(''),
-    newestBySession: items(`WHERE (id >> ${ACTIVITY_SPAN_BITS}) = ? AND session_id = ?`),
-    newestByKind: items('WHERE kind = ?'),
-    newestBySessionKind: items(`WHERE (id >> ${ACTIVITY_SPAN_BITS}) = ? AND session_id = ? AND kind = ?`),
-    after: db.prepare('SELECT id, item FROM activity WHERE id > ? ORDER BY id LIMIT ?'),
-    oldestId: db.prepare('SELECT min(id) AS id FROM activity'),
-    lastId: db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'activity'"),
-    pruneBefore: db.prepare('DELETE FROM activity WHERE id < ?'),
-    // Ids follow time: the oldest by age are the lowest ids, so the lowest are looked at (no index
-    // on the time to keep up to date per item) and what is left stays contiguous.
-    pruneOlder: db.prepare('DELETE FROM activity WHERE id IN (SELECT id FROM activity ORDER BY id LIMIT ?) AND at < ?'),
-  } satisfies Record<string, StatementSync>;
-}
-
-/** The span of 2^ACTIVITY_SPAN_BITS ids an activity id is in (ids stay below 2^53, so no 32-bit shift). */
-const spanOf = (id: number): number => Math.floor(id / 2 ** ACTIVITY_SPAN_BITS);
-
-function fromRow(row: StoredSessionRow, { value, context }: { value: unknown; context: Record<string, unknown> }): StoredSession {
-  return {
-    session_id: row.session_id,
-    value,
-    context,
-    wake_at: row.wake_at,
-    summary: {
-      user_id: row.user_id,
-      screen: row.screen,
-      voice: row.voice,
-      cooldown_until: row.cooldown_until,
-      created_at: row.created_at,
-      last_activity_at: row.last_activity_at,
-    },
-  };
-}
-
-/** Creates the DATA_DIR if need be and claims it for this store; any failure is one StoreOpenError saying what to do. */
-function claimStoreDir(dataDir: string): DataDirClaim {
-  try {
-    mkdirSync(dataDir, { recursive: true });
-  } catch (error) {
-    throw new StoreOpenError(`store: cannot create DATA_DIR ${resolve(dataDir)}: ${reason(error)}; set DATA_DIR to a writable directory`);
-  }
-  try {
-    return claimDataDir(dataDir);
-  } catch (error) {
-    if (error instanceof DataDirInUseError) throw new StoreOpenError(`store: ${error.message}`);
-    throw new StoreOpenError(`store: cannot claim DATA_DIR ${resolve(dataDir)}: ${reason(error)}; fix the permissions of DATA_DIR, or set DATA_DIR elsewhere`);
-  }
-}
-
-/** Opens, checks and migrates the database; any failure is one StoreOpenError naming the file and what to do. */
-function openDatabase(file: string, options: SqliteStoreOptions): DatabaseSync {
-  let db: DatabaseSync | undefined;
-  try {
-    db = new DatabaseSync(file);
-    db.exec('PRAGMA busy_timeout = 5000');
-    // 16 KiB pages for a new file (an existing one keeps its own): a session's state, 1-2 KB, fills
-    // a tenth of a page rather than half, so a commit and an apply write fewer pages
-    // (a gain at 1,000 sessions, none seen at 20,000: docs/decisions/0012-where-a-durable-request-goes.md). Set before
-    // WAL, which fixes the page size.
-    db.exec('PRAGMA page_size = 16384');
-    db.exec('PRAGMA journal_mode = WAL');
-    db.exec(`PRAGMA synchronous = ${options.sync === 'full' ? 'FULL' : 'NORMAL'}`);
-    // 32 MiB of page cache: the sessions in use and the newest activity stay in memory.
-    db.exec('PRAGMA cache_size = -32768');
-    // A worker's connection copies the WAL back (wal-checkpointer.ts); this connection checkpoints
-    // only when the WAL reaches 4,000 pages, a bound if the worker falls behind.
-    db.exec(`PRAGMA wal_autocheckpoint = ${WAL_BOUND_PAGES}`);
-    migrate(db);
-    // Reading every table and writing once proves the file is a database this process can use.
-    db.prepare('SELECT count(*) FROM sessions').get();
-    db.prepare('SELECT count(*) FROM activity').get();
-    db.exec('BEGIN IMMEDIATE; COMMIT');
-    return db;
-  } catch (error) {
-    try {
-      db?.close();
-    } catch {
-      // Already unusable; the error below says why.
-    }
-    const message = reason(error);
-    const advice = /not a database|malformed|corrupt/i.test(message)
-      ? 'the file is damaged: move it (and its -wal and -shm files) aside to start empty, or restore a backup'
-      : /readonly|read-only|unable to open|permission|access/i.test(message)
-        ? 'the process cannot write it: fix the permissions of the file and DATA_DIR, or set DATA_DIR elsewhere'
-        : /locked|busy/i.test(message)
-          ? // Another program (a backup, an sqlite3 shell) holds the file: moving it aside would throw the data away.
-            'another program holds a lock on the file (a backup, an sqlite3 shell): let it finish or stop it, then start again; the data is intact'
-          : 'move the file aside to start empty, or restore a backup';
-    throw new StoreOpenError(`store: cannot use ${file}: ${message}; ${advice}`);
-  }
-}
-
-const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export function openSqliteStore(options: SqliteStoreOptions): Store & { sqlite: SqliteStore } {
   const sqlite = new SqliteStore(options);

@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ActivityItem, ActivityKind } from '../../src/domain/activity.js';
 import { ACTIVITY_SPAN_BITS, MIGRATIONS } from '../../src/store/migrations.js';
-import { DATABASE_FILE, SqliteStore } from '../../src/store/sqlite-store.js';
+import { DATABASE_FILE } from '../../src/store/sqlite-opening.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { START_TIME, tempDataDir } from '../support/harness.js';
 
 const SPAN = 2 ** ACTIVITY_SPAN_BITS;

@@ -5,7 +5,8 @@ import { SimulatedClock } from 'xstate';
 import { describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openStore } from '../../src/store/open-store.js';
-import { DATABASE_FILE, SqliteStore, StoreOpenError } from '../../src/store/sqlite-store.js';
+import { DATABASE_FILE, StoreOpenError } from '../../src/store/sqlite-opening.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { createHarness, restartAfterCrash, settle, tempDataDir } from '../support/harness.js';
 import { startService } from '../support/service-process.js';
 

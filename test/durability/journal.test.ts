@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import type { ActivityDraft } from '../../src/domain/activity.js';
 import type { StoredSession } from '../../src/store/ports.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
-import { DATABASE_FILE, JOURNAL_APPLY_ROWS, SqliteStore } from '../../src/store/sqlite-store.js';
+import { DATABASE_FILE } from '../../src/store/sqlite-opening.js';
+import { JOURNAL_APPLY_ROWS, SqliteStore } from '../../src/store/sqlite-store.js';
 import { START_TIME, tempDataDir } from '../support/harness.js';
 
 const open = (dataDir: string, retentionItems = 1_000_000, retention: { days: number; now: () => number } = { days: 0, now: () => START_TIME }) =>

@@ -2,7 +2,8 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ActivityDraft } from '../../src/domain/activity.js';
-import { DATABASE_FILE, SqliteStore, WAL_BOUND_PAGES } from '../../src/store/sqlite-store.js';
+import { DATABASE_FILE, WAL_BOUND_PAGES } from '../../src/store/sqlite-opening.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { COMMITS_PER_CHECKPOINT } from '../../src/store/wal-checkpointer.js';
 import { START_TIME, tempDataDir } from '../support/harness.js';
 
