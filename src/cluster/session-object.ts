@@ -13,7 +13,7 @@ import type { MediaProvider } from '../integrations/media.js';
 import type { IngestResult, Reply, SessionCommand } from '../machines/session/events.js';
 import type { SessionSettings } from '../machines/session/context.js';
 import type { SessionMachine } from '../machines/session/machine.js';
-import { eventTypeWarnings } from '../domain/session-record.js';
+import { eventTypeWarnings } from '../domain/session-event.js';
 import type { ActivityLog, StoredSession, SummaryRow } from '../store/ports.js';
 import { StoreUnavailableError } from '../store/ports.js';
 import type { CommandFanout } from './command-fanout.js';

@@ -7,7 +7,8 @@ import type { RegisteredSchema } from '../../src/domain/screen-schema.js';
 import { schemaFromEvent } from '../../src/domain/screen-schema.js';
 import { EventInSchema } from '../../src/domain/sdk-event.js';
 import type { SessionRecord } from '../../src/domain/session-record.js';
-import { applyEvent, newSessionRecord } from '../../src/domain/session-record.js';
+import { applyEvent } from '../../src/domain/session-event.js';
+import { newSessionRecord } from '../../src/domain/session-record.js';
 
 /** Each call parses the event anew, as each session's request does: equal content, separate objects. */
 const registering = (sessionId: string, screen: string | undefined, properties: Record<string, unknown>) =>

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { redactForIngest } from '../../src/domain/event-redaction.js';
 import { EventInSchema } from '../../src/domain/sdk-event.js';
 import type { SessionRecord } from '../../src/domain/session-record.js';
-import { MAX_COMPONENT_HINTS, applyEvent, newSessionRecord } from '../../src/domain/session-record.js';
+import { MAX_COMPONENT_HINTS } from '../../src/domain/component-hints.js';
+import { applyEvent } from '../../src/domain/session-event.js';
+import { newSessionRecord } from '../../src/domain/session-record.js';
 
 const input = (componentId: string, at: number) =>
   redactForIngest(EventInSchema.parse({ session_id: 's1', event: 'component_input', screen: 'form', component_id: componentId, component_type: 'text_input', hint: `value ${at}` })).event;

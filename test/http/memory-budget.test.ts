@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SESSION_OVERHEAD_BYTES } from '../../src/actors/memory-budget.js';
-import { TRIMMED_MARK } from '../../src/domain/session-record.js';
+import { TRIMMED_MARK } from '../../src/domain/session-budget.js';
 import type { Harness } from '../support/harness.js';
 import { advance, createHarness, settle } from '../support/harness.js';
 

@@ -7,7 +7,7 @@ import type { PopupDecision } from '../../domain/popup.js';
 import type { SdkConfigOverrides } from '../../domain/sdk-config.js';
 import type { IngestChannel } from '../../domain/error-window.js';
 import type { EventSizes, RedactedEvent } from '../../domain/event-redaction.js';
-import type { HintMatcher } from '../../domain/session-record.js';
+import type { HintMatcher } from '../../domain/session-schemas.js';
 import type { TriggerDecision, TriggerSignals } from '../../domain/trigger-policy.js';
 
 /**

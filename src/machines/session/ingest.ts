@@ -6,7 +6,7 @@ import type { ActivityKind } from '../../domain/activity.js';
 import { CONTEXT_PUSH_EVENTS } from '../../domain/agent-notice.js';
 import { afterEvent } from '../../domain/error-window.js';
 import { AGENT_EVENT_TYPES } from '../../domain/sdk-event.js';
-import { eventActivityPayload, eventPatch } from '../../domain/session-record.js';
+import { eventActivityPayload, eventPatch } from '../../domain/session-event.js';
 import type { SessionContext } from './context.js';
 import { currentRoom } from './context.js';
 import type { IngestResult, SessionCommand, SessionEmitted } from './events.js';

@@ -1,0 +1,178 @@
+/**
+ * What one SDK event does to the session record (spec 4.1 rules 1-6): the fields it sets, the
+ * event as stored, the schema it registers, the warnings, and the activity payload that records it.
+ */
+import { MAX_HINT_PROPERTIES_BYTES, upsertHint } from './component-hints.js';
+import type { IngestChannel } from './error-window.js';
+import type { EventSizes, RedactedEvent } from './event-redaction.js';
+import { jsonSize } from './json-size.js';
+import { own } from './own.js';
+import type { HintShape } from './redaction.js';
+import { internSchema } from './schema-interning.js';
+import { schemaFromEvent, screenKey } from './screen-schema.js';
+import type { SdkEvent } from './sdk-event.js';
+import { AGENT_EVENT_TYPES, KNOWN_EVENT_TYPES } from './sdk-event.js';
+import { hintBytes, storedBytes, withinBudget } from './session-budget.js';
+import type { ComponentHint, SessionRecord } from './session-record.js';
+import { retryCounts } from './session-record.js';
+import type { HintMatcher, SchemaPush } from './session-schemas.js';
+import { registerSchema, withSchemaMatch } from './session-schemas.js';
+
+/** A KYC flow has a score of fields; this only stops a client inventing field ids forever. */
+export const MAX_RETRY_FIELDS = 32;
+
+export interface IngestOutcome<R extends SessionRecord = SessionRecord> {
+  /** A copy of the record given, whatever else it holds, with the event applied. */
+  record: R;
+  /** The event as stored: hint masked, timestamp filled in. */
+  stored: SdkEvent;
+  schemaPush: SchemaPush | undefined;
+  warnings: string[];
+}
+
+export interface IngestOptions {
+  at: number;
+  schemaRegistry: boolean;
+  /** From `hintMatcher`: tests the raw hint against a pattern without handing the value over. */
+  matchHint?: HintMatcher | undefined;
+  /** SESSION_MAX_BYTES: what the record may hold; see `withinBudget` for what gives way. */
+  maxBytes: number;
+  /** The event's JSON sizes as the redaction pass counted them; measured here when not given. */
+  sizes?: EventSizes | undefined;
+}
+
+export const present = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined;
+/** The counts after one more failure on `componentId`: a new object, the field moved to the newest place. */
+export function withRetry(counts: Record<string, number>, componentId: string): Record<string, number> {
+  const next: Record<string, number> = Object.create(null) as Record<string, number>;
+  let kept = Object.keys(counts).filter((id) => id !== componentId);
+  if (kept.length >= MAX_RETRY_FIELDS) kept = kept.slice(kept.length - MAX_RETRY_FIELDS + 1);
+  for (const id of kept) next[id] = counts[id]!;
+  // Own keys only: a field named `constructor` must not count from Object.prototype's (a stored
+  // session's counts come back from JSON as a plain object).
+  next[componentId] = (Object.hasOwn(counts, componentId) ? counts[componentId]! : 0) + 1;
+  return next;
+}
+
+/** Spec 4.1 rules 1-6 as a pure function of the record, the event and the time. */
+export function applyEvent<R extends SessionRecord>(record: R, incoming: RedactedEvent, options: IngestOptions): IngestOutcome<R> {
+  const { patch, ...outcome } = eventPatch(record, incoming, options);
+  return { ...outcome, record: { ...record, ...patch } };
+}
+
+/** The fields an event sets; the rest of the record stays as it was. */
+export type EventPatch = Pick<
+  SessionRecord,
+  'latest_event' | 'updated_at' | 'user_id' | 'client_id' | 'screen' | 'screen_id' | 'component_hints' | 'schemas' | 'last_validation_failure' | 'held_bytes'
+> &
+  Partial<Pick<SessionRecord, 'last_user_activity_at' | 'retry_counts'>>;
+
+/**
+ * What `applyEvent` does, as the fields it changes rather than a copy of the whole record: the
+ * session actor assigns this, so an event copies the context once (in the assign) rather than four
+ * times (BENCHMARKS.md). The patch is a fresh object the caller may add to.
+ */
+export function eventPatch(record: SessionRecord, incoming: RedactedEvent, options: IngestOptions): Omit<IngestOutcome, 'record'> & { patch: EventPatch } {
+  const { at } = options;
+  const redacted = withSchemaMatch(record, incoming, options.matchHint);
+  const stored: SdkEvent = present(redacted.timestamp) ? redacted : { ...redacted, timestamp: Math.floor(at / 1000) };
+  const latestBytes = storedBytes(incoming, redacted, stored, options.sizes);
+  const screen = stored.screen ?? stored.screen_id;
+  const next: EventPatch = {
+    latest_event: stored,
+    updated_at: at,
+    user_id: stored.user_id ?? record.user_id,
+    client_id: stored.client_id ?? record.client_id,
+    screen: screen ?? record.screen,
+    screen_id: stored.screen_id ?? (present(stored.screen) ? stored.screen : record.screen_id),
+    component_hints: record.component_hints,
+    schemas: record.schemas,
+    last_validation_failure: record.last_validation_failure,
+    held_bytes: record.held_bytes,
+  };
+  if (!AGENT_EVENT_TYPES.has(stored.event)) next.last_user_activity_at = at;
+
+  if (stored.event === 'component_input' && present(stored.component_id) && present(stored.hint)) {
+    // Optional fields set one by one (a conditional spread builds an object to spread), in the order they are shown.
+    const hint: ComponentHint = {
+      component_id: stored.component_id,
+      component_type: stored.component_type ?? null,
+      screen: next.screen,
+      hint: stored.hint,
+      masked: stored.masked ?? false,
+    } as ComponentHint;
+    if (stored.masked_by === 'server') hint.masked_by = 'server';
+    if (stored.shape) hint.shape = stored.shape as HintShape;
+    // The redaction pass measured the properties; the stored event's are the same object.
+    const propertiesBytes = stored.properties ? (options.sizes ? options.sizes.propertiesBytes : jsonSize(stored.properties)) : 0;
+    if (stored.properties && propertiesBytes <= MAX_HINT_PROPERTIES_BYTES) hint.properties = stored.properties;
+    hint.updated_at = at;
+    // The hint's JSON size without `bytes` itself, as stored.
+    hint.bytes = hintBytes(hint, propertiesBytes);
+    next.component_hints = upsertHint(record.component_hints, hint);
+  }
+
+  if (stored.event === 'validation_failed') {
+    if (present(stored.component_id)) next.retry_counts = withRetry(retryCounts(record), stored.component_id);
+    next.last_validation_failure = {
+      screen: next.screen,
+      component_id: stored.component_id ?? null,
+      component_type: stored.component_type ?? null,
+      errors: stored.errors ?? [],
+      failure_reason_code: stored.failure_reason_code ?? null,
+      validation_rule_id: typeof stored.validation_rule_id === 'string' ? stored.validation_rule_id : null,
+      expected_pattern: typeof stored.expected_pattern === 'string' ? stored.expected_pattern : null,
+      hint: stored.hint ?? null,
+      masked: present(stored.hint) ? (stored.masked ?? false) : null,
+      ...(stored.masked_by === 'server' ? { masked_by: 'server' as const } : {}),
+      ...(stored.shape ? { shape: stored.shape as HintShape } : {}),
+      at,
+    };
+  }
+
+  let schemaPush: SchemaPush | undefined;
+  if (stored.event === 'screen_schema' && options.schemaRegistry) {
+    const registeredNow = schemaFromEvent(stored.properties ?? undefined, screen ?? undefined);
+    const schema = registeredNow && internSchema(registeredNow);
+    if (schema) {
+      const registered = registerSchema(record.schemas, schema);
+      next.schemas = registered.schemas;
+      schemaPush = registered.push;
+      if (!present(screen)) {
+        next.screen = schema.screen_id;
+        next.screen_id = schema.screen_id;
+      }
+    }
+  }
+
+  const warnings = eventTypeWarnings(stored.event);
+  const budgeted = withinBudget(next, options.maxBytes, true, latestBytes, next.retry_counts ?? record.retry_counts);
+  if (budgeted.trimmed) warnings.push('session_budget_exceeded');
+  if (schemaPush && !own(budgeted.record.schemas, screenKey(schemaPush.screen_id))) schemaPush = undefined;
+  return { patch: budgeted.record, stored, schemaPush, warnings };
+}
+
+/**
+ * The warnings an event earns by its type alone, whatever the session holds: all an answer given
+ * before the session applied the event can carry (cluster mode, docs/cluster-mode.md).
+ */
+export const eventTypeWarnings = (eventType: string): string[] => (KNOWN_EVENT_TYPES.has(eventType) ? [] : ['unknown_event_type']);
+
+/** The activity payload of an `event` item: what an operator needs, nothing more. */
+export function eventActivityPayload(stored: SdkEvent, warnings: string[], channel?: IngestChannel): Record<string, unknown> {
+  const payload: Record<string, unknown> = {
+    event: stored.event,
+    screen: stored.screen ?? stored.screen_id ?? null,
+    component_id: stored.component_id ?? null,
+  };
+  if (present(stored.hint)) {
+    payload.hint = stored.hint;
+    payload.masked = stored.masked ?? false;
+  }
+  if (present(stored.errors)) payload.errors = stored.errors;
+  if (present(stored.failure_reason_code)) payload.failure_reason_code = stored.failure_reason_code;
+  if (warnings.length > 0) payload.warnings = warnings;
+  // An operator seeing one failure listed twice can tell the SDK's fast copy from its durable one.
+  if (channel === 'control_plane') payload.channel = channel;
+  return payload;
+}
