@@ -1,3 +1,8 @@
+/**
+ * The service's settings: every environment variable it reads, validated at start into one
+ * AppConfig, with one clear error naming each bad value. What kind of value each holds is
+ * config/env-values.ts.
+ */
 import { z } from 'zod';
 import type { RefreshPolicy } from './domain/refresh-policy.js';
 import { DEFAULT_CRITICAL_STEPS } from './domain/critical-steps.js';
@@ -8,65 +13,7 @@ import { EXTRA_KEY_PATTERN, createPiiRules } from './domain/pii.js';
 import { DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS, MEDIA_CALLS_PER_START } from './domain/voice-session.js';
 import type { InspectSetting } from './config/inspection-setting.js';
 import { parseInspectSetting } from './config/inspection-setting.js';
-
-/** Comma-separated list; blank entries dropped. */
-const csv = z
-  .string()
-  .transform((raw) =>
-    raw
-      .split(',')
-      .map((part) => part.trim())
-      .filter((part) => part.length > 0),
-  );
-
-const optionalText = z
-  .string()
-  .transform((raw) => raw.trim())
-  .transform((raw) => (raw.length > 0 ? raw : undefined))
-  .optional();
-
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
-const nonNegativeInt = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
-
-/** true/false/1/0, any case: what people write in .env files and CI settings. */
-const booleanText = z
-  .string()
-  .transform((raw) => raw.trim().toLowerCase())
-  .pipe(z.enum(['true', 'false', '1', '0'], { error: 'must be true, false, 1 or 0' }))
-  .transform((raw) => raw === 'true' || raw === '1');
-const booleanFlag = (fallback: boolean) => booleanText.default(fallback);
-
-const featureFlagOverrides = z
-  .string()
-  .transform((raw, ctx) => {
-    try {
-      return JSON.parse(raw) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON object, e.g. {"trigger.v2_scoring":true}' });
-      return z.NEVER;
-    }
-  })
-  .pipe(z.record(z.string().min(1), z.boolean(), { error: 'must map flag names to booleans' }))
-  .optional();
-
-/** `publickeyv1_` and the base58 of a 32-byte Ed25519 public key. */
-const RESTATE_PUBLIC_KEY = /^publickeyv1_[1-9A-HJ-NP-Za-km-z]{40,50}$/;
-
-// The Restate ingress and admin API: loopback or a private network only (every handler is callable there).
-const restateUrl = z
-  .string()
-  .trim()
-  .regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { error: 'must be an http:// or https:// URL' })
-  .transform((raw) => (raw.endsWith('/') ? raw : `${raw}/`))
-  .optional();
-
-/** Where the SDK can reach the media server: it needs a lower-case scheme it knows. */
-const mediaServerUrl = z
-  .string()
-  .trim()
-  .regex(/^(wss?|https?):\/\/[^\s/]+/, { error: 'must be a ws://, wss://, http:// or https:// URL' })
-  .optional();
-
+import { booleanFlag, booleanText, csv, featureFlagOverrides, mediaServerUrl, nonNegativeInt, optionalText, positiveInt, RESTATE_PUBLIC_KEY, restateUrl } from './config/env-values.js';
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
