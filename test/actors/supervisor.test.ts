@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { enqueueActions } from 'xstate';
-import { ingestSdkEvent } from '../../src/actors/ingest.js';
+import { ingestSdkEvent } from '../../src/sessions/ingest.js';
 import { redactForIngest } from '../../src/domain/event-redaction.js';
 import { EventInSchema } from '../../src/domain/sdk-event.js';
 import { sessionMachine } from '../../src/machines/session/machine.js';

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { unixSeconds } from '../../integrations/clock.js';
 import { redactForIngest } from '../../domain/event-redaction.js';
 import { EventInSchema } from '../../domain/sdk-event.js';
-import { ingestSdkEvent } from '../../actors/ingest.js';
+import { ingestSdkEvent } from '../../sessions/ingest.js';
 import type { SdkEvent } from '../../domain/sdk-event.js';
 import { replyOrThrow } from '../ask.js';
 import type { AppDeps } from '../deps.js';

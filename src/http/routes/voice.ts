@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
-import type { VoiceBusy, VoiceStarted, VoiceStopped } from '../../machines/session/events.js';
+import type { VoiceStarted } from '../../machines/session/events.js';
+import { startVoice, stopVoice } from '../../sessions/voice.js';
 import { replyOrThrow, unlessBusy } from '../ask.js';
 import type { AppDeps } from '../deps.js';
 import { traceFor } from '../request-context.js';
@@ -71,29 +71,14 @@ export function voiceRoutes({ system, config, sdkConfig, sessionKeys }: AppDeps)
     // A legacy `unknown` session is the user's own, as for every other call: never a room shared by all.
     const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const trace = traceFor(res, body);
-    const result = await system.supervisor.ask<VoiceStarted | VoiceBusy>(key, 'create', (reply, at) => ({
-      type: 'voice.start',
-      at,
-      trace,
-      user_id: body.user_id,
-      screen: body.screen,
-      invocation_id: randomUUID(),
-      reply,
-    }));
+    const result = await startVoice(system.supervisor, key, { trace, user_id: body.user_id, screen: body.screen });
     res.json(startBody(unlessBusy(replyOrThrow(result, key))));
   });
   router.post('/v1/assistant/session/stop', async (req, res) => {
     const { sent, body } = parseClientBody(AssistantStopIn, req.body, config.piiRules);
     const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const trace = traceFor(res, body);
-    const result = await system.supervisor.ask<VoiceStopped | VoiceBusy>(key, 'existing', (reply, at) => ({
-      type: 'voice.stop',
-      at,
-      trace,
-      sdk_overrides: sdkConfig.overrides(),
-      header_client_id: clientIdHeader(req) ?? null,
-      reply,
-    }));
+    const result = await stopVoice(system.supervisor, key, { trace, sdk_overrides: sdkConfig.overrides(), header_client_id: clientIdHeader(req) ?? null });
     const { session_id, active, warnings } = unlessBusy(replyOrThrow(result, key));
     res.json({ session_id, active, warnings });
   });

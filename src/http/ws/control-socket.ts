@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type WebSocket from 'ws';
 import { fromCallback } from 'xstate';
-import { ingestSdkEvent } from '../../actors/ingest.js';
+import { ingestSdkEvent } from '../../sessions/ingest.js';
 import type { AskFailure, AskResult, SessionHost } from '../../actors/session-host.js';
 import type { ActorSystem } from '../../actors/system.js';
 import type { Trace } from '../../domain/activity.js';

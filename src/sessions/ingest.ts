@@ -3,8 +3,8 @@ import type { IngestChannel } from '../domain/error-window.js';
 import type { IngestInput } from '../domain/event-redaction.js';
 import { jsonStringSize } from '../domain/json-size.js';
 import type { IngestResult } from '../machines/session/events.js';
-import type { SessionHost } from './session-host.js';
-import type { AskResult } from './session-host.js';
+import type { SessionHost } from '../actors/session-host.js';
+import type { AskResult } from '../actors/session-host.js';
 
 /**
  * The one way an SDK event reaches its session, whatever carried it (HTTP `POST /v1/events`, a
