@@ -9,6 +9,7 @@ import { DROPOFF_CANCEL_EXAMPLES, DROPOFF_REGISTER_EXAMPLES } from '../schemas/e
 import { DropoffCancelIn, DropoffCancelOut, DropoffRegisterIn, DropoffRegisterOut } from '../schemas/dropoff.js';
 import { sessionKeyOr422 } from '../session-key.js';
 import { parseClientBody } from '../client-body.js';
+import { cancelDropoff, registerDropoff } from '../../sessions/dropoff.js';
 
 export const dropoffRouteDocs: RouteDoc[] = [
   {
@@ -51,22 +52,14 @@ export function dropoffRoutes({ system, config, sessionKeys }: AppDeps): Router 
     // The number is reduced here, so the session (and anything that records it) never sees it.
     // The number is reduced to whether it is dialable and its last 4 digits; the raw body is dropped here.
     const facts = phoneFacts(sent.phone);
-    const result = await system.supervisor.ask<{ registered: true; has_dialable_phone: boolean }>(key, 'create', (reply, at) => ({
-      type: 'dropoff.register',
-      user_id: body.user_id ?? null,
-      ...facts,
-      reason: body.reason ?? null,
-      at,
-      trace,
-      reply,
-    }));
+    const result = await registerDropoff(system.supervisor, key, { user_id: body.user_id ?? null, ...facts, reason: body.reason ?? null, trace });
     res.json({ status: 'registered', session_id: key, has_dialable_phone: replyOrThrow(result, key).has_dialable_phone });
   });
   router.post('/api/dropoff/cancel', async (req, res) => {
     const { sent, body } = parseClientBody(DropoffCancelIn, req.body, config.piiRules);
     const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const trace = traceFor(res, body);
-    const result = await system.supervisor.ask<{ cancelled: boolean }>(key, 'existing', (reply, at) => ({ type: 'dropoff.cancel', at, trace, reply }));
+    const result = await cancelDropoff(system.supervisor, key, trace);
     res.json({ status: 'cancelled', session_id: key, was_registered: replyOrThrow(result, key).cancelled });
   });
   return router;
