@@ -6,7 +6,8 @@
  *
  * 1. 100,000 new sessions of one event each, 64 requests at a time;
  * 2. the settled RSS of the idle sessions: after they hibernate, the lowest RSS over a minute of
- *    light traffic, against the lowest over the same minute before any session existed;
+ *    light traffic, against the lowest over the same minute before any session existed, at most
+ *    2 KiB per session;
  * 3. 2,000 activity streams opened with the key that never read, beside ordinary event traffic
  *    (16 requests at a time to the flood's sessions) for 30 s.
  *
@@ -35,7 +36,7 @@ const API_KEY = 'flood-key';
 /** SESSION_HIBERNATE_SECONDS's default: idle sessions leave memory this long after their last event. */
 const HIBERNATE_SECONDS = 60;
 /** What an idle session on SQLite should add to the settled RSS at most (docs/limits.md). */
-const IDLE_SESSION_RSS_AIM = 2 * 1024;
+const IDLE_SESSION_RSS_LIMIT = 2 * 1024;
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
@@ -199,8 +200,9 @@ try {
   const perSession = (settled.lowest - baseline) / SESSIONS;
   say(`settled: lowest RSS ${mib(settled.lowest)} with ${SESSIONS.toLocaleString('en-US')} idle sessions held (${memory.sessions} in memory), ${(perSession / 1024).toFixed(2)} KiB per session over the baseline`);
   within('settled', settled.peak);
-  // Reported, not yet enforced: the 2 KiB aimed at is not reached (docs/limits.md, "Idle sessions").
-  say(`settled: the aim is ${IDLE_SESSION_RSS_AIM / 1024} KiB per idle session: ${perSession <= IDLE_SESSION_RSS_AIM ? 'met' : 'NOT met'}`);
+  // The heap trim gives back what the flood left within a minute (src/integrations/heap-trim.ts).
+  // A smaller flood (--sessions) divides the baseline's noise by too few sessions to judge.
+  if (SESSIONS >= 50_000 && perSession > IDLE_SESSION_RSS_LIMIT) fail(`settled: ${(perSession / 1024).toFixed(2)} KiB per idle session, over the ${IDLE_SESSION_RSS_LIMIT / 1024} KiB allowed`);
   results.push(`settled: ${(perSession / 1024).toFixed(2)} KiB per idle session (lowest ${mib(settled.lowest)} against ${mib(baseline)})`);
 
   // 3. Streams that never read, beside event traffic to the flood's sessions.
