@@ -66,17 +66,17 @@ export async function ingestionSuite(
     { name: 'bare express 5 + SQLite (one row per event, group commit)', start: startBareExpressSqlite },
     { name: 'bare node:http', start: startBareNode },
   ];
-  // BENCH_AGAINST=<a built checkout>: that code's service in the same interleaved, pinned run, so
-  // a change is measured against what it replaces rather than across runs.
-  const against = process.env.BENCH_AGAINST;
-  if (against) {
-    targets.splice(
-      2,
-      0,
-      { name: `service at ${against} (LOG_LEVEL=warn)`, start: () => startService({ LOG_LEVEL: 'warn' }, [], undefined, against) },
-      { name: `service at ${against}, STORE=sqlite (LOG_LEVEL=warn)`, start: () => startService({ LOG_LEVEL: 'warn', STORE: 'sqlite' }, [], undefined, against) },
-    );
-  }
+  // BENCH_AGAINST=<built checkouts, comma-separated>: their services in the same interleaved, pinned
+  // run, so a change is measured against what it replaces rather than across runs.
+  const against = (process.env.BENCH_AGAINST ?? '').split(',').filter((dir) => dir !== '');
+  targets.splice(
+    2,
+    0,
+    ...against.flatMap((dir): InterleavedTarget[] => [
+      { name: `service at ${dir} (LOG_LEVEL=warn)`, start: () => startService({ LOG_LEVEL: 'warn' }, [], undefined, dir) },
+      { name: `service at ${dir}, STORE=sqlite (LOG_LEVEL=warn)`, start: () => startService({ LOG_LEVEL: 'warn', STORE: 'sqlite' }, [], undefined, dir) },
+    ]),
+  );
   const results = await measureInterleaved(targets, options);
   const summary = targets.map((target) => {
     const runs = results.get(target.name)!;
