@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { AgentContext } from '../../domain/agent-context.js';
+import { readContext } from '../../sessions/context.js';
 import { replyOrThrow } from '../ask.js';
 import type { AppDeps } from '../deps.js';
 import { traceFor } from '../request-context.js';
@@ -32,13 +32,7 @@ export function contextRoutes({ system, sessionKeys }: AppDeps): Router {
   router.get('/v1/assistant/context/:session_id', async (req, res) => {
     const session_id = sessionKeys.routingKey(parseOr422(SessionParams, req.params, 'path').session_id);
     const trace = traceFor(res);
-    const result = await system.supervisor.ask<AgentContext>(session_id, 'existing', (reply, at) => ({
-      type: 'context.fetch',
-      at,
-      trace,
-      sources: system.agentContext,
-      reply,
-    }));
+    const result = await readContext(system.supervisor, session_id, trace, system.agentContext);
     res.json(contextView(replyOrThrow(result, session_id)));
   });
   return router;
