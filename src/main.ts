@@ -118,7 +118,7 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
   const system = cluster?.system ?? createActorSystem(systemOptions);
   const app = createApp({ config, system, logger, mediaReady, sdkConfig, sessionKeys: keys });
   const running = serve(bound, app, config.host, logger);
-  const heapTrim = startHeapTrim(logger);
+  const heapTrim = startHeapTrim(logger, () => system.memoryBudget.use().used_bytes);
   const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
   if (heapLimitMb > config.memoryBudgetMb) {
     logger.warn(

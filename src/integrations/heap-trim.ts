@@ -23,14 +23,20 @@ export const MIN_SLACK_BYTES = 64 * 2 ** 20;
 export const MIN_TRIM_INTERVAL_MS = 60_000;
 const CHECK_INTERVAL_MS = 15_000;
 
+/** Sessions that left memory since the last trim, by the budget's estimate: a flood's worth, not a steady load's turnover. */
+export const MIN_RELEASED_BYTES = 64 * 2 ** 20;
+
 /**
- * Whether to collect now: the committed heap's free part is at least MIN_SLACK_BYTES and at least
- * as large as what is in use (a heap at twice its live data, which V8 would shrink only after a
- * collection it has no reason to run), and the last trim is a minute old.
+ * Whether to collect now: sessions worth at least MIN_RELEASED_BYTES left memory since the last
+ * trim (the budget's estimate fell that far from its peak), the committed heap's free part is at
+ * least MIN_SLACK_BYTES and at least as large as what is in use (a heap at twice its live data,
+ * which V8 would shrink only after a collection it has no reason to run), and the last trim is a
+ * minute old. Under a steady load the estimate does not fall, so the trim never pauses a busy
+ * service: a heap's free part alone is large under load too, between scavenges.
  */
-export function shouldTrim(heap: HeapFigures, sinceLastTrimMs: number): boolean {
+export function shouldTrim(heap: HeapFigures, sinceLastTrimMs: number, releasedBytes: number): boolean {
   const slack = heap.total_heap_size - heap.used_heap_size;
-  return sinceLastTrimMs >= MIN_TRIM_INTERVAL_MS && slack >= MIN_SLACK_BYTES && slack >= heap.used_heap_size;
+  return releasedBytes >= MIN_RELEASED_BYTES && sinceLastTrimMs >= MIN_TRIM_INTERVAL_MS && slack >= MIN_SLACK_BYTES && slack >= heap.used_heap_size;
 }
 
 /**
@@ -48,14 +54,21 @@ async function reduceMemory(): Promise<void> {
   }
 }
 
-/** Checks every 15 s in the background; stop() ends it. The timer never keeps the process alive. */
-export function startHeapTrim(logger: Logger): { stop(): void } {
+/**
+ * Checks every 15 s in the background, `sessionBytes` being what the memory budget counts sessions
+ * at now; stop() ends it. The timer never keeps the process alive.
+ */
+export function startHeapTrim(logger: Logger, sessionBytes: () => number): { stop(): void } {
   let lastTrim = Number.NEGATIVE_INFINITY;
+  let peak = sessionBytes();
   const timer = setInterval(() => {
     const now = performance.now();
+    const held = sessionBytes();
+    peak = Math.max(peak, held);
     const before = getHeapStatistics();
-    if (!shouldTrim(before, now - lastTrim)) return;
+    if (!shouldTrim(before, now - lastTrim, peak - held)) return;
     lastTrim = now;
+    peak = held;
     reduceMemory().then(
       () => {
         const after = getHeapStatistics();
