@@ -1,6 +1,4 @@
 import { Router } from 'express';
-import type { PopupDecision } from '../../domain/popup.js';
-import type { SurfacesDecision } from '../../machines/session/events.js';
 import { replyOrThrow } from '../ask.js';
 import { clientIdHeader } from '../client-id.js';
 import type { AppDeps } from '../deps.js';
@@ -13,6 +11,7 @@ import { POPUP_EXAMPLES } from '../schemas/examples.js';
 import { sessionKeyOr422 } from '../session-key.js';
 import { parseClientBody } from '../client-body.js';
 import type { Request, Response } from 'express';
+import { evaluatePopup, evaluateSurfaces } from '../../sessions/decisions.js';
 
 const ERRORS = {
   422: { description: 'session_id missing or invalid, or another field is wrong; detail names it', schema: ErrorBody },
@@ -67,14 +66,14 @@ export function assistantRoutes({ system, sdkConfig, config, sessionKeys }: AppD
     const { sent, body } = parseClientBody(PopupEvaluateIn, req.body, config.piiRules);
     const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const request = evaluation(req, res, body);
-    const result = await system.supervisor.ask<PopupDecision>(key, 'create', (reply, at) => ({ type: 'popup.evaluate', ...request, at, reply }));
+    const result = await evaluatePopup(system.supervisor, key, request);
     res.json(replyOrThrow(result, key));
   });
   router.post('/v1/assistant/evaluate', async (req, res) => {
     const { sent, body } = parseClientBody(PopupEvaluateIn, req.body, config.piiRules);
     const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const request = evaluation(req, res, body);
-    const result = await system.supervisor.ask<SurfacesDecision>(key, 'create', (reply, at) => ({ type: 'assistant.evaluate', ...request, at, reply }));
+    const result = await evaluateSurfaces(system.supervisor, key, request);
     res.json({ session_id: key, ...replyOrThrow(result, key) });
   });
   return router;

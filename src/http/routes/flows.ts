@@ -10,6 +10,7 @@ import { FLOW_EXAMPLES } from '../schemas/examples.js';
 import { FlowSetIn, FlowSetOut } from '../schemas/flows.js';
 import { sessionKeyOr422 } from '../session-key.js';
 import { parseClientBody } from '../client-body.js';
+import { setFlow } from '../../sessions/flows.js';
 
 export const flowRouteDocs: RouteDoc[] = [
   {
@@ -39,18 +40,15 @@ export function flowRoutes({ system, config, sessionKeys }: AppDeps): Router {
     let result: FlowSetResult;
     if (body.session_id) {
       sessionId = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
-      const asked = await system.supervisor.ask<FlowSetResult>(sessionId, 'create', (reply, at) => ({
-        type: 'flow.set',
+      const asked = await setFlow(system.supervisor, sessionId, {
         flow_key: body.flow_key,
         step_sequence: body.step_sequence ?? null,
         current_step: body.current_step ?? null,
         user_id: body.user_id ?? null,
         client_id: body.client_id ?? null,
         knowledge_base: kb,
-        at,
         trace,
-        reply,
-      }));
+      });
       result = replyOrThrow(asked, sessionId);
     } else {
       const flow = body.step_sequence?.length ? { flow_key: body.flow_key, steps: flowSteps(body.step_sequence) } : null;

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { TriggerDecision, TriggerSignals } from '../../domain/trigger-policy.js';
+import type { TriggerSignals } from '../../domain/trigger-policy.js';
 import { replyOrThrow, storeUnavailable } from '../ask.js';
 import { clientIdHeader } from '../client-id.js';
 import type { AppDeps } from '../deps.js';
@@ -12,6 +12,7 @@ import type { TriggerEvaluateBody } from '../schemas/trigger.js';
 import { TriggerEvaluateIn, TriggerEvaluateOut } from '../schemas/trigger.js';
 import { sessionKeyOr422 } from '../session-key.js';
 import { parseClientBody } from '../client-body.js';
+import { evaluateTrigger } from '../../sessions/decisions.js';
 
 export const triggerRouteDocs: RouteDoc[] = [
   {
@@ -59,12 +60,7 @@ export function triggerRoutes({ system, sdkConfig, config, sessionKeys }: AppDep
       return;
     }
     const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
-    const result = await system.supervisor.ask<TriggerDecision>(key, 'create', (reply, at) => ({
-      type: 'trigger.evaluate',
-      ...request,
-      at,
-      reply,
-    }));
+    const result = await evaluateTrigger(system.supervisor, key, request);
     res.json(replyOrThrow(result, key));
   });
   return router;

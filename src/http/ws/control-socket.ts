@@ -13,7 +13,7 @@ import { EventInSchema } from '../../domain/sdk-event.js';
 import type { SessionKeys } from '../../domain/session-key.js';
 import { newTraceId } from '../../domain/trace.js';
 import type { TriggerDecision } from '../../domain/trigger-policy.js';
-import type { AssistantCommand, SurfacesDecision } from '../../machines/session/events.js';
+import type { AssistantCommand } from '../../machines/session/events.js';
 import { describeIssues } from '../http-error.js';
 import type { ConnectFrame, ControlStateFrame, TriggerEvaluateFrame } from './control-frames.js';
 import {
@@ -27,6 +27,7 @@ import {
 } from './control-frames.js';
 import type { ReplayWindow } from '../replay-window.js';
 import { digestOf } from '../../domain/digest.js';
+import { evaluateSurfaces, evaluateTrigger } from '../../sessions/decisions.js';
 
 export interface ControlSocketInput {
   socket: WebSocket;
@@ -158,14 +159,11 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
       const ack = { type: 'ack', status: 'ok', detail: frame.event, message_id: frame.message_id ?? null };
       send(ack);
       // The session decides on its own what this changes; anything it decides arrives as a command.
-      await supervisor.ask<SurfacesDecision>(key, 'create', (reply, at) => ({
-        type: 'assistant.evaluate',
+      await evaluateSurfaces(supervisor, key, {
         ...evaluation({ screen: frame.screen ?? undefined }),
         popups_enabled: input.popupsEnabled,
         knowledge_base: system.agentContext.knowledgeBase,
-        at,
-        reply,
-      }));
+      });
       return ack;
     });
   };
@@ -174,7 +172,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     const { screen, time_spent, errors, idle_seconds } = frame.signals;
     const signals = { screen: screen ?? undefined, time_spent: time_spent ?? undefined, errors: errors ?? undefined, idle_seconds: idle_seconds ?? undefined };
     onceById(key, frame, async () => {
-      const result = await supervisor.ask<TriggerDecision>(key, 'create', (reply, at) => ({ type: 'trigger.evaluate', ...evaluation(signals), at, reply }));
+      const result = await evaluateTrigger(supervisor, key, evaluation(signals));
       const decision = answered(result, frame.message_id);
       if (!decision) return undefined;
       const response = { type: 'trigger_response', message_id: frame.message_id ?? null, ...decision, action: wsAction(decision) };
