@@ -105,6 +105,12 @@ export default defineAgent<ProcessData>({
       ctx.shutdown('room deleted before the agent joined');
       return;
     }
+    // The room deleted (stop, the silence check) disconnects the agent: the job ends then, even
+    // when the conversation never started (its start failed or was still under way).
+    ctx.room.on(RoomEvent.Disconnected, (reason) => {
+      jobLog.info({ reason }, 'disconnected from the room');
+      ctx.shutdown('disconnected from the room');
+    });
     ctx.room.on(RoomEvent.DataReceived, (payload, _participant, _kind, topic) => {
       if (topic !== AGENT_NOTICE_TOPIC) return;
       if (!isContextNotice(payload, sessionId)) {

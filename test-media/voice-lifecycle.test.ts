@@ -87,13 +87,13 @@ describe('a voice session from start to end on a real LiveKit server', () => {
     expect(others).toHaveLength(0);
     expect(fresh!.identity).not.toBe(killed!.identity);
     // The killed call's room and its dispatch went with the silence check: the room has one
-    // dispatch of the voice agent, with one job. The server also lists its own automatic
-    // dispatch of every room (empty agent name, for workers registered without one), which is
-    // why the room shows two dispatches in all.
+    // dispatch of the voice agent (its job is the one agent above; the listing's job state is not
+    // always filled in by the time it is read, so the agents in the room are what is counted).
+    // The server also lists its own automatic dispatch of every room (empty agent name, for
+    // workers registered without one), which is why the room shows two dispatches in all.
     const listed = await new AgentDispatchClient(stack.liveKit.url, stack.liveKit.apiKey, stack.liveKit.apiSecret).listDispatch(again.media_room);
     const ours = listed.filter((dispatch) => dispatch.agentName === service.agentName);
     expect(ours).toHaveLength(1);
-    expect(ours[0]!.state?.jobs).toHaveLength(1);
     expect(listed.filter((dispatch) => dispatch.agentName !== service.agentName).map((dispatch) => dispatch.agentName)).toEqual(['']);
     await service.stopVoice(sessionId);
   });
