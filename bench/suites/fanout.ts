@@ -26,7 +26,11 @@ function startWorker(url: string, clients: number, seconds: number): { child: Ch
   });
   const lines = createInterface({ input: child.stdout! });
   let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  let failReady: (error: Error) => void = () => undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve;
+    failReady = reject;
+  });
   const report = new Promise<WorkerReport>((resolve, reject) => {
     lines.on('line', (line) => {
       let message: { ready?: boolean } & Partial<WorkerReport>;
@@ -39,7 +43,13 @@ function startWorker(url: string, clients: number, seconds: number): { child: Ch
       if (message.ready) markReady();
       else resolve(message as WorkerReport);
     });
-    child.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`sse worker exited ${code}`))));
+    child.once('exit', (code) => {
+      if (code === 0) return;
+      // A worker that dies before its streams are open must end the suite, not leave it waiting.
+      const error = new Error(`sse worker exited ${code}`);
+      failReady(error);
+      reject(error);
+    });
   });
   return { child, ready, report };
 }
@@ -49,7 +59,9 @@ function startWorker(url: string, clients: number, seconds: number): { child: Ch
  * an item's recording to its receipt by every reader, and what the service's CPU pays for it.
  */
 export async function fanoutSuite(options: FanoutOptions): Promise<{ markdown: string; p99: number }> {
-  const server = await startService({ LOG_LEVEL: 'warn', SSE_MAX_STREAMS: String(options.clients + 100) });
+  // Every stream comes from this one address, before any shows a key: the per-client cap must let them in
+  // (an older checkout measured with BENCH_CHECKOUT has a lower default).
+  const server = await startService({ LOG_LEVEL: 'warn', SSE_MAX_STREAMS: String(options.clients + 100), MAX_UNAUTHENTICATED_PER_CLIENT: String(options.clients + 100) });
   try {
     const perWorker = Math.ceil(options.clients / options.workers);
     const workers = Array.from({ length: options.workers }, () => startWorker(server.url, perWorker, options.seconds));
