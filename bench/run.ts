@@ -9,6 +9,7 @@ import { cpus } from 'node:os';
 import { CPU_SETS, describeCpuSets, moveToLoadCores } from './lib/cpu-sets.js';
 import { pinnedVerdict } from './lib/pinned-targets.js';
 import { PINNED_GENERATOR } from './lib/processes.js';
+import { activityActorSuite } from './suites/activity-actor.js';
 import { clusterSuite } from './suites/cluster.js';
 import { endpointsSuite } from './suites/endpoints.js';
 import { fanoutSuite } from './suites/fanout.js';
@@ -28,7 +29,7 @@ const quick = process.argv.includes('--quick');
 /** `--callgrind` adds instruction counts to the redaction suite (valgrind; minutes). */
 const callgrind = process.argv.includes('--callgrind');
 /**
- * `--only=step,session-memory,ingestion,field-ingestion,promotion,request-cost,redaction,scale,scale-sqlite,journal-apply,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
+ * `--only=step,session-memory,activity-actor,ingestion,field-ingestion,promotion,request-cost,redaction,scale,scale-sqlite,journal-apply,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
  * `--only=soak` (15 minutes; never part of a full run) looks for leaks under a steady load.
  * `--only=cluster` (never part of a full run: it needs redis-server, and installs the Restate
  * server on first use) measures SESSION_HOST=restate against the same Restate server's ceilings.
@@ -75,6 +76,12 @@ async function main(): Promise<void> {
     const sessions = quick ? 2_000 : 10_000;
     const memory = await sessionMemorySuite({ sessions });
     say(`### Session memory: the budget's estimate against the heap (${sessions.toLocaleString('en-US')} running sessions of each shape, SQLite, heap after a full collection)\n\n${memory.markdown}\n\nThe estimate must not be below the heap (src/actors/memory-budget.ts; docs/limits.md): lowest estimate / heap ${memory.lowestRatio.toFixed(2)} ${memory.lowestRatio >= 1 ? '(met)' : '(missed)'}.${took()}`);
+  }
+
+  if (runs('activity-actor')) {
+    suiteStarted = Date.now();
+    const actor = await activityActorSuite({ items: quick ? 200_000 : 2_000_000, rounds: settings.rounds });
+    say(`### Activity actor: the live path per committed item, in process (${settings.rounds} rounds, median)\n\n${actor.markdown}\n\nWhat the actor adds: ${actor.addedNs.toFixed(0)} ns per item (docs/activity-actor.md, "What it costs").${took()}`);
   }
 
   if (runs('ingestion')) {
