@@ -21,7 +21,8 @@ import type { Inspection } from './integrations/inspection.js';
 import { openInspection } from './integrations/inspection.js';
 import { InspectionRelayError } from './integrations/inspection-relay.js';
 import type { InspectSetting } from './config/inspection-setting.js';
-import { createMediaProvider, missingMediaSettings } from './integrations/open-media.js';
+import { createMediaProvider } from './integrations/open-media.js';
+import { missingMediaSettings } from './config/media.js';
 import { loadKnowledgeBase } from './integrations/knowledge-base.js';
 import { isLoopbackHost } from './domain/loopback.js';
 import { SdkConfigFileError, openSdkConfigSource } from './integrations/sdk-config-source.js';
@@ -63,13 +64,13 @@ async function openInspectionOrExit(setting: InspectSetting, logger: Logger, rul
  * A port that cannot be listened on is a configuration error too: one line naming it, exit 1.
  * Taken first, before the store or anything else, so such a start leaves nothing behind.
  */
-async function bindOrExit(config: AppConfig): Promise<Server> {
+async function bindOrExit(http: AppConfig['http']): Promise<Server> {
   try {
-    return await bind(config);
+    return await bind(http);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-      process.stderr.write(`invalid configuration: PORT/HOST: cannot listen on ${config.host}:${config.port} (${code})\n`);
+      process.stderr.write(`invalid configuration: PORT/HOST: cannot listen on ${http.host}:${http.port} (${code})\n`);
       process.exit(1);
     }
     throw error;
@@ -93,19 +94,21 @@ async function startClusterOrExit(options: ActorSystemOptions, host: Extract<Ses
 /** Starts the service; `release` is for an entry that builds another release from this code (test-cluster/fixtures). */
 export async function main(release: ClusterRelease = {}): Promise<void> {
   const config = orExit(() => loadConfig());
-  const knowledgeBase = orExit(() => loadKnowledgeBase(config.kycKbFile));
-  const logger = createLogger(config.logLevel, undefined, config.piiRules);
-  const sdkConfig = orExit(() => openSdkConfigSource({ file: config.sdkConfigFile, logger }));
-  const media = createMediaProvider(config);
+  const knowledgeBase = orExit(() => loadKnowledgeBase(config.voice.knowledgeBaseFile));
+  const logger = createLogger(config.diagnostics.logLevel, undefined, config.privacy.piiRules);
+  const sdkConfig = orExit(() => openSdkConfigSource({ file: config.sdk.configFile, logger }));
+  const media = createMediaProvider(config.media);
   const mediaReady = media.ready;
-  if (!mediaReady) logger.warn({ missing: missingMediaSettings(config) }, 'media not configured: voice sessions get placeholder tokens');
-  const bound = await bindOrExit(config);
-  const inspection = config.inspect ? await openInspectionOrExit(config.inspect, logger, config.piiRules) : undefined;
+  if (!mediaReady) logger.warn({ missing: missingMediaSettings(config.media) }, 'media not configured: voice sessions get placeholder tokens');
+  const bound = await bindOrExit(config.http);
+  const { inspect } = config.diagnostics;
+  const inspection = inspect ? await openInspectionOrExit(inspect, logger, config.privacy.piiRules) : undefined;
   // Loaded here, after sqlite-warning.js is in place: node:sqlite warns as it loads on Node 22.
   const { openStore, StoreOpenError } = await import('./store/open-store.js');
   // In cluster mode sessions live in Restate: STORE keeps nothing, and must not open a file.
-  const clustered = config.sessionHost.kind === 'restate';
-  const store = orExit(() => openStore(clustered ? { ...config, store: { ...config.store, kind: 'memory' } } : config, systemClock, logger), StoreOpenError);
+  const { sessionHost } = config.cluster;
+  const clustered = sessionHost.kind === 'restate';
+  const store = orExit(() => openStore(clustered ? { ...config.store, kind: 'memory' } : config.store, systemClock, logger), StoreOpenError);
   // After the store has claimed its DATA_DIR: the secret file is that directory's.
   const keys = sessionKeys(orExit(() => idDigestSecret(config)));
   await store.activity.ready?.catch((error: unknown) => {
@@ -114,20 +117,21 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
   });
   logger.info({ store: store.sessions.health(), activity: store.activity.health() }, 'store open');
   const systemOptions = actorSystemOptions(config, { clock: systemClock, logger, store, media, knowledgeBase, inspect: inspection?.inspect });
-  const cluster = config.sessionHost.kind === 'restate' ? await startClusterOrExit(systemOptions, config.sessionHost, release) : undefined;
+  const cluster = sessionHost.kind === 'restate' ? await startClusterOrExit(systemOptions, sessionHost, release) : undefined;
   const system = cluster?.system ?? createActorSystem(systemOptions);
   const app = createApp({ config, system, logger, mediaReady, sdkConfig, sessionKeys: keys });
-  const running = serve(bound, app, config.host, logger);
+  const running = serve(bound, app, config.http.host, logger);
   const heapTrim = startHeapTrim(logger, () => system.memoryBudget.use().used_bytes);
   const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
-  if (heapLimitMb > config.memoryBudgetMb) {
+  const { memoryBudgetMb } = config.sessions;
+  if (heapLimitMb > memoryBudgetMb) {
     logger.warn(
-      { heap_limit_mb: heapLimitMb, memory_budget_mb: config.memoryBudgetMb },
-      `V8 may let garbage grow past MEMORY_BUDGET_MB: start node with --max-old-space-size=${heapLimitMbFor(config.memoryBudgetMb)} (npm start does)`,
+      { heap_limit_mb: heapLimitMb, memory_budget_mb: memoryBudgetMb },
+      `V8 may let garbage grow past MEMORY_BUDGET_MB: start node with --max-old-space-size=${heapLimitMbFor(memoryBudgetMb)} (npm start does)`,
     );
   }
-  if (!isLoopbackHost(config.host) && config.apiKeys.length === 0) {
-    logger.warn({ host: config.host }, 'listening beyond loopback with no API_KEY: anyone who can reach this port can read and change sessions');
+  if (!isLoopbackHost(config.http.host) && config.http.apiKeys.length === 0) {
+    logger.warn({ host: config.http.host }, 'listening beyond loopback with no API_KEY: anyone who can reach this port can read and change sessions');
   }
 
   let stopping = false;
@@ -135,7 +139,7 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    const graceMs = config.shutdownGraceSeconds * 1000;
+    const graceMs = config.http.shutdownGraceSeconds * 1000;
     const deadline = setTimeout(() => {
       logger.warn('shutdown grace period over; exiting');
       process.exit(0);

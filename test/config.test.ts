@@ -8,41 +8,37 @@ const OTHER_SIGNING_KEY = 'publickeyv1_2FDeuzuGxrjVk63izvVBxgmH8pB4fLgcwg1DoAL3X
 describe('loadConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
     expect(loadConfig({})).toMatchObject({
-      port: 8080,
-      host: '127.0.0.1',
-      apiKeys: [],
-      sessionIdleTtlSeconds: 86_400,
-      maxSessions: 100_000,
-      store: { kind: 'sqlite', dataDir: './data', sync: 'normal' },
-      activityRetentionItems: 1_000_000,
-      activityRetentionDays: 30,
-      rateLimitPerMinute: 1200,
-      logLevel: 'info',
+      http: { port: 8080, host: '127.0.0.1', apiKeys: [], rateLimitPerMinute: 1200 },
+      sessions: { idleTtlSeconds: 86_400, maxSessions: 100_000 },
+      store: { kind: 'sqlite', dataDir: './data', sync: 'normal', activityRetentionItems: 1_000_000, activityRetentionDays: 30 },
+      diagnostics: { logLevel: 'info' },
     });
   });
 
   it('gives the documented media and voice defaults; media stays unconfigured without LIVEKIT_*', () => {
     expect(loadConfig({})).toMatchObject({
-      livekitUrl: undefined,
-      livekitApiKey: undefined,
-      livekitApiSecret: undefined,
-      mediaRoomPrefix: 'kyc-room',
-      voiceAgentName: 'kyc-voice-agent',
-      tokenTtlSeconds: 3600,
-      mediaRequestTimeoutSeconds: 3,
-      reengagementInactivitySeconds: 300,
+      media: {
+        livekitUrl: undefined,
+        livekitApiKey: undefined,
+        livekitApiSecret: undefined,
+        roomPrefix: 'kyc-room',
+        agentName: 'kyc-voice-agent',
+        tokenTtlSeconds: 3600,
+        requestTimeoutSeconds: 3,
+      },
+      sessions: { reengagementInactivitySeconds: 300 },
     });
-    expect(loadConfig({ LIVEKIT_URL: 'wss://example.livekit.cloud', LIVEKIT_API_KEY: 'k', LIVEKIT_API_SECRET: 's', MEDIA_REQUEST_TIMEOUT_SECONDS: '0.5' })).toMatchObject({
+    expect(loadConfig({ LIVEKIT_URL: 'wss://example.livekit.cloud', LIVEKIT_API_KEY: 'k', LIVEKIT_API_SECRET: 's', MEDIA_REQUEST_TIMEOUT_SECONDS: '0.5' }).media).toMatchObject({
       livekitUrl: 'wss://example.livekit.cloud',
-      mediaRequestTimeoutSeconds: 0.5,
+      requestTimeoutSeconds: 0.5,
     });
   });
 
   it('keeps state in SQLite under ./data by default; the retention count follows the store, and ACTIVITY_BUFFER_SIZE still sets it', () => {
-    expect(loadConfig({ STORE: 'memory' })).toMatchObject({ store: { kind: 'memory' }, activityRetentionItems: 10_000 });
-    expect(loadConfig({}).activityLog).toBeUndefined();
-    expect(loadConfig({ ACTIVITY_LOG: 'redis://127.0.0.1:6379/2' }).activityLog).toBe('redis://127.0.0.1:6379/2');
-    expect(loadConfig({}).sessionHost).toEqual({ kind: 'embedded' });
+    expect(loadConfig({ STORE: 'memory' })).toMatchObject({ store: { kind: 'memory', activityRetentionItems: 10_000 } });
+    expect(loadConfig({}).store.activityLog).toBeUndefined();
+    expect(loadConfig({ ACTIVITY_LOG: 'redis://127.0.0.1:6379/2' }).store.activityLog).toBe('redis://127.0.0.1:6379/2');
+    expect(loadConfig({}).cluster.sessionHost).toEqual({ kind: 'embedded' });
     expect(
       loadConfig({
         SESSION_HOST: 'restate',
@@ -52,7 +48,7 @@ describe('loadConfig', () => {
         ACTIVITY_LOG: 'redis://127.0.0.1:6379',
         ID_DIGEST_SECRET: 'a-secret-of-the-whole-cluster',
         RESTATE_IDENTITY_KEYS: `${SIGNING_KEY}, ${OTHER_SIGNING_KEY}`,
-      }).sessionHost,
+      }).cluster.sessionHost,
     ).toEqual({
       kind: 'restate',
       ingressUrl: 'http://127.0.0.1:8080/',
@@ -63,21 +59,21 @@ describe('loadConfig', () => {
       identityKeys: [SIGNING_KEY, OTHER_SIGNING_KEY],
     });
     expect(loadConfig({ DATA_DIR: '/srv/kyc', STORE_SYNC: 'full' })).toMatchObject({ store: { kind: 'sqlite', dataDir: '/srv/kyc', sync: 'full' } });
-    expect(loadConfig({ ACTIVITY_BUFFER_SIZE: '5' }).activityRetentionItems).toBe(5);
-    expect(loadConfig({ ACTIVITY_BUFFER_SIZE: '5', ACTIVITY_RETENTION_ITEMS: '7' }).activityRetentionItems).toBe(7);
+    expect(loadConfig({ ACTIVITY_BUFFER_SIZE: '5' }).store.activityRetentionItems).toBe(5);
+    expect(loadConfig({ ACTIVITY_BUFFER_SIZE: '5', ACTIVITY_RETENTION_ITEMS: '7' }).store.activityRetentionItems).toBe(7);
   });
 
   it('splits API_KEY on commas and treats blank variables as unset', () => {
-    expect(loadConfig({ API_KEY: ' k1 , k2,, ', PORT: '' }).apiKeys).toEqual(['k1', 'k2']);
-    expect(loadConfig({ PORT: '' }).port).toBe(8080);
+    expect(loadConfig({ API_KEY: ' k1 , k2,, ', PORT: '' }).http.apiKeys).toEqual(['k1', 'k2']);
+    expect(loadConfig({ PORT: '' }).http.port).toBe(8080);
   });
 
   it('reads SDK_CONFIG_FILE and CRITICAL_STEPS, defaulting to the default critical steps', () => {
-    expect(loadConfig({})).toMatchObject({ sdkConfigFile: undefined, criticalSteps: expect.arrayContaining(['phone_otp', 'pan_details', 'signature']) });
-    expect(loadConfig({}).criticalSteps).toHaveLength(9);
+    expect(loadConfig({})).toMatchObject({ sdk: { configFile: undefined }, sessions: { criticalSteps: expect.arrayContaining(['phone_otp', 'pan_details', 'signature']) } });
+    expect(loadConfig({}).sessions.criticalSteps).toHaveLength(9);
     expect(loadConfig({ SDK_CONFIG_FILE: ' /etc/kyc/sdk.json ', CRITICAL_STEPS: 'PAN_DETAILS, review ,' })).toMatchObject({
-      sdkConfigFile: '/etc/kyc/sdk.json',
-      criticalSteps: ['PAN_DETAILS', 'review'],
+      sdk: { configFile: '/etc/kyc/sdk.json' },
+      sessions: { criticalSteps: ['PAN_DETAILS', 'review'] },
     });
   });
 
@@ -135,9 +131,9 @@ describe('loadConfig', () => {
     for (const value of ['true', 'TRUE', ' True ']) {
       expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/^invalid configuration: TRUST_PROXY: true trusts any X-Forwarded-For .* give the number of proxy hops \(e\.g\. 1\) or the proxy addresses/);
     }
-    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe('1');
-    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
-    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe('false');
+    expect(loadConfig({ TRUST_PROXY: '1' }).http.trustProxy).toBe('1');
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).http.trustProxy).toBe('loopback, 10.0.0.0/8');
+    expect(loadConfig({ TRUST_PROXY: 'false' }).http.trustProxy).toBe('false');
   });
 
   it('refuses a media timeout whose longest voice start (3 calls) outlasts the shutdown grace, naming both', () => {
@@ -145,17 +141,15 @@ describe('loadConfig', () => {
       'invalid configuration: MEDIA_REQUEST_TIMEOUT_SECONDS (30) × 3 media calls per voice start exceeds SHUTDOWN_GRACE_SECONDS (10)',
     );
     expect(() => loadConfig({ MEDIA_REQUEST_TIMEOUT_SECONDS: '4', SHUTDOWN_GRACE_SECONDS: '11' })).toThrow(/MEDIA_REQUEST_TIMEOUT_SECONDS \(4\).*SHUTDOWN_GRACE_SECONDS \(11\)/);
-    expect(loadConfig({ MEDIA_REQUEST_TIMEOUT_SECONDS: '20', SHUTDOWN_GRACE_SECONDS: '60' }).mediaRequestTimeoutSeconds).toBe(20);
-    expect(loadConfig({ MEDIA_REQUEST_TIMEOUT_SECONDS: '3' }).shutdownGraceSeconds).toBe(10);
+    expect(loadConfig({ MEDIA_REQUEST_TIMEOUT_SECONDS: '20', SHUTDOWN_GRACE_SECONDS: '60' }).media.requestTimeoutSeconds).toBe(20);
+    expect(loadConfig({ MEDIA_REQUEST_TIMEOUT_SECONDS: '3' }).http.shutdownGraceSeconds).toBe(10);
   });
 
   it('gives the hardening settings their defaults and bounds', () => {
-    expect(loadConfig({})).toMatchObject({ maxConnections: 10_000, requestTimeoutSeconds: 10, sessionMaxBytes: 65_536, memoryBudgetMb: 1024 });
+    expect(loadConfig({})).toMatchObject({ http: { maxConnections: 10_000, requestTimeoutSeconds: 10 }, sessions: { maxBytes: 65_536, memoryBudgetMb: 1024 } });
     expect(loadConfig({ MAX_CONNECTIONS: '50', REQUEST_TIMEOUT_SECONDS: '3', SESSION_MAX_BYTES: '8192', MEMORY_BUDGET_MB: '256' })).toMatchObject({
-      maxConnections: 50,
-      requestTimeoutSeconds: 3,
-      sessionMaxBytes: 8192,
-      memoryBudgetMb: 256,
+      http: { maxConnections: 50, requestTimeoutSeconds: 3 },
+      sessions: { maxBytes: 8192, memoryBudgetMb: 256 },
     });
     expect(() => loadConfig({ MAX_CONNECTIONS: '0' })).toThrow(/MAX_CONNECTIONS/);
     expect(() => loadConfig({ REQUEST_TIMEOUT_SECONDS: '600' })).toThrow(/REQUEST_TIMEOUT_SECONDS/);
@@ -164,21 +158,18 @@ describe('loadConfig', () => {
   });
 
   it('gives the activity stream its defaults and bounds', () => {
-    expect(loadConfig({})).toMatchObject({ sseMaxStreams: 2000, sseMaxBufferBytes: 1_048_576, sseHeartbeatSeconds: 15 });
-    expect(loadConfig({ SSE_MAX_STREAMS: '5', SSE_MAX_BUFFER_BYTES: '65536', SSE_HEARTBEAT_SECONDS: '30' })).toMatchObject({ sseMaxStreams: 5, sseMaxBufferBytes: 65_536, sseHeartbeatSeconds: 30 });
+    expect(loadConfig({}).stream).toEqual({ maxStreams: 2000, maxBufferBytes: 1_048_576, heartbeatSeconds: 15 });
+    expect(loadConfig({ SSE_MAX_STREAMS: '5', SSE_MAX_BUFFER_BYTES: '65536', SSE_HEARTBEAT_SECONDS: '30' }).stream).toEqual({ maxStreams: 5, maxBufferBytes: 65_536, heartbeatSeconds: 30 });
     expect(() => loadConfig({ SSE_MAX_STREAMS: '0' })).toThrow(/SSE_MAX_STREAMS/);
     expect(() => loadConfig({ SSE_MAX_BUFFER_BYTES: '1024' })).toThrow(/SSE_MAX_BUFFER_BYTES/);
     expect(() => loadConfig({ SSE_HEARTBEAT_SECONDS: 'often' })).toThrow(/SSE_HEARTBEAT_SECONDS/);
   });
 
   it('gives the WebSocket control plane and the SDK environment their defaults and bounds', () => {
-    expect(loadConfig({})).toMatchObject({ wsMaxConnections: 2000, wsMaxMessagesPerSecond: 20, wsMaxFrameBytes: 65_536, wsIdleTimeoutSeconds: 90, sdkEnvironment: 'production' });
+    expect(loadConfig({})).toMatchObject({ websocket: { maxConnections: 2000, maxMessagesPerSecond: 20, maxFrameBytes: 65_536, idleTimeoutSeconds: 90 }, sdk: { environment: 'production' } });
     expect(loadConfig({ WS_MAX_CONNECTIONS: '10', WS_MAX_MESSAGES_PER_SECOND: '5', WS_MAX_FRAME_BYTES: '4096', WS_IDLE_TIMEOUT_SECONDS: '30', SDK_ENVIRONMENT: 'dev' })).toMatchObject({
-      wsMaxConnections: 10,
-      wsMaxMessagesPerSecond: 5,
-      wsMaxFrameBytes: 4096,
-      wsIdleTimeoutSeconds: 30,
-      sdkEnvironment: 'dev',
+      websocket: { maxConnections: 10, maxMessagesPerSecond: 5, maxFrameBytes: 4096, idleTimeoutSeconds: 30 },
+      sdk: { environment: 'dev' },
     });
     expect(() => loadConfig({ WS_MAX_CONNECTIONS: '0' })).toThrow(/^invalid configuration: WS_MAX_CONNECTIONS:/);
     expect(() => loadConfig({ WS_MAX_MESSAGES_PER_SECOND: 'lots' })).toThrow(/^invalid configuration: WS_MAX_MESSAGES_PER_SECOND:/);
@@ -191,8 +182,8 @@ describe('loadConfig', () => {
 describe('loadConfig: voice-agent context', () => {
   it('defaults to the bundled knowledge base and the refresh policy of spec 8', () => {
     const config = loadConfig({});
-    expect(config.kycKbFile).toBeUndefined();
-    expect(config.voiceContextRefresh).toEqual({ interval_seconds: 60, on_user_turn: true, min_interval_seconds: 5 });
+    expect(config.voice.knowledgeBaseFile).toBeUndefined();
+    expect(config.voice.contextRefresh).toEqual({ interval_seconds: 60, on_user_turn: true, min_interval_seconds: 5 });
   });
 
   it.each([
@@ -202,13 +193,13 @@ describe('loadConfig: voice-agent context', () => {
     ['0', false],
     [' True ', true],
   ])('reads VOICE_CONTEXT_REFRESH_ON_USER_TURN=%j as %s', (raw, value) => {
-    expect(loadConfig({ VOICE_CONTEXT_REFRESH_ON_USER_TURN: raw }).voiceContextRefresh.on_user_turn).toBe(value);
+    expect(loadConfig({ VOICE_CONTEXT_REFRESH_ON_USER_TURN: raw }).voice.contextRefresh.on_user_turn).toBe(value);
   });
 
   it('reads the file and the intervals', () => {
     const config = loadConfig({ KYC_KB_FILE: ' /etc/kyc/kb.json ', VOICE_CONTEXT_REFRESH_SECONDS: '30', VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: '0' });
-    expect(config.kycKbFile).toBe('/etc/kyc/kb.json');
-    expect(config.voiceContextRefresh).toEqual({ interval_seconds: 30, on_user_turn: true, min_interval_seconds: 0 });
+    expect(config.voice.knowledgeBaseFile).toBe('/etc/kyc/kb.json');
+    expect(config.voice.contextRefresh).toEqual({ interval_seconds: 30, on_user_turn: true, min_interval_seconds: 0 });
   });
 
   it.each([
@@ -225,8 +216,8 @@ describe('loadConfig: voice-agent context', () => {
 
 describe('loadConfig: INSPECT', () => {
   it('is off unless set, and off when set to off', () => {
-    expect(loadConfig({}).inspect).toBeUndefined();
-    expect(loadConfig({ INSPECT: 'OFF' }).inspect).toBeUndefined();
+    expect(loadConfig({}).diagnostics.inspect).toBeUndefined();
+    expect(loadConfig({ INSPECT: 'OFF' }).diagnostics.inspect).toBeUndefined();
   });
 
   it.each([
@@ -239,7 +230,7 @@ describe('loadConfig: INSPECT', () => {
     ['ws://127.0.0.1:8081', { kind: 'remote', url: 'ws://127.0.0.1:8081/' }],
     ['wss://inspect.internal.example/relay', { kind: 'remote', url: 'wss://inspect.internal.example/relay' }],
   ])('reads INSPECT=%j', (raw, setting) => {
-    expect(loadConfig({ INSPECT: raw }).inspect).toEqual(setting);
+    expect(loadConfig({ INSPECT: raw }).diagnostics.inspect).toEqual(setting);
   });
 
   it.each(['on', 'true', '8081', 'http://127.0.0.1:8081', '127.0.0.1:70000', 'ws://'])('refuses INSPECT=%j naming the variable and the forms it takes', (raw) => {
@@ -250,11 +241,11 @@ describe('loadConfig: INSPECT', () => {
 
 describe('PII_EXTRA_KEYS', () => {
   it('adds keys to the built-in ones: none by default', () => {
-    expect(loadConfig({}).piiExtraKeys).toEqual([]);
+    expect(loadConfig({}).privacy.piiExtraKeys).toEqual([]);
     const config = loadConfig({ PII_EXTRA_KEYS: 'employee_code, ckycNumber,,' });
-    expect(config.piiExtraKeys).toEqual(['employee_code', 'ckycNumber']);
-    expect(config.piiRules.isSensitiveKey('employeeCode')).toBe(true);
-    expect(config.piiRules.isSensitiveKey('phone')).toBe(true);
+    expect(config.privacy.piiExtraKeys).toEqual(['employee_code', 'ckycNumber']);
+    expect(config.privacy.piiRules.isSensitiveKey('employeeCode')).toBe(true);
+    expect(config.privacy.piiRules.isSensitiveKey('phone')).toBe(true);
   });
 
   it.each(['1abc', 'a.b', 'phone;email', `k${'x'.repeat(64)}`])('refuses PII_EXTRA_KEYS=%j naming the variable', (raw) => {

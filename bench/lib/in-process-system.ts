@@ -27,6 +27,6 @@ export async function inProcessSystem(store: 'memory' | 'sqlite' = 'memory', dat
   const config = loadConfig({ LOG_LEVEL: 'warn', STORE: store, ...(dataDir ? { DATA_DIR: dataDir } : {}), MAX_SESSIONS: '1000000', MEMORY_BUDGET_MB: '16384', SESSION_HIBERNATE_SECONDS: String(options.hibernateSeconds ?? 0) });
   const clock = new SimulatedClock();
   options.onClock?.(clock);
-  const media = createMediaProvider(config);
-  return createActorSystem(actorSystemOptions(config, { clock, logger: createLogger('warn'), store: openStore(config, clock), media, knowledgeBase: loadKnowledgeBase(undefined) }));
+  const media = createMediaProvider(config.media);
+  return createActorSystem(actorSystemOptions(config, { clock, logger: createLogger('warn'), store: openStore(config.store, clock), media, knowledgeBase: loadKnowledgeBase(undefined) }));
 }

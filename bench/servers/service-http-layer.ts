@@ -25,9 +25,9 @@ import { createLogger } from '../../src/logger.js';
 import { openStore } from '../../src/store/open-store.js';
 
 const config = loadConfig();
-const logger = createLogger(config.logLevel, undefined, config.piiRules);
-const media = createMediaProvider(config);
-const system = createActorSystem(actorSystemOptions(config, { clock: systemClock, logger, store: openStore(config, systemClock), media, knowledgeBase: loadKnowledgeBase(config.kycKbFile) }));
+const logger = createLogger(config.diagnostics.logLevel, undefined, config.privacy.piiRules);
+const media = createMediaProvider(config.media);
+const system = createActorSystem(actorSystemOptions(config, { clock: systemClock, logger, store: openStore(config.store, systemClock), media, knowledgeBase: loadKnowledgeBase(config.voice.knowledgeBaseFile) }));
 
 const sessions = system.supervisor;
 const turn = new CommandBatch((error) => logger.error({ err: error }, 'delivery failed'));
@@ -53,6 +53,6 @@ const stepless: SessionHost = {
   subscribe: (sessionId, listener) => sessions.subscribe(sessionId, listener),
   stopAll: () => sessions.stopAll(),
 };
-const app = createApp({ config, system: { ...system, supervisor: stepless }, logger, mediaReady: media.ready, sdkConfig: openSdkConfigSource({ file: config.sdkConfigFile, logger }), sessionKeys: sessionKeys(randomBytes(32)) });
-const running = await listen(app, config, logger);
+const app = createApp({ config, system: { ...system, supervisor: stepless }, logger, mediaReady: media.ready, sdkConfig: openSdkConfigSource({ file: config.sdk.configFile, logger }), sessionKeys: sessionKeys(randomBytes(32)) });
+const running = await listen(app, config.http, logger);
 process.on('SIGTERM', () => void running.close(1000).then(() => process.exit(0)));

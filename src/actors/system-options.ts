@@ -1,8 +1,10 @@
 import type { AppConfig } from '../config.js';
+import { criticalStepKeys } from '../domain/critical-steps.js';
 import type { KnowledgeBase } from '../domain/kyc-knowledge.js';
 import { resolveFeatureFlags } from '../domain/feature-flags.js';
 import type { AppClock } from '../integrations/clock.js';
 import type { MediaProvider } from '../integrations/media.js';
+import type { SessionSettings } from '../machines/session/context.js';
 import type { Store } from '../store/ports.js';
 import type { ActorSystemOptions } from './system.js';
 
@@ -16,24 +18,39 @@ export interface ActorSystemParts {
   inspect?: ActorSystemOptions['inspect'];
 }
 
+/**
+ * The settings every session is started with: the sessions section, the voice and media settings a
+ * session reads, and whether the media server is ready. The one place they are made, for the
+ * service, the cluster's session objects and whatever else runs a session.
+ */
+export function sessionSettings(config: Pick<AppConfig, 'sessions' | 'voice' | 'media'>, media: { ready: boolean }): SessionSettings {
+  const { sessions } = config;
+  return {
+    schemaRegistry: resolveFeatureFlags(media.ready, sessions.featureFlagOverrides)['integration.schema_registry'] !== false,
+    criticalSteps: criticalStepKeys(sessions.criticalSteps),
+    mediaReady: media.ready,
+    mediaRoomPrefix: config.media.roomPrefix,
+    reengagementInactivitySeconds: sessions.reengagementInactivitySeconds,
+    idleTtlMs: sessions.idleTtlSeconds * 1000,
+    sessionMaxBytes: sessions.maxBytes,
+    voiceSilenceMs: config.voice.silenceTimeoutSeconds * 1000,
+  };
+}
+
 /** The actor system's options as the configuration sets them: one mapping for the service and whatever else builds a system. */
 export function actorSystemOptions(config: AppConfig, parts: ActorSystemParts): ActorSystemOptions {
+  const { sessions } = config;
   return {
     clock: parts.clock,
     logger: parts.logger,
-    featureFlags: resolveFeatureFlags(parts.media.ready, config.featureFlagOverrides),
-    sessionIdleTtlSeconds: config.sessionIdleTtlSeconds,
-    sessionHibernateSeconds: config.sessionHibernateSeconds,
-    maxSessions: config.maxSessions,
+    featureFlags: resolveFeatureFlags(parts.media.ready, sessions.featureFlagOverrides),
+    settings: sessionSettings(config, parts.media),
+    sessionHibernateSeconds: sessions.hibernateSeconds,
+    maxSessions: sessions.maxSessions,
     store: parts.store,
-    sessionMaxBytes: config.sessionMaxBytes,
-    memoryBudgetMb: config.memoryBudgetMb,
+    memoryBudgetMb: sessions.memoryBudgetMb,
     media: parts.media,
-    mediaRoomPrefix: config.mediaRoomPrefix,
-    reengagementInactivitySeconds: config.reengagementInactivitySeconds,
-    voiceSilenceTimeoutSeconds: config.voiceSilenceTimeoutSeconds,
-    agentContext: { knowledgeBase: parts.knowledgeBase, refreshPolicy: config.voiceContextRefresh },
-    criticalSteps: config.criticalSteps,
+    agentContext: { knowledgeBase: parts.knowledgeBase, refreshPolicy: config.voice.contextRefresh },
     inspect: parts.inspect,
   };
 }

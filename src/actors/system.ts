@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { InspectionEvent, Observer } from 'xstate';
 import type { AgentContextSources } from '../domain/agent-context.js';
-import { DEFAULT_CRITICAL_STEPS, criticalStepKeys } from '../domain/critical-steps.js';
 import type { FeatureFlags } from '../domain/feature-flags.js';
 import type { TriggerDecision } from '../domain/trigger-policy.js';
 import type { AppClock } from '../integrations/clock.js';
@@ -11,7 +10,7 @@ import type { SessionMachine } from '../machines/session/machine.js';
 import { withDirectIngest } from '../machines/session/direct-ingest.js';
 import { sessionMachine } from '../machines/session/machine.js';
 import { MAX_WAITING_VOICE_COMMANDS } from '../machines/session/voice.js';
-import { DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS, MEDIA_CALLS_PER_START } from '../domain/voice-session.js';
+import { MEDIA_CALLS_PER_START } from '../domain/voice-session.js';
 import type { ActivityLog, Store, StoreHealth } from '../store/ports.js';
 import type { ClusterHealth } from './cluster-health.js';
 import type { StatelessTriggerRequest } from './stateless-trigger.js';
@@ -33,27 +32,20 @@ export interface ActorSystemOptions {
   clock: AppClock;
   logger: Logger;
   featureFlags: FeatureFlags;
-  sessionIdleTtlSeconds: number;
+  /** What every session is started with (`sessionSettings` in system-options.ts makes them from the configuration). */
+  settings: SessionSettings;
   /** SESSION_HIBERNATE_SECONDS: an untouched session with nothing under way is held as its context alone after this long; 0 never. */
   sessionHibernateSeconds: number;
   maxSessions: number;
   /** Where sessions and activity are kept (STORE): in memory, or SQLite under DATA_DIR. */
   store: Store;
-  /** SESSION_MAX_BYTES: what one session may hold. */
-  sessionMaxBytes: number;
   /** MEMORY_BUDGET_MB: what all sessions together may cost. */
   memoryBudgetMb: number;
-  /** Screen ids the trigger policy treats as critical (`CRITICAL_STEPS`); the defaults of docs/decisions/0005-trigger-policy.md when absent. */
-  criticalSteps?: readonly string[] | undefined;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
   /** The session machine to run; tests substitute a variant to prove failure isolation. */
   sessionLogic?: SessionMachine;
   /** LiveKit, or the placeholder when credentials are missing; the session machine sees only its promise actors. */
   media: MediaProvider;
-  mediaRoomPrefix: string;
-  reengagementInactivitySeconds: number;
-  /** VOICE_SILENCE_TIMEOUT_SECONDS (default 300): see the voice region's silence check. */
-  voiceSilenceTimeoutSeconds?: number | undefined;
   /** Knowledge base and refresh policy for voice-agent context, loaded once at start-up. */
   agentContext: AgentContextSources;
 }
@@ -151,19 +143,9 @@ export function createHostedSystem<Host extends SessionHost>(options: ActorSyste
   activityActor.subscribe('metrics', activityCounter(metrics));
   activityActor.subscribe('flow_graphs', flowGraphs.learn);
   const mediaCalls = new MediaCallLog(options.clock);
-  const criticalSteps = criticalStepKeys(options.criticalSteps ?? DEFAULT_CRITICAL_STEPS);
   const supervisor = makeHost({
     baseLogic: options.sessionLogic ?? sessionMachine,
-    settings: {
-      schemaRegistry: options.featureFlags['integration.schema_registry'] !== false,
-      criticalSteps,
-      mediaReady: options.media.ready,
-      mediaRoomPrefix: options.mediaRoomPrefix,
-      reengagementInactivitySeconds: options.reengagementInactivitySeconds,
-      idleTtlMs: options.sessionIdleTtlSeconds * 1000,
-      voiceSilenceMs: (options.voiceSilenceTimeoutSeconds ?? DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS) * 1000,
-      sessionMaxBytes: options.sessionMaxBytes,
-    },
+    settings: options.settings,
     metrics,
     mediaCalls,
     memoryBudget,
@@ -186,7 +168,7 @@ export function createHostedSystem<Host extends SessionHost>(options: ActorSyste
       return supervisor.committed();
     },
     evaluateTriggerWithoutSession: async (request) => {
-      const decision = evaluateWithoutSession({ clock: options.clock, activity, criticalSteps }, request);
+      const decision = evaluateWithoutSession({ clock: options.clock, activity, criticalSteps: options.settings.criticalSteps }, request);
       return (await supervisor.committed()) ? decision : undefined;
     },
     storeHealth: () => options.store.sessions.health(),

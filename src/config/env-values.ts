@@ -62,3 +62,13 @@ export const mediaServerUrl = z
   .trim()
   .regex(/^(wss?|https?):\/\/[^\s/]+/, { error: 'must be a ws://, wss://, http:// or https:// URL' })
   .optional();
+
+const CREDENTIALS = new WeakSet<z.ZodType>();
+
+/** Marks a setting whose value is a credential: an error about it never repeats the value, which may reach a shared log. */
+export function credential<T extends z.ZodType>(schema: T): T {
+  CREDENTIALS.add(schema);
+  return schema;
+}
+
+export const isCredential = (schema: z.ZodType | undefined): boolean => schema !== undefined && CREDENTIALS.has(schema);

@@ -63,11 +63,12 @@ const SSE_RETRY_MS = 3000;
 
 export function createApp(deps: AppDeps): App {
   const { config, logger } = deps;
+  const { http, stream } = config;
   let shuttingDown = false;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  if (config.trustProxy !== undefined) app.set('trust proxy', trustProxyValue(config.trustProxy));
+  if (http.trustProxy !== undefined) app.set('trust proxy', trustProxyValue(http.trustProxy));
 
   const openapi = apiDocument();
 
@@ -76,10 +77,10 @@ export function createApp(deps: AppDeps): App {
     live: deps.system.activityActor,
     clock: deps.system.clock,
     logger,
-    maxStreams: config.sseMaxStreams,
-    maxBufferBytes: config.sseMaxBufferBytes,
-    maxTotalBufferBytes: streamBufferBudgetBytes(config.memoryBudgetMb),
-    heartbeatMs: config.sseHeartbeatSeconds * 1000,
+    maxStreams: stream.maxStreams,
+    maxBufferBytes: stream.maxBufferBytes,
+    maxTotalBufferBytes: streamBufferBudgetBytes(config.sessions.memoryBudgetMb),
+    heartbeatMs: stream.heartbeatSeconds * 1000,
     retryMs: SSE_RETRY_MS,
   });
   deps.system.metrics.sources.sseStreams = () => activityStreams.stats().streams;
@@ -87,11 +88,11 @@ export function createApp(deps: AppDeps): App {
   // Requests, activity streams and control-plane WebSockets each count against a cap of their own,
   // so open streams and sockets never use up the connections requests need.
   const connections = new ConnectionCounts(
-    { http: config.maxConnections, sse: config.sseMaxStreams, websocket: config.wsMaxConnections },
-    { perClient: config.maxUnauthenticatedPerClient, graceMs: UNPROVEN_GRACE_MS, now: () => deps.system.clock.now() },
+    { http: http.maxConnections, sse: stream.maxStreams, websocket: config.websocket.maxConnections },
+    { perClient: http.maxUnauthenticatedPerClient, graceMs: UNPROVEN_GRACE_MS, now: () => deps.system.clock.now() },
   );
   const proveConnection = (req: Request) => connections.prove(req.socket);
-  const replayWindow = <T>() => (config.replayWindowSeconds > 0 ? new ReplayWindow<T>(replayBounds(config.replayWindowSeconds, deps.system.clock)) : undefined);
+  const replayWindow = <T>() => (http.replayWindowSeconds > 0 ? new ReplayWindow<T>(replayBounds(http.replayWindowSeconds, deps.system.clock)) : undefined);
   const controlPlane = new ControlPlane(deps, connections, replayWindow<AnswerFrame>());
 
   const shutdownGate: RequestHandler = (_req, res, next) => {
@@ -101,7 +102,7 @@ export function createApp(deps: AppDeps): App {
   };
 
   // With no API_KEY every client is a known one: its first request proves its connection.
-  const provenWithoutKey: RequestHandler | undefined = config.apiKeys.length === 0 ? (req, _res, next) => (proveConnection(req), next()) : undefined;
+  const provenWithoutKey: RequestHandler | undefined = http.apiKeys.length === 0 ? (req, _res, next) => (proveConnection(req), next()) : undefined;
   app.use(inSequence(correlation, requestLog(logger), httpMetrics(deps.system.metrics), ...present(provenWithoutKey)));
   // Ahead of the health probes too: TRACE /health is as undeclared as TRACE /v1/events.
   app.use(methodGate(ROUTE_DOCS));
@@ -116,18 +117,18 @@ export function createApp(deps: AppDeps): App {
   app.get('/health/live', livenessHandler);
   app.get('/health/ready', readinessHandler(healthSources));
   app.use(shutdownGate);
-  const rateLimit = perIpRateLimit(config.rateLimitPerMinute, { loopback: config.rateLimitLoopback });
-  const keyCheck = apiKeyCheck(config.apiKeys, proveConnection);
+  const rateLimit = perIpRateLimit(http.rateLimitPerMinute, { loopback: http.rateLimitLoopback });
+  const keyCheck = apiKeyCheck(http.apiKeys, proveConnection);
   const body = jsonBody();
   // After the body is read: a replay is the same request only if it carries the same body.
   const httpReplays = replayWindow<StoredAnswer>();
   const replayGuard = httpReplays ? replays(httpReplays) : undefined;
   // After the body is read: the body's stream events would run outside the key's async context.
-  const idempotency = config.sessionHost.kind === 'restate' ? idempotencyContext : undefined;
+  const idempotency = config.cluster.sessionHost.kind === 'restate' ? idempotencyContext : undefined;
   // SDK events are most of the traffic: routed first, through the same gates and body reading as
   // every other API route below, and past nothing else (BENCHMARKS.md, "The HTTP layer").
   app.post(EVENTS_PATH, ...present(rateLimit, keyCheck), ...body, ...present(idempotency, replayGuard), ingestEvent(deps));
-  app.use(consoleRoutes(config.livekitUrl));
+  app.use(consoleRoutes(config.media.livekitUrl));
   if (rateLimit) app.use(rateLimit);
   // The reference page loads without a key, like /health; its "try it" requests carry the key entered.
   app.use(apiReferenceRoutes(openapi));
@@ -150,7 +151,7 @@ export function createApp(deps: AppDeps): App {
   app.use(dropoffRoutes(deps));
   app.use(sdkConfigRoutes(deps));
   app.use(activityRoutes(deps));
-  app.use(activityStreamRoutes(activityStreams, config.sseMaxStreams, connections, deps.sessionKeys));
+  app.use(activityStreamRoutes(activityStreams, stream.maxStreams, connections, deps.sessionKeys));
   app.use(featureRoutes(deps));
   app.use(sessionRoutes(deps));
   app.use(voiceRoutes(deps));

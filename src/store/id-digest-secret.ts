@@ -13,8 +13,9 @@ export const ID_DIGEST_SECRET_FILE = 'kyc-assistant.secret';
  * readable by this user alone, and read at every start. ID_DIGEST_SECRET wins (cluster mode
  * requires it); the memory store keeps nothing across restarts and takes a random one.
  */
-export function idDigestSecret(config: Pick<AppConfig, 'idDigestSecret' | 'store'>): string {
-  if (config.idDigestSecret !== undefined) return config.idDigestSecret;
+export function idDigestSecret(config: Pick<AppConfig, 'privacy' | 'store'>): string {
+  const { idDigestSecret: given } = config.privacy;
+  if (given !== undefined) return given;
   if (config.store.kind === 'memory') return randomBytes(32).toString('hex');
   const file = join(config.store.dataDir, ID_DIGEST_SECRET_FILE);
   let secret: string;

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AppConfig } from '../config.js';
+import type { StoreSection } from '../config/store.js';
 import type { AppClock } from '../integrations/clock.js';
 import { openMemoryStore } from './memory-store.js';
 import type { Store } from './ports.js';
@@ -9,11 +9,7 @@ import { openSqliteStore } from './sqlite-store.js';
 export { StoreOpenError } from './sqlite-opening.js';
 
 /** The store STORE names; a SQLite file that cannot be used throws StoreOpenError. `logger` hears of damaged rows. */
-export function openStore(
-  config: Pick<AppConfig, 'store' | 'activityRetentionItems' | 'activityRetentionDays'> & Partial<Pick<AppConfig, 'activityLog'>>,
-  clock: AppClock,
-  logger?: Logger,
-): Store {
+export function openStore(config: StoreSection, clock: AppClock, logger?: Logger): Store {
   // The id in the message, not a field: every field is scanned for identity values, and a stream's
   // 16-digit ids read as card numbers there. The id is the log's own, never a client's.
   const onUnreadableItem = logger && ((id: number) => logger.error(`activity item ${id} unreadable; left out of reads`));
@@ -26,11 +22,11 @@ export function openStore(
   };
 }
 
-function openLocalStore(config: Pick<AppConfig, 'store' | 'activityRetentionItems' | 'activityRetentionDays'>, clock: AppClock, onUnreadableItem: ((id: number) => void) | undefined): Store {
-  if (config.store.kind === 'memory') return openMemoryStore(config.activityRetentionItems, clock.now());
+function openLocalStore(config: StoreSection, clock: AppClock, onUnreadableItem: ((id: number) => void) | undefined): Store {
+  if (config.kind === 'memory') return openMemoryStore(config.activityRetentionItems, clock.now());
   return openSqliteStore({
-    dataDir: config.store.dataDir,
-    sync: config.store.sync,
+    dataDir: config.dataDir,
+    sync: config.sync,
     retentionItems: config.activityRetentionItems,
     retentionDays: config.activityRetentionDays,
     now: () => clock.now(),

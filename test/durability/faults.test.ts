@@ -10,7 +10,7 @@ import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { createHarness, restartAfterCrash, settle, tempDataDir } from '../support/harness.js';
 import { startService } from '../support/service-process.js';
 
-const open = (dataDir: string) => openStore(loadConfig({ STORE: 'sqlite', DATA_DIR: dataDir }), new SimulatedClock());
+const open = (dataDir: string) => openStore(loadConfig({ STORE: 'sqlite', DATA_DIR: dataDir }).store, new SimulatedClock());
 
 function openError(dataDir: string): string {
   try {

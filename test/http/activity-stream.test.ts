@@ -250,7 +250,7 @@ describe('GET /api/activity/stream: limits', () => {
     const { h, server } = await start({ env: { ACTIVITY_BUFFER_SIZE: '20', MEMORY_BUDGET_MB: '64' } });
     const budget = streamBufferBudgetBytes(64);
     // Eight stalled readers could hold 8 × SSE_MAX_BUFFER_BYTES (8 MiB) each alone: past the 3.2 MiB budget.
-    expect(8 * h.config.sseMaxBufferBytes).toBeGreaterThan(2 * budget);
+    expect(8 * h.config.stream.maxBufferBytes).toBeGreaterThan(2 * budget);
     const stalled = [];
     for (let i = 0; i < 8; i += 1) stalled.push((await stalledReader(server.port)).socket);
     await vi.waitFor(() => expect(streamsOpen(h)).toBe(8), patient);
@@ -273,7 +273,7 @@ describe('GET /api/activity/stream: limits', () => {
 
   it('cuts a client that stops reading once its unread bytes pass the cap, holding no more than that', async () => {
     const { h, server } = await start({ env: { ACTIVITY_BUFFER_SIZE: '20' } });
-    const cap = h.config.sseMaxBufferBytes;
+    const cap = h.config.stream.maxBufferBytes;
     const { socket, received } = await stalledReader(server.port);
     await vi.waitFor(() => expect(streamsOpen(h)).toBe(1), patient);
 

@@ -145,7 +145,7 @@ describe('GET /api/status', () => {
     expect(status).toEqual({
       media: { configured: false, recent_calls: [] },
       sessions: { running: 1, hibernated: 0, max: 50 },
-      activity_streams: { open: 0, max: h.config.sseMaxStreams },
+      activity_streams: { open: 0, max: h.config.stream.maxStreams },
       activity: { last_id: onlyId, oldest_id: onlyId, readers: ['metrics', 'flow_graphs'] },
       config_version: h.sdkConfig.resolve(null).version,
     });

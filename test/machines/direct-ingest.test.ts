@@ -22,7 +22,7 @@ import { settle } from '../support/harness.js';
  * context, emissions and replies.
  */
 const config = loadConfig({});
-const knowledgeBase = loadKnowledgeBase(config.kycKbFile);
+const knowledgeBase = loadKnowledgeBase(config.voice.knowledgeBaseFile);
 const settings: SessionSettings = {
   schemaRegistry: true,
   criticalSteps: ['pan_details'],
@@ -101,7 +101,7 @@ function commandFor(s: Exclude<Step, { kind: 'wait' }>, at: number, reply: (valu
     case 'flow':
       return { type: 'flow.set', flow_key: 'kyc', step_sequence: SCREENS, current_step: null, user_id: 'u1', client_id: null, knowledge_base: knowledgeBase, at, trace, reply };
     case 'context':
-      return { type: 'context.fetch', sources: { knowledgeBase, refreshPolicy: config.voiceContextRefresh }, at, trace, reply };
+      return { type: 'context.fetch', sources: { knowledgeBase, refreshPolicy: config.voice.contextRefresh }, at, trace, reply };
   }
 }
 

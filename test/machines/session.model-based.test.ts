@@ -4,7 +4,7 @@ import { getStateNodes as nodesOf } from 'xstate';
 import type { TestPath } from 'xstate/graph';
 import { TestModel, getStateNodes } from 'xstate/graph';
 import { loadConfig } from '../../src/config.js';
-import { criticalStepKeys } from '../../src/domain/critical-steps.js';
+import { sessionSettings } from '../../src/actors/system-options.js';
 import { DEFAULT_SDK_CONFIG } from '../../src/domain/sdk-config.js';
 import { loadKnowledgeBase } from '../../src/integrations/knowledge-base.js';
 import { sessionMachine } from '../../src/machines/session/machine.js';
@@ -28,7 +28,7 @@ const ENV = { SESSION_IDLE_TTL_SECONDS: '900', REENGAGEMENT_INACTIVITY_SECONDS: 
 const config = loadConfig(ENV);
 const RULES = {
   cooldownMs: DEFAULT_SDK_CONFIG.thresholds.min_trigger_interval_seconds * 1000,
-  reengagementMs: config.reengagementInactivitySeconds * 1000,
+  reengagementMs: config.sessions.reengagementInactivitySeconds * 1000,
   popupCooldownMs: DEFAULT_SDK_CONFIG.thresholds.assistant_prompt_cooldown_seconds * 1000,
 };
 
@@ -36,17 +36,8 @@ function sessionModel(media: SessionModelOptions['media'], commands: readonly Cl
   return createSessionModel({
     sessionId: 's1',
     userId: 'u1',
-    settings: {
-      schemaRegistry: true,
-      criticalSteps: criticalStepKeys(config.criticalSteps),
-      mediaReady: true,
-      mediaRoomPrefix: config.mediaRoomPrefix,
-      reengagementInactivitySeconds: config.reengagementInactivitySeconds,
-      idleTtlMs: config.sessionIdleTtlSeconds * 1000,
-      sessionMaxBytes: config.sessionMaxBytes,
-      voiceSilenceMs: config.voiceSilenceTimeoutSeconds * 1000,
-    },
-    sources: { knowledgeBase: loadKnowledgeBase(config.kycKbFile), refreshPolicy: config.voiceContextRefresh },
+    settings: sessionSettings(config, { ready: true }),
+    sources: { knowledgeBase: loadKnowledgeBase(config.voice.knowledgeBaseFile), refreshPolicy: config.voice.contextRefresh },
     startTime: START_TIME,
     media,
     commands,

@@ -22,7 +22,7 @@ beforeEach(() => lk.reset());
 const activity = async (h: Harness, sessionId: string) =>
   (await h.http.get(`/api/activity?session_id=${sessionId}&limit=1000`)).body.items as (ActivityView & { session_id: string; user_id: string })[];
 const order = (items: ActivityView[]) => items.map((item) => activitySignature(item.kind, item.payload));
-const rules = (h: Harness) => ({ cooldownMs: DEFAULT_SDK_CONFIG.thresholds.min_trigger_interval_seconds * 1000, reengagementMs: h.config.reengagementInactivitySeconds * 1000 });
+const rules = (h: Harness) => ({ cooldownMs: DEFAULT_SDK_CONFIG.thresholds.min_trigger_interval_seconds * 1000, reengagementMs: h.config.sessions.reengagementInactivitySeconds * 1000 });
 
 /** Spec 6.3, numbered as there; each flow has the items its steps produce. */
 const TYPICAL = {

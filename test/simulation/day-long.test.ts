@@ -29,8 +29,8 @@ describe('a day on the simulated clock, with the default settings', () => {
   it('reengagement fires once per stopped session, idle sessions go after SESSION_IDLE_TTL_SECONDS, a call nobody stops ends once silent; in well under a second', async () => {
     const wallStart = performance.now();
     const h = createHarness({ env: lk.env(), clock: new DeadlineClock() });
-    const ttlMs = h.config.sessionIdleTtlSeconds * 1000;
-    const reengagementMs = h.config.reengagementInactivitySeconds * 1000;
+    const ttlMs = h.config.sessions.idleTtlSeconds * 1000;
+    const reengagementMs = h.config.sessions.reengagementInactivitySeconds * 1000;
     expect([ttlMs, reengagementMs]).toEqual([DAY, 5 * MINUTE]);
 
     // Morning: three users go through the three flows of spec 6.4, ten minutes apart; a fourth
@@ -87,7 +87,7 @@ describe('a day on the simulated clock, with the default settings', () => {
     // The call nobody stopped: no agent ever fetched its context, so the silence check ended it
     // VOICE_SILENCE_TIMEOUT_SECONDS after the start, as a stop would (room deleted, reengagement
     // armed), and the session then went after its idle TTL like the others.
-    const silenceMs = h.config.voiceSilenceTimeoutSeconds * 1000;
+    const silenceMs = h.config.voice.silenceTimeoutSeconds * 1000;
     const running = await activity(h, 'day-running');
     expect(running.map((item) => activitySignature(item.kind, item.payload))).toEqual([
       'session_start:new',

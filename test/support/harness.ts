@@ -95,15 +95,15 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   const clock = options.clock ?? new SimulatedClock();
   clock.set(options.startAt ?? START_TIME);
   const logs = new LogCapture();
-  const logger = createLogger(config.logLevel, logs, config.piiRules);
-  const store = openStore(config, clock, logger);
-  const media = createMediaProvider(config);
+  const logger = createLogger(config.diagnostics.logLevel, logs, config.privacy.piiRules);
+  const store = openStore(config.store, clock, logger);
+  const media = createMediaProvider(config.media);
   const mediaReady = media.ready;
   const system = createActorSystem({
-    ...actorSystemOptions(config, { clock, logger, store, media, knowledgeBase: loadKnowledgeBase(config.kycKbFile), inspect: options.inspect }),
+    ...actorSystemOptions(config, { clock, logger, store, media, knowledgeBase: loadKnowledgeBase(config.voice.knowledgeBaseFile), inspect: options.inspect }),
     sessionLogic: options.sessionLogic,
   });
-  const sdkConfig = openSdkConfigSource({ file: config.sdkConfigFile, logger });
+  const sdkConfig = openSdkConfigSource({ file: config.sdk.configFile, logger });
   const app = createApp({ config, system, logger, mediaReady, sdkConfig, sessionKeys: HARNESS_SESSION_KEYS });
   return { app, system, clock, config, logs, http: supertest(app.express), sdkConfig, logger, store, env, firstActivityId: store.activity.bounds().lastId + 1 };
 }
@@ -120,7 +120,7 @@ export function restartAfterCrash(h: Harness, options: HarnessOptions = {}): Har
 
 /** The same app on a real socket (127.0.0.1, a free port), for what supertest cannot do: streams. */
 export function serve(h: Harness): Promise<RunningServer> {
-  return listen(h.app, { ...h.config, port: 0, host: '127.0.0.1' }, h.logger);
+  return listen(h.app, { ...h.config.http, port: 0, host: '127.0.0.1' }, h.logger);
 }
 
 /**

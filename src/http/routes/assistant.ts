@@ -63,14 +63,14 @@ export function assistantRoutes({ system, sdkConfig, config, sessionKeys }: AppD
     };
   };
   router.post('/v1/assistant/popup/evaluate', async (req, res) => {
-    const { sent, body } = parseClientBody(PopupEvaluateIn, req.body, config.piiRules);
+    const { sent, body } = parseClientBody(PopupEvaluateIn, req.body, config.privacy.piiRules);
     const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const request = evaluation(req, res, body);
     const result = await evaluatePopup(system.supervisor, key, request);
     res.json(replyOrThrow(result, key));
   });
   router.post('/v1/assistant/evaluate', async (req, res) => {
-    const { sent, body } = parseClientBody(PopupEvaluateIn, req.body, config.piiRules);
+    const { sent, body } = parseClientBody(PopupEvaluateIn, req.body, config.privacy.piiRules);
     const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const request = evaluation(req, res, body);
     const result = await evaluateSurfaces(system.supervisor, key, request);

@@ -46,7 +46,7 @@ export const dropoffRouteDocs: RouteDoc[] = [
 export function dropoffRoutes({ system, config, sessionKeys }: AppDeps): Router {
   const router = Router();
   router.post('/api/dropoff/register', async (req, res) => {
-    const { sent, body } = parseClientBody(DropoffRegisterIn, req.body, config.piiRules);
+    const { sent, body } = parseClientBody(DropoffRegisterIn, req.body, config.privacy.piiRules);
     const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const trace = traceFor(res, body);
     // The number is reduced here, so the session (and anything that records it) never sees it.
@@ -56,7 +56,7 @@ export function dropoffRoutes({ system, config, sessionKeys }: AppDeps): Router 
     res.json({ status: 'registered', session_id: key, has_dialable_phone: replyOrThrow(result, key).has_dialable_phone });
   });
   router.post('/api/dropoff/cancel', async (req, res) => {
-    const { sent, body } = parseClientBody(DropoffCancelIn, req.body, config.piiRules);
+    const { sent, body } = parseClientBody(DropoffCancelIn, req.body, config.privacy.piiRules);
     const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const trace = traceFor(res, body);
     const result = await cancelDropoff(system.supervisor, key, trace);

@@ -53,7 +53,7 @@ export function ingestEvent({ system, config, sessionKeys }: AppDeps): RequestHa
     // The key from the user id as sent: a user id that is itself an identity value is hashed, never kept.
     const sessionKey = sessionKeyOr422(sessionKeys, received.session_id, received.user_id ?? userIdInProperties(received));
     // Nothing past this line sees a raw identity value (docs/decisions/0001-identity-values-masked-on-arrival.md).
-    const input = redactForIngest(received, config.piiRules);
+    const input = redactForIngest(received, config.privacy.piiRules);
     const trace = traceFor(res, input.event);
     // The client's own id for the request, when it gave one: a retry of it reaches the session once, on any process.
     const requestId = req.get('idempotency-key') ?? req.get('x-request-id');

@@ -33,7 +33,7 @@ export const flowRouteDocs: RouteDoc[] = [
 export function flowRoutes({ system, config, sessionKeys }: AppDeps): Router {
   const router = Router();
   router.post('/v1/flows/set', async (req, res) => {
-    const { sent, body } = parseClientBody(FlowSetIn, req.body, config.piiRules);
+    const { sent, body } = parseClientBody(FlowSetIn, req.body, config.privacy.piiRules);
     const trace = traceFor(res, body);
     const kb = system.agentContext.knowledgeBase;
     let sessionId: string | null = null;

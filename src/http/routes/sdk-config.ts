@@ -55,7 +55,7 @@ export function sdkConfigRoutes({ sdkConfig, config: appConfig }: AppDeps): Rout
       sdk_version: SDK_CONTRACT_VERSION,
       client_id: clientId ?? null,
       defaults_version: SDK_DEFAULTS_VERSION,
-      environment: appConfig.sdkEnvironment,
+      environment: appConfig.sdk.environment,
       source: 'merged',
       metadata: { source: 'merged', version, client_id: clientId ?? null, sdk_version: sdkVersion },
     });

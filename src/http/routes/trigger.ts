@@ -43,7 +43,7 @@ export function triggerRoutes({ system, sdkConfig, config, sessionKeys }: AppDep
   const router = Router();
   router.post('/v1/assistant/trigger/evaluate', async (req, res) => {
     // Screens, error codes and ids are kept and shown: the same redaction as an event's.
-    const { sent, body } = parseClientBody(TriggerEvaluateIn, req.body, config.piiRules);
+    const { sent, body } = parseClientBody(TriggerEvaluateIn, req.body, config.privacy.piiRules);
     const headerClientId = clientIdHeader(req);
     const request = {
       signals: signalsOf(body),

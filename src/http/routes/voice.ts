@@ -67,7 +67,7 @@ export function voiceRoutes({ system, config, sdkConfig, sessionKeys }: AppDeps)
   const router = Router();
   router.post('/v1/assistant/session/start', async (req, res) => {
     // user_id and screen are kept, logged and put in the token: the same redaction as an event's.
-    const { sent, body } = parseClientBody(AssistantStartIn, req.body, config.piiRules);
+    const { sent, body } = parseClientBody(AssistantStartIn, req.body, config.privacy.piiRules);
     // A legacy `unknown` session is the user's own, as for every other call: never a room shared by all.
     const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const trace = traceFor(res, body);
@@ -75,7 +75,7 @@ export function voiceRoutes({ system, config, sdkConfig, sessionKeys }: AppDeps)
     res.json(startBody(unlessBusy(replyOrThrow(result, key))));
   });
   router.post('/v1/assistant/session/stop', async (req, res) => {
-    const { sent, body } = parseClientBody(AssistantStopIn, req.body, config.piiRules);
+    const { sent, body } = parseClientBody(AssistantStopIn, req.body, config.privacy.piiRules);
     const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const trace = traceFor(res, body);
     const result = await stopVoice(system.supervisor, key, { trace, sdk_overrides: sdkConfig.overrides(), header_client_id: clientIdHeader(req) ?? null });

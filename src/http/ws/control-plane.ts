@@ -38,8 +38,8 @@ export class ControlPlane {
     private readonly replays: ReplayWindow<AnswerFrame> | undefined,
   ) {
     // Frames are small JSON: compression would only cost memory per connection.
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: deps.config.wsMaxFrameBytes, perMessageDeflate: false, clientTracking: false });
-    this.keyMatches = apiKeyMatcher(deps.config.apiKeys);
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: deps.config.websocket.maxFrameBytes, perMessageDeflate: false, clientTracking: false });
+    this.keyMatches = apiKeyMatcher(deps.config.http.apiKeys);
   }
 
   get size(): number {
@@ -54,7 +54,7 @@ export class ControlPlane {
     if (this.closing) return refuse(socket, 503, 'Service Unavailable');
     const headerKey = req.headers['x-api-key'];
     const presented = typeof headerKey === 'string' && headerKey.length > 0 ? headerKey : undefined;
-    const keyRequired = config.apiKeys.length > 0;
+    const keyRequired = config.http.apiKeys.length > 0;
     // A wrong key in the header is refused at once; a missing one may still come in the connect frame.
     if (keyRequired && presented !== undefined && !this.keyMatches(presented)) return refuse(socket, 401, 'Unauthorized');
     const clientHeader = req.headers['x-client-id'];
@@ -88,9 +88,9 @@ export class ControlPlane {
           admit,
           replays: this.replays,
           popupsEnabled: this.deps.system.featureFlags['ui.dynamic_popups'] !== false,
-          maxMessagesPerSecond: config.wsMaxMessagesPerSecond,
-          idleTimeoutMs: config.wsIdleTimeoutSeconds * 1000,
-          piiRules: config.piiRules,
+          maxMessagesPerSecond: config.websocket.maxMessagesPerSecond,
+          idleTimeoutMs: config.websocket.idleTimeoutSeconds * 1000,
+          piiRules: config.privacy.piiRules,
           sessionKeys: this.deps.sessionKeys,
           headerClientId: headerClientId ?? null,
         },
