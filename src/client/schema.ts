@@ -440,7 +440,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ingest an SDK event; answers once the session holds it. Identity values in any field are masked on arrival (docs/privacy.md). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}. Past SESSION_MAX_BYTES older data gives way and the answer warns `session_budget_exceeded`. */
+        /** Ingest an SDK event; answers once the event is kept: with SESSION_HOST=embedded once the session has applied it, with SESSION_HOST=restate once Restate has durably taken it, before the session runs it (docs/cluster-mode.md). Identity values in any field are masked on arrival (docs/privacy.md). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}. Past SESSION_MAX_BYTES older data gives way and the event's activity item warns `session_budget_exceeded`; so does the answer with SESSION_HOST=embedded, the one host that runs the event before answering. */
         post: operations["ingestEvent"];
         delete?: never;
         options?: never;
@@ -455,7 +455,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** WebSocket control plane (Upgrade: websocket). Frames: connect → ack; heartbeat both ways; control_state (screen_state, validation_failed) updates the session as POST /v1/events does → ack; trigger_evaluate → trigger_response; the server pushes command frames (suggest_start_voice_agent, show_popup) when the session decides; any other frame → error http_only. With API_KEY set the key comes in X-API-Key or the connect frame (else close 4401); before it, a socket gets no answer, takes no place among WS_MAX_CONNECTIONS, and must send it within 10 s. Bounds: WS_MAX_CONNECTIONS, WS_MAX_MESSAGES_PER_SECOND (close 4429), WS_MAX_FRAME_BYTES (close 1009), WS_IDLE_TIMEOUT_SECONDS (close 4408); shutdown answers the frames already taken, then closes with 1001. Every frame in both directions: docs/field-sdk-calls.md, section "WebSocket control plane". */
+        /** WebSocket control plane (Upgrade: websocket). Frames: connect → ack; heartbeat both ways; control_state (screen_state, validation_failed) updates the session as POST /v1/events does → ack, given when that route would answer 200 (with SESSION_HOST=restate once Restate has taken the event, before the session runs it); trigger_evaluate → trigger_response; the server pushes command frames (suggest_start_voice_agent, show_popup) when the session decides; any other frame → error http_only. With API_KEY set the key comes in X-API-Key or the connect frame (else close 4401); before it, a socket gets no answer, takes no place among WS_MAX_CONNECTIONS, and must send it within 10 s. Bounds: WS_MAX_CONNECTIONS, WS_MAX_MESSAGES_PER_SECOND (close 4429), WS_MAX_FRAME_BYTES (close 1009), WS_IDLE_TIMEOUT_SECONDS (close 4408); shutdown answers the frames already taken, then closes with 1001. Every frame in both directions: docs/field-sdk-calls.md, section "WebSocket control plane". */
         get: operations["openControlPlane"];
         put?: never;
         post?: never;
@@ -728,11 +728,11 @@ export interface components {
             [key: string]: unknown;
         };
         EventOut: {
-            /** @description Unix time (seconds) at which the session held the event */
+            /** @description Unix time (seconds) of the event: when the session applied it (SESSION_HOST=embedded), or when the service took it (SESSION_HOST=restate: the session applies it at that time, or at its own latest activity when that is later) */
             ingested_at: number;
             /** @constant */
             status: "ok";
-            /** @description `unknown_event_type` for event types this version does not know; `session_budget_exceeded` when older data gave way to SESSION_MAX_BYTES */
+            /** @description `unknown_event_type` for event types this version does not know; `session_budget_exceeded` when older data gave way to SESSION_MAX_BYTES, only with SESSION_HOST=embedded: with SESSION_HOST=restate the answer comes before the session runs the event. Either way the event's activity item (kind `event`, `payload.warnings`) carries both */
             warnings?: string[];
         };
         FeatureFlags: {
@@ -3062,7 +3062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description session cap reached with nothing evictable, or the memory budget spent (Retry-After); or the server is shutting down; retry on another instance */
+            /** @description session cap reached with nothing evictable, the memory budget spent, the store refusing writes, the session too slow to answer, or with SESSION_HOST=restate Restate or Redis unreachable (detail names it; Retry-After); or the server is shutting down; retry on another instance */
             503: {
                 headers: {
                     [name: string]: unknown;

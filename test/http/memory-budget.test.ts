@@ -34,6 +34,9 @@ describe('per-session budget (SESSION_MAX_BYTES)', () => {
     const res = await post(h, { session_id: 's1', event: 'screen_view', screen: 'pan_details', unknown_blob: FILLER, properties: { step: 2 } });
     expect(res.status).toBe(200);
     expect(res.body.warnings).toEqual(['unknown_event_type', 'session_budget_exceeded']);
+    // The event's activity item says the same: where cluster mode, which answers before the run, has it (docs/cluster.md).
+    const items = (await h.http.get('/api/activity?session_id=s1&kind=event')).body.items as { payload: { warnings?: string[] } }[];
+    expect(items.map((item) => item.payload.warnings)).toEqual([undefined, ['unknown_event_type', 'session_budget_exceeded']]);
     const session = (await h.http.get('/api/sessions/s1')).body;
     expect(session.latest_event).toEqual({ session_id: 's1', event: 'screen_view', screen: 'pan_details', properties: { step: 2 }, timestamp: expect.any(Number), [TRIMMED_MARK]: true });
     expect(session.component_hints.map((hint: { component_id: string }) => hint.component_id)).toEqual(['pan']);

@@ -29,7 +29,7 @@ export const eventRouteDocs: RouteDoc[] = [
     path: EVENTS_PATH,
     tag: 'sdk',
     summary:
-      'Ingest an SDK event; answers once the session holds it. Identity values in any field are masked on arrival (docs/privacy.md). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}. Past SESSION_MAX_BYTES older data gives way and the answer warns `session_budget_exceeded`.',
+      'Ingest an SDK event; answers once the event is kept: with SESSION_HOST=embedded once the session has applied it, with SESSION_HOST=restate once Restate has durably taken it, before the session runs it (docs/cluster-mode.md). Identity values in any field are masked on arrival (docs/privacy.md). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}. Past SESSION_MAX_BYTES older data gives way and the event\'s activity item warns `session_budget_exceeded`; so does the answer with SESSION_HOST=embedded, the one host that runs the event before answering.',
     body: EventInSchema,
     bodyExamples: EVENT_EXAMPLES,
     responses: {
@@ -38,7 +38,7 @@ export const eventRouteDocs: RouteDoc[] = [
       413: { description: 'body over 64 KiB', schema: ErrorBody },
       415: { description: 'not application/json', schema: ErrorBody },
       422: { description: 'schema validation failed, session_id "unknown" without a user_id, or the body nests deeper than 32 levels; detail names the field or path', schema: ErrorBody },
-      503: { description: 'session cap reached with nothing evictable, or the memory budget spent (Retry-After)', schema: ErrorBody },
+      503: { description: 'session cap reached with nothing evictable, the memory budget spent, the store refusing writes, the session too slow to answer, or with SESSION_HOST=restate Restate or Redis unreachable (detail names it; Retry-After)', schema: ErrorBody },
     },
   },
 ];

@@ -45,8 +45,10 @@ export const FeatureFlagsOut = z.object({ flags: z.record(z.string(), z.boolean(
 export const EventOut = z
   .object({
     status: z.literal('ok'),
-    ingested_at: z.int().meta({ description: 'Unix time (seconds) at which the session held the event' }),
-    warnings: z.array(z.string()).optional().meta({ description: '`unknown_event_type` for event types this version does not know; `session_budget_exceeded` when older data gave way to SESSION_MAX_BYTES' }),
+    ingested_at: z.int().meta({ description: 'Unix time (seconds) of the event: when the session applied it (SESSION_HOST=embedded), or when the service took it (SESSION_HOST=restate: the session applies it at that time, or at its own latest activity when that is later)' }),
+    warnings: z.array(z.string()).optional().meta({
+      description: "`unknown_event_type` for event types this version does not know; `session_budget_exceeded` when older data gave way to SESSION_MAX_BYTES, only with SESSION_HOST=embedded: with SESSION_HOST=restate the answer comes before the session runs the event. Either way the event's activity item (kind `event`, `payload.warnings`) carries both",
+    }),
   })
   .meta({ id: 'EventOut' });
 
