@@ -1,20 +1,66 @@
+import { tokenize, tts as ttsBase } from '@livekit/agents';
+import * as elevenlabs from '@livekit/agents-plugin-elevenlabs';
 import * as openai from '@livekit/agents-plugin-openai';
-import type { AgentSettings } from './settings.js';
+import type { AgentSettings, SttSettings, TtsSettings } from './settings.js';
 
 /**
- * The three models of the voice pipeline, each at an OpenAI-compatible endpoint of its own
- * (docs/voice-agent.md lists providers that speak this API, Indian-language ones among them).
- * Speech-to-text runs per utterance, cut by the VAD, through /v1/audio/transcriptions.
+ * Speech-to-text, chosen by STT_PROVIDER (docs/voice-agent.md, "Providers"). Both run one
+ * request per utterance, cut by the agent's VAD: the framework wraps a non-streaming STT so.
+ */
+function createStt(settings: SttSettings, timeoutMs: number) {
+  if (settings.provider === 'elevenlabs') {
+    return new elevenlabs.STT({
+      apiKey: settings.account.apiKey,
+      baseURL: settings.account.baseURL,
+      model: settings.model,
+      enableLogging: settings.account.enableLogging,
+      // Audio events ("(laughter)") are no words of the user's turn.
+      tagAudioEvents: false,
+      ...(settings.language ? { languageCode: settings.language } : {}),
+      // The plugin's upload has no deadline of its own: each attempt gets the model budget.
+      httpSession: { fetch: (input, init) => fetch(input, { ...init, signal: withDeadline(init?.signal, timeoutMs) }) },
+    });
+  }
+  return new openai.STT({
+    baseURL: settings.baseURL,
+    apiKey: settings.apiKey,
+    model: settings.model,
+    useRealtime: false,
+    ...(settings.language ? { language: settings.language } : { detectLanguage: true }),
+  });
+}
+
+/**
+ * Text-to-speech, chosen by TTS_PROVIDER. ElevenLabs speaks over its WebSocket (text streamed in
+ * as the model writes it), or with ELEVENLABS_TTS_TRANSPORT=http one HTTP request per sentence,
+ * which the framework's stream adapter cuts: the models the WebSocket does not serve need that.
+ */
+function createTts(settings: TtsSettings) {
+  if (settings.provider === 'elevenlabs') {
+    const speech = new elevenlabs.TTS({
+      apiKey: settings.account.apiKey,
+      baseURL: settings.account.baseURL,
+      model: settings.model,
+      enableLogging: settings.account.enableLogging,
+      ...(settings.voiceId ? { voiceId: settings.voiceId } : {}),
+      ...(settings.language ? { language: settings.language } : {}),
+    });
+    return settings.transport === 'http' ? new ttsBase.StreamAdapter(speech, new tokenize.basic.SentenceTokenizer()) : speech;
+  }
+  return new openai.TTS({ baseURL: settings.baseURL, apiKey: settings.apiKey, model: settings.model, voice: settings.voice as openai.TTSOptions['voice'] });
+}
+
+function withDeadline(signal: AbortSignal | null | undefined, timeoutMs: number): AbortSignal {
+  const deadline = AbortSignal.timeout(timeoutMs);
+  return signal ? AbortSignal.any([signal, deadline]) : deadline;
+}
+
+/**
+ * The three models of the voice pipeline. The language model is always an OpenAI-compatible
+ * endpoint (docs/voice-agent.md lists ones strong in Indian languages); speech goes to the
+ * provider each modality is set to.
  */
 export function createModels(settings: AgentSettings) {
   const llm = new openai.LLM({ baseURL: settings.llm.baseURL, apiKey: settings.llm.apiKey, model: settings.llm.model });
-  const stt = new openai.STT({
-    baseURL: settings.stt.baseURL,
-    apiKey: settings.stt.apiKey,
-    model: settings.stt.model,
-    useRealtime: false,
-    ...(settings.stt.language ? { language: settings.stt.language } : { detectLanguage: true }),
-  });
-  const tts = new openai.TTS({ baseURL: settings.tts.baseURL, apiKey: settings.tts.apiKey, model: settings.tts.model, voice: settings.tts.voice as openai.TTSOptions['voice'] });
-  return { llm, stt, tts };
+  return { llm, stt: createStt(settings.stt, settings.modelTimeoutMs), tts: createTts(settings.tts) };
 }

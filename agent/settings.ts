@@ -10,6 +10,17 @@ const flag = (fallback: boolean) =>
     .enum(['true', 'false', '1', '0'])
     .transform((raw) => raw === 'true' || raw === '1')
     .default(fallback);
+const httpUrl = z.string().regex(/^https?:\/\/[^\s/]+/, { error: 'must be an http:// or https:// URL' });
+/** ISO 639-1 (`hi`) or 639-3 (`hin`), with an optional region (`hi-IN`). */
+const languageCode = z
+  .string()
+  .trim()
+  .regex(/^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})?$/i, { error: 'must be a language code such as hi, ta, hin or hi-IN' })
+  .optional();
+const provider = z.enum(['openai', 'elevenlabs'], { error: 'must be openai or elevenlabs' }).default('openai');
+
+/** ElevenLabs' public API; the plugin derives its WebSocket address from it (https → wss). */
+const ELEVENLABS_DEFAULT_BASE_URL = 'https://api.elevenlabs.io/v1';
 
 const EnvSchema = z.object({
   LIVEKIT_URL: z.string().regex(/^(wss?|https?):\/\/[^\s/]+/, { error: 'must be a ws://, wss://, http:// or https:// URL' }),
@@ -17,7 +28,7 @@ const EnvSchema = z.object({
   LIVEKIT_API_SECRET: z.string().min(1),
   VOICE_AGENT_NAME: z.string().trim().min(1).max(128).default('kyc-voice-agent'),
   // The service the agent reads its context from and reports turns to.
-  SERVICE_URL: z.string().regex(/^https?:\/\/[^\s/]+/, { error: 'must be an http:// or https:// URL' }).default('http://127.0.0.1:8080'),
+  SERVICE_URL: httpUrl.default('http://127.0.0.1:8080'),
   SERVICE_API_KEY: optional,
   SERVICE_TIMEOUT_SECONDS: z.coerce.number().positive().default(5),
   SERVICE_RETRY_MAX_SECONDS: z.coerce.number().positive().default(30),
@@ -25,22 +36,48 @@ const EnvSchema = z.object({
   VOICE_CONTEXT_REFRESH_SECONDS: seconds(DEFAULT_REFRESH_POLICY.interval_seconds),
   VOICE_CONTEXT_REFRESH_ON_USER_TURN: flag(DEFAULT_REFRESH_POLICY.on_user_turn),
   VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: seconds(DEFAULT_REFRESH_POLICY.min_interval_seconds),
-  // Model providers: OpenAI-compatible endpoints; MODEL_* is the default of each of the three.
+  // Which plugin speaks and listens: OpenAI-compatible endpoints (the default), or ElevenLabs.
+  STT_PROVIDER: provider,
+  TTS_PROVIDER: provider,
+  // OpenAI-compatible endpoints; MODEL_* is the default of each of the three.
   MODEL_BASE_URL: optional,
   MODEL_API_KEY: optional,
   MODEL_TIMEOUT_SECONDS: z.coerce.number().positive().default(15),
   LLM_BASE_URL: optional,
   LLM_API_KEY: optional,
   LLM_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
+  // Defaults of the STT_* and TTS_* models are applied below, for the OpenAI provider only.
   STT_BASE_URL: optional,
   STT_API_KEY: optional,
-  STT_MODEL: z.string().trim().min(1).default('whisper-1'),
-  /** ISO 639-1 code of the language users speak; unset, the model detects it. */
-  STT_LANGUAGE: optional,
+  STT_MODEL: optional,
+  /** The language users speak, for either provider; unset, the model detects it. */
+  STT_LANGUAGE: languageCode,
   TTS_BASE_URL: optional,
   TTS_API_KEY: optional,
-  TTS_MODEL: z.string().trim().min(1).default('tts-1'),
-  TTS_VOICE: z.string().trim().min(1).default('alloy'),
+  TTS_MODEL: optional,
+  TTS_VOICE: optional,
+  // ElevenLabs, when a provider above is `elevenlabs`.
+  ELEVENLABS_API_KEY: optional,
+  ELEVENLABS_BASE_URL: httpUrl.default(ELEVENLABS_DEFAULT_BASE_URL),
+  ELEVENLABS_STT_MODEL: z
+    .string()
+    .trim()
+    .min(1)
+    .refine((model) => !model.includes('realtime'), {
+      error: 'a realtime model finds turns on its own; the agent cuts each utterance with its VAD and needs a batch model such as scribe_v2 or scribe_v1',
+    })
+    .default('scribe_v2'),
+  ELEVENLABS_TTS_MODEL: z.string().trim().min(1).default('eleven_flash_v2_5'),
+  ELEVENLABS_VOICE_ID: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9]+$/, { error: 'must be a voice id (letters and digits), as in the ElevenLabs voice library' })
+    .optional(),
+  /** Forces the language of speech; only the Flash and Turbo v2.5 models accept it. */
+  ELEVENLABS_TTS_LANGUAGE: languageCode,
+  ELEVENLABS_TTS_TRANSPORT: z.enum(['websocket', 'http'], { error: 'must be websocket or http' }).default('websocket'),
+  /** false asks ElevenLabs to keep nothing of the call (its zero retention mode, for accounts that have it). */
+  ELEVENLABS_ENABLE_LOGGING: flag(true),
   // The worker itself.
   // The worker's health endpoint: loopback unless told otherwise, as the service.
   AGENT_HTTP_HOST: z.string().trim().min(1).default('127.0.0.1'),
@@ -50,6 +87,22 @@ const EnvSchema = z.object({
   // Capacity by job count instead of the machine's CPU use (a machine shared with other work).
   AGENT_MAX_JOBS: z.coerce.number().int().positive().optional(),
   AGENT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+}).superRefine((e, ctx) => {
+  const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  if ((e.STT_PROVIDER === 'elevenlabs' || e.TTS_PROVIDER === 'elevenlabs') && e.ELEVENLABS_API_KEY === undefined) {
+    problem('ELEVENLABS_API_KEY', 'required when STT_PROVIDER or TTS_PROVIDER is elevenlabs');
+  }
+  // A leftover OpenAI setting would silently do nothing: say which variable the provider reads instead.
+  const openAiOnly = { STT: ['STT_BASE_URL', 'STT_API_KEY', 'STT_MODEL'], TTS: ['TTS_BASE_URL', 'TTS_API_KEY', 'TTS_MODEL', 'TTS_VOICE'] } as const;
+  for (const modality of ['STT', 'TTS'] as const) {
+    if (e[`${modality}_PROVIDER`] !== 'elevenlabs') continue;
+    for (const name of openAiOnly[modality]) {
+      if (e[name] !== undefined) problem(name, `applies to ${modality}_PROVIDER=openai; with elevenlabs, set the ELEVENLABS_* variables`);
+    }
+  }
+  if (e.ELEVENLABS_TTS_TRANSPORT === 'websocket' && /^eleven_v3/.test(e.ELEVENLABS_TTS_MODEL)) {
+    problem('ELEVENLABS_TTS_MODEL', `${e.ELEVENLABS_TTS_MODEL} is not served over ElevenLabs' WebSocket; set ELEVENLABS_TTS_TRANSPORT=http for it`);
+  }
 });
 
 export interface ModelEndpoint {
@@ -58,6 +111,21 @@ export interface ModelEndpoint {
   model: string;
 }
 
+/** ElevenLabs as either speech provider: one account, one base URL, and the plugin's logging switch. */
+export interface ElevenLabsAccount {
+  apiKey: string;
+  baseURL: string;
+  enableLogging: boolean;
+}
+
+export type SttSettings =
+  | ({ provider: 'openai'; language: string | undefined } & ModelEndpoint)
+  | { provider: 'elevenlabs'; language: string | undefined; model: string; account: ElevenLabsAccount };
+
+export type TtsSettings =
+  | ({ provider: 'openai'; voice: string } & ModelEndpoint)
+  | { provider: 'elevenlabs'; model: string; voiceId: string | undefined; language: string | undefined; transport: 'websocket' | 'http'; account: ElevenLabsAccount };
+
 export interface AgentSettings {
   liveKit: { url: string; apiKey: string; apiSecret: string };
   agentName: string;
@@ -65,8 +133,8 @@ export interface AgentSettings {
   refreshPolicy: RefreshPolicy;
   modelTimeoutMs: number;
   llm: ModelEndpoint;
-  stt: ModelEndpoint & { language: string | undefined };
-  tts: ModelEndpoint & { voice: string };
+  stt: SttSettings;
+  tts: TtsSettings;
   worker: { httpHost: string; httpPort: number; idleProcesses: number | undefined; loadThreshold: number | undefined; maxJobs: number | undefined; logLevel: string };
 }
 
@@ -88,6 +156,16 @@ export function loadAgentSettings(env: NodeJS.ProcessEnv = process.env): AgentSe
     apiKey: apiKey ?? e.MODEL_API_KEY ?? 'unset',
     model,
   });
+  // Called only for a provider set to elevenlabs, which the check above made require the key.
+  const elevenLabs = (): ElevenLabsAccount => ({ apiKey: e.ELEVENLABS_API_KEY ?? '', baseURL: e.ELEVENLABS_BASE_URL.replace(/\/+$/, ''), enableLogging: e.ELEVENLABS_ENABLE_LOGGING });
+  const stt: SttSettings =
+    e.STT_PROVIDER === 'elevenlabs'
+      ? { provider: 'elevenlabs', language: e.STT_LANGUAGE, model: e.ELEVENLABS_STT_MODEL, account: elevenLabs() }
+      : { provider: 'openai', language: e.STT_LANGUAGE, ...endpoint(e.STT_BASE_URL, e.STT_API_KEY, e.STT_MODEL ?? 'whisper-1') };
+  const tts: TtsSettings =
+    e.TTS_PROVIDER === 'elevenlabs'
+      ? { provider: 'elevenlabs', model: e.ELEVENLABS_TTS_MODEL, voiceId: e.ELEVENLABS_VOICE_ID, language: e.ELEVENLABS_TTS_LANGUAGE, transport: e.ELEVENLABS_TTS_TRANSPORT, account: elevenLabs() }
+      : { provider: 'openai', voice: e.TTS_VOICE ?? 'alloy', ...endpoint(e.TTS_BASE_URL, e.TTS_API_KEY, e.TTS_MODEL ?? 'tts-1') };
   return {
     liveKit: { url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY, apiSecret: e.LIVEKIT_API_SECRET },
     agentName: e.VOICE_AGENT_NAME,
@@ -99,8 +177,8 @@ export function loadAgentSettings(env: NodeJS.ProcessEnv = process.env): AgentSe
     },
     modelTimeoutMs: e.MODEL_TIMEOUT_SECONDS * 1000,
     llm: endpoint(e.LLM_BASE_URL, e.LLM_API_KEY, e.LLM_MODEL),
-    stt: { ...endpoint(e.STT_BASE_URL, e.STT_API_KEY, e.STT_MODEL), language: e.STT_LANGUAGE },
-    tts: { ...endpoint(e.TTS_BASE_URL, e.TTS_API_KEY, e.TTS_MODEL), voice: e.TTS_VOICE },
+    stt,
+    tts,
     worker: { httpHost: e.AGENT_HTTP_HOST, httpPort: e.AGENT_HTTP_PORT, idleProcesses: e.AGENT_IDLE_PROCESSES, loadThreshold: e.AGENT_LOAD_THRESHOLD, maxJobs: e.AGENT_MAX_JOBS, logLevel: e.AGENT_LOG_LEVEL },
   };
 }
