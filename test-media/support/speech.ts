@@ -25,12 +25,12 @@ export function pcmOfWav(wav: Buffer): { samples: Int16Array; sampleRate: number
   throw new Error('WAV file has no data chunk');
 }
 
-/** A phrase spoken by Debian's espeak-ng, as 16-bit mono PCM. */
-export function speak(phrase: string): { samples: Int16Array; sampleRate: number } {
+/** A phrase spoken by Debian's espeak-ng (in its voice for a language: `hi`, `ta`, ...; English unless told), as 16-bit mono PCM. */
+export function speak(phrase: string, voice?: string): { samples: Int16Array; sampleRate: number } {
   const dir = mkdtempSync(join(tmpdir(), 'speech-'));
   try {
     const file = join(dir, 'phrase.wav');
-    execFileSync('espeak-ng', ['-s', '150', '-w', file, phrase]);
+    execFileSync('espeak-ng', [...(voice ? ['-v', voice] : []), '-s', '150', '-w', file, phrase]);
     return pcmOfWav(readFileSync(file));
   } finally {
     rmSync(dir, { recursive: true, force: true });
