@@ -1,5 +1,5 @@
 import { llm } from '@livekit/agents';
-import { scrubText } from '../src/domain/pii.js';
+import { scrubText } from '../src/domain/pii/scrub.js';
 
 /** The id the agents framework gives the instructions message in a chat context. */
 const INSTRUCTIONS_ID = 'lk.agent_task.instructions';

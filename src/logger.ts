@@ -1,8 +1,8 @@
 import type { DestinationStream, Logger, LoggerOptions } from 'pino';
 import { pino } from 'pino';
 import { redactValue } from './domain/event-redaction.js';
-import type { PiiRules } from './domain/pii.js';
-import { DEFAULT_PII_RULES } from './domain/pii.js';
+import type { PiiRules } from './domain/pii/rules.js';
+import { DEFAULT_PII_RULES } from './domain/pii/rules.js';
 
 /**
  * Secrets never reach a log line: keys and tokens by path here; identity values because every

@@ -1,6 +1,6 @@
 import './sqlite-warning.js';
 import type { Logger } from 'pino';
-import type { PiiRules } from './domain/pii.js';
+import type { PiiRules } from './domain/pii/rules.js';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';

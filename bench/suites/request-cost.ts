@@ -22,7 +22,7 @@ const from = (pattern: RegExp) => (frame: CallFrame) => pattern.test(frame.url);
 const PARTS: { part: string; matches: (frame: CallFrame) => boolean }[] = [
   { part: 'idle', matches: (frame) => frame.functionName === '(idle)' },
   { part: 'garbage collection', matches: (frame) => frame.functionName === '(garbage collector)' },
-  { part: 'redaction pass', matches: from(/\/src\/domain\/(event-redaction|pii|redaction)\.js|node_modules\/re2js\//) },
+  { part: 'redaction pass', matches: from(/\/src\/domain\/(event-redaction|pii\/[\w-]+|redaction)\.js|node_modules\/re2js\//) },
   { part: 'the session step (XState, the session machine, supervisor, activity, store, step metrics)', matches: from(/node_modules\/xstate\/|\/src\/(actors|machines|store|metrics|domain)\/|\/src\/integrations\/clock\.js/) },
   { part: 'validation (zod)', matches: from(/node_modules\/zod\/|\/src\/http\/validate\.js/) },
   { part: 'request id, request log, HTTP metrics', matches: from(/\/src\/http\/(middleware\/(correlation|request-log|http-metrics)|request-context)\.js|node_modules\/prom-client\//) },

@@ -1,6 +1,11 @@
 import { JsonObjectSize, jsonNumberSize, jsonSize, jsonStringSize } from './json-size.js';
-import type { PiiRules, ValueShape } from './pii.js';
-import { DEFAULT_PII_RULES, isOtpName, MAX_SCAN_DEPTH, MAX_SHAPES, maskKeyed, mayHoldIdentity, scrubText } from './pii.js';
+import type { ValueShape } from './pii/kinds.js';
+import { isOtpName } from './pii/keys.js';
+import { MAX_SCAN_DEPTH, MAX_SHAPES } from './pii/limits.js';
+import { mayHoldIdentity } from './pii/may-hold-identity.js';
+import type { PiiRules } from './pii/rules.js';
+import { DEFAULT_PII_RULES } from './pii/rules.js';
+import { maskKeyed, scrubText } from './pii/scrub.js';
 import type { RedactedHint } from './redaction.js';
 import { hintShapeSize, matchesPattern, redactHint } from './redaction.js';
 import type { SdkEvent } from './sdk-event.js';

@@ -1,5 +1,6 @@
-import type { PiiRules } from './pii.js';
-import { DEFAULT_PII_RULES, scrubText } from './pii.js';
+import type { PiiRules } from './pii/rules.js';
+import { DEFAULT_PII_RULES } from './pii/rules.js';
+import { scrubText } from './pii/scrub.js';
 
 /**
  * What leaves the process through inspection: session contexts, commands and the results of

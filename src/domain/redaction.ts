@@ -1,10 +1,12 @@
 import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
-import type { ValueShape } from './pii.js';
+import type { ValueShape } from './pii/kinds.js';
 import { jsonNumberSize, jsonStringSize } from './json-size.js';
-import { MASKED_WHOLE, maskWhole, scrubText, shapeOf } from './pii.js';
+import { shapeOf } from './pii/kinds.js';
+import { MASKED_WHOLE, maskWhole } from './pii/mask.js';
+import { scrubText } from './pii/scrub.js';
 
-export { maskValue } from './pii.js';
+export { maskValue } from './pii/mask.js';
 
 /**
  * Hint redaction: the backend never keeps a raw input value. Everything here is a

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SCAN_CHARS, createPiiRules, maskKeyed, scrubText, verhoeffValid } from '../../src/domain/pii.js';
+import { verhoeffValid } from '../../src/domain/pii/check-digits.js';
+import { MAX_SCAN_CHARS } from '../../src/domain/pii/limits.js';
+import { createPiiRules } from '../../src/domain/pii/rules.js';
+import { maskKeyed, scrubText } from '../../src/domain/pii/scrub.js';
 import { redactHint } from '../../src/domain/redaction.js';
 import { NEAR_MISSES, withVerhoeff } from '../support/identity-values.js';
 

@@ -1,5 +1,5 @@
 import { redactForIngest, redactText, redactValue } from '../../domain/event-redaction.js';
-import type { PiiRules } from '../../domain/pii.js';
+import type { PiiRules } from '../../domain/pii/rules.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type WebSocket from 'ws';

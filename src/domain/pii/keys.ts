@@ -1,0 +1,46 @@
+/**
+ * Keys whose values are identity values whatever they look like, compared with case and
+ * `_`/`-`/space ignored (`full_name`, `fullName`, `full-name`): an exact list, so
+ * `display_name` or `component_id` stay readable.
+ */
+export const SENSITIVE_KEYS: readonly string[] = [
+  'phone', 'mobile', 'phone_number', 'mobile_number', 'mobile_no', 'phone_no', 'msisdn', 'alternate_phone',
+  'email', 'email_address', 'email_id',
+  'pan', 'pan_number', 'pan_no',
+  'aadhaar', 'aadhar', 'aadhaar_number', 'aadhar_number', 'aadhaar_no', 'uidai', 'vid',
+  'dob', 'date_of_birth', 'birth_date', 'birthday',
+  'otp', 'otp_code', 'pin', 'password', 'passcode',
+  'account_number', 'account_no', 'bank_account', 'bank_account_number', 'ifsc', 'ifsc_code', 'upi_id', 'vpa',
+  'full_name', 'first_name', 'middle_name', 'last_name', 'father_name', 'mother_name', 'spouse_name', 'legal_name',
+  'address', 'address_line1', 'address_line2', 'street', 'permanent_address', 'current_address',
+  'passport', 'passport_number', 'passport_no', 'voter_id', 'epic', 'epic_number', 'driving_licence', 'driving_license',
+  'value', 'input_value', 'raw', 'raw_value', 'transcript', 'hint', 'text_value',
+];
+
+/**
+ * A key ending in `name` holds a person's name (`name`, `customer_name`, `nomineeName`,
+ * `account_holder_name`, `surname`) unless it names a thing: fail closed, since what a person is
+ * called is an identity value however the field is spelt.
+ */
+export const NAME_KEY = /name$/;
+export const THING_NAME_KEYS: readonly string[] = [
+  'event_name', 'screen_name', 'display_name', 'file_name', 'filename', 'component_name', 'field_name', 'flow_name', 'step_name', 'stage_name',
+  'rule_name', 'app_name', 'device_name', 'os_name', 'host_name', 'hostname', 'bank_name', 'branch_name', 'city_name', 'state_name', 'district_name',
+  'country_name', 'package_name', 'class_name', 'room_name', 'agent_name', 'sdk_name', 'platform_name', 'browser_name', 'model_name', 'brand_name',
+  'document_name', 'doc_name', 'document_type_name', 'key_name', 'queue_name', 'service_name', 'tag_name', 'type_name', 'variant_name', 'experiment_name',
+  'feature_name', 'flag_name', 'campaign_name', 'network_name', 'carrier_name', 'product_name', 'plan_name', 'language_name', 'locale_name', 'popup_name',
+  'button_name', 'page_name', 'activity_name', 'view_name', 'route_name', 'track_name', 'voice_name', 'metric_name', 'label_name', 'schema_name',
+  'workflow_name', 'journey_name', 'error_name', 'exception_name', 'method_name', 'function_name', 'module_name', 'source_name', 'channel_name',
+];
+
+/** Keys whose value, at a body's top level, is an opaque routing id the service itself depends on: never rewritten there. */
+export const ROUTING_KEYS: readonly string[] = ['session_id'];
+
+export const normalizeKey = (key: string) => key.toLowerCase().replace(/[\s_-]/g, '');
+
+const OTP_WORD = /(?:^|[^a-z])otp(?:[^a-z]|$)/;
+/** A field or component named for an OTP ("otp", "otp_input", "enterOtp"), not merely containing the letters. */
+export const isOtpName = (name: string | null | undefined) => typeof name === 'string' && name.length >= 3 && /otp/i.test(name) && OTP_WORD.test(name.toLowerCase());
+
+/** Extra keys must read as keys: a typo such as a stray comma should not silently match nothing. */
+export const EXTRA_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9 _-]{0,63}$/;

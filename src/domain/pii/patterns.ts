@@ -1,0 +1,43 @@
+// The building blocks the detectors' patterns are written from, each written once.
+
+/**
+ * A boundary is where no ASCII letter or digit is next to the match. ASCII rather than any script
+ * on purpose: a value glued to a Devanagari word is still found (fail closed), and ASCII classes
+ * keep the scan cheap. Digits of other scripts, dashes and spaces are read as ASCII before the
+ * scan (plain-text.ts).
+ */
+export const B = '(?<![A-Za-z0-9])';
+export const E = '(?![A-Za-z0-9])';
+/** Boundaries in text of any script, for the detectors that read words. */
+export const WB = '(?<![\\p{L}\\p{M}\\p{N}])';
+export const WE = '(?![\\p{L}\\p{M}\\p{N}])';
+/** Between two groups of a value: a space, or a dash, dot, slash or underscore with a space either side or none. */
+export const GROUP = '(?: ?[-._/] ?| )';
+/** Between the characters of a value spelled out: a space, or a dash or dot with a space either side or none. */
+export const SPELLED = '(?: ?[-.] ?| )';
+export const MONTHS =
+  'jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|october|november|december|' +
+  'जनवरी|फ़रवरी|फरवरी|मार्च|अप्रैल|मई|जून|जुलाई|अगस्त|सितंबर|सितम्बर|अक्टूबर|अक्तूबर|नवंबर|नवम्बर|दिसंबर|दिसम्बर';
+export const DAY = '(?:0?[1-9]|[12]\\d|3[01])';
+export const MONTH = '(?:0?[1-9]|1[0-2])';
+export const DAY2 = '(?:0[1-9]|[12]\\d|3[01])';
+export const MONTH2 = '(?:0[1-9]|1[0-2])';
+export const YEAR = '(?:19|20)\\d{2}';
+/** Between the parts of a date: `-`, `/`, `.` or `,`, a space either side or none, or a space. */
+export const DATE_SEP = '(?: ?[-/.,] ?| )';
+/** Between a day, a month's name and a year: up to three of space, comma, dot, slash, dash. */
+export const NAMED_SEP = '[ ,./-]{0,3}';
+/** The two-letter codes of India's states and union territories, which begin licences and vehicle numbers. */
+export const STATES = 'AN|AP|AR|AS|BR|CG|CH|DD|DL|DN|GA|GJ|HP|HR|JH|JK|KA|KL|LA|LD|MH|ML|MN|MP|MZ|NL|OD|OR|PB|PY|RJ|SK|TN|TR|TS|UK|UP|WB|UA';
+/** At, as an e-mail address is spoken or disguised: `[at]`, `(at)`, ` at `, ` at the rate `, ` एट `, or `@` itself before a spoken dot. */
+export const SPOKEN_AT = '(?: ?[\\[({<] ?(?:at|@) ?[\\])}>] ?| (?:at the rate(?: of)?|at|@|एट द रेट|एट|ऐट) |@)';
+export const SPOKEN_DOT = '(?: ?[\\[({<] ?dot ?[\\])}>] ?| (?:dot|डॉट|डोट) |\\.)';
+export const MAIL_PART = '[\\p{L}\\p{M}\\p{N}_%+-]{1,64}';
+export const MAIL_TLD = '(?:com|in|net|org|co|edu|gov|io|info|me|biz|ai|app|dev|us|uk|कॉम|कोम|इन)';
+/** Words that end a told name: "my name is Meera Nair and …", "मेरा नाम मीरा नायर है". */
+const NAME_STOP = 'and|aur|but|hai|hain|he|from|here|speaking|calling|please|sir|madam|ji|है|हैं|और|जी';
+export const NAME_WORD = `(?!(?:${NAME_STOP})${WE})[\\p{L}][\\p{L}\\p{M}'.-]{0,30}`;
+/** Words that put a six-digit number in an address, in English and Hindi. */
+export const ADDRESS_WORDS =
+  'road|rd|street|st|nagar|colony|sector|flat|house|plot|apartments?|apts?|society|lane|marg|chowk|layout|block|phase|floor|tower|near|opp|opposite|village|vill|district|dist|taluka?|tehsil|mandal|city|town|west|east|north|south|pin|pincode|pin code|नगर|मार्ग|रोड|गली|मोहल्ला|कॉलोनी|सेक्टर|फ्लैट|मकान|पिन|गांव|गाँव|ज़िला|जिला';
+export const normalized = (source: string) => source.normalize('NFKC');

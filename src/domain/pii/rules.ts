@@ -1,0 +1,68 @@
+/**
+ * The one definition of "sensitive" for events, logs and inspection: value detectors for the
+ * identifiers of Indian KYC (detectors.ts), and key rules for fields that hold identity values
+ * whatever they look like (keys.ts). Both are data; a deployment adds keys with PII_EXTRA_KEYS.
+ */
+import { jsonStringSize } from '../json-size.js';
+import { isOtpName, NAME_KEY, normalizeKey, ROUTING_KEYS, SENSITIVE_KEYS, THING_NAME_KEYS } from './keys.js';
+import { mayHoldIdentity } from './may-hold-identity.js';
+
+export interface PiiRules {
+  /**
+   * A listed identity key (the built-in list and PII_EXTRA_KEYS). Keys that hold a person's name
+   * by their ending (`customer_name`) are masked in what clients send (`keyFacts`), but not read
+   * so in the service's own state, where a `name` names a thing (an actor's readers).
+   */
+  isSensitiveKey(key: string): boolean;
+  isRoutingKey(key: string): boolean;
+  /** All the redaction pass asks of a key, worked out once per distinct key. */
+  keyFacts(key: string): KeyFacts;
+}
+
+/** What a key is to the redaction pass. Pure functions of the key, so remembered per key. */
+export interface KeyFacts {
+  routing: boolean;
+  sensitive: boolean;
+  /** Names an OTP field: its values are read as OTPs. */
+  otp: boolean;
+  /** The key itself could hold an identity value, so it is scanned like any text. */
+  mayHoldIdentity: boolean;
+  /** The key's share of an object's JSON: quoted, escaped, and its colon. */
+  jsonBytes: number;
+}
+
+/** Distinct keys remembered per rule set: clients repeat the same few, and the bound keeps memory flat. */
+const KEY_CACHE_SIZE = 4096;
+const MAX_REMEMBERED_KEY = 64;
+
+export function createPiiRules(extraKeys: readonly string[] = []): PiiRules {
+  const sensitive = new Set([...SENSITIVE_KEYS, ...extraKeys].map(normalizeKey));
+  const things = new Set(THING_NAME_KEYS.map(normalizeKey));
+  const isSensitive = (normal: string) => sensitive.has(normal) || (NAME_KEY.test(normal) && !things.has(normal));
+  const routing = new Set(ROUTING_KEYS);
+  // Normalising a key costs more than the rest of its check: each key is looked at once.
+  const seen = new Map<string, KeyFacts>();
+  const factsOf = (key: string): KeyFacts => {
+    // A routing key is never also sensitive: it is passed through as sent.
+    const isRouting = routing.has(key);
+    return { routing: isRouting, sensitive: !isRouting && isSensitive(normalizeKey(key)), otp: isOtpName(key), mayHoldIdentity: mayHoldIdentity(key), jsonBytes: jsonStringSize(key) + 1 };
+  };
+  const keyFacts = (key: string): KeyFacts => {
+    // A key longer than any field name is worked out each time: remembered, 4,096 of them could hold a client's 64 KiB bodies.
+    if (key.length > MAX_REMEMBERED_KEY) return factsOf(key);
+    let facts = seen.get(key);
+    if (facts === undefined) {
+      facts = factsOf(key);
+      if (seen.size >= KEY_CACHE_SIZE) seen.clear();
+      seen.set(key, facts);
+    }
+    return facts;
+  };
+  return {
+    isSensitiveKey: (key) => !routing.has(key) && sensitive.has(normalizeKey(key)),
+    isRoutingKey: (key) => keyFacts(key).routing,
+    keyFacts,
+  };
+}
+
+export const DEFAULT_PII_RULES = createPiiRules();
