@@ -5,11 +5,10 @@ import type { AppDeps } from '../deps.js';
 import { traceFor } from '../request-context.js';
 import type { RouteDoc } from '../route-doc.js';
 import { SESSION_ID_PARAM } from '../schemas/params.js';
-import { ErrorBody } from '../schemas/common.js';
+import { pathSessionKey } from '../session-key.js';
+import { sessionPathErrors } from '../schemas/common.js';
 import { ContextOut } from '../schemas/context.js';
-import { parseOr422 } from '../validate.js';
 import { contextView } from '../views/context-view.js';
-import { SessionParams } from './sessions.js';
 
 export const contextRouteDocs: RouteDoc[] = [
   {
@@ -21,8 +20,7 @@ export const contextRouteDocs: RouteDoc[] = [
     pathParams: { session_id: SESSION_ID_PARAM },
     responses: {
       200: { description: 'the context', schema: ContextOut },
-      404: { description: 'no such live session (a fetch never creates one)', schema: ErrorBody },
-      422: { description: 'session_id is not a valid id', schema: ErrorBody },
+      ...sessionPathErrors('no such live session (a fetch never creates one)'),
     },
   },
 ];
@@ -30,7 +28,7 @@ export const contextRouteDocs: RouteDoc[] = [
 export function contextRoutes({ system, sessionKeys }: AppDeps): Router {
   const router = Router();
   router.get('/v1/assistant/context/:session_id', async (req, res) => {
-    const session_id = sessionKeys.routingKey(parseOr422(SessionParams, req.params, 'path').session_id);
+    const session_id = pathSessionKey(sessionKeys, req.params);
     const trace = traceFor(res);
     const result = await readContext(system.supervisor, session_id, trace, system.agentContext);
     res.json(contextView(replyOrThrow(result, session_id)));

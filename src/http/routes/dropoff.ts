@@ -49,8 +49,7 @@ export function dropoffRoutes({ system, config, sessionKeys }: AppDeps): Router 
     const { sent, body } = parseClientBody(DropoffRegisterIn, req.body, config.privacy.piiRules);
     const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const trace = traceFor(res, body);
-    // The number is reduced here, so the session (and anything that records it) never sees it.
-    // The number is reduced to whether it is dialable and its last 4 digits; the raw body is dropped here.
+    // The number is reduced here to whether it is dialable and its last 4 digits, so the session (and anything that records it) never sees it.
     const facts = phoneFacts(sent.phone);
     const result = await registerDropoff(system.supervisor, key, { user_id: body.user_id ?? null, ...facts, reason: body.reason ?? null, trace });
     res.json({ status: 'registered', session_id: key, has_dialable_phone: replyOrThrow(result, key).has_dialable_phone });

@@ -5,10 +5,9 @@ import { snapshotOrThrow } from '../ask.js';
 import type { AppDeps } from '../deps.js';
 import type { RouteDoc } from '../route-doc.js';
 import { SESSION_ID_PARAM } from '../schemas/params.js';
-import { ErrorBody } from '../schemas/common.js';
+import { pathSessionKey } from '../session-key.js';
+import { sessionPathErrors } from '../schemas/common.js';
 import { ReengagementOut } from '../schemas/voice.js';
-import { parseOr422 } from '../validate.js';
-import { SessionParams } from './sessions.js';
 
 export const reengagementRouteDocs: RouteDoc[] = [
   {
@@ -20,8 +19,7 @@ export const reengagementRouteDocs: RouteDoc[] = [
     pathParams: { session_id: SESSION_ID_PARAM },
     responses: {
       200: { description: 'the recommendation now', schema: ReengagementOut },
-      404: { description: 'no such live session', schema: ErrorBody },
-      422: { description: 'session_id is not a valid id', schema: ErrorBody },
+      ...sessionPathErrors(),
     },
   },
 ];
@@ -29,7 +27,7 @@ export const reengagementRouteDocs: RouteDoc[] = [
 export function reengagementRoutes({ system, sessionKeys }: AppDeps): Router {
   const router = Router();
   router.get('/api/reengagement/:session_id', async (req, res) => {
-    const session_id = sessionKeys.routingKey(parseOr422(SessionParams, req.params, 'path').session_id);
+    const session_id = pathSessionKey(sessionKeys, req.params);
     const snapshot = await snapshotOrThrow(system.supervisor, session_id);
     res.json({ session_id, ...sessionReengagement(snapshot.context, isVoiceActive(snapshot.value), system.clock.now()) });
   });

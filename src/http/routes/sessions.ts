@@ -1,8 +1,6 @@
 import { Router } from 'express';
-import { z } from 'zod';
 import { InvalidCursorError } from '../../actors/session-listing.js';
 import { buildAgentContext } from '../../domain/agent-context.js';
-import { SessionId } from '../../domain/sdk-event.js';
 import { isoTime } from '../../integrations/clock.js';
 import { isVoiceActive } from '../../machines/session/voice.js';
 import { snapshotOrThrow } from '../ask.js';
@@ -10,18 +8,16 @@ import type { AppDeps } from '../deps.js';
 import { HttpError } from '../http-error.js';
 import type { RouteDoc } from '../route-doc.js';
 import { SESSION_ID_PARAM, pageLimitDoc } from '../schemas/params.js';
-import { ErrorBody } from '../schemas/common.js';
+import { ErrorBody, sessionPathErrors } from '../schemas/common.js';
 import { ContextOut } from '../schemas/context.js';
 import { SessionOut } from '../schemas/session.js';
 import { MAX_SESSION_PAGE, SessionListOut, SessionListQueryIn } from '../schemas/session-list.js';
+import { pathSessionKey } from '../session-key.js';
 import { parseOr422 } from '../validate.js';
 import { contextView } from '../views/context-view.js';
 import { sessionView } from '../views/session-view.js';
 
 const DEFAULT_PAGE_SIZE = 50;
-
-/** The path's session id, as sent; a route keys it with `sessionKeys.routingKey`. */
-export const SessionParams = z.object({ session_id: SessionId });
 
 export const sessionRouteDocs: RouteDoc[] = [
   {
@@ -46,8 +42,7 @@ export const sessionRouteDocs: RouteDoc[] = [
     pathParams: { session_id: SESSION_ID_PARAM },
     responses: {
       200: { description: 'the session record', schema: SessionOut },
-      404: { description: 'no such live session', schema: ErrorBody },
-      422: { description: 'session_id is not a valid id', schema: ErrorBody },
+      ...sessionPathErrors(),
     },
   },
   {
@@ -59,8 +54,7 @@ export const sessionRouteDocs: RouteDoc[] = [
     pathParams: { session_id: SESSION_ID_PARAM },
     responses: {
       200: { description: 'the context', schema: ContextOut },
-      404: { description: 'no such live session', schema: ErrorBody },
-      422: { description: 'session_id is not a valid id', schema: ErrorBody },
+      ...sessionPathErrors(),
     },
   },
 ];
@@ -79,12 +73,12 @@ export function sessionRoutes({ system, sessionKeys }: AppDeps): Router {
     res.json({ ...page, sessions: page.sessions.map((summary) => ({ ...summary, last_activity_at: isoTime(summary.last_activity_at) })) });
   });
   router.get('/api/sessions/:session_id/agent-context', async (req, res) => {
-    const session_id = sessionKeys.routingKey(parseOr422(SessionParams, req.params, 'path').session_id);
+    const session_id = pathSessionKey(sessionKeys, req.params);
     const snapshot = await snapshotOrThrow(system.supervisor, session_id);
     res.json(contextView(buildAgentContext(snapshot.context, isVoiceActive(snapshot.value), system.agentContext)));
   });
   router.get('/api/sessions/:session_id', async (req, res) => {
-    const session_id = sessionKeys.routingKey(parseOr422(SessionParams, req.params, 'path').session_id);
+    const session_id = pathSessionKey(sessionKeys, req.params);
     const snapshot = await snapshotOrThrow(system.supervisor, session_id);
     res.json(sessionView(snapshot.context, snapshot.value));
   });

@@ -6,6 +6,12 @@ export const MAX_ACTIVITY_PAGE = 1000;
 
 export const ErrorBody = z.object({ detail: z.string() }).meta({ id: 'Error' });
 
+/** What a route keyed by the path's session id answers when the id is not one or names no live session. */
+export const sessionPathErrors = (notFound = 'no such live session') => ({
+  404: { description: notFound, schema: ErrorBody },
+  422: { description: 'session_id is not a valid id', schema: ErrorBody },
+});
+
 export const StoreHealthOut = z
   .object({
     kind: z.enum(['memory', 'sqlite']),
