@@ -47,8 +47,9 @@ export function voiceStateName(value) {
 }
 
 /**
- * Every kind the activity list records, as src/domain/activity.ts names them (test/http/console.test.ts
- * holds the two lists equal): the Kind filter offers each, and describeItem words each.
+ * Every kind the activity list records, as src/domain/activity.ts names them: the Kind filter
+ * offers each, and describeItem words each. A copy, because the console is static browser files
+ * that cannot import the service's TypeScript; test/http/console.test.ts holds the two lists equal.
  */
 export const ACTIVITY_KINDS = [
   'event',
