@@ -13,14 +13,17 @@ export interface Answer {
   body: Record<string, unknown>;
 }
 
-/** What the cluster tests ask of a running cluster: its HTTP API through the front, and Restate's own tables. */
-export function clusterCalls(cluster: () => LocalCluster) {
+/**
+ * What the cluster tests ask of a running cluster: its HTTP API through the front (or `base`, one
+ * process past it), and Restate's own tables.
+ */
+export function clusterCalls(cluster: () => LocalCluster, base: () => string = () => cluster().url) {
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
-    const response = await fetch(cluster().url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const response = await fetch(base() + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
   const get = async (path: string): Promise<Answer> => {
-    const response = await fetch(cluster().url + path);
+    const response = await fetch(base() + path);
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
   return {

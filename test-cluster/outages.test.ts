@@ -1,27 +1,10 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalCluster } from '../scripts/cluster/local-cluster.js';
-import { startLocalCluster } from '../scripts/cluster/local-cluster.js';
-import type { RedisServer } from '../scripts/cluster/redis-server.js';
-import { startRedis } from '../scripts/cluster/redis-server.js';
+import { describe, expect, it } from 'vitest';
+import { suiteCluster } from './fixtures/suite-cluster.js';
 
 /** What "promptly" means here: no request may wait for an engine that is gone (a shared 2-core machine included). */
 const PROMPT_MS = 5_000;
 
-let redis: RedisServer;
-let cluster: LocalCluster;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  cluster = await startLocalCluster({ redisUrl: redis.url, processes: 2, logFile: join(mkdtempSync(join(tmpdir(), 'cluster-outages-')), 'cluster.log') });
-}, 180_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-  await redis?.stop();
-}, 60_000);
+const { cluster, redis, restartRedis } = suiteCluster({ name: 'cluster-outages', processes: 2, startTimeoutMs: 180_000 });
 
 interface Answer {
   status: number;
@@ -32,7 +15,7 @@ interface Answer {
 
 async function send(method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   const started = Date.now();
-  const response = await fetch(cluster.url + path, {
+  const response = await fetch(cluster().url + path, {
     method,
     headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -50,7 +33,7 @@ describe('cluster mode while an engine is down (real Restate server, real redis-
     expect((await event('outage-redis', 'before')).status).toBe(200);
     // AOF everysec: let the acknowledged write reach the disk before the kill.
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    await redis.kill();
+    await redis().kill();
 
     const refused = [await event('outage-redis', 'during-0', 'outage-key-0'), await event('outage-redis', 'during-1', 'outage-key-1'), await event('outage-redis', 'during-2')];
     for (const answer of refused) {
@@ -70,7 +53,7 @@ describe('cluster mode while an engine is down (real Restate server, real redis-
     expect(health.status).toBe(503);
     expect(health.body).toMatchObject({ store: { kind: 'redis', status: 'failing' }, cluster: { redis: 'failing', restate: { ingress: 'ok', admin: 'ok' } } });
 
-    redis = await startRedis({ port: redis.port, dir: redis.dir });
+    await restartRedis();
     // Time for anything still retrying inside Restate to land, were it retrying.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     expect((await send('GET', '/api/sessions/outage-redis')).body.screen).toBe('before');
@@ -89,8 +72,8 @@ describe('cluster mode while an engine is down (real Restate server, real redis-
 
   it('Restate down: writes and reads answer 503 naming Restate at once, never 500; the processes stay alive and ready', async () => {
     expect((await event('outage-restate', 'before')).status).toBe(200);
-    process.kill(cluster.restate.pid, 'SIGKILL');
-    await cluster.restate.stop();
+    process.kill(cluster().restate.pid, 'SIGKILL');
+    await cluster().restate.stop();
 
     const answers = [await event('outage-restate', 'during'), await send('GET', '/api/sessions/outage-restate'), await send('GET', '/api/sessions'), await send('GET', '/api/sessions?q=outage')];
     for (const answer of answers) {

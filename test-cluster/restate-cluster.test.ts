@@ -1,20 +1,17 @@
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:http2';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalCluster } from '../scripts/cluster/local-cluster.js';
-import { startLocalCluster } from '../scripts/cluster/local-cluster.js';
-import type { RedisServer } from '../scripts/cluster/redis-server.js';
-import { startRedis } from '../scripts/cluster/redis-server.js';
 import { restatePublicKey } from '../scripts/cluster/request-signing.js';
 import type { LiveKitStandIn } from '../test/support/livekit-stand-in.js';
 import { startLiveKitStandIn } from '../test/support/livekit-stand-in.js';
 import { SseTestClient } from '../test/support/sse-client.js';
 import { WsClient } from '../test/support/ws-client.js';
+import type { Item } from './cluster-calls.js';
+import { clusterCalls } from './cluster-calls.js';
+import { suiteCluster } from './fixtures/suite-cluster.js';
 
 /** Short timers by configuration: Restate's clock is the real one. */
 const COOLDOWN_SECONDS = 2;
@@ -23,59 +20,27 @@ const IDLE_TTL_SECONDS = 8;
 /** A delayed call runs at or after its time; on a shared 2-core machine allow this much lateness. */
 const LATE_MS = 4000;
 
-let redis: RedisServer;
 let liveKit: LiveKitStandIn;
-let cluster: LocalCluster;
-
 beforeAll(async () => {
-  redis = await startRedis();
   liveKit = await startLiveKitStandIn();
-  const dir = mkdtempSync(join(tmpdir(), 'cluster-test-'));
-  const sdkConfig = join(dir, 'sdk-config.json');
-  writeFileSync(sdkConfig, JSON.stringify({ '*': { thresholds: { min_trigger_interval_seconds: COOLDOWN_SECONDS } } }));
-  cluster = await startLocalCluster({
-    redisUrl: redis.url,
-    processes: 2,
-    logFile: join(dir, 'cluster.log'),
-    env: { ...liveKit.env(), SDK_CONFIG_FILE: sdkConfig, REENGAGEMENT_INACTIVITY_SECONDS: String(REENGAGEMENT_SECONDS), SESSION_IDLE_TTL_SECONDS: String(IDLE_TTL_SECONDS) },
-  });
-}, 180_000);
-
+});
 afterAll(async () => {
-  await cluster?.stop();
   await liveKit?.close();
-  await redis?.stop();
-}, 60_000);
+});
 
-const post = async (path: string, body: unknown, base = cluster.url) => {
-  const response = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-};
-const get = async (path: string, base = cluster.url) => {
-  const response = await fetch(base + path);
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-};
-const processUrl = (index: number) => `http://127.0.0.1:${cluster.processes[index]!.port}`;
-
-interface Item {
-  id: string;
-  kind: string;
-  timestamp: string;
-  session_id: string;
-  payload: Record<string, unknown>;
-}
-const activityOf = async (sessionId: string, kind?: string, base = cluster.url) =>
-  (await get(`/api/activity?session_id=${sessionId}&limit=500${kind ? `&kind=${kind}` : ''}`, base)).body.items as Item[];
-
+const { cluster } = suiteCluster({
+  name: 'cluster-test',
+  processes: 2,
+  cooldownSeconds: COOLDOWN_SECONDS,
+  env: () => ({ ...liveKit.env(), REENGAGEMENT_INACTIVITY_SECONDS: String(REENGAGEMENT_SECONDS), SESSION_IDLE_TTL_SECONDS: String(IDLE_TTL_SECONDS) }),
+  startTimeoutMs: 180_000,
+});
+const { post, get, activityOf, stateOf, invocations } = clusterCalls(cluster);
+const processUrl = (index: number) => `http://127.0.0.1:${cluster().processes[index]!.port}`;
+/** The same calls to one process, past the proxy. */
+const atProcess = (index: number) => clusterCalls(cluster, () => processUrl(index));
 /** The session's object state as Restate holds it. */
-const storedState = async (sessionId: string) => {
-  const rows = await cluster.restate.query<{ value_utf8: string }>(`SELECT value_utf8 FROM state WHERE service_name = 'KycSession' AND service_key = '${sessionId}' AND key = 'session'`);
-  return rows[0] ? (JSON.parse(rows[0].value_utf8) as { value: Record<string, unknown> }) : undefined;
-};
-const invocations = (sessionId: string, handler: string, status?: string) =>
-  cluster.restate.query<{ status: string }>(
-    `SELECT status FROM sys_invocation WHERE target_service_name = 'KycSession' AND target_service_key = '${sessionId}' AND target_handler_name = '${handler}'${status ? ` AND status = '${status}'` : ''}`,
-  );
+const storedState = (sessionId: string) => stateOf<{ value: Record<string, unknown> }>(sessionId, 'session');
 
 async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -101,26 +66,26 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     );
     expect(items.map((item) => item.payload.screen)).toEqual(screens);
     // The same items in the same order from either process.
-    expect((await activityOf('order', 'event', processUrl(0))).map((item) => item.id)).toEqual(items.map((item) => item.id));
-    expect((await activityOf('order', 'event', processUrl(1))).map((item) => item.id)).toEqual(items.map((item) => item.id));
+    expect((await atProcess(0).activityOf('order', 'event')).map((item) => item.id)).toEqual(items.map((item) => item.id));
+    expect((await atProcess(1).activityOf('order', 'event')).map((item) => item.id)).toEqual(items.map((item) => item.id));
   });
 
   it('sends SDK events one-way; per session, events and the calls and reads after them keep their order', async () => {
     const screens = Array.from({ length: 30 }, (_, index) => `seq_${index}`);
     for (const [index, screen] of screens.entries()) {
       const started = Date.now();
-      const answer = await post('/v1/events', { session_id: 'one-way', user_id: 'u5', event: 'screen_view', screen }, processUrl(index % 2));
+      const answer = await atProcess(index % 2).post('/v1/events', { session_id: 'one-way', user_id: 'u5', event: 'screen_view', screen });
       expect(answer.status).toBe(200);
       expect(answer.body.status).toBe('ok');
       // The answer is the time the service took the event (it has not necessarily run yet).
       expect(Number(answer.body.ingested_at)).toBeGreaterThanOrEqual(Math.floor(started / 1000));
     }
     // A call right after the last acknowledgement, on the process that did not take it, waits its turn behind every event.
-    const context = await get('/v1/assistant/context/one-way', processUrl(0));
+    const context = await atProcess(0).get('/v1/assistant/context/one-way');
     expect(context.status).toBe(200);
     expect(context.body.current_screen).toBe('seq_29');
     // A read, likewise.
-    expect((await get('/api/sessions/one-way', processUrl(1))).body.screen).toBe('seq_29');
+    expect((await atProcess(1).get('/api/sessions/one-way')).body.screen).toBe('seq_29');
     // Every event was an invocation of the one-way handler, none a request-response `ask`.
     expect(await invocations('one-way', 'ingest')).toHaveLength(screens.length);
     expect(await invocations('one-way', 'ask')).toHaveLength(1);
@@ -136,7 +101,7 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     /** A call to one process's endpoint as Restate makes it (HTTP/2), with the request-identity headers given. */
     const callEndpoint = (path: string, headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
-        const client = connect(`http://127.0.0.1:${cluster.processes[0]!.endpointPort}`);
+        const client = connect(`http://127.0.0.1:${cluster().processes[0]!.endpointPort}`);
         client.on('error', reject);
         const discover = path === '/discover';
         const request = client.request({
@@ -158,8 +123,8 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
       const jwt = await new SignJWT({}).setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid }).setAudience(path).setIssuedAt(now).setNotBefore(now - 60).setExpirationTime(now + 60).sign(key);
       return { 'x-restate-signature-scheme': 'v1', 'x-restate-jwt-v1': jwt };
     };
-    const own = readFileSync(cluster.signing.privateKeyFile, 'utf8');
-    expect(restatePublicKey(own)).toBe(cluster.signing.publicKey);
+    const own = readFileSync(cluster().signing.privateKeyFile, 'utf8');
+    expect(restatePublicKey(own)).toBe(cluster().signing.publicKey);
     const other = generateKeyPairSync('ed25519').privateKey;
     const otherKid = restatePublicKey(other.export({ type: 'pkcs8', format: 'pem' }).toString());
     const invoke = '/invoke/KycSession/ask';
@@ -170,11 +135,11 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     expect(await callEndpoint('/discover', await signed('/discover', other, otherKid))).toBe(401);
     expect(await callEndpoint(invoke, await signed(invoke, other, otherKid))).toBe(401);
     // Another key claiming to be the cluster's: the signature is what counts.
-    expect(await callEndpoint(invoke, await signed(invoke, other, cluster.signing.publicKey))).toBe(401);
+    expect(await callEndpoint(invoke, await signed(invoke, other, cluster().signing.publicKey))).toBe(401);
     // The same form signed with the server's own key is taken: the refusals above are about the key alone.
-    expect(await callEndpoint('/discover', await signed('/discover', createPrivateKey(own), cluster.signing.publicKey))).toBe(200);
+    expect(await callEndpoint('/discover', await signed('/discover', createPrivateKey(own), cluster().signing.publicKey))).toBe(200);
     // A signature for another path is not one for this path.
-    expect(await callEndpoint(invoke, await signed('/discover', createPrivateKey(own), cluster.signing.publicKey))).toBe(401);
+    expect(await callEndpoint(invoke, await signed('/discover', createPrivateKey(own), cluster().signing.publicKey))).toBe(401);
   });
 
   it('/health shows Restate and Redis reachable', async () => {
@@ -209,10 +174,10 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
   it('lists sessions from Restate state, whichever process answers', async () => {
     await post('/v1/events', { session_id: 'listed', user_id: 'u2', event: 'screen_view', screen: 'pan_details' });
     type Page = { sessions: { session_id: string; screen: string }[]; total: number };
-    for (const base of [processUrl(0), processUrl(1)]) {
+    for (const index of [0, 1]) {
       // A listing reads what invocations have stored: an event taken a moment ago may still be queued.
       const page = await eventually(
-        async () => (await get('/api/sessions?q=listed', base)).body as Page,
+        async () => (await atProcess(index).get('/api/sessions?q=listed')).body as Page,
         (found) => found.total === 1,
       );
       expect(page.total).toBe(1);
@@ -229,7 +194,7 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     expect(pending.length).toBeGreaterThanOrEqual(1);
     expect(pending.length).toBeLessThanOrEqual(2);
     // Only the object itself schedules wakes: the ingress refuses the handler.
-    const direct = await fetch(`${cluster.restate.ingressUrl}KycSession/busy/wake`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '0' });
+    const direct = await fetch(`${cluster().restate.ingressUrl}KycSession/busy/wake`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '0' });
     expect(direct.status).toBeGreaterThanOrEqual(400);
     expect(direct.status).toBeLessThan(500);
   });
@@ -295,7 +260,7 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     // An edit through Restate's admin API: no trigger memory, and idle since the epoch (the check that read it first).
     delete kept.context.trigger;
     kept.summary.last_activity_at = 0;
-    const edit = await fetch(`${cluster.restate.adminUrl}services/KycSession/state`, {
+    const edit = await fetch(`${cluster().restate.adminUrl}services/KycSession/state`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ object_key: 'damaged', new_state: { session: [...Buffer.from(JSON.stringify(kept))] } }),
@@ -315,7 +280,7 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
   it('never dispatches two agents when starts for one session arrive concurrently on both processes', async () => {
     await post('/v1/events', { session_id: 'voice', user_id: 'u4', event: 'screen_view', screen: 'pan_details' });
     const starts = await Promise.all(
-      Array.from({ length: 6 }, (_, index) => post('/v1/assistant/session/start', { session_id: 'voice', user_id: 'u4', screen: 'pan_details' }, processUrl(index % 2))),
+      Array.from({ length: 6 }, (_, index) => atProcess(index % 2).post('/v1/assistant/session/start', { session_id: 'voice', user_id: 'u4', screen: 'pan_details' })),
     );
     expect(starts.map((start) => start.status)).toEqual(Array(6).fill(200));
     const room = starts[0]!.body.media_room as string;
@@ -343,11 +308,11 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     const streams = await Promise.all([0, 1].map((index) => SseTestClient.open(`${processUrl(index)}/api/activity/stream?session_id=fed-both`)));
     await Promise.all(streams.map((stream) => stream.until((client) => client.retry !== undefined, 10_000)));
     for (const index of [0, 1]) {
-      const readers = (await get('/api/status', processUrl(index))).body.activity as { readers: string[] };
+      const readers = (await atProcess(index).get('/api/status')).body.activity as { readers: string[] };
       expect(readers.readers).toEqual(['metrics', 'flow_graphs', 'sse']);
     }
     for (let index = 0; index < 20; index += 1) {
-      const answer = await post('/v1/events', { session_id: 'fed-both', event: 'screen_view', screen: `step_${index}` }, processUrl(index % 2));
+      const answer = await atProcess(index % 2).post('/v1/events', { session_id: 'fed-both', event: 'screen_view', screen: `step_${index}` });
       expect(answer.status).toBe(200);
     }
     await Promise.all(streams.map((stream) => stream.until((client) => client.ids.length >= 20, 15_000)));
@@ -361,27 +326,27 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
 
   it('a flow graph recorded through one process is not recorded again through the other, which learnt of it from the stream', async () => {
     const flow = { flow_key: 'learnt_across', client_id: 'tenant-a', step_sequence: ['pan_details', 'aadhaar_otp', 'selfie_capture'] };
-    expect((await post('/v1/flows/set', flow, processUrl(0))).status).toBe(200);
+    expect((await atProcess(0).post('/v1/flows/set', flow)).status).toBe(200);
     const recorded = async (index: number) =>
-      ((await get('/api/activity?kind=flow_graph_recorded&limit=500', processUrl(index))).body.items as Item[]).filter((item) => item.payload.flow_key === 'learnt_across');
+      ((await atProcess(index).get('/api/activity?kind=flow_graph_recorded&limit=500')).body.items as Item[]).filter((item) => item.payload.flow_key === 'learnt_across');
     // The other process has read the item from the stream: its activity actor gave it to the recorder then.
     expect(await eventually(() => recorded(1), (items) => items.length > 0)).toHaveLength(1);
-    expect((await post('/v1/flows/set', flow, processUrl(1))).status).toBe(200);
-    expect((await post('/v1/flows/set', { ...flow, client_id: 'tenant-b' }, processUrl(1))).status).toBe(200);
+    expect((await atProcess(1).post('/v1/flows/set', flow)).status).toBe(200);
+    expect((await atProcess(1).post('/v1/flows/set', { ...flow, client_id: 'tenant-b' })).status).toBe(200);
     const all = await eventually(() => recorded(0), (items) => items.length >= 2);
     expect(all.map((item) => item.payload.client_id)).toEqual(['tenant-a', 'tenant-b']);
   });
 
   it('pushes a command a session decides on one process to control sockets on every process, once each', async () => {
     const session = 'pushed-across';
-    const sockets = await Promise.all([0, 1].map((index) => WsClient.open(`ws://127.0.0.1:${cluster.processes[index]!.port}/v1/events/ws`)));
+    const sockets = await Promise.all([0, 1].map((index) => WsClient.open(`ws://127.0.0.1:${cluster().processes[index]!.port}/v1/events/ws`)));
     try {
       for (const socket of sockets) {
         socket.send({ type: 'connect', message_id: 'm1', session_id: session, user_id: 'u-ws', sdk_version: '1.2.0', client: 'android', client_id: 'kycis_demo' });
         await socket.nextOfType('ack');
       }
       // Decided by an invocation the second process asked for: the first process's socket hears of it too.
-      const decided = await post('/v1/assistant/trigger/evaluate', { session_id: session, signals: { screen: 'pan_details', errors: ['a', 'b'] } }, processUrl(1));
+      const decided = await atProcess(1).post('/v1/assistant/trigger/evaluate', { session_id: session, signals: { screen: 'pan_details', errors: ['a', 'b'] } });
       expect(decided.body).toMatchObject({ trigger: true });
       for (const socket of sockets) {
         expect(await socket.nextOfType('command')).toMatchObject({ command: 'suggest_start_voice_agent', session_id: session });
@@ -406,7 +371,7 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
         const screen = `${sessionId}_${index}`;
         if (index === 10 && sessionId === 'k0' && !killed) {
           killed = true;
-          void cluster.processes[1]!.kill('SIGKILL');
+          void cluster().processes[1]!.kill('SIGKILL');
         }
         try {
           const answer = await post('/v1/events', { session_id: sessionId, event: 'screen_view', screen });
@@ -423,7 +388,7 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
       // Acknowledged once Restate took them; each is recorded once its invocation has run.
       const taken = acknowledged.get(sessionId)!;
       const recorded = (await eventually(
-        () => activityOf(sessionId, 'event', processUrl(0)),
+        () => atProcess(0).activityOf(sessionId, 'event'),
         (items) => taken.every((screen) => items.some((item) => item.payload.screen === screen)),
       )).map((item) => item.payload.screen);
       for (const screen of taken) expect(recorded).toContain(screen);
@@ -432,15 +397,15 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
       total += acknowledged.get(sessionId)!.length;
       // The session itself holds the last event, once that was acknowledged.
       const last = `${sessionId}_24`;
-      if (acknowledged.get(sessionId)!.includes(last)) expect((await get(`/api/sessions/${sessionId}`, processUrl(0))).body.screen).toBe(last);
+      if (acknowledged.get(sessionId)!.includes(last)) expect((await atProcess(0).get(`/api/sessions/${sessionId}`)).body.screen).toBe(last);
     }
     // The proxy's retries reach the survivor: every request is answered.
     expect(total).toBe(sessions.length * 25);
   });
 
   it('/health answers 503 naming Restate once it is unreachable', async () => {
-    await cluster.restate.stop();
-    const health = await get('/health', processUrl(0));
+    await cluster().restate.stop();
+    const health = await atProcess(0).get('/health');
     expect(health.status).toBe(503);
     expect(health.body).toMatchObject({ status: 'cluster_unreachable', cluster: { restate: { ingress: 'unreachable', admin: 'unreachable' }, redis: 'ok' } });
   });

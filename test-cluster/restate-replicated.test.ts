@@ -2,14 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { LocalCluster } from '../scripts/cluster/local-cluster.js';
-import { startLocalCluster } from '../scripts/cluster/local-cluster.js';
-import type { RedisServer } from '../scripts/cluster/redis-server.js';
-import { startRedis } from '../scripts/cluster/redis-server.js';
+import { describe, expect, it, vi } from 'vitest';
 import { productionExample, restateNodeToml } from '../scripts/cluster/restate-config.js';
 import { ensureRestateServer } from '../scripts/cluster/restate-server.js';
 import { clusterCalls } from './cluster-calls.js';
+import { suiteCluster } from './fixtures/suite-cluster.js';
 
 /** Short timers by configuration (Restate's clock is the real one), long enough to be pending when the node dies. */
 const COOLDOWN_SECONDS = 4;
@@ -19,28 +16,15 @@ const RECOVERY_MS = 30_000;
 const LOAD_SESSIONS = 6;
 const EVENTS_PER_SESSION = 30;
 
-let redis: RedisServer;
-let cluster: LocalCluster;
-const { post, activityOf, stateOf, invocations, get } = clusterCalls(() => cluster);
-
-beforeAll(async () => {
-  redis = await startRedis();
-  const dir = mkdtempSync(join(tmpdir(), 'cluster-replicated-'));
-  const sdkConfig = join(dir, 'sdk-config.json');
-  writeFileSync(sdkConfig, JSON.stringify({ '*': { thresholds: { min_trigger_interval_seconds: COOLDOWN_SECONDS } } }));
-  cluster = await startLocalCluster({
-    redisUrl: redis.url,
-    processes: 2,
-    restateNodes: 3,
-    logFile: join(dir, 'cluster.log'),
-    env: { SDK_CONFIG_FILE: sdkConfig, REENGAGEMENT_INACTIVITY_SECONDS: String(REENGAGEMENT_SECONDS) },
-  });
-}, 240_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-  await redis?.stop();
-}, 60_000);
+const { cluster } = suiteCluster({
+  name: 'cluster-replicated',
+  processes: 2,
+  restateNodes: 3,
+  cooldownSeconds: COOLDOWN_SECONDS,
+  env: () => ({ REENGAGEMENT_INACTIVITY_SECONDS: String(REENGAGEMENT_SECONDS) }),
+  startTimeoutMs: 240_000,
+});
+const { post, activityOf, stateOf, invocations, get } = clusterCalls(cluster);
 
 /**
  * Sends one event until it is acknowledged, as a client following docs/cluster.md does: the same
@@ -63,7 +47,7 @@ const settled = <T>(read: () => Promise<T>) => read().catch(() => undefined);
 
 describe('a 3-node replicated Restate cluster, one node killed with SIGKILL under load', () => {
   it('loses no acknowledged event, applies none twice, and fires every pending timer once', async () => {
-    expect(cluster.restate.nodes).toHaveLength(3);
+    expect(cluster().restate.nodes).toHaveLength(3);
     // Timers pending across the kill: cooldowns (a trigger fired) and reengagements (a drop-off registered).
     const cooling = ['cool-0', 'cool-1', 'cool-2'];
     const away = ['away-0', 'away-1', 'away-2'];
@@ -75,7 +59,7 @@ describe('a 3-node replicated Restate cluster, one node killed with SIGKILL unde
     const armedAt = Date.now();
     for (const sessionId of away) expect((await post('/api/dropoff/register', { session_id: sessionId, reason: 'app_backgrounded' })).status).toBe(200);
 
-    const victim = cluster.restate.nodes[1]!;
+    const victim = cluster().restate.nodes[1]!;
     let killedAt = 0;
     const sessions = Array.from({ length: LOAD_SESSIONS }, (_, index) => `load-${index}`);
     const acknowledged = new Map<string, string[]>(sessions.map((id) => [id, []]));

@@ -1,13 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { LocalCluster } from '../scripts/cluster/local-cluster.js';
-import { startLocalCluster } from '../scripts/cluster/local-cluster.js';
-import type { RedisServer } from '../scripts/cluster/redis-server.js';
-import { startRedis } from '../scripts/cluster/redis-server.js';
+import { describe, expect, it, vi } from 'vitest';
 import { STATE_MIGRATIONS, stateVersionOf } from '../src/cluster/state-versions.js';
 import { clusterCalls } from './cluster-calls.js';
+import { suiteCluster } from './fixtures/suite-cluster.js';
 
 /** Short timers (Restate's clock is the real one), long enough to be pending while the next release starts and the first is retired (a busy machine takes 10-20 s). */
 const COOLDOWN_SECONDS = 25;
@@ -16,28 +10,15 @@ const REENGAGEMENT_SECONDS = 30;
 const LATE_MS = 15_000;
 const CURRENT = stateVersionOf(STATE_MIGRATIONS);
 
-let redis: RedisServer;
-let cluster: LocalCluster;
-const { post, activityOf, stateOf, invocations, get } = clusterCalls(() => cluster);
-
-beforeAll(async () => {
-  redis = await startRedis();
-  const dir = mkdtempSync(join(tmpdir(), 'cluster-upgrade-'));
-  const sdkConfig = join(dir, 'sdk-config.json');
-  writeFileSync(sdkConfig, JSON.stringify({ '*': { thresholds: { min_trigger_interval_seconds: COOLDOWN_SECONDS } } }));
-  cluster = await startLocalCluster({
-    redisUrl: redis.url,
-    processes: 1,
-    release: 'v1',
-    logFile: join(dir, 'cluster.log'),
-    env: { SDK_CONFIG_FILE: sdkConfig, REENGAGEMENT_INACTIVITY_SECONDS: String(REENGAGEMENT_SECONDS) },
-  });
-}, 180_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-  await redis?.stop();
-}, 60_000);
+const { cluster } = suiteCluster({
+  name: 'cluster-upgrade',
+  processes: 1,
+  release: 'v1',
+  cooldownSeconds: COOLDOWN_SECONDS,
+  env: () => ({ REENGAGEMENT_INACTIVITY_SECONDS: String(REENGAGEMENT_SECONDS) }),
+  startTimeoutMs: 180_000,
+});
+const { post, activityOf, stateOf, invocations, get } = clusterCalls(cluster);
 
 interface Kept {
   state_version?: number;
@@ -47,7 +28,7 @@ interface Kept {
 
 describe('rolling a release forward with timers pending (real Restate server)', () => {
   it('the next release registers its own deployment, migrates each kept state once, and fires every pending timer once', async () => {
-    const [v1] = cluster.releases;
+    const [v1] = cluster().releases;
     const cooling = ['up-cool-0', 'up-cool-1'];
     const away = ['up-away-0', 'up-away-1'];
     for (const sessionId of [...cooling, ...away]) expect((await post('/v1/events', { session_id: sessionId, user_id: 'u', event: 'screen_view', screen: 'pan_details' })).status).toBe(200);
@@ -64,13 +45,13 @@ describe('rolling a release forward with timers pending (real Restate server)', 
     }
 
     // The next release: its own processes and URI, registered beside v1's (not over it).
-    const v2 = await cluster.release('v2', { processes: 1, entry: 'test-cluster/fixtures/release-next.ts' });
+    const v2 = await cluster().release('v2', { processes: 1, entry: 'test-cluster/fixtures/release-next.ts' });
     expect(v2.deploymentId).not.toBe(v1!.deploymentId);
-    expect((await cluster.restate.deployments()).map((deployment) => deployment.id).sort()).toEqual([v1!.deploymentId, v2.deploymentId].sort());
+    expect((await cluster().restate.deployments()).map((deployment) => deployment.id).sort()).toEqual([v1!.deploymentId, v2.deploymentId].sort());
     // The pending wakes have not started: nothing is pinned to v1, which is retired before they fire.
-    await cluster.retire(v1!);
+    await cluster().retire(v1!);
     expect(Date.now() - armedAt).toBeLessThan(COOLDOWN_SECONDS * 1000);
-    expect((await cluster.restate.deployments()).map((deployment) => deployment.id)).toEqual([v2.deploymentId]);
+    expect((await cluster().restate.deployments()).map((deployment) => deployment.id)).toEqual([v2.deploymentId]);
 
     // A command reaching a v1 session on v2 finds it migrated first.
     const touched = cooling[1]!;
