@@ -1,44 +1,13 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TRIMMED_MARK } from '../src/domain/session-budget.js';
-import type { LocalCluster } from '../scripts/cluster/local-cluster.js';
-import { startLocalCluster } from '../scripts/cluster/local-cluster.js';
-import type { RedisServer } from '../scripts/cluster/redis-server.js';
-import { startRedis } from '../scripts/cluster/redis-server.js';
-import { clusterCalls } from './cluster-calls.js';
+import { clusterCalls, eventually } from './cluster-calls.js';
+import { suiteCluster } from './fixtures/suite-cluster.js';
 
 /** Small enough that one event of stuffing is past it. */
 const SESSION_MAX_BYTES = 16_384;
 
-let redis: RedisServer;
-let cluster: LocalCluster;
-const { post, get, activityOf } = clusterCalls(() => cluster);
-
-beforeAll(async () => {
-  redis = await startRedis();
-  cluster = await startLocalCluster({
-    redisUrl: redis.url,
-    processes: 2,
-    logFile: join(mkdtempSync(join(tmpdir(), 'cluster-acknowledged-')), 'cluster.log'),
-    env: { SESSION_MAX_BYTES: String(SESSION_MAX_BYTES) },
-  });
-}, 180_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-  await redis?.stop();
-}, 60_000);
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const { cluster } = suiteCluster({ name: 'cluster-acknowledged', processes: 2, env: () => ({ SESSION_MAX_BYTES: String(SESSION_MAX_BYTES) }), startTimeoutMs: 180_000 });
+const { post, get, activityOf } = clusterCalls(cluster);
 
 /** Client data of about `bytes`, in strings short enough for the privacy pass to keep whole. */
 const stuffing = (bytes: number): Record<string, string> => Object.fromEntries(Array.from({ length: Math.ceil(bytes / 2000) }, (_, index) => [`f${index}`, 'x'.repeat(2000)]));

@@ -43,3 +43,13 @@ export function clusterCalls(cluster: () => LocalCluster, base: () => string = (
       ),
   };
 }
+
+/** Reads until `done` holds or `timeoutMs` has passed, and gives the last read: the cluster applies and records after it answers. */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -10,7 +10,7 @@ import { startLiveKitStandIn } from '../test/support/livekit-stand-in.js';
 import { SseTestClient } from '../test/support/sse-client.js';
 import { WsClient } from '../test/support/ws-client.js';
 import type { Item } from './cluster-calls.js';
-import { clusterCalls } from './cluster-calls.js';
+import { clusterCalls, eventually } from './cluster-calls.js';
 import { suiteCluster } from './fixtures/suite-cluster.js';
 
 /** Short timers by configuration: Restate's clock is the real one. */
@@ -41,15 +41,6 @@ const processUrl = (index: number) => `http://127.0.0.1:${cluster().processes[in
 const atProcess = (index: number) => clusterCalls(cluster, () => processUrl(index));
 /** The session's object state as Restate holds it. */
 const storedState = (sessionId: string) => stateOf<{ value: Record<string, unknown> }>(sessionId, 'session');
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, real redis-server)', () => {
   it("serves one session's events through both processes in order, each response seeing its own write", async () => {
