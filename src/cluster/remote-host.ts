@@ -5,6 +5,7 @@ import { digestOf } from '../domain/digest.js';
 import type { ClusterHealth } from '../actors/cluster-health.js';
 import { CommandListeners } from '../actors/command-listeners.js';
 import type { SessionHost, SessionView } from '../actors/session-host.js';
+import type { Dependency } from '../actors/session-host.js';
 import { DependencyUnavailableError } from '../actors/session-host.js';
 import type { SessionListQuery, SessionPage } from '../actors/session-listing.js';
 import { pageOfSessions } from '../actors/session-listing.js';
@@ -37,6 +38,11 @@ export interface RemoteHostOptions {
 
 /** How long a reply waits for this process to read back the activity its command wrote, past which it answers anyway. */
 const READ_BACK_MS = 2_000;
+/**
+ * How long a session read waits for its turn while this process's connection to Redis is down: the
+ * turn may be held by acknowledged events that wait for Redis (docs/cluster.md, Outages).
+ */
+const READ_WHILE_REDIS_DOWN_MS = 2_000;
 
 /** The ingress answered with an error: `refusedBy` is set when the handler refused because Redis is unreachable. */
 class IngressError extends Error {
@@ -71,6 +77,9 @@ export class RemoteSessionHost implements SessionHost {
   }
 
   async ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
+    // Refused unsent while this process's connection to Redis is down, as an event is: sent, the call
+    // could wait its turn behind acknowledged events that wait for Redis, and run after its caller was told 503.
+    if (!this.redisAccepting()) return { ok: false, reason: 'unavailable', unreachable: 'redis' };
     // The handler gives the command Restate's time and a reply of its own.
     const command = toWireCommand(build(() => undefined, this.options.clock.now()));
     const idempotencyKey = currentIdempotencyKey();
@@ -99,7 +108,7 @@ export class RemoteSessionHost implements SessionHost {
     const requestKey = requestId === undefined ? randomUUID() : digestOf(String(command.channel ?? 'http'), requestId, stringify(command.event));
     // Once taken, the event is kept whatever happens to Redis: so it is refused, never sent, while
     // this process's own connection to Redis is down (the invocation would wait for it unseen).
-    if (this.options.activity.accepting?.() === false) return { ok: false, reason: 'unavailable', unreachable: 'redis' };
+    if (!this.redisAccepting()) return { ok: false, reason: 'unavailable', unreachable: 'redis' };
     const path = `${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/ingest`;
     try {
       const sent = await this.call<{ invocationId: string; status: 'Accepted' | 'PreviouslyAccepted' }>(`${path}/send`, { command } satisfies IngestRequest, requestKey);
@@ -112,7 +121,12 @@ export class RemoteSessionHost implements SessionHost {
   }
 
   async snapshot(sessionId: string): Promise<SessionView | undefined> {
-    const stored = await this.reading(() => this.call<StoredSession | null>(`${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/view`, undefined));
+    const path = `${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/view`;
+    // `view` waits its turn behind the session's queue, which events waiting for Redis may hold: a
+    // bounded wait then, and an answer naming what it waited for.
+    const stored = this.redisAccepting()
+      ? await this.reading(() => this.call<StoredSession | null>(path, undefined))
+      : await this.reading(() => this.call<StoredSession | null>(path, undefined, undefined, 'POST', READ_WHILE_REDIS_DOWN_MS), 'redis');
     return stored ? storedView(stored, this.options.settings, this.options.clock.now()) : undefined;
   }
 
@@ -178,12 +192,17 @@ export class RemoteSessionHost implements SessionHost {
     return rows.map((row) => JSON.parse(row.value_utf8) as KeptSummary);
   }
 
-  private async call<T>(path: string, body: unknown, idempotencyKey?: string, method: 'GET' | 'POST' = 'POST'): Promise<T> {
+  /** Whether this process's own connection to Redis takes writes (docs/cluster.md, Outages). */
+  private redisAccepting(): boolean {
+    return this.options.activity.accepting?.() !== false;
+  }
+
+  private async call<T>(path: string, body: unknown, idempotencyKey?: string, method: 'GET' | 'POST' = 'POST', timeoutMs = this.options.askTimeoutMs): Promise<T> {
     const headers: Record<string, string> = idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey };
     const response = await fetch(new URL(path, this.options.ingressUrl), {
       method,
       ...(body === undefined ? { headers } : { headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(this.options.askTimeoutMs),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     if (!response.ok) {
       const text = await response.text();
@@ -205,13 +224,17 @@ export class RemoteSessionHost implements SessionHost {
     return { ok: false, reason: error instanceof IngressError ? 'failed' : 'unavailable' };
   }
 
-  /** A read Restate cannot answer because it is unreachable is a 503 naming it, not a 500. */
-  private async reading<T>(read: () => Promise<T>): Promise<T> {
+  /**
+   * A read Restate cannot answer because it is unreachable is a 503 naming it, not a 500; one not
+   * answered in time names `late`, what it was waiting for.
+   */
+  private async reading<T>(read: () => Promise<T>, late: Dependency = 'restate'): Promise<T> {
     try {
       return await read();
     } catch (error) {
-      // A read changes nothing: one Restate does not answer in time is as good as unreachable.
-      if (unreachable(error) || timedOut(error)) throw new DependencyUnavailableError('restate');
+      if (unreachable(error)) throw new DependencyUnavailableError('restate');
+      // A read changes nothing: one not answered in time is as good as unreachable.
+      if (timedOut(error)) throw new DependencyUnavailableError(late);
       throw error;
     }
   }

@@ -93,6 +93,14 @@ export const ACTIVITY_LOG_UNREACHABLE = 503;
 
 export const IDEMPOTENCY_RETENTION_MS = 10 * 60_000;
 
+/**
+ * Work nobody waits on and Redis can hold up (an acknowledged event, a timer's wake) is retried at
+ * most 5 s apart, so it runs within seconds of Redis coming back; Restate 1.7's default waits up to
+ * a minute between attempts and pauses the invocation after 70 (about an hour), and a paused
+ * invocation holds its session's turn until someone resumes it. 120,000 attempts are about a week.
+ */
+const KEPT_WORK_RETRY = { maxInterval: 5_000, maxAttempts: 120_000, onMaxAttempts: 'pause' } as const;
+
 /** A failed media call is tried once more, then its failure is journaled and the machine degrades as it would anywhere. */
 const MEDIA_RUN = { maxRetryAttempts: 2 };
 
@@ -179,7 +187,7 @@ export function sessionObject(deps: SessionObjectDeps) {
       },
       // Sent one-way: acknowledged once Restate holds it, run in turn with the key's other
       // exclusive handlers, so a later call or read of the session sees it.
-      ingest: restate.handlers.object.exclusive({ idempotencyRetention: IDEMPOTENCY_RETENTION_MS, journalRetention: 0 }, async (ctx: restate.ObjectContext, request: IngestRequest): Promise<IngestResult> => {
+      ingest: restate.handlers.object.exclusive({ idempotencyRetention: IDEMPOTENCY_RETENTION_MS, journalRetention: 0, retryPolicy: KEPT_WORK_RETRY }, async (ctx: restate.ObjectContext, request: IngestRequest): Promise<IngestResult> => {
         if (!isIngestRequest(request)) throw new restate.TerminalError('not an SDK event', { errorCode: 400 });
         let stored = await readSession(ctx);
         // The service's time when it took the event (journaled with the input: no clock entry to
@@ -194,7 +202,7 @@ export function sessionObject(deps: SessionObjectDeps) {
         await invoke(ctx, stored, at, (reply) => fromWireCommand(request.command, at, deps.sources, reply));
         return acceptedAnswer(request.command);
       }),
-      wake: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext, deadline: number): Promise<void> => {
+      wake: restate.handlers.object.exclusive({ ingressPrivate: true, retryPolicy: KEPT_WORK_RETRY }, async (ctx: restate.ObjectContext, deadline: number): Promise<void> => {
         // Read (and migrated) first: the wakes are then read in this release's shape.
         const stored = await readSession(ctx);
         const wakes = (await ctx.get<number[]>(STATE.wakes)) ?? [];
