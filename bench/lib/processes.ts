@@ -109,10 +109,11 @@ export const PINNED_GENERATOR = CPU_SETS && wrkAvailable() ? 'wrk' : 'autocannon
 
 /**
  * Runs one load job: with wrk when the run is pinned and wrk can express the job, otherwise with
- * autocannon in the load worker, a separate process.
+ * autocannon in the load worker, a separate process. `autocannon` always takes autocannon: for a
+ * suite whose ratios compare targets wrk cannot all express, so that one generator measures them all.
  */
-export function runLoad(job: LoadJob): Promise<LoadResult> {
-  if (CPU_SETS && PINNED_GENERATOR === 'wrk' && wrkCanRun(job)) return runWrk(job, CPU_SETS.load, CPU_SETS.loadCores);
+export function runLoad(job: LoadJob, generator: 'fastest' | 'autocannon' = 'fastest'): Promise<LoadResult> {
+  if (generator === 'fastest' && CPU_SETS && PINNED_GENERATOR === 'wrk' && wrkCanRun(job)) return runWrk(job, CPU_SETS.load, CPU_SETS.loadCores);
   const state = worker();
   const id = state.nextId++;
   // While a job runs, the worker's channel keeps the bench alive.

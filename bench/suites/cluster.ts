@@ -3,9 +3,11 @@ import { mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { launched } from '../../scripts/cluster/launch.js';
 import { startLocalCluster } from '../../scripts/cluster/local-cluster.js';
 import { startRedis } from '../../scripts/cluster/redis-server.js';
 import type { LoadJob, LoadResult } from '../load-worker.js';
+import { CPU_SETS, onServerCores } from '../lib/cpu-sets.js';
 import { runLoad } from '../lib/processes.js';
 import { median, ratio, round, table } from '../lib/stats.js';
 import { CEILING_OBJECT } from '../lib/ceiling-object.js';
@@ -22,7 +24,7 @@ export interface ClusterBenchOptions {
 
 /** The ceiling object's endpoint, in a process of its own as a service process's endpoint is. */
 async function startCeiling(): Promise<{ port: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/servers/restate-ceiling.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(...launched(onServerCores, [process.execPath, '--import', 'tsx', 'bench/servers/restate-ceiling.ts']), { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
@@ -54,6 +56,9 @@ async function drained(query: (sql: string) => Promise<{ n: number }[]>): Promis
   }
 }
 
+/** wrk cannot send to a path per session (the ceilings'): one generator for every target, so their ratios compare like with like. */
+const GENERATOR = 'autocannon';
+
 const load = () => loadavg().map((value) => value.toFixed(2)).join(' / ');
 
 type Target = 'call ceiling' | 'one-way ceiling' | 'one-way, + one ctx.run' | 'one-way, + two state writes' | 'ingestion' | 'trigger evaluate' | 'session read';
@@ -66,14 +71,16 @@ type Target = 'call ceiling' | 'one-way ceiling' | 'one-way, + one ctx.run' | 'o
  * cluster starts its own Redis-backed processes and Restate server on free loopback ports and is
  * stopped before the next; rounds are interleaved within a cluster.
  */
-export async function clusterSuite(options: ClusterBenchOptions): Promise<{ markdown: string; ratios: string; load: string }> {
-  const redis = await startRedis({ dir: mkdtempSync(join(tmpdir(), 'bench-redis-')) });
+export async function clusterSuite(options: ClusterBenchOptions): Promise<{ markdown: string; ratios: string; load: string; placement: string }> {
+  // Every server of the cluster on the servers' cores, as each suite's server is (bench/lib/cpu-sets.ts);
+  // the runner, and so the cluster's round-robin proxies inside it, with the generator.
+  const redis = await startRedis({ dir: mkdtempSync(join(tmpdir(), 'bench-redis-')), launch: onServerCores });
   const rows: (string | number)[][] = [];
   const ratioRows: (string | number)[][] = [];
   const loads: string[] = [`before: ${load()}`];
   try {
     for (const processes of options.processCounts) {
-      const cluster = await startLocalCluster({ redisUrl: redis.url, processes, built: true });
+      const cluster = await startLocalCluster({ redisUrl: redis.url, processes, built: true, launch: onServerCores });
       const ceiling = await startCeiling();
       try {
         await cluster.restate.register(`http://127.0.0.1:${ceiling.port}/`);
@@ -93,16 +100,16 @@ export async function clusterSuite(options: ClusterBenchOptions): Promise<{ mark
         const targets = Object.keys(jobs) as Target[];
         const query = (sql: string) => cluster.restate.query<{ n: number }>(sql);
         // Every session exists before anything reads it: one event each, in order.
-        await runLoad({ ...jobs.ingestion, amount: options.sessions, sequential: true });
+        await runLoad({ ...jobs.ingestion, amount: options.sessions, sequential: true }, GENERATOR);
         for (const target of targets) {
-          await runLoad({ ...jobs[target], durationSeconds: options.warmupSeconds });
+          await runLoad({ ...jobs[target], durationSeconds: options.warmupSeconds }, GENERATOR);
           await drained(query);
         }
         const results = new Map<Target, LoadResult[]>(targets.map((target) => [target, []]));
         const drains = new Map<Target, number[]>(targets.map((target) => [target, []]));
         for (let round_ = 0; round_ < options.rounds; round_ += 1) {
           for (const target of targets) {
-            results.get(target)!.push(await runLoad({ ...jobs[target], durationSeconds: options.durationSeconds }));
+            results.get(target)!.push(await runLoad({ ...jobs[target], durationSeconds: options.durationSeconds }, GENERATOR));
             drains.get(target)!.push(await drained(query));
           }
         }
@@ -144,5 +151,8 @@ export async function clusterSuite(options: ClusterBenchOptions): Promise<{ mark
     markdown: table(['service processes', 'target', 'per second (median)', 'p50 ms', 'p99 ms', 'backlog run after, s', 'failed requests'], rows),
     ratios: table(['service processes', 'ingestion ÷ one-way ceiling (target ≥ 0.8)', 'ingestion p50 ms (target ≤ 15)', 'trigger p50 ÷ call ceiling p50 (target ≤ 2)', 'read p50 ÷ call ceiling p50 (target ≤ 2)'], ratioRows),
     load: loads.join('; '),
+    placement: CPU_SETS
+      ? `Pinned: redis-server, the Restate server, every service process and the ceiling's endpoint on CPU ${CPU_SETS.server}; the load generator (autocannon, for every target), this runner and the cluster's round-robin proxies (they run inside it) on CPU ${CPU_SETS.load}.`
+      : 'Unpinned: the cluster and the load generator share every core.',
   };
 }

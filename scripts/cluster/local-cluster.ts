@@ -5,6 +5,8 @@ import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Launch } from './launch.js';
+import { asGiven, launched } from './launch.js';
 import { freePort } from './redis-server.js';
 import type { RestateServer } from './restate-server.js';
 import { startRestateCluster, startRestateServer } from './restate-server.js';
@@ -92,6 +94,8 @@ export interface LocalClusterOptions {
   release?: string;
   /** The first release's entry (see ReleaseOptions). */
   entry?: string;
+  /** How the Restate server(s) and the service processes are started (the bench pins them to its servers' cores). */
+  launch?: Launch;
 }
 
 /** A name for the code a process runs: the same code, the same name (and deployment URI); changed code, a new one. */
@@ -129,11 +133,11 @@ async function keptPorts<T>(dir: string, file: string, fresh: () => Promise<T>):
 const nodePorts = async (): Promise<KeptPorts> => ({ ingress: await freePort(), admin: await freePort(), node: await freePort() });
 
 /** One Restate server (data in `dataDir/restate`), or a replicated cluster (each node's data and restate.toml in `dataDir/restate-cluster/restate-N`). */
-async function startRestate(dataDir: string, nodes: number, signing: SigningKey, logFile: string | undefined): Promise<RestateServer> {
-  const logged = logFile ? { logFile } : {};
+async function startRestate(dataDir: string, nodes: number, signing: SigningKey, logFile: string | undefined, launch: Launch): Promise<RestateServer> {
+  const nodeOptions = { launch, ...(logFile ? { logFile } : {}) };
   if (nodes === 1) {
     mkdirSync(join(dataDir, 'restate'), { recursive: true });
-    return startRestateServer(await keptPorts(dataDir, 'restate-ports.json', nodePorts), { dataDir: join(dataDir, 'restate'), signingKeyFile: signing.privateKeyFile, ...logged });
+    return startRestateServer(await keptPorts(dataDir, 'restate-ports.json', nodePorts), { dataDir: join(dataDir, 'restate'), signingKeyFile: signing.privateKeyFile, ...nodeOptions });
   }
   const clusterDir = join(dataDir, 'restate-cluster');
   mkdirSync(clusterDir, { recursive: true });
@@ -143,7 +147,7 @@ async function startRestate(dataDir: string, nodes: number, signing: SigningKey,
     return { nodes: each, front: { ingress: await freePort(), admin: await freePort() } };
   });
   if (kept.nodes.length !== nodes) throw new Error(`${clusterDir} holds a cluster of ${kept.nodes.length} Restate nodes, not ${nodes}: start it with that many, or start fresh`);
-  return startRestateCluster(kept.nodes, { dataDir: clusterDir, signingKeyFile: signing.privateKeyFile, frontPorts: kept.front, ...logged });
+  return startRestateCluster(kept.nodes, { dataDir: clusterDir, signingKeyFile: signing.privateKeyFile, frontPorts: kept.front, ...nodeOptions });
 }
 
 async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
@@ -173,7 +177,8 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   const ownDir = options.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'kyc-cluster-')) : undefined;
   const dataDir = options.dataDir ?? ownDir!;
   const signing = ensureSigningKey(dataDir);
-  const restate = await startRestate(dataDir, options.restateNodes ?? 1, signing, options.logFile);
+  const launch = options.launch ?? asGiven;
+  const restate = await startRestate(dataDir, options.restateNodes ?? 1, signing, options.logFile, launch);
   const children: ChildProcess[] = [];
   const proxies: Proxy[] = [];
   /** The HTTP fronts the front proxy sends to, changed in place as releases come and go. */
@@ -201,7 +206,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
       : options.built
         ? [join(ROOT, 'dist', 'src', 'main.js')]
         : ['--import', 'tsx', join(ROOT, 'src', 'main.ts')];
-    const child = spawn(process.execPath, entry, {
+    const child = spawn(...launched(launch, [process.execPath, ...entry]), {
       cwd: ROOT,
       env: {
         ...process.env,

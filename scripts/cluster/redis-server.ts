@@ -4,6 +4,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { Launch } from './launch.js';
+import { asGiven, launched } from './launch.js';
 
 /** Where the next port in CLUSTER_PORT_RANGE is looked for. */
 let nextInRange = 0;
@@ -52,12 +54,11 @@ export interface RedisServer {
 }
 
 /** A real redis-server on 127.0.0.1 (the cluster tests and `npm run cluster`) with AOF everysec in a temp dir (kept across a restart on the same dir). */
-export async function startRedis(options: { port?: number; dir?: string; fsync?: 'everysec' | 'always' } = {}): Promise<RedisServer> {
+export async function startRedis(options: { port?: number; dir?: string; fsync?: 'everysec' | 'always'; launch?: Launch } = {}): Promise<RedisServer> {
   const port = options.port ?? (await freePort());
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'redis-test-'));
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', options.fsync ?? 'everysec', '--dir', dir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const command = ['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', options.fsync ?? 'everysec', '--dir', dir];
+  const child = spawn(...launched(options.launch ?? asGiven, command), { stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
       if (line.includes('Ready to accept connections')) resolve();

@@ -7,6 +7,8 @@ import { restateNodeToml } from './restate-config.js';
 import type { Proxy } from './round-robin.js';
 import { tcpRoundRobin } from './round-robin.js';
 import { waitUntilAnswering } from '../wait-until-answering.js';
+import type { Launch } from './launch.js';
+import { asGiven, launched } from './launch.js';
 
 /** The Restate server this project is tested with. Its platform package is about 216 MB: never a dependency. */
 export const RESTATE_SERVER_VERSION = '1.7.12';
@@ -85,10 +87,10 @@ const restateEnv = (signingKeyFile?: string) => ({
 });
 
 /** Starts one node and waits for its admin API to answer. */
-async function startNode(name: string, ports: RestatePorts, args: string[], env: NodeJS.ProcessEnv, logFile: string | undefined): Promise<RestateNode> {
+async function startNode(name: string, ports: RestatePorts, args: string[], env: NodeJS.ProcessEnv, logFile: string | undefined, launch: Launch = asGiven): Promise<RestateNode> {
   const bin = ensureRestateServer((line) => process.stderr.write(`${line}\n`));
   const out = logFile ? openSync(logFile, 'a') : 'ignore';
-  const child = spawn(bin, ['--no-logo', '--listen-mode', 'tcp', ...args], { env, stdio: ['ignore', out, out] });
+  const child = spawn(...launched(launch, [bin, '--no-logo', '--listen-mode', 'tcp', ...args]), { env, stdio: ['ignore', out, out] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await waitUntilAnswering(child, `http://127.0.0.1:${ports.admin}/health`, `restate-server ${name}`, 60_000);
   return {
@@ -151,7 +153,7 @@ function adminCalls(adminUrl: string): Pick<RestateServer, 'register' | 'pinnedT
  * temp dir, removed when the server stops). Telemetry and release checks are off: nothing leaves
  * the machine.
  */
-export async function startRestateServer(ports: RestatePorts, options: { dataDir?: string; logFile?: string; signingKeyFile?: string } = {}): Promise<RestateServer> {
+export async function startRestateServer(ports: RestatePorts, options: { dataDir?: string; logFile?: string; signingKeyFile?: string; launch?: Launch } = {}): Promise<RestateServer> {
   // A data directory made here is this server's alone: it goes when the server stops.
   const ownDataDir = options.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'restate-')) : undefined;
   const dataDir = options.dataDir ?? ownDataDir!;
@@ -161,6 +163,7 @@ export async function startRestateServer(ports: RestatePorts, options: { dataDir
     ['--base-dir', dataDir, '--bind-address', `127.0.0.1:${ports.node}`, '--advertised-address', `http://127.0.0.1:${ports.node}`],
     { ...restateEnv(options.signingKeyFile), RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${ports.ingress}`, RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${ports.admin}` },
     options.logFile,
+    options.launch,
   );
   const adminUrl = `http://127.0.0.1:${ports.admin}/`;
   return {
@@ -188,7 +191,7 @@ export const CLUSTER_REPLICATION = 2;
  */
 export async function startRestateCluster(
   ports: RestatePorts[],
-  options: { dataDir: string; signingKeyFile: string; logFile?: string; frontPorts?: { ingress: number; admin: number } },
+  options: { dataDir: string; signingKeyFile: string; logFile?: string; frontPorts?: { ingress: number; admin: number }; launch?: Launch },
 ): Promise<RestateServer> {
   const nodes: RestateNode[] = [];
   const proxies: Proxy[] = [];
@@ -220,7 +223,7 @@ export async function startRestateCluster(
           rocksdbMemory: '256 MiB',
         };
         writeFileSync(configFile, restateNodeToml(settings));
-        const node = await startNode(name, port, ['--config-file', configFile, '--base-dir', dir], restateEnv(), options.logFile);
+        const node = await startNode(name, port, ['--config-file', configFile, '--base-dir', dir], restateEnv(), options.logFile, options.launch);
         nodes.push(node);
         return node;
       }),
