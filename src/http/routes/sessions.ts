@@ -27,7 +27,7 @@ export const sessionRouteDocs: RouteDoc[] = [
     tag: 'operations',
     summary: 'Every session held, running or hibernated, one page at a time (cursor paging), filtered and sorted; reading wakes none.',
     query: SessionListQueryIn,
-    queryOverrides: { limit: pageLimitDoc(MAX_SESSION_PAGE, 50) },
+    queryOverrides: { limit: pageLimitDoc(MAX_SESSION_PAGE, DEFAULT_PAGE_SIZE) },
     responses: {
       200: { description: 'a page of session summaries', schema: SessionListOut },
       422: { description: 'a query parameter is out of range or not of its form (the cursor included)', schema: ErrorBody },
