@@ -6,7 +6,7 @@ import { DEFAULT_PII_RULES } from './domain/pii/rules.js';
 
 /**
  * Secrets never reach a log line: keys and tokens by path here; identity values because every
- * log object goes through the same detectors and key rules as events (pii.ts), whatever field
+ * log object goes through the same detectors and key rules as events (domain/pii/), whatever field
  * they hide in, and no body is ever logged.
  */
 export const REDACTED_PATHS = [
