@@ -82,7 +82,7 @@ async function probesWhileRedisIsDown(): Promise<void> {
       PROMPT_MS,
     );
     expect(health.status).toBe(503);
-    expect(health.body).toMatchObject({ store: { kind: 'redis', status: 'failing' }, cluster: { redis: 'failing', restate: { ingress: 'ok', admin: 'ok' } } });
+    expect(health.body).toMatchObject({ status: 'cluster_unreachable', store: { kind: 'redis', status: 'failing' }, cluster: { redis: 'failing', restate: { ingress: 'ok', admin: 'ok' } } });
   }
 }
 /** Redis again on its port, from its AOF; then every process says so. */

@@ -84,8 +84,9 @@ export function healthHandler(sources: HealthSources): RequestHandler {
   return async (_req, res) => {
     const { store, body, cluster } = await healthBody(sources);
     if (sources.isShuttingDown()) res.status(503).json({ status: 'shutting_down', ...body });
-    else if (store.status !== 'ok') res.status(503).json({ status: 'store_failing', ...body });
+    // In cluster mode the store is the shared Redis log: Redis unreachable is the cluster's outage, named as one.
     else if (cluster && !clusterHealthy(cluster)) res.status(503).json({ status: 'cluster_unreachable', ...body });
+    else if (store.status !== 'ok') res.status(503).json({ status: 'store_failing', ...body });
     else res.json({ status: 'ok', ...body });
   };
 }
