@@ -29,8 +29,23 @@ export interface LoadResult {
   latencyP50: number;
   latencyP99: number;
   requests: number;
+  /** Requests with no answer: connection errors and timeouts. */
   errors: number;
   non2xx: number;
+  /** Each failure by its cause (`timeout`, `connection error`, or the status and the body's detail), when the generator tells them. */
+  failures?: Record<string, number>;
+}
+
+/** A non-2xx answer's cause: its status and what its body's `detail` says. */
+function failureCause(status: number, body: string | undefined): string {
+  let detail = '';
+  try {
+    const parsed = JSON.parse(body ?? '') as { detail?: unknown };
+    if (typeof parsed.detail === 'string') detail = ` ${parsed.detail.slice(0, 120)}`;
+  } catch {
+    detail = body ? ` ${body.slice(0, 120)}` : '';
+  }
+  return `${status}${detail}`;
 }
 
 function triggerBody(sessionId: string): string {
@@ -39,6 +54,10 @@ function triggerBody(sessionId: string): string {
 
 async function run(job: LoadJob): Promise<LoadResult> {
   let counter = 0;
+  const failures: Record<string, number> = {};
+  const count = (cause: string, times = 1) => {
+    if (times > 0) failures[cause] = (failures[cause] ?? 0) + times;
+  };
   const nextSession = () => benchSessionId(job.sequential ? counter++ % job.sessions : Math.floor(Math.random() * job.sessions));
   const result = await autocannon({
     url: job.url,
@@ -55,6 +74,9 @@ async function run(job: LoadJob): Promise<LoadResult> {
           const body = job.body === 'trigger' ? triggerBody(session) : job.body === 'stuffed' ? stuffedEventBody(session) : eventBody(session);
           return { ...request, path, body, headers: { ...request.headers, 'content-type': 'application/json', ...job.headers } };
         },
+        onResponse: (status, body) => {
+          if (status < 200 || status >= 300) count(failureCause(status, body));
+        },
       },
     ],
   });
@@ -63,8 +85,10 @@ async function run(job: LoadJob): Promise<LoadResult> {
     latencyP50: result.latency.p50,
     latencyP99: result.latency.p99,
     requests: result.requests.total,
-    errors: result.errors + result.timeouts,
+    // autocannon counts a timeout among its errors too.
+    errors: result.errors,
     non2xx: result.non2xx,
+    failures: (count('timeout', result.timeouts), count('connection error', result.errors - result.timeouts), failures),
   };
 }
 

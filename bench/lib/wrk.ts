@@ -46,8 +46,8 @@ request = function()
 end
 done = function(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format('\\nWRK_RESULT {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"errors":%d,"non2xx":%d}\\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.connect + e.read + e.write + e.timeout, e.status))
+  io.write(string.format('\\nWRK_RESULT {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"errors":%d,"timeouts":%d,"non2xx":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.connect + e.read + e.write + e.timeout, e.timeout, e.status))
 end
 `;
 }
@@ -58,10 +58,22 @@ export async function runWrk(job: LoadJob, cpus: string, threads: number): Promi
   try {
     const scriptPath = join(dir, 'event.lua');
     writeFileSync(scriptPath, script(job));
-    const { stdout } = await promisify(execFile)('taskset', ['-c', cpus, 'wrk', '-t', String(threads), '-c', String(job.connections), '-d', `${job.durationSeconds}s`, '-s', scriptPath, job.url], { maxBuffer: 1 << 20 });
+    // wrk's own timeout is 2 s: an answer later than that would count as a failure and drop out of
+    // the latencies. Ten seconds, as autocannon's, so a slow answer is a latency like any other.
+    const { stdout } = await promisify(execFile)('taskset', ['-c', cpus, 'wrk', '-t', String(threads), '-c', String(job.connections), '-d', `${job.durationSeconds}s`, '--timeout', '10s', '-s', scriptPath, job.url], { maxBuffer: 1 << 20 });
     const line = stdout.split('\n').find((l) => l.startsWith('WRK_RESULT '));
     if (!line) throw new Error(`wrk printed no result: ${stdout.slice(-500)}`);
-    const r = JSON.parse(line.slice('WRK_RESULT '.length)) as { requests: number; duration_us: number; p50_us: number; p99_us: number; errors: number; non2xx: number };
+    const r = JSON.parse(line.slice('WRK_RESULT '.length)) as { requests: number; duration_us: number; p50_us: number; p99_us: number; errors: number; timeouts: number; non2xx: number };
+    // wrk tells no status: only how many answers were not 2xx or 3xx.
+    const failures = Object.fromEntries(
+      (
+        [
+          ['timeout', r.timeouts],
+          ['connection error', r.errors - r.timeouts],
+          ['status 4xx/5xx', r.non2xx],
+        ] as const
+      ).filter(([, times]) => times > 0),
+    );
     return {
       requestsPerSecond: r.requests / (r.duration_us / 1e6),
       latencyP50: r.p50_us / 1000,
@@ -69,6 +81,7 @@ export async function runWrk(job: LoadJob, cpus: string, threads: number): Promi
       requests: r.requests,
       errors: r.errors,
       non2xx: r.non2xx,
+      failures,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -23,7 +23,7 @@ export interface ClusterBenchOptions {
 }
 
 /** The ceiling object's endpoint, in a process of its own as a service process's endpoint is. */
-async function startCeiling(): Promise<{ port: number; stop(): Promise<void> }> {
+export async function startCeiling(): Promise<{ port: number; pid: number; stop(): Promise<void> }> {
   const child = spawn(...launched(onServerCores, [process.execPath, '--import', 'tsx', 'bench/servers/restate-ceiling.ts']), { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
@@ -35,6 +35,7 @@ async function startCeiling(): Promise<{ port: number; stop(): Promise<void> }> 
   });
   return {
     port,
+    pid: child.pid!,
     stop: async () => {
       child.kill('SIGTERM');
       await exited;
@@ -46,7 +47,7 @@ async function startCeiling(): Promise<{ port: number; stop(): Promise<void> }> 
  * Waits until Restate has run every invocation it took (a one-way run leaves a queue behind it),
  * so the next run does not share the machine with the last one's backlog; answers how long that took.
  */
-async function drained(query: (sql: string) => Promise<{ n: number }[]>): Promise<number> {
+export async function drained(query: (sql: string) => Promise<{ n: number }[]>): Promise<number> {
   const started = performance.now();
   const deadline = started + 120_000;
   for (;;) {
@@ -58,6 +59,14 @@ async function drained(query: (sql: string) => Promise<{ n: number }[]>): Promis
 
 /** wrk cannot send to a path per session (the ceilings'): one generator for every target, so their ratios compare like with like. */
 const GENERATOR = 'autocannon';
+
+/** How many requests failed over the runs, and why (a timeout, a connection error, a status and its detail). */
+function failedCell(runs: LoadResult[]): string {
+  const total = runs.reduce((sum, run) => sum + run.errors + run.non2xx, 0);
+  const causes = new Map<string, number>();
+  for (const run of runs) for (const [cause, times] of Object.entries(run.failures ?? {})) causes.set(cause, (causes.get(cause) ?? 0) + times);
+  return total === 0 || causes.size === 0 ? String(total) : `${total} (${[...causes].map(([cause, times]) => `${times}× ${cause}`).join('; ')})`;
+}
 
 const load = () => loadavg().map((value) => value.toFixed(2)).join(' / ');
 
@@ -120,7 +129,7 @@ export async function clusterSuite(options: ClusterBenchOptions): Promise<{ mark
             rate: round(median(runs.map((run) => run.requestsPerSecond))),
             p50: round(median(runs.map((run) => run.latencyP50)), 1),
             p99: round(median(runs.map((run) => run.latencyP99)), 1),
-            failed: runs.reduce((sum, run) => sum + run.errors + run.non2xx, 0),
+            failed: failedCell(runs),
             // Taken but not yet run when the generator stopped: a one-way rate Restate cannot keep up shows here.
             drain: round(median(drains.get(target)!), 1),
           };
