@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Result } from 'ioredis';
 import { Redis } from 'ioredis';
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
@@ -29,6 +30,13 @@ redis.call('SET', KEYS[3], text, 'EX', tonumber(ARGV[3]))
 return text
 `;
 
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** APPEND_ONCE, sent by its SHA once the connection has loaded it. */
+    appendOnce(stream: string, lastKey: string, writeKey: string, maxLength: string, json: string, ttlSeconds: string): Result<string, Context>;
+  }
+}
+
 /** How long a write key is remembered: far longer than any retry of one commit. */
 const DEDUPE_TTL_SECONDS = 86_400;
 /** The tail's XREAD BLOCK timeout: only how often a closing log notices, not a latency. */
@@ -42,6 +50,9 @@ const TAIL_BATCH = 1_000;
 const WRITE_NOW_TIMEOUT_MS = 2_000;
 
 type StoredItem = Omit<ActivityItem, 'id'>;
+
+/** APPEND_ONCE's keys and arguments. */
+type AppendArgs = [stream: string, lastKey: string, writeKey: string, maxLength: string, json: string, ttlSeconds: string];
 
 interface Pending {
   writeKey: string;
@@ -107,7 +118,8 @@ export class RedisActivityLog implements ActivityLog {
     this.lastKey = `${this.key}:last`;
     this.writePrefix = `${this.key}:write:${randomUUID()}:`;
     this.capacity = options.capacity;
-    this.redis = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    // Each connection sends the script's text once, then its SHA: the text on every append was most of what an append wrote to the socket.
+    this.redis = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 2, scripts: { appendOnce: { numberOfKeys: 3, lua: APPEND_ONCE } } });
     this.tail = this.redis.duplicate();
     this.direct = this.redis.duplicate({ enableOfflineQueue: false, commandTimeout: WRITE_NOW_TIMEOUT_MS });
     this.redis.on('error', (error: Error) => (this.lastError = error.message));
@@ -160,27 +172,32 @@ export class RedisActivityLog implements ActivityLog {
 
   async writeNow(items: readonly KeyedDraft[]): Promise<number> {
     if (items.length === 0) return this.lastSeen;
-    const transaction = this.direct.multi();
-    for (const { draft, writeKey } of items) {
+    const appends = items.map(({ draft, writeKey }): AppendArgs => {
       const { at, ...rest } = draft;
       const stored: StoredItem = { timestamp: isoTime(at), ...rest };
-      transaction.call('EVAL', APPEND_ONCE, '3', this.key, this.lastKey, `${this.key}:write:${writeKey}`, String(this.capacity), JSON.stringify(stored), String(DEDUPE_TTL_SECONDS));
-    }
-    let results: [Error | null, unknown][] | null;
+      return [this.key, this.lastKey, `${this.key}:write:${writeKey}`, String(this.capacity), JSON.stringify(stored), String(DEDUPE_TTL_SECONDS)];
+    });
+    let ids: unknown[];
     try {
-      results = await transaction.exec();
+      // One script call is atomic on its own; more go in one transaction: all of them or none.
+      ids = appends.length === 1 ? [await this.direct.appendOnce(...appends[0]!)] : await this.inTransaction(appends);
     } catch (error) {
       this.lastError = error instanceof Error ? error.message : String(error);
       throw new StoreUnavailableError(`activity log: ${this.lastError}`);
     }
-    let highest = 0;
-    for (const [error, id] of results ?? []) {
-      if (error) throw new StoreUnavailableError(`activity log: ${error.message}`);
-      highest = Math.max(highest, Number(id));
-    }
-    if (results?.length !== items.length) throw new StoreUnavailableError('activity log: transaction answered short');
+    if (ids.length !== items.length) throw new StoreUnavailableError('activity log: transaction answered short');
     this.lastError = undefined;
-    return highest;
+    return Math.max(...ids.map(Number));
+  }
+
+  private async inTransaction(appends: readonly AppendArgs[]): Promise<unknown[]> {
+    const transaction = this.direct.multi();
+    for (const args of appends) transaction.appendOnce(...args);
+    const results = (await transaction.exec()) ?? [];
+    return results.map(([error, id]) => {
+      if (error) throw error;
+      return id;
+    });
   }
 
   caughtUp(id: number): Promise<void> {
@@ -228,7 +245,7 @@ export class RedisActivityLog implements ActivityLog {
     let highest = 0;
     try {
       const pipeline = this.redis.pipeline();
-      for (const pending of batch) pipeline.call('EVAL', APPEND_ONCE, '3', this.key, this.lastKey, pending.writeKey, String(this.capacity), pending.json, String(DEDUPE_TTL_SECONDS));
+      for (const pending of batch) pipeline.appendOnce(this.key, this.lastKey, pending.writeKey, String(this.capacity), pending.json, String(DEDUPE_TTL_SECONDS));
       const results = (await pipeline.exec()) ?? [];
       for (const [error, id] of results) {
         if (error) throw error;
