@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { stringify } from 'safe-stable-stringify';
 import { digestOf } from '../domain/digest.js';
@@ -105,14 +104,16 @@ export class RemoteSessionHost implements SessionHost {
   async ingest(sessionId: string, build: (reply: Reply<IngestResult>, at: number) => SessionCommand, requestId?: string): Promise<AskResult<IngestResult>> {
     const command = toWireCommand(build(() => undefined, this.options.clock.now())) as IngestRequest['command'];
     // The same id on another event is another request: only a copy of this one is a retry of it.
-    const requestKey = requestId === undefined ? randomUUID() : digestOf(String(command.channel ?? 'http'), requestId, stringify(command.event));
+    // Without the client's id no retry could be recognised, so none is sent: a key costs Restate an
+    // idempotency entry and the output kept for the whole retention (docs/cluster.md, "Journal work per invocation").
+    const requestKey = requestId === undefined ? undefined : digestOf(String(command.channel ?? 'http'), requestId, stringify(command.event));
     // Once taken, the event is kept whatever happens to Redis: so it is refused, never sent, while
     // this process's own connection to Redis is down (the invocation would wait for it unseen).
     if (!this.redisAccepting()) return { ok: false, reason: 'unavailable', unreachable: 'redis' };
     const path = `${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/ingest`;
     try {
       const sent = await this.call<{ invocationId: string; status: 'Accepted' | 'PreviouslyAccepted' }>(`${path}/send`, { command } satisfies IngestRequest, requestKey);
-      if (sent.status === 'Accepted') return { ok: true, value: acceptedAnswer(command) };
+      if (sent.status !== 'PreviouslyAccepted') return { ok: true, value: acceptedAnswer(command) };
       // A retry: the first copy's answer, once it has run (its output is that answer).
       return { ok: true, value: await this.call<IngestResult>(`restate/invocation/${encodeURIComponent(sent.invocationId)}/attach`, undefined, undefined, 'GET') };
     } catch (error) {
