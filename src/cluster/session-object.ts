@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import * as restate from '@restatedev/restate-sdk';
 import type { Logger } from 'pino';
 import type { InspectionEvent, Observer } from 'xstate';
@@ -116,15 +117,23 @@ export function sessionObject(deps: SessionObjectDeps) {
   const migrations = deps.stateMigrations ?? STATE_MIGRATIONS;
   const stateVersion = stateVersionOf(migrations);
   const readSession = (ctx: restate.ObjectContext) => readKeptSession(ctx, deps.logger, migrations);
-  const invoke = async (ctx: restate.ObjectContext, stored: StoredSession | undefined, at: number, command?: (reply: Reply<unknown>) => SessionCommand) => {
-    const logic = withDirectIngest(
-      deps.sessionLogic.provide({
-        actors: mediaActors(deps.media, deps.logger, deps.observers, (call, run) => ctx.run(call, run, MEDIA_RUN)),
+  // Built once, not per invocation (providing actors rebuilds every state node): a media call is
+  // journaled by the context of the invocation whose machine made it, found through the async
+  // context the invocation runs the machine in.
+  const running = new AsyncLocalStorage<restate.ObjectContext>();
+  const logic = withDirectIngest(
+    deps.sessionLogic.provide({
+      actors: mediaActors(deps.media, deps.logger, deps.observers, (call, run) => {
+        const ctx = running.getStore();
+        if (!ctx) return Promise.reject(new Error(`media call ${call} outside a session invocation`));
+        return ctx.run(call, run, MEDIA_RUN);
       }),
-    );
+    }),
+  );
+  const invoke = async (ctx: restate.ObjectContext, stored: StoredSession | undefined, at: number, command?: (reply: Reply<unknown>) => SessionCommand) => {
     let outcome;
     try {
-      outcome = await runSessionInvocation({ logic, sessionId: ctx.key, settings: deps.settings, at, stored, command, inspect: deps.inspect });
+      outcome = await running.run(ctx, () => runSessionInvocation({ logic, sessionId: ctx.key, settings: deps.settings, at, stored, command, inspect: deps.inspect }));
     } catch (error) {
       // A machine bug is not retried forever: the request fails (500) and the state stays as it was.
       if (error instanceof SessionInvocationError) throw new restate.TerminalError(error.message);
