@@ -1,0 +1,83 @@
+/**
+ * `npx tsx bench/cluster-cpu.ts`: CPU time per event, per process, for cluster ingestion and for
+ * the Restate one-way ceiling on the same server (docs/cluster.md, "Measuring it"). A rate measured
+ * while other work shares the cores is noise; what each event costs each process (user + system
+ * time from /proc, before and after a fixed number of events, the backlog run included) holds up
+ * much better. Needs `npm run build` first (the cluster runs the built service).
+ *
+ * EVENTS (default 5,000, over 1,000 sessions, 50 connections), TARGETS (`one-way ceiling`,
+ * `ingestion`, comma-separated), PROFILE=<file>: a V8 CPU profile of the service process while it
+ * ingests (open it in Chrome's DevTools).
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalCluster } from '../scripts/cluster/local-cluster.js';
+import { freePort, startRedis } from '../scripts/cluster/redis-server.js';
+import { CEILING_OBJECT } from './lib/ceiling-object.js';
+import type { InspectorSession } from './lib/inspector.js';
+import { openInspector } from './lib/inspector.js';
+import { cpuSeconds, runLoad } from './lib/processes.js';
+import { drained as backlogRun, startCeiling } from './suites/cluster.js';
+
+const EVENTS = Number(process.env.EVENTS ?? 5000);
+const SESSIONS = 1000;
+const PROFILE = process.env.PROFILE;
+
+async function main(): Promise<void> {
+  const redis = await startRedis({ dir: mkdtempSync(join(tmpdir(), 'cpu-redis-')) });
+  const inspectPort = await freePort();
+  const cluster = await startLocalCluster({ redisUrl: redis.url, processes: 1, built: true, env: PROFILE ? { NODE_OPTIONS: `--inspect=127.0.0.1:${inspectPort}` } : {} });
+  const ceiling = await startCeiling();
+  try {
+    await cluster.restate.register(`http://127.0.0.1:${ceiling.port}/`);
+    const service = cluster.processes[0]!;
+    // local-cluster runs the endpoints' connection round-robin in this process.
+    const pids: Record<string, number> = { service: service.pid, restate: cluster.restate.pid, redis: redis.pid, 'ceiling endpoint': ceiling.pid, 'endpoint proxy': process.pid };
+    const drained = () => backlogRun((sql) => cluster.restate.query<{ n: number }>(sql));
+    const common = { connections: 50, sessions: SESSIONS, body: 'event' as const, method: 'POST' as const };
+    const jobs = {
+      'one-way ceiling': { ...common, url: cluster.restate.ingressUrl.replace(/\/$/, ''), path: `/${CEILING_OBJECT}/{session}/step/send` },
+      ingestion: { ...common, url: `http://127.0.0.1:${service.port}`, path: '/v1/events' },
+    };
+    const targets = (process.env.TARGETS ?? Object.keys(jobs).join(',')).split(',') as (keyof typeof jobs)[];
+    // Every session exists, and both paths are warm, before anything is counted.
+    await runLoad({ ...jobs.ingestion, amount: SESSIONS, sequential: true });
+    for (const target of targets) {
+      await runLoad({ ...jobs[target], amount: 2000 });
+      await drained();
+    }
+    for (const target of targets) {
+      const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+      const started = performance.now();
+      let profiler: InspectorSession | undefined;
+      if (PROFILE && target === 'ingestion') {
+        profiler = await openInspector(`127.0.0.1:${inspectPort}`);
+        await profiler.call('Profiler.enable');
+        await profiler.call('Profiler.setSamplingInterval', { interval: 200 });
+        await profiler.call('Profiler.start');
+      }
+      const result = await runLoad({ ...jobs[target], amount: EVENTS });
+      await drained();
+      if (profiler) {
+        const { profile } = await profiler.call<{ profile: unknown }>('Profiler.stop');
+        writeFileSync(PROFILE!, JSON.stringify(profile));
+        profiler.close();
+      }
+      const seconds = (performance.now() - started) / 1000;
+      const spent = Object.entries(pids).map(([name, pid]) => [name, (1000 * (cpuSeconds(pid) - before[name]!)) / EVENTS] as const);
+      const total = spent.reduce((sum, [, ms]) => sum + ms, 0);
+      console.log(
+        `${target}: ${EVENTS} events in ${seconds.toFixed(1)} s, backlog included (sent at ${result.requestsPerSecond.toFixed(0)}/s, p50 ${result.latencyP50} ms, failed ${result.errors + result.non2xx}); ` +
+          `CPU ms per event: ${spent.map(([name, ms]) => `${name} ${ms.toFixed(3)}`).join(', ')}; total ${total.toFixed(3)}; load average ${loadavg()[0]!.toFixed(2)}`,
+      );
+    }
+  } finally {
+    await ceiling.stop();
+    await cluster.stop();
+    await redis.stop();
+  }
+  process.exit(0);
+}
+
+void main();
