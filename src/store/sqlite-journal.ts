@@ -49,6 +49,13 @@ export class SqliteJournal {
   /** Field objects committed, each with the session it was committed for (weak: the session's state owns them). */
   private readonly written = new WeakMap<object, string>();
   private rows = 0;
+  /**
+   * Whether a session's newest journal row may be a removal: one was committed since the last
+   * apply, or the journal was not empty when the store opened. When not, the apply skips its two
+   * removal statements, each a look-up of every journaled session (a session is removed only when
+   * it is evicted, so most batches hold none).
+   */
+  private mayHoldRemovals: boolean;
   /** What the open transaction appended, folded in by `committed`. */
   private staged = emptyStage();
 
@@ -63,6 +70,7 @@ export class SqliteJournal {
       if (ids) this.hintIds.set(row.session_id, ids);
     }
     this.rows = head.rows;
+    this.mayHoldRemovals = head.rows > 0;
   }
 
   /** How many committed rows wait to be applied. */
@@ -117,9 +125,9 @@ export class SqliteJournal {
     this.staged.removals.push(sessionId);
   }
 
-  /** Appends an activity item (inside the caller's transaction). */
-  appendItem(item: ActivityItem): void {
-    this.statements.appendItem.run(Number(item.id), item.kind, Date.parse(item.timestamp), item.session_id, JSON.stringify(item));
+  /** Appends an activity item, `at` the epoch ms its timestamp says (inside the caller's transaction). */
+  appendItem(item: ActivityItem, at: number): void {
+    this.statements.appendItem.run(Number(item.id), item.kind, at, item.session_id, JSON.stringify(item));
     this.staged.rows += 1;
   }
 
@@ -129,6 +137,7 @@ export class SqliteJournal {
     if (staged.rows === 0) return;
     for (const [sessionId, seq] of staged.sessions) this.newest.set(sessionId, seq);
     // A commit stages a session's removal or its save, never both.
+    if (staged.removals.length > 0) this.mayHoldRemovals = true;
     for (const sessionId of staged.removals) {
       this.fieldRows.delete(sessionId);
       this.hintIds.delete(sessionId);
@@ -161,8 +170,10 @@ export class SqliteJournal {
     const { statements } = this;
     statements.moveItems.run();
     const newest = JSON.stringify([...this.newest.values()]);
-    statements.applyRemovals.run(newest);
-    statements.applyFieldRemovals.run(newest);
+    if (this.mayHoldRemovals) {
+      statements.applyRemovals.run(newest);
+      statements.applyFieldRemovals.run(newest);
+    }
     statements.applySessions.run(newest);
     statements.applySummaries.run(newest);
     // Each field written in this batch, once per session and key with its newest value; one no row
@@ -185,6 +196,7 @@ export class SqliteJournal {
     return () => {
       for (const [sessionId, ids] of this.hintIds) this.appliedHints.set(sessionId, ids);
       this.rows = 0;
+      this.mayHoldRemovals = false;
       this.newest.clear();
       this.fieldRows.clear();
       this.hintIds.clear();
@@ -268,17 +280,19 @@ function prepare(db: DatabaseSync) {
     // `WHERE` before `ON CONFLICT`: SQLite's parser needs it to read an upsert from a SELECT. An
     // update sets only what every event changes: SQLite rewrites a row's entry in each index over a
     // column the SET names, changed or not, and a session's entries in the screen and voice indexes
-    // sit among all the sessions held (an apply took 23 ms with 100,000 held, 11 ms this way).
+    // sit among all the sessions held (an apply took 23 ms with 100,000 held, 11 ms this way). The
+    // wake time is among the rest: a running session's idle deadline moves only when its check
+    // fires, so most events leave it as it was, and its index entry with it.
     applySessions: db.prepare(
       `INSERT INTO sessions (${SUMMARY_COLUMNS}) SELECT ${SUMMARY_COLUMNS} FROM session_journal WHERE ${NAMED} AND state IS NOT NULL
-       ON CONFLICT (session_id) DO UPDATE SET state = excluded.state, wake_at = excluded.wake_at, last_activity_at = excluded.last_activity_at`,
+       ON CONFLICT (session_id) DO UPDATE SET state = excluded.state, last_activity_at = excluded.last_activity_at`,
     ),
-    // The rest of the summary, on the rows where it changed.
+    // The rest of the summary and the wake time, on the rows where they changed.
     applySummaries: db.prepare(
-      `UPDATE sessions SET user_id = j.user_id, screen = j.screen, voice = j.voice, cooldown_until = j.cooldown_until
+      `UPDATE sessions SET wake_at = j.wake_at, user_id = j.user_id, screen = j.screen, voice = j.voice, cooldown_until = j.cooldown_until
        FROM session_journal AS j WHERE j.${NAMED} AND j.state IS NOT NULL AND sessions.session_id = j.session_id
-         AND (sessions.user_id IS NOT j.user_id OR sessions.screen IS NOT j.screen OR sessions.voice IS NOT j.voice
-           OR sessions.cooldown_until IS NOT j.cooldown_until)`,
+         AND (sessions.wake_at IS NOT j.wake_at OR sessions.user_id IS NOT j.user_id OR sessions.screen IS NOT j.screen
+           OR sessions.voice IS NOT j.voice OR sessions.cooldown_until IS NOT j.cooldown_until)`,
     ),
     // No WHERE: SQLite empties a table without visiting its rows.
     clearItems: db.prepare('DELETE FROM activity_journal'),

@@ -82,13 +82,14 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
     store.close();
   });
 
-  it('each applied session row carries its newest summary, whichever columns changed and however the applies fall', async () => {
-    type Summary = Pick<StoredSession['summary'], 'user_id' | 'screen' | 'voice' | 'cooldown_until'>;
+  it('each applied session row carries its newest summary and wake time, whichever columns changed and however the applies fall', async () => {
+    type Summary = Pick<StoredSession['summary'], 'user_id' | 'screen' | 'voice' | 'cooldown_until'> & Pick<StoredSession, 'wake_at'>;
     const summaryArb: fc.Arbitrary<Summary> = fc.record({
       user_id: fc.constantFrom(null, 'u-1', 'u-2'),
       screen: fc.constantFrom(null, 'pan_details', 'selfie'),
       voice: fc.constantFrom('inactive', 'active'),
       cooldown_until: fc.constantFrom(null, START_TIME + 1_000),
+      wake_at: fc.constantFrom(null, START_TIME + 5_000, START_TIME + 9_000),
     });
     const step = fc.oneof(fc.record({ session: fc.integer({ min: 0, max: 3 }), summary: summaryArb }), fc.constant('apply' as const));
     await fc.assert(
@@ -97,7 +98,7 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
         const newest = new Map<string, Summary & { last_activity_at: number }>();
         const rows = () =>
           new Map(
-            (store.db.prepare('SELECT session_id, user_id, screen, voice, cooldown_until, last_activity_at FROM sessions').all() as (Summary & { session_id: string; last_activity_at: number })[]).map(
+            (store.db.prepare('SELECT session_id, user_id, screen, voice, cooldown_until, wake_at, last_activity_at FROM sessions').all() as (Summary & { session_id: string; last_activity_at: number })[]).map(
               ({ session_id, ...row }) => [session_id, row],
             ),
           );
@@ -110,7 +111,8 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
             }
             const id = `s${next.session}`;
             const saved = session(id, n);
-            store.save(id, () => ({ ...saved, summary: { ...saved.summary, ...next.summary } }));
+            const { wake_at, ...summary } = next.summary;
+            store.save(id, () => ({ ...saved, wake_at, summary: { ...saved.summary, ...summary } }));
             newest.set(id, { ...next.summary, last_activity_at: saved.summary.last_activity_at });
             await store.commit();
           }
@@ -124,6 +126,19 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
     );
   });
 
+  it('a session whose wake time alone changed has it in the table after the next apply, and the wake timer reads it', async () => {
+    const store = open(tempDataDir());
+    const saved = session('s0', 1);
+    for (const wake_at of [START_TIME + 5_000, START_TIME + 9_000]) {
+      store.save('s0', () => ({ ...saved, wake_at }));
+      await store.commit();
+      expect(store.nextWakeAfter(START_TIME)).toBe(wake_at);
+    }
+    expect(store.dueBy(START_TIME + 5_000, 10)).toEqual([]);
+    expect(store.dueBy(START_TIME + 9_000, 10)).toEqual(['s0']);
+    store.close();
+  });
+
   it('a removal is journaled too: the session is gone for a load before and after the apply', async () => {
     const store = open(tempDataDir());
     await write(store, 4, 2);
@@ -135,6 +150,26 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
     await store.commit();
     expect(store.load('s0')?.context).toEqual({ n: 9 });
     store.close();
+  });
+
+  it('a removal after an apply, and one a crash left in the journal, leave the tables at the next apply', async () => {
+    const dataDir = tempDataDir();
+    const store = open(dataDir);
+    await write(store, 6, 3);
+    expect(store.count()).toBe(3);
+    store.remove('s0');
+    await store.commit();
+    expect(store.count()).toBe(2);
+    store.remove('s1');
+    await store.commit();
+    store.abandon();
+
+    const again = open(dataDir);
+    expect(count(again.db, 'session_journal')).toBe(0);
+    expect(again.count()).toBe(1);
+    expect(again.load('s1')).toBeUndefined();
+    expect(again.load('s2')?.context).toEqual({ n: 5 });
+    again.close();
   });
 
   it('what a crash left in the journal is applied when the file is opened again, ids continuing', async () => {
