@@ -69,6 +69,8 @@ export class SqliteStore implements SessionStore, ActivityLog {
   private readonly saves = new Map<string, () => StoredSession>();
   private readonly removals = new Set<string>();
   private items: ActivityItem[] = [];
+  /** Each queued item's time in epoch ms, as its ISO timestamp reads (kept, not parsed back at commit). */
+  private itemTimes: number[] = [];
   /** The commit every caller of `commit()` in the queued group waits on. */
   private group: PromiseWithResolvers<void> | undefined;
   private readonly scheduled = { commit: false, apply: false };
@@ -168,6 +170,8 @@ export class SqliteStore implements SessionStore, ActivityLog {
     this.lastId += 1;
     const item = activityItem(String(this.lastId), isoTime(draft.at), draft);
     this.items.push(item);
+    // The timestamp is the time truncated to the ms (`new Date` truncates): the column gets what parsing it back would give.
+    this.itemTimes.push(Math.trunc(draft.at));
     this.schedule('commit');
     return item;
   }
@@ -225,6 +229,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
     this.saves.clear();
     this.removals.clear();
     this.items = [];
+    this.itemTimes = [];
     this.group = undefined;
     this.closed = true;
     this.checkpointer.abandon();
@@ -301,18 +306,18 @@ export class SqliteStore implements SessionStore, ActivityLog {
     if (this.closed || !this.hasPending()) return;
     const saves = [...this.saves];
     const removals = [...this.removals];
-    const items = this.items;
-    const { group } = this;
+    const { items, itemTimes, group } = this;
     this.saves.clear();
     this.removals.clear();
     this.items = [];
+    this.itemTimes = [];
     this.group = undefined;
     const { journal } = this;
     try {
       this.db.exec('BEGIN');
       for (const sessionId of removals) journal.removeSession(sessionId);
       for (const [, snapshot] of saves) journal.saveSession(snapshot());
-      for (const item of items) journal.appendItem(item);
+      for (let index = 0; index < items.length; index += 1) journal.appendItem(items[index]!, itemTimes[index]!);
       this.db.exec('COMMIT');
     } catch (error) {
       this.rollback();
