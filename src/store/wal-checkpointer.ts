@@ -39,8 +39,14 @@ export interface CheckpointOutcome {
   error?: string;
 }
 
-/** Commits between two checkpoint requests: each checkpoint syncs the WAL and the file, so not after every commit. */
-export const COMMITS_PER_CHECKPOINT = 8;
+/**
+ * Commits between two checkpoint requests: each checkpoint syncs the WAL and the file, and each
+ * request is a message to the worker and one back, so not after every commit. Rarer checkpoints
+ * also copy a page the commits rewrite (a journal table's last page, its parent) once for more
+ * commits. At 8, the request's postMessage alone was 1.2% of the main thread under the ingestion
+ * load (docs/decisions/0012-where-a-durable-request-goes.md).
+ */
+export const COMMITS_PER_CHECKPOINT = 32;
 /** How long a close waits for the worker's checkpoint under way (one is at most a few thousand pages). */
 const CLOSE_WAIT_MS = 10_000;
 
