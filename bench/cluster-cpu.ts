@@ -38,9 +38,12 @@ async function main(): Promise<void> {
     const common = { connections: 50, sessions: SESSIONS, body: 'event' as const, method: 'POST' as const };
     const jobs = {
       'one-way ceiling': { ...common, url: cluster.restate.ingressUrl.replace(/\/$/, ''), path: `/${CEILING_OBJECT}/{session}/step/send` },
+      big: { ...common, url: cluster.restate.ingressUrl.replace(/\/$/, ''), path: `/${CEILING_OBJECT}/{session}/stepBig/send` },
+      await: { ...common, url: cluster.restate.ingressUrl.replace(/\/$/, ''), path: `/${CEILING_OBJECT}/{session}/stepAwait/send` },
+      'one-way + two state writes': { ...common, url: cluster.restate.ingressUrl.replace(/\/$/, ''), path: `/${CEILING_OBJECT}/{session}/stepAndTwoWrites/send` },
       ingestion: { ...common, url: `http://127.0.0.1:${service.port}`, path: '/v1/events' },
     };
-    const targets = (process.env.TARGETS ?? Object.keys(jobs).join(',')).split(',') as (keyof typeof jobs)[];
+    const targets = (process.env.TARGETS ?? 'one-way ceiling,ingestion').split(',') as (keyof typeof jobs)[];
     // Every session exists, and both paths are warm, before anything is counted.
     await runLoad({ ...jobs.ingestion, amount: SESSIONS, sequential: true });
     for (const target of targets) {
@@ -72,6 +75,10 @@ async function main(): Promise<void> {
           `CPU ms per event: ${spent.map(([name, ms]) => `${name} ${ms.toFixed(3)}`).join(', ')}; total ${total.toFixed(3)}; load average ${loadavg()[0]!.toFixed(2)}`,
       );
     }
+    const sizes = await cluster.restate.query<{ key: string; n: number; bytes: number }>(
+      `SELECT service_name || '.' || key AS key, count(*) AS n, avg(length(value)) AS bytes FROM state GROUP BY service_name, key`,
+    );
+    console.log(`kept state, mean bytes per value: ${sizes.map((row) => `${row.key} ${Math.round(Number(row.bytes))} (${row.n})`).join(', ')}`);
   } finally {
     await ceiling.stop();
     await cluster.stop();

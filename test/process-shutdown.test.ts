@@ -8,6 +8,9 @@ import { tempDataDir } from './support/harness.js';
 import { startService } from './support/service-process.js';
 import { SseTestClient } from './support/sse-client.js';
 
+// Runs on one store: what is tested is the process's connections at a signal and its start-up checks
+// (the busy-port case names its store itself); vitest.config.ts.
+
 /**
  * Shutdown against the real process. The grace period is long (30 s) and the bound on a prompt exit
  * far below it (10 s), so a loaded machine cannot make these pass or fail by timing: a shutdown that

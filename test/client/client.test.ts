@@ -6,6 +6,8 @@ import { CLIENT_SCHEMA_FILE, clientSchemaSource } from '../../scripts/client-sou
 import { createServiceClient } from '../../src/client/index.js';
 import { createHarness, serve } from '../support/harness.js';
 
+// Runs on one store: the generated client against the HTTP API, which answers the same over either; vitest.config.ts.
+
 describe('the generated client', () => {
   it('is current with the document (npm run generate:client)', async () => {
     expect(await readFile(CLIENT_SCHEMA_FILE, 'utf8')).toBe(await clientSchemaSource());

@@ -6,6 +6,8 @@ import { createHarness, serve } from '../support/harness.js';
 import { rawSocket } from '../support/raw-socket.js';
 import { startLiveKitStandIn } from '../support/livekit-stand-in.js';
 
+// Runs on one store: timeouts, caps and the parser's refusals are the HTTP server's, before any store; vitest.config.ts.
+
 /** Generous bounds for a loaded machine: what is tested is seconds instead of minutes. */
 const patient = { timeout: 15_000, interval: 50 };
 

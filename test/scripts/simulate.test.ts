@@ -10,6 +10,8 @@ import { formatSummary } from '../../scripts/simulator/summary-report.js';
 import type { Harness } from '../support/harness.js';
 import { createHarness, serve } from '../support/harness.js';
 
+// Runs on one store: the simulator is a client of the HTTP API, which answers the same over either; vitest.config.ts.
+
 const running: RunningServer[] = [];
 
 afterEach(async () => {

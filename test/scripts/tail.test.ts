@@ -7,6 +7,8 @@ import { RAW_PAN } from '../fixtures/client-events.js';
 import type { Harness } from '../support/harness.js';
 import { activityId, createHarness, serve } from '../support/harness.js';
 
+// Runs on one store: `npm run tail` is a client of the activity stream; its resume across a restart is in durability/; vitest.config.ts.
+
 const KEY = 'tail-key';
 const running: RunningServer[] = [];
 
