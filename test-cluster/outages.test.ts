@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Frame } from '../test/support/ws-client.js';
+import { WsClient } from '../test/support/ws-client.js';
 import { suiteCluster } from './fixtures/suite-cluster.js';
 
 /** What "promptly" means here: no request may wait for an engine that is gone (a shared 2-core machine included). */
@@ -25,12 +27,29 @@ async function send(method: 'GET' | 'POST', path: string, body?: unknown, header
 
 const event = (sessionId: string, screen: string, key?: string) =>
   send('POST', '/v1/events', { session_id: sessionId, event: 'screen_view', screen }, key === undefined ? {} : { 'idempotency-key': key });
+/** A field SDK's control socket on the first process, connected to `sessionId` while every engine is up. */
+async function controlSocket(sessionId: string): Promise<WsClient> {
+  const socket = await WsClient.open(`ws://127.0.0.1:${cluster().processes[0]!.port}/v1/events/ws`);
+  socket.send({ type: 'connect', message_id: 'connect', session_id: sessionId, user_id: 'u-outage', sdk_version: '1.2.0', client: 'android', client_id: 'kycis_demo' });
+  await socket.nextOfType('ack');
+  return socket;
+}
+
+/** A control_state frame sent during the outage: its error frame, and how long it took. */
+async function refusedFrame(socket: WsClient, sessionId: string, messageId: string): Promise<{ frame: Frame; ms: number }> {
+  const started = Date.now();
+  socket.send({ type: 'control_state', message_id: messageId, session_id: sessionId, event: 'screen_state', screen: 'during-ws' });
+  const frame = await socket.nextOfType('error', (f) => f.message_id === messageId);
+  return { frame, ms: Date.now() - started };
+}
+
 const screens = async (sessionId: string) =>
   ((await send('GET', `/api/activity?session_id=${sessionId}&kind=event&limit=100`)).body.items as { payload: { screen: string } }[]).map((item) => item.payload.screen);
 
 describe('cluster mode while an engine is down (real Restate server, real redis-server, killed with SIGKILL)', () => {
   it('Redis down: each request is refused at once, naming Redis, and none is applied once Redis is back; a retry then applies once', async () => {
     expect((await event('outage-redis', 'before')).status).toBe(200);
+    const socket = await controlSocket('outage-redis');
     // AOF everysec: let the acknowledged write reach the disk before the kill.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await redis().kill();
@@ -42,6 +61,11 @@ describe('cluster mode while an engine is down (real Restate server, real redis-
       expect(answer.retryAfter).toBe('5');
       expect(answer.ms).toBeLessThan(PROMPT_MS);
     }
+    // The control plane names the same cause, as promptly.
+    const overSocket = await refusedFrame(socket, 'outage-redis', 'during-ws');
+    expect(overSocket.frame).toMatchObject({ code: 'unavailable', message: 'Redis (the activity log) is unreachable: nothing was applied; retry later' });
+    expect(overSocket.ms).toBeLessThan(PROMPT_MS);
+    socket.close();
     // The session itself lives in Restate, which is up: reads answer, and show nothing of the refused events.
     const during = await send('GET', '/api/sessions/outage-redis');
     expect(during.status).toBe(200);
@@ -72,6 +96,7 @@ describe('cluster mode while an engine is down (real Restate server, real redis-
 
   it('Restate down: writes and reads answer 503 naming Restate at once, never 500; the processes stay alive and ready', async () => {
     expect((await event('outage-restate', 'before')).status).toBe(200);
+    const socket = await controlSocket('outage-restate');
     process.kill(cluster().restate.pid, 'SIGKILL');
     await cluster().restate.stop();
 
@@ -82,6 +107,10 @@ describe('cluster mode while an engine is down (real Restate server, real redis-
       expect(answer.retryAfter).toBe('5');
       expect(answer.ms).toBeLessThan(PROMPT_MS);
     }
+    const overSocket = await refusedFrame(socket, 'outage-restate', 'during-ws');
+    expect(overSocket.frame).toMatchObject({ code: 'unavailable', message: 'Restate (the session engine) is unreachable: nothing was applied; retry later' });
+    expect(overSocket.ms).toBeLessThan(PROMPT_MS);
+    socket.close();
     expect((await send('GET', '/health/live')).status).toBe(200);
     expect((await send('GET', '/health/ready')).status).toBe(200);
     const health = await send('GET', '/health');

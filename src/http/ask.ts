@@ -1,4 +1,4 @@
-import type { AskResult, Dependency, SessionHost, SessionView } from '../actors/session-host.js';
+import type { AskFailure, AskResult, Dependency, SessionHost, SessionView } from '../actors/session-host.js';
 import type { VoiceBusy } from '../machines/session/events.js';
 import { HttpError } from './http-error.js';
 
@@ -26,19 +26,27 @@ export async function snapshotOrThrow(supervisor: SessionHost, sessionId: string
 /** The HTTP meaning of a supervisor answer. */
 export function replyOrThrow<T>(result: AskResult<T>, sessionId: string): T {
   if (result.ok) return result.value;
+  throw failureOf(result, sessionId);
+}
+
+/**
+ * What a refused or failed command is answered with, status and detail: HTTP throws it, the
+ * WebSocket control plane sends its detail in an error frame, so both name the same cause.
+ */
+export function failureOf(result: AskFailure, sessionId: string): HttpError {
   switch (result.reason) {
     case 'not_found':
-      throw notFound(sessionId);
+      return notFound(sessionId);
     case 'capacity':
-      throw new HttpError(503, 'session capacity reached and no inactive session can be evicted; retry later', { 'Retry-After': '5' });
+      return new HttpError(503, 'session capacity reached and no inactive session can be evicted; retry later', { 'Retry-After': '5' });
     case 'memory':
-      throw new HttpError(503, 'memory budget for sessions reached (MEMORY_BUDGET_MB); retry later', { 'Retry-After': '30' });
+      return new HttpError(503, 'memory budget for sessions reached (MEMORY_BUDGET_MB); retry later', { 'Retry-After': '30' });
     case 'timeout':
-      throw new HttpError(503, 'session did not answer in time; retry', { 'Retry-After': '1' });
+      return new HttpError(503, 'session did not answer in time; retry', { 'Retry-After': '1' });
     case 'unavailable':
-      throw result.unreachable ? dependencyUnavailable(result.unreachable) : storeUnavailable();
+      return result.unreachable ? dependencyUnavailable(result.unreachable) : storeUnavailable();
     case 'failed':
-      throw new HttpError(500, 'internal server error');
+      return new HttpError(500, 'internal server error');
   }
 }
 

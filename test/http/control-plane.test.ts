@@ -36,7 +36,7 @@ describe('GET /v1/events/ws: what a retry can get past is unavailable, as HTTP a
     await ws.nextOfType('ack');
     (h.store.sessions as SqliteStore).db.exec('PRAGMA query_only = 1');
     ws.send({ type: 'control_state', message_id: 'c1', session_id: SESSION, event: 'screen_state', screen: 'pan_details' });
-    expect(await ws.nextOfType('error', (f) => f.message_id === 'c1')).toMatchObject({ code: 'unavailable', message: 'session could not answer (unavailable)' });
+    expect(await ws.nextOfType('error', (f) => f.message_id === 'c1')).toMatchObject({ code: 'unavailable', message: 'the change could not be stored (storage full or failing); retry later' });
     (h.store.sessions as SqliteStore).db.exec('PRAGMA query_only = 0');
   });
 });

@@ -69,11 +69,6 @@ export function scrubText(input: string, otpContext = false): ScrubResult {
   return { text: reading ? writeBack(view, reading, text, maskWhole) : text, findings, whole };
 }
 
-/** The first detector that matches the whole of `value`, if any. */
-export function detectWhole(value: string): PiiKind | undefined {
-  return scrubText(value).whole;
-}
-
 /**
  * A value under a sensitive key: masked whatever it looks like, with its shape. A recognised
  * identifier keeps its last four like a hint; dates, codes and text nothing recognises (a name,

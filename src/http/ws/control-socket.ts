@@ -14,6 +14,7 @@ import type { SessionKeys } from '../../domain/session-key.js';
 import { newTraceId } from '../../domain/trace.js';
 import type { TriggerDecision } from '../../domain/trigger-policy.js';
 import type { AssistantCommand } from '../../machines/session/events.js';
+import { failureOf } from '../ask.js';
 import { describeIssues } from '../http-error.js';
 import type { ConnectFrame, ControlStateFrame, TriggerEvaluateFrame } from './control-frames.js';
 import {
@@ -107,11 +108,12 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
 
   const push = (command: AssistantCommand) => send({ type: 'command', command_id: randomUUID(), ...command });
 
-  const answered = <T>(result: AskResult<T>, messageId: string | null | undefined): T | undefined => {
+  const answered = <T>(result: AskResult<T>, sessionKey: string, messageId: string | null | undefined): T | undefined => {
     if (result.ok) return result.value;
-    // What a retry can get past (no room, no memory, the store refusing, a slow answer) is
-    // `unavailable`, as HTTP answers it 503; only a session that failed is an internal error.
-    fail(RETRYABLE.has(result.reason) ? 'unavailable' : 'internal_error', `session could not answer (${result.reason})`, messageId);
+    // What a retry can get past (no room, no memory, the store or an engine refusing, a slow answer)
+    // is `unavailable`, as HTTP answers it 503; only a session that failed is an internal error. The
+    // message is HTTP's detail, so it names the same cause (which engine is unreachable, say).
+    fail(RETRYABLE.has(result.reason) ? 'unavailable' : 'internal_error', failureOf(result, sessionKey).message, messageId);
     return undefined;
   };
 
@@ -155,7 +157,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     if (!event.success) return fail('invalid_frame', describeIssues(event.error, 'frame'), frame.message_id);
     const ingest = event.data;
     onceById(key, frame, async () => {
-      if (!answered(await ingestSdkEvent(supervisor, key, redactForIngest(ingest, input.piiRules), trace(), 'control_plane', frame.message_id ?? undefined), frame.message_id)) return undefined;
+      if (!answered(await ingestSdkEvent(supervisor, key, redactForIngest(ingest, input.piiRules), trace(), 'control_plane', frame.message_id ?? undefined), key, frame.message_id)) return undefined;
       const ack = { type: 'ack', status: 'ok', detail: frame.event, message_id: frame.message_id ?? null };
       send(ack);
       // The session decides on its own what this changes; anything it decides arrives as a command.
@@ -173,7 +175,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     const signals = { screen: screen ?? undefined, time_spent: time_spent ?? undefined, errors: errors ?? undefined, idle_seconds: idle_seconds ?? undefined };
     onceById(key, frame, async () => {
       const result = await evaluateTrigger(supervisor, key, evaluation(signals));
-      const decision = answered(result, frame.message_id);
+      const decision = answered(result, key, frame.message_id);
       if (!decision) return undefined;
       const response = { type: 'trigger_response', message_id: frame.message_id ?? null, ...decision, action: wsAction(decision) };
       send(response);
