@@ -6,13 +6,17 @@
  * much better. Needs `npm run build` first (the cluster runs the built service).
  *
  * EVENTS (default 5,000, over 1,000 sessions, 50 connections), TARGETS (`one-way ceiling` and
- * `ingestion` by default; also `one-way + two state writes`; comma-separated), PROFILE=<file>: a V8 CPU profile of the service process while it
+ * `ingestion` by default; also `one-way + two state writes`, `one-way large state`, `one-way after
+ * a wait`: bench/lib/ceiling-object.ts; comma-separated), CEILING_VIA_PROXY=1 (the ceiling's
+ * endpoint behind a connection round-robin, as the service's is), PROFILE=<file>: a V8 CPU profile of the service process while it
  * ingests (open it in Chrome's DevTools).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalCluster } from '../scripts/cluster/local-cluster.js';
+import type { Proxy } from '../scripts/cluster/round-robin.js';
+import { tcpRoundRobin } from '../scripts/cluster/round-robin.js';
 import { freePort, startRedis } from '../scripts/cluster/redis-server.js';
 import { CEILING_OBJECT } from './lib/ceiling-object.js';
 import type { InspectorSession } from './lib/inspector.js';
@@ -29,8 +33,11 @@ async function main(): Promise<void> {
   const inspectPort = await freePort();
   const cluster = await startLocalCluster({ redisUrl: redis.url, processes: 1, built: true, env: PROFILE ? { NODE_OPTIONS: `--inspect=127.0.0.1:${inspectPort}` } : {} });
   const ceiling = await startCeiling();
+  let proxied: Proxy | undefined;
   try {
-    await cluster.restate.register(`http://127.0.0.1:${ceiling.port}/`);
+    // CEILING_VIA_PROXY=1: the ceiling's endpoint behind the same connection round-robin as the service's.
+    proxied = process.env.CEILING_VIA_PROXY ? await tcpRoundRobin([ceiling.port], await freePort()) : undefined;
+    await cluster.restate.register(`http://127.0.0.1:${proxied ? proxied.port : ceiling.port}/`);
     const service = cluster.processes[0]!;
     // local-cluster runs the endpoints' connection round-robin in this process.
     const pids: Record<string, number> = { service: service.pid, restate: cluster.restate.pid, redis: redis.pid, 'ceiling endpoint': ceiling.pid, 'endpoint proxy': process.pid };
@@ -39,6 +46,8 @@ async function main(): Promise<void> {
     const jobs = {
       'one-way ceiling': { ...common, url: cluster.restate.ingressUrl.replace(/\/$/, ''), path: `/${CEILING_OBJECT}/{session}/step/send` },
       'one-way + two state writes': { ...common, url: cluster.restate.ingressUrl.replace(/\/$/, ''), path: `/${CEILING_OBJECT}/{session}/stepAndTwoWrites/send` },
+      'one-way large state': { ...common, url: cluster.restate.ingressUrl.replace(/\/$/, ''), path: `/${CEILING_OBJECT}/{session}/stepLargeState/send` },
+      'one-way after a wait': { ...common, url: cluster.restate.ingressUrl.replace(/\/$/, ''), path: `/${CEILING_OBJECT}/{session}/stepAfterAWait/send` },
       ingestion: { ...common, url: `http://127.0.0.1:${service.port}`, path: '/v1/events' },
     };
     const targets = (process.env.TARGETS ?? 'one-way ceiling,ingestion').split(',') as (keyof typeof jobs)[];
@@ -77,8 +86,13 @@ async function main(): Promise<void> {
       // What each object keeps, for comparing what Restate stores per invocation.
       `SELECT service_name || '.' || key AS key, count(*) AS n, avg(length(value)) AS bytes FROM state GROUP BY service_name, key`,
     );
+    const invocations = await cluster.restate.query<{ target: string; status: string; n: number }>(
+      `SELECT target_service_name || '/' || target_handler_name AS target, status, count(*) AS n FROM sys_invocation GROUP BY target_service_name, target_handler_name, status`,
+    );
+    console.log(`invocations Restate still holds: ${invocations.map((row) => `${row.target} ${row.status} ${row.n}`).join(', ')}`);
     console.log(`kept state, mean bytes per value: ${sizes.map((row) => `${row.key} ${Math.round(Number(row.bytes))} (${row.n})`).join(', ')}`);
   } finally {
+    await proxied?.close();
     await ceiling.stop();
     await cluster.stop();
     await redis.stop();

@@ -23,6 +23,22 @@ export const ceilingObject = restate.object({
       ctx.set('n', n);
       return { n };
     },
+    // The session object's state work without its logic: a 1.9 KB value read and written back, a
+    // summary written, a third key read (what `ingest` keeps); and the bare step with a wait between
+    // its read and its write (as the Redis write makes): whether Restate's cost is in either.
+    stepLargeState: async (ctx: restate.ObjectContext, input: unknown): Promise<{ n: number }> => {
+      const kept = (await ctx.get<string>('kept')) ?? 'x'.repeat(1880);
+      await ctx.get<number[]>('wakes');
+      ctx.set('kept', kept);
+      ctx.set('summary', { input, note: 'y'.repeat(150) });
+      return { n: kept.length };
+    },
+    stepAfterAWait: async (ctx: restate.ObjectContext, _input: unknown): Promise<{ n: number }> => {
+      const n = ((await ctx.get<number>('n')) ?? 0) + 1;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      ctx.set('n', n);
+      return { n };
+    },
     stepAndTwoWrites: async (ctx: restate.ObjectContext, input: unknown): Promise<{ n: number }> => {
       const n = ((await ctx.get<number>('n')) ?? 0) + 1;
       ctx.set('n', n);
