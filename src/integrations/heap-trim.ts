@@ -7,36 +7,37 @@ import { getHeapStatistics } from 'node:v8';
  * it grew to committed, and memory outside the heap that garbage still holds stays too: light
  * traffic never calls for the full collection that would free them, so a service that held
  * 100,000 sessions for a minute kept about 6 KiB of RSS per idle session, four fifths of it
- * freed by one memory-reducing collection (docs/limits.md). When the committed heap holds much
- * more free space than live data, one is run, at most once a minute.
+ * freed by one memory-reducing collection (docs/limits.md). Once sessions worth a flood have left
+ * memory and stopped leaving, one is run, at most once a minute.
  */
 
 /** What the decision reads of V8's heap. */
 export interface HeapFigures {
   total_heap_size: number;
-  used_heap_size: number;
 }
 
-/** Free committed heap below this is not worth a pause: a young generation's worth. */
-export const MIN_SLACK_BYTES = 64 * 2 ** 20;
+/** A committed heap smaller than this has too little to give back to be worth a pause. */
+export const MIN_HEAP_BYTES = 128 * 2 ** 20;
 /** A full collection of a few hundred MB of live heap pauses for tens of milliseconds: not more often than this. */
 export const MIN_TRIM_INTERVAL_MS = 60_000;
 const CHECK_INTERVAL_MS = 15_000;
 
 /** Sessions that left memory since the last trim, by the budget's estimate: a flood's worth, not a steady load's turnover. */
 export const MIN_RELEASED_BYTES = 64 * 2 ** 20;
+/** Less than this left memory since the last check: the burst has ended (a trim before its end would leave the rest for the next minute). */
+export const SETTLED_BYTES = 16 * 2 ** 20;
 
 /**
  * Whether to collect now: sessions worth at least MIN_RELEASED_BYTES left memory since the last
- * trim (the budget's estimate fell that far from its peak), the committed heap's free part is at
- * least MIN_SLACK_BYTES and at least as large as what is in use (a heap at twice its live data,
- * which V8 would shrink only after a collection it has no reason to run), and the last trim is a
- * minute old. Under a steady load the estimate does not fall, so the trim never pauses a busy
- * service: a heap's free part alone is large under load too, between scavenges.
+ * trim (the budget's estimate fell that far from its peak), less than SETTLED_BYTES left since the
+ * last check (they have stopped leaving), the committed heap is at least MIN_HEAP_BYTES, and the
+ * last trim is a minute old. Under a steady load the estimate does not fall, so the trim never
+ * pauses a busy service. The heap's own figure of what is in use is no guide: it counts garbage
+ * until a full collection runs, which light traffic never calls for, so a heap full of a flood's
+ * garbage looks as live as a busy one.
  */
-export function shouldTrim(heap: HeapFigures, sinceLastTrimMs: number, releasedBytes: number): boolean {
-  const slack = heap.total_heap_size - heap.used_heap_size;
-  return releasedBytes >= MIN_RELEASED_BYTES && sinceLastTrimMs >= MIN_TRIM_INTERVAL_MS && slack >= MIN_SLACK_BYTES && slack >= heap.used_heap_size;
+export function shouldTrim(heap: HeapFigures, sinceLastTrimMs: number, releasedBytes: number, releasedSinceLastCheck: number): boolean {
+  return releasedBytes >= MIN_RELEASED_BYTES && releasedSinceLastCheck < SETTLED_BYTES && sinceLastTrimMs >= MIN_TRIM_INTERVAL_MS && heap.total_heap_size >= MIN_HEAP_BYTES;
 }
 
 /**
@@ -61,12 +62,15 @@ async function reduceMemory(): Promise<void> {
 export function startHeapTrim(logger: Logger, sessionBytes: () => number): { stop(): void } {
   let lastTrim = Number.NEGATIVE_INFINITY;
   let peak = sessionBytes();
+  let previous = peak;
   const timer = setInterval(() => {
     const now = performance.now();
     const held = sessionBytes();
     peak = Math.max(peak, held);
+    const releasedSinceLastCheck = Math.max(0, previous - held);
+    previous = held;
     const before = getHeapStatistics();
-    if (!shouldTrim(before, now - lastTrim, peak - held)) return;
+    if (!shouldTrim(before, now - lastTrim, peak - held, releasedSinceLastCheck)) return;
     lastTrim = now;
     peak = held;
     reduceMemory().then(
