@@ -172,12 +172,18 @@ export function sessionObject(deps: SessionObjectDeps) {
     // Journals of completed invocations are kept a minute (for inspection), not the server's default: every event is one.
     options: { idempotencyRetention: IDEMPOTENCY_RETENTION_MS, journalRetention: 60_000 },
     handlers: {
-      ask: async (ctx: restate.ObjectContext, request: AskRequest): Promise<AskResponse> => {
+      // Its journal is not kept once it ends, as an event's is not: the answer went to the caller.
+      ask: restate.handlers.object.exclusive({ journalRetention: 0 }, async (ctx: restate.ObjectContext, request: AskRequest): Promise<AskResponse> => {
         if (!isWireCommand(request?.command) || (request.routing !== 'create' && request.routing !== 'existing')) {
           throw new restate.TerminalError('not a session command', { errorCode: 400 });
         }
-        const at = await ctx.date.now();
         let stored = await readSession(ctx);
+        // The service's time when it took the request (journaled with the input), as an event's is
+        // and as one process decides at: no clock entry, so no round trip to Restate before the
+        // command runs. Never before what the session already holds. A command without one (none
+        // is sent so today) takes Restate's time.
+        const sentAt = request.command.at;
+        const at = Math.max(typeof sentAt === 'number' && Number.isFinite(sentAt) ? sentAt : await ctx.date.now(), stored?.summary.last_activity_at ?? 0);
         if (stored && idledOut(stored, deps.settings, at)) {
           // Its idle eviction was due before this command (a wake not yet run): gone, as in one process.
           ctx.clearAll();
@@ -193,7 +199,7 @@ export function sessionObject(deps: SessionObjectDeps) {
           throw error;
         }
         return { ok: true, value: done.outcome.reply ?? null, seen_through: done.seenThrough };
-      },
+      }),
       // Sent one-way: acknowledged once Restate holds it, run in turn with the key's other
       // exclusive handlers, so a later call or read of the session sees it.
       ingest: restate.handlers.object.exclusive({ idempotencyRetention: IDEMPOTENCY_RETENTION_MS, journalRetention: 0, retryPolicy: KEPT_WORK_RETRY }, async (ctx: restate.ObjectContext, request: IngestRequest): Promise<IngestResult> => {
