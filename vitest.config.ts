@@ -17,8 +17,9 @@ const files = testFiles();
 /** Test files that run the service (the harness or a child process): the ones a store can change. */
 const serviceTests = files.filter(({ source }) => /support\/(harness|service-process)\.js/.test(source)).map(({ path }) => path);
 /**
- * Of those, a file that says `// Runs on one store:` and why (it tests the HTTP server, a script or
- * the process, which no store reaches) runs once, on SQLite, the store `npm start` uses.
+ * Of those, a file that says `// Runs on one store:` and why (its tests are about something other
+ * than the store: the HTTP server, a script, the process, the machine's paths) runs once, on
+ * SQLite, the store `npm start` uses.
  */
 const oneStoreTests = files.filter(({ source }) => /^\/\/ Runs on one store: /m.test(source)).map(({ path }) => path);
 

@@ -17,6 +17,9 @@ import type { ClientCommand, ModelEvent, ModelSnapshot, SessionModelOptions } fr
 import { createSessionModel, machineState } from '../support/session-model.js';
 import { SessionReplay } from '../support/session-replay.js';
 
+// Runs on one store: the paths test the session machine against its model through the app; what
+// each store keeps of a session is tested on both by every other HTTP test and in durability/; vitest.config.ts.
+
 /**
  * Model-based tests of the session machine. Paths are generated with xstate/graph over a model
  * whose session is the real machine (test/support/session-model.ts), then every path is replayed
