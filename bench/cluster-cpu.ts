@@ -42,12 +42,13 @@ async function main(): Promise<void> {
     // local-cluster runs the endpoints' connection round-robin in this process.
     const pids: Record<string, number> = { service: service.pid, restate: cluster.restate.pid, redis: redis.pid, 'ceiling endpoint': ceiling.pid, 'endpoint proxy': process.pid };
     const drained = () => backlogRun((sql) => cluster.restate.query<{ n: number }>(sql));
+    const ingress = cluster.restate.ingressUrl.replace(/\/$/, '');
     const common = { connections: 50, sessions: SESSIONS, body: 'event' as const, method: 'POST' as const };
     const jobs = {
-      'one-way ceiling': { ...common, url: cluster.restate.ingressUrl.replace(/\/$/, ''), path: `/${CEILING_OBJECT}/{session}/step/send` },
-      'one-way + two state writes': { ...common, url: cluster.restate.ingressUrl.replace(/\/$/, ''), path: `/${CEILING_OBJECT}/{session}/stepAndTwoWrites/send` },
-      'one-way large state': { ...common, url: cluster.restate.ingressUrl.replace(/\/$/, ''), path: `/${CEILING_OBJECT}/{session}/stepLargeState/send` },
-      'one-way after a wait': { ...common, url: cluster.restate.ingressUrl.replace(/\/$/, ''), path: `/${CEILING_OBJECT}/{session}/stepAfterAWait/send` },
+      'one-way ceiling': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/step/send` },
+      'one-way + two state writes': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/stepAndTwoWrites/send` },
+      'one-way large state': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/stepLargeState/send` },
+      'one-way after a wait': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/stepAfterAWait/send` },
       ingestion: { ...common, url: `http://127.0.0.1:${service.port}`, path: '/v1/events' },
     };
     const targets = (process.env.TARGETS ?? 'one-way ceiling,ingestion').split(',') as (keyof typeof jobs)[];

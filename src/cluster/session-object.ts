@@ -183,7 +183,7 @@ export function sessionObject(deps: SessionObjectDeps) {
         // command runs. Never before what the session already holds. A command without one (none
         // is sent so today) takes Restate's time.
         const sentAt = request.command.at;
-        const at = Math.max(typeof sentAt === 'number' && Number.isFinite(sentAt) ? sentAt : await ctx.date.now(), stored?.summary.last_activity_at ?? 0);
+        const at = sessionTime(typeof sentAt === 'number' && Number.isFinite(sentAt) ? sentAt : await ctx.date.now(), stored);
         if (stored && idledOut(stored, deps.settings, at)) {
           // Its idle eviction was due before this command (a wake not yet run): gone, as in one process.
           ctx.clearAll();
@@ -207,7 +207,7 @@ export function sessionObject(deps: SessionObjectDeps) {
         let stored = await readSession(ctx);
         // The service's time when it took the event (journaled with the input: no clock entry to
         // record), never before what the session already holds.
-        const at = Math.max(request.command.at, stored?.summary.last_activity_at ?? 0);
+        const at = sessionTime(request.command.at, stored);
         if (stored && idledOut(stored, deps.settings, at)) {
           ctx.clearAll();
           stored = undefined;
@@ -278,6 +278,9 @@ function migrateInPlace(ctx: restate.ObjectContext, before: KeptState, migration
   for (const [key, value] of Object.entries(after)) ctx.set(key, value);
   return after.session as StoredSession | undefined;
 }
+
+/** A command's time as the session runs it: when the service took it, never before what the session already holds. */
+const sessionTime = (sentAt: number, stored: StoredSession | undefined): number => Math.max(sentAt, stored?.summary.last_activity_at ?? 0);
 
 /** Idle for the whole TTL with nothing under way: the session's idle check would end it. */
 const idledOut = (stored: StoredSession, settings: SessionSettings, at: number): boolean =>
