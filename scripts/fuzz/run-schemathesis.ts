@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureSchemathesis } from './schemathesis-install.js';
 import { startBuiltService } from './service-process.js';
+import { unframed } from './closing-banner.js';
 
 /**
  * `npm run test:fuzz` (docs/fuzzing.md): Schemathesis against the built service's OpenAPI
@@ -40,8 +42,12 @@ async function schemathesis(st: string, name: string, args: string[], cwd: strin
   const shown = args.map((arg) => (arg.startsWith('X-API-Key:') ? `'X-API-Key: <key>'` : arg));
   log(`\n== Schemathesis ${name}: st ${shown.join(' ')}`);
   const started = performance.now();
-  const child = spawn(st, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
-  const [code] = (await once(child, 'exit')) as [number | null];
+  // Unbuffered: piped, Python would hold its output back until the run ends.
+  const child = spawn(st, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PYTHONUNBUFFERED: '1' } });
+  const lines = createInterface({ input: child.stdout });
+  lines.on('line', (line) => log(unframed(line)));
+  // Both awaited from the start: the output can end before or after the process does.
+  const [[code]] = (await Promise.all([once(child, 'exit'), once(lines, 'close')])) as [[number | null], unknown];
   log(`== Schemathesis ${name}: ${code === 0 ? 'passed' : `failed (exit ${code})`} in ${Math.round((performance.now() - started) / 1000)} s`);
   return code === 0;
 }
