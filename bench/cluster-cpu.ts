@@ -7,9 +7,12 @@
  *
  * EVENTS (default 5,000, over 1,000 sessions, 50 connections), TARGETS (`one-way ceiling` and
  * `ingestion` by default; also `one-way + two state writes`, `one-way large state`, `one-way after
- * a wait`: bench/lib/ceiling-object.ts; comma-separated), CEILING_VIA_PROXY=1 (the ceiling's
- * endpoint behind a connection round-robin, as the service's is), PROFILE=<file>: a V8 CPU profile of the service process while it
- * ingests (open it in Chrome's DevTools).
+ * a wait`, `one-way after busy work`: bench/lib/ceiling-object.ts; comma-separated), CEILING_VIA_PROXY=1 (the ceiling's
+ * endpoint behind a connection round-robin, as the service's is), RATE=<events/s> (every target sent
+ * at that rate: Restate's cost per event depends on how long a run keeps it busy), BUSY_WORK_MS (the
+ * CPU the busy-work step spends, 2.5 by default), PROFILE=<file>: a V8 CPU profile of the service
+ * process while it ingests (open it in Chrome's DevTools). It also prints what each process burns
+ * idle and, per target, per second of the run (docs/cluster.md, "CPU per event").
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -27,6 +30,9 @@ import { drained as backlogRun, startCeiling } from './suites/cluster.js';
 const EVENTS = Number(process.env.EVENTS ?? 5000);
 const SESSIONS = 1000;
 const PROFILE = process.env.PROFILE;
+const IDLE_MS = 5000;
+/** RATE=<events/s>: each target sent at that rate rather than as fast as it is answered. */
+const RATE = process.env.RATE ? Number(process.env.RATE) : undefined;
 
 async function main(): Promise<void> {
   const redis = await startRedis({ dir: mkdtempSync(join(tmpdir(), 'cpu-redis-')) });
@@ -43,12 +49,13 @@ async function main(): Promise<void> {
     const pids: Record<string, number> = { service: service.pid, restate: cluster.restate.pid, redis: redis.pid, 'ceiling endpoint': ceiling.pid, 'endpoint proxy': process.pid };
     const drained = () => backlogRun((sql) => cluster.restate.query<{ n: number }>(sql));
     const ingress = cluster.restate.ingressUrl.replace(/\/$/, '');
-    const common = { connections: 50, sessions: SESSIONS, body: 'event' as const, method: 'POST' as const };
+    const common = { connections: 50, sessions: SESSIONS, body: 'event' as const, method: 'POST' as const, ...(RATE ? { overallRate: RATE } : {}) };
     const jobs = {
       'one-way ceiling': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/step/send` },
       'one-way + two state writes': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/stepAndTwoWrites/send` },
       'one-way large state': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/stepLargeState/send` },
       'one-way after a wait': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/stepAfterAWait/send` },
+      'one-way after busy work': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/stepAfterBusyWork/send` },
       ingestion: { ...common, url: `http://127.0.0.1:${service.port}`, path: '/v1/events' },
     };
     const targets = (process.env.TARGETS ?? 'one-way ceiling,ingestion').split(',') as (keyof typeof jobs)[];
@@ -58,6 +65,10 @@ async function main(): Promise<void> {
       await runLoad({ ...jobs[target], amount: 2000 });
       await drained();
     }
+    // What each process burns with nothing to do: a cost of time, not of events.
+    const idleBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    console.log(`idle ${IDLE_MS / 1000} s, CPU ms per second: ${Object.entries(pids).map(([name, pid]) => `${name} ${((1000 * (cpuSeconds(pid) - idleBefore[name]!)) / (IDLE_MS / 1000)).toFixed(1)}`).join(', ')}`);
     for (const target of targets) {
       const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
       const started = performance.now();
@@ -78,9 +89,11 @@ async function main(): Promise<void> {
       const seconds = (performance.now() - started) / 1000;
       const spent = Object.entries(pids).map(([name, pid]) => [name, (1000 * (cpuSeconds(pid) - before[name]!)) / EVENTS] as const);
       const total = spent.reduce((sum, [, ms]) => sum + ms, 0);
+      const perSecond = (ms: number) => ((ms * EVENTS) / seconds).toFixed(0);
       console.log(
         `${target}: ${EVENTS} events in ${seconds.toFixed(1)} s, backlog included (sent at ${result.requestsPerSecond.toFixed(0)}/s, p50 ${result.latencyP50} ms, failed ${result.errors + result.non2xx}); ` +
-          `CPU ms per event: ${spent.map(([name, ms]) => `${name} ${ms.toFixed(3)}`).join(', ')}; total ${total.toFixed(3)}; load average ${loadavg()[0]!.toFixed(2)}`,
+          `CPU ms per event: ${spent.map(([name, ms]) => `${name} ${ms.toFixed(3)}`).join(', ')}; total ${total.toFixed(3)}; ` +
+          `CPU ms per second: ${spent.map(([name, ms]) => `${name} ${perSecond(ms)}`).join(', ')}; load average ${loadavg()[0]!.toFixed(2)}`,
       );
     }
     const sizes = await cluster.restate.query<{ key: string; n: number; bytes: number }>(
