@@ -66,11 +66,12 @@ async function main(): Promise<void> {
       await drained();
     }
     // What each process burns with nothing to do: a cost of time, not of events.
-    const idleBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+    const cpuNow = () => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+    const idleBefore = cpuNow();
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
     console.log(`idle ${IDLE_MS / 1000} s, CPU ms per second: ${Object.entries(pids).map(([name, pid]) => `${name} ${((1000 * (cpuSeconds(pid) - idleBefore[name]!)) / (IDLE_MS / 1000)).toFixed(1)}`).join(', ')}`);
     for (const target of targets) {
-      const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+      const before = cpuNow();
       const started = performance.now();
       let profiler: InspectorSession | undefined;
       if (PROFILE && target === 'ingestion') {
