@@ -1,7 +1,26 @@
+import type { stt } from '@livekit/agents';
 import { tokenize, tts as ttsBase } from '@livekit/agents';
 import * as elevenlabs from '@livekit/agents-plugin-elevenlabs';
 import * as openai from '@livekit/agents-plugin-openai';
 import type { AgentSettings, SttSettings, TtsSettings } from './settings.js';
+
+type SttError = Parameters<stt.STTCallbacks['error']>[0];
+
+/**
+ * ElevenLabs' Scribe with one lost utterance kept from ending the call. The plugin reports an
+ * utterance it could not transcribe (after its retries) as an unrecoverable error, and the
+ * framework ends the whole session on an unrecoverable speech-to-text error (it counts only
+ * language- and speech-model errors against a limit). The next utterance is sent anew either
+ * way, as with the OpenAI-compatible STT, which reports none: so the error is passed on as
+ * recoverable, and still logged with its cause ('model error', agent/job.ts).
+ */
+class ScribeStt extends elevenlabs.STT {
+  override emit<E extends keyof stt.STTCallbacks>(event: E, ...args: Parameters<stt.STTCallbacks[E]>): boolean {
+    if (event !== 'error') return super.emit(event, ...args);
+    const [error] = args as [SttError];
+    return super.emit('error', { ...error, recoverable: true });
+  }
+}
 
 /**
  * Speech-to-text, chosen by STT_PROVIDER (docs/voice-agent.md, "Providers"). Both run one
@@ -9,7 +28,7 @@ import type { AgentSettings, SttSettings, TtsSettings } from './settings.js';
  */
 function createStt(settings: SttSettings, timeoutMs: number) {
   if (settings.provider === 'elevenlabs') {
-    return new elevenlabs.STT({
+    return new ScribeStt({
       apiKey: settings.account.apiKey,
       baseURL: settings.account.baseURL,
       model: settings.model,

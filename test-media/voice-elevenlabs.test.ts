@@ -1,6 +1,7 @@
 import { dispose } from '@livekit/rtc-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ElevenLabsStandIn } from './support/elevenlabs-stand-in.js';
+import type { WorkerLogLine } from './support/agent-worker.js';
+import type { ElevenLabsStandIn, SpeakRequest } from './support/elevenlabs-stand-in.js';
 import { startElevenLabsStandIn } from './support/elevenlabs-stand-in.js';
 import { eventually } from './support/eventually.js';
 import type { MediaStack } from './support/media-stack.js';
@@ -57,6 +58,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
+  eleven.fail({});
   for (const user of users.splice(0)) await user.leave().catch(() => {});
 });
 
@@ -136,6 +138,66 @@ describe('the voice agent with ElevenLabs speech (STT_PROVIDER=elevenlabs TTS_PR
     // The agent logged neither side of the conversation.
     expect(worker.output()).not.toContain(SPOKEN_PAN);
     expect(worker.output()).not.toContain('कृपया');
+  });
+
+  it('ElevenLabs failing: Scribe answering 500, the WebSocket refusing a quota or dropping mid-utterance; each logged with its cause and nothing said, and the next turn is heard and answered aloud', async () => {
+    const sessionId = 'voice-faults-1';
+    const { service, models, worker } = stack;
+    const { user } = await startCall(service, sessionId, users);
+    await heardOpening(user);
+    await eventually(() => user.agentAudioFrames(), (frames) => frames > 0, 15_000);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const modelErrors = () => worker.logOf(sessionId).filter((line) => line.msg === 'model error');
+    /** Fails until the turn is given up (`done`: the error that says so), then recovers. */
+    const givenUp = async (errorsBefore: number, cause: RegExp, done: (line: WorkerLogLine) => boolean) => {
+      const errors = await eventually(() => modelErrors().slice(errorsBefore), (lines) => lines.some(done), 45_000);
+      for (const error of errors) expect(String(error.cause)).toMatch(cause);
+      eleven.fail({});
+    };
+    const spokenAnswer = async (speeches: ReturnType<typeof requestsFrom<SpeakRequest>>) => {
+      const answer = await eventually(() => speeches.since().find((speech) => speech.text.includes('कृपया') && speech.done), (found) => found !== undefined, 30_000);
+      expect(squash(answer!.text)).toBe(HINDI_ANSWER);
+    };
+
+    // Scribe fails: the spoken turn is lost after the plugin's retries (logged, and the call goes
+    // on: agent/providers.ts), and the next one is heard and answered.
+    let errorsBefore = modelErrors().length;
+    let chats = requestsFrom(models.chats);
+    const uploads = requestsFrom(eleven.transcriptions);
+    eleven.fail({ scribe: 'error' });
+    const phrase = speak(HINDI_SAID, 'hi');
+    await user.speak(phrase.samples, phrase.sampleRate);
+    await givenUp(errorsBefore, /ElevenLabs/, (line) => line.kind === 'stt_error');
+    expect(uploads.since().length).toBeGreaterThanOrEqual(2);
+    expect(chats.since()).toHaveLength(0);
+    let speeches = requestsFrom(eleven.speeches);
+    await user.speak(phrase.samples, phrase.sampleRate);
+    expect(lastUserText(await chats.next())).toContain('गलत दिख रहा है');
+    await spokenAnswer(speeches);
+
+    // The WebSocket fails: the answer is not spoken (logged), and the next one is, on a new connection.
+    for (const fault of ['error', 'drop'] as const) {
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      errorsBefore = modelErrors().length;
+      chats = requestsFrom(models.chats);
+      eleven.fail({ speech: fault });
+      await user.type(`${HINDI_SAID} (${fault})`);
+      await chats.next();
+      // The framework retries the speech, then gives the answer up (an error it does not retry).
+      await givenUp(errorsBefore, fault === 'error' ? /synthesize|quota/i : /closed|connection|synthesize/i, (line) => line.kind === 'tts_error' && line.recoverable === false);
+      speeches = requestsFrom(eleven.speeches);
+      user.resetLoudest();
+      await user.type(HINDI_SAID);
+      await spokenAnswer(speeches);
+      await eventually(() => user.loudestAgentAudio(), (rms) => rms > 1000, 30_000);
+    }
+
+    // The job went on throughout, and its log holds neither side of the conversation.
+    expect(user.agents()).toHaveLength(1);
+    expect((await service.session(sessionId)).active).toBe(true);
+    const logged = JSON.stringify(worker.logOf(sessionId));
+    expect(logged).not.toContain('job ended');
+    for (const said of [SPOKEN_PAN, 'गलत', 'कृपया']) expect(logged).not.toContain(said);
   });
 
   it('speaks over HTTP with ELEVENLABS_TTS_TRANSPORT=http (eleven_v3, which the WebSocket does not serve): a typed Tamil turn is answered aloud', async () => {

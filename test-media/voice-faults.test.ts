@@ -28,13 +28,7 @@ const reply: ModelScript['reply'] = () => {
   return ANSWER;
 };
 
-/** The worker's log lines of one session (JSON lines), parsed. */
-const logOf = (sessionId: string) =>
-  stack.worker
-    .output()
-    .split('\n')
-    .filter((line) => line.startsWith('{') && line.includes(`"session_id":"${sessionId}"`))
-    .map((line) => JSON.parse(line) as { msg: string; cause?: string; [field: string]: unknown });
+const logOf = (sessionId: string) => stack.worker.logOf(sessionId);
 
 beforeAll(async () => {
   proxy = await startServiceProxy();

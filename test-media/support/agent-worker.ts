@@ -20,6 +20,13 @@ function buildAgent(): Promise<void> {
  * process group of its own, so that stopping or killing it takes its job processes too. Its
  * output is kept: tests read it for what it logged, and print it when something fails.
  */
+/** One JSON line of the worker's log. */
+export interface WorkerLogLine {
+  msg: string;
+  cause?: string;
+  [field: string]: unknown;
+}
+
 export async function startAgentWorker(liveKit: LiveKitServer, service: MediaService, modelsBaseUrl: string, env: Record<string, string> = {}) {
   await buildAgent();
   const child = spawn(process.execPath, ['dist/agent-build/agent/main.js', 'start'], {
@@ -66,6 +73,12 @@ export async function startAgentWorker(liveKit: LiveKitServer, service: MediaSer
   return {
     pid: child.pid!,
     output: () => output,
+    /** What the worker and its jobs logged of one session: its JSON lines, parsed. */
+    logOf: (sessionId: string) =>
+      output
+        .split('\n')
+        .filter((line) => line.startsWith('{') && line.includes(`"session_id":"${sessionId}"`))
+        .map((line) => JSON.parse(line) as WorkerLogLine),
     /** Job processes that have loaded the agent and its VAD and wait for a job. */
     readyProcesses: () => output.split('\n').filter((line) => line.includes('"job process ready"')).length,
     /** The worker and its jobs, killed at once: what a crash or an OOM kill looks like to the room. */

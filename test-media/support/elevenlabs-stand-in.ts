@@ -39,6 +39,16 @@ export interface ScribeScript {
   transcript(request: ScribeRequest): { text: string; languageCode: string };
 }
 
+/**
+ * What the stand-in does wrong until told otherwise: Scribe answers 500 (its error body, as
+ * ElevenLabs sends one); the WebSocket answers an utterance's first text with an error message and
+ * closes (as it refuses a spent quota), or drops the connection there.
+ */
+export interface ElevenLabsFaults {
+  scribe?: 'error';
+  speech?: 'error' | 'drop';
+}
+
 const AUTH_HEADER = 'xi-api-key';
 /** The PCM output formats the stand-in speaks (`pcm_<rate>`: 16-bit mono little-endian). */
 const PCM_FORMAT = /^pcm_(\d+)$/;
@@ -54,6 +64,7 @@ const PCM_FORMAT = /^pcm_(\d+)$/;
  */
 export async function startElevenLabsStandIn(apiKey: string, initial: ScribeScript) {
   let script = initial;
+  let faults: ElevenLabsFaults = {};
   const transcriptions: ScribeRequest[] = [];
   const speeches: SpeakRequest[] = [];
 
@@ -84,6 +95,10 @@ export async function startElevenLabsStandIn(apiKey: string, initial: ScribeScri
     if (request.apiKey !== apiKey) return refuseKey(res);
     if (!(file instanceof Blob) || !fields.model_id) {
       res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'file and model_id are required' }));
+      return;
+    }
+    if (faults.scribe === 'error') {
+      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: { status: 'internal_error', message: 'An internal server error occurred' } }));
       return;
     }
     const { text, languageCode } = script.transcript(request);
@@ -153,6 +168,16 @@ export async function startElevenLabsStandIn(apiKey: string, initial: ScribeScri
       if (typeof message.text === 'string' && message.text !== ' ') {
         context.request.text += message.text;
         context.pending += message.text;
+        if (faults.speech === 'drop') {
+          socket.terminate();
+          return;
+        }
+        if (faults.speech === 'error') {
+          // As ElevenLabs refuses a spent quota: the error, then the connection closed as a policy violation.
+          socket.send(JSON.stringify({ error: 'quota_exceeded', message: 'This request exceeds your quota of 10000.', contextId }));
+          socket.close(1008, 'quota_exceeded');
+          return;
+        }
       }
       if (message.flush || message.close_context) {
         speak(contextId, context.pending);
@@ -203,6 +228,10 @@ export async function startElevenLabsStandIn(apiKey: string, initial: ScribeScri
     speeches,
     script(next: ScribeScript) {
       script = next;
+    },
+    /** From now on, until called again (`{}`: none). */
+    fail(next: ElevenLabsFaults) {
+      faults = next;
     },
     async close() {
       for (const client of sockets.clients) client.terminate();
