@@ -122,7 +122,7 @@ export default defineAgent<ProcessData>({
 
     await source.start();
     agent = new KycAssistant(source, source.current?.system_prompt ?? GENERAL_INSTRUCTIONS);
-    const models = createModels(settings);
+    const models = createModels(settings, () => jobLog.warn({ timeout_ms: settings.modelTimeoutMs }, 'speech stalled: no audio in time, connection closed'));
     session = new voice.AgentSession({
       vad: ctx.proc.userData.vad ?? (await silero.VAD.load()),
       ...models,

@@ -50,21 +50,68 @@ function createStt(settings: SttSettings, timeoutMs: number) {
 }
 
 /**
+ * ElevenLabs' WebSocket speech with a deadline. The plugin waits for an utterance's audio with no
+ * deadline of its own, on one connection it keeps for the whole call: a connection that stops
+ * answering (a stalled server, a half-open socket) would leave that answer and every later one
+ * unspoken. An utterance whose text went out and no audio came back within the model budget
+ * closes the connection (`onStall` says so): that utterance fails as a TTS error, and the next one
+ * opens a new connection.
+ */
+class DeadlineSpeech extends elevenlabs.TTS {
+  readonly #timeoutMs: number;
+  readonly #onStall: () => void;
+
+  constructor(options: elevenlabs.TTSOptions, timeoutMs: number, onStall: () => void) {
+    super(options);
+    this.#timeoutMs = timeoutMs;
+    this.#onStall = onStall;
+  }
+
+  override stream(options?: Parameters<elevenlabs.TTS['stream']>[0]): ReturnType<elevenlabs.TTS['stream']> {
+    const stream = super.stream(options);
+    let deadline: NodeJS.Timeout | undefined;
+    const settled = () => clearTimeout(deadline);
+    const [pushText, pushAudio, close] = [stream.pushText.bind(stream), stream.pushAudio.bind(stream), stream.close.bind(stream)];
+    stream.pushText = (text) => {
+      if (deadline === undefined && text.trim() !== '') {
+        deadline = setTimeout(() => {
+          this.#onStall();
+          void this.close();
+        }, this.#timeoutMs);
+        deadline.unref();
+      }
+      pushText(text);
+    };
+    stream.pushAudio = (data) => {
+      settled();
+      pushAudio(data);
+    };
+    stream.close = () => {
+      settled();
+      close();
+    };
+    return stream;
+  }
+}
+
+/**
  * Text-to-speech, chosen by TTS_PROVIDER. ElevenLabs speaks over its WebSocket (text streamed in
  * as the model writes it), or with ELEVENLABS_TTS_TRANSPORT=http one HTTP request per sentence,
  * which the framework's stream adapter cuts: the models the WebSocket does not serve need that.
  */
-function createTts(settings: TtsSettings) {
+function createTts(settings: TtsSettings, timeoutMs: number, onStall: () => void) {
   if (settings.provider === 'elevenlabs') {
-    const speech = new elevenlabs.TTS({
+    const options: elevenlabs.TTSOptions = {
       apiKey: settings.account.apiKey,
       baseURL: settings.account.baseURL,
       model: settings.model,
       enableLogging: settings.account.enableLogging,
       ...(settings.voiceId ? { voiceId: settings.voiceId } : {}),
       ...(settings.language ? { language: settings.language } : {}),
-    });
-    return settings.transport === 'http' ? new ttsBase.StreamAdapter(speech, new tokenize.basic.SentenceTokenizer()) : speech;
+    };
+    // Over HTTP each sentence is its own request, which the framework gives the model budget.
+    if (settings.transport === 'http') return new ttsBase.StreamAdapter(new elevenlabs.TTS(options), new tokenize.basic.SentenceTokenizer());
+    return new DeadlineSpeech(options, timeoutMs, onStall);
   }
   return new openai.TTS({ baseURL: settings.baseURL, apiKey: settings.apiKey, model: settings.model, voice: settings.voice as openai.TTSOptions['voice'] });
 }
@@ -79,7 +126,7 @@ function withDeadline(signal: AbortSignal | null | undefined, timeoutMs: number)
  * endpoint (docs/voice-agent.md lists ones strong in Indian languages); speech goes to the
  * provider each modality is set to.
  */
-export function createModels(settings: AgentSettings) {
+export function createModels(settings: AgentSettings, onSpeechStall: () => void) {
   const llm = new openai.LLM({ baseURL: settings.llm.baseURL, apiKey: settings.llm.apiKey, model: settings.llm.model });
-  return { llm, stt: createStt(settings.stt, settings.modelTimeoutMs), tts: createTts(settings.tts) };
+  return { llm, stt: createStt(settings.stt, settings.modelTimeoutMs), tts: createTts(settings.tts, settings.modelTimeoutMs, onSpeechStall) };
 }

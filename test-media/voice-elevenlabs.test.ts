@@ -36,6 +36,8 @@ const ELEVENLABS_ENV = {
   ELEVENLABS_VOICE_ID: VOICE_ID,
   STT_LANGUAGE: 'hi',
   ELEVENLABS_TTS_LANGUAGE: 'hi',
+  // The model budget, which is also how long an utterance may wait for its first audio.
+  MODEL_TIMEOUT_SECONDS: '5',
 };
 
 let eleven: ElevenLabsStandIn;
@@ -140,7 +142,7 @@ describe('the voice agent with ElevenLabs speech (STT_PROVIDER=elevenlabs TTS_PR
     expect(worker.output()).not.toContain('कृपया');
   });
 
-  it('ElevenLabs failing: Scribe answering 500, the WebSocket refusing a quota or dropping mid-utterance; each logged with its cause and nothing said, and the next turn is heard and answered aloud', async () => {
+  it('ElevenLabs failing: Scribe answering 500, the WebSocket refusing a quota, dropping or stalling mid-utterance; each logged with its cause and nothing said, and the next turn is heard and answered aloud', async () => {
     const sessionId = 'voice-faults-1';
     const { service, models, worker } = stack;
     const { user } = await startCall(service, sessionId, users);
@@ -176,15 +178,23 @@ describe('the voice agent with ElevenLabs speech (STT_PROVIDER=elevenlabs TTS_PR
     await spokenAnswer(speeches);
 
     // The WebSocket fails: the answer is not spoken (logged), and the next one is, on a new connection.
-    for (const fault of ['error', 'drop'] as const) {
+    const stalls = () => worker.logOf(sessionId).filter((line) => line.msg.startsWith('speech stalled'));
+    for (const fault of ['error', 'drop', 'stall'] as const) {
       await new Promise((resolve) => setTimeout(resolve, 3000));
       errorsBefore = modelErrors().length;
+      const stallsBefore = stalls().length;
       chats = requestsFrom(models.chats);
       eleven.fail({ speech: fault });
       await user.type(`${HINDI_SAID} (${fault})`);
       await chats.next();
-      // The framework retries the speech, then gives the answer up (an error it does not retry).
-      await givenUp(errorsBefore, fault === 'error' ? /synthesize|quota/i : /closed|connection|synthesize/i, (line) => line.kind === 'tts_error' && line.recoverable === false);
+      if (fault === 'stall') {
+        // Nothing comes back, not even an error: the agent's deadline (MODEL_TIMEOUT_SECONDS) closes the connection.
+        await eventually(() => stalls().length, (count) => count > stallsBefore, 30_000);
+        eleven.fail({});
+      } else {
+        // The framework retries the speech, then gives the answer up (an error it does not retry).
+        await givenUp(errorsBefore, fault === 'error' ? /synthesize|quota/i : /closed|connection|synthesize/i, (line) => line.kind === 'tts_error' && line.recoverable === false);
+      }
       speeches = requestsFrom(eleven.speeches);
       user.resetLoudest();
       await user.type(HINDI_SAID);

@@ -42,11 +42,12 @@ export interface ScribeScript {
 /**
  * What the stand-in does wrong until told otherwise: Scribe answers 500 (its error body, as
  * ElevenLabs sends one); the WebSocket answers an utterance's first text with an error message and
- * closes (as it refuses a spent quota), or drops the connection there.
+ * closes (as it refuses a spent quota), drops the connection there, or stalls: from then on that
+ * connection takes what it is sent and never answers again, as a half-open socket does.
  */
 export interface ElevenLabsFaults {
   scribe?: 'error';
-  speech?: 'error' | 'drop';
+  speech?: 'error' | 'drop' | 'stall';
 }
 
 const AUTH_HEADER = 'xi-api-key';
@@ -147,7 +148,9 @@ export async function startElevenLabsStandIn(apiKey: string, initial: ScribeScri
       socket.send(JSON.stringify({ audio: audio.toString('base64'), normalizedAlignment: alignment, alignment, contextId }));
     };
 
+    let stalled = false;
     socket.on('message', (data: RawData) => {
+      if (stalled) return;
       const message = JSON.parse(data.toString()) as { text?: string; context_id?: string; flush?: boolean; close_context?: boolean; close_socket?: boolean };
       if (message.close_socket) {
         socket.close(1000);
@@ -168,6 +171,10 @@ export async function startElevenLabsStandIn(apiKey: string, initial: ScribeScri
       if (typeof message.text === 'string' && message.text !== ' ') {
         context.request.text += message.text;
         context.pending += message.text;
+        if (faults.speech === 'stall') {
+          stalled = true;
+          return;
+        }
         if (faults.speech === 'drop') {
           socket.terminate();
           return;
