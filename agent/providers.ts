@@ -109,7 +109,9 @@ function createTts(settings: TtsSettings, timeoutMs: number, onStall: () => void
       ...(settings.voiceId ? { voiceId: settings.voiceId } : {}),
       ...(settings.language ? { language: settings.language } : {}),
     };
-    // Over HTTP each sentence is its own request, which the framework gives the model budget.
+    // Over HTTP each sentence is its own request, with no deadline either (neither the plugin nor
+    // the framework sets one), but one that stalls holds up only its answer until the user's next
+    // turn interrupts it; the next request does not wait on it.
     if (settings.transport === 'http') return new ttsBase.StreamAdapter(new elevenlabs.TTS(options), new tokenize.basic.SentenceTokenizer());
     return new DeadlineSpeech(options, timeoutMs, onStall);
   }
