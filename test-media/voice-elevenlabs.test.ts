@@ -137,9 +137,10 @@ describe('the voice agent with ElevenLabs speech (STT_PROVIDER=elevenlabs TTS_PR
     const recorded = JSON.stringify(await service.activity(sessionId, 'event'));
     expect(recorded).toContain('voice_conversation_turn');
     for (const raw of [PAN, PHONE, SPOKEN_PAN]) expect(recorded).not.toContain(raw);
-    // The agent logged neither side of the conversation.
+    // The agent logged neither side of the conversation, and its speech deadline never fired on speech that came.
     expect(worker.output()).not.toContain(SPOKEN_PAN);
     expect(worker.output()).not.toContain('कृपया');
+    expect(worker.output()).not.toContain('speech stalled');
   });
 
   it('ElevenLabs failing: Scribe answering 500, the WebSocket refusing a quota, dropping or stalling mid-utterance; each logged with its cause and nothing said, and the next turn is heard and answered aloud', async () => {
