@@ -163,7 +163,7 @@ describe('the voice agent with ElevenLabs speech (STT_PROVIDER=elevenlabs TTS_PR
     };
 
     // Scribe fails: the spoken turn is lost after the plugin's retries (logged, and the call goes
-    // on: agent/providers.ts), and the next one is heard and answered.
+    // on: agent/elevenlabs-resilience.ts), and the next one is heard and answered.
     let errorsBefore = modelErrors().length;
     let chats = requestsFrom(models.chats);
     const uploads = requestsFrom(eleven.transcriptions);
