@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Launch } from './launch.js';
 import { asGiven, launched } from './launch.js';
-import { freePort } from './redis-server.js';
+import { freePort, listenPort } from './redis-server.js';
 import type { RestateServer } from './restate-server.js';
 import { startRestateCluster, startRestateServer } from './restate-server.js';
 import type { SigningKey } from './request-signing.js';
@@ -244,13 +244,31 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   };
   const release = async (name: string, releaseOptions: ReleaseOptions): Promise<Release> => {
     if (!/^[a-z0-9][a-z0-9.-]*$/.test(name)) throw new Error(`release name ${JSON.stringify(name)}: lower-case letters, digits, dots and dashes`);
-    const started = [];
-    for (let index = 0; index < releaseOptions.processes; index += 1) started.push(await spawnProcess(releaseOptions));
-    await Promise.all(started.map((service) => waitForHealth(`http://127.0.0.1:${service.port}/health`, service.child)));
-    const endpoints = await tcpRoundRobin(
-      started.map((service) => service.endpointPort),
-      releaseOptions.endpointsPort ?? (await port()),
-    );
+    // Bound first, on its kept port or one the system picks as it binds (listenPort): a port chosen
+    // early and bound later can be taken meanwhile, an outgoing connection's ephemeral port among them.
+    const endpointPorts: number[] = [];
+    const endpoints = await tcpRoundRobin(endpointPorts, releaseOptions.endpointsPort ?? (await listenPort()));
+    // A process binds ports chosen for it before it started; one that exited before answering most
+    // likely found one taken meanwhile, and is started again on new ones (at most three times).
+    const answering = async () => {
+      for (let attempt = 1; ; attempt += 1) {
+        const service = await spawnProcess(releaseOptions);
+        try {
+          await waitForHealth(`http://127.0.0.1:${service.port}/health`, service.child);
+          return service;
+        } catch (error) {
+          if (service.child.exitCode === null || attempt === 3) throw error;
+        }
+      }
+    };
+    let started;
+    try {
+      started = await Promise.all(Array.from({ length: releaseOptions.processes }, answering));
+    } catch (error) {
+      await endpoints.close();
+      throw error;
+    }
+    endpointPorts.push(...started.map((service) => service.endpointPort));
     const processes = started.map(({ child: _child, ...service }) => service);
     // Its own URI: Restate keeps each release's deployment apart, and a URI registered before answers with what it found then.
     const uri = `http://127.0.0.1:${endpoints.port}/${name}/`;
@@ -274,17 +292,19 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   };
   try {
     // Kept with the data: the same code started again is the same URI, so the same deployment.
-    const { port: endpointsPort } = await keptPorts(dataDir, 'endpoints-port.json', async () => ({ port: await port() }));
+    const keptEndpoints = join(dataDir, 'endpoints-port.json');
+    const endpointsPort = existsSync(keptEndpoints) ? (JSON.parse(readFileSync(keptEndpoints, 'utf8')) as { port: number }).port : undefined;
     const first = await release(options.release ?? codeRelease(options.built ?? false), {
       processes: options.processes,
-      endpointsPort,
+      ...(endpointsPort !== undefined ? { endpointsPort } : {}),
       ...(options.entry ? { entry: options.entry } : {}),
     });
+    if (endpointsPort === undefined) writeFileSync(keptEndpoints, JSON.stringify({ port: releaseProxies.get(first)!.port }));
     // Deployments of earlier runs with nothing left pinned to them are retired; one still pinned waits for a later run.
     for (const deployment of await restate.deployments()) {
       if (deployment.id !== first.deploymentId && (await restate.pinnedTo(deployment.id)) === 0) await restate.remove(deployment.id);
     }
-    const front = await httpRoundRobin(fronts, options.frontPort ?? (await port()));
+    const front = await httpRoundRobin(fronts, options.frontPort ?? (await listenPort()));
     proxies.push(front);
     return { url: `http://127.0.0.1:${front.port}`, restate, processes: first.processes, releases, release, retire, signing, dataDir, stop };
   } catch (error) {

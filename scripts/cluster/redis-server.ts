@@ -43,6 +43,14 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
+/**
+ * The port for a server this process binds itself: 0, so the system picks a free one as it binds
+ * (no window in which another socket takes it), unless CLUSTER_PORT_RANGE asks for one of its range.
+ */
+export async function listenPort(): Promise<number> {
+  return process.env.CLUSTER_PORT_RANGE ? freePort() : 0;
+}
+
 export interface RedisServer {
   url: string;
   port: number;
