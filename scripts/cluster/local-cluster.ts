@@ -122,12 +122,20 @@ function keptSecret(dir: string): string {
   return readFileSync(file, 'utf8').trim();
 }
 
+/** Ports kept in `dir/file` by an earlier run on the same data, if any. */
+function readKept<T>(dir: string, file: string): T | undefined {
+  const path = join(dir, file);
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : undefined;
+}
+
+const keep = (dir: string, file: string, ports: unknown) => writeFileSync(join(dir, file), JSON.stringify(ports));
+
 /** Restate's ports as kept in `dir/file`, or free ones, then kept: a node started again on its data keeps its address. */
 async function keptPorts<T>(dir: string, file: string, fresh: () => Promise<T>): Promise<T> {
-  const path = join(dir, file);
-  if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as T;
+  const kept = readKept<T>(dir, file);
+  if (kept !== undefined) return kept;
   const ports = await fresh();
-  writeFileSync(path, JSON.stringify(ports));
+  keep(dir, file, ports);
   return ports;
 }
 const nodePorts = async (): Promise<KeptPorts> => ({ ingress: await freePort(), admin: await freePort(), node: await freePort() });
@@ -292,14 +300,14 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   };
   try {
     // Kept with the data: the same code started again is the same URI, so the same deployment.
-    const keptEndpoints = join(dataDir, 'endpoints-port.json');
-    const endpointsPort = existsSync(keptEndpoints) ? (JSON.parse(readFileSync(keptEndpoints, 'utf8')) as { port: number }).port : undefined;
+    const endpointsPort = readKept<{ port: number }>(dataDir, 'endpoints-port.json')?.port;
     const first = await release(options.release ?? codeRelease(options.built ?? false), {
       processes: options.processes,
       ...(endpointsPort !== undefined ? { endpointsPort } : {}),
       ...(options.entry ? { entry: options.entry } : {}),
     });
-    if (endpointsPort === undefined) writeFileSync(keptEndpoints, JSON.stringify({ port: releaseProxies.get(first)!.port }));
+    // Kept once bound (release), not chosen ahead of it.
+    if (endpointsPort === undefined) keep(dataDir, 'endpoints-port.json', { port: releaseProxies.get(first)!.port });
     // Deployments of earlier runs with nothing left pinned to them are retired; one still pinned waits for a later run.
     for (const deployment of await restate.deployments()) {
       if (deployment.id !== first.deploymentId && (await restate.pinnedTo(deployment.id)) === 0) await restate.remove(deployment.id);
