@@ -28,12 +28,16 @@ const closeAll = (server: Server, sockets: Set<Socket>) =>
 /** How long a backend that failed is passed over, as a load balancer's passive health check would. */
 const FAILED_BACKEND_PAUSE_MS = 2000;
 
-/** The next backend in turn, skipping those that failed lately (unless all did). */
+/**
+ * The next backend in turn, skipping those that failed lately (unless all did); none while the
+ * list is empty (local-cluster.ts binds a proxy before its backends have started).
+ */
 function roundRobin(backends: number[]) {
   let next = 0;
   const failedAt = new Map<number, number>();
   return {
-    next(): number {
+    next(): number | undefined {
+      if (backends.length === 0) return undefined;
       for (let step = 0; step < backends.length; step += 1) {
         const backend = backends[next++ % backends.length]!;
         if (Date.now() - (failedAt.get(backend) ?? Number.NEGATIVE_INFINITY) > FAILED_BACKEND_PAUSE_MS) return backend;
@@ -59,6 +63,10 @@ export async function httpRoundRobin(backends: number[], port = 0): Promise<Prox
   const sockets = new Set<Socket>();
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, tried: number) => {
     const backend = pick.next();
+    if (backend === undefined) {
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ detail: 'no service process has started yet' }));
+      return;
+    }
     const headers = { ...req.headers, 'idempotency-key': req.headers['idempotency-key'] ?? randomUUID() };
     const upstream = request({ host: '127.0.0.1', port: backend, method: req.method, path: req.url, headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -107,6 +115,9 @@ export async function tcpRoundRobin(backends: number[], port = 0): Promise<Proxy
     client.pause();
     const attempt = (tried: number) => {
       const backend = pick.next();
+      // Restate, restarted on kept data, may call a pending invocation's deployment before any
+      // endpoint is up: the connection is refused, as it would be with nothing listening, and retried.
+      if (backend === undefined) return void client.destroy();
       // Without noDelay, Nagle's algorithm against delayed ACKs holds small HTTP/2 frames about 40 ms.
       const upstream = connect({ port: backend, host: '127.0.0.1', noDelay: true });
       track(upstream);
