@@ -21,6 +21,7 @@ import { startLocalCluster } from '../scripts/cluster/local-cluster.js';
 import type { Proxy } from '../scripts/cluster/round-robin.js';
 import { tcpRoundRobin } from '../scripts/cluster/round-robin.js';
 import { freePort, startRedis } from '../scripts/cluster/redis-server.js';
+import { SESSION_OBJECT } from '../src/cluster/session-object.js';
 import { CEILING_OBJECT } from './lib/ceiling-object.js';
 import type { InspectorSession } from './lib/inspector.js';
 import { openInspector } from './lib/inspector.js';
@@ -57,6 +58,8 @@ async function main(): Promise<void> {
       'one-way after a wait': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/stepAfterAWait/send` },
       'one-way after busy work': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/stepAfterBusyWork/send` },
       ingestion: { ...common, url: `http://127.0.0.1:${service.port}`, path: '/v1/events' },
+      // What the front sends Restate, sent there directly: the session handler's cost without the front's.
+      'ingestion sent to Restate directly': { ...common, url: ingress, path: `/${SESSION_OBJECT}/{session}/ingest/send`, body: 'ingest command' as const },
     };
     const targets = (process.env.TARGETS ?? 'one-way ceiling,ingestion').split(',') as (keyof typeof jobs)[];
     // Every session exists, and both paths are warm, before anything is counted.

@@ -3,7 +3,7 @@
  * under test. Takes jobs from its parent over IPC and answers each with its result.
  */
 import autocannon from 'autocannon';
-import { benchSessionId, eventBody, stuffedEventBody } from './lib/event-body.js';
+import { benchSessionId, eventBody, ingestCommandBody, stuffedEventBody } from './lib/event-body.js';
 
 export interface LoadJob {
   url: string;
@@ -18,7 +18,7 @@ export interface LoadJob {
   sessions: number;
   sequential?: boolean;
   /** Which body to send with POST. */
-  body: 'event' | 'trigger' | 'stuffed';
+  body: 'event' | 'trigger' | 'stuffed' | 'ingest command';
   /** Requests per second over all connections; unset = as fast as the server answers. */
   overallRate?: number;
   headers?: Record<string, string>;
@@ -71,7 +71,8 @@ async function run(job: LoadJob): Promise<LoadResult> {
           const session = nextSession();
           const path = job.path.replace('{session}', session);
           if (job.method === 'GET') return { ...request, path };
-          const body = job.body === 'trigger' ? triggerBody(session) : job.body === 'stuffed' ? stuffedEventBody(session) : eventBody(session);
+          const body =
+            job.body === 'trigger' ? triggerBody(session) : job.body === 'stuffed' ? stuffedEventBody(session) : job.body === 'ingest command' ? ingestCommandBody(session) : eventBody(session);
           return { ...request, path, body, headers: { ...request.headers, 'content-type': 'application/json', ...job.headers } };
         },
         onResponse: (status, body) => {

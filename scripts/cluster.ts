@@ -2,17 +2,18 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startLocalCluster } from './cluster/local-cluster.js';
+import { localPartitions, startLocalCluster } from './cluster/local-cluster.js';
 import type { RedisServer } from './cluster/redis-server.js';
 import { startRedis } from './cluster/redis-server.js';
 
-const USAGE = `npm run cluster [-- --fresh] [--data-dir DIR] [--processes N] [--port PORT] [--restate-nodes N]
+const USAGE = `npm run cluster [-- --fresh] [--data-dir DIR] [--processes N] [--port PORT] [--restate-nodes N] [--partitions N]
 
 Starts, all on 127.0.0.1: redis-server, a Restate server (or with --restate-nodes 3, a replicated
 cluster of three), N service processes (the built service,
 dist/src/main.js) and a round-robin proxy in front of them. Sessions, activity, the request-signing
 key and the digest secret are kept in the data directory (default ./data/cluster) and found again
-by the next run; --fresh deletes it first. Ctrl-C stops every process it started.
+by the next run; --fresh deletes it first. A single Restate node gets one partition per core of
+this machine, or --partitions N, when its data is first made. Ctrl-C stops every process it started.
 Environment: CLUSTER_PROCESSES (2), CLUSTER_PORT (8090), CLUSTER_DATA_DIR, REDIS_URL (use a Redis
 you run instead of starting one).`;
 
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
       processes: { type: 'string' },
       port: { type: 'string' },
       'restate-nodes': { type: 'string' },
+      partitions: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -37,6 +39,9 @@ async function main(): Promise<void> {
   if (!Number.isInteger(processes) || processes < 1 || processes > 8) throw new Error('--processes (CLUSTER_PROCESSES): must be 1-8');
   const restateNodes = Number(values['restate-nodes'] ?? '1');
   if (!Number.isInteger(restateNodes) || restateNodes < 1 || restateNodes === 2 || restateNodes > 5) throw new Error('--restate-nodes: must be 1, or 3-5 (a replicated cluster keeps two copies: it needs three nodes to lose one)');
+  const partitions = Number(values.partitions ?? localPartitions());
+  if (!Number.isInteger(partitions) || partitions < 1 || partitions > 128) throw new Error('--partitions: must be 1-128');
+  if (values.partitions !== undefined && restateNodes > 1) throw new Error('--partitions: for a single Restate node; a replicated cluster has 8 (docs/cluster.md, "Partitions")');
   if (!Number.isInteger(frontPort) || frontPort < 1 || frontPort > 65_535) throw new Error('--port (CLUSTER_PORT): must be a port number');
   const dataDir = resolve(values['data-dir'] ?? process.env.CLUSTER_DATA_DIR ?? join('data', 'cluster'));
   if (values.fresh) rmSync(dataDir, { recursive: true, force: true });
@@ -57,7 +62,7 @@ async function main(): Promise<void> {
   process.stdout.write(`starting Restate (${restateNodes} node${restateNodes > 1 ? 's' : ''}), ${processes} service processes and the proxy (data: ${dataDir}, log: ${logFile})\n`);
   let cluster;
   try {
-    cluster = await startLocalCluster({ redisUrl, processes, frontPort, logFile, dataDir, built: true, restateNodes });
+    cluster = await startLocalCluster({ redisUrl, processes, frontPort, logFile, dataDir, built: true, restateNodes, restatePartitions: partitions });
   } catch (error) {
     await redis?.stop();
     throw error;
@@ -72,6 +77,7 @@ async function main(): Promise<void> {
       ...cluster.restate.nodes.map(
         (node) => `  Restate node ${node.name} pid ${node.pid}: ingress :${node.ports.ingress} admin :${node.ports.admin} node-to-node :${node.ports.node} (loopback only)`,
       ),
+      ...(cluster.restate.nodes.length === 1 ? [`  Restate partitions: ${partitions} if its data was made by this run; data kept from an earlier run keeps the count it was made with`] : []),
       ...(cluster.restate.nodes.length > 1
         ? [`  Restate through any node: ingress ${cluster.restate.ingressUrl} admin ${cluster.restate.adminUrl}; each node's restate.toml in ${join(dataDir, 'restate-cluster')}`]
         : []),

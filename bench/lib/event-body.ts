@@ -22,6 +22,41 @@ export function eventBody(sessionId: string): string {
   });
 }
 
+/**
+ * What the service's front sends Restate for `eventBody` (remote-host.ts `ingest`): the same event
+ * after validation and redaction, as a `session.ingest` command with the time it was taken. Sent
+ * to the ingress directly, it costs the session object's handler what an ingested event does
+ * without the front's work (bench/cluster-cpu.ts, target `ingestion sent to Restate directly`).
+ */
+export function ingestCommandBody(sessionId: string, at = Date.now()): string {
+  return JSON.stringify({
+    command: {
+      type: 'session.ingest',
+      event: {
+        session_id: sessionId,
+        event: 'component_input',
+        user_id: 'user-42',
+        timestamp: 1_795_000_000,
+        screen: 'pan_details',
+        screen_id: 'pan_details',
+        component_id: 'pan_field',
+        component_type: 'text_input',
+        masked: true,
+        client_id: 'kycis_demo',
+        mapping_version: 'v1',
+        properties: { field_status: 'FILLED', semantic_slot: 'pan' },
+        sdk: { sdk_name: 'kycis-android', sdk_version: '2.4.1', platform: 'android' },
+        hint: '******234F',
+        masked_by: 'server',
+        shape: { length: 10, digits: 4, letters: 6, kind: 'pan' },
+      },
+      at,
+      trace: { trace_id: '4b3014065a2771cbf8e2f6b19572785f', request_id: `bench-${sessionId}-${at}` },
+      sizes: { bytes: 491, propertiesBytes: 47 },
+    },
+  });
+}
+
 /** Session ids of a benchmark: `bench-<n>`, valid session_id characters. */
 export const benchSessionId = (n: number): string => `bench-${n}`;
 

@@ -89,7 +89,8 @@ export async function clusterSuite(options: ClusterBenchOptions): Promise<{ mark
   const loads: string[] = [`before: ${load()}`];
   try {
     for (const processes of options.processCounts) {
-      const cluster = await startLocalCluster({ redisUrl: redis.url, processes, built: true, launch: onServerCores });
+      // One Restate partition per core the cluster is given (docs/cluster.md, "Partitions").
+      const cluster = await startLocalCluster({ redisUrl: redis.url, processes, built: true, launch: onServerCores, ...(CPU_SETS ? { restatePartitions: CPU_SETS.serverCores } : {}) });
       const ceiling = await startCeiling();
       try {
         await cluster.restate.register(`http://127.0.0.1:${ceiling.port}/`);

@@ -153,7 +153,10 @@ function adminCalls(adminUrl: string): Pick<RestateServer, 'register' | 'pinnedT
  * temp dir, removed when the server stops). Telemetry and release checks are off: nothing leaves
  * the machine.
  */
-export async function startRestateServer(ports: RestatePorts, options: { dataDir?: string; logFile?: string; signingKeyFile?: string; launch?: Launch } = {}): Promise<RestateServer> {
+export async function startRestateServer(
+  ports: RestatePorts,
+  options: { dataDir?: string; logFile?: string; signingKeyFile?: string; launch?: Launch; partitions?: number } = {},
+): Promise<RestateServer> {
   // A data directory made here is this server's alone: it goes when the server stops.
   const ownDataDir = options.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'restate-')) : undefined;
   const dataDir = options.dataDir ?? ownDataDir!;
@@ -161,7 +164,13 @@ export async function startRestateServer(ports: RestatePorts, options: { dataDir
     'restate-1',
     ports,
     ['--base-dir', dataDir, '--bind-address', `127.0.0.1:${ports.node}`, '--advertised-address', `http://127.0.0.1:${ports.node}`],
-    { ...restateEnv(options.signingKeyFile), RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${ports.ingress}`, RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${ports.admin}` },
+    {
+      ...restateEnv(options.signingKeyFile),
+      RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${ports.ingress}`,
+      RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${ports.admin}`,
+      // Read when the node provisions its data only: a kept data directory keeps the count it was made with.
+      ...(options.partitions === undefined ? {} : { RESTATE_DEFAULT_NUM_PARTITIONS: String(options.partitions) }),
+    },
     options.logFile,
     options.launch,
   );
