@@ -3,6 +3,7 @@ import { createHostedSystem } from '../actors/system.js';
 import type { SessionHostConfig } from '../config.js';
 import { RedisCommandFanout } from './command-fanout.js';
 import { RemoteSessionHost } from './remote-host.js';
+import { RestateHttp } from './restate-http.js';
 import type { SessionEndpoint } from './session-endpoint.js';
 import { serveSessionEndpoint } from './session-endpoint.js';
 import type { SessionObject, SharedActivityLog } from './session-object.js';
@@ -32,6 +33,8 @@ export async function startClusterSystem(options: ActorSystemOptions, host: Extr
   if (!shared.writeNow) throw new Error('SESSION_HOST=restate: the activity log must be one every process shares (ACTIVITY_LOG=redis://…)');
   const activity: SharedActivityLog = { writeNow: shared.writeNow.bind(shared) };
   const commands = new RedisCommandFanout(host.redisUrl, options.logger);
+  const ingress = new RestateHttp(host.ingressUrl);
+  const admin = new RestateHttp(host.adminUrl);
   let object: SessionObject | undefined;
   const system = createHostedSystem(options, (parts) => {
     object = sessionObject({
@@ -47,8 +50,8 @@ export async function startClusterSystem(options: ActorSystemOptions, host: Extr
       stateMigrations: release.stateMigrations,
     });
     return new RemoteSessionHost({
-      ingressUrl: host.ingressUrl,
-      adminUrl: host.adminUrl,
+      ingress,
+      admin,
       clock: options.clock,
       logger: options.logger,
       activity: options.store.activity,
@@ -71,6 +74,7 @@ export async function startClusterSystem(options: ActorSystemOptions, host: Extr
     close: async () => {
       await endpoint.close();
       commands.close();
+      await Promise.all([ingress.close(), admin.close()]);
     },
   };
 }

@@ -20,12 +20,14 @@ import { toWireCommand } from './command-wire.js';
 import { currentIdempotencyKey } from './idempotency.js';
 import type { AskResponse, IngestRequest, KeptSummary } from './session-object.js';
 import { ACTIVITY_LOG_UNREACHABLE, SESSION_OBJECT, STATE, acceptedAnswer } from './session-object.js';
+import type { RestateHttp } from './restate-http.js';
+import { RestateTimeoutError, RestateUnreachableError } from './restate-http.js';
 
 export interface RemoteHostOptions {
   /** RESTATE_INGRESS_URL: where commands go (private: every handler is callable there). */
-  ingressUrl: string;
+  ingress: RestateHttp;
   /** RESTATE_ADMIN_URL: its SQL over object state lists sessions. */
-  adminUrl: string;
+  admin: RestateHttp;
   clock: AppClock;
   logger: Logger;
   activity: ActivityLog;
@@ -55,9 +57,10 @@ class IngressError extends Error {
   }
 }
 
-/** No answer from the ingress at all (refused connection, reset): Restate is down or unreachable from here. */
-const unreachable = (error: unknown): boolean => error instanceof TypeError;
-const timedOut = (error: unknown): boolean => error instanceof DOMException && error.name === 'TimeoutError';
+/** No answer from Restate at all (refused connection, reset): it is down or unreachable from here. */
+const unreachable = (error: unknown): boolean => error instanceof RestateUnreachableError;
+const timedOut = (error: unknown): boolean => error instanceof RestateTimeoutError;
+const ok = (status: number): boolean => status >= 200 && status < 300;
 
 /**
  * SESSION_HOST=restate, as the routes see it: every command goes through the Restate ingress to the
@@ -167,29 +170,29 @@ export class RemoteSessionHost implements SessionHost {
 
   /** Whether the ingress and admin API answer and the activity log takes writes (/health). */
   async health(): Promise<ClusterHealth> {
-    const answers = async (url: string) => {
+    const answers = async (restate: RestateHttp, path: string) => {
       try {
-        await fetch(url, { signal: AbortSignal.timeout(2000) });
+        await restate.request(path, { method: 'GET', timeoutMs: 2000 });
         return 'ok' as const;
       } catch {
         return 'unreachable' as const;
       }
     };
-    const [ingress, admin] = await Promise.all([answers(this.options.ingressUrl), answers(new URL('health', this.options.adminUrl).href)]);
+    const [ingress, admin] = await Promise.all([answers(this.options.ingress, './'), answers(this.options.admin, 'health')]);
     return { restate: { ingress, admin }, redis: this.options.activity.health().status };
   }
 
   private async summaries(): Promise<KeptSummary[]> {
-    const response = await fetch(new URL('query', this.options.adminUrl), {
+    const response = await this.options.admin.request('query', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      headers: { accept: 'application/json' },
       body: JSON.stringify({
         query: `SELECT value_utf8 FROM state WHERE service_name = '${SESSION_OBJECT}' AND key = '${STATE.summary}'`,
       }),
-      signal: AbortSignal.timeout(this.options.askTimeoutMs),
+      timeoutMs: this.options.askTimeoutMs,
     });
-    if (!response.ok) throw new IngressError(response.status, `admin query answered ${response.status}`, null);
-    const { rows } = (await response.json()) as { rows: { value_utf8: string }[] };
+    if (!ok(response.status)) throw new IngressError(response.status, `admin query answered ${response.status}`, null);
+    const { rows } = JSON.parse(response.text) as { rows: { value_utf8: string }[] };
     return rows.map((row) => JSON.parse(row.value_utf8) as KeptSummary);
   }
 
@@ -200,17 +203,12 @@ export class RemoteSessionHost implements SessionHost {
 
   private async call<T>(path: string, body: unknown, idempotencyKey?: string, method: 'GET' | 'POST' = 'POST', timeoutMs = this.options.askTimeoutMs): Promise<T> {
     const headers: Record<string, string> = idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey };
-    const response = await fetch(new URL(path, this.options.ingressUrl), {
-      method,
-      ...(body === undefined ? { headers } : { headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    if (!response.ok) {
-      const text = await response.text();
+    const response = await this.options.ingress.request(path, { method, headers, timeoutMs, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    if (!ok(response.status)) {
       const refusedBy = response.status === ACTIVITY_LOG_UNREACHABLE ? 'redis' : undefined;
-      throw new IngressError(response.status, `${path}: ${response.status} ${text}`, response.headers.get('x-restate-id'), refusedBy);
+      throw new IngressError(response.status, `${path}: ${response.status} ${response.text}`, response.invocationId, refusedBy);
     }
-    return (await response.json()) as T;
+    return JSON.parse(response.text) as T;
   }
 
   private failure(error: unknown, sessionId: string): AskResult<never> {
@@ -247,8 +245,8 @@ export class RemoteSessionHost implements SessionHost {
   private async forgetRefusal(invocationId: string | null): Promise<void> {
     if (invocationId === null) return;
     try {
-      const response = await fetch(new URL(`invocations/${encodeURIComponent(invocationId)}/purge`, this.options.adminUrl), { method: 'PATCH', signal: AbortSignal.timeout(2000) });
-      if (!response.ok) throw new Error(`purge answered ${response.status}`);
+      const response = await this.options.admin.request(`invocations/${encodeURIComponent(invocationId)}/purge`, { method: 'PATCH', timeoutMs: 2000 });
+      if (!ok(response.status)) throw new Error(`purge answered ${response.status}`);
     } catch (error) {
       this.options.logger.warn({ err: error, invocation_id: invocationId }, 'refused invocation not purged: a retry with its Idempotency-Key gets the refusal again until it expires');
     }
