@@ -167,7 +167,7 @@ async function startRestate(dataDir: string, nodes: number, partitions: number, 
  * One partition per core. Each partition is a processor thread with its own share of storage work
  * and timers: Restate's default of 24 is sized for a cluster of machines, and on a 2-core machine
  * 24 threads waiting for two cores cost Restate 1.7 ms of CPU per ingested event against 1.0 ms
- * with 2 (docs/cluster.md, "Partitions").
+ * with 2 (docs/cluster.md, "Partitions"; docs/decisions/0021-restate-partitions-and-client.md).
  */
 export const localPartitions = (): number => availableParallelism();
 
