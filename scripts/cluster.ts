@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { localPartitions, startLocalCluster } from './cluster/local-cluster.js';
 import type { RedisServer } from './cluster/redis-server.js';
 import { startRedis } from './cluster/redis-server.js';
+import { partitionsOf } from './cluster/restate-server.js';
 
 const USAGE = `npm run cluster [-- --fresh] [--data-dir DIR] [--processes N] [--port PORT] [--restate-nodes N] [--partitions N]
 
@@ -67,6 +68,8 @@ async function main(): Promise<void> {
     await redis?.stop();
     throw error;
   }
+  // A single node's count is fixed when its data is made: say what it runs, not what was asked.
+  const running = cluster.restate.nodes.length === 1 ? await partitionsOf(cluster.restate.nodes[0]!).catch(() => undefined) : undefined;
   process.stdout.write(
     [
       '',
@@ -77,7 +80,7 @@ async function main(): Promise<void> {
       ...cluster.restate.nodes.map(
         (node) => `  Restate node ${node.name} pid ${node.pid}: ingress :${node.ports.ingress} admin :${node.ports.admin} node-to-node :${node.ports.node} (loopback only)`,
       ),
-      ...(cluster.restate.nodes.length === 1 ? [`  Restate partitions: ${partitions} if its data was made by this run; data kept from an earlier run keeps the count it was made with`] : []),
+      ...(running === undefined ? [] : [`  Restate partitions: ${running}${running === partitions ? '' : ` (its data was made with ${running}; --fresh makes it anew with ${partitions})`}`]),
       ...(cluster.restate.nodes.length > 1
         ? [`  Restate through any node: ingress ${cluster.restate.ingressUrl} admin ${cluster.restate.adminUrl}; each node's restate.toml in ${join(dataDir, 'restate-cluster')}`]
         : []),

@@ -78,6 +78,25 @@ export interface RestateServer {
   stop(): Promise<void>;
 }
 
+/**
+ * How many partitions a node runs, as its metrics name them (each partition processor reports
+ * under its id). Read until two reads agree: a node that has just answered may not have started
+ * every partition processor yet.
+ */
+export async function partitionsOf(node: RestateNode): Promise<number> {
+  let before = -1;
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const metrics = await fetch(`http://127.0.0.1:${node.ports.node}/metrics`)
+      .then((response) => response.text())
+      .catch(() => '');
+    const count = new Set([...metrics.matchAll(/partition="(\d+)"/g)].map((match) => match[1])).size;
+    if (count > 0 && count === before) return count;
+    before = count;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  return before;
+}
+
 const restateEnv = (signingKeyFile?: string) => ({
   ...process.env,
   // Every call to an endpoint carries a JWT signed with this key; endpoints refuse any other.
