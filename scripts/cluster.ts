@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { localPartitions, startLocalCluster } from './cluster/local-cluster.js';
 import type { RedisServer } from './cluster/redis-server.js';
 import { startRedis } from './cluster/redis-server.js';
-import { partitionsOf } from './cluster/restate-server.js';
+import { CLUSTER_PARTITIONS, partitionsOf } from './cluster/restate-server.js';
 
 const USAGE = `npm run cluster [-- --fresh] [--data-dir DIR] [--processes N] [--port PORT] [--restate-nodes N] [--partitions N]
 
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   if (!Number.isInteger(restateNodes) || restateNodes < 1 || restateNodes === 2 || restateNodes > 5) throw new Error('--restate-nodes: must be 1, or 3-5 (a replicated cluster keeps two copies: it needs three nodes to lose one)');
   const partitions = Number(values.partitions ?? localPartitions());
   if (!Number.isInteger(partitions) || partitions < 1 || partitions > 128) throw new Error('--partitions: must be 1-128');
-  if (values.partitions !== undefined && restateNodes > 1) throw new Error('--partitions: for a single Restate node; a replicated cluster has 8 (docs/cluster.md, "Partitions")');
+  if (values.partitions !== undefined && restateNodes > 1) throw new Error(`--partitions: for a single Restate node; a replicated cluster has ${CLUSTER_PARTITIONS} (docs/cluster.md, "Partitions")`);
   if (!Number.isInteger(frontPort) || frontPort < 1 || frontPort > 65_535) throw new Error('--port (CLUSTER_PORT): must be a port number');
   const dataDir = resolve(values['data-dir'] ?? process.env.CLUSTER_DATA_DIR ?? join('data', 'cluster'));
   if (values.fresh) rmSync(dataDir, { recursive: true, force: true });

@@ -210,6 +210,9 @@ export async function startRestateServer(
 /** Copies of everything a replicated cluster keeps: two, so one node of three may be lost. */
 export const CLUSTER_REPLICATION = 2;
 
+/** The partitions of a replicated local cluster: its nodes share one machine (docs/cluster.md, "Partitions"). */
+export const CLUSTER_PARTITIONS = 8;
+
 /**
  * A replicated Restate cluster of `ports.length` nodes on 127.0.0.1, each with its own data
  * directory under `dataDir` and its `restate.toml` written there (restate-config.ts), the first
@@ -244,7 +247,7 @@ export async function startRestateCluster(
           metadataAddresses: peers,
           autoProvision: index === 0,
           replication: Math.min(CLUSTER_REPLICATION, ports.length),
-          partitions: 8,
+          partitions: CLUSTER_PARTITIONS,
           ingressBindAddress: `127.0.0.1:${port.ingress}`,
           adminBindAddress: `127.0.0.1:${port.admin}`,
           signingKeyFile: options.signingKeyFile,
