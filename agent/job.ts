@@ -80,6 +80,23 @@ export default defineAgent<ProcessData>({
       onRecovered: () => jobLog.info('service reachable again'),
       log: (message, fields) => jobLog.info(fields ?? {}, message),
     });
+    // Leaving (the room gone, the conversation closed) ends this job's own work at once: it stops
+    // fetching the context, so the service's silence check is not kept alive by a job that has
+    // nothing left to help with, and the entry returns instead of waiting on a start the room's
+    // end may leave unsettled (docs/voice-agent.md, "Faults").
+    let leaving = false;
+    let markLeft!: () => void;
+    const left = new Promise<void>((resolve) => {
+      markLeft = resolve;
+    });
+    const leave = (reason: string) => {
+      if (leaving) return;
+      leaving = true;
+      jobLog.info({ reason }, 'leaving: no more context fetches, the job ends');
+      source.close();
+      markLeft();
+      ctx.shutdown(reason);
+    };
     ctx.addShutdownCallback(async () => {
       source.close();
       await reporter.flush();
@@ -109,7 +126,7 @@ export default defineAgent<ProcessData>({
     // when the conversation never started (its start failed or was still under way).
     ctx.room.on(RoomEvent.Disconnected, (reason) => {
       jobLog.info({ reason }, 'disconnected from the room');
-      ctx.shutdown('disconnected from the room');
+      leave('disconnected from the room');
     });
     ctx.room.on(RoomEvent.DataReceived, (payload, _participant, _kind, topic) => {
       if (topic !== AGENT_NOTICE_TOPIC) return;
@@ -121,6 +138,7 @@ export default defineAgent<ProcessData>({
     });
 
     await source.start();
+    if (leaving) return;
     agent = new KycAssistant(source, source.current?.system_prompt ?? GENERAL_INSTRUCTIONS);
     const models = createModels(settings, () => jobLog.warn({ timeout_ms: settings.modelTimeoutMs }, 'speech stalled: no audio in time, connection closed'));
     session = new voice.AgentSession({
@@ -152,10 +170,10 @@ export default defineAgent<ProcessData>({
     });
     session.on(voice.AgentSessionEventTypes.Close, (event) => {
       jobLog.info({ reason: event.reason }, 'conversation ended');
-      ctx.shutdown(String(event.reason));
+      leave(String(event.reason));
     });
 
-    await session.start({
+    const starting = session.start({
       agent,
       room: ctx.room,
       inputOptions: {
@@ -167,6 +185,18 @@ export default defineAgent<ProcessData>({
         closeOnDisconnect: true,
       },
     });
+    // A start the room's end interrupts may reject, or never settle: either way there is nobody left to greet.
+    const started = await Promise.race([
+      starting.then(
+        () => true,
+        (error: unknown) => {
+          if (leaving) return false;
+          throw error;
+        },
+      ),
+      left.then(() => false),
+    ]);
+    if (!started || leaving) return;
     session.say(OPENING_LINE);
     if (!source.reachable && !toldUnreachable) {
       toldUnreachable = true;
