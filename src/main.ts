@@ -119,9 +119,9 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
   const systemOptions = actorSystemOptions(config, { clock: systemClock, logger, store, media, knowledgeBase, inspect: inspection?.inspect });
   const cluster = sessionHost.kind === 'restate' ? await startClusterOrExit(systemOptions, sessionHost, release) : undefined;
   const system = cluster?.system ?? createActorSystem(systemOptions);
-  const app = createApp({ config, system, logger, mediaReady, sdkConfig, sessionKeys: keys });
-  const running = serve(bound, app, config.http.host, logger);
   const heapTrim = startHeapTrim(logger, () => system.memoryBudget.use().used_bytes);
+  const app = createApp({ config, system, logger, mediaReady, sdkConfig, sessionKeys: keys, heapTrim });
+  const running = serve(bound, app, config.http.host, logger);
   const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
   const { memoryBudgetMb } = config.sessions;
   if (heapLimitMb > memoryBudgetMb) {

@@ -183,7 +183,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What an operator checks first: media configured and its last calls, sessions running and hibernated, open streams, the readers live activity feeds, config version. */
+        /** What an operator checks first: media configured and its last calls, sessions running and hibernated, open streams, the heap and its trims, the readers live activity feeds, config version. */
         get: operations["getStatus"];
         put?: never;
         post?: never;
@@ -1058,6 +1058,17 @@ export interface components {
                     /** @enum {string} */
                     outcome: "ok" | "failed";
                 }[];
+            };
+            /** @description the process's heap, beside the budget /health reports */
+            memory: {
+                /** @description what V8 holds for its heap, garbage included until a collection gives it back */
+                heap_committed_bytes: number;
+                heap_limit_bytes: number;
+                /** @description memory-reducing collections run since the process started: one follows a flood of sessions leaving memory (docs/limits.md) */
+                heap_trims: number;
+                heap_trims_failed: number;
+                heap_used_bytes: number;
+                last_heap_trim_at: string | null;
             };
             sessions: {
                 hibernated: number;

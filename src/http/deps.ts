@@ -3,6 +3,7 @@ import type { SessionHost } from '../actors/session-host.js';
 import type { ActorSystem } from '../actors/system.js';
 import type { AppConfig } from '../config.js';
 import type { SessionKeys } from '../domain/session-key.js';
+import type { HeapTrim } from '../integrations/heap-trim.js';
 import type { SdkConfigSource } from '../integrations/sdk-config-source.js';
 
 /** Everything the HTTP layer is built from; tests construct it with a simulated clock. */
@@ -16,4 +17,6 @@ export interface AppDeps {
   sdkConfig: SdkConfigSource;
   /** The keys sessions are known by, digests made with this process's secret (ID_DIGEST_SECRET or the store's). */
   sessionKeys: SessionKeys;
+  /** The background heap trim's record (`GET /api/status`); absent where none runs (an app built for a test). */
+  heapTrim?: Pick<HeapTrim, 'stats'> | undefined;
 }

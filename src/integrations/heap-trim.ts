@@ -55,37 +55,58 @@ async function reduceMemory(): Promise<void> {
   }
 }
 
+/** What an operator reads of the trims so far (`GET /api/status`, `memory`). */
+export interface HeapTrimStats {
+  /** Memory-reducing collections run since the process started. */
+  trims: number;
+  /** When the last one ended (epoch ms), or null before the first. */
+  lastTrimAt: number | null;
+  /** Ones that failed (logged as `heap trim failed`). */
+  failed: number;
+}
+
+export interface HeapTrim {
+  stop(): void;
+  stats(): HeapTrimStats;
+}
+
 /**
  * Checks every 15 s in the background, `sessionBytes` being what the memory budget counts sessions
  * at now; stop() ends it. The timer never keeps the process alive.
  */
-export function startHeapTrim(logger: Logger, sessionBytes: () => number): { stop(): void } {
+export function startHeapTrim(logger: Logger, sessionBytes: () => number, now: () => number = Date.now): HeapTrim {
+  const stats: HeapTrimStats = { trims: 0, lastTrimAt: null, failed: 0 };
   let lastTrim = Number.NEGATIVE_INFINITY;
   let peak = sessionBytes();
   let previous = peak;
   const timer = setInterval(() => {
-    const now = performance.now();
+    const checkedAt = performance.now();
     const held = sessionBytes();
     peak = Math.max(peak, held);
     const releasedSinceLastCheck = Math.max(0, previous - held);
     previous = held;
     const before = getHeapStatistics();
-    if (!shouldTrim(before, now - lastTrim, peak - held, releasedSinceLastCheck)) return;
-    lastTrim = now;
+    if (!shouldTrim(before, checkedAt - lastTrim, peak - held, releasedSinceLastCheck)) return;
+    lastTrim = checkedAt;
     peak = held;
     reduceMemory().then(
       () => {
+        stats.trims += 1;
+        stats.lastTrimAt = now();
         const after = getHeapStatistics();
         // In MiB: the logs' identity masking (src/logger.ts) masks a number of nine digits or more, as it would an account number.
         const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
         logger.info(
-          { heap_committed_before_mib: mib(before.total_heap_size), heap_committed_after_mib: mib(after.total_heap_size), heap_used_after_mib: mib(after.used_heap_size), pause_ms: Math.round(performance.now() - now) },
+          { heap_committed_before_mib: mib(before.total_heap_size), heap_committed_after_mib: mib(after.total_heap_size), heap_used_after_mib: mib(after.used_heap_size), pause_ms: Math.round(performance.now() - checkedAt) },
           'heap trimmed: a memory-reducing collection gave back the heap a burst left',
         );
       },
-      (error: unknown) => logger.warn({ err: error }, 'heap trim failed'),
+      (error: unknown) => {
+        stats.failed += 1;
+        logger.warn({ err: error }, 'heap trim failed');
+      },
     );
   }, CHECK_INTERVAL_MS);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return { stop: () => clearInterval(timer), stats: () => ({ ...stats }) };
 }

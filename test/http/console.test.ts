@@ -146,9 +146,14 @@ describe('GET /api/status', () => {
       media: { configured: false, recent_calls: [] },
       sessions: { running: 1, hibernated: 0, max: 50 },
       activity_streams: { open: 0, max: h.config.stream.maxStreams },
+      // No heap trim runs in an app built for a test: none counted.
+      memory: { heap_used_bytes: expect.any(Number), heap_committed_bytes: expect.any(Number), heap_limit_bytes: expect.any(Number), heap_trims: 0, heap_trims_failed: 0, last_heap_trim_at: null },
       activity: { last_id: onlyId, oldest_id: onlyId, readers: ['metrics', 'flow_graphs'] },
       config_version: h.sdkConfig.resolve(null).version,
     });
+    expect(status.memory.heap_used_bytes).toBeGreaterThan(0);
+    expect(status.memory.heap_committed_bytes).toBeGreaterThanOrEqual(status.memory.heap_used_bytes);
+    expect(status.memory.heap_limit_bytes).toBeGreaterThan(status.memory.heap_committed_bytes);
   });
 
   it('names the readers the activity actor feeds: the SSE hub among them while a stream is open', async () => {

@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { Router } from 'express';
 import { z } from 'zod';
 import { isoTime } from '../../integrations/clock.js';
@@ -15,6 +16,16 @@ const StatusOut = z
     }),
     sessions: z.object({ running: z.int(), hibernated: z.int(), max: z.int() }),
     activity_streams: z.object({ open: z.int(), max: z.int() }),
+    memory: z
+      .object({
+        heap_used_bytes: z.int(),
+        heap_committed_bytes: z.int().meta({ description: "what V8 holds for its heap, garbage included until a collection gives it back" }),
+        heap_limit_bytes: z.int(),
+        heap_trims: z.int().meta({ description: 'memory-reducing collections run since the process started: one follows a flood of sessions leaving memory (docs/limits.md)' }),
+        heap_trims_failed: z.int(),
+        last_heap_trim_at: z.string().meta({ format: 'date-time' }).nullable(),
+      })
+      .meta({ description: "the process's heap, beside the budget /health reports" }),
     activity: z.object({
       last_id: z.int(),
       oldest_id: z.int().nullable(),
@@ -42,7 +53,7 @@ export const statusRouteDocs: RouteDoc[] = [
     operationId: 'getStatus',
     path: '/api/status',
     tag: 'operations',
-    summary: 'What an operator checks first: media configured and its last calls, sessions running and hibernated, open streams, the readers live activity feeds, config version.',
+    summary: 'What an operator checks first: media configured and its last calls, sessions running and hibernated, open streams, the heap and its trims, the readers live activity feeds, config version.',
     responses: { 200: { description: 'the status', schema: StatusOut } },
   },
   {
@@ -55,10 +66,12 @@ export const statusRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function statusRoutes({ system, config, sdkConfig, mediaReady }: AppDeps, streams: ActivityStreamHub): Router {
+export function statusRoutes({ system, config, sdkConfig, mediaReady, heapTrim }: AppDeps, streams: ActivityStreamHub): Router {
   const router = Router();
   router.get('/api/status', (_req, res) => {
     const bounds = system.activity.bounds();
+    const heap = getHeapStatistics();
+    const trims = heapTrim?.stats() ?? { trims: 0, failed: 0, lastTrimAt: null };
     res.json({
       media: {
         configured: mediaReady,
@@ -66,6 +79,14 @@ export function statusRoutes({ system, config, sdkConfig, mediaReady }: AppDeps,
       },
       sessions: { ...system.supervisor.counts, max: config.sessions.maxSessions },
       activity_streams: { open: streams.stats().streams, max: config.stream.maxStreams },
+      memory: {
+        heap_used_bytes: heap.used_heap_size,
+        heap_committed_bytes: heap.total_heap_size,
+        heap_limit_bytes: heap.heap_size_limit,
+        heap_trims: trims.trims,
+        heap_trims_failed: trims.failed,
+        last_heap_trim_at: trims.lastTrimAt === null ? null : isoTime(trims.lastTrimAt),
+      },
       activity: { last_id: bounds.lastId, oldest_id: bounds.oldestId ?? null, readers: system.activityActor.readerNames() },
       config_version: sdkConfig.resolve(null).version,
     });
