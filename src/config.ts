@@ -31,7 +31,7 @@ import type { WebSocketSection } from './config/websocket.js';
 import { websocketEnv, websocketSection } from './config/websocket.js';
 
 export { ConfigError } from './config/config-error.js';
-export type { SessionHostConfig } from './config/cluster.js';
+export type { SessionEndpointConfig, SessionHostConfig } from './config/cluster.js';
 
 export interface AppConfig {
   http: HttpSection;

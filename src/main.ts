@@ -84,7 +84,7 @@ async function startClusterOrExit(options: ActorSystemOptions, host: Extract<Ses
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      process.stderr.write(`invalid configuration: RESTATE_ENDPOINT_PORT/RESTATE_ENDPOINT_HOST: cannot listen on ${host.endpointHost}:${host.endpointPort} (${code})\n`);
+      process.stderr.write(`invalid configuration: RESTATE_ENDPOINT_PORT/RESTATE_ENDPOINT_HOST: cannot listen on ${host.endpoint?.host}:${host.endpoint?.port} (${code})\n`);
       process.exit(1);
     }
     throw error;

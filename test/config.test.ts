@@ -53,11 +53,20 @@ describe('loadConfig', () => {
       kind: 'restate',
       ingressUrl: 'http://127.0.0.1:8080/',
       adminUrl: 'http://10.0.0.5:9070/',
-      endpointHost: '127.0.0.1',
-      endpointPort: 9080,
       redisUrl: 'redis://127.0.0.1:6379',
-      identityKeys: [SIGNING_KEY, OTHER_SIGNING_KEY],
+      endpoint: { host: '127.0.0.1', port: 9080, identityKeys: [SIGNING_KEY, OTHER_SIGNING_KEY] },
     });
+    // A front serves the HTTP API only: no endpoint, so neither its port nor the signing keys.
+    expect(
+      loadConfig({
+        SESSION_HOST: 'restate',
+        CLUSTER_ROLE: 'front',
+        RESTATE_INGRESS_URL: 'http://127.0.0.1:8080',
+        RESTATE_ADMIN_URL: 'http://127.0.0.1:9070',
+        ACTIVITY_LOG: 'redis://127.0.0.1:6379',
+        ID_DIGEST_SECRET: 'a-secret-of-the-whole-cluster',
+      }).cluster.sessionHost,
+    ).toEqual({ kind: 'restate', ingressUrl: 'http://127.0.0.1:8080/', adminUrl: 'http://127.0.0.1:9070/', redisUrl: 'redis://127.0.0.1:6379', endpoint: null });
     expect(loadConfig({ DATA_DIR: '/srv/kyc', STORE_SYNC: 'full' })).toMatchObject({ store: { kind: 'sqlite', dataDir: '/srv/kyc', sync: 'full' } });
     expect(loadConfig({ ACTIVITY_BUFFER_SIZE: '5' }).store.activityRetentionItems).toBe(5);
     expect(loadConfig({ ACTIVITY_BUFFER_SIZE: '5', ACTIVITY_RETENTION_ITEMS: '7' }).store.activityRetentionItems).toBe(7);
@@ -95,6 +104,15 @@ describe('loadConfig', () => {
       /^invalid configuration: RESTATE_IDENTITY_KEYS: required when SESSION_HOST=restate$/,
     ],
     [{ RESTATE_IDENTITY_KEYS: `${SIGNING_KEY},publickeyv1_0OIl` }, /RESTATE_IDENTITY_KEYS: each key must be a Restate public key/],
+    [{ CLUSTER_ROLE: 'worker' }, /CLUSTER_ROLE: must be both or front/],
+    [
+      { SESSION_HOST: 'restate', CLUSTER_ROLE: 'front', RESTATE_INGRESS_URL: 'http://127.0.0.1:8080', RESTATE_ADMIN_URL: 'http://127.0.0.1:9070', ACTIVITY_LOG: 'redis://r:6379' },
+      /^invalid configuration: ID_DIGEST_SECRET: required when SESSION_HOST=restate and CLUSTER_ROLE=front$/,
+    ],
+    [
+      { SESSION_HOST: 'restate', CLUSTER_ROLE: 'front', RESTATE_INGRESS_URL: 'http://127.0.0.1:8080', RESTATE_ADMIN_URL: 'http://127.0.0.1:9070', RESTATE_ENDPOINT_PORT: '9080', ACTIVITY_LOG: 'redis://r:6379', ID_DIGEST_SECRET: 'a-secret-of-the-whole-cluster' },
+      /^invalid configuration: RESTATE_ENDPOINT_PORT: a front \(CLUSTER_ROLE=front\) serves no Restate endpoint/,
+    ],
     [{ ID_DIGEST_SECRET: 'short' }, /^invalid configuration: ID_DIGEST_SECRET: must be at least 16 characters/],
     [{ RESTATE_ENDPOINT_PORT: '70000' }, /RESTATE_ENDPOINT_PORT/],
     [{ RATE_LIMIT_PER_MINUTE: '-5' }, /RATE_LIMIT_PER_MINUTE/],

@@ -17,8 +17,8 @@ export interface ClusterRelease {
 
 export interface ClusterSystem {
   system: ActorSystem<RemoteSessionHost>;
-  /** The session objects' endpoint this process serves to the Restate server. */
-  endpoint: SessionEndpoint;
+  /** The session objects' endpoint this process serves to the Restate server; none on a front (CLUSTER_ROLE=front). */
+  endpoint: SessionEndpoint | undefined;
   /** Stops serving the endpoint and leaves the command channel (shutdown). */
   close(): Promise<void>;
 }
@@ -26,7 +26,8 @@ export interface ClusterSystem {
 /**
  * SESSION_HOST=restate: the routes reach sessions through the Restate ingress, and this process also
  * serves the session objects' endpoint, so every process is both a stateless front and a place
- * where Restate may run any session's next invocation.
+ * where Restate may run any session's next invocation; a front (CLUSTER_ROLE=front) serves no
+ * endpoint, and its event loop only answers clients (docs/cluster.md, "Fronts").
  */
 export async function startClusterSystem(options: ActorSystemOptions, host: Extract<SessionHostConfig, { kind: 'restate' }>, release: ClusterRelease = {}): Promise<ClusterSystem> {
   const shared = options.store.activity;
@@ -37,7 +38,7 @@ export async function startClusterSystem(options: ActorSystemOptions, host: Extr
   const admin = new RestateHttp(host.adminUrl);
   let object: SessionObject | undefined;
   const system = createHostedSystem(options, (parts) => {
-    object = sessionObject({
+    if (host.endpoint) object = sessionObject({
       sessionLogic: parts.baseLogic,
       settings: parts.settings,
       media: options.media,
@@ -63,7 +64,7 @@ export async function startClusterSystem(options: ActorSystemOptions, host: Extr
   system.clusterHealth = () => system.supervisor.health();
   // Sessions are not kept here: what this process keeps is the activity log.
   system.storeHealth = () => options.store.activity.health();
-  const endpoint = await serveSessionEndpoint(object!, host.endpointHost, host.endpointPort, host.identityKeys, options.logger);
+  const endpoint = host.endpoint && object ? await serveSessionEndpoint(object, host.endpoint, options.logger) : undefined;
   // Subscribed before serving: a command pushed once this process answers must find it listening.
   await commands.ready.catch((error: unknown) => {
     throw new Error(`ACTIVITY_LOG: cannot subscribe to the command channel: ${error instanceof Error ? error.message : String(error)}`);
@@ -72,7 +73,7 @@ export async function startClusterSystem(options: ActorSystemOptions, host: Extr
     system,
     endpoint,
     close: async () => {
-      await endpoint.close();
+      await endpoint?.close();
       commands.close();
       await Promise.all([ingress.close(), admin.close()]);
     },

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http2';
 import { createEndpointHandler } from '@restatedev/restate-sdk';
 import type { Logger } from 'pino';
+import type { SessionEndpointConfig } from '../config.js';
 import type { SessionObject } from './session-object.js';
 
 export interface SessionEndpoint {
@@ -12,7 +13,7 @@ export interface SessionEndpoint {
  * The session objects' endpoint, which the Restate server calls (HTTP/2). Never `restate.serve()`:
  * it listens on every interface, and this endpoint must be reachable by the Restate server only.
  */
-export async function serveSessionEndpoint(object: SessionObject, host: string, port: number, identityKeys: string[], logger: Logger): Promise<SessionEndpoint> {
+export async function serveSessionEndpoint(object: SessionObject, { host, port, identityKeys }: SessionEndpointConfig, logger: Logger): Promise<SessionEndpoint> {
   const server = createServer(
     createEndpointHandler({
       services: [object],
