@@ -7,11 +7,12 @@ import type { RedisServer } from './cluster/redis-server.js';
 import { startRedis } from './cluster/redis-server.js';
 import { CLUSTER_PARTITIONS, partitionsOf } from './cluster/restate-server.js';
 
-const USAGE = `npm run cluster [-- --fresh] [--data-dir DIR] [--processes N] [--port PORT] [--restate-nodes N] [--partitions N]
+const USAGE = `npm run cluster [-- --fresh] [--data-dir DIR] [--processes N] [--fronts N] [--port PORT] [--restate-nodes N] [--partitions N]
 
 Starts, all on 127.0.0.1: redis-server, a Restate server (or with --restate-nodes 3, a replicated
 cluster of three), N service processes (the built service,
-dist/src/main.js) and a round-robin proxy in front of them. Sessions, activity, the request-signing
+dist/src/main.js) and a round-robin proxy in front of them; with --fronts N, N more processes that
+serve the HTTP API only (CLUSTER_ROLE=front), and the proxy sends clients to those. Sessions, activity, the request-signing
 key and the digest secret are kept in the data directory (default ./data/cluster) and found again
 by the next run; --fresh deletes it first. A single Restate node gets one partition per core of
 this machine, or --partitions N, when its data is first made. Ctrl-C stops every process it started.
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
       fresh: { type: 'boolean', default: false },
       'data-dir': { type: 'string' },
       processes: { type: 'string' },
+      fronts: { type: 'string' },
       port: { type: 'string' },
       'restate-nodes': { type: 'string' },
       partitions: { type: 'string' },
@@ -38,6 +40,8 @@ async function main(): Promise<void> {
   const processes = Number(values.processes ?? process.env.CLUSTER_PROCESSES ?? '2');
   const frontPort = Number(values.port ?? process.env.CLUSTER_PORT ?? '8090');
   if (!Number.isInteger(processes) || processes < 1 || processes > 8) throw new Error('--processes (CLUSTER_PROCESSES): must be 1-8');
+  const fronts = Number(values.fronts ?? '0');
+  if (!Number.isInteger(fronts) || fronts < 0 || fronts > 8) throw new Error('--fronts: must be 0-8');
   const restateNodes = Number(values['restate-nodes'] ?? '1');
   if (!Number.isInteger(restateNodes) || restateNodes < 1 || restateNodes === 2 || restateNodes > 5) throw new Error('--restate-nodes: must be 1, or 3-5 (a replicated cluster keeps two copies: it needs three nodes to lose one)');
   const partitions = Number(values.partitions ?? localPartitions());
@@ -60,10 +64,10 @@ async function main(): Promise<void> {
     redis = await startRedis({ dir: redisDir });
     redisUrl = redis.url;
   }
-  process.stdout.write(`starting Restate (${restateNodes} node${restateNodes > 1 ? 's' : ''}), ${processes} service processes and the proxy (data: ${dataDir}, log: ${logFile})\n`);
+  process.stdout.write(`starting Restate (${restateNodes} node${restateNodes > 1 ? 's' : ''}), ${processes} service processes${fronts > 0 ? `, ${fronts} front${fronts > 1 ? 's' : ''}` : ''} and the proxy (data: ${dataDir}, log: ${logFile})\n`);
   let cluster;
   try {
-    cluster = await startLocalCluster({ redisUrl, processes, frontPort, logFile, dataDir, built: true, restateNodes, restatePartitions: partitions });
+    cluster = await startLocalCluster({ redisUrl, processes, fronts, frontPort, logFile, dataDir, built: true, restateNodes, restatePartitions: partitions });
   } catch (error) {
     await redis?.stop();
     throw error;
@@ -76,7 +80,11 @@ async function main(): Promise<void> {
       `cluster up: point clients at ${cluster.url}`,
       `  e.g. curl ${cluster.url}/health/ready   or   npm run simulate -- --url ${cluster.url}`,
       ...cluster.releases.map((release) => `  release ${release.name}: Restate deployment ${release.deploymentId} at ${release.uri}`),
-      ...cluster.processes.map((service) => `  service process pid ${service.pid}: http://127.0.0.1:${service.port} (Restate endpoint 127.0.0.1:${service.endpointPort}, signed calls only)`),
+      ...cluster.processes.map(
+        (service) =>
+          `  service process pid ${service.pid}: http://127.0.0.1:${service.port} (Restate endpoint 127.0.0.1:${service.endpointPort}, signed calls only)${cluster.fronts.length > 0 ? ', no clients sent here' : ''}`,
+      ),
+      ...cluster.fronts.map((front) => `  front pid ${front.pid}: http://127.0.0.1:${front.port} (the HTTP API only, CLUSTER_ROLE=front)`),
       ...cluster.restate.nodes.map(
         (node) => `  Restate node ${node.name} pid ${node.pid}: ingress :${node.ports.ingress} admin :${node.ports.admin} node-to-node :${node.ports.node} (loopback only)`,
       ),

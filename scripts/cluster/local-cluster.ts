@@ -17,12 +17,17 @@ import { httpRoundRobin, tcpRoundRobin } from './round-robin.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-export interface ServiceProcess {
+/** A front (CLUSTER_ROLE=front): the HTTP API only. */
+export interface FrontProcess {
   port: number;
-  endpointPort: number;
   pid: number;
   /** Sends the signal and waits for the exit. */
   kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+/** A process of a release: an HTTP front and the session objects' endpoint. */
+export interface ServiceProcess extends FrontProcess {
+  endpointPort: number;
 }
 
 /**
@@ -52,6 +57,8 @@ export interface LocalCluster {
   restate: RestateServer;
   /** The first release's processes. */
   processes: ServiceProcess[];
+  /** The fronts (LocalClusterOptions.fronts): when there are any, the proxy clients point at sends to them only. */
+  fronts: FrontProcess[];
   /** Every release started, oldest first. */
   releases: Release[];
   /**
@@ -75,6 +82,12 @@ export interface LocalClusterOptions {
   /** The shared activity log (ACTIVITY_LOG). */
   redisUrl: string;
   processes: number;
+  /**
+   * Processes that serve the HTTP API only (CLUSTER_ROLE=front), started after the first release:
+   * clients are sent to them, and the release's processes only run invocations (docs/cluster.md,
+   * "Fronts"). None by default: every process does both.
+   */
+  fronts?: number;
   /** The proxy clients point at; a free port when absent. */
   frontPort?: number;
   /** More environment for the service processes (timer settings, LiveKit). */
@@ -188,9 +201,9 @@ async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
 /**
  * A cluster on this machine, every port on 127.0.0.1: one Restate server (or a replicated
  * cluster of `restateNodes`), `processes` service processes with SESSION_HOST=restate (each a
- * stateless HTTP front and a Restate endpoint), a connection-level round-robin in front of the
- * endpoints (registered with Restate as the release's deployment) and a request-level
- * round-robin in front of the HTTP fronts.
+ * stateless HTTP front and a Restate endpoint; with `fronts`, that many processes serve the HTTP
+ * API alone), a connection-level round-robin in front of the endpoints (registered with Restate
+ * as the release's deployment) and a request-level round-robin in front of the HTTP fronts.
  */
 export async function startLocalCluster(options: LocalClusterOptions): Promise<LocalCluster> {
   const port = freePort;
@@ -219,9 +232,11 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
     if (ownDir) rmSync(ownDir, { recursive: true, force: true });
   };
   const digestSecret = keptSecret(dataDir);
-  const spawnProcess = async (release: ReleaseOptions): Promise<ServiceProcess & { child: ChildProcess }> => {
+  const spawnProcess = async (release: ReleaseOptions, role: 'both' | 'front' = 'both'): Promise<ServiceProcess & { child: ChildProcess }> => {
     const servicePort = await port();
     const endpointPort = await port();
+    // A front serves no endpoint: neither its port nor the keys it would check signatures with.
+    const endpointEnv = role === 'both' ? { RESTATE_ENDPOINT_PORT: String(endpointPort), RESTATE_IDENTITY_KEYS: signing.publicKey } : { CLUSTER_ROLE: 'front' };
     const entry = release.entry
       ? ['--import', 'tsx', release.entry]
       : options.built
@@ -236,11 +251,10 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
         SESSION_HOST: 'restate',
         RESTATE_INGRESS_URL: restate.ingressUrl,
         RESTATE_ADMIN_URL: restate.adminUrl,
-        RESTATE_ENDPOINT_PORT: String(endpointPort),
+        ...endpointEnv,
         ACTIVITY_LOG: options.redisUrl,
         // One for the whole cluster: every process keys an identity-looking session id alike.
         ID_DIGEST_SECRET: digestSecret,
-        RESTATE_IDENTITY_KEYS: signing.publicKey,
         STORE: 'memory',
         // Every request reaches the processes from the proxy's address: per-IP limits would count all clients as one.
         RATE_LIMIT_PER_MINUTE: '0',
@@ -263,25 +277,28 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
       },
     };
   };
+  // A process binds ports chosen for it before it started; one that exited before answering most
+  // likely found one taken meanwhile, and is started again on new ones (at most three times).
+  const answeringProcess = async (releaseOptions: ReleaseOptions, role: 'both' | 'front') => {
+    for (let attempt = 1; ; attempt += 1) {
+      const service = await spawnProcess(releaseOptions, role);
+      try {
+        await waitForHealth(`http://127.0.0.1:${service.port}/health`, service.child);
+        return service;
+      } catch (error) {
+        if (service.child.exitCode === null || attempt === 3) throw error;
+      }
+    }
+  };
+  /** Dedicated fronts, once started: then releases' processes are not sent clients. */
+  const frontProcesses: FrontProcess[] = [];
   const release = async (name: string, releaseOptions: ReleaseOptions): Promise<Release> => {
     if (!/^[a-z0-9][a-z0-9.-]*$/.test(name)) throw new Error(`release name ${JSON.stringify(name)}: lower-case letters, digits, dots and dashes`);
     // Bound first, on its kept port or one the system picks as it binds (listenPort): a port chosen
     // early and bound later can be taken meanwhile, an outgoing connection's ephemeral port among them.
     const endpointPorts: number[] = [];
     const endpoints = await tcpRoundRobin(endpointPorts, releaseOptions.endpointsPort ?? (await listenPort()));
-    // A process binds ports chosen for it before it started; one that exited before answering most
-    // likely found one taken meanwhile, and is started again on new ones (at most three times).
-    const answering = async () => {
-      for (let attempt = 1; ; attempt += 1) {
-        const service = await spawnProcess(releaseOptions);
-        try {
-          await waitForHealth(`http://127.0.0.1:${service.port}/health`, service.child);
-          return service;
-        } catch (error) {
-          if (service.child.exitCode === null || attempt === 3) throw error;
-        }
-      }
-    };
+    const answering = () => answeringProcess(releaseOptions, 'both');
     let started;
     try {
       started = await Promise.all(Array.from({ length: releaseOptions.processes }, answering));
@@ -296,11 +313,14 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
     const made: Release = { name, processes, uri, deploymentId: await restate.register(uri) };
     releaseProxies.set(made, endpoints);
     releases.push(made);
-    fronts.push(...processes.map((service) => service.port));
+    if (frontProcesses.length === 0) fronts.push(...processes.map((service) => service.port));
     return made;
   };
   const retire = async (gone: Release, timeoutMs = 30_000) => {
-    for (const service of gone.processes) fronts.splice(fronts.indexOf(service.port), 1);
+    for (const service of gone.processes) {
+      const at = fronts.indexOf(service.port);
+      if (at >= 0) fronts.splice(at, 1);
+    }
     const deadline = Date.now() + timeoutMs;
     while ((await restate.pinnedTo(gone.deploymentId)) > 0) {
       if (Date.now() > deadline) throw new Error(`release ${gone.name}: invocations still pinned to ${gone.deploymentId} after ${timeoutMs} ms`);
@@ -325,9 +345,14 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
     for (const deployment of await restate.deployments()) {
       if (deployment.id !== first.deploymentId && (await restate.pinnedTo(deployment.id)) === 0) await restate.remove(deployment.id);
     }
+    if ((options.fronts ?? 0) > 0) {
+      const started = await Promise.all(Array.from({ length: options.fronts! }, () => answeringProcess(options.entry ? { processes: 1, entry: options.entry } : { processes: 1 }, 'front')));
+      frontProcesses.push(...started.map(({ child: _child, endpointPort: _none, ...front }) => front));
+      fronts.splice(0, fronts.length, ...frontProcesses.map((front) => front.port));
+    }
     const front = await httpRoundRobin(fronts, options.frontPort ?? (await listenPort()));
     proxies.push(front);
-    return { url: `http://127.0.0.1:${front.port}`, restate, processes: first.processes, releases, release, retire, signing, dataDir, stop };
+    return { url: `http://127.0.0.1:${front.port}`, restate, processes: first.processes, fronts: frontProcesses, releases, release, retire, signing, dataDir, stop };
   } catch (error) {
     await stop();
     throw error;
