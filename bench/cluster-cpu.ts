@@ -10,7 +10,8 @@
  * a wait`, `one-way after busy work`: bench/lib/ceiling-object.ts; comma-separated), CEILING_VIA_PROXY=1 (the ceiling's
  * endpoint behind a connection round-robin, as the service's is), RATE=<events/s> (every target sent
  * at that rate: Restate's cost per event depends on how long a run keeps it busy), BUSY_WORK_MS (the
- * CPU the busy-work step spends, 2.5 by default), PROFILE=<file>: a V8 CPU profile of the service
+ * CPU the busy-work step spends, 2.5 by default), FRONTS=1 (events sent to a front, docs/cluster.md
+ * "Fronts"), PROFILE=<file>: a V8 CPU profile of the service
  * process while it ingests (open it in Chrome's DevTools). It also prints what each process burns
  * idle and, per target, per second of the run (docs/cluster.md, "CPU per event").
  */
@@ -34,11 +35,13 @@ const PROFILE = process.env.PROFILE;
 const IDLE_MS = 5000;
 /** RATE=<events/s>: each target sent at that rate rather than as fast as it is answered. */
 const RATE = process.env.RATE ? Number(process.env.RATE) : undefined;
+/** FRONTS=1: clients go to a process that serves the HTTP API only (CLUSTER_ROLE=front), the service process only runs invocations. */
+const FRONTS = Number(process.env.FRONTS ?? 0);
 
 async function main(): Promise<void> {
   const redis = await startRedis({ dir: mkdtempSync(join(tmpdir(), 'cpu-redis-')) });
   const inspectPort = await freePort();
-  const cluster = await startLocalCluster({ redisUrl: redis.url, processes: 1, built: true, env: PROFILE ? { NODE_OPTIONS: `--inspect=127.0.0.1:${inspectPort}` } : {} });
+  const cluster = await startLocalCluster({ redisUrl: redis.url, processes: 1, fronts: FRONTS, built: true, env: PROFILE ? { NODE_OPTIONS: `--inspect=127.0.0.1:${inspectPort}` } : {} });
   const ceiling = await startCeiling();
   let proxied: Proxy | undefined;
   try {
@@ -47,7 +50,8 @@ async function main(): Promise<void> {
     await cluster.restate.register(`http://127.0.0.1:${proxied ? proxied.port : ceiling.port}/`);
     const service = cluster.processes[0]!;
     // local-cluster runs the endpoints' connection round-robin in this process.
-    const pids: Record<string, number> = { service: service.pid, restate: cluster.restate.pid, redis: redis.pid, 'ceiling endpoint': ceiling.pid, 'endpoint proxy': process.pid };
+    const front = cluster.fronts[0];
+    const pids: Record<string, number> = { service: service.pid, ...(front ? { front: front.pid } : {}), restate: cluster.restate.pid, redis: redis.pid, 'ceiling endpoint': ceiling.pid, 'endpoint proxy': process.pid };
     const drained = () => backlogRun((sql) => cluster.restate.query<{ n: number }>(sql));
     const ingress = cluster.restate.ingressUrl.replace(/\/$/, '');
     const common = { connections: 50, sessions: SESSIONS, body: 'event' as const, method: 'POST' as const, ...(RATE ? { overallRate: RATE } : {}) };
@@ -57,7 +61,8 @@ async function main(): Promise<void> {
       'one-way large state': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/stepLargeState/send` },
       'one-way after a wait': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/stepAfterAWait/send` },
       'one-way after busy work': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/stepAfterBusyWork/send` },
-      ingestion: { ...common, url: `http://127.0.0.1:${service.port}`, path: '/v1/events' },
+      // To the front when there is one (FRONTS=1): the service process then only runs invocations.
+      ingestion: { ...common, url: `http://127.0.0.1:${(front ?? service).port}`, path: '/v1/events' },
       // What the front sends Restate, sent there directly: the session handler's cost without the front's.
       'ingestion sent to Restate directly': { ...common, url: ingress, path: `/${SESSION_OBJECT}/{session}/ingest/send`, body: 'ingest command' as const },
     };
