@@ -94,7 +94,8 @@ async function main(): Promise<void> {
         : []),
       redis ? `  redis-server pid ${redis.pid}: ${redis.url} (AOF in ${redis.dir})` : `  Redis: ${redisUrl} (not started here)`,
       `  request-signing key: ${cluster.signing.privateKeyFile} (public ${cluster.signing.publicKey})`,
-      `  try: kill -9 <a service pid>, and every journey still completes through the proxy`,
+      // Sessions run in the service processes: with one, killing it leaves none to run them.
+      ...(cluster.processes.length > 1 ? [`  try: kill -9 <a service pid>, and every journey still completes through the proxy`] : []),
       `Ctrl-C stops everything started here; the data stays in ${dataDir} for the next run (--fresh to start empty).`,
       '',
     ].join('\n'),
