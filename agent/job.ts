@@ -112,6 +112,13 @@ export default defineAgent<ProcessData>({
       ctx.shutdown('could not join the room');
       return;
     }
+    // The room deleted (stop, the silence check) disconnects the agent: the job ends then, even
+    // when the conversation never started (its start failed or was still under way). Listened
+    // for as soon as the job is in the room: a stop can come at any moment after.
+    ctx.room.on(RoomEvent.Disconnected, (reason) => {
+      jobLog.info({ reason }, 'disconnected from the room');
+      leave('disconnected from the room');
+    });
     // Joining a room that no longer exists creates a new one of that name (the server's auto-create):
     // the session's room was deleted (stopped, or ended by the silence check) before this job got here.
     const dispatchedSid = ctx.job.room?.sid;
@@ -122,12 +129,6 @@ export default defineAgent<ProcessData>({
       ctx.shutdown('room deleted before the agent joined');
       return;
     }
-    // The room deleted (stop, the silence check) disconnects the agent: the job ends then, even
-    // when the conversation never started (its start failed or was still under way).
-    ctx.room.on(RoomEvent.Disconnected, (reason) => {
-      jobLog.info({ reason }, 'disconnected from the room');
-      leave('disconnected from the room');
-    });
     ctx.room.on(RoomEvent.DataReceived, (payload, _participant, _kind, topic) => {
       if (topic !== AGENT_NOTICE_TOPIC) return;
       if (!isContextNotice(payload, sessionId)) {
@@ -138,6 +139,7 @@ export default defineAgent<ProcessData>({
     });
 
     await source.start();
+    if (!ctx.room.isConnected) leave('disconnected from the room');
     if (leaving) return;
     agent = new KycAssistant(source, source.current?.system_prompt ?? GENERAL_INSTRUCTIONS);
     const models = createModels(settings, () => jobLog.warn({ timeout_ms: settings.modelTimeoutMs }, 'speech stalled: no audio in time, connection closed'));
