@@ -85,16 +85,13 @@ export default defineAgent<ProcessData>({
     // nothing left to help with, and the entry returns instead of waiting on a start the room's
     // end may leave unsettled (docs/voice-agent.md, "Faults").
     let leaving = false;
-    let markLeft!: () => void;
-    const left = new Promise<void>((resolve) => {
-      markLeft = resolve;
-    });
+    const left = Promise.withResolvers<void>();
     const leave = (reason: string) => {
       if (leaving) return;
       leaving = true;
       jobLog.info({ reason }, 'leaving: no more context fetches, the job ends');
       source.close();
-      markLeft();
+      left.resolve();
       ctx.shutdown(reason);
     };
     ctx.addShutdownCallback(async () => {
@@ -196,7 +193,7 @@ export default defineAgent<ProcessData>({
           throw error;
         },
       ),
-      left.then(() => false),
+      left.promise.then(() => false),
     ]);
     if (!started || leaving) return;
     session.say(OPENING_LINE);

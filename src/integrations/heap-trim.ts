@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { Session } from 'node:inspector/promises';
 import { getHeapStatistics } from 'node:v8';
+import type { AppClock } from './clock.js';
 
 /**
  * Gives back the heap a burst left behind. After a flood of sessions hibernates, V8 keeps the heap
@@ -72,9 +73,10 @@ export interface HeapTrim {
 
 /**
  * Checks every 15 s in the background, `sessionBytes` being what the memory budget counts sessions
- * at now; stop() ends it. The timer never keeps the process alive.
+ * at now; stop() ends it. The timer never keeps the process alive. `clock` dates the trims an
+ * operator reads; the pause and the minute between trims are timed on the monotonic clock.
  */
-export function startHeapTrim(logger: Logger, sessionBytes: () => number, now: () => number = Date.now): HeapTrim {
+export function startHeapTrim(logger: Logger, sessionBytes: () => number, clock: Pick<AppClock, 'now'>): HeapTrim {
   const stats: HeapTrimStats = { trims: 0, lastTrimAt: null, failed: 0 };
   let lastTrim = Number.NEGATIVE_INFINITY;
   let peak = sessionBytes();
@@ -92,7 +94,7 @@ export function startHeapTrim(logger: Logger, sessionBytes: () => number, now: (
     reduceMemory().then(
       () => {
         stats.trims += 1;
-        stats.lastTrimAt = now();
+        stats.lastTrimAt = clock.now();
         const after = getHeapStatistics();
         // In MiB: the logs' identity masking (src/logger.ts) masks a number of nine digits or more, as it would an account number.
         const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
