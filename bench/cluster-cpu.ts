@@ -11,7 +11,7 @@
  * endpoint behind a connection round-robin, as the service's is), RATE=<events/s> (every target sent
  * at that rate: Restate's cost per event depends on how long a run keeps it busy), BUSY_WORK_MS (the
  * CPU the busy-work step spends, 2.5 by default), FRONTS=1 (events sent to a front, docs/cluster.md
- * "Fronts"), PROFILE=<file>: a V8 CPU profile of the service
+ * "Fronts"), FIELD_SESSIONS=1 (sessions holding a deployed SDK's state first), PROFILE=<file>: a V8 CPU profile of the service
  * process while it ingests (open it in Chrome's DevTools). It also prints what each process burns
  * idle and, per target, per second of the run (docs/cluster.md, "CPU per event").
  */
@@ -27,6 +27,7 @@ import { CEILING_OBJECT } from './lib/ceiling-object.js';
 import type { InspectorSession } from './lib/inspector.js';
 import { openInspector } from './lib/inspector.js';
 import { cpuSeconds, runLoad } from './lib/processes.js';
+import { seedFieldSessions } from './lib/session-setup.js';
 import { drained as backlogRun, startCeiling } from './suites/cluster.js';
 
 const EVENTS = Number(process.env.EVENTS ?? 5000);
@@ -37,6 +38,8 @@ const IDLE_MS = 5000;
 const RATE = process.env.RATE ? Number(process.env.RATE) : undefined;
 /** FRONTS=1: clients go to a process that serves the HTTP API only (CLUSTER_ROLE=front), the service process only runs invocations. */
 const FRONTS = Number(process.env.FRONTS ?? 0);
+/** FIELD_SESSIONS=1: every session first gets a deployed SDK's state (14 schemas, 12 typed fields: about 17 KB), as real sessions hold. */
+const FIELD_SESSIONS = process.env.FIELD_SESSIONS === '1';
 
 async function main(): Promise<void> {
   const redis = await startRedis({ dir: mkdtempSync(join(tmpdir(), 'cpu-redis-')) });
@@ -67,6 +70,7 @@ async function main(): Promise<void> {
       'ingestion sent to Restate directly': { ...common, url: ingress, path: `/${SESSION_OBJECT}/{session}/ingest/send`, body: 'ingest command' as const },
     };
     const targets = (process.env.TARGETS ?? 'one-way ceiling,ingestion').split(',') as (keyof typeof jobs)[];
+    if (FIELD_SESSIONS) await seedFieldSessions(`http://127.0.0.1:${(front ?? service).port}`, SESSIONS);
     // Every session exists, and both paths are warm, before anything is counted.
     await runLoad({ ...jobs.ingestion, amount: SESSIONS, sequential: true });
     for (const target of targets) {
@@ -107,7 +111,7 @@ async function main(): Promise<void> {
     }
     const sizes = await cluster.restate.query<{ key: string; n: number; bytes: number }>(
       // What each object keeps, for comparing what Restate stores per invocation.
-      `SELECT service_name || '.' || key AS key, count(*) AS n, avg(length(value)) AS bytes FROM state GROUP BY service_name, key`,
+      `SELECT service_name || '.' || key AS key, count(*) AS n, avg(length(encode(value, 'hex')) / 2) AS bytes FROM state GROUP BY service_name, key`,
     );
     const invocations = await cluster.restate.query<{ target: string; status: string; n: number }>(
       `SELECT target_service_name || '/' || target_handler_name AS target, status, count(*) AS n FROM sys_invocation GROUP BY target_service_name, target_handler_name, status`,
