@@ -1,4 +1,6 @@
 import type { LocalCluster } from '../scripts/cluster/local-cluster.js';
+import { keptSessionSerde } from '../src/cluster/kept-session-serde.js';
+import { STATE } from '../src/cluster/session-object.js';
 
 export interface Item {
   id: string;
@@ -30,12 +32,15 @@ export function clusterCalls(cluster: () => LocalCluster, base: () => string = (
     post,
     get,
     activityOf: async (sessionId: string, kind?: string) => (await get(`/api/activity?session_id=${sessionId}&limit=500${kind ? `&kind=${kind}` : ''}`)).body.items as Item[],
-    /** One of the session object's state keys as Restate holds it. */
+    /** One of the session object's state keys as Restate holds it, read as the service reads it (the `session` value is kept deflated). */
     stateOf: async <T>(sessionId: string, key: string): Promise<T | undefined> => {
-      const rows = await cluster().restate.query<{ value_utf8: string }>(
-        `SELECT value_utf8 FROM state WHERE service_name = 'KycSession' AND service_key = '${sessionId}' AND key = '${key}'`,
+      // Restate's SQL gives a value's bytes as hex.
+      const rows = await cluster().restate.query<{ value: string }>(
+        `SELECT value FROM state WHERE service_name = 'KycSession' AND service_key = '${sessionId}' AND key = '${key}'`,
       );
-      return rows[0] ? (JSON.parse(rows[0].value_utf8) as T) : undefined;
+      if (!rows[0]) return undefined;
+      const bytes = Buffer.from(rows[0].value, 'hex');
+      return key === STATE.session ? keptSessionSerde<T>().deserialize(bytes) : (JSON.parse(bytes.toString('utf8')) as T);
     },
     invocations: (sessionId: string, handler: string, status?: string) =>
       cluster().restate.query<{ status: string; pinned_deployment_id: string | null }>(

@@ -23,10 +23,40 @@ const { post, activityOf, stateOf, invocations, get } = clusterCalls(cluster);
 interface Kept {
   state_version?: number;
   value: { trigger: string };
-  summary: { screen: string | null };
+  summary: { screen: string | null; created_at: number };
 }
 
+/** The object's state as Restate holds it: each key's bytes. */
+const rawState = async (sessionId: string): Promise<Record<string, Buffer>> => {
+  const rows = await cluster().restate.query<{ key: string; value: string }>(`SELECT key, value FROM state WHERE service_name = 'KycSession' AND service_key = '${sessionId}'`);
+  return Object.fromEntries(rows.map((row) => [row.key, Buffer.from(row.value, 'hex')]));
+};
+
 describe('rolling a release forward with timers pending (real Restate server)', () => {
+  it('a session an earlier release kept as plain JSON is read as it is, and kept deflated from its next write', async () => {
+    const sessionId = 'up-json';
+    expect((await post('/v1/events', { session_id: sessionId, user_id: 'u', event: 'screen_view', screen: 'pan_details' })).status).toBe(200);
+    await vi.waitFor(async () => expect((await rawState(sessionId)).session?.[0]).toBe(0x78), { timeout: 15_000, interval: 200 });
+    // Rewritten as a release before deflating kept it: the session value as JSON text, the other keys as they are.
+    const before = await rawState(sessionId);
+    const kept = (await stateOf<Kept>(sessionId, 'session'))!;
+    const legacy = { ...before, session: Buffer.from(JSON.stringify(kept)) };
+    const modified = await fetch(`${cluster().restate.adminUrl}services/KycSession/state`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ object_key: sessionId, new_state: Object.fromEntries(Object.entries(legacy).map(([key, bytes]) => [key, [...bytes]])) }),
+    });
+    expect(modified.status).toBeLessThan(300);
+    await vi.waitFor(async () => expect((await rawState(sessionId)).session?.[0]).toBe('{'.charCodeAt(0)), { timeout: 15_000, interval: 200 });
+    expect((await get(`/api/sessions/${sessionId}`)).body.screen).toBe('pan_details');
+    // The next event runs on it, and its write keeps the session deflated.
+    expect((await post('/v1/events', { session_id: sessionId, user_id: 'u', event: 'screen_view', screen: 'address' })).status).toBe(200);
+    expect((await get(`/api/sessions/${sessionId}`)).body.screen).toBe('address');
+    expect((await rawState(sessionId)).session?.[0]).toBe(0x78);
+    // The same session went on (not one begun anew): it was created when the first event came.
+    expect((await stateOf<Kept>(sessionId, 'session'))?.summary).toMatchObject({ screen: 'address', created_at: kept.summary.created_at });
+  }, 60_000);
+
   it('the next release registers its own deployment, migrates each kept state once, and fires every pending timer once', async () => {
     const [v1] = cluster().releases;
     const cooling = ['up-cool-0', 'up-cool-1'];

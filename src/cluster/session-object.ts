@@ -24,6 +24,7 @@ import { runSessionInvocation, SessionInvocationError } from './session-invocati
 import { withDirectIngest } from '../machines/session/direct-ingest.js';
 import type { KeptState, StateMigration } from './state-versions.js';
 import { keptVersion, migrateKept, STATE_MIGRATIONS, stateVersionOf } from './state-versions.js';
+import { keptSessionSerde } from './kept-session-serde.js';
 
 /** The virtual object's name: also the first segment of its ingress path. */
 export const SESSION_OBJECT = 'KycSession';
@@ -66,6 +67,10 @@ export interface KeptSummary {
 
 /** The object's state keys. */
 export const STATE = { session: 'session', summary: 'summary', wakes: 'wakes' } as const;
+
+/** The `session` value is kept deflated (kept-session-serde.ts); the other keys as JSON, the summary so Restate's SQL can read it. */
+const SESSION_SERDE = keptSessionSerde<StoredSession & { state_version?: number }>();
+const serdeOf = (key: string) => (key === STATE.session ? (SESSION_SERDE as restate.Serde<unknown>) : undefined);
 
 export interface SessionObjectDeps {
   /** The session machine before its media actors are provided (each invocation provides journaled ones). */
@@ -155,7 +160,7 @@ export function sessionObject(deps: SessionObjectDeps) {
     if (outcome.stored === null) {
       ctx.clearAll();
     } else {
-      ctx.set(STATE.session, { ...outcome.stored, state_version: stateVersion });
+      ctx.set(STATE.session, { ...outcome.stored, state_version: stateVersion }, SESSION_SERDE);
       const kept: KeptSummary = {
         row: { session_id: ctx.key, ...outcome.stored.summary },
         flow: flowProgressOf(storedView(outcome.stored, deps.settings, at).context),
@@ -234,7 +239,7 @@ export function sessionObject(deps: SessionObjectDeps) {
       // Exclusive, so it waits for the events sent before it: a read after an acknowledged event
       // sees it. A damaged state is shown as none and left for a command to clear.
       view: restate.handlers.object.exclusive(async (ctx: restate.ObjectContext): Promise<StoredSession | null> => {
-        let stored = await ctx.get<StoredSession>(STATE.session);
+        let stored = await ctx.get<StoredSession>(STATE.session, SESSION_SERDE);
         // Shown in this release's shape; the next command writes it so.
         if (stored && keptVersion(stored) !== stateVersion) stored = migrateKept(await keptState(ctx), migrations).session as StoredSession | null;
         return stored && storedDamage(stored) === undefined ? stored : null;
@@ -251,7 +256,7 @@ export type SessionObject = ReturnType<typeof sessionObject>;
  * reason logged, and the key begins anew, as a hibernated session does in one process.
  */
 async function readKeptSession(ctx: restate.ObjectContext, logger: Logger, migrations: readonly StateMigration[]): Promise<StoredSession | undefined> {
-  let stored = (await ctx.get<StoredSession>(STATE.session)) ?? undefined;
+  let stored = (await ctx.get<StoredSession>(STATE.session, SESSION_SERDE)) ?? undefined;
   if (stored && keptVersion(stored) !== stateVersionOf(migrations)) stored = migrateInPlace(ctx, await keptState(ctx), migrations);
   const damage = stored && storedDamage(stored);
   if (damage === undefined) return stored;
@@ -263,7 +268,7 @@ async function readKeptSession(ctx: restate.ObjectContext, logger: Logger, migra
 /** Every key the object keeps. */
 async function keptState(ctx: restate.ObjectSharedContext): Promise<KeptState> {
   const state: KeptState = {};
-  for (const key of await ctx.stateKeys()) state[key] = await ctx.get(key);
+  for (const key of await ctx.stateKeys()) state[key] = await ctx.get(key, serdeOf(key));
   return state;
 }
 
@@ -275,7 +280,7 @@ async function keptState(ctx: restate.ObjectSharedContext): Promise<KeptState> {
 function migrateInPlace(ctx: restate.ObjectContext, before: KeptState, migrations: readonly StateMigration[]): StoredSession | undefined {
   const after = migrateKept(before, migrations);
   for (const key of Object.keys(before)) if (!(key in after)) ctx.clear(key);
-  for (const [key, value] of Object.entries(after)) ctx.set(key, value);
+  for (const [key, value] of Object.entries(after)) ctx.set(key, value, serdeOf(key));
   return after.session as StoredSession | undefined;
 }
 

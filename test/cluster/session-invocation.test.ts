@@ -5,24 +5,14 @@ import { runSessionInvocation } from '../../src/cluster/session-invocation.js';
 import { fromWireCommand, isWireCommand, toWireCommand } from '../../src/cluster/command-wire.js';
 import type { AgentContextSources } from '../../src/domain/agent-context.js';
 import type { IngestResult, SessionCommand, TriggerEvaluateCommand } from '../../src/machines/session/events.js';
-import type { SessionSettings } from '../../src/machines/session/context.js';
 import { sessionMachine } from '../../src/machines/session/machine.js';
 import type { StoredSession } from '../../src/store/ports.js';
+import { invocationSettings } from '../support/invocation-settings.js';
 
 /** The adapter's pieces that need no Restate server: one invocation of the machine, and the command's wire form. */
 
 const T0 = 1_800_000_000_000;
-const MINUTE = 60_000;
-const settings: SessionSettings = {
-  schemaRegistry: true,
-  criticalSteps: ['pan_details'],
-  mediaReady: false,
-  mediaRoomPrefix: 'kyc-room',
-  reengagementInactivitySeconds: 120,
-  idleTtlMs: 60 * MINUTE,
-  sessionMaxBytes: 65_536,
-  voiceSilenceMs: 300_000,
-};
+const settings = invocationSettings;
 const trace = { trace_id: 't', request_id: 'r' };
 
 const ingest = (screen: string, at: number) => (reply: (value: unknown) => void) =>
