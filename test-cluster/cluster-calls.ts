@@ -1,5 +1,5 @@
 import type { LocalCluster } from '../scripts/cluster/local-cluster.js';
-import { keptSessionSerde } from '../src/cluster/kept-session-serde.js';
+import { keptSessionSerde, UnreadableKeptValue } from '../src/cluster/kept-session-serde.js';
 import { STATE } from '../src/cluster/session-object.js';
 
 export interface Item {
@@ -40,7 +40,10 @@ export function clusterCalls(cluster: () => LocalCluster, base: () => string = (
       );
       if (!rows[0]) return undefined;
       const bytes = Buffer.from(rows[0].value, 'hex');
-      return key === STATE.session ? keptSessionSerde<T>().deserialize(bytes) : (JSON.parse(bytes.toString('utf8')) as T);
+      if (key !== STATE.session) return JSON.parse(bytes.toString('utf8')) as T;
+      const session = keptSessionSerde<T>().deserialize(bytes);
+      if (session instanceof UnreadableKeptValue) throw new Error(`${sessionId}: ${session.reason}`);
+      return session;
     },
     invocations: (sessionId: string, handler: string, status?: string) =>
       cluster().restate.query<{ status: string; pinned_deployment_id: string | null }>(

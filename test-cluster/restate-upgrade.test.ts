@@ -32,6 +32,16 @@ const rawState = async (sessionId: string): Promise<Record<string, Buffer>> => {
   return Object.fromEntries(rows.map((row) => [row.key, Buffer.from(row.value, 'hex')]));
 };
 
+/** Replaces the object's state through Restate's admin API, as an operator's tool would (applied shortly after). */
+const replaceState = async (sessionId: string, state: Record<string, Buffer>): Promise<void> => {
+  const modified = await fetch(`${cluster().restate.adminUrl}services/KycSession/state`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ object_key: sessionId, new_state: Object.fromEntries(Object.entries(state).map(([key, bytes]) => [key, [...bytes]])) }),
+  });
+  expect(modified.status).toBeLessThan(300);
+};
+
 describe('rolling a release forward with timers pending (real Restate server)', () => {
   it('a session an earlier release kept as plain JSON is read as it is, and kept deflated from its next write', async () => {
     const sessionId = 'up-json';
@@ -41,12 +51,7 @@ describe('rolling a release forward with timers pending (real Restate server)', 
     const before = await rawState(sessionId);
     const kept = (await stateOf<Kept>(sessionId, 'session'))!;
     const legacy = { ...before, session: Buffer.from(JSON.stringify(kept)) };
-    const modified = await fetch(`${cluster().restate.adminUrl}services/KycSession/state`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ object_key: sessionId, new_state: Object.fromEntries(Object.entries(legacy).map(([key, bytes]) => [key, [...bytes]])) }),
-    });
-    expect(modified.status).toBeLessThan(300);
+    await replaceState(sessionId, legacy);
     await vi.waitFor(async () => expect((await rawState(sessionId)).session?.[0]).toBe('{'.charCodeAt(0)), { timeout: 15_000, interval: 200 });
     expect((await get(`/api/sessions/${sessionId}`)).body.screen).toBe('pan_details');
     // The next event runs on it, and its write keeps the session deflated.
@@ -55,6 +60,23 @@ describe('rolling a release forward with timers pending (real Restate server)', 
     expect((await rawState(sessionId)).session?.[0]).toBe(0x78);
     // The same session went on (not one begun anew): it was created when the first event came.
     expect((await stateOf<Kept>(sessionId, 'session'))?.summary).toMatchObject({ screen: 'address', created_at: kept.summary.created_at });
+  }, 60_000);
+
+  it('a session value whose bytes no longer read back is discarded: the session begins anew, its turn not held', async () => {
+    const sessionId = 'up-damaged';
+    expect((await post('/v1/events', { session_id: sessionId, user_id: 'u', event: 'screen_view', screen: 'pan_details' })).status).toBe(200);
+    await vi.waitFor(async () => expect((await rawState(sessionId)).session?.[0]).toBe(0x78), { timeout: 15_000, interval: 200 });
+    const kept = (await stateOf<Kept>(sessionId, 'session'))!;
+    // A zlib header and then bytes that inflate to nothing.
+    const damaged = Buffer.from([0x78, 0x01, 0xff, 0xff, 0x00]);
+    await replaceState(sessionId, { ...(await rawState(sessionId)), session: damaged });
+    await vi.waitFor(async () => expect((await rawState(sessionId)).session).toEqual(damaged), { timeout: 15_000, interval: 200 });
+    expect((await get(`/api/sessions/${sessionId}`)).status).toBe(404);
+    expect((await post('/v1/events', { session_id: sessionId, user_id: 'u', event: 'screen_view', screen: 'address' })).status).toBe(200);
+    expect((await get(`/api/sessions/${sessionId}`)).body.screen).toBe('address');
+    // A new session, kept deflated again.
+    expect((await rawState(sessionId)).session?.[0]).toBe(0x78);
+    expect((await stateOf<Kept>(sessionId, 'session'))!.summary.created_at).toBeGreaterThan(kept.summary.created_at);
   }, 60_000);
 
   it('the next release registers its own deployment, migrates each kept state once, and fires every pending timer once', async () => {

@@ -4,6 +4,11 @@ import type { Serde } from '@restatedev/restate-sdk';
 /** The first byte of a value kept as JSON text, as every release before deflating wrote it: `{`. */
 const JSON_OBJECT_START = 0x7b;
 
+/** A kept value whose bytes could not be read back (damaged in storage), with why. */
+export class UnreadableKeptValue {
+  constructor(readonly reason: string) {}
+}
+
 /**
  * How the `session` value is kept in Restate: its JSON, deflated (zlib, whose first byte is 0x78,
  * never `{`). Restate reads the whole value out and writes it back on every invocation, and spends
@@ -11,21 +16,20 @@ const JSON_OBJECT_START = 0x7b;
  * (docs/decisions/0023-kept-session-deflated.md). A value an earlier release kept as plain JSON is
  * read as it is, and kept deflated from its next write on.
  *
- * A value that cannot be read back (bytes damaged in storage) is not thrown on, which would fail
- * the invocation and have Restate retry it forever, holding the session's turn: it reads as an
- * object that is no session, which the stored-session check (stored-session-check.ts) discards
- * with its reason logged, as it does any kept state the machine cannot run.
+ * A value that cannot be read back is not thrown on, which would fail the invocation and have
+ * Restate retry it forever, holding the session's turn: it reads as an UnreadableKeptValue, which
+ * the session object discards with its reason logged, before any migration step sees it.
  */
-export function keptSessionSerde<T>(): Serde<T> {
+export function keptSessionSerde<T>(): Serde<T | UnreadableKeptValue> {
   return {
     contentType: 'application/octet-stream',
-    serialize: (value: T): Uint8Array => deflateSync(JSON.stringify(value), { level: 1 }),
-    deserialize: (bytes: Uint8Array): T => {
+    serialize: (value: T | UnreadableKeptValue): Uint8Array => deflateSync(JSON.stringify(value), { level: 1 }),
+    deserialize: (bytes: Uint8Array): T | UnreadableKeptValue => {
       try {
         const text = bytes[0] === JSON_OBJECT_START ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : inflateSync(bytes);
         return JSON.parse(text.toString('utf8')) as T;
       } catch (error) {
-        return { unreadable: `the kept session value could not be read: ${(error as Error).message}` } as T;
+        return new UnreadableKeptValue(`the kept session value could not be read: ${(error as Error).message}`);
       }
     },
   };

@@ -24,7 +24,7 @@ import { runSessionInvocation, SessionInvocationError } from './session-invocati
 import { withDirectIngest } from '../machines/session/direct-ingest.js';
 import type { KeptState, StateMigration } from './state-versions.js';
 import { keptVersion, migrateKept, STATE_MIGRATIONS, stateVersionOf } from './state-versions.js';
-import { keptSessionSerde } from './kept-session-serde.js';
+import { keptSessionSerde, UnreadableKeptValue } from './kept-session-serde.js';
 
 /** The virtual object's name: also the first segment of its ingress path. */
 export const SESSION_OBJECT = 'KycSession';
@@ -239,7 +239,9 @@ export function sessionObject(deps: SessionObjectDeps) {
       // Exclusive, so it waits for the events sent before it: a read after an acknowledged event
       // sees it. A damaged state is shown as none and left for a command to clear.
       view: restate.handlers.object.exclusive(async (ctx: restate.ObjectContext): Promise<StoredSession | null> => {
-        let stored = await ctx.get<StoredSession>(STATE.session, SESSION_SERDE);
+        const read = await ctx.get(STATE.session, SESSION_SERDE);
+        if (read instanceof UnreadableKeptValue) return null;
+        let stored: StoredSession | null = read;
         // Shown in this release's shape; the next command writes it so.
         if (stored && keptVersion(stored) !== stateVersion) stored = migrateKept(await keptState(ctx), migrations).session as StoredSession | null;
         return stored && storedDamage(stored) === undefined ? stored : null;
@@ -256,9 +258,11 @@ export type SessionObject = ReturnType<typeof sessionObject>;
  * reason logged, and the key begins anew, as a hibernated session does in one process.
  */
 async function readKeptSession(ctx: restate.ObjectContext, logger: Logger, migrations: readonly StateMigration[]): Promise<StoredSession | undefined> {
-  let stored = (await ctx.get<StoredSession>(STATE.session, SESSION_SERDE)) ?? undefined;
+  const read = (await ctx.get(STATE.session, SESSION_SERDE)) ?? undefined;
+  // Bytes that do not read back are no session to migrate or check: discarded with why.
+  let stored = read instanceof UnreadableKeptValue ? undefined : read;
   if (stored && keptVersion(stored) !== stateVersionOf(migrations)) stored = migrateInPlace(ctx, await keptState(ctx), migrations);
-  const damage = stored && storedDamage(stored);
+  const damage = read instanceof UnreadableKeptValue ? read.reason : stored && storedDamage(stored);
   if (damage === undefined) return stored;
   logger.error({ session_id: ctx.key, problem: damage }, 'stored session cannot be restored; session discarded');
   ctx.clearAll();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keptSessionSerde } from '../../src/cluster/kept-session-serde.js';
+import { keptSessionSerde, UnreadableKeptValue } from '../../src/cluster/kept-session-serde.js';
 import { runSessionInvocation } from '../../src/cluster/session-invocation.js';
 import { storedDamage } from '../../src/actors/stored-session-check.js';
 import type { SessionCommand } from '../../src/machines/session/events.js';
@@ -34,8 +34,9 @@ describe('the kept session value in Restate', () => {
     const bytes = serde.serialize(session);
     expect(bytes[0]).not.toBe('{'.charCodeAt(0));
     expect(bytes.byteLength).toBeLessThan(json / 4);
-    expect(serde.deserialize(bytes)).toEqual(session);
-    expect(storedDamage(serde.deserialize(bytes))).toBeUndefined();
+    const read = serde.deserialize(bytes);
+    expect(read).toEqual(session);
+    expect(storedDamage(read as StoredSession)).toBeUndefined();
   });
 
   it('reads a value an earlier release kept as plain JSON, and writes it deflated', async () => {
@@ -43,14 +44,15 @@ describe('the kept session value in Restate', () => {
     const legacy = new Uint8Array(Buffer.from(JSON.stringify(session)));
     const read = serde.deserialize(legacy);
     expect(read).toEqual(session);
+    expect(storedDamage(read as StoredSession)).toBeUndefined();
     expect(serde.serialize(read)[0]).not.toBe('{'.charCodeAt(0));
   });
 
-  it('a value damaged in storage reads as no session: the stored-session check discards it, nothing throws', async () => {
+  it('a value damaged in storage reads as unreadable, with why, and nothing throws', async () => {
     const bytes = serde.serialize(await fieldSession());
-    const damaged = bytes.slice(0, bytes.byteLength / 2);
-    const read = serde.deserialize(damaged);
-    expect(storedDamage(read)).toBeDefined();
-    expect(storedDamage(serde.deserialize(new Uint8Array(Buffer.from('{"session_id": "s1", trunc'))))).toBeDefined();
+    const damaged = serde.deserialize(bytes.slice(0, bytes.byteLength / 2));
+    expect(damaged).toBeInstanceOf(UnreadableKeptValue);
+    expect((damaged as UnreadableKeptValue).reason).toMatch(/^the kept session value could not be read: /);
+    expect(serde.deserialize(new Uint8Array(Buffer.from('{"session_id": "s1", trunc')))).toBeInstanceOf(UnreadableKeptValue);
   });
 });
