@@ -13,7 +13,8 @@
  * CPU the busy-work step spends, 2.5 by default), FRONTS=1 (events sent to a front, docs/cluster.md
  * "Fronts"), FIELD_SESSIONS=1 (sessions holding a deployed SDK's state first), PROFILE=<file>: a V8 CPU profile of the service
  * process while it ingests (open it in Chrome's DevTools). It also prints what each process burns
- * idle and, per target, per second of the run (docs/cluster.md, "CPU per event").
+ * idle and, per target, per second of the run (docs/cluster.md, "CPU per event"), and the read and write
+ * system calls each process made per event.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -26,7 +27,7 @@ import { SESSION_OBJECT } from '../src/cluster/session-object.js';
 import { CEILING_OBJECT } from './lib/ceiling-object.js';
 import type { InspectorSession } from './lib/inspector.js';
 import { openInspector } from './lib/inspector.js';
-import { cpuSeconds, runLoad } from './lib/processes.js';
+import { cpuSeconds, ioSyscalls, runLoad } from './lib/processes.js';
 import { seedFieldSessions } from './lib/session-setup.js';
 import { drained as backlogRun, startCeiling } from './suites/cluster.js';
 
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
     console.log(`idle ${IDLE_MS / 1000} s, CPU ms per second: ${Object.entries(pids).map(([name, pid]) => `${name} ${((1000 * (cpuSeconds(pid) - idleBefore[name]!)) / (IDLE_MS / 1000)).toFixed(1)}`).join(', ')}`);
     for (const target of targets) {
       const before = cpuNow();
+      const syscallsBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, ioSyscalls(pid)]));
       const started = performance.now();
       let profiler: InspectorSession | undefined;
       if (PROFILE && target === 'ingestion') {
@@ -108,6 +110,8 @@ async function main(): Promise<void> {
           `CPU ms per event: ${spent.map(([name, ms]) => `${name} ${ms.toFixed(3)}`).join(', ')}; total ${total.toFixed(3)}; ` +
           `CPU ms per second: ${spent.map(([name, ms]) => `${name} ${perSecond(ms)}`).join(', ')}; load average ${loadavg()[0]!.toFixed(2)}`,
       );
+      // Unlike CPU time, a count the machine's other work does not move: what batching saves shows here first.
+      console.log(`${target}: read + write system calls per event: ${Object.entries(pids).map(([name, pid]) => `${name} ${((ioSyscalls(pid) - syscallsBefore[name]!) / EVENTS).toFixed(2)}`).join(', ')}`);
     }
     const sizes = await cluster.restate.query<{ key: string; n: number; bytes: number }>(
       // What each object keeps, for comparing what Restate stores per invocation.

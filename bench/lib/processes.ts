@@ -80,6 +80,13 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
+/** Read and write system calls a process has made so far (`syscr` + `syscw` in /proc/<pid>/io, Linux): socket reads and writes included. */
+export function ioSyscalls(pid: number): number {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  const count = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? 0);
+  return count('syscr') + count('syscw');
+}
+
 let loadWorker: { child: ChildProcess; nextId: number; waiting: Map<number, { resolve: (r: LoadResult) => void; reject: (e: Error) => void }> } | undefined;
 
 function worker(): NonNullable<typeof loadWorker> {
