@@ -45,3 +45,33 @@ describe('RedisActivityLog when Redis goes away', () => {
     expect(log.list({ limit: 10 }).map((item) => item.session_id)).toEqual(['s1', 's2', 's3', 's4']);
   });
 });
+
+describe('RedisActivityLog.writeNow from many invocations at once', () => {
+  it('writes that reach Redis together each keep their own answer: one refused leaves the others written, each once', async () => {
+    const server = await startRedis();
+    servers.push(server);
+    const log = new RedisActivityLog({ url: server.url, capacity: 100 });
+    logs.push(log);
+    await log.ready;
+    const reader = new Redis(server.url);
+    try {
+      // A write key holding a hash: the script's GET on it fails (WRONGTYPE), for that write only.
+      await reader.hset('{kyc-activity}:write:broken:0', 'x', '1');
+      const keys = Array.from({ length: 20 }, (_, n) => (n === 7 ? 'broken' : `inv${n}`));
+      // Issued in one turn of the event loop, as a burst of invocations issues them.
+      const settled = await Promise.allSettled(keys.map((key, n) => log.writeNow([{ draft: draft(n), writeKey: `${key}:0` }])));
+      expect(settled[7]!.status).toBe('rejected');
+      expect((settled[7] as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
+      const ids = settled.filter((result) => result.status === 'fulfilled').map((result) => (result as PromiseFulfilledResult<number>).value);
+      expect(ids).toHaveLength(19);
+      expect(new Set(ids).size).toBe(19);
+      // The same burst again (a replayed invocation): every write key seen before answers its first id and adds nothing.
+      const again = await Promise.all(keys.filter((key) => key !== 'broken').map((key) => log.writeNow([{ draft: draft(0), writeKey: `${key}:0` }])));
+      expect(again).toEqual(ids);
+      const entries = await reader.xrange('{kyc-activity}', '-', '+');
+      expect(entries.map(([, fields]) => (JSON.parse(fields[1]!) as { payload: { n: number } }).payload.n)).toEqual(keys.map((_, n) => n).filter((n) => n !== 7));
+    } finally {
+      reader.disconnect();
+    }
+  });
+});

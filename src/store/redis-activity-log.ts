@@ -121,7 +121,10 @@ export class RedisActivityLog implements ActivityLog {
     // Each connection sends the script's text once, then its SHA: the text on every append was most of what an append wrote to the socket.
     this.redis = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 2, scripts: { appendOnce: { numberOfKeys: 3, lua: APPEND_ONCE } } });
     this.tail = this.redis.duplicate();
-    this.direct = this.redis.duplicate({ enableOfflineQueue: false, commandTimeout: WRITE_NOW_TIMEOUT_MS });
+    // Auto-pipelined: the appends of invocations that run in the same turn of the event loop (Restate
+    // hands them over in bursts) reach Redis in one write, which cut Redis's CPU per event by a third
+    // (docs/cluster.md, Redis). Each keeps its own answer, refusal and timeout.
+    this.direct = this.redis.duplicate({ enableOfflineQueue: false, commandTimeout: WRITE_NOW_TIMEOUT_MS, enableAutoPipelining: true });
     this.redis.on('error', (error: Error) => (this.lastError = error.message));
     this.tail.on('error', () => {});
     this.direct.on('error', (error: Error) => (this.lastError = error.message));
