@@ -1,19 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AnyActorRef } from 'xstate';
-import { StateMachine, createActor, fromPromise } from 'xstate';
-import { redactForIngest } from '../../src/domain/event-redaction.js';
-import { EventInSchema } from '../../src/domain/sdk-event.js';
-import { loadKnowledgeBase } from '../../src/integrations/knowledge-base.js';
+import { StateMachine, createActor } from 'xstate';
 import { assertIngestIsContextOnly, withDirectIngest } from '../../src/machines/session/direct-ingest.js';
-import type { SessionCommand } from '../../src/machines/session/events.js';
-import type { SessionSettings } from '../../src/machines/session/context.js';
 import type { SessionMachine } from '../../src/machines/session/machine.js';
-import type { FindAgentInput, IssuedToken, RoomInput, TokenInput } from '../../src/machines/session/voice.js';
 import { sessionMachine } from '../../src/machines/session/machine.js';
-import { loadConfig } from '../../src/config.js';
 import { DeadlineClock } from '../support/deadline-clock.js';
 import { settle } from '../support/harness.js';
+import type { Step } from '../support/random-session-steps.js';
+import { commandFor, media, settings, START, step } from '../support/random-session-steps.js';
 
 /**
  * `withDirectIngest` applies an SDK event without XState's macrostep. These tests hold it to the
@@ -21,89 +16,6 @@ import { settle } from '../support/harness.js';
  * machine and to one on the wrapped logic, and after every step both have the same state value,
  * context, emissions and replies.
  */
-const config = loadConfig({});
-const knowledgeBase = loadKnowledgeBase(config.voice.knowledgeBaseFile);
-const settings: SessionSettings = {
-  schemaRegistry: true,
-  criticalSteps: ['pan_details'],
-  mediaReady: false,
-  mediaRoomPrefix: 'kyc',
-  reengagementInactivitySeconds: 300,
-  idleTtlMs: 900_000,
-  sessionMaxBytes: 4096,
-  voiceSilenceMs: 300_000,
-};
-const START = Date.UTC(2026, 10, 23, 9, 0, 0);
-const trace = { trace_id: 't', request_id: 'r' };
-
-const media = sessionMachine.provide({
-  actors: {
-    mintToken: fromPromise<IssuedToken, TokenInput>(async () => ({ token: 'token', url: 'wss://media.example', expires_in_sec: 600 })),
-    createRoom: fromPromise<void, RoomInput>(async () => {}),
-    findAgentDispatch: fromPromise<string | null, FindAgentInput>(async () => null),
-    dispatchAgent: fromPromise<string, RoomInput>(async () => 'dispatch'),
-    deleteRoom: fromPromise<void, RoomInput>(async () => {}),
-  },
-});
-
-const SCREENS = ['intro', 'pan_details', 'selfie', 'Aadhaar_Details'];
-const screen = fc.constantFrom(...SCREENS);
-const rawEvent = fc.oneof(
-  fc.record({ event: fc.constant('screen_state'), screen }),
-  fc.record({
-    event: fc.constant('component_input'),
-    screen,
-    component_id: fc.constantFrom('pan_field', 'name', 'dob', 'city'),
-    component_type: fc.constant('text_input'),
-    hint: fc.constantFrom('ABCDE1234F', 'Ravi', '1990-01-01', 'x'.repeat(1000), 'ravi@example.com'),
-    properties: fc.option(fc.record({ field_status: fc.constantFrom('FILLED', 'EMPTY') }), { nil: undefined }),
-    // Past SESSION_MAX_BYTES (4 KiB here) within a few events: older data gives way.
-    notes: fc.option(fc.constant('y'.repeat(2000)), { nil: undefined }),
-  }),
-  fc.record({ event: fc.constant('validation_failed'), screen, component_id: fc.constant('pan_field'), errors: fc.constant(['invalid_format']), failure_reason_code: fc.constant('FORMAT') }),
-  fc.record({ event: fc.constant('error_reported'), screen, error_code: fc.constantFrom('E1', 'E2') }),
-  fc.record({
-    event: fc.constant('screen_schema'),
-    screen,
-    properties: fc.record({ schema_hash: fc.constantFrom('h1', 'h2'), components: fc.constant([{ id: 'pan_field', validation: { pattern: '^[A-Z]{5}[0-9]{4}[A-Z]$' } }]) }),
-  }),
-  fc.record({ event: fc.constantFrom('agent_speech', 'assistant_response', 'screen_view'), screen }),
-);
-
-type Step =
-  | { kind: 'ingest'; raw: Record<string, unknown> }
-  | { kind: 'trigger' | 'start' | 'stop' | 'dropoff' | 'cancel' | 'flow' | 'context' }
-  | { kind: 'wait'; ms: number };
-
-const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 6, arbitrary: rawEvent.map((raw) => ({ kind: 'ingest' as const, raw: { session_id: 's1', user_id: 'u1', ...raw } })) },
-  { weight: 1, arbitrary: fc.constantFrom<Step>({ kind: 'trigger' }, { kind: 'start' }, { kind: 'stop' }, { kind: 'dropoff' }, { kind: 'cancel' }, { kind: 'flow' }, { kind: 'context' }) },
-  { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 400_000 }).map((ms) => ({ kind: 'wait' as const, ms })) },
-);
-
-function commandFor(s: Exclude<Step, { kind: 'wait' }>, at: number, reply: (value: unknown) => void): SessionCommand {
-  const evaluation = { user_id: 'u1', client_id: null, header_client_id: null, sdk_overrides: {}, at, trace };
-  switch (s.kind) {
-    case 'ingest': {
-      const { event, matchHint } = redactForIngest(EventInSchema.parse(s.raw));
-      return { type: 'session.ingest', event, matchHint, at, trace, reply };
-    }
-    case 'trigger':
-      return { type: 'trigger.evaluate', signals: { errors: ['E1', 'E1', 'E1'] }, ...evaluation, reply };
-    case 'start':
-      return { type: 'voice.start', user_id: 'u1', screen: null, invocation_id: `inv-${at}`, at, trace, reply };
-    case 'stop':
-      return { type: 'voice.stop', sdk_overrides: {}, header_client_id: null, at, trace, reply };
-    case 'dropoff':
-      return { type: 'dropoff.register', user_id: 'u1', has_dialable_phone: true, phone_last4: '1234', reason: 'left', at, trace, reply };
-    case 'cancel':
-      return { type: 'dropoff.cancel', at, trace, reply };
-    case 'flow':
-      return { type: 'flow.set', flow_key: 'kyc', step_sequence: SCREENS, current_step: null, user_id: 'u1', client_id: null, knowledge_base: knowledgeBase, at, trace, reply };
-    case 'context':
-      return { type: 'context.fetch', sources: { knowledgeBase, refreshPolicy: config.voice.contextRefresh }, at, trace, reply };
-  }
-}
 
 /** A session on `logic`, with everything it emits and answers written down in order. */
 function session(logic: SessionMachine) {
