@@ -20,7 +20,9 @@ import { StoreUnavailableError } from '../store/ports.js';
 import type { CommandFanout } from './command-fanout.js';
 import type { WireCommand } from './command-wire.js';
 import { fromWireCommand, isWireCommand } from './command-wire.js';
+import type { InvocationInput } from './session-invocation.js';
 import { runSessionInvocation, SessionInvocationError } from './session-invocation.js';
+import { quietIngest } from './quiet-ingest.js';
 import { withDirectIngest } from '../machines/session/direct-ingest.js';
 import type { KeptState, StateMigration } from './state-versions.js';
 import { keptVersion, migrateKept, STATE_MIGRATIONS, stateVersionOf } from './state-versions.js';
@@ -136,9 +138,11 @@ export function sessionObject(deps: SessionObjectDeps) {
     }),
   );
   const invoke = async (ctx: restate.ObjectContext, stored: StoredSession | undefined, at: number, command?: (reply: Reply<unknown>) => SessionCommand) => {
+    const input: InvocationInput = { logic, sessionId: ctx.key, settings: deps.settings, at, stored, command, inspect: deps.inspect };
     let outcome;
     try {
-      outcome = await running.run(ctx, () => runSessionInvocation({ logic, sessionId: ctx.key, settings: deps.settings, at, stored, command, inspect: deps.inspect }));
+      // Most SDK events find their session quiet: applied without rebuilding the machine (quiet-ingest.ts).
+      outcome = quietIngest(input) ?? (await running.run(ctx, () => runSessionInvocation(input)));
     } catch (error) {
       // A machine bug is not retried forever: the request fails (500) and the state stays as it was.
       if (error instanceof SessionInvocationError) throw new restate.TerminalError(error.message);

@@ -22,6 +22,12 @@ const INGEST = 'session.ingest';
  * is left as it is); test/machines/direct-ingest.test.ts replays random command sequences through
  * both logics and compares every snapshot, emission and reply.
  */
+/** The logics `withDirectIngest` made: only these apply an SDK event as `ingestStep` alone. */
+const direct = new WeakSet<SessionMachine>();
+
+/** Whether `logic` applies an SDK event as `ingestStep` does and nothing more (made by `withDirectIngest`, its ingest action the machine's own). */
+export const ingestsDirectly = (logic: SessionMachine): boolean => direct.has(logic);
+
 export function withDirectIngest(logic: SessionMachine): SessionMachine {
   assertIngestIsContextOnly(logic);
   // A logic given its own ingest action (a test's fault injection) keeps the machine's path for it.
@@ -38,7 +44,9 @@ export function withDirectIngest(logic: SessionMachine): SessionMachine {
     return { ...snapshot, context: step.context };
   };
   // Everything else (initial snapshot, persistence, restore, the definition the inspector draws) is the machine's own.
-  return Object.assign(Object.create(logic) as SessionMachine, { transition });
+  const wrapped = Object.assign(Object.create(logic) as SessionMachine, { transition });
+  direct.add(wrapped);
+  return wrapped;
 }
 
 type AnyNode = StateNode<never, never>;

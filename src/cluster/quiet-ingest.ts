@@ -1,0 +1,39 @@
+import { ingestsDirectly } from '../machines/session/direct-ingest.js';
+import { ingestStep } from '../machines/session/ingest.js';
+import { restoredContext } from '../machines/session/persistence.js';
+import { restoredVoice, storedContext, toStored } from '../actors/stored-session.js';
+import type { InvocationInput, InvocationOutcome } from './session-invocation.js';
+
+/**
+ * An SDK event to a session with nothing under way and nothing due, applied without rebuilding
+ * the machine around it; undefined for any other invocation, which `runSessionInvocation` runs.
+ *
+ * Rebuilding is what such an event cost most in a service process (the actor's initial snapshot,
+ * the `session.restore` macrostep, starting and stopping it: docs/decisions/0024-quiet-sessions-skip-the-rebuild.md). For a session whose voice is inactive, with no reengagement armed and no deadline
+ * at or before the event (its `wake_at`, the earliest of every timer it keeps), that rebuild
+ * provably comes to: the context `restoredContext` makes, every region in its initial state but
+ * the trigger's (cooling down while its cooldown runs), no timer firing and nothing emitted; and
+ * the event is then `ingestStep` alone (direct-ingest.ts). So here the context is restored, the
+ * step applied, and the snapshot resolved from the state value that rebuild would have reached.
+ * test/cluster/quiet-ingest.test.ts runs random sessions through both paths and compares every
+ * outcome. An inspected invocation takes the machine, so the inspector sees every event.
+ */
+export function quietIngest(input: InvocationInput): InvocationOutcome | undefined {
+  const { logic, stored, at, settings } = input;
+  if (!stored || !input.command || input.inspect || !ingestsDirectly(logic)) return undefined;
+  if (stored.wake_at === null || stored.wake_at <= at || restoredVoice(stored) !== 'inactive' || storedContext(stored).reengagement !== null) return undefined;
+  let reply: unknown;
+  const command = input.command((value) => (reply = value));
+  if (command.type !== 'session.ingest') return undefined;
+  const context = restoredContext(storedContext(stored), settings, at);
+  const step = ingestStep(context, command);
+  command.reply(step.result);
+  const value = { voice: 'inactive', trigger: (context.trigger.cooldown_until ?? 0) > at ? 'cooldown' : 'ready', presence: 'live', reengagement: 'idle' };
+  const snapshot = logic.resolveState({ value, context: step.context });
+  const outcome: InvocationOutcome = { reply, stored: toStored(snapshot), activity: [], commands: [], notices: [] };
+  for (const emitted of step.emitted) {
+    if (emitted.type === 'activity') outcome.activity.push(emitted.draft);
+    else outcome.notices.push(emitted);
+  }
+  return outcome;
+}
