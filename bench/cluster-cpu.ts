@@ -7,12 +7,12 @@
  *
  * EVENTS (default 5,000, over 1,000 sessions, 50 connections), TARGETS (`one-way ceiling` and
  * `ingestion` by default; also `one-way + two state writes`, `one-way large state`, `one-way after
- * a wait`, `one-way after busy work`: bench/lib/ceiling-object.ts; comma-separated), CEILING_VIA_PROXY=1 (the ceiling's
+ * a wait`, `one-way after busy work`: bench/lib/ceiling-object.ts; `trigger evaluate`, a call; comma-separated), CEILING_VIA_PROXY=1 (the ceiling's
  * endpoint behind a connection round-robin, as the service's is), RATE=<events/s> (every target sent
  * at that rate: Restate's cost per event depends on how long a run keeps it busy), BUSY_WORK_MS (the
  * CPU the busy-work step spends, 2.5 by default), FRONTS=1 (events sent to a front, docs/cluster.md
  * "Fronts"), FIELD_SESSIONS=1 (sessions holding a deployed SDK's state first), PROFILE=<file>: a V8 CPU profile of the service
- * process while it ingests (open it in Chrome's DevTools). It also prints what each process burns
+ * process while it ingests, or runs PROFILE_TARGET (open it in Chrome's DevTools). It also prints what each process burns
  * idle and, per target, per second of the run (docs/cluster.md, "CPU per event"), and the read and write
  * system calls each process made per event.
  */
@@ -34,6 +34,8 @@ import { drained as backlogRun, startCeiling } from './suites/cluster.js';
 const EVENTS = Number(process.env.EVENTS ?? 5000);
 const SESSIONS = 1000;
 const PROFILE = process.env.PROFILE;
+/** PROFILE_TARGET: the target the profile is taken of (ingestion by default). */
+const PROFILE_TARGET = process.env.PROFILE_TARGET ?? 'ingestion';
 const IDLE_MS = 5000;
 /** RATE=<events/s>: each target sent at that rate rather than as fast as it is answered. */
 const RATE = process.env.RATE ? Number(process.env.RATE) : undefined;
@@ -68,6 +70,8 @@ async function main(): Promise<void> {
       // To the front when there is one (FRONTS=1): the service process then only runs invocations.
       ingestion: { ...common, url: `http://127.0.0.1:${(front ?? service).port}`, path: '/v1/events' },
       // What the front sends Restate, sent there directly: the session handler's cost without the front's.
+      // A call: answered with the session's decision, through the session's `ask`.
+      'trigger evaluate': { ...common, url: `http://127.0.0.1:${(front ?? service).port}`, path: '/v1/assistant/trigger/evaluate', body: 'trigger' as const },
       'ingestion sent to Restate directly': { ...common, url: ingress, path: `/${SESSION_OBJECT}/{session}/ingest/send`, body: 'ingest command' as const },
     };
     const targets = (process.env.TARGETS ?? 'one-way ceiling,ingestion').split(',') as (keyof typeof jobs)[];
@@ -88,7 +92,7 @@ async function main(): Promise<void> {
       const syscallsBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, ioSyscalls(pid)]));
       const started = performance.now();
       let profiler: InspectorSession | undefined;
-      if (PROFILE && target === 'ingestion') {
+      if (PROFILE && target === PROFILE_TARGET) {
         profiler = await openInspector(`127.0.0.1:${inspectPort}`);
         await profiler.call('Profiler.enable');
         await profiler.call('Profiler.setSamplingInterval', { interval: 200 });
