@@ -8,13 +8,15 @@ import type { InvocationInput, InvocationOutcome } from './session-invocation.js
  * An SDK event to a session with nothing under way and nothing due, applied without rebuilding
  * the machine around it; undefined for any other invocation, which `runSessionInvocation` runs.
  *
- * Rebuilding is what such an event cost most in a service process (the actor's initial snapshot,
- * the `session.restore` macrostep, starting and stopping it: docs/decisions/0024-quiet-sessions-skip-the-rebuild.md). For a session whose voice is inactive, with no reengagement armed and no deadline
- * at or before the event (its `wake_at`, the earliest of every timer it keeps), that rebuild
- * provably comes to: the context `restoredContext` makes, every region in its initial state but
- * the trigger's (cooling down while its cooldown runs), no timer firing and nothing emitted; and
- * the event is then `ingestStep` alone (direct-ingest.ts). So here the context is restored, the
- * step applied, and the snapshot resolved from the state value that rebuild would have reached.
+ * The rebuild (the actor's initial snapshot, the `session.restore` macrostep, starting and
+ * stopping the actor) was most of what such an invocation cost in a service process
+ * (docs/decisions/0024-quiet-sessions-skip-the-rebuild.md). For a session whose voice is
+ * inactive, with no reengagement armed and no deadline at or before the event (its `wake_at`,
+ * the earliest of every timer it keeps), that rebuild provably comes to: the context
+ * `restoredContext` makes, every region in its initial state but the trigger's (cooling down
+ * while its cooldown runs), no timer firing and nothing emitted; and the event is then
+ * `ingestStep` alone (direct-ingest.ts). So here the context is restored, the step applied, and
+ * the snapshot resolved from the state value that rebuild would have reached.
  * test/cluster/quiet-ingest.test.ts runs random sessions through both paths and compares every
  * outcome. An inspected invocation takes the machine, so the inspector sees every event.
  */
