@@ -123,7 +123,7 @@ export class RedisActivityLog implements ActivityLog {
     this.tail = this.redis.duplicate();
     // Auto-pipelined: the appends of invocations that run in the same turn of the event loop (Restate
     // hands them over in bursts) reach Redis in one write, which cut Redis's CPU per event by a third
-    // (docs/cluster.md, Redis). Each keeps its own answer, refusal and timeout.
+    // (docs/cluster.md, CPU per event). Each keeps its own answer, refusal and timeout.
     this.direct = this.redis.duplicate({ enableOfflineQueue: false, commandTimeout: WRITE_NOW_TIMEOUT_MS, enableAutoPipelining: true });
     this.redis.on('error', (error: Error) => (this.lastError = error.message));
     this.tail.on('error', () => {});

@@ -5,6 +5,12 @@ import { sessionMachine } from './machine.js';
 
 const INGEST = 'session.ingest';
 
+/** The logics `withDirectIngest` made: only these apply an SDK event as `ingestStep` alone. */
+const direct = new WeakSet<SessionMachine>();
+
+/** Whether `logic` applies an SDK event as `ingestStep` does and nothing more (made by `withDirectIngest`, its ingest action the machine's own). */
+export const ingestsDirectly = (logic: SessionMachine): boolean => direct.has(logic);
+
 /**
  * The session logic with SDK events applied without XState's macrostep, when that is provably
  * what the macrostep would do.
@@ -22,12 +28,6 @@ const INGEST = 'session.ingest';
  * is left as it is); test/machines/direct-ingest.test.ts replays random command sequences through
  * both logics and compares every snapshot, emission and reply.
  */
-/** The logics `withDirectIngest` made: only these apply an SDK event as `ingestStep` alone. */
-const direct = new WeakSet<SessionMachine>();
-
-/** Whether `logic` applies an SDK event as `ingestStep` does and nothing more (made by `withDirectIngest`, its ingest action the machine's own). */
-export const ingestsDirectly = (logic: SessionMachine): boolean => direct.has(logic);
-
 export function withDirectIngest(logic: SessionMachine): SessionMachine {
   assertIngestIsContextOnly(logic);
   // A logic given its own ingest action (a test's fault injection) keeps the machine's path for it.
