@@ -1,3 +1,4 @@
+import type { StateValue, StateValueMap } from 'xstate';
 import { armIdleTimer, idleTimerDeadline } from '../domain/idle-timer.js';
 import type { PersistedContext, SessionContext, SessionSettings } from '../machines/session/context.js';
 import type { SessionSnapshot } from '../machines/session/machine.js';
@@ -58,9 +59,10 @@ export function restoredVoice(stored: StoredSession): 'inactive' | 'active' {
 export const storedContext = (stored: StoredSession): PersistedContext => stored.context as unknown as PersistedContext;
 
 /** A read-only view of a session that is only in the store: its context and the state value it would resume in. */
-export function storedView(stored: StoredSession, settings: SessionSettings, at: number): { context: SessionContext; value: unknown } {
+export function storedView(stored: StoredSession, settings: SessionSettings, at: number): { context: SessionContext; value: StateValue } {
   const context = restoredContext(storedContext(stored), settings, at);
-  const value = stored.value as Record<string, unknown>;
+  // Kept as the machine's snapshot gave it (toStored): a state value, each region named.
+  const value = stored.value as StateValueMap;
   const coolingDown = (context.trigger.cooldown_until ?? 0) > at;
   return {
     context,

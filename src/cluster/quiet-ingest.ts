@@ -1,7 +1,6 @@
 import { ingestsDirectly } from '../machines/session/direct-ingest.js';
 import { ingestStep } from '../machines/session/ingest.js';
-import { restoredContext } from '../machines/session/persistence.js';
-import { restoredVoice, storedContext, toStored } from '../actors/stored-session.js';
+import { restoredVoice, storedContext, storedView, toStored } from '../actors/stored-session.js';
 import type { InvocationInput, InvocationOutcome } from './session-invocation.js';
 
 /**
@@ -15,8 +14,8 @@ import type { InvocationInput, InvocationOutcome } from './session-invocation.js
  * the earliest of every timer it keeps), that rebuild provably comes to: the context
  * `restoredContext` makes, every region in its initial state but the trigger's (cooling down
  * while its cooldown runs), no timer firing and nothing emitted; and the event is then
- * `ingestStep` alone (direct-ingest.ts). So here the context is restored, the step applied, and
- * the snapshot resolved from the state value that rebuild would have reached.
+ * `ingestStep` alone (direct-ingest.ts). That context and state value are what `storedView` reads
+ * of a kept session; here the step is applied to them and the snapshot resolved from the result.
  * test/cluster/quiet-ingest.test.ts runs random sessions through both paths and compares every
  * outcome. An inspected invocation takes the machine, so the inspector sees every event.
  */
@@ -27,10 +26,10 @@ export function quietIngest(input: InvocationInput): InvocationOutcome | undefin
   let reply: unknown;
   const command = input.command((value) => (reply = value));
   if (command.type !== 'session.ingest') return undefined;
-  const context = restoredContext(storedContext(stored), settings, at);
+  // The context and state value the rebuild reaches, as a read of the kept session shows them.
+  const { context, value } = storedView(stored, settings, at);
   const step = ingestStep(context, command);
   command.reply(step.result);
-  const value = { voice: 'inactive', trigger: (context.trigger.cooldown_until ?? 0) > at ? 'cooldown' : 'ready', presence: 'live', reengagement: 'idle' };
   const snapshot = logic.resolveState({ value, context: step.context });
   const outcome: InvocationOutcome = { reply, stored: toStored(snapshot), activity: [], commands: [], notices: [] };
   for (const emitted of step.emitted) {
