@@ -58,6 +58,8 @@ async function main(): Promise<void> {
     // local-cluster runs the endpoints' connection round-robin in this process.
     const front = cluster.fronts[0];
     const pids: Record<string, number> = { service: service.pid, ...(front ? { front: front.pid } : {}), restate: cluster.restate.pid, redis: redis.pid, 'ceiling endpoint': ceiling.pid, 'endpoint proxy': process.pid };
+    // Where clients go: the front when there is one (FRONTS=1), the service process only runs invocations then.
+    const clientUrl = `http://127.0.0.1:${(front ?? service).port}`;
     const drained = () => backlogRun((sql) => cluster.restate.query<{ n: number }>(sql));
     const ingress = cluster.restate.ingressUrl.replace(/\/$/, '');
     const common = { connections: 50, sessions: SESSIONS, body: 'event' as const, method: 'POST' as const, ...(RATE ? { overallRate: RATE } : {}) };
@@ -68,14 +70,14 @@ async function main(): Promise<void> {
       'one-way after a wait': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/stepAfterAWait/send` },
       'one-way after busy work': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/stepAfterBusyWork/send` },
       // To the front when there is one (FRONTS=1): the service process then only runs invocations.
-      ingestion: { ...common, url: `http://127.0.0.1:${(front ?? service).port}`, path: '/v1/events' },
+      ingestion: { ...common, url: clientUrl, path: '/v1/events' },
       // What the front sends Restate, sent there directly: the session handler's cost without the front's.
       // A call: answered with the session's decision, through the session's `ask`.
-      'trigger evaluate': { ...common, url: `http://127.0.0.1:${(front ?? service).port}`, path: '/v1/assistant/trigger/evaluate', body: 'trigger' as const },
+      'trigger evaluate': { ...common, url: clientUrl, path: '/v1/assistant/trigger/evaluate', body: 'trigger' as const },
       'ingestion sent to Restate directly': { ...common, url: ingress, path: `/${SESSION_OBJECT}/{session}/ingest/send`, body: 'ingest command' as const },
     };
     const targets = (process.env.TARGETS ?? 'one-way ceiling,ingestion').split(',') as (keyof typeof jobs)[];
-    if (FIELD_SESSIONS) await seedFieldSessions(`http://127.0.0.1:${(front ?? service).port}`, SESSIONS);
+    if (FIELD_SESSIONS) await seedFieldSessions(clientUrl, SESSIONS);
     // Every session exists, and both paths are warm, before anything is counted.
     await runLoad({ ...jobs.ingestion, amount: SESSIONS, sequential: true });
     for (const target of targets) {
