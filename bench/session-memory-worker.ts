@@ -6,7 +6,9 @@
  * - `one-event`: a session made by one `component_input` (the flood of new sessions);
  * - `pan`: a user stuck on the PAN screen (a schema, two hints, a failure);
  * - `field`: a deployed SDK's session after its start (14 schemas, 12 typed fields, about 17 KB);
- * - `stuffed`: a session sent 30 KB unknown fields and 900-byte notes, as much as it will hold.
+ * - `stuffed`: a session sent 30 KB unknown fields and 900-byte notes, as much as it will hold;
+ * - `nested`: one event of 15,000 empty arrays and objects (45 KB of JSON, a hostile client's);
+ * - `wide`: one event whose properties are one object of 4,000 keys.
  *
  * Prints `{shape, sessions, store, heap_per_session, estimate_per_session, ratio}`: the estimate
  * must not be below the heap (ratio ≥ 1), or a flood reaches V8's heap limit before the budget
@@ -48,6 +50,10 @@ function eventsOf(n: number): object[] {
       return fieldSessionEvents(session_id);
     case 'stuffed':
       return Array.from({ length: 8 }, () => JSON.parse(stuffedEventBody(session_id)) as object);
+    case 'nested':
+      return [{ session_id, event: 'component_input', properties: { a: Array.from({ length: 7_500 }, () => []), o: Array.from({ length: 7_500 }, () => ({})) } }];
+    case 'wide':
+      return [{ session_id, event: 'component_input', properties: { o: Object.fromEntries(Array.from({ length: 4_000 }, (_, i) => [`k${i}_${n}`, i])) } }];
     default:
       throw new Error(`unknown shape ${String(shape)}`);
   }

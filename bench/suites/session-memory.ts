@@ -5,13 +5,15 @@ import { table } from '../lib/stats.js';
 
 const run = promisify(execFile);
 
-export type SessionShape = 'one-event' | 'pan' | 'field' | 'stuffed';
+export type SessionShape = 'one-event' | 'pan' | 'field' | 'stuffed' | 'nested' | 'wide';
 
 const SHAPES: { shape: SessionShape; name: string }[] = [
   { shape: 'one-event', name: 'one `component_input` (a flood of new sessions)' },
   { shape: 'pan', name: 'stuck on the PAN screen: a schema, two hints, a failure' },
   { shape: 'field', name: "a deployed SDK's start: 14 schemas, 12 typed fields" },
   { shape: 'stuffed', name: 'eight events with 30 KB unknown fields, 900-byte notes' },
+  { shape: 'nested', name: 'one event of 15,000 empty arrays and objects (45 KB)' },
+  { shape: 'wide', name: 'one event of an object with 4,000 keys (50 KB)' },
 ];
 
 interface Measured {
@@ -22,7 +24,8 @@ interface Measured {
 
 /**
  * The memory budget's estimate of a running session against the heap it adds, measured after a
- * full collection (session-memory-worker.ts), for four shapes of session on SQLite. Throws when
+ * full collection (session-memory-worker.ts), for each shape of session on SQLite (the last two a
+ * hostile client's, whose structure costs the heap far more than its JSON). Throws when
  * the estimate is below the heap for any shape: the budget would then let sessions past V8's heap
  * limit (src/actors/memory-budget.ts).
  */

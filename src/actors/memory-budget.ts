@@ -1,12 +1,15 @@
+import { HELD_BYTES_FACTOR } from '../domain/held-density.js';
+
 /**
  * What a session is estimated to cost in memory: a fixed part (its actor, or its held context,
  * and the registry entries) plus its client data at twice its JSON size (parsed objects and
- * strings cost more than their text). Checked against the heap that running sessions of four
- * shapes add after a full collection (`npm run bench -- --only=session-memory`): the estimate is
- * 1.25 to 2.8 times the heap measured, never below it (docs/limits.md).
+ * strings cost more than their text), or more for data nested more than an SDK's
+ * (`held_density`: a JSON of empty arrays costs the heap 13 times its size). Checked against the
+ * heap that running sessions of each shape add after a full collection (`npm run bench --
+ * --only=session-memory`): the estimate is never below the heap measured (docs/limits.md).
  */
 export const SESSION_OVERHEAD_BYTES = 8 * 1024;
-export const HELD_BYTES_FACTOR = 2;
+export { HELD_BYTES_FACTOR };
 /**
  * The share of MEMORY_BUDGET_MB sessions may take. Below V8's heap limit (HEAP_SHARE) by a quarter
  * of the budget, which is what the process needs beside its sessions at their most (its code, the
@@ -82,11 +85,11 @@ export class MemoryBudget {
     return account;
   }
 
-  /** The account's session now holds `heldBytes` of client data. An account since closed stays closed. */
-  charge(account: SessionAccount, heldBytes: number): void {
+  /** The account's session now holds `heldBytes` of client data, at `density` heap bytes each. An account since closed stays closed. */
+  charge(account: SessionAccount, heldBytes: number, density = HELD_BYTES_FACTOR): void {
     const line = account as OpenAccount;
     if (!line.open) return;
-    const cost = SESSION_OVERHEAD_BYTES + HELD_BYTES_FACTOR * heldBytes;
+    const cost = SESSION_OVERHEAD_BYTES + Math.ceil(Math.max(HELD_BYTES_FACTOR, density) * heldBytes);
     this.used += cost - line.cost;
     line.cost = cost;
   }

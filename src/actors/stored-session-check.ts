@@ -55,6 +55,7 @@ const storedContext = z.looseObject({
   popup_cooldown_until: nullableNumber.optional(),
   assistant_invocation_id: nullableString.optional(),
   held_bytes: z.number().optional(),
+  held_density: z.number().optional(),
 });
 
 /** Why a stored session cannot run again (the first problem, by its path in the context); undefined when it can. */

@@ -217,14 +217,18 @@ export class SessionSupervisor implements SessionHost {
     actor.on('session.expired', () => this.evict(sessionId, 'idle'));
     const { memoryBudget } = this.options;
     const account = memoryBudget.account(sessionId);
-    memoryBudget.charge(account, actor.getSnapshot().context.held_bytes ?? 0);
+    const charge = () => {
+      const { held_bytes, held_density } = actor.getSnapshot().context;
+      memoryBudget.charge(account, held_bytes ?? 0, held_density);
+    };
+    charge();
     // One stored-form reader per actor, not a closure per change: the memory store calls it only when read.
     const storedForm = () => toStored(actor.getSnapshot());
     actor.subscribe({
       next: () => {
         this.changed(sessionId, actor, storedForm);
         // Only while registered: a stopping actor's last snapshot must not count a session gone or hibernated.
-        if (this.sessions.get(sessionId) === actor) memoryBudget.charge(account, actor.getSnapshot().context.held_bytes ?? 0);
+        if (this.sessions.get(sessionId) === actor) charge();
       },
       error: (error) => this.onSessionError(sessionId, actor, error),
     });

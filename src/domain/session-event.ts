@@ -17,6 +17,7 @@ import type { ComponentHint, SessionRecord } from './session-record.js';
 import { retryCounts } from './session-record.js';
 import type { HintMatcher, SchemaPush } from './session-schemas.js';
 import { registerSchema, withSchemaMatch } from './session-schemas.js';
+import { HELD_BYTES_FACTOR, heldDensity } from './held-density.js';
 
 /** A KYC flow has a score of fields; this only stops a client inventing field ids forever. */
 export const MAX_RETRY_FIELDS = 32;
@@ -65,7 +66,7 @@ export type EventPatch = Pick<
   SessionRecord,
   'latest_event' | 'updated_at' | 'user_id' | 'client_id' | 'screen' | 'screen_id' | 'component_hints' | 'schemas' | 'last_validation_failure' | 'held_bytes'
 > &
-  Partial<Pick<SessionRecord, 'last_user_activity_at' | 'retry_counts'>>;
+  Partial<Pick<SessionRecord, 'last_user_activity_at' | 'retry_counts' | 'held_density'>>;
 
 /**
  * What `applyEvent` does, as the fields it changes rather than a copy of the whole record: the
@@ -91,6 +92,9 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
     held_bytes: record.held_bytes,
   };
   if (!AGENT_EVENT_TYPES.has(stored.event)) next.last_user_activity_at = at;
+  // Kept at its highest: what an event left in hints stays when a later, flatter one replaces it.
+  const density = heldDensity(options.sizes);
+  if (density > (record.held_density ?? HELD_BYTES_FACTOR)) next.held_density = density;
 
   if (stored.event === 'component_input' && present(stored.component_id) && present(stored.hint)) {
     // Optional fields set one by one (a conditional spread builds an object to spread), in the order they are shown.

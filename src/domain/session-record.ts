@@ -60,6 +60,12 @@ export interface SessionRecord {
   last_trigger_at: number | null;
   /** What the record holds from clients (JSON size of events, hints, schemas), measured at ingest. */
   held_bytes: number;
+  /**
+   * What the heap spends per byte of `held_bytes`, from the most nested event the session took
+   * (its objects, arrays and keys cost more than their text: `heldDensity`). Absent while no
+   * event passed the memory budget's usual factor of 2, as in sessions stored before it.
+   */
+  held_density?: number;
 }
 
 /**

@@ -24,7 +24,7 @@ const steps = fc.array(
 
 /**
  * What the budget should hold, recomputed from the sessions themselves: each session it counts at
- * its fixed part plus twice its client data, beside what the activity actor holds. A hibernated session counts with STORE=memory (its
+ * its fixed part plus its client data at twice its size or its density, beside what the activity actor holds. A hibernated session counts with STORE=memory (its
  * data is still in the process) and not with STORE=sqlite (it is on disk only).
  */
 async function expectedUse(h: Harness, store: 'memory' | 'sqlite'): Promise<{ used_bytes: number; sessions: number }> {
@@ -34,7 +34,8 @@ async function expectedUse(h: Harness, store: 'memory' | 'sqlite'): Promise<{ us
   let sessions = 0;
   for (const { session_id: sessionId, status } of page.sessions) {
     if (store === 'sqlite' && status === 'hibernated') continue;
-    used += SESSION_OVERHEAD_BYTES + HELD_BYTES_FACTOR * (h.system.supervisor.snapshot(sessionId)!.context.held_bytes ?? 0);
+    const { held_bytes: heldBytes = 0, held_density: density = HELD_BYTES_FACTOR } = h.system.supervisor.snapshot(sessionId)!.context;
+    used += SESSION_OVERHEAD_BYTES + Math.ceil(Math.max(HELD_BYTES_FACTOR, density) * heldBytes);
     sessions += 1;
   }
   return { used_bytes: used, sessions };

@@ -93,4 +93,25 @@ describe('process-wide budget (MEMORY_BUDGET_MB)', () => {
     expect((await post(h, { session_id: 's0', event: 'screen_view', screen: 'b' })).status).toBe(200);
   });
 
+  it('counts a session of nested empty containers at what it costs the heap, not at twice its JSON', async () => {
+    const h = createHarness({ env: { MEMORY_BUDGET_MB: '64', SESSION_HIBERNATE_SECONDS: '0' } });
+    // 15,000 empty arrays: 45 KB of JSON, about 600 KB of heap once parsed (40 bytes each).
+    const nested = (sessionId: string) => ({ session_id: sessionId, event: 'component_input', properties: { a: Array.from({ length: 15_000 }, () => []) } });
+    let admitted = 0;
+    let refused: Awaited<ReturnType<typeof post>> | undefined;
+    while (!refused && admitted < 500) {
+      const res = await post(h, nested(`n${admitted}`));
+      if (res.status === 200) admitted += 1;
+      else refused = res;
+    }
+    expect(refused?.status).toBe(503);
+    const heldBytes = held(h, 'n0');
+    expect(heldBytes).toBeGreaterThan(45_000);
+    const { memory } = (await h.http.get('/health')).body;
+    // Each counted at 40 heap bytes an array, at least: 13 times its JSON, where twice would let in seven times as many.
+    expect(memory.used_bytes / memory.sessions).toBeGreaterThanOrEqual(15_000 * 40);
+    expect(admitted).toBeLessThanOrEqual(Math.ceil(memory.budget_bytes / (15_000 * 40)));
+    expect(admitted).toBeGreaterThan(10);
+  });
+
 });
