@@ -64,7 +64,8 @@ class Walk {
   ) {}
 
   note(path: string, shape: ValueShape): void {
-    if (this.fields.length < MAX_SHAPES) this.fields.push({ path, ...shape });
+    // Each key was masked on its own; joined, harmless keys can spell a value (`98765.43210`).
+    if (this.fields.length < MAX_SHAPES) this.fields.push({ path: mayHoldIdentity(path, false) ? scrubText(path).text : path, ...shape });
   }
 
   /** Returns `value` itself when nothing in it changed, so a clean event costs no copies. */
@@ -163,9 +164,17 @@ class Walk {
 
   number(value: number, path: string, sensitive: boolean, key: string): number | string {
     if (!Number.isFinite(value)) return value;
-    if (!sensitive && (!Number.isInteger(value) || Math.abs(value) < 1e8 || (isEpochTime(value) && isTimeKey(key)))) return value;
-    const masked = this.text(String(value), path, sensitive, false);
-    return masked === String(value) ? value : masked;
+    if (!sensitive && (Math.abs(value) < 1e8 || (isEpochTime(value) && isTimeKey(key)))) return value;
+    const text = String(value);
+    if (sensitive || Number.isInteger(value)) {
+      const masked = this.text(text, path, sensitive, false);
+      return masked === text ? value : masked;
+    }
+    // A fraction's whole part is read as the integer it is: `9876543210.5` carries a mobile number
+    // as surely as `9876543210` (read whole, the digits and the dot look like a version).
+    const whole = String(Math.trunc(value));
+    const masked = this.text(whole, path, false, false);
+    return masked === whole ? value : `${masked}${text.slice(whole.length)}`;
   }
 }
 

@@ -32,30 +32,88 @@ function digitValue(codePoint: number): string {
 }
 
 /**
+ * Digits and capitals drawn in a circle or a square that NFKC leaves as they are (it folds `①`
+ * and `Ⓐ`, not `❶`, `➀`, `⓫`, `🅐`, `🅰` or the regional indicators `🇦`): each range, where it
+ * starts, and the value its first character stands for.
+ */
+const ENCLOSED: readonly { from: number; to: number; first: number; letters?: true }[] = [
+  { from: 0x2776, to: 0x277f, first: 1 },
+  { from: 0x2780, to: 0x2789, first: 1 },
+  { from: 0x278a, to: 0x2793, first: 1 },
+  { from: 0x24eb, to: 0x24f4, first: 11 },
+  { from: 0x24f5, to: 0x24fe, first: 1 },
+  { from: 0x24ff, to: 0x24ff, first: 0 },
+  { from: 0x1f10b, to: 0x1f10c, first: 0 },
+  { from: 0x1f150, to: 0x1f169, first: 0, letters: true },
+  { from: 0x1f170, to: 0x1f189, first: 0, letters: true },
+  { from: 0x1f1e6, to: 0x1f1ff, first: 0, letters: true },
+];
+const ANY_ENCLOSED = /[\u2776-\u2793\u24eb-\u24ff\u{1f10b}\u{1f10c}\u{1f150}-\u{1f169}\u{1f170}-\u{1f189}\u{1f1e6}-\u{1f1ff}]/gu;
+
+function enclosedValue(char: string): string {
+  const code = char.codePointAt(0)!;
+  const range = ENCLOSED.find((entry) => code >= entry.from && code <= entry.to)!;
+  const offset = code - range.from;
+  return range.letters ? String.fromCharCode(65 + offset) : String(range.first + offset);
+}
+
+/**
+ * Cyrillic and Greek letters drawn as Latin ones. Read as Latin only inside a word that also has
+ * a Latin letter or digit (`АBCDE1234F` with a Cyrillic А): a word all in Cyrillic is Russian, and
+ * stays as written.
+ */
+const LOOKALIKES = new Map<string, string>(
+  Object.entries({
+    А: 'A', В: 'B', С: 'C', Е: 'E', Н: 'H', І: 'I', Ј: 'J', К: 'K', М: 'M', О: 'O', Р: 'P', Ѕ: 'S', Т: 'T', Х: 'X', У: 'Y', Ү: 'Y',
+    а: 'a', с: 'c', е: 'e', і: 'i', ј: 'j', о: 'o', р: 'p', ѕ: 's', х: 'x', у: 'y', һ: 'h', ԁ: 'd', ԛ: 'q', ԝ: 'w',
+    Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X', ο: 'o', ν: 'v',
+  }),
+);
+const ANY_LOOKALIKE = new RegExp(`[${[...LOOKALIKES.keys()].join('')}]`, 'u');
+const EVERY_LOOKALIKE = new RegExp(ANY_LOOKALIKE.source, 'gu');
+const WORD = /[\p{L}\p{M}\p{N}]+/gu;
+const LATIN_OR_DIGIT = /[A-Za-z0-9]/;
+
+const latinLookalikes = (text: string): string =>
+  ANY_LOOKALIKE.test(text) ? text.replace(WORD, (word) => (LATIN_OR_DIGIT.test(word) && ANY_LOOKALIKE.test(word) ? word.replace(EVERY_LOOKALIKE, (char) => LOOKALIKES.get(char)!) : word)) : text;
+
+/**
  * Digits of every script as ASCII digits, every dash as `-` and every space as ` `, after NFKC
- * (which folds fullwidth forms). Each replacement is one UTF-16 unit for one, except astral
- * digits (two units for one): callers use the result as the text they scan and return.
+ * (which folds fullwidth forms); digits and capitals in circles and squares as themselves, and
+ * Cyrillic or Greek look-alikes in a Latin word as the Latin letters they look like. Most
+ * replacements are one UTF-16 unit for one, some are not (an astral digit, `❿` for `10`):
+ * callers use the result as the text they scan and return.
  */
 export function asciiForms(text: string): string {
   if (!NON_ASCII.test(text)) return text;
-  return text
-    .normalize('NFKC')
-    .replace(ANY_DECIMAL_DIGIT, (digit) => (digit.length === 1 && digit.charCodeAt(0) < 128 ? digit : digitValue(digit.codePointAt(0)!)))
-    .replace(DASH, '-')
-    .replace(SPACE, ' ');
+  return latinLookalikes(
+    text
+      .normalize('NFKC')
+      .replace(ANY_ENCLOSED, enclosedValue)
+      .replace(ANY_DECIMAL_DIGIT, (digit) => (digit.length === 1 && digit.charCodeAt(0) < 128 ? digit : digitValue(digit.codePointAt(0)!)))
+      .replace(DASH, '-')
+      .replace(SPACE, ' '),
+  );
 }
 
-/** Format characters (zero-width space, soft hyphen, bidi marks), control characters, a whitespace run. */
-const HIDING = /[\p{Cf}\p{Cc}]|\s\s/u;
+/**
+ * What a reader does not see: format characters (zero-width space, soft hyphen, bidi marks),
+ * every other character Unicode says to draw as nothing when it cannot be shown (combining
+ * grapheme joiner, variation selectors, Hangul fillers, Mongolian and Khmer invisibles:
+ * Default_Ignorable_Code_Point), and the braille blank, which no \s names.
+ */
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]/gu;
+/** Invisible characters, control characters, a whitespace run. */
+const HIDING = /[\p{Cf}\p{Default_Ignorable_Code_Point}\u2800\p{Cc}]|\s\s/u;
 
 /**
- * Invisible format characters dropped, control characters and runs of whitespace read as one
- * space. A value split by them (`ABCDE\u200b1234F`, `98765\n43210`) is still the value, and the
- * system prompt's flattening would put it back together.
+ * Invisible characters dropped, control characters and runs of whitespace read as one space. A
+ * value split by them (`ABCDE\u200b1234F`, `ABCDE\u034f1234F`, `98765\n43210`) is still the value,
+ * and the system prompt's flattening would put it back together.
  */
 export function plainSpacing(text: string): string {
   if (!HIDING.test(text)) return text;
-  return text.replace(/\p{Cf}/gu, '').replace(/[\s\p{Cc}]+/gu, ' ');
+  return text.replace(INVISIBLE, '').replace(/[\s\p{Cc}]+/gu, ' ');
 }
 
 /**

@@ -150,12 +150,18 @@ export function clientMaskHolds(hint: string): boolean {
 const MAX_KEPT_RUN = 4;
 const MAX_KEPT_CHARACTERS = 6;
 const MASK_RUNS = /[*•●∙·#×✱]+|[xX]{2,}/gu;
-const READABLE_RUN = /[\p{L}\p{N}]+/gu;
+/** Readable characters in a row, a script's vowel signs and other marks among them (`मीरा` is four, not two). */
+const READABLE_RUN = /[\p{L}\p{M}\p{N}]+/gu;
+/** What follows an e-mail's `@` when it is a domain: no spaces, a dot, letters after it. */
+const MAIL_DOMAIN = /^[\p{L}\p{M}\p{N}-]+(?:\.[\p{L}\p{M}\p{N}-]+)*\.\p{L}{2,}$/u;
 
-/** What a mask leaves readable, before an e-mail's domain (the SDKs keep `@gmail.com`, which names nobody). */
+/**
+ * What a mask leaves readable, before an e-mail's domain (the SDKs keep `@gmail.com`, which names
+ * nobody). Only a domain is left out: `*@Meera Nair` shows a name after its `@`.
+ */
 function keptCharacters(hint: string): { total: number; longestRun: number } {
   const at = hint.indexOf('@');
-  const local = (at >= 0 ? hint.slice(0, at) : hint).replace(MASK_RUNS, ' ');
+  const local = (at >= 0 && MAIL_DOMAIN.test(hint.slice(at + 1)) ? hint.slice(0, at) : hint).replace(MASK_RUNS, ' ');
   let total = 0;
   let longestRun = 0;
   for (const [run] of local.matchAll(READABLE_RUN)) {

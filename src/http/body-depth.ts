@@ -11,11 +11,18 @@ export const MAX_BODY_DEPTH = 32;
 const MAX_KEY_SHOWN = 40;
 
 /**
- * A path as the 422 names it, `properties.x.0.0`: long keys cut, and the whole masked like any
- * client text, so a key cannot carry an identity value out.
+ * A path as the 422 names it, `properties.x.0.0`: each key masked, then cut if long, and the whole
+ * masked again like any client text, so neither a key nor keys joined can carry an identity value
+ * out. Masked before the cut: a cut first could leave `ABCDE1234` of a PAN, which no detector reads.
  */
 function showPath(path: (string | number)[]): string {
-  return redactText(path.map((part) => (typeof part === 'string' && part.length > MAX_KEY_SHOWN ? `${part.slice(0, MAX_KEY_SHOWN)}…` : String(part))).join('.'));
+  return redactText(path.map((part) => (typeof part === 'string' ? shownKey(part) : String(part))).join('.'));
+}
+
+function shownKey(key: string): string {
+  // Bounded before the scan: past four times the shown length nothing of it is shown anyway.
+  const masked = redactText(key.slice(0, 4 * MAX_KEY_SHOWN));
+  return masked.length > MAX_KEY_SHOWN ? `${masked.slice(0, MAX_KEY_SHOWN)}…` : masked;
 }
 
 /**

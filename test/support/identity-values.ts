@@ -214,8 +214,51 @@ const address = fc
   .tuple(fc.integer({ min: 1, max: 999 }), fc.constantFrom('Shanti', 'Sai Krupa', 'Green Park', 'Lotus'), fc.constantFrom('Apartments', 'Society', 'Colony', 'Nagar'), fc.constantFrom('Andheri West', 'Koramangala', 'Salt Lake', 'Banjara Hills'), fc.constantFrom('Mumbai', 'Bengaluru', 'Kolkata', 'Hyderabad'), fc.integer({ min: 110001, max: 855999 }))
   .map(([house, name, kind, area, city, pin]) => ({ kind: 'address', raw: `Flat ${house}, ${name} ${kind}, ${area}, ${city} ${pin}`, secret: `${name} ${kind}` }));
 
-/** The forms found leaking: how Indian users type and say identity values. */
+/** Separators, invisible characters and look-alikes an adversarial review got past the detectors with. */
+const ODD_SEPARATORS = [',', '|', ':', ' -- ', ' | ', ', '];
+const oddlyGroupedPhone = fc.tuple(mobile, fc.constantFrom(...ODD_SEPARATORS, '('), fc.constantFrom('', '+91 ')).map(([n, sep, prefix]) => {
+  const raw = `${prefix}${sep === '(' ? `(${n.slice(0, 5)}) ${n.slice(5)}` : `${n.slice(0, 5)}${sep}${n.slice(5)}`}`;
+  return { kind: 'phone', raw, secret: withoutTail(raw, 5) };
+});
+const oddlyGroupedAadhaar = fc.tuple(fc.constantFrom(...'23456789'), digits(10), fc.constantFrom(...ODD_SEPARATORS)).map(([first, rest, sep]) => {
+  const raw = group(withVerhoeff(`${first}${rest}`), [4, 4], sep);
+  return { kind: 'aadhaar', raw, secret: withoutTail(raw) };
+});
+/** Characters Unicode draws as nothing (Default_Ignorable_Code_Point) that are not format characters, and the braille blank. */
+const INVISIBLES = ['\u034f', '\ufe0f', '\u180b', '\u{e0100}', '\u17b4', '\u115f', '\u3164', '\u2800'];
+const invisiblySplit = fc.tuple(fc.oneof(pan.filter((p) => /^[A-Z]{5}\d{4}[A-Z]$/.test(p)), mobile), fc.constantFrom(...INVISIBLES), fc.integer({ min: 1, max: 8 })).map(([value, invisible, at]) => {
+  const raw = `${value.slice(0, at)}${invisible}${value.slice(at)}`;
+  return { kind: /^\d/.test(value) ? 'phone' : 'pan', raw, secret: withoutTail(raw) };
+});
+/** Digits in dingbat circles (`❶`, `➀`, `⓿`), capitals in negative circles and squares (`🅐`, `🅰`), Cyrillic and Greek capitals that look Latin. */
+const dingbatDigit = (d: string, style: number) => (d === '0' ? '\u24ff' : String.fromCodePoint([0x2776, 0x2780, 0x278a][style]! + Number(d) - 1));
+const CYRILLIC_OR_GREEK: Record<string, string> = { A: 'А', B: 'В', C: 'С', E: 'Е', H: 'Н', K: 'К', M: 'М', O: 'О', P: 'Р', T: 'Т', X: 'Х', Z: 'Ζ', N: 'Ν', I: 'І' };
+const lookalike = fc.oneof(
+  fc.tuple(mobile, fc.integer({ min: 0, max: 2 })).map(([n, style]) => {
+    const raw = [...n].map((d) => dingbatDigit(d, style)).join('');
+    return { kind: 'phone', raw, secret: withoutTail(raw) };
+  }),
+  fc.tuple(pan.filter((p) => /^[A-Z]{5}\d{4}[A-Z]$/.test(p)), fc.constantFrom(0x1f150, 0x1f170, 0)).map(([value, letters]) => {
+    const raw = [...value].map((char) => (/\d/.test(char) ? char : letters === 0 ? (CYRILLIC_OR_GREEK[char] ?? char) : String.fromCodePoint(letters + char.charCodeAt(0) - 65))).join('');
+    return { kind: 'pan', raw, secret: withoutTail(raw) };
+  }),
+);
+const FULL_MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const moreDates = fc.tuple(fc.integer({ min: 1940, max: 2012 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 }), fc.integer({ min: 0, max: 4 })).map(([year, month, day, format]) => {
+  const dd = String(day).padStart(2, '0');
+  const mm = String(month).padStart(2, '0');
+  const yy = String(year).slice(2);
+  const raw = [`${day}th of ${FULL_MONTHS[month - 1]} ${year}`, `${day} ${MONTH_NAMES[month - 1]} ${yy}`, `${FULL_MONTHS[month - 1]} ${day} ${yy}`, `${year} ${FULL_MONTHS[month - 1]} ${day}`, `${year}${mm}${dd}`][format]!;
+  return { kind: 'date', raw };
+});
+
+/** The forms found leaking: how Indian users type and say identity values, and what an adversarial review got past the detectors with. */
 export const indianForm: fc.Arbitrary<IdentityValue> = fc.oneof(
+  oddlyGroupedPhone,
+  oddlyGroupedAadhaar,
+  invisiblySplit,
+  lookalike,
+  moreDates,
   scriptPhone,
   spoken(mobile, 'phone'),
   spoken(fc.tuple(fc.constantFrom(...'23456789'), digits(10)).map(([first, rest]) => withVerhoeff(`${first}${rest}`)), 'aadhaar'),

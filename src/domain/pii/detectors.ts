@@ -35,14 +35,17 @@ export const DETECTORS: readonly Detector[] = [
   { kind: 'upi', minDigits: 0, minLength: 5, pattern: new RegExp(`${WB}[\\p{L}\\p{M}\\p{N}._-]{2,64}@[A-Za-z]{2,32}(?![\\p{L}\\p{M}\\p{N}@])(?!\\.[A-Za-z])`, 'gu') },
   {
     kind: 'date',
-    minDigits: 4,
+    // `June 5 95`: three digits.
+    minDigits: 3,
     minLength: 6,
     maskWhole: true,
     pattern: new RegExp(
       normalized(
-        // Numeric (year first, day first, month first, two-digit year, run together), then with the month named: `15th June 1987`, `15/Jun/1995`, `Jun. 15, 1995`, `15 जून 1995`.
-        `${B}(?:${YEAR}${DATE_SEP}${MONTH}${DATE_SEP}${DAY}|${DAY}${DATE_SEP}${MONTH}${DATE_SEP}${YEAR}|${MONTH}[-/.]${DAY}[-/.]${YEAR}|${DAY2}[-/]${MONTH2}[-/]\\d{2}|${DAY2}${MONTH2}${YEAR}|` +
-          `${DAY}(?:st|nd|rd|th)?${NAMED_SEP}(?:${MONTHS})\\.?${NAMED_SEP}${YEAR}|${DAY}[-/](?:${MONTHS})[-/]\\d{2}|(?:${MONTHS})\\.?[ -]?${DAY}(?:st|nd|rd|th)?,? ?${YEAR})${E}`,
+        // Numeric (year first, day first, month first, two-digit year, run together either way), then with the month named:
+        // `15th June 1987`, `15th of June 95`, `15/Jun/1995`, `Jun. 15, 1995`, `June 15 95`, `1995 June 15`, `15 जून 1995`.
+        `${B}(?:${YEAR}${DATE_SEP}${MONTH}${DATE_SEP}${DAY}|${DAY}${DATE_SEP}${MONTH}${DATE_SEP}${YEAR}|${MONTH}[-/.]${DAY}[-/.]${YEAR}|${DAY2}[-/]${MONTH2}[-/]\\d{2}|${DAY2}${MONTH2}${YEAR}|${YEAR}${MONTH2}${DAY2}|` +
+          `${DAY}(?:st|nd|rd|th)?(?: of)?${NAMED_SEP}(?:${MONTHS})\\.?${NAMED_SEP}(?:${YEAR}|\\d{2})|${DAY}[-/](?:${MONTHS})[-/]\\d{2}|(?:${MONTHS})\\.?[ -]?${DAY}(?:st|nd|rd|th)?,? ?(?:${YEAR}|\\d{2})|` +
+          `${YEAR}${NAMED_SEP}(?:${MONTHS})\\.?${NAMED_SEP}${DAY})${E}`,
       ),
       'gi',
     ),

@@ -3,8 +3,11 @@ import type { PiiKind } from './kinds.js';
 
 const digitsOf = (text: string) => text.replace(/\D/g, '');
 
-/** Four groups of one to three digits, each at most 255, split by dots: an IPv4 address, not an identity value. */
-const isIpv4 = (match: string) => /^\d{1,3}(?:\.\d{1,3}){3}$/.test(match) && match.split('.').every((part) => Number(part) <= 255);
+/** Four groups of one to three digits, each at most 255, split by dots, perhaps with a port: an IPv4 address, not an identity value. */
+const isIpv4 = (match: string) => /^\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?$/.test(match) && match.split(':')[0]!.split('.').every((part) => Number(part) <= 255);
+
+/** A time of day, to the second and its fraction: `12:30:45.123456`. */
+const isTimeOfDay = (match: string) => /^(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?$/.test(match);
 
 /**
  * Digits split by dots, slashes or underscores into groups shorter than three: array indices in a
@@ -12,13 +15,28 @@ const isIpv4 = (match: string) => /^\d{1,3}(?:\.\d{1,3}){3}$/.test(match) && mat
  */
 const isDottedPath = (match: string) => /^\d+(?:[._/]\d+)+$/.test(match) && match.split(/[._/]/).some((group) => group.length < 3);
 
+/** An amount as India or the West writes it: `10,00,000`, `1,234,567`. */
+const AMOUNT = /^\d{1,3}(?:,\d{2})*,\d{3}$|^\d{1,3}(?:,\d{3})+$/;
+
+/**
+ * Amounts, alone or as a range or list (`10,00,000 - 25,00,000`): every part a comma-grouped
+ * amount below a crore (eight digits). A comma-grouped run of nine digits or more is judged as
+ * any run is: `9,876,543,210` is a mobile number written as an amount.
+ */
+const isAmounts = (match: string) =>
+  match.includes(',') &&
+  match
+    .split(/[^\d,]+/)
+    .filter((part) => part !== '')
+    .every((part) => AMOUNT.test(part) && digitsOf(part).length < 9);
+
 /**
  * A run of digits however grouped (`9100 3712 3456 7890`, `234 567 890 124`, `98765-43210`,
  * `+91 98765 43210`), judged by its digits as a whole: a run is one value, so no part of it is
  * left readable because another part was taken for something else.
  */
 export function classifyDigits(match: string): PiiKind | undefined {
-  if (isIpv4(match) || isDottedPath(match)) return undefined;
+  if (isIpv4(match) || isTimeOfDay(match) || isDottedPath(match) || isAmounts(match)) return undefined;
   const digits = digitsOf(match);
   const n = digits.length;
   if (n < 9) return undefined;

@@ -22,7 +22,22 @@ export const SENSITIVE_KEYS: readonly string[] = [
  * `account_holder_name`, `surname`) unless it names a thing: fail closed, since what a person is
  * called is an identity value however the field is spelt.
  */
-export const NAME_KEY = /name$/;
+export const NAME_KEY = /names?$/;
+
+/**
+ * The key's words, up to and including the first that is `name` or `names` (`name_as_per_pan`,
+ * `nameOnCard`, `applicant_name_en`), normalised; undefined when no word is. A person's name is
+ * as often put first as last: the words before it say whose (or what's) it is.
+ */
+export function throughNameWord(key: string): string | undefined {
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== '');
+  const at = words.findIndex((word) => word === 'name' || word === 'names');
+  return at < 0 ? undefined : words.slice(0, at + 1).join('');
+}
 export const THING_NAME_KEYS: readonly string[] = [
   'event_name', 'screen_name', 'display_name', 'file_name', 'filename', 'component_name', 'field_name', 'flow_name', 'step_name', 'stage_name',
   'rule_name', 'app_name', 'device_name', 'os_name', 'host_name', 'hostname', 'bank_name', 'branch_name', 'city_name', 'state_name', 'district_name',

@@ -11,8 +11,13 @@ export const E = '(?![A-Za-z0-9])';
 /** Boundaries in text of any script, for the detectors that read words. */
 export const WB = '(?<![\\p{L}\\p{M}\\p{N}])';
 export const WE = '(?![\\p{L}\\p{M}\\p{N}])';
-/** Between two groups of a value: a space, or a dash, dot, slash or underscore with a space either side or none. */
-export const GROUP = '(?: ?[-._/] ?| )';
+/**
+ * Between two groups of a value: a space, or a dash, dot, slash, underscore, comma, bar or colon
+ * (or two dashes) with a space either side or none, or a group's closing or opening parenthesis:
+ * `98765 43210`, `98765,43210`, `2345|6789|0124`, `98765 -- 43210`, `(98765) 43210`. A comma
+ * also groups amounts (`10,00,000`), which classifyDigits tells apart.
+ */
+export const GROUP = '(?: ?(?:[-._/,|:]|--|\\) ?\\(?|\\() ?| )';
 /** Between the characters of a value spelled out: a space, or a dash or dot with a space either side or none. */
 export const SPELLED = '(?: ?[-.] ?| )';
 export const MONTHS =

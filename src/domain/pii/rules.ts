@@ -4,7 +4,7 @@
  * whatever they look like (keys.ts). Both are data; a deployment adds keys with PII_EXTRA_KEYS.
  */
 import { jsonStringSize } from '../json-size.js';
-import { isOtpName, NAME_KEY, normalizeKey, ROUTING_KEYS, SENSITIVE_KEYS, THING_NAME_KEYS } from './keys.js';
+import { isOtpName, NAME_KEY, normalizeKey, ROUTING_KEYS, SENSITIVE_KEYS, THING_NAME_KEYS, throughNameWord } from './keys.js';
 import { mayHoldIdentity } from './may-hold-identity.js';
 
 export interface PiiRules {
@@ -38,14 +38,20 @@ const MAX_REMEMBERED_KEY = 64;
 export function createPiiRules(extraKeys: readonly string[] = []): PiiRules {
   const sensitive = new Set([...SENSITIVE_KEYS, ...extraKeys].map(normalizeKey));
   const things = new Set(THING_NAME_KEYS.map(normalizeKey));
-  const isSensitive = (normal: string) => sensitive.has(normal) || (NAME_KEY.test(normal) && !things.has(normal));
+  // A name key names a thing only when the words up to its name are a thing's (`bank_name_en`).
+  const namesAPerson = (key: string, normal: string) => {
+    if (NAME_KEY.test(normal) && !things.has(normal)) return true;
+    const named = throughNameWord(key);
+    return named !== undefined && !things.has(named);
+  };
+  const isSensitive = (key: string, normal: string) => sensitive.has(normal) || namesAPerson(key, normal);
   const routing = new Set(ROUTING_KEYS);
   // Normalising a key costs more than the rest of its check: each key is looked at once.
   const seen = new Map<string, KeyFacts>();
   const factsOf = (key: string): KeyFacts => {
     // A routing key is never also sensitive: it is passed through as sent.
     const isRouting = routing.has(key);
-    return { routing: isRouting, sensitive: !isRouting && isSensitive(normalizeKey(key)), otp: isOtpName(key), mayHoldIdentity: mayHoldIdentity(key), jsonBytes: jsonStringSize(key) + 1 };
+    return { routing: isRouting, sensitive: !isRouting && isSensitive(key, normalizeKey(key)), otp: isOtpName(key), mayHoldIdentity: mayHoldIdentity(key), jsonBytes: jsonStringSize(key) + 1 };
   };
   const keyFacts = (key: string): KeyFacts => {
     // A key longer than any field name is worked out each time: remembered, 4,096 of them could hold a client's 64 KiB bodies.

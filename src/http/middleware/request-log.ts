@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { redactText } from '../../domain/event-redaction.js';
 import { acceptableId } from '../../domain/trace.js';
 import { requestContext } from '../request-context.js';
 import { shownPath } from '../shown-path.js';
@@ -8,14 +9,16 @@ const MAX_HEADER_SHOWN = 64;
 
 /**
  * A correlation header as logged: only a plain id (the charset and length of any id this service
- * accepts), cut to 64 characters; anything else is noted, never written. A secret pasted into the
+ * accepts), masked like any client text and cut to 64 characters; anything else is noted, never written. A secret pasted into the
  * wrong header thus never reaches the log whole, and no client can forge log lines through it.
  */
 function loggableHeader(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const id = acceptableId(value.trim());
   if (id === undefined) return '[invalid]';
-  return id.length > MAX_HEADER_SHOWN ? `${id.slice(0, MAX_HEADER_SHOWN)}…` : id;
+  // Masked before the cut: a cut first could leave nine characters of a PAN, which no detector reads.
+  const masked = redactText(id);
+  return masked.length > MAX_HEADER_SHOWN ? `${masked.slice(0, MAX_HEADER_SHOWN)}…` : masked;
 }
 
 /** The path alone (a query string can carry anything, an API key sent by mistake included), decoded and masked. */

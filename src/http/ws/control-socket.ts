@@ -30,6 +30,9 @@ import type { ReplayWindow } from '../replay-window.js';
 import { digestOf } from '../../domain/digest.js';
 import { evaluateSurfaces, evaluateTrigger } from '../../sessions/decisions.js';
 
+/** How much of a frame's `message_id` an error frame echoes. */
+const MAX_ECHOED_ID = 128;
+
 export interface ControlSocketInput {
   socket: WebSocket;
   system: ActorSystem<SessionHost>;
@@ -257,8 +260,9 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     }
     const frame = AnyFrame.safeParse(raw);
     if (!frame.success) return fail('invalid_frame', describeIssues(frame.error, 'frame'));
-    // Echoed in errors before the frame is parsed whole: masked as the parsed frame's would be.
-    const messageId = typeof frame.data.message_id === 'string' ? redactText(frame.data.message_id.slice(0, 128)) : null;
+    // Echoed in errors before the frame is parsed whole: masked as the parsed frame's would be, then
+    // cut (a cut first could leave nine characters of a PAN, which no detector reads).
+    const messageId = typeof frame.data.message_id === 'string' ? redactText(frame.data.message_id.slice(0, 4 * MAX_ECHOED_ID)).slice(0, MAX_ECHOED_ID) : null;
     const parse = <S extends typeof ConnectSchema | typeof HeartbeatFrame | typeof ControlStateSchema | typeof TriggerEvaluateSchema>(schema: S) => {
       const parsed = schema.safeParse(raw);
       if (!parsed.success) fail('invalid_frame', describeIssues(parsed.error, 'frame'), messageId);
