@@ -40,6 +40,9 @@ export async function bind({ port, host, requestTimeoutSeconds }: ListenOptions)
     headersTimeout: requestTimeoutSeconds * 1000,
     connectionsCheckingInterval: Math.min(1000, requestTimeoutSeconds * 250),
     keepAliveTimeout: KEEP_ALIVE_MS,
+    // Only a WebSocket handshake leaves HTTP: any other `Upgrade` (curl's `h2c` offer) is a plain
+    // request to be answered, as a server that does not speak it ignores it (RFC 9110, 7.8).
+    shouldUpgradeCallback: (req) => String(req.headers.upgrade ?? '').toLowerCase() === 'websocket',
   });
   server.on('clientError', answerParserError);
   await new Promise<void>((resolve, reject) => {

@@ -18,8 +18,8 @@ export const notFound: RequestHandler = (req) => {
   throw new HttpError(404, `no route for ${req.method} ${shownPath(req.path)}`);
 };
 
-/** zlib's codes for input that is not what its Content-Encoding says: `Z_…` (gzip, deflate), `ERR__ERROR_FORMAT_…` (brotli). */
-const isDecompressionCode = (code: string): boolean => code.startsWith('Z_') || code.startsWith('ERR__ERROR_FORMAT');
+/** zlib's codes for input that is not what its Content-Encoding says: `Z_…` (gzip, deflate), `ERR__ERROR_FORMAT_…` (brotli), `ZSTD_error_…` (zstd). */
+const isDecompressionCode = (code: string): boolean => code.startsWith('Z_') || code.startsWith('ERR__ERROR_FORMAT') || code.startsWith('ZSTD_');
 
 /** A 4xx from express or body-parser, named in our words (theirs may quote the client's input). */
 function clientErrorDetail(error: unknown): string | undefined {

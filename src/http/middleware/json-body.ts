@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import express from 'express';
@@ -53,7 +54,12 @@ function readText(req: IncomingMessage, limit: number, done: (error: HttpError |
     finish(bodyError('entity.too.large'));
     req.resume();
   };
-  const onEnd = () => finish(undefined, chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
+  const onEnd = () => {
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+    // Decoded leniently, bytes that are not UTF-8 would become U+FFFD: the body would be changed, not refused.
+    if (!isUtf8(body)) return finish(bodyError('body.not.utf8'));
+    finish(undefined, body.toString('utf8'));
+  };
   const onAbort = () => finish(bodyError('request.aborted'));
   const onClose = () => {
     if (!req.complete) onAbort();
@@ -92,11 +98,24 @@ export function jsonBody(): RequestHandler[] {
       throw new HttpError(415, 'Content-Type must be application/json');
     }
     // body-parser would decode UTF-16 and UTF-32 too; the contract is UTF-8 JSON.
-    const charset = CHARSET.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
+    const type = req.get('content-type') ?? '';
+    const charset = CHARSET.exec(type)?.[1]?.toLowerCase();
     if (hasBody && charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw bodyError('charset.unsupported');
+    // `utf8` is UTF-8's common misspelling, which body-parser refuses: named as it knows it.
+    if (charset === 'utf8') req.headers['content-type'] = type.replace(CHARSET, (parameter) => parameter.replace(/utf8/i, 'utf-8'));
     next();
   };
-  const readOtherBody = inSequence(requireJson, express.json({ limit: BODY_LIMIT_BYTES, strict: false }));
+  const readOtherBody = inSequence(
+    requireJson,
+    express.json({
+      limit: BODY_LIMIT_BYTES,
+      strict: false,
+      // After decompression, before decoding: a body that is not UTF-8 is refused, not changed.
+      verify: (_req, _res, buffer) => {
+        if (!isUtf8(buffer)) throw bodyError('body.not.utf8');
+      },
+    }),
+  );
   const readBody: RequestHandler = (req, res, next) => {
     if (!isPlainJson(req)) return readOtherBody(req, res, next);
     if (!hasBody(req)) return next();

@@ -18,7 +18,8 @@ const CHANGES_STATE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * A request that changes state and carries `Idempotency-Key` or `X-Request-ID` is run once per
  * client within the replay window (REPLAY_WINDOW_SECONDS): a copy sent again, while the first is
  * still under way or after, gets the first one's answer and changes nothing. A client is its
- * address and its key. The same id on a different request is a 422; a first answer that was a
+ * address and its key. The same id on a different request (another method, path, query or body,
+ * the path spelled another way included) is a 422, never run again; a first answer that was a
  * refusal is not repeated, so the retry is run afresh (docs/limits.md).
  */
 export function replays(window: ReplayWindow<StoredAnswer>): RequestHandler {
@@ -28,8 +29,10 @@ export function replays(window: ReplayWindow<StoredAnswer>): RequestHandler {
     const id = sentKey ?? req.get('x-request-id');
     if (id === undefined || id === '') return next();
     const header = sentKey !== undefined ? 'Idempotency-Key' : 'X-Request-ID';
-    const key = digestOf(req.ip ?? '', req.get('x-api-key') ?? '', req.method, req.path, id);
-    const check = window.check(key, digestOf(req.originalUrl, JSON.stringify(req.body ?? null)));
+    // The id alone names the request, whatever it was sent to: the same id sent to another route
+    // (or to the same one spelled `/V1/EVENTS/`) must not run a second change.
+    const key = digestOf(req.ip ?? '', req.get('x-api-key') ?? '', id);
+    const check = window.check(key, digestOf(req.method, req.originalUrl, JSON.stringify(req.body ?? null)));
     if (check.kind === 'conflict') {
       throw new HttpError(422, `${header}: already used for a different request within the last REPLAY_WINDOW_SECONDS; send a new id`);
     }

@@ -12,13 +12,32 @@ import { WsClose } from './control-frames.js';
 import type { AnswerFrame } from './control-socket.js';
 import { controlSocketLogic } from './control-socket.js';
 import type { ReplayWindow } from '../replay-window.js';
+import { shownPath } from '../shown-path.js';
 
 export const CONTROL_PLANE_PATH = '/v1/events/ws';
 
-/** Refuses an upgrade with a plain HTTP answer, before any WebSocket exists. */
-function refuse(socket: Duplex, status: number, text: string, detail = text): void {
+/**
+ * Refuses an upgrade with a plain HTTP answer, before any WebSocket exists: a JSON `detail`
+ * naming the problem, as every HTTP answer of the service has, and `Retry-After` when a retry
+ * later may succeed.
+ */
+function refuse(socket: Duplex, status: number, text: string, detail: string, retryAfterSeconds?: number): void {
   const body = JSON.stringify({ detail });
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  const retry = retryAfterSeconds === undefined ? '' : `Retry-After: ${retryAfterSeconds}\r\n`;
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${retry}Connection: close\r\n\r\n${body}`);
+}
+
+/** A handshake's key: 16 bytes in base64 (RFC 6455, 4.2.1). */
+const HANDSHAKE_KEY = /^[+/0-9A-Za-z]{22}==$/;
+
+/** What is wrong with a WebSocket handshake, as RFC 6455 asks of one, before `ws` (which answers in text/html) sees it. */
+function handshakeProblem(req: IncomingMessage): { status: number; text: string; detail: string } | undefined {
+  if (req.method !== 'GET') return { status: 405, text: 'Method Not Allowed', detail: `a WebSocket handshake is a GET, not a ${req.method ?? 'request without a method'}` };
+  const key = req.headers['sec-websocket-key'];
+  if (typeof key !== 'string' || !HANDSHAKE_KEY.test(key.trim())) return { status: 400, text: 'Bad Request', detail: 'missing or invalid Sec-WebSocket-Key header' };
+  const version = req.headers['sec-websocket-version'];
+  if (version !== '13' && version !== '8') return { status: 400, text: 'Bad Request', detail: 'missing or unsupported Sec-WebSocket-Version header; send 13' };
+  return undefined;
 }
 
 /**
@@ -49,14 +68,16 @@ export class ControlPlane {
   /** For `server.on('upgrade')`: answers what is not the control plane, and refuses over the cap or while closing. */
   handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const { config } = this.deps;
-    const path = (req.url ?? '').split('?')[0];
-    if (path !== CONTROL_PLANE_PATH) return refuse(socket, 404, 'Not Found');
-    if (this.closing) return refuse(socket, 503, 'Service Unavailable');
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    if (path !== CONTROL_PLANE_PATH) return refuse(socket, 404, 'Not Found', `no WebSocket endpoint at ${shownPath(path)}; the control plane is ${CONTROL_PLANE_PATH}`);
+    const problem = handshakeProblem(req);
+    if (problem) return refuse(socket, problem.status, problem.text, problem.detail);
+    if (this.closing) return refuse(socket, 503, 'Service Unavailable', 'the service is shutting down; connect again', 1);
     const headerKey = req.headers['x-api-key'];
     const presented = typeof headerKey === 'string' && headerKey.length > 0 ? headerKey : undefined;
     const keyRequired = config.http.apiKeys.length > 0;
     // A wrong key in the header is refused at once; a missing one may still come in the connect frame.
-    if (keyRequired && presented !== undefined && !this.keyMatches(presented)) return refuse(socket, 401, 'Unauthorized');
+    if (keyRequired && presented !== undefined && !this.keyMatches(presented)) return refuse(socket, 401, 'Unauthorized', 'invalid API key');
     const clientHeader = req.headers['x-client-id'];
     let headerClientId: string | undefined;
     try {
@@ -73,7 +94,7 @@ export class ControlPlane {
       return this.connections.claim(tcp, 'websocket');
     };
     const keyed = !keyRequired || presented !== undefined;
-    if (keyed && !admit()) return refuse(socket, 503, 'Service Unavailable');
+    if (keyed && !admit()) return refuse(socket, 503, 'Service Unavailable', `at most ${this.deps.config.websocket.maxConnections} WebSocket connections (WS_MAX_CONNECTIONS); retry later`, 5);
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       if (this.closing) return ws.close(WsClose.shutdown.code, WsClose.shutdown.reason);
       const actor = createActor(controlSocketLogic, {
