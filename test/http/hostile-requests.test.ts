@@ -91,6 +91,15 @@ describe('requests the service used to answer wrongly', () => {
     expect(utf8.status).toBe(200);
   });
 
+  it('a query parameter written with brackets is refused, not silently ignored', async () => {
+    const h = createHarness();
+    for (const path of ['/api/activity?session_id[]=x', '/api/sessions?limit[]=1', '/api/activity?kind[]=event']) {
+      const res = await h.http.get(path);
+      expect(res.status, path).toBe(422);
+      expect(res.body.detail).toMatch(/brackets are not read/);
+    }
+  });
+
   it('a zstd body that is not zstd is named so, as gzip, deflate and br are', async () => {
     const h = createHarness();
     const url = await served(h);
