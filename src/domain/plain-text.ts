@@ -34,7 +34,9 @@ function digitValue(codePoint: number): string {
 /**
  * Digits and capitals drawn in a circle or a square that NFKC leaves as they are (it folds `①`
  * and `Ⓐ`, not `❶`, `➀`, `⓫`, `🅐`, `🅰` or the regional indicators `🇦`): each range, where it
- * starts, and the value its first character stands for.
+ * starts, and the value its first character stands for. The digits are read as digits anywhere;
+ * the capitals only in a run with a Latin letter or a digit, so a flag (`🇮🇳`, two regional
+ * indicators) stays a flag.
  */
 const ENCLOSED: readonly { from: number; to: number; first: number; letters?: true }[] = [
   { from: 0x2776, to: 0x277f, first: 1 },
@@ -48,7 +50,11 @@ const ENCLOSED: readonly { from: number; to: number; first: number; letters?: tr
   { from: 0x1f170, to: 0x1f189, first: 0, letters: true },
   { from: 0x1f1e6, to: 0x1f1ff, first: 0, letters: true },
 ];
-const ANY_ENCLOSED = /[\u2776-\u2793\u24eb-\u24ff\u{1f10b}\u{1f10c}\u{1f150}-\u{1f169}\u{1f170}-\u{1f189}\u{1f1e6}-\u{1f1ff}]/gu;
+const ENCLOSED_DIGIT = /[\u2776-\u2793\u24eb-\u24ff\u{1f10b}\u{1f10c}]/gu;
+const ENCLOSED_LETTER = /[\u{1f150}-\u{1f169}\u{1f170}-\u{1f189}\u{1f1e6}-\u{1f1ff}]/u;
+const ENCLOSED_LETTERS = new RegExp(ENCLOSED_LETTER.source, 'gu');
+/** A run of letters, digits and enclosed capitals: what a value written with them is part of. */
+const ENCLOSED_RUN = /[\p{L}\p{M}\p{N}\u{1f150}-\u{1f169}\u{1f170}-\u{1f189}\u{1f1e6}-\u{1f1ff}]+/gu;
 
 function enclosedValue(char: string): string {
   const code = char.codePointAt(0)!;
@@ -74,6 +80,9 @@ const EVERY_LOOKALIKE = new RegExp(ANY_LOOKALIKE.source, 'gu');
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 const LATIN_OR_DIGIT = /[A-Za-z0-9]/;
 
+const enclosedCapitals = (text: string): string =>
+  ENCLOSED_LETTER.test(text) ? text.replace(ENCLOSED_RUN, (run) => (LATIN_OR_DIGIT.test(run) ? run.replace(ENCLOSED_LETTERS, enclosedValue) : run)) : text;
+
 const latinLookalikes = (text: string): string =>
   ANY_LOOKALIKE.test(text) ? text.replace(WORD, (word) => (LATIN_OR_DIGIT.test(word) && ANY_LOOKALIKE.test(word) ? word.replace(EVERY_LOOKALIKE, (char) => LOOKALIKES.get(char)!) : word)) : text;
 
@@ -87,12 +96,14 @@ const latinLookalikes = (text: string): string =>
 export function asciiForms(text: string): string {
   if (!NON_ASCII.test(text)) return text;
   return latinLookalikes(
-    text
-      .normalize('NFKC')
-      .replace(ANY_ENCLOSED, enclosedValue)
-      .replace(ANY_DECIMAL_DIGIT, (digit) => (digit.length === 1 && digit.charCodeAt(0) < 128 ? digit : digitValue(digit.codePointAt(0)!)))
-      .replace(DASH, '-')
-      .replace(SPACE, ' '),
+    enclosedCapitals(
+      text
+        .normalize('NFKC')
+        .replace(ENCLOSED_DIGIT, enclosedValue)
+        .replace(ANY_DECIMAL_DIGIT, (digit) => (digit.length === 1 && digit.charCodeAt(0) < 128 ? digit : digitValue(digit.codePointAt(0)!)))
+        .replace(DASH, '-')
+        .replace(SPACE, ' '),
+    ),
   );
 }
 
