@@ -8,7 +8,9 @@
  * - `field`: a deployed SDK's session after its start (14 schemas, 12 typed fields, about 17 KB);
  * - `stuffed`: a session sent 30 KB unknown fields and 900-byte notes, as much as it will hold;
  * - `nested`: one event of 15,000 empty arrays and objects (45 KB of JSON, a hostile client's);
- * - `wide`: one event whose properties are one object of 4,000 keys.
+ * - `wide`: one event whose properties are one object of 4,000 keys;
+ * - `strings`: one event of 4,000 distinct five-letter strings and 3,000 values, half numbers V8 boxes;
+ * - `shapes`: one event of 3,000 objects, each with a key of its own (a V8 object shape each).
  *
  * Prints `{shape, sessions, store, heap_per_session, estimate_per_session, ratio}`: the estimate
  * must not be below the heap (ratio ≥ 1), or a flood reaches V8's heap limit before the budget
@@ -52,6 +54,10 @@ function eventsOf(n: number): object[] {
       return Array.from({ length: 8 }, () => JSON.parse(stuffedEventBody(session_id)) as object);
     case 'nested':
       return [{ session_id, event: 'component_input', properties: { a: Array.from({ length: 7_500 }, () => []), o: Array.from({ length: 7_500 }, () => ({})) } }];
+    case 'strings':
+      return [{ session_id, event: 'component_input', properties: { s: Array.from({ length: 4_000 }, (_, i) => `${n}:${i}`.padStart(5, 'q').slice(-5)), f: Array.from({ length: 3_000 }, (_, i) => (i % 2 ? n + i + 0.5 : '')) } }];
+    case 'shapes':
+      return [{ session_id, event: 'component_input', properties: { o: Array.from({ length: 3_000 }, (_, i) => ({ [`k${n}_${i}`]: 1 })) } }];
     case 'wide':
       return [{ session_id, event: 'component_input', properties: { o: Object.fromEntries(Array.from({ length: 4_000 }, (_, i) => [`k${i}_${n}`, i])) } }];
     default:

@@ -5,7 +5,7 @@ import { table } from '../lib/stats.js';
 
 const run = promisify(execFile);
 
-export type SessionShape = 'one-event' | 'pan' | 'field' | 'stuffed' | 'nested' | 'wide';
+export type SessionShape = 'one-event' | 'pan' | 'field' | 'stuffed' | 'nested' | 'wide' | 'strings' | 'shapes';
 
 const SHAPES: { shape: SessionShape; name: string }[] = [
   { shape: 'one-event', name: 'one `component_input` (a flood of new sessions)' },
@@ -14,6 +14,8 @@ const SHAPES: { shape: SessionShape; name: string }[] = [
   { shape: 'stuffed', name: 'eight events with 30 KB unknown fields, 900-byte notes' },
   { shape: 'nested', name: 'one event of 15,000 empty arrays and objects (45 KB)' },
   { shape: 'wide', name: 'one event of an object with 4,000 keys (50 KB)' },
+  { shape: 'strings', name: 'one event of 4,000 distinct five-letter strings and 1,500 boxed numbers (50 KB)' },
+  { shape: 'shapes', name: 'one event of 3,000 objects, each with a key of its own (40 KB)' },
 ];
 
 interface Measured {

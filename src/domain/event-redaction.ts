@@ -31,17 +31,28 @@ export const TOO_DEEP_MARK = '[dropped: too deep]';
 const OWN_FIELDS = new Set(['redacted_fields', 'masked_by', 'shape']);
 
 /**
- * What V8's heap spends on a parsed object, an array and a key beyond their JSON text, in bytes
- * (measured with Node 24 after a full collection: an empty object 64, an empty array 40, a key of
- * a small object about 24 and of one past V8's 1,020 fast properties about 70). JSON counts `[]`
- * as 2 bytes; a session of such values costs the heap twenty times its JSON size, so the memory
- * budget charges a session by its structure too (docs/limits.md, "Memory").
+ * What V8's heap spends on parsed JSON beyond its text, in bytes (measured with Node 24 after a
+ * full collection, docs/limits.md "Nested data"; where it varies, the larger is counted): every
+ * value takes a slot of 8 in its array or object; a string adds its header (16 to 24), a number
+ * that is not a small integer a 16-byte box, an array 36, an object 60; a key 24 (about 72 in an
+ * object past V8's 1,020 fast properties), and a key new to the event up to 224 more (its
+ * interned string and the object shape it makes). JSON counts `[]` and `""` as 2 bytes each, so
+ * a session of such values costs the heap up to twenty times its JSON size: the memory budget
+ * charges a session by this too (held-density.ts).
  */
-const OBJECT_HEAP_BYTES = 72;
-const ARRAY_HEAP_BYTES = 40;
+const SLOT_HEAP_BYTES = 8;
+const STRING_HEAP_BYTES = 24;
+const BOXED_NUMBER_HEAP_BYTES = 16;
+const OBJECT_HEAP_BYTES = 60;
+const ARRAY_HEAP_BYTES = 36;
 const KEY_HEAP_BYTES = 24;
 const DICTIONARY_KEY_HEAP_BYTES = 72;
+const NEW_KEY_HEAP_BYTES = 224;
+/** Distinct keys an event may have before each new one is charged its own shape: an SDK's events share a few dozen. */
+const SHARED_KEYS = 256;
 const FAST_PROPERTIES = 1020;
+/** V8 keeps integers of 31 bits in the slot itself; any other number is boxed. */
+const isSmallInteger = (value: number) => Number.isInteger(value) && value >= -(2 ** 30) && value < 2 ** 30;
 
 /** Unix seconds and milliseconds of this era under a key named for a time: a time, not an identifier. */
 const isEpochTime = (value: number) => (value >= 1e9 && value < 5e9) || (value >= 1e12 && value < 5e12);
@@ -56,8 +67,14 @@ const isTimeKey = (key: string) =>
 class Walk {
   readonly fields: RedactedField[] = [];
   size = 0;
-  /** What the objects, arrays and keys walked cost the heap beyond their JSON (OBJECT_HEAP_BYTES and the rest). */
+  /** What the values walked cost the heap beyond their JSON (SLOT_HEAP_BYTES and the rest). */
   structure = 0;
+  /**
+   * Keys met so far in this event, up to SHARED_KEYS: past them every key is charged as new (its
+   * interned string and the object shape it makes), which a client sending a distinct key per
+   * object makes V8 pay.
+   */
+  private readonly keysSeen = new Set<string>();
   constructor(
     private readonly rules: PiiRules,
     private readonly otp: boolean,
@@ -70,12 +87,15 @@ class Walk {
 
   /** Returns `value` itself when nothing in it changed, so a clean event costs no copies. */
   value(value: unknown, path: string, depth: number, sensitive: boolean, otp: boolean, key = ''): unknown {
+    this.structure += SLOT_HEAP_BYTES;
     if (typeof value === 'string') {
+      this.structure += STRING_HEAP_BYTES;
       const text = this.text(value, path, sensitive, otp);
       this.size = jsonStringSize(text);
       return text;
     }
     if (typeof value === 'number') {
+      if (!isSmallInteger(value)) this.structure += BOXED_NUMBER_HEAP_BYTES;
       const number = this.number(value, path, sensitive, key);
       this.size = typeof number === 'number' ? jsonNumberSize(number) : jsonStringSize(number);
       return number;
@@ -125,6 +145,8 @@ class Walk {
     for (const key in value) {
       if (!Object.hasOwn(value, key)) continue;
       keys += 1;
+      if (this.keysSeen.size <= SHARED_KEYS && !this.keysSeen.has(key)) this.keysSeen.add(key);
+      else if (this.keysSeen.size > SHARED_KEYS) this.structure += NEW_KEY_HEAP_BYTES;
       const item = value[key];
       const facts = this.rules.keyFacts(key);
       // Only the top level's routing id is the service's own; one nested anywhere is client data.
