@@ -4,7 +4,7 @@ import type { PiiRules } from './domain/pii/rules.js';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
-import { heapLimitMbFor } from './actors/memory-budget.js';
+import { heapLimitMbFor, oldSpaceLimitMb } from './actors/memory-budget.js';
 import type { ActorSystemOptions } from './actors/system.js';
 import { createActorSystem } from './actors/system.js';
 import { actorSystemOptions } from './actors/system-options.js';
@@ -122,11 +122,12 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
   const heapTrim = startHeapTrim(logger, () => system.memoryBudget.use().used_bytes, systemClock);
   const app = createApp({ config, system, logger, mediaReady, sdkConfig, sessionKeys: keys, heapTrim });
   const running = serve(bound, app, config.http.host, logger);
-  const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
   const { memoryBudgetMb } = config.sessions;
-  if (heapLimitMb > memoryBudgetMb) {
+  const oldSpaceMb = oldSpaceLimitMb([...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]);
+  // V8's heap limit also counts its young generation (about 192 MB on Node 24), so the old space is what is compared.
+  if (oldSpaceMb === undefined || oldSpaceMb > heapLimitMbFor(memoryBudgetMb)) {
     logger.warn(
-      { heap_limit_mb: heapLimitMb, memory_budget_mb: memoryBudgetMb },
+      { max_old_space_size_mb: oldSpaceMb ?? null, heap_limit_mb: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20), memory_budget_mb: memoryBudgetMb },
       `V8 may let garbage grow past MEMORY_BUDGET_MB: start node with --max-old-space-size=${heapLimitMbFor(memoryBudgetMb)} (npm start does)`,
     );
   }

@@ -36,6 +36,20 @@ export const streamBufferBudgetBytes = (memoryBudgetMb: number): number => Math.
  */
 export const heapLimitMbFor = (memoryBudgetMb: number): number => Math.floor(memoryBudgetMb * HEAP_SHARE);
 
+/**
+ * The `--max-old-space-size` among node's flags (its last one), if any: what start-up checks
+ * against heapLimitMbFor. V8's own heap limit is no test of it, as it adds the young generation
+ * (about 192 MB on Node 24) to the old space.
+ */
+export function oldSpaceLimitMb(flags: readonly string[]): number | undefined {
+  let limit: number | undefined;
+  for (const flag of flags) {
+    const match = /^--max[-_]old[-_]space[-_]size=(\d+)$/.exec(flag);
+    if (match) limit = Number(match[1]);
+  }
+  return limit;
+}
+
 export interface MemoryUse {
   budget_bytes: number;
   used_bytes: number;
