@@ -7,9 +7,9 @@
 const NON_ASCII = /[^\x00-\x7f]/;
 const DECIMAL_DIGIT = /\p{Nd}/u;
 const ANY_DECIMAL_DIGIT = /\p{Nd}/gu;
-/** Every dash (hyphen, en and em dash, the minus sign) and every space (no-break, thin, ideographic). */
+/** Every dash (hyphen, en and em dash, the minus sign) and every space (no-break, thin, ideographic, the line and paragraph separators). */
 const DASH = /[\p{Pd}\u2212\u2796\uFE63\uFF0D]/gu;
-const SPACE = /\p{Zs}/gu;
+const SPACE = /[\p{Zs}\p{Zl}\p{Zp}]/gu;
 
 /**
  * Unicode encodes each script's decimal digits as a run of ten, zero first, and lists them all
@@ -46,20 +46,26 @@ const ENCLOSED: readonly { from: number; to: number; first: number; letters?: tr
   { from: 0x24f5, to: 0x24fe, first: 1 },
   { from: 0x24ff, to: 0x24ff, first: 0 },
   { from: 0x1f10b, to: 0x1f10c, first: 0 },
+  // NFKC would write these as `(1)`, `1.`, `(a)`, `(A)`: read as the digit or letter alone.
+  { from: 0x2474, to: 0x2487, first: 1 },
+  { from: 0x2488, to: 0x249b, first: 1 },
   { from: 0x1f150, to: 0x1f169, first: 0, letters: true },
   { from: 0x1f170, to: 0x1f189, first: 0, letters: true },
   { from: 0x1f1e6, to: 0x1f1ff, first: 0, letters: true },
+  { from: 0x249c, to: 0x24b5, first: 0, letters: true },
+  { from: 0x1f110, to: 0x1f129, first: 0, letters: true },
 ];
-const ENCLOSED_DIGIT = /[\u2776-\u2793\u24eb-\u24ff\u{1f10b}\u{1f10c}]/gu;
-const ENCLOSED_LETTER = /[\u{1f150}-\u{1f169}\u{1f170}-\u{1f189}\u{1f1e6}-\u{1f1ff}]/u;
+const ENCLOSED_DIGIT = /[\u2776-\u2793\u24eb-\u24ff\u{1f10b}\u{1f10c}\u2474-\u249b]/gu;
+const ENCLOSED_LETTER = /[\u{1f150}-\u{1f169}\u{1f170}-\u{1f189}\u{1f1e6}-\u{1f1ff}\u249c-\u24b5\u{1f110}-\u{1f129}]/u;
 const ENCLOSED_LETTERS = new RegExp(ENCLOSED_LETTER.source, 'gu');
 /** A run of letters, digits and enclosed capitals: what a value written with them is part of. */
-const ENCLOSED_RUN = /[\p{L}\p{M}\p{N}\u{1f150}-\u{1f169}\u{1f170}-\u{1f189}\u{1f1e6}-\u{1f1ff}]+/gu;
+const ENCLOSED_RUN = new RegExp(`(?:[\\p{L}\\p{M}\\p{N}]|${ENCLOSED_LETTER.source})+`, 'gu');
 
 function enclosedValue(char: string): string {
   const code = char.codePointAt(0)!;
   const range = ENCLOSED.find((entry) => code >= entry.from && code <= entry.to)!;
   const offset = code - range.from;
+  // Parenthesised small letters (`⒜`) read as capitals too: the detectors read letters either way.
   return range.letters ? String.fromCharCode(65 + offset) : String(range.first + offset);
 }
 
@@ -72,7 +78,10 @@ const LOOKALIKES = new Map<string, string>(
   Object.entries({
     А: 'A', В: 'B', С: 'C', Е: 'E', Н: 'H', І: 'I', Ј: 'J', К: 'K', М: 'M', О: 'O', Р: 'P', Ѕ: 'S', Т: 'T', Х: 'X', У: 'Y', Ү: 'Y',
     а: 'a', с: 'c', е: 'e', і: 'i', ј: 'j', о: 'o', р: 'p', ѕ: 's', х: 'x', у: 'y', һ: 'h', ԁ: 'd', ԛ: 'q', ԝ: 'w',
-    Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X', ο: 'o', ν: 'v',
+    Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X', ο: 'o', ν: 'v', Ϳ: 'J',
+    // Small capitals and Cherokee letters drawn as Latin capitals.
+    ᴀ: 'A', ʙ: 'B', ᴄ: 'C', ᴅ: 'D', ᴇ: 'E', ꜰ: 'F', ɢ: 'G', ʜ: 'H', ɪ: 'I', ᴊ: 'J', ᴋ: 'K', ʟ: 'L', ᴍ: 'M', ɴ: 'N', ᴏ: 'O', ᴘ: 'P', ʀ: 'R', ꜱ: 'S', ᴛ: 'T', ᴜ: 'U', ᴠ: 'V', ᴡ: 'W', ʏ: 'Y', ᴢ: 'Z',
+    Ꭺ: 'A', Ᏼ: 'B', Ꮯ: 'C', Ꭰ: 'D', Ꭼ: 'E', Ꮐ: 'G', Ꮋ: 'H', Ꭻ: 'J', Ꮶ: 'K', Ꮮ: 'L', Ꮇ: 'M', Ꮲ: 'P', Ꮪ: 'S', Ꭲ: 'T', Ꮩ: 'V', Ꮃ: 'W', Ꮓ: 'Z',
   }),
 );
 const ANY_LOOKALIKE = new RegExp(`[${[...LOOKALIKES.keys()].join('')}]`, 'u');
@@ -82,6 +91,18 @@ const LATIN_OR_DIGIT = /[A-Za-z0-9]/;
 
 const enclosedCapitals = (text: string): string =>
   ENCLOSED_LETTER.test(text) ? text.replace(ENCLOSED_RUN, (run) => (LATIN_OR_DIGIT.test(run) ? run.replace(ENCLOSED_LETTERS, enclosedValue) : run)) : text;
+
+/** Marks on a Latin letter or a digit (`À`, `9̲`, the keycap of `9⃣`): read as the letter or digit beneath. */
+const MARKED = /[A-Za-z0-9]\p{M}/u;
+const MARKS_ON_LATIN = /(?<=[A-Za-z0-9])\p{M}+/gu;
+/** The lunate sigma is drawn as `C`, yet NFKC makes it `Σ`: read as `C` before NFKC runs. */
+const LUNATE_SIGMA = /[\u03f9\u03f2]/g;
+
+const unmarkedLatin = (input: string): string => {
+  const text = input.replace(LUNATE_SIGMA, (sigma) => (sigma === '\u03f9' ? 'C' : 'c'));
+  const decomposed = text.normalize('NFKD');
+  return MARKED.test(decomposed) ? decomposed.replace(MARKS_ON_LATIN, '').normalize('NFKC') : text;
+};
 
 const latinLookalikes = (text: string): string =>
   ANY_LOOKALIKE.test(text) ? text.replace(WORD, (word) => (LATIN_OR_DIGIT.test(word) && ANY_LOOKALIKE.test(word) ? word.replace(EVERY_LOOKALIKE, (char) => LOOKALIKES.get(char)!) : word)) : text;
@@ -97,7 +118,7 @@ export function asciiForms(text: string): string {
   if (!NON_ASCII.test(text)) return text;
   return latinLookalikes(
     enclosedCapitals(
-      text
+      unmarkedLatin(text)
         .normalize('NFKC')
         .replace(ENCLOSED_DIGIT, enclosedValue)
         .replace(ANY_DECIMAL_DIGIT, (digit) => (digit.length === 1 && digit.charCodeAt(0) < 128 ? digit : digitValue(digit.codePointAt(0)!)))

@@ -137,7 +137,8 @@ export function clientMaskHolds(hint: string): boolean {
   for (const char of hint) if (HAS_DIGIT.test(char)) digits += 1;
   if (digits > MAX_KEPT_DIGITS) return false;
   if (MACHINE_VALUE.test(hint.trim())) return true;
-  if (!MASK_CHARACTER.test(hint)) return shapeOf(hint).letters + digits <= MAX_KEPT_DIGITS;
+  // No mask at all: only a last four digits (`3210`) is masked; any letter (`Ravi`, `मीरा`) is what was typed.
+  if (!MASK_CHARACTER.test(hint)) return shapeOf(hint).letters === 0;
   const kept = keptCharacters(hint);
   return kept.longestRun <= MAX_KEPT_RUN && kept.total <= MAX_KEPT_CHARACTERS;
 }

@@ -16,7 +16,10 @@ const MAX_KEY_SHOWN = 40;
  * out. Masked before the cut: a cut first could leave `ABCDE1234` of a PAN, which no detector reads.
  */
 function showPath(path: (string | number)[]): string {
-  return redactText(path.map((part) => (typeof part === 'string' ? shownKey(part) : String(part))).join('.'));
+  const shown = path.map((part) => (typeof part === 'string' ? shownKey(part) : String(part))).join('.');
+  // The keys alone are what can spell a value between them; array indices (`x.0.0.0`) are the service's count.
+  const keys = path.filter((part) => typeof part === 'string').map(shownKey).join('.');
+  return redactText(keys) === keys ? shown : redactText(shown);
 }
 
 function shownKey(key: string): string {

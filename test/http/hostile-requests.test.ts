@@ -52,6 +52,7 @@ describe('requests the service used to answer wrongly', () => {
       ['POST', '/v1/events/ws', handshake, 405, /handshake is a GET/],
       ['GET', '/v1/events/ws', { ...handshake, 'sec-websocket-key': 'short' }, 400, /Sec-WebSocket-Key/],
       ['GET', '/v1/events/ws', { ...handshake, 'sec-websocket-version': '7' }, 400, /Sec-WebSocket-Version/],
+      ['GET', '/v1/events/ws', { ...handshake, 'sec-websocket-version': '8' }, 400, /send 13/],
       ['GET', '/v1/other', handshake, 404, /no WebSocket endpoint at \/v1\/other/],
     ];
     for (const [method, path, headers, status, detail] of cases) {

@@ -37,6 +37,47 @@ describe('identity values the review got past the detectors', () => {
     expect(await session(h, 'r2')).toContain('Привет 🇮🇳 42');
   });
 
+  it('a second review: any separator, line separators, marks on digits, dotted pairs, fractions in text, PAN digits split, more look-alikes and dates', async () => {
+    const h = createHarness();
+    const forms = [
+      '98765;43210', '98765~43210', '98765·43210', '98765 + 43210', '[98765] 43210', '98765...43210', '98765 --- 43210', '98765、43210', '98765\\43210',
+      '98765\u202843210', '9\ufe0f\u20e38\ufe0f\u20e37\ufe0f\u20e36\ufe0f\u20e35\ufe0f\u20e34\ufe0f\u20e33\ufe0f\u20e32\ufe0f\u20e31\ufe0f\u20e30\ufe0f\u20e3',
+      '9\u03328\u03327\u03326\u03325\u03324\u03323\u03322\u03321\u03320\u0332', '98.76.54.32.10', '9876543210.5 rupees', '98,765 43,210', '9,876-543,210',
+      'ABCDE;1234;F', 'ABCDE 1 2 3 4 F', 'A, B, C, D, E, 1, 2, 3, 4, F', 'ᴀʙᴄᴅᴇ1234ꜰ', 'ᎪᏴᏟᎠᎬ1234F', 'ΑΒϹDΕ1234F', '⒜⒝⒞⒟⒠1234⒡', 'ÀBCDE1234F',
+      'Jun-15-1995', 'June the 15th, 1995', "15 June '95", '15.06.95', '6/15/95', '15;06;1995', '1995_06_15',
+    ];
+    for (const [index, note] of forms.entries()) await post(h, '/v1/events', { session_id: `f${index}`, event: 'component_input', note });
+    for (const [index, note] of forms.entries()) {
+      const seen = (await h.http.get(`/api/sessions/f${index}`)).body.latest_event.note as string;
+      expect(seen, note).not.toBe(note);
+      for (const secret of ['98765', '9876', 'ABCDE', 'BCDE', '1995', "'95", '15.06']) if (note.includes(secret)) expect(seen, note).not.toContain(secret);
+    }
+    // What must stay as written.
+    const kept = ['10,00,000 - 25,00,000', '10.0.0.12:8080', '12:30:45.123', '2.4.1', 'screen_21', 'steps 1, 2, 3', '🇮🇳', 'Σοφία', 'José'];
+    for (const [index, note] of kept.entries()) {
+      await post(h, '/v1/events', { session_id: `k${index}`, event: 'component_input', note });
+      expect((await h.http.get(`/api/sessions/k${index}`)).body.latest_event.note).toBe(note);
+    }
+  });
+
+  it('a name under a key disguised with a digit, Hindi, a look-alike, an invisible character or fullwidth letters', async () => {
+    const h = createHarness();
+    await post(h, '/v1/events', { session_id: 'n1', event: 'component_input', properties: { name1: 'Meera Nair', applicant_name2: 'Meera Nair', naam: 'Meera Nair', नाम: 'मीरा नायर', 'n\u0430me': 'Meera Nair', 'na\u200bme': 'Meera Nair', 'ｎａｍｅ': 'Meera Nair' } });
+    const seen = await session(h, 'n1');
+    expect(seen).not.toMatch(/meera/i);
+    expect(seen).not.toContain('मीरा');
+  });
+
+  it('a hint sent as masked with no mask at all is kept only when it has no letters', async () => {
+    const h = createHarness();
+    for (const [index, hint] of ['मीरा', 'Ravi'].entries()) {
+      await post(h, '/v1/events', { session_id: `m${index}`, event: 'component_input', component_id: 'name_field', component_type: 'text_input', hint, masked: true });
+      expect(await session(h, `m${index}`)).not.toContain(hint);
+    }
+    await post(h, '/v1/events', { session_id: 'm9', event: 'component_input', component_id: 'phone_field', component_type: 'text_input', hint: '3210', masked: true });
+    expect(await session(h, 'm9')).toContain('"hint":"3210"');
+  });
+
   it('a session id grouped with colons is read as the value it is, and digested', async () => {
     const h = createHarness();
     for (const id of ['98765:43210', 'ABCDE:1234:F', '2345:6789:0124']) {

@@ -215,7 +215,7 @@ const address = fc
   .map(([house, name, kind, area, city, pin]) => ({ kind: 'address', raw: `Flat ${house}, ${name} ${kind}, ${area}, ${city} ${pin}`, secret: `${name} ${kind}` }));
 
 /** Separators, invisible characters and look-alikes an adversarial review got past the detectors with. */
-const ODD_SEPARATORS = [',', '|', ':', ' -- ', ' | ', ', '];
+const ODD_SEPARATORS = [',', '|', ':', ' -- ', ' | ', ', ', ';', '~', '·', '•', ' + ', '*', "'", '#', '...', ' --- ', '\\', '、', '\u2028', '] ['];
 const oddlyGroupedPhone = fc.tuple(mobile, fc.constantFrom(...ODD_SEPARATORS, '('), fc.constantFrom('', '+91 ')).map(([n, sep, prefix]) => {
   const raw = `${prefix}${sep === '(' ? `(${n.slice(0, 5)}) ${n.slice(5)}` : `${n.slice(0, 5)}${sep}${n.slice(5)}`}`;
   return { kind: 'phone', raw, secret: withoutTail(raw, 5) };
@@ -223,6 +223,11 @@ const oddlyGroupedPhone = fc.tuple(mobile, fc.constantFrom(...ODD_SEPARATORS, '(
 const oddlyGroupedAadhaar = fc.tuple(fc.constantFrom(...'23456789'), digits(10), fc.constantFrom(...ODD_SEPARATORS)).map(([first, rest, sep]) => {
   const raw = group(withVerhoeff(`${first}${rest}`), [4, 4], sep);
   return { kind: 'aadhaar', raw, secret: withoutTail(raw) };
+});
+/** A mobile number with a mark on every digit: a keycap (`9️⃣`) or an underline (`9̲`). */
+const markedDigits = fc.tuple(mobile, fc.constantFrom('\ufe0f\u20e3', '\u20e3', '\u0332')).map(([n, mark]) => {
+  const raw = [...n].map((d) => `${d}${mark}`).join('');
+  return { kind: 'phone', raw, secret: withoutTail(raw, 5 * [...mark].length + 5) };
 });
 /** Characters Unicode draws as nothing (Default_Ignorable_Code_Point) that are not format characters, and the braille blank. */
 const INVISIBLES = ['\u034f', '\ufe0f', '\u180b', '\u{e0100}', '\u17b4', '\u115f', '\u3164', '\u2800'];
@@ -233,13 +238,15 @@ const invisiblySplit = fc.tuple(fc.oneof(pan.filter((p) => /^[A-Z]{5}\d{4}[A-Z]$
 /** Digits in dingbat circles (`❶`, `➀`, `⓿`), capitals in negative circles and squares (`🅐`, `🅰`), Cyrillic and Greek capitals that look Latin. */
 const dingbatDigit = (d: string, style: number) => (d === '0' ? '\u24ff' : String.fromCodePoint([0x2776, 0x2780, 0x278a][style]! + Number(d) - 1));
 const CYRILLIC_OR_GREEK: Record<string, string> = { A: 'А', B: 'В', C: 'С', E: 'Е', H: 'Н', K: 'К', M: 'М', O: 'О', P: 'Р', T: 'Т', X: 'Х', Z: 'Ζ', N: 'Ν', I: 'І' };
+const SMALL_CAPITALS: Record<string, string> = { A: 'ᴀ', B: 'ʙ', C: 'ᴄ', D: 'ᴅ', E: 'ᴇ', F: 'ꜰ', G: 'ɢ', H: 'ʜ', I: 'ɪ', J: 'ᴊ', K: 'ᴋ', L: 'ʟ', M: 'ᴍ', N: 'ɴ', O: 'ᴏ', P: 'ᴘ', R: 'ʀ', S: 'ꜱ', T: 'ᴛ', U: 'ᴜ', V: 'ᴠ', W: 'ᴡ', Y: 'ʏ', Z: 'ᴢ' };
 const lookalike = fc.oneof(
   fc.tuple(mobile, fc.integer({ min: 0, max: 2 })).map(([n, style]) => {
     const raw = [...n].map((d) => dingbatDigit(d, style)).join('');
     return { kind: 'phone', raw, secret: withoutTail(raw) };
   }),
-  fc.tuple(pan.filter((p) => /^[A-Z]{5}\d{4}[A-Z]$/.test(p)), fc.constantFrom(0x1f150, 0x1f170, 0)).map(([value, letters]) => {
-    const raw = [...value].map((char) => (/\d/.test(char) ? char : letters === 0 ? (CYRILLIC_OR_GREEK[char] ?? char) : String.fromCodePoint(letters + char.charCodeAt(0) - 65))).join('');
+  fc.tuple(pan.filter((p) => /^[A-Z]{5}\d{4}[A-Z]$/.test(p)), fc.constantFrom(0x1f150, 0x1f170, 0x1f110, 0, 1)).map(([value, letters]) => {
+    const lookalike = (char: string) => (letters === 0 ? (CYRILLIC_OR_GREEK[char] ?? char) : letters === 1 ? (SMALL_CAPITALS[char] ?? char) : String.fromCodePoint(letters + char.charCodeAt(0) - 65));
+    const raw = [...value].map((char) => (/\d/.test(char) ? char : lookalike(char))).join('');
     return { kind: 'pan', raw, secret: withoutTail(raw) };
   }),
 );
@@ -256,6 +263,7 @@ const moreDates = fc.tuple(fc.integer({ min: 1940, max: 2012 }), fc.integer({ mi
 export const indianForm: fc.Arbitrary<IdentityValue> = fc.oneof(
   oddlyGroupedPhone,
   oddlyGroupedAadhaar,
+  markedDigits,
   invisiblySplit,
   lookalike,
   moreDates,

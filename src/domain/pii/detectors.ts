@@ -1,6 +1,6 @@
 import { classifyDigits } from './digit-runs.js';
 import type { PiiKind } from './kinds.js';
-import { ADDRESS_WORDS, B, DATE_SEP, DAY, DAY2, E, GROUP, MAIL_PART, MAIL_TLD, MONTH, MONTH2, MONTHS, NAME_WORD, NAMED_SEP, normalized, SPELLED, SPOKEN_AT, SPOKEN_DOT, STATES, WB, WE, YEAR } from './patterns.js';
+import { ADDRESS_WORDS, B, DATE_SEP, DAY, DAY2, E, GROUP, MAIL_PART, MAIL_TLD, MONTH, MONTH2, MONTHS, NAME_WORD, NAMED_SEP, normalized, SHORT_DATE_SEP, SPELLED, SPOKEN_AT, SPOKEN_DOT, STATES, WB, WE, YEAR, YEAR2 } from './patterns.js';
 
 export interface Detector {
   kind: PiiKind;
@@ -41,29 +41,31 @@ export const DETECTORS: readonly Detector[] = [
     maskWhole: true,
     pattern: new RegExp(
       normalized(
-        // Numeric (year first, day first, month first, two-digit year, run together either way), then with the month named:
-        // `15th June 1987`, `15th of June 95`, `15/Jun/1995`, `Jun. 15, 1995`, `June 15 95`, `1995 June 15`, `15 जून 1995`.
-        `${B}(?:${YEAR}${DATE_SEP}${MONTH}${DATE_SEP}${DAY}|${DAY}${DATE_SEP}${MONTH}${DATE_SEP}${YEAR}|${MONTH}[-/.]${DAY}[-/.]${YEAR}|${DAY2}[-/]${MONTH2}[-/]\\d{2}|${DAY2}${MONTH2}${YEAR}|${YEAR}${MONTH2}${DAY2}|` +
-          `${DAY}(?:st|nd|rd|th)?(?: of)?${NAMED_SEP}(?:${MONTHS})\\.?${NAMED_SEP}(?:${YEAR}|\\d{2})|${DAY}[-/](?:${MONTHS})[-/]\\d{2}|(?:${MONTHS})\\.?[ -]?${DAY}(?:st|nd|rd|th)?,? ?(?:${YEAR}|\\d{2})|` +
+        // Numeric (year first, day first, month first, a two-digit year, run together either way), then with the month named:
+        // `15th June 1987`, `15th of June '95`, `15/Jun/1995`, `Jun. 15, 1995`, `June the 15th, 1995`, `Jun-15-1995`, `1995 June 15`, `15 जून 1995`.
+        `${B}(?:${YEAR}${DATE_SEP}${MONTH}${DATE_SEP}${DAY}|${DAY}${DATE_SEP}${MONTH}${DATE_SEP}${YEAR}|${MONTH}${DATE_SEP}${DAY}${DATE_SEP}${YEAR}|` +
+          `${DAY2}${SHORT_DATE_SEP}${MONTH2}${SHORT_DATE_SEP}${YEAR2}|${MONTH}/${DAY}/${YEAR2}|${DAY2}${MONTH2}${YEAR}|${YEAR}${MONTH2}${DAY2}|` +
+          `${DAY}(?:st|nd|rd|th)?(?: of)?${NAMED_SEP}(?:${MONTHS})\\.?${NAMED_SEP}(?:${YEAR}|${YEAR2})|(?:${MONTHS})\\.?${NAMED_SEP}(?:the )?${DAY}(?:st|nd|rd|th)?${NAMED_SEP}(?:${YEAR}|${YEAR2})|` +
           `${YEAR}${NAMED_SEP}(?:${MONTHS})\\.?${NAMED_SEP}${DAY})${E}`,
       ),
-      'gi',
+      'giu',
     ),
   },
   /** A GSTIN: state code, the holder's PAN, entity number, `Z`, check character. */
   { kind: 'gstin', minDigits: 6, minLength: 15, pattern: new RegExp(`${B}\\d{2} ?[A-Z]{5} ?\\d{4} ?[A-Z] ?[0-9A-Z] ?Z ?[0-9A-Z]${E}`, 'gi') },
   /** A driving licence: state, RTO, year of issue, serial; `MH-12-2011-0012345`, `MH1220110012345`. */
-  { kind: 'driving_licence', minDigits: 13, minLength: 15, pattern: new RegExp(`${B}(?:${STATES})${GROUP}?\\d{2}${GROUP}?(?:19|20)\\d{2}${GROUP}?\\d{7}${E}`, 'gi') },
+  { kind: 'driving_licence', minDigits: 13, minLength: 15, pattern: new RegExp(`${B}(?:${STATES})${GROUP}?\\d{2}${GROUP}?(?:19|20)\\d{2}${GROUP}?\\d{7}${E}`, 'giu') },
   /** A vehicle registration: `MH 12 AB 1234`, `MH-12-AB-1234`, and the BH series `22 BH 1234 AA`. Spaced, only in capitals, which ordinary words are not. */
   { kind: 'vehicle', minDigits: 5, minLength: 8, pattern: new RegExp(`${B}(?:(?:${STATES})(?: ?- ?| )?\\d{1,2}(?: ?- ?| )?[A-Z]{1,3}(?: ?- ?| )?\\d{4}|\\d{2} ?BH ?\\d{4} ?[A-Z]{1,2})${E}`, 'g') },
   { kind: 'vehicle', minDigits: 5, minLength: 8, pattern: new RegExp(`${B}(?:${STATES})\\d{1,2}[A-Z]{1,3}\\d{4}${E}`, 'gi') },
   /** A mobile number written `(987) 654-3210`; every other grouping is a run of digits below. */
-  { kind: 'phone', minDigits: 10, minLength: 12, pattern: new RegExp(`(?<![A-Za-z0-9+])(?:\\+91${GROUP}?|0091${GROUP}?|0)?\\([6-9]\\d{2}\\) ?\\d{3}${GROUP}?\\d{4}${E}`, 'g') },
+  { kind: 'phone', minDigits: 10, minLength: 12, pattern: new RegExp(`(?<![A-Za-z0-9+])(?:\\+91${GROUP}?|0091${GROUP}?|0)?\\([6-9]\\d{2}\\) ?\\d{3}${GROUP}?\\d{4}${E}`, 'gu') },
   /** Aadhaar, VID, phone, card and account numbers, and any other run of digits long enough to be an identifier. */
-  { kind: 'number', minDigits: 9, minLength: 9, pattern: new RegExp(`${B}\\+?\\d(?:${GROUP}?\\d){8,40}${E}`, 'g'), classify: classifyDigits },
-  { kind: 'pan', minDigits: 4, minLength: 10, pattern: new RegExp(`${B}[A-Z]{5}${GROUP}?\\d{4}${GROUP}?[A-Z]${E}`, 'gi') },
+  { kind: 'number', minDigits: 9, minLength: 9, pattern: new RegExp(`${B}\\+?\\d(?:${GROUP}?\\d){8,40}${E}`, 'gu'), classify: classifyDigits },
+  /** `ABCDE1234F`, its groups split (`ABCDE 1234 F`, `ABCDE;1234;F`), its digits too (`ABCDE 12 34 F`). */
+  { kind: 'pan', minDigits: 4, minLength: 10, pattern: new RegExp(`${B}[A-Z]{5}${GROUP}?\\d(?:${GROUP}?\\d){3}${GROUP}?[A-Z]${E}`, 'giu') },
   /** A PAN spelled out, a character at a time: `A B C D E 1 2 3 4 F`, `a-b-c-d-e-1-2-3-4-f` (digits said in words read as digits). */
-  { kind: 'pan', minDigits: 4, minLength: 10, pattern: new RegExp(`${B}[A-Z](?:${SPELLED}[A-Z]){4}${SPELLED}\\d(?:${SPELLED}?\\d){3}${SPELLED}[A-Z]${E}`, 'gi') },
+  { kind: 'pan', minDigits: 4, minLength: 10, pattern: new RegExp(`${B}[A-Z](?:${SPELLED}[A-Z]){4}${SPELLED}\\d(?:${SPELLED}?\\d){3}${SPELLED}[A-Z]${E}`, 'giu') },
   { kind: 'voter_id', minDigits: 7, minLength: 10, pattern: new RegExp(`${B}[A-Z]{3}\\d{7}${E}`, 'gi') },
   { kind: 'passport', minDigits: 7, minLength: 8, pattern: new RegExp(`${B}[A-Z]\\d{7}${E}`, 'gi') },
   { kind: 'ifsc', minDigits: 1, minLength: 11, pattern: new RegExp(`${B}[A-Z]{4}0[A-Z0-9]{6}${E}`, 'gi') },

@@ -9,26 +9,21 @@ const isIpv4 = (match: string) => /^\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?$/.test(
 /** A time of day, to the second and its fraction: `12:30:45.123456`. */
 const isTimeOfDay = (match: string) => /^(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?$/.test(match);
 
-/**
- * Digits split by dots, slashes or underscores into groups shorter than three: array indices in a
- * path (`a.0.1.2`), a version, a fraction. People group identifiers in threes and fours.
- */
-const isDottedPath = (match: string) => /^\d+(?:[._/]\d+)+$/.test(match) && match.split(/[._/]/).some((group) => group.length < 3);
-
 /** An amount as India or the West writes it: `10,00,000`, `1,234,567`. */
 const AMOUNT = /^\d{1,3}(?:,\d{2})*,\d{3}$|^\d{1,3}(?:,\d{3})+$/;
 
 /**
- * Amounts, alone or as a range or list (`10,00,000 - 25,00,000`): every part a comma-grouped
- * amount below a crore (eight digits). A comma-grouped run of nine digits or more is judged as
- * any run is: `9,876,543,210` is a mobile number written as an amount.
+ * A range of two amounts, each comma-grouped and below a crore (eight digits), the first the
+ * smaller, joined by a spaced dash: `10,00,000 - 25,00,000`. Anything else with as many digits is
+ * judged as any run is: `9,876,543,210` is a mobile number written as an amount, and
+ * `98,765 43,210` two halves of one.
  */
-const isAmounts = (match: string) =>
-  match.includes(',') &&
-  match
-    .split(/[^\d,]+/)
-    .filter((part) => part !== '')
-    .every((part) => AMOUNT.test(part) && digitsOf(part).length < 9);
+const isAmountRange = (match: string) => {
+  const parts = /^([\d,]+) - ([\d,]+)$/.exec(match);
+  if (!parts) return false;
+  const [low, high] = [parts[1]!, parts[2]!];
+  return AMOUNT.test(low) && AMOUNT.test(high) && digitsOf(high).length < 9 && Number(digitsOf(low)) < Number(digitsOf(high));
+};
 
 /**
  * A run of digits however grouped (`9100 3712 3456 7890`, `234 567 890 124`, `98765-43210`,
@@ -36,7 +31,7 @@ const isAmounts = (match: string) =>
  * left readable because another part was taken for something else.
  */
 export function classifyDigits(match: string): PiiKind | undefined {
-  if (isIpv4(match) || isTimeOfDay(match) || isDottedPath(match) || isAmounts(match)) return undefined;
+  if (isIpv4(match) || isTimeOfDay(match) || isAmountRange(match)) return undefined;
   const digits = digitsOf(match);
   const n = digits.length;
   if (n < 9) return undefined;

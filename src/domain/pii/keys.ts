@@ -24,18 +24,22 @@ export const SENSITIVE_KEYS: readonly string[] = [
  */
 export const NAME_KEY = /names?$/;
 
+/** Words that say a field holds what someone is called, in English and Hindi. */
+const NAME_WORDS = new Set(['name', 'names', 'naam', 'नाम']);
+
 /**
- * The key's words, up to and including the first that is `name` or `names` (`name_as_per_pan`,
- * `nameOnCard`, `applicant_name_en`), normalised; undefined when no word is. A person's name is
- * as often put first as last: the words before it say whose (or what's) it is.
+ * The key's words, up to and including the first that is `name` (or `names`, `naam`, `नाम`:
+ * `name_as_per_pan`, `nameOnCard`, `applicant_name_en`, `name1`), normalised; undefined when no
+ * word is. A person's name is as often put first as last: the words before it say whose (or
+ * what's) it is. Digits split words, as `name1` is the first of several names.
  */
 export function throughNameWord(key: string): string | undefined {
   const words = key
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .toLowerCase()
-    .split(/[^a-z0-9]+/)
+    .split(/[^\p{L}\p{M}]+/u)
     .filter((word) => word !== '');
-  const at = words.findIndex((word) => word === 'name' || word === 'names');
+  const at = words.findIndex((word) => NAME_WORDS.has(word));
   return at < 0 ? undefined : words.slice(0, at + 1).join('');
 }
 export const THING_NAME_KEYS: readonly string[] = [

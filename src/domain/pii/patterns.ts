@@ -12,14 +12,15 @@ export const E = '(?![A-Za-z0-9])';
 export const WB = '(?<![\\p{L}\\p{M}\\p{N}])';
 export const WE = '(?![\\p{L}\\p{M}\\p{N}])';
 /**
- * Between two groups of a value: a space, or a dash, dot, slash, underscore, comma, bar or colon
- * (or two dashes) with a space either side or none, or a group's closing or opening parenthesis:
- * `98765 43210`, `98765,43210`, `2345|6789|0124`, `98765 -- 43210`, `(98765) 43210`. A comma
- * also groups amounts (`10,00,000`), which classifyDigits tells apart.
+ * Between two groups of a value: one to five characters that are neither letters nor digits,
+ * whatever they are (`98765 43210`, `98765,43210`, `2345|6789|0124`, `98765;43210`, `98765 -- 43210`,
+ * `(98765) 43210`, `98765·43210`): an allow-list of separators is a list of the ways around it.
+ * Patterns using it need the `u` flag. A comma also groups amounts (`10,00,000`), which
+ * classifyDigits tells apart.
  */
-export const GROUP = '(?: ?(?:[-._/,|:]|--|\\) ?\\(?|\\() ?| )';
-/** Between the characters of a value spelled out: a space, or a dash or dot with a space either side or none. */
-export const SPELLED = '(?: ?[-.] ?| )';
+export const GROUP = '(?:[^\\p{L}\\p{N}]{1,5})';
+/** Between the characters of a value spelled out (`A B C D E 1 2 3 4 F`, `A, B, C, …`): the same. */
+export const SPELLED = GROUP;
 export const MONTHS =
   'jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|october|november|december|' +
   'जनवरी|फ़रवरी|फरवरी|मार्च|अप्रैल|मई|जून|जुलाई|अगस्त|सितंबर|सितम्बर|अक्टूबर|अक्तूबर|नवंबर|नवम्बर|दिसंबर|दिसम्बर';
@@ -28,10 +29,14 @@ export const MONTH = '(?:0?[1-9]|1[0-2])';
 export const DAY2 = '(?:0[1-9]|[12]\\d|3[01])';
 export const MONTH2 = '(?:0[1-9]|1[0-2])';
 export const YEAR = '(?:19|20)\\d{2}';
-/** Between the parts of a date: `-`, `/`, `.` or `,`, a space either side or none, or a space. */
-export const DATE_SEP = '(?: ?[-/.,] ?| )';
-/** Between a day, a month's name and a year: up to three of space, comma, dot, slash, dash. */
-export const NAMED_SEP = '[ ,./-]{0,3}';
+/** Between the parts of a date written with four-digit years: any one to three characters that are neither letters nor digits. */
+export const DATE_SEP = GROUP;
+/** Between a day, a month's name and a year: up to three characters that are neither letters nor digits. */
+export const NAMED_SEP = '[^\\p{L}\\p{N}]{0,3}';
+/** Between the parts of a date with a two-digit year (`15.06.95`, `15 06 95`): only what dates use, as short numbers are listed with anything else. */
+export const SHORT_DATE_SEP = '[-/. ]';
+/** A two-digit year, perhaps with its apostrophe (`'95`). */
+export const YEAR2 = "'?\\d{2}";
 /** The two-letter codes of India's states and union territories, which begin licences and vehicle numbers. */
 export const STATES = 'AN|AP|AR|AS|BR|CG|CH|DD|DL|DN|GA|GJ|HP|HR|JH|JK|KA|KL|LA|LD|MH|ML|MN|MP|MZ|NL|OD|OR|PB|PY|RJ|SK|TN|TR|TS|UK|UP|WB|UA';
 /** At, as an e-mail address is spoken or disguised: `[at]`, `(at)`, ` at `, ` at the rate `, ` एट `, or `@` itself before a spoken dot. */

@@ -5,6 +5,7 @@
  */
 import { jsonStringSize } from '../json-size.js';
 import { isOtpName, NAME_KEY, normalizeKey, ROUTING_KEYS, SENSITIVE_KEYS, THING_NAME_KEYS, throughNameWord } from './keys.js';
+import { readerView } from '../plain-text.js';
 import { mayHoldIdentity } from './may-hold-identity.js';
 
 export interface PiiRules {
@@ -51,7 +52,9 @@ export function createPiiRules(extraKeys: readonly string[] = []): PiiRules {
   const factsOf = (key: string): KeyFacts => {
     // A routing key is never also sensitive: it is passed through as sent.
     const isRouting = routing.has(key);
-    return { routing: isRouting, sensitive: !isRouting && isSensitive(key, normalizeKey(key)), otp: isOtpName(key), mayHoldIdentity: mayHoldIdentity(key), jsonBytes: jsonStringSize(key) + 1 };
+    // Read as a person reads it: `ｎａｍｅ`, `na\u200bme` and a Cyrillic `nаme` are `name`.
+    const read = /[^\x00-\x7f]/.test(key) ? readerView(key) : key;
+    return { routing: isRouting, sensitive: !isRouting && isSensitive(read, normalizeKey(read)), otp: isOtpName(read), mayHoldIdentity: mayHoldIdentity(key), jsonBytes: jsonStringSize(key) + 1 };
   };
   const keyFacts = (key: string): KeyFacts => {
     // A key longer than any field name is worked out each time: remembered, 4,096 of them could hold a client's 64 KiB bodies.

@@ -36,7 +36,7 @@ function handshakeProblem(req: IncomingMessage): { status: number; text: string;
   const key = req.headers['sec-websocket-key'];
   if (typeof key !== 'string' || !HANDSHAKE_KEY.test(key.trim())) return { status: 400, text: 'Bad Request', detail: 'missing or invalid Sec-WebSocket-Key header' };
   const version = req.headers['sec-websocket-version'];
-  if (version !== '13' && version !== '8') return { status: 400, text: 'Bad Request', detail: 'missing or unsupported Sec-WebSocket-Version header; send 13' };
+  if (version !== '13') return { status: 400, text: 'Bad Request', detail: 'missing or unsupported Sec-WebSocket-Version header; send 13' };
   return undefined;
 }
 
