@@ -294,7 +294,7 @@ export interface EventSizes {
   bytes: number;
   /** The same of its `properties` (0 when it has none). */
   propertiesBytes: number;
-  /** What its nested objects, arrays and keys cost V8's heap beyond their JSON (the memory budget's density). */
+  /** What its values (slots, strings, boxed numbers, objects, arrays, keys) cost V8's heap beyond their JSON: the memory budget's density. */
   structureBytes?: number;
 }
 

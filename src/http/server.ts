@@ -41,7 +41,8 @@ export async function bind({ port, host, requestTimeoutSeconds }: ListenOptions)
     connectionsCheckingInterval: Math.min(1000, requestTimeoutSeconds * 250),
     keepAliveTimeout: KEEP_ALIVE_MS,
     // Only a WebSocket handshake leaves HTTP: any other `Upgrade` (curl's `h2c` offer) is a plain
-    // request to be answered, as a server that does not speak it ignores it (RFC 9110, 7.8).
+    // request to be answered, as a server that does not speak it ignores it (RFC 9110, 7.8). Node 22.21
+    // and 24.9 read this option; an older Node sends every upgrade to the control plane, which refuses it.
     shouldUpgradeCallback: (req) => String(req.headers.upgrade ?? '').toLowerCase() === 'websocket',
   });
   server.on('clientError', answerParserError);
