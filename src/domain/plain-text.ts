@@ -70,15 +70,17 @@ function enclosedValue(char: string): string {
 }
 
 /**
- * Cyrillic and Greek letters drawn as Latin ones. Read as Latin only inside a word that also has
- * a Latin letter or digit (`АBCDE1234F` with a Cyrillic А): a word all in Cyrillic is Russian, and
- * stays as written.
+ * Cyrillic and Greek letters drawn as Latin ones. Read as Latin inside a word that also has a
+ * Latin letter or digit (`АBCDE1234F` with a Cyrillic А), or, in a text with a digit, in a word
+ * made of nothing else (`АВСЕН 1234 К`, `15 ᴊᴜɴᴇ 1995`): a Russian or Greek word has letters no
+ * Latin one looks like, and stays as written.
  */
 const LOOKALIKES = new Map<string, string>(
   Object.entries({
     А: 'A', В: 'B', С: 'C', Е: 'E', Н: 'H', І: 'I', Ј: 'J', К: 'K', М: 'M', О: 'O', Р: 'P', Ѕ: 'S', Т: 'T', Х: 'X', У: 'Y', Ү: 'Y',
     а: 'a', с: 'c', е: 'e', і: 'i', ј: 'j', о: 'o', р: 'p', ѕ: 's', х: 'x', у: 'y', һ: 'h', ԁ: 'd', ԛ: 'q', ԝ: 'w',
-    Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X', ο: 'o', ν: 'v', Ϳ: 'J',
+    Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X', ο: 'o', ν: 'v', Ϳ: 'J', Ϝ: 'F',
+    Ԍ: 'G', Ԛ: 'Q', Ԝ: 'W', Ѵ: 'V', Ӏ: 'I', Ꭱ: 'R', Ꭹ: 'Y',
     // Small capitals and Cherokee letters drawn as Latin capitals.
     ᴀ: 'A', ʙ: 'B', ᴄ: 'C', ᴅ: 'D', ᴇ: 'E', ꜰ: 'F', ɢ: 'G', ʜ: 'H', ɪ: 'I', ᴊ: 'J', ᴋ: 'K', ʟ: 'L', ᴍ: 'M', ɴ: 'N', ᴏ: 'O', ᴘ: 'P', ʀ: 'R', ꜱ: 'S', ᴛ: 'T', ᴜ: 'U', ᴠ: 'V', ᴡ: 'W', ʏ: 'Y', ᴢ: 'Z',
     Ꭺ: 'A', Ᏼ: 'B', Ꮯ: 'C', Ꭰ: 'D', Ꭼ: 'E', Ꮐ: 'G', Ꮋ: 'H', Ꭻ: 'J', Ꮶ: 'K', Ꮮ: 'L', Ꮇ: 'M', Ꮲ: 'P', Ꮪ: 'S', Ꭲ: 'T', Ꮩ: 'V', Ꮃ: 'W', Ꮓ: 'Z',
@@ -104,8 +106,16 @@ const unmarkedLatin = (input: string): string => {
   return MARKED.test(decomposed) ? decomposed.replace(MARKS_ON_LATIN, '').normalize('NFKC') : text;
 };
 
-const latinLookalikes = (text: string): string =>
-  ANY_LOOKALIKE.test(text) ? text.replace(WORD, (word) => (LATIN_OR_DIGIT.test(word) && ANY_LOOKALIKE.test(word) ? word.replace(EVERY_LOOKALIKE, (char) => LOOKALIKES.get(char)!) : word)) : text;
+const ASCII_DIGIT = /[0-9]/;
+const allLookalike = (word: string) => [...word].every((char) => LOOKALIKES.has(char) || /\p{M}/u.test(char));
+
+const latinLookalikes = (text: string): string => {
+  if (!ANY_LOOKALIKE.test(text)) return text;
+  const withDigits = ASCII_DIGIT.test(text);
+  return text.replace(WORD, (word) =>
+    ANY_LOOKALIKE.test(word) && (LATIN_OR_DIGIT.test(word) || (withDigits && allLookalike(word))) ? word.replace(EVERY_LOOKALIKE, (char) => LOOKALIKES.get(char)!) : word,
+  );
+};
 
 /**
  * Digits of every script as ASCII digits, every dash as `-` and every space as ` `, after NFKC

@@ -60,6 +60,22 @@ describe('identity values the review got past the detectors', () => {
     }
   });
 
+  it('a third review: look-alike groups apart from any Latin letter, more look-alike letters, a space on one side of @; a date with its time stays readable', async () => {
+    const h = createHarness();
+    const forms = ['ABCDE 1234 ꜰ', 'ABCDE 1234 Ϝ', 'ᴀʙᴄᴅᴇ 1234 ꜰ', 'АВСЕН 1234 К', 'ΑΒΕΗΚ 1234 Τ', 'ᎪᏴᏟᎠᎬ 1234 Ꮯ', 'Ꭺ Ᏼ Ꮯ Ꭰ Ꭼ 1 2 3 4 F', '15 ᴊᴜɴᴇ 1995', 'ԌBCDE1234F', 'ABCDE1234Ꭱ', 'meera@ gmail.com', 'meera @gmail.com'];
+    for (const [index, note] of forms.entries()) await post(h, '/v1/events', { session_id: `t${index}`, event: 'component_input', note });
+    for (const [index, note] of forms.entries()) {
+      const seen = (await h.http.get(`/api/sessions/t${index}`)).body.latest_event.note as string;
+      expect(seen, note).not.toBe(note);
+      expect(seen, note).not.toMatch(/1995|meera|BCDE|ВСЕН|ΒΕΗΚ|ᴀʙᴄ|ᎪᏴᏟ/);
+    }
+    const kept = ['2024-11-15 10:30:00', 'Fri, 15 Nov 2024 10:30:00 GMT', '11/15/2024 10:30 AM', '2024-11-15T10:30:00.123+05:30', 'Привет 2024 ОК'];
+    for (const [index, note] of kept.entries()) {
+      await post(h, '/v1/events', { session_id: `tk${index}`, event: 'component_input', note });
+      expect((await h.http.get(`/api/sessions/tk${index}`)).body.latest_event.note).toBe(note);
+    }
+  });
+
   it('a name under a key disguised with a digit, Hindi, a look-alike, an invisible character or fullwidth letters', async () => {
     const h = createHarness();
     await post(h, '/v1/events', { session_id: 'n1', event: 'component_input', properties: { name1: 'Meera Nair', applicant_name2: 'Meera Nair', naam: 'Meera Nair', नाम: 'मीरा नायर', 'n\u0430me': 'Meera Nair', 'na\u200bme': 'Meera Nair', 'ｎａｍｅ': 'Meera Nair' } });

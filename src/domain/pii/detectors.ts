@@ -22,7 +22,8 @@ export interface Detector {
  * letters and digits left to match a later one.
  */
 export const DETECTORS: readonly Detector[] = [
-  { kind: 'email', minDigits: 0, minLength: 6, pattern: new RegExp(`[\\p{L}\\p{M}\\p{N}._%+-]{1,64}@[\\p{L}\\p{M}\\p{N}-]{1,63}(?:\\.[\\p{L}\\p{M}\\p{N}-]{1,63}){0,6}\\.\\p{L}{2,24}(?![\\p{L}\\p{M}\\p{N}])`, 'gu') },
+  /** An e-mail address, a space either side of its `@` included (`meera@ gmail.com`). */
+  { kind: 'email', minDigits: 0, minLength: 6, pattern: new RegExp(`[\\p{L}\\p{M}\\p{N}._%+-]{1,64} ?@ ?[\\p{L}\\p{M}\\p{N}-]{1,63}(?:\\.[\\p{L}\\p{M}\\p{N}-]{1,63}){0,6}\\.\\p{L}{2,24}(?![\\p{L}\\p{M}\\p{N}])`, 'gu') },
   /** An e-mail address spoken or disguised: `meera dot nair at gmail dot com`, `meera[at]gmail[dot]com`. */
   {
     kind: 'email',
@@ -46,7 +47,9 @@ export const DETECTORS: readonly Detector[] = [
         `${B}(?:${YEAR}${DATE_SEP}${MONTH}${DATE_SEP}${DAY}|${DAY}${DATE_SEP}${MONTH}${DATE_SEP}${YEAR}|${MONTH}${DATE_SEP}${DAY}${DATE_SEP}${YEAR}|` +
           `${DAY2}${SHORT_DATE_SEP}${MONTH2}${SHORT_DATE_SEP}${YEAR2}|${MONTH}/${DAY}/${YEAR2}|${DAY2}${MONTH2}${YEAR}|${YEAR}${MONTH2}${DAY2}|` +
           `${DAY}(?:st|nd|rd|th)?(?: of)?${NAMED_SEP}(?:${MONTHS})\\.?${NAMED_SEP}(?:${YEAR}|${YEAR2})|(?:${MONTHS})\\.?${NAMED_SEP}(?:the )?${DAY}(?:st|nd|rd|th)?${NAMED_SEP}(?:${YEAR}|${YEAR2})|` +
-          `${YEAR}${NAMED_SEP}(?:${MONTHS})\\.?${NAMED_SEP}${DAY})${E}`,
+          `${YEAR}${NAMED_SEP}(?:${MONTHS})\\.?${NAMED_SEP}${DAY})${E}` +
+          // A date with a time of day after it is when something happened (a log line, an HTTP date), not a birthday.
+          `(?! ?(?:[01]?\\d|2[0-3]):[0-5]\\d)`,
       ),
       'giu',
     ),
@@ -61,7 +64,8 @@ export const DETECTORS: readonly Detector[] = [
   /** A mobile number written `(987) 654-3210`; every other grouping is a run of digits below. */
   { kind: 'phone', minDigits: 10, minLength: 12, pattern: new RegExp(`(?<![A-Za-z0-9+])(?:\\+91${GROUP}?|0091${GROUP}?|0)?\\([6-9]\\d{2}\\) ?\\d{3}${GROUP}?\\d{4}${E}`, 'gu') },
   /** Aadhaar, VID, phone, card and account numbers, and any other run of digits long enough to be an identifier. */
-  { kind: 'number', minDigits: 9, minLength: 9, pattern: new RegExp(`${B}\\+?\\d(?:${GROUP}?\\d){8,40}${E}`, 'gu'), classify: classifyDigits },
+  // Not begun right after `digit:`: the minutes and seconds of `T10:30:00.123+05:30` are a time, not a run.
+  { kind: 'number', minDigits: 9, minLength: 9, pattern: new RegExp(`(?<![A-Za-z0-9]|\\d:)\\+?\\d(?:${GROUP}?\\d){8,40}${E}`, 'gu'), classify: classifyDigits },
   /** `ABCDE1234F`, its groups split (`ABCDE 1234 F`, `ABCDE;1234;F`), its digits too (`ABCDE 12 34 F`). */
   { kind: 'pan', minDigits: 4, minLength: 10, pattern: new RegExp(`${B}[A-Z]{5}${GROUP}?\\d(?:${GROUP}?\\d){3}${GROUP}?[A-Z]${E}`, 'giu') },
   /** A PAN spelled out, a character at a time: `A B C D E 1 2 3 4 F`, `a-b-c-d-e-1-2-3-4-f` (digits said in words read as digits). */

@@ -9,6 +9,15 @@ const isIpv4 = (match: string) => /^\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?$/.test(
 /** A time of day, to the second and its fraction: `12:30:45.123456`. */
 const isTimeOfDay = (match: string) => /^(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?$/.test(match);
 
+/**
+ * When something happened: a numeric date, or a year alone (an HTTP date's `2024 10:30:00`), then
+ * a time of day (`2024-11-15 10:30:00`, `11/15/2024 10:30`). A log line's time, not a value.
+ */
+const isDateAndTime = (match: string) => {
+  const parts = /^(.*?)[ T](\S+)$/.exec(match);
+  return parts !== null && /^(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|(?:19|20)\d{2})$/.test(parts[1]!) && isTimeOfDay(parts[2]!);
+};
+
 /** An amount as India or the West writes it: `10,00,000`, `1,234,567`. */
 const AMOUNT = /^\d{1,3}(?:,\d{2})*,\d{3}$|^\d{1,3}(?:,\d{3})+$/;
 
@@ -31,7 +40,7 @@ const isAmountRange = (match: string) => {
  * left readable because another part was taken for something else.
  */
 export function classifyDigits(match: string): PiiKind | undefined {
-  if (isIpv4(match) || isTimeOfDay(match) || isAmountRange(match)) return undefined;
+  if (isIpv4(match) || isTimeOfDay(match) || isDateAndTime(match) || isAmountRange(match)) return undefined;
   const digits = digitsOf(match);
   const n = digits.length;
   if (n < 9) return undefined;

@@ -29,8 +29,11 @@ export const MONTH = '(?:0?[1-9]|1[0-2])';
 export const DAY2 = '(?:0[1-9]|[12]\\d|3[01])';
 export const MONTH2 = '(?:0[1-9]|1[0-2])';
 export const YEAR = '(?:19|20)\\d{2}';
-/** Between the parts of a date written with four-digit years: any one to three characters that are neither letters nor digits. */
-export const DATE_SEP = GROUP;
+/**
+ * Between the parts of a date written with four-digit years: one to five characters that are
+ * neither letters nor digits, nor a colon, which writes times (`2024 10:30` is a year and a time).
+ */
+export const DATE_SEP = '(?:[^\\p{L}\\p{N}:]{1,5})';
 /** Between a day, a month's name and a year: up to three characters that are neither letters nor digits. */
 export const NAMED_SEP = '[^\\p{L}\\p{N}]{0,3}';
 /** Between the parts of a date with a two-digit year (`15.06.95`, `15 06 95`): only what dates use, as short numbers are listed with anything else. */
