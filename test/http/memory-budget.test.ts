@@ -71,16 +71,22 @@ describe('per-session budget (SESSION_MAX_BYTES)', () => {
   });
 });
 
+/** New sessions, one event each, until the service refuses one (or `most` are admitted). */
+async function fillUntilRefused(h: Harness, body: (sessionId: string) => object, prefix: string, most: number) {
+  let admitted = 0;
+  let refused: Awaited<ReturnType<typeof post>> | undefined;
+  while (!refused && admitted < most) {
+    const res = await post(h, body(`${prefix}${admitted}`));
+    if (res.status === 200) admitted += 1;
+    else refused = res;
+  }
+  return { admitted, refused };
+}
+
 describe('process-wide budget (MEMORY_BUDGET_MB)', () => {
   it('past it, new sessions get 503 with Retry-After, existing ones still work, and the estimate stays within it', async () => {
     const h = createHarness({ env: { MEMORY_BUDGET_MB: '64', SESSION_HIBERNATE_SECONDS: '0' } });
-    let admitted = 0;
-    let refused: Awaited<ReturnType<typeof post>> | undefined;
-    while (!refused && admitted < 2000) {
-      const res = await post(h, stuffed(`s${admitted}`));
-      if (res.status === 200) admitted += 1;
-      else refused = res;
-    }
+    const { admitted, refused } = await fillUntilRefused(h, stuffed, 's', 2000);
     expect(refused?.status).toBe(503);
     expect(refused?.headers['retry-after']).toBe('30');
     expect(refused?.body.detail).toMatch(/memory budget .*MEMORY_BUDGET_MB/);
@@ -97,13 +103,7 @@ describe('process-wide budget (MEMORY_BUDGET_MB)', () => {
     const h = createHarness({ env: { MEMORY_BUDGET_MB: '64', SESSION_HIBERNATE_SECONDS: '0' } });
     // 15,000 empty arrays: 45 KB of JSON, about 600 KB of heap once parsed (40 bytes each).
     const nested = (sessionId: string) => ({ session_id: sessionId, event: 'component_input', properties: { a: Array.from({ length: 15_000 }, () => []) } });
-    let admitted = 0;
-    let refused: Awaited<ReturnType<typeof post>> | undefined;
-    while (!refused && admitted < 500) {
-      const res = await post(h, nested(`n${admitted}`));
-      if (res.status === 200) admitted += 1;
-      else refused = res;
-    }
+    const { admitted, refused } = await fillUntilRefused(h, nested, 'n', 500);
     expect(refused?.status).toBe(503);
     const heldBytes = held(h, 'n0');
     expect(heldBytes).toBeGreaterThan(45_000);
