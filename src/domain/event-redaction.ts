@@ -82,7 +82,7 @@ class Walk {
 
   note(path: string, shape: ValueShape): void {
     // Each key was masked on its own; joined, harmless keys can spell a value (`98765.43210`).
-    if (this.fields.length < MAX_SHAPES) this.fields.push({ path: mayHoldIdentity(path, false) ? scrubText(path).text : path, ...shape });
+    if (this.fields.length < MAX_SHAPES) this.fields.push({ path: scrubText(path).text, ...shape });
   }
 
   /** Returns `value` itself when nothing in it changed, so a clean event costs no copies. */

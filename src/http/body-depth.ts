@@ -1,4 +1,5 @@
 import { redactText } from '../domain/event-redaction.js';
+import { shownCut } from '../domain/shown-cut.js';
 
 /**
  * How deep a client's JSON may nest. Every later step that walks client data (zod, stringify,
@@ -13,19 +14,14 @@ const MAX_KEY_SHOWN = 40;
 /**
  * A path as the 422 names it, `properties.x.0.0`: each key masked, then cut if long, and the whole
  * masked again like any client text, so neither a key nor keys joined can carry an identity value
- * out. Masked before the cut: a cut first could leave `ABCDE1234` of a PAN, which no detector reads.
+ * out (shown-cut.ts).
  */
 function showPath(path: (string | number)[]): string {
-  const shown = path.map((part) => (typeof part === 'string' ? shownKey(part) : String(part))).join('.');
+  const parts = path.map((part) => (typeof part === 'string' ? shownCut(part, MAX_KEY_SHOWN) : part));
+  const shown = parts.join('.');
   // The keys alone are what can spell a value between them; array indices (`x.0.0.0`) are the service's count.
-  const keys = path.filter((part) => typeof part === 'string').map(shownKey).join('.');
+  const keys = parts.filter((part) => typeof part === 'string').join('.');
   return redactText(keys) === keys ? shown : redactText(shown);
-}
-
-function shownKey(key: string): string {
-  // Bounded before the scan: past four times the shown length nothing of it is shown anyway.
-  const masked = redactText(key.slice(0, 4 * MAX_KEY_SHOWN));
-  return masked.length > MAX_KEY_SHOWN ? `${masked.slice(0, MAX_KEY_SHOWN)}…` : masked;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { redactText } from '../domain/event-redaction.js';
+import { shownCut } from '../domain/shown-cut.js';
 import { HttpError, describeIssues } from './http-error.js';
 
 /** 422 naming every offending field, or the parsed value. */
@@ -11,7 +11,7 @@ export function parseOr422<S extends z.ZodType>(schema: S, value: unknown, where
     // `?limit[]=1` reaches a route as the key `limit[]`: read as no limit at all, it would be
     // ignored without a word, and the answer would not be the one the client asked for.
     const bracketed = Object.keys(value).find((key) => key.includes('['));
-    if (bracketed !== undefined) throw new HttpError(422, `query.${redactText(bracketed.slice(0, 64))}: brackets are not read; send each parameter as name=value`);
+    if (bracketed !== undefined) throw new HttpError(422, `query.${shownCut(bracketed, 64)}: brackets are not read; send each parameter as name=value`);
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new HttpError(422, describeIssues(parsed.error, where));

@@ -99,6 +99,10 @@ describe('requests the service used to answer wrongly', () => {
       expect(res.status, path).toBe(422);
       expect(res.body.detail).toMatch(/brackets are not read/);
     }
+    // The key is named masked, then cut: never the PAN's first nine characters.
+    const named = await h.http.get(`/api/activity?${'x'.repeat(55)}-ABCDE1234F[]=1`);
+    expect(named.status).toBe(422);
+    expect(named.body.detail).not.toContain('ABCDE');
   });
 
   it('a zstd body that is not zstd is named so, as gzip, deflate and br are', async () => {

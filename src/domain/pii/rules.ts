@@ -53,7 +53,7 @@ export function createPiiRules(extraKeys: readonly string[] = []): PiiRules {
     // A routing key is never also sensitive: it is passed through as sent.
     const isRouting = routing.has(key);
     // Read as a person reads it: `ｎａｍｅ`, `na\u200bme` and a Cyrillic `nаme` are `name`.
-    const read = /[^\x00-\x7f]/.test(key) ? readerView(key) : key;
+    const read = readerView(key);
     return { routing: isRouting, sensitive: !isRouting && isSensitive(read, normalizeKey(read)), otp: isOtpName(read), mayHoldIdentity: mayHoldIdentity(key), jsonBytes: jsonStringSize(key) + 1 };
   };
   const keyFacts = (key: string): KeyFacts => {

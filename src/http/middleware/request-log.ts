@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { redactText } from '../../domain/event-redaction.js';
+import { shownCut } from '../../domain/shown-cut.js';
 import { acceptableId } from '../../domain/trace.js';
 import { requestContext } from '../request-context.js';
 import { shownPath } from '../shown-path.js';
@@ -16,9 +16,7 @@ function loggableHeader(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const id = acceptableId(value.trim());
   if (id === undefined) return '[invalid]';
-  // Masked before the cut: a cut first could leave nine characters of a PAN, which no detector reads.
-  const masked = redactText(id);
-  return masked.length > MAX_HEADER_SHOWN ? `${masked.slice(0, MAX_HEADER_SHOWN)}…` : masked;
+  return shownCut(id, MAX_HEADER_SHOWN);
 }
 
 /** The path alone (a query string can carry anything, an API key sent by mistake included), decoded and masked. */

@@ -1,4 +1,5 @@
 import { redactForIngest, redactText, redactValue } from '../../domain/event-redaction.js';
+import { shownCut } from '../../domain/shown-cut.js';
 import type { PiiRules } from '../../domain/pii/rules.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -260,9 +261,8 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     }
     const frame = AnyFrame.safeParse(raw);
     if (!frame.success) return fail('invalid_frame', describeIssues(frame.error, 'frame'));
-    // Echoed in errors before the frame is parsed whole: masked as the parsed frame's would be, then
-    // cut (a cut first could leave nine characters of a PAN, which no detector reads).
-    const messageId = typeof frame.data.message_id === 'string' ? redactText(frame.data.message_id.slice(0, 4 * MAX_ECHOED_ID)).slice(0, MAX_ECHOED_ID) : null;
+    // Echoed in errors before the frame is parsed whole: masked as the parsed frame's would be, then cut.
+    const messageId = typeof frame.data.message_id === 'string' ? shownCut(frame.data.message_id, MAX_ECHOED_ID, '') : null;
     const parse = <S extends typeof ConnectSchema | typeof HeartbeatFrame | typeof ControlStateSchema | typeof TriggerEvaluateSchema>(schema: S) => {
       const parsed = schema.safeParse(raw);
       if (!parsed.success) fail('invalid_frame', describeIssues(parsed.error, 'frame'), messageId);
