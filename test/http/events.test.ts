@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HARNESS_SESSION, RAW_PAN, SESSION, clientJourney, legacyEvent, panSchema } from '../fixtures/client-events.js';
-import { START_TIME, createHarness } from '../support/harness.js';
+import { START_TIME, TEST_STORE, createHarness, restartAfterCrash } from '../support/harness.js';
 
 const post = (h: ReturnType<typeof createHarness>, body: unknown) => h.http.post('/v1/events').send(body as object);
 
@@ -34,6 +34,25 @@ describe('POST /v1/events: what deployed clients send', () => {
 });
 
 describe('POST /v1/events: the session holds the event when the response arrives', () => {
+  it('keeps a `__proto__` key as data, at the top and in properties, masked and never read as the event\'s own fields', async () => {
+    const h = createHarness();
+    // JSON.parse keeps `__proto__` as an own key; an object literal here would set the prototype instead.
+    const body = `{"session_id":"s1","event":"component_input","__proto__":{"screen":"pan_details","hint":"${RAW_PAN}"},"properties":{"__proto__":{"note":"${RAW_PAN}"},"step":2}}`;
+    const res = await h.http.post('/v1/events').set('content-type', 'application/json').send(body);
+    expect(res.status).toBe(200);
+    // With SQLite, also as kept across a crash.
+    for (const harness of TEST_STORE === 'sqlite' ? [h, restartAfterCrash(h)] : [h]) {
+      const session = (await harness.http.get('/api/sessions/s1')).body;
+      const kept = session.latest_event as Record<string, unknown>;
+      expect(Object.keys(kept)).toContain('__proto__');
+      expect(kept['__proto__']).toEqual({ screen: 'pan_details', hint: '******234F' });
+      expect(kept.properties).toEqual(JSON.parse('{"__proto__":{"note":"******234F"},"step":2}'));
+      expect(JSON.stringify(session)).not.toContain(RAW_PAN);
+      // The prototype's members are not the event's: no screen was sent.
+      expect(session.screen).toBeNull();
+    }
+  });
+
   it('sets latest_event to the full payload, unknown fields included, and fills a missing timestamp', async () => {
     const h = createHarness();
     await post(h, { session_id: 's1', event: 'identity', user_id: 'u1', invoke_source: 'manual_start_assistant', sdk: { platform: 'android' } });

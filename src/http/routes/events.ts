@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { unixSeconds } from '../../integrations/clock.js';
 import { redactForIngest } from '../../domain/event-redaction.js';
 import { EventInSchema } from '../../domain/sdk-event.js';
+import { keepProtoKey } from '../../domain/own.js';
 import { ingestSdkEvent } from '../../sessions/ingest.js';
 import type { SdkEvent } from '../../domain/sdk-event.js';
 import { replyOrThrow } from '../ask.js';
@@ -43,13 +44,20 @@ export const eventRouteDocs: RouteDoc[] = [
   },
 ];
 
+/** The event as parsed, with a `__proto__` key the client sent (at the top or in `properties`) kept as data. */
+function keptWhole(body: unknown, parsed: SdkEvent): SdkEvent {
+  const sent = (body as { properties?: unknown }).properties;
+  if (parsed.properties) keepProtoKey(sent, parsed.properties);
+  return keepProtoKey(body, parsed);
+}
+
 /**
  * POST /v1/events, the commonest request by far. The app mounts it ahead of the other routers, so
  * an event walks only the middleware it needs (app.ts).
  */
 export function ingestEvent({ system, config, sessionKeys }: AppDeps): RequestHandler {
   return async (req, res) => {
-    const received = parseOr422(EventInSchema, req.body);
+    const received = keptWhole(req.body, parseOr422(EventInSchema, req.body));
     // The key from the user id as sent: a user id that is itself an identity value is hashed, never kept.
     const sessionKey = sessionKeyOr422(sessionKeys, received.session_id, received.user_id ?? userIdInProperties(received));
     // Nothing past this line sees a raw identity value (docs/decisions/0001-identity-values-masked-on-arrival.md).
