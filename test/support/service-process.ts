@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { expect, onTestFinished } from 'vitest';
 import { TEST_STORE, tempDataDir } from './harness.js';
 
 /** The real entry point in a child process: what `npm start` runs, minus the build step. */
@@ -8,6 +9,13 @@ export function startService(env: Record<string, string>) {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', STORE: TEST_STORE, DATA_DIR: tempDataDir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // A test that fails before it stops its service must not leave it running past the run (vitest's
+  // workers end without an 'exit' event). A suite's hook that starts one stops it in its own afterAll.
+  if (expect.getState().currentTestName !== undefined) {
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+  }
   const lines = createInterface({ input: child.stdout });
   const url = new Promise<string>((resolve, reject) => {
     lines.on('line', (line) => {
