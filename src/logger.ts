@@ -1,4 +1,5 @@
 import type { DestinationStream, Logger, LoggerOptions } from 'pino';
+import { once } from 'node:events';
 import { pino } from 'pino';
 import { redactValue } from './domain/event-redaction.js';
 import type { PiiRules } from './domain/pii/rules.js';
@@ -29,4 +30,34 @@ export function createLogger(level: string, destination?: DestinationStream, rul
     formatters: { log: (object) => redactValue(object, rules) },
   };
   return destination ? pino(options, destination) : pino(options);
+}
+
+/** The service's log on stdout, and how to let its last lines out before the process exits. */
+export interface StdoutLog {
+  destination: DestinationStream;
+  /** Resolves once every line is written, or once stdout's reader is gone. */
+  settled(): Promise<void>;
+}
+
+/**
+ * stdout, written off the event loop. A reader that went away (`npm start | filter` and Ctrl-C:
+ * EPIPE) ends logging, not the process: later lines are dropped rather than buffered without end.
+ * Owning the stream lets shutdown wait for a write in flight; exiting with one pending left pino's
+ * own exit hook retrying the broken pipe forever, so a SIGTERM never ended the process.
+ */
+export function stdoutLog(): StdoutLog {
+  const stream = pino.destination({ dest: 1, sync: false });
+  let gone = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    gone = true;
+  });
+  const destination: DestinationStream = { write: (line: string) => (gone ? undefined : stream.write(line)) };
+  const settled = async () => {
+    if (gone) return;
+    stream.end();
+    // once() rejects on 'error': a write that fails while ending settles it as well.
+    await once(stream, 'close').catch(() => undefined);
+  };
+  return { destination, settled };
 }

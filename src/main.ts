@@ -2,6 +2,7 @@ import './sqlite-warning.js';
 import type { Logger } from 'pino';
 import type { PiiRules } from './domain/pii/rules.js';
 import { realpathSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
 import { heapLimitMbFor, oldSpaceLimitMb } from './actors/memory-budget.js';
@@ -26,7 +27,7 @@ import { missingMediaSettings } from './config/media.js';
 import { loadKnowledgeBase } from './integrations/knowledge-base.js';
 import { isLoopbackHost } from './domain/loopback.js';
 import { SdkConfigFileError, openSdkConfigSource } from './integrations/sdk-config-source.js';
-import { createLogger } from './logger.js';
+import { createLogger, stdoutLog } from './logger.js';
 import { startHeapTrim } from './integrations/heap-trim.js';
 import { sessionKeys } from './domain/session-key.js';
 import { idDigestSecret } from './store/id-digest-secret.js';
@@ -95,7 +96,8 @@ async function startClusterOrExit(options: ActorSystemOptions, host: Extract<Ses
 export async function main(release: ClusterRelease = {}): Promise<void> {
   const config = orExit(() => loadConfig());
   const knowledgeBase = orExit(() => loadKnowledgeBase(config.voice.knowledgeBaseFile));
-  const logger = createLogger(config.diagnostics.logLevel, undefined, config.privacy.piiRules);
+  const log = stdoutLog();
+  const logger = createLogger(config.diagnostics.logLevel, log.destination, config.privacy.piiRules);
   const sdkConfig = orExit(() => openSdkConfigSource({ file: config.sdk.configFile, logger }));
   const media = createMediaProvider(config.media);
   const mediaReady = media.ready;
@@ -143,7 +145,8 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
     const graceMs = config.http.shutdownGraceSeconds * 1000;
     const deadline = setTimeout(() => {
       logger.warn('shutdown grace period over; exiting');
-      process.exit(0);
+      // The line above gets a moment to be written; a stdout that takes none of it cannot hold the exit.
+      void Promise.race([log.settled(), delay(1000)]).then(() => process.exit(0));
     }, graceMs + 500);
     deadline.unref();
     heapTrim.stop();
@@ -153,7 +156,7 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
       sdkConfig.close();
       await inspection?.close();
       logger.info('stopped');
-      logger.flush();
+      await log.settled();
       process.exit(0);
     });
   };

@@ -55,6 +55,18 @@ describe('shutdown of the process', { timeout: 60_000 }, () => {
     expect(await second.finished).toBe('end');
   });
 
+  it('exits at once when the reader of its stdout is gone (`npm start | filter`, then Ctrl-C)', async () => {
+    const service = startService(GRACE);
+    const url = await service.url;
+    expect((await post(url, { session_id: 's1', event: 'identity' })).status).toBe(200);
+    // The reading end closes: the service's next log line meets EPIPE.
+    service.child.stdout.destroy();
+    const { code, ms } = await stopAndTime(service.child);
+    expect(service.stderr()).toBe('');
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(PROMPT_MS);
+  });
+
   it('(b) cuts a half-sent request at once', async () => {
     const service = startService(GRACE);
     const url = await service.url;
