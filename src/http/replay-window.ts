@@ -48,6 +48,21 @@ export class ReplayWindow<T> {
     });
   }
 
+  /**
+   * A copy's wait: the first one's answer; or, when the first was refused or cut (no answer to
+   * repeat), this copy's turn to run as the new first, the copies taking turns so that one runs
+   * at a time and the rest get its answer.
+   */
+  async afterFirst(key: string, fingerprint: string, pending: Promise<T | undefined>): Promise<CopyTurn<T>> {
+    for (let waited = pending; ; ) {
+      const answer = await waited;
+      if (answer !== undefined) return { kind: 'answer', answer };
+      const check = this.check(key, fingerprint);
+      if (check.kind !== 'replay') return check;
+      waited = check.answer;
+    }
+  }
+
   check(key: string, fingerprint: string): ReplayCheck<T> {
     const seen = this.seen.get(key);
     if (seen) return seen.fingerprint === fingerprint ? { kind: 'replay', answer: seen.answer } : { kind: 'conflict' };
@@ -66,6 +81,9 @@ export class ReplayWindow<T> {
     };
   }
 }
+
+/** What a copy gets once the answer it waited for is known. */
+export type CopyTurn<T> = { kind: 'answer'; answer: T } | Exclude<ReplayCheck<T>, { kind: 'replay' }>;
 
 /** Entries and bytes each window keeps at most: part of the process's own share of MEMORY_BUDGET_MB (docs/limits.md). */
 export const REPLAY_MAX_ENTRIES = 100_000;

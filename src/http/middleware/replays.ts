@@ -20,7 +20,7 @@ const CHANGES_STATE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * still under way or after, gets the first one's answer and changes nothing. A client is its
  * address and its key. The same id on a different request (another method, path, query or body,
  * the path spelled another way included) is a 422, never run again; a first answer that was a
- * refusal is not repeated, so the retry is run afresh (docs/limits.md).
+ * refusal is not repeated, so the retry is run afresh, one copy at a time (docs/limits.md).
  */
 export function replays(window: ReplayWindow<StoredAnswer>): RequestHandler {
   return (req, res, next) => {
@@ -32,16 +32,22 @@ export function replays(window: ReplayWindow<StoredAnswer>): RequestHandler {
     // The id alone names the request, whatever it was sent to: the same id sent to another route
     // (or to the same one spelled `/V1/EVENTS/`) must not run a second change.
     const key = digestOf(req.ip ?? '', req.get('x-api-key') ?? '', id);
-    const check = window.check(key, digestOf(req.method, req.originalUrl, JSON.stringify(req.body ?? null)));
-    if (check.kind === 'conflict') {
-      throw new HttpError(422, `${header}: already used for a different request within the last REPLAY_WINDOW_SECONDS; send a new id`);
-    }
+    const fingerprint = digestOf(req.method, req.originalUrl, JSON.stringify(req.body ?? null));
+    const conflict = () => new HttpError(422, `${header}: already used for a different request within the last REPLAY_WINDOW_SECONDS; send a new id`);
+    const check = window.check(key, fingerprint);
+    if (check.kind === 'conflict') throw conflict();
     if (check.kind === 'first') {
       keepAnswer(res, check.settle);
       return next();
     }
-    check.answer.then(
-      (answer) => (answer === undefined ? next() : repeat(res, answer)),
+    window.afterFirst(key, fingerprint, check.answer).then(
+      (turn) => {
+        if (turn.kind === 'answer') return repeat(res, turn.answer);
+        if (turn.kind === 'conflict') return next(conflict());
+        // The first changed nothing: this copy runs, and any other copy waits for it.
+        keepAnswer(res, turn.settle);
+        next();
+      },
       (error: unknown) => next(error),
     );
   };

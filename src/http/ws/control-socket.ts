@@ -65,6 +65,7 @@ export const AUTH_TIMEOUT_MS = 10_000;
 /** An answer frame as a replay repeats it. */
 export type AnswerFrame = Record<string, unknown>;
 
+const REUSED_ID = 'message_id: already used for a different frame of this session; send a new id';
 const HTTP_ONLY = { code: 'http_only', message: 'This signal must use HTTP POST /v1/events' } as const;
 
 
@@ -195,23 +196,26 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
    */
   const onceById = (key: string, frame: { type: string; message_id?: string | null | undefined }, work: () => Promise<AnswerFrame | undefined>) => {
     const messageId = frame.message_id;
-    if (!input.replays || !messageId) return enqueue(work);
-    const check = input.replays.check(digestOf('ws', key, frame.type, messageId), digestOf(JSON.stringify(frame)));
-    if (check.kind === 'conflict') return fail('invalid_frame', 'message_id: already used for a different frame of this session; send a new id', messageId);
-    if (check.kind === 'first') {
-      return enqueue(async () => {
-        const answer = await work().catch((error: unknown) => {
-          check.settle(undefined);
-          throw error;
-        });
-        check.settle(answer, answer ? JSON.stringify(answer).length : 0);
+    const { replays } = input;
+    if (!replays || !messageId) return enqueue(work);
+    const replayKey = digestOf('ws', key, frame.type, messageId);
+    const fingerprint = digestOf(JSON.stringify(frame));
+    const check = replays.check(replayKey, fingerprint);
+    if (check.kind === 'conflict') return fail('invalid_frame', REUSED_ID, messageId);
+    const runAsFirst = async (settle: (answer: AnswerFrame | undefined, sizeBytes?: number) => void) => {
+      const answer = await work().catch((error: unknown) => {
+        settle(undefined);
+        throw error;
       });
-    }
+      settle(answer, answer ? JSON.stringify(answer).length : 0);
+    };
+    if (check.kind === 'first') return enqueue(() => runAsFirst(check.settle));
     enqueue(async () => {
-      const answer = await check.answer;
-      // The first was refused and changed nothing: this one is run.
-      if (answer === undefined) await work();
-      else send(answer);
+      const turn = await replays.afterFirst(replayKey, fingerprint, check.answer);
+      if (turn.kind === 'answer') return send(turn.answer);
+      if (turn.kind === 'conflict') return fail('invalid_frame', REUSED_ID, messageId);
+      // The first was refused and changed nothing: this copy runs, and any other copy waits for it.
+      await runAsFirst(turn.settle);
     });
   };
 
