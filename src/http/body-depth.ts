@@ -1,5 +1,4 @@
-import { redactText } from '../domain/event-redaction.js';
-import { shownCut } from '../domain/shown-cut.js';
+import { showPath } from './shown-key-path.js';
 
 /**
  * How deep a client's JSON may nest. Every later step that walks client data (zod, stringify,
@@ -8,21 +7,6 @@ import { shownCut } from '../domain/shown-cut.js';
  * 32 is far beyond any SDK payload (the deepest, a screen schema, nests 6 levels).
  */
 export const MAX_BODY_DEPTH = 32;
-
-const MAX_KEY_SHOWN = 40;
-
-/**
- * A path as the 422 names it, `properties.x.0.0`: each key masked, then cut if long, and the whole
- * masked again like any client text, so neither a key nor keys joined can carry an identity value
- * out (shown-cut.ts).
- */
-function showPath(path: (string | number)[]): string {
-  const parts = path.map((part) => (typeof part === 'string' ? shownCut(part, MAX_KEY_SHOWN) : part));
-  const shown = parts.join('.');
-  // The keys alone are what can spell a value between them; array indices (`x.0.0.0`) are the service's count.
-  const keys = parts.filter((part) => typeof part === 'string').join('.');
-  return redactText(keys) === keys ? shown : redactText(shown);
-}
 
 /**
  * The path of the first container nested deeper than `limit` levels (the body itself is level 1),

@@ -134,6 +134,8 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
     const invalid = await ws.nextOfType('error', (f) => f.message_id === 'x3');
     expect(invalid).toMatchObject({ code: 'invalid_frame' });
     expect(String(invalid.message)).toContain('signals.time_spent');
+    ws.sendRaw('{"type":"control_state","message_id":"x5","event":"screen_state","screen":"pan\\ud800"}');
+    expect(await ws.nextOfType('error', (f) => f.code === 'invalid_frame' && String(f.message).includes('surrogate'))).toMatchObject({ message: expect.stringMatching(/^frame\.screen: holds a lone surrogate/) });
     ws.send({ type: 'control_state', message_id: 'x4', session_id: 'another', event: 'screen_state' });
     expect(await ws.nextOfType('error', (f) => f.message_id === 'x4')).toMatchObject({ code: 'session_mismatch' });
   });

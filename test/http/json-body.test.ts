@@ -71,6 +71,25 @@ describe('request bodies: the direct JSON path and body-parser', () => {
     expect(h.system.supervisor.has('declared')).toBe(false);
   });
 
+  it('refuses a lone surrogate in a value or a key with 422 naming where, on both paths, and keeps a whole pair', async () => {
+    const { h, server } = await started();
+    // What SQLite would keep as U+FFFD: a hint under such a component id would be lost at a restart.
+    const value = '{"session_id":"lone","event":"component_input","component_id":"pan\\ud800","hint":"one"}';
+    const key = '{"session_id":"lone","event":"identity","properties":{"k\\udc00":1}}';
+    for (const headers of [{ 'Content-Type': 'application/json' }, { 'Content-Type': 'application/json; charset="utf-8"' }]) {
+      const onValue = await post(server, headers, [value]);
+      expect(onValue.status).toBe(422);
+      expect(onValue.body.detail).toMatch(/^body\.component_id: holds a lone surrogate/);
+      const onKey = await post(server, headers, [key]);
+      expect(onKey.status).toBe(422);
+      expect(onKey.body.detail).toMatch(/^body\.properties\.k\uFFFD: holds a lone surrogate/);
+    }
+    expect(h.system.supervisor.has('lone')).toBe(false);
+    const pair = await post(server, { 'Content-Type': 'application/json' }, ['{"session_id":"pair","event":"identity","properties":{"note":"\\ud83d\\ude00"}}']);
+    expect(pair.status).toBe(200);
+    expect(((await h.http.get('/api/sessions/pair')).body as { latest_event: { properties: { note: string } } }).latest_event.properties.note).toBe('\u{1F600}');
+  });
+
   it('survives a client that drops the connection mid-body, and ingests nothing from it', async () => {
     const { h, server } = await started();
     const { socket, closed } = rawSocket(server.port, cleanups);

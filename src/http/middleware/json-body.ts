@@ -4,6 +4,7 @@ import type { RequestHandler } from 'express';
 import express from 'express';
 import { MAX_BODY_DEPTH, tooDeepPath } from '../body-depth.js';
 import { HttpError } from '../http-error.js';
+import { loneSurrogatePath, mayHoldLoneSurrogate } from '../well-formed-body.js';
 import { BODY_LIMIT_BYTES, bodyError } from './body-errors.js';
 import { inSequence } from './in-sequence.js';
 
@@ -70,6 +71,12 @@ function readText(req: IncomingMessage, limit: number, done: (error: HttpError |
   req.on('close', onClose);
 }
 
+/** A body whose text cannot be kept as sent (well-formed-body.ts): the 422 naming where, or undefined. */
+function loneSurrogateError(body: unknown): HttpError | undefined {
+  const path = loneSurrogatePath(body);
+  return path === undefined ? undefined : new HttpError(422, `body${path === '' ? '' : `.${path}`}: holds a lone surrogate (half of a UTF-16 pair, escaped alone), which UTF-8 cannot keep; send well-formed Unicode`);
+}
+
 /** body-parser's JSON rules with `strict: false`: an empty body is `{}`, any JSON value parses. */
 function parseJson(text: string): unknown {
   if (text.length === 0) return {};
@@ -115,6 +122,7 @@ export function jsonBody(): RequestHandler[] {
         if (!isUtf8(buffer)) throw bodyError('body.not.utf8');
       },
     }),
+    (req, _res, next) => next(loneSurrogateError(req.body)),
   );
   const readBody: RequestHandler = (req, res, next) => {
     if (!isPlainJson(req)) return readOtherBody(req, res, next);
@@ -126,6 +134,8 @@ export function jsonBody(): RequestHandler[] {
       } catch (parseError) {
         return next(parseError);
       }
+      // Nearly every body has no surrogate escape at all, and is not walked for one.
+      if (mayHoldLoneSurrogate(text!)) return next(loneSurrogateError(req.body));
       next();
     });
   };

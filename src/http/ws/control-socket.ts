@@ -28,6 +28,7 @@ import {
   WsClose,
 } from './control-frames.js';
 import type { ReplayWindow } from '../replay-window.js';
+import { loneSurrogatePath, mayHoldLoneSurrogate } from '../well-formed-body.js';
 import { digestOf } from '../../domain/digest.js';
 import { evaluateSurfaces, evaluateTrigger } from '../../sessions/decisions.js';
 
@@ -257,12 +258,15 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     armIdle();
     if (!withinRate()) return fail('rate_limited', `at most ${input.maxMessagesPerSecond} messages a second`);
     if (isBinary) return fail('invalid_frame', 'frames must be JSON text');
+    const text = data.toString();
     let raw: unknown;
     try {
-      raw = JSON.parse(data.toString());
+      raw = JSON.parse(text);
     } catch {
       return fail('invalid_json', 'frame is not valid JSON');
     }
+    const illFormed = mayHoldLoneSurrogate(text) ? loneSurrogatePath(raw) : undefined;
+    if (illFormed !== undefined) return fail('invalid_frame', `frame${illFormed === '' ? '' : `.${illFormed}`}: holds a lone surrogate, which UTF-8 cannot keep; send well-formed Unicode`);
     const frame = AnyFrame.safeParse(raw);
     if (!frame.success) return fail('invalid_frame', describeIssues(frame.error, 'frame'));
     // Echoed in errors before the frame is parsed whole: masked as the parsed frame's would be, then cut.
