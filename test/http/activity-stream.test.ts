@@ -93,6 +93,28 @@ describe('GET /api/activity/stream: framing and delivery', () => {
     expect(client.messages).toHaveLength(1);
   });
 
+  it('a replay whose filter matches nothing gives the event loop back between batches, then goes live', async () => {
+    const { h, url } = await start();
+    record(h, 2_560, { sessionId: 'a' });
+    // How many batches were read before the event loop had its next turn: all of them, when a
+    // replay that never fills its socket ran in one turn and stalled every other request.
+    const activity = h.system.activity;
+    const after = activity.after.bind(activity);
+    let reads = 0;
+    let readsInFirstTurn: number | undefined;
+    activity.after = (cursor, limit) => {
+      if (reads === 0) setImmediate(() => (readsInFirstTurn = reads));
+      reads += 1;
+      return after(cursor, limit);
+    };
+    const client = await stream(url, '/api/activity/stream?session_id=nobody', { 'Last-Event-ID': '0' });
+    await vi.waitFor(() => expect(reads).toBeGreaterThan(10));
+    expect(readsInFirstTurn).toBe(1);
+    record(h, 1, { sessionId: 'nobody' });
+    await client.until((c) => c.ids.length === 1);
+    expect(client.ids).toEqual([activityId(h, 2_561)]);
+  });
+
   it('filters by session_id and kind', async () => {
     const { h, url } = await start();
     const bySession = await stream(url, '/api/activity/stream?session_id=b');

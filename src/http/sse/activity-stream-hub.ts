@@ -152,31 +152,35 @@ export class ActivityStreamHub {
     this.catchUp(stream);
   }
 
-  /** Writes from the ring until the stream is level with the newest item, pausing whenever the socket is full. */
+  /**
+   * Writes from the ring until the stream is level with the newest item, pausing whenever the
+   * socket is full, and giving the event loop back between batches: a filter that matches nothing
+   * never fills the socket, and a replay of a whole log in one turn would stall every request.
+   */
   private catchUp(stream: OpenStream): void {
-    while (!stream.live && this.streams.has(stream)) {
-      const { items, gap } = this.options.activity.after(stream.cursor, REPLAY_BATCH);
-      if (gap) {
-        const { lastId } = this.options.activity.bounds();
-        const reset = resetFrame({ reason: 'behind_buffer', requested_after: String(stream.cursor), oldest_id: items[0]!.id, latest_id: String(lastId) });
-        if (!this.send(stream, reset)) return;
-      }
-      if (items.length === 0) {
-        stream.live = true;
+    if (stream.live || !this.streams.has(stream)) return;
+    const { items, gap } = this.options.activity.after(stream.cursor, REPLAY_BATCH);
+    if (gap) {
+      const { lastId } = this.options.activity.bounds();
+      const reset = resetFrame({ reason: 'behind_buffer', requested_after: String(stream.cursor), oldest_id: items[0]!.id, latest_id: String(lastId) });
+      if (!this.send(stream, reset)) return;
+    }
+    if (items.length === 0) {
+      stream.live = true;
+      return;
+    }
+    for (const item of items) {
+      stream.cursor = Number(item.id);
+      if (!stream.matches(item)) continue;
+      const sent = this.send(stream, messageFrame(item));
+      if (!sent) return;
+      stream.sent += 1;
+      if (sent === 'full') {
+        stream.out.whenDrained(() => this.catchUp(stream));
         return;
       }
-      for (const item of items) {
-        stream.cursor = Number(item.id);
-        if (!stream.matches(item)) continue;
-        const sent = this.send(stream, messageFrame(item));
-        if (!sent) return;
-        stream.sent += 1;
-        if (sent === 'full') {
-          stream.out.whenDrained(() => this.catchUp(stream));
-          return;
-        }
-      }
     }
+    setImmediate(() => this.catchUp(stream));
   }
 
   private onRecorded(item: ActivityItem): void {
