@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { ActivityDraft } from '../src/domain/activity.js';
 import { StoreUnavailableError } from '../src/store/ports.js';
 import { RedisActivityLog } from '../src/store/redis-activity-log.js';
@@ -15,7 +15,7 @@ afterAll(async () => {
 const draft = (n: number): ActivityDraft => ({ kind: 'event', at: 1_700_000_000_000 + n, session_id: `s${n}`, user_id: null, payload: { n }, trace: { trace_id: 't', request_id: `r${n}` } });
 
 describe('RedisActivityLog when Redis goes away', () => {
-  it('a commit that could not write rejects with StoreUnavailableError; the next one, after Redis is back, writes each queued item once', async () => {
+  it('a commit that could not write rejects with StoreUnavailableError at once, and its items never appear; the next commit, after Redis is back, writes its own', async () => {
     const first = await startRedis({ fsync: 'always' });
     servers.push(first);
     const log = new RedisActivityLog({ url: first.url, capacity: 100 });
@@ -28,21 +28,26 @@ describe('RedisActivityLog when Redis goes away', () => {
     await first.kill();
     log.append(draft(3));
     log.append(draft(4));
+    const refusedAt = performance.now();
     await expect(log.commit()).rejects.toBeInstanceOf(StoreUnavailableError);
+    // Refused, not held until Redis is back (ioredis's offline queue would hold it).
+    expect(performance.now() - refusedAt).toBeLessThan(2_500);
     expect(log.health().status).toBe('failing');
 
     const again = await startRedis({ port: first.port, dir: first.dir, fsync: 'always' });
     servers.push(again);
+    await vi.waitFor(() => expect(log.accepting()).toBe(true), { timeout: 10_000, interval: 50 });
+    log.append(draft(5));
     await log.commit();
     expect(log.health().status).toBe('ok');
     const reader = new Redis(again.url);
     try {
       const entries = await reader.xrange('{kyc-activity}', '-', '+');
-      expect(entries.map(([, fields]) => (JSON.parse(fields[1]!) as { payload: { n: number } }).payload.n)).toEqual([1, 2, 3, 4]);
+      expect(entries.map(([, fields]) => (JSON.parse(fields[1]!) as { payload: { n: number } }).payload.n)).toEqual([1, 2, 5]);
     } finally {
       reader.disconnect();
     }
-    expect(log.list({ limit: 10 }).map((item) => item.session_id)).toEqual(['s1', 's2', 's3', 's4']);
+    expect(log.list({ limit: 10 }).map((item) => item.session_id)).toEqual(['s1', 's2', 's5']);
   });
 });
 

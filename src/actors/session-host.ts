@@ -6,7 +6,13 @@ import type { SessionListQuery, SessionPage } from './session-listing.js';
  * `unavailable`: the change could not be committed (disk full), or in cluster mode `unreachable`
  * names the engine that could not be reached: nothing was acknowledged. `memory`: MEMORY_BUDGET_MB is reached.
  */
-export type AskFailure = { ok: false; reason: 'not_found' | 'capacity' | 'failed' | 'timeout' | 'unavailable' | 'memory'; unreachable?: Dependency };
+export type AskFailure = {
+  ok: false;
+  reason: 'not_found' | 'capacity' | 'failed' | 'timeout' | 'unavailable' | 'memory';
+  unreachable?: Dependency;
+  /** The connection failed after the command was sent: it may have been taken, so may yet be applied. */
+  maybeApplied?: true;
+};
 export type AskResult<T> = { ok: true; value: T } | AskFailure;
 
 /** Whether a command may bring a session into being or needs one that exists. */

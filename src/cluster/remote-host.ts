@@ -58,7 +58,7 @@ class IngressError extends Error {
 }
 
 /** No answer from Restate at all (refused connection, reset): it is down or unreachable from here. */
-const unreachable = (error: unknown): boolean => error instanceof RestateUnreachableError;
+const unreachable = (error: unknown): error is RestateUnreachableError => error instanceof RestateUnreachableError;
 const timedOut = (error: unknown): boolean => error instanceof RestateTimeoutError;
 const ok = (status: number): boolean => status >= 200 && status < 300;
 
@@ -219,7 +219,7 @@ export class RemoteSessionHost implements SessionHost {
     }
     this.options.logger.error({ err: error, session_id: sessionId }, 'session command failed in Restate');
     // Unreachable ingress: nothing was acknowledged, the client retries. A failed handler: a 500.
-    if (unreachable(error)) return { ok: false, reason: 'unavailable', unreachable: 'restate' };
+    if (unreachable(error)) return { ok: false, reason: 'unavailable', unreachable: 'restate', ...(error.maybeTaken ? { maybeApplied: true as const } : {}) };
     return { ok: false, reason: error instanceof IngressError ? 'failed' : 'unavailable' };
   }
 

@@ -18,8 +18,32 @@ export interface RestateRequest {
 /** No answer within the wait: the request went out and may have been taken. */
 export class RestateTimeoutError extends Error {}
 
-/** No answer at all (connection refused or reset, nothing listening): the server is down or unreachable from here. */
-export class RestateUnreachableError extends Error {}
+/** No answer at all: the server is down or unreachable from here. */
+export class RestateUnreachableError extends Error {
+  /**
+   * Whether the request may have reached the server before the connection failed (reset or closed
+   * on it): it may then have been taken. False only when no connection was made, so nothing was sent.
+   */
+  readonly maybeTaken: boolean;
+
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+    this.maybeTaken = !neverConnected(options.cause);
+  }
+}
+
+/** Connection errors that mean no connection was made (Node's and undici's codes). */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function neverConnected(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code !== undefined && NOT_CONNECTED.has(code)) return true;
+    // Several addresses tried (localhost: ::1 and 127.0.0.1), each refused.
+    if (cause instanceof AggregateError && cause.errors.length > 0 && cause.errors.every(neverConnected)) return true;
+  }
+  return false;
+}
 
 /**
  * One Restate address (the ingress, or the admin API) over a pool of kept HTTP/1.1 connections.

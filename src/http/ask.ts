@@ -16,6 +16,15 @@ const UNREACHABLE: Record<Dependency, string> = {
 export const dependencyUnavailable = (dependency: Dependency, what = 'nothing was applied') =>
   new HttpError(503, `${UNREACHABLE[dependency]} is unreachable: ${what}; retry later`, { 'Retry-After': '5' });
 
+/**
+ * A commit of this process's own activity items refused: in cluster mode the activity log is Redis,
+ * named as the engine it is; otherwise the embedded store's disk.
+ */
+export const commitRefused = (clustered: boolean) => (clustered ? dependencyUnavailable('redis') : storeUnavailable());
+
+/** What makes a retry of a request whose outcome is unknown safe. */
+const AT_MOST_ONCE = '(a retry with the same Idempotency-Key applies it at most once)';
+
 /** A live session's snapshot for routes that only read, or 404. */
 export async function snapshotOrThrow(supervisor: SessionHost, sessionId: string): Promise<SessionView> {
   const snapshot = await supervisor.snapshot(sessionId);
@@ -42,9 +51,12 @@ export function failureOf(result: AskFailure, sessionId: string): HttpError {
     case 'memory':
       return new HttpError(503, 'memory budget for sessions reached (MEMORY_BUDGET_MB); retry later', { 'Retry-After': '30' });
     case 'timeout':
-      return new HttpError(503, 'session did not answer in time; retry', { 'Retry-After': '1' });
+      return new HttpError(503, `session did not answer in time: it may still be applied ${AT_MOST_ONCE}; retry`, { 'Retry-After': '1' });
     case 'unavailable':
-      return result.unreachable ? dependencyUnavailable(result.unreachable) : storeUnavailable();
+      if (!result.unreachable) return storeUnavailable();
+      return result.maybeApplied
+        ? dependencyUnavailable(result.unreachable, `the connection was lost after the request was sent, so it may have been applied ${AT_MOST_ONCE}`)
+        : dependencyUnavailable(result.unreachable);
     case 'failed':
       return new HttpError(500, 'internal server error');
   }

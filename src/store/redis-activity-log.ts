@@ -247,7 +247,9 @@ export class RedisActivityLog implements ActivityLog {
     this.queue = [];
     let highest = 0;
     try {
-      const pipeline = this.redis.pipeline();
+      // On the connection with no offline queue and a bounded wait: a Redis that is gone or does not
+      // answer refuses the commit at once or within 2 s, instead of holding its requests until it is back.
+      const pipeline = this.direct.pipeline();
       for (const pending of batch) pipeline.appendOnce(this.key, this.lastKey, pending.writeKey, String(this.capacity), pending.json, String(DEDUPE_TTL_SECONDS));
       const results = (await pipeline.exec()) ?? [];
       for (const [error, id] of results) {
@@ -256,8 +258,8 @@ export class RedisActivityLog implements ActivityLog {
       }
       if (results.length !== batch.length) throw new Error('pipeline answered short');
     } catch (error) {
-      // Back at the front with the same write keys: the retry writes only what did not land.
-      this.queue = [...batch, ...this.queue];
+      // Not put back: every request waiting on this commit is refused, and what a refused request
+      // wrote must not appear with a later commit. Its retry writes its items anew.
       this.lastError = error instanceof Error ? error.message : String(error);
       throw new StoreUnavailableError(`activity log: ${this.lastError}`);
     }

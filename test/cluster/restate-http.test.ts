@@ -71,5 +71,15 @@ describe('RestateHttp: one Restate address over kept connections', () => {
     const refused = client(server.url).request('KycSession/s-1/ingest/send', { method: 'POST', body: '{}', timeoutMs: 2000 });
     await expect(refused).rejects.toBeInstanceOf(RestateUnreachableError);
     await expect(refused).rejects.toThrow(/POST \/restate\/KycSession\/s-1\/ingest\/send/);
+    // No connection was made: nothing was sent, so nothing can have been taken.
+    await expect(refused).rejects.toMatchObject({ maybeTaken: false });
+  });
+
+  it('a connection cut after the request arrived is a RestateUnreachableError that may have been taken', async () => {
+    const server = await ingress((req) => req.socket.destroy());
+    const cut = client(server.url).request('KycSession/s-1/ingest/send', { method: 'POST', body: '{}', timeoutMs: 2000 });
+    await expect(cut).rejects.toBeInstanceOf(RestateUnreachableError);
+    await expect(cut).rejects.toMatchObject({ maybeTaken: true });
+    expect(server.seen).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { flowProgress, flowSteps, stepFacts } from '../../domain/flow.js';
 import type { FlowSetResult } from '../../machines/session/events.js';
-import { replyOrThrow, storeUnavailable } from '../ask.js';
+import { commitRefused, replyOrThrow } from '../ask.js';
 import type { AppDeps } from '../deps.js';
 import { traceFor } from '../request-context.js';
 import type { RouteDoc } from '../route-doc.js';
@@ -63,7 +63,7 @@ export function flowRoutes({ system, config, sessionKeys }: AppDeps): Router {
         user_id: body.user_id ?? null,
         trace,
       });
-      if (!committed) throw storeUnavailable();
+      if (!committed) throw commitRefused(config.cluster.sessionHost.kind === 'restate');
     }
     res.json({
       status: 'ok',

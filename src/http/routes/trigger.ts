@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { TriggerSignals } from '../../domain/trigger-policy.js';
-import { replyOrThrow, storeUnavailable } from '../ask.js';
+import { commitRefused, replyOrThrow } from '../ask.js';
 import { clientIdHeader } from '../client-id.js';
 import type { AppDeps } from '../deps.js';
 import { traceFor } from '../request-context.js';
@@ -55,7 +55,7 @@ export function triggerRoutes({ system, sdkConfig, config, sessionKeys }: AppDep
     };
     if (!body.session_id) {
       const decision = await system.evaluateTriggerWithoutSession(request);
-      if (!decision) throw storeUnavailable();
+      if (!decision) throw commitRefused(config.cluster.sessionHost.kind === 'restate');
       res.json(decision);
       return;
     }
