@@ -140,6 +140,30 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
     expect(await ws.nextOfType('error', (f) => f.message_id === 'x4')).toMatchObject({ code: 'session_mismatch' });
   });
 
+  it('cuts a client that stopped reading once what it left unread here passes MAX_UNREAD_BYTES, and goes on serving', async () => {
+    const { h, url } = await setUp({ WS_MAX_MESSAGES_PER_SECOND: '1000' });
+    const ws = await connect(url);
+    ws.send(connectFrame);
+    await ws.nextOfType('ack');
+    // The client reads nothing more: what the service answers piles up, first in the kernel's buffers, then here.
+    ws.socket.pause();
+    // Each frame is answered with an error listing its hundred wrong codes, a few KB.
+    const bad = { type: 'trigger_evaluate', message_id: 'slow', signals: { errors: Array.from({ length: 100 }, (_, n) => n) } };
+    for (let round = 0; round < 200 && !h.logs.text.includes('control socket cut'); round += 1) {
+      for (let n = 0; n < 500; n += 1) ws.send(bad);
+      // A second of the socket's rate window goes by: the next 500 are within it.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      h.clock.increment(1000);
+    }
+    expect(h.logs.text).toContain('control socket cut: its client stopped reading');
+    // Cut, not closed politely: the client, reading again, finds the connection dropped.
+    ws.socket.resume();
+    expect((await ws.whenClosed()).code).toBe(1006);
+    const next = await connect(url);
+    next.send(connectFrame);
+    expect(await next.nextOfType('ack')).toMatchObject({ detail: 'connected' });
+  });
+
   it('asks for connect before anything else', async () => {
     const { url } = await setUp();
     const ws = await connect(url);

@@ -34,6 +34,11 @@ import { evaluateSurfaces, evaluateTrigger } from '../../sessions/decisions.js';
 
 /** How much of a frame's `message_id` an error frame echoes. */
 const MAX_ECHOED_ID = 128;
+/**
+ * Unread bytes a socket may leave queued here, past what the kernel holds, before it is cut:
+ * tens of answers, and at WS_MAX_CONNECTIONS (2,000) sockets 64 MiB at most together.
+ */
+export const MAX_UNREAD_BYTES = 32 * 1024;
 
 export interface ControlSocketInput {
   socket: WebSocket;
@@ -101,7 +106,14 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
   };
 
   const send = (frame: Record<string, unknown>) => {
-    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
+    if (socket.readyState !== socket.OPEN) return;
+    socket.send(JSON.stringify(frame));
+    // What a client has not read stays in this process once the kernel's buffers are full: a
+    // client that stopped reading is cut, not queued for without end (docs/limits.md, Sockets).
+    if (socket.bufferedAmount > MAX_UNREAD_BYTES) {
+      logger.warn({ unread_bytes: socket.bufferedAmount }, 'control socket cut: its client stopped reading');
+      socket.terminate();
+    }
   };
   const fail = (code: string, message: string, messageId?: string | null) => send({ type: 'error', code, message, message_id: messageId ?? null });
   const close = ({ code, reason }: { code: number; reason: string }) => socket.close(code, reason);
