@@ -1201,6 +1201,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
             408: {
                 headers: {
@@ -1295,6 +1304,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
             408: {
                 headers: {
@@ -1368,6 +1386,15 @@ export interface operations {
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1482,6 +1509,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
             408: {
                 headers: {
@@ -1567,6 +1603,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
             408: {
                 headers: {
@@ -1618,6 +1663,15 @@ export interface operations {
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1682,6 +1736,15 @@ export interface operations {
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1780,6 +1843,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
             408: {
                 headers: {
@@ -1846,6 +1918,15 @@ export interface operations {
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1935,6 +2016,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such live session */
             404: {
                 headers: {
@@ -2011,6 +2101,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
             408: {
                 headers: {
@@ -2058,6 +2157,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
             408: {
                 headers: {
@@ -2094,6 +2202,15 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
@@ -2145,6 +2262,15 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
@@ -2308,6 +2434,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
             408: {
                 headers: {
@@ -2361,6 +2496,15 @@ export interface operations {
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2425,6 +2569,15 @@ export interface operations {
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2514,6 +2667,15 @@ export interface operations {
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2619,6 +2781,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
             408: {
                 headers: {
@@ -2717,6 +2888,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
             408: {
                 headers: {
@@ -2808,6 +2988,15 @@ export interface operations {
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2928,6 +3117,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
             408: {
                 headers: {
@@ -3026,6 +3224,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
             408: {
                 headers: {
@@ -3117,6 +3324,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
             408: {
                 headers: {
@@ -3199,6 +3415,15 @@ export interface operations {
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3307,6 +3532,15 @@ export interface operations {
             };
             /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

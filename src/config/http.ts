@@ -25,6 +25,8 @@ export const httpEnv = z.object({
   // A request sent again with the same X-Request-ID or Idempotency-Key within this is answered as the first; 0 turns it off.
   REPLAY_WINDOW_SECONDS: nonNegativeInt(300).pipe(z.number().max(86_400)),
   REQUEST_TIMEOUT_SECONDS: positiveInt(10).pipe(z.number().max(300)),
+  // Names besides loopback and IP addresses that requests may carry as Host (docs/security.md, DNS rebinding).
+  ALLOWED_HOSTS: csv.optional(),
 });
 
 export interface HttpSection {
@@ -50,6 +52,11 @@ export interface HttpSection {
   replayWindowSeconds: number;
   /** A request's headers and body must arrive within this (slow clients are cut). */
   requestTimeoutSeconds: number;
+  /**
+   * ALLOWED_HOSTS: host names served besides loopback names and IP addresses; undefined when unset.
+   * Checked when set, and always with no API_KEY (served-host.ts).
+   */
+  allowedHosts: string[] | undefined;
 }
 
 export function httpSection(e: z.infer<typeof httpEnv>): HttpSection {
@@ -65,5 +72,6 @@ export function httpSection(e: z.infer<typeof httpEnv>): HttpSection {
     maxUnauthenticatedPerClient: e.MAX_UNAUTHENTICATED_PER_CLIENT,
     replayWindowSeconds: e.REPLAY_WINDOW_SECONDS,
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
+    allowedHosts: e.ALLOWED_HOSTS,
   };
 }

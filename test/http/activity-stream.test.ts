@@ -162,7 +162,7 @@ describe('GET /api/activity/stream: framing and delivery', () => {
     const { url } = await start();
     const doc = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, { get?: { responses: Record<string, { content?: Record<string, unknown> }> } }> };
     const route = doc.paths['/api/activity/stream']?.get;
-    expect(Object.keys(route!.responses)).toEqual(['200', '401', '408', '422', '429', '503']);
+    expect(Object.keys(route!.responses)).toEqual(['200', '401', '403', '408', '422', '429', '503']);
     expect(Object.keys(route!.responses['200']!.content!)).toEqual(['text/event-stream']);
   });
 });

@@ -204,7 +204,7 @@ describe('GET /v1/assistant/context/{session_id}: the response', () => {
     const doc = (await h.http.get('/openapi.json')).body;
     const op = doc.paths['/v1/assistant/context/{session_id}'].get;
     expect(op.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/AgentContext' });
-    expect(Object.keys(op.responses)).toEqual(['200', '401', '404', '408', '422', '429', '503']);
+    expect(Object.keys(op.responses)).toEqual(['200', '401', '403', '404', '408', '422', '429', '503']);
     expect(doc.components.schemas.AgentContext.properties.context.properties.refresh_policy).toEqual({ $ref: '#/components/schemas/RefreshPolicy' });
   });
 });

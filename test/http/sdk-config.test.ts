@@ -126,7 +126,7 @@ describe('OpenAPI', () => {
   it('documents the SDK config and trigger routes, the 304 included', async () => {
     const h = createHarness();
     const doc = (await h.http.get('/openapi.json')).body;
-    expect(Object.keys(doc.paths['/v1/sdk/config'].get.responses)).toEqual(['200', '304', '401', '408', '422', '429', '503']);
+    expect(Object.keys(doc.paths['/v1/sdk/config'].get.responses)).toEqual(['200', '304', '401', '403', '408', '422', '429', '503']);
     // The tenant by query too, as the route reads it.
     expect(doc.paths['/v1/sdk/config'].get.parameters).toContainEqual(expect.objectContaining({ name: 'client_id', in: 'query', required: false }));
     expect(doc.paths['/v1/assistant/trigger/evaluate'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TriggerEvaluateIn' });

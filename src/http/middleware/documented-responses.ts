@@ -27,6 +27,11 @@ export const MIDDLEWARE_RESPONSES: MiddlewareResponse[] = [
     appliesTo: (route) => route.authenticated !== false,
   },
   {
+    status: 403,
+    description: 'the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only',
+    appliesTo: shutdownGated,
+  },
+  {
     status: 408,
     description: 'the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed',
     // The server's own timeouts, ahead of every route.

@@ -13,6 +13,8 @@ import type { AnswerFrame } from './control-socket.js';
 import { controlSocketLogic } from './control-socket.js';
 import type { ReplayWindow } from '../replay-window.js';
 import { shownPath } from '../shown-path.js';
+import type { ServedHosts } from '../served-host.js';
+import { NOT_SERVED, ORIGIN_NOT_SERVED, originServed, servedHostsFor } from '../served-host.js';
 
 export const CONTROL_PLANE_PATH = '/v1/events/ws';
 
@@ -49,6 +51,8 @@ export class ControlPlane {
   private readonly wss: WebSocketServer;
   private readonly sockets = new Set<Actor<typeof controlSocketLogic>>();
   private readonly keyMatches: (presented: string) => boolean;
+  /** Names a socket may be opened by (served-host.ts); undefined when keys keep strangers out. */
+  private readonly hosts: ServedHosts | undefined;
   private closing = false;
 
   constructor(
@@ -59,6 +63,7 @@ export class ControlPlane {
     // Frames are small JSON: compression would only cost memory per connection.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: deps.config.websocket.maxFrameBytes, perMessageDeflate: false, clientTracking: false });
     this.keyMatches = apiKeyMatcher(deps.config.http.apiKeys);
+    this.hosts = servedHostsFor(deps.config.http);
   }
 
   get size(): number {
@@ -73,6 +78,10 @@ export class ControlPlane {
     const problem = handshakeProblem(req);
     if (problem) return refuse(socket, problem.status, problem.text, problem.detail);
     if (this.closing) return refuse(socket, 503, 'Service Unavailable', 'the service is shutting down; connect again', 1);
+    // A browser may open a socket to any address from any page: with no key to keep it out, the
+    // page's origin is checked as well as the name it reached this service by.
+    if (this.hosts && !this.hosts.serves(req.headers.host)) return refuse(socket, 403, 'Forbidden', NOT_SERVED);
+    if (this.hosts && !originServed(this.hosts, req.headers.origin)) return refuse(socket, 403, 'Forbidden', ORIGIN_NOT_SERVED);
     const headerKey = req.headers['x-api-key'];
     const presented = typeof headerKey === 'string' && headerKey.length > 0 ? headerKey : undefined;
     const keyRequired = config.http.apiKeys.length > 0;
