@@ -96,7 +96,8 @@ async function main(): Promise<void> {
       `  request-signing key: ${cluster.signing.privateKeyFile} (public ${cluster.signing.publicKey})`,
       // Sessions run in the service processes: with one, killing it leaves none to run them.
       ...(cluster.processes.length > 1 ? [`  try: kill -9 <a service pid>, and every journey still completes through the proxy`] : []),
-      `Ctrl-C stops everything started here; the data stays in ${dataDir} for the next run (--fresh to start empty).`,
+      `  this script pid ${process.pid}: the proxy ${cluster.url}${cluster.releases.map((release) => ` and the endpoint proxy ${new URL(release.uri).host}`).join('')}`,
+      `Ctrl-C (or kill ${process.pid}, or kill the npm process) stops everything started here; the data stays in ${dataDir} for the next run (--fresh to start empty).`,
       '',
     ].join('\n'),
   );
