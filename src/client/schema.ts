@@ -527,6 +527,8 @@ export interface components {
             };
             items: components["schemas"]["ActivityItem"][];
             media_ready: boolean;
+            /** @description the session key the session_id filter was read as: the id itself, or its digest (h-…) for an id that reads as an identity value, as the items carry it; null without the filter */
+            session_id: string | null;
         };
         ActivityStreamReset: {
             /** @description the newest id given so far ("0" before the first item) */

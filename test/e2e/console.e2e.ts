@@ -141,6 +141,21 @@ describe('the operator console in Chromium', () => {
     await page.fill('#filter-session', '');
   });
 
+  it('finds a session the service keys by its digest (its id reads as an identity value) by the id as typed, live items included', async () => {
+    await page.reload();
+    await page.waitForFunction(() => document.querySelector('#stream-state')?.textContent === 'live');
+    for (const screen of ['pan-a', 'pan-b']) expect((await api('/v1/events', { session_id: 'ABCDE1234F', event: 'screen_view', screen })).status).toBe(200);
+    await page.fill('#filter-session', 'ABCDE1234F');
+    await page.waitForFunction(() => document.querySelectorAll('#activity-table tbody tr').length === 2);
+    const shown = await page.$$eval('#activity-table tbody tr td:nth-child(4)', (cells) => cells.map((cell) => cell.textContent ?? ''));
+    // Shown by its key, never the raw id.
+    expect(shown.every((id) => /^h-[0-9a-f]{24}$/.test(id))).toBe(true);
+    expect((await api('/v1/events', { session_id: 'ABCDE1234F', event: 'screen_view', screen: 'pan-live' })).status).toBe(200);
+    await page.waitForFunction(() => document.querySelectorAll('#activity-table tbody tr').length === 3);
+    expect(await page.textContent('#activity-table tbody tr:first-child')).toContain('pan-live');
+    await page.fill('#filter-session', '');
+  });
+
   it('asks the service for the items of a session or kind filter, beyond the newest the page holds, and adds live ones', async () => {
     for (let step = 0; step < 3; step += 1) {
       expect((await api('/v1/events', { session_id: 'e2e-early', event: 'screen_view', screen: `early-${step}` })).status).toBe(200);

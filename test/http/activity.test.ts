@@ -24,6 +24,21 @@ describe('GET /api/activity', () => {
     expect(items[0]!.timestamp).toBe(new Date(START_TIME).toISOString());
   });
 
+  it('a session_id filter that reads as an identity value is read as its digest, and the answer says which key that is', async () => {
+    const h = createHarness();
+    await ingest(h, 2, 'ABCDE1234F');
+    await ingest(h, 1, 'plain-session');
+    const keyed = await h.http.get('/api/activity?session_id=ABCDE1234F');
+    expect(keyed.body.session_id).toMatch(/^h-[0-9a-f]{24}$/);
+    expect(keyed.body.items.map((item: Item) => item.session_id)).toEqual([keyed.body.session_id, keyed.body.session_id]);
+    expect(JSON.stringify(keyed.body)).not.toContain('ABCDE1234F');
+    expect((await h.http.get('/api/activity?session_id=plain-session')).body.session_id).toBe('plain-session');
+    expect((await h.http.get('/api/activity')).body.session_id).toBeNull();
+    // The sessions list's text search finds it by the id as typed too.
+    const found = await h.http.get('/api/sessions?q=ABCDE1234F');
+    expect(found.body.sessions.map((session: { session_id: string }) => session.session_id)).toEqual([keyed.body.session_id]);
+  });
+
   it('refuses limit above 1000 as /api/sessions refuses one above 500, rather than cutting it down', async () => {
     const h = createHarness();
     const res = await h.http.get('/api/activity?limit=5000');

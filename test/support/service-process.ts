@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { expect, onTestFinished } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { TEST_STORE, tempDataDir } from './harness.js';
 
 /** The real entry point in a child process: what `npm start` runs, minus the build step. */
@@ -11,10 +11,12 @@ export function startService(env: Record<string, string>) {
   });
   // A test that fails before it stops its service must not leave it running past the run (vitest's
   // workers end without an 'exit' event). A suite's hook that starts one stops it in its own afterAll.
-  if (expect.getState().currentTestName !== undefined) {
+  try {
     onTestFinished(() => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     });
+  } catch {
+    // Started by a suite's hook (vitest allows this hook only inside a test): that suite's afterAll stops it.
   }
   const lines = createInterface({ input: child.stdout });
   const url = new Promise<string>((resolve, reject) => {

@@ -22,6 +22,9 @@ export function activityView({ main, onUnauthorized }) {
   let matching = [];
   let matchingState = '';
   let matchingLoad;
+  // The session filter as the service keys it (an id that reads as an identity value is keyed by its
+  // digest, h-…): what the items carry, live ones included. Until the service has said, the id as typed.
+  let sessionKey;
   let filterTimer;
   let pending = [];
   let frame;
@@ -49,6 +52,7 @@ export function activityView({ main, onUnauthorized }) {
     clearTimeout(filterTimer);
     matchingLoad?.abort();
     matching = [];
+    sessionKey = undefined;
     matchingState = filters.session || filters.kind ? 'loading' : '';
     filterTimer = setTimeout(loadMatching, delay);
     refilter();
@@ -91,7 +95,7 @@ export function activityView({ main, onUnauthorized }) {
     emptyNote,
   );
 
-  const matchesServerFilters = (item) => (!filters.session || item.session_id === filters.session) && (!filters.kind || item.kind === filters.kind);
+  const matchesServerFilters = (item) => (!filters.session || item.session_id === (sessionKey ?? filters.session)) && (!filters.kind || item.kind === filters.kind);
   const matches = (item) =>
     matchesServerFilters(item) &&
     (!filters.text || `${item.session_id ?? ''} ${item.user_id ?? ''} ${item.kind} ${describeItem(item)}`.toLowerCase().includes(filters.text));
@@ -182,6 +186,7 @@ export function activityView({ main, onUnauthorized }) {
       const found = await getJson(`/api/activity?${params}`, { signal: load.signal });
       if (load.signal.aborted || stopped) return;
       matching = [...found.items].sort((a, b) => Number(a.id) - Number(b.id));
+      sessionKey = found.session_id ?? undefined;
       matchingState = 'loaded';
     } catch (error) {
       if (load.signal.aborted || stopped) return;

@@ -28,13 +28,10 @@ export function activityRoutes({ system, mediaReady, sessionKeys }: AppDeps): Ro
   const router = Router();
   router.get('/api/activity', (req, res) => {
     const query = parseOr422(ActivityQuery, req.query, 'query');
-    const items = system.activity.list({
-      limit: query.limit ?? DEFAULT_LIMIT,
-      // As the service keys it: an id that reads as an identity value is filtered by its digest.
-      sessionId: query.session_id === undefined ? undefined : sessionKeys.routingKey(query.session_id),
-      kind: query.kind,
-    });
-    res.json({ items, media_ready: mediaReady, feature_flags: system.featureFlags });
+    // As the service keys it: an id that reads as an identity value is filtered by its digest.
+    const sessionId = query.session_id === undefined ? undefined : sessionKeys.routingKey(query.session_id);
+    const items = system.activity.list({ limit: query.limit ?? DEFAULT_LIMIT, sessionId, kind: query.kind });
+    res.json({ items, session_id: sessionId ?? null, media_ready: mediaReady, feature_flags: system.featureFlags });
   });
   return router;
 }

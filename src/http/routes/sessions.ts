@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { SESSION_ID_PATTERN } from '../../domain/sdk-event.js';
 import { InvalidCursorError } from '../../actors/session-listing.js';
 import { buildAgentContext } from '../../domain/agent-context.js';
 import { isoTime } from '../../integrations/clock.js';
@@ -63,9 +64,12 @@ export function sessionRoutes({ system, sessionKeys }: AppDeps): Router {
   const router = Router();
   router.get('/api/sessions', async (req, res) => {
     const query = parseOr422(SessionListQueryIn, req.query, 'query');
+    // A whole session id the service keys by its digest (it reads as an identity value) is searched
+    // as that key: the raw text is in no session id, user id or screen the service keeps.
+    const q = query.q !== undefined && SESSION_ID_PATTERN.test(query.q) ? sessionKeys.routingKey(query.q) : query.q;
     let page;
     try {
-      page = await system.supervisor.list({ ...query, limit: query.limit ?? DEFAULT_PAGE_SIZE, sort: query.sort ?? 'last_activity', order: query.order ?? 'desc' });
+      page = await system.supervisor.list({ ...query, q, limit: query.limit ?? DEFAULT_PAGE_SIZE, sort: query.sort ?? 'last_activity', order: query.order ?? 'desc' });
     } catch (error) {
       if (error instanceof InvalidCursorError) throw new HttpError(422, `query: cursor: ${error.message}`);
       throw error;

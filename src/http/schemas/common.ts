@@ -73,6 +73,7 @@ export const ActivityItemOut = z
 export const ActivityListOut = z
   .object({
     items: z.array(ActivityItemOut),
+    session_id: z.string().nullable().meta({ description: 'the session key the session_id filter was read as: the id itself, or its digest (h-…) for an id that reads as an identity value, as the items carry it; null without the filter' }),
     media_ready: z.boolean(),
     feature_flags: z.record(z.string(), z.boolean()),
   })
