@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Frame } from '../test/support/ws-client.js';
 import { WsClient } from '../test/support/ws-client.js';
 import { suiteCluster } from './fixtures/suite-cluster.js';
@@ -92,6 +92,29 @@ describe('cluster mode while an engine is down (real Restate server, real redis-
     const deadline = Date.now() + 5_000;
     while ((await screens('outage-redis')).length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await screens('outage-redis')).toEqual(['before', 'during-0']);
+  });
+
+  it('Redis stopped (SIGSTOP, its connections left open): /health says so, and what a process writes itself is refused within the bound, naming Redis', async () => {
+    expect((await event('frozen-redis', 'before')).status).toBe(200);
+    process.kill(redis().pid, 'SIGSTOP');
+    try {
+      const health = await send('GET', '/health');
+      expect(health.status).toBe(503);
+      expect(health.body).toMatchObject({ cluster: { redis: 'failing', restate: { ingress: 'ok', admin: 'ok' } } });
+      expect(health.ms).toBeLessThan(PROMPT_MS);
+      // Neither names a session: what they record, each process writes to Redis itself.
+      const flow = await send('POST', '/v1/flows/set', { flow_key: 'frozen-flow', current_step: 'pan_details', step_sequence: ['phone_entry', 'pan_details'] });
+      const trigger = await send('POST', '/v1/assistant/trigger/evaluate', { signals: { screen: 'PAN_DETAILS', idle_seconds: 13 } });
+      for (const answer of [flow, trigger]) {
+        expect(answer.status).toBe(503);
+        expect(answer.body.detail).toMatch(/^Redis \(the activity log\) is unreachable: nothing was applied; retry later$/);
+        expect(answer.ms).toBeLessThan(PROMPT_MS);
+      }
+    } finally {
+      process.kill(redis().pid, 'SIGCONT');
+    }
+    await vi.waitFor(async () => expect((await send('GET', '/health')).status).toBe(200), { timeout: 15_000, interval: 250 });
+    expect((await event('frozen-redis', 'after')).status).toBe(200);
   });
 
   it('Restate down: writes and reads answer 503 naming Restate at once, never 500; the processes stay alive and ready', async () => {

@@ -37,6 +37,8 @@ export interface RemoteHostOptions {
   commands: Pick<CommandFanout, 'onCommand'>;
 }
 
+/** How long /health, or a read that timed out, waits for Redis to answer a PING. */
+const REDIS_PROBE_MS = 1_000;
 /** How long a reply waits for this process to read back the activity its command wrote, past which it answers anyway. */
 const READ_BACK_MS = 2_000;
 /**
@@ -178,7 +180,8 @@ export class RemoteSessionHost implements SessionHost {
         return 'unreachable' as const;
       }
     };
-    const [ingress, admin] = await Promise.all([answers(this.options.ingress, './'), answers(this.options.admin, 'health')]);
+    // Redis asked too, not only its connection's state: a stopped Redis keeps its connections open.
+    const [ingress, admin] = await Promise.all([answers(this.options.ingress, './'), answers(this.options.admin, 'health'), this.options.activity.answers?.(REDIS_PROBE_MS)]);
     return { restate: { ingress, admin }, redis: this.options.activity.health().status };
   }
 
@@ -232,8 +235,9 @@ export class RemoteSessionHost implements SessionHost {
       return await read();
     } catch (error) {
       if (unreachable(error)) throw new DependencyUnavailableError('restate');
-      // A read changes nothing: one not answered in time is as good as unreachable.
-      if (timedOut(error)) throw new DependencyUnavailableError(late);
+      // A read changes nothing: one not answered in time is as good as unreachable. What it waited
+      // for is named: a Redis that stopped answering holds the session's turn as surely as Restate.
+      if (timedOut(error)) throw new DependencyUnavailableError(late === 'restate' && (await this.options.activity.answers?.(REDIS_PROBE_MS)) === false ? 'redis' : late);
       throw error;
     }
   }

@@ -147,6 +147,11 @@ export interface ActivityLog extends Durable {
    * acknowledged before it is applied (an SDK event sent one-way) is refused while it is not.
    */
   accepting?(): boolean;
+  /**
+   * Set by a log on a server (Redis): whether the server answers now, within `timeoutMs`. A server
+   * that keeps its connections open but does not answer (stopped, swapping) looks `accepting`.
+   */
+  answers?(timeoutMs: number): Promise<boolean>;
 }
 
 /** An item and the key that makes a repeated write of it a no-op. */

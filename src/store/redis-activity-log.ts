@@ -48,6 +48,8 @@ const TAIL_BATCH = 1_000;
  * can leave its items behind (docs/cluster.md, Outages).
  */
 const WRITE_NOW_TIMEOUT_MS = 2_000;
+/** How long a commit waits for Redis to answer a PING before it sends anything. */
+const PROBE_BEFORE_WRITE_MS = 1_000;
 
 type StoredItem = Omit<ActivityItem, 'id'>;
 
@@ -108,6 +110,8 @@ export class RedisActivityLog implements ActivityLog {
   private flushing: Promise<void> = Promise.resolve();
   private waiters: { id: number; resolve: () => void }[] = [];
   private lastError: string | undefined;
+  /** Why the last PING (`answers`) got no answer, until one does. */
+  private unanswered: string | undefined;
   private closed = false;
   private readonly itemReader: ItemReader;
   readonly ready: Promise<void>;
@@ -218,8 +222,25 @@ export class RedisActivityLog implements ActivityLog {
     return false;
   }
 
+  async answers(timeoutMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`no answer to PING within ${timeoutMs} ms`)), timeoutMs)));
+    try {
+      await Promise.race([this.direct.ping(), late]);
+      this.unanswered = undefined;
+      return true;
+    } catch (error) {
+      // Apart from a failed write's error: a PING answered does not mean writes succeed (a full Redis answers it).
+      this.unanswered = error instanceof Error ? error.message : String(error);
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   health(): StoreHealth {
-    return this.lastError === undefined ? { kind: 'redis', status: 'ok' } : { kind: 'redis', status: 'failing', last_error: this.lastError };
+    const error = this.lastError ?? this.unanswered;
+    return error === undefined ? { kind: 'redis', status: 'ok' } : { kind: 'redis', status: 'failing', last_error: error };
   }
 
   close(): void {
@@ -247,6 +268,9 @@ export class RedisActivityLog implements ActivityLog {
     this.queue = [];
     let highest = 0;
     try {
+      // A Redis that keeps its connection open but does not answer (stopped) would run what was
+      // sent once it is back, after its requests were refused: asked first, it is sent nothing.
+      if (!(await this.answers(PROBE_BEFORE_WRITE_MS))) throw new Error(this.unanswered);
       // On the connection with no offline queue and a bounded wait: a Redis that is gone or does not
       // answer refuses the commit at once or within 2 s, instead of holding its requests until it is back.
       const pipeline = this.direct.pipeline();
