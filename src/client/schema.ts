@@ -1121,11 +1121,11 @@ export interface components {
         };
         TriggerSignals: {
             errors?: string[] | null;
-            /** @description seconds */
+            /** @description seconds, at most a year */
             idle_seconds?: number | null;
             /** @description screen id; absent, the session's screen is used */
             screen?: string | null;
-            /** @description seconds */
+            /** @description seconds, at most a year */
             time_spent?: number | null;
         } & {
             [key: string]: unknown;

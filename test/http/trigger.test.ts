@@ -315,6 +315,9 @@ describe('POST /v1/assistant/trigger/evaluate: critical steps', () => {
 describe('POST /v1/assistant/trigger/evaluate: bad input is refused, named, and changes nothing', () => {
   const cases: [string, unknown, RegExp][] = [
     ['negative time_spent', { session_id: 's1', signals: { time_spent: -1 } }, /^signals\.time_spent: must not be negative/],
+    // A 9-digit number would be read as an identity value and masked, and the signal lost without a word.
+    ['time_spent past a year', { session_id: 's1', signals: { time_spent: 1e9 } }, /^signals\.time_spent: must be at most 31536000 \(a year of seconds\)/],
+    ['idle_seconds past a year', { session_id: 's1', signals: { idle_seconds: 31_536_001 } }, /^signals\.idle_seconds: must be at most 31536000/],
     ['negative idle_seconds', { session_id: 's1', signals: { idle_seconds: -0.5 } }, /^signals\.idle_seconds: must not be negative/],
     ['time_spent a string', { session_id: 's1', signals: { time_spent: '21' } }, /^signals\.time_spent: must be a number/],
     ['idle_seconds a boolean', { session_id: 's1', signals: { idle_seconds: true } }, /^signals\.idle_seconds: must be a number/],

@@ -2,11 +2,18 @@ import { z } from 'zod';
 import { SessionId, mustBe, optionalText, text } from '../../domain/sdk-event.js';
 import { SUPPRESSION_REASONS, TRIGGER_RULES } from '../../domain/trigger-policy.js';
 
+/**
+ * A year: far beyond any time on a screen, and below the 9-digit numbers the redaction pass reads
+ * as identity values (docs/privacy.md), which a signal must never be turned into.
+ */
+const MAX_SIGNAL_SECONDS = 31_536_000;
+
 const seconds = z
   .number(mustBe('a number of seconds'))
   .nonnegative({ error: 'must not be negative' })
+  .max(MAX_SIGNAL_SECONDS, { error: `must be at most ${MAX_SIGNAL_SECONDS} (a year of seconds)` })
   .nullish()
-  .meta({ description: 'seconds' });
+  .meta({ description: 'seconds, at most a year' });
 
 /** Spec 2.4 TriggerEvaluateIn.signals; every signal may be absent (or null, as some SDK builds send). */
 export const TriggerSignalsIn = z
