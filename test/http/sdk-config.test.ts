@@ -131,6 +131,6 @@ describe('OpenAPI', () => {
     expect(doc.paths['/v1/sdk/config'].get.parameters).toContainEqual(expect.objectContaining({ name: 'client_id', in: 'query', required: false }));
     expect(doc.paths['/v1/assistant/trigger/evaluate'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TriggerEvaluateIn' });
     expect(doc.components.schemas.TriggerEvaluateIn.required).toEqual(['signals']);
-    expect(doc.components.schemas.TriggerSignals.properties.time_spent.anyOf[0]).toEqual({ type: 'number', minimum: 0 });
+    expect(doc.components.schemas.TriggerSignals.properties.time_spent.anyOf[0]).toEqual({ type: 'number', minimum: 0, maximum: 31_536_000 });
   });
 });
