@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { isLoopbackHost } from '../domain/loopback.js';
 
 /**
  * The names this service answers to, from a request's Host (or a WebSocket's Origin).
@@ -11,6 +12,12 @@ import { isIP } from 'node:net';
 export interface ServedHosts {
   /** Whether a request naming `host` (a Host header's value, port and all) is served. */
   serves(host: string | undefined): boolean;
+  /**
+   * Whether a browser page of `origin` may open a socket to this service reached as `host`. Not
+   * any IP address here: a site served by its bare address has one as its origin. The service's
+   * own pages (the origin is the host reached), this machine's, and ALLOWED_HOSTS may.
+   */
+  servesOrigin(origin: string | undefined, host: string | undefined): boolean;
 }
 
 /** The name of a Host header's value: brackets kept off an IPv6 address, the port and a trailing dot dropped, lower case. */
@@ -22,12 +29,26 @@ export function hostName(host: string): string {
 
 export function servedHosts(allowed: readonly string[]): ServedHosts {
   const listed = new Set(allowed.map((name) => hostName(name)));
+  const loopbackName = (name: string) => name === 'localhost' || name.endsWith('.localhost');
   return {
     serves: (host) => {
       // No Host at all (HTTP/1.0): no browser sends a request without one.
       if (host === undefined || host === '') return true;
       const name = hostName(host);
-      return isIP(name) !== 0 || name === 'localhost' || name.endsWith('.localhost') || listed.has(name);
+      return isIP(name) !== 0 || loopbackName(name) || listed.has(name);
+    },
+    servesOrigin: (origin, host) => {
+      // Native clients (the mobile SDKs) send none.
+      if (origin === undefined || origin === '') return true;
+      let url: URL;
+      try {
+        // An opaque origin (`null`: a sandboxed frame, a file) names no host, and does not parse.
+        url = new URL(origin);
+      } catch {
+        return false;
+      }
+      const name = hostName(url.host);
+      return (host !== undefined && url.host.toLowerCase() === host.toLowerCase()) || loopbackName(name) || isLoopbackHost(name) || listed.has(name);
     },
   };
 }
@@ -40,17 +61,4 @@ export function servedHostsFor(http: { apiKeys: readonly string[]; allowedHosts:
 
 /** What a request or an upgrade naming another host is answered with (403). */
 export const NOT_SERVED = 'Host: not a name this service answers to; loopback names, IP addresses and ALLOWED_HOSTS are (docs/security.md)';
-export const ORIGIN_NOT_SERVED = 'Origin: a page from another site may not open this socket; loopback names, IP addresses and ALLOWED_HOSTS may (docs/security.md)';
-
-/** A WebSocket's Origin, when a browser sent one: its host must be served too, or any site's page could open the socket. */
-export function originServed(hosts: ServedHosts, origin: string | undefined): boolean {
-  // Native clients (the mobile SDKs) send none.
-  if (origin === undefined || origin === '') return true;
-  // An opaque origin (a sandboxed frame, a file) names no host at all.
-  if (origin === 'null') return false;
-  try {
-    return hosts.serves(new URL(origin).host);
-  } catch {
-    return false;
-  }
-}
+export const ORIGIN_NOT_SERVED = "Origin: a page from another site may not open this socket; the service's own pages, this machine's and ALLOWED_HOSTS may (docs/security.md)";

@@ -53,10 +53,13 @@ describe('the names this service answers to (DNS rebinding)', () => {
     servers.push(server);
     const url = `${server.url.replace('http', 'ws')}/v1/events/ws`;
     expect(await upgradeStatus(url, { Origin: 'http://attacker.example' })).toBe(403);
+    // A site served by its bare address has that address as its origin: an IP is no proof here.
+    expect(await upgradeStatus(url, { Origin: 'http://203.0.113.5' })).toBe(403);
     expect(await upgradeStatus(url, { Origin: 'null' })).toBe(403);
     expect(await upgradeStatus(url, { Host: 'attacker.example' })).toBe(403);
     // A native client sends no Origin; the console is served from this service's own address.
     expect(await upgradeStatus(url, {})).toBe(101);
     expect(await upgradeStatus(url, { Origin: server.url })).toBe(101);
+    expect(await upgradeStatus(url, { Origin: 'http://localhost:3000' })).toBe(101);
   });
 });

@@ -14,7 +14,7 @@ import { controlSocketLogic } from './control-socket.js';
 import type { ReplayWindow } from '../replay-window.js';
 import { shownPath } from '../shown-path.js';
 import type { ServedHosts } from '../served-host.js';
-import { NOT_SERVED, ORIGIN_NOT_SERVED, originServed, servedHostsFor } from '../served-host.js';
+import { NOT_SERVED, ORIGIN_NOT_SERVED, servedHostsFor } from '../served-host.js';
 
 export const CONTROL_PLANE_PATH = '/v1/events/ws';
 
@@ -81,7 +81,7 @@ export class ControlPlane {
     // A browser may open a socket to any address from any page: with no key to keep it out, the
     // page's origin is checked as well as the name it reached this service by.
     if (this.hosts && !this.hosts.serves(req.headers.host)) return refuse(socket, 403, 'Forbidden', NOT_SERVED);
-    if (this.hosts && !originServed(this.hosts, req.headers.origin)) return refuse(socket, 403, 'Forbidden', ORIGIN_NOT_SERVED);
+    if (this.hosts && !this.hosts.servesOrigin(req.headers.origin, req.headers.host)) return refuse(socket, 403, 'Forbidden', ORIGIN_NOT_SERVED);
     const headerKey = req.headers['x-api-key'];
     const presented = typeof headerKey === 'string' && headerKey.length > 0 ? headerKey : undefined;
     const keyRequired = config.http.apiKeys.length > 0;
