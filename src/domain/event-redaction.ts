@@ -96,7 +96,7 @@ class Walk {
     }
     if (typeof value === 'number') {
       if (!isSmallInteger(value)) this.structure += BOXED_NUMBER_HEAP_BYTES;
-      const number = this.number(value, path, sensitive, key);
+      const number = this.number(value, path, sensitive, otp, key);
       this.size = typeof number === 'number' ? jsonNumberSize(number) : jsonStringSize(number);
       return number;
     }
@@ -184,12 +184,15 @@ class Walk {
     return scan.text;
   }
 
-  number(value: number, path: string, sensitive: boolean, key: string): number | string {
+  number(value: number, path: string, sensitive: boolean, otp: boolean, key: string): number | string {
     if (!Number.isFinite(value)) return value;
-    if (!sensitive && (Math.abs(value) < 1e8 || (isEpochTime(value) && isTimeKey(key)))) return value;
+    // Read as text from 8 digits (a date of birth as 19950615 or 15061995), and in an OTP's event
+    // from 4 (the OTP sent as a number); below that no identity value fits.
+    const unread = Math.abs(value) < (otp || this.otp ? 1_000 : 10_000_000);
+    if (!sensitive && (unread || (isEpochTime(value) && isTimeKey(key)))) return value;
     const text = String(value);
     if (sensitive || Number.isInteger(value)) {
-      const masked = this.text(text, path, sensitive, false);
+      const masked = this.text(text, path, sensitive, otp);
       return masked === text ? value : masked;
     }
     // A fraction's whole part is read as the integer it is: `9876543210.5` carries a mobile number

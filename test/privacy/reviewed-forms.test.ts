@@ -123,3 +123,23 @@ describe('identity values the review got past the detectors', () => {
     expect(seen).toContain('State Bank');
   });
 });
+
+describe('identity values sent as JSON numbers', () => {
+  it("an OTP typed into an OTP field and a date of birth as YYYYMMDD, both sent as numbers, reach no surface raw", async () => {
+    const h = createHarness();
+    const sent = { session_id: 'n1', event: 'component_input', component_id: 'otp_input', component_type: 'otp', hint: '__EMPTY__', properties: { entered: 482913, dob: 19950615, attempt: 2 } };
+    expect((await post(h, '/v1/events', sent)).status).toBe(200);
+    for (const seen of [await context(h, 'n1'), await session(h, 'n1')]) {
+      expect(seen).not.toContain('482913');
+      expect(seen).not.toContain('19950615');
+      // A count stays a number.
+      expect(seen).toContain('"attempt":2');
+    }
+    // Outside an OTP's event, a six-digit number is just a number; eight digits that are a date are not.
+    await post(h, '/v1/events', { session_id: 'n2', event: 'screen_view', properties: { code: 482913, born: 15061995, amount: 12345678 } });
+    const other = await session(h, 'n2');
+    expect(other).toContain('"code":482913');
+    expect(other).toContain('"amount":12345678');
+    expect(other).not.toContain('15061995');
+  });
+});
