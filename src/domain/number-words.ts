@@ -134,6 +134,10 @@ function closeRun(run: Token[], text: string, runs: NumberRun[]): void {
   runs.push({ start: kept[0]!.start, end: kept[kept.length - 1]!.end, digits });
 }
 
+/** "one-time" and "one time" say no digit: read as 1, the digits before it would join the code after it. */
+const ONE_TIME = /^[- ]times?(?![\p{L}\p{M}])/iu;
+const isOneTime = (text: string, start: number, end: number): boolean => end - start === 3 && text.slice(start, end).toLowerCase() === 'one' && ONE_TIME.test(text.slice(end, end + 7));
+
 /** The stretches of `text` that say a number with words, in order; tokens `skip` names (inside an id) are not read. */
 export function numberRuns(text: string, skip: (start: number, end: number) => boolean = () => false): NumberRun[] {
   const runs: NumberRun[] = [];
@@ -142,7 +146,7 @@ export function numberRuns(text: string, skip: (start: number, end: number) => b
   for (let match = TOKEN.exec(text); match !== null; match = TOKEN.exec(text)) {
     const start = match.index;
     const end = start + match[0].length;
-    const value = skip(start, end) ? undefined : valueOf(text, start, end);
+    const value = skip(start, end) || isOneTime(text, start, end) ? undefined : valueOf(text, start, end);
     const previous = run[run.length - 1];
     if (value === undefined) {
       if (run.length > 0) closeRun(run, text, runs);

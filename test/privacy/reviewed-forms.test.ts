@@ -143,3 +143,16 @@ describe('identity values sent as JSON numbers', () => {
     expect(other).not.toContain('15061995');
   });
 });
+
+describe('an OTP told in words', () => {
+  it('said or typed in a voice turn, on the OTP step or not, it reaches no surface raw; a code merely mentioned stays', async () => {
+    const h = createHarness();
+    const text = 'my otp is 482913, the verification code: 4829, ओटीपी 773 104, one-time password 12345678';
+    expect((await post(h, '/v1/events', { session_id: 'o1', event: 'voice_conversation_turn', properties: { role: 'user', channel: 'voice', text } })).status).toBe(200);
+    for (const seen of [await context(h, 'o1'), await session(h, 'o1')]) {
+      for (const code of ['482913', '4829', '773 104', '12345678']) expect(seen).not.toContain(code);
+    }
+    await post(h, '/v1/events', { session_id: 'o2', event: 'voice_conversation_turn', properties: { role: 'agent', channel: 'voice', text: 'Enter the 6-digit OTP sent to you; it is valid for 10 minutes.' } });
+    expect(await session(h, 'o2')).toContain('Enter the 6-digit OTP sent to you; it is valid for 10 minutes.');
+  });
+});

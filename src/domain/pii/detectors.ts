@@ -17,6 +17,9 @@ export interface Detector {
   maskWhole?: boolean;
 }
 
+/** What an OTP is called: "otp", a one-time password or code, a verification or security code, a passcode. */
+const OTP_WORDS = 'otp|o\\.t\\.p\\.?|(?:one|1)[- ]time (?:password|passcode|code|pin)|verification code|security code|passcode|ओटीपी';
+
 /**
  * In order: each detector sees the text the ones before it left, and a masked value has too few
  * letters and digits left to match a later one.
@@ -96,6 +99,18 @@ export const DETECTORS: readonly Detector[] = [
     maskWhole: true,
     cue: new RegExp(normalized('name|naam|नाम'), 'iu'),
     pattern: new RegExp(normalized(`(?<=${WB}(?:my (?:full )?name is|my name's|name is|मेरा नाम|mera naam|mera nam|mera naam hai)[:,]? )${NAME_WORD}(?: ${NAME_WORD}){0,2}`), 'giu'),
+  },
+  /**
+   * An OTP told, in any text: "my otp is 482913", "the verification code: 4829", "ओटीपी 482 913".
+   * A code of 4–8 digits within a few words after the word for it; a postal PIN code is not one.
+   */
+  {
+    kind: 'otp',
+    minDigits: 4,
+    minLength: 7,
+    maskWhole: true,
+    cue: new RegExp(normalized(OTP_WORDS), 'iu'),
+    pattern: new RegExp(normalized(`(?<=${WB}(?:${OTP_WORDS})${WE}[^\\p{N}.;!?]{0,24})(?<!\\p{N})\\d(?: ?\\d){3,7}(?!\\p{N})`), 'giu'),
   },
 ];
 
