@@ -1,4 +1,5 @@
 import type { ServiceClient } from '../src/client/index.js';
+import { valueSpansTurns, withoutDigits } from './split-values.js';
 
 export type TurnRole = 'user' | 'agent';
 /** How the turn reached the room: spoken, or typed in the room's chat. */
@@ -21,13 +22,22 @@ const ATTEMPTS = 3;
 export class TurnReporter {
   private index = 0;
   private queue: Promise<void> = Promise.resolve();
+  /** The user's last turn as said, to tell a value said across two turns (split-values.ts). */
+  private previousUserText = '';
 
   constructor(private readonly options: TurnReporterOptions) {}
 
   /** Turns are posted one after another, so the service records them in the order they were spoken. */
   report(role: TurnRole, channel: TurnChannel, text: string): Promise<void> {
     const turn = (this.index += 1);
-    this.queue = this.queue.then(() => this.post(turn, role, channel, text));
+    // The service masks each turn on its own: the second half of a value split across two turns
+    // goes with its digits hidden, so the two stored turns cannot be read together.
+    let sent = text;
+    if (role === 'user') {
+      if (valueSpansTurns(this.previousUserText, text)) sent = withoutDigits(text);
+      this.previousUserText = text;
+    }
+    this.queue = this.queue.then(() => this.post(turn, role, channel, sent));
     return this.queue;
   }
 
