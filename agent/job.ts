@@ -175,6 +175,9 @@ export default defineAgent<ProcessData>({
     const starting = session.start({
       agent,
       room: ctx.room,
+      // Nothing of the call leaves for LiveKit's observability service (LiveKit Cloud): its session
+      // report carries the unmasked history and its traces the user's words, past every guard here.
+      record: false,
       inputOptions: {
         textInputCallback: (current, event) => {
           typedTurns += 1;
