@@ -28,6 +28,18 @@ export interface WorkerLogLine {
 }
 
 export async function startAgentWorker(liveKit: LiveKitServer, service: MediaService, modelsBaseUrl: string, env: Record<string, string> = {}) {
+  // The port for its HTTP server was free when picked; another test process may take it before the
+  // worker listens. Started again on another, as a supervisor would restart it.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startAgentWorkerOnce(liveKit, service, modelsBaseUrl, env);
+    } catch (error) {
+      if (attempt >= 3 || !(error instanceof Error) || !error.message.includes('EADDRINUSE')) throw error;
+    }
+  }
+}
+
+async function startAgentWorkerOnce(liveKit: LiveKitServer, service: MediaService, modelsBaseUrl: string, env: Record<string, string>) {
   await buildAgent();
   const child = spawn(process.execPath, ['dist/agent-build/agent/main.js', 'start'], {
     env: {
@@ -98,4 +110,4 @@ export async function startAgentWorker(liveKit: LiveKitServer, service: MediaSer
   };
 }
 
-export type AgentWorker = Awaited<ReturnType<typeof startAgentWorker>>;
+export type AgentWorker = Awaited<ReturnType<typeof startAgentWorkerOnce>>;
