@@ -110,7 +110,7 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
   // In cluster mode sessions live in Restate: STORE keeps nothing, and must not open a file.
   const { sessionHost } = config.cluster;
   const clustered = sessionHost.kind === 'restate';
-  const store = orExit(() => openStore(clustered ? { ...config.store, kind: 'memory' } : config.store, systemClock, logger), StoreOpenError);
+  const store = orExit(() => openStore(clustered ? { ...config.store, kind: 'memory' } : config.store, systemClock, logger, clustered), StoreOpenError);
   // After the store has claimed its DATA_DIR: the secret file is that directory's.
   const keys = sessionKeys(orExit(() => idDigestSecret(config)));
   await store.activity.ready?.catch((error: unknown) => {
@@ -145,7 +145,8 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
     const graceMs = config.http.shutdownGraceSeconds * 1000;
     const deadline = setTimeout(() => {
       logger.warn('shutdown grace period over; exiting');
-      // The line above gets a moment to be written; a stdout that takes none of it cannot hold the exit.
+      // The line above gets a moment to be written. (A stdout whose reader keeps it open and reads
+      // nothing can still hold the exit once its pipe is full: docs/operations.md.)
       void Promise.race([log.settled(), delay(1000)]).then(() => process.exit(0));
     }, graceMs + 500);
     deadline.unref();

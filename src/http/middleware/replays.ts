@@ -44,6 +44,9 @@ export function replays(window: ReplayWindow<StoredAnswer>): RequestHandler {
       (turn) => {
         if (turn.kind === 'answer') return repeat(res, turn.answer);
         if (turn.kind === 'conflict') return next(conflict());
+        // Its client left while it waited: it runs nothing, and hands the turn to the next copy
+        // (a response already closed never finishes, so its answer would never be known).
+        if (res.destroyed || req.socket.destroyed) return turn.settle(undefined);
         // The first changed nothing: this copy runs, and any other copy waits for it.
         keepAnswer(res, turn.settle);
         next();
