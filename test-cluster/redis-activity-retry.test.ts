@@ -15,10 +15,11 @@ afterAll(async () => {
 const draft = (n: number): ActivityDraft => ({ kind: 'event', at: 1_700_000_000_000 + n, session_id: `s${n}`, user_id: null, payload: { n }, trace: { trace_id: 't', request_id: `r${n}` } });
 
 describe('RedisActivityLog when Redis goes away', () => {
-  it('a commit that could not write rejects with StoreUnavailableError at once, and its items never appear; the next commit, after Redis is back, writes its own', async () => {
+  /** Two items committed, Redis killed, two more refused, Redis back on its AOF, one more committed: what the stream holds. */
+  async function refusedThenBack(refusalsLeaveNothing: boolean): Promise<{ stream: number[]; held: (string | null)[]; refusedMs: number }> {
     const first = await startRedis({ fsync: 'always' });
     servers.push(first);
-    const log = new RedisActivityLog({ url: first.url, capacity: 100 });
+    const log = new RedisActivityLog({ url: first.url, capacity: 100, refusalsLeaveNothing });
     logs.push(log);
     await log.ready;
     log.append(draft(1));
@@ -30,8 +31,7 @@ describe('RedisActivityLog when Redis goes away', () => {
     log.append(draft(4));
     const refusedAt = performance.now();
     await expect(log.commit()).rejects.toBeInstanceOf(StoreUnavailableError);
-    // Refused, not held until Redis is back (ioredis's offline queue would hold it).
-    expect(performance.now() - refusedAt).toBeLessThan(2_500);
+    const refusedMs = performance.now() - refusedAt;
     expect(log.health().status).toBe('failing');
 
     const again = await startRedis({ port: first.port, dir: first.dir, fsync: 'always' });
@@ -43,11 +43,25 @@ describe('RedisActivityLog when Redis goes away', () => {
     const reader = new Redis(again.url);
     try {
       const entries = await reader.xrange('{kyc-activity}', '-', '+');
-      expect(entries.map(([, fields]) => (JSON.parse(fields[1]!) as { payload: { n: number } }).payload.n)).toEqual([1, 2, 5]);
+      return { stream: entries.map(([, fields]) => (JSON.parse(fields[1]!) as { payload: { n: number } }).payload.n), held: log.list({ limit: 10 }).map((item) => item.session_id), refusedMs };
     } finally {
       reader.disconnect();
     }
-    expect(log.list({ limit: 10 }).map((item) => item.session_id)).toEqual(['s1', 's2', 's5']);
+  }
+
+  it('embedded sessions: a refused commit is refused at once, and its items, queued still, are written once after Redis is back', async () => {
+    const { stream, held, refusedMs } = await refusedThenBack(false);
+    // Refused, not held until Redis is back (ioredis's offline queue would hold it).
+    expect(refusedMs).toBeLessThan(2_500);
+    expect(stream).toEqual([1, 2, 3, 4, 5]);
+    expect(held).toEqual(['s1', 's2', 's3', 's4', 's5']);
+  });
+
+  it('cluster mode: a refused commit leaves nothing behind; the next commit writes its own items only', async () => {
+    const { stream, held, refusedMs } = await refusedThenBack(true);
+    expect(refusedMs).toBeLessThan(2_500);
+    expect(stream).toEqual([1, 2, 5]);
+    expect(held).toEqual(['s1', 's2', 's5']);
   });
 });
 

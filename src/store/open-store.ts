@@ -10,7 +10,7 @@ export { StoreOpenError } from './sqlite-opening.js';
 
 /**
  * The store STORE names; a SQLite file that cannot be used throws StoreOpenError. `logger` hears of
- * damaged rows. `clustered`: sessions live in Restate, and only requests commit here (RedisActivityLog's `askBeforeCommit`).
+ * damaged rows. `clustered`: sessions live in Restate, and only requests commit here (RedisActivityLog's `refusalsLeaveNothing`).
  */
 export function openStore(config: StoreSection, clock: AppClock, logger?: Logger, clustered = false): Store {
   // The id in the message, not a field: every field is scanned for identity values, and a stream's
@@ -21,7 +21,7 @@ export function openStore(config: StoreSection, clock: AppClock, logger?: Logger
   // Sessions stay in STORE; activity goes to the shared stream (STORE's own log stays empty).
   return {
     sessions: store.sessions,
-    activity: new RedisActivityLog({ url: config.activityLog, capacity: config.activityRetentionItems, askBeforeCommit: clustered, ...(onUnreadableItem ? { onUnreadableItem } : {}) }),
+    activity: new RedisActivityLog({ url: config.activityLog, capacity: config.activityRetentionItems, refusalsLeaveNothing: clustered, ...(onUnreadableItem ? { onUnreadableItem } : {}) }),
   };
 }
 

@@ -70,11 +70,13 @@ export interface RedisActivityLogOptions {
   /** Told once of each entry that is not an item (it is skipped). */
   onUnreadableItem?: (id: number) => void;
   /**
-   * Whether a commit asks Redis with a PING before it sends anything (cluster mode, where this
-   * process's own commits are a few requests' and each refusal must leave nothing behind). With
-   * embedded sessions every group of events commits here, and a PING each would double its trips.
+   * Cluster mode: this process's own commits are a few requests' items (a flow's graph, a trigger
+   * without a session), and a refused request must leave nothing behind. So a commit asks Redis
+   * with a PING before it sends anything, and a refused commit's items are dropped. With embedded
+   * sessions (false) every group of events commits here: a PING each would double its round trips,
+   * and a refused commit's items stay queued for the next, since the sessions kept their change.
    */
-  askBeforeCommit?: boolean;
+  refusalsLeaveNothing?: boolean;
 }
 
 /** `1700000000123-4` ⇄ 1700000000123004: the stream id as the integer the API and SSE ids use. */
@@ -116,7 +118,7 @@ export class RedisActivityLog implements ActivityLog {
   private flushing: Promise<void> = Promise.resolve();
   private waiters: { id: number; resolve: () => void }[] = [];
   private lastError: string | undefined;
-  private readonly askBeforeCommit: boolean;
+  private readonly refusalsLeaveNothing: boolean;
   /** Why the last PING (`answers`) got no answer, until one does. */
   private unanswered: string | undefined;
   private closed = false;
@@ -129,7 +131,7 @@ export class RedisActivityLog implements ActivityLog {
     this.lastKey = `${this.key}:last`;
     this.writePrefix = `${this.key}:write:${randomUUID()}:`;
     this.capacity = options.capacity;
-    this.askBeforeCommit = options.askBeforeCommit ?? false;
+    this.refusalsLeaveNothing = options.refusalsLeaveNothing ?? false;
     // Each connection sends the script's text once, then its SHA: the text on every append was most of what an append wrote to the socket.
     this.redis = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 2, scripts: { appendOnce: { numberOfKeys: 3, lua: APPEND_ONCE } } });
     this.tail = this.redis.duplicate();
@@ -279,7 +281,7 @@ export class RedisActivityLog implements ActivityLog {
       // A Redis that keeps its connection open but does not answer (stopped) would run what was
       // sent once it is back, after its requests were refused: asked first, it is sent nothing
       // (unless it stops between its answer and the write: docs/cluster.md, Outages).
-      if (this.askBeforeCommit && !(await this.answers(PROBE_BEFORE_WRITE_MS))) throw new Error(this.unanswered);
+      if (this.refusalsLeaveNothing && !(await this.answers(PROBE_BEFORE_WRITE_MS))) throw new Error(this.unanswered);
       // On the connection with no offline queue and a bounded wait: a Redis that is gone or does not
       // answer refuses the commit at once or within 2 s, instead of holding its requests until it is back.
       const pipeline = this.direct.pipeline();
@@ -291,8 +293,11 @@ export class RedisActivityLog implements ActivityLog {
       }
       if (results.length !== batch.length) throw new Error('pipeline answered short');
     } catch (error) {
-      // Not put back: every request waiting on this commit is refused, and what a refused request
-      // wrote must not appear with a later commit. Its retry writes its items anew.
+      // Every request waiting on this commit is refused. In cluster mode what they wrote must not
+      // appear with a later commit (their retries write their items anew); with embedded sessions,
+      // which kept their change, the items go back at the front with the same write keys, and the
+      // next commit writes only what did not land.
+      if (!this.refusalsLeaveNothing) this.queue = [...batch, ...this.queue];
       this.lastError = error instanceof Error ? error.message : String(error);
       throw new StoreUnavailableError(`activity log: ${this.lastError}`);
     }
