@@ -3,6 +3,7 @@ import { RE2JS } from 're2js';
 import type { ValueShape } from './pii/kinds.js';
 import { jsonNumberSize, jsonStringSize } from './json-size.js';
 import { shapeOf } from './pii/kinds.js';
+import { patternSize } from './pattern-size.js';
 import { MASKED_WHOLE, maskWhole } from './pii/mask.js';
 import { scrubText } from './pii/scrub.js';
 
@@ -54,16 +55,31 @@ export function isChoiceComponent(componentType: string | undefined): boolean {
 }
 
 /**
- * Compiling costs ~70 times a match, and every hint on a screen with a schema needs its
- * component's pattern. Bounded: patterns come from clients. `'invalid'` remembers one that does not compile.
+ * The most atoms a client's pattern may hold once its counted repetitions are written out
+ * (pattern-size.ts): a field validator needs tens (`^[A-Z]{5}[0-9]{4}[A-Z]$` is 10, a name field's
+ * `^[a-zA-Z ]{1,100}$` 100). RE2 runs in time linear in the input, but also in its program: 37
+ * copies of `(?:\w?){1000}` compiled in 80 ms to 13 MB, and took 1.2 s to match a 1 KB hint.
  */
-const compiledPatterns = new LRUCache<string, RE2JS | 'invalid'>({ max: 512 });
+const MAX_PATTERN_ATOMS = 300;
+/** The compiled programs kept, counted in instructions (about 120 bytes each on the heap): a few MiB at most. */
+const MAX_KEPT_INSTRUCTIONS = 50_000;
+
+/**
+ * Compiling costs ~70 times a match, and every hint on a screen with a schema needs its
+ * component's pattern. Bounded by count and by program size: patterns come from clients.
+ * `'invalid'` remembers one that does not compile, or is too large to.
+ */
+const compiledPatterns = new LRUCache<string, RE2JS | 'invalid'>({
+  max: 512,
+  maxSize: MAX_KEPT_INSTRUCTIONS,
+  sizeCalculation: (entry) => (entry === 'invalid' ? 1 : Math.max(1, entry.programSize())),
+});
 
 function compiled(pattern: string): RE2JS | undefined {
   let entry = compiledPatterns.get(pattern);
   if (entry === undefined) {
     try {
-      entry = RE2JS.compile(pattern);
+      entry = patternSize(pattern) > MAX_PATTERN_ATOMS ? 'invalid' : RE2JS.compile(pattern);
     } catch {
       entry = 'invalid';
     }
@@ -73,8 +89,9 @@ function compiled(pattern: string): RE2JS | undefined {
 }
 
 /**
- * Full match, as a form validator applies it. RE2 semantics run in linear time,
- * so a hostile pattern in a client-sent schema cannot stall the process.
+ * Full match, as a form validator applies it. RE2 semantics run in linear time, and a pattern
+ * past MAX_PATTERN_ATOMS is not compiled at all (no match is said), so a hostile pattern in a
+ * client-sent schema or event cannot stall the process or fill its memory.
  */
 export function matchesPattern(value: string, pattern: string): boolean | undefined {
   if (pattern.length === 0 || pattern.length > MAX_PATTERN_LENGTH) return undefined;
