@@ -25,8 +25,12 @@ const OTP_WORDS = 'otp|o\\.t\\.p\\.?|(?:one|1)[- ]time (?:password|passcode|code
  * letters and digits left to match a later one.
  */
 export const DETECTORS: readonly Detector[] = [
-  /** An e-mail address, a space either side of its `@` included (`meera@ gmail.com`). */
-  { kind: 'email', minDigits: 0, minLength: 6, pattern: new RegExp(`[\\p{L}\\p{M}\\p{N}._%+-]{1,64} ?@ ?[\\p{L}\\p{M}\\p{N}-]{1,63}(?:\\.[\\p{L}\\p{M}\\p{N}-]{1,63}){0,6}\\.\\p{L}{2,24}(?![\\p{L}\\p{M}\\p{N}])`, 'gu') },
+  /**
+   * An e-mail address, a space either side of its `@` included (`meera@ gmail.com`). It starts
+   * where a local part can (nothing of one before it): tried from inside every run of such
+   * characters, a crafted 4 KB text cost 26 ms a string to scan, 400 ms an event.
+   */
+  { kind: 'email', minDigits: 0, minLength: 6, pattern: new RegExp(`(?<![\\p{L}\\p{M}\\p{N}._%+-])[\\p{L}\\p{M}\\p{N}._%+-]{1,64} ?@ ?[\\p{L}\\p{M}\\p{N}-]{1,63}(?:\\.[\\p{L}\\p{M}\\p{N}-]{1,63}){0,6}\\.\\p{L}{2,24}(?![\\p{L}\\p{M}\\p{N}])`, 'gu') },
   /** An e-mail address spoken or disguised: `meera dot nair at gmail dot com`, `meera[at]gmail[dot]com`. */
   {
     kind: 'email',
