@@ -163,6 +163,10 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
 export const eventTypeWarnings = (eventType: string): string[] => (KNOWN_EVENT_TYPES.has(eventType) ? [] : ['unknown_event_type']);
 
 /** The activity payload of an `event` item: what an operator needs, nothing more. */
+/** The error codes an event's activity item lists, and how long each may be there (the session keeps them whole). */
+const MAX_LOGGED_CODES = 10;
+const MAX_LOGGED_CODE_CHARS = 64;
+
 export function eventActivityPayload(stored: SdkEvent, warnings: string[], channel?: IngestChannel): Record<string, unknown> {
   const payload: Record<string, unknown> = {
     event: stored.event,
@@ -173,7 +177,12 @@ export function eventActivityPayload(stored: SdkEvent, warnings: string[], chann
     payload.hint = stored.hint;
     payload.masked = stored.masked ?? false;
   }
-  if (present(stored.errors)) payload.errors = stored.errors;
+  if (present(stored.errors)) {
+    // An item is kept in the log up to ACTIVITY_RETENTION_ITEMS times over: a hundred 256-character
+    // codes made one 27 KB, so the log on disk had no bound a client could not reach (docs/limits.md).
+    payload.errors = stored.errors.slice(0, MAX_LOGGED_CODES).map((code) => (code.length > MAX_LOGGED_CODE_CHARS ? `${code.slice(0, MAX_LOGGED_CODE_CHARS - 1).toWellFormed()}…` : code));
+    if (stored.errors.length > MAX_LOGGED_CODES) payload.errors_total = stored.errors.length;
+  }
   if (present(stored.failure_reason_code)) payload.failure_reason_code = stored.failure_reason_code;
   if (warnings.length > 0) payload.warnings = warnings;
   // An operator seeing one failure listed twice can tell the SDK's fast copy from its durable one.

@@ -39,6 +39,19 @@ describe('GET /api/activity', () => {
     expect(found.body.sessions.map((session: { session_id: string }) => session.session_id)).toEqual([keyed.body.session_id]);
   });
 
+  it("an event's item lists at most ten error codes of at most 64 characters, with the total; the session keeps them all", async () => {
+    const h = createHarness();
+    const errors = Array.from({ length: 100 }, (_, n) => `code_${n}_${'x'.repeat(240)}`);
+    expect((await h.http.post('/v1/events').send({ session_id: 's1', event: 'validation_failed', screen: 'pan_details', component_id: 'pan', errors })).status).toBe(200);
+    const [item] = (await h.http.get('/api/activity?session_id=s1')).body.items as Item[];
+    const logged = item!.payload.errors as string[];
+    expect(logged).toHaveLength(10);
+    expect(logged.every((code) => code.length <= 64)).toBe(true);
+    expect(logged[0]).toMatch(/^code_0_x+…$/);
+    expect(item!.payload.errors_total).toBe(100);
+    expect((await h.http.get('/api/sessions/s1')).body.last_validation_failure.errors).toHaveLength(100);
+  });
+
   it('refuses limit above 1000 as /api/sessions refuses one above 500, rather than cutting it down', async () => {
     const h = createHarness();
     const res = await h.http.get('/api/activity?limit=5000');
