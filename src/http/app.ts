@@ -39,7 +39,7 @@ import { statusRoutes } from './routes/status.js';
 import { ActivityStreamHub } from './sse/activity-stream-hub.js';
 import { streamBufferBudgetBytes } from '../actors/memory-budget.js';
 import { CONTROL_PLANE_PATH, ControlPlane } from './ws/control-plane.js';
-import { NOT_SERVED, servedHostsFor } from './served-host.js';
+import { hostGate } from './middleware/host-gate.js';
 import type { AnswerFrame } from './ws/control-socket.js';
 
 export interface App {
@@ -117,14 +117,9 @@ export function createApp(deps: AppDeps): App {
   app.get('/health', healthHandler(healthSources));
   app.get('/health/live', livenessHandler);
   app.get('/health/ready', readinessHandler(healthSources));
-  const hosts = servedHostsFor(http);
   // After the probes: a load balancer's probe may name the service however it likes.
-  if (hosts) {
-    app.use((req, _res, next) => {
-      if (!hosts.serves(req.headers.host)) throw new HttpError(403, NOT_SERVED);
-      next();
-    });
-  }
+  const served = hostGate(http);
+  if (served) app.use(served);
   app.use(shutdownGate);
   const rateLimit = perIpRateLimit(http.rateLimitPerMinute, { loopback: http.rateLimitLoopback });
   const keyCheck = apiKeyCheck(http.apiKeys, proveConnection);
