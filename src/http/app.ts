@@ -5,7 +5,7 @@ import { ConnectionCounts } from './connection-counts.js';
 import type { AppDeps } from './deps.js';
 import { clientIdHeader } from './client-id.js';
 import { HttpError } from './http-error.js';
-import { apiKeyCheck } from './middleware/api-key.js';
+import { apiKeyCheck, keyGiven } from './middleware/api-key.js';
 import { idempotencyContext } from './middleware/idempotency-key.js';
 import { correlation } from './middleware/correlation.js';
 import { errorHandler, notFound } from './middleware/errors.js';
@@ -113,6 +113,7 @@ export function createApp(deps: AppDeps): App {
     cluster: deps.system.clusterHealth,
     memory: () => deps.system.memoryBudget.use(),
     connections: () => connections.snapshot(),
+    keyGiven: keyGiven(http.apiKeys),
   };
   app.get('/health', healthHandler(healthSources));
   app.get('/health/live', livenessHandler);

@@ -19,6 +19,19 @@ export function apiKeyMatcher(keys: string[]): (presented: string) => boolean {
   };
 }
 
+/**
+ * Whether a request carries one of the keys, for routes that answer anyone but say more to a
+ * client (/health). With no keys configured no request carries one.
+ */
+export function keyGiven(keys: string[]): (req: Request) => boolean {
+  if (keys.length === 0) return () => false;
+  const matches = apiKeyMatcher(keys);
+  return (req) => {
+    const presented = req.get('x-api-key');
+    return presented !== undefined && presented !== '' && matches(presented);
+  };
+}
+
 /** `accepted` hears of each request whose key matched (its connection is then a known client's). */
 export function apiKeyCheck(keys: string[], accepted: (req: Request) => void): RequestHandler | undefined {
   // No keys configured: nothing to check, so nothing mounted.

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { StoreHealth } from '../../store/ports.js';
 import type { MemoryUse } from '../../actors/memory-budget.js';
 import type { ClusterHealth } from '../../actors/cluster-health.js';
@@ -61,6 +61,18 @@ export interface HealthSources {
   store: () => StoreHealth;
   memory: () => MemoryUse;
   connections: () => Record<ConnectionKind, number>;
+  /**
+   * Whether the request carries one of API_KEY's keys. The probes answer anyone, so only then does
+   * the store say where its file lives (docs/security.md, Keys).
+   */
+  keyGiven: (req: Request) => boolean;
+}
+
+/** The store as a probe may see it: its kind and state, and its file only to a caller with a key. */
+function shownStore(store: StoreHealth, keyGiven: boolean): StoreHealth {
+  if (keyGiven) return store;
+  const { file: _file, ...rest } = store;
+  return rest;
 }
 
 /**
@@ -73,16 +85,16 @@ function ownProblem(sources: HealthSources, store: StoreHealth): 'shutting_down'
   return undefined;
 }
 
-async function healthBody(sources: HealthSources) {
+async function healthBody(sources: HealthSources, req: Request) {
   const store = sources.store();
   const cluster = await sources.cluster?.();
-  return { store, body: { store, memory: sources.memory(), connections: sources.connections(), ...(cluster ? { cluster } : {}) }, cluster };
+  return { store, body: { store: shownStore(store, sources.keyGiven(req)), memory: sources.memory(), connections: sources.connections(), ...(cluster ? { cluster } : {}) }, cluster };
 }
 
 /** `/health`: everything at once, for dashboards and alerts; 503 when anything the process needs fails. */
 export function healthHandler(sources: HealthSources): RequestHandler {
-  return async (_req, res) => {
-    const { store, body, cluster } = await healthBody(sources);
+  return async (req, res) => {
+    const { store, body, cluster } = await healthBody(sources, req);
     if (sources.isShuttingDown()) res.status(503).json({ status: 'shutting_down', ...body });
     // In cluster mode the store is the shared Redis log: Redis unreachable is the cluster's outage, named as one.
     else if (cluster && !clusterHealthy(cluster)) res.status(503).json({ status: 'cluster_unreachable', ...body });
@@ -98,8 +110,8 @@ export const livenessHandler: RequestHandler = (_req, res) => {
 
 /** `/health/ready`: whether a load balancer should send this process traffic. */
 export function readinessHandler(sources: HealthSources): RequestHandler {
-  return async (_req, res) => {
-    const { store, body } = await healthBody(sources);
+  return async (req, res) => {
+    const { store, body } = await healthBody(sources, req);
     const problem = ownProblem(sources, store);
     if (problem) res.status(503).json({ status: problem, ...body });
     else res.json({ status: 'ok', ...body });

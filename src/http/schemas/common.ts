@@ -16,7 +16,7 @@ export const StoreHealthOut = z
   .object({
     kind: z.enum(['memory', 'sqlite']),
     status: z.enum(['ok', 'failing']).meta({ description: '`failing`: the last commit failed (disk full, I/O error); writes answer 503' }),
-    file: z.string().optional().meta({ description: 'the database file (sqlite)' }),
+    file: z.string().optional().meta({ description: "the database file (sqlite); only to a request carrying one of API_KEY's keys, since the probes answer anyone" }),
     last_error: z.string().optional(),
   })
   .meta({ id: 'StoreHealth' });
