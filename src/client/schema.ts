@@ -13,7 +13,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The most recent activity items, oldest first. */
+        /** The most recent activity items, oldest first */
         get: operations["listActivity"];
         put?: never;
         post?: never;
@@ -30,7 +30,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Live activity as server-sent events: `event: activity` per item (`id:` = item id), a heartbeat comment every SSE_HEARTBEAT_SECONDS. `Last-Event-ID` resumes after that id; `event: reset` first when items were lost or the id is unknown. */
+        /**
+         * Live activity as server-sent events
+         * @description Live activity as server-sent events: `event: activity` per item (`id:` = item id), a heartbeat comment every SSE_HEARTBEAT_SECONDS. `Last-Event-ID` resumes after that id; `event: reset` first when items were lost or the id is unknown.
+         */
         get: operations["streamActivity"];
         put?: never;
         post?: never;
@@ -49,7 +52,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Forget the registered drop-off (the SDK calls it on completeKycFlow). Idempotent; records dropoff_cancelled when one was registered. */
+        /**
+         * Forget the registered drop-off
+         * @description Forget the registered drop-off (the SDK calls it on completeKycFlow). Idempotent; records dropoff_cancelled when one was registered.
+         */
         post: operations["cancelDropoff"];
         delete?: never;
         options?: never;
@@ -66,7 +72,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The app went to the background: the session records a drop-off (dialable or not, last 4 digits; never the number) that the reengagement rule reads (channel phone when dialable). Cancelled by /api/dropoff/cancel or the user sending any event. Records dropoff_registered. */
+        /**
+         * Record a drop-off: the app went to the background
+         * @description The app went to the background: the session records a drop-off (dialable or not, last 4 digits; never the number) that the reengagement rule reads (channel phone when dialable). Cancelled by /api/dropoff/cancel or the user sending any event. Records dropoff_registered.
+         */
         post: operations["registerDropoff"];
         delete?: never;
         options?: never;
@@ -81,7 +90,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Feature flags: defaults overridden by FEATURE_FLAGS. */
+        /**
+         * Feature flags
+         * @description Feature flags: defaults overridden by FEATURE_FLAGS.
+         */
         get: operations["getFeatureFlags"];
         put?: never;
         post?: never;
@@ -98,7 +110,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The session machine's states, transitions and invoked actors, read from its definition (the console's statechart). */
+        /**
+         * The session machine's states and transitions
+         * @description The session machine's states, transitions and invoked actors, read from its definition (the console's statechart).
+         */
         get: operations["getSessionMachine"];
         put?: never;
         post?: never;
@@ -115,7 +130,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether to reach out to the user again: voice not active, a voice session happened, and inactive for REENGAGEMENT_INACTIVITY_SECONDS. */
+        /**
+         * Whether to reach out to the user again
+         * @description Whether to reach out to the user again: voice not active, a voice session happened, and inactive for REENGAGEMENT_INACTIVITY_SECONDS.
+         */
         get: operations["getReengagement"];
         put?: never;
         post?: never;
@@ -132,7 +150,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every session held, running or hibernated, one page at a time (cursor paging), filtered and sorted; reading wakes none. */
+        /**
+         * Every session held, one page at a time, filtered and sorted
+         * @description Every session held, running or hibernated, one page at a time (cursor paging), filtered and sorted; reading wakes none.
+         */
         get: operations["listSessions"];
         put?: never;
         post?: never;
@@ -149,7 +170,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One live session as the service holds it (hints masked), for operators and debugging. */
+        /**
+         * One live session as the service holds it
+         * @description One live session as the service holds it (hints masked), for operators and debugging.
+         */
         get: operations["getSession"];
         put?: never;
         post?: never;
@@ -166,7 +190,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What the voice agent would be given now (context and system prompt, masked as served), without recording a fetch or waking the session. */
+        /**
+         * Preview what the voice agent would be given now
+         * @description What the voice agent would be given now (context and system prompt, masked as served), without recording a fetch or waking the session.
+         */
         get: operations["previewAgentContext"];
         put?: never;
         post?: never;
@@ -183,7 +210,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What an operator checks first: media configured and its last calls, sessions running and hibernated, open streams, the heap and its trims, the readers live activity feeds, config version. */
+        /**
+         * Operator status: media, sessions, streams, heap, config version
+         * @description What an operator checks first: media configured and its last calls, sessions running and hibernated, open streams, the heap and its trims, the readers live activity feeds, config version.
+         */
         get: operations["getStatus"];
         put?: never;
         post?: never;
@@ -200,7 +230,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The operator console (HTML). The page and its assets (/console/*) hold no data and load without a key; every call it makes needs X-API-Key. */
+        /**
+         * The operator console (HTML)
+         * @description The operator console (HTML). The page and its assets (/console/*) hold no data and load without a key; every call it makes needs X-API-Key.
+         */
         get: operations["getConsole"];
         put?: never;
         post?: never;
@@ -217,7 +250,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This reference as an interactive page (Swagger UI, served offline). Loads without a key; "Authorize" takes the X-API-Key that "Try it out" requests carry. */
+        /**
+         * This reference as an interactive page (Swagger UI)
+         * @description This reference as an interactive page (Swagger UI, served offline). Loads without a key; "Authorize" takes the X-API-Key that "Try it out" requests carry.
+         */
         get: operations["getApiReference"];
         put?: never;
         post?: never;
@@ -234,7 +270,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The document /docs reads: the same as /openapi.json, without a key. */
+        /**
+         * The OpenAPI document /docs reads, without a key
+         * @description The document /docs reads: the same as /openapi.json, without a key.
+         */
         get: operations["getApiReferenceDocument"];
         put?: never;
         post?: never;
@@ -251,7 +290,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness, the memory budget in use and open connections by kind; exempt from the API key and the rate limit. */
+        /**
+         * Health: store, memory budget and open connections
+         * @description Liveness, the store, the memory budget in use and open connections by kind; exempt from the API key and the rate limit. The SQLite store's file is named only to a request carrying one of API_KEY's keys.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -268,7 +310,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness probe: 200 whenever the process answers at all, draining or not, whatever its dependencies do. A probe that times out is the only failure: restart the process then, never on a 503 from /health or /health/ready (docs/cluster.md, Probes). */
+        /**
+         * Liveness probe
+         * @description Liveness probe: 200 whenever the process answers at all, draining or not, whatever its dependencies do. A probe that times out is the only failure: restart the process then, never on a 503 from /health or /health/ready (docs/cluster.md, Probes).
+         */
         get: operations["getLiveness"];
         put?: never;
         post?: never;
@@ -285,7 +330,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness probe for a load balancer: whether to send this process traffic. 503 only for what is this process's own (it is draining, or its own store refuses writes). An engine every process shares (Restate, Redis in cluster mode) is reported in `cluster` but leaves every process ready: taking them all out would only hide the 503 naming the engine that each request gets (docs/cluster.md, Probes). */
+        /**
+         * Readiness probe for a load balancer
+         * @description Readiness probe for a load balancer: whether to send this process traffic. 503 only for what is this process's own (it is draining, or its own store refuses writes). An engine every process shares (Restate, Redis in cluster mode) is reported in `cluster` but leaves every process ready: taking them all out would only hide the 503 naming the engine that each request gets (docs/cluster.md, Probes).
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -302,7 +350,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics (text exposition format): Node's defaults and the service's own (kyc_*). */
+        /**
+         * Prometheus metrics
+         * @description Prometheus metrics (text exposition format): Node's defaults and the service's own (kyc_*).
+         */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -319,7 +370,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document. */
+        /** This OpenAPI document */
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
@@ -336,7 +387,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The voice agent's context: session state, knowledge for the current step, refresh policy and system prompt. Records voice_agent_context_fetch. */
+        /**
+         * The voice agent's context and system prompt
+         * @description The voice agent's context: session state, knowledge for the current step, refresh policy and system prompt. Records voice_agent_context_fetch.
+         */
         get: operations["getAgentContext"];
         put?: never;
         post?: never;
@@ -355,7 +409,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Trigger and popup in one answer: the trigger first; when it offers voice the popup is held back (voice_offered). */
+        /**
+         * Trigger and popup decisions in one answer
+         * @description Trigger and popup in one answer: the trigger first; when it offers voice the popup is held back (voice_offered).
+         */
         post: operations["evaluateAssistant"];
         delete?: never;
         options?: never;
@@ -372,7 +429,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Whether to show a dynamic popup now, decided by the session: a failure still held for the current screen, or idling on a critical step; never while voice is active; at most one per assistant_prompt_cooldown_seconds; flag ui.dynamic_popups. Records popup_evaluate. */
+        /**
+         * Whether to show a dynamic popup now
+         * @description Whether to show a dynamic popup now, decided by the session: a failure still held for the current screen, or idling on a critical step; never while voice is active; at most one per assistant_prompt_cooldown_seconds; flag ui.dynamic_popups. Records popup_evaluate.
+         */
         post: operations["evaluatePopup"];
         delete?: never;
         options?: never;
@@ -389,7 +449,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start (or resume) the voice session: room, one agent dispatch, participant token. Creates the session if unknown; media faults degrade the start into warnings, never fail it. */
+        /**
+         * Start or resume the voice session
+         * @description Start (or resume) the voice session: room, one agent dispatch, participant token. Creates the session if unknown; media faults degrade the start into warnings, never fail it.
+         */
         post: operations["startAssistantSession"];
         delete?: never;
         options?: never;
@@ -406,7 +469,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Stop the voice session: the room is deleted and reengagement evaluated. Idempotent on an inactive session. */
+        /**
+         * Stop the voice session
+         * @description Stop the voice session: the room is deleted and reengagement evaluated. Idempotent on an inactive session.
+         */
         post: operations["stopAssistantSession"];
         delete?: never;
         options?: never;
@@ -423,7 +489,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Whether to offer the voice assistant now. With session_id, evaluated in that session (its screen, tenant, cooldown and suppressions; the session is created when unknown): repeated_errors counts the codes sent plus the failures the session holds for the screen within error_window_seconds, one failure reported both ways counting once. Without session_id, the policy alone on the codes sent. */
+        /**
+         * Whether to offer the voice assistant now
+         * @description Whether to offer the voice assistant now. With session_id, evaluated in that session (its screen, tenant, cooldown and suppressions; the session is created when unknown): repeated_errors counts the codes sent plus the failures the session holds for the screen within error_window_seconds, one failure reported both ways counting once. Without session_id, the policy alone on the codes sent.
+         */
         post: operations["evaluateTrigger"];
         delete?: never;
         options?: never;
@@ -440,7 +509,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ingest an SDK event; answers once the event is kept: with SESSION_HOST=embedded once the session has applied it, with SESSION_HOST=restate once Restate has durably taken it, before the session runs it (docs/cluster-mode.md). Identity values in any field are masked on arrival (docs/privacy.md). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}. Past SESSION_MAX_BYTES older data gives way and the event's activity item warns `session_budget_exceeded`; so does the answer with SESSION_HOST=embedded, the one host that runs the event before answering. */
+        /**
+         * Ingest an SDK event
+         * @description Ingest an SDK event; answers once the event is kept: with SESSION_HOST=embedded once the session has applied it, with SESSION_HOST=restate once Restate has durably taken it, before the session runs it (docs/cluster-mode.md). Identity values in any field are masked on arrival (docs/privacy.md). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}. Past SESSION_MAX_BYTES older data gives way and the event's activity item warns `session_budget_exceeded`; so does the answer with SESSION_HOST=embedded, the one host that runs the event before answering.
+         */
         post: operations["ingestEvent"];
         delete?: never;
         options?: never;
@@ -455,7 +527,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** WebSocket control plane (Upgrade: websocket). Frames: connect → ack; heartbeat both ways; control_state (screen_state, validation_failed) updates the session as POST /v1/events does → ack, given when that route would answer 200 (with SESSION_HOST=restate once Restate has taken the event, before the session runs it); trigger_evaluate → trigger_response; the server pushes command frames (suggest_start_voice_agent, show_popup) when the session decides; any other frame → error http_only. With API_KEY set the key comes in X-API-Key or the connect frame (else close 4401); before it, a socket gets no answer, takes no place among WS_MAX_CONNECTIONS, and must send it within 10 s. Bounds: WS_MAX_CONNECTIONS, WS_MAX_MESSAGES_PER_SECOND (close 4429), WS_MAX_FRAME_BYTES (close 1009), WS_IDLE_TIMEOUT_SECONDS (close 4408); shutdown answers the frames already taken, then closes with 1001. Every frame in both directions: docs/field-sdk-calls.md, section "WebSocket control plane". */
+        /**
+         * WebSocket control plane
+         * @description WebSocket control plane (Upgrade: websocket). Frames: connect → ack; heartbeat both ways; control_state (screen_state, validation_failed) updates the session as POST /v1/events does → ack, given when that route would answer 200 (with SESSION_HOST=restate once Restate has taken the event, before the session runs it); trigger_evaluate → trigger_response; the server pushes command frames (suggest_start_voice_agent, show_popup) when the session decides; any other frame → error http_only. With API_KEY set the key comes in X-API-Key or the connect frame (else close 4401); before it, a socket gets no answer, takes no place among WS_MAX_CONNECTIONS, and must send it within 10 s. Bounds: WS_MAX_CONNECTIONS, WS_MAX_MESSAGES_PER_SECOND (close 4429), WS_MAX_FRAME_BYTES (close 1009), WS_IDLE_TIMEOUT_SECONDS (close 4408); shutdown answers the frames already taken, then closes with 1001. Every frame in both directions: docs/field-sdk-calls.md, section "WebSocket control plane".
+         */
         get: operations["openControlPlane"];
         put?: never;
         post?: never;
@@ -474,7 +549,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Register the user's flow in the session: its steps, the current step and progress. An empty step_sequence forgets it (clearFlow). The first registration of steps per (client_id, flow_key) records flow_graph_recorded. */
+        /**
+         * Register the user's flow: its steps, current step and progress
+         * @description Register the user's flow in the session: its steps, the current step and progress. An empty step_sequence forgets it (clearFlow). The first registration of steps per (client_id, flow_key) records flow_graph_recorded.
+         */
         post: operations["setFlow"];
         delete?: never;
         options?: never;
@@ -489,7 +567,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Remote SDK configuration: defaults, then the "*" overrides of SDK_CONFIG_FILE, then the X-Client-ID tenant's. */
+        /**
+         * Remote SDK configuration for the calling client
+         * @description Remote SDK configuration: defaults, then the "*" overrides of SDK_CONFIG_FILE, then the X-Client-ID tenant's.
+         */
         get: operations["getSdkConfig"];
         put?: never;
         post?: never;
@@ -1079,7 +1160,7 @@ export interface components {
             };
         };
         StoreHealth: {
-            /** @description the database file (sqlite) */
+            /** @description the database file (sqlite); only to a request carrying one of API_KEY's keys, since the probes answer anyone */
             file?: string;
             /** @enum {string} */
             kind: "memory" | "sqlite";

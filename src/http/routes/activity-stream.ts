@@ -18,7 +18,8 @@ export const activityStreamRouteDocs: RouteDoc[] = [
     operationId: 'streamActivity',
     path: '/api/activity/stream',
     tag: 'operations',
-    summary:
+    summary: 'Live activity as server-sent events',
+    description:
       'Live activity as server-sent events: `event: activity` per item (`id:` = item id), a heartbeat comment every SSE_HEARTBEAT_SECONDS. `Last-Event-ID` resumes after that id; `event: reset` first when items were lost or the id is unknown.',
     query: ActivityStreamQuery,
     components: [ActivityItemOut, ActivityStreamReset],

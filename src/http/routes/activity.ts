@@ -13,7 +13,7 @@ export const activityRouteDocs: RouteDoc[] = [
     operationId: 'listActivity',
     path: '/api/activity',
     tag: 'operations',
-    summary: 'The most recent activity items, oldest first.',
+    summary: 'The most recent activity items, oldest first',
     query: ActivityQuery,
     // Sent as a string, parsed and bounded by the service: the document states the number it accepts.
     queryOverrides: { limit: pageLimitDoc(MAX_ACTIVITY_PAGE, DEFAULT_LIMIT) },

@@ -24,7 +24,8 @@ export const assistantRouteDocs: RouteDoc[] = [
     operationId: 'evaluatePopup',
     path: '/v1/assistant/popup/evaluate',
     tag: 'sdk',
-    summary:
+    summary: 'Whether to show a dynamic popup now',
+    description:
       'Whether to show a dynamic popup now, decided by the session: a failure still held for the current screen, or idling on a critical step; never while voice is active; at most one per assistant_prompt_cooldown_seconds; flag ui.dynamic_popups. Records popup_evaluate.',
     body: PopupEvaluateIn,
     bodyExamples: POPUP_EXAMPLES,
@@ -35,7 +36,8 @@ export const assistantRouteDocs: RouteDoc[] = [
     operationId: 'evaluateAssistant',
     path: '/v1/assistant/evaluate',
     tag: 'sdk',
-    summary: 'Trigger and popup in one answer: the trigger first; when it offers voice the popup is held back (voice_offered).',
+    summary: 'Trigger and popup decisions in one answer',
+    description: 'Trigger and popup in one answer: the trigger first; when it offers voice the popup is held back (voice_offered).',
     body: PopupEvaluateIn,
     bodyExamples: POPUP_EXAMPLES,
     responses: { 200: { description: 'both decisions', schema: AssistantEvaluateOut }, ...ERRORS },

@@ -27,7 +27,9 @@ export const consoleRouteDocs: RouteDoc[] = [
     operationId: 'getConsole',
     path: '/console',
     tag: 'operations',
-    summary: 'The operator console (HTML). The page and its assets (/console/*) hold no data and load without a key; every call it makes needs X-API-Key.',
+    summary: 'The operator console (HTML)',
+    description:
+      'The operator console (HTML). The page and its assets (/console/*) hold no data and load without a key; every call it makes needs X-API-Key.',
     authenticated: false,
     rateLimited: false,
     responses: { 200: { description: 'the page', contentType: 'text/html' } },

@@ -16,7 +16,9 @@ export const contextRouteDocs: RouteDoc[] = [
     operationId: 'getAgentContext',
     path: '/v1/assistant/context/{session_id}',
     tag: 'sdk',
-    summary: "The voice agent's context: session state, knowledge for the current step, refresh policy and system prompt. Records voice_agent_context_fetch.",
+    summary: "The voice agent's context and system prompt",
+    description:
+      "The voice agent's context: session state, knowledge for the current step, refresh policy and system prompt. Records voice_agent_context_fetch.",
     pathParams: { session_id: SESSION_ID_PARAM },
     responses: {
       200: { description: 'the context', schema: ContextOut },

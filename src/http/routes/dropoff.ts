@@ -17,7 +17,8 @@ export const dropoffRouteDocs: RouteDoc[] = [
     operationId: 'registerDropoff',
     path: '/api/dropoff/register',
     tag: 'sdk',
-    summary:
+    summary: 'Record a drop-off: the app went to the background',
+    description:
       'The app went to the background: the session records a drop-off (dialable or not, last 4 digits; never the number) that the reengagement rule reads (channel phone when dialable). Cancelled by /api/dropoff/cancel or the user sending any event. Records dropoff_registered.',
     body: DropoffRegisterIn,
     bodyExamples: DROPOFF_REGISTER_EXAMPLES,
@@ -32,7 +33,9 @@ export const dropoffRouteDocs: RouteDoc[] = [
     operationId: 'cancelDropoff',
     path: '/api/dropoff/cancel',
     tag: 'sdk',
-    summary: 'Forget the registered drop-off (the SDK calls it on completeKycFlow). Idempotent; records dropoff_cancelled when one was registered.',
+    summary: 'Forget the registered drop-off',
+    description:
+      'Forget the registered drop-off (the SDK calls it on completeKycFlow). Idempotent; records dropoff_cancelled when one was registered.',
     body: DropoffCancelIn,
     bodyExamples: DROPOFF_CANCEL_EXAMPLES,
     responses: {

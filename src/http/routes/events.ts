@@ -29,7 +29,8 @@ export const eventRouteDocs: RouteDoc[] = [
     operationId: 'ingestEvent',
     path: EVENTS_PATH,
     tag: 'sdk',
-    summary:
+    summary: 'Ingest an SDK event',
+    description:
       'Ingest an SDK event; answers once the event is kept: with SESSION_HOST=embedded once the session has applied it, with SESSION_HOST=restate once Restate has durably taken it, before the session runs it (docs/cluster-mode.md). Identity values in any field are masked on arrival (docs/privacy.md). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}. Past SESSION_MAX_BYTES older data gives way and the event\'s activity item warns `session_budget_exceeded`; so does the answer with SESSION_HOST=embedded, the one host that runs the event before answering.',
     body: EventInSchema,
     bodyExamples: EVENT_EXAMPLES,

@@ -9,7 +9,8 @@ export const featureRouteDocs: RouteDoc[] = [
     operationId: 'getFeatureFlags',
     path: '/api/features',
     tag: 'operations',
-    summary: 'Feature flags: defaults overridden by FEATURE_FLAGS.',
+    summary: 'Feature flags',
+    description: 'Feature flags: defaults overridden by FEATURE_FLAGS.',
     responses: { 200: { description: 'flag name to boolean', schema: FeatureFlagsOut } },
   },
 ];

@@ -18,7 +18,8 @@ export const flowRouteDocs: RouteDoc[] = [
     operationId: 'setFlow',
     path: '/v1/flows/set',
     tag: 'sdk',
-    summary:
+    summary: "Register the user's flow: its steps, current step and progress",
+    description:
       "Register the user's flow in the session: its steps, the current step and progress. An empty step_sequence forgets it (clearFlow). The first registration of steps per (client_id, flow_key) records flow_graph_recorded.",
     body: FlowSetIn,
     bodyExamples: FLOW_EXAMPLES,

@@ -13,7 +13,9 @@ export const healthRouteDocs: RouteDoc[] = [
     operationId: 'getHealth',
     path: '/health',
     tag: 'operations',
-    summary: 'Liveness, the memory budget in use and open connections by kind; exempt from the API key and the rate limit.',
+    summary: 'Health: store, memory budget and open connections',
+    description:
+      "Liveness, the store, the memory budget in use and open connections by kind; exempt from the API key and the rate limit. The SQLite store's file is named only to a request carrying one of API_KEY's keys.",
     authenticated: false,
     rateLimited: false,
     shutdownGated: false,
@@ -30,7 +32,8 @@ export const healthRouteDocs: RouteDoc[] = [
     operationId: 'getLiveness',
     path: '/health/live',
     tag: 'operations',
-    summary:
+    summary: 'Liveness probe',
+    description:
       'Liveness probe: 200 whenever the process answers at all, draining or not, whatever its dependencies do. A probe that times out is the only failure: restart the process then, never on a 503 from /health or /health/ready (docs/cluster.md, Probes).',
     authenticated: false,
     rateLimited: false,
@@ -42,7 +45,8 @@ export const healthRouteDocs: RouteDoc[] = [
     operationId: 'getReadiness',
     path: '/health/ready',
     tag: 'operations',
-    summary:
+    summary: 'Readiness probe for a load balancer',
+    description:
       "Readiness probe for a load balancer: whether to send this process traffic. 503 only for what is this process's own (it is draining, or its own store refuses writes). An engine every process shares (Restate, Redis in cluster mode) is reported in `cluster` but leaves every process ready: taking them all out would only hide the 503 naming the engine that each request gets (docs/cluster.md, Probes).",
     authenticated: false,
     rateLimited: false,

@@ -9,7 +9,8 @@ export const metricsRouteDocs: RouteDoc[] = [
     operationId: 'getMetrics',
     path: '/metrics',
     tag: 'operations',
-    summary: "Prometheus metrics (text exposition format): Node's defaults and the service's own (kyc_*).",
+    summary: 'Prometheus metrics',
+    description: "Prometheus metrics (text exposition format): Node's defaults and the service's own (kyc_*).",
     responses: { 200: { description: 'the metrics', contentType: 'text/plain; version=0.0.4' } },
   },
 ];

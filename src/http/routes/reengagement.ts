@@ -15,7 +15,9 @@ export const reengagementRouteDocs: RouteDoc[] = [
     operationId: 'getReengagement',
     path: '/api/reengagement/{session_id}',
     tag: 'operations',
-    summary: 'Whether to reach out to the user again: voice not active, a voice session happened, and inactive for REENGAGEMENT_INACTIVITY_SECONDS.',
+    summary: 'Whether to reach out to the user again',
+    description:
+      'Whether to reach out to the user again: voice not active, a voice session happened, and inactive for REENGAGEMENT_INACTIVITY_SECONDS.',
     pathParams: { session_id: SESSION_ID_PARAM },
     responses: {
       200: { description: 'the recommendation now', schema: ReengagementOut },

@@ -18,7 +18,8 @@ export const sdkConfigRouteDocs: RouteDoc[] = [
     operationId: 'getSdkConfig',
     path: '/v1/sdk/config',
     tag: 'sdk',
-    summary: 'Remote SDK configuration: defaults, then the "*" overrides of SDK_CONFIG_FILE, then the X-Client-ID tenant\'s.',
+    summary: 'Remote SDK configuration for the calling client',
+    description: 'Remote SDK configuration: defaults, then the "*" overrides of SDK_CONFIG_FILE, then the X-Client-ID tenant\'s.',
     headers: {
       'X-Client-ID': clientIdParam('tenant whose overrides apply (or the client_id query parameter)'),
       'X-SVC-SDK-Version': { description: 'echoed as metadata.sdk_version', schema: z.string(), example: 'android-1.4.2' },

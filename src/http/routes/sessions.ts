@@ -26,7 +26,8 @@ export const sessionRouteDocs: RouteDoc[] = [
     operationId: 'listSessions',
     path: '/api/sessions',
     tag: 'operations',
-    summary: 'Every session held, running or hibernated, one page at a time (cursor paging), filtered and sorted; reading wakes none.',
+    summary: 'Every session held, one page at a time, filtered and sorted',
+    description: 'Every session held, running or hibernated, one page at a time (cursor paging), filtered and sorted; reading wakes none.',
     query: SessionListQueryIn,
     queryOverrides: { limit: pageLimitDoc(MAX_SESSION_PAGE, DEFAULT_PAGE_SIZE) },
     responses: {
@@ -39,7 +40,8 @@ export const sessionRouteDocs: RouteDoc[] = [
     operationId: 'getSession',
     path: '/api/sessions/{session_id}',
     tag: 'operations',
-    summary: 'One live session as the service holds it (hints masked), for operators and debugging.',
+    summary: 'One live session as the service holds it',
+    description: 'One live session as the service holds it (hints masked), for operators and debugging.',
     pathParams: { session_id: SESSION_ID_PARAM },
     responses: {
       200: { description: 'the session record', schema: SessionOut },
@@ -51,7 +53,9 @@ export const sessionRouteDocs: RouteDoc[] = [
     operationId: 'previewAgentContext',
     path: '/api/sessions/{session_id}/agent-context',
     tag: 'operations',
-    summary: "What the voice agent would be given now (context and system prompt, masked as served), without recording a fetch or waking the session.",
+    summary: 'Preview what the voice agent would be given now',
+    description:
+      "What the voice agent would be given now (context and system prompt, masked as served), without recording a fetch or waking the session.",
     pathParams: { session_id: SESSION_ID_PARAM },
     responses: {
       200: { description: 'the context', schema: ContextOut },

@@ -53,7 +53,9 @@ export const statusRouteDocs: RouteDoc[] = [
     operationId: 'getStatus',
     path: '/api/status',
     tag: 'operations',
-    summary: 'What an operator checks first: media configured and its last calls, sessions running and hibernated, open streams, the heap and its trims, the readers live activity feeds, config version.',
+    summary: 'Operator status: media, sessions, streams, heap, config version',
+    description:
+      'What an operator checks first: media configured and its last calls, sessions running and hibernated, open streams, the heap and its trims, the readers live activity feeds, config version.',
     responses: { 200: { description: 'the status', schema: StatusOut } },
   },
   {
@@ -61,7 +63,8 @@ export const statusRouteDocs: RouteDoc[] = [
     operationId: 'getSessionMachine',
     path: '/api/machines/session',
     tag: 'operations',
-    summary: "The session machine's states, transitions and invoked actors, read from its definition (the console's statechart).",
+    summary: "The session machine's states and transitions",
+    description: "The session machine's states, transitions and invoked actors, read from its definition (the console's statechart).",
     responses: { 200: { description: 'the root state node', schema: StatechartNodeOut } },
   },
 ];

@@ -20,7 +20,8 @@ export const triggerRouteDocs: RouteDoc[] = [
     operationId: 'evaluateTrigger',
     path: '/v1/assistant/trigger/evaluate',
     tag: 'sdk',
-    summary:
+    summary: 'Whether to offer the voice assistant now',
+    description:
       'Whether to offer the voice assistant now. With session_id, evaluated in that session (its screen, tenant, cooldown and suppressions; the session is created when unknown): repeated_errors counts the codes sent plus the failures the session holds for the screen within error_window_seconds, one failure reported both ways counting once. Without session_id, the policy alone on the codes sent.',
     body: TriggerEvaluateIn,
     bodyExamples: TRIGGER_EXAMPLES,

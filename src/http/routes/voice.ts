@@ -21,7 +21,8 @@ export const voiceRouteDocs: RouteDoc[] = [
     operationId: 'startAssistantSession',
     path: '/v1/assistant/session/start',
     tag: 'sdk',
-    summary:
+    summary: 'Start or resume the voice session',
+    description:
       'Start (or resume) the voice session: room, one agent dispatch, participant token. Creates the session if unknown; media faults degrade the start into warnings, never fail it.',
     body: AssistantStartIn,
     bodyExamples: START_EXAMPLES,
@@ -36,7 +37,8 @@ export const voiceRouteDocs: RouteDoc[] = [
     operationId: 'stopAssistantSession',
     path: '/v1/assistant/session/stop',
     tag: 'sdk',
-    summary: 'Stop the voice session: the room is deleted and reengagement evaluated. Idempotent on an inactive session.',
+    summary: 'Stop the voice session',
+    description: 'Stop the voice session: the room is deleted and reengagement evaluated. Idempotent on an inactive session.',
     body: AssistantStopIn,
     bodyExamples: STOP_EXAMPLES,
     responses: {
