@@ -25,6 +25,11 @@ export interface RouteDoc {
   operationId: string;
   method: 'get' | 'post';
   path: string;
+  /**
+   * A phrase of at most 80 characters and no full stop: the reference shows it on the operation's
+   * line, which wraps past that (test/api/openapi-lint.test.ts). What more there is to say goes in
+   * `description`.
+   */
   summary: string;
   description?: string;
   tag: Tag;
