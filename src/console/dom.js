@@ -15,9 +15,48 @@ export function h(tag, attributes = {}, ...children) {
 
 /**
  * A table in its own sideways scroll box: a wide table scrolls there, and the page never does.
- * Focusable and named, so the box can be scrolled from the keyboard too.
+ * Focusable and named, so the box can be scrolled from the keyboard too. While the table is wider
+ * than the box, a line above it says so: a scroll bar alone sits at the table's foot, out of sight
+ * on a long table, and a cut column would look like the whole table.
  */
-export const tableScroll = (label, table) => h('div', { class: 'table-scroll', role: 'region', 'aria-label': label, tabindex: '0' }, table);
+export function tableScroll(label, table) {
+  const box = h('div', { class: 'table-scroll', role: 'region', 'aria-label': label, tabindex: '0' }, table);
+  const hint = h('p', { class: 'scroll-hint', hidden: true }, 'Wider than the screen: scroll the table sideways for the other columns →');
+  const check = () => {
+    const wider = box.scrollWidth > box.clientWidth + 1;
+    if (hint.hidden === wider) hint.hidden = !wider;
+    box.toggleAttribute('data-overflowing', wider);
+  };
+  const watcher = new ResizeObserver(check);
+  watcher.observe(box);
+  watcher.observe(table);
+  return h('div', { class: 'scroll-frame' }, hint, box);
+}
+
+/**
+ * A screen id in the one spelling the service compares screens by (src/domain/step-id.ts):
+ * trimmed, lower case, without the `n_`/`new_` prefix of older builds. React Native sends
+ * `SIGNATURE` for `signature`; shown as sent, one screen would read as two. A copy, as
+ * ACTIVITY_KINDS is; test/http/console.test.ts holds it to the service's.
+ */
+export function screenName(raw) {
+  if (typeof raw !== 'string') return raw;
+  const id = raw.trim().toLowerCase();
+  const unprefixed = id.replace(/^(?:n|new)_/, '');
+  return unprefixed === '' ? id : unprefixed;
+}
+
+/** How to get traffic to look at: the simulator, pointed at this service (docs/simulator.md). */
+export function simulatorHint() {
+  return [
+    h('p', {}, 'To see the console at work, run the simulator from the service’s checkout (docs/simulator.md):'),
+    h('pre', { class: 'command' }, `npm run simulate -- --url ${location.origin} --key <API key>`),
+    h('p', { class: 'muted' }, 'Leave out --key when the service has no API_KEY.'),
+  ];
+}
+
+/** What a page shows in place of data it has none of yet: what is missing, and how to get some. */
+export const emptyState = (id, text) => h('div', { class: 'empty-state', id, role: 'status' }, h('p', { class: 'empty-title' }, text), simulatorHint());
 
 /** Text that may break after each underscore (`voice_agent_context_fetch`), its text unchanged. */
 export const breakable = (text) => String(text).split('_').flatMap((part, index) => (index === 0 ? [part] : ['_', h('wbr'), part]));
@@ -75,7 +114,7 @@ export function describeItem(item) {
   const p = item.payload ?? {};
   switch (item.kind) {
     case 'event':
-      return [p.event, p.screen && `on ${p.screen}`, p.component_id && `(${p.component_id})`, p.hint && `hint ${p.hint}`, p.failure_reason_code].filter(Boolean).join(' ');
+      return [p.event, p.screen && `on ${screenName(p.screen)}`, p.component_id && `(${p.component_id})`, p.hint && `hint ${p.hint}`, p.failure_reason_code].filter(Boolean).join(' ');
     case 'trigger': {
       const d = p.decision ?? {};
       if (d.trigger) return `triggered: ${d.reason} → ${d.action}`;
@@ -89,13 +128,13 @@ export function describeItem(item) {
     case 'reengagement':
       return `reengagement: ${p.should_reengage ? 'offer' : 'no'}${p.reason ? ` (${p.reason})` : ''}`;
     case 'schema_push':
-      return `schema for ${p.screen_id}${p.replaced ? ' replaced' : ''}`;
+      return `schema for ${screenName(p.screen_id)}${p.replaced ? ' replaced' : ''}`;
     case 'voice_agent_context_fetch':
-      return `agent context on ${p.screen ?? 'no screen'} (${p.prompt_chars} chars)`;
+      return `agent context on ${p.screen ? screenName(p.screen) : 'no screen'} (${p.prompt_chars} chars)`;
     // The four below say what the payload says, no more: it is masked as served (the phone only by its last four).
     case 'popup_evaluate': {
       const d = p.decision ?? {};
-      const where = p.screen ? ` on ${p.screen}` : '';
+      const where = p.screen ? ` on ${screenName(p.screen)}` : '';
       if (d.show) return `popup shown${where}: ${d.popup_reason_code}${d.delay_ms ? ` after ${d.delay_ms} ms` : ''}`;
       return `popup not shown${where}: ${d.popup_reason_code ?? 'no reason'}${d.retry_after_seconds ? ` (retry in ${d.retry_after_seconds}s)` : ''}`;
     }
@@ -112,6 +151,13 @@ export function describeItem(item) {
   }
 }
 
+/**
+ * The console's pages, as the menu at the top lists them: a page that offers ways on (not-found)
+ * offers the same ones, read from that menu so the two never differ.
+ */
+export const menuLinks = () =>
+  [...document.querySelectorAll('header nav a')].map((link) => h('a', { href: link.getAttribute('href') }, link.textContent));
+
 /** In place of a view: what was asked for is not there, and where to go instead. */
 export function notFound(main, heading, text) {
   main.replaceChildren(
@@ -120,7 +166,7 @@ export function notFound(main, heading, text) {
       { class: 'not-found', 'aria-labelledby': 'not-found-title' },
       h('h2', { id: 'not-found-title' }, heading),
       h('p', {}, text),
-      h('p', {}, h('a', { href: '#/activity' }, 'Live activity'), ' · ', h('a', { href: '#/sessions' }, 'Sessions'), ' · ', h('a', { href: '#/health' }, 'Health')),
+      h('nav', { 'aria-label': 'Pages', class: 'page-links' }, menuLinks().flatMap((link, index) => (index === 0 ? [link] : [' · ', link]))),
     ),
   );
   document.title = `${heading} · KYC assistant console`;

@@ -2,17 +2,21 @@ import { describeItem, h, time } from './dom.js';
 
 /**
  * A session's activity as a list, newest first, as Live activity: a new item lands at the top of
- * the box, in sight, not below its fold. `show(items)` redraws only when the items changed.
+ * the box, in sight, not below its fold. `show(items)` redraws only when the items changed; with
+ * no item it shows `emptyText` instead of an empty box.
  */
-export function timelineList(id) {
-  const element = h('ol', { class: 'timeline', id });
-  let shown = '';
+export function timelineList(id, emptyText = 'Nothing recorded for this session yet.') {
+  const list = h('ol', { class: 'timeline', id });
+  const empty = h('p', { class: 'muted timeline-empty', id: `${id}-empty`, hidden: true }, emptyText);
+  let shown;
   function show(items) {
     const newestFirst = [...items].sort((a, b) => Number(b.id) - Number(a.id));
     const key = newestFirst.map((item) => item.id).join(',');
     if (key === shown) return;
     shown = key;
-    element.replaceChildren(
+    empty.hidden = newestFirst.length > 0;
+    list.hidden = newestFirst.length === 0;
+    list.replaceChildren(
       ...newestFirst.map((item) =>
         h(
           'li',
@@ -25,5 +29,5 @@ export function timelineList(id) {
       ),
     );
   }
-  return { element, show };
+  return { element: h('div', {}, empty, list), show };
 }

@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AnyStateNode } from 'xstate';
 import { ACTIVITY_KINDS } from '../../src/domain/activity.js';
+import { screenKey } from '../../src/domain/screen-schema.js';
 import { sessionMachine } from '../../src/machines/session/machine.js';
 import { createHarness, serve } from '../support/harness.js';
 import { SseTestClient } from '../support/sse-client.js';
@@ -79,6 +80,19 @@ describe('/console', () => {
     expect(dom.describeItem({ kind: 'dropoff_registered', payload: { has_dialable_phone: true, phone_last4: '3210', reason: 'app_backgrounded' } })).toBe(
       'drop-off registered (app_backgrounded), dialable phone ending 3210',
     );
+  });
+
+  it('shows each screen in the one spelling the service compares screens by, however the app sent it', async () => {
+    const dom = (await import(new URL('../../src/console/dom.js', import.meta.url).href)) as {
+      screenName: (raw: string) => string;
+      describeItem: (item: { kind: string; payload: Record<string, unknown> }) => string;
+    };
+    const sent = ['signature', 'SIGNATURE', ' Signature ', 'n_pan_details', 'NEW_PAN_DETAILS', 'new_', 'n_', 'newsletter', 'n__x', 'Ünïcode_Screen', ''];
+    for (const raw of sent) expect(dom.screenName(raw), JSON.stringify(raw)).toBe(screenKey(raw));
+    // Upper case from React Native and lower case from the web read as one screen in every line.
+    expect(dom.describeItem({ kind: 'event', payload: { event: 'screen_view', screen: 'SIGNATURE' } })).toBe('screen_view on signature');
+    expect(dom.describeItem({ kind: 'schema_push', payload: { screen_id: 'N_PAN_DETAILS' } })).toBe('schema for pan_details');
+    expect(dom.describeItem({ kind: 'popup_evaluate', payload: { screen: 'PAN_DETAILS', decision: { show: false, popup_reason_code: 'none' } } })).toBe('popup not shown on pan_details: none');
   });
 
   it('serves nothing outside its folders, and every data call still needs the key', async () => {

@@ -1,5 +1,5 @@
 import { Unauthorized, getJson } from '../api.js';
-import { ACTIVITY_KINDS, breakable, describeItem, h, sessionLink, tableScroll, time } from '../dom.js';
+import { ACTIVITY_KINDS, breakable, describeItem, emptyState, h, sessionLink, tableScroll, time } from '../dom.js';
 import { openActivityStream } from '../stream.js';
 
 /** Items kept for re-filtering; rows shown at once. Both bounded so a busy stream costs the same after an hour. */
@@ -7,8 +7,17 @@ const KEPT = 5000;
 const SHOWN = 200;
 /** Typing a session id waits this long for a pause before asking the service. */
 const FILTER_DELAY_MS = 250;
-/** How often the line on the activity actor's readers is asked for again (GET /api/status). */
+/** How often the line on where new items go is asked for again (GET /api/status). */
 const READERS_EVERY_MS = 5000;
+
+/** The readers GET /api/status names (subscribed in src/actors/system.ts and src/http/sse/activity-stream-hub.ts), as an operator knows them; another shows by its name. */
+const READER_WORDS = new Map([
+  ['sse', 'every live page open (this one too)'],
+  ['metrics', 'the metrics (/metrics)'],
+  ['flow_graphs', 'the flow recorder'],
+]);
+
+const listed = (words) => (words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`);
 
 /**
  * The live stream as a table, newest first. Items arriving are batched and drawn once per frame,
@@ -43,6 +52,10 @@ export function activityView({ main, onUnauthorized }) {
   const filterNote = h('p', { id: 'filter-note', class: 'muted note', role: 'status' }, '');
   const problem = h('p', { class: 'problem', role: 'alert' });
   const emptyNote = h('p', { id: 'empty-note', class: 'muted note', role: 'status' }, '');
+  // Until the service has said what it holds, the page cannot tell an empty log from a slow answer.
+  let loadedRecent = false;
+  const noActivity = emptyState('no-activity', 'No activity yet. Items appear here as apps send events and ask for the assistant.');
+  noActivity.hidden = true;
   // When the stream dropped, while it has not come back.
   let downSince;
   const pauseButton = h('button', { type: 'button', id: 'pause', onclick: () => (stream ? pause() : resume()) }, 'Pause');
@@ -66,6 +79,17 @@ export function activityView({ main, onUnauthorized }) {
     ACTIVITY_KINDS.map((kind) => h('option', { value: kind }, kind)),
   );
 
+  const tableFrame = tableScroll(
+    'Activity items',
+    h(
+      'table',
+      { class: 'grid', id: 'activity-table' },
+      h('caption', { class: 'visually-hidden' }, 'Activity items, newest first'),
+      h('thead', {}, h('tr', {}, ['Id', 'Time', 'Kind', 'Session', 'What'].map((name) => h('th', { scope: 'col', class: { What: 'what', Session: 'session' }[name] }, name)))),
+      rows,
+    ),
+  );
+
   main.append(
     h('h2', {}, 'Live activity'),
     h(
@@ -82,16 +106,8 @@ export function activityView({ main, onUnauthorized }) {
     ),
     problem,
     filterNote,
-    tableScroll(
-      'Activity items',
-      h(
-        'table',
-        { class: 'grid', id: 'activity-table' },
-        h('caption', { class: 'visually-hidden' }, 'Activity items, newest first'),
-        h('thead', {}, h('tr', {}, ['Id', 'Time', 'Kind', 'Session', 'What'].map((name) => h('th', { scope: 'col', class: { What: 'what', Session: 'session' }[name] }, name)))),
-        rows,
-      ),
-    ),
+    noActivity,
+    tableFrame,
     emptyNote,
   );
 
@@ -104,11 +120,11 @@ export function activityView({ main, onUnauthorized }) {
     h(
       'tr',
       { 'data-id': item.id, 'data-kind': item.kind },
-      h('td', { class: 'num' }, item.id),
-      h('td', { class: 'nowrap' }, time(item.timestamp)),
-      h('td', {}, h('span', { class: `kind kind-${item.kind}` }, breakable(item.kind))),
-      h('td', { class: 'wrap' }, sessionLink(item.session_id)),
-      h('td', { class: 'wrap' }, describeItem(item)),
+      h('td', { class: 'num id' }, item.id),
+      h('td', { class: 'nowrap time' }, time(item.timestamp)),
+      h('td', { class: 'kind-cell' }, h('span', { class: `kind kind-${item.kind}` }, breakable(item.kind))),
+      h('td', { class: 'wrap session' }, sessionLink(item.session_id)),
+      h('td', { class: 'wrap what' }, describeItem(item)),
     );
 
   /** What the rows are drawn from, so a filter that finds little is not mistaken for one that found everything. */
@@ -128,8 +144,15 @@ export function activityView({ main, onUnauthorized }) {
   /** An empty table under a filter says so, once the service has answered for it. */
   function sayIfEmpty() {
     const filtered = filters.session || filters.kind || filters.text;
-    const text = filtered && rows.childElementCount === 0 && matchingState !== 'loading' ? 'No item matches.' : '';
+    const text = filtered && rows.childElementCount === 0 && matchingState !== 'loading' ? 'No item matches: clear a filter to see more.' : '';
     if (emptyNote.textContent !== text) emptyNote.textContent = text;
+    // Nothing recorded at all (not a filter finding nothing): say what would fill the page.
+    const none = loadedRecent && items.length === 0 && matching.length === 0 && !filtered;
+    if (noActivity.hidden === none) {
+      noActivity.hidden = !none;
+      // An empty table's header row says nothing: the empty state stands in its place.
+      tableFrame.hidden = none;
+    }
   }
 
   function render(all) {
@@ -226,12 +249,12 @@ export function activityView({ main, onUnauthorized }) {
     pauseButton.textContent = 'Pause';
   }
 
-  /** What the service's activity actor feeds each live item to: this page's stream reaches it through `sse`. */
+  /** Where each new item goes besides this table, in the words an operator knows them by: this page's stream is `sse`. */
   async function loadReaders() {
     try {
       const { readers } = (await getJson('/api/status')).activity;
       if (stopped) return;
-      const text = `The activity actor feeds ${readers.length} ${readers.length === 1 ? 'reader' : 'readers'}: ${readers.join(', ')}.`;
+      const text = `Each new item also goes to ${listed(readers.map((reader) => READER_WORDS.get(reader) ?? reader.replaceAll('_', ' ')))}.`;
       if (readersNote.textContent !== text) readersNote.textContent = text;
     } catch (error) {
       // The stream's state already says when the service is unreachable.
@@ -254,6 +277,8 @@ export function activityView({ main, onUnauthorized }) {
       if (stopped) return;
       for (const item of [...recent.items].sort((a, b) => Number(a.id) - Number(b.id))) onItem(item, false);
       gaps = 0;
+      loadedRecent = true;
+      sayIfEmpty();
     })
     .then(
       () => {

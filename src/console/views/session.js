@@ -1,5 +1,5 @@
 import { HttpError, getJson, poll } from '../api.js';
-import { h, notFound, time, voiceStateName } from '../dom.js';
+import { h, notFound, screenName, time, voiceStateName } from '../dom.js';
 import { staleness } from '../stale.js';
 import { drawStatechart } from '../statechart.js';
 import { timelineList } from '../timeline.js';
@@ -81,7 +81,7 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
     chart.highlight(session.state);
     facts.replaceChildren(
       ...fact('User', session.user_id),
-      ...fact('Screen', session.screen),
+      ...fact('Screen', session.screen && screenName(session.screen)),
       // The voice region's state, as the Sessions list shows it: `active` alone reads true while
       // voice is still starting or already stopping.
       ...fact('Voice', voiceBadge(voiceStateName(session.state?.voice))),

@@ -1,5 +1,5 @@
 import { getJson, poll } from '../api.js';
-import { ago, h, sessionLink, tableScroll } from '../dom.js';
+import { ago, breakable, emptyState, h, screenName, sessionLink, tableScroll } from '../dom.js';
 import { staleness } from '../stale.js';
 
 const PAGE_SIZE = 50;
@@ -37,6 +37,8 @@ export function sessionsView({ main, onUnauthorized }) {
       cursors.length = 0;
       go(undefined, false);
     } }, label);
+  const noSessions = emptyState('no-sessions', 'No session yet. A session starts with the first event an app sends for it.');
+  noSessions.hidden = true;
   const headers = [
     ['Session', 'session_id'],
     ['User'],
@@ -66,6 +68,7 @@ export function sessionsView({ main, onUnauthorized }) {
       'div',
       { id: 'sessions-content' },
       summary,
+      noSessions,
       tableScroll('Sessions', h('table', { class: 'grid', id: 'sessions-table' }, h('caption', { class: 'visually-hidden' }, 'Sessions held'), h('thead', {}, h('tr', {}, headers)), rows)),
       h('div', { class: 'pager' }, previous, next),
     ),
@@ -74,15 +77,25 @@ export function sessionsView({ main, onUnauthorized }) {
   // A session's row is kept and its cells updated in place at each refresh: replacing every row
   // took the keyboard focus (on a session link) away every two seconds.
   let rowsById = new Map();
+  // Each cell carries its column's name: on a phone the rows are cards, and the names label the values.
+  const labels = headers.map((th) => th.textContent);
   const row = (s) =>
-    h('tr', { 'data-session-id': s.session_id }, h('td', { class: 'wrap' }, sessionLink(s.session_id)), h('td'), h('td', { class: 'wrap' }), h('td'), h('td'), h('td', { class: 'num' }), h('td', { class: 'nowrap' }), h('td'));
+    h(
+      'tr',
+      { 'data-session-id': s.session_id },
+      ['wrap session', '', 'wrap', '', '', 'num', 'nowrap', ''].map((cls, index) => h('td', { class: cls || undefined, 'data-label': labels[index] }, index === 0 ? sessionLink(s.session_id) : undefined)),
+    );
   const setText = (cell, text) => {
     if (cell.textContent !== text) cell.textContent = text;
   };
   function update(tr, s) {
     const [, user, screen, flow, voice, cooldown, last, status] = tr.cells;
     setText(user, s.user_id ?? '—');
-    setText(screen, s.screen ?? '—');
+    // One spelling per screen (dom.js, screenName); what the app sent, when it differs, on hover.
+    const shown = s.screen ? screenName(s.screen) : '—';
+    if (screen.textContent !== shown) screen.replaceChildren(...breakable(shown));
+    if (s.screen && s.screen !== shown) screen.title = `sent as ${s.screen}`;
+    else screen.removeAttribute('title');
     setText(flow, flowText(s.flow));
     if (voice.textContent !== s.voice) voice.replaceChildren(h('span', { class: `badge voice-${s.voice}` }, s.voice));
     setText(cooldown, cooldownText(s.cooldown_remaining_ms));
@@ -113,7 +126,15 @@ export function sessionsView({ main, onUnauthorized }) {
     nextCursor = page.next_cursor;
     showRows(page.sessions);
     const first = cursors.length * PAGE_SIZE + 1;
-    summary.textContent = page.total === 0 ? 'No session matches.' : `${first}–${first + page.sessions.length - 1} of ${page.total} sessions`;
+    const filtered = Boolean(query.voice || query.screen || query.q);
+    summary.textContent =
+      page.total > 0 ? `${first}–${first + page.sessions.length - 1} of ${page.total} sessions` : filtered ? 'No session matches these filters: clear one to see more.' : '';
+    // No session at all: the empty table and its pager say nothing, the empty state says what to do.
+    const none = page.total === 0 && !filtered;
+    if (noSessions.hidden === none) {
+      noSessions.hidden = !none;
+      for (const part of main.querySelectorAll('#sessions-content .scroll-frame, #sessions-content .pager')) part.hidden = none;
+    }
     previous.disabled = cursors.length === 0;
     next.disabled = nextCursor === null;
     for (const th of headers) {

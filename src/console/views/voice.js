@@ -7,6 +7,8 @@ import { joinVoiceRoom } from '../voice-room.js';
 const TIMELINE_MS = 1000;
 const TIMELINE_LIMIT = 100;
 
+const NOT_IN_ROOM = 'Not in a room yet: press “Start and join”.';
+
 const newSessionId = () => `demo-${crypto.randomUUID().slice(0, 8)}`;
 
 /**
@@ -27,6 +29,7 @@ export function voiceView({ main, onUnauthorized }) {
   const startButton = h('button', { type: 'submit', id: 'voice-start' }, 'Start and join');
   const stopButton = h('button', { type: 'button', id: 'voice-stop', disabled: true, onclick: () => void stop() }, 'Stop');
   const status = h('p', { id: 'voice-status', role: 'status' }, 'Not in a room.');
+  const mediaNote = h('p', { id: 'voice-media-note', class: 'note callout', role: 'status' });
   const problem = h('p', { class: 'problem', role: 'alert', id: 'voice-problem' });
   const sessionNote = h('p', { id: 'voice-session-link', class: 'muted' });
   const participants = h('ul', { id: 'voice-participants', class: 'participants' });
@@ -34,7 +37,8 @@ export function voiceView({ main, onUnauthorized }) {
   const audio = h('div', { id: 'voice-audio', hidden: true });
   const chatInput = h('input', { id: 'voice-chat-input', disabled: true, autocomplete: 'off', 'aria-describedby': 'voice-chat-help' });
   const chatButton = h('button', { type: 'submit', id: 'voice-chat-send', disabled: true }, 'Send');
-  const timeline = timelineList('voice-timeline');
+  const timeline = timelineList('voice-timeline', 'Start a session above: its activity appears here as it is recorded.');
+  timeline.show([]);
   const timelineProblem = h('p', { class: 'problem', role: 'alert' });
   const timelineBox = h('div', {}, timeline.element);
 
@@ -52,10 +56,10 @@ export function voiceView({ main, onUnauthorized }) {
   let typed = 0;
   const showTyped = (text) => showWords({ segment: `typed-${(typed += 1)}`, speaker: 'you', text, final: true });
 
-  function showParticipants(list) {
+  function showParticipants(list, alone = 'Nobody else yet: the assistant joins once its worker takes the dispatch.') {
     participants.replaceChildren(
       ...(list.length === 0
-        ? [h('li', { class: 'muted' }, 'Nobody else yet: the assistant joins once its worker takes the dispatch.')]
+        ? [h('li', { class: 'muted' }, alone)]
         : list.map((p) => h('li', { 'data-agent': p.agent ? 'true' : 'false' }, p.agent ? 'Assistant ' : 'Participant ', h('code', {}, p.identity), p.state ? ` · ${p.state}` : ''))),
     );
   }
@@ -96,6 +100,7 @@ export function voiceView({ main, onUnauthorized }) {
       followTimeline(started.session_id);
       if (!started.livekit_url) {
         status.textContent = 'Session started, but there is no room to join.';
+        showParticipants([], 'No room: the service has no media server.');
         throw new Error('The service has no media server configured (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET).');
       }
       status.textContent = `Joining room ${started.livekit_room}…`;
@@ -107,6 +112,7 @@ export function voiceView({ main, onUnauthorized }) {
         onAudio: (element) => audio.append(element),
         onLeft: () => {
           voice = undefined;
+          showParticipants([], NOT_IN_ROOM);
           setJoined(false);
           if (!viewStopped) status.textContent = 'Left the room.';
         },
@@ -157,6 +163,7 @@ export function voiceView({ main, onUnauthorized }) {
   main.append(
     h('h2', {}, 'Voice demo'),
     h('p', { class: 'muted' }, 'Starts a session as the app would, joins its room as the user with your microphone, and shows the assistant’s words beside the session’s timeline.'),
+    mediaNote,
     h('form', { class: 'toolbar', id: 'voice-form', onsubmit: start }, field('voice-session-id', 'Session', sessionInput), field('voice-user-id', 'User', userInput), field('voice-screen', 'Screen', screenInput), startButton, stopButton),
     status,
     problem,
@@ -182,7 +189,19 @@ export function voiceView({ main, onUnauthorized }) {
       h('section', { 'aria-labelledby': 'voice-timeline-title' }, h('h3', { id: 'voice-timeline-title' }, 'Session timeline, newest first'), timelineProblem, timelineBox),
     ),
   );
-  showParticipants([]);
+  showParticipants([], NOT_IN_ROOM);
+
+  // Said before Start is pressed: without a media server the demo starts a session but has no room to join.
+  getJson('/api/status').then(
+    (status) => {
+      if (!viewStopped && !status.media.configured) {
+        mediaNote.textContent = 'No media server configured (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET): Start creates the session but has no room to join. See docs/voice-console.md.';
+      }
+    },
+    (error) => {
+      if (error instanceof Unauthorized) onUnauthorized(error);
+    },
+  );
 
   return {
     // Leaving the page leaves the room; the session itself ends as any other would (stop, or silence).
