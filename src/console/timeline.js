@@ -6,7 +6,8 @@ import { describeItem, h, time } from './dom.js';
  * no item it shows `emptyText` instead of an empty box.
  */
 export function timelineList(id, emptyText = 'Nothing recorded for this session yet.') {
-  const list = h('ol', { class: 'timeline', id });
+  // Focusable: a long timeline scrolls in its box, and a keyboard must be able to scroll it too.
+  const list = h('ol', { class: 'timeline', id, tabindex: '0', 'aria-label': 'Timeline, newest first' });
   const empty = h('p', { class: 'muted timeline-empty', id: `${id}-empty`, hidden: true }, emptyText);
   let shown;
   function show(items) {

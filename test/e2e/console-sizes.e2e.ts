@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSimulation } from '../../scripts/simulator/simulation.js';
 import { startService } from '../support/service-process.js';
-import { launchChromium } from './browser.js';
+import { launchChromium, seriousViolations } from './browser.js';
 
 const KEY = 'console-sizes-key';
 
@@ -95,7 +95,7 @@ describe('the console at a desk and on a phone, empty and with data', () => {
       return found;
     });
 
-  /** Every page shows the voice demo in its menus, and at a phone's width nothing is cut. */
+  /** Every page shows the voice demo in its menus, nothing is cut at either size, and axe finds nothing serious. */
   async function checkLayout(page: Page, size: (typeof SIZES)[number], where: string): Promise<void> {
     for (const menu of await menus(page)) expect(menu, where).toContain('#/voice');
     expect({ where, cut: await cutOff(page) }).toEqual({ where, cut: [] });
@@ -117,6 +117,8 @@ describe('the console at a desk and on a phone, empty and with data', () => {
         .map((cell) => cell.textContent),
     );
     expect({ where, broken }).toEqual({ where, broken: [] });
+    // The empty states and cards are read out as well as shown.
+    expect({ where, violations: await seriousViolations(page) }).toEqual({ where, violations: [] });
   }
 
   it('says so above a table wider than its box, and stops saying so once it fits', async () => {
