@@ -208,6 +208,9 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
     await again.nextOfType('ack');
     again.send(frame);
     expect(await again.nextOfType('ack', (f) => f.message_id === 'vf-1')).toMatchObject({ detail: 'validation_failed' });
+    // The same frame with its keys in another order is the same frame (canonical JSON), not a conflict.
+    again.send(Object.fromEntries(Object.entries(frame).reverse()));
+    expect(await again.nextOfType('ack', (f) => f.message_id === 'vf-1')).toMatchObject({ detail: 'validation_failed' });
     again.send({ ...frame, component_id: 'dob_field' });
     expect(await again.nextOfType('error', (f) => f.message_id === 'vf-1')).toMatchObject({ code: 'invalid_frame', message: expect.stringMatching(/^message_id: already used/) });
     expect((await h.http.get(`/api/sessions/${SESSION}`)).body.retry_counts).toEqual({ pan_field: 1 });

@@ -34,6 +34,22 @@ describe('replays: the same request id from the same client within REPLAY_WINDOW
     expect(await retryCounts(h)).toEqual({ pan_field: 1 });
   });
 
+  it('the same JSON with its keys in another order, at every depth, is the same request: answered as the first, applied once', async () => {
+    const h = createHarness();
+    const nested = { ...failure, properties: { field_status: 'ERROR', semantic_slot: 'pan', display: { value: 'x', length: 1 } } };
+    const reordered = (value: unknown): unknown =>
+      Array.isArray(value) ? value.map(reordered) : typeof value === 'object' && value !== null ? Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reordered(v)])) : value;
+    const first = await send(h, nested, { 'Idempotency-Key': 'key-order' });
+    expect(first.status).toBe(200);
+    const copy = reordered(nested) as Record<string, unknown>;
+    expect(JSON.stringify(copy)).not.toBe(JSON.stringify(nested));
+    const again = await send(h, copy, { 'Idempotency-Key': 'key-order' });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(await retryCounts(h)).toEqual({ pan_field: 1 });
+    expect(h.system.activity.list({ limit: 100, kind: 'event' })).toHaveLength(1);
+  });
+
   it('a refused first request is not repeated: its retry with the same id is run', async () => {
     const h = createHarness();
     const refused = await send(h, { ...failure, errors: 'not a list' }, { 'X-Request-ID': 'req-0003' });

@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { HttpError } from '../http-error.js';
 import type { ReplayWindow } from '../replay-window.js';
+import { stringify } from 'safe-stable-stringify';
 import { digestOf } from '../../domain/digest.js';
 
 /** A first answer, as a replay repeats it. */
@@ -32,7 +33,9 @@ export function replays(window: ReplayWindow<StoredAnswer>): RequestHandler {
     // The id alone names the request, whatever it was sent to: the same id sent to another route
     // (or to the same one spelled `/V1/EVENTS/`) must not run a second change.
     const key = digestOf(req.ip ?? '', req.get('x-api-key') ?? '', id);
-    const fingerprint = digestOf(req.method, req.originalUrl, JSON.stringify(req.body ?? null));
+    // The body as canonical JSON (keys sorted at every depth): the same JSON with its keys in
+    // another order is the same request, so a retry that re-serialized it is still a replay.
+    const fingerprint = digestOf(req.method, req.originalUrl, stringify(req.body ?? null));
     const conflict = () => new HttpError(422, `${header}: already used for a different request within the last REPLAY_WINDOW_SECONDS; send a new id`);
     const check = window.check(key, fingerprint);
     if (check.kind === 'conflict') throw conflict();

@@ -3,6 +3,7 @@ import { shownCut } from '../../domain/shown-cut.js';
 import type { PiiRules } from '../../domain/pii/rules.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { stringify } from 'safe-stable-stringify';
 import type WebSocket from 'ws';
 import { fromCallback } from 'xstate';
 import { ingestSdkEvent } from '../../sessions/ingest.js';
@@ -212,7 +213,8 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     const { replays } = input;
     if (!replays || !messageId) return enqueue(work);
     const replayKey = digestOf('ws', key, frame.type, messageId);
-    const fingerprint = digestOf(JSON.stringify(frame));
+    // Canonical JSON, as over HTTP (middleware/replays.ts): key order does not make another frame.
+    const fingerprint = digestOf(stringify(frame));
     const check = replays.check(replayKey, fingerprint);
     if (check.kind === 'conflict') return fail('invalid_frame', REUSED_ID, messageId);
     const runAsFirst = async (settle: (answer: AnswerFrame | undefined, sizeBytes?: number) => void) => {
