@@ -4,7 +4,8 @@
  * from /proc every 100 ms throughout. Fails unless it never exits and its RSS stays under
  * MEMORY_BUDGET_MB (docs/limits.md records the figures):
  *
- * 1. 100,000 new sessions of one event each, 64 requests at a time;
+ * 1. 100,000 new sessions of one event each, 64 requests at a time; then 5,000 more past
+ *    MAX_SESSIONS (each evicts one), with `/health/live` probed every 50 ms: its p99 at most 100 ms;
  * 2. the settled RSS of the idle sessions: after they hibernate and the service reports its heap
  *    trimmed (`GET /api/status`, `memory.heap_trims`), the lowest RSS over a minute of light
  *    traffic, against the lowest over the same minute before any session existed, at most 2 KiB
@@ -31,6 +32,10 @@ const CONCURRENCY = 64;
 const STREAMS = argument('streams', 2_000);
 const STREAM_SECONDS = argument('stream-seconds', 30);
 const SETTLE_SECONDS = argument('settle-seconds', 60);
+/** New sessions past MAX_SESSIONS (set to --sessions, the default's 100,000 unless told). */
+const OVERFLOW = argument('overflow', 5_000);
+/** `/health/live` while sessions are evicted for new ones: a probe this slow at the 99th percentile fails the flood. */
+const LIVE_P99_LIMIT_MS = 100;
 /** The default MEMORY_BUDGET_MB (src/config.ts): the flood runs at the defaults. */
 const BUDGET_MB = 1024;
 const API_KEY = 'flood-key';
@@ -59,7 +64,8 @@ const dataDir = mkdtempSync(join(tmpdir(), 'flood-'));
 const base = `http://127.0.0.1:${port}`;
 const service = spawn('sh', ['-c', startCommand], {
   // The defaults, but for where it listens and keeps its file, and a key as production has.
-  env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, API_KEY, LOG_LEVEL: 'warn' },
+  // MAX_SESSIONS is the flood's size (100,000, the default, unless --sessions says otherwise), so the flood reaches it.
+  env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, API_KEY, LOG_LEVEL: 'warn', MAX_SESSIONS: String(SESSIONS) },
   stdio: ['ignore', 'ignore', 'pipe'],
 });
 let stderr = '';
@@ -199,6 +205,34 @@ try {
   const made = flood.statuses.get(200) ?? 0;
   if (made < SESSIONS) fail(`${SESSIONS - made} of the new sessions were not made`);
   results.push(`sessions: ${SESSIONS} in ${floodSeconds.toFixed(0)} s, peak RSS ${mib(floodPeak)}, ${describe(flood)}`);
+
+  // 1b. Past the cap: each new session evicts the least recently used one, and the process keeps answering.
+  let overflowDone = false;
+  const liveLatencies: number[] = [];
+  const liveProbing = (async () => {
+    while (!overflowDone) {
+      const probeStarted = performance.now();
+      try {
+        await (await fetch(`${base}/health/live`, { signal: AbortSignal.timeout(10_000) })).arrayBuffer();
+      } catch {
+        alive();
+      }
+      liveLatencies.push(performance.now() - probeStarted);
+      await sleep(50);
+    }
+  })();
+  const overflowStarted = Date.now();
+  const overflow = await post(OVERFLOW, CONCURRENCY, (n) => `overflow-${n}`);
+  overflowDone = true;
+  await liveProbing;
+  alive();
+  const liveSorted = liveLatencies.sort((a, b) => a - b);
+  const liveP99 = percentile(liveSorted, 99);
+  const overflowLine = `${OVERFLOW.toLocaleString('en-US')} past MAX_SESSIONS in ${((Date.now() - overflowStarted) / 1000).toFixed(1)} s: ${describe(overflow)}; /health/live p50 ${percentile(liveSorted, 50).toFixed(1)} ms, p99 ${liveP99.toFixed(1)} ms, max ${liveSorted.at(-1)!.toFixed(0)} ms over ${liveSorted.length} probes`;
+  say(`cap: ${overflowLine}`);
+  if ((overflow.statuses.get(200) ?? 0) < OVERFLOW) fail(`cap: ${OVERFLOW - (overflow.statuses.get(200) ?? 0)} of the sessions past the cap were not made`);
+  if (liveP99 > LIVE_P99_LIMIT_MS) fail(`cap: /health/live p99 ${liveP99.toFixed(1)} ms, over ${LIVE_P99_LIMIT_MS} ms`);
+  results.push(`cap: ${overflowLine}`);
 
   // 2. The idle sessions settled, before the streams grow anything: hibernated, the heap trimmed
   // once they stopped leaving memory (its check runs every 15 s), then a minute of light traffic

@@ -21,6 +21,15 @@ import { isQuiescent, toStored } from './stored-session.js';
 const SWEEP_MIN_INTERVAL_MS = 1000;
 /** Sessions woken per turn of the wake timer: a restart after long downtime finds many due at once. */
 const WAKE_BATCH = 500;
+/**
+ * At MAX_SESSIONS, the hibernated sessions to evict are read from the store's recency order this
+ * many rows at a time, and used one per new session: a read settles the store (a commit and an
+ * apply of its journal, sqlite-store.ts), so one per new session made every spawn at the cap two
+ * transactions. When a read finds none (that many running sessions, kept by their timers, are
+ * older than every hibernated one), the least recently touched inactive running session goes,
+ * and the store is not read again for as many new sessions (docs/limits.md, Sessions).
+ */
+export const EVICTION_BATCH = 256;
 
 export type EvictionReason = 'idle' | 'capacity' | 'memory';
 
@@ -34,6 +43,8 @@ export interface ResidencyOptions {
   memoryBudget: MemoryBudget;
   /** The running sessions, least recently touched first. */
   running: ReadonlyMap<string, SessionActor>;
+  /** How many sessions are held only in the store (hibernated). */
+  hibernatedCount(): number;
   pending: PendingReplies<SessionActor>;
   /** The registry's own acts: a session from the store running, leaving memory, evicted, read from the store. */
   run(sessionId: string, at: number, stored: StoredSession): SessionActor;
@@ -43,6 +54,10 @@ export interface ResidencyOptions {
 }
 
 export class Residency {
+  /** Hibernated sessions to evict at MAX_SESSIONS, least recently active first (EVICTION_BATCH). */
+  private readonly evictable = new Set<string>();
+  /** New sessions at the cap still to make without reading the store, after a read found none to evict. */
+  private readsHeldOff = 0;
   private readonly sweepTimer: EarliestTimer;
   private lastSweepAt = Number.NEGATIVE_INFINITY;
   private readonly wakeTimer: EarliestTimer;
@@ -76,7 +91,7 @@ export class Residency {
         }
       }
     } else {
-      for (const sessionId of this.options.store.leastRecent(running.size + 64)) {
+      for (const sessionId of this.options.store.leastRecent()) {
         if (budget.hasRoom) break;
         if (!running.has(sessionId)) this.options.evict(sessionId, 'memory');
       }
@@ -84,16 +99,21 @@ export class Residency {
     return budget.hasRoom;
   }
 
-  /** At MAX_SESSIONS, one session makes room for a new one; false if none can. */
+  /**
+   * At MAX_SESSIONS, one session makes room for a new one; false if none can. Each spawn at the
+   * cap costs a bounded walk, never one over every session held: reading the whole recency order
+   * for each one stalled the event loop for seconds once 100,000 were held.
+   */
   evictLeastRecentInactive(): boolean {
     const { running } = this.options;
     // Hibernated sessions go first: nothing is under way in them, and they have been untouched
     // longest, bar a running one that a cooldown or reengagement timer kept from hibernating.
-    for (const sessionId of this.options.store.leastRecent(running.size + 1)) {
-      if (running.has(sessionId)) continue;
-      this.options.evict(sessionId, 'capacity');
+    const hibernated = this.leastRecentHibernated();
+    if (hibernated !== undefined) {
+      this.options.evict(hibernated, 'capacity');
       return true;
     }
+    // The running Map is the recency order too: its first inactive session is among the least recently touched.
     for (const [sessionId, actor] of running) {
       if (actor.getSnapshot().matches({ voice: 'inactive' })) {
         this.options.evict(sessionId, 'capacity');
@@ -101,6 +121,49 @@ export class Residency {
       }
     }
     return false;
+  }
+
+  /** A session runs (new, woken or restored): it is no longer one to evict as hibernated. */
+  nowRunning(sessionId: string): void {
+    this.evictable.delete(sessionId);
+  }
+
+  /** A session is no longer held (evicted, failed, damaged). */
+  gone(sessionId: string): void {
+    this.evictable.delete(sessionId);
+  }
+
+  /**
+   * The least recently active hibernated session, from the batch read last (EVICTION_BATCH);
+   * none when nothing is hibernated (the store is not read) or a read found none.
+   */
+  private leastRecentHibernated(): string | undefined {
+    if (this.options.hibernatedCount() === 0) {
+      this.evictable.clear();
+      return undefined;
+    }
+    const kept = this.nextEvictable();
+    if (kept !== undefined) return kept;
+    if (this.readsHeldOff > 0) {
+      this.readsHeldOff -= 1;
+      return undefined;
+    }
+    let looked = 0;
+    for (const sessionId of this.options.store.leastRecent()) {
+      if (!this.options.running.has(sessionId)) this.evictable.add(sessionId);
+      looked += 1;
+      if (looked >= EVICTION_BATCH) break;
+    }
+    if (this.evictable.size === 0) this.readsHeldOff = EVICTION_BATCH;
+    return this.nextEvictable();
+  }
+
+  private nextEvictable(): string | undefined {
+    for (const sessionId of this.evictable) {
+      this.evictable.delete(sessionId);
+      if (!this.options.running.has(sessionId)) return sessionId;
+    }
+    return undefined;
   }
 
   scheduleSweep(due: number): void {

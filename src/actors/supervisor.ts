@@ -94,6 +94,7 @@ export class SessionSupervisor implements SessionHost {
       hibernateAfterMs: options.hibernateAfterMs,
       memoryBudget: options.memoryBudget,
       running: this.sessions,
+      hibernatedCount: () => this.held - this.sessions.size,
       pending: this.pending,
       run: (sessionId, at, stored) => this.run(sessionId, at, stored),
       unload: (sessionId, actor) => this.unload(sessionId, actor),
@@ -233,6 +234,7 @@ export class SessionSupervisor implements SessionHost {
       error: (error) => this.onSessionError(sessionId, actor, error),
     });
     this.sessions.set(sessionId, actor);
+    this.residency.nowRunning(sessionId);
     actor.start();
     // A persisted snapshot keeps no pending timers: the restore re-arms them from the deadlines kept.
     if (stored) actor.send({ type: 'session.restore', at, voice: restoredVoice(stored) });
@@ -330,6 +332,7 @@ export class SessionSupervisor implements SessionHost {
   /** The session leaves the store and is no longer held: an eviction, a failed session, a damaged row. */
   private discard(sessionId: string): void {
     this.options.store.remove(sessionId);
+    this.residency.gone(sessionId);
     this.uncount(sessionId);
   }
 

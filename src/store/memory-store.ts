@@ -55,14 +55,9 @@ export class MemorySessionStore implements SessionStore {
     return earliest === undefined ? undefined : Math.max(earliest, at);
   }
 
-  leastRecent(limit: number): string[] {
+  leastRecent(): Iterable<string> {
     this.settle();
-    const ids: string[] = [];
-    for (const [id] of this.sessions) {
-      if (ids.length >= limit) break;
-      ids.push(id);
-    }
-    return ids;
+    return this.sessions.keys();
   }
 
   selectSummaries(query: SummaryQuery): SummarySelection {

@@ -99,8 +99,11 @@ export interface SessionStore extends Durable {
   dueBy(at: number, limit: number, skip?: (sessionId: string) => boolean): string[];
   /** The earliest deadline after `at`. */
   nextWakeAfter(at: number): number | undefined;
-  /** Least recently active first, for eviction at MAX_SESSIONS. */
-  leastRecent(limit: number): string[];
+  /**
+   * Least recently active first, for eviction at MAX_SESSIONS and past the memory budget: read as
+   * it is walked, so a caller that stops at the first it can use reads only what it looked at.
+   */
+  leastRecent(): Iterable<string>;
   /** A page of the sessions held, as summary rows (what is queued included): GET /api/sessions. */
   selectSummaries(query: SummaryQuery): SummarySelection;
   /**

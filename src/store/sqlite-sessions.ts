@@ -50,8 +50,9 @@ export class SqliteSessions {
     return row.at ?? undefined;
   }
 
-  leastRecent(limit: number): string[] {
-    return (this.statements.leastRecent.all(limit) as { session_id: string }[]).map((row) => row.session_id);
+  /** Walked row by row over the recency index: a caller that stops early has read only what it looked at. */
+  *leastRecent(): Generator<string> {
+    for (const row of this.statements.leastRecent.iterate() as Iterable<{ session_id: string }>) yield row.session_id;
   }
 
   /** The filters and order of `selectSummaries` (summary-selection.ts) in SQL, over the indexed summary columns. */

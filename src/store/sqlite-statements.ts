@@ -17,7 +17,7 @@ export function prepare(db: DatabaseSync) {
     countSessions: db.prepare('SELECT count(*) AS n FROM sessions'),
     dueSessions: db.prepare('SELECT session_id FROM sessions WHERE wake_at <= ? ORDER BY wake_at'),
     nextWake: db.prepare('SELECT min(wake_at) AS at FROM sessions WHERE wake_at > ?'),
-    leastRecent: db.prepare('SELECT session_id FROM sessions ORDER BY last_activity_at LIMIT ?'),
+    leastRecent: db.prepare('SELECT session_id FROM sessions ORDER BY last_activity_at'),
     newest: items(''),
     newestBySession: items(`WHERE (id >> ${ACTIVITY_SPAN_BITS}) = ? AND session_id = ?`),
     newestByKind: items('WHERE kind = ?'),

@@ -153,9 +153,9 @@ export class SqliteStore implements SessionStore, ActivityLog {
     return this.sessionRows.nextWakeAfter(at);
   }
 
-  leastRecent(limit: number): string[] {
+  leastRecent(): Iterable<string> {
     this.settle();
-    return this.sessionRows.leastRecent(limit);
+    return this.sessionRows.leastRecent();
   }
 
   /** The filters and order of `selectSummaries` (summary-selection.ts) in SQL (sqlite-sessions.ts). */

@@ -35,7 +35,7 @@ export function replays(window: ReplayWindow<StoredAnswer>): RequestHandler {
     const key = digestOf(req.ip ?? '', req.get('x-api-key') ?? '', id);
     // The body as canonical JSON (keys sorted at every depth): the same JSON with its keys in
     // another order is the same request, so a retry that re-serialized it is still a replay.
-    const fingerprint = digestOf(req.method, req.originalUrl, stringify(req.body ?? null));
+    const fingerprint = digestOf(req.method, req.originalUrl, stringify(req.body ?? null) ?? 'null');
     const conflict = () => new HttpError(422, `${header}: already used for a different request within the last REPLAY_WINDOW_SECONDS; send a new id`);
     const check = window.check(key, fingerprint);
     if (check.kind === 'conflict') throw conflict();
