@@ -264,7 +264,11 @@ export class SessionSupervisor implements SessionHost {
   private forward(sessionId: string, emitted: Extract<SessionEmitted, { type: 'activity' }>): void {
     // A throw inside an actor.on listener would escape to the process: contain it here.
     try {
-      this.options.activity.append(emitted.draft);
+      // Stamped when recorded. A command's item is, at the time it was delivered (delivery.ts); a
+      // timer's item comes with its due time, kept as `due_at`: it fired now, maybe late.
+      const { draft } = emitted;
+      if (draft.due_at !== undefined) draft.at = Math.max(draft.at, this.options.clock.now());
+      this.options.activity.append(draft);
     } catch (error) {
       this.options.logger.error({ err: error, session_id: sessionId }, 'activity record failed');
     }

@@ -585,6 +585,11 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         ActivityItem: {
+            /**
+             * Format: date-time
+             * @description only on an item a timer recorded (a `reengagement` with `payload.source` `timer`, a call ended by its silence check): when the timer was due. Earlier than `timestamp` when it fired late (the process was down or busy); the item's decision is taken as of then
+             */
+            due_at?: string;
             /** @description monotonic integer, as a string */
             id: string;
             /** @enum {string} */
@@ -594,7 +599,10 @@ export interface components {
             };
             /** @description null for a trigger evaluation that named no session */
             session_id: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description when the item was recorded; never earlier than the item before it (by id)
+             */
             timestamp: string;
             trace: {
                 request_id: string;

@@ -151,6 +151,8 @@ export function sessionObject(deps: SessionObjectDeps) {
     // The same invocation replayed after a crash emits the same items: their keys make the second write a no-op.
     // Written before any state is set: an invocation refused here leaves the session as it was.
     const invocationId = ctx.request().id;
+    // A timer's item is stamped at the invocation's time: a wake that ran late (Restate was down) emits its due time, kept as `due_at`.
+    for (const draft of outcome.activity) if (draft.due_at !== undefined) draft.at = Math.max(draft.at, at);
     const seenThrough = await deps.activity.writeNow(outcome.activity.map((draft, index) => ({ draft, writeKey: `${invocationId}:${index}` })));
     // Journaled, so an invocation replayed after a crash does not push the same command twice.
     if (outcome.commands.length > 0) await ctx.run('publish control commands', () => deps.commands.publish(ctx.key, outcome.commands));

@@ -1,5 +1,5 @@
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
-import { activityItem } from '../domain/activity.js';
+import { RecordedTimes, activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import { ActivityRing } from './activity-ring.js';
 import type { ActivityLog, ActivityQuery, SessionStore, Store, StoreHealth, StoredSession, SummaryQuery, SummaryRow, SummarySelection } from './ports.js';
@@ -107,6 +107,7 @@ export class MemoryActivityLog implements ActivityLog {
   private readonly ring: ActivityRing;
   private readonly listeners = new Set<(item: ActivityItem) => void>();
   private lastId: number;
+  private readonly times = new RecordedTimes();
 
   constructor(capacity: number, epochMs: number) {
     this.ring = new ActivityRing(capacity);
@@ -115,7 +116,7 @@ export class MemoryActivityLog implements ActivityLog {
 
   append(draft: ActivityDraft): ActivityItem {
     this.lastId += 1;
-    const item = activityItem(String(this.lastId), isoTime(draft.at), draft);
+    const item = activityItem(String(this.lastId), isoTime(this.times.next(draft.at)), draft);
     this.ring.push(item);
     for (const listener of this.listeners) listener(item);
     return item;

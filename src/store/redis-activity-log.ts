@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Result } from 'ioredis';
 import { Redis } from 'ioredis';
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
+import { RecordedTimes, activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import { ItemReader } from './item-reader.js';
 import { StoreUnavailableError, type ActivityLog, type ActivityQuery, type KeyedDraft, type StoreHealth } from './ports.js';
@@ -113,6 +114,7 @@ export class RedisActivityLog implements ActivityLog {
   /** Items up to this id are no longer held (trimmed here or before this process read them). */
   private droppedThrough = 0;
   private lastSeen = 0;
+  private readonly times = new RecordedTimes();
   private queue: Pending[] = [];
   private writeSeq = 0;
   private flushing: Promise<void> = Promise.resolve();
@@ -148,11 +150,20 @@ export class RedisActivityLog implements ActivityLog {
   }
 
   append(draft: ActivityDraft, writeKey?: string): ActivityItem {
-    const { at, ...rest } = draft;
-    const stored: StoredItem = { timestamp: isoTime(at), ...rest };
+    const stored = this.stored(draft);
     this.writeSeq += 1;
     this.queue.push({ writeKey: writeKey === undefined ? this.writePrefix + this.writeSeq : `${this.key}:write:${writeKey}`, json: JSON.stringify(stored) });
     return { id: '', ...stored };
+  }
+
+  /**
+   * The item as the stream keeps it (its id is the entry's), timed in the order this process
+   * writes: another process stamps with its own clock, so across processes times follow each
+   * writer's clock (docs/cluster.md, Redis).
+   */
+  private stored(draft: ActivityDraft): StoredItem {
+    const { id: _id, ...stored } = activityItem('', isoTime(this.times.next(draft.at)), draft);
+    return stored;
   }
 
   list(query: ActivityQuery): ActivityItem[] {
@@ -190,8 +201,7 @@ export class RedisActivityLog implements ActivityLog {
   async writeNow(items: readonly KeyedDraft[]): Promise<number> {
     if (items.length === 0) return this.lastSeen;
     const appends = items.map(({ draft, writeKey }): AppendArgs => {
-      const { at, ...rest } = draft;
-      const stored: StoredItem = { timestamp: isoTime(at), ...rest };
+      const stored = this.stored(draft);
       return [this.key, this.lastKey, `${this.key}:write:${writeKey}`, String(this.capacity), JSON.stringify(stored), String(DEDUPE_TTL_SECONDS)];
     });
     let ids: unknown[];

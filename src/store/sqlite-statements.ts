@@ -24,6 +24,7 @@ export function prepare(db: DatabaseSync) {
     newestBySessionKind: items(`WHERE (id >> ${ACTIVITY_SPAN_BITS}) = ? AND session_id = ? AND kind = ?`),
     after: db.prepare('SELECT id, item FROM activity WHERE id > ? ORDER BY id LIMIT ?'),
     oldestId: db.prepare('SELECT min(id) AS id FROM activity'),
+    newestTime: db.prepare('SELECT at FROM activity ORDER BY id DESC LIMIT 1'),
     lastId: db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'activity'"),
     pruneBefore: db.prepare('DELETE FROM activity WHERE id < ?'),
     // Ids follow time: the oldest by age are the lowest ids, so the lowest are looked at (no index

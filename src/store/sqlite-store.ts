@@ -7,7 +7,7 @@
 import { join, resolve } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
-import { activityItem } from '../domain/activity.js';
+import { RecordedTimes, activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import type { DataDirClaim } from './data-dir-claim.js';
 import { ItemReader } from './item-reader.js';
@@ -78,6 +78,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
   private readonly listeners = new Set<(item: ActivityItem) => void>();
   private refusedListener: ((sessionIds: readonly string[]) => void) | undefined;
   private lastId: number;
+  private readonly times: RecordedTimes;
   private committedId: number;
   private oldestId: number | undefined;
   private lastAgePrune = Number.NEGATIVE_INFINITY;
@@ -113,6 +114,8 @@ export class SqliteStore implements SessionStore, ActivityLog {
     const sequence = this.statements.lastId.get() as { seq: number } | undefined;
     this.lastId = this.committedId = sequence?.seq ?? 0;
     this.oldestId = (this.statements.oldestId.get() as { id: number | null }).id ?? undefined;
+    // Times go on from the newest item's, whatever this process's clock says (stepped back since).
+    this.times = new RecordedTimes((this.statements.newestTime.get() as { at: number } | undefined)?.at);
   }
 
   // SessionStore
@@ -168,10 +171,11 @@ export class SqliteStore implements SessionStore, ActivityLog {
 
   append(draft: ActivityDraft): ActivityItem {
     this.lastId += 1;
-    const item = activityItem(String(this.lastId), isoTime(draft.at), draft);
+    // Whole ms, never before the item ahead of it: the column gets what parsing the timestamp back would give.
+    const at = this.times.next(draft.at);
+    const item = activityItem(String(this.lastId), isoTime(at), draft);
     this.items.push(item);
-    // The timestamp is the time truncated to the ms (`new Date` truncates): the column gets what parsing it back would give.
-    this.itemTimes.push(Math.trunc(draft.at));
+    this.itemTimes.push(at);
     this.schedule('commit');
     return item;
   }

@@ -62,7 +62,11 @@ export const ActivityItemOut = z
   .object({
     id: z.string().meta({ description: 'monotonic integer, as a string' }),
     kind: z.enum(ACTIVITY_KINDS),
-    timestamp: z.string().meta({ format: 'date-time' }),
+    timestamp: z.string().meta({ format: 'date-time', description: 'when the item was recorded; never earlier than the item before it (by id)' }),
+    due_at: z.string().optional().meta({
+      format: 'date-time',
+      description: "only on an item a timer recorded (a `reengagement` with `payload.source` `timer`, a call ended by its silence check): when the timer was due. Earlier than `timestamp` when it fired late (the process was down or busy); the item's decision is taken as of then",
+    }),
     session_id: z.string().nullable().meta({ description: 'null for a trigger evaluation that named no session' }),
     user_id: z.string().nullable(),
     payload: z.record(z.string(), z.unknown()),

@@ -136,9 +136,13 @@ export type SessionMachineEvent = SessionCommand | SessionRestore | TriggerFired
 /** Shared by every session with no voice work under way: updates replace it, never mutate it. */
 export const NO_VOICE_WORK: VoiceWork = Object.freeze({ start: null, stop: null, waiting: Object.freeze([]) as unknown as VoiceCommand[] });
 
-export const activity = (context: SessionContext, kind: ActivityKind, at: number, trace: Trace, payload: Record<string, unknown>): SessionEmitted => ({
+/** An activity item; `dueAt` when a timer records it: the item says when it was due (docs/activity-actor.md). */
+export const activity = (context: SessionContext, kind: ActivityKind, at: number, trace: Trace, payload: Record<string, unknown>, dueAt?: number): SessionEmitted => ({
   type: 'activity',
-  draft: { kind, at, session_id: context.session_id, user_id: context.user_id, trace, payload } satisfies ActivityDraft,
+  draft:
+    dueAt === undefined
+      ? ({ kind, at, session_id: context.session_id, user_id: context.user_id, trace, payload } satisfies ActivityDraft)
+      : ({ kind, at, due_at: dueAt, session_id: context.session_id, user_id: context.user_id, trace, payload } satisfies ActivityDraft),
 });
 
 export const currentRoom = (context: SessionContext): string => roomName(context.settings.mediaRoomPrefix, context.session_id);

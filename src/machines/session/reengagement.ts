@@ -34,9 +34,11 @@ export const reengagementSetup = sessionSetup.extend({
     recordReengagement: enqueueActions(({ context, enqueue }) => {
       const timer = context.reengagement;
       if (!timer) return;
-      // The timer fires the full inactivity period after it was last armed: that is "now".
-      const firedAt = reengagementDeadline(context, timer);
-      enqueue.emit(activity(context, 'reengagement', firedAt, timer.trace, { ...sessionReengagement(context, false, firedAt), source: 'timer' }));
+      // Due the full inactivity period after it was last armed: the decision is taken as of then. The
+      // item is stamped when recorded, which is later when the timer fired late (a wake after a
+      // restart), and says when it was due.
+      const dueAt = reengagementDeadline(context, timer);
+      enqueue.emit(activity(context, 'reengagement', dueAt, timer.trace, { ...sessionReengagement(context, false, dueAt), source: 'timer' }, dueAt));
     }),
     clearReengagement: enqueueActions(({ enqueue }) => enqueue.assign({ reengagement: null })),
   },

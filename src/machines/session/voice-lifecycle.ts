@@ -129,8 +129,10 @@ export const voiceSetup = reengagementSetup.extend({
         if (trigger !== context.trigger) enqueue.raise({ type: 'trigger.fired', cooldownMs: trigger.cooldown_until! - command.at });
       }
       const ended = silentSeconds === undefined ? {} : { ended_by: 'silence', silent_seconds: silentSeconds };
-      enqueue.emit(activity(context, 'session_stop', command.at, command.trace, { room: voice.room, was_active: true, warnings, ...ended }));
-      enqueue.emit(activity(context, 'reengagement', command.at, command.trace, { ...sessionReengagement(context, false, command.at), source: 'session_stop' }));
+      // A call ended by its silence check: the check's timer was due at `command.at`.
+      const dueAt = silentSeconds === undefined ? undefined : command.at;
+      enqueue.emit(activity(context, 'session_stop', command.at, command.trace, { room: voice.room, was_active: true, warnings, ...ended }, dueAt));
+      enqueue.emit(activity(context, 'reengagement', command.at, command.trace, { ...sessionReengagement(context, false, command.at), source: 'session_stop' }, dueAt));
       enqueue.raise({ type: 'reengagement.arm', at: command.at, trace: command.trace });
       enqueue(() => command.reply({ session_id: context.session_id, active: false, was_active: true, warnings }));
     }),
