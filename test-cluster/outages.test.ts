@@ -70,9 +70,11 @@ describe('cluster mode while an engine is down (real Restate server, real redis-
     const during = await send('GET', '/api/sessions/outage-redis');
     expect(during.status).toBe(200);
     expect(during.body.screen).toBe('before');
-    // One engine down is not every process dying: alive and ready, while /health says what is wrong.
+    // One engine down is not every process dying: alive, but out of rotation while Redis is gone, and /health says what is wrong.
     expect((await send('GET', '/health/live')).status).toBe(200);
-    expect((await send('GET', '/health/ready')).status).toBe(200);
+    const ready = await send('GET', '/health/ready');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toMatchObject({ status: 'redis_unreachable', cluster: { redis_answers: false } });
     const health = await send('GET', '/health');
     expect(health.status).toBe(503);
     expect(health.body).toMatchObject({ store: { kind: 'redis', status: 'failing' }, cluster: { redis: 'failing', restate: { ingress: 'ok', admin: 'ok' } } });
@@ -100,8 +102,16 @@ describe('cluster mode while an engine is down (real Restate server, real redis-
     try {
       const health = await send('GET', '/health');
       expect(health.status).toBe(503);
-      expect(health.body).toMatchObject({ cluster: { redis: 'failing', restate: { ingress: 'ok', admin: 'ok' } } });
+      expect(health.body).toMatchObject({ cluster: { redis: 'failing', redis_answers: false, restate: { ingress: 'ok', admin: 'ok' } } });
       expect(health.ms).toBeLessThan(PROMPT_MS);
+      // Not ready on either process while Redis answers nothing: Restate would take events one-way that wait for it.
+      for (const { port } of cluster().processes) {
+        const started = Date.now();
+        const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
+        expect(ready.status).toBe(503);
+        expect(await ready.json()).toMatchObject({ status: 'redis_unreachable', cluster: { redis_answers: false } });
+        expect(Date.now() - started).toBeLessThan(PROMPT_MS);
+      }
       // Neither names a session: what they record, each process writes to Redis itself.
       const flow = await send('POST', '/v1/flows/set', { flow_key: 'frozen-flow', current_step: 'pan_details', step_sequence: ['phone_entry', 'pan_details'] });
       const trigger = await send('POST', '/v1/assistant/trigger/evaluate', { signals: { screen: 'PAN_DETAILS', idle_seconds: 13 } });
@@ -114,6 +124,8 @@ describe('cluster mode while an engine is down (real Restate server, real redis-
       process.kill(redis().pid, 'SIGCONT');
     }
     await vi.waitFor(async () => expect((await send('GET', '/health')).status).toBe(200), { timeout: 15_000, interval: 250 });
+    // Ready again on every process once Redis answers, with no request in between.
+    for (const { port } of cluster().processes) expect((await fetch(`http://127.0.0.1:${port}/health/ready`)).status).toBe(200);
     expect((await event('frozen-redis', 'after')).status).toBe(200);
   });
 

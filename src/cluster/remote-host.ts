@@ -181,8 +181,8 @@ export class RemoteSessionHost implements SessionHost {
       }
     };
     // Redis asked too, not only its connection's state: a stopped Redis keeps its connections open.
-    const [ingress, admin] = await Promise.all([answers(this.options.ingress, './'), answers(this.options.admin, 'health'), this.options.activity.answers?.(REDIS_PROBE_MS)]);
-    return { restate: { ingress, admin }, redis: this.options.activity.health().status };
+    const [ingress, admin, redisAnswers] = await Promise.all([answers(this.options.ingress, './'), answers(this.options.admin, 'health'), this.options.activity.answers?.(REDIS_PROBE_MS)]);
+    return { restate: { ingress, admin }, redis: this.options.activity.health().status, redis_answers: redisAnswers !== false && this.redisAccepting() };
   }
 
   private async summaries(): Promise<KeptSummary[]> {

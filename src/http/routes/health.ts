@@ -47,13 +47,13 @@ export const healthRouteDocs: RouteDoc[] = [
     tag: 'operations',
     summary: 'Readiness probe for a load balancer',
     description:
-      "Readiness probe for a load balancer: whether to send this process traffic. 503 only for what is this process's own (it is draining, or its own store refuses writes). An engine every process shares (Restate, Redis in cluster mode) is reported in `cluster` but leaves every process ready: taking them all out would only hide the 503 naming the engine that each request gets (docs/cluster.md, Probes).",
+      "Readiness probe for a load balancer: whether to send this process traffic. 503 while it is draining, its own store refuses writes, or in cluster mode Redis does not answer (`redis_unreachable`): Restate would take events one-way that could not be applied until Redis is back. Restate down is reported in `cluster` but leaves every process ready: each request then gets a 503 naming it (docs/cluster.md, Probes).",
     authenticated: false,
     rateLimited: false,
     shutdownGated: false,
     responses: {
       200: { description: 'ready for traffic', schema: Health },
-      503: { description: 'draining (`shutting_down`) or its own store refuses writes (`store_failing`)', schema: Health },
+      503: { description: 'draining (`shutting_down`), its own store refuses writes (`store_failing`), or in cluster mode Redis does not answer (`redis_unreachable`)', schema: Health },
     },
   },
 ];
@@ -80,12 +80,16 @@ function shownStore(store: StoreHealth, keyGiven: boolean): StoreHealth {
 }
 
 /**
- * What a process's own condition says about it: draining, or the store it alone writes refusing.
- * In cluster mode the store is the shared Redis log, an engine like Restate, not the process's own.
+ * Why a load balancer should send this process nothing: draining, or the store it alone writes
+ * refusing; in cluster mode, Redis not answering. A frozen Redis keeps its connections open, so
+ * events are still taken one-way by Restate and acknowledged, then applied only once Redis is back
+ * (seconds later, or never seen by a client told 200): out of rotation instead, and back as soon
+ * as Redis answers the probe's PING (docs/cluster.md, Probes).
  */
-function ownProblem(sources: HealthSources, store: StoreHealth): 'shutting_down' | 'store_failing' | undefined {
+function notReady(sources: HealthSources, store: StoreHealth, cluster: ClusterHealth | undefined): 'shutting_down' | 'store_failing' | 'redis_unreachable' | undefined {
   if (sources.isShuttingDown()) return 'shutting_down';
   if (store.status !== 'ok' && !sources.cluster) return 'store_failing';
+  if (cluster && !cluster.redis_answers) return 'redis_unreachable';
   return undefined;
 }
 
@@ -115,8 +119,8 @@ export const livenessHandler: RequestHandler = (_req, res) => {
 /** `/health/ready`: whether a load balancer should send this process traffic. */
 export function readinessHandler(sources: HealthSources): RequestHandler {
   return async (req, res) => {
-    const { store, body } = await healthBody(sources, req);
-    const problem = ownProblem(sources, store);
+    const { store, body, cluster } = await healthBody(sources, req);
+    const problem = notReady(sources, store, cluster);
     if (problem) res.status(503).json({ status: problem, ...body });
     else res.json({ status: 'ok', ...body });
   };

@@ -40,6 +40,7 @@ export const Health = z
       .object({
         restate: z.object({ ingress: z.enum(['ok', 'unreachable']), admin: z.enum(['ok', 'unreachable']) }),
         redis: z.enum(['ok', 'failing']),
+        redis_answers: z.boolean().meta({ description: 'whether Redis answered a PING within 1 s just now, on a connection that is up: /health/ready is 503 `redis_unreachable` while it does not' }),
       })
       .optional()
       .meta({ description: 'SESSION_HOST=restate only: whether the Restate ingress and admin API answer and the Redis activity log takes writes' }),
