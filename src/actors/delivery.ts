@@ -11,8 +11,10 @@ import type { Reply, SessionCommand } from '../machines/session/events.js';
 import type { SessionMachine } from '../machines/session/machine.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { observeStep, stepStarted } from '../metrics/service-metrics.js';
-import type { Durable } from '../store/ports.js';
+import type { Durable, SessionStore } from '../store/ports.js';
 import { CommandBatch } from './command-batch.js';
+import type { NamedRequest } from './named-request.js';
+import { MAX_KEPT_REPLY_BYTES, currentNamedRequest, isRefusal } from './named-request.js';
 import type { PendingReplies } from './pending-replies.js';
 import type { AskFailure, AskResult, Routing } from './session-host.js';
 
@@ -24,7 +26,7 @@ export const UNAVAILABLE: AskFailure = { ok: false, reason: 'unavailable' };
 export interface DeliveryOptions {
   clock: { now(): number };
   logger: Logger;
-  store: Durable;
+  store: Durable & Pick<SessionStore, 'keepReply' | 'keptReply'>;
   activity: Durable;
   /** Times each command's synchronous step; absent, nothing is timed. */
   metrics?: ServiceMetrics | undefined;
@@ -47,7 +49,9 @@ export class CommandDelivery {
    * with the others of this event-loop turn (command-batch.ts), in the order they were asked.
    */
   ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
-    const sent = this.send(sessionId, routing, build);
+    // Read now: the batch delivers it from another async context.
+    const named = this.options.store.keepReply ? currentNamedRequest() : undefined;
+    const sent = this.send(sessionId, routing, build, named);
     // In memory a write is kept when made: the reply is the answer (waiting on two resolved
     // promises, or only on an async function's own, cost 1.4 KB and 0.2 KB an event).
     if (this.options.store.committedOnWrite && this.options.activity.committedOnWrite) return sent;
@@ -88,17 +92,23 @@ export class CommandDelivery {
     });
   }
 
+  private keepReply(named: NamedRequest, value: unknown): void {
+    if (isRefusal(value)) return;
+    const reply = JSON.stringify(value ?? null);
+    if (reply.length <= MAX_KEPT_REPLY_BYTES) this.options.store.keepReply!(named.key, { fingerprint: named.fingerprint, reply });
+  }
+
   /** Delivers now what was asked so far (shutdown): as it would have been this turn. */
   drain(): void {
     this.batch.drain();
   }
 
   /** Queues the command for this turn's batch (command-batch.ts); the session is found or made when it is delivered. */
-  private send<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
+  private send<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand, named: NamedRequest | undefined): Promise<AskResult<T>> {
     return new Promise<AskResult<T>>((resolve) => {
       this.batch.add(() => {
         try {
-          this.deliver(sessionId, routing, build, resolve);
+          this.deliver(sessionId, routing, build, resolve, named);
         } catch (error) {
           this.options.logger.error({ err: error, session_id: sessionId }, 'command could not be delivered');
           resolve({ ok: false, reason: 'failed' });
@@ -107,8 +117,16 @@ export class CommandDelivery {
     });
   }
 
-  /** Runs the command in its session now; `resolve` gets the reply, or why there is none. */
-  private deliver<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand, resolve: (result: AskResult<T>) => void): void {
+  /**
+   * Runs the command in its session now; `resolve` gets the reply, or why there is none. A copy of
+   * a named request whose reply the store keeps (it was applied before a restart) gets that reply
+   * and changes nothing; a named request's reply is kept with its change, in the same commit.
+   */
+  private deliver<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand, resolve: (result: AskResult<T>) => void, named: NamedRequest | undefined): void {
+    const { store } = this.options;
+    const kept = named && store.keptReply?.(named.key);
+    if (kept && kept.fingerprint === named.fingerprint) return resolve({ ok: true, value: JSON.parse(kept.reply) as T });
+    const keep = named && store.keepReply ? (value: T) => this.keepReply(named, value) : undefined;
     const at = this.options.clock.now();
     const actor = this.options.admit(sessionId, routing, at);
     if (typeof actor === 'string') return resolve({ ok: false, reason: actor });
@@ -117,6 +135,8 @@ export class CommandDelivery {
     let replied: AskResult<T> | undefined;
     let later: ((result: AskResult<T>) => void) | undefined;
     const command = build((value) => {
+      // Within the turn the machine changed state in: queued into the same commit.
+      keep?.(value);
       if (later) later({ ok: true, value });
       else replied ??= { ok: true, value };
     }, at);

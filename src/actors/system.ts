@@ -11,7 +11,7 @@ import { withDirectIngest } from '../machines/session/direct-ingest.js';
 import { sessionMachine } from '../machines/session/machine.js';
 import { MAX_WAITING_VOICE_COMMANDS } from '../machines/session/voice.js';
 import { MEDIA_CALLS_PER_START } from '../domain/voice-session.js';
-import type { ActivityLog, Store, StoreHealth } from '../store/ports.js';
+import type { ActivityLog, KeptReply, Store, StoreHealth } from '../store/ports.js';
 import type { ClusterHealth } from './cluster-health.js';
 import type { StatelessTriggerRequest } from './stateless-trigger.js';
 import { evaluateWithoutSession } from './stateless-trigger.js';
@@ -73,6 +73,8 @@ export interface ActorSystem<Host extends SessionHost = SessionSupervisor> {
   storeHealth(): StoreHealth;
   /** SESSION_HOST=restate: whether Restate and Redis answer, for /health. */
   clusterHealth?: (() => Promise<ClusterHealth>) | undefined;
+  /** A store that outlives the process (SQLite): the kept reply to a named request, by its key (named-request.ts). */
+  keptReply?: ((requestKey: string) => KeptReply | undefined) | undefined;
   /** Stops every session actor, writes what is queued and closes the store. */
   stop(): void;
 }
@@ -103,7 +105,7 @@ export interface HostParts {
 
 /** Bootstrap: one clock, the store (sessions and activity log), one supervisor; the session machine gets its media actors and settings. */
 export function createActorSystem(options: ActorSystemOptions): ActorSystem {
-  return createHostedSystem(
+  const system = createHostedSystem(
     options,
     (parts) =>
       new SessionSupervisor({
@@ -126,6 +128,9 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
         agentNotices: parts.agentNotices,
       }),
   );
+  const { sessions } = options.store;
+  if (sessions.keptReply) system.keptReply = (requestKey) => sessions.keptReply!(requestKey);
+  return system;
 }
 
 /** The same system with sessions hosted by `makeHost` (SESSION_HOST=restate hosts them in Restate). */

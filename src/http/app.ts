@@ -127,7 +127,7 @@ export function createApp(deps: AppDeps): App {
   const body = jsonBody();
   // After the body is read: a replay is the same request only if it carries the same body.
   const httpReplays = replayWindow<StoredAnswer>();
-  const replayGuard = httpReplays ? replays(httpReplays) : undefined;
+  const replayGuard = httpReplays ? replays(httpReplays, deps.system.keptReply) : undefined;
   // After the body is read: the body's stream events would run outside the key's async context.
   const idempotency = config.cluster.sessionHost.kind === 'restate' ? idempotencyContext : undefined;
   // SDK events are most of the traffic: routed first, through the same gates and body reading as

@@ -81,6 +81,17 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX activity_session;
   CREATE INDEX activity_span_session ON activity ((id >> 16), session_id, id);
   `,
+  // 5: the answers of requests a client named (Idempotency-Key, X-Request-ID), each written in the
+  // commit of the change it answers, for a copy sent after a restart (kept-replies.ts).
+  `
+  CREATE TABLE kept_replies (
+    request_key TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    reply TEXT NOT NULL,
+    at INTEGER NOT NULL
+  );
+  CREATE INDEX kept_replies_at ON kept_replies (at);
+  `,
 ];
 
 /**

@@ -11,12 +11,13 @@ export { StoreOpenError } from './sqlite-opening.js';
 /**
  * The store STORE names; a SQLite file that cannot be used throws StoreOpenError. `logger` hears of
  * damaged rows. `clustered`: sessions live in Restate, and only requests commit here (RedisActivityLog's `refusalsLeaveNothing`).
+ * `replyKeepMs`: how long SQLite keeps named requests' replies (REPLAY_WINDOW_SECONDS).
  */
-export function openStore(config: StoreSection, clock: AppClock, logger?: Logger, clustered = false): Store {
+export function openStore(config: StoreSection, clock: AppClock, logger?: Logger, clustered = false, replyKeepMs = 0): Store {
   // The id in the message, not a field: every field is scanned for identity values, and a stream's
   // 16-digit ids read as card numbers there. The id is the log's own, never a client's.
   const onUnreadableItem = logger && ((id: number) => logger.error(`activity item ${id} unreadable; left out of reads`));
-  const store = openLocalStore(config, clock, onUnreadableItem);
+  const store = openLocalStore(config, clock, onUnreadableItem, replyKeepMs);
   if (config.activityLog === undefined) return store;
   // Sessions stay in STORE; activity goes to the shared stream (STORE's own log stays empty).
   return {
@@ -25,7 +26,7 @@ export function openStore(config: StoreSection, clock: AppClock, logger?: Logger
   };
 }
 
-function openLocalStore(config: StoreSection, clock: AppClock, onUnreadableItem: ((id: number) => void) | undefined): Store {
+function openLocalStore(config: StoreSection, clock: AppClock, onUnreadableItem: ((id: number) => void) | undefined, replyKeepMs: number): Store {
   if (config.kind === 'memory') return openMemoryStore(config.activityRetentionItems, clock.now());
   return openSqliteStore({
     dataDir: config.dataDir,
@@ -33,6 +34,7 @@ function openLocalStore(config: StoreSection, clock: AppClock, onUnreadableItem:
     retentionItems: config.activityRetentionItems,
     retentionDays: config.activityRetentionDays,
     now: () => clock.now(),
+    replyKeepMs,
     ...(onUnreadableItem ? { onUnreadableItem } : {}),
   });
 }

@@ -89,6 +89,13 @@ export interface SummarySelection {
   more: boolean;
 }
 
+/** A reply to a request its client named, kept with the change it answers (`SessionStore.keepReply`). */
+export interface KeptReply {
+  fingerprint: string;
+  /** The session's reply, as JSON. */
+  reply: string;
+}
+
 export interface SessionStore extends Durable {
   load(sessionId: string): StoredSession | undefined;
   /** Queues a save; `snapshot` is called when the batch is written, so only the latest state is serialized. */
@@ -112,6 +119,13 @@ export interface SessionStore extends Durable {
    * store whose commits cannot fail (memory) has none.
    */
   onRefused?(listener: (sessionIds: readonly string[]) => void): void;
+  /**
+   * Set by a store that outlives the process (SQLite): queues the reply to a request its client
+   * named, committed in the same transaction as the change it answers (a refused commit drops
+   * both). `keptReply` finds it again for `keepMs`, after a restart too (docs/limits.md, Replays).
+   */
+  keepReply?(requestKey: string, kept: KeptReply): void;
+  keptReply?(requestKey: string): KeptReply | undefined;
 }
 
 export interface ActivityQuery {

@@ -11,7 +11,7 @@ import { RecordedTimes, activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import type { DataDirClaim } from './data-dir-claim.js';
 import { ItemReader } from './item-reader.js';
-import type { ActivityLog, ActivityQuery, SummaryQuery, SummarySelection, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
+import type { ActivityLog, ActivityQuery, KeptReply, SummaryQuery, SummarySelection, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
 import { StoreUnavailableError } from './ports.js';
 import { SqliteActivity } from './sqlite-activity.js';
 import { SqliteJournal } from './sqlite-journal.js';
@@ -32,7 +32,12 @@ export interface SqliteStoreOptions {
   now: () => number;
   /** Told once of each activity row whose item cannot be read back (it is left out of reads). */
   onUnreadableItem?: (id: number) => void;
+  /** How long a named request's reply is kept (REPLAY_WINDOW_SECONDS); 0 or absent: none is. */
+  replyKeepMs?: number;
 }
+
+/** Named requests' replies kept at most, the newest: each at most MAX_KEPT_REPLY_BYTES (docs/limits.md, Replays). */
+export const MAX_KEPT_REPLIES = 100_000;
 
 const AGE_PRUNE_INTERVAL_MS = 60_000;
 /**
@@ -67,6 +72,9 @@ export class SqliteStore implements SessionStore, ActivityLog {
   /** This store's hold on its DATA_DIR, released when it closes (data-dir-claim.ts). */
   private readonly claim: DataDirClaim;
   private readonly saves = new Map<string, () => StoredSession>();
+  /** Replies to named requests, committed with the changes they answer. */
+  private replies = new Map<string, KeptReply & { at: number }>();
+  private lastReplyPrune = Number.NEGATIVE_INFINITY;
   private readonly removals = new Set<string>();
   private items: ActivityItem[] = [];
   /** Each queued item's time in epoch ms, as its ISO timestamp reads (kept, not parsed back at commit). */
@@ -167,6 +175,20 @@ export class SqliteStore implements SessionStore, ActivityLog {
     return this.sessionRows.selectSummaries(query);
   }
 
+  keepReply(requestKey: string, kept: KeptReply): void {
+    if (this.replyKeepMs <= 0) return;
+    this.replies.set(requestKey, { ...kept, at: this.options.now() });
+    this.schedule('commit');
+  }
+
+  keptReply(requestKey: string): KeptReply | undefined {
+    if (this.replyKeepMs <= 0) return undefined;
+    const queued = this.replies.get(requestKey);
+    if (queued) return queued;
+    const row = this.statements.keptReply.get(requestKey, this.options.now() - this.replyKeepMs) as KeptReply | undefined;
+    return row && { fingerprint: row.fingerprint, reply: row.reply };
+  }
+
   // ActivityLog
 
   append(draft: ActivityDraft): ActivityItem {
@@ -243,7 +265,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
   }
 
   private hasPending(): boolean {
-    return this.saves.size > 0 || this.removals.size > 0 || this.items.length > 0;
+    return this.saves.size > 0 || this.removals.size > 0 || this.items.length > 0 || this.replies.size > 0;
   }
 
   /** Commits what is queued and applies the journal: the tables then hold every write made so far. */
@@ -310,9 +332,10 @@ export class SqliteStore implements SessionStore, ActivityLog {
     if (this.closed || !this.hasPending()) return;
     const saves = [...this.saves];
     const removals = [...this.removals];
-    const { items, itemTimes, group } = this;
+    const { items, itemTimes, group, replies } = this;
     this.saves.clear();
     this.removals.clear();
+    this.replies = new Map();
     this.items = [];
     this.itemTimes = [];
     this.group = undefined;
@@ -322,6 +345,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
       for (const sessionId of removals) journal.removeSession(sessionId);
       for (const [, snapshot] of saves) journal.saveSession(snapshot());
       for (let index = 0; index < items.length; index += 1) journal.appendItem(items[index]!, itemTimes[index]!);
+      for (const [requestKey, kept] of replies) this.statements.keepReply.run(requestKey, kept.fingerprint, kept.reply, kept.at);
       this.db.exec('COMMIT');
     } catch (error) {
       this.rollback();
@@ -347,6 +371,27 @@ export class SqliteStore implements SessionStore, ActivityLog {
     // Age retention is checked once a minute (docs/durability.md): writes coming in that long apply the
     // journal even below its batch size, so expired items do not wait on disk for 2,000 rows.
     if (journal.pending >= JOURNAL_APPLY_ROWS || this.agePruneDue()) this.schedule('apply');
+    if (replies.size > 0) this.pruneReplies();
+  }
+
+  /**
+   * Replies older than `replyKeepMs`, and past the newest MAX_KEPT_REPLIES, leave the file: at
+   * most once a minute, each delete over the index on their time (docs/limits.md, Replays).
+   */
+  private pruneReplies(): void {
+    const now = this.options.now();
+    if (now - this.lastReplyPrune < AGE_PRUNE_INTERVAL_MS) return;
+    this.lastReplyPrune = now;
+    try {
+      this.statements.pruneRepliesOlder.run(now - this.replyKeepMs);
+      this.statements.pruneRepliesOver.run(MAX_KEPT_REPLIES);
+    } catch {
+      // A reply kept a little longer than it needs: the next prune tries again (a full disk is the commit's to report).
+    }
+  }
+
+  private get replyKeepMs(): number {
+    return this.options.replyKeepMs ?? 0;
   }
 
   private agePruneDue(): boolean {

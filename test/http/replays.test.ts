@@ -60,7 +60,7 @@ describe('replays: the same request id from the same client within REPLAY_WINDOW
   });
 
   it('another client, or the same id after the window, is a request of its own', async () => {
-    const h = createHarness({ env: { API_KEY: 'k1,k2' } });
+    const h = createHarness({ env: { API_KEY: 'k1,k2', REPLAY_WINDOW_SECONDS: '300' } });
     await send(h, failure, { 'X-Request-ID': 'req-0004', 'X-API-Key': 'k1' });
     await send(h, failure, { 'X-Request-ID': 'req-0004', 'X-API-Key': 'k2' });
     expect((await h.http.get('/api/sessions/s1').set('X-API-Key', 'k1')).body.retry_counts).toEqual({ pan_field: 2 });

@@ -2,6 +2,7 @@ import type { RequestHandler, Response } from 'express';
 import { HttpError } from '../http-error.js';
 import type { ReplayWindow } from '../replay-window.js';
 import { stringify } from 'safe-stable-stringify';
+import { withNamedRequest } from '../../actors/named-request.js';
 import { digestOf } from '../../domain/digest.js';
 
 /** A first answer, as a replay repeats it. */
@@ -23,7 +24,7 @@ const CHANGES_STATE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * the path spelled another way included) is a 422, never run again; a first answer that was a
  * refusal is not repeated, so the retry is run afresh, one copy at a time (docs/limits.md).
  */
-export function replays(window: ReplayWindow<StoredAnswer>): RequestHandler {
+export function replays(window: ReplayWindow<StoredAnswer>, kept?: (key: string) => { fingerprint: string } | undefined): RequestHandler {
   return (req, res, next) => {
     if (!CHANGES_STATE.has(req.method)) return next();
     const sentKey = req.get('idempotency-key');
@@ -37,11 +38,19 @@ export function replays(window: ReplayWindow<StoredAnswer>): RequestHandler {
     // another order is the same request, so a retry that re-serialized it is still a replay.
     const fingerprint = digestOf(req.method, req.originalUrl, stringify(req.body ?? null) ?? 'null');
     const conflict = () => new HttpError(422, `${header}: already used for a different request within the last REPLAY_WINDOW_SECONDS; send a new id`);
+    // Run inside the request's name: a session's reply to it is kept with its change (named-request.ts).
+    const run = () => withNamedRequest({ key, fingerprint }, next);
     const check = window.check(key, fingerprint);
     if (check.kind === 'conflict') throw conflict();
     if (check.kind === 'first') {
+      // The window is this process's; the store's kept replies outlive it: the id used before a restart for another request.
+      const before = kept?.(key);
+      if (before && before.fingerprint !== fingerprint) {
+        check.settle(undefined);
+        throw conflict();
+      }
       keepAnswer(res, check.settle);
-      return next();
+      return run();
     }
     window.afterFirst(key, fingerprint, check.answer).then(
       (turn) => {
@@ -52,7 +61,7 @@ export function replays(window: ReplayWindow<StoredAnswer>): RequestHandler {
         if (res.destroyed || req.socket.destroyed) return turn.settle(undefined);
         // The first changed nothing: this copy runs, and any other copy waits for it.
         keepAnswer(res, turn.settle);
-        next();
+        run();
       },
       (error: unknown) => next(error),
     );
