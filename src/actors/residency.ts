@@ -27,7 +27,7 @@ const WAKE_BATCH = 500;
  * apply of its journal, sqlite-store.ts), so one per new session made every spawn at the cap two
  * transactions. When a read finds none (that many running sessions, kept by their timers, are
  * older than every hibernated one), the least recently touched inactive running session goes,
- * and the store is not read again for as many new sessions (docs/limits.md, Sessions).
+ * and the store is not read again for as many new sessions (docs/limits.md, Session count).
  */
 export const EVICTION_BATCH = 256;
 

@@ -29,6 +29,10 @@ interface Acknowledged {
   kind: Kind;
   sessionId: string;
   round: number;
+  path: string;
+  body: unknown;
+  /** The answer's body as sent. */
+  answer: string;
 }
 
 let lk: LiveKitStandIn;
@@ -83,9 +87,9 @@ describe(`kill -9 at random points of a load, ${ROUNDS} rounds (seed ${SEED})`, 
         if (voice) voiceSent.set(sessionId, [...(voiceSent.get(sessionId) ?? []), voice]);
         try {
           const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': requestId }, body: JSON.stringify(body) });
-          await res.arrayBuffer();
+          const answer = await res.text();
           if (res.status === 200 && !killed) {
-            acknowledged.push({ requestId, kind, sessionId, round });
+            acknowledged.push({ requestId, kind, sessionId, round, path, body, answer });
             if (voice) voice.answered = true;
           }
         } catch {
@@ -127,6 +131,15 @@ describe(`kill -9 at random points of a load, ${ROUNDS} rounds (seed ${SEED})`, 
     // The last start: every session's voice state is the one its last answered request left, and the timers settle.
     const service = start(env);
     const url = await service.url;
+    // Each acknowledged event and trigger decision sent again with its id, after the kills: answered as the first, applied nothing.
+    const itemsBefore = (await (await fetch(`${url}/api/activity?limit=1000`)).json()) as { items: unknown[] };
+    const copies = acknowledged.filter((ack) => ack.kind === 'event' || ack.kind === 'trigger');
+    for (const ack of copies) {
+      const copy = await fetch(url + ack.path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': ack.requestId }, body: JSON.stringify(ack.body) });
+      expect(copy.status, ack.requestId).toBe(200);
+      expect(await copy.text(), ack.requestId).toBe(ack.answer);
+    }
+    expect(((await (await fetch(`${url}/api/activity?limit=1000`)).json()) as { items: unknown[] }).items, 'no copy applied').toEqual(itemsBefore.items);
     for (const [sessionId, sent] of voiceSent) {
       const last = sent.at(-1)!;
       if (!last.answered) continue;
