@@ -332,7 +332,7 @@ export interface paths {
         };
         /**
          * Readiness probe for a load balancer
-         * @description Readiness probe for a load balancer: whether to send this process traffic. 503 only for what is this process's own (it is draining, or its own store refuses writes). An engine every process shares (Restate, Redis in cluster mode) is reported in `cluster` but leaves every process ready: taking them all out would only hide the 503 naming the engine that each request gets (docs/cluster.md, Probes).
+         * @description Readiness probe for a load balancer: whether to send this process traffic. 503 while it is draining, its own store refuses writes, or in cluster mode Redis does not answer (`redis_unreachable`): Restate would take events one-way that could not be applied until Redis is back. Restate down is reported in `cluster` but leaves every process ready: each request then gets a 503 naming it (docs/cluster.md, Probes).
          */
         get: operations["getReadiness"];
         put?: never;
@@ -870,6 +870,8 @@ export interface components {
             cluster?: {
                 /** @enum {string} */
                 redis: "ok" | "failing";
+                /** @description whether Redis answered a PING within 1 s just now, on a connection that is up: /health/ready is 503 `redis_unreachable` while it does not */
+                redis_answers: boolean;
                 restate: {
                     /** @enum {string} */
                     admin: "ok" | "unreachable";
@@ -2489,7 +2491,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description draining (`shutting_down`) or its own store refuses writes (`store_failing`) */
+            /** @description draining (`shutting_down`), its own store refuses writes (`store_failing`), or in cluster mode Redis does not answer (`redis_unreachable`) */
             503: {
                 headers: {
                     [name: string]: unknown;
