@@ -7,6 +7,8 @@
 import { z } from 'zod';
 import { invalidConfiguration } from './config/config-error.js';
 import { isCredential } from './config/env-values.js';
+import type { CallsSection } from './config/calls.js';
+import { callsEnv, callsSection } from './config/calls.js';
 import type { ClusterSection } from './config/cluster.js';
 import { clusterEnv, clusterSection } from './config/cluster.js';
 import type { DiagnosticsSection } from './config/diagnostics.js';
@@ -45,6 +47,7 @@ export interface AppConfig {
   cluster: ClusterSection;
   sdk: SdkSection;
   diagnostics: DiagnosticsSection;
+  calls: CallsSection;
 }
 
 /** Each section's variables, under the section's name in AppConfig: a variable belongs to one section. */
@@ -60,6 +63,7 @@ export const SECTION_ENV = {
   cluster: clusterEnv,
   sdk: sdkEnv,
   diagnostics: diagnosticsEnv,
+  calls: callsEnv,
 } satisfies Record<keyof AppConfig, z.ZodObject>;
 
 const EnvSchema = z.object({
@@ -74,6 +78,7 @@ const EnvSchema = z.object({
   ...SECTION_ENV.cluster.shape,
   ...SECTION_ENV.sdk.shape,
   ...SECTION_ENV.diagnostics.shape,
+  ...SECTION_ENV.calls.shape,
 });
 
 /** Empty strings count as unset, so `FOO=` in a shell or .env file never means "the empty value". */
@@ -112,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     cluster,
     sdk: sdkSection(e),
     diagnostics: diagnosticsSection(e),
+    calls: callsSection(e),
   };
 }
 

@@ -110,7 +110,10 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
   // In cluster mode sessions live in Restate: STORE keeps nothing, and must not open a file.
   const { sessionHost } = config.cluster;
   const clustered = sessionHost.kind === 'restate';
-  const store = orExit(() => openStore(clustered ? { ...config.store, kind: 'memory' } : config.store, systemClock, logger, clustered, config.http.replayWindowSeconds * 1000), StoreOpenError);
+  const store = orExit(
+    () => openStore(clustered ? { ...config.store, kind: 'memory' } : config.store, systemClock, logger, clustered, config.http.replayWindowSeconds * 1000, { webhookUrls: config.calls.webhookUrls }),
+    StoreOpenError,
+  );
   // After the store has claimed its DATA_DIR: the secret file is that directory's.
   const keys = sessionKeys(orExit(() => idDigestSecret(config)));
   await store.activity.ready?.catch((error: unknown) => {

@@ -57,4 +57,6 @@ export interface SessionHost {
   readonly counts: { running: number; hibernated: number };
   subscribe(sessionId: string, listener: (command: AssistantCommand) => void): () => void;
   stopAll(): void;
+  /** Lets go of every session of `userId`, running or stored, and names them; a host that cannot (cluster mode) has none. */
+  eraseUser?(userId: string): string[];
 }

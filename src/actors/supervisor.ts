@@ -114,6 +114,28 @@ export class SessionSupervisor implements SessionHost {
     return { running: this.sessions.size, hibernated: this.held - this.sessions.size };
   }
 
+  /**
+   * Lets go of every running session of `userId` (DELETE /api/users/{user_id}): each actor stops,
+   * its replies still waiting are refused, and it leaves the store and the count. Hibernated ones
+   * are the store's to find. The ids let go of.
+   */
+  eraseUser(userId: string): string[] {
+    const erased: string[] = [];
+    for (const [sessionId, actor] of [...this.sessions]) {
+      if (actor.getSnapshot().context.user_id !== userId) continue;
+      this.pending.failAll(actor, { ok: false, reason: 'not_found' });
+      this.unload(sessionId, actor);
+      this.discard(sessionId);
+      erased.push(sessionId);
+    }
+    for (const sessionId of this.options.store.sessionsOfUser?.(userId) ?? []) {
+      if (erased.includes(sessionId)) continue;
+      this.discard(sessionId);
+      erased.push(sessionId);
+    }
+    return erased;
+  }
+
   has(sessionId: string): boolean {
     return this.sessions.has(sessionId) || this.loadStored(sessionId) !== undefined;
   }

@@ -4,6 +4,8 @@ import type { KnowledgeBase } from '../domain/kyc-knowledge.js';
 import { resolveFeatureFlags } from '../domain/feature-flags.js';
 import type { AppClock } from '../integrations/clock.js';
 import type { MediaProvider } from '../integrations/media.js';
+import type { WebhookSender } from '../integrations/webhook-sender.js';
+import { httpWebhookSender } from '../integrations/webhook-sender.js';
 import type { SessionSettings } from '../machines/session/context.js';
 import type { Store } from '../store/ports.js';
 import type { ActorSystemOptions } from './system.js';
@@ -16,6 +18,8 @@ export interface ActorSystemParts {
   media: MediaProvider;
   knowledgeBase: KnowledgeBase;
   inspect?: ActorSystemOptions['inspect'];
+  /** How webhooks are sent; tests give one of their own. WEBHOOK_SECRET's signed POST by default. */
+  sendWebhook?: WebhookSender;
 }
 
 /**
@@ -52,5 +56,6 @@ export function actorSystemOptions(config: AppConfig, parts: ActorSystemParts): 
     media: parts.media,
     agentContext: { knowledgeBase: parts.knowledgeBase, refreshPolicy: config.voice.contextRefresh },
     inspect: parts.inspect,
+    calls: { send: parts.sendWebhook ?? httpWebhookSender(config.calls.webhookSecrets), retentionDays: config.calls.transcriptRetentionDays },
   };
 }

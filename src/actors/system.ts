@@ -5,13 +5,16 @@ import type { FeatureFlags } from '../domain/feature-flags.js';
 import type { TriggerDecision } from '../domain/trigger-policy.js';
 import type { AppClock } from '../integrations/clock.js';
 import type { MediaProvider } from '../integrations/media.js';
+import type { WebhookSender } from '../integrations/webhook-sender.js';
+import { CallUpkeep } from './call-upkeep.js';
 import type { SessionSettings } from '../machines/session/context.js';
 import type { SessionMachine } from '../machines/session/machine.js';
 import { withDirectIngest } from '../machines/session/direct-ingest.js';
 import { sessionMachine } from '../machines/session/machine.js';
 import { MAX_WAITING_VOICE_COMMANDS } from '../machines/session/voice.js';
 import { MEDIA_CALLS_PER_START } from '../domain/voice-session.js';
-import type { ActivityLog, KeptReply, Store, StoreHealth } from '../store/ports.js';
+import type { ActivityLog, KeptReply, Store, StoreHealth, UserErasure } from '../store/ports.js';
+import type { CallBook } from '../store/call-book.js';
 import type { ClusterHealth } from './cluster-health.js';
 import type { StatelessTriggerRequest } from './stateless-trigger.js';
 import { evaluateWithoutSession } from './stateless-trigger.js';
@@ -48,6 +51,8 @@ export interface ActorSystemOptions {
   media: MediaProvider;
   /** Knowledge base and refresh policy for voice-agent context, loaded once at start-up. */
   agentContext: AgentContextSources;
+  /** How the webhook outbox is sent and how long calls are kept (docs/webhooks.md, docs/calls.md); none, nothing is sent or removed. */
+  calls?: { send: WebhookSender; retentionDays: number } | undefined;
 }
 
 /** `supervisor` is where sessions run: this process's `SessionSupervisor` unless the system was built with another host. */
@@ -71,6 +76,12 @@ export interface ActorSystem<Host extends SessionHost = SessionSupervisor> {
   evaluateTriggerWithoutSession(request: StatelessTriggerRequest): Promise<TriggerDecision | undefined>;
   /** How the store is doing, for /health. */
   storeHealth(): StoreHealth;
+  /** Calls, consent and the webhook outbox (docs/calls.md); absent where the activity log is shared (ACTIVITY_LOG). */
+  calls?: CallBook | undefined;
+  /** Erases a user from the store; absent where the store cannot (cluster mode). */
+  erasure?: UserErasure | undefined;
+  /** Delivers the webhook outbox and applies TRANSCRIPT_RETENTION_DAYS; present with `calls`. */
+  callUpkeep?: CallUpkeep | undefined;
   /** SESSION_HOST=restate: whether Restate and Redis answer, for /health. */
   clusterHealth?: (() => Promise<ClusterHealth>) | undefined;
   /** A store that outlives the process (SQLite): the kept reply to a named request, by its key (named-request.ts). */
@@ -158,6 +169,14 @@ export function createHostedSystem<Host extends SessionHost>(options: ActorSyste
     askTimeoutMs: askTimeoutFor(options.media),
   });
   metrics.sources.sessions = () => supervisor.counts;
+  const callUpkeep = options.store.calls && options.calls ? new CallUpkeep({ calls: options.store.calls, clock: options.clock, logger: options.logger, ...options.calls }) : undefined;
+  if (callUpkeep) {
+    // What a commit may have queued: a call's end, a consent, a handoff (docs/webhooks.md).
+    activity.onRecorded((item) => {
+      if (item.kind === 'session_stop' || item.kind === 'consent' || (item.kind === 'event' && item.payload.event === 'handoff_requested')) callUpkeep.nudge();
+    });
+    callUpkeep.start();
+  }
   return {
     clock: options.clock,
     activity,
@@ -177,7 +196,11 @@ export function createHostedSystem<Host extends SessionHost>(options: ActorSyste
       return (await supervisor.committed()) ? decision : undefined;
     },
     storeHealth: () => options.store.sessions.health(),
+    calls: options.store.calls,
+    erasure: options.store.erasure,
+    callUpkeep,
     stop: () => {
+      callUpkeep?.stop();
       supervisor.stopAll();
       activityActor.stop();
       options.store.sessions.close();

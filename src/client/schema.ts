@@ -43,6 +43,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/calls/{call_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One call: its record, masked transcript and report. */
+        get: operations["getCall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/dropoff/cancel": {
         parameters: {
             query?: never;
@@ -203,6 +220,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{session_id}/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The session's calls, newest first: each with its masked transcript (when consent was given), where it began and ended, the context versions read and its report. */
+        get: operations["listSessionCalls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/status": {
         parameters: {
             query?: never;
@@ -217,6 +251,57 @@ export interface paths {
         get: operations["getStatus"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Erases a user: every session, call, transcript, consent entry, activity item and pending webhook of theirs, from the database file's bytes too. Answers what it removed; the erasure itself is kept without the user's data. Webhook user.erased. */
+        delete: operations["eraseUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Webhook deliveries, newest first: one per message and address, with their attempts, the last status and error. */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/deliveries/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sends a delivery again now (a failed one too), with the same webhook-id; its earlier attempts stay counted. */
+        post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -374,6 +459,23 @@ export interface paths {
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/assistant/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An entry of the session's consent record: given, refused or withdrawn, with the notice version and language. Append-only; without consent given no transcript is kept, and a withdrawal removes what the running call kept. Records consent; webhook consent.recorded. */
+        post: operations["recordConsent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -593,7 +695,7 @@ export interface components {
             /** @description monotonic integer, as a string */
             id: string;
             /** @enum {string} */
-            kind: "event" | "trigger" | "session_start" | "session_stop" | "reengagement" | "schema_push" | "voice_agent_context_fetch" | "popup_evaluate" | "flow_graph_recorded" | "dropoff_registered" | "dropoff_cancelled";
+            kind: "event" | "trigger" | "session_start" | "session_stop" | "reengagement" | "schema_push" | "voice_agent_context_fetch" | "popup_evaluate" | "flow_graph_recorded" | "dropoff_registered" | "dropoff_cancelled" | "consent";
             payload: {
                 [key: string]: unknown;
             };
@@ -720,6 +822,72 @@ export interface components {
             /** @description what degraded: missing_screen_context, media_not_configured, media_room_create_failed, agent_dispatch_via_token, agent_dispatch_failed (start); media_room_delete_failed (stop) */
             warnings: string[];
         };
+        Call: {
+            /** @description the assistant_invocation_id of the start that began it */
+            call_id: string;
+            /** @description the versions of the agent context read during the call, first read first */
+            context_versions: string[];
+            end: components["schemas"]["CallPlace"] | null;
+            /** @description null while the call runs */
+            ended_at: string | null;
+            ended_by: ("client" | "silence") | null;
+            handoff: {
+                at: string;
+                reason: string | null;
+            } | null;
+            /** @description written when the call ends */
+            report: components["schemas"]["CallReport"] | null;
+            session_id: string;
+            start: components["schemas"]["CallPlace"];
+            started_at: string;
+            transcript: components["schemas"]["CallTurn"][];
+            /** @description consent given and not withdrawn: only then are the words kept */
+            transcript_kept: boolean;
+            /** @description turns said, whether their words were kept or not */
+            turns: {
+                agent: number;
+                user: number;
+            };
+            user_id: string | null;
+        };
+        CallList: {
+            calls: components["schemas"]["Call"][];
+            session_id: string;
+        };
+        CallPlace: {
+            /** @description the error codes held for that step */
+            errors: string[];
+            screen: string | null;
+            /** @description the screen as a step id: trimmed, lower case, legacy n_/new_ prefix dropped */
+            step: string | null;
+        };
+        CallReport: {
+            duration_ms: number;
+            /** @enum {string} */
+            outcome: "resolved" | "handoff" | "abandoned" | "unresolved";
+            /** @enum {string} */
+            reason: "moved_past_step" | "handoff_requested" | "no_user_turn" | "still_on_step";
+            /** @description the step the call began on */
+            step: string | null;
+            summary: string;
+            /** @enum {string} */
+            summary_source: "record" | "model";
+            turns: {
+                agent: number;
+                user: number;
+            };
+        };
+        CallTurn: {
+            /** @description ISO 8601 */
+            at: string;
+            /** @enum {string} */
+            channel: "voice" | "chat";
+            /** @enum {string} */
+            role: "user" | "agent";
+            screen: string | null;
+            /** @description as the privacy rule left it: identity values masked */
+            text: string;
+        };
         ComponentHint: {
             component_id: string;
             component_type: string | null;
@@ -742,6 +910,28 @@ export interface components {
             };
             /** Format: date-time */
             updated_at: string;
+        };
+        ConsentIn: {
+            /** @enum {string} */
+            decision: "given" | "refused" | "withdrawn";
+            /** @description the language the notice was given in (BCP 47) */
+            language: string;
+            /** @description the version of the notice the user was given (SDK config `consent.notice_version`) */
+            notice_version: string;
+            request_id?: string | null;
+            /** @example 7664f88e-4980-41c3-bec0-f0e1591ee548 */
+            session_id: string;
+            trace_id?: string | null;
+            traceparent?: string | null;
+        };
+        ConsentOut: {
+            /** @enum {string} */
+            decision: "given" | "refused" | "withdrawn";
+            language: string;
+            notice_version: string;
+            /** @description ISO 8601 */
+            recorded_at: string;
+            session_id: string;
         };
         DropoffCancelIn: {
             request_id?: string | null;
@@ -789,6 +979,18 @@ export interface components {
             /** @description with reason cooldown: seconds until a popup may show again */
             retry_after_seconds?: number;
             show: boolean;
+        };
+        Erasure: {
+            erased_at: string;
+            erasure_id: string;
+            removed: {
+                activity_items: number;
+                calls: number;
+                consent_records: number;
+                sessions: number;
+                transcript_turns: number;
+                webhook_deliveries: number;
+            };
         };
         Error: {
             detail: string;
@@ -1253,6 +1455,26 @@ export interface components {
             /** Format: date-time */
             stopped_at: string | null;
         };
+        WebhookDelivery: {
+            attempts: number;
+            created_at: string;
+            id: number;
+            last_attempt_at: string | null;
+            last_error: string | null;
+            /** @description the HTTP status of the last attempt; null when none came */
+            last_status: number | null;
+            /** @description the webhook-id header: the same for every address and attempt of one message */
+            message_id: string;
+            next_attempt_at: string | null;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            /** @enum {string} */
+            type: "call.ended" | "consent.recorded" | "handoff.requested" | "user.erased";
+            url: string;
+        };
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
     };
     responses: never;
     parameters: never;
@@ -1265,7 +1487,7 @@ export interface operations {
     listActivity: {
         parameters: {
             query?: {
-                kind?: "event" | "trigger" | "session_start" | "session_stop" | "reengagement" | "schema_push" | "voice_agent_context_fetch" | "popup_evaluate" | "flow_graph_recorded" | "dropoff_registered" | "dropoff_cancelled";
+                kind?: "event" | "trigger" | "session_start" | "session_stop" | "reengagement" | "schema_push" | "voice_agent_context_fetch" | "popup_evaluate" | "flow_graph_recorded" | "dropoff_registered" | "dropoff_cancelled" | "consent";
                 /** @description default 100, at most 1000 */
                 limit?: number;
                 session_id?: string;
@@ -1346,7 +1568,7 @@ export interface operations {
     streamActivity: {
         parameters: {
             query?: {
-                kind?: "event" | "trigger" | "session_start" | "session_stop" | "reengagement" | "schema_push" | "voice_agent_context_fetch" | "popup_evaluate" | "flow_graph_recorded" | "dropoff_registered" | "dropoff_cancelled";
+                kind?: "event" | "trigger" | "session_start" | "session_stop" | "reengagement" | "schema_push" | "voice_agent_context_fetch" | "popup_evaluate" | "flow_graph_recorded" | "dropoff_registered" | "dropoff_cancelled" | "consent";
                 session_id?: string;
             };
             header?: {
@@ -1436,6 +1658,103 @@ export interface operations {
                 };
             };
             /** @description SSE_MAX_STREAMS streams already open, or shutting down (Retry-After); or the server is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the call id (the assistant_invocation_id of its start) */
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the call */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Call"];
+                };
+            };
+            /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such call (never made, erased, or past TRANSCRIPT_RETENTION_DAYS) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description call_id is not of its form */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) or sessions run in the cluster (docs/calls.md) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the server is shutting down; retry on another instance */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2167,6 +2486,99 @@ export interface operations {
             };
         };
     };
+    listSessionCalls: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description the session key
+                 * @example 7664f88e-4980-41c3-bec0-f0e1591ee548
+                 */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the calls */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallList"];
+                };
+            };
+            /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description session_id is not a valid id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) or sessions run in the cluster (docs/calls.md) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the server is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getStatus: {
         parameters: {
             query?: never;
@@ -2217,6 +2629,312 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the server is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    eraseUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the user id as the app sends it
+                 * @example user-42
+                 */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description erased (the counts may all be 0: nothing was held) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Erasure"];
+                };
+            };
+            /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description user_id is not of its form */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description erasure is not available where sessions run in the cluster or the activity log is shared (docs/calls.md) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the server is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a query parameter is out of range */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) or sessions run in the cluster (docs/calls.md) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the server is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the delivery id
+                 * @example 12
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description pending again, due now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such delivery */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the body is over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description id is not a delivery id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) or sessions run in the cluster (docs/calls.md) */
+            501: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2626,6 +3344,122 @@ export interface operations {
                 };
             };
             /** @description the server is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recordConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsentIn"];
+            };
+        };
+        responses: {
+            /** @description recorded */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsentOut"];
+                };
+            };
+            /** @description the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the body is over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a field is missing or not of its form; detail names it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the session is busy or the change could not be stored; retry; or the server is shutting down; retry on another instance */
             503: {
                 headers: {
                     [name: string]: unknown;

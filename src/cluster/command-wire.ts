@@ -39,6 +39,7 @@ const COMMAND_TYPES: ReadonlySet<string> = new Set<SessionCommand['type']>([
   'flow.set',
   'dropoff.register',
   'dropoff.cancel',
+  'consent.record',
 ]);
 
 /** The handler is reachable only through the private ingress, but what it is given is still checked. */

@@ -102,6 +102,7 @@ export const ACTIVITY_KINDS = [
   'flow_graph_recorded',
   'dropoff_registered',
   'dropoff_cancelled',
+  'consent',
 ];
 
 const DROPOFF_CANCELLED_BY = new Map([
@@ -114,6 +115,8 @@ export function describeItem(item) {
   const p = item.payload ?? {};
   switch (item.kind) {
     case 'event':
+      // A voice turn's text is masked as served (docs/calls.md).
+      if (p.event === 'voice_conversation_turn') return `${p.role ?? 'user'} said${p.screen ? ` on ${screenName(p.screen)}` : ''}: ${p.text ?? '(no text)'}`;
       return [p.event, p.screen && `on ${screenName(p.screen)}`, p.component_id && `(${p.component_id})`, p.hint && `hint ${p.hint}`, p.failure_reason_code].filter(Boolean).join(' ');
     case 'trigger': {
       const d = p.decision ?? {};
@@ -146,6 +149,8 @@ export function describeItem(item) {
     }
     case 'dropoff_cancelled':
       return `drop-off cancelled: ${DROPOFF_CANCELLED_BY.get(p.by) ?? p.by ?? 'no reason given'}`;
+    case 'consent':
+      return `consent ${p.decision} (notice ${p.notice_version}, ${p.language})`;
     default:
       return JSON.stringify(p);
   }

@@ -11,6 +11,7 @@ export const ACTIVITY_KINDS = [
   'flow_graph_recorded',
   'dropoff_registered',
   'dropoff_cancelled',
+  'consent',
 ] as const;
 
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];

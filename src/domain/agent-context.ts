@@ -7,6 +7,7 @@ import { screenKey } from './screen-schema.js';
 import type { ComponentHint, SessionRecord, ValidationFailure } from './session-record.js';
 import { retryCounts } from './session-record.js';
 import { buildSystemPrompt } from './system-prompt.js';
+import { digestOf } from './digest.js';
 
 /** What every context is built from besides the session: shared, loaded once at start-up. */
 export interface AgentContextSources {
@@ -66,3 +67,6 @@ export function buildAgentContext(record: SessionRecord & { flow?: SessionFlow |
     }),
   };
 }
+
+/** A short name for what a context says: two fetches that read the same have the same version. */
+export const contextVersion = (context: AgentContext): string => digestOf(JSON.stringify(context.context), context.system_prompt).slice(0, 16);

@@ -67,6 +67,7 @@ export const KNOWN_EVENT_TYPES = new Set([
   'validation_failed',
   'error_reported',
   'voice_conversation_turn',
+  'handoff_requested',
 ]);
 
 /** Telemetry the voice agent posts; it must not count as the user being active. */

@@ -18,6 +18,7 @@ import { retryCounts } from './session-record.js';
 import type { HintMatcher, SchemaPush } from './session-schemas.js';
 import { registerSchema, withSchemaMatch } from './session-schemas.js';
 import { HELD_BYTES_FACTOR, heldDensity } from './held-density.js';
+import { turnText } from './call-record.js';
 
 /** A KYC flow has a score of fields; this only stops a client inventing field ids forever. */
 export const MAX_RETRY_FIELDS = 32;
@@ -162,6 +163,21 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
  */
 export const eventTypeWarnings = (eventType: string): string[] => (KNOWN_EVENT_TYPES.has(eventType) ? [] : ['unknown_event_type']);
 
+/**
+ * A voice turn's role, channel and text, as the redaction pass left the text (docs/calls.md): the
+ * call record's transcript is built from these items.
+ */
+function turnFields(properties: SdkEvent['properties']): { role: 'user' | 'agent'; channel: 'voice' | 'chat'; text: string | null } {
+  const role = properties?.role === 'agent' ? 'agent' : 'user';
+  const channel = properties?.channel === 'chat' ? 'chat' : 'voice';
+  const text = typeof properties?.text === 'string' ? turnText(properties.text) : null;
+  return { role, channel, text };
+}
+
+const MAX_HANDOFF_REASON_CHARS = 200;
+const handoffReason = (properties: SdkEvent['properties']): string | null =>
+  typeof properties?.reason === 'string' ? properties.reason.slice(0, MAX_HANDOFF_REASON_CHARS).toWellFormed() : null;
+
 /** The activity payload of an `event` item: what an operator needs, nothing more. */
 /** The error codes an event's activity item lists, and how long each may be there (the session keeps them whole). */
 const MAX_LOGGED_CODES = 10;
@@ -184,6 +200,8 @@ export function eventActivityPayload(stored: SdkEvent, warnings: string[], chann
     if (stored.errors.length > MAX_LOGGED_CODES) payload.errors_total = stored.errors.length;
   }
   if (present(stored.failure_reason_code)) payload.failure_reason_code = stored.failure_reason_code;
+  if (stored.event === 'voice_conversation_turn') Object.assign(payload, turnFields(stored.properties));
+  else if (stored.event === 'handoff_requested') payload.reason = handoffReason(stored.properties);
   if (warnings.length > 0) payload.warnings = warnings;
   // An operator seeing one failure listed twice can tell the SDK's fast copy from its durable one.
   if (channel === 'control_plane') payload.channel = channel;

@@ -2,6 +2,7 @@ import { buildOpenApi } from './openapi.js';
 import type { RouteDoc } from './route-doc.js';
 import { activityRouteDocs } from './routes/activity.js';
 import { assistantRouteDocs } from './routes/assistant.js';
+import { callRouteDocs } from './routes/calls.js';
 import { dropoffRouteDocs } from './routes/dropoff.js';
 import { flowRouteDocs } from './routes/flows.js';
 import { controlPlaneRouteDocs } from './ws/control-plane-doc.js';
@@ -35,6 +36,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   ...voiceRouteDocs,
   ...reengagementRouteDocs,
   ...contextRouteDocs,
+  ...callRouteDocs,
   ...healthRouteDocs,
   ...statusRouteDocs,
   ...metricsRouteDocs,

@@ -23,6 +23,7 @@ import { assistantRoutes } from './routes/assistant.js';
 import { dropoffRoutes } from './routes/dropoff.js';
 import { flowRoutes } from './routes/flows.js';
 import { apiReferenceRoutes } from './routes/api-reference.js';
+import { callRoutes } from './routes/calls.js';
 import { contextRoutes } from './routes/context.js';
 import { activityStreamRoutes } from './routes/activity-stream.js';
 import { EVENTS_PATH, ingestEvent } from './routes/events.js';
@@ -162,6 +163,7 @@ export function createApp(deps: AppDeps): App {
   app.use(voiceRoutes(deps));
   app.use(reengagementRoutes(deps));
   app.use(contextRoutes(deps));
+  app.use(callRoutes(deps));
   app.use(statusRoutes(deps, activityStreams));
   app.use(metricsRoutes(deps.system.metrics));
   app.use(notFound);

@@ -23,7 +23,7 @@ export interface ParamDoc {
 export interface RouteDoc {
   /** Verb-first camelCase, unique and stable: the typed client and other generators name calls by it. */
   operationId: string;
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   path: string;
   /**
    * A phrase of at most 80 characters and no full stop: the reference shows it on the operation's

@@ -30,12 +30,28 @@ export class ActivityRing {
     return this.slots[(start + index) % this.capacity];
   }
 
+  /** Items erased (a user's erasure) stay as holes, so ids still find their slots; reads skip them. */
+  erase(match: (item: ActivityItem) => boolean): number {
+    let erased = 0;
+    for (let index = 0; index < this.count; index += 1) {
+      const slot = (this.next - this.count + this.capacity + index) % this.capacity;
+      const item = this.slots[slot];
+      if (item && !ERASED.has(item) && match(item)) {
+        const hole: ActivityItem = { id: item.id, kind: item.kind, timestamp: item.timestamp, session_id: null, user_id: null, payload: {}, trace: { trace_id: '', request_id: '' } };
+        ERASED.add(hole);
+        this.slots[slot] = hole;
+        erased += 1;
+      }
+    }
+    return erased;
+  }
+
   /** Newest first, stopping after `limit` items that pass `keep`. Result is in chronological order. */
   newest(limit: number, keep: (item: ActivityItem) => boolean): ActivityItem[] {
     const picked: ActivityItem[] = [];
     for (let index = this.count - 1; index >= 0 && picked.length < limit; index -= 1) {
       const item = this.at(index)!;
-      if (keep(item)) picked.push(item);
+      if (!ERASED.has(item) && keep(item)) picked.push(item);
     }
     return picked.reverse();
   }
@@ -51,7 +67,13 @@ export class ActivityRing {
     const startIndex = Math.max(0, afterId + 1 - oldestId);
     const endIndex = Math.min(this.count, startIndex + limit);
     const items: ActivityItem[] = [];
-    for (let index = startIndex; index < endIndex; index += 1) items.push(this.at(index)!);
+    for (let index = startIndex; index < endIndex; index += 1) {
+      const item = this.at(index)!;
+      if (!ERASED.has(item)) items.push(item);
+    }
     return { items, gap: afterId + 1 < oldestId };
   }
 }
+
+/** The holes erasure left. */
+const ERASED = new WeakSet<ActivityItem>();

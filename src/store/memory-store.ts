@@ -1,7 +1,11 @@
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { RecordedTimes, activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
+import { DatabaseSync } from 'node:sqlite';
 import { ActivityRing } from './activity-ring.js';
+import type { CallBookOptions, ErasedCounts } from './call-book.js';
+import { CallBook } from './call-book.js';
+import { migrate } from './migrations.js';
 import type { ActivityLog, ActivityQuery, SessionStore, Store, StoreHealth, StoredSession, SummaryQuery, SummaryRow, SummarySelection } from './ports.js';
 import { selectSummaries } from './summary-selection.js';
 import { WakeIndex } from './wake-index.js';
@@ -93,6 +97,20 @@ export class MemorySessionStore implements SessionStore {
     this.queued.clear();
     this.sessions.clear();
   }
+
+  sessionsOfUser(userId: string): string[] {
+    this.settle();
+    return [...this.sessions.values()].filter((stored) => stored.summary.user_id === userId).map((stored) => stored.session_id);
+  }
+
+  /** Drops every session of `userId` and those named; their ids. */
+  eraseUser(userId: string, sessionIds: readonly string[]): string[] {
+    this.settle();
+    const ids = new Set(sessionIds);
+    for (const stored of this.sessions.values()) if (stored.summary.user_id === userId) ids.add(stored.session_id);
+    const removed = [...ids].filter((id) => this.sessions.delete(id));
+    return removed;
+  }
 }
 
 /**
@@ -109,7 +127,11 @@ export class MemoryActivityLog implements ActivityLog {
   private lastId: number;
   private readonly times = new RecordedTimes();
 
-  constructor(capacity: number, epochMs: number) {
+  constructor(
+    capacity: number,
+    epochMs: number,
+    private readonly calls?: CallBook,
+  ) {
     this.ring = new ActivityRing(capacity);
     this.lastId = epochMs * 1000;
   }
@@ -118,6 +140,7 @@ export class MemoryActivityLog implements ActivityLog {
     this.lastId += 1;
     const item = activityItem(String(this.lastId), isoTime(this.times.next(draft.at)), draft);
     this.ring.push(item);
+    this.calls?.record(item, draft.at);
     for (const listener of this.listeners) listener(item);
     return item;
   }
@@ -152,8 +175,45 @@ export class MemoryActivityLog implements ActivityLog {
   }
 
   close(): void {}
+
+  /** Makes holes of the items of these sessions and of `userId`; how many. */
+  erase(sessionIds: ReadonlySet<string>, userId: string): number {
+    return this.ring.erase((item) => (item.session_id !== null && sessionIds.has(item.session_id)) || item.user_id === userId);
+  }
 }
 
-export function openMemoryStore(activityCapacity: number, epochMs: number): Store {
-  return { sessions: new MemorySessionStore(), activity: new MemoryActivityLog(activityCapacity, epochMs) };
+/**
+ * STORE=memory keeps calls as the SQLite store does, in a database of its own in memory (the same
+ * tables and statements), gone with the process as everything else here.
+ */
+export function openMemoryStore(activityCapacity: number, epochMs: number, calls: CallBookOptions = { webhookUrls: [] }): Store {
+  const db = new DatabaseSync(':memory:');
+  migrate(db);
+  const book = new CallBook(db, calls);
+  const sessions = new MemorySessionStore();
+  const activity = new MemoryActivityLog(activityCapacity, epochMs, book);
+  return {
+    sessions,
+    activity,
+    calls: book,
+    erasure: {
+      eraseUser(userId, sessionIds, noted): ErasedCounts {
+        const ids = new Set(sessions.eraseUser(userId, sessionIds));
+        for (const id of sessionIds) ids.add(id);
+        const removed: ErasedCounts = { sessions: ids.size, activity_items: activity.erase(ids, userId), calls: 0, transcript_turns: 0, consent_records: 0, webhook_deliveries: 0 };
+        db.exec('BEGIN');
+        try {
+          Object.assign(removed, book.eraseWithin([...ids], userId));
+          const { erasureId, at } = noted(removed);
+          book.noteErasure(erasureId, at, removed);
+          book.enqueue('user.erased', { erasure_id: erasureId, removed, erased_at: isoTime(at) }, null, at);
+          db.exec('COMMIT');
+        } catch (error) {
+          db.exec('ROLLBACK');
+          throw error;
+        }
+        return removed;
+      },
+    },
+  };
 }

@@ -92,6 +92,66 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX kept_replies_at ON kept_replies (at);
   `,
+  // 6: calls, their transcripts and reports, the consent record, the webhook outbox and the
+  // record of erasures (call-book.ts, docs/calls.md). The consent record is append-only: a
+  // trigger refuses any update; rows leave it only by erasure.
+  `
+  CREATE TABLE calls (
+    call_id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    user_id TEXT,
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    record TEXT NOT NULL
+  );
+  CREATE INDEX calls_session ON calls (session_id, started_at);
+  CREATE INDEX calls_user ON calls (user_id) WHERE user_id IS NOT NULL;
+  CREATE INDEX calls_ended ON calls (ended_at) WHERE ended_at IS NOT NULL;
+  CREATE TABLE call_turns (
+    id INTEGER PRIMARY KEY,
+    call_id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    text TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    screen TEXT
+  );
+  CREATE INDEX call_turns_call ON call_turns (call_id, id);
+  CREATE TABLE consents (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    user_id TEXT,
+    decision TEXT NOT NULL,
+    notice_version TEXT NOT NULL,
+    language TEXT NOT NULL,
+    at INTEGER NOT NULL
+  );
+  CREATE INDEX consents_session ON consents (session_id, id);
+  CREATE INDEX consents_user ON consents (user_id) WHERE user_id IS NOT NULL;
+  CREATE TRIGGER consents_append_only BEFORE UPDATE ON consents BEGIN SELECT RAISE(ABORT, 'the consent record is append-only'); END;
+  CREATE TABLE webhook_outbox (
+    id INTEGER PRIMARY KEY,
+    message_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    url TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    session_id TEXT,
+    created_at INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    next_at INTEGER,
+    last_attempt_at INTEGER,
+    last_status INTEGER,
+    last_error TEXT
+  );
+  CREATE INDEX webhook_outbox_due ON webhook_outbox (next_at) WHERE status = 'pending';
+  CREATE INDEX webhook_outbox_session ON webhook_outbox (session_id) WHERE session_id IS NOT NULL;
+  CREATE TABLE erasures (
+    erasure_id TEXT PRIMARY KEY,
+    at INTEGER NOT NULL,
+    removed TEXT NOT NULL
+  );
+  `,
 ];
 
 /**

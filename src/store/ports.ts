@@ -1,4 +1,5 @@
 import type { ActivityDraft, ActivityItem, ActivityKind } from '../domain/activity.js';
+import type { CallBook, ErasedCounts } from './call-book.js';
 
 /**
  * The ports behind which the service keeps what it must not lose. Writes are queued and made
@@ -111,6 +112,8 @@ export interface SessionStore extends Durable {
    * it is walked, so a caller that stops at the first it can use reads only what it looked at.
    */
   leastRecent(): Iterable<string>;
+  /** The sessions held for `userId` (what is queued included), for an erasure; a store that cannot say has none. */
+  sessionsOfUser?(userId: string): string[];
   /** A page of the sessions held, as summary rows (what is queued included): GET /api/sessions. */
   selectSummaries(query: SummaryQuery): SummarySelection;
   /**
@@ -177,8 +180,17 @@ export interface KeyedDraft {
   writeKey: string;
 }
 
+/** Erases a user: every session the store holds of theirs and those named, with what hangs off them (DELETE /api/users/{user_id}). */
+export interface UserErasure {
+  /** `noted` names the erasure and its time once what it removed is known; the erasure's own record is written with them. */
+  eraseUser(userId: string, sessionIds: readonly string[], noted: (removed: ErasedCounts) => { erasureId: string; at: number }): ErasedCounts;
+}
+
 /** Both ports over one storage: a session's state and the activity it recorded commit together. */
 export interface Store {
   sessions: SessionStore;
   activity: ActivityLog;
+  /** Calls, consent and webhooks, kept where the activity log is local (docs/calls.md); absent with a shared log (ACTIVITY_LOG). */
+  calls?: CallBook;
+  erasure?: UserErasure;
 }

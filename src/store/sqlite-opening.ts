@@ -53,6 +53,9 @@ export function openDatabase(file: string, options: { sync: 'normal' | 'full' })
     // A worker's connection copies the WAL back (wal-checkpointer.ts); this connection checkpoints
     // only when the WAL reaches 4,000 pages, a bound if the worker falls behind.
     db.exec(`PRAGMA wal_autocheckpoint = ${WAL_BOUND_PAGES}`);
+    // What is deleted is overwritten with zeros, so an erased user's rows do not linger in free
+    // pages of the file (docs/decisions/0029-erasure-in-the-files-bytes.md).
+    db.exec('PRAGMA secure_delete = ON');
     migrate(db);
     // Reading every table and writing once proves the file is a database this process can use.
     db.prepare('SELECT count(*) FROM sessions').get();

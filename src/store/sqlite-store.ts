@@ -9,6 +9,8 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { RecordedTimes, activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
+import type { CallBookOptions, ErasedCounts } from './call-book.js';
+import { CallBook } from './call-book.js';
 import type { DataDirClaim } from './data-dir-claim.js';
 import { ItemReader } from './item-reader.js';
 import type { ActivityLog, ActivityQuery, KeptReply, SummaryQuery, SummarySelection, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
@@ -34,6 +36,8 @@ export interface SqliteStoreOptions {
   onUnreadableItem?: (id: number) => void;
   /** How long a named request's reply is kept (REPLAY_WINDOW_SECONDS); 0 or absent: none is. */
   replyKeepMs?: number;
+  /** Where calls' webhooks go (docs/webhooks.md); none by default. */
+  calls?: CallBookOptions;
 }
 
 /** Named requests' replies kept at most, the newest: each at most MAX_KEPT_REPLY_BYTES (docs/limits.md, Replays). */
@@ -93,6 +97,8 @@ export class SqliteStore implements SessionStore, ActivityLog {
   private failure: string | undefined;
   private readonly sessionRows: SqliteSessions;
   private readonly activityRows: SqliteActivity;
+  /** Calls, consent and the webhook outbox: written in the commit of the items they come from. */
+  readonly calls: CallBook;
 
   constructor(private readonly options: SqliteStoreOptions) {
     this.file = resolve(join(options.dataDir, DATABASE_FILE));
@@ -103,6 +109,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
       this.statements = prepare(this.db);
       this.journal = new SqliteJournal(this.db);
       this.sessionRows = new SqliteSessions(this.db, this.statements, this.journal);
+      this.calls = new CallBook(this.db, options.calls ?? { webhookUrls: [] });
       this.activityRows = new SqliteActivity(this.statements, new ItemReader(options.onUnreadableItem), () => ({ oldestId: this.oldestId, committedId: this.committedId }));
       this.checkpointer = startWalCheckpointer(this.file);
       // What the last process committed but did not apply (it crashed, or stopped mid-batch).
@@ -167,6 +174,11 @@ export class SqliteStore implements SessionStore, ActivityLog {
   leastRecent(): Iterable<string> {
     this.settle();
     return this.sessionRows.leastRecent();
+  }
+
+  sessionsOfUser(userId: string): string[] {
+    this.settle();
+    return (this.db.prepare('SELECT session_id FROM sessions WHERE user_id = ?').all(userId) as { session_id: string }[]).map((row) => row.session_id);
   }
 
   /** The filters and order of `selectSummaries` (summary-selection.ts) in SQL (sqlite-sessions.ts). */
@@ -264,6 +276,47 @@ export class SqliteStore implements SessionStore, ActivityLog {
     this.claim.release();
   }
 
+  /**
+   * Erases `userId`: the sessions given (the supervisor has let them go) and every session the
+   * store holds for the user, their activity items and the user's own, their calls, transcripts,
+   * consent entries and deliveries, in one transaction, then the WAL is emptied into the file so
+   * no copy of the rows outlives the erasure there (secure_delete zeroes them in the file:
+   * docs/decisions/0029-erasure-in-the-files-bytes.md). `noted` is the erasure's own record.
+   */
+  eraseUser(userId: string, sessionIds: readonly string[], noted: (removed: ErasedCounts) => { erasureId: string; at: number }): ErasedCounts {
+    this.settle();
+    const ids = new Set(sessionIds);
+    for (const row of this.db.prepare('SELECT session_id FROM sessions WHERE user_id = ?').all(userId) as { session_id: string }[]) ids.add(row.session_id);
+    const removed: ErasedCounts = { sessions: 0, calls: 0, transcript_turns: 0, consent_records: 0, activity_items: 0, webhook_deliveries: 0 };
+    const deleteSession = this.db.prepare('DELETE FROM sessions WHERE session_id = ?');
+    const deleteFields = this.db.prepare('DELETE FROM session_fields WHERE session_id = ?');
+    const deleteItems = this.db.prepare('DELETE FROM activity WHERE session_id = ?');
+    this.db.exec('BEGIN');
+    try {
+      // The sessions the supervisor let go are removed already: each id counts once, wherever it was.
+      removed.sessions = ids.size;
+      for (const sessionId of ids) {
+        deleteSession.run(sessionId);
+        deleteFields.run(sessionId);
+        removed.activity_items += Number(deleteItems.run(sessionId).changes);
+      }
+      // Items that named the user without a session (a trigger evaluation with no session).
+      removed.activity_items += Number(this.db.prepare("DELETE FROM activity WHERE session_id IS NULL AND json_extract(item, '$.user_id') = ?").run(userId).changes);
+      Object.assign(removed, this.calls.eraseWithin([...ids], userId));
+      const { erasureId, at } = noted(removed);
+      this.calls.noteErasure(erasureId, at, removed);
+      this.calls.enqueue('user.erased', { erasure_id: erasureId, removed, erased_at: isoTime(at) }, null, at);
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.rollback();
+      throw error;
+    }
+    this.oldestId = (this.statements.oldestId.get() as { id: number | null }).id ?? undefined;
+    // Pages the deletes zeroed are in the WAL; the frames before them still hold the rows. Copied back and truncated, neither is left.
+    this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    return removed;
+  }
+
   private hasPending(): boolean {
     return this.saves.size > 0 || this.removals.size > 0 || this.items.length > 0 || this.replies.size > 0;
   }
@@ -346,6 +399,8 @@ export class SqliteStore implements SessionStore, ActivityLog {
       for (const [, snapshot] of saves) journal.saveSession(snapshot());
       for (let index = 0; index < items.length; index += 1) journal.appendItem(items[index]!, itemTimes[index]!);
       for (const [requestKey, kept] of replies) this.statements.keepReply.run(requestKey, kept.fingerprint, kept.reply, kept.at);
+      // In the same transaction: a call's report and the outbox rows announcing it are kept with the items, or neither is.
+      for (let index = 0; index < items.length; index += 1) this.calls.record(items[index]!, itemTimes[index]!);
       this.db.exec('COMMIT');
     } catch (error) {
       this.rollback();
@@ -413,5 +468,5 @@ export class SqliteStore implements SessionStore, ActivityLog {
 
 export function openSqliteStore(options: SqliteStoreOptions): Store & { sqlite: SqliteStore } {
   const sqlite = new SqliteStore(options);
-  return { sessions: sqlite, activity: sqlite, sqlite };
+  return { sessions: sqlite, activity: sqlite, sqlite, calls: sqlite.calls, erasure: sqlite };
 }

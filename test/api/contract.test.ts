@@ -12,7 +12,7 @@ interface DocResponse {
 }
 interface Operation {
   operationId: string;
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   path: string;
   responses: Record<string, DocResponse>;
   requestBody?: { content: Record<string, { examples?: Record<string, { value: unknown }> }> };
@@ -41,11 +41,11 @@ function expectDocumented(op: Operation, status: number, contentType: string | u
 }
 
 const SESSION = '7664f88e-4980-41c3-bec0-f0e1591ee548';
-const concretePath = (op: Operation) => op.path.replace('{session_id}', SESSION);
+const concretePath = (op: Operation) => op.path.replace('{session_id}', SESSION).replace('{call_id}', 'no-such-call').replace('{user_id}', 'user-42').replace('{id}', '1');
 const firstExample = (op: Operation): unknown => Object.values(op.requestBody?.content['application/json']?.examples ?? {})[0]?.value ?? {};
 
 function send(h: Harness, op: Operation, body?: unknown, headers: Record<string, string> = {}) {
-  const request = op.method === 'post' ? h.http.post(concretePath(op)) : h.http.get(concretePath(op));
+  const request = op.method === 'post' ? h.http.post(concretePath(op)) : op.method === 'delete' ? h.http.delete(concretePath(op)) : h.http.get(concretePath(op));
   request.set(headers);
   return op.method === 'post' ? request.send((body ?? firstExample(op)) as object) : request;
 }
@@ -146,6 +146,39 @@ const CASES: Record<string, Case[]> = {
   getAgentContext: [
     { name: 'a live session', status: 200, run: async (h, op) => (await ingest(h), send(h, op)) },
     { name: 'unknown session', status: 404, run: (h, op) => send(h, op) },
+  ],
+  recordConsent: [
+    { name: 'during a call', status: 200, run: async (h, op) => (await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION }), send(h, op)) },
+    { name: 'unknown session', status: 404, run: (h, op) => send(h, op) },
+    { name: 'an unknown decision', status: 422, run: (h, op) => send(h, op, { session_id: SESSION, decision: 'maybe', notice_version: 'v1', language: 'en' }) },
+  ],
+  listSessionCalls: [
+    {
+      name: 'after a call',
+      status: 200,
+      run: async (h, op) => (await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION }), await h.http.post('/v1/assistant/session/stop').send({ session_id: SESSION }), send(h, op)),
+    },
+    { name: 'invalid id', status: 422, run: (h, op) => h.http.get(op.path.replace('{session_id}', 'a%20b')) },
+  ],
+  getCall: [
+    {
+      name: 'after a call',
+      status: 200,
+      run: async (h, op) => h.http.get(op.path.replace('{call_id}', (await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION })).body.assistant_invocation_id)),
+    },
+    { name: 'unknown call', status: 404, run: (h, op) => send(h, op) },
+  ],
+  eraseUser: [
+    { name: 'a user with a session', status: 200, run: async (h, op) => (await ingest(h), send(h, op)) },
+    { name: 'a user id with a space', status: 422, run: (h, op) => h.http.delete(op.path.replace('{user_id}', 'a%20b')) },
+  ],
+  listWebhookDeliveries: [
+    { name: 'plain', status: 200, run: (h, op) => send(h, op) },
+    { name: 'an unknown status', status: 422, run: (h, op) => h.http.get(`${op.path}?status=lost`) },
+  ],
+  retryWebhookDelivery: [
+    { name: 'unknown delivery', status: 404, run: (h, op) => send(h, op) },
+    { name: 'not an id', status: 422, run: (h, op) => h.http.post(op.path.replace('{id}', 'x')).send({}) },
   ],
   getHealth: [{ name: 'serving', status: 200, run: (h, op) => send(h, op) }],
   getLiveness: [{ name: 'alive', status: 200, run: (h, op) => send(h, op) }],

@@ -4,7 +4,7 @@
  * assistant active, a cooldown running) is chosen by guard; the rules are decisions.ts and ingest.ts.
  */
 import { enqueueActions } from 'xstate';
-import { buildAgentContext } from '../../domain/agent-context.js';
+import { buildAgentContext, contextVersion } from '../../domain/agent-context.js';
 import type { Dropoff } from '../../domain/dropoff.js';
 import { onScreen } from '../../domain/error-window.js';
 import type { SessionFlow } from '../../domain/flow.js';
@@ -42,7 +42,13 @@ export const commandSetup = voiceSetup.extend({
           session_id: context.session_id,
           user_id: context.user_id,
           trace: event.trace,
-          payload: { screen: context.screen, kb_step: agentContext.context.kyc_kb.step_id, prompt_chars: agentContext.system_prompt.length },
+          payload: {
+            screen: context.screen,
+            kb_step: agentContext.context.kyc_kb.step_id,
+            prompt_chars: agentContext.system_prompt.length,
+            // Which context the agent read: the call record lists each (docs/calls.md).
+            context_version: contextVersion(agentContext),
+          },
         },
       });
       const reply = event.reply;
@@ -106,6 +112,14 @@ export const commandSetup = voiceSetup.extend({
       const reply = event.reply;
       enqueue(() => reply({ registered: true, has_dialable_phone: dropoff.has_dialable_phone }));
     }),
+    recordConsent: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'consent.record') return;
+      const { decision, notice_version, language } = event;
+      enqueue.assign({ updated_at: event.at });
+      enqueue.emit(activity(context, 'consent', event.at, event.trace, { decision, notice_version, language }));
+      const reply = event.reply;
+      enqueue(() => reply({ session_id: context.session_id, decision, notice_version, language, recorded_at_ms: event.at }));
+    }),
     cancelDropoff: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'dropoff.cancel') return;
       const cancelled = context.dropoff !== null;
@@ -144,5 +158,6 @@ export const rootCommands = commandSetup.createStateConfig({
     'flow.set': { actions: ['setFlow', 'touch'] },
     'dropoff.register': { actions: ['registerDropoff', 'touch'] },
     'dropoff.cancel': { actions: ['cancelDropoff', 'touch'] },
+    'consent.record': { actions: ['recordConsent', 'touch'] },
   },
 }).on;

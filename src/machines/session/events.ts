@@ -1,4 +1,5 @@
 import type { AgentNotice } from '../../domain/agent-notice.js';
+import type { ConsentDecision } from '../../domain/call-record.js';
 import type { ActivityDraft, Trace } from '../../domain/activity.js';
 import type { AgentContext, AgentContextSources } from '../../domain/agent-context.js';
 import type { FlowProgress, SessionFlow } from '../../domain/flow.js';
@@ -45,7 +46,8 @@ export type SessionCommand =
   | AssistantEvaluateCommand
   | FlowSetCommand
   | DropoffRegisterCommand
-  | DropoffCancelCommand;
+  | DropoffCancelCommand
+  | ConsentRecordCommand;
 
 /** The session was busy starting or stopping with too many commands already waiting: retry. */
 export interface VoiceBusy {
@@ -178,6 +180,25 @@ export interface DropoffCancelCommand {
   at: number;
   trace: Trace;
   reply: Reply<{ cancelled: boolean }>;
+}
+
+/** POST /v1/assistant/consent: an entry of the session's consent record (docs/calls.md). */
+export interface ConsentRecordCommand {
+  type: 'consent.record';
+  decision: ConsentDecision;
+  notice_version: string;
+  language: string;
+  at: number;
+  trace: Trace;
+  reply: Reply<ConsentRecorded>;
+}
+
+export interface ConsentRecorded {
+  session_id: string;
+  decision: ConsentDecision;
+  notice_version: string;
+  language: string;
+  recorded_at_ms: number;
 }
 
 /** What the session decided to tell its client without being asked (pushed on the WebSocket). */

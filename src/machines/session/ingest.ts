@@ -43,7 +43,10 @@ export function ingestStep(context: SessionContext, event: SessionIngest): Inges
     type: 'activity',
     draft: { at: event.at, session_id: context.session_id, user_id: outcome.patch.user_id, trace: event.trace, kind, payload },
   });
-  const emitted = [item('event', eventActivityPayload(outcome.stored, outcome.warnings, event.channel))];
+  const payload = eventActivityPayload(outcome.stored, outcome.warnings, event.channel);
+  // A turn names no screen of its own: it was said where the user is.
+  if (payload.role !== undefined && payload.screen === null) payload.screen = next.screen;
+  const emitted = [item('event', payload)];
   if (returned) emitted.push(item('dropoff_cancelled', { by: 'user_returned' }));
   if (outcome.schemaPush) emitted.push(item('schema_push', { ...outcome.schemaPush }));
   // While a call runs, what the user types or fails on is what the agent should hear of now,

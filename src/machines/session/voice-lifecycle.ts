@@ -4,7 +4,8 @@
  * timeout; a stop deletes the room. Voice commands that arrive meanwhile wait their turn.
  */
 import { enqueueActions, raise } from 'xstate';
-import { clearedAfterVoice } from '../../domain/error-window.js';
+import { placeOfSession } from '../../domain/call-record.js';
+import { clearedAfterVoice, windowScreen } from '../../domain/error-window.js';
 import { idleTimerDeadline, rearmIdleTimer } from '../../domain/idle-timer.js';
 import { mergeSdkConfig } from '../../domain/sdk-config.js';
 import { coolDownAfterVoice } from '../../domain/trigger-suppression.js';
@@ -71,7 +72,8 @@ export const voiceSetup = reengagementSetup.extend({
         activity(context, 'session_start', command.at, command.trace, {
           room,
           resumed,
-          screen: context.screen,
+          // Where the user is, and what failed there: the call record's start (docs/calls.md).
+          ...placeOfSession(context.screen, context.errors, windowScreen),
           dispatch_id: voice.dispatch_id,
           warnings,
           assistant_invocation_id: context.assistant_invocation_id,
@@ -131,7 +133,10 @@ export const voiceSetup = reengagementSetup.extend({
       const ended = silentSeconds === undefined ? {} : { ended_by: 'silence', silent_seconds: silentSeconds };
       // A call ended by its silence check: the check's timer was due at `command.at`.
       const dueAt = silentSeconds === undefined ? undefined : command.at;
-      enqueue.emit(activity(context, 'session_stop', command.at, command.trace, { room: voice.room, was_active: true, warnings, ...ended }, dueAt));
+      const place = placeOfSession(context.screen, context.errors, windowScreen);
+      enqueue.emit(
+        activity(context, 'session_stop', command.at, command.trace, { room: voice.room, was_active: true, warnings, ...ended, ...place, assistant_invocation_id: context.assistant_invocation_id }, dueAt),
+      );
       enqueue.emit(activity(context, 'reengagement', command.at, command.trace, { ...sessionReengagement(context, false, command.at), source: 'session_stop' }, dueAt));
       enqueue.raise({ type: 'reengagement.arm', at: command.at, trace: command.trace });
       enqueue(() => command.reply({ session_id: context.session_id, active: false, was_active: true, warnings }));

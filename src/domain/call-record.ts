@@ -1,0 +1,146 @@
+/**
+ * A call: one voice session from its start to its stop (docs/calls.md). Its record is built from
+ * the activity items the session commits, its report written when it ends. Pure: no clock, no
+ * storage; texts reaching here were masked on arrival (docs/decisions/0001-identity-values-masked-on-arrival.md).
+ */
+
+export type TurnRole = 'user' | 'agent';
+export type TurnChannel = 'voice' | 'chat';
+
+/** One turn of the transcript, its text as the privacy rule left it. */
+export interface CallTurn {
+  role: TurnRole;
+  channel: TurnChannel;
+  text: string;
+  /** Epoch ms. */
+  at: number;
+  /** The session's screen when the turn was said. */
+  screen: string | null;
+}
+
+/** How a call ended: a client's stop, or the silence timeout. */
+export type EndedBy = 'client' | 'silence';
+
+export type CallOutcome = 'resolved' | 'handoff' | 'abandoned' | 'unresolved';
+
+/** Why the outcome is what it is, one code each. */
+export type OutcomeReason = 'moved_past_step' | 'handoff_requested' | 'no_user_turn' | 'still_on_step';
+
+/** Where the user was at one end of the call. */
+export interface CallPlace {
+  screen: string | null;
+  /** The screen as a step id (normalised: trimmed, lower case, legacy prefix dropped). */
+  step: string | null;
+  /** The error codes held for that step, first code of each failure. */
+  errors: string[];
+}
+
+export interface CallReport {
+  duration_ms: number;
+  turns: { user: number; agent: number };
+  outcome: CallOutcome;
+  /** The step the call was about: where the user was when it started. */
+  step: string | null;
+  reason: OutcomeReason;
+  summary: string;
+  /** `record`: composed from the record; `model`: written by the configured language model from the masked transcript. */
+  summary_source: 'record' | 'model';
+}
+
+/** What a call holds besides its transcript. */
+export interface CallRecord {
+  call_id: string;
+  session_id: string;
+  user_id: string | null;
+  started_at: number;
+  ended_at: number | null;
+  ended_by: EndedBy | null;
+  start: CallPlace;
+  end: CallPlace | null;
+  /** The versions of the agent's context read during the call, in the order first read. */
+  context_versions: string[];
+  /** Turns said, kept or not. */
+  turns: { user: number; agent: number };
+  /** Whether the transcript is kept: consent given, not withdrawn since. */
+  transcript_kept: boolean;
+  handoff: { at: number; reason: string | null } | null;
+  report: CallReport | null;
+}
+
+export type ConsentDecision = 'given' | 'refused' | 'withdrawn';
+
+/** One entry of a session's consent record; entries are only ever added. */
+export interface ConsentEntry {
+  session_id: string;
+  user_id: string | null;
+  decision: ConsentDecision;
+  notice_version: string;
+  language: string;
+  at: number;
+}
+
+/** The place of a session: its screen, the screen as a step id, and the codes held for that step. */
+export function placeOfSession(screen: string | null, window: { screen: string; failures: readonly { codes: readonly string[] }[] }, step: (screen: string) => string): CallPlace {
+  const stepId = screen ? step(screen) : null;
+  return { screen, step: stepId, errors: stepId !== null && window.screen === stepId ? window.failures.map((failure) => failure.codes[0] ?? '') : [] };
+}
+
+/** The longest turn text kept: a turn is a sentence or a few, not a document. */
+export const MAX_TURN_TEXT_CHARS = 2_000;
+/** Context versions a call lists; a call re-reads its context every minute or so. */
+export const MAX_CONTEXT_VERSIONS = 50;
+
+/** A turn's text as kept: well-formed, at most MAX_TURN_TEXT_CHARS, marked where cut. */
+export function turnText(text: string): string {
+  return text.length > MAX_TURN_TEXT_CHARS ? `${text.slice(0, MAX_TURN_TEXT_CHARS - 1).toWellFormed()}…` : text.toWellFormed();
+}
+
+/**
+ * The outcome of a call as its record stands at the end: a handoff asked for is a handoff; a call
+ * in which the user never said a word is abandoned; a user who left the step the call began on is
+ * resolved; anything else is unresolved.
+ */
+export function callOutcome(record: Pick<CallRecord, 'handoff' | 'start' | 'end'>, userTurns: number): { outcome: CallOutcome; reason: OutcomeReason } {
+  if (record.handoff) return { outcome: 'handoff', reason: 'handoff_requested' };
+  const movedOn = record.end !== null && record.end.step !== null && record.end.step !== record.start.step;
+  if (movedOn) return { outcome: 'resolved', reason: 'moved_past_step' };
+  if (userTurns === 0) return { outcome: 'abandoned', reason: 'no_user_turn' };
+  return { outcome: 'unresolved', reason: 'still_on_step' };
+}
+
+const durationWords = (ms: number): string => {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+};
+
+const OUTCOME_WORDS: Record<OutcomeReason, string> = {
+  moved_past_step: 'The user moved past the step.',
+  handoff_requested: 'A handoff to a person was asked for.',
+  no_user_turn: 'The user said nothing.',
+  still_on_step: 'The user was still on the step when the call ended.',
+};
+
+/** The summary composed from the record alone: no text of the transcript, only its facts. */
+export function recordSummary(record: CallRecord, report: Omit<CallReport, 'summary' | 'summary_source'>): string {
+  const parts = [`Call of ${durationWords(report.duration_ms)}`];
+  parts[0] += record.start.step ? ` on step ${record.start.step}` : ' with no screen known';
+  if (record.start.errors.length > 0) parts[0] += ` (errors: ${record.start.errors.join(', ')})`;
+  parts[0] += '.';
+  parts.push(`${report.turns.user} user and ${report.turns.agent} agent turns.`);
+  parts.push(OUTCOME_WORDS[report.reason]);
+  if (report.outcome === 'resolved' && record.end?.step) parts.push(`Now on ${record.end.step}.`);
+  if (record.handoff?.reason) parts.push(`Handoff reason: ${record.handoff.reason}.`);
+  if (record.ended_by === 'silence') parts.push('The call ended after a silence.');
+  return parts.join(' ');
+}
+
+/** The report of a call that has just ended. */
+export function callReport(record: CallRecord): CallReport {
+  const { turns } = record;
+  const { outcome, reason } = callOutcome(record, turns.user);
+  const base = { duration_ms: Math.max(0, (record.ended_at ?? record.started_at) - record.started_at), turns: { ...turns }, outcome, step: record.start.step, reason };
+  return { ...base, summary: recordSummary(record, base), summary_source: 'record' };
+}
+
+/** The last decision of a consent record decides: only `given` keeps a transcript. */
+export const keepsTranscript = (decision: ConsentDecision | undefined): boolean => decision === 'given';

@@ -1,0 +1,182 @@
+import { Router } from 'express';
+import { redactValue } from '../../domain/event-redaction.js';
+import { isoTime } from '../../integrations/clock.js';
+import type { CallView, Delivery } from '../../store/call-book.js';
+import { recordConsent } from '../../sessions/consent.js';
+import { eraseUser } from '../../sessions/erasure.js';
+import { replyOrThrow } from '../ask.js';
+import { parseClientBody } from '../client-body.js';
+import type { AppDeps } from '../deps.js';
+import { HttpError } from '../http-error.js';
+import { traceFor } from '../request-context.js';
+import type { RouteDoc } from '../route-doc.js';
+import {
+  CallListOut,
+  CallListQueryIn,
+  CallOut,
+  CallParams,
+  ConsentIn,
+  ConsentOut,
+  DeliveryListOut,
+  DeliveryListQueryIn,
+  DeliveryOut,
+  DeliveryParams,
+  ErasureOut,
+  MAX_CALL_PAGE,
+  MAX_DELIVERY_PAGE,
+  UserParams,
+} from '../schemas/calls.js';
+import { ErrorBody, sessionPathErrors } from '../schemas/common.js';
+import { SESSION_ID_PARAM, pageLimitDoc } from '../schemas/params.js';
+import { pathSessionKey, sessionKeyOr422 } from '../session-key.js';
+import { parseOr422 } from '../validate.js';
+
+const DEFAULT_CALLS = 20;
+const DEFAULT_DELIVERIES = 50;
+const NOT_KEPT = { description: 'calls are not kept here: the activity log is shared (ACTIVITY_LOG) or sessions run in the cluster (docs/calls.md)', schema: ErrorBody };
+
+export const callRouteDocs: RouteDoc[] = [
+  {
+    method: 'post',
+    operationId: 'recordConsent',
+    path: '/v1/assistant/consent',
+    tag: 'sdk',
+    summary:
+      "An entry of the session's consent record: given, refused or withdrawn, with the notice version and language. Append-only; without consent given no transcript is kept, and a withdrawal removes what the running call kept. Records consent; webhook consent.recorded.",
+    body: ConsentIn,
+    bodyExamples: { given: { summary: 'consent given after the notice', value: { session_id: '7664f88e-4980-41c3-bec0-f0e1591ee548', decision: 'given', notice_version: '2026-11', language: 'hi' } } },
+    responses: {
+      200: { description: 'recorded', schema: ConsentOut },
+      404: { description: 'no such session', schema: ErrorBody },
+      422: { description: 'a field is missing or not of its form; detail names it', schema: ErrorBody },
+      503: { description: 'the session is busy or the change could not be stored; retry', schema: ErrorBody },
+    },
+  },
+  {
+    method: 'get',
+    operationId: 'listSessionCalls',
+    path: '/api/sessions/{session_id}/calls',
+    tag: 'operations',
+    summary: "The session's calls, newest first: each with its masked transcript (when consent was given), where it began and ended, the context versions read and its report.",
+    pathParams: { session_id: SESSION_ID_PARAM },
+    query: CallListQueryIn,
+    queryOverrides: { limit: pageLimitDoc(MAX_CALL_PAGE, DEFAULT_CALLS) },
+    responses: { 200: { description: 'the calls', schema: CallListOut }, 422: sessionPathErrors()[422], 501: NOT_KEPT },
+  },
+  {
+    method: 'get',
+    operationId: 'getCall',
+    path: '/api/calls/{call_id}',
+    tag: 'operations',
+    summary: 'One call: its record, masked transcript and report.',
+    pathParams: { call_id: { description: 'the call id (the assistant_invocation_id of its start)', schema: CallParams.shape.call_id } },
+    responses: {
+      200: { description: 'the call', schema: CallOut },
+      404: { description: 'no such call (never made, erased, or past TRANSCRIPT_RETENTION_DAYS)', schema: ErrorBody },
+      422: { description: 'call_id is not of its form', schema: ErrorBody },
+      501: NOT_KEPT,
+    },
+  },
+  {
+    method: 'delete',
+    operationId: 'eraseUser',
+    path: '/api/users/{user_id}',
+    tag: 'operations',
+    summary:
+      "Erases a user: every session, call, transcript, consent entry, activity item and pending webhook of theirs, from the database file's bytes too. Answers what it removed; the erasure itself is kept without the user's data. Webhook user.erased.",
+    pathParams: { user_id: { description: 'the user id as the app sends it', schema: UserParams.shape.user_id, example: 'user-42' } },
+    responses: {
+      200: { description: 'erased (the counts may all be 0: nothing was held)', schema: ErasureOut },
+      422: { description: 'user_id is not of its form', schema: ErrorBody },
+      501: { description: 'erasure is not available where sessions run in the cluster or the activity log is shared (docs/calls.md)', schema: ErrorBody },
+    },
+  },
+  {
+    method: 'get',
+    operationId: 'listWebhookDeliveries',
+    path: '/api/webhooks/deliveries',
+    tag: 'operations',
+    summary: 'Webhook deliveries, newest first: one per message and address, with their attempts, the last status and error.',
+    query: DeliveryListQueryIn,
+    queryOverrides: { limit: pageLimitDoc(MAX_DELIVERY_PAGE, DEFAULT_DELIVERIES) },
+    responses: { 200: { description: 'the deliveries', schema: DeliveryListOut }, 422: { description: 'a query parameter is out of range', schema: ErrorBody }, 501: NOT_KEPT },
+  },
+  {
+    method: 'post',
+    operationId: 'retryWebhookDelivery',
+    path: '/api/webhooks/deliveries/{id}/retry',
+    tag: 'operations',
+    summary: 'Sends a delivery again now (a failed one too), with the same webhook-id; its earlier attempts stay counted.',
+    pathParams: { id: { description: 'the delivery id', schema: DeliveryParams.shape.id, example: '12' } },
+    responses: {
+      200: { description: 'pending again, due now', schema: DeliveryOut },
+      404: { description: 'no such delivery', schema: ErrorBody },
+      422: { description: 'id is not a delivery id', schema: ErrorBody },
+      501: NOT_KEPT,
+    },
+  },
+];
+
+const iso = (ms: number | null): string | null => (ms === null ? null : isoTime(ms));
+
+function callView(call: CallView) {
+  return {
+    ...call,
+    started_at: isoTime(call.started_at),
+    ended_at: iso(call.ended_at),
+    handoff: call.handoff && { at: isoTime(call.handoff.at), reason: call.handoff.reason },
+    transcript: call.transcript.map((turn) => ({ ...turn, at: isoTime(turn.at) })),
+  };
+}
+
+function deliveryView(delivery: Delivery) {
+  const { id, message_id, type, url, status, attempts, last_status, last_error } = delivery;
+  return { id, message_id, type, url, status, attempts, created_at: isoTime(delivery.created_at), next_attempt_at: iso(delivery.next_at), last_attempt_at: iso(delivery.last_attempt_at), last_status, last_error };
+}
+
+export function callRoutes({ system, config, sessionKeys }: AppDeps): Router {
+  const router = Router();
+  const book = () => {
+    if (!system.calls) throw new HttpError(501, 'calls are not kept by this instance: the activity log is shared (ACTIVITY_LOG) or sessions run in the cluster (docs/calls.md)');
+    return system.calls;
+  };
+  router.post('/v1/assistant/consent', async (req, res) => {
+    const { sent, body } = parseClientBody(ConsentIn, req.body, config.privacy.piiRules);
+    const key = sessionKeyOr422(sessionKeys, body.session_id, (sent as { user_id?: string }).user_id);
+    const result = await recordConsent(system.supervisor, key, { decision: body.decision, notice_version: body.notice_version, language: body.language, trace: traceFor(res, body) });
+    const recorded = replyOrThrow(result, key);
+    res.json({ session_id: recorded.session_id, decision: recorded.decision, notice_version: recorded.notice_version, language: recorded.language, recorded_at: isoTime(recorded.recorded_at_ms) });
+  });
+  router.get('/api/sessions/:session_id/calls', (req, res) => {
+    const key = pathSessionKey(sessionKeys, req.params);
+    const query = parseOr422(CallListQueryIn, req.query, 'query');
+    res.json({ session_id: key, calls: book().callsOfSession(key, query.limit ?? DEFAULT_CALLS).map(callView) });
+  });
+  router.get('/api/calls/:call_id', (req, res) => {
+    const { call_id } = parseOr422(CallParams, req.params, 'path');
+    const call = book().call(call_id);
+    if (!call) throw new HttpError(404, `no call ${call_id}`);
+    res.json(callView(call));
+  });
+  router.delete('/api/users/:user_id', (req, res) => {
+    const { user_id } = parseOr422(UserParams, req.params, 'path');
+    // Kept as the service keeps it: masked where it reads as an identity value.
+    const kept = redactValue({ user_id }, config.privacy.piiRules).user_id;
+    const erased = eraseUser(system, kept);
+    if (!erased) throw new HttpError(501, 'erasure is not available here: sessions run in the cluster or the activity log is shared (docs/calls.md)');
+    res.json({ erasure_id: erased.erasure_id, erased_at: isoTime(erased.erased_at_ms), removed: erased.removed });
+  });
+  router.get('/api/webhooks/deliveries', (req, res) => {
+    const query = parseOr422(DeliveryListQueryIn, req.query, 'query');
+    res.json({ deliveries: book().deliveries({ limit: query.limit ?? DEFAULT_DELIVERIES, status: query.status }).map(deliveryView) });
+  });
+  router.post('/api/webhooks/deliveries/:id/retry', (req, res) => {
+    const { id } = parseOr422(DeliveryParams, req.params, 'path');
+    const calls = book();
+    if (!calls.delivery(id)) throw new HttpError(404, `no delivery ${id}`);
+    const delivery = calls.retry(id, system.clock.now())!;
+    system.callUpkeep?.nudge();
+    res.json(deliveryView(delivery));
+  });
+  return router;
+}
