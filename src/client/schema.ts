@@ -737,6 +737,13 @@ export interface components {
         AgentContext: {
             context: {
                 component_hints: components["schemas"]["ComponentHint"][];
+                /** @description the tenant's consent notice (SDK config `consent`): the agent gives it first, in the user's language, and records the answer with POST /v1/assistant/consent */
+                consent: {
+                    notice: {
+                        [key: string]: string;
+                    };
+                    notice_version: string;
+                } | null;
                 /** @description the flow registered with POST /v1/flows/set and the place of the current screen in it */
                 flow: {
                     flow_key: string;
@@ -1196,6 +1203,13 @@ export interface components {
         SdkConfig: {
             /** @description the tenant whose overrides were applied after "*" */
             client_id: string | null;
+            /** @description the consent notice the voice agent gives first in a call, its version and text per language (docs/calls.md) */
+            consent: {
+                notice: {
+                    [key: string]: string;
+                };
+                notice_version: string;
+            };
             /** @description version of the bundled defaults */
             defaults_version: string;
             /** @description SDK_ENVIRONMENT */

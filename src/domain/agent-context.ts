@@ -8,11 +8,14 @@ import type { ComponentHint, SessionRecord, ValidationFailure } from './session-
 import { retryCounts } from './session-record.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { digestOf } from './digest.js';
+import type { SdkConsent } from './sdk-config.js';
 
 /** What every context is built from besides the session: shared, loaded once at start-up. */
 export interface AgentContextSources {
   knowledgeBase: KnowledgeBase;
   refreshPolicy: RefreshPolicy;
+  /** The tenant's consent notice (SDK config); absent, the context carries none. */
+  consentNotice?: ((clientId: string | null) => SdkConsent) | undefined;
 }
 
 /** Decisions 5: the context a voice agent fetches. Times are epoch milliseconds, as in the session. */
@@ -32,6 +35,8 @@ export interface AgentContext {
     refresh_policy: RefreshPolicy;
     /** The flow the app registered and the user's place in it; null when none is registered. */
     flow: { flow_key: string; total_steps: number; progress: FlowProgress | null } | null;
+    /** The notice the agent gives first in a call, and its version (docs/calls.md). */
+    consent: SdkConsent | null;
   };
   system_prompt: string;
 }
@@ -56,6 +61,7 @@ export function buildAgentContext(record: SessionRecord & { flow?: SessionFlow |
       voice_active: voiceActive,
       refresh_policy: sources.refreshPolicy,
       flow,
+      consent: sources.consentNotice?.(record.client_id) ?? null,
     },
     system_prompt: buildSystemPrompt({
       knowledgeBase: sources.knowledgeBase,

@@ -31,12 +31,28 @@ export const SdkThresholds = z.strictObject({
   error_window_seconds: seconds,
 });
 
-export const SdkConfigSchema = z.object({ features: SdkFeatures, thresholds: SdkThresholds });
+/** A language tag, as the notice's keys and POST /v1/assistant/consent's `language` take it. */
+export const LANGUAGE_TAG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/;
+
+/**
+ * The consent notice the voice agent gives first in a call (docs/calls.md): its version, recorded
+ * with every decision, and its text per language; `en` is the fallback.
+ */
+export const SdkConsent = z.strictObject({
+  notice_version: z.string({ error: 'must be a string' }).regex(/^[A-Za-z0-9._:-]{1,64}$/, { error: 'must be 1-64 characters of A-Za-z0-9._:-' }),
+  notice: z.record(z.string().regex(LANGUAGE_TAG, { error: 'keys must be language tags (en, hi, ta-IN)' }), z.string({ error: 'must be a string' }).min(1).max(1000, { error: 'must be at most 1000 characters' }), {
+    error: 'must map language tags to the notice text',
+  }),
+});
+export type SdkConsent = z.infer<typeof SdkConsent>;
+
+export const SdkConfigSchema = z.object({ features: SdkFeatures, thresholds: SdkThresholds, consent: SdkConsent });
 export type SdkConfig = z.infer<typeof SdkConfigSchema>;
 
 const SdkConfigPatch = z.strictObject({
   features: SdkFeatures.partial().optional(),
   thresholds: SdkThresholds.partial().optional(),
+  consent: SdkConsent.partial().optional(),
 });
 export type SdkConfigPatch = z.infer<typeof SdkConfigPatch>;
 
@@ -56,6 +72,13 @@ export const DEFAULT_SDK_CONFIG: SdkConfig = {
     use_websockets_for_control_plane: true,
   },
   thresholds: { min_trigger_interval_seconds: 60, high_time_spent_seconds: 20, assistant_prompt_cooldown_seconds: 45, error_window_seconds: 120 },
+  consent: {
+    notice_version: 'default-1',
+    notice: {
+      en: 'This call is with an automated assistant that helps you with this step. With your consent, what we say is transcribed and kept for up to 30 days to help you and to improve the service; you can withdraw at any time. Shall we continue?',
+      hi: 'यह कॉल एक स्वचालित सहायक के साथ है जो इस चरण में आपकी मदद करता है। आपकी सहमति से हमारी बातचीत लिखी जाएगी और 30 दिनों तक रखी जाएगी; आप कभी भी सहमति वापस ले सकते हैं। क्या हम आगे बढ़ें?',
+    },
+  },
 };
 
 export const NO_OVERRIDES: SdkConfigOverrides = {};
@@ -70,6 +93,8 @@ function apply(config: SdkConfig, patch: SdkConfigPatch | undefined): SdkConfig 
   return {
     features: { ...config.features, ...patch.features },
     thresholds: { ...config.thresholds, ...patch.thresholds },
+    // A tenant's notice replaces the texts it gives; a new text wants a new version, which it sets.
+    consent: { notice_version: patch.consent?.notice_version ?? config.consent.notice_version, notice: { ...config.consent.notice, ...patch.consent?.notice } },
   };
 }
 

@@ -15,6 +15,7 @@ const policy = (overrides: Partial<TriggerPolicy> = {}): TriggerPolicy => ({
 const withConfig = (features: Partial<SdkConfig['features']>, thresholds: Partial<SdkConfig['thresholds']> = {}): SdkConfig => ({
   features: { ...DEFAULT_SDK_CONFIG.features, ...features },
   thresholds: { ...DEFAULT_SDK_CONFIG.thresholds, ...thresholds },
+  consent: DEFAULT_SDK_CONFIG.consent,
 });
 
 const reasonOf = (signals: TriggerSignals, p: TriggerPolicy = policy()) => evaluateTriggerPolicy(signals, p).reason;

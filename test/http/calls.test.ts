@@ -97,6 +97,13 @@ describe('the call record', () => {
     expect(items).toHaveLength(3);
   });
 
+  it("hands the agent its tenant's consent notice and version in the context", async () => {
+    const h = createHarness();
+    await h.http.post('/v1/events').send({ session_id: SESSION, event: 'screen_schema_lazy', screen: 'pan_details', client_id: 'bank-a' }).expect(200);
+    const { body } = await h.http.get(`/v1/assistant/context/${SESSION}`).expect(200);
+    expect(body.context.consent).toMatchObject({ notice_version: 'default-1', notice: { en: expect.stringContaining('consent'), hi: expect.any(String) } });
+  });
+
   it('refuses a bad consent naming the field, and changes nothing', async () => {
     const h = createHarness();
     await start(h).expect(200);

@@ -96,7 +96,7 @@ describe('GET /v1/assistant/context/{session_id}: the response', () => {
     expect(body.current_screen).toBe('pan_details');
     const { context } = body;
     expect(Object.keys(context).sort()).toEqual(
-      ['component_hints', 'flow', 'kyc_kb', 'last_validation_failure', 'latest_event', 'refresh_policy', 'retry_counts', 'screen', 'screen_schema', 'voice_active'].sort(),
+      ['component_hints', 'consent', 'flow', 'kyc_kb', 'last_validation_failure', 'latest_event', 'refresh_policy', 'retry_counts', 'screen', 'screen_schema', 'voice_active'].sort(),
     );
     expect(context.retry_counts).toEqual({ pan_field: 1 });
     expect(context.screen).toBe('pan_details');

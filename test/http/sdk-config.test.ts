@@ -18,6 +18,7 @@ describe('GET /v1/sdk/config', () => {
     expect(res.body).toEqual({
       features: { allow_multiple_assistant_prompt: false, suppress_high_time_spent_trigger: false, component_input_hints_masked: true, use_websockets_for_control_plane: true },
       thresholds: { min_trigger_interval_seconds: 60, high_time_spent_seconds: 20, assistant_prompt_cooldown_seconds: 45, error_window_seconds: 120 },
+      consent: { notice_version: 'default-1', notice: { en: expect.stringContaining('consent'), hi: expect.any(String) } },
       sdk_version: '1.0.0',
       client_id: null,
       defaults_version: '1.0.0',

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { mergeSdkConfig } from '../../domain/sdk-config.js';
 import { readContext } from '../../sessions/context.js';
 import { replyOrThrow } from '../ask.js';
 import type { AppDeps } from '../deps.js';
@@ -27,12 +28,14 @@ export const contextRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function contextRoutes({ system, sessionKeys }: AppDeps): Router {
+export function contextRoutes({ system, sessionKeys, sdkConfig }: AppDeps): Router {
   const router = Router();
+  // The notice in force for the session's tenant, read from the SDK config at each fetch.
+  const sources = { ...system.agentContext, consentNotice: (clientId: string | null) => mergeSdkConfig(sdkConfig.overrides(), clientId).consent };
   router.get('/v1/assistant/context/:session_id', async (req, res) => {
     const session_id = pathSessionKey(sessionKeys, req.params);
     const trace = traceFor(res);
-    const result = await readContext(system.supervisor, session_id, trace, system.agentContext);
+    const result = await readContext(system.supervisor, session_id, trace, sources);
     res.json(contextView(replyOrThrow(result, session_id)));
   });
   return router;

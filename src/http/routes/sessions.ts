@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { SESSION_ID_PATTERN } from '../../domain/sdk-event.js';
 import { InvalidCursorError } from '../../actors/session-listing.js';
 import { buildAgentContext } from '../../domain/agent-context.js';
+import { mergeSdkConfig } from '../../domain/sdk-config.js';
 import { isoTime } from '../../integrations/clock.js';
 import { isVoiceActive } from '../../machines/session/voice.js';
 import { snapshotOrThrow } from '../ask.js';
@@ -64,7 +65,7 @@ export const sessionRouteDocs: RouteDoc[] = [
   },
 ];
 
-export function sessionRoutes({ system, sessionKeys }: AppDeps): Router {
+export function sessionRoutes({ system, sessionKeys, sdkConfig }: AppDeps): Router {
   const router = Router();
   router.get('/api/sessions', async (req, res) => {
     const query = parseOr422(SessionListQueryIn, req.query, 'query');
@@ -83,7 +84,8 @@ export function sessionRoutes({ system, sessionKeys }: AppDeps): Router {
   router.get('/api/sessions/:session_id/agent-context', async (req, res) => {
     const session_id = pathSessionKey(sessionKeys, req.params);
     const snapshot = await snapshotOrThrow(system.supervisor, session_id);
-    res.json(contextView(buildAgentContext(snapshot.context, isVoiceActive(snapshot.value), system.agentContext)));
+    const consentNotice = (clientId: string | null) => mergeSdkConfig(sdkConfig.overrides(), clientId).consent;
+    res.json(contextView(buildAgentContext(snapshot.context, isVoiceActive(snapshot.value), { ...system.agentContext, consentNotice })));
   });
   router.get('/api/sessions/:session_id', async (req, res) => {
     const session_id = pathSessionKey(sessionKeys, req.params);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { KbGeneralSchema, KbStepSchema } from '../../domain/kyc-knowledge.js';
 import { RefreshPolicySchema } from '../../domain/refresh-policy.js';
+import { SdkConsent } from '../../domain/sdk-config.js';
 import { ComponentHintOut, ValidationFailureOut } from './session.js';
 
 export const KycKbOut = z
@@ -36,6 +37,7 @@ export const ContextOut = z
         })
         .nullable()
         .meta({ description: 'the flow registered with POST /v1/flows/set and the place of the current screen in it' }),
+      consent: SdkConsent.nullable().meta({ description: "the tenant's consent notice (SDK config `consent`): the agent gives it first, in the user's language, and records the answer with POST /v1/assistant/consent" }),
     }),
     system_prompt: z.string().meta({ description: 'at most 6,000 characters; client strings quoted, values never included' }),
   })
