@@ -113,6 +113,8 @@ export function createHarness(options: HarnessOptions = {}): Harness {
  * starts again on the same data directory, its clock where the old one stopped.
  */
 export function restartAfterCrash(h: Harness, options: HarnessOptions = {}): Harness {
+  // A crash takes its timers with it: the outbox's round must not run on the abandoned file.
+  h.system.callUpkeep?.stop();
   if (h.store.sessions instanceof SqliteStore) h.store.sessions.abandon();
   h.sdkConfig.close();
   return createHarness({ ...options, env: { ...h.env, ...options.env }, startAt: h.clock.now() });
