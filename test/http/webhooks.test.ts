@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Harness } from '../support/harness.js';
 import { createHarness, restartAfterCrash, tempDataDir } from '../support/harness.js';
@@ -134,5 +137,27 @@ describe('signed webhooks from the durable outbox', () => {
   it('refuse WEBHOOK_URL without a secret, and a secret not of the whsec_ form', () => {
     expect(() => createHarness({ env: { WEBHOOK_URL: 'http://127.0.0.1:9/x' } })).toThrow(/WEBHOOK_SECRET/);
     expect(() => createHarness({ env: { WEBHOOK_URL: 'http://127.0.0.1:9/x', WEBHOOK_SECRET: 'plain' } })).toThrow(/WEBHOOK_SECRET/);
+  });
+});
+
+describe("docs/webhooks.md's receiver", () => {
+  it('run as the page gives it, verifies and prints the call.ended the service sends', async () => {
+    const page = readFileSync('docs/webhooks.md', 'utf8');
+    const code = /## A receiver that verifies[\s\S]*?```js\n([\s\S]*?)```/.exec(page)![1]!;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], { env: { ...process.env, WEBHOOK_SECRET: SECRET, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+      const listening = (await lines.next()).value as string;
+      const port = /listening on (\d+)/.exec(listening)![1];
+      const h = harness(`http://127.0.0.1:${port}/`);
+      const callId = await call(h);
+      await h.system.callUpkeep!.round();
+      const printed: { type: string; data: Record<string, unknown> }[] = [];
+      while (!printed.some((message) => message.type === 'call.ended')) printed.push(JSON.parse((await lines.next()).value as string));
+      expect(printed.find((message) => message.type === 'call.ended')!.data).toMatchObject({ call_id: callId, report: { outcome: 'unresolved' } });
+      expect((await deliveries(h)).every((delivery) => delivery.status === 'delivered' && delivery.last_status === 204)).toBe(true);
+    } finally {
+      child.kill();
+    }
   });
 });
