@@ -3,6 +3,7 @@ import { h, notFound, screenName, time, voiceStateName } from '../dom.js';
 import { staleness } from '../stale.js';
 import { drawStatechart } from '../statechart.js';
 import { timelineList } from '../timeline.js';
+import { callsList } from '../calls.js';
 
 const REFRESH_MS = 1000;
 const TIMELINE_LIMIT = 200;
@@ -19,6 +20,7 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
   const facts = h('dl', { class: 'facts', id: 'session-facts' });
   const chartHolder = h('div', {}, h('p', { class: 'muted' }, 'Loading the statechart…'));
   const timeline = timelineList('timeline');
+  const calls = callsList('session-calls');
   const prompt = h('pre', { class: 'prompt', id: 'system-prompt', tabindex: '0' });
   const agentContext = h('pre', { class: 'json', id: 'agent-context', tabindex: '0' });
   const problem = h('p', { class: 'problem', role: 'alert' });
@@ -31,6 +33,7 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
       'div',
       { id: 'session-content' },
       facts,
+      h('section', { 'aria-labelledby': 'calls-title' }, h('h3', { id: 'calls-title' }, 'Calls, newest first'), calls.element),
       // On a narrow screen the chart is several screens tall: the stylesheet moves it below the rest.
       h(
         'div',
@@ -90,6 +93,14 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
       ...fact('Last trigger', time(session.last_trigger_at)),
     );
     timeline.show(activity.items);
+    // Calls are not kept where sessions run in the cluster (501): the rest of the page still shows.
+    try {
+      calls.show((await getJson(`/api/sessions/${id}/calls`)).calls);
+    } catch (error) {
+      if (!(error instanceof HttpError && error.status === 501)) throw error;
+      calls.show([], 'Calls are not kept by this service (cluster mode or a shared activity log).');
+    }
+    if (stopped()) return;
     if (prompt.textContent !== context.system_prompt) prompt.textContent = context.system_prompt;
     const contextText = JSON.stringify(context.context, null, 2);
     if (agentContext.textContent !== contextText) agentContext.textContent = contextText;
