@@ -395,8 +395,29 @@ describe('the operator console in Chromium', () => {
     expect(await problem()).toBe('');
   });
 
+  it("shows a session's calls: outcome, summary and the masked transcript", async () => {
+    const session = 'e2e-call';
+    await api('/v1/assistant/session/start', { session_id: session, user_id: 'e2e-user', screen: 'pan_details' });
+    await api('/v1/assistant/consent', { session_id: session, decision: 'given', notice_version: 'default-1', language: 'en' });
+    await api('/v1/events', { session_id: session, event: 'voice_conversation_turn', properties: { role: 'agent', text: 'How can I help with your PAN?' } });
+    await api('/v1/events', { session_id: session, event: 'voice_conversation_turn', properties: { role: 'user', text: 'my PAN is ABCPE1234F' } });
+    await api('/v1/assistant/session/stop', { session_id: session });
+    await page.goto(`${url}/console#/sessions/${session}`);
+    await page.waitForSelector('#session-calls .call .summary');
+    const text = await page.textContent('#session-calls');
+    expect(text).toContain('How can I help with your PAN?');
+    expect(text).toContain('my PAN is');
+    expect(text).not.toContain('ABCPE1234F');
+    expect(await page.textContent('#session-calls .call h4 .badge')).toBe('unresolved');
+    expect(await page.$$eval('#session-calls .turn', (turns) => turns.length)).toBe(2);
+    await screenshot(page, 'session-calls');
+    await page.goto(`${url}/console#/webhooks`);
+    await page.waitForSelector('#deliveries tbody tr');
+    expect(await page.textContent('#deliveries')).toContain('set WEBHOOK_URL');
+  });
+
   it('has no serious accessibility violations in any view', async () => {
-    for (const view of ['activity', 'sessions', 'sessions/e2e-voice', 'health', 'nosuchview', 'sessions/e2e-nope']) {
+    for (const view of ['activity', 'sessions', 'sessions/e2e-voice', 'sessions/e2e-call', 'health', 'webhooks', 'nosuchview', 'sessions/e2e-nope']) {
       await page.goto(`${url}/console#/${view}`);
       await page.waitForSelector('main h2');
       await page.waitForTimeout(0);
