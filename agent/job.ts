@@ -4,6 +4,7 @@ import * as silero from '@livekit/agents-plugin-silero';
 import { RoomEvent } from '@livekit/rtc-node';
 import { createServiceClient } from '../src/client/index.js';
 import { AGENT_NOTICE_TOPIC } from '../src/domain/agent-notice.js';
+import { noticeFor } from './consent-notice.js';
 import { ContextSource } from './context-source.js';
 import { isContextNotice, sessionIdOf } from './job-metadata.js';
 import { guardedChat } from './guarded-chat.js';
@@ -199,7 +200,10 @@ export default defineAgent<ProcessData>({
       left.promise.then(() => false),
     ]);
     if (!started || leaving) return;
-    session.say(OPENING_LINE);
+    // The first turn is the tenant's consent notice, which says a machine is talking and asks to
+    // continue (docs/calls.md); the app or the agent records the answer. Without one, the opening line.
+    const notice = noticeFor(source.current, settings.stt.language);
+    session.say(notice?.text ?? OPENING_LINE);
     if (!source.reachable && !toldUnreachable) {
       toldUnreachable = true;
       session.say(UNREACHABLE_LINE);
