@@ -50,7 +50,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One call: its record, masked transcript and report. */
+        /**
+         * One call
+         * @description One call: its record, masked transcript and report.
+         */
         get: operations["getCall"];
         put?: never;
         post?: never;
@@ -227,7 +230,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The session's calls, newest first: each with its masked transcript (when consent was given), where it began and ended, the context versions read and its report. */
+        /**
+         * The session's calls, newest first
+         * @description Each call with its masked transcript (when consent was given), where it began and ended, the context versions read, how it ended and its report.
+         */
         get: operations["listSessionCalls"];
         put?: never;
         post?: never;
@@ -267,7 +273,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Erases a user: every session, call, transcript, consent entry, activity item and pending webhook of theirs, from the database file's bytes too. Answers what it removed; the erasure itself is kept without the user's data. Webhook user.erased. */
+        /**
+         * Erase a user and everything kept of them
+         * @description Erases a user: every session, call, transcript, consent entry, activity item and pending webhook of theirs, from the database file's bytes too. Answers what it removed; the erasure itself is kept without the user's data. Webhook user.erased.
+         */
         delete: operations["eraseUser"];
         options?: never;
         head?: never;
@@ -281,7 +290,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Webhook deliveries, newest first: one per message and address, with their attempts, the last status and error. */
+        /**
+         * Webhook deliveries, newest first
+         * @description One delivery per message and address, with its attempts, the last status and error.
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -300,7 +312,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends a delivery again now (a failed one too), with the same webhook-id; its earlier attempts stay counted. */
+        /**
+         * Send a webhook delivery again
+         * @description Sends a delivery again now (a failed one too), with the same webhook-id; its earlier attempts stay counted. The body is {}.
+         */
         post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;
@@ -474,7 +489,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** An entry of the session's consent record: given, refused or withdrawn, with the notice version and language. Append-only; without consent given no transcript is kept, and a withdrawal removes what the running call kept. Records consent; webhook consent.recorded. */
+        /**
+         * Record the user's consent decision
+         * @description An entry of the session's consent record: given, refused or withdrawn, with the notice version and language. Append-only; without consent given no transcript is kept, and a withdrawal removes what the running call kept. Records consent; webhook consent.recorded.
+         */
         post: operations["recordConsent"];
         delete?: never;
         options?: never;

@@ -41,7 +41,8 @@ export const callRouteDocs: RouteDoc[] = [
     operationId: 'recordConsent',
     path: '/v1/assistant/consent',
     tag: 'sdk',
-    summary:
+    summary: "Record the user's consent decision",
+    description:
       "An entry of the session's consent record: given, refused or withdrawn, with the notice version and language. Append-only; without consent given no transcript is kept, and a withdrawal removes what the running call kept. Records consent; webhook consent.recorded.",
     body: ConsentIn,
     bodyExamples: { given: { summary: 'consent given after the notice', value: { session_id: '7664f88e-4980-41c3-bec0-f0e1591ee548', decision: 'given', notice_version: '2026-11', language: 'hi' } } },
@@ -57,7 +58,8 @@ export const callRouteDocs: RouteDoc[] = [
     operationId: 'listSessionCalls',
     path: '/api/sessions/{session_id}/calls',
     tag: 'operations',
-    summary: "The session's calls, newest first: each with its masked transcript (when consent was given), where it began and ended, the context versions read and its report.",
+    summary: "The session's calls, newest first",
+    description: "Each call with its masked transcript (when consent was given), where it began and ended, the context versions read, how it ended and its report.",
     pathParams: { session_id: SESSION_ID_PARAM },
     query: CallListQueryIn,
     queryOverrides: { limit: pageLimitDoc(MAX_CALL_PAGE, DEFAULT_CALLS) },
@@ -68,7 +70,8 @@ export const callRouteDocs: RouteDoc[] = [
     operationId: 'getCall',
     path: '/api/calls/{call_id}',
     tag: 'operations',
-    summary: 'One call: its record, masked transcript and report.',
+    summary: 'One call',
+    description: 'One call: its record, masked transcript and report.',
     pathParams: { call_id: { description: 'the call id (the assistant_invocation_id of its start)', schema: CallParams.shape.call_id } },
     responses: {
       200: { description: 'the call', schema: CallOut },
@@ -82,7 +85,8 @@ export const callRouteDocs: RouteDoc[] = [
     operationId: 'eraseUser',
     path: '/api/users/{user_id}',
     tag: 'operations',
-    summary:
+    summary: 'Erase a user and everything kept of them',
+    description:
       "Erases a user: every session, call, transcript, consent entry, activity item and pending webhook of theirs, from the database file's bytes too. Answers what it removed; the erasure itself is kept without the user's data. Webhook user.erased.",
     pathParams: { user_id: { description: 'the user id as the app sends it', schema: UserParams.shape.user_id, example: 'user-42' } },
     responses: {
@@ -96,7 +100,8 @@ export const callRouteDocs: RouteDoc[] = [
     operationId: 'listWebhookDeliveries',
     path: '/api/webhooks/deliveries',
     tag: 'operations',
-    summary: 'Webhook deliveries, newest first: one per message and address, with their attempts, the last status and error.',
+    summary: 'Webhook deliveries, newest first',
+    description: 'One delivery per message and address, with its attempts, the last status and error.',
     query: DeliveryListQueryIn,
     queryOverrides: { limit: pageLimitDoc(MAX_DELIVERY_PAGE, DEFAULT_DELIVERIES) },
     responses: { 200: { description: 'the deliveries', schema: DeliveryListOut }, 422: { description: 'a query parameter is out of range', schema: ErrorBody }, 501: NOT_KEPT },
@@ -106,7 +111,8 @@ export const callRouteDocs: RouteDoc[] = [
     operationId: 'retryWebhookDelivery',
     path: '/api/webhooks/deliveries/{id}/retry',
     tag: 'operations',
-    summary: 'Sends a delivery again now (a failed one too), with the same webhook-id; its earlier attempts stay counted.',
+    summary: 'Send a webhook delivery again',
+    description: 'Sends a delivery again now (a failed one too), with the same webhook-id; its earlier attempts stay counted. The body is {}.',
     pathParams: { id: { description: 'the delivery id', schema: DeliveryParams.shape.id, example: '12' } },
     responses: {
       200: { description: 'pending again, due now', schema: DeliveryOut },
