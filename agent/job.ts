@@ -4,7 +4,9 @@ import * as silero from '@livekit/agents-plugin-silero';
 import { RoomEvent } from '@livekit/rtc-node';
 import { createServiceClient } from '../src/client/index.js';
 import { AGENT_NOTICE_TOPIC } from '../src/domain/agent-notice.js';
+import type { NoticeToGive } from './consent-notice.js';
 import { noticeFor } from './consent-notice.js';
+import { consentTool } from './consent-tool.js';
 import { ContextSource } from './context-source.js';
 import { isContextNotice, sessionIdOf } from './job-metadata.js';
 import { guardedChat } from './guarded-chat.js';
@@ -30,8 +32,9 @@ class KycAssistant extends voice.Agent {
   constructor(
     private readonly source: ContextSource,
     instructions: string,
+    tools: llm.ToolContextLike,
   ) {
-    super({ instructions });
+    super({ instructions, tools });
   }
 
   override async llmNode(chatCtx: llm.ChatContext, toolCtx: llm.ToolContext, modelSettings: voice.ModelSettings) {
@@ -139,7 +142,10 @@ export default defineAgent<ProcessData>({
     await source.start();
     if (!ctx.room.isConnected) leave('disconnected from the room');
     if (leaving) return;
-    agent = new KycAssistant(source, source.current?.system_prompt ?? GENERAL_INSTRUCTIONS);
+    // The notice the call opens with; the model records the user's answer to it (consent-tool.ts).
+    let notice: NoticeToGive | undefined;
+    const recordConsent = consentTool({ client, sessionId, notice: () => notice, timeoutMs: settings.service.timeoutMs, log: (message, fields) => jobLog.warn(fields ?? {}, message) });
+    agent = new KycAssistant(source, source.current?.system_prompt ?? GENERAL_INSTRUCTIONS, { record_consent: recordConsent });
     const models = createModels(settings, () => jobLog.warn({ timeout_ms: settings.modelTimeoutMs }, 'speech stalled: no audio in time, connection closed'));
     session = new voice.AgentSession({
       vad: ctx.proc.userData.vad ?? (await silero.VAD.load()),
@@ -202,7 +208,7 @@ export default defineAgent<ProcessData>({
     if (!started || leaving) return;
     // The first turn is the tenant's consent notice, which says a machine is talking and asks to
     // continue (docs/calls.md); the app or the agent records the answer. Without one, the opening line.
-    const notice = noticeFor(source.current, settings.stt.language);
+    notice = noticeFor(source.current, settings.stt.language);
     session.say(notice?.text ?? OPENING_LINE);
     if (!source.reachable && !toldUnreachable) {
       toldUnreachable = true;

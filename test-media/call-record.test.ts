@@ -22,7 +22,14 @@ beforeAll(async () => {
   stack = await startMediaStack({
     service: { WEBHOOK_URL: url, WEBHOOK_SECRET: SECRET },
     models: {
-      reply: () => 'Please check the highlighted field and type the number again.',
+      // The model records the user's yes through the agent's tool, once; then it answers.
+      reply: (request) => {
+        const last = request.messages.at(-1);
+        const said = String(request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '');
+        if (last?.role === 'user' && /^yes, let us continue/i.test(said)) return { toolCall: { name: 'record_consent', arguments: { decision: 'given' } } };
+        if (last?.role === 'tool') return 'Thank you. What can I help you with?';
+        return 'Please check the highlighted field and type the number again.';
+      },
       transcript: () => 'how do I fix my PAN',
     },
   });
@@ -77,5 +84,20 @@ describe('a call on a real LiveKit server leaves its record', () => {
     expect(ended[0]!.data).toMatchObject({ call_id: call!.call_id, report: { outcome: 'unresolved' } });
     expect(receiver.messages('consent.recorded')[0]!.data).toMatchObject({ session_id: sessionId, decision: 'given' });
     expect(receiver.received.filter((message) => message.verified instanceof Error)).toEqual([]);
+  });
+});
+
+describe('the agent records consent itself', () => {
+  it("offers the model record_consent, and a yes to the notice becomes the session's consent entry with the notice's version and language", async () => {
+    const sessionId = 'call-consent-1';
+    const { service, models } = stack;
+    const { user } = await startCall(service, sessionId, users);
+    await eventually(() => user.transcripts.join(' '), (text) => text.includes('Shall we continue?'), 30_000);
+    await user.type('Yes, let us continue');
+    await eventually(() => user.transcripts.join(' '), (text) => text.includes('What can I help you with?'), 30_000);
+    const entries = await eventually(() => service.activity(sessionId, 'consent'), (items) => items.length >= 1, 15_000);
+    expect(entries.map((item) => item.payload)).toEqual([{ decision: 'given', notice_version: 'default-1', language: 'en' }]);
+    expect(models.chats.some((request) => request.tools?.some((tool) => tool.function.name === 'record_consent'))).toBe(true);
+    await service.stopVoice(sessionId);
   });
 });

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 export interface ChatRequest {
   model: string;
   stream?: boolean;
-  messages: { role: string; content: unknown }[];
+  messages: { role: string; content: unknown; tool_calls?: unknown[] }[];
+  tools?: { type: string; function: { name: string } }[];
   /** The whole body as sent, for "nothing raw anywhere" checks. */
   raw: string;
 }
@@ -33,7 +34,7 @@ export interface ModelScript {
    * The assistant's answer to a chat request. The provider failing: a status and body, 'hang'
    * (never answers), or `malformed`, sent as the body of a 200 event stream.
    */
-  reply(request: ChatRequest): string | { status: number; body: string } | { malformed: string } | 'hang';
+  reply(request: ChatRequest): string | { status: number; body: string } | { malformed: string } | { toolCall: { name: string; arguments: Record<string, unknown> } } | 'hang';
   /** The text of a transcription. */
   transcript(request: TranscriptionRequest): string;
 }
@@ -64,6 +65,18 @@ export async function startModelStandIn(initial: ModelScript) {
     const answer = script.reply(request);
     if (answer === 'hang') {
       hanging.add(res);
+      return;
+    }
+    if (typeof answer !== 'string' && 'toolCall' in answer) {
+      // A function call, streamed as the provider streams one: the call's name first, its arguments after, finish_reason tool_calls.
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      const base = { id: `chatcmpl-${chats.length}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: parsed.model };
+      const send = (chunk: object) => res.write(`data: ${JSON.stringify({ ...base, ...chunk })}\n\n`);
+      const call = { index: 0, id: `call_${chats.length}`, type: 'function', function: { name: answer.toolCall.name, arguments: '' } };
+      send({ choices: [{ index: 0, delta: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: null }] });
+      send({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: JSON.stringify(answer.toolCall.arguments) } }] }, finish_reason: null }] });
+      send({ choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
+      res.end('data: [DONE]\n\n');
       return;
     }
     if (typeof answer !== 'string' && 'malformed' in answer) {
