@@ -111,7 +111,11 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
   const { sessionHost } = config.cluster;
   const clustered = sessionHost.kind === 'restate';
   const store = orExit(
-    () => openStore(clustered ? { ...config.store, kind: 'memory' } : config.store, systemClock, logger, clustered, config.http.replayWindowSeconds * 1000, { webhookUrls: config.calls.webhookUrls }),
+    () =>
+      openStore(clustered ? { ...config.store, kind: 'memory' } : config.store, systemClock, logger, clustered, config.http.replayWindowSeconds * 1000, {
+        webhookUrls: config.calls.webhookUrls,
+        summaryModel: config.calls.summaryModel !== undefined,
+      }),
     StoreOpenError,
   );
   // After the store has claimed its DATA_DIR: the secret file is that directory's.

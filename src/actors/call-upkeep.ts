@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import { WEBHOOK_RETRY_WINDOW_MS, retryDelayMs } from '../domain/webhook-message.js';
 import type { AppClock } from '../integrations/clock.js';
+import type { Summarizer } from '../integrations/summary-model.js';
 import type { WebhookSender } from '../integrations/webhook-sender.js';
 import type { CallBook, Delivery } from '../store/call-book.js';
 
@@ -18,6 +19,8 @@ export interface CallUpkeepOptions {
   send: WebhookSender;
   /** 0 keeps calls for ever. */
   retentionDays: number;
+  /** CALL_SUMMARY_MODEL_*: writes each ended call's summary before its call.ended is sent. */
+  summarize?: Summarizer | undefined;
   /** [0, 1): the jitter of each retry; tests fix it. */
   random?: () => number;
 }
@@ -74,6 +77,16 @@ export class CallUpkeep {
     if (this.options.retentionDays > 0) {
       const removed = calls.pruneEndedBefore(now - this.retentionMs);
       if (removed > 0) this.options.logger.info({ calls: removed }, 'calls past TRANSCRIPT_RETENTION_DAYS removed');
+    }
+    const { summarize } = this.options;
+    // Each ended call's summary once, from the record's facts and the masked transcript; no
+    // answer leaves the record's, and either way its held call.ended becomes due.
+    for (let waiting = summarize ? calls.pendingSummaries(BATCH) : []; waiting.length > 0 && summarize && !this.stopped; waiting = calls.pendingSummaries(BATCH)) {
+      for (const call of waiting) {
+        const summary = await summarize({ facts: call.report?.summary ?? '', transcript: call.transcript.map(({ role, text }) => ({ role, text })) });
+        if (this.stopped) return;
+        calls.summarized(call.call_id, summary, clock.now());
+      }
     }
     for (let due = calls.due(now, BATCH); due.length > 0 && !this.stopped; due = calls.due(clock.now(), BATCH)) {
       await Promise.all(due.map((delivery) => this.attempt(delivery)));

@@ -6,6 +6,7 @@ import type { AppClock } from '../integrations/clock.js';
 import type { MediaProvider } from '../integrations/media.js';
 import type { WebhookSender } from '../integrations/webhook-sender.js';
 import { httpWebhookSender } from '../integrations/webhook-sender.js';
+import { openAiSummarizer } from '../integrations/summary-model.js';
 import type { SessionSettings } from '../machines/session/context.js';
 import type { Store } from '../store/ports.js';
 import type { ActorSystemOptions } from './system.js';
@@ -56,6 +57,10 @@ export function actorSystemOptions(config: AppConfig, parts: ActorSystemParts): 
     media: parts.media,
     agentContext: { knowledgeBase: parts.knowledgeBase, refreshPolicy: config.voice.contextRefresh },
     inspect: parts.inspect,
-    calls: { send: parts.sendWebhook ?? httpWebhookSender(config.calls.webhookSecrets), retentionDays: config.calls.transcriptRetentionDays },
+    calls: {
+      send: parts.sendWebhook ?? httpWebhookSender(config.calls.webhookSecrets),
+      retentionDays: config.calls.transcriptRetentionDays,
+      summarize: config.calls.summaryModel && openAiSummarizer(config.calls.summaryModel),
+    },
   };
 }

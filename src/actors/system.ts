@@ -5,6 +5,7 @@ import type { FeatureFlags } from '../domain/feature-flags.js';
 import type { TriggerDecision } from '../domain/trigger-policy.js';
 import type { AppClock } from '../integrations/clock.js';
 import type { MediaProvider } from '../integrations/media.js';
+import type { Summarizer } from '../integrations/summary-model.js';
 import type { WebhookSender } from '../integrations/webhook-sender.js';
 import { CallUpkeep } from './call-upkeep.js';
 import type { SessionSettings } from '../machines/session/context.js';
@@ -52,7 +53,7 @@ export interface ActorSystemOptions {
   /** Knowledge base and refresh policy for voice-agent context, loaded once at start-up. */
   agentContext: AgentContextSources;
   /** How the webhook outbox is sent and how long calls are kept (docs/webhooks.md, docs/calls.md); none, nothing is sent or removed. */
-  calls?: { send: WebhookSender; retentionDays: number } | undefined;
+  calls?: { send: WebhookSender; retentionDays: number; summarize?: Summarizer | undefined } | undefined;
 }
 
 /** `supervisor` is where sessions run: this process's `SessionSupervisor` unless the system was built with another host. */

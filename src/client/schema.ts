@@ -1498,8 +1498,11 @@ export interface components {
             /** @description the webhook-id header: the same for every address and attempt of one message */
             message_id: string;
             next_attempt_at: string | null;
-            /** @enum {string} */
-            status: "pending" | "delivered" | "failed";
+            /**
+             * @description `held`: a call.ended waiting for the summary the language model writes
+             * @enum {string}
+             */
+            status: "held" | "pending" | "delivered" | "failed";
             /** @enum {string} */
             type: "call.ended" | "consent.recorded" | "handoff.requested" | "user.erased";
             url: string;
@@ -2773,7 +2776,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                status?: "pending" | "delivered" | "failed";
+                status?: "held" | "pending" | "delivered" | "failed";
             };
             header?: never;
             path?: never;

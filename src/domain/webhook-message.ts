@@ -13,7 +13,8 @@ export interface WebhookMessage {
   data: Record<string, unknown>;
 }
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+/** `held`: a call.ended waiting for its summary from the language model. */
+export type DeliveryStatus = 'held' | 'pending' | 'delivered' | 'failed';
 
 /** How long a delivery is retried before it is kept as failed. */
 export const WEBHOOK_RETRY_WINDOW_MS = 24 * 3_600_000;

@@ -15,6 +15,11 @@ import { isoTime } from '../integrations/clock.js';
 export interface CallBookOptions {
   /** WEBHOOK_URL: each message gets one delivery per address; none, no outbox rows. */
   webhookUrls: readonly string[];
+  /**
+   * A language model writes summaries (CALL_SUMMARY_MODEL_BASE_URL): a call's `call.ended` is held
+   * until its summary is written or given up on (`summarized`), so the message carries it.
+   */
+  summaryModel?: boolean;
 }
 
 /** A call as read: its record and transcript. */
@@ -126,13 +131,42 @@ export class CallBook {
 
   // The outbox
 
-  /** Queues `data` as a message of `type` to every WEBHOOK_URL; in the caller's transaction when it has one. */
-  enqueue(type: WebhookType, data: Record<string, unknown>, sessionId: string | null, at: number): void {
+  /** Queues `data` as a message of `type` to every WEBHOOK_URL; in the caller's transaction when it has one. `held`: not sent until released. */
+  enqueue(type: WebhookType, data: Record<string, unknown>, sessionId: string | null, at: number, held?: { callId: string }): void {
     if (this.options.webhookUrls.length === 0) return;
     const message: WebhookMessage = { type, timestamp: isoTime(at), data };
     const payload = JSON.stringify(message);
     const messageId = `msg_${randomUUID().replaceAll('-', '')}`;
-    for (const url of this.options.webhookUrls) this.sql.enqueue.run(messageId, type, url, payload, sessionId, at, at);
+    for (const url of this.options.webhookUrls) this.sql.enqueue.run(messageId, type, url, payload, sessionId, held?.callId ?? null, at, held ? 'held' : 'pending', held ? null : at);
+  }
+
+  /** Calls whose summary the language model has yet to write, oldest first. */
+  pendingSummaries(limit: number): CallView[] {
+    return (this.sql.pendingSummaries.all(limit) as CallRow[]).map((row) => this.view(row));
+  }
+
+  /**
+   * The model's summary of a call (undefined: none came, the record's stays), in its report and in
+   * the `call.ended` held for it, which is then due at `at`.
+   */
+  summarized(callId: string, summary: string | undefined, at: number): void {
+    const row = this.sql.call.get(callId) as CallRow | undefined;
+    if (!row) return;
+    const call = JSON.parse(row.record) as CallRecord;
+    if (summary !== undefined && call.report) call.report = { ...call.report, summary, summary_source: 'model' };
+    this.db.exec('BEGIN');
+    try {
+      this.sql.saveSummary.run(JSON.stringify(call), callId);
+      for (const held of this.sql.heldOf.all(callId) as { id: number; payload: string }[]) {
+        const message = JSON.parse(held.payload) as WebhookMessage;
+        message.data = { ...message.data, report: call.report };
+        this.sql.release.run(JSON.stringify(message), at, held.id);
+      }
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    }
   }
 
   /** Pending deliveries due at `now`, oldest first. */
@@ -254,7 +288,9 @@ export class CallBook {
     call.report = callReport(call);
     this.save(call);
     const { call_id, session_id, started_at, ended_at, ended_by, start, context_versions, transcript_kept, report } = call;
-    this.enqueue('call.ended', { call_id, session_id, started_at: isoTime(started_at), ended_at: isoTime(ended_at), ended_by, start, end, context_versions, transcript_kept, report }, session_id, at);
+    const held = this.options.summaryModel ? { callId: call_id } : undefined;
+    if (held) this.sql.markSummaryPending.run(call_id);
+    this.enqueue('call.ended', { call_id, session_id, started_at: isoTime(started_at), ended_at: isoTime(ended_at), ended_by, start, end, context_versions, transcript_kept, report }, session_id, at, held);
   }
 
   private turn(sessionId: string, payload: Record<string, unknown>, at: number): void {
@@ -344,7 +380,12 @@ function prepareCalls(db: DatabaseSync) {
     consentsOf: db.prepare('SELECT session_id, user_id, decision, notice_version, language, at FROM consents WHERE session_id = ? ORDER BY id'),
     deleteConsentsOfSession: db.prepare('DELETE FROM consents WHERE session_id = ?'),
     deleteConsentsOfUser: db.prepare('DELETE FROM consents WHERE user_id = ?'),
-    enqueue: db.prepare("INSERT INTO webhook_outbox (message_id, type, url, payload, session_id, created_at, status, attempts, next_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?)"),
+    enqueue: db.prepare('INSERT INTO webhook_outbox (message_id, type, url, payload, session_id, call_id, created_at, status, attempts, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?)'),
+    pendingSummaries: db.prepare('SELECT call_id, record FROM calls WHERE summary_pending = 1 ORDER BY ended_at LIMIT ?'),
+    markSummaryPending: db.prepare('UPDATE calls SET summary_pending = 1 WHERE call_id = ?'),
+    saveSummary: db.prepare('UPDATE calls SET record = ?, summary_pending = 0 WHERE call_id = ?'),
+    heldOf: db.prepare("SELECT id, payload FROM webhook_outbox WHERE call_id = ? AND status = 'held'"),
+    release: db.prepare("UPDATE webhook_outbox SET payload = ?, status = 'pending', next_at = ? WHERE id = ?"),
     due: db.prepare("SELECT * FROM webhook_outbox WHERE status = 'pending' AND next_at <= ? ORDER BY next_at, id LIMIT ?"),
     oldestEnded: db.prepare('SELECT min(ended_at) AS at FROM calls WHERE ended_at IS NOT NULL'),
     nextDue: db.prepare("SELECT min(next_at) AS at FROM webhook_outbox WHERE status = 'pending'"),

@@ -102,7 +102,8 @@ export const MIGRATIONS: readonly string[] = [
     user_id TEXT,
     started_at INTEGER NOT NULL,
     ended_at INTEGER,
-    record TEXT NOT NULL
+    record TEXT NOT NULL,
+    summary_pending INTEGER NOT NULL DEFAULT 0
   );
   CREATE INDEX calls_session ON calls (session_id, started_at);
   CREATE INDEX calls_user ON calls (user_id) WHERE user_id IS NOT NULL;
@@ -136,6 +137,7 @@ export const MIGRATIONS: readonly string[] = [
     url TEXT NOT NULL,
     payload TEXT NOT NULL,
     session_id TEXT,
+    call_id TEXT,
     created_at INTEGER NOT NULL,
     status TEXT NOT NULL,
     attempts INTEGER NOT NULL,
@@ -146,6 +148,8 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX webhook_outbox_due ON webhook_outbox (next_at) WHERE status = 'pending';
   CREATE INDEX webhook_outbox_session ON webhook_outbox (session_id) WHERE session_id IS NOT NULL;
+  CREATE INDEX webhook_outbox_held ON webhook_outbox (call_id) WHERE status = 'held';
+  CREATE INDEX calls_summary_pending ON calls (summary_pending) WHERE summary_pending = 1;
   CREATE TABLE erasures (
     erasure_id TEXT PRIMARY KEY,
     at INTEGER NOT NULL,

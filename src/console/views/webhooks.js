@@ -7,7 +7,7 @@ const REFRESH_MS = 2000;
 /** The webhook outbox: every delivery, its attempts and last answer, and a way to send one again. */
 export function webhooksView({ main, onUnauthorized }) {
   const problem = h('p', { class: 'problem', role: 'alert' });
-  const status = h('select', { id: 'delivery-status', 'aria-label': 'Status' }, ['', 'pending', 'delivered', 'failed'].map((value) => h('option', { value }, value || 'any status')));
+  const status = h('select', { id: 'delivery-status', 'aria-label': 'Status' }, ['', 'held', 'pending', 'delivered', 'failed'].map((value) => h('option', { value }, value || 'any status')));
   const body = h('tbody', {});
   const table = h(
     'table',

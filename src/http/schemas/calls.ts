@@ -94,7 +94,7 @@ export const DeliveryOut = z
     message_id: z.string().meta({ description: 'the webhook-id header: the same for every address and attempt of one message' }),
     type: z.enum(WEBHOOK_TYPES),
     url: z.string(),
-    status: z.enum(['pending', 'delivered', 'failed']),
+    status: z.enum(['held', 'pending', 'delivered', 'failed']).meta({ description: '`held`: a call.ended waiting for the summary the language model writes' }),
     attempts: z.int(),
     created_at: z.string(),
     next_attempt_at: z.string().nullable(),
@@ -106,7 +106,7 @@ export const DeliveryOut = z
 
 export const MAX_DELIVERY_PAGE = 200;
 export const DeliveryListQueryIn = z.object({
-  status: z.enum(['pending', 'delivered', 'failed'], { error: 'must be one of pending, delivered, failed' }).optional(),
+  status: z.enum(['held', 'pending', 'delivered', 'failed'], { error: 'must be one of held, pending, delivered, failed' }).optional(),
   limit: pageLimit(MAX_DELIVERY_PAGE).optional(),
 });
 export const DeliveryListOut = z.object({ deliveries: z.array(DeliveryOut) }).meta({ id: 'WebhookDeliveryList' });
