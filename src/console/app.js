@@ -5,7 +5,6 @@ import { healthView } from './views/health.js';
 import { sessionView } from './views/session.js';
 import { sessionsView } from './views/sessions.js';
 import { voiceView } from './views/voice.js';
-import { webhooksView } from './views/webhooks.js';
 
 const main = document.getElementById('view');
 const keyInput = document.getElementById('api-key');
@@ -35,7 +34,6 @@ const VIEWS = new Map([
   ['sessions', sessionsView],
   ['health', healthView],
   ['voice', voiceView],
-  ['webhooks', webhooksView],
 ]);
 
 /** The hash as view and session id; undefined for a malformed escape (`%E0%A4`), which names nothing. */

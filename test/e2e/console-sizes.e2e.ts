@@ -186,7 +186,7 @@ describe('the console at a desk and on a phone, empty and with data', () => {
       await checkLayout(page, size, where('voice demo'));
 
       await visit(page, '#/no-such-page', 'main h2:text-is("No such page")');
-      expect(await page.$$eval('main nav a', (links) => links.map((link) => link.textContent))).toEqual(['Live activity', 'Sessions', 'Health', 'Webhooks', 'Voice demo']);
+      expect(await page.$$eval('main nav a', (links) => links.map((link) => link.textContent))).toEqual(['Live activity', 'Sessions', 'Health', 'Voice demo']);
       await shoot(page, `empty-not-found-${size.name}`);
       await checkLayout(page, size, where('not-found'));
       await page.close();
@@ -242,7 +242,7 @@ describe('the console at a desk and on a phone, empty and with data', () => {
       await checkLayout(page, size, where('voice demo'));
 
       await visit(page, '#/sessions/no-such-session', 'main h2:text-is("No such session")');
-      expect(await page.$$eval('main nav a', (links) => links.map((link) => link.getAttribute('href')))).toEqual(['#/activity', '#/sessions', '#/health', '#/webhooks', '#/voice']);
+      expect(await page.$$eval('main nav a', (links) => links.map((link) => link.getAttribute('href')))).toEqual(['#/activity', '#/sessions', '#/health', '#/voice']);
       await shoot(page, `data-not-found-${size.name}`);
       await checkLayout(page, size, where('not-found'));
       await page.close();

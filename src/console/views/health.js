@@ -1,6 +1,7 @@
 import { authHeaders, getJson, poll, reach } from '../api.js';
 import { emptyState, h, tableScroll, time } from '../dom.js';
 import { staleness } from '../stale.js';
+import { webhooksSection } from './webhooks.js';
 
 const REFRESH_MS = 2000;
 
@@ -40,11 +41,13 @@ export function healthView({ main, onUnauthorized }) {
   const nothingYet = emptyState('no-data', 'The service holds no session and has recorded no activity yet.');
   nothingYet.hidden = true;
   const problem = h('p', { class: 'problem', role: 'alert' });
+  const webhooks = webhooksSection(() => poller.now());
   const content = h(
     'div',
     { id: 'health-content' },
     h('div', { class: 'columns' }, h('section', { 'aria-labelledby': 'h-health' }, h('h3', { id: 'h-health' }, 'Service (/health)'), health), h('section', { 'aria-labelledby': 'h-counts' }, h('h3', { id: 'h-counts' }, 'Sessions and streams'), counts)),
     h('section', { 'aria-labelledby': 'h-media' }, h('h3', { id: 'h-media' }, 'Media'), media),
+    webhooks.element,
   );
 
   main.append(h('h2', {}, 'Health'), problem, nothingYet, content);
@@ -53,6 +56,8 @@ export function healthView({ main, onUnauthorized }) {
     // /health answers 503 with its body when a dependency is down: shown as it is, whatever the status.
     // With the key, /health also names the store's file; without one it names no path.
     const [liveness, status] = await Promise.all([reach('/health', { headers: authHeaders() }).then((response) => response.json()), getJson('/api/status')]);
+    if (stopped()) return;
+    await webhooks.load(stopped);
     if (stopped()) return;
     health.replaceChildren(valueView(liveness));
     counts.replaceChildren(
@@ -86,5 +91,6 @@ export function healthView({ main, onUnauthorized }) {
     );
   }
 
-  return poll(load, REFRESH_MS, { onUnauthorized, onProblem: staleness(problem, content, 'the status') });
+  const poller = poll(load, REFRESH_MS, { onUnauthorized, onProblem: staleness(problem, content, 'the status') });
+  return poller;
 }

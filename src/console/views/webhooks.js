@@ -1,13 +1,13 @@
-import { HttpError, getJson, poll, postJson } from '../api.js';
+import { HttpError, getJson, postJson } from '../api.js';
 import { h, tableScroll, time } from '../dom.js';
-import { staleness } from '../stale.js';
 
-const REFRESH_MS = 2000;
-
-/** The webhook outbox: every delivery, its attempts and last answer, and a way to send one again. */
-export function webhooksView({ main, onUnauthorized }) {
-  const problem = h('p', { class: 'problem', role: 'alert' });
-  const status = h('select', { id: 'delivery-status', 'aria-label': 'Status' }, ['', 'held', 'pending', 'delivered', 'failed'].map((value) => h('option', { value }, value || 'any status')));
+/**
+ * The webhook outbox as a section of the Health page: every delivery, its attempts and last
+ * answer, filtered by status, and a way to send one again (docs/webhooks.md). `load` is called
+ * with the page's refresh; `onChange` asks the page to load again at once.
+ */
+export function webhooksSection(onChange) {
+  const status = h('select', { id: 'delivery-status', 'aria-label': 'Delivery status' }, ['', 'held', 'pending', 'delivered', 'failed'].map((value) => h('option', { value }, value || 'any status')));
   const body = h('tbody', {});
   const table = h(
     'table',
@@ -15,12 +15,13 @@ export function webhooksView({ main, onUnauthorized }) {
     h('thead', {}, h('tr', {}, ['Id', 'Type', 'Address', 'Status', 'Attempts', 'Last answer', 'Next attempt', ''].map((name) => h('th', { scope: 'col' }, name)))),
     body,
   );
-  const content = h('div', { id: 'webhooks-content' }, h('p', {}, h('label', {}, 'Show ', status)), tableScroll('Webhook deliveries', table));
-  main.append(h('h2', {}, 'Webhooks'), problem, content);
+  const element = h('section', { 'aria-labelledby': 'h-webhooks' }, h('h3', { id: 'h-webhooks' }, 'Webhooks'), h('p', {}, h('label', {}, 'Show ', status)), tableScroll('Webhook deliveries', table));
+  const say = (text) => body.replaceChildren(h('tr', {}, h('td', { colspan: '8', class: 'muted' }, text)));
+  status.addEventListener('change', onChange);
 
   async function retry(id) {
     await postJson(`/api/webhooks/deliveries/${id}/retry`, {});
-    poller.now();
+    onChange();
   }
 
   async function load(stopped) {
@@ -29,14 +30,11 @@ export function webhooksView({ main, onUnauthorized }) {
       deliveries = (await getJson(`/api/webhooks/deliveries?limit=200${status.value ? `&status=${status.value}` : ''}`)).deliveries;
     } catch (error) {
       if (!(error instanceof HttpError && error.status === 501)) throw error;
-      if (!stopped()) body.replaceChildren(h('tr', {}, h('td', { colspan: '8' }, 'Webhooks are not sent by this service (cluster mode or a shared activity log).')));
+      if (!stopped()) say('Webhooks are not sent by this service (cluster mode or a shared activity log).');
       return;
     }
     if (stopped()) return;
-    if (deliveries.length === 0) {
-      body.replaceChildren(h('tr', {}, h('td', { colspan: '8', class: 'muted' }, 'No delivery: set WEBHOOK_URL and WEBHOOK_SECRET (docs/webhooks.md).')));
-      return;
-    }
+    if (deliveries.length === 0) return say(status.value ? `No ${status.value} delivery.` : 'No delivery: set WEBHOOK_URL and WEBHOOK_SECRET (docs/webhooks.md).');
     body.replaceChildren(
       ...deliveries.map((delivery) =>
         h(
@@ -44,7 +42,7 @@ export function webhooksView({ main, onUnauthorized }) {
           {},
           h('td', {}, String(delivery.id)),
           h('td', {}, delivery.type),
-          h('td', {}, delivery.url),
+          h('td', { class: 'wrap' }, delivery.url),
           h('td', {}, h('span', { class: `badge delivery-${delivery.status}` }, delivery.status)),
           h('td', {}, String(delivery.attempts)),
           h('td', {}, delivery.last_status ?? delivery.last_error ?? '—', delivery.last_attempt_at ? ` at ${time(delivery.last_attempt_at)}` : ''),
@@ -55,7 +53,5 @@ export function webhooksView({ main, onUnauthorized }) {
     );
   }
 
-  status.addEventListener('change', () => poller.now());
-  const poller = poll(load, REFRESH_MS, { onUnauthorized, onProblem: staleness(problem, content, 'the deliveries') });
-  return poller;
+  return { element, load };
 }
