@@ -302,6 +302,10 @@ export class SqliteStore implements SessionStore, ActivityLog {
       }
       // Items that named the user without a session (a trigger evaluation with no session).
       removed.activity_items += Number(this.db.prepare("DELETE FROM activity WHERE session_id IS NULL AND json_extract(item, '$.user_id') = ?").run(userId).changes);
+      // Replies kept for named requests that name the user or their sessions (a voice start's
+      // names the session, and its token holds the user): matched as whole JSON strings.
+      const deleteReplies = this.db.prepare('DELETE FROM kept_replies WHERE instr(reply, ?) > 0');
+      for (const needle of [userId, ...ids]) deleteReplies.run(JSON.stringify(needle));
       Object.assign(removed, this.calls.eraseWithin([...ids], userId));
       const { erasureId, at } = noted(removed);
       this.calls.noteErasure(erasureId, at, removed);

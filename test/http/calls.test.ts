@@ -164,7 +164,8 @@ describe('DELETE /api/users/{user_id}', () => {
     const dataDir = tempDataDir();
     const h = createHarness({ env: { STORE: 'sqlite', DATA_DIR: dataDir } });
     const MARK = 'zebra-lantern-quokka';
-    await start(h, { user_id: 'erase-me-77' }).expect(200);
+    // A named request: its reply (which names the session) is kept in the file for a copy sent after a restart.
+    await start(h, { user_id: 'erase-me-77' }).set('Idempotency-Key', 'erase-me-request-1').expect(200);
     await consent(h, 'given').expect(200);
     await turn(h, 'user', `the word is ${MARK}`).expect(200);
     await stop(h).expect(200);
@@ -174,7 +175,10 @@ describe('DELETE /api/users/{user_id}', () => {
     // Hibernated or running, the stored rows and the journal are all written before the look.
     h.store.sessions.count();
 
+    const keptReplies = () => h.system.calls!.db.prepare('SELECT count(*) AS n FROM kept_replies WHERE instr(reply, ?) > 0').get(JSON.stringify(SESSION));
+    expect(keptReplies()).toEqual({ n: 1 });
     const res = await h.http.delete('/api/users/erase-me-77').expect(200);
+    expect(keptReplies()).toEqual({ n: 0 });
     expect(res.body).toMatchObject({ erasure_id: expect.stringMatching(/^era_/), removed: { sessions: 1, calls: 1, transcript_turns: 1, consent_records: 1 } });
     expect(res.body.removed.activity_items).toBeGreaterThanOrEqual(5);
     expect((await h.http.get(`/api/sessions/${SESSION}`)).status).toBe(404);
