@@ -1,0 +1,138 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AudioBuffer } from '@livekit/agents';
+import { asLanguageCode, mergeFrames, stt } from '@livekit/agents';
+import { AudioFrame, AudioResampler } from '@livekit/rtc-node';
+import { INTENT_GRAMMAR } from './intents.js';
+
+/** The rate of Debian's US-English acoustic model (pocketsphinx-en-us). */
+const MODEL_SAMPLE_RATE = 16_000;
+/** Silence after the utterance, so the last word is decoded in full. */
+const TRAILING_SILENCE_SAMPLES = MODEL_SAMPLE_RATE / 2;
+/** An utterance longer than this is cut: a request to the dialog is a sentence, not a speech. */
+const MAX_UTTERANCE_SECONDS = 20;
+
+export interface PocketsphinxOptions {
+  /** `pocketsphinx_continuous` from Debian's `pocketsphinx` package. */
+  binary?: string;
+  /** The acoustic model and dictionary from `pocketsphinx-en-us`. */
+  modelDir?: string;
+  /** How long one utterance may take to decode before it is given up. */
+  timeoutMs?: number;
+}
+
+export const DEBIAN_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
+
+/**
+ * Speech in with no provider (docs/decisions/0030-local-voice.md): Debian's pocketsphinx with its
+ * US-English model, decoding against the grammar of the dialog's requests (local-voice/intents.ts).
+ * The agent's VAD cuts the user's speech into utterances (the framework wraps a non-streaming STT
+ * so); each is resampled to 16 kHz and decoded by one run of `pocketsphinx_continuous`, which
+ * loads in about a tenth of a second and decodes a sentence in about as long again.
+ */
+export class PocketsphinxStt extends stt.STT {
+  label = 'local.PocketsphinxStt';
+  private workDir: Promise<string> | undefined;
+  private grammarPath: Promise<string> | undefined;
+  private sequence = 0;
+
+  constructor(private readonly options: PocketsphinxOptions = {}) {
+    super({ streaming: false, interimResults: false });
+  }
+
+  override get model(): string {
+    return 'pocketsphinx en-us (grammar)';
+  }
+
+  override get provider(): string {
+    return 'local';
+  }
+
+  protected async _recognize(buffer: AudioBuffer, abortSignal?: AbortSignal): Promise<stt.SpeechEvent> {
+    const pcm = toModelRate(mergeFrames(buffer));
+    const text = await this.decode(pcm, abortSignal);
+    return {
+      type: stt.SpeechEventType.FINAL_TRANSCRIPT,
+      alternatives: [{ language: asLanguageCode('en'), text, startTime: 0, endTime: pcm.length / MODEL_SAMPLE_RATE, confidence: text === '' ? 0 : 1 }],
+    };
+  }
+
+  /** The words heard in 16 kHz mono PCM ('' for none). */
+  async decode(pcm: Int16Array, abortSignal?: AbortSignal): Promise<string> {
+    const dir = await (this.workDir ??= mkdtemp(join(tmpdir(), 'kyc-asr-')));
+    const grammar = await (this.grammarPath ??= writeFile(join(dir, 'kyc.gram'), INTENT_GRAMMAR).then(() => join(dir, 'kyc.gram')));
+    const audio = join(dir, `utterance-${(this.sequence += 1)}.raw`);
+    const samples = pcm.subarray(0, MAX_UTTERANCE_SECONDS * MODEL_SAMPLE_RATE);
+    const padded = new Int16Array(samples.length + TRAILING_SILENCE_SAMPLES);
+    padded.set(samples);
+    await writeFile(audio, new Uint8Array(padded.buffer));
+    try {
+      return await runDecoder(this.options, grammar, audio, abortSignal);
+    } finally {
+      await rm(audio, { force: true });
+    }
+  }
+
+  stream(): stt.SpeechStream {
+    throw new Error('PocketsphinxStt decodes whole utterances: the agent session wraps it with its VAD');
+  }
+
+  override async close(): Promise<void> {
+    const dir = this.workDir;
+    this.workDir = undefined;
+    this.grammarPath = undefined;
+    if (dir) await rm(await dir, { recursive: true, force: true });
+  }
+}
+
+/** The utterance as the model hears it: mono 16 kHz. */
+function toModelRate(frame: AudioFrame): Int16Array {
+  let mono = frame.data;
+  if (frame.channels > 1) {
+    mono = new Int16Array(frame.samplesPerChannel);
+    for (let i = 0; i < frame.samplesPerChannel; i += 1) mono[i] = frame.data[i * frame.channels]!;
+  }
+  if (frame.sampleRate === MODEL_SAMPLE_RATE) return mono;
+  const resampler = new AudioResampler(frame.sampleRate, MODEL_SAMPLE_RATE, 1);
+  const out = [...resampler.push(new AudioFrame(mono, frame.sampleRate, 1, mono.length)), ...resampler.flush()];
+  const total = out.reduce((sum, f) => sum + f.samplesPerChannel, 0);
+  const joined = new Int16Array(total);
+  let offset = 0;
+  for (const f of out) {
+    joined.set(f.data.subarray(0, f.samplesPerChannel), offset);
+    offset += f.samplesPerChannel;
+  }
+  return joined;
+}
+
+/**
+ * One run of `pocketsphinx_continuous` on a file of raw PCM: every segment it hears, joined.
+ * `-remove_silence no` decodes the file as one utterance (the VAD already cut it).
+ */
+function runDecoder(options: PocketsphinxOptions, grammar: string, audio: string, abortSignal?: AbortSignal): Promise<string> {
+  const modelDir = options.modelDir ?? DEBIAN_MODEL_DIR;
+  const args = [
+    ['-hmm', join(modelDir, 'en-us')],
+    ['-dict', join(modelDir, 'cmudict-en-us.dict')],
+    ['-jsgf', grammar],
+    ['-infile', audio],
+    ['-remove_silence', 'no'],
+    ['-logfn', '/dev/null'],
+  ].flat();
+  return new Promise((resolve, reject) => {
+    const child = spawn(options.binary ?? 'pocketsphinx_continuous', args, { stdio: ['ignore', 'pipe', 'pipe'], signal: abortSignal, timeout: options.timeoutMs ?? 10_000 });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.once('error', (error) =>
+      reject(error.name === 'AbortError' ? error : new Error(`pocketsphinx_continuous could not run: ${error.message} (is it installed? see docs/voice-agent.md, "Local voice")`)),
+    );
+    child.once('close', (code, signal) => {
+      if (code === 0) resolve(out.split('\n').map((line) => line.trim()).filter(Boolean).join(' '));
+      else reject(new Error(`pocketsphinx_continuous exited with ${code ?? signal}: ${err.trim().slice(0, 300)}`));
+    });
+  });
+}
