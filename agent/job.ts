@@ -12,6 +12,7 @@ import { isContextNotice, sessionIdOf } from './job-metadata.js';
 import { guardedChat } from './guarded-chat.js';
 import { GENERAL_INSTRUCTIONS, OPENING_LINE, UNREACHABLE_LINE } from './prompts.js';
 import { createModels } from './providers.js';
+import { ScriptedAssistant } from './scripted-dialog/scripted-assistant.js';
 import { redactConversationLogs } from './log-redaction.js';
 import { loadAgentSettings } from './settings.js';
 import { TurnReporter } from './turn-reporter.js';
@@ -64,7 +65,7 @@ export default defineAgent<ProcessData>({
     const reporter = new TurnReporter({ client, sessionId, timeoutMs: settings.service.timeoutMs, log: (message, fields) => jobLog.warn(fields ?? {}, message) });
 
     let session: voice.AgentSession | undefined;
-    let agent: KycAssistant | undefined;
+    let agent: KycAssistant | ScriptedAssistant | undefined;
     let toldUnreachable = false;
     const source = new ContextSource({
       client,
@@ -72,7 +73,9 @@ export default defineAgent<ProcessData>({
       fallbackPolicy: settings.refreshPolicy,
       timeoutMs: settings.service.timeoutMs,
       retryMaxMs: settings.service.retryMaxMs,
-      onPrompt: (prompt) => void agent?.updateInstructions(prompt),
+      onPrompt: (prompt) => {
+        if (agent instanceof KycAssistant) void agent.updateInstructions(prompt);
+      },
       onUnreachable: (cause) => {
         jobLog.warn({ cause }, 'service unreachable: helping in general terms, retrying with backoff');
         // Said once per call: a flapping service must not make the assistant repeat itself.
@@ -144,9 +147,22 @@ export default defineAgent<ProcessData>({
     if (leaving) return;
     // The notice the call opens with; the model records the user's answer to it (consent-tool.ts).
     let notice: NoticeToGive | undefined;
+    // With no language model the scripted dialog answers (docs/voice-agent.md, "Local voice").
+    const scripted =
+      settings.llm.provider === 'none'
+        ? new ScriptedAssistant({
+            source,
+            onUserTurn: (text, channel) => void reporter.report('user', channel, text),
+            onPersonRequested: () => jobLog.info('the user asked for a person: told to use the app\'s help'),
+          })
+        : undefined;
     const recordConsent = consentTool({ client, sessionId, notice: () => notice, timeoutMs: settings.service.timeoutMs, log: (message, fields) => jobLog.warn(fields ?? {}, message) });
-    agent = new KycAssistant(source, source.current?.system_prompt ?? GENERAL_INSTRUCTIONS, { record_consent: recordConsent });
-    const models = createModels(settings, () => jobLog.warn({ timeout_ms: settings.modelTimeoutMs }, 'speech stalled: no audio in time, connection closed'));
+    agent = scripted ?? new KycAssistant(source, source.current?.system_prompt ?? GENERAL_INSTRUCTIONS, { record_consent: recordConsent });
+    const models = createModels(
+      settings,
+      () => jobLog.warn({ timeout_ms: settings.modelTimeoutMs }, 'speech stalled: no audio in time, connection closed'),
+      () => scripted?.hearNothing(),
+    );
     session = new voice.AgentSession({
       vad: ctx.proc.userData.vad ?? (await silero.VAD.load()),
       ...models,
@@ -163,6 +179,8 @@ export default defineAgent<ProcessData>({
       if (item.type !== 'message' || (item.role !== 'user' && item.role !== 'assistant')) return;
       const text = item.textContent ?? '';
       if (text.trim() === '') return;
+      // The scripted dialog reports the user's turns itself (the framework commits none without a model).
+      if (scripted && item.role === 'user') return;
       const channel = item.role === 'user' && typedTurns > 0 ? 'chat' : 'voice';
       if (item.role === 'user' && typedTurns > 0) typedTurns -= 1;
       void reporter.report(item.role === 'user' ? 'user' : 'agent', channel, text);
@@ -187,6 +205,11 @@ export default defineAgent<ProcessData>({
       record: false,
       inputOptions: {
         textInputCallback: (current, event) => {
+          if (scripted) {
+            current.interrupt();
+            void scripted.hearTyped(event.text);
+            return;
+          }
           typedTurns += 1;
           current.interrupt();
           current.generateReply({ userInput: event.text });
@@ -209,6 +232,14 @@ export default defineAgent<ProcessData>({
     // The first turn is the tenant's consent notice, which says a machine is talking and asks to
     // continue (docs/calls.md); the app or the agent records the answer. Without one, the opening line.
     notice = noticeFor(source.current, settings.stt.language);
+    if (scripted) {
+      // The scripted dialog's greeting follows the notice; it says that this is a machine, and that
+      // it cannot see the screen when it cannot.
+      toldUnreachable ||= !source.reachable;
+      if (notice) session.say(notice.text);
+      scripted.greet();
+      return;
+    }
     session.say(notice?.text ?? OPENING_LINE);
     if (!source.reachable && !toldUnreachable) {
       toldUnreachable = true;

@@ -2,7 +2,9 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AgentServer } from '@livekit/agents';
 import { ServerOptions, cli } from '@livekit/agents';
+import { localVoiceProblems } from './local-voice/requirements.js';
 import { redactConversationLogs } from './log-redaction.js';
+import { describeModels } from './providers.js';
 import { AgentSettingsError, loadAgentSettings } from './settings.js';
 
 redactConversationLogs();
@@ -20,6 +22,19 @@ try {
   process.stderr.write(`${error.message}\n`);
   process.exit(1);
 }
+
+const problems = localVoiceProblems(settings);
+if (problems.length > 0) {
+  process.stderr.write(`the local voice cannot run here: ${problems.join('; ')} (docs/voice-agent.md, "Local voice")\n`);
+  process.exit(1);
+}
+// Said before anything else: with no key set, nothing of a call leaves this machine.
+const models = describeModels(settings);
+process.stdout.write(
+  models.local
+    ? `voice: local, no provider key needed: speech in by ${models.stt}, speech out by ${models.tts}, answers by the scripted dialog (no language model)\n`
+    : `voice: speech in by ${models.stt}, speech out by ${models.tts}, answers by ${models.llm}\n`,
+);
 
 const { maxJobs } = settings.worker;
 cli.runApp(

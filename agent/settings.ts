@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { RefreshPolicy } from '../src/domain/refresh-policy.js';
 import { DEFAULT_REFRESH_POLICY } from '../src/domain/refresh-policy.js';
+import { ESPEAK_VOICES } from './local-voice/espeak-tts.js';
+import { DEBIAN_MODEL_DIR } from './local-voice/pocketsphinx-stt.js';
 
 /** Empty strings count as unset, as in the service's own configuration. */
 const optional = z.string().trim().min(1).optional();
@@ -17,10 +19,26 @@ const languageCode = z
   .trim()
   .regex(/^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})?$/i, { error: 'must be a language code such as hi, ta, hin or hi-IN' })
   .optional();
-const provider = z.enum(['openai', 'elevenlabs'], { error: 'must be openai or elevenlabs' }).default('openai');
+/** Unset, a modality is local unless one of its OpenAI-compatible settings is given (see loadAgentSettings). */
+const provider = z.enum(['local', 'openai', 'elevenlabs'], { error: 'must be local, openai or elevenlabs' }).optional();
 
 /** ElevenLabs' public API; the plugin derives its WebSocket address from it (https → wss). */
 const ELEVENLABS_DEFAULT_BASE_URL = 'https://api.elevenlabs.io/v1';
+
+type Given = Partial<Record<string, unknown>>;
+const anySet = (e: Given, names: string[]) => names.some((name) => e[name] !== undefined);
+/**
+ * Unset, each part is local unless something of an OpenAI-compatible endpoint for it is set: with
+ * no key anywhere the agent speaks, listens and answers on this machine (docs/voice-agent.md, "Local voice").
+ */
+const defaults = (e: Given) => {
+  const shared = anySet(e, ['MODEL_BASE_URL', 'MODEL_API_KEY']);
+  return {
+    stt: shared || anySet(e, ['STT_BASE_URL', 'STT_API_KEY', 'STT_MODEL']) ? ('openai' as const) : ('local' as const),
+    tts: shared || anySet(e, ['TTS_BASE_URL', 'TTS_API_KEY', 'TTS_MODEL', 'TTS_VOICE']) ? ('openai' as const) : ('local' as const),
+    llm: shared || anySet(e, ['LLM_BASE_URL', 'LLM_API_KEY', 'LLM_MODEL']) ? ('openai' as const) : ('none' as const),
+  };
+};
 
 const EnvSchema = z.object({
   LIVEKIT_URL: z.string().regex(/^(wss?|https?):\/\/[^\s/]+/, { error: 'must be a ws://, wss://, http:// or https:// URL' }),
@@ -36,16 +54,26 @@ const EnvSchema = z.object({
   VOICE_CONTEXT_REFRESH_SECONDS: seconds(DEFAULT_REFRESH_POLICY.interval_seconds),
   VOICE_CONTEXT_REFRESH_ON_USER_TURN: flag(DEFAULT_REFRESH_POLICY.on_user_turn),
   VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: seconds(DEFAULT_REFRESH_POLICY.min_interval_seconds),
-  // Which plugin speaks and listens: OpenAI-compatible endpoints (the default), or ElevenLabs.
+  // Which plugin speaks and listens: on this machine (espeak-ng, pocketsphinx), OpenAI-compatible
+  // endpoints, or ElevenLabs; and whether a language model answers or the scripted dialog does.
   STT_PROVIDER: provider,
   TTS_PROVIDER: provider,
+  LLM_PROVIDER: z.enum(['none', 'openai'], { error: 'must be none or openai' }).optional(),
+  // The local voice (docs/voice-agent.md, "Local voice").
+  LOCAL_TTS_VOICE: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9+_-]{1,40}$/, { error: 'must be an espeak-ng voice such as en-us, hi or en-gb+f3, or a language code' })
+    .default('en'),
+  LOCAL_TTS_SPEED: z.coerce.number().int().min(80).max(450).default(165),
+  POCKETSPHINX_MODEL_DIR: z.string().trim().min(1).default(DEBIAN_MODEL_DIR),
   // OpenAI-compatible endpoints; MODEL_* is the default of each of the three.
   MODEL_BASE_URL: optional,
   MODEL_API_KEY: optional,
   MODEL_TIMEOUT_SECONDS: z.coerce.number().positive().default(15),
   LLM_BASE_URL: optional,
   LLM_API_KEY: optional,
-  LLM_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
+  LLM_MODEL: optional,
   // Defaults of the STT_* and TTS_* models are applied below, for the OpenAI provider only.
   STT_BASE_URL: optional,
   STT_API_KEY: optional,
@@ -100,6 +128,9 @@ const EnvSchema = z.object({
       if (e[name] !== undefined) problem(name, `applies to ${modality}_PROVIDER=openai; with elevenlabs, set the ELEVENLABS_* variables`);
     }
   }
+  if ((e.STT_PROVIDER ?? defaults(e).stt) === 'local' && e.STT_LANGUAGE !== undefined && !/^en(?:g)?(?:[-_]|$)/i.test(e.STT_LANGUAGE)) {
+    problem('STT_LANGUAGE', 'the local recogniser (pocketsphinx-en-us) understands English only; unset it, or choose STT_PROVIDER=openai or elevenlabs');
+  }
   if (e.ELEVENLABS_TTS_TRANSPORT === 'websocket' && /^eleven_v3/.test(e.ELEVENLABS_TTS_MODEL)) {
     problem('ELEVENLABS_TTS_MODEL', `${e.ELEVENLABS_TTS_MODEL} is not served over ElevenLabs' WebSocket; set ELEVENLABS_TTS_TRANSPORT=http for it`);
   }
@@ -119,10 +150,12 @@ export interface ElevenLabsAccount {
 }
 
 export type SttSettings =
+  | { provider: 'local'; modelDir: string }
   | ({ provider: 'openai'; language: string | undefined } & ModelEndpoint)
   | { provider: 'elevenlabs'; language: string | undefined; model: string; account: ElevenLabsAccount };
 
 export type TtsSettings =
+  | { provider: 'local'; voice: string; speed: number }
   | ({ provider: 'openai'; voice: string } & ModelEndpoint)
   | { provider: 'elevenlabs'; model: string; voiceId: string | undefined; language: string | undefined; transport: 'websocket' | 'http'; account: ElevenLabsAccount };
 
@@ -132,7 +165,8 @@ export interface AgentSettings {
   service: { url: string; apiKey: string | undefined; timeoutMs: number; retryMaxMs: number };
   refreshPolicy: RefreshPolicy;
   modelTimeoutMs: number;
-  llm: ModelEndpoint;
+  /** none: the scripted dialog answers (agent/scripted-dialog), no language model. */
+  llm: ({ provider: 'openai' } & ModelEndpoint) | { provider: 'none' };
   stt: SttSettings;
   tts: TtsSettings;
   worker: { httpHost: string; httpPort: number; idleProcesses: number | undefined; loadThreshold: number | undefined; maxJobs: number | undefined; logLevel: string };
@@ -158,14 +192,22 @@ export function loadAgentSettings(env: NodeJS.ProcessEnv = process.env): AgentSe
   });
   // Called only for a provider set to elevenlabs, which the check above made require the key.
   const elevenLabs = (): ElevenLabsAccount => ({ apiKey: e.ELEVENLABS_API_KEY ?? '', baseURL: e.ELEVENLABS_BASE_URL.replace(/\/+$/, ''), enableLogging: e.ELEVENLABS_ENABLE_LOGGING });
+  const fallback = defaults(e);
+  const sttProvider = e.STT_PROVIDER ?? fallback.stt;
+  const ttsProvider = e.TTS_PROVIDER ?? fallback.tts;
+  const llmProvider = e.LLM_PROVIDER ?? fallback.llm;
   const stt: SttSettings =
-    e.STT_PROVIDER === 'elevenlabs'
-      ? { provider: 'elevenlabs', language: e.STT_LANGUAGE, model: e.ELEVENLABS_STT_MODEL, account: elevenLabs() }
-      : { provider: 'openai', language: e.STT_LANGUAGE, ...endpoint(e.STT_BASE_URL, e.STT_API_KEY, e.STT_MODEL ?? 'whisper-1') };
+    sttProvider === 'local'
+      ? { provider: 'local', modelDir: e.POCKETSPHINX_MODEL_DIR }
+      : sttProvider === 'elevenlabs'
+        ? { provider: 'elevenlabs', language: e.STT_LANGUAGE, model: e.ELEVENLABS_STT_MODEL, account: elevenLabs() }
+        : { provider: 'openai', language: e.STT_LANGUAGE, ...endpoint(e.STT_BASE_URL, e.STT_API_KEY, e.STT_MODEL ?? 'whisper-1') };
   const tts: TtsSettings =
-    e.TTS_PROVIDER === 'elevenlabs'
-      ? { provider: 'elevenlabs', model: e.ELEVENLABS_TTS_MODEL, voiceId: e.ELEVENLABS_VOICE_ID, language: e.ELEVENLABS_TTS_LANGUAGE, transport: e.ELEVENLABS_TTS_TRANSPORT, account: elevenLabs() }
-      : { provider: 'openai', voice: e.TTS_VOICE ?? 'alloy', ...endpoint(e.TTS_BASE_URL, e.TTS_API_KEY, e.TTS_MODEL ?? 'tts-1') };
+    ttsProvider === 'local'
+      ? { provider: 'local', voice: ESPEAK_VOICES[e.LOCAL_TTS_VOICE.toLowerCase()] ?? e.LOCAL_TTS_VOICE, speed: e.LOCAL_TTS_SPEED }
+      : ttsProvider === 'elevenlabs'
+        ? { provider: 'elevenlabs', model: e.ELEVENLABS_TTS_MODEL, voiceId: e.ELEVENLABS_VOICE_ID, language: e.ELEVENLABS_TTS_LANGUAGE, transport: e.ELEVENLABS_TTS_TRANSPORT, account: elevenLabs() }
+        : { provider: 'openai', voice: e.TTS_VOICE ?? 'alloy', ...endpoint(e.TTS_BASE_URL, e.TTS_API_KEY, e.TTS_MODEL ?? 'tts-1') };
   return {
     liveKit: { url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY, apiSecret: e.LIVEKIT_API_SECRET },
     agentName: e.VOICE_AGENT_NAME,
@@ -176,7 +218,7 @@ export function loadAgentSettings(env: NodeJS.ProcessEnv = process.env): AgentSe
       min_interval_seconds: e.VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS,
     },
     modelTimeoutMs: e.MODEL_TIMEOUT_SECONDS * 1000,
-    llm: endpoint(e.LLM_BASE_URL, e.LLM_API_KEY, e.LLM_MODEL),
+    llm: llmProvider === 'none' ? { provider: 'none' } : { provider: 'openai', ...endpoint(e.LLM_BASE_URL, e.LLM_API_KEY, e.LLM_MODEL ?? 'gpt-4o-mini') },
     stt,
     tts,
     worker: { httpHost: e.AGENT_HTTP_HOST, httpPort: e.AGENT_HTTP_PORT, idleProcesses: e.AGENT_IDLE_PROCESSES, loadThreshold: e.AGENT_LOAD_THRESHOLD, maxJobs: e.AGENT_MAX_JOBS, logLevel: e.AGENT_LOG_LEVEL },

@@ -4,13 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AudioBuffer } from '@livekit/agents';
 import { asLanguageCode, mergeFrames, stt } from '@livekit/agents';
-import { AudioFrame, AudioResampler } from '@livekit/rtc-node';
+import type { AudioFrame } from '@livekit/rtc-node';
 import { INTENT_GRAMMAR } from './intents.js';
 
-/** The rate of Debian's US-English acoustic model (pocketsphinx-en-us). */
-const MODEL_SAMPLE_RATE = 16_000;
-/** Silence after the utterance, so the last word is decoded in full. */
-const TRAILING_SILENCE_SAMPLES = MODEL_SAMPLE_RATE / 2;
+/** Silence after the utterance, in seconds, so the last word is decoded in full. */
+const TRAILING_SILENCE_SECONDS = 0.5;
 /** An utterance longer than this is cut: a request to the dialog is a sentence, not a speech. */
 const MAX_UTTERANCE_SECONDS = 20;
 
@@ -21,6 +19,8 @@ export interface PocketsphinxOptions {
   modelDir?: string;
   /** How long one utterance may take to decode before it is given up. */
   timeoutMs?: number;
+  /** Speech was heard, but no sentence of the grammar in it (the framework drops an empty transcript). */
+  onNothingHeard?: () => void;
 }
 
 export const DEBIAN_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
@@ -29,8 +29,8 @@ export const DEBIAN_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
  * Speech in with no provider (docs/decisions/0030-local-voice.md): Debian's pocketsphinx with its
  * US-English model, decoding against the grammar of the dialog's requests (local-voice/intents.ts).
  * The agent's VAD cuts the user's speech into utterances (the framework wraps a non-streaming STT
- * so); each is resampled to 16 kHz and decoded by one run of `pocketsphinx_continuous`, which
- * loads in about a tenth of a second and decodes a sentence in about as long again.
+ * so); each is decoded, at the room's sample rate, by one run of `pocketsphinx_continuous`, which
+ * loads in about a tenth of a second and decodes a sentence in about as long again on a quiet core.
  */
 export class PocketsphinxStt extends stt.STT {
   label = 'local.PocketsphinxStt';
@@ -51,25 +51,27 @@ export class PocketsphinxStt extends stt.STT {
   }
 
   protected async _recognize(buffer: AudioBuffer, abortSignal?: AbortSignal): Promise<stt.SpeechEvent> {
-    const pcm = toModelRate(mergeFrames(buffer));
-    const text = await this.decode(pcm, abortSignal);
+    const frame = mergeFrames(buffer);
+    const pcm = mono(frame);
+    const text = await this.decode(pcm, frame.sampleRate, abortSignal);
+    if (text === '') this.options.onNothingHeard?.();
     return {
       type: stt.SpeechEventType.FINAL_TRANSCRIPT,
-      alternatives: [{ language: asLanguageCode('en'), text, startTime: 0, endTime: pcm.length / MODEL_SAMPLE_RATE, confidence: text === '' ? 0 : 1 }],
+      alternatives: [{ language: asLanguageCode('en'), text, startTime: 0, endTime: pcm.length / frame.sampleRate, confidence: text === '' ? 0 : 1 }],
     };
   }
 
-  /** The words heard in 16 kHz mono PCM ('' for none). */
-  async decode(pcm: Int16Array, abortSignal?: AbortSignal): Promise<string> {
+  /** The words heard in mono 16-bit PCM at `sampleRate` ('' for none). */
+  async decode(pcm: Int16Array, sampleRate: number, abortSignal?: AbortSignal): Promise<string> {
     const dir = await (this.workDir ??= mkdtemp(join(tmpdir(), 'kyc-asr-')));
     const grammar = await (this.grammarPath ??= writeFile(join(dir, 'kyc.gram'), INTENT_GRAMMAR).then(() => join(dir, 'kyc.gram')));
     const audio = join(dir, `utterance-${(this.sequence += 1)}.raw`);
-    const samples = pcm.subarray(0, MAX_UTTERANCE_SECONDS * MODEL_SAMPLE_RATE);
-    const padded = new Int16Array(samples.length + TRAILING_SILENCE_SAMPLES);
+    const samples = pcm.subarray(0, MAX_UTTERANCE_SECONDS * sampleRate);
+    const padded = new Int16Array(samples.length + Math.round(TRAILING_SILENCE_SECONDS * sampleRate));
     padded.set(samples);
     await writeFile(audio, new Uint8Array(padded.buffer));
     try {
-      return await runDecoder(this.options, grammar, audio, abortSignal);
+      return await runDecoder(this.options, grammar, audio, sampleRate, abortSignal);
     } finally {
       await rm(audio, { force: true });
     }
@@ -87,37 +89,38 @@ export class PocketsphinxStt extends stt.STT {
   }
 }
 
-/** The utterance as the model hears it: mono 16 kHz. */
-function toModelRate(frame: AudioFrame): Int16Array {
-  let mono = frame.data;
-  if (frame.channels > 1) {
-    mono = new Int16Array(frame.samplesPerChannel);
-    for (let i = 0; i < frame.samplesPerChannel; i += 1) mono[i] = frame.data[i * frame.channels]!;
-  }
-  if (frame.sampleRate === MODEL_SAMPLE_RATE) return mono;
-  const resampler = new AudioResampler(frame.sampleRate, MODEL_SAMPLE_RATE, 1);
-  const out = [...resampler.push(new AudioFrame(mono, frame.sampleRate, 1, mono.length)), ...resampler.flush()];
-  const total = out.reduce((sum, f) => sum + f.samplesPerChannel, 0);
-  const joined = new Int16Array(total);
-  let offset = 0;
-  for (const f of out) {
-    joined.set(f.data.subarray(0, f.samplesPerChannel), offset);
-    offset += f.samplesPerChannel;
-  }
-  return joined;
+/** The utterance's first channel. */
+function mono(frame: AudioFrame): Int16Array {
+  if (frame.channels === 1) return frame.data.subarray(0, frame.samplesPerChannel);
+  const out = new Int16Array(frame.samplesPerChannel);
+  for (let i = 0; i < frame.samplesPerChannel; i += 1) out[i] = frame.data[i * frame.channels]!;
+  return out;
+}
+
+/**
+ * The FFT size the decoder needs at a sample rate: its analysis window (25.6 ms) must fit. At the
+ * room's 24 kHz that is 1,024 points, and the features (filters up to 6,855 Hz, the model's) are
+ * the same as at 16 kHz: no resampling, which cost more than the decoding itself here.
+ */
+export function fftSizeFor(sampleRate: number): number {
+  let size = 512;
+  while (size < sampleRate * 0.025625) size *= 2;
+  return size;
 }
 
 /**
  * One run of `pocketsphinx_continuous` on a file of raw PCM: every segment it hears, joined.
  * `-remove_silence no` decodes the file as one utterance (the VAD already cut it).
  */
-function runDecoder(options: PocketsphinxOptions, grammar: string, audio: string, abortSignal?: AbortSignal): Promise<string> {
+function runDecoder(options: PocketsphinxOptions, grammar: string, audio: string, sampleRate: number, abortSignal?: AbortSignal): Promise<string> {
   const modelDir = options.modelDir ?? DEBIAN_MODEL_DIR;
   const args = [
     ['-hmm', join(modelDir, 'en-us')],
     ['-dict', join(modelDir, 'cmudict-en-us.dict')],
     ['-jsgf', grammar],
     ['-infile', audio],
+    ['-samprate', String(sampleRate)],
+    ['-nfft', String(fftSizeFor(sampleRate))],
     ['-remove_silence', 'no'],
     ['-logfn', '/dev/null'],
   ].flat();

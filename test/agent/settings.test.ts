@@ -19,7 +19,7 @@ describe('the voice agent settings: speech providers', () => {
     const settings = loadAgentSettings({ ...BASE, MODEL_BASE_URL: 'http://127.0.0.1:9000/v1', MODEL_API_KEY: 'k' });
     expect(settings.stt).toEqual({ provider: 'openai', baseURL: 'http://127.0.0.1:9000/v1', apiKey: 'k', model: 'whisper-1', language: undefined });
     expect(settings.tts).toEqual({ provider: 'openai', baseURL: 'http://127.0.0.1:9000/v1', apiKey: 'k', model: 'tts-1', voice: 'alloy' });
-    expect(settings.llm).toEqual({ baseURL: 'http://127.0.0.1:9000/v1', apiKey: 'k', model: 'gpt-4o-mini' });
+    expect(settings.llm).toEqual({ provider: 'openai', baseURL: 'http://127.0.0.1:9000/v1', apiKey: 'k', model: 'gpt-4o-mini' });
   });
 
   it('takes ElevenLabs for speech with its key, base URL, models, voice and languages, and leaves the language model where it was', () => {
@@ -54,8 +54,9 @@ describe('the voice agent settings: speech providers', () => {
   });
 
   it('refuses a provider it does not know', () => {
-    expect(refusal({ STT_PROVIDER: 'sarvam' })).toContain('STT_PROVIDER: must be openai or elevenlabs');
-    expect(refusal({ TTS_PROVIDER: 'ElevenLabs ' })).toContain('TTS_PROVIDER: must be openai or elevenlabs');
+    expect(refusal({ STT_PROVIDER: 'sarvam' })).toContain('STT_PROVIDER: must be local, openai or elevenlabs');
+    expect(refusal({ TTS_PROVIDER: 'ElevenLabs ' })).toContain('TTS_PROVIDER: must be local, openai or elevenlabs');
+    expect(refusal({ LLM_PROVIDER: 'local' })).toContain('LLM_PROVIDER: must be none or openai');
   });
 
   it('refuses ElevenLabs without its key, naming the variable', () => {
@@ -90,5 +91,42 @@ describe('the voice agent settings: speech providers', () => {
   it('names every problem at once', () => {
     const message = refusal({ STT_PROVIDER: 'elevenlabs', ELEVENLABS_API_KEY: 'k', ELEVENLABS_STT_MODEL: 'scribe_v2_realtime', STT_LANGUAGE: '??', ELEVENLABS_VOICE_ID: '-' });
     for (const name of ['ELEVENLABS_STT_MODEL', 'STT_LANGUAGE', 'ELEVENLABS_VOICE_ID']) expect(message).toContain(`${name}:`);
+  });
+});
+
+describe('the voice agent settings: the local voice', () => {
+  it('speaks, listens and answers locally when no key or endpoint is set anywhere', () => {
+    const settings = loadAgentSettings(BASE);
+    expect(settings.stt).toEqual({ provider: 'local', modelDir: '/usr/share/pocketsphinx/model/en-us' });
+    expect(settings.tts).toEqual({ provider: 'local', voice: 'en-us', speed: 165 });
+    expect(settings.llm).toEqual({ provider: 'none' });
+  });
+
+  it('switches each part to its provider when a key or endpoint for it is set, as before', () => {
+    const llmOnly = loadAgentSettings({ ...BASE, LLM_API_KEY: 'k' });
+    expect(llmOnly.llm).toMatchObject({ provider: 'openai', apiKey: 'k', model: 'gpt-4o-mini' });
+    expect(llmOnly.stt.provider).toBe('local');
+    expect(llmOnly.tts.provider).toBe('local');
+    const speechOnly = loadAgentSettings({ ...BASE, STT_API_KEY: 'k', TTS_BASE_URL: 'http://127.0.0.1:9/v1' });
+    expect(speechOnly.stt.provider).toBe('openai');
+    expect(speechOnly.tts.provider).toBe('openai');
+    expect(speechOnly.llm).toEqual({ provider: 'none' });
+    const forced = loadAgentSettings({ ...BASE, MODEL_API_KEY: 'k', STT_PROVIDER: 'local', LLM_PROVIDER: 'none' });
+    expect(forced.stt.provider).toBe('local');
+    expect(forced.tts.provider).toBe('openai');
+    expect(forced.llm).toEqual({ provider: 'none' });
+  });
+
+  it('speaks the Indian languages espeak-ng has by their codes, and takes any espeak-ng voice', () => {
+    for (const code of ['hi', 'bn', 'gu', 'kn', 'ml', 'mr', 'pa', 'ta', 'te', 'or', 'ur', 'as']) {
+      expect(loadAgentSettings({ ...BASE, LOCAL_TTS_VOICE: code }).tts).toMatchObject({ provider: 'local', voice: code });
+    }
+    expect(loadAgentSettings({ ...BASE, LOCAL_TTS_VOICE: 'en-gb+f3', LOCAL_TTS_SPEED: '140' }).tts).toEqual({ provider: 'local', voice: 'en-gb+f3', speed: 140 });
+  });
+
+  it('refuses what the local voice cannot do, naming the variable', () => {
+    expect(refusal({ STT_LANGUAGE: 'hi' })).toContain('STT_LANGUAGE: the local recogniser (pocketsphinx-en-us) understands English only');
+    expect(refusal({ LOCAL_TTS_VOICE: 'en us; rm' })).toContain('LOCAL_TTS_VOICE: must be an espeak-ng voice');
+    expect(refusal({ LOCAL_TTS_SPEED: '2000' })).toContain('LOCAL_TTS_SPEED');
   });
 });
