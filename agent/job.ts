@@ -154,6 +154,7 @@ export default defineAgent<ProcessData>({
             source,
             onUserTurn: (text, channel) => void reporter.report('user', channel, text),
             onPersonRequested: () => jobLog.info('the user asked for a person: told to use the app\'s help'),
+            onRequest: (intent) => jobLog.info({ request: intent ?? 'none' }, 'scripted dialog turn'),
           })
         : undefined;
     const recordConsent = consentTool({ client, sessionId, notice: () => notice, timeoutMs: settings.service.timeoutMs, log: (message, fields) => jobLog.warn(fields ?? {}, message) });

@@ -5,6 +5,8 @@ import { createActor } from 'xstate';
 import type { ContextSource } from '../context-source.js';
 import type { DialogEmitted } from './dialog-machine.js';
 import { dialogMachine } from './dialog-machine.js';
+import type { Intent } from '../local-voice/intents.js';
+import { intentOf } from '../local-voice/intents.js';
 
 export interface ScriptedAssistantOptions {
   source: ContextSource;
@@ -12,6 +14,8 @@ export interface ScriptedAssistantOptions {
   onUserTurn(text: string, channel: 'voice' | 'chat'): void;
   /** The user asked for a person. */
   onPersonRequested(): void;
+  /** What a turn asked for (a request's name, never the words), for the log. */
+  onRequest?(intent: Intent | undefined): void;
   /** The observer of the dialog's actor, when inspection is on. */
   inspect?: Observer<InspectionEvent>;
 }
@@ -47,6 +51,7 @@ export class ScriptedAssistant extends voice.Agent {
    * an empty transcript, so the recogniser reports it here.
    */
   hearNothing(): void {
+    this.options.onRequest?.(undefined);
     this.dialog.send({ type: 'heard', text: '' });
   }
 
@@ -65,6 +70,7 @@ export class ScriptedAssistant extends voice.Agent {
   private async answer(text: string): Promise<void> {
     await this.options.source.beforeReply();
     this.sendContext();
+    this.options.onRequest?.(intentOf(text));
     this.dialog.send({ type: 'heard', text });
   }
 

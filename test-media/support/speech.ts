@@ -36,3 +36,10 @@ export function speak(phrase: string, voice?: string): { samples: Int16Array; sa
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** A phrase spoken by espeak-ng with a voice and speed (words per minute), resampled by sox to `sampleRate`: 16-bit mono PCM. */
+export function speakAt(phrase: string, voice: string, speed: number, sampleRate: number): Int16Array {
+  const wav = execFileSync('espeak-ng', ['-v', voice, '-s', String(speed), '--stdout'], { input: phrase });
+  const raw = execFileSync('sox', ['-q', '-t', 'wav', '-', '-t', 'raw', '-r', String(sampleRate), '-e', 'signed-integer', '-b', '16', '-c', '1', '-'], { input: wav });
+  return new Int16Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length - (raw.length % 2)));
+}

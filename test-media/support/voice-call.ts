@@ -16,8 +16,8 @@ export async function agentsIn(rooms: RoomServiceClient, room: string) {
  * A voice call as the app makes one: the session is started and the user joins its room with the
  * token the service issued. The user is added to `users`, which the test file leaves after each test.
  */
-export async function startCall(service: MediaService, sessionId: string, users: SimulatedUser[]) {
-  const started = await service.startVoice(sessionId);
+export async function startCall(service: MediaService, sessionId: string, users: SimulatedUser[], screen?: string) {
+  const started = await service.startVoice(sessionId, screen);
   const user = await joinAsUser(started.media_url, started.token);
   users.push(user);
   return { started, user };
