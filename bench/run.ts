@@ -15,6 +15,7 @@ import { endpointsSuite } from './suites/endpoints.js';
 import { fanoutSuite } from './suites/fanout.js';
 import { fieldIngestionSuite } from './suites/field-ingestion.js';
 import { journalApplySuite } from './suites/journal-apply.js';
+import { localVoiceSuite } from './suites/local-voice.js';
 import { promotionSuite } from './suites/promotion.js';
 import { ingestionSuite } from './suites/ingestion.js';
 import { redactionSuite } from './suites/redaction.js';
@@ -33,10 +34,12 @@ const callgrind = process.argv.includes('--callgrind');
  * `--only=soak` (15 minutes; never part of a full run) looks for leaks under a steady load.
  * `--only=cluster` (never part of a full run: it needs redis-server, and installs the Restate
  * server on first use) measures SESSION_HOST=restate against the same Restate server's ceilings.
+ * `--only=local-voice` (never part of a full run: it needs the LiveKit server, espeak-ng, sox and
+ * pocketsphinx, as `npm run test:media`) measures the local voice's reply latency.
  */
 const onlyArgument = process.argv.find((arg) => arg.startsWith('--only='));
 const only = onlyArgument ? new Set(onlyArgument.slice('--only='.length).split(',')) : undefined;
-const ON_DEMAND = new Set(['soak', 'cluster']);
+const ON_DEMAND = new Set(['soak', 'cluster', 'local-voice']);
 const runs = (suite: string) => (!only && !ON_DEMAND.has(suite)) || (only?.has(suite) ?? false);
 
 const settings = quick
@@ -184,6 +187,15 @@ async function main(): Promise<void> {
     suiteStarted = Date.now();
     const endpoints = await endpointsSuite({ rounds: settings.rounds, warmupSeconds: quick ? 0.5 : settings.warmup, durationSeconds: settings.endpointDuration, connections: 50, sessions: settings.endpointSessions });
     say(`### Trigger evaluation and context fetch (LOG_LEVEL=warn, 50 connections, ${settings.endpointSessions.toLocaleString('en-US')} sessions, median of ${settings.rounds})\n\n${endpoints.markdown}${took()}`);
+  }
+
+  if (runs('local-voice')) {
+    suiteStarted = Date.now();
+    const turns = quick ? 5 : 20;
+    const voice = await localVoiceSuite({ turns });
+    say(
+      `### Local voice: end of the user's speech to the first audible frame of the answer (real LiveKit server, no provider key: pocketsphinx, the scripted dialog, espeak-ng; ${turns} spoken requests)\n\n${voice.markdown}\n\nTarget: p50 at most 1,200 ms on 2 cores ${voice.met ? '(met)' : '(missed)'}${voice.notHeard > 0 ? `; ${voice.notHeard} requests got no audible answer within 20 s` : ''}.${took()}`,
+    );
   }
 
   if (runs('soak')) {

@@ -1,6 +1,9 @@
 import type { RemoteParticipant, RemoteTrack } from '@livekit/rtc-node';
 import { AudioFrame, AudioSource, AudioStream, LocalAudioTrack, ParticipantKind, Room, RoomEvent, TrackKind, TrackPublishOptions, TrackSource } from '@livekit/rtc-node';
 
+/** A frame louder than this (RMS of 16-bit samples) is speech a user hears, not the silence between words. */
+export const AUDIBLE_RMS = 1000;
+
 /** The agents framework's topics: typed chat in, the agent's words out. */
 const CHAT_TOPIC = 'lk.chat';
 const TRANSCRIPTION_TOPIC = 'lk.transcription';
@@ -15,6 +18,8 @@ export async function joinAsUser(url: string, token: string) {
   /** Loudest agent audio heard so far, as RMS of 16-bit samples. */
   let loudest = 0;
   let agentAudioFrames = 0;
+  /** When each audible agent frame arrived (performance.now()), the last few hundred. */
+  const audibleAt: number[] = [];
 
   room.registerTextStreamHandler(TRANSCRIPTION_TOPIC, (reader) => {
     // A stream cut by the room going away (stop, silence timeout) is simply not a transcript.
@@ -32,7 +37,12 @@ export async function joinAsUser(url: string, token: string) {
         agentAudioFrames += 1;
         let sum = 0;
         for (const sample of frame.data) sum += sample * sample;
-        loudest = Math.max(loudest, Math.sqrt(sum / Math.max(1, frame.data.length)));
+        const rms = Math.sqrt(sum / Math.max(1, frame.data.length));
+        loudest = Math.max(loudest, rms);
+        if (rms > AUDIBLE_RMS) {
+          audibleAt.push(performance.now());
+          if (audibleAt.length > 500) audibleAt.splice(0, 250);
+        }
       }
     })().catch(() => {});
   });
@@ -48,12 +58,18 @@ export async function joinAsUser(url: string, token: string) {
       loudest = 0;
     },
     agentAudioFrames: () => agentAudioFrames,
+    /** The first audible agent frame that arrived after `since` (performance.now()), if any yet. */
+    firstAudibleAfter: (since: number) => audibleAt.find((at) => at > since),
     agents: () => [...room.remoteParticipants.values()].filter((participant) => participant.kind === ParticipantKind.AGENT),
     async type(text: string) {
       await room.localParticipant!.sendText(text, { topic: CHAT_TOPIC });
     },
-    /** Plays 16-bit mono PCM into a microphone track in real time, then `silenceMs` of silence so the VAD hears the end. */
-    async speak(pcm: Int16Array, sampleRate: number, silenceMs = 1500) {
+    /**
+     * Plays 16-bit mono PCM into a microphone track in real time, then `silenceMs` of silence so the
+     * VAD hears the end. Resolves with when the last sample of speech had left for the room
+     * (performance.now()), which `onSpeechEnd` is also called with as soon as it is known.
+     */
+    async speak(pcm: Int16Array, sampleRate: number, silenceMs = 1500, onSpeechEnd?: (at: number) => void) {
       if (!microphone) {
         microphone = new AudioSource(sampleRate, 1);
         const track = LocalAudioTrack.createAudioTrack('microphone', microphone);
@@ -61,13 +77,21 @@ export async function joinAsUser(url: string, token: string) {
       }
       const chunk = Math.floor(sampleRate / 100);
       const silence = new Int16Array(Math.round((sampleRate * silenceMs) / 1000));
+      let speechEnd = 0;
       for (const samples of [pcm, silence]) {
         for (let offset = 0; offset < samples.length; offset += chunk) {
           const part = samples.slice(offset, offset + chunk);
           const padded = part.length === chunk ? part : Int16Array.from({ length: chunk }, (_, i) => part[i] ?? 0);
           await microphone.captureFrame(new AudioFrame(padded, sampleRate, 1, chunk));
         }
+        if (samples === pcm) {
+          // The source queues ahead; the speech has left once its queue is empty.
+          await microphone.waitForPlayout();
+          speechEnd = performance.now();
+          onSpeechEnd?.(speechEnd);
+        }
       }
+      return speechEnd;
     },
     async leave() {
       await room.disconnect();

@@ -1,0 +1,69 @@
+import { dispose } from '@livekit/rtc-node';
+import { cpus, loadavg } from 'node:os';
+import { eventually } from '../../test-media/support/eventually.js';
+import { startMediaStack } from '../../test-media/support/media-stack.js';
+import { speakAt } from '../../test-media/support/speech.js';
+import { startCall } from '../../test-media/support/voice-call.js';
+import { percentile } from '../lib/stats.js';
+
+/** The requests asked in turn, each answered by the scripted dialog. */
+const REQUESTS = ['Which document do I need?', 'What should I do next?', 'Why is this field wrong?', 'Repeat that please', 'What is the next step?'];
+const SAMPLE_RATE = 24_000;
+
+/** The phrase without espeak-ng's trailing silence: its end is the end of the user's speech. */
+function trimmed(pcm: Int16Array): Int16Array {
+  let end = pcm.length;
+  while (end > 0 && Math.abs(pcm[end - 1]!) < 300) end -= 1;
+  return pcm.subarray(0, Math.min(pcm.length, end + SAMPLE_RATE / 50));
+}
+
+/**
+ * The local voice's reply latency (docs/voice-agent.md, "Local voice"): the real LiveKit server,
+ * the service and the agent worker with no provider key (espeak-ng, pocketsphinx, the scripted
+ * dialog), and a user in the room who speaks each request (espeak-ng) and listens. Measured at the
+ * user: from when the last sample of the request left their microphone track to the first
+ * audible frame of the answer on the agent's track, so the VAD's silence wait, the recogniser, the
+ * dialog, espeak-ng and both legs through the server are all in it.
+ */
+export async function localVoiceSuite(options: { turns: number }) {
+  const load = loadavg()[0]!;
+  const stack = await startMediaStack({ models: { reply: () => 'unused', transcript: () => 'unused' }, worker: { MODEL_BASE_URL: '', MODEL_API_KEY: '' } });
+  const latencies: number[] = [];
+  let notHeard = 0;
+  try {
+    const sessionId = 'bench-local-voice';
+    await stack.service.postEvent({ session_id: sessionId, event: 'screen_state', screen: 'pan_details' });
+    await stack.service.postEvent({ session_id: sessionId, event: 'validation_failed', screen: 'pan_details', component_id: 'pan', errors: ['pan_invalid_format'] });
+    const users: Awaited<ReturnType<typeof startCall>>['user'][] = [];
+    const { user } = await startCall(stack.service, sessionId, users, 'pan_details');
+    const state = () => user.agents()[0]?.attributes['lk.agent.state'];
+    const untilListening = async () => {
+      await eventually(() => state(), (value) => value === 'speaking', 30_000).catch(() => undefined);
+      await eventually(() => state(), (value) => value === 'listening', 60_000);
+    };
+    await eventually(() => user.transcripts.join(' '), (text) => /automated assistant/i.test(text), 60_000);
+    await untilListening();
+    for (let turn = 0; turn < options.turns; turn += 1) {
+      const pcm = trimmed(speakAt(REQUESTS[turn % REQUESTS.length]!, 'en-us', 165, SAMPLE_RATE));
+      const ended = await user.speak(pcm, SAMPLE_RATE, 1500);
+      const heard = await eventually(() => user.firstAudibleAfter(ended), (at) => at !== undefined, 20_000).catch(() => undefined);
+      if (heard === undefined) notHeard += 1;
+      else latencies.push(heard - ended);
+      await untilListening();
+    }
+    for (const each of users) await each.leave();
+  } finally {
+    await stack.stop();
+    await dispose();
+  }
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const p50 = sorted.length > 0 ? percentile(sorted, 50) : undefined;
+  const p90 = sorted.length > 0 ? percentile(sorted, 90) : undefined;
+  const ms = (value: number | undefined) => (value === undefined ? 'n/a' : `${Math.round(value).toLocaleString('en-US')} ms`);
+  const markdown = [
+    '| turns | answered | p50 | p90 | fastest | slowest | load average before |',
+    '|---|---|---|---|---|---|---|',
+    `| ${options.turns} | ${latencies.length} | ${ms(p50)} | ${ms(p90)} | ${ms(sorted[0])} | ${ms(sorted.at(-1))} | ${load.toFixed(1)} on ${cpus().length} cores |`,
+  ].join('\n');
+  return { markdown, p50, p90, notHeard, met: p50 !== undefined && p50 <= 1_200 };
+}
