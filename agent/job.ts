@@ -11,6 +11,7 @@ import { ContextSource } from './context-source.js';
 import { isContextNotice, sessionIdOf } from './job-metadata.js';
 import { guardedChat } from './guarded-chat.js';
 import { GENERAL_INSTRUCTIONS, OPENING_LINE, UNREACHABLE_LINE } from './prompts.js';
+import { LOCAL_ENDPOINTING_MIN_DELAY_MS, LOCAL_VAD_MIN_SILENCE_MS } from './local-voice/turn-timing.js';
 import { createModels } from './providers.js';
 import { ScriptedAssistant } from './scripted-dialog/scripted-assistant.js';
 import { redactConversationLogs } from './log-redaction.js';
@@ -22,6 +23,17 @@ redactConversationLogs();
 
 interface ProcessData {
   vad?: VAD;
+}
+
+/** The VAD, with a shorter silence wait for the local recogniser (local-voice/turn-timing.ts). */
+function loadVad(): Promise<VAD> {
+  let local = false;
+  try {
+    local = loadAgentSettings().stt.provider === 'local';
+  } catch {
+    // The worker checked the settings before it started this process.
+  }
+  return silero.VAD.load(local ? { minSilenceDuration: LOCAL_VAD_MIN_SILENCE_MS } : {});
 }
 
 /**
@@ -47,7 +59,7 @@ class KycAssistant extends voice.Agent {
 export default defineAgent<ProcessData>({
   // Once per job process, before it is offered a job: a dispatch then finds the VAD loaded.
   prewarm: async (proc: JobProcess<ProcessData>) => {
-    proc.userData.vad = await silero.VAD.load();
+    proc.userData.vad = await loadVad();
     log().info({ pid: proc.pid }, 'job process ready');
   },
 
@@ -165,8 +177,9 @@ export default defineAgent<ProcessData>({
       () => scripted?.hearNothing(),
     );
     session = new voice.AgentSession({
-      vad: ctx.proc.userData.vad ?? (await silero.VAD.load()),
+      vad: ctx.proc.userData.vad ?? (await loadVad()),
       ...models,
+      ...(settings.stt.provider === 'local' ? { turnHandling: { endpointing: { minDelay: LOCAL_ENDPOINTING_MIN_DELAY_MS } } } : {}),
       connOptions: {
         llmConnOptions: { timeoutMs: settings.modelTimeoutMs, maxRetry: 1 },
         sttConnOptions: { timeoutMs: settings.modelTimeoutMs, maxRetry: 1 },
@@ -185,6 +198,12 @@ export default defineAgent<ProcessData>({
       const channel = item.role === 'user' && typedTurns > 0 ? 'chat' : 'voice';
       if (item.role === 'user' && typedTurns > 0) typedTurns -= 1;
       void reporter.report(item.role === 'user' ? 'user' : 'agent', channel, text);
+    });
+    // Where a reply's time goes (numbers only, never words): the bench reads these at debug level.
+    session.on(voice.AgentSessionEventTypes.MetricsCollected, ({ metrics }) => {
+      if (metrics.type === 'eou_metrics') jobLog.debug({ end_of_utterance_ms: Math.round(metrics.endOfUtteranceDelayMs), transcription_ms: Math.round(metrics.transcriptionDelayMs) }, 'turn timing');
+      else if (metrics.type === 'stt_metrics') jobLog.debug({ stt_ms: Math.round(metrics.durationMs) }, 'turn timing');
+      else if (metrics.type === 'tts_metrics') jobLog.debug({ tts_first_audio_ms: Math.round(metrics.ttfbMs) }, 'turn timing');
     });
     session.on(voice.AgentSessionEventTypes.Error, (event) => {
       // The event carries the framework's report ({type, error, recoverable}), or an Error itself; the cause is the error inside.

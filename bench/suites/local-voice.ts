@@ -5,6 +5,32 @@ import { startMediaStack } from '../../test-media/support/media-stack.js';
 import { speakAt } from '../../test-media/support/speech.js';
 import { startCall } from '../../test-media/support/voice-call.js';
 import { percentile } from '../lib/stats.js';
+import { speak as espeak } from '../../agent/local-voice/espeak-tts.js';
+import { LOCAL_VAD_MIN_SILENCE_MS } from '../../agent/local-voice/turn-timing.js';
+import { PocketsphinxStt } from '../../agent/local-voice/pocketsphinx-stt.js';
+
+/** The local parts on their own, in this process: the recogniser's decode and espeak-ng's first audio, p50 of `rounds` each. */
+async function partsAlone(rounds: number): Promise<{ decodeMs: number; firstAudioMs: number }> {
+  const recogniser = new PocketsphinxStt();
+  const decode: number[] = [];
+  const firstAudio: number[] = [];
+  try {
+    for (let round = 0; round < rounds; round += 1) {
+      const pcm = trimmed(speakAt(REQUESTS[round % REQUESTS.length]!, 'en-us', 165, SAMPLE_RATE));
+      let started = performance.now();
+      await recogniser.decode(pcm, SAMPLE_RATE);
+      decode.push(performance.now() - started);
+      started = performance.now();
+      for await (const chunk of espeak('For the PAN details step you need your PAN card.', { voice: 'en-us', speed: 165 })) {
+        if (chunk.length > 0) break;
+      }
+      firstAudio.push(performance.now() - started);
+    }
+  } finally {
+    await recogniser.close();
+  }
+  return { decodeMs: percentile(decode.sort((a, b) => a - b), 50), firstAudioMs: percentile(firstAudio.sort((a, b) => a - b), 50) };
+}
 
 /** The requests asked in turn, each answered by the scripted dialog. */
 const REQUESTS = ['Which document do I need?', 'What should I do next?', 'Why is this field wrong?', 'Repeat that please', 'What is the next step?'];
@@ -27,9 +53,10 @@ function trimmed(pcm: Int16Array): Int16Array {
  */
 export async function localVoiceSuite(options: { turns: number }) {
   const load = loadavg()[0]!;
-  const stack = await startMediaStack({ models: { reply: () => 'unused', transcript: () => 'unused' }, worker: { MODEL_BASE_URL: '', MODEL_API_KEY: '' } });
+  const stack = await startMediaStack({ models: { reply: () => 'unused', transcript: () => 'unused' }, worker: { MODEL_BASE_URL: '', MODEL_API_KEY: '', AGENT_LOG_LEVEL: 'debug' } });
   const latencies: number[] = [];
   let notHeard = 0;
+  let timings: Record<string, unknown>[] = [];
   try {
     const sessionId = 'bench-local-voice';
     await stack.service.postEvent({ session_id: sessionId, event: 'screen_state', screen: 'pan_details' });
@@ -52,6 +79,8 @@ export async function localVoiceSuite(options: { turns: number }) {
       await untilListening();
     }
     for (const each of users) await each.leave();
+    timings = stack.worker.logOf(sessionId).filter((line) => line.msg === 'turn timing');
+    if (process.env.BENCH_AGENT_LOG) (await import('node:fs')).writeFileSync(process.env.BENCH_AGENT_LOG, stack.worker.output());
   } finally {
     await stack.stop();
     await dispose();
@@ -65,5 +94,13 @@ export async function localVoiceSuite(options: { turns: number }) {
     '|---|---|---|---|---|---|---|',
     `| ${options.turns} | ${latencies.length} | ${ms(p50)} | ${ms(p90)} | ${ms(sorted[0])} | ${ms(sorted.at(-1))} | ${load.toFixed(1)} on ${cpus().length} cores |`,
   ].join('\n');
-  return { markdown, p50, p90, notHeard, met: p50 !== undefined && p50 <= 1_200 };
+  const alone = await partsAlone(options.turns);
+  // The agent's own account of each reply, median per part.
+  const part = (field: string) => {
+    const values = timings.map((line) => line[field]).filter((value): value is number => typeof value === 'number').sort((a, b) => a - b);
+    return values.length > 0 ? `${field.replace(/_ms$/, '').replace(/_/g, ' ')} ${Math.round(percentile(values, 50))} ms` : undefined;
+  };
+  const parts = ['end_of_utterance_ms', 'transcription_ms', 'stt_ms', 'tts_first_audio_ms'].map(part).filter(Boolean).join(', ');
+  const own = `The parts alone, in the bench's process (p50 of ${options.turns}, load average ${loadavg()[0]!.toFixed(1)}): one decode by pocketsphinx ${Math.round(alone.decodeMs)} ms, espeak-ng and sox to their first audio ${Math.round(alone.firstAudioMs)} ms; the VAD waits ${LOCAL_VAD_MIN_SILENCE_MS} ms of silence before either starts.`;
+  return { markdown: `${markdown}\n\n${own}${parts ? ` Medians as the agent measured them: ${parts}.` : ''}`, p50, p90, notHeard, met: p50 !== undefined && p50 <= 1_200 };
 }
