@@ -13,6 +13,7 @@ import { guardedChat } from './guarded-chat.js';
 import { GENERAL_INSTRUCTIONS, OPENING_LINE, UNREACHABLE_LINE } from './prompts.js';
 import { LOCAL_ENDPOINTING_MIN_DELAY_MS, LOCAL_VAD_MIN_SILENCE_MS } from './local-voice/turn-timing.js';
 import { createModels } from './providers.js';
+import { inspectDialogs } from './scripted-dialog/inspection.js';
 import { ScriptedAssistant } from './scripted-dialog/scripted-assistant.js';
 import { redactConversationLogs } from './log-redaction.js';
 import { loadAgentSettings } from './settings.js';
@@ -160,10 +161,13 @@ export default defineAgent<ProcessData>({
     // The notice the call opens with; the model records the user's answer to it (consent-tool.ts).
     let notice: NoticeToGive | undefined;
     // With no language model the scripted dialog answers (docs/voice-agent.md, "Local voice").
+    const inspection = settings.llm.provider === 'none' && settings.inspectUrl ? inspectDialogs(settings.inspectUrl) : undefined;
+    if (inspection) ctx.addShutdownCallback(async () => inspection.stop());
     const scripted =
       settings.llm.provider === 'none'
         ? new ScriptedAssistant({
             source,
+            ...(inspection ? { inspect: inspection.inspect } : {}),
             onUserTurn: (text, channel) => void reporter.report('user', channel, text),
             onPersonRequested: () => jobLog.info('the user asked for a person: told to use the app\'s help'),
             onRequest: (intent) => jobLog.info({ request: intent ?? 'none' }, 'scripted dialog turn'),

@@ -115,6 +115,8 @@ const EnvSchema = z.object({
   // Capacity by job count instead of the machine's CPU use (a machine shared with other work).
   AGENT_MAX_JOBS: z.coerce.number().int().positive().optional(),
   AGENT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+  /** The service's inspection relay (`ws://…`): the scripted dialog shows in the Stately inspector. */
+  AGENT_INSPECT: z.string().trim().regex(/^wss?:\/\/[^\s/]+/, { error: 'must be the ws:// or wss:// address of an inspection relay' }).optional(),
 }).superRefine((e, ctx) => {
   const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
   if ((e.STT_PROVIDER === 'elevenlabs' || e.TTS_PROVIDER === 'elevenlabs') && e.ELEVENLABS_API_KEY === undefined) {
@@ -170,6 +172,8 @@ export interface AgentSettings {
   stt: SttSettings;
   tts: TtsSettings;
   worker: { httpHost: string; httpPort: number; idleProcesses: number | undefined; loadThreshold: number | undefined; maxJobs: number | undefined; logLevel: string };
+  /** Where the scripted dialog's inspection events go, if anywhere. */
+  inspectUrl: string | undefined;
 }
 
 export class AgentSettingsError extends Error {
@@ -222,5 +226,6 @@ export function loadAgentSettings(env: NodeJS.ProcessEnv = process.env): AgentSe
     stt,
     tts,
     worker: { httpHost: e.AGENT_HTTP_HOST, httpPort: e.AGENT_HTTP_PORT, idleProcesses: e.AGENT_IDLE_PROCESSES, loadThreshold: e.AGENT_LOAD_THRESHOLD, maxJobs: e.AGENT_MAX_JOBS, logLevel: e.AGENT_LOG_LEVEL },
+    inspectUrl: e.AGENT_INSPECT,
   };
 }

@@ -32,6 +32,9 @@ export type DialogEvent =
 /** `say`: speak these sentences; `person.requested`: the user asked for a person (the agent logs it). */
 export type DialogEmitted = { type: 'say'; sentences: string[] } | { type: 'person.requested' };
 
+/** The dialog actor's name in the inspector. */
+export const DIALOG_ACTOR_ID = 'scripted-dialog';
+
 /** The request in what was heard, as the machine's guards read it. */
 const intentIn = (event: DialogEvent): Intent | undefined => (event.type === 'heard' ? intentOf(event.text) : undefined);
 

@@ -4,7 +4,7 @@ import type { Actor, InspectionEvent, Observer } from 'xstate';
 import { createActor } from 'xstate';
 import type { ContextSource } from '../context-source.js';
 import type { DialogEmitted } from './dialog-machine.js';
-import { dialogMachine } from './dialog-machine.js';
+import { DIALOG_ACTOR_ID, dialogMachine } from './dialog-machine.js';
 import type { Intent } from '../local-voice/intents.js';
 import { intentOf } from '../local-voice/intents.js';
 
@@ -32,7 +32,7 @@ export class ScriptedAssistant extends voice.Agent {
   constructor(private readonly options: ScriptedAssistantOptions) {
     // The framework wants instructions; no model reads them.
     super({ instructions: 'Scripted KYC dialog (no language model).' });
-    this.dialog = createActor(dialogMachine, options.inspect ? { inspect: options.inspect } : {});
+    this.dialog = createActor(dialogMachine, { id: DIALOG_ACTOR_ID, ...(options.inspect ? { inspect: options.inspect } : {}) });
     this.dialog.on('say', (event: Extract<DialogEmitted, { type: 'say' }>) => {
       if (event.sentences.length > 0) this.session.say(event.sentences.join(' '));
     });
