@@ -203,12 +203,6 @@ export default defineAgent<ProcessData>({
       if (item.role === 'user' && typedTurns > 0) typedTurns -= 1;
       void reporter.report(item.role === 'user' ? 'user' : 'agent', channel, text);
     });
-    // Where a reply's time goes (numbers only, never words): the bench reads these at debug level.
-    session.on(voice.AgentSessionEventTypes.MetricsCollected, ({ metrics }) => {
-      if (metrics.type === 'eou_metrics') jobLog.debug({ end_of_utterance_ms: Math.round(metrics.endOfUtteranceDelayMs), transcription_ms: Math.round(metrics.transcriptionDelayMs) }, 'turn timing');
-      else if (metrics.type === 'stt_metrics') jobLog.debug({ stt_ms: Math.round(metrics.durationMs) }, 'turn timing');
-      else if (metrics.type === 'tts_metrics') jobLog.debug({ tts_first_audio_ms: Math.round(metrics.ttfbMs) }, 'turn timing');
-    });
     session.on(voice.AgentSessionEventTypes.Error, (event) => {
       // The event carries the framework's report ({type, error, recoverable}), or an Error itself; the cause is the error inside.
       const report = event.error;

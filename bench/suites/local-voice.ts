@@ -61,10 +61,9 @@ export async function localVoiceSuite(options: { turns: number }) {
     // No taskset: nothing was pinned.
   }
   const load = loadavg()[0]!;
-  const stack = await startMediaStack({ models: { reply: () => 'unused', transcript: () => 'unused' }, worker: { MODEL_BASE_URL: '', MODEL_API_KEY: '', AGENT_LOG_LEVEL: 'debug' } });
+  const stack = await startMediaStack({ models: { reply: () => 'unused', transcript: () => 'unused' }, worker: { MODEL_BASE_URL: '', MODEL_API_KEY: '' } });
   const latencies: number[] = [];
   let notHeard = 0;
-  let timings: Record<string, unknown>[] = [];
   try {
     const sessionId = 'bench-local-voice';
     await stack.service.postEvent({ session_id: sessionId, event: 'screen_state', screen: 'pan_details' });
@@ -87,7 +86,6 @@ export async function localVoiceSuite(options: { turns: number }) {
       await untilListening();
     }
     for (const each of users) await each.leave();
-    timings = stack.worker.logOf(sessionId).filter((line) => line.msg === 'turn timing');
     if (process.env.BENCH_AGENT_LOG) (await import('node:fs')).writeFileSync(process.env.BENCH_AGENT_LOG, stack.worker.output());
   } finally {
     await stack.stop();
@@ -103,12 +101,6 @@ export async function localVoiceSuite(options: { turns: number }) {
     `| ${options.turns} | ${latencies.length} | ${ms(p50)} | ${ms(p90)} | ${ms(sorted[0])} | ${ms(sorted.at(-1))} | ${load.toFixed(1)} on ${cpus().length} cores |`,
   ].join('\n');
   const alone = await partsAlone(options.turns);
-  // The agent's own account of each reply, median per part.
-  const part = (field: string) => {
-    const values = timings.map((line) => line[field]).filter((value): value is number => typeof value === 'number').sort((a, b) => a - b);
-    return values.length > 0 ? `${field.replace(/_ms$/, '').replace(/_/g, ' ')} ${Math.round(percentile(values, 50))} ms` : undefined;
-  };
-  const parts = ['end_of_utterance_ms', 'transcription_ms', 'stt_ms', 'tts_first_audio_ms'].map(part).filter(Boolean).join(', ');
   const own = `The parts alone, in the bench's process (p50 of ${options.turns}, load average ${loadavg()[0]!.toFixed(1)}): one decode by pocketsphinx ${Math.round(alone.decodeMs)} ms, espeak-ng and sox to their first audio ${Math.round(alone.firstAudioMs)} ms; the VAD waits ${LOCAL_VAD_MIN_SILENCE_MS} ms of silence before either starts.`;
-  return { markdown: `${markdown}\n\n${own}${parts ? ` Medians as the agent measured them: ${parts}.` : ''}`, p50, p90, notHeard, met: p50 !== undefined && p50 <= 1_200 };
+  return { markdown: `${markdown}\n\n${own}`, p50, p90, notHeard, met: p50 !== undefined && p50 <= 1_200 };
 }
