@@ -122,6 +122,9 @@ function runDecoder(options: PocketsphinxOptions, grammar: string, audio: string
     ['-samprate', String(sampleRate)],
     ['-nfft', String(fftSizeFor(sampleRate))],
     ['-remove_silence', 'no'],
+    // Twice the grammar's default language weight: fewer short words slipped in where the speech
+    // did not have them (docs/decisions/0030-local-voice.md).
+    ['-lw', '13'],
     ['-logfn', '/dev/null'],
   ].flat();
   return new Promise((resolve, reject) => {
