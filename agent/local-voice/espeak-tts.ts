@@ -39,15 +39,6 @@ export interface EspeakOptions {
 }
 
 /**
- * The espeak-ng voice for a language code (`hi`, `hi-IN`, `hin` is not one: two-letter codes),
- * English when the language has none.
- */
-export function espeakVoiceFor(language: string | undefined): string {
-  const code = (language ?? 'en').toLowerCase().split(/[-_]/)[0]!;
-  return ESPEAK_VOICES[code] ?? ESPEAK_VOICES.en!;
-}
-
-/**
  * Speech out with no provider: espeak-ng (Debian's package) speaks the text, sox turns its
  * 22,050 Hz WAV into 24 kHz 16-bit PCM, and the frames go to the room as they come, while the
  * rest of the sentence is still being synthesised. One pair of processes per sentence (the

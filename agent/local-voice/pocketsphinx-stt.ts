@@ -102,7 +102,7 @@ function mono(frame: AudioFrame): Int16Array {
  * room's 24 kHz that is 1,024 points, and the features (filters up to 6,855 Hz, the model's) are
  * the same as at 16 kHz: no resampling, which cost more than the decoding itself here.
  */
-export function fftSizeFor(sampleRate: number): number {
+function fftSizeFor(sampleRate: number): number {
   let size = 512;
   while (size < sampleRate * 0.025625) size *= 2;
   return size;
