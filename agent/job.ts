@@ -249,7 +249,8 @@ export default defineAgent<ProcessData>({
     if (!started || leaving) return;
     // The first turn is the tenant's consent notice, which says a machine is talking and asks to
     // continue (docs/calls.md); the app or the agent records the answer. Without one, the opening line.
-    notice = noticeFor(source.current, settings.stt.language);
+    // The local recogniser hears English only (docs/decisions/0030-local-voice.md), so the notice is in English.
+    notice = noticeFor(source.current, settings.stt.provider === 'local' ? 'en' : settings.stt.language);
     if (scripted) {
       // The scripted dialog's greeting follows the notice; it says that this is a machine, and that
       // it cannot see the screen when it cannot.
