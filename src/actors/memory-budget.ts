@@ -30,6 +30,14 @@ export const STREAM_BUFFER_SHARE = 0.05;
 export const streamBufferBudgetBytes = (memoryBudgetMb: number): number => Math.floor(memoryBudgetMb * 2 ** 20 * STREAM_BUFFER_SHARE);
 
 /**
+ * The share of MEMORY_BUDGET_MB the request bodies still arriving may take together (Buffers,
+ * outside V8's heap but inside RSS): a client decides how long its body takes to arrive, so
+ * without it 10,500 trickled bodies held 672 MB (src/http/request-bodies.ts, docs/limits.md).
+ */
+export const REQUEST_BODY_SHARE = 0.05;
+export const requestBodyBudgetBytes = (memoryBudgetMb: number): number => Math.floor(memoryBudgetMb * 2 ** 20 * REQUEST_BODY_SHARE);
+
+/**
  * V8's old-space limit for a budget, in MiB. V8 lets garbage pile up to its limit before
  * collecting hard, so without it RSS passes the budget with the live heap well below it
  * (`npm start` passes `--max-old-space-size` accordingly).

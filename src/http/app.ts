@@ -38,7 +38,8 @@ import { consoleRoutes } from './routes/console.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { statusRoutes } from './routes/status.js';
 import { ActivityStreamHub } from './sse/activity-stream-hub.js';
-import { streamBufferBudgetBytes } from '../actors/memory-budget.js';
+import { requestBodyBudgetBytes, streamBufferBudgetBytes } from '../actors/memory-budget.js';
+import { RequestBodies } from './request-bodies.js';
 import { CONTROL_PLANE_PATH, ControlPlane } from './ws/control-plane.js';
 import { hostGate } from './middleware/host-gate.js';
 import type { AnswerFrame } from './ws/control-socket.js';
@@ -54,6 +55,8 @@ export interface App {
   controlPlane: ControlPlane;
   /** Open connections by kind, each kind capped (the server admits, streams and upgrades claim). */
   connections: ConnectionCounts;
+  /** The request bodies still arriving, charged to their share of MEMORY_BUDGET_MB. */
+  requestBodies: RequestBodies;
 }
 
 
@@ -125,7 +128,8 @@ export function createApp(deps: AppDeps): App {
   app.use(shutdownGate);
   const rateLimit = perIpRateLimit(http.rateLimitPerMinute, { loopback: http.rateLimitLoopback });
   const keyCheck = apiKeyCheck(http.apiKeys, proveConnection);
-  const body = jsonBody();
+  const requestBodies = new RequestBodies(requestBodyBudgetBytes(config.sessions.memoryBudgetMb), () => deps.system.clock.now(), logger);
+  const body = jsonBody(requestBodies);
   // After the body is read: a replay is the same request only if it carries the same body.
   const httpReplays = replayWindow<StoredAnswer>();
   const replayGuard = httpReplays ? replays(httpReplays, deps.system.keptReply) : undefined;
@@ -181,6 +185,7 @@ export function createApp(deps: AppDeps): App {
     activityStreams,
     controlPlane,
     connections,
+    requestBodies,
   };
 }
 

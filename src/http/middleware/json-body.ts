@@ -4,6 +4,7 @@ import type { RequestHandler } from 'express';
 import express from 'express';
 import { MAX_BODY_DEPTH, tooDeepPath } from '../body-depth.js';
 import { HttpError } from '../http-error.js';
+import type { BodyLine, RequestBodies } from '../request-bodies.js';
 import { loneSurrogatePath, mayHoldLoneSurrogate } from '../well-formed-body.js';
 import { BODY_LIMIT_BYTES, bodyError } from './body-errors.js';
 import { inSequence } from './in-sequence.js';
@@ -27,13 +28,43 @@ function isPlainJson(req: IncomingMessage): boolean {
 /** Whether the request carries a body at all, as body-parser decides it (type-is's `hasBody`). */
 const hasBody = (req: IncomingMessage): boolean => req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
 
+/** A body that no room could be made for among the bodies arriving (request-bodies.ts): refused, its connection closed. */
+function bodiesFull(res: { setHeader(name: string, value: string): unknown }): HttpError {
+  res.setHeader('Connection', 'close');
+  return new HttpError(503, 'request bodies arriving are at their memory budget (MEMORY_BUDGET_MB); retry', { 'Retry-After': '1' });
+}
+
 /**
- * Reads a UTF-8 body of at most `limit` bytes. The stream is drained past the limit so the
- * connection stays usable, and the callback runs once: with the text, or with the error answered.
+ * Charges a body read by body-parser to its share as its chunks arrive (request-bodies.ts), and
+ * releases it when the stream ends or closes. Attached in the same turn as body-parser's own
+ * reader, so both see every chunk; a body past the share's room has its connection cut.
  */
-function readText(req: IncomingMessage, limit: number, done: (error: HttpError | undefined, text?: string) => void): void {
+function meterStream(req: IncomingMessage, bodies: RequestBodies, line: BodyLine): void {
+  let received = 0;
+  const onData = (chunk: Buffer) => {
+    received += chunk.length;
+    if (bodies.arrived(line, received)) return;
+    req.off('data', onData);
+    req.socket.destroy();
+  };
+  const done = () => {
+    req.off('data', onData);
+    bodies.close(line);
+  };
+  req.on('data', onData);
+  req.once('end', done);
+  req.once('close', done);
+}
+
+/**
+ * Reads a UTF-8 body of at most `limit` bytes, charged to `line` of the bodies' share as it
+ * arrives. The stream is drained past the limit so the connection stays usable, and the callback
+ * runs once: with the text, or with the error answered.
+ */
+function readText(req: IncomingMessage, limit: number, bodies: RequestBodies, line: BodyLine, full: () => HttpError, done: (error: HttpError | undefined, text?: string) => void): void {
   const declared = Number(req.headers['content-length']);
   if (declared > limit) {
+    bodies.close(line);
     req.resume();
     return done(bodyError('entity.too.large'));
   }
@@ -43,6 +74,7 @@ function readText(req: IncomingMessage, limit: number, done: (error: HttpError |
   const finish = (error: HttpError | undefined, text?: string) => {
     if (finished) return;
     finished = true;
+    bodies.close(line);
     req.off('data', onData);
     req.off('end', onEnd);
     req.off('error', onAbort);
@@ -51,9 +83,15 @@ function readText(req: IncomingMessage, limit: number, done: (error: HttpError |
   };
   const onData = (chunk: Buffer) => {
     size += chunk.length;
-    if (size <= limit) return void chunks.push(chunk);
-    finish(bodyError('entity.too.large'));
-    req.resume();
+    if (size > limit) {
+      finish(bodyError('entity.too.large'));
+      return void req.resume();
+    }
+    if (!bodies.arrived(line, size)) {
+      finish(full());
+      return void req.resume();
+    }
+    chunks.push(chunk);
   };
   const onEnd = () => {
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
@@ -98,7 +136,7 @@ function parseJson(text: string): unknown {
  * The next handler runs from the stream's `end`, in the stream's async context, as with any stream
  * listener: middleware that keeps a request's async context (idempotency-key.ts) is mounted after this.
  */
-export function jsonBody(): RequestHandler[] {
+export function jsonBody(bodies: RequestBodies): RequestHandler[] {
   const requireJson: RequestHandler = (req, _res, next) => {
     const hasBody = req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH';
     if (hasBody && !req.is('application/json')) {
@@ -125,9 +163,19 @@ export function jsonBody(): RequestHandler[] {
     (req, _res, next) => next(loneSurrogateError(req.body)),
   );
   const readBody: RequestHandler = (req, res, next) => {
-    if (!isPlainJson(req)) return readOtherBody(req, res, next);
-    if (!hasBody(req)) return next();
-    readText(req, BODY_LIMIT_BYTES, (error, text) => {
+    if (!hasBody(req)) return isPlainJson(req) ? next() : readOtherBody(req, res, next);
+    const plain = isPlainJson(req);
+    // A compressed body may inflate to the whole limit, whatever it announced.
+    const line = bodies.open(req, BODY_LIMIT_BYTES, plain ? undefined : BODY_LIMIT_BYTES);
+    if (!line) {
+      req.resume();
+      return next(bodiesFull(res));
+    }
+    if (!plain) {
+      meterStream(req, bodies, line);
+      return readOtherBody(req, res, next);
+    }
+    readText(req, BODY_LIMIT_BYTES, bodies, line, () => bodiesFull(res), (error, text) => {
       if (error) return next(error);
       try {
         req.body = parseJson(text!);

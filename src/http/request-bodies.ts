@@ -1,0 +1,131 @@
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from 'pino';
+
+/**
+ * The request bodies still arriving, charged to their share of MEMORY_BUDGET_MB
+ * (docs/limits.md, "Request bodies"; docs/decisions/0027-every-held-byte-charged.md).
+ *
+ * A body is kept in memory until its last byte arrives, and a client decides how long that takes
+ * (up to REQUEST_TIMEOUT_SECONDS). Uncounted, 10,500 connections that each sent 64,000 of 65,000
+ * announced bytes, then a byte every few seconds, held 672 MB of partial bodies and took RSS past
+ * the whole budget. So a body is charged what it announced (its Content-Length, at most the body
+ * limit) when its reading starts, or each chunk as it arrives when it announced nothing, and
+ * released when it is read, refused or gone. A charge that does not fit cuts the bodies that have
+ * been arriving longest, keyed or not, until it does: an honest body arrives in milliseconds, so
+ * under such a flood the bodies cut are the trickled ones, and the newcomer is served. Only when
+ * every body left is younger than the newcomer's own is the newcomer refused.
+ */
+export interface BodyLine {
+  /** Bytes charged for this body. */
+  charged: number;
+  readonly startedAt: number;
+  readonly req: IncomingMessage;
+  /** Oldest first: a list, not a Map, so a request adds no Map churn (docs/decisions/0014-nothing-outlives-the-young-generation.md). */
+  prev: BodyLine | undefined;
+  next: BodyLine | undefined;
+  open: boolean;
+}
+
+export interface RequestBodiesUse {
+  budget_bytes: number;
+  used_bytes: number;
+  bodies: number;
+  /** Bodies cut since the process started to make room for newer ones. */
+  cut: number;
+}
+
+/** How often a run of cuts is logged, at most: a flood cuts thousands. */
+const CUT_LOG_INTERVAL_MS = 10_000;
+
+export class RequestBodies {
+  private head: BodyLine | undefined;
+  private tail: BodyLine | undefined;
+  private used = 0;
+  private count = 0;
+  private cuts = 0;
+  private cutsLogged = 0;
+  private lastCutLog = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    readonly budgetBytes: number,
+    private readonly now: () => number,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * A body starts to be read: charged what it announced (at most `limit`), or `reserve` when what
+   * it holds may differ from what it announced (a compressed body), or nothing yet when it
+   * announced nothing. Undefined when there is no room for it even after the older bodies are
+   * cut: the caller refuses it.
+   */
+  open(req: IncomingMessage, limit: number, reserve?: number): BodyLine | undefined {
+    const declared = Number(req.headers['content-length']);
+    const announced = reserve ?? (Number.isFinite(declared) && declared > 0 ? Math.min(declared, limit) : 0);
+    const line: BodyLine = { charged: 0, startedAt: this.now(), req, prev: this.tail, next: undefined, open: true };
+    if (this.tail) this.tail.next = line;
+    else this.head = line;
+    this.tail = line;
+    this.count += 1;
+    if (announced > 0 && !this.charge(line, announced)) return undefined;
+    return line;
+  }
+
+  /**
+   * `bytes` more of the body arrived; a body charged what it announced is charged again only past
+   * it. False when they do not fit even after the older bodies are cut: the line is closed, and
+   * the caller refuses the body.
+   */
+  arrived(line: BodyLine, received: number): boolean {
+    if (!line.open) return false;
+    return received <= line.charged || this.charge(line, received - line.charged);
+  }
+
+  /** The body was read, refused or abandoned: its bytes leave the share. Idempotent. */
+  close(line: BodyLine): void {
+    if (!line.open) return;
+    line.open = false;
+    this.used -= line.charged;
+    line.charged = 0;
+    this.count -= 1;
+    if (line.prev) line.prev.next = line.next;
+    else this.head = line.next;
+    if (line.next) line.next.prev = line.prev;
+    else this.tail = line.prev;
+    line.prev = undefined;
+    line.next = undefined;
+  }
+
+  use(): RequestBodiesUse {
+    return { budget_bytes: this.budgetBytes, used_bytes: this.used, bodies: this.count, cut: this.cuts };
+  }
+
+  private charge(line: BodyLine, bytes: number): boolean {
+    while (this.used + bytes > this.budgetBytes) {
+      const oldest = this.head;
+      // Only bodies that started before this one give way to it: the newest body is the one refused.
+      if (oldest === undefined || oldest === line || oldest.startedAt > line.startedAt) {
+        this.close(line);
+        return false;
+      }
+      this.cut(oldest);
+    }
+    this.used += bytes;
+    line.charged += bytes;
+    return true;
+  }
+
+  /** Ends the connection of a body that has been arriving longest: its client gets nothing more from it. */
+  private cut(line: BodyLine): void {
+    this.close(line);
+    this.cuts += 1;
+    line.req.socket.destroy();
+    const now = this.now();
+    if (now - this.lastCutLog < CUT_LOG_INTERVAL_MS) return;
+    this.logger.warn(
+      { cut: this.cuts - this.cutsLogged, budget_bytes: this.budgetBytes, oldest_seconds: Math.round((now - line.startedAt) / 1000) },
+      'request bodies cut: the bodies arriving longest, with all bodies at their memory budget',
+    );
+    this.lastCutLog = now;
+    this.cutsLogged = this.cuts;
+  }
+}
