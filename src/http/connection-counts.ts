@@ -30,6 +30,12 @@ export interface UnprovenLimits {
  * new connections does not cut itself before its first requests arrive; a newcomer that finds
  * none is refused. /health and keyed clients therefore get in while slow, keyless connections
  * fill the server (docs/security.md).
+ *
+ * Keys ship inside mobile apps, so a key is no proof of good faith: with no unproven connection
+ * to give way, the proven request connection whose last request began longest ago gives way
+ * instead (past the same grace): an idle keep-alive, or a body trickled for seconds. A client
+ * that keeps sending requests keeps its connection; 10,500 keyed connections that each trickle a
+ * body no longer lock everyone else out (docs/limits.md).
  */
 export class ConnectionCounts {
   private readonly counts: Record<ConnectionKind, number> = { http: 0, sse: 0, websocket: 0 };
@@ -37,6 +43,8 @@ export class ConnectionCounts {
   /** Oldest first (a Map keeps insertion order), with when each was admitted and from where. */
   private readonly unproven = new Map<Socket, { since: number; client: string }>();
   private readonly unprovenByClient = new Map<string, Set<Socket>>();
+  /** Proven connections, with when their last request began: updated in place, so a request adds no Map churn. */
+  private readonly proven = new Map<Socket, { at: number }>();
 
   constructor(
     readonly limits: ConnectionLimits,
@@ -56,7 +64,7 @@ export class ConnectionCounts {
     const client = socket.remoteAddress ?? '';
     const mine = this.unprovenByClient.get(client);
     if (mine !== undefined && mine.size >= this.unprovenLimits.perClient && !this.evictOldest(mine.keys())) return false;
-    if (this.counts.http >= this.limits.http && !this.evictOldest(this.unproven.keys())) return false;
+    if (this.counts.http >= this.limits.http && !this.evictOldest(this.unproven.keys()) && !this.evictLeastRecent()) return false;
     this.kinds.set(socket, 'http');
     this.counts.http += 1;
     this.unproven.set(socket, { since: this.unprovenLimits.now(), client });
@@ -66,8 +74,24 @@ export class ConnectionCounts {
     return true;
   }
 
-  /** The connection has shown a valid key (or none is needed): it no longer gives way to newcomers. */
+  /**
+   * A request on the connection has shown a valid key (or none is needed): it gives way to
+   * newcomers only after every unproven connection, and then by how long ago its last request
+   * began (this one's, now).
+   */
   prove(socket: Socket): void {
+    const now = this.unprovenLimits.now();
+    const seen = this.proven.get(socket);
+    if (seen !== undefined) {
+      seen.at = now;
+      return;
+    }
+    // Counted sockets only: one the server never admitted (a test's injected socket) is not tracked.
+    if (this.kinds.has(socket)) this.proven.set(socket, { at: now });
+    this.dropUnproven(socket);
+  }
+
+  private dropUnproven(socket: Socket): void {
     const entry = this.unproven.get(socket);
     if (entry === undefined) return;
     this.unproven.delete(socket);
@@ -128,8 +152,29 @@ export class ConnectionCounts {
     return true;
   }
 
+  /**
+   * Cuts the proven request connection whose last request began longest ago, if that was past
+   * the grace; true when it made room. Runs only with every request connection taken, so its scan
+   * of them costs nothing while the server has room.
+   */
+  private evictLeastRecent(): boolean {
+    let oldest: Socket | undefined;
+    let oldestAt = this.unprovenLimits.now() - this.unprovenLimits.graceMs;
+    for (const [socket, seen] of this.proven) {
+      if (seen.at <= oldestAt && this.kinds.get(socket) === 'http') {
+        oldest = socket;
+        oldestAt = seen.at;
+      }
+    }
+    if (oldest === undefined) return false;
+    this.forget(oldest);
+    oldest.destroy();
+    return true;
+  }
+
   private forget(socket: Socket): void {
-    this.prove(socket);
+    this.dropUnproven(socket);
+    this.proven.delete(socket);
     const kind = this.kinds.get(socket);
     if (kind === undefined) return;
     this.kinds.delete(socket);

@@ -147,7 +147,7 @@ describe('connections without a key give way (MAX_UNAUTHENTICATED_PER_CLIENT, MA
     expect(fourth.socket.destroyed).toBe(false);
   });
 
-  it('a connection that showed its key never gives way; a burst of new connections within their grace is refused instead', async () => {
+  it('a connection without a key gives way before one that showed its key; a burst of new connections within their grace is refused instead', async () => {
     const { server, counts, h } = await start({ MAX_CONNECTIONS: '2', API_KEY: 'k1' });
     const keyed = rawSocket(server.port, cleanups);
     keyed.socket.write('GET /api/features HTTP/1.1\r\nHost: localhost\r\nX-API-Key: k1\r\n\r\n');
@@ -162,6 +162,24 @@ describe('connections without a key give way (MAX_UNAUTHENTICATED_PER_CLIENT, MA
     await slow.closed;
     expect(late.socket.destroyed).toBe(false);
     expect(keyed.socket.destroyed).toBe(false);
+  });
+
+  it('keyed connections trickling bodies give way too: the one whose request began longest ago is cut for a fresh keyed client', async () => {
+    const { server, counts, h } = await start({ MAX_CONNECTIONS: '3', API_KEY: 'k1', REQUEST_TIMEOUT_SECONDS: '60' });
+    const trickling = [];
+    for (let i = 0; i < 3; i += 1) {
+      const client = rawSocket(server.port, cleanups);
+      client.socket.write('POST /v1/events HTTP/1.1\r\nHost: localhost\r\nX-API-Key: k1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"se');
+      await vi.waitFor(() => expect(h.app.requestBodies.use().bodies).toBe(i + 1), patient);
+      trickling.push(client);
+      h.clock.increment(400);
+    }
+    expect(counts().http).toBe(3);
+    h.clock.increment(1000);
+    const fresh = await fetch(`${server.url}/api/features`, { headers: { 'x-api-key': 'k1', connection: 'close' } });
+    expect(fresh.status).toBe(200);
+    await trickling[0]!.closed;
+    expect(trickling.slice(1).map(({ socket }) => socket.destroyed)).toEqual([false, false]);
   });
 });
 
