@@ -40,6 +40,7 @@ import { statusRoutes } from './routes/status.js';
 import { ActivityStreamHub } from './sse/activity-stream-hub.js';
 import { requestBodyBudgetBytes, streamBufferBudgetBytes } from '../actors/memory-budget.js';
 import { RequestBodies } from './request-bodies.js';
+import { kernelSendQueues } from '../integrations/kernel-send-queues.js';
 import { CONTROL_PLANE_PATH, ControlPlane } from './ws/control-plane.js';
 import { hostGate } from './middleware/host-gate.js';
 import type { AnswerFrame } from './ws/control-socket.js';
@@ -77,7 +78,9 @@ export function createApp(deps: AppDeps): App {
 
   const openapi = apiDocument();
 
+  const kernel = deps.kernelSendQueues ?? kernelSendQueues();
   const activityStreams = new ActivityStreamHub({
+    kernel,
     activity: deps.system.activity,
     live: deps.system.activityActor,
     clock: deps.system.clock,

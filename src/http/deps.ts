@@ -4,6 +4,7 @@ import type { ActorSystem } from '../actors/system.js';
 import type { AppConfig } from '../config.js';
 import type { SessionKeys } from '../domain/session-key.js';
 import type { HeapTrim } from '../integrations/heap-trim.js';
+import type { KernelSendQueues } from '../integrations/kernel-send-queues.js';
 import type { SdkConfigSource } from '../integrations/sdk-config-source.js';
 
 /** Everything the HTTP layer is built from; tests construct it with a simulated clock. */
@@ -19,4 +20,6 @@ export interface AppDeps {
   sessionKeys: SessionKeys;
   /** The background heap trim's record (`GET /api/status`); absent where none runs (an app built for a test). */
   heapTrim?: Pick<HeapTrim, 'stats'> | undefined;
+  /** What the kernel holds unread per connection; Linux's tables (kernel-send-queues.ts) unless given. */
+  kernelSendQueues?: KernelSendQueues | undefined;
 }

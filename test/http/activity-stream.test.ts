@@ -1,11 +1,12 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { streamBufferBudgetBytes } from '../../src/actors/memory-budget.js';
 import type { ActivityKind } from '../../src/domain/activity.js';
 import type { RunningServer } from '../../src/http/server.js';
+import { WRITES_PER_TURN } from '../../src/http/sse/activity-stream-hub.js';
 import { RAW_PAN } from '../fixtures/client-events.js';
 import type { Harness } from '../support/harness.js';
 import { activityId, activityIds, createHarness, serve, settle } from '../support/harness.js';
@@ -314,7 +315,7 @@ describe('GET /api/activity/stream: limits', () => {
     expect(recorded).toBeLessThan(2000);
     expect(peakBuffered).toBeGreaterThan(cap / 2);
     expect(peakBuffered).toBeLessThanOrEqual(cap + frameBytes);
-    expect(h.app.activityStreams.stats()).toEqual({ streams: 0, subscribed: false, heartbeatArmed: false, bufferedBytes: 0 });
+    expect(h.app.activityStreams.stats()).toEqual({ streams: 0, subscribed: false, heartbeatArmed: false, bufferedBytes: 0, kernelBytes: 0, pendingFanouts: 0 });
     expect(h.logs.text).toContain('activity stream cut: client not reading');
 
     const closed = once(socket, 'close');
@@ -339,7 +340,7 @@ describe('GET /api/activity/stream: limits', () => {
       client.close();
     }
     await vi.waitFor(() => expect(streamsOpen(h)).toBe(0), patient);
-    expect(h.app.activityStreams.stats()).toEqual({ streams: 0, subscribed: false, heartbeatArmed: false, bufferedBytes: 0 });
+    expect(h.app.activityStreams.stats()).toEqual({ streams: 0, subscribed: false, heartbeatArmed: false, bufferedBytes: 0, kernelBytes: 0, pendingFanouts: 0 });
     expect(hubReaders()).toBe(0);
     expect(h.system.activityActor.readerNames()).toEqual(['metrics', 'flow_graphs']);
     expect(pendingTimers(h)).toBe(timersBefore);
@@ -363,7 +364,7 @@ describe('GET /api/activity/stream: limits', () => {
     await vi.waitFor(() => expect(opened).toHaveLength(1), patient);
     server.close();
     expect(opened[0]).toEqual({ ok: false, reason: 'gone' });
-    expect(h.app.activityStreams.stats()).toEqual({ streams: 0, subscribed: false, heartbeatArmed: false, bufferedBytes: 0 });
+    expect(h.app.activityStreams.stats()).toEqual({ streams: 0, subscribed: false, heartbeatArmed: false, bufferedBytes: 0, kernelBytes: 0, pendingFanouts: 0 });
   });
 
   it('serves every stream from one heartbeat timer, gone with the last stream', async () => {
@@ -415,9 +416,74 @@ describe('GET /api/activity/stream: shutdown', () => {
     const closing = server.close(5000);
     expect(await Promise.all(clientsOpen.map((c) => c.finished))).toEqual(['end', 'end']);
     await closing;
-    expect(h.app.activityStreams.stats()).toEqual({ streams: 0, subscribed: false, heartbeatArmed: false, bufferedBytes: 0 });
+    expect(h.app.activityStreams.stats()).toEqual({ streams: 0, subscribed: false, heartbeatArmed: false, bufferedBytes: 0, kernelBytes: 0, pendingFanouts: 0 });
     expect(h.logs.parsed().filter((line) => line.msg === 'activity stream closed').map((line) => line.reason)).toEqual(['shutdown', 'shutdown']);
     const requestLines = h.logs.parsed().filter((line) => line.msg === 'request completed' && (line.req as { url?: string }).url?.startsWith('/api/activity/stream'));
     expect(requestLines.map((line) => (line.res as { statusCode: number }).statusCode)).toEqual([200, 200]);
   });
+});
+
+describe('GET /api/activity/stream: under an event flood', () => {
+  it('writes an item to at most WRITES_PER_TURN streams in one turn of the event loop, the rest in the turns after, in order', async () => {
+    const { h, server } = await start();
+    const served: Socket[] = [];
+    server.server.on('connection', (socket: Socket) => served.push(socket));
+    const readers = 450;
+    const received = new Array<string>(readers).fill('');
+    for (let i = 0; i < readers; i += 1) {
+      const socket = connect(server.port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.on('data', (chunk: Buffer) => (received[i] += chunk.toString()));
+      socket.write('GET /api/activity/stream HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n');
+      cleanupSockets.push(socket);
+    }
+    await vi.waitFor(() => expect(streamsOpen(h)).toBe(readers), { timeout: 15_000 });
+    const before = new Map(served.map((socket) => [socket, socket.bytesWritten]));
+    let writtenInItsTurn = -1;
+    // Subscribed after the hub: called in the same turn, right after the hub took the item.
+    const probe = h.system.activityActor.subscribe('probe', () => {
+      writtenInItsTurn = served.filter((socket) => socket.bytesWritten > before.get(socket)!).length;
+    });
+    record(h, 2, { payload: { n: 'flood' } });
+    await vi.waitFor(() => expect(writtenInItsTurn).toBeGreaterThanOrEqual(0), patient);
+    probe.unsubscribe();
+    expect(writtenInItsTurn).toBe(WRITES_PER_TURN);
+    // Every reader gets both items, the first before the second.
+    const [first, second] = activityIds(h, 1, 2);
+    await vi.waitFor(() => expect(received.every((text) => text.includes(`id: ${second}\n`))).toBe(true), { timeout: 15_000 });
+    expect(received.every((text) => text.indexOf(`id: ${first}\n`) < text.indexOf(`id: ${second}\n`))).toBe(true);
+    expect(h.app.activityStreams.stats().pendingFanouts).toBe(0);
+  }, 30_000);
+
+  it("counts what the kernel holds unread for a reader that stopped reading, and cuts it at SSE_MAX_BUFFER_BYTES although node itself holds less", async () => {
+    // Linux's tables only (kernel-send-queues.ts); the cap at its smallest.
+    const { h, server } = await start({ env: { SSE_MAX_BUFFER_BYTES: '65536' } });
+    const cap = h.config.stream.maxBufferBytes;
+    const { socket } = await stalledReader(server.port);
+    await vi.waitFor(() => expect(streamsOpen(h)).toBe(1), patient);
+    const blob = 'x'.repeat(8 * 1024);
+    let recorded = 0;
+    let kernelSeen = 0;
+    // The kernel alone takes megabytes from a loopback reader that stopped (its buffers grow to
+    // fit): counted only as node's, this stream would take all of a megabyte without a cut.
+    while (streamsOpen(h) > 0 && recorded < 128) {
+      record(h, 1, { payload: { blob } });
+      recorded += 1;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      const stats = h.app.activityStreams.stats();
+      kernelSeen = Math.max(kernelSeen, stats.kernelBytes);
+      if (stats.streams > 0) expect(stats.bufferedBytes).toBeGreaterThanOrEqual(stats.kernelBytes);
+    }
+    expect(kernelSeen).toBeGreaterThan(0);
+    expect(streamsOpen(h)).toBe(0);
+    expect(recorded * blob.length).toBeLessThan(1024 * 1024);
+    expect(recorded * blob.length).toBeGreaterThan(cap / 2);
+    expect(h.logs.text).toContain('activity stream cut: client not reading');
+    socket.destroy();
+  }, 30_000);
+});
+
+const cleanupSockets: Socket[] = [];
+afterEach(() => {
+  for (const socket of cleanupSockets.splice(0)) socket.destroy();
 });

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { ActivityFeed } from '../../actors/activity-actor.js';
 import type { ActivityItem, ActivityKind } from '../../domain/activity.js';
 import type { AppClock } from '../../integrations/clock.js';
+import type { KernelSendQueues } from '../../integrations/kernel-send-queues.js';
 import type { ActivityLog } from '../../store/ports.js';
 import type { ActivityStreamReset } from '../schemas/activity-stream.js';
 import { sseComment, sseMessage } from './sse-frame.js';
@@ -22,6 +23,10 @@ export interface ActivityStreamHubOptions {
   maxTotalBufferBytes: number;
   heartbeatMs: number;
   retryMs: number;
+  /** What the kernel holds unacknowledged per connection: counted with each stream's unread bytes. */
+  kernel: KernelSendQueues;
+  /** Writes to streams in one event-loop turn, all streams together (WRITES_PER_TURN unless a test says). */
+  writesPerTurn?: number;
 }
 
 export interface StreamRequest {
@@ -43,8 +48,12 @@ export interface HubStats {
   /** Whether the hub is attached to the activity actor as a reader. */
   subscribed: boolean;
   heartbeatArmed: boolean;
-  /** Bytes queued for all streams together: what slow readers cost in memory. */
+  /** Bytes unread for all streams together, node's and the kernel's: what slow readers cost in memory. */
   bufferedBytes: number;
+  /** The kernel's part of bufferedBytes. */
+  kernelBytes: number;
+  /** Writes still to make: items and heartbeats not yet written to every stream they go to. */
+  pendingFanouts: number;
 }
 
 interface OpenStream {
@@ -57,11 +66,36 @@ interface OpenStream {
   sent: number;
   openedAt: number;
   log: Logger;
+  /** Its catch-up, resumed (one function per stream, so a wait for the next turn is kept once). */
+  resume: () => void;
 }
 
 /** Items read from the ring per step of a replay; the replay pauses on the socket's drain between frames. */
 const REPLAY_BATCH = 256;
 const HEARTBEAT = sseComment('heartbeat');
+/**
+ * Writes to streams per event-loop turn, all streams together; the rest wait for the next turn.
+ * Each is a system call while the kernel takes more: an item written to 2,000 streams at once
+ * made turns of about 190 ms under an event flood, and new connections waited in a full accept
+ * queue for half a minute (docs/decisions/0027-every-held-byte-charged.md).
+ */
+export const WRITES_PER_TURN = 200;
+/**
+ * Items and heartbeats waiting to be written: past this, the streams still behind catch up from
+ * the ring at their own pace instead, so what waits is bounded whatever the rate of events.
+ */
+const MAX_PENDING_FANOUTS = 256;
+
+/** One item (or heartbeat) being written to the streams that were live when it came, a turn's writes at a time. */
+interface Fanout {
+  /** The item's id, or undefined for a heartbeat (no cursor, no filter). */
+  id: number | undefined;
+  item: ActivityItem | undefined;
+  frame: Buffer | undefined;
+  /** The live streams when it came: the hub's list then (copied on change, never mutated). */
+  targets: readonly OpenStream[];
+  next: number;
+}
 
 /**
  * Owns every open activity stream. One reader attached to the activity actor serves them all:
@@ -85,8 +119,21 @@ export class ActivityStreamHub {
    * but a catch-up's, it is never far from the truth.
    */
   private queuedBytes = 0;
+  /** The streams in the order written to; replaced, never changed, when one opens or closes, so a fan-out under way keeps its own. */
+  private order: readonly OpenStream[] = [];
+  private readonly pending: Fanout[] = [];
+  /** Writes left in this turn; reset at the next turn by `turn`. */
+  private writesLeft: number;
+  private readonly writesPerTurn: number;
+  private turn: NodeJS.Immediate | undefined;
+  /** Work that found this turn's writes spent, run in order at the next. */
+  private readonly waiting = new Set<() => void>();
+  private readonly pump = () => this.writePending();
 
-  constructor(private readonly options: ActivityStreamHubOptions) {}
+  constructor(private readonly options: ActivityStreamHubOptions) {
+    this.writesPerTurn = options.writesPerTurn ?? WRITES_PER_TURN;
+    this.writesLeft = this.writesPerTurn;
+  }
 
   open(res: ServerResponse, request: StreamRequest): OpenResult {
     // The client can leave while the middleware runs; its 'close' has then fired already, and a
@@ -95,7 +142,7 @@ export class ActivityStreamHub {
     if (this.closed) return { ok: false, reason: 'closed' };
     if (this.streams.size >= this.options.maxStreams) return { ok: false, reason: 'capacity' };
 
-    const out = new SseResponse(res, this.options.maxBufferBytes);
+    const out = new SseResponse(res, this.options.maxBufferBytes, this.options.kernel);
     out.start(this.options.retryMs);
     const { sessionId, kind } = request;
     const stream: OpenStream = {
@@ -106,8 +153,10 @@ export class ActivityStreamHub {
       sent: 0,
       openedAt: this.options.clock.now(),
       log: this.options.logger.child({ request_id: request.requestId, stream: 'activity' }),
+      resume: () => this.catchUp(stream),
     };
     this.streams.add(stream);
+    this.order = [...this.streams];
     out.onClose(() => this.remove(stream, 'client_closed'));
     this.ensureRunning();
     stream.log.info(
@@ -129,13 +178,43 @@ export class ActivityStreamHub {
 
   stats(): HubStats {
     let bufferedBytes = 0;
-    for (const stream of this.streams) bufferedBytes += stream.out.bufferedBytes;
+    let kernelBytes = 0;
+    for (const stream of this.streams) {
+      bufferedBytes += stream.out.bufferedBytes;
+      kernelBytes += stream.out.kernelBytes;
+    }
     return {
       streams: this.streams.size,
       subscribed: this.subscription !== undefined,
       heartbeatArmed: this.heartbeat !== undefined,
       bufferedBytes,
+      kernelBytes,
+      pendingFanouts: this.pending.length,
     };
+  }
+
+  /** Whether a write fits in this turn; when not, `work` runs at the next (once, however often it asks). */
+  private mayWrite(work: () => void): boolean {
+    if (this.writesLeft > 0) return true;
+    this.waiting.add(work);
+    this.armTurn();
+    return false;
+  }
+
+  private wrote(): void {
+    this.writesLeft -= 1;
+    this.armTurn();
+  }
+
+  /** The next turn gives the writes back and runs what waited for them. */
+  private armTurn(): void {
+    this.turn ??= setImmediate(() => {
+      this.turn = undefined;
+      this.writesLeft = this.writesPerTurn;
+      const work = [...this.waiting];
+      this.waiting.clear();
+      for (const run of work) run();
+    });
   }
 
   private resume(stream: OpenStream, afterId: number): void {
@@ -169,31 +248,72 @@ export class ActivityStreamHub {
       stream.live = true;
       return;
     }
+    const resume = stream.resume;
     for (const item of items) {
+      if (!this.mayWrite(resume)) return;
       stream.cursor = Number(item.id);
       if (!stream.matches(item)) continue;
       const sent = this.send(stream, messageFrame(item));
       if (!sent) return;
       stream.sent += 1;
       if (sent === 'full') {
-        stream.out.whenDrained(() => this.catchUp(stream));
+        stream.out.whenDrained(resume);
         return;
       }
     }
-    setImmediate(() => this.catchUp(stream));
+    this.waiting.add(resume);
+    this.armTurn();
   }
 
   private onRecorded(item: ActivityItem): void {
-    const id = Number(item.id);
-    let frame: Buffer | undefined;
     this.recount();
+    this.fanOut({ id: Number(item.id), item, frame: undefined, targets: this.order, next: 0 });
+  }
+
+  private fanOut(fanout: Fanout): void {
+    this.pending.push(fanout);
+    if (this.pending.length > MAX_PENDING_FANOUTS) this.fallBehind();
+    this.writePending();
+  }
+
+  /**
+   * Writes what is pending in order, a turn's writes at a time: each stream gets items in the order
+   * recorded, and the event loop gets back to accepting connections between turns.
+   */
+  private writePending(): void {
+    for (let fanout = this.pending[0]; fanout !== undefined; fanout = this.pending[0]) {
+      const { id, item } = fanout;
+      while (fanout.next < fanout.targets.length) {
+        if (!this.mayWrite(this.pump)) return;
+        const stream = fanout.targets[fanout.next]!;
+        fanout.next += 1;
+        if (!this.streams.has(stream)) continue;
+        if (id !== undefined && item !== undefined) {
+          if (!stream.live || id <= stream.cursor) continue;
+          stream.cursor = id;
+          if (!stream.matches(item)) continue;
+          fanout.frame ??= messageFrame(item);
+        }
+        if (this.send(stream, fanout.frame ?? HEARTBEAT) && id !== undefined) stream.sent += 1;
+      }
+      this.pending.shift();
+    }
+  }
+
+  /**
+   * More is pending than the writes per turn keep up with: the items pending are dropped, and
+   * every live stream not yet level with the newest item reads the rest from the ring at its own
+   * pace (the catch-up path, paced by the same writes per turn). Heartbeats pending are dropped:
+   * a stream that falls behind gets items instead.
+   */
+  private fallBehind(): void {
+    const newest = this.pending.findLast((fanout) => fanout.id !== undefined)?.id;
+    this.pending.length = 0;
+    if (newest === undefined) return;
     for (const stream of this.streams) {
-      if (!stream.live || id <= stream.cursor) continue;
-      stream.cursor = id;
-      if (!stream.matches(item)) continue;
-      frame ??= messageFrame(item);
-      // Live writes are not paced: the cap in `send` bounds what a slow reader can queue.
-      if (this.send(stream, frame)) stream.sent += 1;
+      if (!stream.live || stream.cursor >= newest) continue;
+      stream.live = false;
+      this.catchUp(stream);
     }
   }
 
@@ -202,6 +322,7 @@ export class ActivityStreamHub {
     this.makeRoom(frame.length);
     if (!this.streams.has(stream)) return false;
     let result: SendResult;
+    this.wrote();
     try {
       result = stream.out.send(frame);
       if (result === 'sent' || result === 'full') this.queuedBytes += frame.length;
@@ -245,6 +366,8 @@ export class ActivityStreamHub {
 
   private remove(stream: OpenStream, reason: CloseReason): void {
     if (!this.streams.delete(stream)) return;
+    this.order = [...this.streams];
+    this.waiting.delete(stream.resume);
     stream.out.cancelDrain();
     const seconds = Math.round((this.options.clock.now() - stream.openedAt) / 1000);
     const details = { reason, sent: stream.sent, seconds, open_streams: this.streams.size };
@@ -271,7 +394,7 @@ export class ActivityStreamHub {
     this.heartbeat = this.options.clock.setTimeout(() => {
       this.heartbeat = undefined;
       this.recount();
-      for (const stream of this.streams) this.send(stream, HEARTBEAT);
+      this.fanOut({ id: undefined, item: undefined, frame: HEARTBEAT, targets: this.order, next: 0 });
       if (this.streams.size > 0) this.armHeartbeat();
     }, this.options.heartbeatMs);
   }

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { KernelSendQueues } from '../../integrations/kernel-send-queues.js';
 import { sseRetry } from './sse-frame.js';
 
 /** Headers that keep proxies and CDNs from caching, compressing or buffering the stream. */
@@ -17,9 +18,11 @@ export const SSE_HEADERS = {
 export type SendResult = 'sent' | 'full' | 'cut' | 'closed';
 
 /**
- * One open event stream. The cap is checked against `writableLength`, which counts what node
- * holds for this response and its socket, so a client that stops reading costs at most
- * `maxBufferBytes` plus one frame before it is cut.
+ * One open event stream. The cap is checked against what its client has not read that this
+ * machine holds: `writableLength` (what node holds for this response and its socket) and what
+ * the kernel holds unacknowledged for the connection (kernel-send-queues.ts; a stalled loopback
+ * reader left 2.8 MB there, unseen by `writableLength`). So a client that stops reading costs at
+ * most `maxBufferBytes` plus what is written before the kernel's next reading.
  */
 export class SseResponse {
   private drainListener: (() => void) | undefined;
@@ -27,6 +30,7 @@ export class SseResponse {
   constructor(
     private readonly res: ServerResponse,
     private readonly maxBufferBytes: number,
+    private readonly kernel: KernelSendQueues,
   ) {}
 
   /** Sends the headers and the reconnection delay at once, so the client knows the stream is open. */
@@ -36,8 +40,15 @@ export class SseResponse {
     this.res.write(sseRetry(retryMs));
   }
 
+  /** Unread bytes this machine holds for the client: node's and the kernel's. */
   get bufferedBytes(): number {
-    return this.res.writableLength;
+    return this.res.writableLength + this.kernelBytes;
+  }
+
+  /** The kernel's part of bufferedBytes, as of its last reading. */
+  get kernelBytes(): number {
+    const { socket } = this.res;
+    return socket ? this.kernel.of(socket) : 0;
   }
 
   get isOpen(): boolean {
@@ -46,7 +57,7 @@ export class SseResponse {
 
   send(frame: Buffer): SendResult {
     if (!this.isOpen) return 'closed';
-    if (this.res.writableLength >= this.maxBufferBytes) {
+    if (this.bufferedBytes >= this.maxBufferBytes) {
       this.cut();
       return 'cut';
     }
