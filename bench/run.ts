@@ -14,6 +14,7 @@ import { clusterSuite } from './suites/cluster.js';
 import { endpointsSuite } from './suites/endpoints.js';
 import { fanoutSuite } from './suites/fanout.js';
 import { fieldIngestionSuite } from './suites/field-ingestion.js';
+import { idleSessionsSuite } from './suites/idle-sessions.js';
 import { journalApplySuite } from './suites/journal-apply.js';
 import { localVoiceSuite } from './suites/local-voice.js';
 import { promotionSuite } from './suites/promotion.js';
@@ -30,7 +31,7 @@ const quick = process.argv.includes('--quick');
 /** `--callgrind` adds instruction counts to the redaction suite (valgrind; minutes). */
 const callgrind = process.argv.includes('--callgrind');
 /**
- * `--only=step,session-memory,activity-actor,ingestion,field-ingestion,promotion,request-cost,redaction,scale,scale-sqlite,journal-apply,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
+ * `--only=step,session-memory,activity-actor,ingestion,field-ingestion,promotion,request-cost,redaction,scale,scale-sqlite,idle-sessions,journal-apply,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
  * `--only=soak` (15 minutes; never part of a full run) looks for leaks under a steady load.
  * `--only=cluster` (never part of a full run: it needs redis-server, and installs the Restate
  * server on first use) measures SESSION_HOST=restate against the same Restate server's ceilings.
@@ -146,6 +147,16 @@ async function main(): Promise<void> {
     say(
       `### Session scale, STORE=sqlite (LOG_LEVEL=warn, SESSION_HIBERNATE_SECONDS=${settings.hibernate}, 50 connections, median of ${quick ? 1 : 2})\n\n${scale.markdown}\n\n` +
         `A hibernated session lives only in the database file, so an idle session costs the process next to nothing${took()}`,
+    );
+  }
+
+  if (runs('idle-sessions')) {
+    suiteStarted = Date.now();
+    const idle = await idleSessionsSuite({ sessions: quick ? 5_000 : 50_000, beforeSeconds: 20, afterSeconds: 60, hibernateSeconds: settings.hibernate });
+    const kib = idle.bytesPerIdleSession / 1024;
+    say(
+      `### Idle sessions: settled RSS, STORE=sqlite (${quick ? '5,000' : '50,000'} sessions of one event, SESSION_HIBERNATE_SECONDS=${settings.hibernate}, lowest RSS over 20 s of light traffic before and 60 s after, nothing forced)\n\n${idle.markdown}\n\n` +
+        `Target: at most 1.5 KiB of settled RSS per idle session → ${kib.toFixed(2)} KiB ${kib <= 1.5 ? '(met)' : '(missed)'}${quick ? ' (a quick run divides the baseline\'s noise by too few sessions to judge)' : ''}${took()}`,
     );
   }
 

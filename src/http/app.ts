@@ -101,7 +101,7 @@ export function createApp(deps: AppDeps): App {
   );
   const proveConnection = (req: Request) => connections.prove(req.socket);
   const replayWindow = <T>() => (http.replayWindowSeconds > 0 ? new ReplayWindow<T>(replayBounds(http.replayWindowSeconds, deps.system.clock)) : undefined);
-  const controlPlane = new ControlPlane(deps, connections, replayWindow<AnswerFrame>());
+  const controlPlane = new ControlPlane(deps, connections, replayWindow<AnswerFrame>(), kernel);
 
   const shutdownGate: RequestHandler = (_req, res, next) => {
     if (!shuttingDown) return next();

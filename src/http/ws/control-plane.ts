@@ -9,6 +9,7 @@ import { CLIENT_ID_FORM, clientIdFromHeader } from '../client-id.js';
 import type { AppDeps } from '../deps.js';
 import { apiKeyMatcher } from '../middleware/api-key.js';
 import { WsClose } from './control-frames.js';
+import type { KernelSendQueues } from '../../integrations/kernel-send-queues.js';
 import type { AnswerFrame } from './control-socket.js';
 import { controlSocketLogic } from './control-socket.js';
 import type { ReplayWindow } from '../replay-window.js';
@@ -59,6 +60,7 @@ export class ControlPlane {
     private readonly deps: AppDeps,
     private readonly connections: ConnectionCounts,
     private readonly replays: ReplayWindow<AnswerFrame> | undefined,
+    private readonly kernel: KernelSendQueues,
   ) {
     // Frames are small JSON: compression would only cost memory per connection.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: deps.config.websocket.maxFrameBytes, perMessageDeflate: false, clientTracking: false });
@@ -123,6 +125,7 @@ export class ControlPlane {
           piiRules: config.privacy.piiRules,
           sessionKeys: this.deps.sessionKeys,
           headerClientId: headerClientId ?? null,
+          kernelUnread: () => this.kernel.of(tcp),
         },
       });
       this.sockets.add(actor);

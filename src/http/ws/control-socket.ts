@@ -36,8 +36,9 @@ import { evaluateSurfaces, evaluateTrigger } from '../../sessions/decisions.js';
 /** How much of a frame's `message_id` an error frame echoes. */
 const MAX_ECHOED_ID = 128;
 /**
- * Unread bytes a socket may leave queued here, past what the kernel holds, before it is cut:
- * tens of answers, and at WS_MAX_CONNECTIONS (2,000) sockets 64 MiB at most together.
+ * Unread bytes a socket may leave in this machine, in node's queue and the kernel's together,
+ * before it is cut: tens of answers, and at WS_MAX_CONNECTIONS (2,000) sockets 64 MiB at most
+ * together. Node's queue alone was no bound: the kernel takes megabytes from a reader that stopped.
  */
 export const MAX_UNREAD_BYTES = 32 * 1024;
 
@@ -64,6 +65,8 @@ export interface ControlSocketInput {
   piiRules: PiiRules;
   /** The keys sessions are known by, the same as HTTP's. */
   sessionKeys: SessionKeys;
+  /** What the kernel holds unacknowledged for this connection (kernel-send-queues.ts), as of its last reading. */
+  kernelUnread: () => number;
 }
 
 /** How long a socket may wait before sending its key in the connect frame (docs/security.md). */
@@ -111,8 +114,9 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     socket.send(JSON.stringify(frame));
     // What a client has not read stays in this process once the kernel's buffers are full: a
     // client that stopped reading is cut, not queued for without end (docs/limits.md, Sockets).
-    if (socket.bufferedAmount > MAX_UNREAD_BYTES) {
-      logger.warn({ unread_bytes: socket.bufferedAmount }, 'control socket cut: its client stopped reading');
+    const unread = socket.bufferedAmount + input.kernelUnread();
+    if (unread > MAX_UNREAD_BYTES) {
+      logger.warn({ unread_bytes: unread, kernel_bytes: unread - socket.bufferedAmount }, 'control socket cut: its client stopped reading');
       socket.terminate();
     }
   };

@@ -1,0 +1,130 @@
+/**
+ * The attack mixes `npm run test:flood` runs after its sessions and streams (scripts/flood.ts),
+ * each beside a fresh keyed client that must be answered within a second throughout
+ * (docs/limits.md, "The floods, at the defaults"):
+ *
+ * - stalled readers and an event flood: activity streams and WebSockets, all keyed, that stop
+ *   reading (the sockets reconnecting every few seconds), while eight clients post 60 KB events
+ *   dense with keys;
+ * - slow bodies: keyed connections that each send all but a thousand bytes of a 65,000-byte body,
+ *   then a byte every 3 s.
+ */
+import type { Socket } from 'node:net';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
+
+export interface Target {
+  port: number;
+  apiKey: string;
+}
+
+/** A fresh keyed client's requests, each on a new connection, every half second in a thread of its own (so the attack's own event loop cannot delay them). */
+export interface FreshClient {
+  /** Stops, and gives each request's time in ms (Infinity for one that failed or got no 200), and what each failure was. */
+  stop(): Promise<{ times: number[]; failures: string[] }>;
+}
+
+const FRESH_CLIENT = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { port, apiKey } = workerData;
+const times = [];
+const failures = [];
+let stopped = false;
+parentPort.on('message', () => { stopped = true; });
+(async () => {
+  for (let n = 0; !stopped; n += 1) {
+    const started = performance.now();
+    try {
+      const res = await fetch('http://127.0.0.1:' + port + '/v1/events', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey, connection: 'close' },
+        body: JSON.stringify({ session_id: 'fresh-' + n, event: 'component_input', screen: 'pan_details' }),
+        signal: AbortSignal.timeout(5000),
+      });
+      await res.arrayBuffer();
+      times.push(res.status === 200 ? performance.now() - started : Infinity);
+      if (res.status !== 200) failures.push('at ' + n / 2 + ' s: ' + res.status);
+    } catch (error) {
+      times.push(Infinity);
+      failures.push('at ' + n / 2 + ' s: ' + (error.cause?.code ?? error.name));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  parentPort.postMessage({ times, failures });
+})();
+`;
+
+export function freshClient(target: Target): FreshClient {
+  const worker = new Worker(FRESH_CLIENT, { eval: true, workerData: target });
+  const done = new Promise<{ times: number[]; failures: string[] }>((resolve) => worker.once('message', resolve));
+  return {
+    stop: async () => {
+      worker.postMessage('stop');
+      const answers = await done;
+      await worker.terminate();
+      return answers;
+    },
+  };
+}
+
+function raw(target: Target): Socket {
+  const socket = connect(target.port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  return socket;
+}
+
+/** An activity stream opened with the key whose client never reads. */
+export function stalledStream(target: Target): Socket {
+  const socket = raw(target);
+  socket.write(`GET /api/activity/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${target.apiKey}\r\nAccept: text/event-stream\r\n\r\n`);
+  socket.pause();
+  return socket;
+}
+
+/** A client's text frame (masked, as RFC 6455 asks of clients; the mask is zero). */
+function frame(text: string): Buffer {
+  const payload = Buffer.from(text);
+  const header = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 0xff]);
+  return Buffer.concat([header, Buffer.alloc(4), payload]);
+}
+
+/** A keyed WebSocket that connects to its session and sends a heartbeat at each `beat`, and never reads the answers. */
+export function stalledSocket(target: Target, n: number): { socket: Socket; beat(): void } {
+  const socket = raw(target);
+  socket.write(
+    `GET /v1/events/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nX-API-Key: ${target.apiKey}\r\n\r\n`,
+  );
+  socket.write(frame(JSON.stringify({ type: 'connect', session_id: `ws-${n}`, message_id: 'c' })));
+  socket.pause();
+  return { socket, beat: () => socket.writable && socket.write(frame('{"type":"heartbeat"}')) };
+}
+
+/** An event of about 60 KB whose properties are thousands of short keys (what costs the most to parse and redact per byte). */
+export function keyDenseEvent(sessionId: string): string {
+  const properties: Record<string, string> = {};
+  for (let i = 0; i < 5_500; i += 1) properties[`k${i.toString(36)}`] = 'v';
+  return JSON.stringify({ session_id: sessionId, event: 'component_input', screen: 'pan_details', properties });
+}
+
+/** A keyed connection that sends all but the last thousand bytes of a 65,000-byte body; `trickle` sends one more byte. */
+export function slowBody(target: Target): { socket: Socket; trickle(): void } {
+  const announced = 65_000;
+  const socket = raw(target);
+  const start = '{"session_id":"slow","event":"component_input","properties":{"pad":"';
+  socket.write(
+    `POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${target.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${announced}\r\n\r\n${start}${'x'.repeat(announced - 1000 - start.length)}`,
+  );
+  socket.on('data', () => undefined);
+  return { socket, trickle: () => socket.writable && socket.write('x') };
+}
+
+/** Opens `count` of something a hundred at a time, giving the event loop back between. */
+export async function open<T>(count: number, make: (n: number) => T): Promise<T[]> {
+  const made: T[] = [];
+  for (let n = 0; n < count; n += 1) {
+    made.push(make(n));
+    if (n % 100 === 99) await sleep(5);
+  }
+  return made;
+}
