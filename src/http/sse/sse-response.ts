@@ -26,6 +26,7 @@ export type SendResult = 'sent' | 'full' | 'cut' | 'closed';
  */
 export class SseResponse {
   private drainListener: (() => void) | undefined;
+  private corked = false;
 
   constructor(
     private readonly res: ServerResponse,
@@ -62,6 +63,19 @@ export class SseResponse {
       return 'cut';
     }
     return this.res.write(frame) ? 'sent' : 'full';
+  }
+
+  /** Holds writes until `uncork`, to go out in one system call. */
+  cork(): void {
+    if (this.corked || !this.isOpen) return;
+    this.corked = true;
+    this.res.cork();
+  }
+
+  uncork(): void {
+    if (!this.corked) return;
+    this.corked = false;
+    this.res.uncork();
   }
 
   /** Calls `listener` once the socket has drained; replaces any listener set before. */
