@@ -128,7 +128,7 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
   const systemOptions = actorSystemOptions(config, { clock: systemClock, logger, store, media, knowledgeBase, inspect: inspection?.inspect });
   const cluster = sessionHost.kind === 'restate' ? await startClusterOrExit(systemOptions, sessionHost, release) : undefined;
   const system = cluster?.system ?? createActorSystem(systemOptions);
-  const heapTrim = startHeapTrim(logger, () => system.memoryBudget.use().used_bytes, systemClock);
+  const heapTrim = startHeapTrim(logger, { releasedBytes: () => system.memoryBudget.releasedBytes(), clock: systemClock, afterTrim: () => store.sessions.releaseMemory?.() });
   const app = createApp({ config, system, logger, mediaReady, sdkConfig, sessionKeys: keys, heapTrim });
   const running = serve(bound, app, config.http.host, logger);
   const { memoryBudgetMb } = config.sessions;

@@ -91,6 +91,8 @@ export class MemoryBudget {
   /** What parts of the service other than sessions hold for as long as they run (the activity actor). */
   private readonly parts = new Map<string, number>();
   private used = 0;
+  /** What the accounts closed so far were counted at, added up: only grows (the heap trim reads it). */
+  private released = 0;
   readonly budgetBytes: number;
 
   constructor(memoryBudgetMb: number) {
@@ -121,6 +123,7 @@ export class MemoryBudget {
     const account = this.sessions.get(sessionId);
     if (!account) return;
     this.used -= account.cost;
+    this.released += account.cost;
     account.cost = 0;
     account.open = false;
     this.sessions.delete(sessionId);
@@ -135,6 +138,7 @@ export class MemoryBudget {
   /** Forgets every session; the parts' lines stay, as the parts still run. */
   clear(): void {
     for (const account of this.sessions.values()) {
+      this.released += account.cost;
       account.cost = 0;
       account.open = false;
     }
@@ -146,6 +150,11 @@ export class MemoryBudget {
   /** Whether one more session fits. */
   get hasRoom(): boolean {
     return this.used + SESSION_OVERHEAD_BYTES <= this.budgetBytes;
+  }
+
+  /** What every session that left memory was counted at when it left, added up since the start: how much a burst left behind to give back. */
+  releasedBytes(): number {
+    return this.released;
   }
 
   use(): MemoryUse {

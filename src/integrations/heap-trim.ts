@@ -23,17 +23,17 @@ export const MIN_HEAP_BYTES = 128 * 2 ** 20;
 export const MIN_TRIM_INTERVAL_MS = 60_000;
 const CHECK_INTERVAL_MS = 15_000;
 
-/** Sessions that left memory since the last trim, by the budget's estimate: a flood's worth, not a steady load's turnover. */
+/** Sessions that left memory since the last trim, by the budget's estimate, added up: a flood's worth. */
 export const MIN_RELEASED_BYTES = 64 * 2 ** 20;
 /** Less than this left memory since the last check: the burst has ended (a trim before its end would leave the rest for the next minute). */
 export const SETTLED_BYTES = 16 * 2 ** 20;
 
 /**
  * Whether to collect now: sessions worth at least MIN_RELEASED_BYTES left memory since the last
- * trim (the budget's estimate fell that far from its peak), less than SETTLED_BYTES left since the
- * last check (they have stopped leaving), the committed heap is at least MIN_HEAP_BYTES, and the
- * last trim is a minute old. Under a steady load the estimate does not fall, so the trim never
- * pauses a busy service. The heap's own figure of what is in use is no guide: it counts garbage
+ * trim (added up, however they came and went), less than SETTLED_BYTES left since the last check
+ * (they have stopped leaving), the committed heap is at least MIN_HEAP_BYTES, and the last trim is
+ * a minute old. A steady turnover of sessions trims at most once a minute, and not while more
+ * than SETTLED_BYTES leave every 15 s. The heap's own figure of what is in use is no guide: it counts garbage
  * until a full collection runs, which light traffic never calls for, so a heap full of a flood's
  * garbage looks as live as a busy one.
  */
@@ -72,27 +72,57 @@ export interface HeapTrim {
 }
 
 /**
- * Checks every 15 s in the background, `sessionBytes` being what the memory budget counts sessions
- * at now; stop() ends it. The timer never keeps the process alive. `clock` dates the trims an
- * operator reads; the pause and the minute between trims are timed on the monotonic clock.
+ * The trim's decision from one check to the next. `releasedTotal` is what the sessions that left
+ * memory were counted at, all added up since the process started (the memory budget's
+ * `releasedBytes`): a count that only grows. The peak of what the budget held less what it holds
+ * now, which this used, missed a rolling flood: with sessions hibernating a few seconds after
+ * their event, 50,000 new sessions came and went without the budget ever holding 64 MiB of them,
+ * no trim ran, and a minute later each idle session still cost 10 KiB of RSS (docs/limits.md).
  */
-export function startHeapTrim(logger: Logger, sessionBytes: () => number, clock: Pick<AppClock, 'now'>): HeapTrim {
+export class TrimDecision {
+  private lastTrim = Number.NEGATIVE_INFINITY;
+  private atLastTrim: number;
+  private atLastCheck: number;
+
+  constructor(releasedTotal: number) {
+    this.atLastTrim = releasedTotal;
+    this.atLastCheck = releasedTotal;
+  }
+
+  /** At a check (`nowMs` monotonic): whether to trim now; if so the trim is taken as done now. */
+  check(heap: HeapFigures, releasedTotal: number, nowMs: number): boolean {
+    const sinceLastCheck = releasedTotal - this.atLastCheck;
+    this.atLastCheck = releasedTotal;
+    if (!shouldTrim(heap, nowMs - this.lastTrim, releasedTotal - this.atLastTrim, sinceLastCheck)) return false;
+    this.lastTrim = nowMs;
+    this.atLastTrim = releasedTotal;
+    return true;
+  }
+}
+
+export interface HeapTrimOptions {
+  /** What the sessions that left memory were counted at, added up since the start (MemoryBudget.releasedBytes). */
+  releasedBytes: () => number;
+  clock: Pick<AppClock, 'now'>;
+  /** Run after each trim: what else a burst left to give back (SQLite's page cache). */
+  afterTrim?: (() => void) | undefined;
+}
+
+/**
+ * Checks every 15 s in the background; stop() ends it. The timer never keeps the process alive.
+ * `clock` dates the trims an operator reads; the pause and the minute between trims are timed on
+ * the monotonic clock.
+ */
+export function startHeapTrim(logger: Logger, { releasedBytes, clock, afterTrim }: HeapTrimOptions): HeapTrim {
   const stats: HeapTrimStats = { trims: 0, lastTrimAt: null, failed: 0 };
-  let lastTrim = Number.NEGATIVE_INFINITY;
-  let peak = sessionBytes();
-  let previous = peak;
+  const decision = new TrimDecision(releasedBytes());
   const timer = setInterval(() => {
     const checkedAt = performance.now();
-    const held = sessionBytes();
-    peak = Math.max(peak, held);
-    const releasedSinceLastCheck = Math.max(0, previous - held);
-    previous = held;
     const before = getHeapStatistics();
-    if (!shouldTrim(before, checkedAt - lastTrim, peak - held, releasedSinceLastCheck)) return;
-    lastTrim = checkedAt;
-    peak = held;
+    if (!decision.check(before, releasedBytes(), checkedAt)) return;
     reduceMemory().then(
       () => {
+        afterTrim?.();
         stats.trims += 1;
         stats.lastTrimAt = clock.now();
         const after = getHeapStatistics();

@@ -99,6 +99,8 @@ export interface KeptReply {
 
 export interface SessionStore extends Durable {
   load(sessionId: string): StoredSession | undefined;
+  /** Gives back what caches a burst filled (SQLite's page cache); what is needed is read again. Absent where nothing is cached. */
+  releaseMemory?(): void;
   /** Queues a save; `snapshot` is called when the batch is written, so only the latest state is serialized. */
   save(sessionId: string, snapshot: () => StoredSession): void;
   remove(sessionId: string): void;

@@ -253,6 +253,15 @@ export class SqliteStore implements SessionStore, ActivityLog {
     return { kind: 'sqlite', status: this.failure === undefined ? 'ok' : 'failing', file: this.file, ...(this.failure ? { last_error: this.failure } : {}) };
   }
 
+  /**
+   * Frees the page cache (up to 32 MiB, `sqlite-opening.ts`): after a flood of sessions the cache
+   * is full of pages no one reads, held for good; the heap trim calls this after its collection
+   * (src/integrations/heap-trim.ts).
+   */
+  releaseMemory(): void {
+    if (!this.closed) this.db.exec('PRAGMA shrink_memory');
+  }
+
   close(): void {
     if (this.closed) return;
     this.settle();
