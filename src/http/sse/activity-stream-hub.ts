@@ -427,7 +427,7 @@ export class ActivityStreamHub {
     stream.out.cancelDrain();
     const seconds = Math.round((this.options.clock.now() - stream.openedAt) / 1000);
     const details = { reason, sent: stream.sent, seconds, open_streams: this.streams.size };
-    if (reason === 'slow_consumer') stream.log.warn({ ...details, max_buffer_bytes: this.options.maxBufferBytes }, 'activity stream cut: client not reading');
+    if (reason === 'slow_consumer') stream.log.warn({ ...details, ...stream.out.unreadWhenCut, max_buffer_bytes: this.options.maxBufferBytes }, 'activity stream cut: client not reading');
     // Cut over the budget: one line for all cut together (makeRoom).
     else if (reason === 'over_budget') stream.log.debug(details, 'activity stream cut over the streams\' budget');
     else stream.log.info(details, 'activity stream closed');

@@ -27,6 +27,8 @@ export type SendResult = 'sent' | 'full' | 'cut' | 'closed';
 export class SseResponse {
   private drainListener: (() => void) | undefined;
   private corked = false;
+  /** What the client had left unread, node's and the kernel's, when the stream was cut for it (for the log). */
+  unreadWhenCut: { node_bytes: number; kernel_bytes: number } | undefined;
 
   constructor(
     private readonly res: ServerResponse,
@@ -59,6 +61,7 @@ export class SseResponse {
   send(frame: Buffer): SendResult {
     if (!this.isOpen) return 'closed';
     if (this.bufferedBytes >= this.maxBufferBytes) {
+      this.unreadWhenCut = { node_bytes: this.res.writableLength, kernel_bytes: this.kernelBytes };
       this.cut();
       return 'cut';
     }
