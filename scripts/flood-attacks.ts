@@ -119,12 +119,17 @@ export function slowBody(target: Target): { socket: Socket; trickle(): void } {
   return { socket, trickle: () => socket.writable && socket.write('x') };
 }
 
-/** Opens `count` of something a hundred at a time, giving the event loop back between. */
+/**
+ * Opens `count` of something a hundred every 50 ms, then waits a second for the service to take
+ * them in: what is judged is the service under the attack, not a burst of thousands of handshakes
+ * at once into a listen queue of 511.
+ */
 export async function open<T>(count: number, make: (n: number) => T): Promise<T[]> {
   const made: T[] = [];
   for (let n = 0; n < count; n += 1) {
     made.push(make(n));
-    if (n % 100 === 99) await sleep(5);
+    if (n % 100 === 99) await sleep(50);
   }
+  await sleep(1000);
   return made;
 }
