@@ -8,12 +8,21 @@
  *    MAX_SESSIONS (each evicts one), with `/health/live` probed every 50 ms: its p99 at most 100 ms;
  * 2. the settled RSS of the idle sessions: after they hibernate and the service reports its heap
  *    trimmed (`GET /api/status`, `memory.heap_trims`), the lowest RSS over a minute of light
- *    traffic, against the lowest over the same minute before any session existed, at most 2 KiB
+ *    traffic, against the lowest over the same minute before any session existed, at most 1.5 KiB
  *    per session;
  * 3. 2,000 activity streams opened with the key that never read, beside ordinary event traffic
- *    (16 requests at a time to the flood's sessions) for 30 s.
+ *    (16 requests at a time to the flood's sessions) for 30 s;
+ * 4. stalled readers and an event flood (scripts/flood-attacks.ts): 2,000 keyed activity streams
+ *    and 1,000 keyed WebSockets that send a heartbeat a second and stop reading (the sockets
+ *    reconnecting every 5 s), and eight clients posting 60 KB events dense with keys, for 30 s;
+ * 5. slow bodies: 10,500 keyed connections that each send 64,000 of 65,000 announced bytes, then a
+ *    byte every 3 s, for 30 s.
  *
- * Minutes long, hence not part of `npm test`; `.ci/run` runs it. `--sessions=N` floods fewer.
+ * In 4 and 5 a fresh keyed client, a new connection every half second, must be answered 200 within
+ * a second throughout, and RSS must stay under the budget during and after.
+ *
+ * Minutes long, hence not part of `npm test`; `.ci/run` runs it. `--sessions=N` floods fewer;
+ * `--attacks-only` runs 4 and 5 alone (`--attacks=stalled` or `--attacks=slow` one of them).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -25,6 +34,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './cluster/redis-server.js';
+import { freshClient, keyDenseEvent, open, slowBody, stalledSocket, stalledStream } from './flood-attacks.js';
 
 const argument = (name: string, fallback: number) => Number(process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback);
 const SESSIONS = argument('sessions', 100_000);
@@ -36,6 +46,14 @@ const SETTLE_SECONDS = argument('settle-seconds', 60);
 const OVERFLOW = argument('overflow', 5_000);
 /** `/health/live` while sessions are evicted for new ones: a probe this slow at the 99th percentile fails the flood. */
 const LIVE_P99_LIMIT_MS = 100;
+const ATTACK_SECONDS = argument('attack-seconds', 30);
+const STALLED_SOCKETS = argument('stalled-sockets', 1_000);
+const SLOW_BODIES = argument('slow-bodies', 10_500);
+const ATTACKS_ONLY = process.argv.includes('--attacks-only');
+/** `--attacks=stalled,slow` (both unless named): which of parts 4 and 5 run. */
+const ATTACKS = new Set((process.argv.find((arg) => arg.startsWith('--attacks='))?.slice('--attacks='.length) ?? 'stalled,slow').split(','));
+/** How long a fresh keyed client may wait for its answer under an attack. */
+const FRESH_CLIENT_MS = 1000;
 /** The default MEMORY_BUDGET_MB (src/config.ts): the flood runs at the defaults. */
 const BUDGET_MB = 1024;
 const API_KEY = 'flood-key';
@@ -48,7 +66,7 @@ const FEW_RUNNING = 20;
 /** A smaller flood divides the baseline's noise by too few sessions to judge the settled RSS. */
 const JUDGED_SESSIONS = 50_000;
 /** What an idle session on SQLite should add to the settled RSS at most (docs/limits.md). */
-const IDLE_SESSION_RSS_LIMIT = 2 * 1024;
+const IDLE_SESSION_RSS_LIMIT = 1.5 * 1024;
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
@@ -120,6 +138,7 @@ for (const deadline = Date.now() + 60_000; ; ) {
   if (Date.now() > deadline) fail('the service did not answer within 60 s');
   await sleep(100);
 }
+say(`service: ${base}, pid ${service.pid}`);
 
 /** One `component_input`, as a deployed SDK posts it. */
 const event = (sessionId: string) =>
@@ -208,110 +227,213 @@ function probeLiveness() {
   };
 }
 
+/** Fails unless every request of the fresh keyed client was answered 200 within FRESH_CLIENT_MS. */
+function judgeFresh(what: string, { times, failures }: { times: number[]; failures: string[] }): string {
+  const sorted = [...times].sort((a, b) => a - b);
+  const slow = times.filter((ms) => ms > FRESH_CLIENT_MS).length;
+  const line = `fresh keyed client ${times.length - slow} of ${times.length} within ${FRESH_CLIENT_MS} ms (p50 ${percentile(sorted, 50).toFixed(0)} ms, max ${sorted.at(-1)?.toFixed(0) ?? 'none'} ms${failures.length > 0 ? `; failed ${failures.join(', ')}` : ''})`;
+  say(`${what}: ${line}`);
+  if (times.length === 0 || slow > 0) fail(`${what}: ${line}`);
+  return line;
+}
+
+/** Parts 4 and 5 (scripts/flood-attacks.ts). */
+async function attacks(): Promise<void> {
+  const target = { port, apiKey: API_KEY };
+
+  if (ATTACKS.has('stalled')) await stalledReaders(target);
+  if (ATTACKS.has('slow')) await slowBodies(target);
+}
+
+/** Part 4: stalled readers and an event flood. */
+async function stalledReaders(target: { port: number; apiKey: string }): Promise<void> {
+  window();
+  const streams = await open(STREAMS, () => stalledStream(target));
+  const sockets = await open(STALLED_SOCKETS, (n) => stalledSocket(target, n));
+  const fresh = freshClient(target);
+  const started = Date.now();
+  const beats = setInterval(() => {
+    for (const socket of sockets) socket.beat();
+  }, 1000);
+  // Each socket reconnects every 5 s, a tenth of them every half second.
+  let turn = 0;
+  const reconnects = setInterval(() => {
+    for (let n = turn % 10; n < sockets.length; n += 10) {
+      sockets[n]!.socket.destroy();
+      sockets[n] = stalledSocket(target, n);
+    }
+    turn += 1;
+  }, 500);
+  const dense = keyDenseEvent('dense');
+  const events: Tally = { statuses: new Map(), latencies: [] };
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (Date.now() - started < ATTACK_SECONDS * 1000) {
+        const begun = performance.now();
+        let status = 0;
+        try {
+          const res = await fetch(`${base}/v1/events`, { method: 'POST', headers, body: dense, signal: AbortSignal.timeout(10_000) });
+          await res.arrayBuffer();
+          status = res.status;
+        } catch {
+          alive();
+        }
+        events.latencies.push(performance.now() - begun);
+        events.statuses.set(status, (events.statuses.get(status) ?? 0) + 1);
+      }
+    }),
+  );
+  clearInterval(beats);
+  clearInterval(reconnects);
+  const freshTimes = await fresh.stop();
+  alive();
+  const stalledPeak = window().peak;
+  const open4 = (await status()).activity_streams.open;
+  say(`stalled readers: ${STREAMS} streams and ${STALLED_SOCKETS} WebSockets not reading, 8 clients posting ${(dense.length / 1000).toFixed(0)} KB key-dense events for ${ATTACK_SECONDS} s: ${describe(events)}; ${open4} streams still open`);
+  within('stalled readers', stalledPeak);
+  const line4 = judgeFresh('stalled readers', freshTimes);
+  results.push(`stalled readers: peak RSS ${mib(stalledPeak)}, ${line4}`);
+  for (const socket of streams) socket.destroy();
+  for (const { socket } of sockets) socket.destroy();
+  await sleep(2000);
+}
+
+/** Part 5: slow bodies with a valid key. */
+async function slowBodies(target: { port: number; apiKey: string }): Promise<void> {
+  window();
+  const bodies = await open(SLOW_BODIES, () => slowBody(target));
+  const fresh5 = freshClient(target);
+  const trickles = setInterval(() => {
+    for (const body of bodies) body.trickle();
+  }, 3000);
+  await sleep(ATTACK_SECONDS * 1000);
+  clearInterval(trickles);
+  const freshTimes5 = await fresh5.stop();
+  alive();
+  const slowPeak = window().peak;
+  const cutOrGone = bodies.filter(({ socket }) => socket.destroyed || socket.readyState !== 'open').length;
+  say(`slow bodies: ${SLOW_BODIES.toLocaleString('en-US')} keyed connections each 1,000 bytes short of their body, a byte every 3 s, for ${ATTACK_SECONDS} s: ${cutOrGone} cut by the service`);
+  within('slow bodies', slowPeak);
+  const line5 = judgeFresh('slow bodies', freshTimes5);
+  for (const { socket } of bodies) socket.destroy();
+  // After the attack: RSS back under the budget, and staying there.
+  await sleep(5000);
+  window();
+  await sleep(5000);
+  const after = window();
+  alive();
+  within('after the attacks', after.peak);
+  results.push(`slow bodies: peak RSS ${mib(slowPeak)}, ${cutOrGone} cut, ${line5}; after: RSS ${mib(after.lowest)}`);
+}
+
 const results: string[] = [];
 try {
-  // The baseline: the service with no session, a minute of light traffic to sessions made for it alone.
-  await sleep(1000);
-  window();
-  const started = Date.now();
-  await post(Number.MAX_SAFE_INTEGER, 1, (n) => `baseline-${n % 10}`, () => Date.now() - started > SETTLE_SECONDS * 1000);
-  const baseline = window().lowest;
-  say(`baseline: lowest RSS ${mib(baseline)} over ${SETTLE_SECONDS} s of light traffic`);
+  if (!ATTACKS_ONLY) {
+    // The baseline: the service with no session, a minute of light traffic to sessions made for it alone.
+    await sleep(1000);
+    window();
+    const started = Date.now();
+    await post(Number.MAX_SAFE_INTEGER, 1, (n) => `baseline-${n % 10}`, () => Date.now() - started > SETTLE_SECONDS * 1000);
+    const baseline = window().lowest;
+    say(`baseline: lowest RSS ${mib(baseline)} over ${SETTLE_SECONDS} s of light traffic`);
 
-  // 1. New sessions, one event each.
-  const floodStarted = Date.now();
-  const floodProbes = probeLiveness();
-  const flood = await post(SESSIONS, CONCURRENCY, (n) => `flood-${n}`);
-  const floodLiveness = await floodProbes();
-  alive();
-  const floodEnded = Date.now();
-  const floodSeconds = (floodEnded - floodStarted) / 1000;
-  const floodPeak = window().peak;
-  say(`sessions: ${SESSIONS.toLocaleString('en-US')} new sessions, ${CONCURRENCY} at a time, in ${floodSeconds.toFixed(0)} s: ${describe(flood)}; ${floodLiveness.line}`);
-  within('sessions', floodPeak);
-  const made = flood.statuses.get(200) ?? 0;
-  if (made < SESSIONS) fail(`${SESSIONS - made} of the new sessions were not made`);
-  results.push(`sessions: ${SESSIONS} in ${floodSeconds.toFixed(0)} s, peak RSS ${mib(floodPeak)}, ${describe(flood)}`);
-
-  // 1b. Past the cap: each new session evicts the least recently used one, and the process keeps answering.
-  const overflowStarted = Date.now();
-  const overflowProbes = probeLiveness();
-  const overflow = await post(OVERFLOW, CONCURRENCY, (n) => `overflow-${n}`);
-  const liveness = await overflowProbes();
-  alive();
-  const overflowLine = `${OVERFLOW.toLocaleString('en-US')} past MAX_SESSIONS in ${((Date.now() - overflowStarted) / 1000).toFixed(1)} s: ${describe(overflow)}; ${liveness.line}`;
-  say(`cap: ${overflowLine}`);
-  if ((overflow.statuses.get(200) ?? 0) < OVERFLOW) fail(`cap: ${OVERFLOW - (overflow.statuses.get(200) ?? 0)} of the sessions past the cap were not made`);
-  if (liveness.p99 > LIVE_P99_LIMIT_MS) fail(`cap: /health/live p99 ${liveness.p99.toFixed(1)} ms, over ${LIVE_P99_LIMIT_MS} ms`);
-  results.push(`cap: ${overflowLine}`);
-
-  // 2. The idle sessions settled, before the streams grow anything: hibernated, the heap trimmed
-  // once they stopped leaving memory (its check runs every 15 s), then a minute of light traffic
-  // to a few of them.
-  await sleep((HIBERNATE_SECONDS + 5) * 1000);
-  // The trim that counts is one after the flood's sessions left memory: one while they were still
-  // held (a pause in the flood) is not it.
-  // A smaller flood (--sessions) may leave too little to trim (src/integrations/heap-trim.ts).
-  let lastHeld = floodEnded;
-  for (const deadline = Date.now() + TRIM_WAIT_SECONDS * 1000; SESSIONS >= JUDGED_SESSIONS; await sleep(1000)) {
+    // 1. New sessions, one event each.
+    const floodStarted = Date.now();
+    const floodProbes = probeLiveness();
+    const flood = await post(SESSIONS, CONCURRENCY, (n) => `flood-${n}`);
+    const floodLiveness = await floodProbes();
     alive();
-    const now = await status();
-    if (now.sessions.running > FEW_RUNNING) lastHeld = Date.now();
-    else if (now.memory.last_heap_trim_at !== null && Date.parse(now.memory.last_heap_trim_at) > lastHeld) break;
-    if (Date.now() > deadline) fail(`settled: no heap trim after the flood's sessions left memory, ${((Date.now() - floodEnded) / 1000).toFixed(0)} s after its end (GET /api/status: ${JSON.stringify({ sessions: now.sessions, memory: now.memory })})`);
-  }
-  const trimmed = (await status()).memory;
-  if (trimmed.last_heap_trim_at !== null) say(`settled: heap trimmed ${((Date.parse(trimmed.last_heap_trim_at!) - floodEnded) / 1000).toFixed(0)} s after the flood's end (${trimmed.heap_trims} trims, ${trimmed.heap_trims_failed} failed)`);
-  window();
-  const settleStarted = Date.now();
-  await post(Number.MAX_SAFE_INTEGER, 1, (n) => `baseline-${n % 10}`, () => Date.now() - settleStarted > SETTLE_SECONDS * 1000);
-  alive();
-  const settled = window();
-  const { memory } = await health();
-  const perSession = (settled.lowest - baseline) / SESSIONS;
-  say(`settled: lowest RSS ${mib(settled.lowest)} with ${SESSIONS.toLocaleString('en-US')} idle sessions held (${memory.sessions} in memory), ${(perSession / 1024).toFixed(2)} KiB per session over the baseline`);
-  within('settled', settled.peak);
-  // The heap trim gives back what the flood left within a minute (src/integrations/heap-trim.ts).
-  // A smaller flood (--sessions) divides the baseline's noise by too few sessions to judge.
-  if (SESSIONS >= JUDGED_SESSIONS && perSession > IDLE_SESSION_RSS_LIMIT) fail(`settled: ${(perSession / 1024).toFixed(2)} KiB per idle session, over the ${IDLE_SESSION_RSS_LIMIT / 1024} KiB allowed`);
-  results.push(`settled: ${(perSession / 1024).toFixed(2)} KiB per idle session (lowest ${mib(settled.lowest)} against ${mib(baseline)})`);
+    const floodEnded = Date.now();
+    const floodSeconds = (floodEnded - floodStarted) / 1000;
+    const floodPeak = window().peak;
+    say(`sessions: ${SESSIONS.toLocaleString('en-US')} new sessions, ${CONCURRENCY} at a time, in ${floodSeconds.toFixed(0)} s: ${describe(flood)}; ${floodLiveness.line}`);
+    within('sessions', floodPeak);
+    const made = flood.statuses.get(200) ?? 0;
+    if (made < SESSIONS) fail(`${SESSIONS - made} of the new sessions were not made`);
+    results.push(`sessions: ${SESSIONS} in ${floodSeconds.toFixed(0)} s, peak RSS ${mib(floodPeak)}, ${describe(flood)}`);
 
-  // 3. Streams that never read, beside event traffic to the flood's sessions.
-  const sockets: Socket[] = [];
-  for (let i = 0; i < STREAMS; i += 1) {
-    const socket = connect(port, '127.0.0.1');
-    socket.on('error', () => {});
-    socket.write(`GET /api/activity/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${API_KEY}\r\nAccept: text/event-stream\r\n\r\n`);
-    // Read nothing: the service's writes fill the socket's buffers, then its own.
-    socket.pause();
-    sockets.push(socket);
-    if (i % 100 === 99) await sleep(10);
-  }
-  const streamStarted = Date.now();
-  let probes = 0;
-  let probesFailed = 0;
-  const probing = (async () => {
-    while (Date.now() - streamStarted < STREAM_SECONDS * 1000) {
-      probes += 1;
-      try {
-        if (!(await fetch(`${base}/health`, { signal: AbortSignal.timeout(5000) })).ok) probesFailed += 1;
-      } catch {
-        probesFailed += 1;
-      }
-      await sleep(1000);
+    // 1b. Past the cap: each new session evicts the least recently used one, and the process keeps answering.
+    const overflowStarted = Date.now();
+    const overflowProbes = probeLiveness();
+    const overflow = await post(OVERFLOW, CONCURRENCY, (n) => `overflow-${n}`);
+    const liveness = await overflowProbes();
+    alive();
+    const overflowLine = `${OVERFLOW.toLocaleString('en-US')} past MAX_SESSIONS in ${((Date.now() - overflowStarted) / 1000).toFixed(1)} s: ${describe(overflow)}; ${liveness.line}`;
+    say(`cap: ${overflowLine}`);
+    if ((overflow.statuses.get(200) ?? 0) < OVERFLOW) fail(`cap: ${OVERFLOW - (overflow.statuses.get(200) ?? 0)} of the sessions past the cap were not made`);
+    if (liveness.p99 > LIVE_P99_LIMIT_MS) fail(`cap: /health/live p99 ${liveness.p99.toFixed(1)} ms, over ${LIVE_P99_LIMIT_MS} ms`);
+    results.push(`cap: ${overflowLine}`);
+
+    // 2. The idle sessions settled, before the streams grow anything: hibernated, the heap trimmed
+    // once they stopped leaving memory (its check runs every 15 s), then a minute of light traffic
+    // to a few of them.
+    await sleep((HIBERNATE_SECONDS + 5) * 1000);
+    // The trim that counts is one after the flood's sessions left memory: one while they were still
+    // held (a pause in the flood) is not it.
+    // A smaller flood (--sessions) may leave too little to trim (src/integrations/heap-trim.ts).
+    let lastHeld = floodEnded;
+    for (const deadline = Date.now() + TRIM_WAIT_SECONDS * 1000; SESSIONS >= JUDGED_SESSIONS; await sleep(1000)) {
+      alive();
+      const now = await status();
+      if (now.sessions.running > FEW_RUNNING) lastHeld = Date.now();
+      else if (now.memory.last_heap_trim_at !== null && Date.parse(now.memory.last_heap_trim_at) > lastHeld) break;
+      if (Date.now() > deadline) fail(`settled: no heap trim after the flood's sessions left memory, ${((Date.now() - floodEnded) / 1000).toFixed(0)} s after its end (GET /api/status: ${JSON.stringify({ sessions: now.sessions, memory: now.memory })})`);
     }
-  })();
-  const traffic = await post(Number.MAX_SAFE_INTEGER, 16, (n) => `flood-${n % SESSIONS}`, () => Date.now() - streamStarted > STREAM_SECONDS * 1000);
-  await probing;
-  alive();
-  const streamPeak = window().peak;
-  // The service's count: a client that never reads never sees its stream cut.
-  const open = (await status()).activity_streams.open;
-  say(`streams: ${STREAMS.toLocaleString('en-US')} streams that never read, ${STREAM_SECONDS} s of events beside them: ${describe(traffic)}; /health answered ${probes - probesFailed} of ${probes}; ${open} streams still open in the service`);
-  within('streams', streamPeak);
-  if (probesFailed > 0) fail(`${probesFailed} of ${probes} /health probes failed`);
-  results.push(`streams: ${STREAMS} stalled, peak RSS ${mib(streamPeak)}, ${describe(traffic)}, ${open} still open`);
-  for (const socket of sockets) socket.destroy();
+    const trimmed = (await status()).memory;
+    if (trimmed.last_heap_trim_at !== null) say(`settled: heap trimmed ${((Date.parse(trimmed.last_heap_trim_at!) - floodEnded) / 1000).toFixed(0)} s after the flood's end (${trimmed.heap_trims} trims, ${trimmed.heap_trims_failed} failed)`);
+    window();
+    const settleStarted = Date.now();
+    await post(Number.MAX_SAFE_INTEGER, 1, (n) => `baseline-${n % 10}`, () => Date.now() - settleStarted > SETTLE_SECONDS * 1000);
+    alive();
+    const settled = window();
+    const { memory } = await health();
+    const perSession = (settled.lowest - baseline) / SESSIONS;
+    say(`settled: lowest RSS ${mib(settled.lowest)} with ${SESSIONS.toLocaleString('en-US')} idle sessions held (${memory.sessions} in memory), ${(perSession / 1024).toFixed(2)} KiB per session over the baseline`);
+    within('settled', settled.peak);
+    // The heap trim gives back what the flood left within a minute (src/integrations/heap-trim.ts).
+    // A smaller flood (--sessions) divides the baseline's noise by too few sessions to judge.
+    if (SESSIONS >= JUDGED_SESSIONS && perSession > IDLE_SESSION_RSS_LIMIT) fail(`settled: ${(perSession / 1024).toFixed(2)} KiB per idle session, over the ${IDLE_SESSION_RSS_LIMIT / 1024} KiB allowed`);
+    results.push(`settled: ${(perSession / 1024).toFixed(2)} KiB per idle session (lowest ${mib(settled.lowest)} against ${mib(baseline)})`);
+
+    // 3. Streams that never read, beside event traffic to the flood's sessions.
+    const sockets: Socket[] = [];
+    for (let i = 0; i < STREAMS; i += 1) {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write(`GET /api/activity/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${API_KEY}\r\nAccept: text/event-stream\r\n\r\n`);
+      // Read nothing: the service's writes fill the socket's buffers, then its own.
+      socket.pause();
+      sockets.push(socket);
+      if (i % 100 === 99) await sleep(10);
+    }
+    const streamStarted = Date.now();
+    let probes = 0;
+    let probesFailed = 0;
+    const probing = (async () => {
+      while (Date.now() - streamStarted < STREAM_SECONDS * 1000) {
+        probes += 1;
+        try {
+          if (!(await fetch(`${base}/health`, { signal: AbortSignal.timeout(5000) })).ok) probesFailed += 1;
+        } catch {
+          probesFailed += 1;
+        }
+        await sleep(1000);
+      }
+    })();
+    const traffic = await post(Number.MAX_SAFE_INTEGER, 16, (n) => `flood-${n % SESSIONS}`, () => Date.now() - streamStarted > STREAM_SECONDS * 1000);
+    await probing;
+    alive();
+    const streamPeak = window().peak;
+    // The service's count: a client that never reads never sees its stream cut.
+    const open = (await status()).activity_streams.open;
+    say(`streams: ${STREAMS.toLocaleString('en-US')} streams that never read, ${STREAM_SECONDS} s of events beside them: ${describe(traffic)}; /health answered ${probes - probesFailed} of ${probes}; ${open} streams still open in the service`);
+    within('streams', streamPeak);
+    if (probesFailed > 0) fail(`${probesFailed} of ${probes} /health probes failed`);
+    results.push(`streams: ${STREAMS} stalled, peak RSS ${mib(streamPeak)}, ${describe(traffic)}, ${open} still open`);
+    for (const socket of sockets) socket.destroy();
+  }
+
+  await attacks();
 
   say(`flood held: ${results.join('; ')}`);
 } finally {
