@@ -1,5 +1,6 @@
 import type { ServiceClient } from '../src/client/index.js';
-import { valueSpansTurns, withoutDigits } from './split-values.js';
+import { holdsDigits, withoutDigits } from './split-values.js';
+import { scrubText } from '../src/privacy/scrub.js';
 
 export type TurnRole = 'user' | 'agent';
 /** How the turn reached the room: spoken, or typed in the room's chat. */
@@ -22,21 +23,23 @@ const ATTEMPTS = 3;
 export class TurnReporter {
   private index = 0;
   private queue: Promise<void> = Promise.resolve();
-  /** The user's last turn as said, to tell a value said across two turns (split-values.ts). */
-  private previousUserText = '';
+  /** Whether the user's last turn said a digit: the agent's answer to it may echo one. */
+  private userSaidDigits = false;
 
   constructor(private readonly options: TurnReporterOptions) {}
 
   /** Turns are posted one after another, so the service records them in the order they were spoken. */
   report(role: TurnRole, channel: TurnChannel, text: string): Promise<void> {
     const turn = (this.index += 1);
-    // The service masks each turn on its own: the second half of a value split across two turns
-    // goes with its digits hidden, so the two stored turns cannot be read together.
-    let sent = text;
+    // A turn is posted before the next is said, so a value said in pieces over any number of
+    // turns cannot be judged whole here: every digit a user says goes with its digits hidden, and
+    // so does the agent's answer to it, which may echo them (split-values.ts). Other text is masked
+    // by the rule before it leaves the agent, as the service would mask it.
+    let sent: string;
     if (role === 'user') {
-      if (valueSpansTurns(this.previousUserText, text)) sent = withoutDigits(text);
-      this.previousUserText = text;
-    }
+      this.userSaidDigits = holdsDigits(text);
+      sent = this.userSaidDigits ? withoutDigits(text) : scrubText(text).text;
+    } else sent = this.userSaidDigits && holdsDigits(text) ? withoutDigits(text) : scrubText(text).text;
     this.queue = this.queue.then(() => this.post(turn, role, channel, sent));
     return this.queue;
   }

@@ -2,8 +2,8 @@ import type { DestinationStream, Logger, LoggerOptions } from 'pino';
 import { once } from 'node:events';
 import { pino } from 'pino';
 import { redactValue } from './domain/event-redaction.js';
-import type { PiiRules } from './domain/pii/rules.js';
-import { DEFAULT_PII_RULES } from './domain/pii/rules.js';
+import type { PiiRules } from './privacy/rules.js';
+import { DEFAULT_PII_RULES } from './privacy/rules.js';
 
 /**
  * Secrets never reach a log line: keys and tokens by path here; identity values because every

@@ -1,6 +1,6 @@
 import './sqlite-warning.js';
 import type { Logger } from 'pino';
-import type { PiiRules } from './domain/pii/rules.js';
+import type { PiiRules } from './privacy/rules.js';
 import { realpathSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';

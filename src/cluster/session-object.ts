@@ -14,6 +14,8 @@ import type { MediaProvider } from '../integrations/media.js';
 import type { IngestResult, Reply, SessionCommand } from '../machines/session/events.js';
 import type { SessionSettings } from '../machines/session/context.js';
 import type { SessionMachine } from '../machines/session/machine.js';
+import { remaskEvent } from '../domain/event-redaction.js';
+import type { SdkEvent } from '../domain/sdk-event.js';
 import { eventTypeWarnings } from '../domain/session-event.js';
 import type { ActivityLog, StoredSession, SummaryRow } from '../store/ports.js';
 import { StoreUnavailableError } from '../store/ports.js';
@@ -46,6 +48,17 @@ export interface IngestRequest {
  * made of it (it has not run yet), so the first answer and a retry's (the handler's output) agree.
  */
 export const acceptedAnswer = (command: IngestRequest['command']): IngestResult => ({ ingested_at_ms: command.at, warnings: eventTypeWarnings(command.event.event) });
+
+/**
+ * An SDK event as a session may keep it, whoever sent it: the ingress takes calls from anyone who
+ * can reach it, not only from the service's fronts, so the event is masked again here
+ * (docs/privacy.md, "Cluster mode"; remaskEvent in domain/event-redaction.ts).
+ */
+function remasked(command: WireCommand): WireCommand {
+  if (command.type !== 'session.ingest' || typeof command.event !== 'object' || command.event === null) return command;
+  const { event, sizes } = remaskEvent(command.event as SdkEvent);
+  return { ...command, event, sizes };
+}
 
 const isIngestRequest = (request: unknown): request is IngestRequest => {
   const command = (request as Partial<IngestRequest> | null)?.command;
@@ -203,7 +216,7 @@ export function sessionObject(deps: SessionObjectDeps) {
         if (!stored && request.routing === 'existing') return { ok: false, reason: 'not_found' };
         let done;
         try {
-          done = await invoke(ctx, stored, at, (reply) => fromWireCommand(request.command, at, deps.sources, reply));
+          done = await invoke(ctx, stored, at, (reply) => fromWireCommand(remasked(request.command), at, deps.sources, reply));
         } catch (error) {
           // Refused, not retried: a caller told 503 must never see the command applied once Redis is back.
           if (error instanceof StoreUnavailableError) throw new restate.TerminalError(error.message, { errorCode: ACTIVITY_LOG_UNREACHABLE });
@@ -225,7 +238,7 @@ export function sessionObject(deps: SessionObjectDeps) {
         }
         // Nobody waits on it, and it was acknowledged: a Redis failure is retried by Restate until
         // Redis is back (not refused, as a call is), so the event is kept.
-        await invoke(ctx, stored, at, (reply) => fromWireCommand(request.command, at, deps.sources, reply));
+        await invoke(ctx, stored, at, (reply) => fromWireCommand(remasked(request.command), at, deps.sources, reply));
         return acceptedAnswer(request.command);
       }),
       wake: restate.handlers.object.exclusive({ ingressPrivate: true, retryPolicy: KEPT_WORK_RETRY }, async (ctx: restate.ObjectContext, deadline: number): Promise<void> => {

@@ -1,8 +1,8 @@
 /** What is masked beyond the built-in rules, and the key of the digests that stand for identity-looking ids. */
 import { z } from 'zod';
-import type { PiiRules } from '../domain/pii/rules.js';
-import { EXTRA_KEY_PATTERN } from '../domain/pii/keys.js';
-import { createPiiRules } from '../domain/pii/rules.js';
+import type { PiiRules } from '../privacy/rules.js';
+import { EXTRA_KEY_PATTERN } from '../privacy/keys.js';
+import { createPiiRules } from '../privacy/rules.js';
 import { credential, csv } from './env-values.js';
 
 export const privacyEnv = z.object({

@@ -1,19 +1,21 @@
+import { hintShapeSize } from './hint-bytes.js';
 import { JsonObjectSize, jsonNumberSize, jsonSize, jsonStringSize } from './json-size.js';
-import type { ValueShape } from './pii/kinds.js';
-import { isOtpName } from './pii/keys.js';
-import { MAX_SCAN_DEPTH, MAX_SHAPES } from './pii/limits.js';
-import { mayHoldIdentity } from './pii/may-hold-identity.js';
-import type { PiiRules } from './pii/rules.js';
-import { DEFAULT_PII_RULES } from './pii/rules.js';
-import { maskKeyed, scrubText } from './pii/scrub.js';
-import type { RedactedHint } from './redaction.js';
-import { hintShapeSize, matchesPattern, redactHint } from './redaction.js';
 import type { SdkEvent } from './sdk-event.js';
+import type { HintShape, RedactedHint } from '../privacy/hints.js';
+import { matchesPattern, redactHint } from '../privacy/hints.js';
+import { isIdentifier } from '../privacy/identifier.js';
+import type { ValueShape } from '../privacy/kinds.js';
+import { MAX_SCAN_DEPTH, MAX_SHAPES } from '../privacy/limits.js';
+import { maskWhole } from '../privacy/mask.js';
+import type { PiiRules } from '../privacy/rules.js';
+import { DEFAULT_PII_RULES } from '../privacy/rules.js';
+import { maskKeyed, mayHoldIdentity, scrubText } from '../privacy/scrub.js';
 
 /**
  * The one redaction pass over a client-sent value, applied before anything stores, logs, returns
- * or streams it (docs/decisions/0001-identity-values-masked-on-arrival.md): identity values are masked at any depth, in any field, with their
- * shape kept so the agent still knows what was entered.
+ * or streams it (docs/decisions/0001-identity-values-masked-on-arrival.md): the default-deny rule
+ * (src/privacy/, docs/privacy.md) over every string, number and key at any depth, with each
+ * masked value's shape kept so the agent still knows what was entered.
  */
 
 /** Where a masked value was, and what it looked like. */
@@ -26,6 +28,9 @@ declare const redacted: unique symbol;
 export type RedactedEvent = SdkEvent & { readonly [redacted]: true };
 
 export const TOO_DEEP_MARK = '[dropped: too deep]';
+
+/** A client's key as kept: an identifier as sent, anything else through the rule like any text. */
+const shownKey = (key: string, mayHold: boolean): string => (!mayHold || isIdentifier(key) ? key : scrubText(key).text);
 
 /** The pass's own fields on an event; a client-sent copy is replaced, never trusted. */
 const OWN_FIELDS = new Set(['redacted_fields', 'masked_by', 'shape']);
@@ -58,6 +63,21 @@ const isSmallInteger = (value: number) => Number.isInteger(value) && value >= -(
 const isEpochTime = (value: number) => (value >= 1e9 && value < 5e9) || (value >= 1e12 && value < 5e12);
 const isTimeKey = (key: string) =>
   /^(?:timestamp|ts|time)$/i.test(key) || /[_-](?:at|ts|ms|time|timestamp)$/i.test(key) || /[a-z](?:At|Ts|Ms|Time|Timestamp)$/.test(key);
+/**
+ * Documented numeric signals (docs/privacy.md, "What is kept"): a key named for a measure keeps a
+ * number below ten million (a duration in ms, a count, a size); any other number of four digits or
+ * more is read as text and masked.
+ */
+const isMeasureKey = (key: string) => /(?:^|[_-])(?:ms|seconds|secs|count|total|index|chars|length|size|bytes|duration|attempts?|retries|percent|score|width|height)$/i.test(key) || /[a-z](?:Ms|Seconds|Count|Total|Index|Chars|Length|Size|Bytes|Duration|Attempts)$/.test(key);
+const MAX_MEASURE = 10_000_000;
+/** Numbers below four digits hold no run the rule masks. */
+const MIN_READ = 1_000;
+
+/**
+ * Fields whose value is an identifier or a code (docs/privacy.md, "What is kept"): shown as sent
+ * when the text is one (privacy/identifier.ts), else masked whole, never read word by word.
+ */
+const IDENTIFIER_FIELDS = new Set(['event', 'user_id', 'request_id', 'trace_id', 'traceparent', 'client_id', 'message_id', 'screen', 'screen_id', 'screen_name', 'component_id', 'component_type', 'component_name', 'failure_reason_code', 'error_code', 'reason_code', 'errors', 'mapping_version']);
 
 /**
  * The pass visits every value it returns, so it also counts their JSON size: `size` is that of the
@@ -75,10 +95,7 @@ class Walk {
    * object makes V8 pay.
    */
   private readonly keysSeen = new Set<string>();
-  constructor(
-    private readonly rules: PiiRules,
-    private readonly otp: boolean,
-  ) {}
+  constructor(private readonly rules: PiiRules) {}
 
   note(path: string, shape: ValueShape): void {
     // Each key was masked on its own; joined, harmless keys can spell a value (`98765.43210`).
@@ -86,17 +103,17 @@ class Walk {
   }
 
   /** Returns `value` itself when nothing in it changed, so a clean event costs no copies. */
-  value(value: unknown, path: string, depth: number, sensitive: boolean, otp: boolean, key = ''): unknown {
+  value(value: unknown, path: string, depth: number, sensitive: boolean, identifier: boolean, key = ''): unknown {
     this.structure += SLOT_HEAP_BYTES;
     if (typeof value === 'string') {
       this.structure += STRING_HEAP_BYTES;
-      const text = this.text(value, path, sensitive, otp);
+      const text = identifier && !sensitive ? this.identifier(value, path) : this.text(value, path, sensitive);
       this.size = jsonStringSize(text);
       return text;
     }
     if (typeof value === 'number') {
       if (!isSmallInteger(value)) this.structure += BOXED_NUMBER_HEAP_BYTES;
-      const number = this.number(value, path, sensitive, otp, key);
+      const number = this.number(value, path, sensitive, key);
       this.size = typeof number === 'number' ? jsonNumberSize(number) : jsonStringSize(number);
       return number;
     }
@@ -111,7 +128,7 @@ class Walk {
       let copy: unknown[] | undefined;
       let size = value.length > 1 ? value.length + 1 : 2;
       value.forEach((item, index) => {
-        const next = this.value(item, `${path}[${index}]`, depth + 1, sensitive, otp);
+        const next = this.value(item, `${path}[${index}]`, depth + 1, sensitive, identifier);
         // An array's hole or undefined is written as null.
         size += next === undefined ? 4 : this.size;
         if (next !== item) (copy ??= value.slice())[index] = next;
@@ -119,7 +136,7 @@ class Walk {
       this.size = size;
       return copy ?? value;
     }
-    return this.object(value as Record<string, unknown>, path, depth, sensitive, otp);
+    return this.object(value as Record<string, unknown>, path, depth, sensitive);
   }
 
   /** A value measured as it is: a primitive, or what no walk of its own counted. */
@@ -130,13 +147,13 @@ class Walk {
 
   /** A log line's error: its message and stack are text like any other. */
   error(value: Error, path: string): Error | Record<string, unknown> {
-    const message = this.text(value.message, `${path}.message`, false, false);
-    const stack = value.stack === undefined ? undefined : this.text(value.stack, `${path}.stack`, false, false);
+    const message = this.text(value.message, `${path}.message`, false);
+    const stack = value.stack === undefined ? undefined : this.text(value.stack, `${path}.stack`, false);
     if (message === value.message && stack === value.stack) return value;
     return { type: value.name, message, stack };
   }
 
-  object(value: Record<string, unknown>, path: string, depth: number, sensitive: boolean, otp: boolean): Record<string, unknown> {
+  object(value: Record<string, unknown>, path: string, depth: number, sensitive: boolean): Record<string, unknown> {
     let changed = false;
     let renamed = false;
     const entries: [string, unknown][] = [];
@@ -150,19 +167,20 @@ class Walk {
       const item = value[key];
       const facts = this.rules.keyFacts(key);
       // Only the top level's routing id is the service's own; one nested anywhere is client data.
+      const keyBytes = jsonStringSize(key) + 1;
       if (facts.routing && depth === 0) {
         entries.push([key, item]);
-        size.addKeyed(facts.jsonBytes, item, jsonSize(item));
+        size.addKeyed(keyBytes, item, jsonSize(item));
         continue;
       }
-      const safeKey = facts.mayHoldIdentity ? scrubText(key).text : key;
+      const safeKey = shownKey(key, facts.mayHoldIdentity);
       const itemPath = path === '' ? safeKey : `${path}.${safeKey}`;
-      const next = this.value(item, itemPath, depth + 1, sensitive || facts.sensitive, otp || facts.otp, key);
+      const next = this.value(item, itemPath, depth + 1, sensitive || facts.sensitive, IDENTIFIER_FIELDS.has(key), key);
       if (next !== item || safeKey !== key) changed = true;
       if (safeKey !== key) renamed = true;
       entries.push([safeKey, next]);
       // A renamed key's share is not this; such an object is measured whole below.
-      size.addKeyed(facts.jsonBytes, next, this.size);
+      size.addKeyed(keyBytes, next, this.size);
     }
     this.structure += OBJECT_HEAP_BYTES + keys * (keys > FAST_PROPERTIES ? DICTIONARY_KEY_HEAP_BYTES : KEY_HEAP_BYTES);
     // fromEntries defines own properties, so even a `__proto__` key stays data.
@@ -172,33 +190,38 @@ class Walk {
     return result;
   }
 
-  text(value: string, path: string, sensitive: boolean, otp: boolean): string {
+  text(value: string, path: string, sensitive: boolean): string {
     if (sensitive) {
       const masked = maskKeyed(value);
       this.note(path, masked.shape);
       return masked.text;
     }
-    if (!mayHoldIdentity(value, otp || this.otp)) return value;
-    const scan = scrubText(value, otp || this.otp);
+    if (!mayHoldIdentity(value)) return value;
+    const scan = scrubText(value);
     for (const finding of scan.findings) this.note(path, finding.shape);
     return scan.text;
   }
 
-  number(value: number, path: string, sensitive: boolean, otp: boolean, key: string): number | string {
+  /** An identifier-like field: as sent when it is an identifier, else masked whole with its shape. */
+  identifier(value: string, path: string): string {
+    if (isIdentifier(value)) return value;
+    const masked = maskKeyed(value);
+    this.note(path, masked.shape);
+    return masked.text;
+  }
+
+  number(value: number, path: string, sensitive: boolean, key: string): number | string {
     if (!Number.isFinite(value)) return value;
-    // Read as text from 8 digits (a date of birth as 19950615 or 15061995), and in an OTP's event
-    // from 4 (the OTP sent as a number); below that no identity value fits.
-    const unread = Math.abs(value) < (otp || this.otp ? 1_000 : 10_000_000);
-    if (!sensitive && (unread || (isEpochTime(value) && isTimeKey(key)))) return value;
+    if (!sensitive && (Math.abs(value) < MIN_READ || (isEpochTime(value) && isTimeKey(key)) || (isMeasureKey(key) && Math.abs(value) < MAX_MEASURE))) return value;
     const text = String(value);
     if (sensitive || Number.isInteger(value)) {
-      const masked = this.text(text, path, sensitive, otp);
+      const masked = this.text(text, path, sensitive);
       return masked === text ? value : masked;
     }
     // A fraction's whole part is read as the integer it is: `9876543210.5` carries a mobile number
     // as surely as `9876543210` (read whole, the digits and the dot look like a version).
     const whole = String(Math.trunc(value));
-    const masked = this.text(whole, path, false, false);
+    const masked = this.text(whole, path, false);
     return masked === whole ? value : `${masked}${text.slice(whole.length)}`;
   }
 }
@@ -220,7 +243,9 @@ export function redactEvent(event: SdkEvent, rules: PiiRules = DEFAULT_PII_RULES
 
 /** `redactEvent`, with the JSON size of what it returns, counted as it walks. */
 export function redactSizedEvent(event: SdkEvent, rules: PiiRules = DEFAULT_PII_RULES): SizedEvent {
-  const walk = new Walk(rules, isOtpName(event.component_id) || isOtpName(event.component_type));
+  const walk = new Walk(rules);
+  // A component whose name or type says it holds an identity value (`otp_input`, `account_type`): what it sends is masked whole.
+  const component = componentSensitive(event, rules);
   const out: Record<string, unknown> = {};
   const size = new JsonObjectSize();
   let propertiesBytes = 0;
@@ -231,22 +256,25 @@ export function redactSizedEvent(event: SdkEvent, rules: PiiRules = DEFAULT_PII_
     const item = (event as Record<string, unknown>)[key];
     if (OWN_FIELDS.has(key) || (key === 'hint' && typeof item === 'string')) continue;
     const facts = rules.keyFacts(key);
-    if (facts.routing) {
+    const keyBytes = jsonStringSize(key) + 1;
+    // The routing id (the session key is made from it, docs/privacy.md) and the time, an integer the schema checked.
+    if (facts.routing || (key === 'timestamp' && typeof item === 'number')) {
       out[key] = item;
-      size.addKeyed(facts.jsonBytes, item, jsonSize(item));
+      size.addKeyed(keyBytes, item, jsonSize(item));
       continue;
     }
-    const safeKey = facts.mayHoldIdentity ? scrubText(key).text : key;
-    const value = walk.value(item, safeKey, 1, facts.sensitive, facts.otp, key);
+    const safeKey = shownKey(key, facts.mayHoldIdentity);
+    const sensitive = facts.sensitive || (component && key === 'properties');
+    const value = walk.value(item, safeKey, 1, sensitive, IDENTIFIER_FIELDS.has(key), key);
     if (safeKey !== key) renamed = true;
     // A `__proto__` key must stay data, not become the prototype.
     if (safeKey === '__proto__') Object.defineProperty(out, safeKey, { value, enumerable: true, writable: true, configurable: true });
     else out[safeKey] = value;
-    size.addKeyed(facts.jsonBytes, value, walk.size);
+    size.addKeyed(keyBytes, value, walk.size);
     if (safeKey === 'properties') propertiesBytes = walk.size;
   }
   if (typeof event.hint === 'string') {
-    const fields = hintFields(event);
+    const fields = hintFields(event, component);
     size.add('hint', fields.hint, jsonStringSize(fields.hint));
     if ('masked' in fields) {
       // `masked` as sent is replaced in place.
@@ -267,10 +295,16 @@ export function redactSizedEvent(event: SdkEvent, rules: PiiRules = DEFAULT_PII_
   return { event: out as RedactedEvent, bytes, propertiesBytes, structureBytes: walk.structure };
 }
 
-function hintFields(event: SdkEvent): RedactedHint | { hint: string } {
+function hintFields(event: SdkEvent, sensitive: boolean): RedactedHint | { hint: string } {
   const hint = event.hint as string;
   const pattern = typeof event.expected_pattern === 'string' ? event.expected_pattern : undefined;
-  return redactHint({ hint, masked: event.masked ?? undefined, componentType: event.component_type ?? undefined, pattern }) ?? { hint };
+  return redactHint({ hint, masked: event.masked ?? undefined, componentType: event.component_type ?? undefined, pattern, sensitive }) ?? { hint };
+}
+
+/** Whether the event's component says by its id or type that it holds an identity value. */
+function componentSensitive(event: SdkEvent, rules: PiiRules): boolean {
+  const named = (name: unknown) => typeof name === 'string' && name !== '' && rules.keyFacts(name).sensitive;
+  return named(event.component_id) || named(event.component_type);
 }
 
 /**
@@ -307,15 +341,55 @@ export function redactForIngest(received: SdkEvent, rules: PiiRules = DEFAULT_PI
   return { event, matchHint: hintMatcher(received, event), sizes: { bytes, propertiesBytes, structureBytes } };
 }
 
-/** For any other client-sent text the service keeps or logs (a screen name, a trigger signal). */
-export function redactText(value: string): string {
-  return scrubText(value).text;
-}
-
 /**
  * Any other client-sent value (a trigger body, a voice start body): the same detectors and key
  * rules as `redactEvent`, without the hint rule. Returns the value itself when nothing changed.
  */
 export function redactValue<T>(value: T, rules: PiiRules = DEFAULT_PII_RULES): T {
-  return new Walk(rules, false).value(value, '', 0, false, false) as T;
+  return new Walk(rules).value(value, '', 0, false, false) as T;
+}
+
+const SHAPE_KINDS: ReadonlySet<string> = new Set(['email', 'upi', 'date', 'aadhaar', 'vid', 'card', 'phone', 'number', 'gstin', 'pan', 'driving_licence', 'vehicle', 'voter_id', 'passport', 'ifsc', 'address', 'name', 'otp', 'text', 'dropped']);
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+
+/** A shape as the pass writes one: counts, a kind it knows, whether a pattern matched. Anything else is no shape. */
+function wellFormedShape(value: unknown): HintShape | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { length, digits, letters, kind, matches_pattern: matches } = value as Record<string, unknown>;
+  if (!isCount(length) || !isCount(digits) || !isCount(letters)) return undefined;
+  if (kind !== undefined && !(typeof kind === 'string' && SHAPE_KINDS.has(kind))) return undefined;
+  if (matches !== undefined && typeof matches !== 'boolean') return undefined;
+  const shape: HintShape = { length, digits, letters };
+  if (kind !== undefined) shape.kind = kind as HintShape['kind'];
+  if (matches !== undefined) shape.matches_pattern = matches;
+  return shape;
+}
+
+/**
+ * An event that reached a session from outside this process (the cluster's session object, whose
+ * ingress anyone on its network can call): the pass run again over all of it, so nothing raw is
+ * kept whoever sent it. The pass's own fields from the first pass are kept where they are
+ * well-formed and say nothing but counts and kinds (a hint's `masked_by` and `shape`, the
+ * `redacted_fields` list with each path masked again), since the hint they describe is gone.
+ * Idempotent on what the pass wrote: a mask's stars and kept last four read as masked.
+ */
+export function remaskEvent(received: SdkEvent): { event: RedactedEvent; sizes: EventSizes } {
+  const first = redactSizedEvent(received).event as SdkEvent & Record<string, unknown>;
+  const event: Record<string, unknown> = { ...first };
+  const shape = wellFormedShape(received.shape);
+  if (first.masked === true && received.hint === first.hint && received.masked_by === 'server') {
+    event.masked_by = 'server';
+    if (shape !== undefined) event.shape = shape;
+  }
+  const earlier = Array.isArray(received.redacted_fields) ? received.redacted_fields : [];
+  const kept: RedactedField[] = [];
+  for (const field of earlier) {
+    const fieldShape = wellFormedShape(field);
+    const path = (field as { path?: unknown } | null)?.path;
+    if (fieldShape !== undefined && typeof path === 'string' && kept.length < MAX_SHAPES) kept.push({ path: scrubText(path).text, ...fieldShape });
+  }
+  const fields = [...kept, ...((first.redacted_fields as RedactedField[] | undefined) ?? [])].slice(0, MAX_SHAPES);
+  if (fields.length > 0) event.redacted_fields = fields;
+  const properties = event.properties;
+  return { event: event as RedactedEvent, sizes: { bytes: jsonSize(event), propertiesBytes: properties === undefined ? 0 : jsonSize(properties) } };
 }

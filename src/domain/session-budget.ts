@@ -4,10 +4,9 @@
  * then the latest event's unknown fields).
  */
 import type { EventSizes, RedactedEvent } from './event-redaction.js';
-import { hintsBytes } from './hint-bytes.js';
+import { hintShapeSize, hintsBytes } from './hint-bytes.js';
 import { jsonNumberSize, JsonObjectSize, jsonSize, jsonStringSize } from './json-size.js';
-import type { HintShape } from './redaction.js';
-import { hintShapeSize } from './redaction.js';
+import type { HintShape } from '../privacy/hints.js';
 import { schemaIndex } from './schema-index.js';
 import type { SdkEvent } from './sdk-event.js';
 import { EventInSchema } from './sdk-event.js';

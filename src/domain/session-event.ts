@@ -7,7 +7,7 @@ import type { IngestChannel } from './error-window.js';
 import type { EventSizes, RedactedEvent } from './event-redaction.js';
 import { jsonSize } from './json-size.js';
 import { own } from './own.js';
-import type { HintShape } from './redaction.js';
+import type { HintShape } from '../privacy/hints.js';
 import { internSchema } from './schema-interning.js';
 import { schemaFromEvent, screenKey } from './screen-schema.js';
 import type { SdkEvent } from './sdk-event.js';

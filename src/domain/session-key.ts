@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { redactText } from './event-redaction.js';
 import { SESSION_ID_PATTERN } from './sdk-event.js';
+import { isIdentifier } from '../privacy/identifier.js';
 
 /**
  * Old SDKs send `session_id: "unknown"` for every user. Shared, those would be one session whose
@@ -22,17 +22,15 @@ export interface SessionKeys {
   /**
    * A session id as the service keys it. SDKs generate opaque ids, but one that reads as an
    * identity value (a phone number or an account number used as the id, a PAN) would name rooms,
-   * URLs, activity items and log lines: such an id is keyed by its digest, the same wherever it
-   * arrives (a body, a path, a query, a frame), so every call still finds the session. A UUID in
-   * the id is random, never an identity value, though one of its groups may be twelve digits that
-   * read as one: UUIDs are left out of the check.
+   * URLs, activity items and log lines: an id that is not an identifier (privacy/identifier.ts:
+   * a UUID, ULID, hex id, or a token with no run of six digits and no document's shape) is keyed
+   * by its digest, the same wherever it arrives (a body, a path, a query, a frame), so every call
+   * still finds the session.
    */
   routingKey(sessionId: string): string;
   /** The key of the session a call addresses: its routing key, or `unknown:{user}` for legacy SDKs. */
   sessionKeyFor(sessionId: string, userId: string | null | undefined): SessionKey;
 }
-
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 export function sessionKeys(secret: string | Buffer): SessionKeys {
   const key = Buffer.from(secret);
@@ -44,12 +42,9 @@ export function sessionKeys(secret: string | Buffer): SessionKeys {
    * user id); else it is keyed by its digest.
    */
   const legacyUserPart = (userId: string): string =>
-    SESSION_ID_PATTERN.test(`${LEGACY_UNKNOWN_SESSION}:${userId}`) && redactText(userId) === userId ? userId : digestOf(userId);
+    SESSION_ID_PATTERN.test(`${LEGACY_UNKNOWN_SESSION}:${userId}`) && isIdentifier(userId) ? userId : digestOf(userId);
 
-  const routingKey = (sessionId: string): string => {
-    const checked = sessionId.replace(UUID, '-');
-    return redactText(checked) === checked ? sessionId : digestOf(sessionId);
-  };
+  const routingKey = (sessionId: string): string => (isIdentifier(sessionId) ? sessionId : digestOf(sessionId));
 
   return {
     routingKey,

@@ -4,7 +4,7 @@
  * does to it is session-event.ts; its parts have modules of their own (component-hints.ts,
  * session-schemas.ts, session-budget.ts).
  */
-import type { HintShape } from './redaction.js';
+import type { HintShape } from '../privacy/hints.js';
 import type { RegisteredSchema } from './screen-schema.js';
 
 export interface ComponentHint {

@@ -4,7 +4,7 @@
  */
 import type { RedactedEvent } from './event-redaction.js';
 import { own } from './own.js';
-import type { HintShape } from './redaction.js';
+import type { HintShape } from '../privacy/hints.js';
 import { schemaIndex } from './schema-index.js';
 import type { RegisteredSchema } from './screen-schema.js';
 import { screenKey } from './screen-schema.js';

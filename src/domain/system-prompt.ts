@@ -1,8 +1,8 @@
-import { quoteClientText } from './client-text.js';
+import { quoteClientText } from '../privacy/client-text.js';
 import type { KbSelection, KnowledgeBase } from './kyc-knowledge.js';
 import { failureGuidance, selectKnowledge, stepIdFor } from './kyc-knowledge.js';
-import type { HintShape } from './redaction.js';
-import { isEmptyHint } from './redaction.js';
+import type { HintShape } from '../privacy/hints.js';
+import { isEmptyHint } from '../privacy/hints.js';
 import { screenKey } from './screen-schema.js';
 import type { FlowProgress } from './flow.js';
 import type { ComponentHint, ValidationFailure } from './session-record.js';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { redactValue } from '../domain/event-redaction.js';
-import type { PiiRules } from '../domain/pii/rules.js';
+import type { PiiRules } from '../privacy/rules.js';
 import { parseOr422 } from './validate.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { redactText } from '../domain/event-redaction.js';
+import { redactText } from '../privacy/scrub.js';
 
 /** An error whose status and detail go to the client as they are: `{"detail": ...}`. */
 export class HttpError extends Error {

@@ -1,5 +1,5 @@
-import { redactText } from '../domain/event-redaction.js';
-import { shownCut } from '../domain/shown-cut.js';
+import { redactText } from '../privacy/scrub.js';
+import { shownCut } from '../privacy/shown-cut.js';
 
 const MAX_KEY_SHOWN = 40;
 

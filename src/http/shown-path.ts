@@ -1,4 +1,4 @@
-import { redactText } from '../domain/event-redaction.js';
+import { redactText } from '../privacy/scrub.js';
 
 /**
  * A request path as an error detail or a log line shows it: decoded first, since a client that

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { shownCut } from '../domain/shown-cut.js';
+import { shownCut } from '../privacy/shown-cut.js';
 import { HttpError, describeIssues } from './http-error.js';
 
 /** 422 naming every offending field, or the parsed value. */

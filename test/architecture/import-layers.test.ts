@@ -9,21 +9,22 @@ import { describe, expect, it } from 'vitest';
  * client and the console's browser files stand apart from the service and import none of it.
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
-  domain: [],
-  machines: ['domain'],
-  config: ['domain'],
-  logger: ['domain', 'config'],
-  integrations: ['domain', 'config'],
-  store: ['domain', 'config', 'integrations'],
-  metrics: ['domain', 'store'],
-  actors: ['domain', 'machines', 'config', 'integrations', 'store', 'metrics'],
+  privacy: [],
+  domain: ['privacy'],
+  machines: ['privacy', 'domain'],
+  config: ['privacy', 'domain'],
+  logger: ['privacy', 'domain', 'config'],
+  integrations: ['privacy', 'domain', 'config'],
+  store: ['privacy', 'domain', 'config', 'integrations'],
+  metrics: ['privacy', 'domain', 'store'],
+  actors: ['privacy', 'domain', 'machines', 'config', 'integrations', 'store', 'metrics'],
   // The use cases the routes, the WebSocket and the cluster's wire share, when they get a layer of their own.
-  sessions: ['domain', 'machines', 'config', 'integrations', 'store', 'metrics', 'actors'],
-  cluster: ['domain', 'machines', 'config', 'integrations', 'store', 'metrics', 'actors', 'sessions'],
-  http: ['domain', 'machines', 'config', 'integrations', 'store', 'metrics', 'actors', 'sessions', 'cluster'],
+  sessions: ['privacy', 'domain', 'machines', 'config', 'integrations', 'store', 'metrics', 'actors'],
+  cluster: ['privacy', 'domain', 'machines', 'config', 'integrations', 'store', 'metrics', 'actors', 'sessions'],
+  http: ['privacy', 'domain', 'machines', 'config', 'integrations', 'store', 'metrics', 'actors', 'sessions', 'cluster'],
   client: [],
   'sqlite-warning': [],
-  main: ['domain', 'machines', 'config', 'logger', 'integrations', 'store', 'metrics', 'actors', 'sessions', 'cluster', 'http', 'sqlite-warning'],
+  main: ['privacy', 'domain', 'machines', 'config', 'logger', 'integrations', 'store', 'metrics', 'actors', 'sessions', 'cluster', 'http', 'sqlite-warning'],
 };
 
 const SRC = resolve(import.meta.dirname, '../../src');

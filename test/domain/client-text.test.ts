@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flattenClientText, quoteClientText } from '../../src/domain/client-text.js';
+import { flattenClientText, quoteClientText } from '../../src/privacy/client-text.js';
 
 describe('client text in a prompt', () => {
   it.each([

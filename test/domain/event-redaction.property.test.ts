@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { redactEvent, redactSizedEvent, redactValue } from '../../src/domain/event-redaction.js';
-import { scrubText } from '../../src/domain/pii/scrub.js';
+import { scrubText } from '../../src/privacy/scrub.js';
 import { EventInSchema } from '../../src/domain/sdk-event.js';
 import { plantedEvent } from '../support/identity-events.js';
 import { classicValue, embed, identityValue, leaks, nearMiss } from '../support/identity-values.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { redactEvent } from '../../src/domain/event-redaction.js';
-import { scrubText } from '../../src/domain/pii/scrub.js';
-import { redactHint } from '../../src/domain/redaction.js';
+import { scrubText } from '../../src/privacy/scrub.js';
+import { redactHint } from '../../src/privacy/hints.js';
 import { EventInSchema } from '../../src/domain/sdk-event.js';
 import { withVerhoeff } from '../support/identity-values.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WITHHELD_MARK, redactForInspection } from '../../src/domain/inspection-redaction.js';
+import { WITHHELD_MARK, redactForInspection } from '../../src/privacy/inspection-redaction.js';
 
 describe('redactForInspection', () => {
   it('withholds hints and tokens under any key path, and drops replies, knowledge-base sources and functions', () => {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JsonObjectSize, jsonSize } from '../../src/domain/json-size.js';
-import type { HintShape } from '../../src/domain/redaction.js';
-import { hintShapeSize } from '../../src/domain/redaction.js';
+import type { HintShape } from '../../src/privacy/hints.js';
+import { hintShapeSize } from '../../src/domain/hint-bytes.js';
 
 const stringified = (value: unknown): number => JSON.stringify(value)?.length ?? 0;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { patternSize } from '../../src/domain/pattern-size.js';
-import { describeShape, matchesPattern } from '../../src/domain/redaction.js';
+import { patternSize } from '../../src/privacy/pattern-size.js';
+import { describeShape, matchesPattern } from '../../src/privacy/hints.js';
 
 describe('a pattern written out: its atoms once counted repetitions are copies', () => {
   it.each([

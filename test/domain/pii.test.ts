@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { verhoeffValid } from '../../src/domain/pii/check-digits.js';
-import { MAX_SCAN_CHARS } from '../../src/domain/pii/limits.js';
-import { createPiiRules } from '../../src/domain/pii/rules.js';
-import { maskKeyed, scrubText } from '../../src/domain/pii/scrub.js';
-import { redactHint } from '../../src/domain/redaction.js';
+import { verhoeffValid } from '../../src/privacy/check-digits.js';
+import { MAX_SCAN_CHARS } from '../../src/privacy/limits.js';
+import { createPiiRules } from '../../src/privacy/rules.js';
+import { maskKeyed, scrubText } from '../../src/privacy/scrub.js';
+import { redactHint } from '../../src/privacy/hints.js';
 import { NEAR_MISSES, withVerhoeff } from '../support/identity-values.js';
 
 const kindOf = (text: string, otp = false) => scrubText(text, otp).findings.map((finding) => finding.kind);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeShape, maskValue, matchesPattern, redactHint } from '../../src/domain/redaction.js';
+import { describeShape, maskValue, matchesPattern, redactHint } from '../../src/privacy/hints.js';
 
 describe('maskValue', () => {
   it.each([

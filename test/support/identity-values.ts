@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { verhoeffValid } from '../../src/domain/pii/check-digits.js';
+import { verhoeffValid } from '../../src/privacy/check-digits.js';
 
 /**
  * Generators of the identity values the redaction pass must catch, in the formats people and

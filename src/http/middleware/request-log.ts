@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { shownCut } from '../../domain/shown-cut.js';
+import { shownCut } from '../../privacy/shown-cut.js';
 import { acceptableId } from '../../domain/trace.js';
 import { requestContext } from '../request-context.js';
 import { shownPath } from '../shown-path.js';

@@ -1,6 +1,7 @@
-import { redactForIngest, redactText, redactValue } from '../../domain/event-redaction.js';
-import { shownCut } from '../../domain/shown-cut.js';
-import type { PiiRules } from '../../domain/pii/rules.js';
+import { redactForIngest, redactValue } from '../../domain/event-redaction.js';
+import { redactText } from '../../privacy/scrub.js';
+import { shownCut } from '../../privacy/shown-cut.js';
+import type { PiiRules } from '../../privacy/rules.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { stringify } from 'safe-stable-stringify';

@@ -57,9 +57,33 @@ export const ROUTING_KEYS: readonly string[] = ['session_id'];
 
 export const normalizeKey = (key: string) => key.toLowerCase().replace(/[\s_-]/g, '');
 
-const OTP_WORD = /(?:^|[^a-z])otp(?:[^a-z]|$)/;
-/** A field or component named for an OTP ("otp", "otp_input", "enterOtp"), not merely containing the letters. */
-export const isOtpName = (name: string | null | undefined) => typeof name === 'string' && name.length >= 3 && /otp/i.test(name) && OTP_WORD.test(name.toLowerCase());
-
 /** Extra keys must read as keys: a typo such as a stray comma should not silently match nothing. */
 export const EXTRA_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9 _-]{0,63}$/;
+
+/**
+ * Words that say a field holds an identity value, whatever else the key says (docs/privacy.md,
+ * "Keys and components"): `upi_pin`, `atmPin`, `cvv`, `otpInput`, `card_no`, `accountNumber`,
+ * `residential_address`. Read as words of the key (camelCase, digits and separators split), and
+ * `otp`, `cvv`, `mpin`, `upi` also at the start or end of a word (`enterotp`, `otpvalue`).
+ */
+const IDENTITY_WORDS = new Set([
+  'address', 'addr', 'pin', 'pincode', 'otp', 'cvv', 'cvc', 'mpin', 'tpin', 'upi', 'vpa', 'account', 'acct', 'card', 'phone', 'mobile', 'msisdn',
+  'email', 'pan', 'aadhaar', 'aadhar', 'uidai', 'dob', 'birth', 'birthday', 'passport', 'voter', 'epic', 'ifsc', 'password', 'passcode', 'licence',
+  'license', 'gstin', 'uan', 'ckyc', 'iban', 'ssn', 'street',
+]);
+const IDENTITY_AFFIXES = ['otp', 'cvv', 'mpin', 'upi', 'aadhaar', 'aadhar', 'passcode', 'password'];
+
+/** A key's words: camelCase, digits and every separator split, lower case. */
+export function keyWords(key: string): string[] {
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^\p{L}\p{M}]+/u)
+    .filter((word) => word !== '');
+}
+
+/** Whether a key or a component's name says what it holds is an identity value (besides a person's name, which name keys say). */
+export function saysIdentity(name: string): boolean {
+  return keyWords(name).some((word) => IDENTITY_WORDS.has(word) || IDENTITY_AFFIXES.some((affix) => word.length > affix.length && (word.startsWith(affix) || word.endsWith(affix))));
+}

@@ -1,6 +1,6 @@
-import type { PiiRules } from './pii/rules.js';
-import { DEFAULT_PII_RULES } from './pii/rules.js';
-import { scrubText } from './pii/scrub.js';
+import type { PiiRules } from './rules.js';
+import { DEFAULT_PII_RULES } from './rules.js';
+import { scrubText } from './scrub.js';
 
 /**
  * What leaves the process through inspection: session contexts, commands and the results of

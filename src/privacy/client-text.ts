@@ -1,4 +1,4 @@
-import { redactText } from './event-redaction.js';
+import { redactText } from './scrub.js';
 
 /**
  * Client-supplied strings (screen names, component ids, failure codes, choice hints) go into the

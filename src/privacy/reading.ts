@@ -25,7 +25,9 @@ const UUID = /(?<![0-9A-Za-z])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0
 const UUID_LENGTH = 36;
 /** Letters no detector reads as part of a value, and that keep every boundary a letter keeps. */
 const BLANK = 'x';
-const MAY_HOLD_WORDS = /[\p{L}][ ,.-]+[\p{L}\p{N}]/u;
+/** Two number words in a row, glued (`nineeight`, `ninetyeight`): read even with no separator in the text. */
+const GLUED_WORDS = /(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|double|triple|hundred){2}/i;
+const MAY_HOLD_WORDS = /[\p{L}][^\p{L}\p{M}\p{N}]+[\p{L}\p{N}]/u;
 
 /** The reading of `text`, or undefined when it reads as it is written. */
 export function readingOf(text: string): Reading | undefined {
@@ -35,7 +37,7 @@ export function readingOf(text: string): Reading | undefined {
     for (let match = UUID.exec(text); match !== null; match = UUID.exec(text)) ids.push([match.index, match.index + UUID_LENGTH]);
   }
   const inId = (start: number, end: number) => ids.some(([from, to]) => start < to && end > from);
-  const runs = MAY_HOLD_WORDS.test(text) && mayHoldNumberWords(text) ? numberRuns(text, inId) : [];
+  const runs = (MAY_HOLD_WORDS.test(text) && mayHoldNumberWords(text)) || GLUED_WORDS.test(text) ? numberRuns(text, inId) : [];
   if (ids.length === 0 && runs.length === 0) return undefined;
   const pieces = [...ids.map(([start, end]) => ({ start, end, read: BLANK.repeat(end - start) })), ...runs.map((run) => ({ start: run.start, end: run.end, read: run.digits }))].sort((a, b) => a.start - b.start);
   const stretches: Stretch[] = [];

@@ -1,4 +1,4 @@
-import { redactText } from './event-redaction.js';
+import { redactText } from './scrub.js';
 
 /**
  * Client text shown cut short (an echoed id, a key in an error, a logged header): masked first,

@@ -1,13 +1,10 @@
 import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
-import type { ValueShape } from './pii/kinds.js';
-import { jsonNumberSize, jsonStringSize } from './json-size.js';
-import { shapeOf } from './pii/kinds.js';
+import type { ValueShape } from './kinds.js';
+import { shapeOf } from './kinds.js';
 import { patternSize } from './pattern-size.js';
-import { MASKED_WHOLE, maskWhole } from './pii/mask.js';
-import { scrubText } from './pii/scrub.js';
-
-export { maskValue } from './pii/mask.js';
+import { maskWhole } from './mask.js';
+import { KEEPS_LAST_FOUR, scrubText } from './scrub.js';
 
 /**
  * Hint redaction: the backend never keeps a raw input value. Everything here is a
@@ -31,16 +28,6 @@ const MAX_LABEL_CHARS = 32;
 
 export interface HintShape extends ValueShape {
   matches_pattern?: boolean;
-}
-
-const SHAPE_KEYS = { length: jsonStringSize('length') + 1, digits: jsonStringSize('digits') + 1, letters: jsonStringSize('letters') + 1, kind: jsonStringSize('kind') + 1, matches: jsonStringSize('matches_pattern') + 1 };
-
-/** A shape's JSON size from its known fields: every shape is built here or in pii/, never taken from a client. */
-export function hintShapeSize(shape: HintShape): number {
-  let size = 2 + SHAPE_KEYS.length + jsonNumberSize(shape.length) + 1 + SHAPE_KEYS.digits + jsonNumberSize(shape.digits) + 1 + SHAPE_KEYS.letters + jsonNumberSize(shape.letters);
-  if (shape.kind !== undefined) size += 1 + SHAPE_KEYS.kind + jsonStringSize(shape.kind);
-  if (shape.matches_pattern !== undefined) size += 1 + SHAPE_KEYS.matches + (shape.matches_pattern ? 4 : 5);
-  return size;
 }
 
 export interface RedactedHint {
@@ -110,6 +97,8 @@ export interface HintInput {
   masked: boolean | undefined;
   componentType: string | undefined;
   pattern: string | undefined;
+  /** The component's name or type says it holds an identity value (`otp_input`, `account_type`): no choice label is kept. */
+  sensitive?: boolean;
 }
 
 const HAS_DIGIT = /\p{Nd}/u;
@@ -202,7 +191,7 @@ export function redactHint(input: HintInput): RedactedHint | undefined {
   const scan = scrubText(input.hint);
   if (scan.findings.length === 0) {
     if (input.masked === true && clientMaskHolds(input.hint)) return undefined;
-    if (input.masked !== true && isChoiceComponent(input.componentType) && isChoiceLabel(input.hint)) return undefined;
+    if (input.masked !== true && input.sensitive !== true && isChoiceComponent(input.componentType) && isChoiceLabel(input.hint)) return undefined;
   }
   if (input.masked === true) {
     // Masked by the client, yet something in it reads as an identity value or the mask does not
@@ -212,9 +201,9 @@ export function redactHint(input: HintInput): RedactedHint | undefined {
   const shape = describeShape(input.hint, input.pattern);
   if (scan.whole !== undefined) shape.kind = scan.whole;
   if (scan.whole === 'dropped') return { hint: scan.text, masked: true, masked_by: 'server', shape };
-  // A recognised identifier keeps its last four, as the SDKs' own masks do; text nothing
-  // recognises (a name, an address, a value mistyped) is masked whole, since its last four could
-  // be a surname or a PIN code. Dates, names and OTPs are masked whole. The shape says what it was.
-  const keepsLastFour = scan.whole !== undefined && !MASKED_WHOLE.has(scan.whole);
+  // A mobile number or an Aadhaar alone keeps its last four, as the SDKs' own masks do; anything
+  // else (a name, an address, a code, a date, a value mistyped) is masked whole, since its last
+  // four could be a surname or a PIN code. The shape says what it was.
+  const keepsLastFour = scan.whole !== undefined && KEEPS_LAST_FOUR.has(scan.whole);
   return { hint: keepsLastFour ? scan.text : maskWhole(input.hint), masked: true, masked_by: 'server', shape };
 }

@@ -4,8 +4,9 @@
  * digits ("98765 four three two one zero"). Read into digits so the identity detectors can judge
  * them like any other digits (docs/privacy.md, "Numbers in words").
  *
- * Digit by digit and in pairs is how people say phone, Aadhaar and account numbers; hundreds and
- * thousands are not read (no identifier is said that way), so "two hundred" stays two words.
+ * Digit by digit and in pairs is how people say phone, Aadhaar and account numbers; "hundred"
+ * after a digit is read too ("nine hundred eighty seven" is 987), and words glued together
+ * ("nineeightseven", "ninetyeight") read as the words they are made of.
  */
 
 type WordValue =
@@ -16,7 +17,9 @@ type WordValue =
   /** "double", "triple": the next digit said so many times. */
   | { kind: 'repeat'; times: number }
   /** "oh", "o": zero only between other number words, never alone ("oh I see"). */
-  | { kind: 'zero-ish' };
+  | { kind: 'zero-ish' }
+  /** "hundred": the digit before it, then two places the words after it fill. */
+  | { kind: 'hundred' };
 
 const ENGLISH_UNITS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
 const ENGLISH_TEENS = ['ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
@@ -59,6 +62,7 @@ HINGLISH_UNITS.forEach((words, value) => add(words, { kind: 'digits', digits: St
 add('double,dubble,डबल', { kind: 'repeat', times: 2 });
 add('triple,tripple,ट्रिपल', { kind: 'repeat', times: 3 });
 add('oh,o', { kind: 'zero-ish' });
+add('hundred,sau,सौ', { kind: 'hundred' });
 
 const LETTER = /[\p{L}\p{M}]/u;
 
@@ -72,13 +76,43 @@ function valueOf(text: string, start: number, end: number): WordValue | undefine
     const glued = (start > 0 && LETTER.test(text[start - 1]!)) || (end < text.length && LETTER.test(text[end]!));
     return glued ? undefined : { kind: 'digits', digits: text.slice(start, end) };
   }
-  return WORDS.get(fold(text.slice(start, end)));
+  const word = fold(text.slice(start, end));
+  return WORDS.get(word) ?? gluedValue(word);
+}
+
+/** The longest glued word read: longer words are no number anyone says. */
+const MAX_GLUED = 120;
+const GLUABLE = [...WORDS.entries()].filter(([word, value]) => word.length > 2 && value.kind !== 'zero-ish' && /^[a-z]+$/.test(word)).sort((a, b) => b[0].length - a[0].length);
+
+/**
+ * Number words written without spaces ("nineeightsevensix", "ninetyeight"): the word split into
+ * table words, each at least three letters, and read as they would be spaced. Undefined unless
+ * the whole word splits so into at least two.
+ */
+function gluedValue(word: string): WordValue | undefined {
+  if (word.length < 6 || word.length > MAX_GLUED || !/^[a-z]+$/.test(word)) return undefined;
+  const parts: WordValue[] = [];
+  let at = 0;
+  while (at < word.length) {
+    const next = GLUABLE.find(([spelling]) => word.startsWith(spelling, at));
+    if (next === undefined) return undefined;
+    parts.push(next[1]);
+    at += next[0].length;
+  }
+  if (parts.length < 2) return undefined;
+  const digits = digitsOf(parts.map((value) => ({ start: 0, end: 0, value })));
+  return digits === '' ? undefined : { kind: 'digits', digits };
 }
 
 /** Words (letters with their combining marks) and runs of ASCII digits. */
 const TOKEN = /[\p{L}\p{M}]+|\d+/gu;
-/** What may stand between two parts of one number: a space, a comma, a dash, a dot. */
-const JOINER = /^[ ,.-]{0,3}$/;
+/**
+ * What may stand between two parts of one number: up to three characters that are neither
+ * letters nor digits (a space, a comma, a dash, a dot, a slash, an underscore, a control
+ * character read as a space), or "and" with them.
+ */
+const JOINER = /^[^\p{L}\p{M}\p{N}]{0,3}$|^[^\p{L}\p{M}\p{N}]{0,3}(?:and|aur|और)[^\p{L}\p{M}\p{N}]{0,3}$/iu;
+const AND = /^(?:and|aur|और)$/iu;
 
 /** A stretch of the text read as one number. */
 export interface NumberRun {
@@ -98,8 +132,26 @@ function digitsOf(run: Token[]): string {
   for (let i = 0; i < run.length; i += 1) {
     const value = run[i]!.value;
     const next = run[i + 1]?.value;
-    if (value.kind === 'digits') digits += value.digits;
-    else if (value.kind === 'zero-ish') digits += '0';
+    if (value.kind === 'digits') {
+      if (next?.kind === 'hundred' && value.digits.length === 1) {
+        const after = run[i + 2]?.value;
+        const afterNext = run[i + 3]?.value;
+        if (after?.kind === 'tens' && afterNext?.kind === 'digits' && /^[1-9]$/.test(afterNext.digits)) {
+          digits += value.digits + after.digit + afterNext.digits;
+          i += 3;
+        } else if (after?.kind === 'tens') {
+          digits += `${value.digits}${after.digit}0`;
+          i += 2;
+        } else if (after?.kind === 'digits' && after.digits.length <= 2) {
+          digits += value.digits + after.digits.padStart(2, '0');
+          i += 2;
+        } else {
+          digits += `${value.digits}00`;
+          i += 1;
+        }
+      } else digits += value.digits;
+    } else if (value.kind === 'zero-ish') digits += '0';
+    else if (value.kind === 'hundred') digits += '100';
     else if (value.kind === 'tens') {
       if (next?.kind === 'digits' && /^[1-9]$/.test(next.digits)) {
         digits += value.digit + next.digits;
@@ -149,6 +201,8 @@ export function numberRuns(text: string, skip: (start: number, end: number) => b
     const value = skip(start, end) || isOneTime(text, start, end) ? undefined : valueOf(text, start, end);
     const previous = run[run.length - 1];
     if (value === undefined) {
+      // "and" between two parts of a number keeps the run open; the joiner test below decides.
+      if (run.length > 0 && AND.test(match[0])) continue;
       if (run.length > 0) closeRun(run, text, runs);
       run = [];
       continue;

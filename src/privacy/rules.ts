@@ -1,12 +1,11 @@
 /**
- * The one definition of "sensitive" for events, logs and inspection: value detectors for the
- * identifiers of Indian KYC (detectors.ts), and key rules for fields that hold identity values
- * whatever they look like (keys.ts). Both are data; a deployment adds keys with PII_EXTRA_KEYS.
+ * The key half of the one rule for events, logs and inspection (docs/privacy.md, "Keys and
+ * components"): a key whose name says it holds an identity value has its value masked whole,
+ * whatever the value looks like. A deployment adds keys with PII_EXTRA_KEYS.
  */
-import { jsonStringSize } from '../json-size.js';
-import { isOtpName, NAME_KEY, normalizeKey, ROUTING_KEYS, SENSITIVE_KEYS, THING_NAME_KEYS, throughNameWord } from './keys.js';
-import { readerView } from '../plain-text.js';
-import { mayHoldIdentity } from './may-hold-identity.js';
+import { NAME_KEY, normalizeKey, ROUTING_KEYS, saysIdentity, SENSITIVE_KEYS, THING_NAME_KEYS, throughNameWord } from './keys.js';
+import { readerView } from './plain-text.js';
+import { mayHoldIdentity } from './scrub.js';
 
 export interface PiiRules {
   /**
@@ -24,12 +23,8 @@ export interface PiiRules {
 export interface KeyFacts {
   routing: boolean;
   sensitive: boolean;
-  /** Names an OTP field: its values are read as OTPs. */
-  otp: boolean;
   /** The key itself could hold an identity value, so it is scanned like any text. */
   mayHoldIdentity: boolean;
-  /** The key's share of an object's JSON: quoted, escaped, and its colon. */
-  jsonBytes: number;
 }
 
 /** Distinct keys remembered per rule set: clients repeat the same few, and the bound keeps memory flat. */
@@ -45,7 +40,7 @@ export function createPiiRules(extraKeys: readonly string[] = []): PiiRules {
     const named = throughNameWord(key);
     return named !== undefined && !things.has(named);
   };
-  const isSensitive = (key: string, normal: string) => sensitive.has(normal) || namesAPerson(key, normal);
+  const isSensitive = (key: string, normal: string) => sensitive.has(normal) || namesAPerson(key, normal) || saysIdentity(key);
   const routing = new Set(ROUTING_KEYS);
   // Normalising a key costs more than the rest of its check: each key is looked at once.
   const seen = new Map<string, KeyFacts>();
@@ -54,7 +49,7 @@ export function createPiiRules(extraKeys: readonly string[] = []): PiiRules {
     const isRouting = routing.has(key);
     // Read as a person reads it: `ｎａｍｅ`, `na\u200bme` and a Cyrillic `nаme` are `name`.
     const read = readerView(key);
-    return { routing: isRouting, sensitive: !isRouting && isSensitive(read, normalizeKey(read)), otp: isOtpName(read), mayHoldIdentity: mayHoldIdentity(key), jsonBytes: jsonStringSize(key) + 1 };
+    return { routing: isRouting, sensitive: !isRouting && isSensitive(read, normalizeKey(read)), mayHoldIdentity: mayHoldIdentity(key) };
   };
   const keyFacts = (key: string): KeyFacts => {
     // A key longer than any field name is worked out each time: remembered, 4,096 of them could hold a client's 64 KiB bodies.
@@ -68,7 +63,7 @@ export function createPiiRules(extraKeys: readonly string[] = []): PiiRules {
     return facts;
   };
   return {
-    isSensitiveKey: (key) => !routing.has(key) && sensitive.has(normalizeKey(key)),
+    isSensitiveKey: (key) => !routing.has(key) && (sensitive.has(normalizeKey(key)) || saysIdentity(key)),
     isRoutingKey: (key) => keyFacts(key).routing,
     keyFacts,
   };

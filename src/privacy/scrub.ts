@@ -1,0 +1,76 @@
+import type { Finding, PiiKind, ValueShape } from './kinds.js';
+import { shapeOf } from './kinds.js';
+import { MAX_SCAN_CHARS } from './limits.js';
+import { maskWhole } from './mask.js';
+import { mayHoldNumberWords } from './number-words.js';
+import { readerView } from './plain-text.js';
+import { readingOf, writeBack } from './reading.js';
+import { applyRule } from './text-rule.js';
+import { ADDRESS_WORDS, NAME_LABELS, SPOKEN_AT } from './words.js';
+
+export interface ScrubResult {
+  text: string;
+  findings: Finding[];
+  /** The whole string (trimmed) was one masked value. */
+  whole: PiiKind | undefined;
+}
+
+const clean = (text: string): ScrubResult => ({ text, findings: [], whole: undefined });
+
+/**
+ * Words that bring the rule into ASCII text with no digit and no `@`: "at" of a handle, a name's
+ * label, a place word, a colon of `Label: Name`, numbers in words (checked apart).
+ */
+const CUE_WORDS = [...SPOKEN_AT, ...ADDRESS_WORDS, ...NAME_LABELS.map((label) => label.split(' ')[0]!)].filter((word) => /^[a-z'/]+$/.test(word));
+const WORD_CUE = new RegExp(`(?<![a-z])(?:${[...new Set(CUE_WORDS)].sort((a, b) => b.length - a.length).join('|')})(?![a-z])|[:=]|[cdsw]/o`, 'i');
+const GLUED_NUMBER = /(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|double|triple|hundred){2}/i;
+
+/**
+ * Whether `text` could hold anything the rule masks: a digit, an `@`, another script (its digits,
+ * its month names), or one of the words above. One pass over the characters for most strings.
+ */
+export function mayHoldIdentity(text: string): boolean {
+  if (text.length > MAX_SCAN_CHARS) return true;
+  if (text.length < 2) return false;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if ((code >= 48 && code <= 57) || code === 64 || code > 127) return true;
+  }
+  return WORD_CUE.test(text) || mayHoldNumberWords(text) || GLUED_NUMBER.test(text);
+}
+
+/**
+ * The default-deny rule over one client text (docs/privacy.md, "The rule"): read as a person
+ * reads it, then masked where it shows a value's shape; the rest stays readable. Strings over the
+ * budget are not read but dropped with a marker.
+ */
+export function scrubText(input: string): ScrubResult {
+  if (input.length > MAX_SCAN_CHARS) {
+    return { text: `[dropped: ${input.length} chars]`, findings: [{ kind: 'dropped', shape: { length: input.length, digits: 0, letters: 0, kind: 'dropped' } }], whole: 'dropped' };
+  }
+  if (!mayHoldIdentity(input)) return clean(input);
+  const view = readerView(input);
+  const reading = readingOf(view);
+  const result = applyRule(reading?.text ?? view);
+  if (result.findings.length === 0) return clean(input);
+  return { text: reading ? writeBack(view, reading, result.text, maskWhole) : result.text, findings: result.findings, whole: result.whole };
+}
+
+/** For any client text the service keeps, shows or logs (a screen name, a trigger signal, a header). */
+export const redactText = (value: string): string => scrubText(value).text;
+
+/** A mask may keep the last four of these, and of nothing else (docs/privacy.md, "What a mask keeps"). */
+export const KEEPS_LAST_FOUR: ReadonlySet<PiiKind> = new Set(['phone', 'aadhaar']);
+
+/**
+ * A value under a key (or in a component) whose name says it holds an identity value: masked
+ * whole whatever it looks like, with its shape. A mobile number or an Aadhaar alone keeps its
+ * last four; anything else (a name, an address, a code, a date) shows nothing.
+ */
+export function maskKeyed(value: string): { text: string; shape: ValueShape } {
+  if (value.length > MAX_SCAN_CHARS) return { text: `[dropped: ${value.length} chars]`, shape: { length: value.length, digits: 0, letters: 0, kind: 'dropped' } };
+  const scan = scrubText(value);
+  const kind = scan.whole ?? 'text';
+  const text = KEEPS_LAST_FOUR.has(kind) ? scan.text : maskWhole(value);
+  return { text, shape: shapeOf(value, kind) };
+}

@@ -1,0 +1,416 @@
+import { verhoeffValid, luhnValid } from './check-digits.js';
+import type { Finding, PiiKind } from './kinds.js';
+import { shapeOf } from './kinds.js';
+import { ADDRESS_WORDS, AND_WORDS, HANDLE_PROVIDERS, MONTH_WORDS, NAME_LABELS, NAME_STOP_WORDS, SAFE_WORDS, SPOKEN_AT, SPOKEN_JOINERS } from './words.js';
+
+/**
+ * The default-deny rule over one client text, as a reader reads it (docs/privacy.md, "The
+ * rule"): the text has its digits in ASCII and its numbers in words read as digits already
+ * (plain-text.ts, reading.ts). The rule tests shapes, not forms: a run of four or more digits
+ * however separated, a token mixing letters and digits, letters spelled next to such a run, a
+ * handle, a date, a name after a label, an address around a place word. What it marks is starred
+ * where it stands, each mask as long as what it replaced, so the caller can write it back onto
+ * the text as sent.
+ */
+
+interface Token {
+  start: number;
+  end: number;
+  /** Lower case, as the word lists are. */
+  word: string;
+  digits: number;
+  letters: number;
+}
+
+/** A stretch the rule masks: tokens `from` to `to`, inclusive. */
+interface Group {
+  from: number;
+  to: number;
+  kind: PiiKind;
+  /** A 10-digit mobile number or a 12-digit Aadhaar keeps its last four digits (docs/privacy.md). */
+  keepLastFour?: boolean;
+}
+
+const TOKEN = /[\p{L}\p{M}\p{N}]+/gu;
+const LETTER = /\p{L}/u;
+/** Between two groups of one value: up to three characters that are neither letters nor digits. */
+const MAX_GAP = 3;
+/** A gap that is a separator, not a sentence's end: no more than MAX_GAP characters, none of them letters or digits. */
+const isSeparator = (gap: string): boolean => gap.length <= MAX_GAP;
+
+function tokensOf(text: string): Token[] {
+  const tokens: Token[] = [];
+  TOKEN.lastIndex = 0;
+  for (let match = TOKEN.exec(text); match !== null; match = TOKEN.exec(text)) {
+    const value = match[0];
+    let digits = 0;
+    let letters = 0;
+    for (let i = 0; i < value.length; i += 1) {
+      const code = value.charCodeAt(i);
+      if (code >= 48 && code <= 57) digits += 1;
+      else if (code < 128 || LETTER.test(value[i]!)) letters += 1;
+    }
+    tokens.push({ start: match.index, end: match.index + value.length, word: value.toLowerCase(), digits, letters });
+  }
+  return tokens;
+}
+
+const isDigits = (token: Token) => token.letters === 0 && token.digits > 0;
+const isLetters = (token: Token) => token.digits === 0;
+const isSafe = (token: Token) => SAFE_WORDS.has(token.word);
+const gapBetween = (text: string, tokens: Token[], left: number, right: number) => text.slice(tokens[left]!.end, tokens[right]!.start);
+
+/** What a run of digits is, for its shape; and whether its mask may keep the last four. */
+function digitKind(digits: string): { kind: PiiKind; keepLastFour: boolean } {
+  const n = digits.length;
+  const first = digits.charCodeAt(0) - 48;
+  if (n === 10 && first >= 6) return { kind: 'phone', keepLastFour: true };
+  if (n === 11 && first === 0 && digits.charCodeAt(1) >= 54) return { kind: 'phone', keepLastFour: true };
+  if (n === 12 && digits.startsWith('91') && digits.charCodeAt(2) >= 54) return { kind: 'phone', keepLastFour: true };
+  if (n === 12 && first >= 2 && verhoeffValid(digits)) return { kind: 'aadhaar', keepLastFour: true };
+  if (n === 16 && verhoeffValid(digits)) return { kind: 'vid', keepLastFour: false };
+  if (n >= 13 && n <= 19 && luhnValid(digits)) return { kind: 'card', keepLastFour: false };
+  return { kind: 'number', keepLastFour: false };
+}
+
+/** Document shapes, read on a value's letters and digits run together, for the kind its shape reports. */
+const DOCUMENT_SHAPES: readonly [RegExp, PiiKind][] = [
+  [/^\d{2}[A-Z]{5}\d{4}[A-Z][0-9A-Z]Z[0-9A-Z]$/, 'gstin'],
+  [/^[A-Z]{5}\d{4}[A-Z]$/, 'pan'],
+  [/^[A-Z]{4}0[A-Z0-9]{6}$/, 'ifsc'],
+  [/^[A-Z]{3}\d{7}$/, 'voter_id'],
+  [/^[A-Z]\d{7}$/, 'passport'],
+  [/^[A-Z]{2}\d{13}$/, 'driving_licence'],
+  [/^[A-Z]{2}\d{1,2}[A-Z]{1,3}\d{4}$/, 'vehicle'],
+];
+
+export function documentKind(compact: string): PiiKind | undefined {
+  const upper = compact.toUpperCase();
+  return DOCUMENT_SHAPES.find(([shape]) => shape.test(upper))?.[1];
+}
+
+/** A text's letters and digits, run together. */
+export const compactOf = (text: string): string => text.replace(/[^\p{L}\p{N}]+/gu, '');
+
+/** Months, said (`August`) or written in another script (`ஆகஸ்ட்`); NFKC and lower case. */
+const isMonth = (token: Token) => MONTH_WORDS.has(token.word);
+
+/**
+ * Four digits just after a mask's stars (`******3210`, `XXXX XXXX 9012`): the last four a mask
+ * keeps, read again. Masking them would make the rule undo its own output on a second pass.
+ */
+function isKeptLastFour(text: string, token: Token): boolean {
+  if (token.digits !== 4 || token.letters !== 0) return false;
+  const before = text.slice(Math.max(0, token.start - 6), token.start);
+  return /[*•●#][\s-]?$/.test(before) || /[xX]{2}[\s-]?$/.test(before);
+}
+
+class Marks {
+  readonly groups: Group[] = [];
+  readonly masked: boolean[];
+  constructor(readonly tokens: Token[]) {
+    this.masked = tokens.map(() => false);
+  }
+  add(from: number, to: number, kind: PiiKind, keepLastFour = false): void {
+    if (from > to) return;
+    this.groups.push({ from, to, kind, keepLastFour });
+    for (let i = from; i <= to; i += 1) this.masked[i] = true;
+  }
+}
+
+/** Runs of digits across separators (and "and"): four digits or more are a value. */
+function markDigitRuns(text: string, marks: Marks): void {
+  const { tokens } = marks;
+  let i = 0;
+  while (i < tokens.length) {
+    if (!isDigits(tokens[i]!)) {
+      i += 1;
+      continue;
+    }
+    let end = i;
+    let digits = text.slice(tokens[i]!.start, tokens[i]!.end);
+    for (let next = i + 1; next < tokens.length; next += 1) {
+      const token = tokens[next]!;
+      if (isDigits(token) && isSeparator(gapBetween(text, tokens, next - 1, next))) {
+        digits += text.slice(token.start, token.end);
+        end = next;
+        continue;
+      }
+      // "1234 and 5678": "and" joins two parts of one number.
+      const after = tokens[next + 1];
+      if (AND_WORDS.has(token.word) && after !== undefined && isDigits(after) && isSeparator(gapBetween(text, tokens, next - 1, next)) && isSeparator(gapBetween(text, tokens, next, next + 1))) {
+        continue;
+      }
+      break;
+    }
+    if (digits.length < 4 && afterCodeLabel(tokens, i)) {
+      marks.add(i, end, 'otp');
+    } else if (digits.length >= 4 && !(end === i && isKeptLastFour(text, tokens[i]!))) {
+      const { kind, keepLastFour } = digitKind(digits);
+      const [from, to] = spelledAround(text, marks, i, end);
+      const compactKind = from < i || to > end ? documentKind(compactOf(text.slice(tokens[from]!.start, tokens[to]!.end))) : undefined;
+      marks.add(from, to, compactKind ?? kind, keepLastFour && from === i && to === end);
+    }
+    i = end + 1;
+  }
+}
+
+/** Words that name a short secret: the digits after them are one however few (`cvv 123`, `pin is 42`). */
+const CODE_LABELS = new Set(['cvv', 'cvc', 'pin', 'mpin', 'tpin', 'otp', 'ओटीपी', 'पिन']);
+function afterCodeLabel(tokens: Token[], index: number): boolean {
+  for (let back = index - 1; back >= Math.max(0, index - 3); back -= 1) {
+    const word = tokens[back]!.word;
+    if (CODE_LABELS.has(word)) return true;
+    if (word !== 'is' && word !== 'was' && word !== 'my' && word !== 'the' && word !== 'hai') return false;
+  }
+  return false;
+}
+
+/**
+ * Letters spelled next to a run of digits belong to it (`K L M 3 9 2 8 1 7 4`, `hdfc 0001234`,
+ * `ADE PS 8624 F`): short words that are not common talk, up to five before and four after, and
+ * short digit groups among them (`27 ABCDE 1234`).
+ */
+function spelledAround(text: string, marks: Marks, from: number, to: number): [number, number] {
+  const { tokens } = marks;
+  // A single letter, or capitals (`KA`, `ID`), are spelled whatever word they also are.
+  const spelled = (token: Token) => token.letters === 1 || (token.letters <= 3 && text.slice(token.start, token.end) === token.word.toUpperCase());
+  const belongs = (token: Token) =>
+    (isLetters(token) && token.letters <= 5 && (!isSafe(token) || spelled(token))) || (isDigits(token) && token.digits <= 3) || (token.digits > 0 && token.digits <= 2 && token.letters <= 3);
+  let start = from;
+  for (let taken = 0; taken < 5 && start > 0; taken += 1) {
+    const previous = tokens[start - 1]!;
+    if (!belongs(previous) || !isSeparator(gapBetween(text, tokens, start - 1, start))) break;
+    start -= 1;
+  }
+  let end = to;
+  for (let taken = 0; taken < 4 && end < tokens.length - 1; taken += 1) {
+    const next = tokens[end + 1]!;
+    const short = (isLetters(next) && next.letters <= 3 && (!isSafe(next) || next.letters === 1)) || (isDigits(next) && next.digits <= 3) || (next.digits > 0 && next.letters > 0);
+    if (!short || !isSeparator(gapBetween(text, tokens, end, end + 1))) break;
+    end += 1;
+  }
+  return [start, end];
+}
+
+/** Tokens that mix letters and digits are masked to their shape; two digits or fewer (`v2`, `4B`, `step_21`) say nothing. */
+function markMixed(text: string, marks: Marks): void {
+  marks.tokens.forEach((token, index) => {
+    if (marks.masked[index] || token.digits === 0 || token.letters === 0) return;
+    if (token.digits <= 2) return;
+    marks.add(index, index, documentKind(text.slice(token.start, token.end)) ?? 'number');
+  });
+}
+
+/** The parts of a handle joined by `.`, `_`, `-`, `+` or a spoken "dot", from `at` outwards. */
+function handleChain(text: string, marks: Marks, at: number, step: 1 | -1): [number, number] | undefined {
+  const { tokens } = marks;
+  const first = at + step;
+  if (first < 0 || first >= tokens.length) return undefined;
+  let edge = first;
+  for (;;) {
+    const joiner = edge + step;
+    if (joiner < 0 || joiner >= tokens.length) break;
+    const gap = step === 1 ? gapBetween(text, tokens, edge, joiner) : gapBetween(text, tokens, joiner, edge);
+    if (/^\s?[._+-]\s?$/.test(gap)) {
+      edge = joiner;
+      continue;
+    }
+    const spoken = tokens[joiner]!;
+    const beyond = joiner + step;
+    if (SPOKEN_JOINERS.has(spoken.word) && beyond >= 0 && beyond < tokens.length && /^\s$/.test(gap)) {
+      edge = beyond;
+      continue;
+    }
+    break;
+  }
+  return step === 1 ? [first, edge] : [edge, first];
+}
+
+/** `x@y`, `x @ y`, `x at y`, `x (at) y`, `x at the rate y`, with or without a domain after. */
+function markHandles(text: string, marks: Marks): void {
+  const { tokens } = marks;
+  for (let i = 0; i + 1 < tokens.length; i += 1) {
+    const gap = gapBetween(text, tokens, i, i + 1);
+    if (gap.includes('@') && gap.trim().length <= 3) {
+      const left = handleChain(text, marks, i + 1, -1);
+      const right = handleChain(text, marks, i, 1);
+      if (left && right) {
+        const kind: PiiKind = right[1] > right[0] ? 'email' : 'upi';
+        marks.add(left[0], right[1], kind);
+      }
+    }
+  }
+  for (let at = 1; at + 1 < tokens.length; at += 1) {
+    if (!SPOKEN_AT.has(tokens[at]!.word)) continue;
+    const before = gapBetween(text, tokens, at - 1, at);
+    const after = gapBetween(text, tokens, at, at + 1);
+    const bracketed = /[[({<]\s*$/.test(before) && /^\s*[\])}>]/.test(after);
+    // "at the rate (of)" is how `@` is read out.
+    let rightFrom = at;
+    if (tokens[at + 1]?.word === 'the' && tokens[at + 2]?.word === 'rate') rightFrom = tokens[at + 3]?.word === 'of' ? at + 3 : at + 2;
+    const spokenRate = rightFrom !== at;
+    const left = handleChain(text, marks, at, -1);
+    const right = handleChain(text, marks, rightFrom, 1);
+    if (!left || !right) continue;
+    const leftWord = tokens[left[1]]!;
+    const rightWord = tokens[right[0]]!;
+    const joined = left[1] > left[0] || right[1] > right[0];
+    const handle = bracketed || spokenRate || HANDLE_PROVIDERS.has(rightWord.word) || joined || (!isSafe(leftWord) && !isSafe(rightWord));
+    if (handle) marks.add(left[0], right[1], right[1] > right[0] ? 'email' : 'upi');
+  }
+}
+
+/**
+ * Dates: a month's name next to a day or a year (in any order, any script's digits), and a day
+ * and a four-digit year with any one word between them (`17 ஆகஸ்ட் 1993`, a month in a script no
+ * list holds). Numeric dates are runs of four digits or more, masked above.
+ */
+function markDates(text: string, marks: Marks): void {
+  const { tokens } = marks;
+  const dayOrYear = (token: Token | undefined) => token !== undefined && ((isDigits(token) && token.digits <= 4) || (token.digits > 0 && token.digits <= 2 && token.letters <= 2));
+  const filler = (token: Token | undefined) => token !== undefined && (token.word === 'of' || token.word === 'the');
+  tokens.forEach((token, index) => {
+    if (isMonth(token)) {
+      let from = index;
+      let to = index;
+      for (let back = index - 1, seen = 0; back >= 0 && seen < 2; back -= 1) {
+        if (filler(tokens[back])) continue;
+        if (!dayOrYear(tokens[back])) break;
+        from = back;
+        seen += 1;
+      }
+      for (let ahead = index + 1, seen = 0; ahead < tokens.length && seen < 2; ahead += 1) {
+        if (filler(tokens[ahead])) continue;
+        if (!dayOrYear(tokens[ahead])) break;
+        to = ahead;
+        seen += 1;
+      }
+      if (from < index || to > index) marks.add(from, to, 'date');
+      return;
+    }
+    // D word YYYY, YYYY word D.
+    const previous = tokens[index - 1];
+    const next = tokens[index + 1];
+    if (previous && next && isLetters(token) && !isSafe(token)) {
+      const day = (t: Token) => isDigits(t) && t.digits <= 2;
+      const year = (t: Token) => isDigits(t) && t.digits === 4;
+      if ((day(previous) && year(next)) || (year(previous) && day(next))) marks.add(index - 1, index + 1, 'date');
+    }
+  });
+}
+
+const LABEL_STARTS = [...new Set(NAME_LABELS.map((label) => label.split(' ')[0]!))];
+const LABELS_BY_LENGTH = [...NAME_LABELS].sort((a, b) => b.length - a.length);
+
+/** A name told after a label or phrase: the words that follow, up to three, that are not common talk. */
+function markNames(text: string, marks: Marks): void {
+  const { tokens } = marks;
+  const lower = text.toLowerCase();
+  for (let i = 0; i < tokens.length; i += 1) {
+    if (!LABEL_STARTS.includes(tokens[i]!.word) && !/^[cdsw]$/.test(tokens[i]!.word)) continue;
+    const rest = lower.slice(tokens[i]!.start);
+    const label = LABELS_BY_LENGTH.find((candidate) => rest.startsWith(candidate) && !/[\p{L}\p{M}\p{N}]/u.test(rest.charAt(candidate.length)));
+    if (label === undefined) continue;
+    let next = i;
+    while (next < tokens.length && tokens[next]!.end <= tokens[i]!.start + label.length) next += 1;
+    let end = next - 1;
+    for (let taken = 0; taken < 3 && end + 1 < tokens.length; taken += 1) {
+      const word = tokens[end + 1]!;
+      if (!isLetters(word) || isSafe(word) || NAME_STOP_WORDS.has(word.word)) break;
+      end += 1;
+    }
+    if (end >= next) marks.add(next, end, 'name');
+  }
+  // `Label: Capital Words`: words in capitals after a field's label and a colon.
+  for (let i = 0; i + 1 < tokens.length; i += 1) {
+    if (!/^\s*[:=]\s*$/.test(gapBetween(text, tokens, i, i + 1))) continue;
+    let end = i;
+    for (let taken = 0; taken < 3 && end + 1 < tokens.length; taken += 1) {
+      const word = tokens[end + 1]!;
+      const source = text.slice(word.start, word.end);
+      if (!isLetters(word) || isSafe(word) || source.charAt(0) === source.charAt(0).toLowerCase()) break;
+      end += 1;
+    }
+    if (end > i) marks.add(i + 1, end, 'name');
+  }
+}
+
+/** How far after a place word a PIN code still belongs to the same address. */
+const ADDRESS_REACH = 160;
+
+/** Around a place word, the two words either side; from a place word to a six-digit PIN code after it, everything. */
+function markAddresses(text: string, marks: Marks): void {
+  const { tokens } = marks;
+  tokens.forEach((token, index) => {
+    if (!ADDRESS_WORDS.has(token.word)) return;
+    let from = index;
+    for (let back = index - 1; back >= Math.max(0, index - 2); back -= 1) {
+      if (isSafe(tokens[back]!) || tokens[back]!.digits > 6) break;
+      from = back;
+    }
+    let to = index;
+    for (let ahead = index + 1; ahead <= Math.min(tokens.length - 1, index + 2); ahead += 1) {
+      if (isSafe(tokens[ahead]!) && !isDigits(tokens[ahead]!)) break;
+      to = ahead;
+    }
+    for (let ahead = index + 1; ahead < tokens.length && tokens[ahead]!.start - token.end <= ADDRESS_REACH; ahead += 1) {
+      const candidate = tokens[ahead]!;
+      const pin = isDigits(candidate) && (candidate.digits === 6 || (candidate.digits === 3 && tokens[ahead + 1]?.digits === 3 && isDigits(tokens[ahead + 1]!)));
+      if (pin) to = Math.max(to, candidate.digits === 3 ? ahead + 1 : ahead);
+    }
+    if (to > from || from < index) marks.add(from, to, 'address');
+  });
+}
+
+export interface RuleResult {
+  /** The text with every marked token starred; as long as the text, unit for unit. */
+  text: string;
+  findings: Finding[];
+  /** The whole text was one masked value of this kind. */
+  whole: PiiKind | undefined;
+}
+
+/** One star per UTF-16 unit of a letter or digit (and its marks). */
+const starred = (value: string): string => value.replace(/[\p{L}\p{M}\p{N}\p{So}]/gu, (char) => (char.length === 1 ? '*' : '**'));
+
+/** Applies the rule to `text` (a reader's view with numbers in words read as digits). */
+export function applyRule(text: string): RuleResult {
+  const tokens = tokensOf(text);
+  if (tokens.length === 0) return { text, findings: [], whole: undefined };
+  const marks = new Marks(tokens);
+  markDigitRuns(text, marks);
+  markMixed(text, marks);
+  markHandles(text, marks);
+  markDates(text, marks);
+  markNames(text, marks);
+  markAddresses(text, marks);
+  if (marks.groups.length === 0) return { text, findings: [], whole: undefined };
+  const findings: Finding[] = [];
+  const keep = new Set<number>();
+  for (const group of marks.groups) {
+    const value = text.slice(tokens[group.from]!.start, tokens[group.to]!.end);
+    findings.push({ kind: group.kind, shape: shapeOf(value, group.kind) });
+    // Only a group no other group touched keeps its last four.
+    const alone = marks.groups.every((other) => other === group || other.to < group.from || other.from > group.to);
+    if (group.keepLastFour && alone) keep.add(group.to);
+  }
+  let out = '';
+  let at = 0;
+  tokens.forEach((token, index) => {
+    if (!marks.masked[index]) return;
+    out += text.slice(at, token.start);
+    const value = text.slice(token.start, token.end);
+    out += keep.has(index) && value.length >= 4 ? starred(value.slice(0, -4)) + value.slice(-4) : starred(value);
+    at = token.end;
+  });
+  out += text.slice(at);
+  const allMasked = marks.masked.every(Boolean);
+  const whole = allMasked ? (marks.groups.length === 1 ? marks.groups[0]!.kind : wholeKind(marks.groups)) : undefined;
+  return { text: out, findings, whole };
+}
+
+/** A text masked through by several groups is what its first group says, unless a name or an address covers it. */
+function wholeKind(groups: Group[]): PiiKind {
+  return groups.find((group) => group.kind === 'address' || group.kind === 'name' || group.kind === 'date')?.kind ?? groups[0]!.kind;
+}
