@@ -9,16 +9,22 @@ import { scrubText } from '../src/privacy/scrub.js';
  * the whole call (docs/voice-agent.md, "Values said across turns").
  */
 
+/** Hinglish number words that are also English words ("do", "teen"): alone, they say no digit. */
+const ALSO_ENGLISH = new Set(['do', 'teen', 'tin', 'das', 'sat', 'char', 'ek', 'aath', 'nau']);
+
 /** Whether a turn says any digit, in figures of any script or in words. */
 export function holdsDigits(text: string): boolean {
   const view = readerView(text);
-  return /\d/.test(view) || numberRuns(view).length > 0;
+  return /\d/.test(view) || numberRuns(view).some((run) => !ALSO_ENGLISH.has(view.slice(run.start, run.end).toLowerCase()));
 }
 
 /** A turn with every digit hidden, in figures or in words, after the rule has masked it. */
 export function withoutDigits(text: string): string {
   let out = scrubText(text).text;
-  for (const run of numberRuns(out).reverse()) out = out.slice(0, run.start) + out.slice(run.start, run.end).replace(/[\p{L}\p{M}]/gu, '*') + out.slice(run.end);
+  for (const run of numberRuns(out).reverse()) {
+    if (ALSO_ENGLISH.has(out.slice(run.start, run.end).toLowerCase())) continue;
+    out = out.slice(0, run.start) + out.slice(run.start, run.end).replace(/[\p{L}\p{M}]/gu, '*') + out.slice(run.end);
+  }
   return out.replace(/\p{N}/gu, '*');
 }
 

@@ -3,8 +3,9 @@ import { JsonObjectSize, jsonNumberSize, jsonSize, jsonStringSize } from './json
 import type { SdkEvent } from './sdk-event.js';
 import type { HintShape, RedactedHint } from '../privacy/hints.js';
 import { matchesPattern, redactHint } from '../privacy/hints.js';
-import { isIdentifier } from '../privacy/identifier.js';
+import { isIdentifier, patternSyntaxOnly } from '../privacy/identifier.js';
 import type { ValueShape } from '../privacy/kinds.js';
+import { shapeOf } from '../privacy/kinds.js';
 import { MAX_SCAN_DEPTH, MAX_SHAPES } from '../privacy/limits.js';
 import { maskWhole } from '../privacy/mask.js';
 import type { PiiRules } from '../privacy/rules.js';
@@ -77,7 +78,12 @@ const MIN_READ = 1_000;
  * Fields whose value is an identifier or a code (docs/privacy.md, "What is kept"): shown as sent
  * when the text is one (privacy/identifier.ts), else masked whole, never read word by word.
  */
-const IDENTIFIER_FIELDS = new Set(['event', 'user_id', 'request_id', 'trace_id', 'traceparent', 'client_id', 'message_id', 'screen', 'screen_id', 'screen_name', 'component_id', 'component_type', 'component_name', 'failure_reason_code', 'error_code', 'reason_code', 'errors', 'mapping_version']);
+/** Fields holding a field validator's regular expression (privacy/identifier.ts, `patternSyntaxOnly`). */
+const PATTERN_FIELDS = new Set(['expected_pattern', 'pattern', 'regex', 'validation_pattern']);
+
+const IDENTIFIER_NAMES = new Set(['event', 'traceparent', 'screen', 'screen_name', 'component_type', 'component_name', 'failure_reason_code', 'error_code', 'reason_code', 'errors', 'mapping_version']);
+/** Also every id: `id`, `*_id`, `*Id` (`user_id`, `request_id`, `message_id`, `component_id`). */
+const isIdentifierField = (key: string) => IDENTIFIER_NAMES.has(key) || key === 'id' || key.endsWith('_id') || /[a-z]Id$/.test(key);
 
 /**
  * The pass visits every value it returns, so it also counts their JSON size: `size` is that of the
@@ -107,7 +113,7 @@ class Walk {
     this.structure += SLOT_HEAP_BYTES;
     if (typeof value === 'string') {
       this.structure += STRING_HEAP_BYTES;
-      const text = identifier && !sensitive ? this.identifier(value, path) : this.text(value, path, sensitive);
+      const text = sensitive ? this.text(value, path, true) : identifier ? this.identifier(value, path) : PATTERN_FIELDS.has(key) ? this.pattern(value, path) : this.text(value, path, false);
       this.size = jsonStringSize(text);
       return text;
     }
@@ -175,7 +181,7 @@ class Walk {
       }
       const safeKey = shownKey(key, facts.mayHoldIdentity);
       const itemPath = path === '' ? safeKey : `${path}.${safeKey}`;
-      const next = this.value(item, itemPath, depth + 1, sensitive || facts.sensitive, IDENTIFIER_FIELDS.has(key), key);
+      const next = this.value(item, itemPath, depth + 1, sensitive || facts.sensitive, isIdentifierField(key), key);
       if (next !== item || safeKey !== key) changed = true;
       if (safeKey !== key) renamed = true;
       entries.push([safeKey, next]);
@@ -198,8 +204,15 @@ class Walk {
     }
     if (!mayHoldIdentity(value)) return value;
     const scan = scrubText(value);
-    for (const finding of scan.findings) this.note(path, finding.shape);
+    // A value alone in its field is listed with the field's whole shape; values inside text each with their own.
+    if (scan.whole !== undefined) this.note(path, shapeOf(value, scan.whole));
+    else for (const finding of scan.findings) this.note(path, finding.shape);
     return scan.text;
+  }
+
+  /** A validator's pattern: as sent when its syntax aside it holds nothing the rule masks. */
+  pattern(value: string, path: string): string {
+    return mayHoldIdentity(value) && scrubText(patternSyntaxOnly(value)).findings.length > 0 ? this.text(value, path, false) : value;
   }
 
   /** An identifier-like field: as sent when it is an identifier, else masked whole with its shape. */
@@ -265,7 +278,7 @@ export function redactSizedEvent(event: SdkEvent, rules: PiiRules = DEFAULT_PII_
     }
     const safeKey = shownKey(key, facts.mayHoldIdentity);
     const sensitive = facts.sensitive || (component && key === 'properties');
-    const value = walk.value(item, safeKey, 1, sensitive, IDENTIFIER_FIELDS.has(key), key);
+    const value = walk.value(item, safeKey, 1, sensitive, isIdentifierField(key), key);
     if (safeKey !== key) renamed = true;
     // A `__proto__` key must stay data, not become the prototype.
     if (safeKey === '__proto__') Object.defineProperty(out, safeKey, { value, enumerable: true, writable: true, configurable: true });

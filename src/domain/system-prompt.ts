@@ -1,4 +1,4 @@
-import { quoteClientText } from '../privacy/client-text.js';
+import { quoteClientPattern, quoteClientText } from '../privacy/client-text.js';
 import type { KbSelection, KnowledgeBase } from './kyc-knowledge.js';
 import { failureGuidance, selectKnowledge, stepIdFor } from './kyc-knowledge.js';
 import type { HintShape } from '../privacy/hints.js';
@@ -155,7 +155,7 @@ function failureSection(kb: KnowledgeBase, failure: ValidationFailure | null, sc
   }
   if (failure.component_id !== null) where.push(`field ${quoted(failure.component_id)}${failure.component_type ? ` (${quoted(failure.component_type, MAX_TYPE)})` : ''}`);
   if (failure.validation_rule_id !== null) where.push(`rule ${quoted(failure.validation_rule_id)}`);
-  if (failure.expected_pattern !== null) where.push(`expected pattern ${quoted(failure.expected_pattern, MAX_PATTERN)}`);
+  if (failure.expected_pattern !== null) where.push(`expected pattern ${quoteClientPattern(failure.expected_pattern, MAX_PATTERN)}`);
   if (where.length > 0) lines.push(`On ${where.join(', ')}.`);
   if (failure.hint !== null) lines.push(`What was entered (masked, not verified): ${describeEntry(failure)}.`);
   const retries = retriesOf(counts, failure.component_id);

@@ -5,26 +5,44 @@ import { compactOf } from './text-rule.js';
  * What an identifier-like field (a session, user, request or message id, a screen or component
  * name, an error or reason code) may hold and still be shown as sent (docs/privacy.md, "What is
  * kept"): a UUID, a ULID, a hex id, or a token of `[A-Za-z0-9_.:/-]` with no run of six digits
- * across its separators (numbers in words read as digits) and no document's shape.
+ * across its separators (numbers in words read as digits), no four digits split by separators,
+ * no date and no document's shape.
  */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
 /** A hex id as digests and trace ids are written: 16 to 64 hex digits, some of them letters. */
 const HEX_ID = /^(?:0x)?(?=[0-9a-f]*[a-f])[0-9a-f]{16,64}$/i;
-const ID_TOKEN = /^[A-Za-z0-9_.:/-]{1,128}$/;
+/** Up to the 256 characters the schema lets a screen, component or code be. */
+const ID_TOKEN = /^[A-Za-z0-9_.:/-]{1,256}$/;
 /** Six digits or more with only separators between them: a phone, an account, an OTP, a date. */
 const LONG_RUN = /\d(?:[_.:/-]{0,3}\d){5}/;
+/** Four digits or more split by separators (`8-8-1-2`, `482-913`): a value grouped as people write one, not an id's number. */
+const SPLIT_RUN = /\d(?=(?:[_.:/-]{0,3}\d){3})\d*[_.:/-]{1,3}\d/;
+/** A date: day, month and year split by separators, or a month's name beside a number (`5-Jan-92`). */
+const DATE = /(?<![A-Za-z0-9])\d{1,4}[_.:/-]\d{1,2}[_.:/-]\d{2,4}(?![A-Za-z0-9])|(?<![A-Za-z])(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*[_.:/-]?\d|\d[_.:/-]?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?![a-z])/i;
 /** A PAN anywhere in the letters and digits run together (`ABCDE-1234-F`, `user_ABCDE1234F`), a vehicle's registration in one piece. */
 const PAN_INSIDE = /[A-Z]{5}\d{4}[A-Z]/i;
 const VEHICLE = /^[A-Z]{2}\d{1,2}[A-Z]{1,3}\d{4}$/i;
+/** An IFSC (`SBIN0001234`, `OYWC0C52832`), whole or as one part of the id. */
+const IFSC = /^[A-Z]{4}0[A-Z0-9]{6}$/i;
 
 export function isIdentifier(text: string): boolean {
   if (UUID.test(text)) return true;
   if (!ID_TOKEN.test(text)) return false;
   if (ULID.test(text) || HEX_ID.test(text)) return !/\d{10}/.test(text);
   const read = readingOf(text)?.text ?? text;
-  if (LONG_RUN.test(read)) return false;
+  if (LONG_RUN.test(read) || SPLIT_RUN.test(read) || DATE.test(read)) return false;
   const compact = compactOf(read);
-  if (PAN_INSIDE.test(compact) || VEHICLE.test(compact)) return false;
-  return !read.split(/[_.:/-]/).some((part) => VEHICLE.test(part));
+  if (PAN_INSIDE.test(compact) || VEHICLE.test(compact) || IFSC.test(compact)) return false;
+  return !read.split(/[_.:/-]/).some((part) => VEHICLE.test(part) || IFSC.test(part));
 }
+
+/** A regular expression's counts (`{5}`, `{1,100}`) and ranges (`0-9`, `A-Z`): syntax, not a value's digits or letters. */
+const PATTERN_SYNTAX = /\{\d+(?:,\d*)?\}|[A-Za-z0-9]-[A-Za-z0-9]|\\[pPu]\{?[A-Za-z0-9_]*\}?/g;
+
+/**
+ * A field validator's pattern (`expected_pattern`, a schema component's `pattern`): kept as sent
+ * when, its counts and ranges aside, the rule finds nothing in it, since the session matches hints
+ * against it and operators read it. A pattern spelling a value (`^ABCDE1234F$`) is masked like text.
+ */
+export const patternSyntaxOnly = (pattern: string): string => pattern.replace(PATTERN_SYNTAX, ' ');

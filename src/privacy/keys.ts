@@ -68,7 +68,7 @@ export const EXTRA_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9 _-]{0,63}$/;
  */
 const IDENTITY_WORDS = new Set([
   'address', 'addr', 'pin', 'pincode', 'otp', 'cvv', 'cvc', 'mpin', 'tpin', 'upi', 'vpa', 'account', 'acct', 'card', 'phone', 'mobile', 'msisdn',
-  'email', 'pan', 'aadhaar', 'aadhar', 'uidai', 'dob', 'birth', 'birthday', 'passport', 'voter', 'epic', 'ifsc', 'password', 'passcode', 'licence',
+  'email', 'aadhaar', 'aadhar', 'uidai', 'dob', 'birth', 'birthday', 'passport', 'voter', 'epic', 'ifsc', 'password', 'passcode', 'licence',
   'license', 'gstin', 'uan', 'ckyc', 'iban', 'ssn', 'street',
 ]);
 const IDENTITY_AFFIXES = ['otp', 'cvv', 'mpin', 'upi', 'aadhaar', 'aadhar', 'passcode', 'password'];

@@ -66,12 +66,15 @@ function digitKind(digits: string): { kind: PiiKind; keepLastFour: boolean } {
   const first = digits.charCodeAt(0) - 48;
   if (n === 10 && first >= 6) return { kind: 'phone', keepLastFour: true };
   if (n === 11 && first === 0 && digits.charCodeAt(1) >= 54) return { kind: 'phone', keepLastFour: true };
-  if (n === 12 && digits.startsWith('91') && digits.charCodeAt(2) >= 54) return { kind: 'phone', keepLastFour: true };
   if (n === 12 && first >= 2 && verhoeffValid(digits)) return { kind: 'aadhaar', keepLastFour: true };
+  if (n === 12 && digits.startsWith('91') && digits.charCodeAt(2) >= 54) return { kind: 'phone', keepLastFour: true };
   if (n === 16 && verhoeffValid(digits)) return { kind: 'vid', keepLastFour: false };
   if (n >= 13 && n <= 19 && luhnValid(digits)) return { kind: 'card', keepLastFour: false };
   return { kind: 'number', keepLastFour: false };
 }
+
+/** Day, month and year in any order, split (`15/06/1995`, `1995-06-15`, `17.8.93`): its kind is a date. */
+const NUMERIC_DATE = /^(?:\d{1,2}[^\d]{1,3}\d{1,2}[^\d]{1,3}(?:\d{2}|\d{4})|\d{4}[^\d]{1,3}\d{1,2}[^\d]{1,3}\d{1,2})$/;
 
 /** Document shapes, read on a value's letters and digits run together, for the kind its shape reports. */
 const DOCUMENT_SHAPES: readonly [RegExp, PiiKind][] = [
@@ -102,12 +105,14 @@ const isMonth = (token: Token) => MONTH_WORDS.has(token.word);
 function isKeptLastFour(text: string, token: Token): boolean {
   if (token.digits !== 4 || token.letters !== 0) return false;
   const before = text.slice(Math.max(0, token.start - 6), token.start);
-  return /[*•●#][\s-]?$/.test(before) || /[xX]{2}[\s-]?$/.test(before);
+  return /[*•●#][^\p{L}\p{N}]{0,3}$/u.test(before) || /[xX]{2}[^\p{L}\p{N}]{0,3}$/u.test(before);
 }
 
 class Marks {
   readonly groups: Group[] = [];
   readonly masked: boolean[];
+  /** Tokens of a handle written with `@`: an "at" before them is the text's, not another handle's. */
+  readonly atHandle = new Set<number>();
   constructor(readonly tokens: Token[]) {
     this.masked = tokens.map(() => false);
   }
@@ -143,10 +148,11 @@ function markDigitRuns(text: string, marks: Marks): void {
       }
       break;
     }
+    const span = text.slice(tokens[i]!.start, tokens[end]!.end);
     if (digits.length < 4 && afterCodeLabel(tokens, i)) {
       marks.add(i, end, 'otp');
     } else if (digits.length >= 4 && !(end === i && isKeptLastFour(text, tokens[i]!))) {
-      const { kind, keepLastFour } = digitKind(digits);
+      const { kind, keepLastFour } = NUMERIC_DATE.test(span) ? { kind: 'date' as const, keepLastFour: false } : digitKind(digits);
       const [from, to] = spelledAround(text, marks, i, end);
       const compactKind = from < i || to > end ? documentKind(compactOf(text.slice(tokens[from]!.start, tokens[to]!.end))) : undefined;
       marks.add(from, to, compactKind ?? kind, keepLastFour && from === i && to === end);
@@ -193,11 +199,17 @@ function spelledAround(text: string, marks: Marks, from: number, to: number): [n
   return [start, end];
 }
 
-/** Tokens that mix letters and digits are masked to their shape; two digits or fewer (`v2`, `4B`, `step_21`) say nothing. */
+/** A trace id or a digest in text: 16 to 64 hex digits, random, with no ten decimal digits in a row. */
+const HEX_ID = /^(?=[0-9a-f]*[a-f])(?![0-9a-f]*\d{10})[0-9a-f]{16,64}$/i;
+
+/**
+ * Tokens that mix letters and digits are masked to their shape; two digits or fewer (`v2`, `4B`,
+ * `step_21`) say nothing, and a hex id's digits are random.
+ */
 function markMixed(text: string, marks: Marks): void {
   marks.tokens.forEach((token, index) => {
     if (marks.masked[index] || token.digits === 0 || token.letters === 0) return;
-    if (token.digits <= 2) return;
+    if (token.digits <= 2 || HEX_ID.test(text.slice(token.start, token.end))) return;
     marks.add(index, index, documentKind(text.slice(token.start, token.end)) ?? 'number');
   });
 }
@@ -238,6 +250,7 @@ function markHandles(text: string, marks: Marks): void {
       if (left && right) {
         const kind: PiiKind = right[1] > right[0] ? 'email' : 'upi';
         marks.add(left[0], right[1], kind);
+        for (let token = left[0]; token <= right[1]; token += 1) marks.atHandle.add(token);
       }
     }
   }
@@ -252,7 +265,8 @@ function markHandles(text: string, marks: Marks): void {
     const spokenRate = rightFrom !== at;
     const left = handleChain(text, marks, at, -1);
     const right = handleChain(text, marks, rightFrom, 1);
-    if (!left || !right) continue;
+    // "mail me at a.b@x.in": what follows is a handle masked already, not the right side of this one.
+    if (!left || !right || marks.atHandle.has(right[0])) continue;
     const leftWord = tokens[left[1]]!;
     const rightWord = tokens[right[0]]!;
     const joined = left[1] > left[0] || right[1] > right[0];
@@ -314,6 +328,8 @@ function markNames(text: string, marks: Marks): void {
     if (label === undefined) continue;
     let next = i;
     while (next < tokens.length && tokens[next]!.end <= tokens[i]!.start + label.length) next += 1;
+    // A label is followed by a space or a colon, as people write one; `name_extra` is an id's words.
+    if (next >= tokens.length || !/^[\s:=,-]*[\s:=][\s:=,-]*$/.test(gapBetween(text, tokens, next - 1, next))) continue;
     let end = next - 1;
     for (let taken = 0; taken < 3 && end + 1 < tokens.length; taken += 1) {
       const word = tokens[end + 1]!;
@@ -410,7 +426,11 @@ export function applyRule(text: string): RuleResult {
   return { text: out, findings, whole };
 }
 
-/** A text masked through by several groups is what its first group says, unless a name or an address covers it. */
+/** A text masked through by several groups is what its widest group says (a handle over the digits inside it, a date over its year). */
 function wholeKind(groups: Group[]): PiiKind {
-  return groups.find((group) => group.kind === 'address' || group.kind === 'name' || group.kind === 'date')?.kind ?? groups[0]!.kind;
+  // A run of digits is the least said of a value: on a tie, what says more (a date, a handle) names it.
+  const weight = (group: Group) => (group.to - group.from) * 2 + (group.kind === 'number' ? 0 : 1);
+  let widest = groups[0]!;
+  for (const group of groups) if (weight(group) > weight(widest)) widest = group;
+  return widest.kind;
 }

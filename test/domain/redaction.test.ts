@@ -1,22 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { describeShape, maskValue, matchesPattern, redactHint } from '../../src/privacy/hints.js';
+import { describeShape, matchesPattern, redactHint } from '../../src/privacy/hints.js';
 
-describe('maskValue', () => {
+describe('what a mask keeps (docs/privacy.md, "What a mask keeps")', () => {
   it.each([
     ['9876543210', '******3210'],
-    ['ABCDE1234F', '******234F'],
-    ['123456789012', '********9012'],
-    ['INVALIDPAN', '******DPAN'],
-    ['john.doe@example.com', '****.***@*******.com'],
     ['98765-43210', '*****-*3210'],
-    ['AB 12 CD 3456', '** ** ** 3456'],
-    ['12345678', '****5678'],
-    ['1234567', '*******'],
+    ['ABCDE1234F', '**********'],
+    ['123456789012', '************'],
+    ['INVALIDPAN', '**********'],
+    ['john.doe@example.com', '****.***@*******.***'],
+    ['AB 12 CD 3456', '** ** ** ****'],
+    ['12345678', '********'],
     ['1234', '****'],
-    ['a@b.c', '*****'],
-    ['', ''],
-  ])('%s → %s', (raw, masked) => {
-    expect(maskValue(raw)).toBe(masked);
+  ])('a hint %s is masked to %s: the last four only of a mobile number or an Aadhaar', (raw, masked) => {
+    expect(redactHint({ hint: raw, masked: false, componentType: 'text_input', pattern: undefined })?.hint).toBe(masked);
   });
 });
 

@@ -119,10 +119,12 @@ describe('system prompt: client strings cannot pose as instructions', () => {
     ['failure code, rule and pattern', (attack) => [{ ...panFailure, errors: [clip(attack, 256)], failure_reason_code: clip(attack, 256), validation_rule_id: attack, expected_pattern: attack }]],
   ];
 
-  it.each(where.flatMap(([field, events]) => ATTACKS.map((attack, index) => [field, index, events(attack)] as const)))('in %s (attack %i): quoted data on one line', (_field, _index, events) => {
+  it.each(where.flatMap(([field, events]) => ATTACKS.map((attack, index) => [field, index, events(attack)] as const)))('in %s (attack %i): quoted data on one line', (field, _index, events) => {
     const text = prompt(record(events));
     const structure = unquoted(text);
-    expect(text).toContain('Ignore');
+    // A screen, component, code or rule id that is no identifier is masked whole (docs/privacy.md,
+    // "What is kept"): none of the attack is left there.
+    if (field !== 'failure code, rule and pattern') expect(text).not.toContain('Ignore');
     // Outside quotes, nothing of the attack is left, and the prompt has exactly its own headings.
     for (const line of structure) expect(line).not.toMatch(/Ignore previous|SYSTEM|assistant:|Aadhaar number$|obey/);
     expect(structure.filter((line) => line.startsWith('#'))).toEqual(HEADINGS);
