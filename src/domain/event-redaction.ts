@@ -101,7 +101,14 @@ class Walk {
    * object makes V8 pay.
    */
   private readonly keysSeen = new Set<string>();
-  constructor(private readonly rules: PiiRules) {}
+  /**
+   * @param component the event's component says it holds an identity value: its properties are
+   * masked whole, but a count under a measure key (`attempt: 2`) says nothing of the value.
+   */
+  constructor(
+    private readonly rules: PiiRules,
+    private readonly component = false,
+  ) {}
 
   note(path: string, shape: ValueShape): void {
     // Each key was masked on its own; joined, harmless keys can spell a value (`98765.43210`).
@@ -225,6 +232,7 @@ class Walk {
 
   number(value: number, path: string, sensitive: boolean, key: string): number | string {
     if (!Number.isFinite(value)) return value;
+    if (sensitive && this.component && isMeasureKey(key) && Math.abs(value) < MIN_READ) return value;
     if (!sensitive && (Math.abs(value) < MIN_READ || (isEpochTime(value) && isTimeKey(key)) || (isMeasureKey(key) && Math.abs(value) < MAX_MEASURE))) return value;
     const text = String(value);
     if (sensitive || Number.isInteger(value)) {
@@ -256,9 +264,9 @@ export function redactEvent(event: SdkEvent, rules: PiiRules = DEFAULT_PII_RULES
 
 /** `redactEvent`, with the JSON size of what it returns, counted as it walks. */
 export function redactSizedEvent(event: SdkEvent, rules: PiiRules = DEFAULT_PII_RULES): SizedEvent {
-  const walk = new Walk(rules);
   // A component whose name or type says it holds an identity value (`otp_input`, `account_type`): what it sends is masked whole.
   const component = componentSensitive(event, rules);
+  const walk = new Walk(rules, component);
   const out: Record<string, unknown> = {};
   const size = new JsonObjectSize();
   let propertiesBytes = 0;

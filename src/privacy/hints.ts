@@ -122,10 +122,11 @@ const MACHINE_VALUE = /^[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)*$/;
  * is called: a generic label, a file name, or an app's own value id. "Meera Nair" chosen from a
  * list of nominees is masked like a typed name (fail closed).
  */
-export function isChoiceLabel(hint: string): boolean {
+export function isChoiceLabel(hint: string, sensitive = false): boolean {
   if (hint.length > MAX_LABEL_CHARS || HAS_DIGIT.test(hint)) return false;
   const trimmed = hint.trim();
-  return GENERIC_LABELS.has(trimmed.toLowerCase()) || FILE_LABEL.test(trimmed) || MACHINE_VALUE.test(trimmed);
+  // A component that says it holds an identity value keeps only labels that say nothing of anyone.
+  return GENERIC_LABELS.has(trimmed.toLowerCase()) || FILE_LABEL.test(trimmed) || (!sensitive && MACHINE_VALUE.test(trimmed));
 }
 
 /** What a client's mask is written with: stars, bullets, hashes, or a run of x. */
@@ -191,7 +192,7 @@ export function redactHint(input: HintInput): RedactedHint | undefined {
   const scan = scrubText(input.hint);
   if (scan.findings.length === 0) {
     if (input.masked === true && clientMaskHolds(input.hint)) return undefined;
-    if (input.masked !== true && input.sensitive !== true && isChoiceComponent(input.componentType) && isChoiceLabel(input.hint)) return undefined;
+    if (input.masked !== true && isChoiceComponent(input.componentType) && isChoiceLabel(input.hint, input.sensitive === true)) return undefined;
   }
   if (input.masked === true) {
     // Masked by the client, yet something in it reads as an identity value or the mask does not

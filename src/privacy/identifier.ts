@@ -1,3 +1,4 @@
+import { mayHoldNumberWords } from './number-words.js';
 import { readingOf } from './reading.js';
 import { compactOf } from './text-rule.js';
 
@@ -9,10 +10,13 @@ import { compactOf } from './text-rule.js';
  * no date and no document's shape.
  */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A W3C traceparent: version, trace id, span id, flags, in hex. */
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/i;
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
 /** A hex id as digests and trace ids are written: 16 to 64 hex digits, some of them letters. */
 const HEX_ID = /^(?:0x)?(?=[0-9a-f]*[a-f])[0-9a-f]{16,64}$/i;
 /** Up to the 256 characters the schema lets a screen, component or code be. */
+const HEX_PART = /(?<![0-9a-z])[0-9a-f]{16,64}(?![0-9a-z])/gi;
 const ID_TOKEN = /^[A-Za-z0-9_.:/-]{1,256}$/;
 /** Six digits or more with only separators between them: a phone, an account, an OTP, a date. */
 const LONG_RUN = /\d(?:[_.:/-]{0,3}\d){5}/;
@@ -26,11 +30,34 @@ const VEHICLE = /^[A-Z]{2}\d{1,2}[A-Z]{1,3}\d{4}$/i;
 /** An IFSC (`SBIN0001234`, `OYWC0C52832`), whole or as one part of the id. */
 const IFSC = /^[A-Z]{4}0[A-Z0-9]{6}$/i;
 
-export function isIdentifier(text: string): boolean {
-  if (UUID.test(text)) return true;
+/** Answers remembered: the same screens, components, codes and ids arrive with every event. */
+const seen = new Map<string, boolean>();
+const REMEMBERED = 4096;
+const MAX_REMEMBERED_LENGTH = 64;
+
+export function isIdentifier(shown: string): boolean {
+  if (shown.length > MAX_REMEMBERED_LENGTH) return identifierShape(shown);
+  let answer = seen.get(shown);
+  if (answer === undefined) {
+    answer = identifierShape(shown);
+    if (seen.size >= REMEMBERED) seen.clear();
+    seen.set(shown, answer);
+  }
+  return answer;
+}
+
+const HAS_DIGIT = /\d/;
+
+function identifierShape(shown: string): boolean {
+  // An id cut short for a log line or an error ends with the cut's mark.
+  const text = shown.endsWith('…') ? shown.slice(0, -1) : shown;
+  if (UUID.test(text) || TRACEPARENT.test(text)) return true;
   if (!ID_TOKEN.test(text)) return false;
   if (ULID.test(text) || HEX_ID.test(text)) return !/\d{10}/.test(text);
-  const read = readingOf(text)?.text ?? text;
+  // No digit in figures or words: no run, no date, no document (every shape holds digits).
+  if (!HAS_DIGIT.test(text) && !mayHoldNumberWords(text)) return true;
+  // A hex id inside (the service's own `h-<24 hex>` digests, a trace id) has random digits: left out.
+  const read = (readingOf(text)?.text ?? text).replace(HEX_PART, (part) => (/[a-f]/i.test(part) && !/\d{10}/.test(part) ? 'x' : part));
   if (LONG_RUN.test(read) || SPLIT_RUN.test(read) || DATE.test(read)) return false;
   const compact = compactOf(read);
   if (PAN_INSIDE.test(compact) || VEHICLE.test(compact) || IFSC.test(compact)) return false;

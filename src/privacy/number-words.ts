@@ -89,8 +89,11 @@ const GLUABLE = [...WORDS.entries()].filter(([word, value]) => word.length > 2 &
  * table words, each at least three letters, and read as they would be spaced. Undefined unless
  * the whole word splits so into at least two.
  */
+/** The first three letters of every gluable word: a word starting otherwise is no glued number. */
+const GLUABLE_STARTS = new Set(GLUABLE.map(([spelling]) => spelling.slice(0, 3)));
+
 function gluedValue(word: string): WordValue | undefined {
-  if (word.length < 6 || word.length > MAX_GLUED || !/^[a-z]+$/.test(word)) return undefined;
+  if (word.length < 6 || word.length > MAX_GLUED || !GLUABLE_STARTS.has(word.slice(0, 3)) || !/^[a-z]+$/.test(word)) return undefined;
   const parts: WordValue[] = [];
   let at = 0;
   while (at < word.length) {
@@ -104,8 +107,11 @@ function gluedValue(word: string): WordValue | undefined {
   return digits === '' ? undefined : { kind: 'digits', digits };
 }
 
-/** Words (letters with their combining marks) and runs of ASCII digits. */
-const TOKEN = /[\p{L}\p{M}]+|\d+/gu;
+/**
+ * Words (letters with their combining marks) and runs of ASCII digits. A word ends where its script
+ * does: `uHRपांच` is a Latin word and a Hindi number glued to it.
+ */
+const TOKEN = /\p{Script=Latin}+|(?:(?!\p{Script=Latin})[\p{L}\p{M}])+|\d+/gu;
 /**
  * What may stand between two parts of one number: up to three characters that are neither
  * letters nor digits (a space, a comma, a dash, a dot, a slash, an underscore, a control
@@ -222,4 +228,17 @@ const WORD_CUE = new RegExp(
   `(?<![\\p{L}\\p{M}])(?:${[...WORDS.keys()].filter((word) => word.length > 1).sort((a, b) => b.length - a.length).join('|')})(?![\\p{L}\\p{M}])`,
   'iu',
 );
-export const mayHoldNumberWords = (text: string): boolean => WORD_CUE.test(fold(text));
+const ASCII_WORD = /[A-Za-z]+/g;
+const NOT_ASCII = /[^\x00-\x7f]/;
+/** ASCII text, the usual case, word by word against the table: cheaper than the alternation of every spelling. */
+/** Whether one lower-case ASCII word is a number word of the table, or number words glued. */
+export const isNumberWord = (word: string): boolean => word.length > 1 && (WORDS.has(word) || gluedValue(word) !== undefined);
+
+function mayHoldAsciiNumberWords(text: string): boolean {
+  ASCII_WORD.lastIndex = 0;
+  for (let match = ASCII_WORD.exec(text); match !== null; match = ASCII_WORD.exec(text)) {
+    if (isNumberWord(match[0].toLowerCase())) return true;
+  }
+  return false;
+}
+export const mayHoldNumberWords = (text: string): boolean => (NOT_ASCII.test(text) ? WORD_CUE.test(fold(text)) : mayHoldAsciiNumberWords(text));

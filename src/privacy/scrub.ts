@@ -2,7 +2,7 @@ import type { Finding, PiiKind, ValueShape } from './kinds.js';
 import { shapeOf } from './kinds.js';
 import { MAX_SCAN_CHARS } from './limits.js';
 import { maskWhole } from './mask.js';
-import { mayHoldNumberWords } from './number-words.js';
+import { isNumberWord } from './number-words.js';
 import { readerView } from './plain-text.js';
 import { readingOf, writeBack } from './reading.js';
 import { applyRule } from './text-rule.js';
@@ -19,11 +19,25 @@ const clean = (text: string): ScrubResult => ({ text, findings: [], whole: undef
 
 /**
  * Words that bring the rule into ASCII text with no digit and no `@`: "at" of a handle, a name's
- * label, a place word, a colon of `Label: Name`, numbers in words (checked apart).
+ * label, a place word, numbers in words.
  */
-const CUE_WORDS = [...SPOKEN_AT, ...ADDRESS_WORDS, ...NAME_LABELS.map((label) => label.split(' ')[0]!)].filter((word) => /^[a-z'/]+$/.test(word));
-const WORD_CUE = new RegExp(`(?<![a-z])(?:${[...new Set(CUE_WORDS)].sort((a, b) => b.length - a.length).join('|')})(?![a-z])|[:=]|[cdsw]/o`, 'i');
-const GLUED_NUMBER = /(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|double|triple|hundred){2}/i;
+const CUE_WORDS = new Set([...SPOKEN_AT, ...ADDRESS_WORDS, ...NAME_LABELS.map((label) => label.split(' ')[0]!)].filter((word) => /^[a-z']+$/.test(word)));
+const ASCII_WORD = /[A-Za-z]+/g;
+
+/** ASCII text with no digit and no `@`, word by word: a cue word, a number word, three letters spelled one at a time, a colon or `c/o`. */
+function asciiCues(text: string): boolean {
+  if (text.includes(':') || text.includes('=') || text.includes('/')) return true;
+  let singles = 0;
+  ASCII_WORD.lastIndex = 0;
+  for (let match = ASCII_WORD.exec(text); match !== null; match = ASCII_WORD.exec(text)) {
+    const word = match[0].toLowerCase();
+    if (CUE_WORDS.has(word) || isNumberWord(word)) return true;
+    singles = word.length === 1 ? singles + 1 : 0;
+    if (singles >= 3) return true;
+  }
+  // "I'm", "name's": the apostrophe splits the word.
+  return /\b(?:i'm|name's|it's)\b/i.test(text);
+}
 
 /**
  * Whether `text` could hold anything the rule masks: a digit, an `@`, another script (its digits,
@@ -36,7 +50,7 @@ export function mayHoldIdentity(text: string): boolean {
     const code = text.charCodeAt(i);
     if ((code >= 48 && code <= 57) || code === 64 || code > 127) return true;
   }
-  return WORD_CUE.test(text) || mayHoldNumberWords(text) || GLUED_NUMBER.test(text);
+  return asciiCues(text);
 }
 
 /**

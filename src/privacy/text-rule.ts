@@ -61,11 +61,12 @@ const isSafe = (token: Token) => SAFE_WORDS.has(token.word);
 const gapBetween = (text: string, tokens: Token[], left: number, right: number) => text.slice(tokens[left]!.end, tokens[right]!.start);
 
 /** What a run of digits is, for its shape; and whether its mask may keep the last four. */
-function digitKind(digits: string): { kind: PiiKind; keepLastFour: boolean } {
+function digitKind(digits: string, plus: boolean): { kind: PiiKind; keepLastFour: boolean } {
   const n = digits.length;
   const first = digits.charCodeAt(0) - 48;
   if (n === 10 && first >= 6) return { kind: 'phone', keepLastFour: true };
   if (n === 11 && first === 0 && digits.charCodeAt(1) >= 54) return { kind: 'phone', keepLastFour: true };
+  if (n === 12 && plus && digits.startsWith('91') && digits.charCodeAt(2) >= 54) return { kind: 'phone', keepLastFour: true };
   if (n === 12 && first >= 2 && verhoeffValid(digits)) return { kind: 'aadhaar', keepLastFour: true };
   if (n === 12 && digits.startsWith('91') && digits.charCodeAt(2) >= 54) return { kind: 'phone', keepLastFour: true };
   if (n === 16 && verhoeffValid(digits)) return { kind: 'vid', keepLastFour: false };
@@ -104,8 +105,8 @@ const isMonth = (token: Token) => MONTH_WORDS.has(token.word);
  */
 function isKeptLastFour(text: string, token: Token): boolean {
   if (token.digits !== 4 || token.letters !== 0) return false;
-  const before = text.slice(Math.max(0, token.start - 6), token.start);
-  return /[*•●#][^\p{L}\p{N}]{0,3}$/u.test(before) || /[xX]{2}[^\p{L}\p{N}]{0,3}$/u.test(before);
+  const before = text.slice(Math.max(0, token.start - 8), token.start);
+  return /[*•●#]{2}[^\p{L}\p{N}]{0,3}$/u.test(before) || /(?<![A-Za-z])[xX]{4}[^\p{L}\p{N}]{0,3}$/u.test(before);
 }
 
 class Marks {
@@ -126,18 +127,22 @@ class Marks {
 /** Runs of digits across separators (and "and"): four digits or more are a value. */
 function markDigitRuns(text: string, marks: Marks): void {
   const { tokens } = marks;
+  // Digits glued to a few letters count too: `Y66 10j` is four digits split by a space. A token
+  // with more letters (`ABCDE1234F`) is a value of its own, masked by markMixed.
+  const holdsDigits = (token: Token) => token.digits > 0 && token.letters <= 3 && !HEX_ID.test(text.slice(token.start, token.end));
+  const digitsIn = (token: Token) => text.slice(token.start, token.end).replace(/\D/g, '');
   let i = 0;
   while (i < tokens.length) {
-    if (!isDigits(tokens[i]!)) {
+    if (!holdsDigits(tokens[i]!)) {
       i += 1;
       continue;
     }
     let end = i;
-    let digits = text.slice(tokens[i]!.start, tokens[i]!.end);
+    let digits = digitsIn(tokens[i]!);
     for (let next = i + 1; next < tokens.length; next += 1) {
       const token = tokens[next]!;
-      if (isDigits(token) && isSeparator(gapBetween(text, tokens, next - 1, next))) {
-        digits += text.slice(token.start, token.end);
+      if (holdsDigits(token) && isSeparator(gapBetween(text, tokens, next - 1, next))) {
+        digits += digitsIn(token);
         end = next;
         continue;
       }
@@ -148,14 +153,20 @@ function markDigitRuns(text: string, marks: Marks): void {
       }
       break;
     }
+    // A mixed token alone is judged by markMixed; a run of them by their digits together.
+    if (end === i && !isDigits(tokens[i]!)) {
+      i += 1;
+      continue;
+    }
     const span = text.slice(tokens[i]!.start, tokens[end]!.end);
     if (digits.length < 4 && afterCodeLabel(tokens, i)) {
       marks.add(i, end, 'otp');
     } else if (digits.length >= 4 && !(end === i && isKeptLastFour(text, tokens[i]!))) {
-      const { kind, keepLastFour } = NUMERIC_DATE.test(span) ? { kind: 'date' as const, keepLastFour: false } : digitKind(digits);
+      const { kind, keepLastFour } = NUMERIC_DATE.test(span) ? { kind: 'date' as const, keepLastFour: false } : digitKind(digits, text.charAt(tokens[i]!.start - 1) === '+');
       const [from, to] = spelledAround(text, marks, i, end);
       const compactKind = from < i || to > end ? documentKind(compactOf(text.slice(tokens[from]!.start, tokens[to]!.end))) : undefined;
-      marks.add(from, to, compactKind ?? kind, keepLastFour && from === i && to === end);
+      // Letters spelled beside a mobile number or an Aadhaar are masked too; its last four are still all it may keep.
+      marks.add(from, to, compactKind ?? kind, keepLastFour && compactKind === undefined);
     }
     i = end + 1;
   }
@@ -177,7 +188,7 @@ function afterCodeLabel(tokens: Token[], index: number): boolean {
  * `ADE PS 8624 F`): short words that are not common talk, up to five before and four after, and
  * short digit groups among them (`27 ABCDE 1234`).
  */
-function spelledAround(text: string, marks: Marks, from: number, to: number): [number, number] {
+function spelledAround(text: string, marks: Marks, from: number, to: number, fromSpelling = false): [number, number] {
   const { tokens } = marks;
   // A single letter, or capitals (`KA`, `ID`), are spelled whatever word they also are.
   const spelled = (token: Token) => token.letters === 1 || (token.letters <= 3 && text.slice(token.start, token.end) === token.word.toUpperCase());
@@ -186,17 +197,39 @@ function spelledAround(text: string, marks: Marks, from: number, to: number): [n
   let start = from;
   for (let taken = 0; taken < 5 && start > 0; taken += 1) {
     const previous = tokens[start - 1]!;
-    if (!belongs(previous) || !isSeparator(gapBetween(text, tokens, start - 1, start))) break;
+    if (marks.masked[start - 1] || !belongs(previous) || !isSeparator(gapBetween(text, tokens, start - 1, start))) break;
     start -= 1;
   }
   let end = to;
   for (let taken = 0; taken < 4 && end < tokens.length - 1; taken += 1) {
     const next = tokens[end + 1]!;
-    const short = (isLetters(next) && next.letters <= 3 && (!isSafe(next) || next.letters === 1)) || (isDigits(next) && next.digits <= 3) || (next.digits > 0 && next.letters > 0);
+    if (marks.masked[end + 1]) break;
+    const short = (isLetters(next) && next.letters <= (fromSpelling ? 5 : 3) && (!isSafe(next) || next.letters === 1)) || (isDigits(next) && (fromSpelling || next.digits <= 3)) || (next.digits > 0 && next.letters > 0);
     if (!short || !isSeparator(gapBetween(text, tokens, end, end + 1))) break;
     end += 1;
   }
   return [start, end];
+}
+
+/**
+ * Letters spelled one at a time, three or more in a row (`a.f.m.h`, `K L M`, `V-I-J-A-Y`): nobody
+ * writes words so, only values; masked with what is spelled around them, digits or words.
+ */
+function markSpelledLetters(text: string, marks: Marks): void {
+  const { tokens } = marks;
+  const single = (index: number) => !marks.masked[index] && tokens[index]!.letters === 1 && tokens[index]!.digits === 0 && tokens[index]!.end - tokens[index]!.start <= 2;
+  let i = 0;
+  while (i < tokens.length) {
+    let end = i;
+    // Letters a mask left (`V*****a R*o`) are no spelling: a gap with a mask's stars ends the run.
+    const spacer = (gap: string) => isSeparator(gap) && !/[*•●#×]/.test(gap);
+    while (end + 1 < tokens.length && single(end) && single(end + 1) && spacer(gapBetween(text, tokens, end, end + 1))) end += 1;
+    if (single(i) && end - i >= 2) {
+      const [from, to] = spelledAround(text, marks, i, end, true);
+      marks.add(from, to, documentKind(compactOf(text.slice(tokens[from]!.start, tokens[to]!.end))) ?? 'text');
+    }
+    i = end + 1;
+  }
 }
 
 /** A trace id or a digest in text: 16 to 64 hex digits, random, with no ten decimal digits in a row. */
@@ -323,8 +356,8 @@ function markNames(text: string, marks: Marks): void {
   const lower = text.toLowerCase();
   for (let i = 0; i < tokens.length; i += 1) {
     if (!LABEL_STARTS.includes(tokens[i]!.word) && !/^[cdsw]$/.test(tokens[i]!.word)) continue;
-    const rest = lower.slice(tokens[i]!.start);
-    const label = LABELS_BY_LENGTH.find((candidate) => rest.startsWith(candidate) && !/[\p{L}\p{M}\p{N}]/u.test(rest.charAt(candidate.length)));
+    const at = tokens[i]!.start;
+    const label = LABELS_BY_LENGTH.find((candidate) => lower.startsWith(candidate, at) && !/[\p{L}\p{M}\p{N}]/u.test(lower.charAt(at + candidate.length)));
     if (label === undefined) continue;
     let next = i;
     while (next < tokens.length && tokens[next]!.end <= tokens[i]!.start + label.length) next += 1;
@@ -395,9 +428,11 @@ export function applyRule(text: string): RuleResult {
   const tokens = tokensOf(text);
   if (tokens.length === 0) return { text, findings: [], whole: undefined };
   const marks = new Marks(tokens);
+  // Handles first: the letters of a handle are not spelled beside a number after it.
+  markHandles(text, marks);
   markDigitRuns(text, marks);
   markMixed(text, marks);
-  markHandles(text, marks);
+  markSpelledLetters(text, marks);
   markDates(text, marks);
   markNames(text, marks);
   markAddresses(text, marks);

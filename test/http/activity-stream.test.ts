@@ -74,7 +74,7 @@ describe('GET /api/activity/stream: framing and delivery', () => {
     expect(message!.id).toBe(activityId(h, 1));
     const listed = (await (await fetch(`${url}/api/activity`)).json()) as { items: unknown[] };
     expect(JSON.parse(message!.data)).toEqual(listed.items[0]);
-    expect(client.items[0]!.payload).toMatchObject({ event: 'component_input', hint: '******234F', masked: true });
+    expect(client.items[0]!.payload).toMatchObject({ event: 'component_input', hint: '**********', masked: true });
     expect(message!.data).not.toContain(RAW_PAN);
   });
 

@@ -101,7 +101,7 @@ describe('GET /v1/assistant/context/{session_id}: the response', () => {
     expect(context.retry_counts).toEqual({ pan_field: 1 });
     expect(context.screen).toBe('pan_details');
     expect(context.component_hints).toEqual([
-      expect.objectContaining({ component_id: 'pan_field', hint: '******234F', masked: true, masked_by: 'server', shape: { length: 10, digits: 4, letters: 6, kind: 'pan', matches_pattern: true } }),
+      expect.objectContaining({ component_id: 'pan_field', hint: '**********', masked: true, masked_by: 'server', shape: { length: 10, digits: 4, letters: 6, kind: 'pan', matches_pattern: true } }),
       expect.objectContaining({ component_id: 'terms_checkbox', hint: 'checked', masked: false }),
     ]);
     expect(context.component_hints[0].updated_at).toBe(new Date(START_TIME).toISOString());

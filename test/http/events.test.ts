@@ -45,8 +45,8 @@ describe('POST /v1/events: the session holds the event when the response arrives
       const session = (await harness.http.get('/api/sessions/s1')).body;
       const kept = session.latest_event as Record<string, unknown>;
       expect(Object.keys(kept)).toContain('__proto__');
-      expect(kept['__proto__']).toEqual({ screen: 'pan_details', hint: '******234F' });
-      expect(kept.properties).toEqual(JSON.parse('{"__proto__":{"note":"******234F"},"step":2}'));
+      expect(kept['__proto__']).toEqual({ screen: 'pan_details', hint: '**********' });
+      expect(kept.properties).toEqual(JSON.parse('{"__proto__":{"note":"**********"},"step":2}'));
       expect(JSON.stringify(session)).not.toContain(RAW_PAN);
       // The prototype's members are not the event's: no screen was sent.
       expect(session.screen).toBeNull();
@@ -109,7 +109,7 @@ describe('POST /v1/events: the session holds the event when the response arrives
     expect(hints).toHaveLength(2);
     expect(hints[0]).toMatchObject({
       component_id: 'pan_field',
-      hint: '******234F',
+      hint: '**********',
       masked: true,
       masked_by: 'server',
       shape: { length: 10, digits: 4, letters: 6, matches_pattern: true },

@@ -142,15 +142,15 @@ describe('request bodies: the direct JSON path and body-parser', () => {
     expect((await h.http.get('/api/sessions/%E0%A4')).body).toEqual({ detail: 'path: not valid percent-encoding' });
     const missing = await h.http.get('/v1/foo/ABCDE1234F/9876543210');
     expect(missing.status).toBe(404);
-    expect(missing.body.detail).toBe('no route for GET /v1/foo/******234F/******3210');
+    expect(missing.body.detail).toBe('no route for GET /v1/foo/**********/******3210');
     // As a URL carries them: an e-mail's @ and a spaced number's spaces percent-encoded.
     const encoded = await h.http.get('/x/ravi.kumar%40example.org/%2B91%2098127%2034650');
-    expect(encoded.body.detail).toBe('no route for GET /x/****.*****@*******.org/+** ***** *4650');
+    expect(encoded.body.detail).toBe('no route for GET /x/****.*****@*******.***/+** ***** *4650');
     expect(h.logs.text).not.toMatch(/ravi\.kumar|98127|34650/);
     // A body nested too deep is named by its path, made of the client's keys: masked too.
     const deep = await h.http.post('/v1/events').send(`{"session_id":"d","event":"x","jane.doe@example.com":${'['.repeat(40)}${']'.repeat(40)}}`).set('Content-Type', 'application/json');
     expect(deep.status).toBe(422);
-    expect(deep.body.detail).toMatch(/^body\.\*{4}\.\*{3}@\*{7}\.com\.0\.0.*: nested deeper than 32 levels$/);
+    expect(deep.body.detail).toMatch(/^body\.\*{4}\.\*{3}@\*{7}\.\*{3}\.0\.0.*: nested deeper than 32 levels$/);
   });
 
   it('treats an empty JSON body as {} (422 naming the missing field), as body-parser does', async () => {

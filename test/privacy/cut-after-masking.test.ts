@@ -5,8 +5,8 @@ import { WsClient } from '../support/ws-client.js';
 
 /**
  * Where the service cuts client text short (an echoed message id, a 422's path, a logged header),
- * it masks first: cut first, nine characters of a PAN (`ABCDE1234`) are left, which no detector
- * reads as one. And values spelled across keys, or carried in a fraction, are read as values.
+ * it masks first: cut first, nine characters of a PAN (`ABCDE1234`) would be left, which reads
+ * as no whole value. And values spelled across keys, or carried in a fraction, are read as values.
  */
 const PAN = 'ABCDE1234F';
 const open: { servers: RunningServer[]; clients: WsClient[] } = { servers: [], clients: [] };
@@ -25,7 +25,7 @@ describe('client text cut short is masked before the cut', () => {
     open.clients.push(ws);
     ws.send({ type: 'bogus', message_id: `${'m'.repeat(118)} ${PAN}` });
     const error = await ws.nextOfType('error');
-    expect(error.message_id).toBe(`${'m'.repeat(118)} ******234`);
+    expect(error.message_id).toBe(`${'m'.repeat(118)} *********`);
     expect(JSON.stringify(error)).not.toContain('ABCDE');
   });
 
@@ -35,7 +35,7 @@ describe('client text cut short is masked before the cut', () => {
     for (let level = 0; level < 33; level += 1) nested = { a: nested };
     const res = await h.http.post('/v1/events').send({ session_id: 's1', event: 'x', properties: { [`${'x'.repeat(30)} ${PAN}`]: nested } });
     expect(res.status).toBe(422);
-    expect(res.body.detail).toContain(`${'x'.repeat(30)} ******234…`);
+    expect(res.body.detail).toContain(`${'x'.repeat(30)} *********`);
     expect(res.body.detail).not.toContain('ABCDE');
   });
 
@@ -43,7 +43,8 @@ describe('client text cut short is masked before the cut', () => {
     const h = createHarness();
     await h.http.post('/v1/events').set('X-Request-ID', 'cut-1').set('X-SVC-Session-ID', `${'a'.repeat(54)}-${PAN}`).send({ session_id: 's1', event: 'identity' });
     const line = h.logs.parsed().find((entry) => (entry.req as { id?: string } | undefined)?.id === 'cut-1');
-    expect(line).toMatchObject({ svc_session_id: `${'a'.repeat(54)}-******234…` });
+    // No identifier (a PAN inside): masked whole, then cut.
+    expect(line).toMatchObject({ svc_session_id: `${'*'.repeat(54)}-*********…` });
     expect(h.logs.text).not.toContain('ABCDE');
   });
 });

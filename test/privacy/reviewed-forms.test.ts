@@ -21,9 +21,9 @@ describe('identity values the review got past the detectors', () => {
     const missing = await h.http.get('/nope/2345,6789,0124');
     expect(missing.status).toBe(404);
     expect(`${missing.body.detail}\n${h.logs.text}`).not.toContain('2345,6789');
-    // Amounts stay readable: a range of incomes is not an identity value.
+    // Fail closed (docs/privacy.md, "Limits we know of"): an amount's digits are a run of four or more like any other.
     await post(h, '/v1/events', { session_id: 'r1', event: 'component_input', component_id: 'income', properties: { income_range: '10,00,000 - 25,00,000' } });
-    expect(await session(h, 'r1')).toContain('10,00,000 - 25,00,000');
+    expect(await session(h, 'r1')).toContain('**,**,*** - **,**,***');
   });
 
   it('a value split by characters drawn as nothing, or written in look-alikes', async () => {
@@ -53,14 +53,19 @@ describe('identity values the review got past the detectors', () => {
       for (const secret of ['98765', '9876', 'ABCDE', 'BCDE', '1995', "'95", '15.06']) if (note.includes(secret)) expect(seen, note).not.toContain(secret);
     }
     // What must stay as written.
-    const kept = ['10,00,000 - 25,00,000', '10.0.0.12:8080', '12:30:45.123', '2.4.1', 'screen_21', 'steps 1, 2, 3', '🇮🇳', 'Σοφία', 'José'];
+    const kept = ['2.4.1', 'screen_21', 'steps 1, 2, 3', '🇮🇳', 'Σοφία', 'José'];
+    // Fail closed: four digits or more across separators are masked whatever they are.
+    for (const [index, note] of ['10,00,000 - 25,00,000', '10.0.0.12:8080', '12:30:45.123'].entries()) {
+      await post(h, '/v1/events', { session_id: `kc${index}`, event: 'component_input', note });
+      expect((await h.http.get(`/api/sessions/kc${index}`)).body.latest_event.note).toBe(note.replace(/\d/g, '*'));
+    }
     for (const [index, note] of kept.entries()) {
       await post(h, '/v1/events', { session_id: `k${index}`, event: 'component_input', note });
       expect((await h.http.get(`/api/sessions/k${index}`)).body.latest_event.note).toBe(note);
     }
   });
 
-  it('a third review: look-alike groups apart from any Latin letter, more look-alike letters, a space on one side of @; a date with its time stays readable', async () => {
+  it('a third review: look-alike groups apart from any Latin letter, more look-alike letters, a space on one side of @; a date with its time is masked too', async () => {
     const h = createHarness();
     const forms = ['ABCDE 1234 ꜰ', 'ABCDE 1234 Ϝ', 'ᴀʙᴄᴅᴇ 1234 ꜰ', 'АВСЕН 1234 К', 'ΑΒΕΗΚ 1234 Τ', 'ᎪᏴᏟᎠᎬ 1234 Ꮯ', 'Ꭺ Ᏼ Ꮯ Ꭰ Ꭼ 1 2 3 4 F', '15 ᴊᴜɴᴇ 1995', 'ԌBCDE1234F', 'ABCDE1234Ꭱ', 'meera@ gmail.com', 'meera @gmail.com'];
     for (const [index, note] of forms.entries()) await post(h, '/v1/events', { session_id: `t${index}`, event: 'component_input', note });
@@ -69,10 +74,11 @@ describe('identity values the review got past the detectors', () => {
       expect(seen, note).not.toBe(note);
       expect(seen, note).not.toMatch(/1995|meera|BCDE|ВСЕН|ΒΕΗΚ|ᴀʙᴄ|ᎪᏴᏟ/);
     }
-    const kept = ['2024-11-15 10:30:00', 'Fri, 15 Nov 2024 10:30:00 GMT', '11/15/2024 10:30 AM', '2024-11-15T10:30:00.123+05:30', 'Привет 2024 ОК'];
-    for (const [index, note] of kept.entries()) {
+    // Fail closed: a date with its time is a date, and its digits a run of four or more.
+    const timed = ['2024-11-15 10:30:00', '11/15/2024 10:30 AM', '2024-11-15T10:30:00.123+05:30', 'Привет 2024 ОК'];
+    for (const [index, note] of timed.entries()) {
       await post(h, '/v1/events', { session_id: `tk${index}`, event: 'component_input', note });
-      expect((await h.http.get(`/api/sessions/tk${index}`)).body.latest_event.note).toBe(note);
+      expect((await h.http.get(`/api/sessions/tk${index}`)).body.latest_event.note).not.toMatch(/2024/);
     }
   });
 
@@ -84,14 +90,14 @@ describe('identity values the review got past the detectors', () => {
     expect(seen).not.toContain('मीरा');
   });
 
-  it('a hint sent as masked with no mask at all is kept only when it has no letters', async () => {
+  it('a hint sent as masked with no mask at all is masked again: letters, or four digits (an OTP as much as a last four)', async () => {
     const h = createHarness();
     for (const [index, hint] of ['मीरा', 'Ravi'].entries()) {
       await post(h, '/v1/events', { session_id: `m${index}`, event: 'component_input', component_id: 'name_field', component_type: 'text_input', hint, masked: true });
       expect(await session(h, `m${index}`)).not.toContain(hint);
     }
     await post(h, '/v1/events', { session_id: 'm9', event: 'component_input', component_id: 'phone_field', component_type: 'text_input', hint: '3210', masked: true });
-    expect(await session(h, 'm9')).toContain('"hint":"3210"');
+    expect(await session(h, 'm9')).toContain('"hint":"****"');
   });
 
   it('a session id grouped with colons is read as the value it is, and digested', async () => {
@@ -135,12 +141,13 @@ describe('identity values sent as JSON numbers', () => {
       // A count stays a number.
       expect(seen).toContain('"attempt":2');
     }
-    // Outside an OTP's event, a six-digit number is just a number; eight digits that are a date are not.
-    await post(h, '/v1/events', { session_id: 'n2', event: 'screen_view', properties: { code: 482913, born: 15061995, amount: 12345678 } });
+    // Outside an OTP's event too: a number of four digits or more is read as its digits and masked (an
+    // OTP without the word OTP), unless it is a documented numeric signal (docs/privacy.md, "What is kept").
+    await post(h, '/v1/events', { session_id: 'n2', event: 'screen_view', properties: { code: 482913, born: 15061995, amount: 12345678, duration_ms: 48_000, count: 12 } });
     const other = await session(h, 'n2');
-    expect(other).toContain('"code":482913');
-    expect(other).toContain('"amount":12345678');
-    expect(other).not.toContain('15061995');
+    for (const raw of ['482913', '15061995', '12345678']) expect(other).not.toContain(raw);
+    expect(other).toContain('"duration_ms":48000');
+    expect(other).toContain('"count":12');
   });
 });
 

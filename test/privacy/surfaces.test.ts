@@ -116,7 +116,7 @@ describe('privacy: no raw identity value on any surface, wherever a client puts 
     for (const raw of raws) expect(findRaw(`${text}\n${streamed}`, raw), raw).toBe(false);
 
     const hints = session.component_hints as { component_id: string; hint: string; shape?: Record<string, unknown> }[];
-    expect(hints.find((hint) => hint.component_id === 'gender_field')).toMatchObject({ hint: '******678K', shape: { kind: 'pan', length: 10 } });
+    expect(hints.find((hint) => hint.component_id === 'gender_field')).toMatchObject({ hint: '**********', shape: { kind: 'pan', length: 10 } });
     expect(hints.find((hint) => hint.component_id === 'dob_field')).toMatchObject({ hint: '****-**-**', shape: { kind: 'date', length: 10 } });
     // A client-masked hint with nothing detected in it is kept as the client masked it.
     expect(hints.find((hint) => hint.component_id === 'pan_field')).toMatchObject({ hint: 'ABCD****', masked: true });
@@ -212,7 +212,7 @@ describe('privacy: the log lines', () => {
     h.logger.info({ detail: 'user typed ABCDE1234F', phone: 'n/a', nested: { list: ['9876543210'] }, err: new Error('lookup failed for jane@example.com') }, 'something happened');
     const [line] = h.logs.parsed();
     expect(JSON.stringify(line)).not.toMatch(/ABCDE1234F|9876543210|jane@example\.com/);
-    expect(line).toMatchObject({ detail: 'user typed ******234F', phone: '*/*', nested: { list: ['******3210'] }, err: { message: 'lookup failed for ****@*******.com' } });
+    expect(line).toMatchObject({ detail: 'user typed **********', phone: '*/*', nested: { list: ['******3210'] }, err: { message: 'lookup failed for ****@*******.***' } });
   });
 });
 

@@ -1,0 +1,150 @@
+import { existsSync, readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/http/server.js';
+import type { AnyForm } from '../support/any-form.js';
+import { anyForm, readAs } from '../support/any-form.js';
+import type { Harness } from '../support/harness.js';
+import { createHarness, serve } from '../support/harness.js';
+import { WsClient } from '../support/ws-client.js';
+
+/**
+ * The default-deny rule (docs/privacy.md, "The rule") against values it was not written from:
+ * generated identity values of every kind, in random scripts, separators, spellings and word
+ * forms (test/support/any-form.ts), put in every place a client reaches — body fields,
+ * properties at any depth, keys, headers, WebSocket frames, voice turns — and every surface read
+ * back: the session, the agent context and its system prompt, the activity feed, the SQLite file
+ * and its WAL, the log and /metrics (its label sets; the samples are the service's counts). `npm test` runs a fixed seed in a few seconds;
+ * `PRIVACY_RUNS`, `PRIVACY_SEED` and `PRIVACY_TIME_MS` make the long run `.ci/run` makes.
+ */
+
+const RUNS = Number(process.env.PRIVACY_RUNS ?? 24);
+const SEED = Number(process.env.PRIVACY_SEED ?? 5959);
+const TIME_MS = Number(process.env.PRIVACY_TIME_MS ?? 0);
+
+type Place = 'property' | 'deep' | 'key' | 'screen' | 'hint' | 'header' | 'top' | 'voice' | 'frame';
+const PLACES: readonly Place[] = ['property', 'deep', 'key', 'screen', 'hint', 'header', 'top', 'voice', 'frame'];
+
+let h: Harness;
+let server: RunningServer;
+let ws: WsClient;
+const planted: AnyForm[] = [];
+const sessions: string[] = [];
+let n = 0;
+
+beforeAll(async () => {
+  h = createHarness({ env: { LOG_LEVEL: 'trace', STORE: 'sqlite', WS_MAX_MESSAGES_PER_SECOND: '1000' } });
+  server = await serve(h);
+  ws = await WsClient.open(`${server.url.replace('http', 'ws')}/v1/events/ws`);
+});
+
+afterAll(async () => {
+  ws.close();
+  await server.close(100);
+});
+
+async function post(body: unknown, headers: Record<string, string> = {}): Promise<number> {
+  const response = await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  await response.text();
+  return response.status;
+}
+
+async function read(path: string): Promise<string> {
+  const response = await fetch(`${server.url}${path}`);
+  expect(response.status, path).toBe(200);
+  return response.text();
+}
+
+/** Random-looking ids the service writes (UUIDs, trace ids, digests): their digits are random, not the value's. */
+const SERVICE_ID = /^(?:h-)?[0-9a-f-]{16,}$|^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/i;
+
+/** Every string of a JSON text, keys included, or the text itself when it is no JSON. */
+function stringsOf(text: string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return [text];
+  }
+  const out: string[] = [];
+  const walk = (value: unknown): void => {
+    if (typeof value === 'string') out.push(value);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value !== null && typeof value === 'object') for (const [key, item] of Object.entries(value)) out.push(key), walk(item);
+  };
+  walk(parsed);
+  return out;
+}
+
+/** The quoted strings in the SQLite file and its WAL, unescaped: the JSON the store keeps. */
+function sqliteStrings(): string[] {
+  const file = (h.store.sessions as { file?: string }).file;
+  expect(file).toBeDefined();
+  const bytes = ['', '-wal'].map((suffix) => `${file}${suffix}`).filter((path) => existsSync(path)).map((path) => readFileSync(path).toString('utf8')).join('\n');
+  return [bytes, ...(bytes.match(/"(?:[^"\\\n]|\\.){1,4000}"/g) ?? []).flatMap((quoted) => stringsOf(quoted))];
+}
+
+/** Strings to search, each with how the rule reads it (worked out once: the SQLite file is large). */
+interface Surface {
+  text: string;
+  read: string;
+}
+const surfaces = (strings: string[]): Surface[] => strings.filter((text) => !SERVICE_ID.test(text)).map((text) => ({ text, read: readAs(text) }));
+/** The first string that shows the value, as sent or its core once read; undefined when none does. */
+const leakIn = (found: Surface[], value: AnyForm): string | undefined =>
+  found.find(({ text, read }) => text.includes(value.raw) || (value.core.length >= 4 && read.includes(value.core.toUpperCase())))?.text.slice(0, 300);
+
+/** The value put where `place` says, in a body of a session of its own. */
+async function plant(value: AnyForm, place: Place, depth: number): Promise<string> {
+  const id = `dd-${(n += 1)}`;
+  sessions.push(id);
+  const base = { session_id: id, event: 'component_input', screen: 'kyc_details', component_id: 'note_field', component_type: 'text_input' };
+  let nested: unknown = value.raw;
+  for (let level = 0; level < depth; level += 1) nested = level % 2 === 0 ? { detail: nested } : [nested];
+  const bodies: Record<Place, () => Promise<number>> = {
+    property: () => post({ ...base, properties: { note: value.raw } }),
+    deep: () => post({ ...base, properties: { info: nested } }),
+    key: () => post({ ...base, properties: { [value.raw]: 'x', extra: { [`${value.raw}`]: 1 } } }),
+    screen: () => post({ ...base, screen: value.raw }),
+    hint: () => post({ ...base, hint: value.raw, masked: false }),
+    // A header carries a request id's characters only (docs/api.md); any other value goes in a property.
+    header: () => (/^[A-Za-z0-9._:@/+=-]{1,128}$/.test(value.raw) ? post(base, { 'x-request-id': value.raw }) : post({ ...base, properties: { note: value.raw } })),
+    top: () => post({ ...base, remark: value.raw, user_id: value.raw }),
+    voice: () => post({ session_id: id, event: 'voice_conversation_turn', properties: { role: 'user', channel: 'voice', turn_index: 1, text: `the number is ${value.raw}` } }),
+    frame: async () => {
+      ws.send({ type: 'connect', message_id: `c-${id}`, session_id: id, client_id: 'kycis_demo' });
+      await ws.nextOfType('ack', (frame) => frame.message_id === `c-${id}`);
+      ws.send({ type: 'control_state', message_id: value.raw.slice(0, 128), event: 'validation_failed', screen: value.raw, failure_reason_code: value.raw, errors: [value.raw], component_id: 'pan_field', component_type: 'text_input' });
+      await ws.next((frame) => frame.type !== 'ack' || frame.message_id !== `c-${id}`);
+      return 200;
+    },
+  };
+  expect(await bodies[place](), `${place} ${JSON.stringify(value.raw)}`).toBe(200);
+  return id;
+}
+
+describe('privacy: generated identity values in every place, read back from every surface', () => {
+  it('no session, agent context, system prompt or activity item shows one', { timeout: 120_000 }, async () => {
+    await fc.assert(
+      fc.asyncProperty(anyForm, fc.constantFrom(...PLACES), fc.integer({ min: 0, max: 5 }), async (value, place, depth) => {
+        planted.push(value);
+        const id = await plant(value, place, depth);
+        const context = await read(`/v1/assistant/context/${id}`);
+        const strings = surfaces([...stringsOf(context), ...stringsOf(await read(`/api/sessions/${id}`)), ...stringsOf(await read(`/api/activity?session_id=${id}&limit=50`))]);
+        expect(leakIn(strings, value), `${value.kind} ${JSON.stringify(value.raw)} in ${place}`).toBeUndefined();
+      }),
+      { numRuns: RUNS, seed: SEED, ...(TIME_MS > 0 ? { interruptAfterTimeLimit: TIME_MS, markInterruptAsFailure: false } : {}) },
+    );
+  });
+
+  it('nor do the SQLite file and its WAL, the log lines and /metrics', { timeout: 120_000 }, async () => {
+    await h.store.sessions.commit();
+    const file = sqliteStrings();
+    // The file was searched, not skipped: it holds the sessions.
+    expect(file[0]).toContain(sessions[0]);
+    const found = surfaces([...file.slice(1), ...h.logs.text.split('\n').flatMap(stringsOf), ...(await read('/metrics')).split('\n').map((line) => line.replace(/ [^ ]+$/, '')), ...stringsOf(await read('/api/activity?limit=1000'))]);
+    for (const value of planted) expect(leakIn(found, value), `${value.kind} ${JSON.stringify(value.raw)}`).toBeUndefined();
+    // The file's bytes as a whole: no value as sent, whatever the JSON around it.
+    for (const value of planted) expect(file[0]!.includes(value.raw), `${value.kind} ${JSON.stringify(value.raw)} in the file`).toBe(false);
+  });
+});
