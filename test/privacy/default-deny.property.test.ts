@@ -1,3 +1,4 @@
+// Runs on one store: it sets STORE=sqlite itself, to read the file's bytes and its WAL.
 import { existsSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +22,8 @@ import { WsClient } from '../support/ws-client.js';
 const RUNS = Number(process.env.PRIVACY_RUNS ?? 24);
 const SEED = Number(process.env.PRIVACY_SEED ?? 5959);
 const TIME_MS = Number(process.env.PRIVACY_TIME_MS ?? 0);
+/** Room for the run and for reading every surface back after it. */
+const TEST_TIMEOUT_MS = TIME_MS > 0 ? TIME_MS + 90_000 : 120_000;
 
 type Place = 'property' | 'deep' | 'key' | 'screen' | 'hint' | 'header' | 'top' | 'voice' | 'frame';
 const PLACES: readonly Place[] = ['property', 'deep', 'key', 'screen', 'hint', 'header', 'top', 'voice', 'frame'];
@@ -124,7 +127,7 @@ async function plant(value: AnyForm, place: Place, depth: number): Promise<strin
 }
 
 describe('privacy: generated identity values in every place, read back from every surface', () => {
-  it('no session, agent context, system prompt or activity item shows one', { timeout: 120_000 }, async () => {
+  it('no session, agent context, system prompt or activity item shows one', { timeout: TEST_TIMEOUT_MS }, async () => {
     await fc.assert(
       fc.asyncProperty(anyForm, fc.constantFrom(...PLACES), fc.integer({ min: 0, max: 5 }), async (value, place, depth) => {
         planted.push(value);
@@ -137,7 +140,7 @@ describe('privacy: generated identity values in every place, read back from ever
     );
   });
 
-  it('nor do the SQLite file and its WAL, the log lines and /metrics', { timeout: 120_000 }, async () => {
+  it('nor do the SQLite file and its WAL, the log lines and /metrics', { timeout: TEST_TIMEOUT_MS }, async () => {
     await h.store.sessions.commit();
     const file = sqliteStrings();
     // The file was searched, not skipped: it holds the sessions.
