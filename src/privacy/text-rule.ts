@@ -159,6 +159,11 @@ function markDigitRuns(text: string, marks: Marks): void {
       continue;
     }
     const span = text.slice(tokens[i]!.start, tokens[end]!.end);
+    // A host's address (four dotted groups, each at most 255) names a machine, not a person.
+    if (isIpv4(span)) {
+      i = end + 1;
+      continue;
+    }
     if (digits.length < 4 && afterCodeLabel(tokens, i)) {
       marks.add(i, end, 'otp');
     } else if (digits.length >= 4 && !(end === i && isKeptLastFour(text, tokens[i]!))) {
@@ -171,6 +176,8 @@ function markDigitRuns(text: string, marks: Marks): void {
     i = end + 1;
   }
 }
+
+const isIpv4 = (span: string): boolean => /^\d{1,3}(?:\.\d{1,3}){3}$/.test(span) && span.split('.').every((part) => Number(part) <= 255);
 
 /** Words that name a short secret: the digits after them are one however few (`cvv 123`, `pin is 42`). */
 const CODE_LABELS = new Set(['cvv', 'cvc', 'pin', 'mpin', 'tpin', 'otp', 'ओटीपी', 'पिन']);

@@ -53,7 +53,7 @@ describe('npm run tail', { timeout: 60_000 }, () => {
     await post(server.url, { session_id: 's1', event: 'validation_failed', errors: ['pan_invalid_format'] });
     await vi.waitFor(() => expect(tail.out).toHaveLength(2), slow);
     expect(tail.out[0]).toMatch(
-      new RegExp(`^2026-11-20T12:00:00\\.000Z {2}event {10}s1 {2}#${activityId(h, 1)} {2}event=component_input screen=pan_details component_id=pan_field hint=\\*{6}234F masked=true$`),
+      new RegExp(`^2026-11-20T12:00:00\\.000Z {2}event {10}s1 {2}#${activityId(h, 1)} {2}event=component_input screen=pan_details component_id=pan_field hint=\\*{10} masked=true$`),
     );
     expect(tail.out[1]).toMatch(new RegExp(` s1 {2}#${activityId(h, 3)} {2}event=validation_failed .*errors=\\["pan_invalid_format"\\]`));
 
