@@ -7,7 +7,7 @@ import { DEFAULT_PII_RULES } from './privacy/rules.js';
 
 /**
  * Secrets never reach a log line: keys and tokens by path here; identity values because every
- * log object goes through the same detectors and key rules as events (domain/pii/), whatever field
+ * log object goes through the same rule and key rules as events (src/privacy/), whatever field
  * they hide in, and no body is ever logged.
  */
 export const REDACTED_PATHS = [

@@ -18,7 +18,7 @@ export interface PrivacySection {
   idDigestSecret: string | undefined;
   /** PII_EXTRA_KEYS as given. */
   piiExtraKeys: string[];
-  /** The built-in detectors and key rules plus PII_EXTRA_KEYS: what events, logs and inspection redact. */
+  /** The built-in key rules plus PII_EXTRA_KEYS (the text rule is one for all): what events, logs and inspection redact. */
   piiRules: PiiRules;
 }
 

@@ -253,7 +253,7 @@ export interface SizedEvent extends EventSizes {
 }
 
 /**
- * Masks every identity value in `event`: value detectors on every string and large integer at
+ * Masks every identity value in `event`: the default-deny rule on every string and number of four digits or more at
  * any depth (keys too), key rules on identity-named fields, the hint rule on `hint`. The result
  * lists what was masked under `redacted_fields` (path and shape, at most 32). `session_id` is the
  * routing key and is left as sent. Pure; never mutates `event`.
@@ -363,7 +363,7 @@ export function redactForIngest(received: SdkEvent, rules: PiiRules = DEFAULT_PI
 }
 
 /**
- * Any other client-sent value (a trigger body, a voice start body): the same detectors and key
+ * Any other client-sent value (a trigger body, a voice start body): the same rule and key
  * rules as `redactEvent`, without the hint rule. Returns the value itself when nothing changed.
  */
 export function redactValue<T>(value: T, rules: PiiRules = DEFAULT_PII_RULES): T {

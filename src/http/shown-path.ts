@@ -11,7 +11,7 @@ export function shownPath(path: string): string {
     try {
       decoded = decodeURIComponent(path);
     } catch {
-      // Left encoded: the detectors still read what is plain in it.
+      // Left encoded: the rule still reads what is plain in it.
     }
   }
   return redactText(decoded);

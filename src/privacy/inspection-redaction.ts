@@ -5,8 +5,8 @@ import { scrubText } from './scrub.js';
 /**
  * What leaves the process through inspection: session contexts, commands and the results of
  * invoked actors, minus anything a viewer must not see. Events are redacted before a session
- * sees them, but a viewer page is an audience of its own, so the same key rules and detectors
- * (domain/pii/) run again here, and hints are withheld outright (fail closed).
+ * sees them, but a viewer page is an audience of its own, so the same key rules and text rule
+ * (src/privacy/) run again here, and hints are withheld outright (fail closed).
  */
 
 /** Values shown as withheld, wherever they appear: hints (as sent, or masked) and participant tokens. */

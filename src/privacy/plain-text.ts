@@ -1,5 +1,5 @@
 /**
- * Text as a reader sees it, which is what the identity detectors must see too: a value written
+ * Text as a reader sees it, which is what the rule (text-rule.ts) must see too: a value written
  * in another script's digits, split by invisible characters or grouped with an unusual dash or
  * space is still the value (docs/privacy.md, "What a value is read as").
  */
@@ -65,7 +65,7 @@ function enclosedValue(char: string): string {
   const code = char.codePointAt(0)!;
   const range = ENCLOSED.find((entry) => code >= entry.from && code <= entry.to)!;
   const offset = code - range.from;
-  // Parenthesised small letters (`⒜`) read as capitals too: the detectors read letters either way.
+  // Parenthesised small letters (`⒜`) read as capitals too: the rule reads letters either way.
   return range.letters ? String.fromCharCode(65 + offset) : String(range.first + offset);
 }
 

@@ -1,7 +1,7 @@
 import { mayHoldNumberWords, numberRuns } from './number-words.js';
 
 /**
- * The text the identity detectors scan, when it differs from the text itself: numbers in words
+ * The text the rule (text-rule.ts) reads, when it differs from the text itself: numbers in words
  * read as digits, and the service's own ids (UUIDs: request ids, dispatch ids) blanked so no
  * detector reads a group of their hex digits as a phone or an account number. A detector's
  * masks are then written back onto the original text (docs/privacy.md).
@@ -54,7 +54,7 @@ export function readingOf(text: string): Reading | undefined {
 }
 
 /**
- * `masked` is the reading after the detectors masked it (each mask keeps the length of what it
+ * `masked` is the reading after the rule masked it (each mask keeps the length of what it
  * replaced). A stretch no mask touched is written as it was; one a mask touched is masked whole,
  * since a digit kept from "double five" cannot be told from the words around it.
  */
