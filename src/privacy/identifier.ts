@@ -20,8 +20,17 @@ const HEX_PART = /(?<![0-9a-z])[0-9a-f]{16,64}(?![0-9a-z])/gi;
 const ID_TOKEN = /^[A-Za-z0-9_.:/-]{1,256}$/;
 /** Six digits or more with only separators between them: a phone, an account, an OTP, a date. */
 const LONG_RUN = /\d(?:[_.:/-]{0,3}\d){5}/;
-/** Four digits or more split by separators (`8-8-1-2`, `482-913`): a value grouped as people write one, not an id's number. */
-const SPLIT_RUN = /\d(?=(?:[_.:/-]{0,3}\d){3})\d*[_.:/-]{1,3}\d/;
+/** Groups of digits split by separators. */
+const DIGIT_GROUPS = /\d+(?:[_.:/-]{1,3}\d+)+/g;
+/**
+ * Four digits or more in short groups (`8-8-1-2`, `482-913`): a value grouped as people say one,
+ * not an id's counters (`r2-1005`, `r0-100`).
+ */
+const splitRun = (text: string): boolean =>
+  [...text.matchAll(DIGIT_GROUPS)].some(([run]) => {
+    const groups = run.split(/[_.:/-]+/);
+    return groups.join('').length >= 4 && groups.every((group) => group.length <= 3) && (groups.length >= 3 || groups.every((group) => group.length >= 2));
+  });
 /** A date: day, month and year split by separators, or a month's name beside a number (`5-Jan-92`). */
 const DATE = /(?<![A-Za-z0-9])\d{1,4}[_.:/-]\d{1,2}[_.:/-]\d{2,4}(?![A-Za-z0-9])|(?<![A-Za-z])(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*[_.:/-]?\d|\d[_.:/-]?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?![a-z])/i;
 /** A PAN anywhere in the letters and digits run together (`ABCDE-1234-F`, `user_ABCDE1234F`), a vehicle's registration in one piece. */
@@ -58,7 +67,7 @@ function identifierShape(shown: string): boolean {
   if (!HAS_DIGIT.test(text) && !mayHoldNumberWords(text)) return true;
   // A hex id inside (the service's own `h-<24 hex>` digests, a trace id) has random digits: left out.
   const read = (readingOf(text)?.text ?? text).replace(HEX_PART, (part) => (/[a-f]/i.test(part) && !/\d{10}/.test(part) ? 'x' : part));
-  if (LONG_RUN.test(read) || SPLIT_RUN.test(read) || DATE.test(read)) return false;
+  if (LONG_RUN.test(read) || splitRun(read) || DATE.test(read)) return false;
   const compact = compactOf(read);
   if (PAN_INSIDE.test(compact) || VEHICLE.test(compact) || IFSC.test(compact)) return false;
   return !read.split(/[_.:/-]/).some((part) => VEHICLE.test(part) || IFSC.test(part));

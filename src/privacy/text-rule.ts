@@ -159,7 +159,7 @@ function markDigitRuns(text: string, marks: Marks): void {
       continue;
     }
     const span = text.slice(tokens[i]!.start, tokens[end]!.end);
-    // A host's address (four dotted groups, each at most 255) names a machine, not a person.
+    // A host's address (four dotted groups, each at most 255, perhaps a port) names a machine, not a person.
     if (isIpv4(span)) {
       i = end + 1;
       continue;
@@ -177,7 +177,7 @@ function markDigitRuns(text: string, marks: Marks): void {
   }
 }
 
-const isIpv4 = (span: string): boolean => /^\d{1,3}(?:\.\d{1,3}){3}$/.test(span) && span.split('.').every((part) => Number(part) <= 255);
+const isIpv4 = (span: string): boolean => /^\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?$/.test(span) && span.split(':')[0]!.split('.').every((part) => Number(part) <= 255);
 
 /** Words that name a short secret: the digits after them are one however few (`cvv 123`, `pin is 42`). */
 const CODE_LABELS = new Set(['cvv', 'cvc', 'pin', 'mpin', 'tpin', 'otp', 'ओटीपी', 'पिन']);
