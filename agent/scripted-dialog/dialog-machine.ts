@@ -1,5 +1,5 @@
 import { assign, emit, setup } from 'xstate';
-import { scrubText } from '../../src/domain/pii/scrub.js';
+import { scrubText } from '../../src/privacy/scrub.js';
 import type { AgentContext } from '../context-source.js';
 import type { Intent } from '../local-voice/intents.js';
 import { intentOf } from '../local-voice/intents.js';
@@ -11,7 +11,7 @@ import { NOT_CAUGHT, NOT_UNDERSTOOD, documents, explanation, greeting, nextStep,
  * session's context, asks once to say again what it did not catch and says it did not understand
  * after a second miss in a row. Pure: the agent sends it the context and what the user said, and
  * speaks what it emits. Every sentence it emits has passed the service's masking of identity
- * values (src/domain/pii/scrub.ts), so nothing it says or the service stores can carry one.
+ * values (src/privacy/scrub.ts), so nothing it says or the service stores can carry one.
  */
 export interface DialogContext {
   agentContext: AgentContext | undefined;

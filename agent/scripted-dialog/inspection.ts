@@ -1,6 +1,6 @@
 import { createWebSocketInspector } from '@statelyai/inspect';
 import type { AnyEventObject, InspectionEvent, MachineContext, Observer } from 'xstate';
-import { redactForInspection } from '../../src/domain/inspection-redaction.js';
+import { redactForInspection } from '../../src/privacy/inspection-redaction.js';
 
 export interface DialogInspection {
   inspect: Observer<InspectionEvent>;
