@@ -82,8 +82,15 @@ const MIN_READ = 1_000;
 const PATTERN_FIELDS = new Set(['expected_pattern', 'pattern', 'regex', 'validation_pattern']);
 
 const IDENTIFIER_NAMES = new Set(['event', 'traceparent', 'screen', 'screen_name', 'component_type', 'component_name', 'failure_reason_code', 'error_code', 'reason_code', 'errors', 'mapping_version']);
+/**
+ * A version a client names (`notice_version`, `app_version`): kept when it reads as one, a year or
+ * a small number first and dotted or dashed groups of up to three digits after (`2026-11`,
+ * `1.4.2`, `v2.10.0-beta`); else judged as an identifier.
+ */
+const isVersionField = (key: string) => key === 'version' || key.endsWith('_version') || /[a-z]Version$/.test(key);
+const VERSION = /^v?(?:20\d{2}|\d{1,3})(?:[.-]\d{1,3})*(?:[-+][A-Za-z0-9.]{1,32})?$/;
 /** Also every id: `id`, `*_id`, `*Id` (`user_id`, `request_id`, `message_id`, `component_id`). */
-const isIdentifierField = (key: string) => IDENTIFIER_NAMES.has(key) || key === 'id' || key.endsWith('_id') || /[a-z]Id$/.test(key);
+const isIdentifierField = (key: string) => IDENTIFIER_NAMES.has(key) || key === 'id' || key.endsWith('_id') || /[a-z]Id$/.test(key) || isVersionField(key);
 
 /**
  * The pass visits every value it returns, so it also counts their JSON size: `size` is that of the
@@ -120,7 +127,7 @@ class Walk {
     this.structure += SLOT_HEAP_BYTES;
     if (typeof value === 'string') {
       this.structure += STRING_HEAP_BYTES;
-      const text = sensitive ? this.text(value, path, true) : identifier ? this.identifier(value, path) : PATTERN_FIELDS.has(key) ? this.pattern(value, path) : this.text(value, path, false);
+      const text = sensitive ? this.text(value, path, true) : identifier ? this.identifier(value, path, key) : PATTERN_FIELDS.has(key) ? this.pattern(value, path) : this.text(value, path, false);
       this.size = jsonStringSize(text);
       return text;
     }
@@ -222,9 +229,9 @@ class Walk {
     return mayHoldIdentity(value) && scrubText(patternSyntaxOnly(value)).findings.length > 0 ? this.text(value, path, false) : value;
   }
 
-  /** An identifier-like field: as sent when it is an identifier, else masked whole with its shape. */
-  identifier(value: string, path: string): string {
-    if (isIdentifier(value)) return value;
+  /** An identifier-like field: as sent when it is an identifier (or a version, under a version's key), else masked whole with its shape. */
+  identifier(value: string, path: string, key = ''): string {
+    if (isIdentifier(value) || (isVersionField(key) && VERSION.test(value))) return value;
     const masked = maskKeyed(value);
     this.note(path, masked.shape);
     return masked.text;

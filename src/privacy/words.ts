@@ -69,7 +69,7 @@ export const MONTH_WORDS = set(`
 export const ADDRESS_WORDS = set(`
   road rd street st nagar colony sector flat house plot apartment apartments apt apts society lane marg chowk layout block phase
   floor tower towers village vill district dist taluk taluka tehsil mandal bagh gali galli mohalla vihar enclave extension
-  cross main pincode pin
+  pincode pin
   नगर मार्ग रोड गली मोहल्ला कॉलोनी सेक्टर फ्लैट मकान पिन गांव गाँव ज़िला जिला
 `);
 
