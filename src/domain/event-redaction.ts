@@ -89,6 +89,8 @@ const IDENTIFIER_NAMES = new Set(['event', 'traceparent', 'screen', 'screen_name
  */
 const isVersionField = (key: string) => key === 'version' || key.endsWith('_version') || /[a-z]Version$/.test(key);
 const VERSION = /^v?(?:20\d{2}|\d{1,3})(?:[.-]\d{1,3})*(?:[-+][A-Za-z0-9.]{1,32})?$/;
+/** The service's own marks in place of a value it refused or withheld (`[invalid]`, `[redacted]`): no client text. */
+const SERVICE_MARK = /^\[[a-z ]{1,32}\]$/;
 /** Also every id: `id`, `*_id`, `*Id` (`user_id`, `request_id`, `message_id`, `component_id`). */
 const isIdentifierField = (key: string) => IDENTIFIER_NAMES.has(key) || key === 'id' || key.endsWith('_id') || /[a-z]Id$/.test(key) || isVersionField(key);
 
@@ -231,7 +233,7 @@ class Walk {
 
   /** An identifier-like field: as sent when it is an identifier (or a version, under a version's key), else masked whole with its shape. */
   identifier(value: string, path: string, key = ''): string {
-    if (isIdentifier(value) || (isVersionField(key) && VERSION.test(value))) return value;
+    if (isIdentifier(value) || (isVersionField(key) && VERSION.test(value)) || SERVICE_MARK.test(value)) return value;
     const masked = maskKeyed(value);
     this.note(path, masked.shape);
     return masked.text;
