@@ -14,6 +14,8 @@ import type { Socket } from 'node:net';
 export interface KernelSendQueues {
   /** Bytes the kernel holds unacknowledged for this connection, as of the last reading. */
   of(socket: Socket): number;
+  /** How many readings have landed; undefined where the kernel gives no figures. */
+  readings(): number | undefined;
 }
 
 const TABLES = ['/proc/self/net/tcp', '/proc/self/net/tcp6'];
@@ -54,6 +56,7 @@ export function kernelSendQueues(minIntervalMs = 1000, now: () => number = () =>
   let readAt = Number.NEGATIVE_INFINITY;
   let reading = false;
   let available = true;
+  let landed = 0;
   const refresh = () => {
     const at = now();
     if (!available || reading || at - readAt < minIntervalMs) return;
@@ -66,6 +69,7 @@ export function kernelSendQueues(minIntervalMs = 1000, now: () => number = () =>
       // No /proc (not Linux): never tried again.
       if (tables.every((table) => table.status === 'rejected')) available = false;
       queues = next;
+      landed += 1;
     });
   };
   return {
@@ -74,8 +78,9 @@ export function kernelSendQueues(minIntervalMs = 1000, now: () => number = () =>
       if (queues.size === 0 || socket.localPort === undefined || socket.remotePort === undefined) return 0;
       return queues.get(keyOf(socket.localPort, socket.remotePort)) ?? 0;
     },
+    readings: () => (available ? landed : undefined),
   };
 }
 
 /** No kernel figures: only what Node holds is counted (tests of other parts, platforms without /proc). */
-export const NO_KERNEL_QUEUES: KernelSendQueues = { of: () => 0 };
+export const NO_KERNEL_QUEUES: KernelSendQueues = { of: () => 0, readings: () => undefined };

@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/config.js';
 import type { App } from '../../src/http/app.js';
 import { sessionKeys } from '../../src/domain/session-key.js';
 import { createApp } from '../../src/http/app.js';
+import type { KernelSendQueues } from '../../src/integrations/kernel-send-queues.js';
 import { createMediaProvider } from '../../src/integrations/open-media.js';
 import { loadKnowledgeBase } from '../../src/integrations/knowledge-base.js';
 import type { SdkConfigSource } from '../../src/integrations/sdk-config-source.js';
@@ -84,6 +85,8 @@ export interface HarnessOptions {
   clock?: SimulatedClock;
   /** The simulated time the clock starts at (a restart continues from where the last one stopped). */
   startAt?: number;
+  /** The kernel's send queues as the app reads them (a test that must wait for a fresh reading). */
+  kernelSendQueues?: KernelSendQueues;
 }
 
 /** The real express app over the real actor system, on a simulated clock, logging to memory. */
@@ -104,7 +107,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     sessionLogic: options.sessionLogic,
   });
   const sdkConfig = openSdkConfigSource({ file: config.sdk.configFile, logger });
-  const app = createApp({ config, system, logger, mediaReady, sdkConfig, sessionKeys: HARNESS_SESSION_KEYS });
+  const app = createApp({ config, system, logger, mediaReady, sdkConfig, sessionKeys: HARNESS_SESSION_KEYS, kernelSendQueues: options.kernelSendQueues });
   return { app, system, clock, config, logs, http: supertest(app.express), sdkConfig, logger, store, env, firstActivityId: store.activity.bounds().lastId + 1 };
 }
 
