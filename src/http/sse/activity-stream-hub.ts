@@ -228,6 +228,7 @@ export class ActivityStreamHub {
   private resume(stream: OpenStream, afterId: number): void {
     const { oldestId, lastId } = this.options.activity.bounds();
     stream.live = false;
+    stream.out.kernelCounted = false;
     stream.cursor = afterId;
     if (afterId > lastId) {
       // Ids never repeat across restarts, so an id above the newest was never given by this log.
@@ -254,6 +255,7 @@ export class ActivityStreamHub {
     }
     if (items.length === 0) {
       stream.live = true;
+      stream.out.kernelCounted = true;
       return;
     }
     const resume = stream.resume;
@@ -358,6 +360,7 @@ export class ActivityStreamHub {
     for (const stream of this.streams) {
       if (!stream.live || stream.cursor >= newest) continue;
       stream.live = false;
+      stream.out.kernelCounted = false;
       this.catchUp(stream);
     }
   }

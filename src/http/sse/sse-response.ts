@@ -29,6 +29,12 @@ export class SseResponse {
   private corked = false;
   /** What the client had left unread, node's and the kernel's, when the stream was cut for it (for the log). */
   unreadWhenCut: { node_bytes: number; kernel_bytes: number } | undefined;
+  /**
+   * Whether the cap counts the kernel's bytes: for a live stream, yes. A replay is paced by the
+   * socket's drain instead, and what the kernel holds of it (a loopback connection takes
+   * megabytes) would cut a reader that keeps reading; the streams' share still counts them.
+   */
+  kernelCounted = true;
 
   constructor(
     private readonly res: ServerResponse,
@@ -60,7 +66,7 @@ export class SseResponse {
 
   send(frame: Buffer): SendResult {
     if (!this.isOpen) return 'closed';
-    if (this.bufferedBytes >= this.maxBufferBytes) {
+    if (this.res.writableLength + (this.kernelCounted ? this.kernelBytes : 0) >= this.maxBufferBytes) {
       this.unreadWhenCut = { node_bytes: this.res.writableLength, kernel_bytes: this.kernelBytes };
       this.cut();
       return 'cut';
