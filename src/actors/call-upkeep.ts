@@ -12,6 +12,9 @@ import type { Summarizer } from '../integrations/summary-model.js';
 import type { WebhookSender } from '../integrations/webhook-sender.js';
 import type { CallBook, Delivery } from '../store/call-book.js';
 
+/** The longest delay Node's setTimeout keeps (2^31-1 ms). */
+const MAX_TIMER_MS = 2_147_483_647;
+
 export interface CallUpkeepOptions {
   calls: CallBook;
   clock: AppClock;
@@ -135,7 +138,10 @@ export class CallUpkeep {
         this.dueAt = Number.POSITIVE_INFINITY;
         this.nudge();
       },
-      Math.max(0, at - this.options.clock.now()),
+      // Node's timers hold at most 2^31-1 ms (24.8 days) and fire at once past it: a retention of
+      // 30 days made this a timer of 1 ms, run again and again. A wake before the due time finds
+      // nothing due and arms the next one.
+      Math.min(MAX_TIMER_MS, Math.max(0, at - this.options.clock.now())),
     );
   }
 }
