@@ -139,7 +139,10 @@ function parseJson(text: string): unknown {
 export function jsonBody(bodies: RequestBodies): RequestHandler[] {
   const requireJson: RequestHandler = (req, _res, next) => {
     const hasBody = req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH';
-    if (hasBody && !req.is('application/json')) {
+    // A POST with no body at all (no Content-Length, no Transfer-Encoding) has no type to check and
+    // reads as `{}`, as an empty body does (a retry names its delivery in the path alone); a body
+    // of any other type is refused.
+    if (hasBody && req.is('application/json') === false) {
       throw new HttpError(415, 'Content-Type must be application/json');
     }
     // body-parser would decode UTF-16 and UTF-32 too; the contract is UTF-8 JSON.
