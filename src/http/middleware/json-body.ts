@@ -139,10 +139,12 @@ function parseJson(text: string): unknown {
 export function jsonBody(bodies: RequestBodies): RequestHandler[] {
   const requireJson: RequestHandler = (req, _res, next) => {
     const hasBody = req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH';
-    // A POST with no body at all (no Content-Length, no Transfer-Encoding) has no type to check and
-    // reads as `{}`, as an empty body does (a retry names its delivery in the path alone); a body
-    // of any other type is refused.
-    if (hasBody && req.is('application/json') === false) {
+    // A POST with no body (none announced, or `Content-Length: 0`) has no type to check and reads
+    // as `{}`, as an empty body does (a retry names its delivery in the path alone); a body of any
+    // other type is refused.
+    const length = req.headers['content-length'];
+    const empty = length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined);
+    if (hasBody && !empty && !req.is('application/json')) {
       throw new HttpError(415, 'Content-Type must be application/json');
     }
     // body-parser would decode UTF-16 and UTF-32 too; the contract is UTF-8 JSON.
