@@ -309,7 +309,10 @@ describe('GET /api/activity/stream: limits', () => {
 
 
   it('cuts a client that stops reading once its unread bytes pass the cap, holding no more than that', async () => {
-    const { h, server } = await start({ env: { ACTIVITY_BUFFER_SIZE: '20' } });
+    // As above: each record waits for a kernel reading made after its writes, so a loaded
+    // machine's lag cannot let the reader hold a second's worth of records past the cap unseen.
+    const kernel = kernelSendQueues(0);
+    const { h, server } = await start({ env: { ACTIVITY_BUFFER_SIZE: '20' }, kernelSendQueues: kernel });
     const cap = h.config.stream.maxBufferBytes;
     const { socket, received } = await stalledReader(server.port);
     await vi.waitFor(() => expect(streamsOpen(h)).toBe(1), patient);
@@ -319,10 +322,17 @@ describe('GET /api/activity/stream: limits', () => {
     let recorded = 0;
     let peakBuffered = 0;
     while (streamsOpen(h) > 0 && recorded < 2000) {
+      const seen = kernel.readings() ?? 0;
       record(h, 1, { payload: { blob } });
       recorded += 1;
       // A durable store delivers an item once it is committed, at the end of the turn.
       await settle();
+      if (kernel.readings() !== undefined && streamsOpen(h) > 0) {
+        await vi.waitFor(() => {
+          h.app.activityStreams.stats();
+          expect(kernel.readings()).toBeGreaterThan(seen + 1);
+        }, patient);
+      }
       peakBuffered = Math.max(peakBuffered, h.app.activityStreams.stats().bufferedBytes);
     }
     expect(streamsOpen(h)).toBe(0);
