@@ -154,8 +154,8 @@ describe('the voice demo page in Chromium, with the voice agent on a real LiveKi
     await page.waitForSelector(`#voice-transcript li[data-speaker="you"]:has-text("${TYPED}")`);
     await expect.poll(async () => (await said('assistant')).join(' '), { timeout: 30_000 }).toContain(`You said: ${TYPED}`);
     expect(models.chats.some((request) => lastUserText(request) === TYPED)).toBe(true);
-    // The agent reports each turn to the service, and the page's timeline shows them.
-    await page.waitForSelector('#voice-timeline li[data-kind="event"]:has-text("voice_conversation_turn")', { timeout: 15_000 });
+    // The agent reports each turn to the service, and the page's timeline shows them in words.
+    await page.waitForSelector(`#voice-timeline li[data-kind="event"]:has-text("user said"):has-text("${TYPED}")`, { timeout: 15_000 });
     // Each answer, once spoken, is shown as whole, no longer as words still coming.
     await expect.poll(() => page.locator('#voice-transcript li[data-speaker="assistant"].interim').count(), { timeout: 15_000 }).toBe(0);
     await screenshot(page, 'voice-demo');
