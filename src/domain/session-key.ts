@@ -34,7 +34,18 @@ export interface SessionKeys {
 
 export function sessionKeys(secret: string | Buffer): SessionKeys {
   const key = Buffer.from(secret);
-  const digestOf = (value: string): string => `h-${createHmac('sha256', key).update(value).digest('hex').slice(0, 24)}`;
+  const hmacHex = (value: string): string => createHmac('sha256', key).update(value).digest('hex').slice(0, 24);
+  /**
+   * A digest must read as an identifier itself, or the key would be digested again where it
+   * arrives (a path, a query) and name another session. About one in twenty has ten decimal
+   * digits in a row, which the privacy rule reads as a number: that one is hashed again, the same
+   * way every time, until it reads as an id.
+   */
+  const digestOf = (value: string): string => {
+    let digest = `h-${hmacHex(value)}`;
+    while (!isIdentifier(digest)) digest = `h-${hmacHex(digest)}`;
+    return digest;
+  };
 
   /**
    * A legacy user id is kept as it is when the read routes could take it back in a session id
