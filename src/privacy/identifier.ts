@@ -7,7 +7,7 @@ import { compactOf } from './text-rule.js';
  * name, an error or reason code) may hold and still be shown as sent (docs/privacy.md, "What is
  * kept"): a UUID, a ULID, a hex id, or a token of `[A-Za-z0-9_.:/-]` with no run of six digits
  * across its separators (numbers in words read as digits), no four digits split by separators,
- * no date and no document's shape.
+ * not four digits or more alone, no date and no document's shape.
  */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A W3C traceparent: version, trace id, span id, flags, in hex. */
@@ -31,6 +31,8 @@ const splitRun = (text: string): boolean =>
     const groups = run.split(/[_.:/-]+/);
     return groups.join('').length >= 4 && groups.every((group) => group.length <= 3) && (groups.length >= 3 || groups.every((group) => group.length >= 2));
   });
+/** Four digits or more and nothing else (`2494`, `14-377`): an OTP or a PIN, not a name for anything. */
+const bareNumber = (text: string): boolean => /^[\d_.:/-]+$/.test(text) && text.replace(/\D/g, '').length >= 4;
 /** A date: day, month and year split by separators, or a month's name beside a number (`5-Jan-92`). */
 const DATE = /(?<![A-Za-z0-9])\d{1,4}[_.:/-]\d{1,2}[_.:/-]\d{2,4}(?![A-Za-z0-9])|(?<![A-Za-z])(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*[_.:/-]?\d|\d[_.:/-]?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?![a-z])/i;
 /** A PAN anywhere in the letters and digits run together (`ABCDE-1234-F`, `user_ABCDE1234F`), a vehicle's registration in one piece. */
@@ -67,7 +69,7 @@ function identifierShape(shown: string): boolean {
   if (!HAS_DIGIT.test(text) && !mayHoldNumberWords(text)) return true;
   // A hex id inside (the service's own `h-<24 hex>` digests, a trace id) has random digits: left out.
   const read = (readingOf(text)?.text ?? text).replace(HEX_PART, (part) => (/[a-f]/i.test(part) && !/\d{10}/.test(part) ? 'x' : part));
-  if (LONG_RUN.test(read) || splitRun(read) || DATE.test(read)) return false;
+  if (LONG_RUN.test(read) || splitRun(read) || DATE.test(read) || bareNumber(read)) return false;
   const compact = compactOf(read);
   if (PAN_INSIDE.test(compact) || VEHICLE.test(compact) || IFSC.test(compact)) return false;
   return !read.split(/[_.:/-]/).some((part) => VEHICLE.test(part) || IFSC.test(part));

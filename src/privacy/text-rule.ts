@@ -131,20 +131,35 @@ function markDigitRuns(text: string, marks: Marks): void {
   // with more letters (`ABCDE1234F`) is a value of its own, masked by markMixed.
   const holdsDigits = (token: Token) => token.digits > 0 && token.letters <= 3 && !HEX_ID.test(text.slice(token.start, token.end));
   const digitsIn = (token: Token) => text.slice(token.start, token.end).replace(/\D/g, '');
+  // A long word's digits at the edge that touches a run join it (`FAZMW6 1_6 1S` is four digits
+  // split by separators): its letters are then masked with the run. Digits inside the word do not.
+  const edgeDigits = (token: Token, edge: 'head' | 'tail'): string => {
+    const source = text.slice(token.start, token.end);
+    if (token.digits === 0 || HEX_ID.test(source)) return '';
+    return (edge === 'head' ? /^\d+/ : /\d+$/).exec(source)?.[0] ?? '';
+  };
+  const joins = (from: number, to: number) => to < tokens.length && isSeparator(gapBetween(text, tokens, from, to));
   let i = 0;
   while (i < tokens.length) {
-    if (!holdsDigits(tokens[i]!)) {
+    const leading = holdsDigits(tokens[i]!) ? '' : edgeDigits(tokens[i]!, 'tail');
+    if (!holdsDigits(tokens[i]!) && !(leading !== '' && joins(i, i + 1) && holdsDigits(tokens[i + 1]!))) {
       i += 1;
       continue;
     }
     let end = i;
-    let digits = digitsIn(tokens[i]!);
+    let digits = leading || digitsIn(tokens[i]!);
     for (let next = i + 1; next < tokens.length; next += 1) {
       const token = tokens[next]!;
       if (holdsDigits(token) && isSeparator(gapBetween(text, tokens, next - 1, next))) {
         digits += digitsIn(token);
         end = next;
         continue;
+      }
+      const trailing = edgeDigits(token, 'head');
+      if (trailing !== '' && end > i && isSeparator(gapBetween(text, tokens, next - 1, next))) {
+        digits += trailing;
+        end = next;
+        break;
       }
       // "1234 and 5678": "and" joins two parts of one number.
       const after = tokens[next + 1];
@@ -159,10 +174,17 @@ function markDigitRuns(text: string, marks: Marks): void {
       continue;
     }
     const span = text.slice(tokens[i]!.start, tokens[end]!.end);
-    // A host's address (four dotted groups, each at most 255, perhaps a port) names a machine, not a person.
+    // A host's address (four dotted groups, each at most 255, perhaps a port) names a machine, not
+    // a person; with letters spelled beside it (`BHU CJ 1.2.5.4 T`) it is a document's digits.
     if (isIpv4(span)) {
-      i = end + 1;
-      continue;
+      const [from, to] = spelledAround(text, marks, i, end);
+      const lettersOfDocument = (index: number) => tokens[index]!.letters === 1 || /^[A-Z]{2,5}$/.test(text.slice(tokens[index]!.start, tokens[index]!.end));
+      let spelledBeside = false;
+      for (let index = from; index <= to; index += 1) if ((index < i || index > end) && lettersOfDocument(index)) spelledBeside = true;
+      if (!spelledBeside) {
+        i = end + 1;
+        continue;
+      }
     }
     if (digits.length < 4 && afterCodeLabel(tokens, i)) {
       marks.add(i, end, 'otp');

@@ -163,4 +163,28 @@ describe('an OTP told in words', () => {
     await post(h, '/v1/events', { session_id: 'o2', event: 'voice_conversation_turn', properties: { role: 'agent', channel: 'voice', text: 'Enter the 6-digit OTP sent to you; it is valid for 10 minutes.' } });
     expect(await session(h, 'o2')).toContain('Enter the 6-digit OTP sent to you; it is valid for 10 minutes.');
   });
+
+  it('forms the long property run found: digits glued to a long word and split, a PAN dotted like a host address, a bare code as an id', async () => {
+    const h = createHarness();
+    const forms = ['FAZMW6 1_6 1S', 'FAZMW੬ ੧_੬ ੧S', 'CYWmw૬ ૫ ૪ ૦L', 'BHU CJ 1.2.5.4 T', 'bhu.c-j.௧.௨.௫.௪.t'];
+    for (const [index, note] of forms.entries()) await post(h, '/v1/events', { session_id: `lr${index}`, event: 'component_input', properties: { note } });
+    for (const [index, note] of forms.entries()) {
+      const seen = JSON.stringify((await h.http.get(`/api/sessions/lr${index}`)).body.latest_event.properties);
+      for (const part of ['FAZMW', 'CYWmw', 'BHU', 'bhu', '1_6', '1.2.5.4']) if (note.includes(part)) expect(seen, note).not.toContain(part);
+    }
+    // A code of four digits or more alone is no identifier, wherever an identifier is kept.
+    await post(h, '/v1/events', { session_id: 'lr-code', event: 'validation_error', screen: '2494', failure_reason_code: '14377', component_id: 'otp_field' });
+    const seen = JSON.stringify((await h.http.get('/api/sessions/lr-code')).body);
+    for (const code of ['2494', '14377']) expect(seen).not.toContain(code);
+    expect(seen).toContain('otp_field');
+    // A host's address with plain words beside it is kept.
+    await post(h, '/v1/events', { session_id: 'lr-host', event: 'component_input', properties: { note: 'dns 8.8.8.8 down, host 10.0.0.12:8080' } });
+    expect(JSON.stringify((await h.http.get('/api/sessions/lr-host')).body.latest_event.properties)).toContain('dns 8.8.8.8 down, host 10.0.0.12:8080');
+    // "Write your name as it is on the PAN card": the words after the label are no name; a name after it is.
+    const instruction = 'अपना नाम वैसा ही लिखें जैसा पैन कार्ड पर है';
+    await post(h, '/v1/events', { session_id: 'lr-hi', event: 'component_input', properties: { note: instruction, told: 'मेरा नाम रोहन मल्होत्रा है' } });
+    const hindi = JSON.stringify((await h.http.get('/api/sessions/lr-hi')).body.latest_event.properties);
+    expect(hindi).toContain(instruction);
+    expect(hindi).not.toContain('रोहन');
+  });
 });
