@@ -87,7 +87,8 @@ describe('the voice agent with ElevenLabs speech (STT_PROVIDER=elevenlabs TTS_PR
 
     // The opening line is spoken by ElevenLabs: one context on the multi-context WebSocket, with the configured voice, model and language.
     await heardOpening(user);
-    const opening = await eventually(() => eleven.speeches.find((speech) => speech.text.includes('automated assistant') && speech.done), (found) => found !== undefined, 15_000);
+    // The opening is the consent notice in the worker's language, Hindi here (docs/calls.md).
+    const opening = await eventually(() => eleven.speeches.find((speech) => speech.text.includes('स्वचालित सहायक') && speech.done), (found) => found !== undefined, 15_000);
     expect(opening).toMatchObject({ transport: 'websocket', apiKey: XI_KEY, voiceId: VOICE_ID, model: 'eleven_flash_v2_5', languageCode: 'hi' });
     expect(opening!.query.get('output_format')).toBe('pcm_22050');
     expect(opening!.query.get('enable_logging')).toBe('true');

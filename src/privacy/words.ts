@@ -35,6 +35,7 @@ export const SAFE_WORDS = set(`
 export const NAME_STOP_WORDS = set(`
   and aur but hai hain he from here speaking calling please sir madam ji is was
   है हैं और जी बोल रहा रही हूँ हूं
+  वैसा जैसा ही भी को का की के में पर से अपना अपनी सही लिखें लिखिए भरें दर्ज करें डालें
 `);
 
 /**
