@@ -174,8 +174,8 @@ function markDigitRuns(text: string, marks: Marks): void {
       continue;
     }
     const span = text.slice(tokens[i]!.start, tokens[end]!.end);
-    // A host's address (four dotted groups, each at most 255, perhaps a port) names a machine, not
-    // a person; with letters spelled beside it (`BHU CJ 1.2.5.4 T`) it is a document's digits.
+    // A host's address names a machine, not a person; with letters spelled beside it (`BHU CJ
+    // 10.2.5.4 T`) it is a document's digits.
     if (isIpv4(span)) {
       const [from, to] = spelledAround(text, marks, i, end);
       const lettersOfDocument = (index: number) => tokens[index]!.letters === 1 || /^[A-Z]{2,5}$/.test(text.slice(tokens[index]!.start, tokens[index]!.end));
@@ -199,7 +199,18 @@ function markDigitRuns(text: string, marks: Marks): void {
   }
 }
 
-const isIpv4 = (span: string): boolean => /^\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?$/.test(span) && span.split(':')[0]!.split('.').every((part) => Number(part) <= 255);
+/**
+ * A loopback, private or link-local IPv4 address, perhaps with a port (`127.0.0.1`, `10.0.0.12:8080`):
+ * the service's own hosts. Any other dotted quad is read as digits: an OTP written `4.31.8.16` is
+ * one, and a user's public address is personal data anyway.
+ */
+const isIpv4 = (span: string): boolean => {
+  if (!/^\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?$/.test(span)) return false;
+  const parts = span.split(':')[0]!.split('.').map(Number);
+  if (parts.some((part) => part > 255)) return false;
+  const [a, b] = parts as [number, number];
+  return a === 127 || a === 10 || a === 0 || (a === 192 && b === 168) || (a === 172 && b >= 16 && b <= 31) || (a === 169 && b === 254);
+};
 
 /** Words that name a short secret: the digits after them are one however few (`cvv 123`, `pin is 42`). */
 const CODE_LABELS = new Set(['cvv', 'cvc', 'pin', 'mpin', 'tpin', 'otp', 'ओटीपी', 'पिन']);

@@ -178,8 +178,11 @@ describe('an OTP told in words', () => {
     for (const code of ['2494', '14377']) expect(seen).not.toContain(code);
     expect(seen).toContain('otp_field');
     // A host's address with plain words beside it is kept.
-    await post(h, '/v1/events', { session_id: 'lr-host', event: 'component_input', properties: { note: 'dns 8.8.8.8 down, host 10.0.0.12:8080' } });
-    expect(JSON.stringify((await h.http.get('/api/sessions/lr-host')).body.latest_event.properties)).toContain('dns 8.8.8.8 down, host 10.0.0.12:8080');
+    await post(h, '/v1/events', { session_id: 'lr-host', event: 'component_input', properties: { note: 'dns 127.0.0.53 down, host 10.0.0.12:8080', otp: 'code 4.31.8.16', gu: '૪૩.૧.૮૧.૬' } });
+    const hosts = JSON.stringify((await h.http.get('/api/sessions/lr-host')).body.latest_event.properties);
+    expect(hosts).toContain('dns 127.0.0.53 down, host 10.0.0.12:8080');
+    // A public address's shape is no reason to keep digits: an OTP written as one is masked.
+    for (const code of ['4.31.8.16', '૪૩.૧.૮૧.૬']) expect(hosts).not.toContain(code);
     // "Write your name as it is on the PAN card": the words after the label are no name; a name after it is.
     const instruction = 'अपना नाम वैसा ही लिखें जैसा पैन कार्ड पर है';
     await post(h, '/v1/events', { session_id: 'lr-hi', event: 'component_input', properties: { note: instruction, told: 'मेरा नाम रोहन मल्होत्रा है' } });
