@@ -1,11 +1,11 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AgentServer } from '@livekit/agents';
 import { ServerOptions, cli } from '@livekit/agents';
 import { localVoiceProblems } from './local-voice/requirements.js';
 import { redactConversationLogs } from './log-redaction.js';
 import { describeModels } from './providers.js';
 import { AgentSettingsError, loadAgentSettings } from './settings.js';
+import { workerLoad } from './worker-load.js';
 
 redactConversationLogs();
 
@@ -36,7 +36,6 @@ process.stdout.write(
     : `voice: speech in by ${models.stt}, speech out by ${models.tts}, answers by ${models.llm}\n`,
 );
 
-const { maxJobs } = settings.worker;
 cli.runApp(
   new ServerOptions({
     // job.js beside the built main.js (npm run agent), job.ts beside main.ts run through tsx.
@@ -49,9 +48,6 @@ cli.runApp(
     port: settings.worker.httpPort,
     logLevel: settings.worker.logLevel,
     ...(settings.worker.idleProcesses !== undefined ? { numIdleProcesses: settings.worker.idleProcesses } : {}),
-    ...(settings.worker.loadThreshold !== undefined ? { loadThreshold: settings.worker.loadThreshold } : {}),
-    // The server sends a job only to a worker whose load is under 1; by default the load is the
-    // machine's CPU use, which on a shared machine says nothing of this worker's room for jobs.
-    ...(maxJobs !== undefined ? { loadFunc: async (worker: AgentServer) => Math.min(1, worker.activeJobs.length / maxJobs) } : {}),
+    ...workerLoad(settings.worker),
   }),
 );

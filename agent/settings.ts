@@ -40,6 +40,9 @@ const defaults = (e: Given) => {
   };
 };
 
+/** AGENT_MAX_JOBS when unset: running jobs at which the worker reports itself full (the jobs load measure). */
+export const DEFAULT_AGENT_MAX_JOBS = 8;
+
 const EnvSchema = z.object({
   LIVEKIT_URL: z.string().regex(/^(wss?|https?):\/\/[^\s/]+/, { error: 'must be a ws://, wss://, http:// or https:// URL' }),
   LIVEKIT_API_KEY: z.string().min(1),
@@ -112,8 +115,11 @@ const EnvSchema = z.object({
   AGENT_HTTP_PORT: z.coerce.number().int().min(0).max(65_535).default(8081),
   AGENT_IDLE_PROCESSES: z.coerce.number().int().min(0).max(64).optional(),
   AGENT_LOAD_THRESHOLD: z.coerce.number().positive().optional(),
-  // Capacity by job count instead of the machine's CPU use (a machine shared with other work).
-  AGENT_MAX_JOBS: z.coerce.number().int().positive().optional(),
+  // What the worker reports as its load: its running jobs (the default), or the machine's CPU use.
+  // docs/voice-agent.md, "Load and capacity".
+  AGENT_LOAD_MEASURE: z.enum(['jobs', 'cpu']).default('jobs'),
+  // Capacity by job count: with the jobs measure, the worker is full at this many running jobs.
+  AGENT_MAX_JOBS: z.coerce.number().int().positive().default(DEFAULT_AGENT_MAX_JOBS),
   AGENT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
   /** The service's inspection relay (`ws://…`): the scripted dialog shows in the Stately inspector. */
   AGENT_INSPECT: z.string().trim().regex(/^wss?:\/\/[^\s/]+/, { error: 'must be the ws:// or wss:// address of an inspection relay' }).optional(),
@@ -171,7 +177,15 @@ export interface AgentSettings {
   llm: ({ provider: 'openai' } & ModelEndpoint) | { provider: 'none' };
   stt: SttSettings;
   tts: TtsSettings;
-  worker: { httpHost: string; httpPort: number; idleProcesses: number | undefined; loadThreshold: number | undefined; maxJobs: number | undefined; logLevel: string };
+  worker: {
+    httpHost: string;
+    httpPort: number;
+    idleProcesses: number | undefined;
+    loadThreshold: number | undefined;
+    loadMeasure: 'jobs' | 'cpu';
+    maxJobs: number;
+    logLevel: string;
+  };
   /** Where the scripted dialog's inspection events go, if anywhere. */
   inspectUrl: string | undefined;
 }
@@ -225,7 +239,7 @@ export function loadAgentSettings(env: NodeJS.ProcessEnv = process.env): AgentSe
     llm: llmProvider === 'none' ? { provider: 'none' } : { provider: 'openai', ...endpoint(e.LLM_BASE_URL, e.LLM_API_KEY, e.LLM_MODEL ?? 'gpt-4o-mini') },
     stt,
     tts,
-    worker: { httpHost: e.AGENT_HTTP_HOST, httpPort: e.AGENT_HTTP_PORT, idleProcesses: e.AGENT_IDLE_PROCESSES, loadThreshold: e.AGENT_LOAD_THRESHOLD, maxJobs: e.AGENT_MAX_JOBS, logLevel: e.AGENT_LOG_LEVEL },
+    worker: { httpHost: e.AGENT_HTTP_HOST, httpPort: e.AGENT_HTTP_PORT, idleProcesses: e.AGENT_IDLE_PROCESSES, loadThreshold: e.AGENT_LOAD_THRESHOLD, loadMeasure: e.AGENT_LOAD_MEASURE, maxJobs: e.AGENT_MAX_JOBS, logLevel: e.AGENT_LOG_LEVEL },
     inspectUrl: e.AGENT_INSPECT,
   };
 }

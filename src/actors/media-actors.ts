@@ -3,7 +3,8 @@ import { fromPromise } from 'xstate';
 import type { MediaProvider } from '../integrations/media.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { MediaCallLog } from './media-call-log.js';
-import type { FindAgentInput, IssuedToken, RoomInput, TokenInput } from '../machines/session/voice.js';
+import type { AgentPresence } from '../domain/voice-session.js';
+import type { FindAgentInput, IssuedToken, ReplaceDispatchInput, RoomInput, TokenInput } from '../machines/session/voice.js';
 
 export interface MediaObservers {
   metrics: ServiceMetrics;
@@ -44,6 +45,10 @@ export function mediaActors(media: MediaProvider, logger: Logger, observers: Med
     ),
     dispatchAgent: fromPromise<string, RoomInput>(logged('dispatchAgent', (input) => media.dispatchAgent(input.room, input.sessionId))),
     deleteRoom: fromPromise<void, RoomInput>(logged('deleteRoom', (input) => media.deleteRoom(input.room))),
+    checkAgent: fromPromise<AgentPresence, RoomInput>(logged('checkAgent', (input) => media.agentPresence(input.room))),
+    replaceDispatch: fromPromise<string, ReplaceDispatchInput>(
+      logged('replaceDispatch', (input) => media.replaceAgentDispatch(input.room, input.sessionId, input.staleId)),
+    ),
     mintToken: fromPromise<IssuedToken, TokenInput>(
       logged('mintToken', async (input) => ({ token: await media.mintToken(input), url: media.url, expires_in_sec: media.tokenTtlSeconds })),
     ),

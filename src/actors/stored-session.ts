@@ -66,8 +66,14 @@ export function storedView(stored: StoredSession, settings: SessionSettings, at:
   const coolingDown = (context.trigger.cooldown_until ?? 0) > at;
   return {
     context,
-    value: { ...value, voice: restoredVoice(stored), trigger: coolingDown ? 'cooldown' : 'ready', presence: 'live', reengagement: context.reengagement ? 'armed' : 'idle' },
+    value: { ...value, voice: restoredVoice(stored), trigger: coolingDown ? 'cooldown' : 'ready', presence: 'live', reengagement: context.reengagement ? 'armed' : 'idle', agent: agentState(context, restoredVoice(stored)) },
   };
+}
+
+/** The agent region a stored session resumes in: awaiting or joined while voice runs with a watch. */
+function agentState(context: SessionContext, voice: 'inactive' | 'active'): 'idle' | 'awaiting' | 'joined' {
+  if (voice !== 'active' || !context.agent_watch) return 'idle';
+  return context.agent_watch.joined_at === null ? 'awaiting' : 'joined';
 }
 
 /** A stored session with nothing under way: its only deadline is its idle eviction. */

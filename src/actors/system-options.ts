@@ -39,6 +39,9 @@ export function sessionSettings(config: Pick<AppConfig, 'sessions' | 'voice' | '
     idleTtlMs: sessions.idleTtlSeconds * 1000,
     sessionMaxBytes: sessions.maxBytes,
     voiceSilenceMs: config.voice.silenceTimeoutSeconds * 1000,
+    agentJoinMs: config.voice.agentJoinSeconds * 1000,
+    agentDispatchAttempts: config.voice.agentDispatchAttempts,
+    roomCheckMs: config.voice.roomCheckSeconds * 1000,
   };
 }
 

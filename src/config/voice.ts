@@ -2,7 +2,12 @@
 import { z } from 'zod';
 import type { RefreshPolicy } from '../domain/refresh-policy.js';
 import { MAX_TIMER_SECONDS } from '../domain/timer-limit.js';
-import { DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS } from '../domain/voice-session.js';
+import {
+  DEFAULT_VOICE_AGENT_DISPATCH_ATTEMPTS,
+  DEFAULT_VOICE_AGENT_JOIN_SECONDS,
+  DEFAULT_VOICE_ROOM_CHECK_SECONDS,
+  DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS,
+} from '../domain/voice-session.js';
 import { invalidConfiguration } from './config-error.js';
 import { booleanFlag, nonNegativeInt, optionalText, positiveInt } from './env-values.js';
 
@@ -13,6 +18,10 @@ export const voiceEnv = z.object({
   VOICE_CONTEXT_REFRESH_ON_USER_TURN: booleanFlag(true),
   VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: nonNegativeInt(5).pipe(z.number().max(MAX_TIMER_SECONDS)),
   VOICE_SILENCE_TIMEOUT_SECONDS: positiveInt(DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS).pipe(z.number().max(MAX_TIMER_SECONDS)),
+  // An agent joins or the call ends: docs/decisions/0032-an-agent-joins-or-the-call-ends.md.
+  VOICE_AGENT_JOIN_SECONDS: positiveInt(DEFAULT_VOICE_AGENT_JOIN_SECONDS).pipe(z.number().max(MAX_TIMER_SECONDS)),
+  VOICE_AGENT_DISPATCH_ATTEMPTS: positiveInt(DEFAULT_VOICE_AGENT_DISPATCH_ATTEMPTS).pipe(z.number().max(10)),
+  VOICE_ROOM_CHECK_SECONDS: positiveInt(DEFAULT_VOICE_ROOM_CHECK_SECONDS).pipe(z.number().max(MAX_TIMER_SECONDS)),
 });
 
 export interface VoiceSection {
@@ -21,6 +30,12 @@ export interface VoiceSection {
   contextRefresh: RefreshPolicy;
   /** VOICE_SILENCE_TIMEOUT_SECONDS: an active voice session not heard from this long ends on its own. */
   silenceTimeoutSeconds: number;
+  /** VOICE_AGENT_JOIN_SECONDS: how long a dispatched agent has to join before the call dispatches again. */
+  agentJoinSeconds: number;
+  /** VOICE_AGENT_DISPATCH_ATTEMPTS: dispatches per call, the first included, before it ends with `no_agent`. */
+  agentDispatchAttempts: number;
+  /** VOICE_ROOM_CHECK_SECONDS: how often a call with its agent checks its room and agent are still there. */
+  roomCheckSeconds: number;
 }
 
 export function voiceSection(e: z.infer<typeof voiceEnv>): VoiceSection {
@@ -42,5 +57,8 @@ export function voiceSection(e: z.infer<typeof voiceEnv>): VoiceSection {
       min_interval_seconds: e.VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS,
     },
     silenceTimeoutSeconds: e.VOICE_SILENCE_TIMEOUT_SECONDS,
+    agentJoinSeconds: e.VOICE_AGENT_JOIN_SECONDS,
+    agentDispatchAttempts: e.VOICE_AGENT_DISPATCH_ATTEMPTS,
+    roomCheckSeconds: e.VOICE_ROOM_CHECK_SECONDS,
   };
 }

@@ -7,6 +7,8 @@ export const ACTIVITY_KINDS = [
   'reengagement',
   'schema_push',
   'voice_agent_context_fetch',
+  // Whether the call's agent joined, was dispatched again, or left (docs/voice-and-livekit.md).
+  'voice_agent',
   'popup_evaluate',
   'flow_graph_recorded',
   'dropoff_registered',

@@ -21,9 +21,28 @@ export const VoiceWarning = {
   dispatchViaToken: 'agent_dispatch_via_token',
   dispatchFailed: 'agent_dispatch_failed',
   roomDeleteFailed: 'media_room_delete_failed',
+  /** A resume found no agent in the room (gone, or never joined): the old dispatch was replaced. */
+  agentRedispatched: 'agent_redispatched',
 } as const;
 
 export type VoiceWarning = (typeof VoiceWarning)[keyof typeof VoiceWarning];
+
+/**
+ * How a voice session ended when no client stopped it: nothing heard of it for the silence
+ * timeout, no agent joined after every dispatch allowed, or its room was gone from the media
+ * server (docs/decisions/0032-an-agent-joins-or-the-call-ends.md).
+ */
+export type VoiceEndedBy = 'silence' | 'no_agent' | 'media_lost';
+
+/** What the room of a call holds, as the media server lists it. */
+export type AgentPresence = 'present' | 'absent' | 'room_gone';
+
+/** VOICE_AGENT_JOIN_SECONDS when unset: how long a dispatched agent has to join the room. */
+export const DEFAULT_VOICE_AGENT_JOIN_SECONDS = 10;
+/** VOICE_AGENT_DISPATCH_ATTEMPTS when unset: dispatches per call (the first included) before it ends with `no_agent`. */
+export const DEFAULT_VOICE_AGENT_DISPATCH_ATTEMPTS = 3;
+/** VOICE_ROOM_CHECK_SECONDS when unset: how often a call whose agent joined checks that its room and agent are still there. */
+export const DEFAULT_VOICE_ROOM_CHECK_SECONDS = 30;
 
 /** VOICE_SILENCE_TIMEOUT_SECONDS when unset: an active voice session not heard from this long ends. */
 export const DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS = 300;

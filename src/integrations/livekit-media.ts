@@ -1,4 +1,13 @@
-import { AccessToken, AgentDispatchClient, DataPacket_Kind, RoomAgentDispatch, RoomConfiguration, RoomServiceClient, ServerError } from 'livekit-server-sdk';
+import {
+  AccessToken,
+  AgentDispatchClient,
+  DataPacket_Kind,
+  ParticipantInfo,
+  RoomAgentDispatch,
+  RoomConfiguration,
+  RoomServiceClient,
+  ServerError,
+} from 'livekit-server-sdk';
 import { AGENT_NOTICE_TOPIC } from '../domain/agent-notice.js';
 import type { MediaProvider, TokenRequest } from './media.js';
 
@@ -17,6 +26,18 @@ const PARTICIPANT_NAME = 'kycis-client';
 const sessionMetadata = (sessionId: string) => JSON.stringify({ session_id: sessionId });
 
 const ROOM_PARTICIPANTS = 2;
+
+/**
+ * The participant kind of an agent, read from the protocol's own enum: livekit-server-sdk
+ * re-exports `ParticipantInfo` but not its `Kind` enum.
+ */
+function agentKind(): number {
+  const field = ParticipantInfo.fields.findJsonName('kind');
+  const agent = field?.kind === 'enum' ? field.T.findName('AGENT') : undefined;
+  if (!agent) throw new Error('livekit-server-sdk: ParticipantInfo.kind has no AGENT value');
+  return agent.no;
+}
+const AGENT_KIND = agentKind();
 
 /**
  * LiveKit through `livekit-server-sdk`, with clients built from injected settings only (never
@@ -47,6 +68,27 @@ export function createLiveKitMedia(settings: LiveKitSettings): MediaProvider {
     },
 
     async dispatchAgent(room, sessionId) {
+      const dispatch = await dispatches.createDispatch(room, agentName, { metadata: sessionMetadata(sessionId) });
+      return dispatch.id;
+    },
+
+    async agentPresence(room) {
+      // Listing the room first: the participants of a room the server does not hold are an error
+      // after a wait (docs/livekit-stand-in.md), and "gone" is what the caller needs to know.
+      const [held] = await rooms.listRooms([room]);
+      if (!held) return 'room_gone';
+      const participants = await rooms.listParticipants(room);
+      return participants.some((participant) => (participant.kind as number) === AGENT_KIND) ? 'present' : 'absent';
+    },
+
+    async replaceAgentDispatch(room, sessionId, staleId) {
+      if (staleId !== null) {
+        try {
+          await dispatches.deleteDispatch(staleId, room);
+        } catch (error) {
+          if (!(error instanceof ServerError && error.code === 'not_found')) throw error;
+        }
+      }
       const dispatch = await dispatches.createDispatch(room, agentName, { metadata: sessionMetadata(sessionId) });
       return dispatch.id;
     },

@@ -1,4 +1,5 @@
 import type { AgentNotice } from '../domain/agent-notice.js';
+import type { AgentPresence } from '../domain/voice-session.js';
 
 export interface TokenRequest {
   room: string;
@@ -24,6 +25,14 @@ export interface MediaProvider {
   findAgentDispatch(room: string, preferredId: string | null): Promise<string | null>;
   /** Dispatches the voice agent into the room; not idempotent, so call it only after `findAgentDispatch`. */
   dispatchAgent(room: string, sessionId: string): Promise<string>;
+  /**
+   * Whether the room holds an agent participant, holds none, or is gone from the server (a
+   * restart of a server that does not create rooms on join): the service's one sign that an
+   * agent joined (docs/decisions/0032-an-agent-joins-or-the-call-ends.md).
+   */
+  agentPresence(room: string): Promise<AgentPresence>;
+  /** Deletes the dispatch `staleId` (one already gone counts as deleted), then dispatches the agent anew. */
+  replaceAgentDispatch(room: string, sessionId: string, staleId: string | null): Promise<string>;
   /** Deletes the room; a room that is already gone counts as deleted. */
   deleteRoom(room: string): Promise<void>;
   /** Sends the agent in the room a notice on the data channel (reliable, topic `context_updated`). */

@@ -17,6 +17,8 @@ export function createPlaceholderMedia(tokenTtlSeconds: number): MediaProvider {
     createRoom: notConfigured,
     findAgentDispatch: notConfigured,
     dispatchAgent: notConfigured,
+    agentPresence: notConfigured,
+    replaceAgentDispatch: notConfigured,
     deleteRoom: notConfigured,
     notifyAgent: notConfigured,
     mintToken: () => Promise.resolve(`placeholder.${randomBytes(18).toString('base64url')}`),

@@ -21,6 +21,10 @@ export interface ServiceMetrics {
   mediaCallDuration: Histogram<'call' | 'outcome'>;
   httpRequestDuration: Histogram<'route' | 'method' | 'status'>;
   actorStepDuration: Histogram<'command'>;
+  /** Dispatch to the agent's first context fetch, which it makes once in the room (docs/voice-and-livekit.md). */
+  agentJoinDuration: Histogram;
+  /** What the agent watch saw of a call's agent: joined, redispatched, dispatch_failed, agent_left. */
+  agentOutcomes: Counter<'outcome'>;
   /**
    * Open WebSocket connections: the WebSocket endpoint calls `inc()` when one opens and `dec()`
    * when it closes.
@@ -95,6 +99,18 @@ export function createServiceMetrics(): ServiceMetrics {
       help: 'One command processed by a session actor (the synchronous step), by command type',
       labelNames: ['command'],
       buckets: FAST_BUCKETS,
+      registers,
+    }),
+    agentJoinDuration: new Histogram({
+      name: 'kyc_voice_agent_join_seconds',
+      help: "Agent dispatch to the agent's first context fetch from the room",
+      buckets: [0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 20, 30],
+      registers,
+    }),
+    agentOutcomes: new Counter({
+      name: 'kyc_voice_agent_outcomes_total',
+      help: "What the service saw of a call's agent: joined, redispatched, dispatch_failed, agent_left",
+      labelNames: ['outcome'],
       registers,
     }),
     wsConnections: new Gauge({ name: 'kyc_ws_connections', help: 'Open WebSocket connections', registers }),

@@ -14,7 +14,7 @@ const evaluate = (h: Harness, screen: string) =>
 
 describe('hibernation (SESSION_HIBERNATE_SECONDS)', () => {
   it('is the initial state of the session machine, so a session brought back from its context is where it was', () => {
-    const settings = { schemaRegistry: true, criticalSteps: [], mediaReady: false, mediaRoomPrefix: 'kyc-', reengagementInactivitySeconds: 60, idleTtlMs: 60_000, sessionMaxBytes: 65_536, voiceSilenceMs: 300_000 };
+    const settings = { schemaRegistry: true, criticalSteps: [], mediaReady: false, mediaRoomPrefix: 'kyc-', reengagementInactivitySeconds: 60, idleTtlMs: 60_000, sessionMaxBytes: 65_536, voiceSilenceMs: 300_000 , agentJoinMs: 10_000, agentDispatchAttempts: 3, roomCheckMs: 30_000};
     const actor = createActor(sessionMachine, { input: { sessionId: 's', at: 0, settings } }).start();
     expect(actor.getSnapshot().value).toEqual(HIBERNATION_STATE);
     expect(canHibernate(actor.getSnapshot())).toBe(true);

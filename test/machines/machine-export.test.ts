@@ -41,7 +41,7 @@ function diagram(machine: AnyStateMachine): string[] {
 }
 
 describe('npm run export:machine', () => {
-  it('writes the session machine as JSON with its four regions, their states and the named delays and actors', async () => {
+  it('writes the session machine as JSON with its five regions, their states and the named delays and actors', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'machine-export-')), 'nested', 'session-machine.json');
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/export-machine.ts', path]);
     expect(stdout).toBe(`wrote ${path}\n`);
@@ -49,9 +49,10 @@ describe('npm run export:machine', () => {
 
     expect(config).toMatchObject({ id: 'session', type: 'parallel' });
     const regions = config.states;
-    expect(Object.keys(regions)).toEqual(['voice', 'trigger', 'presence', 'reengagement']);
+    expect(Object.keys(regions)).toEqual(['voice', 'trigger', 'presence', 'reengagement', 'agent']);
     expect(Object.keys(regions.voice!.states)).toEqual(['inactive', 'starting', 'active', 'stopping']);
-    expect(Object.keys(regions.voice!.states.starting!.states as object)).toEqual(['planning', 'creatingRoom', 'findingAgent', 'dispatchingAgent', 'mintingToken']);
+    expect(Object.keys(regions.voice!.states.starting!.states as object)).toEqual(['planning', 'creatingRoom', 'checkingAgent', 'replacingDispatch', 'findingAgent', 'dispatchingAgent', 'mintingToken']);
+    expect(Object.keys(regions.agent!.states)).toEqual(['idle', 'awaiting', 'checking', 'redispatching', 'joined', 'rechecking']);
     expect(Object.keys(regions.trigger!.states)).toEqual(['ready', 'cooldown']);
     expect(Object.keys(regions.presence!.states)).toEqual(['live', 'expired']);
     expect(Object.keys(regions.reengagement!.states)).toEqual(['idle', 'armed']);

@@ -46,6 +46,13 @@ export interface StandInDataPacket {
   kind: string;
 }
 
+/** Who is in a room: an agent's kind is `AGENT` on the wire; a user's is left out (STANDARD). */
+export interface StandInParticipant {
+  sid: string;
+  identity: string;
+  kind?: 'AGENT';
+}
+
 export type Fault = { status: number; code: string; msg: string } | 'drop' | 'hang';
 /**
  * How a gated call ends: `ok` does the work and answers it; `fail` answers an error without doing
@@ -85,6 +92,14 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
   const rooms = new Map<string, StandInRoom>();
   const dispatches: StandInDispatch[] = [];
   const dataPackets: StandInDataPacket[] = [];
+  const participants = new Map<string, StandInParticipant[]>();
+  /**
+   * A worker registered under the agent's name: it takes every dispatch and its agent joins the
+   * room at once. Off, dispatches wait as the real server's do when no worker is up.
+   */
+  let workerUp = true;
+  const join = (room: string, participant: StandInParticipant) => participants.set(room, [...(participants.get(room) ?? []), participant]);
+  const agentJoins = (room: string) => join(room, { sid: nextId('PA'), identity: `agent-${nextId('AJ')}`, kind: 'AGENT' });
   /**
    * The dispatch the real server adds to every room it creates, with an empty agent name (for
    * workers registered without one): listed with the room's dispatches, never in `dispatches`,
@@ -137,6 +152,7 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
         const name = asText(body.room);
         if (!rooms.delete(name)) throw new TwirpFailure(404, NO_ROOM.code, NO_ROOM.msg);
         automatic.delete(name);
+        participants.delete(name);
         for (let i = dispatches.length - 1; i >= 0; i -= 1) if (dispatches[i]!.room === name) dispatches.splice(i, 1);
         return {};
       },
@@ -148,7 +164,30 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
         const room = ensureRoom(asText(body.room)).name;
         const dispatch = { id: nextId('AD'), agent_name: asText(field(body, 'agentName', 'agent_name')), room, metadata: asText(body.metadata) };
         dispatches.push(dispatch);
+        if (workerUp && dispatch.agent_name !== '') agentJoins(room);
         return dispatchJson(dispatch);
+      },
+    },
+    DeleteDispatch: {
+      service: 'AgentDispatchService',
+      allowed: canAdminRoom,
+      run: (body) => {
+        const room = asText(body.room);
+        roomServed(room);
+        const id = asText(field(body, 'dispatchId', 'dispatch_id'));
+        const index = dispatches.findIndex((d) => d.room === room && d.id === id);
+        if (index < 0) throw new TwirpFailure(404, 'not_found', 'dispatch not found');
+        const [removed] = dispatches.splice(index, 1);
+        return dispatchJson(removed!);
+      },
+    },
+    ListParticipants: {
+      service: 'RoomService',
+      allowed: canAdminRoom,
+      run: (body) => {
+        const room = asText(body.room);
+        roomServed(room);
+        return { participants: participants.get(room) ?? [] };
       },
     },
     // A room the real server does not hold has no node to answer for it: after waiting for one
@@ -272,6 +311,24 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
     /** What the service needs to talk to this server. */
     env: (): Record<string, string> => ({ LIVEKIT_URL: url, LIVEKIT_API_KEY: STAND_IN_KEY, LIVEKIT_API_SECRET: STAND_IN_SECRET }),
     methodsCalled: () => calls.map((call) => call.method),
+    participants,
+    /** Whether a worker takes dispatches (see `workerUp`); turning it on does not serve dispatches made before. */
+    setWorker(up: boolean): void {
+      workerUp = up;
+    },
+    /** An agent joins `room`, as a worker's job would. */
+    agentJoins,
+    /** Every agent leaves `room` (a crashed job), the user stays. */
+    agentsLeave(room: string): void {
+      participants.set(room, (participants.get(room) ?? []).filter((participant) => participant.kind !== 'AGENT'));
+    },
+    /** The server restarts without its rooms (room.auto_create off): everything it held is gone. */
+    forgetRooms(): void {
+      rooms.clear();
+      automatic.clear();
+      participants.clear();
+      dispatches.length = 0;
+    },
     failNext: (method: string, fault: Fault) => plan(method, fault),
     /** The next call to `method` does its work, then answers only once released. */
     holdNext(method: string): { arrived: Promise<void>; release: () => void } {
@@ -300,6 +357,8 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
       dataPackets.length = 0;
       rooms.clear();
       automatic.clear();
+      participants.clear();
+      workerUp = true;
       planned.clear();
       gates.length = 0;
     },

@@ -25,7 +25,7 @@ export const settings: SessionSettings = {
   reengagementInactivitySeconds: 300,
   idleTtlMs: 900_000,
   sessionMaxBytes: 4096,
-  voiceSilenceMs: 300_000,
+  voiceSilenceMs: 300_000, agentJoinMs: 10_000, agentDispatchAttempts: 3, roomCheckMs: 30_000,
 };
 export const START = Date.UTC(2026, 10, 23, 9, 0, 0);
 export const trace = { trace_id: 't', request_id: 'r' };

@@ -13,10 +13,14 @@ import { activity } from './context.js';
 import type { HoldBack } from './decisions.js';
 import { decidePopup, decideTrigger } from './decisions.js';
 import { ingestStep } from './ingest.js';
-import { voiceSetup } from './voice-lifecycle.js';
+import { agentWatchSetup } from './agent-watch.js';
 
-export const commandSetup = voiceSetup.extend({
+export const commandSetup = agentWatchSetup.extend({
   actions: {
+    /** Our agent fetches its context only once in the room (agent/job.ts): the first fetch of a call is its join. */
+    noteAgentHeard: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type === 'context.fetch' && context.agent_watch?.joined_at === null) enqueue.raise({ type: 'agent.heard', at: event.at });
+    }),
     // One action, one assign: each assign clones the machine snapshot, and an event is the
     // commonest command by far (BENCHMARKS.md has the measurement). `ingestStep` is the whole of
     // it; the session logic of the supervisor runs the same function directly (direct-ingest.ts).
@@ -138,7 +142,7 @@ export const rootCommands = commandSetup.createStateConfig({
     'session.ingest': { actions: 'ingest' },
     'context.fetch': [
       { guard: 'voiceInactive', actions: [{ type: 'serveContext', params: { voiceActive: false } }, 'touch'] },
-      { actions: [{ type: 'serveContext', params: { voiceActive: true } }, 'noteVoiceAlive', 'touch'] },
+      { actions: [{ type: 'serveContext', params: { voiceActive: true } }, 'noteVoiceAlive', 'noteAgentHeard', 'touch'] },
     ],
     // Suppressions that come from the state, in order of precedence; the action adds already_prompted.
     'trigger.evaluate': [

@@ -14,7 +14,7 @@ import type { SessionRecord } from '../../domain/session-record.js';
 import { newSessionRecord } from '../../domain/session-record.js';
 import type { TriggerMemory } from '../../domain/trigger-suppression.js';
 import { newTriggerMemory } from '../../domain/trigger-suppression.js';
-import type { VoiceDetails } from '../../domain/voice-session.js';
+import type { VoiceDetails, VoiceEndedBy } from '../../domain/voice-session.js';
 import { NO_VOICE, roomName } from '../../domain/voice-session.js';
 import type { SessionCommand, SessionEmitted, VoiceCommand, VoiceStartCommand, VoiceStopCommand } from './events.js';
 
@@ -33,6 +33,12 @@ export interface SessionSettings {
   sessionMaxBytes: number;
   /** VOICE_SILENCE_TIMEOUT_SECONDS in milliseconds: an active voice session not heard from this long ends. */
   voiceSilenceMs: number;
+  /** VOICE_AGENT_JOIN_SECONDS in milliseconds: a dispatched agent not in the room by then is dispatched again. */
+  agentJoinMs: number;
+  /** VOICE_AGENT_DISPATCH_ATTEMPTS: dispatches per call before it ends with `no_agent`. */
+  agentDispatchAttempts: number;
+  /** VOICE_ROOM_CHECK_SECONDS in milliseconds: how often a call with its agent checks they are still there. */
+  roomCheckMs: number;
 }
 
 export interface SessionInput {
@@ -66,6 +72,8 @@ export interface StartWork {
   warnings: string[];
   /** The room could not be created, so the token carries the agent dispatch. */
   dispatchViaToken: boolean;
+  /** A resume found no agent and replaced the dispatch. */
+  redispatched?: boolean;
 }
 
 export interface StopWork {
@@ -73,6 +81,8 @@ export interface StopWork {
   warnings: string[];
   /** Ended by the silence check, not by a client: seconds since the call was last heard from. */
   silentSeconds?: number;
+  /** Ended by the service, not by a client: why (absent for a client's stop). */
+  endedBy?: VoiceEndedBy;
 }
 
 
@@ -99,6 +109,24 @@ export interface VoiceSilence extends IdleTimer {
   trace: Trace;
 }
 
+/**
+ * While voice is active with media: the agent's dispatch and whether it joined
+ * (docs/decisions/0032-an-agent-joins-or-the-call-ends.md). `attempts` counts this call's
+ * dispatches, the first included; `joined_at` is when the agent was first seen in the room.
+ */
+export interface AgentWatch {
+  dispatched_at: number;
+  attempts: number;
+  joined_at: number | null;
+  /** The room could not be created, so the token carries the dispatch: no room until the user joins. */
+  via_token: boolean;
+  /** When the next check of the room is due. */
+  due_at: number;
+  /** Room checks in a row that the media server did not answer. */
+  unanswered: number;
+  trace: Trace;
+}
+
 export interface SessionContext extends SessionRecord {
   settings: SessionSettings;
   /** When a command last reached the session, and the idle-eviction timer now armed. */
@@ -119,6 +147,8 @@ export interface SessionContext extends SessionRecord {
   assistant_invocation_id: string | null;
   /** Armed while voice is active; absent in sessions stored before it, then armed on restore. */
   voice_silence?: VoiceSilence | null;
+  /** Armed while voice is active with media; absent in sessions stored before it. */
+  agent_watch?: AgentWatch | null;
 }
 
 
@@ -129,9 +159,15 @@ export type TriggerFired = { type: 'trigger.fired'; cooldownMs: number };
 export type UserActivity = { type: 'user.activity'; at: number };
 export type ReengagementArm = { type: 'reengagement.arm'; at: number; trace: Trace };
 export type ReengagementCancel = { type: 'reengagement.cancel' };
+/** Internal: a start settled with media (watch the agent join) or the call stopped (stop watching). */
+export type AgentWatchEvent = { type: 'agent.watch'; at: number } | { type: 'agent.unwatch' } | AgentHeard;
+/** Internal: the agent fetched its context while the watch awaited it, which it does only once in the room (agent/job.ts). */
+export type AgentHeard = { type: 'agent.heard'; at: number };
+/** Internal: the agent watch found the call cannot go on; the voice region ends it as a stop would. */
+export type VoiceEnd = { type: 'voice.end'; endedBy: Exclude<VoiceEndedBy, 'silence'>; at: number };
 
 /** Every event the session machine takes: the commands sent to it and those it raises itself. */
-export type SessionMachineEvent = SessionCommand | SessionRestore | TriggerFired | UserActivity | ReengagementArm | ReengagementCancel;
+export type SessionMachineEvent = SessionCommand | SessionRestore | TriggerFired | UserActivity | ReengagementArm | ReengagementCancel | AgentWatchEvent | VoiceEnd;
 
 /** Shared by every session with no voice work under way: updates replace it, never mutate it. */
 export const NO_VOICE_WORK: VoiceWork = Object.freeze({ start: null, stop: null, waiting: Object.freeze([]) as unknown as VoiceCommand[] });
@@ -163,6 +199,7 @@ export function newContext(input: SessionInput): SessionContext {
     dropoff: null,
     assistant_invocation_id: null,
     voice_silence: null,
+    agent_watch: null,
   };
 }
 

@@ -1,10 +1,11 @@
 /**
- * The session machine: one KYC user's session, assembled from its four parallel regions (voice,
- * trigger cooldown, presence, reengagement) and the commands it takes in any state. Each region
+ * The session machine: one KYC user's session, assembled from its five parallel regions (voice,
+ * trigger cooldown, presence, reengagement, agent) and the commands it takes in any state. Each region
  * is a module of its own with its actions; the rules they apply live beside them (decisions.ts,
  * ingest.ts, persistence.ts).
  */
 import type { SnapshotFrom } from 'xstate';
+import { agentRegion } from './agent-watch.js';
 import { commandSetup, rootCommands } from './commands.js';
 import { newContext } from './context.js';
 import { presenceRegion } from './presence.js';
@@ -28,6 +29,7 @@ export const sessionMachine = commandSetup.createMachine({
     trigger: triggerCooldownRegion,
     presence: presenceRegion,
     reengagement: reengagementRegion,
+    agent: agentRegion,
   },
 });
 

@@ -10,7 +10,8 @@ import { idleForTtl, rearmIdleTimer } from '../../domain/idle-timer.js';
 import type { SessionContext, SessionInput, SessionMachineEvent } from './context.js';
 import { currentRoom, reengagementDeadline } from './context.js';
 import type { SessionEmitted } from './events.js';
-import type { FindAgentInput, IssuedToken, RoomInput, TokenInput } from './voice.js';
+import type { AgentPresence } from '../../domain/voice-session.js';
+import type { FindAgentInput, IssuedToken, ReplaceDispatchInput, RoomInput, TokenInput } from './voice.js';
 
 const unprovided = () => Promise.reject(new Error('media actors are provided at bootstrap'));
 
@@ -30,10 +31,21 @@ export const sessionSetup = setup({
     dispatchAgent: fromPromise<string, RoomInput>(unprovided),
     mintToken: fromPromise<IssuedToken, TokenInput>(unprovided),
     deleteRoom: fromPromise<void, RoomInput>(unprovided),
+    checkAgent: fromPromise<AgentPresence, RoomInput>(unprovided),
+    replaceDispatch: fromPromise<string, ReplaceDispatchInput>(unprovided),
   },
   delays: {
     idleCheck: ({ context }) => context.idle_timer.delay_ms,
     voiceSilenceCheck: ({ context }) => context.voice_silence?.delay_ms ?? context.settings.voiceSilenceMs,
+    // The agent watch's next check: what is left until it is due when the event says the time (a
+    // start, a restore, the agent's first fetch), else the whole interval: the check then follows
+    // a media call just made, and `due_at` was moved on by as much.
+    agentCheck: ({ context, event }) => {
+      const watch = context.agent_watch;
+      const interval = watch?.joined_at == null ? context.settings.agentJoinMs : context.settings.roomCheckMs;
+      if (!watch || !('at' in event) || typeof event.at !== 'number') return interval;
+      return Math.max(0, watch.due_at - event.at);
+    },
     // The tenant's min_trigger_interval_seconds at the moment the trigger fired; after a restore, what is left of it.
     triggerCooldown: ({ context, event }) => {
       if (event.type === 'trigger.fired') return event.cooldownMs;
@@ -59,6 +71,15 @@ export const sessionSetup = setup({
     mediaReady: ({ context }) => context.settings.mediaReady,
     dispatchRecorded: ({ context }) => context.voice.dispatch_id !== null,
     dispatchFound: (_, params: { dispatchId: string | null }) => params.dispatchId !== null,
+    // A resume looks for the agent itself when it could be missing: one that joined may have left,
+    // and one not seen by its time to join is not coming. Within that time the dispatch stands.
+    resumingWatchedCall: ({ context }) => {
+      const watch = context.agent_watch;
+      const start = context.voiceWork.start;
+      if (start?.resumed !== true || !watch) return false;
+      return watch.joined_at !== null || start.command.at >= watch.dispatched_at + context.settings.agentJoinMs;
+    },
+    agentMissing: (_, params: { presence: AgentPresence }) => params.presence !== 'present',
     restoredVoiceActive: ({ event }) => event.type === 'session.restore' && event.voice === 'active',
     restoredCoolingDown: ({ context, event }) => event.type === 'session.restore' && (context.trigger.cooldown_until ?? 0) > event.at,
     restoredReengagement: ({ context, event }) => event.type === 'session.restore' && context.reengagement !== null,

@@ -11,7 +11,7 @@ import { mergeSdkConfig } from '../../domain/sdk-config.js';
 import { coolDownAfterVoice } from '../../domain/trigger-suppression.js';
 import type { VoiceDetails } from '../../domain/voice-session.js';
 import { VoiceWarning, participantIdentity } from '../../domain/voice-session.js';
-import type { VoiceSilence } from './context.js';
+import type { AgentWatch, VoiceSilence } from './context.js';
 import { activity, currentRoom } from './context.js';
 import type { VoiceStopCommand } from './events.js';
 import { reengagementSetup, sessionReengagement } from './reengagement.js';
@@ -50,6 +50,14 @@ export const voiceSetup = reengagementSetup.extend({
     keepDispatch: enqueueActions(({ context, enqueue }, params: { dispatchId: string | null }) => {
       enqueue.assign({ voice: { ...context.voice, dispatch_id: params.dispatchId } });
     }),
+    /** A resume found no agent in the room: the dispatch it had was replaced by a new one. */
+    noteStartRedispatched: enqueueActions(({ context, enqueue }, params: { dispatchId: string }) => {
+      const start = context.voiceWork.start!;
+      enqueue.assign({
+        voice: { ...context.voice, dispatch_id: params.dispatchId },
+        voiceWork: { ...context.voiceWork, start: { ...start, warnings: [...start.warnings, VoiceWarning.agentRedispatched], redispatched: true } },
+      });
+    }),
     noteDispatchFailed: enqueueActions(({ context, enqueue }) => {
       const start = context.voiceWork.start!;
       enqueue.assign({
@@ -58,8 +66,26 @@ export const voiceSetup = reengagementSetup.extend({
       });
     }),
     finishStart: enqueueActions(({ context, enqueue }, issued: IssuedToken) => {
-      const { command, resumed, warnings } = context.voiceWork.start!;
+      const { command, resumed, warnings, dispatchViaToken, redispatched } = context.voiceWork.start!;
       const room = currentRoom(context);
+      const previous = context.agent_watch ?? null;
+      // A call with media watches for its agent (docs/decisions/0032-an-agent-joins-or-the-call-ends.md):
+      // from this start when it dispatched, or as it was when a resume kept the dispatch there.
+      let agent_watch: AgentWatch | null = null;
+      if (context.settings.mediaReady) {
+        agent_watch =
+          resumed && previous !== null && redispatched !== true
+            ? previous
+            : {
+                dispatched_at: command.at,
+                attempts: resumed && previous !== null ? previous.attempts + 1 : 1,
+                joined_at: null,
+                via_token: dispatchViaToken,
+                due_at: command.at + context.settings.agentJoinMs,
+                unanswered: 0,
+                trace: command.trace,
+              };
+      }
       const voice: VoiceDetails = {
         ...context.voice,
         started_at: resumed ? (context.voice.started_at ?? command.at) : command.at,
@@ -67,7 +93,8 @@ export const voiceSetup = reengagementSetup.extend({
       };
       // A start or a resume is a sign of life: the silence check counts from it.
       const voice_silence: VoiceSilence = { armed_at: command.at, delay_ms: context.settings.voiceSilenceMs, alive_at: command.at, trace: command.trace };
-      enqueue.assign({ voice, voiceWork: { ...context.voiceWork, start: null }, voice_silence });
+      enqueue.assign({ voice, voiceWork: { ...context.voiceWork, start: null }, voice_silence, agent_watch });
+      enqueue.raise(agent_watch === null ? { type: 'agent.unwatch' } : { type: 'agent.watch', at: command.at });
       enqueue.emit(
         activity(context, 'session_start', command.at, command.trace, {
           room,
@@ -111,28 +138,36 @@ export const voiceSetup = reengagementSetup.extend({
       const at = idleTimerDeadline(silence);
       const command: VoiceStopCommand = { type: 'voice.stop', at, trace: silence.trace, sdk_overrides: {}, header_client_id: null, reply: () => undefined };
       const silentSeconds = Math.floor((at - silence.alive_at) / 1000);
-      enqueue.assign({ voiceWork: { ...context.voiceWork, stop: { command, warnings: [], silentSeconds } } });
+      enqueue.assign({ voiceWork: { ...context.voiceWork, stop: { command, warnings: [], silentSeconds, endedBy: 'silence' } } });
+    }),
+    /** The agent watch found no agent after every dispatch, or the room gone: the call ends as a stop would. */
+    beginEnd: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'voice.end') return;
+      const trace = context.agent_watch?.trace ?? context.voice_silence?.trace ?? { trace_id: 'voice_end', request_id: 'voice_end' };
+      const command: VoiceStopCommand = { type: 'voice.stop', at: event.at, trace, sdk_overrides: {}, header_client_id: null, reply: () => undefined };
+      enqueue.assign({ voiceWork: { ...context.voiceWork, stop: { command, warnings: [], endedBy: event.endedBy } } });
     }),
     noteRoomDeleteFailed: enqueueActions(({ context, enqueue }) => {
       const stop = context.voiceWork.stop!;
       enqueue.assign({ voiceWork: { ...context.voiceWork, stop: { ...stop, warnings: [...stop.warnings, VoiceWarning.roomDeleteFailed] } } });
     }),
     finishStop: enqueueActions(({ context, enqueue }) => {
-      const { command, warnings, silentSeconds } = context.voiceWork.stop!;
+      const { command, warnings, silentSeconds, endedBy } = context.voiceWork.stop!;
       const voice: VoiceDetails = { ...context.voice, dispatch_id: null, stopped_at: command.at };
-      enqueue.assign({ voice, voiceWork: { ...context.voiceWork, stop: null }, voice_silence: null });
+      enqueue.assign({ voice, voiceWork: { ...context.voiceWork, stop: null }, voice_silence: null, agent_watch: null });
+      enqueue.raise({ type: 'agent.unwatch' });
       // The user just hung up: the failures the call was about are no reason to offer it again,
       // and the next offer waits min_trigger_interval_seconds, as after a fired trigger. A call
       // that went silent ended that long ago, past both: what happened since still counts.
-      if (silentSeconds === undefined) {
+      if (endedBy === undefined) {
         const config = mergeSdkConfig(command.sdk_overrides, context.client_id ?? command.header_client_id);
         const trigger = coolDownAfterVoice(context.trigger, command.at, config.thresholds.min_trigger_interval_seconds * 1000);
         enqueue.assign({ errors: clearedAfterVoice(context.errors), trigger });
         if (trigger !== context.trigger) enqueue.raise({ type: 'trigger.fired', cooldownMs: trigger.cooldown_until! - command.at });
       }
-      const ended = silentSeconds === undefined ? {} : { ended_by: 'silence', silent_seconds: silentSeconds };
-      // A call ended by its silence check: the check's timer was due at `command.at`.
-      const dueAt = silentSeconds === undefined ? undefined : command.at;
+      const ended = endedBy === undefined ? {} : { ended_by: endedBy, ...(silentSeconds === undefined ? {} : { silent_seconds: silentSeconds }) };
+      // A call the service ended (its silence check, its agent watch): that timer was due at `command.at`.
+      const dueAt = endedBy === undefined ? undefined : command.at;
       const place = placeOfSession(context.screen, context.errors, windowScreen);
       enqueue.emit(
         activity(context, 'session_stop', command.at, command.trace, { room: voice.room, was_active: true, warnings, ...ended, ...place, assistant_invocation_id: context.assistant_invocation_id }, dueAt),
@@ -187,10 +222,31 @@ export const voiceRegion = voiceSetup.createStateConfig({
           invoke: {
             src: 'createRoom',
             input: roomInput,
-            onDone: { target: 'findingAgent' },
+            // A resume looks for the agent first: a dispatch that is listed is no sign an agent came.
+            onDone: [{ guard: 'resumingWatchedCall', target: 'checkingAgent' }, { target: 'findingAgent' }],
             // No dispatch call: the token carries the dispatch, and the media server honours
             // it only when the user's join creates the room.
             onError: { target: 'mintingToken', actions: 'noteRoomCreateFailed' },
+          },
+        },
+        checkingAgent: {
+          invoke: {
+            src: 'checkAgent',
+            input: roomInput,
+            onDone: [
+              { guard: { type: 'agentMissing', params: ({ event }) => ({ presence: event.output }) }, target: 'replacingDispatch' },
+              { target: 'findingAgent' },
+            ],
+            // Unknown whether an agent is there: keep the dispatch, as a start that cannot list would.
+            onError: { target: 'findingAgent' },
+          },
+        },
+        replacingDispatch: {
+          invoke: {
+            src: 'replaceDispatch',
+            input: ({ context }) => ({ room: currentRoom(context), sessionId: context.session_id, staleId: context.voice.dispatch_id }),
+            onDone: { target: 'mintingToken', actions: { type: 'noteStartRedispatched', params: ({ event }) => ({ dispatchId: event.output }) } },
+            onError: { target: 'mintingToken', actions: 'noteDispatchFailed' },
           },
         },
         findingAgent: {
@@ -235,8 +291,10 @@ export const voiceRegion = voiceSetup.createStateConfig({
     },
     active: {
       on: {
-        'voice.start': { target: 'starting', actions: [{ type: 'beginStart', params: { resumed: true } }, 'touch'] },
+        // The agent watch rests while a resume looks for the agent itself; the start re-arms it.
+        'voice.start': { target: 'starting', actions: [{ type: 'beginStart', params: { resumed: true } }, 'touch', raise({ type: 'agent.unwatch' })] },
         'voice.stop': { target: 'stopping', actions: ['beginStop', 'touch'] },
+        'voice.end': { target: 'stopping', actions: 'beginEnd' },
       },
       // A stop the client never sent (lost, or the app killed) must not hold the session in
       // voice for ever: triggers held back as assistant_active, and never evicted.

@@ -12,6 +12,10 @@ export interface FindAgentInput {
   room: string;
   preferredId: string | null;
 }
+/** A dispatch to replace: `staleId` (when known) is deleted, then the agent dispatched anew. */
+export interface ReplaceDispatchInput extends RoomInput {
+  staleId: string | null;
+}
 export interface TokenInput {
   room: string;
   identity: string;
