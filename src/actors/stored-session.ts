@@ -25,6 +25,8 @@ export function toStored(snapshot: SessionSnapshot, hibernating = false): Stored
   if (context.reengagement) wakeAt = Math.min(wakeAt, reengagementDeadline(context, context.reengagement));
   // A call's silence check is due then: a session brought back after a restart must be awake for it.
   if (context.voice_silence && voiceOf(value) !== 'inactive') wakeAt = Math.min(wakeAt, idleTimerDeadline(context.voice_silence));
+  // So is its agent watch's next check (docs/decisions/0032-an-agent-joins-or-the-call-ends.md).
+  if (context.agent_watch && voiceOf(value) !== 'inactive') wakeAt = Math.min(wakeAt, context.agent_watch.due_at);
   // persistedContext's copy is this call's own: one copy of the context per save, not two.
   const kept: PersistedContext = persistedContext(context);
   kept.idle_timer = idleTimer;
