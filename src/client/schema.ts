@@ -713,7 +713,7 @@ export interface components {
             /** @description monotonic integer, as a string */
             id: string;
             /** @enum {string} */
-            kind: "event" | "trigger" | "session_start" | "session_stop" | "reengagement" | "schema_push" | "voice_agent_context_fetch" | "popup_evaluate" | "flow_graph_recorded" | "dropoff_registered" | "dropoff_cancelled" | "consent";
+            kind: "event" | "trigger" | "session_start" | "session_stop" | "reengagement" | "schema_push" | "voice_agent_context_fetch" | "voice_agent" | "popup_evaluate" | "flow_graph_recorded" | "dropoff_registered" | "dropoff_cancelled" | "consent";
             payload: {
                 [key: string]: unknown;
             };
@@ -828,7 +828,7 @@ export interface components {
             session_id: string;
             /** @description participant JWT; `placeholder.…` (not a JWT) when media is not configured */
             token: string;
-            /** @description what degraded: missing_screen_context, media_not_configured, media_room_create_failed, agent_dispatch_via_token, agent_dispatch_failed (start); media_room_delete_failed (stop) */
+            /** @description what degraded: missing_screen_context, media_not_configured, media_room_create_failed, agent_dispatch_via_token, agent_dispatch_failed, agent_redispatched (a resume found no agent in the room and dispatched anew) (start); media_room_delete_failed (stop) */
             warnings: string[];
         };
         AssistantStopIn: {
@@ -844,7 +844,7 @@ export interface components {
             /** @constant */
             active: false;
             session_id: string;
-            /** @description what degraded: missing_screen_context, media_not_configured, media_room_create_failed, agent_dispatch_via_token, agent_dispatch_failed (start); media_room_delete_failed (stop) */
+            /** @description what degraded: missing_screen_context, media_not_configured, media_room_create_failed, agent_dispatch_via_token, agent_dispatch_failed, agent_redispatched (a resume found no agent in the room and dispatched anew) (start); media_room_delete_failed (stop) */
             warnings: string[];
         };
         Call: {
@@ -1522,7 +1522,7 @@ export interface operations {
     listActivity: {
         parameters: {
             query?: {
-                kind?: "event" | "trigger" | "session_start" | "session_stop" | "reengagement" | "schema_push" | "voice_agent_context_fetch" | "popup_evaluate" | "flow_graph_recorded" | "dropoff_registered" | "dropoff_cancelled" | "consent";
+                kind?: "event" | "trigger" | "session_start" | "session_stop" | "reengagement" | "schema_push" | "voice_agent_context_fetch" | "voice_agent" | "popup_evaluate" | "flow_graph_recorded" | "dropoff_registered" | "dropoff_cancelled" | "consent";
                 /** @description default 100, at most 1000 */
                 limit?: number;
                 session_id?: string;
@@ -1603,7 +1603,7 @@ export interface operations {
     streamActivity: {
         parameters: {
             query?: {
-                kind?: "event" | "trigger" | "session_start" | "session_stop" | "reengagement" | "schema_push" | "voice_agent_context_fetch" | "popup_evaluate" | "flow_graph_recorded" | "dropoff_registered" | "dropoff_cancelled" | "consent";
+                kind?: "event" | "trigger" | "session_start" | "session_stop" | "reengagement" | "schema_push" | "voice_agent_context_fetch" | "voice_agent" | "popup_evaluate" | "flow_graph_recorded" | "dropoff_registered" | "dropoff_cancelled" | "consent";
                 session_id?: string;
             };
             header?: {

@@ -26,7 +26,7 @@ export const AssistantStartIn = z
 
 const warnings = z.array(z.string()).meta({
   description:
-    'what degraded: missing_screen_context, media_not_configured, media_room_create_failed, agent_dispatch_via_token, agent_dispatch_failed (start); media_room_delete_failed (stop)',
+    'what degraded: missing_screen_context, media_not_configured, media_room_create_failed, agent_dispatch_via_token, agent_dispatch_failed, agent_redispatched (a resume found no agent in the room and dispatched anew) (start); media_room_delete_failed (stop)',
 });
 
 export const AssistantStartOut = z
