@@ -1,0 +1,82 @@
+import { dispose } from '@livekit/rtc-node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './support/eventually.js';
+import type { MediaStack } from './support/media-stack.js';
+import { startMediaStack } from './support/media-stack.js';
+import type { SimulatedUser } from './support/simulated-user.js';
+import { agentsIn as agentsInRoom, startCall } from './support/voice-call.js';
+
+/**
+ * Every call gets an agent or ends saying why (docs/decisions/0032-an-agent-joins-or-the-call-ends.md),
+ * on a real LiveKit server with the real worker: short timers, so a wait is seconds.
+ */
+const JOIN_SECONDS = 4;
+const ROOM_CHECK_SECONDS = 2;
+
+let stack: MediaStack;
+const users: SimulatedUser[] = [];
+const agentsIn = (room: string) => agentsInRoom(stack.rooms, room);
+
+beforeAll(async () => {
+  stack = await startMediaStack({
+    service: {
+      VOICE_CONTEXT_REFRESH_SECONDS: '3',
+      VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: '1',
+      VOICE_SILENCE_TIMEOUT_SECONDS: '120',
+      VOICE_AGENT_JOIN_SECONDS: String(JOIN_SECONDS),
+      VOICE_AGENT_DISPATCH_ATTEMPTS: '10',
+      VOICE_ROOM_CHECK_SECONDS: String(ROOM_CHECK_SECONDS),
+      MEDIA_REQUEST_TIMEOUT_SECONDS: '2',
+    },
+    models: { reply: () => 'Please check the highlighted field.', transcript: () => 'hello' },
+  });
+});
+
+afterEach(async () => {
+  for (const user of users.splice(0)) await user.leave().catch(() => {});
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await dispose();
+});
+
+describe('an agent joins every call, or the call ends saying why', () => {
+  it('a call started with no worker up: a worker started later is given a new dispatch, and its agent joins', async () => {
+    const sessionId = 'join-late-worker-1';
+    const { service } = stack;
+    await stack.worker.stop();
+    const { started } = await startCall(service, sessionId, users);
+    expect(started.warnings).toEqual([]);
+    const first = (await service.activity(sessionId, 'session_start'))[0]!.payload.dispatch_id;
+    expect(first).toEqual(expect.any(String));
+    // Nobody takes the dispatch: the service makes a new one after the time to join.
+    const [redispatch] = await eventually(() => service.activity(sessionId, 'voice_agent'), (items) => items.some((item) => item.payload.outcome === 'redispatched'), 30_000);
+    expect(redispatch!.payload).toMatchObject({ outcome: 'redispatched', replaced: first, attempt: 2 });
+    expect(await agentsIn(started.media_room)).toHaveLength(0);
+
+    await stack.replaceWorker();
+    await eventually(() => agentsIn(started.media_room), (agents) => agents.length === 1, 60_000);
+    const items = await eventually(() => service.activity(sessionId, 'voice_agent'), (list) => list.some((item) => item.payload.outcome === 'joined'), 30_000);
+    const joined = items.find((item) => item.payload.outcome === 'joined')!;
+    // The agent came on a dispatch made after the worker was up, not the first one.
+    expect(joined.payload.dispatch_id).not.toBe(first);
+    expect((await service.session(sessionId)).active).toBe(true);
+  }, 150_000);
+
+  it('livekit-server killed mid-call: the call ends with ended_by media_lost, not at the silence stop', async () => {
+    const sessionId = 'join-media-lost-1';
+    const { service } = stack;
+    const { started } = await startCall(service, sessionId, users);
+    await eventually(() => agentsIn(started.media_room), (agents) => agents.length === 1, 60_000);
+    await eventually(() => service.activity(sessionId, 'voice_agent'), (items) => items.some((item) => item.payload.outcome === 'joined'), 30_000);
+
+    const killedAt = Date.now();
+    process.kill(stack.liveKit.pid, 'SIGKILL');
+    // Three unanswered room checks, each within the media timeout: well under the 120 s silence stop.
+    await eventually(() => service.session(sessionId), (session) => !session.active, 60_000);
+    const stop = (await service.activity(sessionId, 'session_stop')).at(-1)!;
+    expect(stop.payload).toMatchObject({ was_active: true, ended_by: 'media_lost' });
+    expect(Date.parse(stop.timestamp) - killedAt).toBeLessThan(30_000);
+  }, 150_000);
+});
