@@ -64,6 +64,27 @@ describe('an agent joins every call, or the call ends saying why', () => {
     expect((await service.session(sessionId)).active).toBe(true);
   }, 150_000);
 
+  it('livekit-server restarted mid-call (room.auto_create off): the call ends with media_lost, and a start again makes room and agent anew', async () => {
+    const sessionId = 'join-restart-1';
+    const { service } = stack;
+    const { started } = await startCall(service, sessionId, users);
+    await eventually(() => agentsIn(started.media_room), (agents) => agents.length === 1, 60_000);
+    await eventually(() => service.activity(sessionId, 'voice_agent'), (items) => items.some((item) => item.payload.outcome === 'joined'), 30_000);
+
+    const restartedAt = Date.now();
+    await stack.liveKit.restart();
+    await eventually(() => service.session(sessionId), (session) => !session.active, 30_000);
+    const stop = (await service.activity(sessionId, 'session_stop')).at(-1)!;
+    expect(stop.payload).toMatchObject({ was_active: true, ended_by: 'media_lost' });
+    expect(Date.parse(stop.timestamp) - restartedAt).toBeLessThan(20_000);
+
+    // The app starts again: a new room on the restarted server, a new dispatch, and the worker's agent in it.
+    const again = await startCall(service, sessionId, users);
+    expect(again.started.warnings).toEqual([]);
+    expect((await service.activity(sessionId, 'session_start')).at(-1)!.payload).toMatchObject({ resumed: false });
+    await eventually(() => agentsIn(again.started.media_room), (agents) => agents.length === 1, 60_000);
+  }, 150_000);
+
   it('livekit-server killed mid-call: the call ends with ended_by media_lost, not at the silence stop', async () => {
     const sessionId = 'join-media-lost-1';
     const { service } = stack;

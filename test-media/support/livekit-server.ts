@@ -13,10 +13,11 @@ export interface LiveKitServer {
   wsUrl: string;
   apiKey: string;
   apiSecret: string;
-  pid: number;
+  readonly pid: number;
   /** The environment the service needs to use this server. */
   env(): Record<string, string>;
   stop(): Promise<void>;
+  restart(): Promise<void>;
 }
 
 async function udpPortFree(port: number): Promise<boolean> {
@@ -88,22 +89,36 @@ async function startOnFreePorts(options: LiveKitServerOptions): Promise<LiveKitS
     room: { auto_create: options.autoCreateRooms ?? false },
   };
   const out = options.logFile ? openSync(options.logFile, 'a') : 'ignore';
-  const child = spawn(bin, ['--config-body', JSON.stringify(config)], { stdio: ['ignore', out, out] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  await waitUntilAnswering(child, url, `livekit server (config ${JSON.stringify({ ...config, keys: '…' })})`, 30_000);
+  const launch = async () => {
+    const child = spawn(bin, ['--config-body', JSON.stringify(config)], { stdio: ['ignore', out, out] });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    await waitUntilAnswering(child, url, `livekit server (config ${JSON.stringify({ ...config, keys: '…' })})`, 30_000);
+    return { child, exited };
+  };
+  let running = await launch();
+  const stop = async () => {
+    const { child, exited } = running;
+    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(killer);
+  };
   return {
     url,
     wsUrl: `ws://127.0.0.1:${port}`,
     apiKey,
     apiSecret,
-    pid: child.pid!,
+    get pid() {
+      return running.child.pid!;
+    },
     env: () => ({ LIVEKIT_URL: `ws://127.0.0.1:${port}`, LIVEKIT_API_KEY: apiKey, LIVEKIT_API_SECRET: apiSecret }),
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(killer);
+    stop,
+    /** Killed at once and started again on the same ports and keys: a restart that forgets every room. */
+    async restart() {
+      process.kill(running.child.pid!, 'SIGKILL');
+      await running.exited;
+      running = await launch();
     },
   };
 }
