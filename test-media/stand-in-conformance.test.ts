@@ -293,4 +293,46 @@ describe("the service's LiveKit adapter reads both servers alike", () => {
       { status: 503, code: 'unavailable', message: 'twirp error unknown: no response from servers' },
     ]);
   }, 60_000);
+
+  it("the agent watch's calls: a room's agent presence, a dispatch replaced (and one already gone), presence once the room is gone", async () => {
+    // No worker on either side: a dispatch stays a request, and no agent joins.
+    standIn.setWorker(false);
+    const results = [];
+    for (const target of targets) {
+      const media: MediaProvider = createLiveKitMedia({
+        url: target.url,
+        apiKey: target.key,
+        apiSecret: target.secret,
+        agentName: 'kyc-voice-agent',
+        tokenTtlSeconds: 600,
+        requestTimeoutSeconds: 10,
+      });
+      const room = freshRoom();
+      const ids: (string | null)[] = [];
+      results.push([
+        await outcome(() => media.createRoom(room, 's1')),
+        await outcome(() => media.agentPresence(room)),
+        await outcome(async () => (ids[0] = await media.dispatchAgent(room, 's1'))),
+        await outcome(async () => (ids[1] = await media.replaceAgentDispatch(room, 's1', ids[0]!))),
+        await outcome(async () => (await media.findAgentDispatch(room, null)) === ids[1]),
+        // The stale dispatch is gone already: replacing it again still dispatches.
+        await outcome(async () => (ids[2] = await media.replaceAgentDispatch(room, 's1', ids[0]!))),
+        await outcome(() => media.agentPresence(room)),
+        await outcome(() => media.deleteRoom(room)),
+        await outcome(() => media.agentPresence(room)),
+      ]);
+    }
+    expect(results[1]).toEqual(results[0]);
+    expect(results[0]).toEqual([
+      { resolved: null },
+      { resolved: 'abs' },
+      { resolved: 'AD_' },
+      { resolved: 'AD_' },
+      { resolved: true },
+      { resolved: 'AD_' },
+      { resolved: 'abs' },
+      { resolved: null },
+      { resolved: 'roo' },
+    ]);
+  }, 60_000);
 });
