@@ -57,10 +57,12 @@ describe('an agent joins every call, or the call ends saying why', () => {
 
     await stack.replaceWorker();
     await eventually(() => agentsIn(started.media_room), (agents) => agents.length === 1, 60_000);
-    const items = await eventually(() => service.activity(sessionId, 'voice_agent'), (list) => list.some((item) => item.payload.outcome === 'joined'), 30_000);
-    const joined = items.find((item) => item.payload.outcome === 'joined')!;
+    // Its first context fetch is its join (agent/job.ts fetches only once in the room).
+    await eventually(() => service.activity(sessionId, 'voice_agent_context_fetch'), (list) => list.length >= 1, 30_000);
     // The agent came on a dispatch made after the worker was up, not the first one.
-    expect(joined.payload.dispatch_id).not.toBe(first);
+    const session = (await service.session(sessionId)) as unknown as { voice: { dispatch_id: string | null } };
+    expect(session.voice.dispatch_id).not.toBe(first);
+    expect((await service.activity(sessionId, 'voice_agent')).map((item) => item.payload.replaced)).toContain(first);
     expect((await service.session(sessionId)).active).toBe(true);
   }, 150_000);
 
@@ -69,7 +71,7 @@ describe('an agent joins every call, or the call ends saying why', () => {
     const { service } = stack;
     const { started } = await startCall(service, sessionId, users);
     await eventually(() => agentsIn(started.media_room), (agents) => agents.length === 1, 60_000);
-    await eventually(() => service.activity(sessionId, 'voice_agent'), (items) => items.some((item) => item.payload.outcome === 'joined'), 30_000);
+    await eventually(() => service.activity(sessionId, 'voice_agent_context_fetch'), (items) => items.length >= 1, 30_000);
 
     const restartedAt = Date.now();
     await stack.liveKit.restart();
@@ -90,7 +92,7 @@ describe('an agent joins every call, or the call ends saying why', () => {
     const { service } = stack;
     const { started } = await startCall(service, sessionId, users);
     await eventually(() => agentsIn(started.media_room), (agents) => agents.length === 1, 60_000);
-    await eventually(() => service.activity(sessionId, 'voice_agent'), (items) => items.some((item) => item.payload.outcome === 'joined'), 30_000);
+    await eventually(() => service.activity(sessionId, 'voice_agent_context_fetch'), (items) => items.length >= 1, 30_000);
 
     const killedAt = Date.now();
     process.kill(stack.liveKit.pid, 'SIGKILL');

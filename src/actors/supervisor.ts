@@ -236,6 +236,10 @@ export class SessionSupervisor implements SessionHost {
     });
     actor.on('activity', (emitted) => this.forward(sessionId, emitted));
     actor.on('command', (emitted) => this.delivery.whenKept(() => this.commandListeners.publish(sessionId, emitted.command)));
+    actor.on('agent.joined', (emitted) => {
+      this.options.metrics?.agentOutcomes.inc({ outcome: 'joined' });
+      if (emitted.joinMs !== null) this.options.metrics?.agentJoinDuration.observe(emitted.joinMs / 1000);
+    });
     actor.on('agent.notice', (emitted) => this.delivery.whenKept(() => this.options.agentNotices?.notify(emitted.room, emitted.notice)));
     actor.on('session.expired', () => this.evict(sessionId, 'idle'));
     const { memoryBudget } = this.options;

@@ -98,6 +98,7 @@ export const ACTIVITY_KINDS = [
   'reengagement',
   'schema_push',
   'voice_agent_context_fetch',
+  'voice_agent',
   'popup_evaluate',
   'flow_graph_recorded',
   'dropoff_registered',
@@ -127,13 +128,18 @@ export function describeItem(item) {
     case 'session_start':
       return `voice started${p.resumed ? ' (resumed)' : ''}${p.warnings?.length ? `, warnings: ${p.warnings.join(', ')}` : ''}`;
     case 'session_stop':
-      return `voice stopped${p.warnings?.length ? `, warnings: ${p.warnings.join(', ')}` : ''}`;
+      return `voice stopped${p.ended_by ? ` (${p.ended_by.replaceAll('_', ' ')})` : ''}${p.warnings?.length ? `, warnings: ${p.warnings.join(', ')}` : ''}`;
     case 'reengagement':
       return `reengagement: ${p.should_reengage ? 'offer' : 'no'}${p.reason ? ` (${p.reason})` : ''}`;
     case 'schema_push':
       return `schema for ${screenName(p.screen_id)}${p.replaced ? ' replaced' : ''}`;
     case 'voice_agent_context_fetch':
       return `agent context on ${p.screen ? screenName(p.screen) : 'no screen'} (${p.prompt_chars} chars)`;
+    case 'voice_agent':
+      if (p.outcome === 'redispatched') return `no agent joined: dispatched again (attempt ${p.attempt})`;
+      if (p.outcome === 'dispatch_failed') return `no agent joined: dispatching again failed (attempt ${p.attempt})`;
+      if (p.outcome === 'agent_left') return 'the agent left the call';
+      return `agent: ${p.outcome}`;
     // The four below say what the payload says, no more: it is masked as served (the phone only by its last four).
     case 'popup_evaluate': {
       const d = p.decision ?? {};

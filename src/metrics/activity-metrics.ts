@@ -40,10 +40,7 @@ function countActivity(item: ActivityItem, metrics: ServiceMetrics, eventTypeLab
     const warnings = Array.isArray(payload.warnings) ? payload.warnings.filter((warning): warning is string => typeof warning === 'string') : [];
     metrics.voiceStarts.inc({ outcome: warnings.length === 0 ? 'ok' : 'degraded', warning: warnings.length === 0 ? 'none' : [...warnings].sort().join(',') });
   }
-  if (item.kind === 'voice_agent' && typeof payload.outcome === 'string') {
-    metrics.agentOutcomes.inc({ outcome: payload.outcome });
-    if (typeof payload.join_ms === 'number') metrics.agentJoinDuration.observe(payload.join_ms / 1000);
-  }
+  if (item.kind === 'voice_agent' && typeof payload.outcome === 'string') metrics.agentOutcomes.inc({ outcome: payload.outcome });
 }
 
 /** The metrics' reader of live activity: counts each item as committed. */

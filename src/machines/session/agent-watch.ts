@@ -33,17 +33,9 @@ export const agentWatchSetup = voiceSetup.extend({
       if (!watch || watch.joined_at !== null) return;
       const at = params.at ?? watch.due_at;
       enqueue.assign({ agent_watch: { ...watch, joined_at: at, due_at: at + context.settings.roomCheckMs, unanswered: 0 } });
-      enqueue.emit(
-        activity(context, 'voice_agent', at, watch.trace, {
-          outcome: 'joined',
-          room: currentRoom(context),
-          dispatch_id: context.voice.dispatch_id,
-          attempt: watch.attempts,
-          signal: params.signal,
-          // Only the fetch says when the agent came: a check says only that it had by then.
-          join_ms: params.signal === 'context_fetch' ? at - watch.dispatched_at : null,
-        }),
-      );
+      // A join is how a call should go: no activity item (the typical order stays as it is), only the metric.
+      // Only the fetch says when the agent came: a check says only that it had by then.
+      enqueue.emit({ type: 'agent.joined', joinMs: params.signal === 'context_fetch' ? at - watch.dispatched_at : null });
     }),
     /** The room and its agent are still there: the next check comes an interval later. */
     checkAgain: enqueueActions(({ context, enqueue }, params: { unanswered: boolean }) => {
@@ -78,8 +70,6 @@ export const agentWatchSetup = voiceSetup.extend({
     }),
   },
 });
-
-const checkInput = roomInput;
 
 /**
  * Taken in every state of the region, from the state itself: a transition from the region node
@@ -119,7 +109,7 @@ export const agentRegion = agentWatchSetup.createStateConfig({
       on: watchCommands,
       invoke: {
         src: 'checkAgent',
-        input: checkInput,
+        input: roomInput,
         onDone: [
           {
             guard: { type: 'presence', params: ({ event }) => ({ presence: event.output, is: 'present' as const }) },
@@ -154,7 +144,7 @@ export const agentRegion = agentWatchSetup.createStateConfig({
       on: watchCommands,
       invoke: {
         src: 'checkAgent',
-        input: checkInput,
+        input: roomInput,
         onDone: [
           { guard: { type: 'presence', params: ({ event }) => ({ presence: event.output, is: 'present' as const }) }, target: 'joined', actions: { type: 'checkAgain', params: { unanswered: false } } },
           { guard: { type: 'roomLost', params: ({ event }) => ({ presence: event.output }) }, target: 'idle', actions: { type: 'endCall', params: { endedBy: 'media_lost' as const } } },

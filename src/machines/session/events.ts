@@ -211,4 +211,6 @@ export type SessionEmitted =
   /** For the voice agent in `room`, once what caused it is committed (agent-notices.ts). */
   | { type: 'agent.notice'; room: string; notice: AgentNotice }
   | { type: 'session.expired'; sessionId: string }
+  /** The call's agent joined; `joinMs` from its dispatch when its first context fetch said when (agent-watch.ts). */
+  | { type: 'agent.joined'; joinMs: number | null }
   | { type: 'command'; command: AssistantCommand };
