@@ -62,7 +62,7 @@ describe('INSPECT: the session machines in a Stately inspector', () => {
     const registration = receiver.actor('s1')!;
     const definition = JSON.parse(registration.definition!) as { id: string; type: string; states: Record<string, { states: Record<string, unknown> }> };
     expect(definition).toMatchObject({ id: 'session', type: 'parallel' });
-    expect(Object.keys(definition.states).sort()).toEqual(['presence', 'reengagement', 'trigger', 'voice']);
+    expect(Object.keys(definition.states).sort()).toEqual(['agent', 'presence', 'reengagement', 'trigger', 'voice']);
     expect(Object.keys(definition.states.voice!.states).sort()).toEqual(['active', 'inactive', 'starting', 'stopping']);
 
     const changes = transitions(receiver.snapshotsOf('s1'));
