@@ -265,7 +265,8 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
     calls.push({ service, method: name, body, claims, requestId: req.headers['x-livekit-request-id'] as string | undefined });
     if (!method.allowed(claims, body)) return void json(res, 401, { code: 'unauthenticated', msg: 'permissions denied' });
 
-    const room = asText(body.room) || asText(body.name);
+    // The room a call is about: ListRooms names it in a list of one.
+    const room = asText(body.room) || asText(body.name) || (Array.isArray(body.names) && body.names.length === 1 ? asText(body.names[0]) : '');
     const index = gates.findIndex((gate) => gate.method === name && gate.room === room);
     const [gate] = index >= 0 ? gates.splice(index, 1) : [];
     let outcome: GateOutcome = 'ok';

@@ -23,7 +23,7 @@ export const isMediaEvent = (event: ModelEvent): event is MediaEvent => Object.h
 export const outcomeOf = (event: MediaEvent): GateOutcome => OUTCOME[event.type];
 
 type SessionSnapshot = SnapshotFrom<SessionMachine>;
-type MediaActor = 'createRoom' | 'findAgentDispatch' | 'dispatchAgent' | 'mintToken' | 'deleteRoom';
+type MediaActor = 'createRoom' | 'findAgentDispatch' | 'dispatchAgent' | 'mintToken' | 'deleteRoom' | 'checkAgent' | 'replaceDispatch';
 
 interface Timer {
   id: string;
@@ -35,7 +35,7 @@ interface Timer {
 interface MediaCall {
   actorId: string;
   src: MediaActor;
-  input: { preferredId?: string | null };
+  input: { preferredId?: string | null; staleId?: string | null };
   serial: number;
 }
 
@@ -53,7 +53,7 @@ export interface ModelState {
   timers: Timer[];
   call: MediaCall | null;
   /** The media server's view of this session's room. */
-  server: { room: boolean; dispatches: string[] };
+  server: { room: boolean; dispatches: string[]; agent: boolean };
   /** What the session emitted to the activity list, as `activitySignature`s. */
   activity: string[];
   /** Every command sent; a command's number is its index. */
@@ -94,6 +94,10 @@ export const MEDIA_METHOD: Record<Exclude<MediaActor, 'mintToken'>, string> = {
   findAgentDispatch: 'ListDispatch',
   dispatchAgent: 'CreateDispatch',
   deleteRoom: 'DeleteRoom',
+  // The room is listed first: a call that fails there fails before its participants are.
+  checkAgent: 'ListRooms',
+  // The last of its calls (a stale dispatch is deleted first): the one whose answer ends it.
+  replaceDispatch: 'CreateDispatch',
 };
 
 /** What the model and the replay both send for a command: the same bodies, so the same effect. */
@@ -228,7 +232,7 @@ class Step {
     this.state = {
       ...from,
       timers: [...from.timers],
-      server: { room: from.server.room, dispatches: [...from.server.dispatches] },
+      server: { room: from.server.room, dispatches: [...from.server.dispatches], agent: from.server.agent },
       activity: [...from.activity],
       sent: [...from.sent],
       answered: [],
@@ -265,12 +269,26 @@ class Step {
           server.room = true;
           server.dispatches.push(`AD_${(this.state.serial += 1)}`);
           output = server.dispatches.at(-1);
+          // The stand-in has a worker up: its agent joins the room as the dispatch is made.
+          server.agent = true;
+        }
+        break;
+      case 'checkAgent':
+        output = !server.room ? 'room_gone' : server.agent ? 'present' : 'absent';
+        break;
+      case 'replaceDispatch':
+        if (worked) {
+          server.dispatches = server.dispatches.filter((id) => id !== call.input.staleId);
+          server.dispatches.push(`AD_${(this.state.serial += 1)}`);
+          output = server.dispatches.at(-1);
+          server.agent = true;
         }
         break;
       case 'deleteRoom':
         if (worked) {
           server.room = false;
           server.dispatches = [];
+          server.agent = false;
         }
         break;
       case 'mintToken':
@@ -379,7 +397,7 @@ export function createSessionModel(options: SessionModelOptions): SessionModelLo
     now: options.startTime,
     timers: [],
     call: null,
-    server: { room: false, dispatches: [] },
+    server: { room: false, dispatches: [], agent: false },
     activity: [],
     sent: [],
     answered: [],
@@ -457,8 +475,10 @@ function machineFacts(model: ModelState) {
     value,
     waiting: context.voiceWork.waiting.map((command) => command.type),
     dispatch: context.voice.dispatch_id !== null,
+    // Whether the call's agent watch saw its agent: a resume of a call whose agent was heard checks for it first.
+    agentHeard: context.agent_watch ? context.agent_watch.joined_at !== null : null,
     // Two is already one too many: counting on would make a broken machine's graph endless.
-    server: [model.server.room, Math.min(model.server.dispatches.length, 2)],
+    server: [model.server.room, Math.min(model.server.dispatches.length, 2), model.server.agent],
     timers: timers.map((timer, i) => (i > 0 && timers[i - 1]!.deadline === timer.deadline ? '=' : '') + timerName(timer.id)),
   };
 }
