@@ -855,7 +855,7 @@ export interface components {
             end: components["schemas"]["CallPlace"] | null;
             /** @description null while the call runs */
             ended_at: string | null;
-            ended_by: ("client" | "silence") | null;
+            ended_by: ("client" | "silence" | "no_agent" | "media_lost") | null;
             handoff: {
                 at: string;
                 reason: string | null;

@@ -19,7 +19,9 @@ export interface CallTurn {
 }
 
 /** How a call ended: a client's stop, or the silence timeout. */
-export type EndedBy = 'client' | 'silence';
+/** Who or what ended a call: the client's stop, or the session's own end (docs/calls.md). */
+export const ENDED_BY = ['client', 'silence', 'no_agent', 'media_lost'] as const;
+export type EndedBy = (typeof ENDED_BY)[number];
 
 export type CallOutcome = 'resolved' | 'handoff' | 'abandoned' | 'unresolved';
 
@@ -131,6 +133,8 @@ export function recordSummary(record: CallRecord, report: Omit<CallReport, 'summ
   if (report.outcome === 'resolved' && record.end?.step) parts.push(`Now on ${record.end.step}.`);
   if (record.handoff?.reason) parts.push(`Handoff reason: ${record.handoff.reason}.`);
   if (record.ended_by === 'silence') parts.push('The call ended after a silence.');
+  if (record.ended_by === 'no_agent') parts.push('No agent joined the call.');
+  if (record.ended_by === 'media_lost') parts.push('The media server lost the call.');
   return parts.join(' ');
 }
 

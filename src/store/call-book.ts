@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { ActivityItem } from '../domain/activity.js';
 import type { CallPlace, CallRecord, CallTurn, ConsentDecision, ConsentEntry, EndedBy, TurnChannel, TurnRole } from '../domain/call-record.js';
-import { MAX_CONTEXT_VERSIONS, callReport, keepsTranscript, turnText } from '../domain/call-record.js';
+import { ENDED_BY, MAX_CONTEXT_VERSIONS, callReport, keepsTranscript, turnText } from '../domain/call-record.js';
 import type { DeliveryStatus, WebhookMessage, WebhookType } from '../domain/webhook-message.js';
 import { isoTime } from '../integrations/clock.js';
 
@@ -277,7 +277,9 @@ export class CallBook {
   private ended(sessionId: string, payload: Record<string, unknown>, at: number): void {
     const call = this.openCall(sessionId);
     if (!call) return;
-    const endedBy: EndedBy = payload.ended_by === 'silence' ? 'silence' : 'client';
+    // A stop names no ender: the client's. The session's own ends name theirs.
+    const named = ENDED_BY.find((ender) => ender === payload.ended_by);
+    const endedBy: EndedBy = named ?? 'client';
     this.close(call, placeOf(payload), endedBy, at);
   }
 

@@ -75,6 +75,10 @@ describe('no agent joins', () => {
     // A dispatch per attempt, each the only one in the room while it stood.
     expect(lk.methodsCalled().filter((method) => method === 'CreateDispatch')).toHaveLength(3);
     expect(lk.methodsCalled().filter((method) => method === 'DeleteDispatch')).toHaveLength(2);
+    // The call record says why it ended (docs/calls.md).
+    const calls = (await h.http.get('/api/sessions/s1/calls')).body.calls as { ended_by: string; report: { summary: string } }[];
+    expect(calls).toEqual([expect.objectContaining({ ended_by: 'no_agent' })]);
+    expect(calls[0]!.report.summary).toContain('No agent joined the call.');
   });
 
   it('VOICE_AGENT_DISPATCH_ATTEMPTS bounds the dispatches; VOICE_AGENT_JOIN_SECONDS sets the wait', async () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SessionId, mustBe } from '../../domain/sdk-event.js';
 import { WEBHOOK_TYPES } from '../../domain/webhook-message.js';
+import { ENDED_BY } from '../../domain/call-record.js';
 import { pageLimit } from './params.js';
 
 const optionalTrace = (max: number) => z.string(mustBe('a string')).max(max, { error: `must be at most ${max} characters` }).nullish();
@@ -71,7 +72,7 @@ export const CallOut = z
     user_id: z.string().nullable(),
     started_at: z.string(),
     ended_at: z.string().nullable().meta({ description: 'null while the call runs' }),
-    ended_by: z.enum(['client', 'silence']).nullable(),
+    ended_by: z.enum(ENDED_BY).nullable(),
     start: CallPlaceOut,
     end: CallPlaceOut.nullable(),
     context_versions: z.array(z.string()).meta({ description: 'the versions of the agent context read during the call, first read first' }),
