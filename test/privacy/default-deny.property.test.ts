@@ -115,7 +115,12 @@ interface Surface {
   text: string;
   read: string;
 }
-const surfaces = (strings: string[]): Surface[] => strings.filter((text) => !SERVICE_ID.test(text)).map((text) => ({ text, read: readAs(text) }));
+/**
+ * The last four digits a mask keeps of a phone or an Aadhaar (`*** / *** / 4746`, docs/privacy.md)
+ * are allowed: read as gone, or another value whose digits happen to be those four is a leak.
+ */
+const withoutKeptLastFour = (text: string): string => text.replace(/\*[^\p{L}\p{N}*]{0,3}\p{Nd}{4}(?!\p{Nd})/gu, '*');
+const surfaces = (strings: string[]): Surface[] => strings.filter((text) => !SERVICE_ID.test(text)).map((text) => ({ text, read: readAs(withoutKeptLastFour(text)) }));
 /** The first string that shows the value, as sent or its core once read; undefined when none does. */
 const leakIn = (found: Surface[], value: AnyForm): string | undefined =>
   found.find(({ text, read }) => text.includes(value.raw) || (value.core.length >= 4 && read.includes(value.core.toUpperCase())))?.text.slice(0, 300);
