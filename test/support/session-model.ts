@@ -487,8 +487,12 @@ const voiceIsActive = (model: ModelState): boolean => model.session !== null && 
 
 const withoutSession = (model: ModelState): string | undefined => (!model.session ? 'no session' : model.expired ? 'evicted' : undefined);
 
-/** The machine's own states: what simple paths are enumerated over. */
-export const machineState = (model: ModelState): string => withoutSession(model) ?? JSON.stringify(machineFacts(model));
+/**
+ * The machine's own states: what simple paths are enumerated over. Whether the agent was heard is
+ * left out here: every route through the states once more with it and without doubled the paths,
+ * and shortest paths (abstractState) still reach each state with it.
+ */
+export const machineState = (model: ModelState): string => withoutSession(model) ?? JSON.stringify({ ...machineFacts(model), agentHeard: undefined });
 
 /**
  * The machine's states refined by time: what the spec says of it, worked out from the session
