@@ -8,8 +8,8 @@ import type { ActivityLog } from '../store/ports.js';
 export type StatelessTriggerRequest = Omit<TriggerEvaluateCommand, 'type' | 'at' | 'reply'>;
 
 /**
- * Decisions 4: an evaluation that names no session runs the policy alone, with no cooldown
- * and no suppression, and is still recorded. No session actor exists to emit the activity,
+ * An evaluation that names no session runs the policy alone, with no cooldown and no
+ * suppression, and is still recorded (docs/decisions/0005-trigger-policy.md). No session actor exists to emit the activity,
  * so the actor system appends it to the activity log itself.
  */
 export function evaluateWithoutSession(

@@ -20,7 +20,7 @@ export interface TraceSources {
   request_id?: string | null | undefined;
 }
 
-/** Decisions 7: body fields first, then the headers, then a fresh id. */
+/** Body fields first, then the headers, then a fresh id (docs/decisions/0008-activity-items-and-the-stream.md). */
 export function traceFor(res: Response, body: TraceSources = {}): Trace {
   const context = requestContext(res);
   return {

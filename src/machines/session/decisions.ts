@@ -33,9 +33,9 @@ export interface TriggerOutcome {
 }
 
 /**
- * Decisions 4 in the session: the request's signals, its error codes counted together with the
- * failures the session holds for the screen (one failure reported both ways counts once), then
- * the suppressions.
+ * The trigger policy in the session (docs/decisions/0005-trigger-policy.md): the request's
+ * signals, its error codes counted together with the failures the session holds for the screen
+ * (one failure reported both ways counts once), then the suppressions.
  */
 export function decideTrigger(context: SessionContext, command: Evaluation, holdBack: HoldBack): TriggerOutcome {
   const { at } = command;

@@ -105,7 +105,7 @@ export type ContextFetchCommand = {
   reply: Reply<AgentContext>;
 };
 
-/** Decisions 4: evaluate the trigger policy in the session, with its cooldown and suppressions. */
+/** docs/decisions/0005-trigger-policy.md: evaluate the trigger policy in the session, with its cooldown and suppressions. */
 export type TriggerEvaluateCommand = {
   type: 'trigger.evaluate';
   signals: TriggerSignals;

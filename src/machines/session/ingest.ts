@@ -29,7 +29,7 @@ export function ingestStep(context: SessionContext, event: SessionIngest): Inges
   // The user coming back cancels a registered drop-off.
   const returned = userActivity && context.dropoff !== null;
   // One copy of the context with the event's fields; a patch of only those fields measured
-  // worse: XState's assign merges it into its own copy on a slow path (BENCHMARKS.md).
+  // worse: XState's assign merges it into its own copy on a slow path (docs/benchmark-history.md, `eventPatch`).
   const next: SessionContext = {
     ...context,
     ...outcome.patch,
