@@ -75,7 +75,8 @@ export default defineAgent<ProcessData>({
     }
     const jobLog = logger.child({ session_id: sessionId });
     const client = createServiceClient({ baseUrl: settings.service.url, apiKey: settings.service.apiKey });
-    const reporter = new TurnReporter({ client, sessionId, timeoutMs: settings.service.timeoutMs, log: (message, fields) => jobLog.warn(fields ?? {}, message) });
+    const warn = (message: string, fields?: Record<string, unknown>) => jobLog.warn(fields ?? {}, message);
+    const reporter = new TurnReporter({ client, sessionId, timeoutMs: settings.service.timeoutMs, log: warn });
 
     let session: voice.AgentSession | undefined;
     let agent: KycAssistant | ScriptedAssistant | undefined;
@@ -173,7 +174,7 @@ export default defineAgent<ProcessData>({
             onRequest: (intent) => jobLog.info({ request: intent ?? 'none' }, 'scripted dialog turn'),
           })
         : undefined;
-    const recordConsent = consentTool({ client, sessionId, notice: () => notice, timeoutMs: settings.service.timeoutMs, log: (message, fields) => jobLog.warn(fields ?? {}, message) });
+    const recordConsent = consentTool({ client, sessionId, notice: () => notice, timeoutMs: settings.service.timeoutMs, log: warn });
     agent = scripted ?? new KycAssistant(source, source.current?.system_prompt ?? GENERAL_INSTRUCTIONS, { record_consent: recordConsent });
     const models = createModels(
       settings,

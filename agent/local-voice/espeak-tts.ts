@@ -120,7 +120,8 @@ function exited(child: ChildProcess, name: string, stderr: () => string): Promis
  * never as an argument, so nothing in it is read as an option.
  */
 export async function* speak(text: string, options: EspeakOptions, signal?: AbortSignal): AsyncGenerator<Buffer> {
-  const espeak = spawn(options.espeakBinary ?? 'espeak-ng', ['--stdout', '-v', options.voice, '-s', String(options.speed)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const args = ['--stdout', '-v', options.voice, '-s', String(options.speed)];
+  const espeak = spawn(options.espeakBinary ?? 'espeak-ng', args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const sox = spawn(
     options.soxBinary ?? 'sox',
     ['-q', '-t', 'wav', '-', '-t', 'raw', '-r', String(LOCAL_TTS_SAMPLE_RATE), '-e', 'signed-integer', '-b', '16', '-c', '1', '-'],

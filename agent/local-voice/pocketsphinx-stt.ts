@@ -128,13 +128,21 @@ function runDecoder(options: PocketsphinxOptions, grammar: string, audio: string
     ['-logfn', '/dev/null'],
   ].flat();
   return new Promise((resolve, reject) => {
-    const child = spawn(options.binary ?? 'pocketsphinx_continuous', args, { stdio: ['ignore', 'pipe', 'pipe'], signal: abortSignal, timeout: options.timeoutMs ?? 10_000 });
+    const child = spawn(options.binary ?? 'pocketsphinx_continuous', args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      signal: abortSignal,
+      timeout: options.timeoutMs ?? 10_000,
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.once('error', (error) =>
-      reject(error.name === 'AbortError' ? error : new Error(`pocketsphinx_continuous could not run: ${error.message} (is it installed? see docs/voice-agent.md, "Local voice")`)),
+      reject(
+        error.name === 'AbortError'
+          ? error
+          : new Error(`pocketsphinx_continuous could not run: ${error.message} (is it installed? see docs/voice-agent.md, "Local voice")`),
+      ),
     );
     child.once('close', (code, signal) => {
       if (code === 0) resolve(out.split('\n').map((line) => line.trim()).filter(Boolean).join(' '));

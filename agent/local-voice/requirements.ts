@@ -18,7 +18,8 @@ export function localVoiceProblems(settings: AgentSettings): string[] {
   if (settings.stt.provider === 'local') {
     if (missing('pocketsphinx_continuous')) problems.push('STT_PROVIDER=local needs pocketsphinx_continuous (apt-get install pocketsphinx)');
     if (!existsSync(join(settings.stt.modelDir, 'en-us', 'mdef')) || !existsSync(join(settings.stt.modelDir, 'cmudict-en-us.dict'))) {
-      problems.push(`STT_PROVIDER=local needs the US-English model in ${settings.stt.modelDir} (apt-get install pocketsphinx-en-us, or set POCKETSPHINX_MODEL_DIR)`);
+      const fix = 'apt-get install pocketsphinx-en-us, or set POCKETSPHINX_MODEL_DIR';
+      problems.push(`STT_PROVIDER=local needs the US-English model in ${settings.stt.modelDir} (${fix})`);
     }
   }
   return problems;
