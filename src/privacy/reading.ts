@@ -18,6 +18,8 @@ interface Stretch {
 export interface Reading {
   text: string;
   stretches: Stretch[];
+  /** Some words were read as a number. */
+  readNumbers: boolean;
 }
 
 /** A UUID however cased, as a whole token: what `randomUUID` makes and the X-Request-ID header echoes. */
@@ -29,15 +31,19 @@ const BLANK = 'x';
 const GLUED_WORDS = /(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|double|triple|hundred){2}/i;
 const MAY_HOLD_WORDS = /[\p{L}][^\p{L}\p{M}\p{N}]+[\p{L}\p{N}]/u;
 
-/** The reading of `text`, or undefined when it reads as it is written. */
-export function readingOf(text: string): Reading | undefined {
+/**
+ * The reading of `text`, or undefined when it reads as it is written. With `readNumbers` false
+ * only the service's ids are blanked: the text's words are read as written (scrub.ts reads a
+ * label's words so, since "Sunya" in `Name: Sunya Rara` is a name as well as a zero).
+ */
+export function readingOf(text: string, readNumbers = true): Reading | undefined {
   const ids: [number, number][] = [];
   if (text.length >= UUID_LENGTH && text.includes('-')) {
     UUID.lastIndex = 0;
     for (let match = UUID.exec(text); match !== null; match = UUID.exec(text)) ids.push([match.index, match.index + UUID_LENGTH]);
   }
   const inId = (start: number, end: number) => ids.some(([from, to]) => start < to && end > from);
-  const runs = (MAY_HOLD_WORDS.test(text) && mayHoldNumberWords(text)) || GLUED_WORDS.test(text) ? numberRuns(text, inId) : [];
+  const runs = !readNumbers ? [] : (MAY_HOLD_WORDS.test(text) && mayHoldNumberWords(text)) || GLUED_WORDS.test(text) ? numberRuns(text, inId) : [];
   if (ids.length === 0 && runs.length === 0) return undefined;
   const pieces = [...ids.map(([start, end]) => ({ start, end, read: BLANK.repeat(end - start) })), ...runs.map((run) => ({ start: run.start, end: run.end, read: run.digits }))].sort((a, b) => a.start - b.start);
   const stretches: Stretch[] = [];
@@ -50,7 +56,7 @@ export function readingOf(text: string): Reading | undefined {
     at = piece.end;
   }
   reading += text.slice(at);
-  return { text: reading, stretches };
+  return { text: reading, stretches, readNumbers: runs.length > 0 };
 }
 
 /**

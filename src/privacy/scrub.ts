@@ -66,8 +66,30 @@ export function scrubText(input: string): ScrubResult {
   const view = readerView(input);
   const reading = readingOf(view);
   const result = applyRule(reading?.text ?? view);
-  if (result.findings.length === 0) return clean(input);
-  return { text: reading ? writeBack(view, reading, result.text, maskWhole) : result.text, findings: result.findings, whole: result.whole };
+  const read = { text: reading ? writeBack(view, reading, result.text, maskWhole) : result.text, findings: result.findings, whole: result.whole };
+  const merged = reading?.readNumbers ? withWordsAsWritten(view, read) : read;
+  if (merged.findings.length === 0) return clean(input);
+  return merged;
+}
+
+/** What names and places say: a second pass finds these among words that also read as numbers. */
+const WORD_KINDS: ReadonlySet<PiiKind> = new Set(['name', 'address']);
+
+/**
+ * A text holding numbers in words is read a second time with its words as written, and a name or
+ * place found so is masked too: "Sunya" in `Name: Sunya Rara` is read as a zero by the first
+ * pass, which then finds no name after the label (docs/privacy.md, "Numbers in words").
+ */
+function withWordsAsWritten(view: string, read: ScrubResult): ScrubResult {
+  const ids = readingOf(view, false);
+  const plain = applyRule(ids?.text ?? view);
+  const words = plain.findings.filter((finding) => WORD_KINDS.has(finding.kind));
+  if (words.length === 0) return read;
+  const plainText = ids ? writeBack(view, ids, plain.text, maskWhole) : plain.text;
+  // Both passes keep the view's length (a mask keeps the length of what it replaced): a character either masked stays masked.
+  let text = '';
+  for (let i = 0; i < view.length; i += 1) text += plainText[i] !== view[i] ? plainText[i] : read.text[i];
+  return { text, findings: [...read.findings, ...words], whole: read.whole ?? plain.whole };
 }
 
 /** For any client text the service keeps, shows or logs (a screen name, a trigger signal, a header). */

@@ -190,4 +190,16 @@ describe('an OTP told in words', () => {
     expect(hindi).toContain(instruction);
     expect(hindi).not.toContain('रोहन');
   });
+  it('a name whose first word is also a number word, after a label or in a sentence, with a number said beside it', async () => {
+    const h = createHarness();
+    const told = { label: 'Name: Sunya Rara', sentence: 'this is Sunya Akya here', hinglish: 'mera naam Ek Nath hai', both: 'I am Nau Rara, phone nine eight seven six five four three two one zero' };
+    await post(h, '/v1/events', { session_id: 'lr-words', event: 'component_input', properties: told });
+    const seen = JSON.stringify((await h.http.get('/api/sessions/lr-words')).body.latest_event.properties);
+    for (const part of ['Sunya', 'Rara', 'Akya', 'Nath', 'Nau', 'nine eight']) expect(seen).not.toContain(part);
+    // A number in words with no name beside it is still read as one, and the words around it stay.
+    await post(h, '/v1/events', { session_id: 'lr-words2', event: 'component_input', properties: { note: 'my otp is shunya ek do teen, retry in two minutes' } });
+    const note = JSON.stringify((await h.http.get('/api/sessions/lr-words2')).body.latest_event.properties);
+    expect(note).not.toContain('shunya');
+    expect(note).toContain('retry in two minutes');
+  });
 });
