@@ -89,10 +89,14 @@ const IDENTIFIER_NAMES = new Set(['event', 'traceparent', 'screen', 'screen_name
  */
 const isVersionField = (key: string) => key === 'version' || key.endsWith('_version') || /[a-z]Version$/.test(key);
 const VERSION = /^v?(?:20\d{2}|\d{1,3})(?:[.-]\d{1,3})*(?:[-+][A-Za-z0-9.]{1,32})?$/;
+/** Longer than any id an app makes (the schemas allow 128): text, masked whole rather than named by a digest. */
+const MAX_DIGESTED_ID = 256;
 /** The service's own marks in place of a value it refused or withheld (`[invalid]`, `[redacted]`): no client text. */
 const SERVICE_MARK = /^\[[a-z ]{1,32}\]$/;
-/** Also every id: `id`, `*_id`, `*Id` (`user_id`, `request_id`, `message_id`, `component_id`). */
-const isIdentifierField = (key: string) => IDENTIFIER_NAMES.has(key) || key === 'id' || key.endsWith('_id') || /[a-z]Id$/.test(key) || isVersionField(key);
+/** An id proper: `id`, `*_id`, `*Id` (`user_id`, `request_id`, `message_id`), but a component's, which is a name. */
+const isIdField = (key: string) => (key === 'id' || key.endsWith('_id') || /[a-z]Id$/.test(key)) && key !== 'component_id' && key !== 'componentId';
+/** Also every id, a component's included. */
+const isIdentifierField = (key: string) => IDENTIFIER_NAMES.has(key) || key === 'component_id' || key === 'componentId' || isIdField(key) || isVersionField(key);
 
 /**
  * The pass visits every value it returns, so it also counts their JSON size: `size` is that of the
@@ -231,12 +235,17 @@ class Walk {
     return mayHoldIdentity(value) && scrubText(patternSyntaxOnly(value)).findings.length > 0 ? this.text(value, path, false) : value;
   }
 
-  /** An identifier-like field: as sent when it is an identifier (or a version, under a version's key), else masked whole with its shape. */
+  /**
+   * An identifier-like field: as sent when it is an identifier (or a version, under a version's
+   * key); else an id is keyed by its digest where the rules have one, and a name or code is masked
+   * whole, each with its shape.
+   */
   identifier(value: string, path: string, key = ''): string {
     if (isIdentifier(value) || (isVersionField(key) && VERSION.test(value)) || SERVICE_MARK.test(value)) return value;
     const masked = maskKeyed(value);
     this.note(path, masked.shape);
-    return masked.text;
+    const { idDigest } = this.rules;
+    return idDigest !== undefined && isIdField(key) && value.length <= MAX_DIGESTED_ID ? idDigest(value) : masked.text;
   }
 
   number(value: number, path: string, sensitive: boolean, key: string): number | string {

@@ -30,6 +30,8 @@ export interface SessionKeys {
   routingKey(sessionId: string): string;
   /** The key of the session a call addresses: its routing key, or `unknown:{user}` for legacy SDKs. */
   sessionKeyFor(sessionId: string, userId: string | null | undefined): SessionKey;
+  /** Any other id that is no identifier, as the service keeps it: the same digest (privacy/rules.ts, `idDigest`). */
+  idDigest(id: string): string;
 }
 
 export function sessionKeys(secret: string | Buffer): SessionKeys {
@@ -59,6 +61,7 @@ export function sessionKeys(secret: string | Buffer): SessionKeys {
 
   return {
     routingKey,
+    idDigest: digestOf,
     sessionKeyFor(sessionId, userId) {
       if (sessionId.toLowerCase() !== LEGACY_UNKNOWN_SESSION) return { ok: true, key: routingKey(sessionId) };
       if (!userId || userId.trim() === '') return { ok: false, detail: 'user_id: is required when session_id is "unknown"' };

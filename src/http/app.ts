@@ -43,6 +43,7 @@ import { RequestBodies } from './request-bodies.js';
 import { kernelSendQueues } from '../integrations/kernel-send-queues.js';
 import { CONTROL_PLANE_PATH, ControlPlane } from './ws/control-plane.js';
 import { hostGate } from './middleware/host-gate.js';
+import { createPiiRules } from '../privacy/rules.js';
 import type { AnswerFrame } from './ws/control-socket.js';
 
 export interface App {
@@ -67,7 +68,8 @@ const UNPROVEN_GRACE_MS = 1000;
 /** How long an EventSource waits before reconnecting after the stream drops. */
 const SSE_RETRY_MS = 3000;
 
-export function createApp(deps: AppDeps): App {
+export function createApp(given: AppDeps): App {
+  const deps = withIdDigest(given);
   const { config, logger } = deps;
   const { http, stream } = config;
   let shuttingDown = false;
@@ -111,7 +113,7 @@ export function createApp(deps: AppDeps): App {
 
   // With no API_KEY every client is a known one: its first request proves its connection.
   const provenWithoutKey: RequestHandler | undefined = http.apiKeys.length === 0 ? (req, _res, next) => (proveConnection(req), next()) : undefined;
-  app.use(inSequence(correlation, requestLog(logger), httpMetrics(deps.system.metrics), ...present(provenWithoutKey)));
+  app.use(inSequence(correlation(deps.sessionKeys.idDigest), requestLog(logger), httpMetrics(deps.system.metrics), ...present(provenWithoutKey)));
   // Ahead of the health probes too: TRACE /health is as undeclared as TRACE /v1/events.
   app.use(methodGate(ROUTE_DOCS));
   const healthSources = {
@@ -200,4 +202,14 @@ function trustProxyValue(raw: string): boolean | number | string {
   if (raw === 'false') return false;
   if (/^\d+$/.test(raw)) return Number(raw);
   return raw;
+}
+
+/**
+ * What clients send is redacted with the session keys' digest at hand, so an id that is no
+ * identifier (a user id that is a mobile number) is kept as its digest, the one the session keys
+ * use, rather than masked whole (docs/privacy.md, "What is kept"). The log's rules have no digest.
+ */
+function withIdDigest(deps: AppDeps): AppDeps {
+  const privacy = { ...deps.config.privacy, piiRules: createPiiRules(deps.config.privacy.piiExtraKeys, deps.sessionKeys.idDigest) };
+  return { ...deps, config: { ...deps.config, privacy } };
 }

@@ -17,6 +17,13 @@ export interface PiiRules {
   isRoutingKey(key: string): boolean;
   /** All the redaction pass asks of a key, worked out once per distinct key. */
   keyFacts(key: string): KeyFacts;
+  /**
+   * An id that is no identifier (a user id that is a mobile number) as the service keeps it: its
+   * keyed digest, `h-<24 hex>`, the same for the same id so an operator can still follow it
+   * (docs/privacy.md, "What is kept"). Undefined where no digest secret is at hand (the log, a
+   * test's rules): such an id is masked whole.
+   */
+  idDigest: ((id: string) => string) | undefined;
 }
 
 /** What a key is to the redaction pass. Pure functions of the key, so remembered per key. */
@@ -31,7 +38,7 @@ export interface KeyFacts {
 const KEY_CACHE_SIZE = 4096;
 const MAX_REMEMBERED_KEY = 64;
 
-export function createPiiRules(extraKeys: readonly string[] = []): PiiRules {
+export function createPiiRules(extraKeys: readonly string[] = [], idDigest?: (id: string) => string): PiiRules {
   const sensitive = new Set([...SENSITIVE_KEYS, ...extraKeys].map(normalizeKey));
   const things = new Set(THING_NAME_KEYS.map(normalizeKey));
   // A name key names a thing only when the words up to its name are a thing's (`bank_name_en`).
@@ -66,6 +73,7 @@ export function createPiiRules(extraKeys: readonly string[] = []): PiiRules {
     isSensitiveKey: (key) => !routing.has(key) && (sensitive.has(normalizeKey(key)) || saysIdentity(key)),
     isRoutingKey: (key) => keyFacts(key).routing,
     keyFacts,
+    idDigest,
   };
 }
 

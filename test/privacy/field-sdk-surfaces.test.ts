@@ -103,7 +103,7 @@ describe('identity values sent through the field SDK calls', () => {
     for (const raw of RAW) expect(everything, raw).not.toContain(raw);
   });
 
-  it('ids sent in headers and the query (X-Request-ID, X-Client-ID, X-SVC-SDK-Version, client_id) are masked where they are kept, streamed or echoed', async () => {
+  it('ids sent in headers and the query (X-Request-ID, X-Client-ID, X-SVC-SDK-Version, client_id) are masked (a request id digested) where they are kept, streamed or echoed', async () => {
     const h = createHarness({ env: { LOG_LEVEL: 'trace' } });
     const answers: string[] = [];
     const keep = (res: { text: string; headers: Record<string, string> }) => answers.push(res.text, JSON.stringify(res.headers));
@@ -117,9 +117,10 @@ describe('identity values sent through the field SDK calls', () => {
     expect((await h.http.get('/health').set('X-Request-ID', 'req-42')).headers['x-request-id']).toBe('req-42');
     const everything = `${await everySurface(h, ['h1'])}\n${answers.join('\n')}`;
     for (const raw of RAW) expect(everything, raw).not.toContain(raw);
-    // The items still carry the masked ids, so a trace can be followed.
+    // The items carry a request id as its digest, the one echoed, so a trace can be followed; a tenant is masked.
     const items = (await h.http.get('/api/activity').query({ session_id: 'h1' })).body.items as { trace: { request_id: string }; payload: { client_id?: string } }[];
-    expect(items[0]!.trace.request_id).toBe('**********');
+    expect(items[0]!.trace.request_id).toMatch(/^h-[0-9a-f]{24}$/);
+    expect((await h.http.get('/health').set('X-Request-ID', PAN)).headers['x-request-id']).toBe(items[0]!.trace.request_id);
     expect(items.map((item) => item.payload.client_id).filter(Boolean)).toContain('**********');
   });
 

@@ -84,8 +84,8 @@ async function answered(messageId: string): Promise<void> {
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer to ${messageId}; last frames ${JSON.stringify(w.ws.frames.slice(-3))}`)), 5000);
   });
-  // A message id that is no identifier comes back masked whole (docs/privacy.md, "What is kept").
-  await Promise.race([w.ws.next((frame) => String(frame.message_id).startsWith(messageId) || /^\*/.test(String(frame.message_id))), late]).finally(() => clearTimeout(timer));
+  // A message id that is no identifier comes back as its digest (docs/privacy.md, "What is kept").
+  await Promise.race([w.ws.next((frame) => String(frame.message_id).startsWith(messageId) || /^h-[0-9a-f]{24}$/.test(String(frame.message_id))), late]).finally(() => clearTimeout(timer));
 }
 
 describe('privacy: identity values in Indian forms, on every surface', () => {

@@ -3,11 +3,14 @@ import { newRequestId, traceIdFromTraceparent } from '../../domain/trace.js';
 import { clientSentId } from '../header-id.js';
 import type { RequestContext } from '../request-context.js';
 
-/** Reads or makes the request id, echoes it, and parses `traceparent`, before anything else runs. */
-export const correlation: RequestHandler = (req, res, next) => {
+/**
+ * Reads or makes the request id, echoes it, and parses `traceparent`, before anything else runs.
+ * A request id that is no identifier is kept as its digest (docs/privacy.md, "What is kept"):
+ * it is stored in every item it traces and echoed, and copies of one request still share it.
+ */
+export const correlation = (idDigest: (id: string) => string): RequestHandler => (req, res, next) => {
   const context: RequestContext = {
-    // Stored in every item it traces and echoed: masked if it holds an identity value.
-    requestId: clientSentId(req.get('x-request-id')) ?? newRequestId(),
+    requestId: clientSentId(req.get('x-request-id'), idDigest) ?? newRequestId(),
     headerTraceId: traceIdFromTraceparent(req.get('traceparent')),
   };
   res.locals.requestContext = context;
