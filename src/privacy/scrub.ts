@@ -6,7 +6,7 @@ import { isNumberWord } from './number-words.js';
 import { readerView } from './plain-text.js';
 import { readingOf, writeBack } from './reading.js';
 import { applyRule } from './text-rule.js';
-import { ADDRESS_WORDS, NAME_LABELS, SPOKEN_AT } from './words.js';
+import { ADDRESS_WORDS, HOON_WORDS, NAME_LABELS, SPEAKING_WORDS, SPELLING_WORDS, SPOKEN_AT, VALUE_LABELS } from './words.js';
 
 export interface ScrubResult {
   text: string;
@@ -19,20 +19,26 @@ const clean = (text: string): ScrubResult => ({ text, findings: [], whole: undef
 
 /**
  * Words that bring the rule into ASCII text with no digit and no `@`: "at" of a handle, a name's
- * label, a place word, numbers in words.
+ * label, a place word, a value's label, the spelling alphabet, "hoon" and "bol", numbers in words.
  */
-const CUE_WORDS = new Set([...SPOKEN_AT, ...ADDRESS_WORDS, ...NAME_LABELS.map((label) => label.split(' ')[0]!)].filter((word) => /^[a-z']+$/.test(word)));
+const CUE_WORDS = new Set(
+  [...SPOKEN_AT, ...ADDRESS_WORDS, ...VALUE_LABELS, ...SPELLING_WORDS, ...HOON_WORDS, ...SPEAKING_WORDS, ...NAME_LABELS.map((label) => label.split(' ')[0]!)].filter((word) =>
+    /^[a-z']+$/.test(word),
+  ),
+);
 const ASCII_WORD = /[A-Za-z]+/g;
 
-/** ASCII text with no digit and no `@`, word by word: a cue word, a number word, three letters spelled one at a time, a colon or `c/o`. */
+/** ASCII text with no digit and no `@`, word by word: a cue word, a number word, three letters spelled one at a time or a letter told "for" a word, a colon or `c/o`. */
 function asciiCues(text: string): boolean {
   if (text.includes(':') || text.includes('=') || text.includes('/')) return true;
   let singles = 0;
+  let single = false;
   ASCII_WORD.lastIndex = 0;
   for (let match = ASCII_WORD.exec(text); match !== null; match = ASCII_WORD.exec(text)) {
     const word = match[0].toLowerCase();
-    if (CUE_WORDS.has(word) || isNumberWord(word)) return true;
-    singles = word.length === 1 ? singles + 1 : 0;
+    if (CUE_WORDS.has(word) || isNumberWord(word) || (single && word === 'for')) return true;
+    single = word.length === 1;
+    singles = single ? singles + 1 : 0;
     if (singles >= 3) return true;
   }
   // "I'm", "name's": the apostrophe splits the word.

@@ -1,7 +1,22 @@
 import { verhoeffValid, luhnValid } from './check-digits.js';
 import type { Finding, PiiKind } from './kinds.js';
 import { shapeOf } from './kinds.js';
-import { ADDRESS_WORDS, AND_WORDS, HANDLE_PROVIDERS, MONTH_WORDS, NAME_LABELS, NAME_STOP_WORDS, SAFE_WORDS, SPOKEN_AT, SPOKEN_JOINERS } from './words.js';
+import {
+  ADDRESS_WORDS,
+  AND_WORDS,
+  HANDLE_PROVIDERS,
+  HOON_WORDS,
+  MONTH_WORDS,
+  NAME_LABELS,
+  NAME_STOP_WORDS,
+  SAFE_WORDS,
+  SPEAKING_AFTER,
+  SPEAKING_WORDS,
+  SPELLING_WORDS,
+  SPOKEN_AT,
+  SPOKEN_JOINERS,
+  VALUE_LABELS,
+} from './words.js';
 
 /**
  * The default-deny rule over one client text, as a reader reads it (docs/privacy.md, "The
@@ -401,8 +416,8 @@ function markNames(text: string, marks: Marks): void {
     if (label === undefined) continue;
     let next = i;
     while (next < tokens.length && tokens[next]!.end <= tokens[i]!.start + label.length) next += 1;
-    // A label is followed by a space or a colon, as people write one; `name_extra` is an id's words.
-    if (next >= tokens.length || !/^[\s:=,-]*[\s:=][\s:=,-]*$/.test(gapBetween(text, tokens, next - 1, next))) continue;
+    // A label is followed by a space or a colon, as people write one (an honorific by its dot too); `name_extra` is an id's words.
+    if (next >= tokens.length || !/^[\s:=,.-]*[\s:=][\s:=,.-]*$/.test(gapBetween(text, tokens, next - 1, next))) continue;
     let end = next - 1;
     for (let taken = 0; taken < 3 && end + 1 < tokens.length; taken += 1) {
       const word = tokens[end + 1]!;
@@ -410,6 +425,19 @@ function markNames(text: string, marks: Marks): void {
       end += 1;
     }
     if (end >= next) marks.add(next, end, 'name');
+  }
+  // Hindi "main Priya Nair hoon" (I am …): a name between "main" and "hoon"; "Sukhwinder bol raha hoon" (… speaking): before "bol raha".
+  for (let i = 0; i < tokens.length; i += 1) {
+    if (tokens[i]!.word === 'main' || tokens[i]!.word === 'मैं') {
+      let end = i;
+      while (end + 1 < tokens.length && end - i < 3 && isLetters(tokens[end + 1]!) && !isSafe(tokens[end + 1]!) && !HOON_WORDS.has(tokens[end + 1]!.word)) end += 1;
+      if (end > i && HOON_WORDS.has(tokens[end + 1]?.word ?? '')) marks.add(i + 1, end, 'name');
+    }
+    if (SPEAKING_WORDS.has(tokens[i]!.word) && SPEAKING_AFTER.has(tokens[i + 1]?.word ?? '')) {
+      let from = i;
+      while (from > 0 && i - from < 3 && isLetters(tokens[from - 1]!) && !isSafe(tokens[from - 1]!) && !NAME_STOP_WORDS.has(tokens[from - 1]!.word)) from -= 1;
+      if (from < i) marks.add(from, i - 1, 'name');
+    }
   }
   // `Label: Capital Words`: words in capitals after a field's label and a colon.
   for (let i = 0; i + 1 < tokens.length; i += 1) {
@@ -422,6 +450,78 @@ function markNames(text: string, marks: Marks): void {
       end += 1;
     }
     if (end > i) marks.add(i + 1, end, 'name');
+  }
+}
+
+/** How many words after a value's label (`PAN`, `mail`, `account`) its parts are looked for. */
+const VALUE_REACH = 5;
+
+/**
+ * After a word that says a document, an account, a card or a handle is told (words.ts,
+ * VALUE_LABELS), a few words on: what reads as part of a value is masked with no digit run to
+ * find it (a PAN's letters told apart from its digits, a mail id's local part). Capitals of three
+ * to five letters, a token with digits, and parts joined by `.`, `_` or a spoken "dot".
+ */
+function markLabelledValues(text: string, marks: Marks): void {
+  const { tokens } = marks;
+  // Parts of one handle: `.` or `_` with no space, or a spoken "dot" between spaces (a dot and a space end a sentence).
+  const joinedTo = (at: number): number | undefined => {
+    if (at + 1 < tokens.length && /^[._]$/.test(gapBetween(text, tokens, at, at + 1))) return at + 1;
+    if (at + 2 < tokens.length && SPOKEN_JOINERS.has(tokens[at + 1]!.word) && gapBetween(text, tokens, at, at + 1) === ' ' && gapBetween(text, tokens, at + 1, at + 2) === ' ') return at + 2;
+    return undefined;
+  };
+  tokens.forEach((token, index) => {
+    // A label stands alone: `PAN_FORMAT` and `pan_details` are an id's words.
+    if (!VALUE_LABELS.has(token.word) || index + 1 >= tokens.length || !/^[\s:=-]*[\s:=][\s:=-]*$/.test(gapBetween(text, tokens, index, index + 1))) return;
+    for (let at = index + 1; at < tokens.length && at <= index + VALUE_REACH; at += 1) {
+      // A sentence's end ends the label's reach.
+      if (/[!?;\n]|\.\s/.test(gapBetween(text, tokens, at - 1, at))) return;
+      const word = tokens[at]!;
+      if (marks.masked[at] || isSafe(word) || SPOKEN_AT.has(word.word)) continue;
+      let end = at;
+      for (let next = joinedTo(end); next !== undefined; next = joinedTo(end)) end = next;
+      const source = text.slice(word.start, word.end);
+      // Three digits or more, or two among letters (`a 12 digit number`, `PAN v2` and an ordinal
+      // read as digits, "first" is 1, say nothing); capitals of three to five letters, as a
+      // document's letters are grouped.
+      const capitals = word.digits === 0 && word.letters >= 3 && word.letters <= 5 && source === source.toUpperCase() && source !== source.toLowerCase();
+      const valueLike = (word.digits >= 2 && word.letters > 0) || word.digits >= 3 || capitals;
+      if (end > at || valueLike) marks.add(at, end, 'text');
+      at = end;
+    }
+  });
+}
+
+/**
+ * A value spelled with words: three words of the spelling alphabet or more (`alpha bravo charlie`),
+ * or two letters or more each told "for" a word (`B for Bombay N for Nagpur`), with the digits
+ * and single letters said among and after them.
+ */
+function markSpelledWords(text: string, marks: Marks): void {
+  const { tokens } = marks;
+  const single = (index: number) => tokens[index] !== undefined && tokens[index]!.letters === 1 && tokens[index]!.digits === 0;
+  const joins = (left: number) => left + 1 < tokens.length && isSeparator(gapBetween(text, tokens, left, left + 1));
+  let i = 0;
+  while (i < tokens.length) {
+    let end = i - 1;
+    let spelled = 0;
+    for (;;) {
+      const at = end + 1;
+      if (at >= tokens.length || (at > i && !joins(end))) break;
+      if (SPELLING_WORDS.has(tokens[at]!.word)) {
+        spelled += 1;
+        end = at;
+      } else if (single(at) && tokens[at + 1]?.word === 'for' && tokens[at + 2] !== undefined && isLetters(tokens[at + 2]!) && joins(at) && joins(at + 1)) {
+        spelled += 1.5;
+        end = at + 2;
+      } else if (spelled > 0 && (isDigits(tokens[at]!) || single(at))) {
+        end = at;
+      } else break;
+    }
+    if (spelled >= 3) {
+      marks.add(i, end, 'text');
+      i = end + 1;
+    } else i += 1;
   }
 }
 
@@ -473,6 +573,8 @@ export function applyRule(text: string): RuleResult {
   markDigitRuns(text, marks);
   markMixed(text, marks);
   markSpelledLetters(text, marks);
+  markSpelledWords(text, marks);
+  markLabelledValues(text, marks);
   markDates(text, marks);
   markNames(text, marks);
   markAddresses(text, marks);

@@ -45,10 +45,34 @@ export const NAME_STOP_WORDS = set(`
 export const NAME_LABELS: readonly string[] = [
   'my full name is', 'my name is', "my name's", 'name is', 'name', 'full name', 'i am', "i'm", 'im', 'this is', 'call me', 'it is', "it's",
   'c/o', 's/o', 'd/o', 'w/o', 'care of', 'son of', 'daughter of', 'wife of', 'applicant', 'customer', 'nominee', 'holder',
+  'surname', 'last name', 'father name', "father's name", 'mother name', "mother's name",
+  // Honorifics: a name follows (`Dr. Anand Krishnamurthy`, `Smt. Kamala Devi`).
+  'mr', 'mrs', 'ms', 'dr', 'smt', 'shri', 'shrimati', 'sri', 'kumari', 'श्री', 'श्रीमती', 'डॉ', 'कुमारी',
   'mera naam', 'mera nam', 'naam hai', 'naam', 'mai',
   'मेरा नाम', 'नाम', 'मैं', 'माझे नाव', 'नाव', 'আমার নাম', 'নাম', 'என் பெயர்', 'பெயர்', 'నా పేరు', 'పేరు', 'ನನ್ನ ಹೆಸರು', 'ಹೆಸರು',
-  'എന്റെ പേര്', 'പേര്', 'મારું નામ', 'નામ', 'ਮੇਰਾ ਨਾਮ', 'ਨਾਮ', 'ମୋ ନାମ', 'ନାମ',
+  'എന്റെ പേര്', 'പേര്', 'നാമം', 'મારું નામ', 'નામ', 'ਮੇਰਾ ਨਾਮ', 'ਨਾਮ', 'ମୋ ନାମ', 'ନାମ',
 ];
+
+/**
+ * Words after which a document's number, an account, a card or a handle is told: within a few
+ * words after one, what reads as part of a value (capitals, digits, parts joined by `.` or `_`)
+ * is masked even with no digit run (`PAN first part AQWPV`, `mail id anjali.deshmukh93`).
+ */
+export const VALUE_LABELS = set(`
+  pan passport voter epic licence license dl gstin gst ifsc upi vpa handle email mail aadhaar aadhar uid account acct card
+  पैन आधार पासपोर्ट खाता ईमेल यूपीआई
+`);
+
+/** The spelling alphabet: three of its words in a row spell a value (`alpha bravo charlie …`). */
+export const SPELLING_WORDS = set(`
+  alpha alfa bravo charlie delta echo foxtrot golf hotel india juliet juliett kilo lima mike november oscar papa quebec romeo
+  sierra tango uniform victor whiskey whisky xray yankee zulu
+`);
+
+/** What ends "main … hoon" ("I am …" in Hindi), and what follows a name in "… bol raha hoon" ("… speaking"). */
+export const HOON_WORDS = set('hoon hun hu hoo हूँ हूं हू');
+export const SPEAKING_WORDS = set('bol बोल');
+export const SPEAKING_AFTER = set('raha rahi rhi rha रहा रही');
 
 /** Month names: English (and their short forms), and the Indian languages docs/privacy.md lists. */
 export const MONTH_WORDS = set(`

@@ -202,4 +202,32 @@ describe('an OTP told in words', () => {
     expect(note).not.toContain('shunya');
     expect(note).toContain('retry in two minutes');
   });
+  it('forms a fresh corpus found: a PAN told in parts after its label, a mail id and a UPI handle after theirs, spelled values, honorifics and Hindi name phrases', async () => {
+    const h = createHarness();
+    const told = [
+      'PAN first part AQWPV',
+      'pan ka pehla hissa EHJPL',
+      'mail id anjali.deshmukh93',
+      'UPI handle: ravi dot shankar eight eight at okaxis',
+      'B for Bombay N for Nagpur Z for Zebra P for Pune K for Kolkata 4821 L',
+      'alpha bravo charlie papa echo one two three four foxtrot',
+      'Mr. Raghunathan',
+      'Dr. Anand Krishnamurthy',
+      'main Priya Nair hoon',
+      'Sukhwinder bol raha hoon',
+      'നാമം: അനിൽകുമാർ',
+      'surname Iyengar, first name Padmavathi',
+    ];
+    // Under neutral keys (`note1`, …): a key that says PAN or name would mask its value whole anyway.
+    await post(h, '/v1/events', { session_id: 'fc-1', event: 'component_input', properties: Object.fromEntries(told.map((text, i) => [`note${i}`, text])) });
+    const seen = JSON.stringify((await h.http.get('/api/sessions/fc-1')).body.latest_event.properties);
+    for (const part of ['AQWPV', 'EHJPL', 'anjali', 'deshmukh', 'ravi', 'shankar', 'Bombay', 'Nagpur', 'bravo', 'papa', 'Raghunathan', 'Anand', 'Priya', 'Sukhwinder', 'അനിൽ', 'Iyengar', 'Padmavathi']) {
+      expect(seen, part).not.toContain(part);
+    }
+    // Ids and talk around the labels stay: the label alone, or joined into an id, masks nothing.
+    const kept = { code: 'PAN_FORMAT', release: 'pan_details v2.4.1', talk: 'my PAN card upload failed. Please help', rule: 'Aadhaar is a 12 digit number', menu: 'go to the main menu' };
+    await post(h, '/v1/events', { session_id: 'fc-2', event: 'component_input', properties: kept });
+    const plain = (await h.http.get('/api/sessions/fc-2')).body.latest_event.properties;
+    for (const [key, text] of Object.entries(kept)) expect(plain[key]).toBe(text);
+  });
 });
