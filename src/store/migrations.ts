@@ -162,6 +162,12 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE calls ADD COLUMN resolve_until INTEGER;
   CREATE INDEX calls_resolve_until ON calls (resolve_until) WHERE resolve_until IS NOT NULL;
   `,
+  // 8: replies kept before no credential was kept with one held a voice start's LiveKit token:
+  // dropped (their bytes zeroed: secure_delete), so a copy of such a start runs again
+  // (docs/decisions/0033-no-credential-kept-with-a-reply.md).
+  `
+  DELETE FROM kept_replies WHERE instr(reply, '"token":') > 0;
+  `,
 ];
 
 /**
