@@ -115,6 +115,7 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
       openStore(clustered ? { ...config.store, kind: 'memory' } : config.store, systemClock, logger, clustered, config.http.replayWindowSeconds * 1000, {
         webhookUrls: config.calls.webhookUrls,
         summaryModel: config.calls.summaryModel !== undefined,
+        resolveWindowMs: config.calls.resolveWindowMinutes * 60_000,
       }),
     StoreOpenError,
   );

@@ -77,6 +77,8 @@ export class CallUpkeep {
   private async work(): Promise<void> {
     const { calls, clock } = this.options;
     const now = clock.now();
+    // Ended calls whose window closed: their outcome stands, and nothing needs to watch for them.
+    calls.closeResolveWindows(now);
     if (this.options.retentionDays > 0) {
       const removed = calls.pruneEndedBefore(now - this.retentionMs);
       if (removed > 0) this.options.logger.info({ calls: removed }, 'calls past TRANSCRIPT_RETENTION_DAYS removed');

@@ -27,3 +27,15 @@ export const MAX_KEPT_REPLY_BYTES = 4096;
  * is not kept, and a copy is run afresh, as a refusal is over HTTP.
  */
 export const isRefusal = (value: unknown): boolean => typeof value === 'object' && value !== null && (value as { busy?: unknown }).busy === true;
+
+/**
+ * How a reply is kept for a copy of its request when it holds something that must not be kept at
+ * rest: a credential (the LiveKit token of a voice start). What is kept is `kept(value)`, as
+ * JSON; a copy is answered with `answer` of what was kept, which makes the credential anew
+ * (docs/decisions/0033-no-credential-kept-with-a-reply.md). Methods, not function properties:
+ * delivery holds any `Kept` as `unknown`, and reads back only what `kept` wrote.
+ */
+export interface ReplyKeeping<T, Kept = unknown> {
+  kept(value: T): Kept;
+  answer(kept: Kept): Promise<T>;
+}

@@ -1,5 +1,6 @@
 import type { AssistantCommand, IngestResult, Reply, SessionCommand } from '../machines/session/events.js';
 import type { SessionContext } from '../machines/session/context.js';
+import type { ReplyKeeping } from './named-request.js';
 import type { SessionListQuery, SessionPage } from './session-listing.js';
 
 /**
@@ -41,8 +42,12 @@ export interface SessionView {
  * and awaits its reply; it never knows which. Reads may answer at once or later.
  */
 export interface SessionHost {
-  /** `build` receives the reply callback and the current time and returns the command. */
-  ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>>;
+  /**
+   * `build` receives the reply callback and the current time and returns the command. `keeping`
+   * says how a reply holding a credential is kept for a copy of a named request; a host whose
+   * copies are answered elsewhere (Restate's idempotency) ignores it.
+   */
+  ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand, keeping?: ReplyKeeping<T>): Promise<AskResult<T>>;
   /**
    * An SDK event (`session.ingest`), answered once the host holds it durably: in this process,
    * once applied (an ask); in cluster mode, once Restate has taken it, before it is applied, with

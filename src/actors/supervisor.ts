@@ -19,6 +19,7 @@ import { CommandListeners } from './command-listeners.js';
 import type { SessionActor } from './delivery.js';
 import { CommandDelivery, UNAVAILABLE } from './delivery.js';
 import type { MemoryBudget } from './memory-budget.js';
+import type { ReplyKeeping } from './named-request.js';
 import { PendingReplies } from './pending-replies.js';
 import type { EvictionReason } from './residency.js';
 import { Residency } from './residency.js';
@@ -177,8 +178,8 @@ export class SessionSupervisor implements SessionHost {
   }
 
   /** Delivered with the other commands of this event-loop turn, answered once its change is committed (delivery.ts). */
-  ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
-    return this.delivery.ask(sessionId, routing, build);
+  ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand, keeping?: ReplyKeeping<T>): Promise<AskResult<T>> {
+    return this.delivery.ask(sessionId, routing, build, keeping);
   }
 
   /** Whether everything queued so far, session saves and activity alike, is committed. */

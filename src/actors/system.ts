@@ -4,7 +4,7 @@ import type { AgentContextSources } from '../domain/agent-context.js';
 import type { FeatureFlags } from '../domain/feature-flags.js';
 import type { TriggerDecision } from '../domain/trigger-policy.js';
 import type { AppClock } from '../integrations/clock.js';
-import type { MediaProvider } from '../integrations/media.js';
+import type { MediaProvider, TokenMinter } from '../integrations/media.js';
 import type { Summarizer } from '../integrations/summary-model.js';
 import type { WebhookSender } from '../integrations/webhook-sender.js';
 import { CallUpkeep } from './call-upkeep.js';
@@ -73,6 +73,8 @@ export interface ActorSystem<Host extends SessionHost = SessionSupervisor> {
   metrics: ServiceMetrics;
   /** The last media calls and their outcomes (the console's health view). */
   mediaCalls: MediaCallLog;
+  /** Mints a participant token anew for a copy of a named voice start, whose kept reply holds none (src/sessions/voice.ts). */
+  tokens: TokenMinter;
   /** A trigger evaluation that names no session: the policy alone, recorded as activity. */
   evaluateTriggerWithoutSession(request: StatelessTriggerRequest): Promise<TriggerDecision | undefined>;
   /** How the store is doing, for /health. */
@@ -188,6 +190,7 @@ export function createHostedSystem<Host extends SessionHost>(options: ActorSyste
     agentContext: options.agentContext,
     metrics,
     mediaCalls,
+    tokens: options.media,
     recordFlowGraph: async (sighting) => {
       flowGraphs.record(sighting);
       return supervisor.committed();

@@ -890,8 +890,15 @@ export interface components {
             duration_ms: number;
             /** @enum {string} */
             outcome: "resolved" | "handoff" | "abandoned" | "unresolved";
-            /** @enum {string} */
-            reason: "moved_past_step" | "handoff_requested" | "no_user_turn" | "still_on_step";
+            /** @description ISO 8601: until when an unresolved or abandoned outcome may still become resolved (the user moving past the step after the call, CALL_RESOLVE_WINDOW_MINUTES); null when it can no longer change */
+            outcome_open_until: string | null;
+            /**
+             * @description `moved_past_step_after_call`: the user moved past the step within CALL_RESOLVE_WINDOW_MINUTES after the call ended
+             * @enum {string}
+             */
+            reason: "moved_past_step" | "moved_past_step_after_call" | "handoff_requested" | "no_user_turn" | "still_on_step";
+            /** @description ISO 8601: when the user moved past the step after the call; null otherwise */
+            resolved_at: string | null;
             /** @description the step the call began on */
             step: string | null;
             summary: string;
@@ -1504,7 +1511,7 @@ export interface components {
              */
             status: "held" | "pending" | "delivered" | "failed";
             /** @enum {string} */
-            type: "call.ended" | "consent.recorded" | "handoff.requested" | "user.erased";
+            type: "call.ended" | "call.outcome_updated" | "consent.recorded" | "handoff.requested" | "user.erased";
             url: string;
         };
         WebhookDeliveryList: {

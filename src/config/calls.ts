@@ -15,6 +15,7 @@ export const callsEnv = z.object({
     csv.pipe(z.array(z.string().regex(WEBHOOK_SECRET_PATTERN, { error: 'must be whsec_ followed by base64 of at least 24 bytes' })).min(1).max(2, { error: 'must hold one secret, or two during a rotation' })).optional(),
   ),
   TRANSCRIPT_RETENTION_DAYS: nonNegativeInt(30),
+  CALL_RESOLVE_WINDOW_MINUTES: nonNegativeInt(10).pipe(z.number().max(1440, { error: 'must be at most 1440 (a day)' })),
   CALL_SUMMARY_MODEL_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   CALL_SUMMARY_MODEL_API_KEY: credential(z.string().trim().optional()),
   CALL_SUMMARY_MODEL: z.string().trim().default('gpt-4o-mini'),
@@ -27,6 +28,8 @@ export interface CallsSection {
   webhookSecrets: string[];
   /** TRANSCRIPT_RETENTION_DAYS: calls (transcripts and reports) ended longer ago are removed; 0 keeps them. */
   transcriptRetentionDays: number;
+  /** CALL_RESOLVE_WINDOW_MINUTES: an ended call whose user moves past its step this long after it becomes resolved; 0, the outcome is decided at the end. */
+  resolveWindowMinutes: number;
   /** CALL_SUMMARY_MODEL_*: an OpenAI-compatible `/chat/completions` that writes each call's summary from the masked transcript; undefined, the summary is composed from the record. */
   summaryModel: { baseUrl: string; apiKey: string | undefined; model: string } | undefined;
 }
@@ -38,6 +41,7 @@ export function callsSection(e: z.infer<typeof callsEnv>): CallsSection {
     webhookUrls: e.WEBHOOK_URL ?? [],
     webhookSecrets: e.WEBHOOK_SECRET ?? [],
     transcriptRetentionDays: e.TRANSCRIPT_RETENTION_DAYS,
+    resolveWindowMinutes: e.CALL_RESOLVE_WINDOW_MINUTES,
     summaryModel: e.CALL_SUMMARY_MODEL_BASE_URL ? { baseUrl: e.CALL_SUMMARY_MODEL_BASE_URL, apiKey: e.CALL_SUMMARY_MODEL_API_KEY, model: e.CALL_SUMMARY_MODEL } : undefined,
   };
 }

@@ -25,8 +25,8 @@ export type EndedBy = (typeof ENDED_BY)[number];
 
 export type CallOutcome = 'resolved' | 'handoff' | 'abandoned' | 'unresolved';
 
-/** Why the outcome is what it is, one code each. */
-export type OutcomeReason = 'moved_past_step' | 'handoff_requested' | 'no_user_turn' | 'still_on_step';
+/** Why the outcome is what it is, one code each; `moved_past_step_after_call`: within CALL_RESOLVE_WINDOW_MINUTES of its end. */
+export type OutcomeReason = 'moved_past_step' | 'moved_past_step_after_call' | 'handoff_requested' | 'no_user_turn' | 'still_on_step';
 
 /** Where the user was at one end of the call. */
 export interface CallPlace {
@@ -47,6 +47,13 @@ export interface CallReport {
   summary: string;
   /** `record`: composed from the record; `model`: written by the configured language model from the masked transcript. */
   summary_source: 'record' | 'model';
+  /**
+   * ISO 8601: until when the outcome may still become `resolved`, the user moving past the step
+   * after the call (CALL_RESOLVE_WINDOW_MINUTES, docs/calls.md); null when it can no longer change.
+   */
+  outcome_open_until: string | null;
+  /** ISO 8601: when the user moved past the step after the call; null otherwise. */
+  resolved_at: string | null;
 }
 
 /** What a call holds besides its transcript. */
@@ -117,20 +124,24 @@ const durationWords = (ms: number): string => {
 
 const OUTCOME_WORDS: Record<OutcomeReason, string> = {
   moved_past_step: 'The user moved past the step.',
+  moved_past_step_after_call: 'The user moved past the step after the call.',
   handoff_requested: 'A handoff to a person was asked for.',
   no_user_turn: 'The user said nothing.',
   still_on_step: 'The user was still on the step when the call ended.',
 };
 
-/** The summary composed from the record alone: no text of the transcript, only its facts. */
-export function recordSummary(record: CallRecord, report: Omit<CallReport, 'summary' | 'summary_source'>): string {
+type ReportFacts = Pick<CallReport, 'duration_ms' | 'turns' | 'outcome' | 'step' | 'reason'>;
+
+/** The summary composed from the record alone: no text of the transcript, only its facts. `nowOn`: the step the user moved to after the call. */
+export function recordSummary(record: CallRecord, report: ReportFacts, nowOn?: string): string {
   const parts = [`Call of ${durationWords(report.duration_ms)}`];
   parts[0] += record.start.step ? ` on step ${record.start.step}` : ' with no screen known';
   if (record.start.errors.length > 0) parts[0] += ` (errors: ${record.start.errors.join(', ')})`;
   parts[0] += '.';
   parts.push(`${report.turns.user} user and ${report.turns.agent} agent turns.`);
   parts.push(OUTCOME_WORDS[report.reason]);
-  if (report.outcome === 'resolved' && record.end?.step) parts.push(`Now on ${record.end.step}.`);
+  const now = nowOn ?? (report.outcome === 'resolved' ? record.end?.step : undefined);
+  if (now) parts.push(`Now on ${now}.`);
   if (record.handoff?.reason) parts.push(`Handoff reason: ${record.handoff.reason}.`);
   if (record.ended_by === 'silence') parts.push('The call ended after a silence.');
   if (record.ended_by === 'no_agent') parts.push('No agent joined the call.');
@@ -143,7 +154,23 @@ export function callReport(record: CallRecord): CallReport {
   const { turns } = record;
   const { outcome, reason } = callOutcome(record, turns.user);
   const base = { duration_ms: Math.max(0, (record.ended_at ?? record.started_at) - record.started_at), turns: { ...turns }, outcome, step: record.start.step, reason };
-  return { ...base, summary: recordSummary(record, base), summary_source: 'record' };
+  return { ...base, summary: recordSummary(record, base), summary_source: 'record', outcome_open_until: null, resolved_at: null };
+}
+
+/** Whether an ended call's outcome can still become `resolved` by the user moving past its step after it. */
+export const mayResolveLater = (record: CallRecord): boolean =>
+  record.report !== null && record.start.step !== null && (record.report.outcome === 'unresolved' || record.report.outcome === 'abandoned');
+
+/**
+ * The report of an ended call whose user moved past its step (to `movedTo`) at `resolvedAt`, within
+ * CALL_RESOLVE_WINDOW_MINUTES of its end: resolved. A summary composed from the record is composed
+ * again; a model's gets the fact added, since the model wrote it before.
+ */
+export function resolvedAfterCall(record: CallRecord, report: CallReport, movedTo: string, resolvedAt: string): CallReport {
+  const facts: ReportFacts = { duration_ms: report.duration_ms, turns: report.turns, outcome: 'resolved', step: report.step, reason: 'moved_past_step_after_call' };
+  const summary =
+    report.summary_source === 'record' ? recordSummary(record, facts, movedTo) : `${report.summary} ${OUTCOME_WORDS.moved_past_step_after_call} Now on ${movedTo}.`;
+  return { ...report, ...facts, summary, outcome_open_until: null, resolved_at: resolvedAt };
 }
 
 /** The last decision of a consent record decides: only `given` keeps a transcript. */

@@ -39,3 +39,6 @@ export interface MediaProvider {
   notifyAgent(room: string, notice: AgentNotice): Promise<void>;
   mintToken(request: TokenRequest): Promise<string>;
 }
+
+/** What mints a participant token outside the session machine: a copy of a named voice start (src/sessions/voice.ts). */
+export type TokenMinter = Pick<MediaProvider, 'mintToken' | 'url' | 'tokenTtlSeconds'>;

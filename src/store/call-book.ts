@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { ActivityItem } from '../domain/activity.js';
 import type { CallPlace, CallRecord, CallTurn, ConsentDecision, ConsentEntry, EndedBy, TurnChannel, TurnRole } from '../domain/call-record.js';
-import { ENDED_BY, MAX_CONTEXT_VERSIONS, callReport, keepsTranscript, turnText } from '../domain/call-record.js';
+import { ENDED_BY, MAX_CONTEXT_VERSIONS, callReport, keepsTranscript, mayResolveLater, resolvedAfterCall, turnText } from '../domain/call-record.js';
+import { windowScreen } from '../domain/error-window.js';
 import type { DeliveryStatus, WebhookMessage, WebhookType } from '../domain/webhook-message.js';
 import { isoTime } from '../integrations/clock.js';
 
@@ -20,6 +21,15 @@ export interface CallBookOptions {
    * until its summary is written or given up on (`summarized`), so the message carries it.
    */
   summaryModel?: boolean;
+  /** CALL_RESOLVE_WINDOW_MINUTES, in ms: an ended call whose user moves past its step this long after it becomes resolved; 0 or absent, never. */
+  resolveWindowMs?: number;
+}
+
+/** An ended call whose outcome may still become resolved: its step, and until when. */
+interface ResolveWatch {
+  callId: string;
+  step: string;
+  until: number;
 }
 
 /** A call as read: its record and transcript. */
@@ -69,12 +79,21 @@ const DECISIONS = new Set<string>(['given', 'refused', 'withdrawn']);
 
 export class CallBook {
   private readonly sql: ReturnType<typeof prepareCalls>;
+  /**
+   * The ended calls whose window is open, by session: read from the file at start (`resolve_until`),
+   * so an item of a session with none costs one lookup here, not a query.
+   */
+  private readonly watching = new Map<string, ResolveWatch[]>();
 
   constructor(
     readonly db: DatabaseSync,
     private readonly options: CallBookOptions,
   ) {
     this.sql = prepareCalls(db);
+    for (const row of this.sql.resolveWatches.all() as { session_id: string; record: string; resolve_until: number }[]) {
+      const call = JSON.parse(row.record) as CallRecord;
+      if (call.start.step !== null) this.watch(row.session_id, { callId: call.call_id, step: call.start.step, until: row.resolve_until });
+    }
   }
 
   get webhooksConfigured(): boolean {
@@ -86,6 +105,7 @@ export class CallBook {
     const sessionId = item.session_id;
     if (sessionId === null) return;
     const { payload } = item;
+    if (this.watching.size > 0 && (item.kind === 'event' || item.kind === 'session_start')) this.movedOn(sessionId, payload, at);
     switch (item.kind) {
       case 'session_start':
         this.started(sessionId, item, at);
@@ -207,6 +227,16 @@ export class CallBook {
     return this.delivery(id);
   }
 
+  /** Closes the windows that ended before `now`: those calls' outcomes stand (CALL_RESOLVE_WINDOW_MINUTES). */
+  closeResolveWindows(now: number): void {
+    this.sql.closeResolveWindows.run(now);
+    for (const [sessionId, watches] of this.watching) {
+      const open = watches.filter((watch) => watch.until >= now);
+      if (open.length === 0) this.watching.delete(sessionId);
+      else this.watching.set(sessionId, open);
+    }
+  }
+
   // Retention and erasure
 
   /** Drops the transcripts and reports of calls that ended before `cutoff` (TRANSCRIPT_RETENTION_DAYS). */
@@ -288,11 +318,53 @@ export class CallBook {
     call.ended_by = endedBy;
     call.end = end;
     call.report = callReport(call);
+    // Not resolved yet: it becomes so if the user moves past the step within the window (docs/calls.md, "The report").
+    const windowMs = this.options.resolveWindowMs ?? 0;
+    if (windowMs > 0 && mayResolveLater(call) && call.start.step !== null) {
+      call.report.outcome_open_until = isoTime(at + windowMs);
+      this.sql.setResolveUntil.run(at + windowMs, call.call_id);
+      this.watch(call.session_id, { callId: call.call_id, step: call.start.step, until: at + windowMs });
+    }
     this.save(call);
     const { call_id, session_id, started_at, ended_at, ended_by, start, context_versions, transcript_kept, report } = call;
     const held = this.options.summaryModel ? { callId: call_id } : undefined;
     if (held) this.sql.markSummaryPending.run(call_id);
     this.enqueue('call.ended', { call_id, session_id, started_at: isoTime(started_at), ended_at: isoTime(ended_at), ended_by, start, end, context_versions, transcript_kept, report }, session_id, at, held);
+  }
+
+  private watch(sessionId: string, watch: ResolveWatch): void {
+    const watches = this.watching.get(sessionId);
+    if (watches) watches.push(watch);
+    else this.watching.set(sessionId, [watch]);
+  }
+
+  /**
+   * An item of a session that names where the user is: each ended call of the session still in
+   * its window, whose step that is not, is resolved. The watch stays until its window closes (a
+   * commit refused after this must not lose it); the call's own report says it is decided.
+   */
+  private movedOn(sessionId: string, payload: Record<string, unknown>, at: number): void {
+    const watches = this.watching.get(sessionId);
+    const screen = stringOrNull(payload.screen);
+    if (!watches || screen === null) return;
+    const step = windowScreen(screen);
+    for (const watch of watches) if (at <= watch.until && step !== '' && step !== watch.step) this.resolveAfter(watch.callId, step, at);
+  }
+
+  private resolveAfter(callId: string, step: string, at: number): void {
+    const row = this.sql.call.get(callId) as CallRow | undefined;
+    if (!row) return;
+    const call = JSON.parse(row.record) as CallRecord;
+    if (!call.report || !mayResolveLater(call) || call.report.outcome_open_until === null) return;
+    const previous = call.report.outcome;
+    call.report = resolvedAfterCall(call, call.report, step, isoTime(at));
+    this.save(call);
+    this.sql.setResolveUntil.run(null, callId);
+    // A call.ended still held for its summary carries the report as it stands when released;
+    // one already due or sent is followed by this message.
+    if ((this.sql.heldOf.all(callId) as unknown[]).length > 0) return;
+    const { call_id, session_id, ended_at, report } = call;
+    this.enqueue('call.outcome_updated', { call_id, session_id, ended_at: ended_at === null ? null : isoTime(ended_at), previous_outcome: previous, report }, session_id, at);
   }
 
   private turn(sessionId: string, payload: Record<string, unknown>, at: number): void {
@@ -358,7 +430,9 @@ export class CallBook {
   private view(row: CallRow): CallView {
     const record = JSON.parse(row.record) as CallRecord;
     const transcript = this.sql.turnsOf.all(row.call_id) as unknown as CallTurn[];
-    return { ...record, transcript };
+    // A report written before the outcome could change after the call says nothing of it: it cannot.
+    const report = record.report && { ...record.report, outcome_open_until: record.report.outcome_open_until ?? null, resolved_at: record.report.resolved_at ?? null };
+    return { ...record, report, transcript };
   }
 }
 
@@ -399,5 +473,8 @@ function prepareCalls(db: DatabaseSync) {
     retry: db.prepare("UPDATE webhook_outbox SET status = 'pending', next_at = ? WHERE id = ?"),
     deleteDeliveriesOfSession: db.prepare('DELETE FROM webhook_outbox WHERE session_id = ?'),
     noteErasure: db.prepare('INSERT INTO erasures (erasure_id, at, removed) VALUES (?, ?, ?)'),
+    resolveWatches: db.prepare('SELECT session_id, record, resolve_until FROM calls WHERE resolve_until IS NOT NULL'),
+    setResolveUntil: db.prepare('UPDATE calls SET resolve_until = ? WHERE call_id = ?'),
+    closeResolveWindows: db.prepare('UPDATE calls SET resolve_until = NULL WHERE resolve_until < ?'),
   } satisfies Record<string, StatementSync>;
 }

@@ -156,6 +156,18 @@ export const MIGRATIONS: readonly string[] = [
     removed TEXT NOT NULL
   );
   `,
+  // 7: until when an ended call's outcome may still become resolved, the user moving past its
+  // step after it (CALL_RESOLVE_WINDOW_MINUTES, docs/calls.md); null when it cannot change.
+  `
+  ALTER TABLE calls ADD COLUMN resolve_until INTEGER;
+  CREATE INDEX calls_resolve_until ON calls (resolve_until) WHERE resolve_until IS NOT NULL;
+  `,
+  // 8: replies kept before no credential was kept with one held a voice start's LiveKit token:
+  // dropped (their bytes zeroed: secure_delete), so a copy of such a start runs again
+  // (docs/decisions/0033-no-credential-kept-with-a-reply.md).
+  `
+  DELETE FROM kept_replies WHERE instr(reply, '"token":') > 0;
+  `,
 ];
 
 /**

@@ -79,7 +79,7 @@ describe('MAX_SESSIONS: a new session at the cap costs a bounded walk, never one
     const h = createHarness({ env: { MAX_SESSIONS: String(CAP), SESSION_HIBERNATE_SECONDS: '60' } });
     // Sessions in voice stay running, however long untouched: older than every hibernated one.
     const calls = EVICTION_BATCH + 6;
-    const started = await Promise.all(Array.from({ length: calls }, (_, n) => startVoice(h.system.supervisor, `call-${n}`, { trace: { trace_id: 't', request_id: 'r' }, user_id: null, screen: 'pan_details' })));
+    const started = await Promise.all(Array.from({ length: calls }, (_, n) => startVoice(h.system.supervisor, `call-${n}`, { trace: { trace_id: 't', request_id: 'r' }, user_id: null, screen: 'pan_details' }, h.system.tokens)));
     expect(started.every((answer) => answer.ok && 'room' in answer.value)).toBe(true);
     advance(h.clock, SECOND);
     await newSessions(h, 'idle', 100);

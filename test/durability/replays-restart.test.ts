@@ -55,6 +55,19 @@ describe('a named request is answered once across restarts: its reply is kept wi
     expect(await retryCounts(again)).toEqual({ pan_field: 1 });
   });
 
+  it('a file written before replies were kept without their token loses the replies that hold one when it opens', async () => {
+    const h = createHarness({ env: { STORE: 'sqlite' } });
+    const store = h.store.sessions as SqliteStore;
+    const insert = store.db.prepare('INSERT INTO kept_replies (request_key, fingerprint, reply, at) VALUES (?, ?, ?, ?)');
+    insert.run('old-start', 'f', JSON.stringify({ session_id: 's1', room: 'kyc-room-s1', token: 'eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl', warnings: [] }), h.clock.now());
+    insert.run('event', 'f', JSON.stringify({ ingested_at_ms: 1, warnings: [] }), h.clock.now());
+    // As that release left it: every step before this one applied.
+    store.db.exec('PRAGMA user_version = 7');
+    const again = restartAfterCrash(h);
+    const kept = (again.store.sessions as SqliteStore).db.prepare('SELECT request_key FROM kept_replies ORDER BY request_key').all();
+    expect(kept).toEqual([{ request_key: 'event' }]);
+  });
+
   it(`keeps at most ${MAX_KEPT_REPLIES.toLocaleString('en-US')} replies, the newest, and none past the window`, () => {
     const h = createHarness({ env: { STORE: 'sqlite' } });
     const store = h.store.sessions as SqliteStore;

@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { TokenVerifier } from 'livekit-server-sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Harness } from '../support/harness.js';
 import { advance, createHarness, restartAfterCrash, settle } from '../support/harness.js';
 import type { LiveKitStandIn } from '../support/livekit-stand-in.js';
-import { startLiveKitStandIn } from '../support/livekit-stand-in.js';
+import { STAND_IN_KEY, STAND_IN_SECRET, startLiveKitStandIn } from '../support/livekit-stand-in.js';
 
 let lk: LiveKitStandIn;
 beforeAll(async () => void (lk = await startLiveKitStandIn()));
@@ -84,5 +86,33 @@ describe('voice sessions across a restart (LiveKit stand-in)', () => {
     expect((await start(after)).status).toBe(200);
     expect(agentsIn(ROOM)).toBe(1);
     held.release();
+  });
+
+  it('a named start keeps no token in the file or its WAL, and its copy after a restart gets a working token minted anew, changing nothing', async () => {
+    const h = harness();
+    const named = (on: Harness) => start(on).set('Idempotency-Key', 'start-with-token-1');
+    const first = await named(h).expect(200);
+    const token = first.body.token as string;
+    expect(token.split('.')).toHaveLength(3);
+    // The reply is kept (the copy below finds it), but without its credential.
+    const kept = h.system.calls!.db.prepare('SELECT reply FROM kept_replies').all() as { reply: string }[];
+    expect(kept).toHaveLength(1);
+    expect(kept[0]!.reply).not.toContain('token"');
+    const signature = token.split('.')[2]!;
+    const file = h.store.sessions.health().file!;
+    for (const path of [file, `${file}-wal`]) {
+      const bytes = readFileSync(path);
+      expect(bytes.includes(signature), `${path} holds the token`).toBe(false);
+    }
+
+    const after = restartAfterCrash(h);
+    const copy = await named(after).expect(200);
+    expect(copy.body).toMatchObject({ session_id: 's1', media_room: ROOM, livekit_room: ROOM, media_url: first.body.media_url, expires_in_sec: first.body.expires_in_sec, warnings: first.body.warnings, assistant_invocation_id: first.body.assistant_invocation_id });
+    expect(Object.keys(copy.body).sort()).toEqual(Object.keys(first.body).sort());
+    const grants = await new TokenVerifier(STAND_IN_KEY, STAND_IN_SECRET).verify(copy.body.token as string);
+    expect(grants).toMatchObject({ sub: 'u1', video: { roomJoin: true, room: ROOM } });
+    // A copy is answered, not run: no second start, no second agent.
+    expect(await starts(after)).toEqual([false]);
+    expect(agentsIn(ROOM)).toBe(1);
   });
 });

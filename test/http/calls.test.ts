@@ -159,6 +159,74 @@ describe('the call record', () => {
   });
 });
 
+describe('an outcome decided after the call (CALL_RESOLVE_WINDOW_MINUTES)', () => {
+  const MINUTE = 60_000;
+  const moveTo = (h: Harness, screen: string) => h.http.post('/v1/events').send({ session_id: SESSION, event: 'screen_schema_lazy', screen });
+  /** A call on PAN_DETAILS in which the user spoke and did not get past it. */
+  const stuckCall = async (h: Harness) => {
+    await failOn(h, 'PAN_DETAILS', 'invalid_pan');
+    await start(h).expect(200);
+    await turn(h, 'user', 'it keeps failing').expect(200);
+    h.clock.increment(30_000);
+    await stop(h).expect(200);
+    return h.clock.now();
+  };
+
+  it('becomes resolved when the user moves past the step within the window; the report says when, and its summary says so', async () => {
+    const h = createHarness({ env: { CALL_RESOLVE_WINDOW_MINUTES: '10' } });
+    const endedAt = await stuckCall(h);
+    expect((await calls(h))[0].report).toMatchObject({ outcome: 'unresolved', reason: 'still_on_step', outcome_open_until: new Date(endedAt + 10 * MINUTE).toISOString(), resolved_at: null });
+    // Still on the step it was about: nothing changes.
+    h.clock.increment(2 * MINUTE);
+    await moveTo(h, 'pan_details').expect(200);
+    expect((await calls(h))[0].report).toMatchObject({ outcome: 'unresolved' });
+    h.clock.increment(4 * MINUTE);
+    await moveTo(h, 'aadhaar_otp').expect(200);
+    const [call] = await calls(h);
+    expect(call.report).toMatchObject({ outcome: 'resolved', reason: 'moved_past_step_after_call', step: 'pan_details', outcome_open_until: null, resolved_at: new Date(endedAt + 6 * MINUTE).toISOString() });
+    expect(call.report.summary).toMatch(/after the call\. Now on aadhaar_otp\./);
+    // Where the call ended stays where it ended.
+    expect(call.end).toMatchObject({ step: 'pan_details' });
+  });
+
+  it('stays as it was when the user moves on after the window, or with the window at 0', async () => {
+    const h = createHarness({ env: { CALL_RESOLVE_WINDOW_MINUTES: '10' } });
+    const endedAt = await stuckCall(h);
+    h.clock.set(endedAt + 10 * MINUTE + 1);
+    await moveTo(h, 'aadhaar_otp').expect(200);
+    expect((await calls(h))[0].report).toMatchObject({ outcome: 'unresolved', reason: 'still_on_step', resolved_at: null });
+
+    const off = createHarness({ env: { CALL_RESOLVE_WINDOW_MINUTES: '0' } });
+    await stuckCall(off);
+    expect((await calls(off))[0].report).toMatchObject({ outcome_open_until: null });
+    off.clock.increment(MINUTE);
+    await moveTo(off, 'aadhaar_otp').expect(200);
+    expect((await calls(off))[0].report).toMatchObject({ outcome: 'unresolved' });
+  });
+
+  it('keeps the window across a restart: a move after it, within the window, resolves the call', async () => {
+    const env = { STORE: 'sqlite', DATA_DIR: tempDataDir(), CALL_RESOLVE_WINDOW_MINUTES: '10' };
+    const h = createHarness({ env });
+    const endedAt = await stuckCall(h);
+    const again = restartAfterCrash(h, { env });
+    again.clock.set(endedAt + 9 * MINUTE);
+    await moveTo(again, 'aadhaar_otp').expect(200);
+    expect((await calls(again))[0].report).toMatchObject({ outcome: 'resolved', reason: 'moved_past_step_after_call', resolved_at: new Date(endedAt + 9 * MINUTE).toISOString() });
+  });
+
+  it('leaves a call that ended resolved or handed off as it was', async () => {
+    const h = createHarness({ env: { CALL_RESOLVE_WINDOW_MINUTES: '10' } });
+    await start(h, { screen: 'PAN_DETAILS' }).expect(200);
+    await turn(h, 'user', 'I want a person').expect(200);
+    await h.http.post('/v1/events').send({ session_id: SESSION, event: 'handoff_requested', properties: { reason: 'user_asked' } }).expect(200);
+    await stop(h).expect(200);
+    expect((await calls(h))[0].report).toMatchObject({ outcome: 'handoff', outcome_open_until: null });
+    h.clock.increment(MINUTE);
+    await moveTo(h, 'aadhaar_otp').expect(200);
+    expect((await calls(h))[0].report).toMatchObject({ outcome: 'handoff', resolved_at: null });
+  });
+});
+
 describe('DELETE /api/users/{user_id}', () => {
   it('erases every session, call, transcript, consent entry and activity item of the user, from the file bytes too, and records the erasure without them', async () => {
     const dataDir = tempDataDir();

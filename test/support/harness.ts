@@ -99,7 +99,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   clock.set(options.startAt ?? START_TIME);
   const logs = new LogCapture();
   const logger = createLogger(config.diagnostics.logLevel, logs, config.privacy.piiRules);
-  const store = openStore(config.store, clock, logger, false, config.http.replayWindowSeconds * 1000, { webhookUrls: config.calls.webhookUrls, summaryModel: config.calls.summaryModel !== undefined });
+  const store = openStore(config.store, clock, logger, false, config.http.replayWindowSeconds * 1000, { webhookUrls: config.calls.webhookUrls, summaryModel: config.calls.summaryModel !== undefined, resolveWindowMs: config.calls.resolveWindowMinutes * 60_000 });
   const media = createMediaProvider(config.media);
   const mediaReady = media.ready;
   const system = createActorSystem({

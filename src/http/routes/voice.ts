@@ -73,7 +73,7 @@ export function voiceRoutes({ system, config, sdkConfig, sessionKeys }: AppDeps)
     // A legacy `unknown` session is the user's own, as for every other call: never a room shared by all.
     const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const trace = traceFor(res, body);
-    const result = await startVoice(system.supervisor, key, { trace, user_id: body.user_id, screen: body.screen });
+    const result = await startVoice(system.supervisor, key, { trace, user_id: body.user_id, screen: body.screen }, system.tokens);
     res.json(startBody(unlessBusy(replyOrThrow(result, key))));
   });
   router.post('/v1/assistant/session/stop', async (req, res) => {

@@ -59,9 +59,15 @@ export const CallReportOut = z
     turns: z.object({ user: z.int(), agent: z.int() }),
     outcome: z.enum(['resolved', 'handoff', 'abandoned', 'unresolved']),
     step: z.string().nullable().meta({ description: 'the step the call began on' }),
-    reason: z.enum(['moved_past_step', 'handoff_requested', 'no_user_turn', 'still_on_step']),
+    reason: z.enum(['moved_past_step', 'moved_past_step_after_call', 'handoff_requested', 'no_user_turn', 'still_on_step']).meta({
+      description: '`moved_past_step_after_call`: the user moved past the step within CALL_RESOLVE_WINDOW_MINUTES after the call ended',
+    }),
     summary: z.string(),
     summary_source: z.enum(['record', 'model']),
+    outcome_open_until: z.string().nullable().meta({
+      description: 'ISO 8601: until when an unresolved or abandoned outcome may still become resolved (the user moving past the step after the call, CALL_RESOLVE_WINDOW_MINUTES); null when it can no longer change',
+    }),
+    resolved_at: z.string().nullable().meta({ description: 'ISO 8601: when the user moved past the step after the call; null otherwise' }),
   })
   .meta({ id: 'CallReport' });
 

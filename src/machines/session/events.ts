@@ -10,6 +10,7 @@ import type { IngestChannel } from '../../domain/error-window.js';
 import type { EventSizes, RedactedEvent } from '../../domain/event-redaction.js';
 import type { HintMatcher } from '../../domain/session-schemas.js';
 import type { TriggerDecision, TriggerSignals } from '../../domain/trigger-policy.js';
+import type { TokenInput } from './voice.js';
 
 /**
  * The session actor's catalogue of commands and emissions. Commands that HTTP waits on carry
@@ -58,6 +59,8 @@ export interface VoiceStarted {
   session_id: string;
   room: string;
   token: string;
+  /** What the token was minted for: a copy of a named start is answered with a token minted anew from it (src/sessions/voice.ts). */
+  minted_for: TokenInput;
   media_url: string;
   expires_in_sec: number;
   warnings: string[];

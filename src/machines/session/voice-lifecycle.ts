@@ -66,7 +66,7 @@ export const voiceSetup = reengagementSetup.extend({
       });
     }),
     finishStart: enqueueActions(({ context, enqueue }, issued: IssuedToken) => {
-      const { command, resumed, warnings, dispatchViaToken, redispatched } = context.voiceWork.start!;
+      const { command, resumed, warnings, dispatchViaToken, redispatched, identity } = context.voiceWork.start!;
       const room = currentRoom(context);
       const previous = context.agent_watch ?? null;
       // A call with media watches for its agent (docs/decisions/0032-an-agent-joins-or-the-call-ends.md):
@@ -112,6 +112,7 @@ export const voiceSetup = reengagementSetup.extend({
           session_id: context.session_id,
           room,
           token: issued.token,
+          minted_for: { room, identity, sessionId: context.session_id, dispatchAgent: dispatchViaToken },
           media_url: issued.url,
           expires_in_sec: issued.expires_in_sec,
           warnings,
