@@ -111,8 +111,28 @@ const date = fc
     return { kind: 'date', raw, core: order.startsWith('named') ? core.replace(m, '') : core };
   });
 
-const LABELS = ['Name: ', 'my name is ', 'I am ', 'this is ', 'mera naam ', 'मेरा नाम ', 'naam hai ', 'applicant: ', 'c/o '];
+const LABELS = ['Name: ', 'my name is ', 'I am ', 'this is ', 'mera naam ', 'मेरा नाम ', 'naam hai ', 'applicant: ', 'c/o ', 'Mr. ', 'Dr ', 'Smt. ', 'surname ', 'श्रीमती '];
 const name = fc.tuple(fc.constantFrom(...LABELS), properName, properName, fc.constantFrom('', ' speaking', ' hai', ' here')).map(([label, first, last, after]) => ({ kind: 'name', raw: `${label}${first} ${last}${after}`, core: `${first}${last}`.toUpperCase() }));
+
+/** A name in a Hindi frame: "main … hoon" (I am …), "… bol raha hoon" (… speaking). */
+const framedName = fc
+  .tuple(properName, properName, fc.boolean())
+  .map(([first, last, before]) => ({ kind: 'name', raw: before ? `main ${first} ${last} hoon` : `${first} ${last} bol raha hoon`, core: `${first}${last}`.toUpperCase() }));
+
+/** A document's letters told after its label, with words between and no digit beside them (`PAN first part AQWPV`). */
+const labelledLetters = fc
+  .tuple(fc.constantFrom('PAN', 'pan', 'passport', 'voter id', 'IFSC', 'GSTIN', 'पैन'), fc.constantFrom(' ', ': ', ' first part ', ' ka pehla hissa ', ' starts with ', ' is '), upper(5))
+  .map(([label, between, letters]) => ({ kind: 'pan', raw: `${label}${between}${letters}`, core: letters }));
+
+const SPELLING = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima', 'mike', 'november', 'oscar', 'papa', 'quebec', 'romeo', 'sierra', 'tango', 'uniform', 'victor', 'whiskey', 'xray', 'yankee', 'zulu'];
+const CITIES = ['Agra', 'Bombay', 'Chennai', 'Delhi', 'Erode', 'Faridabad', 'Goa', 'Hyderabad', 'Indore', 'Jaipur', 'Kolkata', 'Lucknow', 'Mumbai', 'Nagpur', 'Ooty', 'Pune', 'Queen', 'Ranchi', 'Surat', 'Thane', 'Udaipur', 'Vellore', 'Warangal', 'Xray', 'Yamuna', 'Zebra'];
+/** Letters spelled with words: the spelling alphabet, or "B for Bombay". */
+const spelledWords = fc
+  .tuple(fc.array(fc.integer({ min: 0, max: 25 }), { minLength: 3, maxLength: 6 }), fc.boolean(), fc.constantFrom(' ', ', ', ' - '))
+  .map(([letters, alphabet, separator]) => {
+    const words = letters.map((index) => (alphabet ? SPELLING[index]! : `${String.fromCharCode(65 + index)} for ${CITIES[index]!}`));
+    return { kind: 'pan', raw: words.join(separator), core: letters.map((index) => (alphabet ? SPELLING[index]! : `${String.fromCharCode(65 + index)}FOR${CITIES[index]!}`)).join('').toUpperCase() };
+  });
 
 const address = fc
   .tuple(fc.integer({ min: 1, max: 999 }), properName, fc.constantFrom('Road', 'Marg', 'Nagar', 'Street', 'Lane', 'Colony'), properName, digitString(6, '12345678'), fc.constantFrom(' ', '-', ' - '))
@@ -139,6 +159,9 @@ export const anyForm: fc.Arbitrary<AnyForm> = fc.oneof(
   handle,
   date,
   name,
+  framedName,
+  labelledLetters,
+  spelledWords,
   address,
 );
 
