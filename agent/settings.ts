@@ -110,9 +110,10 @@ const EnvSchema = z.object({
   /** false asks ElevenLabs to keep nothing of the call (its zero retention mode, for accounts that have it). */
   ELEVENLABS_ENABLE_LOGGING: flag(true),
   // The worker itself.
-  // The worker's health endpoint: loopback unless told otherwise, as the service.
+  // The worker's health endpoint: loopback unless told otherwise, as the service. 8082: the service
+  // takes 8080 and its inspector relay 8081, and all three run together for a first call.
   AGENT_HTTP_HOST: z.string().trim().min(1).default('127.0.0.1'),
-  AGENT_HTTP_PORT: z.coerce.number().int().min(0).max(65_535).default(8081),
+  AGENT_HTTP_PORT: z.coerce.number().int().min(0).max(65_535).default(8082),
   AGENT_IDLE_PROCESSES: z.coerce.number().int().min(0).max(64).optional(),
   AGENT_LOAD_THRESHOLD: z.coerce.number().positive().optional(),
   // What the worker reports as its load: its running jobs (the default), or the machine's CPU use.

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AgentSettingsError, loadAgentSettings } from '../../agent/settings.js';
+import { loadConfig } from '../../src/config.js';
+import { DEFAULT_RELAY_PORT } from '../../src/config/inspection-setting.js';
 
 const BASE = { LIVEKIT_URL: 'ws://127.0.0.1:7880', LIVEKIT_API_KEY: 'devkey', LIVEKIT_API_SECRET: 'secret' };
 
@@ -128,5 +130,14 @@ describe('the voice agent settings: the local voice', () => {
     expect(refusal({ STT_LANGUAGE: 'hi' })).toContain('STT_LANGUAGE: the local recogniser (pocketsphinx-en-us) understands English only');
     expect(refusal({ LOCAL_TTS_VOICE: 'en us; rm' })).toContain('LOCAL_TTS_VOICE: must be an espeak-ng voice');
     expect(refusal({ LOCAL_TTS_SPEED: '2000' })).toContain('LOCAL_TTS_SPEED');
+  });
+});
+
+describe('the voice agent settings: ports', () => {
+  it("listens by default on a port none of the first call's other programs takes: the service, its inspector relay, LiveKit", () => {
+    const { worker } = loadAgentSettings(BASE);
+    const taken = [loadConfig({}).http.port, DEFAULT_RELAY_PORT, Number(new URL(BASE.LIVEKIT_URL).port)];
+    expect(taken).not.toContain(worker.httpPort);
+    expect(worker.httpHost).toBe('127.0.0.1');
   });
 });
