@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { isIdentifierField, isVersionField } from '../../src/privacy/keys.js';
 import { MAX_SCAN_CHARS } from '../../src/privacy/limits.js';
 import { maskWhole } from '../../src/privacy/mask.js';
 import { isNumberWord } from '../../src/privacy/number-words.js';
+import { createPiiRules } from '../../src/privacy/rules.js';
 import { mayHoldIdentity } from '../../src/privacy/scrub.js';
 import { ADDRESS_WORDS, NAME_LABELS, SPOKEN_AT } from '../../src/privacy/words.js';
 
@@ -60,5 +62,18 @@ describe('the rule\'s fast paths give what the full forms give', () => {
       expect(mayHoldIdentity(value)).toBe(referenceMayHold(value));
     }), { numRuns: RUNS, seed: 2912 });
     for (const value of ["I'm here", "my name's", 'FILLED', 'kycis-android', 'a b c', 'a b', 'one', 'onetwo three', 'at home', 'x:y']) expect(mayHoldIdentity(value)).toBe(referenceMayHold(value));
+  });
+
+  it('a key\'s identifier-field fact is the test the pass made on every key', () => {
+    const rules = createPiiRules();
+    const keys = fc.oneof(fc.string({ maxLength: 80 }), fc.constantFrom('id', 'user_id', 'userId', 'version', 'app_version', 'sdkVersion', 'screen', 'error_code', 'Id', 'ID', 'x_id_y'));
+    fc.assert(
+      fc.property(keys, (key) => {
+        const reference = ['event', 'traceparent', 'screen', 'screen_name', 'component_type', 'component_name', 'failure_reason_code', 'error_code', 'reason_code', 'errors', 'mapping_version'].includes(key) || key === 'id' || key.endsWith('_id') || /[a-z]Id$/.test(key) || isVersionField(key);
+        expect(isIdentifierField(key)).toBe(reference);
+        expect(rules.keyFacts(key).identifierField).toBe(reference);
+      }),
+      { numRuns: RUNS, seed: 2913 },
+    );
   });
 });
