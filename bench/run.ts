@@ -93,12 +93,24 @@ async function main(): Promise<void> {
     const ingestion = await ingestionSuite({ rounds: settings.ingestionRounds, warmupSeconds: settings.warmup, durationSeconds: settings.duration, connections: 50, sessions: 1_000, sessionsHeld: settings.counts.at(-1)! });
     const held = settings.counts.at(-1)!.toLocaleString('en-US');
     const unpinned = `Target: service (LOG_LEVEL=warn, which logs nothing per request, as bare express) ≥ 0.85 × bare express → ${ingestion.serviceOverExpress.toFixed(2)} ${ingestion.serviceOverExpress >= 0.85 ? '(met)' : '(missed)'}; STORE=sqlite → ${ingestion.sqliteOverExpress.toFixed(2)} (unpinned, so flattered).`;
+    // A tripped guard still prints the table it judged: a slower run is the one whose numbers are needed.
+    let guard: unknown;
+    let verdict = unpinned;
+    if (CPU_SETS) {
+      try {
+        verdict = pinnedVerdict(CPU_SETS, ingestion);
+      } catch (error) {
+        guard = error;
+        verdict = error instanceof Error ? `${error.message}.` : String(error);
+      }
+    }
     say(
       `### Ingestion: POST /v1/events (50 connections, ${settings.duration} s × ${settings.ingestionRounds} interleaved rounds, median)\n\n${ingestion.markdown}\n\n` +
-        `${CPU_SETS ? pinnedVerdict(CPU_SETS, ingestion) : unpinned} Holding ${held} sessions → ${ingestion.heldOverExpress.toFixed(2)} (memory) and ${ingestion.sqliteHeldOverExpress.toFixed(2)} (SQLite) × bare express. ` +
+        `${verdict} Holding ${held} sessions → ${ingestion.heldOverExpress.toFixed(2)} (memory) and ${ingestion.sqliteHeldOverExpress.toFixed(2)} (SQLite) × bare express. ` +
         `STORE=sqlite (every answer after its batch is committed) → ${ingestion.sqliteOverMemory.toFixed(2)} × STORE=memory, ${ingestion.sqliteOverBareSqlite.toFixed(2)} × bare express keeping each event in SQLite (itself ${ingestion.bareSqliteOverExpress.toFixed(2)} × bare express). ` +
         `Target: the HTTP layer alone (the service with the session step skipped) within 10% of bare express → ${ingestion.httpLayerOverExpress.toFixed(2)} ${ingestion.httpLayerOverExpress >= 0.9 ? '(met)' : '(missed)'}${took()}`,
     );
+    if (guard !== undefined) throw guard;
   }
 
   if (runs('field-ingestion')) {

@@ -10,6 +10,7 @@ import { MAX_SCAN_DEPTH, MAX_SHAPES } from '../privacy/limits.js';
 import { maskWhole } from '../privacy/mask.js';
 import type { PiiRules } from '../privacy/rules.js';
 import { DEFAULT_PII_RULES } from '../privacy/rules.js';
+import { isIdField, isVersionField } from '../privacy/keys.js';
 import { maskKeyed, mayHoldIdentity, scrubText } from '../privacy/scrub.js';
 
 /**
@@ -74,29 +75,14 @@ const MAX_MEASURE = 10_000_000;
 /** Numbers below four digits hold no run the rule masks. */
 const MIN_READ = 1_000;
 
-/**
- * Fields whose value is an identifier or a code (docs/privacy.md, "What is kept"): shown as sent
- * when the text is one (privacy/identifier.ts), else masked whole, never read word by word.
- */
 /** Fields holding a field validator's regular expression (privacy/identifier.ts, `patternSyntaxOnly`). */
 const PATTERN_FIELDS = new Set(['expected_pattern', 'pattern', 'regex', 'validation_pattern']);
 
-const IDENTIFIER_NAMES = new Set(['event', 'traceparent', 'screen', 'screen_name', 'component_type', 'component_name', 'failure_reason_code', 'error_code', 'reason_code', 'errors', 'mapping_version']);
-/**
- * A version a client names (`notice_version`, `app_version`): kept when it reads as one, a year or
- * a small number first and dotted or dashed groups of up to three digits after (`2026-11`,
- * `1.4.2`, `v2.10.0-beta`); else judged as an identifier.
- */
-const isVersionField = (key: string) => key === 'version' || key.endsWith('_version') || /[a-z]Version$/.test(key);
 const VERSION = /^v?(?:20\d{2}|\d{1,3})(?:[.-]\d{1,3})*(?:[-+][A-Za-z0-9.]{1,32})?$/;
 /** Longer than any id an app makes (the schemas allow 128): text, masked whole rather than named by a digest. */
 const MAX_DIGESTED_ID = 256;
 /** The service's own marks in place of a value it refused or withheld (`[invalid]`, `[redacted]`): no client text. */
 const SERVICE_MARK = /^\[[a-z ]{1,32}\]$/;
-/** An id proper: `id`, `*_id`, `*Id` (`user_id`, `request_id`, `message_id`), but a component's, which is a name. */
-const isIdField = (key: string) => (key === 'id' || key.endsWith('_id') || /[a-z]Id$/.test(key)) && key !== 'component_id' && key !== 'componentId';
-/** Also every id, a component's included. */
-const isIdentifierField = (key: string) => IDENTIFIER_NAMES.has(key) || key === 'component_id' || key === 'componentId' || isIdField(key) || isVersionField(key);
 
 /**
  * The pass visits every value it returns, so it also counts their JSON size: `size` is that of the
@@ -201,7 +187,7 @@ class Walk {
       }
       const safeKey = shownKey(key, facts.mayHoldIdentity);
       const itemPath = path === '' ? safeKey : `${path}.${safeKey}`;
-      const next = this.value(item, itemPath, depth + 1, sensitive || facts.sensitive, isIdentifierField(key), key);
+      const next = this.value(item, itemPath, depth + 1, sensitive || facts.sensitive, facts.identifierField, key);
       if (next !== item || safeKey !== key) changed = true;
       if (safeKey !== key) renamed = true;
       entries.push([safeKey, next]);
@@ -304,7 +290,7 @@ export function redactSizedEvent(event: SdkEvent, rules: PiiRules = DEFAULT_PII_
     }
     const safeKey = shownKey(key, facts.mayHoldIdentity);
     const sensitive = facts.sensitive || (component && key === 'properties');
-    const value = walk.value(item, safeKey, 1, sensitive, isIdentifierField(key), key);
+    const value = walk.value(item, safeKey, 1, sensitive, facts.identifierField, key);
     if (safeKey !== key) renamed = true;
     // A `__proto__` key must stay data, not become the prototype.
     if (safeKey === '__proto__') Object.defineProperty(out, safeKey, { value, enumerable: true, writable: true, configurable: true });

@@ -87,3 +87,19 @@ export function keyWords(key: string): string[] {
 export function saysIdentity(name: string): boolean {
   return keyWords(name).some((word) => IDENTITY_WORDS.has(word) || IDENTITY_AFFIXES.some((affix) => word.length > affix.length && (word.startsWith(affix) || word.endsWith(affix))));
 }
+
+/**
+ * Fields whose value is an identifier or a code (docs/privacy.md, "What is kept"): shown as sent
+ * when the text is one (identifier.ts), else masked whole, never read word by word.
+ */
+const IDENTIFIER_NAMES = new Set(['event', 'traceparent', 'screen', 'screen_name', 'component_type', 'component_name', 'failure_reason_code', 'error_code', 'reason_code', 'errors', 'mapping_version']);
+/**
+ * A version a client names (`notice_version`, `app_version`): kept when it reads as one, a year or
+ * a small number first and dotted or dashed groups of up to three digits after (`2026-11`,
+ * `1.4.2`, `v2.10.0-beta`); else judged as an identifier.
+ */
+export const isVersionField = (key: string): boolean => key === 'version' || key.endsWith('_version') || /[a-z]Version$/.test(key);
+/** An id proper: `id`, `*_id`, `*Id` (`user_id`, `request_id`, `message_id`), but a component's, which is a name. */
+export const isIdField = (key: string): boolean => (key === 'id' || key.endsWith('_id') || /[a-z]Id$/.test(key)) && key !== 'component_id' && key !== 'componentId';
+/** Also every id: `id`, `*_id`, `*Id` (`user_id`, `request_id`, `message_id`, `component_id`). */
+export const isIdentifierField = (key: string): boolean => IDENTIFIER_NAMES.has(key) || key === 'id' || key.endsWith('_id') || /[a-z]Id$/.test(key) || isVersionField(key);

@@ -3,7 +3,7 @@
  * components"): a key whose name says it holds an identity value has its value masked whole,
  * whatever the value looks like. A deployment adds keys with PII_EXTRA_KEYS.
  */
-import { NAME_KEY, normalizeKey, ROUTING_KEYS, saysIdentity, SENSITIVE_KEYS, THING_NAME_KEYS, throughNameWord } from './keys.js';
+import { isIdentifierField, NAME_KEY, normalizeKey, ROUTING_KEYS, saysIdentity, SENSITIVE_KEYS, THING_NAME_KEYS, throughNameWord } from './keys.js';
 import { readerView } from './plain-text.js';
 import { mayHoldIdentity } from './scrub.js';
 
@@ -32,6 +32,12 @@ export interface KeyFacts {
   sensitive: boolean;
   /** The key itself could hold an identity value, so it is scanned like any text. */
   mayHoldIdentity: boolean;
+  /**
+   * The key names an identifier or a code (`*_id`, `screen`, `error_code`, a version): its value is
+   * shown as sent when it is one (identifier.ts), else masked whole. Kept here so the pass tests
+   * each distinct key's name once, not on every event (docs/benchmark-history.md, 2026-11-29).
+   */
+  identifierField: boolean;
 }
 
 /** Distinct keys remembered per rule set: clients repeat the same few, and the bound keeps memory flat. */
@@ -56,7 +62,7 @@ export function createPiiRules(extraKeys: readonly string[] = [], idDigest?: (id
     const isRouting = routing.has(key);
     // Read as a person reads it: `ｎａｍｅ`, `na\u200bme` and a Cyrillic `nаme` are `name`.
     const read = readerView(key);
-    return { routing: isRouting, sensitive: !isRouting && isSensitive(read, normalizeKey(read)), mayHoldIdentity: mayHoldIdentity(key) };
+    return { routing: isRouting, sensitive: !isRouting && isSensitive(read, normalizeKey(read)), mayHoldIdentity: mayHoldIdentity(key), identifierField: isIdentifierField(key) };
   };
   const keyFacts = (key: string): KeyFacts => {
     // A key longer than any field name is worked out each time: remembered, 4,096 of them could hold a client's 64 KiB bodies.

@@ -26,23 +26,32 @@ const CUE_WORDS = new Set(
     /^[a-z']+$/.test(word),
   ),
 );
-const ASCII_WORD = /[A-Za-z]+/g;
 
 /** ASCII text with no digit and no `@`, word by word: a cue word, a number word, three letters spelled one at a time or a letter told "for" a word, a colon or `c/o`. */
 function asciiCues(text: string): boolean {
   if (text.includes(':') || text.includes('=') || text.includes('/')) return true;
   let singles = 0;
   let single = false;
-  ASCII_WORD.lastIndex = 0;
-  for (let match = ASCII_WORD.exec(text); match !== null; match = ASCII_WORD.exec(text)) {
-    const word = match[0].toLowerCase();
+  let start = -1;
+  // The runs of ASCII letters ([A-Za-z]+) found by char code, with no match array per word: this
+  // runs on most strings of every event (docs/benchmark-history.md, 2026-11-29). A code with bit
+  // 5 set is 97 to 122 exactly for A-Z and a-z.
+  for (let i = 0; i <= text.length; i += 1) {
+    const folded = i < text.length ? text.charCodeAt(i) | 32 : 0;
+    if (folded >= 97 && folded <= 122) {
+      if (start < 0) start = i;
+      continue;
+    }
+    if (start < 0) continue;
+    const word = text.slice(start, i).toLowerCase();
+    start = -1;
     if (CUE_WORDS.has(word) || isNumberWord(word) || (single && word === 'for')) return true;
     single = word.length === 1;
     singles = single ? singles + 1 : 0;
     if (singles >= 3) return true;
   }
-  // "I'm", "name's": the apostrophe splits the word.
-  return /\b(?:i'm|name's|it's)\b/i.test(text);
+  // "I'm", "name's": the apostrophe splits the word. Each form holds one: with none, no test.
+  return text.includes("'") && /\b(?:i'm|name's|it's)\b/i.test(text);
 }
 
 /**

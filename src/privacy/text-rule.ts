@@ -1,6 +1,7 @@
 import { verhoeffValid, luhnValid } from './check-digits.js';
 import type { Finding, PiiKind } from './kinds.js';
 import { shapeOf } from './kinds.js';
+import { maskWhole } from './mask.js';
 import {
   ADDRESS_WORDS,
   AND_WORDS,
@@ -560,8 +561,8 @@ export interface RuleResult {
   whole: PiiKind | undefined;
 }
 
-/** One star per UTF-16 unit of a letter or digit (and its marks). */
-const starred = (value: string): string => value.replace(/[\p{L}\p{M}\p{N}\p{So}]/gu, (char) => (char.length === 1 ? '*' : '**'));
+/** One star per UTF-16 unit of a letter or digit (and its marks): the mask of mask.ts. */
+const starred = maskWhole;
 
 /** Applies the rule to `text` (a reader's view with numbers in words read as digits). */
 export function applyRule(text: string): RuleResult {

@@ -94,14 +94,16 @@ describe('key rules', () => {
 
   it('answers everything the pass asks of a key at once, remembering field names but not keys longer than any', () => {
     const rules = createPiiRules(['employee_code']);
-    expect(rules.keyFacts('employeeCode')).toEqual({ routing: false, sensitive: true, mayHoldIdentity: false });
+    expect(rules.keyFacts('employeeCode')).toEqual({ routing: false, sensitive: true, mayHoldIdentity: false, identifierField: false });
     expect(rules.keyFacts('session_id')).toMatchObject({ routing: true, sensitive: false });
     expect(rules.keyFacts('enter_otp')).toMatchObject({ sensitive: true });
     expect(rules.keyFacts('ABCDE1234F')).toMatchObject({ mayHoldIdentity: true });
+    expect(rules.keyFacts('user_id')).toMatchObject({ identifierField: true });
+    expect(rules.keyFacts('sdkVersion')).toMatchObject({ identifierField: true });
     expect(rules.keyFacts('employeeCode')).toBe(rules.keyFacts('employeeCode'));
     // A client's long keys are not kept: each is worked out again, to the same answers.
     const long = `${'a'.repeat(70)}_otp`;
-    expect(rules.keyFacts(long)).toEqual({ routing: false, sensitive: true, mayHoldIdentity: false });
+    expect(rules.keyFacts(long)).toEqual({ routing: false, sensitive: true, mayHoldIdentity: false, identifierField: false });
     expect(rules.keyFacts(long)).not.toBe(rules.keyFacts(long));
   });
 
