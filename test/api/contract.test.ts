@@ -1,3 +1,4 @@
+// Runs on one store: every answer is checked against the OpenAPI document, whose shapes are the same on each store; vitest.config.ts.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Response } from 'supertest';
 import { describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// Runs on one store: frames, acks, backpressure and origins are the socket's, before any store; vitest.config.ts.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunningServer } from '../../src/http/server.js';
 import type { Harness } from '../support/harness.js';

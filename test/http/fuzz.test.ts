@@ -1,3 +1,4 @@
+// Runs on one store: inputs are refused by the schemas before any store, and what a refusal leaves is read the same way on each; vitest.config.ts.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EventInSchema } from '../../src/domain/sdk-event.js';
