@@ -147,6 +147,16 @@ export default defineAgent<ProcessData>({
       ctx.shutdown('room deleted before the agent joined');
       return;
     }
+    // A media server restarted mid-call forgets its rooms, and the job's reconnect can land in a
+    // room of the same name that the service made anew for the user's next call, which has an
+    // agent of its own (docs/voice-agent.md, "Faults"): a room that is no longer the one joined is left.
+    const leaveIfAnotherRoom = (sid: string) => {
+      if (!joinedSid || !sid || sid === joinedSid || leaving) return;
+      jobLog.warn({ joined_room: joinedSid, now_in: sid }, 'reconnected into another room of the same name: leaving');
+      void ctx.room.disconnect().finally(() => leave('reconnected into another room of the same name'));
+    };
+    ctx.room.on(RoomEvent.RoomSidChanged, leaveIfAnotherRoom);
+    ctx.room.on(RoomEvent.Reconnected, () => void ctx.room.getSid().then(leaveIfAnotherRoom));
     ctx.room.on(RoomEvent.DataReceived, (payload, _participant, _kind, topic) => {
       if (topic !== AGENT_NOTICE_TOPIC) return;
       if (!isContextNotice(payload, sessionId)) {
