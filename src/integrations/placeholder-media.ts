@@ -4,7 +4,7 @@ import type { MediaProvider } from './media.js';
 const notConfigured = () => Promise.reject(new Error('media is not configured: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET'));
 
 /**
- * Media without credentials (spec 4.2 rule 6): voice sessions still start, with a token that
+ * Media without credentials (docs/voice-and-livekit.md): voice sessions still start, with a token that
  * is deliberately not a JWT so that no client mistakes it for one. The session machine never
  * asks it for rooms or agents (`ready` is false); those calls refuse rather than pretend.
  */

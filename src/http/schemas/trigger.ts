@@ -15,7 +15,7 @@ const seconds = z
   .nullish()
   .meta({ description: 'seconds, at most a year' });
 
-/** Spec 2.4 TriggerEvaluateIn.signals; every signal may be absent (or null, as some SDK builds send). */
+/** The trigger body's signals (docs/trigger-policy.md); every signal may be absent (or null, as some SDK builds send). */
 export const TriggerSignalsIn = z
   .looseObject(
     {

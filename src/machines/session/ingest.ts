@@ -22,7 +22,7 @@ export interface IngestStep {
   result: IngestResult;
 }
 
-/** Spec 4.1 in the session: the event applied, the error window moved on, the activity items. */
+/** Ingestion in the session (docs/events.md): the event applied, the error window moved on, the activity items. */
 export function ingestStep(context: SessionContext, event: SessionIngest): IngestStep {
   const outcome = eventPatch(context, event.event, { at: event.at, schemaRegistry: context.settings.schemaRegistry, matchHint: event.matchHint, maxBytes: context.settings.sessionMaxBytes, sizes: event.sizes });
   const userActivity = !AGENT_EVENT_TYPES.has(outcome.stored.event);
