@@ -1,4 +1,4 @@
-/** The catalogue of what the activity list records (spec 6.2, plus the synthetic context fetch). */
+/** The catalogue of what the activity list records (docs/events.md, plus the synthetic context fetch). */
 export const ACTIVITY_KINDS = [
   'event',
   'trigger',
@@ -56,7 +56,7 @@ export interface ActivityItem {
 
 /**
  * The item a draft becomes, its fields named rather than copied by rest and spread (a generic,
- * allocating copy per item; BENCHMARKS.md), in the order the list and the stream show them.
+ * allocating copy per item; docs/benchmark-history.md), in the order the list and the stream show them.
  */
 export const activityItem = (id: string, timestamp: string, draft: ActivityDraft): ActivityItem =>
   draft.due_at === undefined

@@ -18,7 +18,7 @@ export interface AgentContextSources {
   consentNotice?: ((clientId: string | null) => SdkConsent) | undefined;
 }
 
-/** Decisions 5: the context a voice agent fetches. Times are epoch milliseconds, as in the session. */
+/** The context a voice agent fetches (docs/decisions/0006-the-voice-agents-context.md). Times are epoch milliseconds, as in the session. */
 export interface AgentContext {
   session_id: string;
   current_screen: string | null;

@@ -2,7 +2,7 @@ import type { RegisteredSchema } from './screen-schema.js';
 import { screenKey } from './screen-schema.js';
 import { normaliseStepId } from './step-id.js';
 
-/** Decisions 4: the KYC steps where an idle user most likely needs help. `CRITICAL_STEPS` replaces them. */
+/** The KYC steps (docs/decisions/0005-trigger-policy.md) where an idle user most likely needs help. `CRITICAL_STEPS` replaces them. */
 export const DEFAULT_CRITICAL_STEPS: readonly string[] = [
   'phone_otp',
   'email_otp',

@@ -1,6 +1,6 @@
 import type { Dropoff } from './dropoff.js';
 
-/** Decisions 3: whether to reach out to a user again after a voice session, as a pure function. */
+/** Whether to reach out to a user again after a voice session (docs/decisions/0003-reengagement.md), as a pure function. */
 export interface ReengagementFacts {
   now: number;
   /** Last SDK event other than agent telemetry; the session's creation when there was none. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * How often a voice agent refreshes the context it fetched (spec 8): periodically, on each user
+ * How often a voice agent refreshes the context it fetched (docs/decisions/0006-the-voice-agents-context.md): periodically, on each user
  * turn if asked to, and never two fetches closer than the minimum interval.
  */
 export const RefreshPolicySchema = z

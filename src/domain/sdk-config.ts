@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { MAX_TIMER_SECONDS } from './timer-limit.js';
 
 /**
- * The remote SDK configuration of spec 4.6: defaults, the override file of docs/decisions/0007-sdk-config-overrides.md
+ * The remote SDK configuration (docs/configuration.md): defaults, the override file of docs/decisions/0007-sdk-config-overrides.md
  * (`{"*": {...}, "<client_id>": {...}}`) and the merge per tenant. Unknown keys are refused,
  * so a misspelt threshold fails loudly instead of silently keeping its default.
  */

@@ -26,7 +26,7 @@ export const traceFields = {
 };
 
 /**
- * What an SDK posts to /v1/events (spec 2.1, docs/decisions/0001-identity-values-masked-on-arrival.md). Only session_id and event are
+ * What an SDK posts to /v1/events (docs/events.md, docs/decisions/0001-identity-values-masked-on-arrival.md). Only session_id and event are
  * required; unknown fields are kept (a newer SDK must never lose data against this backend).
  * Deployed SDKs sometimes send null for an absent optional field, so null is accepted too.
  */
@@ -58,7 +58,7 @@ export const EventInSchema = z
 
 export type SdkEvent = z.infer<typeof EventInSchema>;
 
-/** Event types of spec 6.1; anything else is accepted and answered with a warning. */
+/** Event types of docs/events.md; anything else is accepted and answered with a warning. */
 export const KNOWN_EVENT_TYPES = new Set([
   'identity',
   'screen_schema',

@@ -1,5 +1,5 @@
 /**
- * What one SDK event does to the session record (spec 4.1 rules 1-6): the fields it sets, the
+ * What one SDK event does to the session record (docs/events.md): the fields it sets, the
  * event as stored, the schema it registers, the warnings, and the activity payload that records it.
  */
 import { MAX_HINT_PROPERTIES_BYTES, upsertHint } from './component-hints.js';
@@ -56,7 +56,7 @@ export function withRetry(counts: Record<string, number>, componentId: string): 
   return next;
 }
 
-/** Spec 4.1 rules 1-6 as a pure function of the record, the event and the time. */
+/** The rules of docs/events.md as a pure function of the record, the event and the time. */
 export function applyEvent<R extends SessionRecord>(record: R, incoming: RedactedEvent, options: IngestOptions): IngestOutcome<R> {
   const { patch, ...outcome } = eventPatch(record, incoming, options);
   return { ...outcome, record: { ...record, ...patch } };
@@ -72,7 +72,7 @@ export type EventPatch = Pick<
 /**
  * What `applyEvent` does, as the fields it changes rather than a copy of the whole record: the
  * session actor assigns this, so an event copies the context once (in the assign) rather than four
- * times (BENCHMARKS.md). The patch is a fresh object the caller may add to.
+ * times (docs/benchmark-history.md). The patch is a fresh object the caller may add to.
  */
 export function eventPatch(record: SessionRecord, incoming: RedactedEvent, options: IngestOptions): Omit<IngestOutcome, 'record'> & { patch: EventPatch } {
   const { at } = options;

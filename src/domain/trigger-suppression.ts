@@ -57,7 +57,7 @@ export interface SuppressionFacts {
 }
 
 /**
- * Decisions 4: a matched rule does not fire while the assistant is active, during the cooldown
+ * docs/decisions/0005-trigger-policy.md: a matched rule does not fire while the assistant is active, during the cooldown
  * after the last fired trigger, or on a screen already prompted; checked in that order.
  * A decision that did not fire has nothing to suppress and passes through.
  */

@@ -141,7 +141,7 @@ export function createApp(given: AppDeps): App {
   // After the body is read: the body's stream events would run outside the key's async context.
   const idempotency = config.cluster.sessionHost.kind === 'restate' ? idempotencyContext : undefined;
   // SDK events are most of the traffic: routed first, through the same gates and body reading as
-  // every other API route below, and past nothing else (BENCHMARKS.md, "The HTTP layer").
+  // every other API route below, and past nothing else (docs/benchmark-history.md, "The HTTP layer").
   app.post(EVENTS_PATH, ...present(rateLimit, keyCheck), ...body, ...present(idempotency, replayGuard), ingestEvent(deps));
   app.use(consoleRoutes(config.media.livekitUrl));
   if (rateLimit) app.use(rateLimit);

@@ -157,7 +157,7 @@ const stepObservers = new WeakMap<object, Map<string, StepObserver>>();
 /**
  * Records one actor step in `kyc_actor_step_duration_seconds`. It runs on every command, so it
  * avoids prom-client's `startTimer` (two `hrtime` arrays, two closures and a merged label object
- * per call; BENCHMARKS.md has what that cost) and observes through the command type's bound child.
+ * per call; docs/benchmark-history.md has what that cost) and observes through the command type's bound child.
  */
 export function observeStep(metrics: ServiceMetrics, command: string, startedMs: number): void {
   boundChild(stepObservers, metrics.actorStepDuration, command).observe((performance.now() - startedMs) / 1000);

@@ -22,7 +22,7 @@ export const commandSetup = agentWatchSetup.extend({
       if (event.type === 'context.fetch' && context.agent_watch?.joined_at === null) enqueue.raise({ type: 'agent.heard', at: event.at });
     }),
     // One action, one assign: each assign clones the machine snapshot, and an event is the
-    // commonest command by far (BENCHMARKS.md has the measurement). `ingestStep` is the whole of
+    // commonest command by far (docs/benchmark-history.md has the measurement). `ingestStep` is the whole of
     // it; the session logic of the supervisor runs the same function directly (direct-ingest.ts).
     ingest: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'session.ingest') return;
