@@ -11,13 +11,15 @@ import { HELD_BYTES_FACTOR } from '../domain/held-density.js';
 export const SESSION_OVERHEAD_BYTES = 8 * 1024;
 export { HELD_BYTES_FACTOR };
 /**
- * The share of MEMORY_BUDGET_MB sessions may take. Below V8's heap limit (HEAP_SHARE) by a quarter
- * of the budget, which is what the process needs beside its sessions at their most (its code, the
- * replay windows, the requests of a flood in flight) and the room V8 needs to collect without
- * failing: with both at three quarters, a flood of new sessions reached the heap limit before
- * the estimate refused anyone.
+ * The share of MEMORY_BUDGET_MB sessions may take. Well below V8's heap limit (HEAP_SHARE), which
+ * is what the process needs beside its sessions at their most (its code, the replay windows, the
+ * requests of a flood in flight) and the room V8 needs to collect without failing: with both at
+ * three quarters, a flood of new sessions reached the heap limit before the estimate refused
+ * anyone. And below half: RSS is the sessions' heap plus what V8 has not yet collected, the
+ * process at rest (about 155 MiB) and the other shares, and with sessions at a half the flood's
+ * slow bodies, after its stalled readers, took RSS to 1,021–1,059 MiB of 1,024 (docs/limits.md).
  */
-export const SESSION_SHARE = 0.5;
+export const SESSION_SHARE = 0.4;
 /** V8's heap limit as a share of MEMORY_BUDGET_MB; the rest of the budget is memory outside the heap (SQLite's cache, stream buffers, code). */
 export const HEAP_SHARE = 0.75;
 
