@@ -15,7 +15,7 @@ import type { SessionHostConfig } from './config.js';
 import type { AppConfig } from './config.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createApp } from './http/app.js';
-import type { Server } from 'node:http';
+import type { BoundServer } from './http/server.js';
 import { bind, serve } from './http/server.js';
 import { systemClock } from './integrations/clock.js';
 import type { Inspection } from './integrations/inspection.js';
@@ -65,7 +65,7 @@ async function openInspectionOrExit(setting: InspectSetting, logger: Logger, rul
  * A port that cannot be listened on is a configuration error too: one line naming it, exit 1.
  * Taken first, before the store or anything else, so such a start leaves nothing behind.
  */
-async function bindOrExit(http: AppConfig['http']): Promise<Server> {
+async function bindOrExit(http: AppConfig['http']): Promise<BoundServer> {
   try {
     return await bind(http);
   } catch (error) {

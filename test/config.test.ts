@@ -175,6 +175,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ MEMORY_BUDGET_MB: 'lots' })).toThrow(/MEMORY_BUDGET_MB/);
   });
 
+  it('listens with 64 sockets on the port unless HTTP_ACCEPTORS says otherwise, 1 to 1,024', () => {
+    expect(loadConfig({}).http.acceptors).toBe(64);
+    expect(loadConfig({ HTTP_ACCEPTORS: '1' }).http.acceptors).toBe(1);
+    expect(() => loadConfig({ HTTP_ACCEPTORS: '0' })).toThrow(/HTTP_ACCEPTORS/);
+    expect(() => loadConfig({ HTTP_ACCEPTORS: '2000' })).toThrow(/HTTP_ACCEPTORS/);
+  });
+
   it('gives the activity stream its defaults and bounds', () => {
     expect(loadConfig({}).stream).toEqual({ maxStreams: 2000, maxBufferBytes: 1_048_576, heartbeatSeconds: 15 });
     expect(loadConfig({ SSE_MAX_STREAMS: '5', SSE_MAX_BUFFER_BYTES: '65536', SSE_HEARTBEAT_SECONDS: '30' }).stream).toEqual({ maxStreams: 5, maxBufferBytes: 65_536, heartbeatSeconds: 30 });

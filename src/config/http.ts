@@ -25,6 +25,8 @@ export const httpEnv = z.object({
   // A request sent again with the same X-Request-ID or Idempotency-Key within this is answered as the first, after a restart too; 0 turns it off.
   REPLAY_WINDOW_SECONDS: nonNegativeInt(86_400).pipe(z.number().max(86_400)),
   REQUEST_TIMEOUT_SECONDS: positiveInt(10).pipe(z.number().max(300)),
+  // Listening sockets on the port: Node takes one connection per socket per turn of its event loop (docs/limits.md, "one accept per turn").
+  HTTP_ACCEPTORS: positiveInt(64).pipe(z.number().max(1024)),
   // Names besides loopback and IP addresses that requests may carry as Host (docs/security.md, DNS rebinding).
   ALLOWED_HOSTS: csv.optional(),
 });
@@ -52,6 +54,8 @@ export interface HttpSection {
   replayWindowSeconds: number;
   /** A request's headers and body must arrive within this (slow clients are cut). */
   requestTimeoutSeconds: number;
+  /** HTTP_ACCEPTORS: sockets listening on the port together, each taking a connection a turn (src/http/acceptors.ts); 1 = one plain listener. */
+  acceptors: number;
   /**
    * ALLOWED_HOSTS: host names served besides loopback names and IP addresses; undefined when unset.
    * Checked when set, and always with no API_KEY (served-host.ts).
@@ -72,6 +76,7 @@ export function httpSection(e: z.infer<typeof httpEnv>): HttpSection {
     maxUnauthenticatedPerClient: e.MAX_UNAUTHENTICATED_PER_CLIENT,
     replayWindowSeconds: e.REPLAY_WINDOW_SECONDS,
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
+    acceptors: e.HTTP_ACCEPTORS,
     allowedHosts: e.ALLOWED_HOSTS,
   };
 }

@@ -3,6 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { App } from './app.js';
+import type { Acceptors } from './acceptors.js';
+import { listenWithAcceptors } from './acceptors.js';
 import { answerParserError } from './parser-errors.js';
 
 export interface RunningServer {
@@ -22,6 +24,14 @@ export interface ListenOptions {
   host: string;
   /** Headers and body of a request must have arrived within this; slow clients get 408 or are cut. */
   requestTimeoutSeconds: number;
+  /** Sockets listening on the port together (src/http/acceptors.ts). */
+  acceptors: number;
+}
+
+/** The server listening, and the sockets that listen beside it. */
+export interface BoundServer {
+  server: Server;
+  acceptors: Acceptors;
 }
 
 /** How long an idle keep-alive connection is kept: longer than a load balancer's usual 60 s, so it closes first. */
@@ -32,7 +42,7 @@ const KEEP_ALIVE_MS = 65_000;
  * opens the store or anything else, so a busy port stops it having taken nothing. Requests that
  * arrive before `serve` wait for it.
  */
-export async function bind({ port, host, requestTimeoutSeconds }: ListenOptions): Promise<Server> {
+export async function bind({ port, host, requestTimeoutSeconds, acceptors }: ListenOptions): Promise<BoundServer> {
   const server = createServer({
     // Node checks both every `connectionsCheckingInterval`: a trickled body or trickled headers
     // hold a connection for this long at most, not the minutes of the defaults.
@@ -46,14 +56,7 @@ export async function bind({ port, host, requestTimeoutSeconds }: ListenOptions)
     shouldUpgradeCallback: (req) => String(req.headers.upgrade ?? '').toLowerCase() === 'websocket',
   });
   server.on('clientError', answerParserError);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return server;
+  return { server, acceptors: await listenWithAcceptors(server, { port, host, count: acceptors }) };
 }
 
 export async function listen(app: App, options: ListenOptions, logger: Logger): Promise<RunningServer> {
@@ -61,7 +64,7 @@ export async function listen(app: App, options: ListenOptions, logger: Logger): 
 }
 
 /** Puts the app behind a bound server. */
-export function serve(server: Server, app: App, host: string, logger: Logger): RunningServer {
+export function serve({ server, acceptors }: BoundServer, app: App, host: string, logger: Logger): RunningServer {
   server.on('request', app.express);
   const { connections } = app;
   // A backstop on sockets of every kind; each kind's own cap is applied as it is counted.
@@ -85,6 +88,7 @@ export function serve(server: Server, app: App, host: string, logger: Logger): R
     close: (graceMs) =>
       new Promise<void>((resolve) => {
         app.beginShutdown();
+        acceptors.close();
         // Every socket, upgraded ones included (server.closeAllConnections knows only HTTP ones).
         const force = setTimeout(() => {
           for (const socket of current.sockets()) socket.destroy();

@@ -118,9 +118,15 @@ describe('connection caps (MAX_CONNECTIONS)', () => {
 describe('connections without a key give way (MAX_UNAUTHENTICATED_PER_CLIENT, MAX_CONNECTIONS)', () => {
   /** Slow connections that never finish a request: what a flood without a key holds open. */
   async function flood(port: number, count: number, counts: () => Record<string, number>) {
-    const sockets = Array.from({ length: count }, () => rawSocket(port, cleanups));
-    for (const { socket } of sockets) socket.write('GET /api/features HTTP/1.1\r\nHost: localhost\r\n');
-    await vi.waitFor(() => expect(counts().http).toBe(count), patient);
+    const sockets: ReturnType<typeof rawSocket>[] = [];
+    for (let i = 0; i < count; i += 1) {
+      const raw = rawSocket(port, cleanups);
+      raw.socket.write('GET /api/features HTTP/1.1\r\nHost: localhost\r\n');
+      sockets.push(raw);
+      // One at a time: the port's listening sockets take connections in no set order
+      // (src/http/acceptors.ts), and the oldest is the first admitted.
+      await vi.waitFor(() => expect(counts().http).toBe(i + 1), patient);
+    }
     return sockets;
   }
 
