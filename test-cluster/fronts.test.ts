@@ -7,7 +7,7 @@ import { suiteCluster } from './fixtures/suite-cluster.js';
 const { cluster } = suiteCluster({ name: 'cluster-fronts', processes: 1, fronts: 1, startTimeoutMs: 180_000 });
 const { post, get, activityOf, invocations } = clusterCalls(cluster);
 
-/** The TCP ports a process listens on, from its socket descriptors and the kernel's socket tables. */
+/** The TCP ports a process listens on, each once, from its socket descriptors and the kernel's socket tables. */
 function listeningPorts(pid: number): number[] {
   const inodes = new Set<string>();
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
@@ -27,7 +27,8 @@ function listeningPorts(pid: number): number[] {
       if (fields[3] === '0A' && inodes.has(fields[9]!)) ports.push(Number.parseInt(fields[1]!.split(':')[1]!, 16));
     }
   }
-  return ports.sort((a, b) => a - b);
+  // A port once however many sockets listen on it (HTTP_ACCEPTORS, src/http/acceptors.ts).
+  return [...new Set(ports)].sort((a, b) => a - b);
 }
 
 /** Requests this process answered on a route, from its own metrics. */
