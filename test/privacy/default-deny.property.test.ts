@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/http/server.js';
 import type { AnyForm } from '../support/any-form.js';
-import { anyForm, readAs } from '../support/any-form.js';
+import { anyForm, readAs, showsCore } from '../support/any-form.js';
 import type { Harness } from '../support/harness.js';
 import { createHarness, serve } from '../support/harness.js';
 import { WsClient } from '../support/ws-client.js';
@@ -123,7 +123,7 @@ const withoutKeptLastFour = (text: string): string => text.replace(/\*[^\p{L}\p{
 const surfaces = (strings: string[]): Surface[] => strings.filter((text) => !SERVICE_ID.test(text)).map((text) => ({ text, read: readAs(withoutKeptLastFour(text)) }));
 /** The first string that shows the value, as sent or its core once read; undefined when none does. */
 const leakIn = (found: Surface[], value: AnyForm): string | undefined =>
-  found.find(({ text, read }) => text.includes(value.raw) || (value.core.length >= 4 && read.includes(value.core.toUpperCase())))?.text.slice(0, 300);
+  found.find(({ text, read }) => text.includes(value.raw) || showsCore(withoutKeptLastFour(text), read, value.core))?.text.slice(0, 300);
 
 /** A count in letters (`b`, `bc`): a session id in digits would hold a generated value's core by chance (`dd-2277`). */
 const lettersOf = (count: number): string => [...count.toString(26)].map((digit) => String.fromCharCode(97 + Number.parseInt(digit, 26))).join('');

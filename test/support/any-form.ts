@@ -165,11 +165,37 @@ export const anyForm: fc.Arbitrary<AnyForm> = fc.oneof(
   address,
 );
 
+/** A text as the rule reads it (its plain view, number words and other scripts read as digits), separators kept. */
+function readingText(text: string): string {
+  const view = readerView(text);
+  return readingOf(view)?.text ?? view;
+}
+
 /** A text read as the rule reads it, letters and digits only, upper case: where a value's `core` is looked for. */
 export function readAs(text: string): string {
-  const view = readerView(text);
-  return (readingOf(view)?.text ?? view).replace(/[^\p{L}\p{N}]+/gu, '').toUpperCase();
+  return readingText(text)
+    .replace(/[^\p{L}\p{N}]+/gu, '')
+    .toUpperCase();
+}
+
+/** A letter, mark or digit: what a letters-only core may not touch on either side. */
+const WORD_CHARACTER = '[\\p{L}\\p{M}\\p{N}]';
+/** What may stand between a spelled core's letters. */
+const BETWEEN_LETTERS = '[^\\p{L}\\p{M}\\p{N}]*';
+
+/**
+ * Whether `text`, whose `readAs` is `read`, shows `core`. A core with a digit is looked for across
+ * separators in the read form. A core of letters only must stand as a word there, its letters
+ * together or spaced out as spelled: five random capitals are otherwise found inside the
+ * service's own words (`RACTE` in the prompt's "characters"), which is no leak.
+ */
+export function showsCore(text: string, read: string, core: string): boolean {
+  if (core.length < 4 || !read.includes(core.toUpperCase())) return false;
+  if (/\p{N}/u.test(core)) return true;
+  const letters = [...core].map((letter) => letter.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const word = new RegExp(`(?<!${WORD_CHARACTER})${letters.join(BETWEEN_LETTERS)}(?!${WORD_CHARACTER})`, 'iu');
+  return word.test(readingText(text));
 }
 
 /** Whether `text` shows `value`: as sent, or its core once read. */
-export const showsValue = (text: string, value: AnyForm): boolean => text.includes(value.raw) || (value.core.length >= 4 && readAs(text).includes(value.core.toUpperCase()));
+export const showsValue = (text: string, value: AnyForm): boolean => text.includes(value.raw) || showsCore(text, readAs(text), value.core);
