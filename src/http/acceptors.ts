@@ -25,7 +25,7 @@ const listening = (server: Server, options: { port: number; host: string; reuseP
   });
 
 /** Fails as a plain listen would (EADDRINUSE and the like) if anything, this service's acceptors included, holds the port. */
-export async function probePort(port: number, host: string): Promise<void> {
+async function probePort(port: number, host: string): Promise<void> {
   if (port === 0) return;
   const probe = createServer();
   await listening(probe, { port, host });
