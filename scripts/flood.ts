@@ -236,7 +236,9 @@ function probeLiveness() {
 function judgeFresh(what: string, { times, failures }: { times: number[]; failures: string[] }, gate = true): string {
   const sorted = [...times].sort((a, b) => a - b);
   const slow = times.filter((ms) => ms > FRESH_CLIENT_MS).length;
-  const line = `fresh keyed client ${times.length - slow} of ${times.length} within ${FRESH_CLIENT_MS} ms (p50 ${percentile(sorted, 50).toFixed(0)} ms, max ${sorted.at(-1)?.toFixed(0) ?? 'none'} ms${failures.length > 0 ? `; failed ${failures.join(', ')}` : ''})`;
+  const failed = failures.length > 0 ? `; failed ${failures.join(', ')}` : '';
+  const spread = `p50 ${percentile(sorted, 50).toFixed(0)} ms, max ${sorted.at(-1)?.toFixed(0) ?? 'none'} ms${failed}`;
+  const line = `fresh keyed client ${times.length - slow} of ${times.length} within ${FRESH_CLIENT_MS} ms (${spread})`;
   const missed = times.length === 0 || slow > 0;
   say(`${what}: ${line}${missed && !gate ? ' (goal: all; not met, reported only)' : ''}`);
   if (missed && gate) fail(`${what}: ${line}`);

@@ -20,7 +20,8 @@ export const httpEnv = z.object({
   }),
   SHUTDOWN_GRACE_SECONDS: positiveInt(10).pipe(z.number().max(60)),
   MAX_CONNECTIONS: positiveInt(10_000),
-  // Above an honest burst from one address (1,000 operator streams opened at once, many apps behind one NAT), below MAX_CONNECTIONS so one address still cannot take every place (docs/security.md).
+  // Above an honest burst from one address (1,000 operator streams opened at once, many apps behind
+  // one NAT), below MAX_CONNECTIONS so one address still cannot take every place (docs/security.md).
   MAX_UNAUTHENTICATED_PER_CLIENT: positiveInt(2048),
   // A request sent again with the same X-Request-ID or Idempotency-Key within this is answered as the first, after a restart too; 0 turns it off.
   REPLAY_WINDOW_SECONDS: nonNegativeInt(86_400).pipe(z.number().max(86_400)),

@@ -61,7 +61,16 @@ export interface ActivityItem {
 export const activityItem = (id: string, timestamp: string, draft: ActivityDraft): ActivityItem =>
   draft.due_at === undefined
     ? { id, timestamp, kind: draft.kind, session_id: draft.session_id, user_id: draft.user_id, trace: draft.trace, payload: draft.payload }
-    : { id, timestamp, due_at: new Date(draft.due_at).toISOString(), kind: draft.kind, session_id: draft.session_id, user_id: draft.user_id, trace: draft.trace, payload: draft.payload };
+    : {
+        id,
+        timestamp,
+        due_at: new Date(draft.due_at).toISOString(),
+        kind: draft.kind,
+        session_id: draft.session_id,
+        user_id: draft.user_id,
+        trace: draft.trace,
+        payload: draft.payload,
+      };
 
 /**
  * The times a log gives its items, in id order: each item's own time, or the last one given when

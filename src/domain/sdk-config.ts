@@ -40,9 +40,11 @@ export const LANGUAGE_TAG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/;
  */
 export const SdkConsent = z.strictObject({
   notice_version: z.string({ error: 'must be a string' }).regex(/^[A-Za-z0-9._:-]{1,64}$/, { error: 'must be 1-64 characters of A-Za-z0-9._:-' }),
-  notice: z.record(z.string().regex(LANGUAGE_TAG, { error: 'keys must be language tags (en, hi, ta-IN)' }), z.string({ error: 'must be a string' }).min(1).max(1000, { error: 'must be at most 1000 characters' }), {
-    error: 'must map language tags to the notice text',
-  }),
+  notice: z.record(
+    z.string().regex(LANGUAGE_TAG, { error: 'keys must be language tags (en, hi, ta-IN)' }),
+    z.string({ error: 'must be a string' }).min(1).max(1000, { error: 'must be at most 1000 characters' }),
+    { error: 'must map language tags to the notice text' },
+  ),
 });
 export type SdkConsent = z.infer<typeof SdkConsent>;
 

@@ -196,7 +196,9 @@ export function eventActivityPayload(stored: SdkEvent, warnings: string[], chann
   if (present(stored.errors)) {
     // An item is kept in the log up to ACTIVITY_RETENTION_ITEMS times over: a hundred 256-character
     // codes made one 27 KB, so the log on disk had no bound a client could not reach (docs/limits.md).
-    payload.errors = stored.errors.slice(0, MAX_LOGGED_CODES).map((code) => (code.length > MAX_LOGGED_CODE_CHARS ? `${code.slice(0, MAX_LOGGED_CODE_CHARS - 1).toWellFormed()}…` : code));
+    payload.errors = stored.errors
+      .slice(0, MAX_LOGGED_CODES)
+      .map((code) => (code.length > MAX_LOGGED_CODE_CHARS ? `${code.slice(0, MAX_LOGGED_CODE_CHARS - 1).toWellFormed()}…` : code));
     if (stored.errors.length > MAX_LOGGED_CODES) payload.errors_total = stored.errors.length;
   }
   if (present(stored.failure_reason_code)) payload.failure_reason_code = stored.failure_reason_code;

@@ -196,6 +196,3 @@ export function showsCore(text: string, read: string, core: string): boolean {
   const word = new RegExp(`(?<!${WORD_CHARACTER})${letters.join(BETWEEN_LETTERS)}(?!${WORD_CHARACTER})`, 'iu');
   return word.test(readingText(text));
 }
-
-/** Whether `text` shows `value`: as sent, or its core once read. */
-export const showsValue = (text: string, value: AnyForm): boolean => text.includes(value.raw) || showsCore(text, readAs(text), value.core);
