@@ -5,8 +5,9 @@ import { connect } from 'node:http2';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restatePublicKey } from '../scripts/cluster/request-signing.js';
+import { TokenVerifier } from 'livekit-server-sdk';
 import type { LiveKitStandIn } from '../test/support/livekit-stand-in.js';
-import { startLiveKitStandIn } from '../test/support/livekit-stand-in.js';
+import { STAND_IN_KEY, STAND_IN_SECRET, startLiveKitStandIn } from '../test/support/livekit-stand-in.js';
 import { SseTestClient } from '../test/support/sse-client.js';
 import { WsClient } from '../test/support/ws-client.js';
 import type { Item } from './cluster-calls.js';
@@ -279,6 +280,27 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     expect(starts.every((start) => start.body.media_room === room && start.body.token)).toBe(true);
     expect(liveKit.dispatches.filter((dispatch) => dispatch.room === room)).toHaveLength(1);
     expect(liveKit.methodsCalled().filter((method) => method === 'CreateDispatch')).toHaveLength(1);
+  });
+
+  it('keeps no participant token in Restate: the object answers a start without one, and the process that asked mints it', async () => {
+    const headers = { 'idempotency-key': 'named-voice-start' };
+    const body = { session_id: 'named-voice', user_id: 'u9', screen: 'pan_details' };
+    const first = await atProcess(0).post('/v1/assistant/session/start', body, headers);
+    expect(first.status).toBe(200);
+    const verifier = new TokenVerifier(STAND_IN_KEY, STAND_IN_SECRET);
+    expect(await verifier.verify(first.body.token as string)).toMatchObject({ sub: 'u9', video: { roomJoin: true, room: 'kyc-room-named-voice' } });
+    // What Restate keeps for the key (the answer a retry gets) holds no token.
+    const kept = await fetch(`${cluster().restate.ingressUrl}restate/invocation/KycSession/named-voice/ask/named-voice-start/output`);
+    expect(kept.status).toBe(200);
+    const keptText = await kept.text();
+    expect(keptText).not.toContain((first.body.token as string).split('.')[2]!);
+    expect((JSON.parse(keptText) as { value: { token: string } }).value.token).toBe('');
+    // A retry on the other process gets the first answer, with a token minted there.
+    const copy = await atProcess(1).post('/v1/assistant/session/start', body, headers);
+    expect(copy.status).toBe(200);
+    expect(copy.body.assistant_invocation_id).toBe(first.body.assistant_invocation_id);
+    expect(await verifier.verify(copy.body.token as string)).toMatchObject({ sub: 'u9', video: { roomJoin: true, room: 'kyc-room-named-voice' } });
+    expect(liveKit.dispatches.filter((dispatch) => dispatch.room === 'kyc-room-named-voice')).toHaveLength(1);
   });
 
   it('an SSE client resumes on the other process with Last-Event-ID: nothing lost, nothing repeated', async () => {

@@ -21,7 +21,12 @@ const unjournaled: MediaJournal = (_call, run) => run();
  * the reason is known; the machine only learns that it failed and degrades accordingly. Each
  * call is timed into the metrics and noted in the log of recent calls the health view shows.
  */
-export function mediaActors(media: MediaProvider, logger: Logger, observers: MediaObservers, journal: MediaJournal = unjournaled) {
+/**
+ * `tokens: 'caller'`: the participant token is left for the caller to mint (a session hosted on
+ * Restate, whose journal and kept answers must hold no credential: docs/decisions/0033-no-credential-kept-with-a-reply.md);
+ * the reply carries an empty token and what it is for (`minted_for`).
+ */
+export function mediaActors(media: MediaProvider, logger: Logger, observers: MediaObservers, journal: MediaJournal = unjournaled, tokens: 'minted' | 'caller' = 'minted') {
   const logged =
     <I extends { room: string }, O>(call: string, run: (input: I) => Promise<O>) =>
     ({ input }: { input: I }): Promise<O> =>
@@ -50,7 +55,9 @@ export function mediaActors(media: MediaProvider, logger: Logger, observers: Med
       logged('replaceDispatch', (input) => media.replaceAgentDispatch(input.room, input.sessionId, input.staleId)),
     ),
     mintToken: fromPromise<IssuedToken, TokenInput>(
-      logged('mintToken', async (input) => ({ token: await media.mintToken(input), url: media.url, expires_in_sec: media.tokenTtlSeconds })),
+      tokens === 'caller'
+        ? () => Promise.resolve({ token: '', url: media.url, expires_in_sec: media.tokenTtlSeconds })
+        : logged('mintToken', async (input) => ({ token: await media.mintToken(input), url: media.url, expires_in_sec: media.tokenTtlSeconds })),
     ),
   };
 }

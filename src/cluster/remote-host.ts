@@ -3,6 +3,7 @@ import { stringify } from 'safe-stable-stringify';
 import { digestOf } from '../domain/digest.js';
 import type { ClusterHealth } from '../actors/cluster-health.js';
 import { CommandListeners } from '../actors/command-listeners.js';
+import type { ReplyKeeping } from '../actors/named-request.js';
 import type { SessionHost, SessionView } from '../actors/session-host.js';
 import type { Dependency } from '../actors/session-host.js';
 import { DependencyUnavailableError } from '../actors/session-host.js';
@@ -80,7 +81,12 @@ export class RemoteSessionHost implements SessionHost {
     options.commands.onCommand((sessionId, command) => this.listeners.publish(sessionId, command));
   }
 
-  async ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
+  /**
+   * `keeping`: the session object answers a reply that would hold a credential without it (its
+   * journal and the answer Restate keeps for the idempotency key are at rest), and this process
+   * completes it, as a copy of a named request is (docs/decisions/0033-no-credential-kept-with-a-reply.md).
+   */
+  async ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand, keeping?: ReplyKeeping<T>): Promise<AskResult<T>> {
     // Refused unsent while this process's connection to Redis is down, as an event is: sent, the call
     // could wait its turn behind acknowledged events that wait for Redis, and run after its caller was told 503.
     if (!this.redisAccepting()) return { ok: false, reason: 'unavailable', unreachable: 'redis' };
@@ -96,7 +102,13 @@ export class RemoteSessionHost implements SessionHost {
     }
     if (!response.ok) return response;
     await this.readBack(response.seen_through, sessionId);
-    return { ok: true, value: response.value as T };
+    if (!keeping) return { ok: true, value: response.value as T };
+    try {
+      return { ok: true, value: await keeping.answer(keeping.kept(response.value as T)) };
+    } catch (error) {
+      this.options.logger.error({ err: error, session_id: sessionId }, 'an applied command could not be answered');
+      return { ok: false, reason: 'failed' };
+    }
   }
 
   /**

@@ -147,7 +147,7 @@ export function sessionObject(deps: SessionObjectDeps) {
         const ctx = running.getStore();
         if (!ctx) return Promise.reject(new Error(`media call ${call} outside a session invocation`));
         return ctx.run(call, run, MEDIA_RUN);
-      }),
+      }, 'caller'),
     }),
   );
   const invoke = async (ctx: restate.ObjectContext, stored: StoredSession | undefined, at: number, command?: (reply: Reply<unknown>) => SessionCommand) => {
