@@ -7,30 +7,18 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { ActivityItem } from '../domain/activity.js';
-import type { CallPlace, CallRecord, CallTurn, ConsentDecision, ConsentEntry, EndedBy, TurnChannel, TurnRole } from '../domain/call-record.js';
-import { ENDED_BY, MAX_CONTEXT_VERSIONS, callReport, keepsTranscript, mayResolveLater, resolvedAfterCall, turnText } from '../domain/call-record.js';
-import { windowScreen } from '../domain/error-window.js';
+import type { CallRecord, CallTurn, ConsentDecision, ConsentEntry } from '../domain/call-record.js';
+import type { CallRows, LedgerOptions, ResolveWatch } from './call-ledger.js';
+import { CallLedger } from './call-ledger.js';
 import type { DeliveryStatus, WebhookMessage, WebhookType } from '../domain/webhook-message.js';
 import { isoTime } from '../integrations/clock.js';
 
-export interface CallBookOptions {
+export interface CallBookOptions extends LedgerOptions {
   /** WEBHOOK_URL: each message gets one delivery per address; none, no outbox rows. */
   webhookUrls: readonly string[];
-  /**
-   * A language model writes summaries (CALL_SUMMARY_MODEL_BASE_URL): a call's `call.ended` is held
-   * until its summary is written or given up on (`summarized`), so the message carries it.
-   */
-  summaryModel?: boolean;
-  /** CALL_RESOLVE_WINDOW_MINUTES, in ms: an ended call whose user moves past its step this long after it becomes resolved; 0 or absent, never. */
-  resolveWindowMs?: number;
 }
 
-/** An ended call whose outcome may still become resolved: its step, and until when. */
-interface ResolveWatch {
-  callId: string;
-  step: string;
-  until: number;
-}
+const NO_WATCHES: readonly ResolveWatch[] = [];
 
 /** A call as read: its record and transcript. */
 export type CallView = CallRecord & { transcript: CallTurn[] };
@@ -67,18 +55,10 @@ export interface ErasedCounts {
 
 type CallRow = { call_id: string; record: string };
 
-const stringList = (value: unknown, max: number): string[] => (Array.isArray(value) ? value.filter((code): code is string => typeof code === 'string').slice(0, max) : []);
-const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-
-/** Where the user was, as a session_start or session_stop item says. */
-function placeOf(payload: Record<string, unknown>): CallPlace {
-  return { screen: stringOrNull(payload.screen), step: stringOrNull(payload.step), errors: stringList(payload.errors, 20) };
-}
-
-const DECISIONS = new Set<string>(['given', 'refused', 'withdrawn']);
 
 export class CallBook {
   private readonly sql: ReturnType<typeof prepareCalls>;
+  private readonly ledger: CallLedger;
   /**
    * The ended calls whose window is open, by session: read from the file at start (`resolve_until`),
    * so an item of a session with none costs one lookup here, not a query.
@@ -90,6 +70,7 @@ export class CallBook {
     private readonly options: CallBookOptions,
   ) {
     this.sql = prepareCalls(db);
+    this.ledger = new CallLedger(this.rows(), options);
     for (const row of this.sql.resolveWatches.all() as { session_id: string; record: string; resolve_until: number }[]) {
       const call = JSON.parse(row.record) as CallRecord;
       if (call.start.step !== null) this.watch(row.session_id, { callId: call.call_id, step: call.start.step, until: row.resolve_until });
@@ -102,35 +83,7 @@ export class CallBook {
 
   /** What one committed activity item does to the calls; run inside the transaction that commits it. */
   record(item: ActivityItem, at: number): void {
-    const sessionId = item.session_id;
-    if (sessionId === null) return;
-    const { payload } = item;
-    if (this.watching.size > 0 && (item.kind === 'event' || item.kind === 'session_start')) this.movedOn(sessionId, payload, at);
-    switch (item.kind) {
-      case 'session_start':
-        this.started(sessionId, item, at);
-        return;
-      case 'session_stop':
-        if (payload.was_active === true) this.ended(sessionId, payload, at);
-        return;
-      case 'consent':
-        this.consented(sessionId, item, at);
-        return;
-      case 'voice_agent_context_fetch': {
-        const version = stringOrNull(payload.context_version);
-        const call = this.openCall(sessionId);
-        if (version === null || !call || call.context_versions.includes(version) || call.context_versions.length >= MAX_CONTEXT_VERSIONS) return;
-        call.context_versions.push(version);
-        this.save(call);
-        return;
-      }
-      case 'event':
-        if (payload.event === 'voice_conversation_turn') this.turn(sessionId, payload, at);
-        else if (payload.event === 'handoff_requested') this.handoff(sessionId, item, at);
-        return;
-      default:
-        return;
-    }
+    this.ledger.record(item, at);
   }
 
   // Reads
@@ -276,142 +229,10 @@ export class CallBook {
     this.sql.noteErasure.run(erasureId, at, JSON.stringify(removed));
   }
 
-  // What items do
-
-  private started(sessionId: string, item: ActivityItem, at: number): void {
-    const open = this.openCall(sessionId);
-    if (open && item.payload.resumed === true) return;
-    // A start that is not a resume begins a new call: one left open (a stop lost with its process) ends here.
-    if (open) this.close(open, { screen: open.start.screen, step: open.start.step, errors: [] }, 'client', at);
-    const callId = stringOrNull(item.payload.assistant_invocation_id) ?? randomUUID();
-    if (this.sql.call.get(callId)) return;
-    const consent = this.latestConsent(sessionId);
-    const record: CallRecord = {
-      call_id: callId,
-      session_id: sessionId,
-      user_id: item.user_id,
-      started_at: at,
-      ended_at: null,
-      ended_by: null,
-      start: placeOf(item.payload),
-      end: null,
-      context_versions: [],
-      turns: { user: 0, agent: 0 },
-      transcript_kept: keepsTranscript(consent),
-      handoff: null,
-      report: null,
-    };
-    this.sql.insertCall.run(callId, sessionId, item.user_id, at, JSON.stringify(record));
-  }
-
-  private ended(sessionId: string, payload: Record<string, unknown>, at: number): void {
-    const call = this.openCall(sessionId);
-    if (!call) return;
-    // A stop names no ender: the client's. The session's own ends name theirs.
-    const named = ENDED_BY.find((ender) => ender === payload.ended_by);
-    const endedBy: EndedBy = named ?? 'client';
-    this.close(call, placeOf(payload), endedBy, at);
-  }
-
-  private close(call: CallRecord, end: CallPlace, endedBy: EndedBy, at: number): void {
-    call.ended_at = at;
-    call.ended_by = endedBy;
-    call.end = end;
-    call.report = callReport(call);
-    // Not resolved yet: it becomes so if the user moves past the step within the window (docs/calls.md, "The report").
-    const windowMs = this.options.resolveWindowMs ?? 0;
-    if (windowMs > 0 && mayResolveLater(call) && call.start.step !== null) {
-      call.report.outcome_open_until = isoTime(at + windowMs);
-      this.sql.setResolveUntil.run(at + windowMs, call.call_id);
-      this.watch(call.session_id, { callId: call.call_id, step: call.start.step, until: at + windowMs });
-    }
-    this.save(call);
-    const { call_id, session_id, started_at, ended_at, ended_by, start, context_versions, transcript_kept, report } = call;
-    const held = this.options.summaryModel ? { callId: call_id } : undefined;
-    if (held) this.sql.markSummaryPending.run(call_id);
-    this.enqueue('call.ended', { call_id, session_id, started_at: isoTime(started_at), ended_at: isoTime(ended_at), ended_by, start, end, context_versions, transcript_kept, report }, session_id, at, held);
-  }
-
   private watch(sessionId: string, watch: ResolveWatch): void {
     const watches = this.watching.get(sessionId);
     if (watches) watches.push(watch);
     else this.watching.set(sessionId, [watch]);
-  }
-
-  /**
-   * An item of a session that names where the user is: each ended call of the session still in
-   * its window, whose step that is not, is resolved. The watch stays until its window closes (a
-   * commit refused after this must not lose it); the call's own report says it is decided.
-   */
-  private movedOn(sessionId: string, payload: Record<string, unknown>, at: number): void {
-    const watches = this.watching.get(sessionId);
-    const screen = stringOrNull(payload.screen);
-    if (!watches || screen === null) return;
-    const step = windowScreen(screen);
-    for (const watch of watches) if (at <= watch.until && step !== '' && step !== watch.step) this.resolveAfter(watch.callId, step, at);
-  }
-
-  private resolveAfter(callId: string, step: string, at: number): void {
-    const row = this.sql.call.get(callId) as CallRow | undefined;
-    if (!row) return;
-    const call = JSON.parse(row.record) as CallRecord;
-    if (!call.report || !mayResolveLater(call) || call.report.outcome_open_until === null) return;
-    const previous = call.report.outcome;
-    call.report = resolvedAfterCall(call, call.report, step, isoTime(at));
-    this.save(call);
-    this.sql.setResolveUntil.run(null, callId);
-    // A call.ended still held for its summary carries the report as it stands when released;
-    // one already due or sent is followed by this message.
-    if ((this.sql.heldOf.all(callId) as unknown[]).length > 0) return;
-    const { call_id, session_id, ended_at, report } = call;
-    this.enqueue('call.outcome_updated', { call_id, session_id, ended_at: ended_at === null ? null : isoTime(ended_at), previous_outcome: previous, report }, session_id, at);
-  }
-
-  private turn(sessionId: string, payload: Record<string, unknown>, at: number): void {
-    const call = this.openCall(sessionId);
-    if (!call) return;
-    const role: TurnRole = payload.role === 'agent' ? 'agent' : 'user';
-    const channel: TurnChannel = payload.channel === 'chat' ? 'chat' : 'voice';
-    call.turns[role] += 1;
-    const kept = keepsTranscript(this.latestConsent(sessionId));
-    call.transcript_kept = kept;
-    this.save(call);
-    // Without consent given, and after it is withdrawn, the words are not kept: only that a turn was said.
-    if (!kept || typeof payload.text !== 'string') return;
-    this.sql.insertTurn.run(call.call_id, role, channel, turnText(payload.text), at, stringOrNull(payload.screen));
-  }
-
-  private handoff(sessionId: string, item: ActivityItem, at: number): void {
-    const call = this.openCall(sessionId);
-    const reason = stringOrNull(item.payload.reason);
-    if (call && !call.handoff) {
-      call.handoff = { at, reason };
-      this.save(call);
-    }
-    this.enqueue('handoff.requested', { session_id: sessionId, call_id: call?.call_id ?? null, reason, screen: stringOrNull(item.payload.screen), requested_at: isoTime(at) }, sessionId, at);
-  }
-
-  private consented(sessionId: string, item: ActivityItem, at: number): void {
-    const decision = String(item.payload.decision);
-    if (!DECISIONS.has(decision)) return;
-    const entry: ConsentEntry = {
-      session_id: sessionId,
-      user_id: item.user_id,
-      decision: decision as ConsentDecision,
-      notice_version: String(item.payload.notice_version ?? ''),
-      language: String(item.payload.language ?? ''),
-      at,
-    };
-    this.sql.insertConsent.run(entry.session_id, entry.user_id, entry.decision, entry.notice_version, entry.language, at);
-    const call = this.openCall(sessionId);
-    if (call) {
-      call.transcript_kept = keepsTranscript(entry.decision);
-      this.save(call);
-      // Withdrawn: what the running call kept goes too, not only what would come.
-      if (entry.decision === 'withdrawn') this.sql.deleteTurns.run(call.call_id);
-    }
-    const { decision: given, notice_version, language } = entry;
-    this.enqueue('consent.recorded', { session_id: sessionId, call_id: call?.call_id ?? null, decision: given, notice_version, language, recorded_at: isoTime(at) }, sessionId, at);
   }
 
   private latestConsent(sessionId: string): ConsentDecision | undefined {
@@ -425,6 +246,33 @@ export class CallBook {
 
   private save(call: CallRecord): void {
     this.sql.saveCall.run(call.ended_at, call.user_id, JSON.stringify(call), call.call_id);
+  }
+
+  /** The ledger's rows: this database's tables, and the windows watched in memory. */
+  private rows(): CallRows {
+    const { sql } = this;
+    return {
+      openCall: (sessionId) => this.openCall(sessionId),
+      call: (callId) => {
+        const row = sql.call.get(callId) as CallRow | undefined;
+        return row && (JSON.parse(row.record) as CallRecord);
+      },
+      insertCall: (record) => void sql.insertCall.run(record.call_id, record.session_id, record.user_id, record.started_at, JSON.stringify(record)),
+      saveCall: (record) => this.save(record),
+      insertTurn: (callId, turn) => void sql.insertTurn.run(callId, turn.role, turn.channel, turn.text, turn.at, turn.screen),
+      deleteTurns: (callId) => void sql.deleteTurns.run(callId),
+      latestConsent: (sessionId) => this.latestConsent(sessionId),
+      insertConsent: (entry) => void sql.insertConsent.run(entry.session_id, entry.user_id, entry.decision, entry.notice_version, entry.language, entry.at),
+      setResolveUntil: (call, until) => {
+        sql.setResolveUntil.run(until, call.call_id);
+        if (until !== null && call.start.step !== null) this.watch(call.session_id, { callId: call.call_id, step: call.start.step, until });
+      },
+      watches: (sessionId) => this.watching.get(sessionId) ?? NO_WATCHES,
+      markSummaryPending: (callId) => void sql.markSummaryPending.run(callId),
+      holdsMessage: (callId) => (sql.heldOf.all(callId) as unknown[]).length > 0,
+      enqueue: (type, data, sessionId, at, held) => this.enqueue(type, data, sessionId, at, held),
+      newId: () => randomUUID(),
+    };
   }
 
   private view(row: CallRow): CallView {
