@@ -11,7 +11,7 @@ import { ContextSource } from './context-source.js';
 import { isContextNotice, sessionIdOf } from './job-metadata.js';
 import { guardedChat } from './guarded-chat.js';
 import { GENERAL_INSTRUCTIONS, OPENING_LINE, UNREACHABLE_LINE } from './prompts.js';
-import { LOCAL_ENDPOINTING_MIN_DELAY_MS, LOCAL_VAD_MIN_SILENCE_MS } from './local-voice/turn-timing.js';
+import { localTurnHandling, LOCAL_VAD_MIN_SILENCE_MS } from './local-voice/turn-timing.js';
 import { createModels } from './providers.js';
 import { inspectDialogs } from './scripted-dialog/inspection.js';
 import { ScriptedAssistant } from './scripted-dialog/scripted-assistant.js';
@@ -194,7 +194,7 @@ export default defineAgent<ProcessData>({
     session = new voice.AgentSession({
       vad: ctx.proc.userData.vad ?? (await loadVad()),
       ...models,
-      ...(settings.stt.provider === 'local' ? { turnHandling: { endpointing: { minDelay: LOCAL_ENDPOINTING_MIN_DELAY_MS } } } : {}),
+      ...(settings.stt.provider === 'local' ? { turnHandling: localTurnHandling() } : {}),
       connOptions: {
         llmConnOptions: { timeoutMs: settings.modelTimeoutMs, maxRetry: 1 },
         sttConnOptions: { timeoutMs: settings.modelTimeoutMs, maxRetry: 1 },
