@@ -149,4 +149,20 @@ describe('ACTIVITY_LOG=redis:// with two service processes on one stream', () =>
     await post(url, 's-ok');
     expect((await activity(url)).length).toBe(2);
   });
+
+  it('with sessions kept in the process, calls and erasure answer 501 naming why, and change nothing', async () => {
+    const url = await node(5);
+    await post(url, 's-calls');
+    for (const [method, path] of [
+      ['GET', '/api/sessions/s-calls/calls'],
+      ['GET', '/api/calls/c1'],
+      ['GET', '/api/webhooks/deliveries'],
+      ['DELETE', '/api/users/u1'],
+    ] as const) {
+      const response = await fetch(url + path, { method });
+      expect(response.status, path).toBe(501);
+      expect(((await response.json()) as { detail: string }).detail).toMatch(/ACTIVITY_LOG/);
+    }
+    expect((await activity(url, '&session_id=s-calls')).length).toBe(1);
+  });
 });

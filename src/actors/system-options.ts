@@ -64,6 +64,8 @@ export function actorSystemOptions(config: AppConfig, parts: ActorSystemParts): 
       send: parts.sendWebhook ?? httpWebhookSender(config.calls.webhookSecrets),
       retentionDays: config.calls.transcriptRetentionDays,
       summarize: config.calls.summaryModel && openAiSummarizer(config.calls.summaryModel),
+      webhookUrls: config.calls.webhookUrls,
+      resolveWindowMs: config.calls.resolveWindowMinutes * 60_000,
     },
   };
 }

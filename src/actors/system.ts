@@ -8,6 +8,8 @@ import type { MediaProvider, TokenMinter } from '../integrations/media.js';
 import type { Summarizer } from '../integrations/summary-model.js';
 import type { WebhookSender } from '../integrations/webhook-sender.js';
 import { CallUpkeep } from './call-upkeep.js';
+import type { CallRecords } from './call-records.js';
+import { localCallRecords } from './call-records.js';
 import type { SessionSettings } from '../machines/session/context.js';
 import type { SessionMachine } from '../machines/session/machine.js';
 import { withDirectIngest } from '../machines/session/direct-ingest.js';
@@ -53,7 +55,18 @@ export interface ActorSystemOptions {
   /** Knowledge base and refresh policy for voice-agent context, loaded once at start-up. */
   agentContext: AgentContextSources;
   /** How the webhook outbox is sent and how long calls are kept (docs/webhooks.md, docs/calls.md); none, nothing is sent or removed. */
-  calls?: { send: WebhookSender; retentionDays: number; summarize?: Summarizer | undefined } | undefined;
+  calls?: CallsOptions | undefined;
+}
+
+/** How calls are kept and announced (docs/calls.md, docs/webhooks.md). */
+export interface CallsOptions {
+  send: WebhookSender;
+  retentionDays: number;
+  summarize?: Summarizer | undefined;
+  /** WEBHOOK_URL; the local store gets it when opened, cluster mode's objects from here. */
+  webhookUrls?: readonly string[] | undefined;
+  /** CALL_RESOLVE_WINDOW_MINUTES, in ms (as webhookUrls). */
+  resolveWindowMs?: number | undefined;
 }
 
 /** `supervisor` is where sessions run: this process's `SessionSupervisor` unless the system was built with another host. */
@@ -83,6 +96,8 @@ export interface ActorSystem<Host extends SessionHost = SessionSupervisor> {
   calls?: CallBook | undefined;
   /** Erases a user from the store; absent where the store cannot (cluster mode). */
   erasure?: UserErasure | undefined;
+  /** Calls, deliveries and erasure as the routes read and change them, here or in the cluster; absent where neither keeps them (ACTIVITY_LOG with local sessions). */
+  callRecords?: CallRecords | undefined;
   /** Delivers the webhook outbox and applies TRANSCRIPT_RETENTION_DAYS; present with `calls`. */
   callUpkeep?: CallUpkeep | undefined;
   /** SESSION_HOST=restate: whether Restate and Redis answer, for /health. */
@@ -202,6 +217,10 @@ export function createHostedSystem<Host extends SessionHost>(options: ActorSyste
     storeHealth: () => options.store.sessions.health(),
     calls: options.store.calls,
     erasure: options.store.erasure,
+    callRecords:
+      options.store.calls && options.store.erasure
+        ? localCallRecords({ calls: options.store.calls, erasure: options.store.erasure, host: supervisor, clock: options.clock, nudge: () => callUpkeep?.nudge() })
+        : undefined,
     callUpkeep,
     stop: () => {
       callUpkeep?.stop();

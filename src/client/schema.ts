@@ -1787,7 +1787,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) or sessions run in the cluster (docs/calls.md) */
+            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md) */
             501: {
                 headers: {
                     [name: string]: unknown;
@@ -1796,7 +1796,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the server is shutting down; retry on another instance */
+            /** @description cluster mode: Restate or Redis is unreachable; retry; or the server is shutting down; retry on another instance */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2601,7 +2601,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) or sessions run in the cluster (docs/calls.md) */
+            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md) */
             501: {
                 headers: {
                     [name: string]: unknown;
@@ -2610,7 +2610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the server is shutting down; retry on another instance */
+            /** @description cluster mode: Restate or Redis is unreachable; retry; or the server is shutting down; retry on another instance */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2759,7 +2759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description erasure is not available where sessions run in the cluster or the activity log is shared (docs/calls.md) */
+            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md) */
             501: {
                 headers: {
                     [name: string]: unknown;
@@ -2768,7 +2768,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the server is shutting down; retry on another instance */
+            /** @description cluster mode: Restate or Redis is unreachable; retry; or the server is shutting down; retry on another instance */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2847,7 +2847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) or sessions run in the cluster (docs/calls.md) */
+            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md) */
             501: {
                 headers: {
                     [name: string]: unknown;
@@ -2856,7 +2856,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the server is shutting down; retry on another instance */
+            /** @description cluster mode: Restate or Redis is unreachable; retry; or the server is shutting down; retry on another instance */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2974,7 +2974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) or sessions run in the cluster (docs/calls.md) */
+            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md) */
             501: {
                 headers: {
                     [name: string]: unknown;
@@ -2983,7 +2983,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the server is shutting down; retry on another instance */
+            /** @description cluster mode: Restate or Redis is unreachable; retry; or the server is shutting down; retry on another instance */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -22,6 +22,7 @@ import { currentIdempotencyKey } from './idempotency.js';
 import type { AskResponse, IngestRequest, KeptSummary } from './session-object.js';
 import { ACTIVITY_LOG_UNREACHABLE, SESSION_OBJECT, STATE, acceptedAnswer } from './session-object.js';
 import type { RestateHttp } from './restate-http.js';
+import { AdminQueryError, stateRows } from './state-query.js';
 import { RestateTimeoutError, RestateUnreachableError } from './restate-http.js';
 
 export interface RemoteHostOptions {
@@ -198,17 +199,12 @@ export class RemoteSessionHost implements SessionHost {
   }
 
   private async summaries(): Promise<KeptSummary[]> {
-    const response = await this.options.admin.request('query', {
-      method: 'POST',
-      headers: { accept: 'application/json' },
-      body: JSON.stringify({
-        query: `SELECT value_utf8 FROM state WHERE service_name = '${SESSION_OBJECT}' AND key = '${STATE.summary}'`,
-      }),
-      timeoutMs: this.options.askTimeoutMs,
-    });
-    if (!ok(response.status)) throw new IngressError(response.status, `admin query answered ${response.status}`, null);
-    const { rows } = JSON.parse(response.text) as { rows: { value_utf8: string }[] };
-    return rows.map((row) => JSON.parse(row.value_utf8) as KeptSummary);
+    try {
+      return (await stateRows<KeptSummary>(this.options.admin, SESSION_OBJECT, STATE.summary, this.options.askTimeoutMs)).map((row) => row.value);
+    } catch (error) {
+      if (error instanceof AdminQueryError) throw new IngressError(500, error.message, null);
+      throw error;
+    }
   }
 
   /** Whether this process's own connection to Redis takes writes (docs/cluster.md, Outages). */

@@ -2,7 +2,9 @@ import { createServer } from 'node:http2';
 import { createEndpointHandler } from '@restatedev/restate-sdk';
 import type { Logger } from 'pino';
 import type { SessionEndpointConfig } from '../config.js';
-import type { SessionObject } from './session-object.js';
+
+/** What the endpoint serves: the session objects and the objects beside them (cluster-system.ts). */
+export type EndpointServices = Parameters<typeof createEndpointHandler>[0]['services'];
 
 export interface SessionEndpoint {
   port: number;
@@ -13,10 +15,10 @@ export interface SessionEndpoint {
  * The session objects' endpoint, which the Restate server calls (HTTP/2). Never `restate.serve()`:
  * it listens on every interface, and this endpoint must be reachable by the Restate server only.
  */
-export async function serveSessionEndpoint(object: SessionObject, { host, port, identityKeys }: SessionEndpointConfig, logger: Logger): Promise<SessionEndpoint> {
+export async function serveSessionEndpoint(services: EndpointServices, { host, port, identityKeys }: SessionEndpointConfig, logger: Logger): Promise<SessionEndpoint> {
   const server = createServer(
     createEndpointHandler({
-      services: [object],
+      services,
       // Only calls signed by one of these Restate servers' keys are taken; anything else is answered 401.
       identityKeys,
       logger: (meta, message, ...rest) => {

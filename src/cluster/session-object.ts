@@ -29,6 +29,11 @@ import { withDirectIngest } from '../machines/session/direct-ingest.js';
 import type { KeptState, StateMigration } from './state-versions.js';
 import { keptVersion, migrateKept, STATE_MIGRATIONS, stateVersionOf } from './state-versions.js';
 import { keptSessionSerde, UnreadableKeptValue } from './kept-session-serde.js';
+import type { ActivityDraft } from '../domain/activity.js';
+import { activityItem } from '../domain/activity.js';
+import { concernsCalls, movesOn } from '../store/call-ledger.js';
+import type { RecordRequest } from './call-book-object.js';
+import { CALLS_OBJECT } from './call-book-object.js';
 
 /** The virtual object's name: also the first segment of its ingress path. */
 export const SESSION_OBJECT = 'KycSession';
@@ -83,8 +88,11 @@ export interface KeptSummary {
 /** The object's state keys. */
 export const STATE = { session: 'session', summary: 'summary', wakes: 'wakes' } as const;
 
+/** The session as the object keeps it: `calls_watch`, until when its SDK events may still resolve an ended call (forwardToCalls). */
+type KeptSession = StoredSession & { state_version?: number; calls_watch?: number };
+
 /** The `session` value is kept deflated (kept-session-serde.ts); the other keys as JSON, the summary so Restate's SQL can read it. */
-const SESSION_SERDE = keptSessionSerde<StoredSession & { state_version?: number }>();
+const SESSION_SERDE = keptSessionSerde<KeptSession>();
 const serdeOf = (key: string) => (key === STATE.session ? (SESSION_SERDE as restate.Serde<unknown>) : undefined);
 
 export interface SessionObjectDeps {
@@ -100,6 +108,8 @@ export interface SessionObjectDeps {
   commands: Pick<CommandFanout, 'publish'>;
   sources: AgentContextSources;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
+  /** CALL_RESOLVE_WINDOW_MINUTES, in ms: how long after a call the session's SDK events go to its call book too. */
+  callResolveWindowMs: number;
   /** The steps from each earlier shape of the kept state to this release's (state-versions.ts); STATE_MIGRATIONS unless a release brings more. */
   stateMigrations?: readonly StateMigration[] | undefined;
 }
@@ -167,6 +177,7 @@ export function sessionObject(deps: SessionObjectDeps) {
     // A timer's item is stamped at the invocation's time: a wake that ran late (Restate was down) emits its due time, kept as `due_at`.
     for (const draft of outcome.activity) if (draft.due_at !== undefined) draft.at = Math.max(draft.at, at);
     const seenThrough = await deps.activity.writeNow(outcome.activity.map((draft, index) => ({ draft, writeKey: `${invocationId}:${index}` })));
+    const callsWatch = forwardToCalls(ctx, outcome.activity, deps.callResolveWindowMs, (stored as KeptSession | undefined)?.calls_watch ?? 0);
     // Journaled, so an invocation replayed after a crash does not push the same command twice.
     if (outcome.commands.length > 0) await ctx.run('publish control commands', () => deps.commands.publish(ctx.key, outcome.commands));
     // Best effort, and journaled so a replay does not notify twice: a notice that fails is the
@@ -179,12 +190,14 @@ export function sessionObject(deps: SessionObjectDeps) {
     if (outcome.stored === null) {
       ctx.clearAll();
     } else {
-      ctx.set(STATE.session, { ...outcome.stored, state_version: stateVersion }, SESSION_SERDE);
-      const kept: KeptSummary = {
+      const kept: KeptSession = { ...outcome.stored, state_version: stateVersion };
+      if (callsWatch >= at) kept.calls_watch = callsWatch;
+      ctx.set(STATE.session, kept, SESSION_SERDE);
+      const summary: KeptSummary = {
         row: { session_id: ctx.key, ...outcome.stored.summary },
         flow: flowProgressOf(storedView(outcome.stored, deps.settings, at).context),
       };
-      ctx.set(STATE.summary, kept);
+      ctx.set(STATE.summary, summary);
       await scheduleWake(ctx, outcome.stored.wake_at, at);
     }
     return { outcome, seenThrough };
@@ -255,6 +268,12 @@ export function sessionObject(deps: SessionObjectDeps) {
         const at = Math.max(await ctx.date.now(), deadline);
         await invoke(ctx, stored, at);
       }),
+      // An erasure (erasure-object.ts): the session's state goes; a wake still scheduled finds nothing.
+      erase: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext): Promise<boolean> => {
+        const held = (await ctx.stateKeys()).includes(STATE.session);
+        ctx.clearAll();
+        return held;
+      }),
       // Exclusive, so it waits for the events sent before it: a read after an acknowledged event
       // sees it. A damaged state is shown as none and left for a command to clear.
       view: restate.handlers.object.exclusive(async (ctx: restate.ObjectContext): Promise<StoredSession | null> => {
@@ -305,6 +324,25 @@ function migrateInPlace(ctx: restate.ObjectContext, before: KeptState, migration
   for (const key of Object.keys(before)) if (!(key in after)) ctx.clear(key);
   for (const [key, value] of Object.entries(after)) ctx.set(key, value, serdeOf(key));
   return after.session as StoredSession | undefined;
+}
+
+/**
+ * The items a call needs go to the session's call book (call-book-object.ts) by a one-way call
+ * journaled here, so the book follows exactly the changes that were kept. An SDK event that says
+ * where the user is goes too while an ended call's outcome may still become resolved: until
+ * `watchUntil`, the window after the last call's end, kept with the session (no state read of its
+ * own). Answers the window as it stands after these items.
+ */
+function forwardToCalls(ctx: restate.ObjectContext, drafts: readonly ActivityDraft[], windowMs: number, watchUntil: number): number {
+  let until = watchUntil;
+  const items: RecordRequest['items'] = [];
+  for (const draft of drafts) {
+    if (!concernsCalls(draft) && !(movesOn(draft) && draft.at <= until)) continue;
+    items.push({ item: activityItem('', '', draft), at: draft.at });
+    if (draft.kind === 'session_stop' && draft.payload.was_active === true && windowMs > 0) until = draft.at + windowMs;
+  }
+  if (items.length > 0) ctx.genericSend({ service: CALLS_OBJECT, method: 'record', key: ctx.key, parameter: { items } satisfies RecordRequest, inputSerde: restate.serde.json });
+  return until;
 }
 
 /** A command's time as the session runs it: when the service took it, never before what the session already holds. */

@@ -1,27 +1,13 @@
 /**
- * Erasing a user (DELETE /api/users/{user_id}, docs/calls.md): the host lets go of the user's
- * sessions, then the store removes them with everything that hangs off them, and keeps the
- * erasure's own record (its id, time and counts, nothing of the user).
+ * Erasing a user (DELETE /api/users/{user_id}, docs/calls.md): wherever the calls are kept
+ * (src/actors/call-records.ts), every session of the user goes with everything that hangs off it,
+ * and the erasure keeps its own record (its id, time and counts, nothing of the user).
  */
-import { randomUUID } from 'node:crypto';
-import type { ActorSystem } from '../actors/system.js';
-import type { SessionHost } from '../actors/session-host.js';
-import type { ErasedCounts } from '../store/call-book.js';
+import type { CallRecords, Erasure } from '../actors/call-records.js';
 
-export interface Erasure {
-  erasure_id: string;
-  erased_at_ms: number;
-  removed: ErasedCounts;
-}
+export type { Erasure };
 
-/** undefined where the host or the store cannot erase (cluster mode, a shared activity log). */
-export function eraseUser(system: ActorSystem<SessionHost>, userId: string): Erasure | undefined {
-  const { erasure } = system;
-  const letGo = system.supervisor.eraseUser;
-  if (!erasure || !letGo) return undefined;
-  const sessionIds = letGo.call(system.supervisor, userId);
-  let named: { erasureId: string; at: number } | undefined;
-  const removed = erasure.eraseUser(userId, sessionIds, () => (named = { erasureId: `era_${randomUUID().replaceAll('-', '')}`, at: system.clock.now() }));
-  system.callUpkeep?.nudge();
-  return { erasure_id: named!.erasureId, erased_at_ms: named!.at, removed };
+/** `userId` as the service keeps it (masked where it reads as an identity value). */
+export function eraseUser(records: CallRecords, userId: string): Promise<Erasure> {
+  return records.eraseUser(userId);
 }

@@ -164,6 +164,8 @@ export interface ActivityLog extends Durable {
    * items of a change that was refused are never written later by another commit.
    */
   writeNow?(items: readonly KeyedDraft[]): Promise<number>;
+  /** A log every process shares (cluster mode): deletes the items of these sessions or naming this user, for every reader; answers how many. */
+  eraseShared?(sessionIds: ReadonlySet<string>, userId: string): Promise<number>;
   /**
    * Set by a log written by other processes too: whether its write connection is up now. A change
    * acknowledged before it is applied (an SDK event sent one-way) is refused while it is not.

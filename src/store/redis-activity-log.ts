@@ -43,6 +43,8 @@ const DEDUPE_TTL_SECONDS = 86_400;
 /** The tail's XREAD BLOCK timeout: only how often a closing log notices, not a latency. */
 const TAIL_BLOCK_MS = 1_000;
 const TAIL_BATCH = 1_000;
+/** Entries an erasure reads, or deletes, per round trip. */
+const ERASE_SCAN_BATCH = 1_000;
 /**
  * How long a `writeNow` may wait on a server that accepted the connection but does not answer.
  * Past it the write is refused although it may have landed: the one case where a refused change
@@ -217,6 +219,27 @@ export class RedisActivityLog implements ActivityLog {
     return Math.max(...ids.map(Number));
   }
 
+  /**
+   * Erasure (docs/calls.md): deletes every entry of the stream whose item is of one of these
+   * sessions or names this user, and appends a marker entry listing their ids (ids only, nothing
+   * of the user) that every process reads in stream order and drops from what it holds (`forget`), so no
+   * process's reads show them again, one that was disconnected included. Scans the whole stream:
+   * an erasure is rare, and the stream is at most ACTIVITY_RETENTION_ITEMS long.
+   */
+  async eraseShared(sessionIds: ReadonlySet<string>, userId: string): Promise<number> {
+    const erased: string[] = [];
+    for (let start = '-'; ; ) {
+      const reply = (await this.direct.call('XRANGE', this.key, start, '+', 'COUNT', String(ERASE_SCAN_BATCH))) as unknown[];
+      const { items } = this.parseEntries(reply);
+      for (const item of items) if ((item.session_id !== null && sessionIds.has(item.session_id)) || item.user_id === userId) erased.push(streamId(Number(item.id)));
+      if (reply.length < ERASE_SCAN_BATCH) break;
+      start = `(${(reply.at(-1) as [string])[0]}`;
+    }
+    for (let index = 0; index < erased.length; index += ERASE_SCAN_BATCH) await this.direct.call('XDEL', this.key, ...erased.slice(index, index + ERASE_SCAN_BATCH));
+    if (erased.length > 0) await this.direct.call('XADD', this.key, '*', 'erase', JSON.stringify(erased.map(numericId)));
+    return erased.length;
+  }
+
   private async inTransaction(appends: readonly AppendArgs[]): Promise<unknown[]> {
     const transaction = this.direct.multi();
     for (const args of appends) transaction.appendOnce(...args);
@@ -347,11 +370,28 @@ export class RedisActivityLog implements ActivityLog {
       through = Math.max(through, id);
       if (!Array.isArray(entry[1])) continue;
       const fields = entry[1] as unknown[];
+      if (fields[0] === 'erase') {
+        this.forget(fields[1]);
+        continue;
+      }
       const json = fields[fields.indexOf('item') + 1];
       const item = typeof json === 'string' ? this.itemReader.read(id, json) : undefined;
       if (item) items.push(item);
     }
     return { items, through };
+  }
+
+  /** An erasure's marker: the ids it deleted leave what this process holds (`erase`). */
+  private forget(ids: unknown): void {
+    let erased: unknown;
+    try {
+      erased = typeof ids === 'string' ? JSON.parse(ids) : undefined;
+    } catch {
+      erased = undefined;
+    }
+    if (!Array.isArray(erased) || erased.length === 0) return;
+    const gone = new Set(erased.map(String));
+    this.held = this.held.filter((item) => !gone.has(item.id));
   }
 
   private record(item: ActivityItem): void {

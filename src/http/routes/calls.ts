@@ -33,7 +33,8 @@ import { parseOr422 } from '../validate.js';
 
 const DEFAULT_CALLS = 20;
 const DEFAULT_DELIVERIES = 50;
-const NOT_KEPT = { description: 'calls are not kept here: the activity log is shared (ACTIVITY_LOG) or sessions run in the cluster (docs/calls.md)', schema: ErrorBody };
+const NOT_KEPT = { description: 'calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md)', schema: ErrorBody };
+const UNREACHABLE = { description: 'cluster mode: Restate or Redis is unreachable; retry', schema: ErrorBody };
 
 export const callRouteDocs: RouteDoc[] = [
   {
@@ -63,7 +64,7 @@ export const callRouteDocs: RouteDoc[] = [
     pathParams: { session_id: SESSION_ID_PARAM },
     query: CallListQueryIn,
     queryOverrides: { limit: pageLimitDoc(MAX_CALL_PAGE, DEFAULT_CALLS) },
-    responses: { 200: { description: 'the calls', schema: CallListOut }, 422: sessionPathErrors()[422], 501: NOT_KEPT },
+    responses: { 200: { description: 'the calls', schema: CallListOut }, 422: sessionPathErrors()[422], 501: NOT_KEPT, 503: UNREACHABLE },
   },
   {
     method: 'get',
@@ -78,6 +79,7 @@ export const callRouteDocs: RouteDoc[] = [
       404: { description: 'no such call (never made, erased, or past TRANSCRIPT_RETENTION_DAYS)', schema: ErrorBody },
       422: { description: 'call_id is not of its form', schema: ErrorBody },
       501: NOT_KEPT,
+      503: UNREACHABLE,
     },
   },
   {
@@ -92,7 +94,8 @@ export const callRouteDocs: RouteDoc[] = [
     responses: {
       200: { description: 'erased (the counts may all be 0: nothing was held)', schema: ErasureOut },
       422: { description: 'user_id is not of its form', schema: ErrorBody },
-      501: { description: 'erasure is not available where sessions run in the cluster or the activity log is shared (docs/calls.md)', schema: ErrorBody },
+      501: NOT_KEPT,
+      503: UNREACHABLE,
     },
   },
   {
@@ -104,7 +107,7 @@ export const callRouteDocs: RouteDoc[] = [
     description: 'One delivery per message and address, with its attempts, the last status and error.',
     query: DeliveryListQueryIn,
     queryOverrides: { limit: pageLimitDoc(MAX_DELIVERY_PAGE, DEFAULT_DELIVERIES) },
-    responses: { 200: { description: 'the deliveries', schema: DeliveryListOut }, 422: { description: 'a query parameter is out of range', schema: ErrorBody }, 501: NOT_KEPT },
+    responses: { 200: { description: 'the deliveries', schema: DeliveryListOut }, 422: { description: 'a query parameter is out of range', schema: ErrorBody }, 501: NOT_KEPT, 503: UNREACHABLE },
   },
   {
     method: 'post',
@@ -119,6 +122,7 @@ export const callRouteDocs: RouteDoc[] = [
       404: { description: 'no such delivery', schema: ErrorBody },
       422: { description: 'id is not a delivery id', schema: ErrorBody },
       501: NOT_KEPT,
+      503: UNREACHABLE,
     },
   },
 ];
@@ -142,9 +146,9 @@ function deliveryView(delivery: Delivery) {
 
 export function callRoutes({ system, config, sessionKeys }: AppDeps): Router {
   const router = Router();
-  const book = () => {
-    if (!system.calls) throw new HttpError(501, 'calls are not kept by this instance: the activity log is shared (ACTIVITY_LOG) or sessions run in the cluster (docs/calls.md)');
-    return system.calls;
+  const records = () => {
+    if (!system.callRecords) throw new HttpError(501, 'calls are not kept by this instance: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md)');
+    return system.callRecords;
   };
   router.post('/v1/assistant/consent', async (req, res) => {
     const { sent, body } = parseClientBody(ConsentIn, req.body, config.privacy.piiRules);
@@ -153,35 +157,34 @@ export function callRoutes({ system, config, sessionKeys }: AppDeps): Router {
     const recorded = replyOrThrow(result, key);
     res.json({ session_id: recorded.session_id, decision: recorded.decision, notice_version: recorded.notice_version, language: recorded.language, recorded_at: isoTime(recorded.recorded_at_ms) });
   });
-  router.get('/api/sessions/:session_id/calls', (req, res) => {
+  router.get('/api/sessions/:session_id/calls', async (req, res) => {
     const key = pathSessionKey(sessionKeys, req.params);
     const query = parseOr422(CallListQueryIn, req.query, 'query');
-    res.json({ session_id: key, calls: book().callsOfSession(key, query.limit ?? DEFAULT_CALLS).map(callView) });
+    const calls = await records().callsOfSession(key, query.limit ?? DEFAULT_CALLS);
+    res.json({ session_id: key, calls: calls.map(callView) });
   });
-  router.get('/api/calls/:call_id', (req, res) => {
+  router.get('/api/calls/:call_id', async (req, res) => {
     const { call_id } = parseOr422(CallParams, req.params, 'path');
-    const call = book().call(call_id);
+    const call = await records().call(call_id);
     if (!call) throw new HttpError(404, `no call ${call_id}`);
     res.json(callView(call));
   });
-  router.delete('/api/users/:user_id', (req, res) => {
+  router.delete('/api/users/:user_id', async (req, res) => {
     const { user_id } = parseOr422(UserParams, req.params, 'path');
     // Kept as the service keeps it: masked where it reads as an identity value.
     const kept = redactValue({ user_id }, config.privacy.piiRules).user_id;
-    const erased = eraseUser(system, kept);
-    if (!erased) throw new HttpError(501, 'erasure is not available here: sessions run in the cluster or the activity log is shared (docs/calls.md)');
+    const erased = await eraseUser(records(), kept);
     res.json({ erasure_id: erased.erasure_id, erased_at: isoTime(erased.erased_at_ms), removed: erased.removed });
   });
-  router.get('/api/webhooks/deliveries', (req, res) => {
+  router.get('/api/webhooks/deliveries', async (req, res) => {
     const query = parseOr422(DeliveryListQueryIn, req.query, 'query');
-    res.json({ deliveries: book().deliveries({ limit: query.limit ?? DEFAULT_DELIVERIES, status: query.status }).map(deliveryView) });
+    const deliveries = await records().deliveries({ limit: query.limit ?? DEFAULT_DELIVERIES, status: query.status });
+    res.json({ deliveries: deliveries.map(deliveryView) });
   });
-  router.post('/api/webhooks/deliveries/:id/retry', (req, res) => {
+  router.post('/api/webhooks/deliveries/:id/retry', async (req, res) => {
     const { id } = parseOr422(DeliveryParams, req.params, 'path');
-    const calls = book();
-    if (!calls.delivery(id)) throw new HttpError(404, `no delivery ${id}`);
-    const delivery = calls.retry(id, system.clock.now())!;
-    system.callUpkeep?.nudge();
+    const delivery = await records().retry(id);
+    if (!delivery) throw new HttpError(404, `no delivery ${id}`);
     res.json(deliveryView(delivery));
   });
   return router;
