@@ -1,3 +1,6 @@
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { connect } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { clusterCalls, eventually } from './cluster-calls.js';
 import { suiteCluster } from './fixtures/suite-cluster.js';
@@ -7,7 +10,47 @@ import { suiteCluster } from './fixtures/suite-cluster.js';
  * fronts: the session object masks again whatever event it is sent (docs/privacy.md, "Cluster
  * mode"), so a raw event sent straight to `KycSession/{id}/ingest/send` shows nothing raw on any read.
  */
-const { cluster } = suiteCluster({ name: 'cluster-ingress-privacy', processes: 1, startTimeoutMs: 180_000 });
+const { cluster, redis } = suiteCluster({ name: 'cluster-ingress-privacy', processes: 1, startTimeoutMs: 180_000 });
+
+/** Every TCP socket a process listens on, as `address:port` (from /proc: the kernel's own table, whatever the process was told). */
+function listening(pid: number): string[] {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+      if (inode) inodes.add(inode);
+    } catch {
+      // closed while read
+    }
+  }
+  const found: string[] = [];
+  for (const table of ['tcp', 'tcp6']) {
+    for (const line of readFileSync(`/proc/${pid}/net/${table}`, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields[3] !== '0A' || !inodes.has(fields[9] ?? '')) continue;
+      const [hexAddress, hexPort] = fields[1]!.split(':');
+      found.push(`${addressOf(hexAddress!)}:${Number.parseInt(hexPort!, 16)}`);
+    }
+  }
+  return found;
+}
+
+/** /proc/net/tcp's address: IPv4 as four little-endian bytes; IPv6 as four little-endian words. */
+function addressOf(hex: string): string {
+  const bytes = Buffer.from(hex, 'hex');
+  if (bytes.length === 4) return [...bytes].reverse().join('.');
+  const words = [0, 4, 8, 12].map((at) => bytes.subarray(at, at + 4).reverse().toString('hex'));
+  return words.join('').replace(/(.{4})/g, '$1:').slice(0, -1);
+}
+
+const refused = (host: string, port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host, port, timeout: 2000 });
+    socket.once('connect', () => (socket.destroy(), resolve(false)));
+    socket.once('timeout', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(true));
+  });
 const { get, activityOf } = clusterCalls(cluster);
 
 const RAW = ['ABCDE1234F', '2345 6789 0124', '9876543210', 'priya.sharma@gmail.com', 'Kavita Deshpande', '482913'];
@@ -48,5 +91,20 @@ describe('an event sent straight to the Restate ingress (SESSION_HOST=restate: r
     expect((session.body.latest_event as { hint: string }).hint).toBe('**********');
     // The masked event is still the event: the session holds its screen and component.
     expect(context.body.current_screen).toBe('pan_details');
+  });
+
+  it("is reachable from this machine only: Restate's ingress, admin and node ports, Redis and the service's ports listen on 127.0.0.1 alone", async () => {
+    const pids = [...cluster().restate.nodes.map((node) => node.pid), ...cluster().processes.map((process) => process.pid), redis().pid];
+    const sockets = pids.flatMap((pid) => listening(pid));
+    const ingressPort = Number(new URL(cluster().restate.ingressUrl).port);
+    expect(sockets).toContain(`127.0.0.1:${ingressPort}`);
+    expect(sockets).toContain(`127.0.0.1:${new URL(cluster().restate.adminUrl).port}`);
+    expect(sockets.filter((socket) => !socket.startsWith('127.0.0.1:'))).toEqual([]);
+    // From another address of this machine, as from outside: a raw write to the ingress finds no one.
+    const outside = Object.values(networkInterfaces())
+      .flat()
+      .find((address) => address?.family === 'IPv4' && !address.internal)?.address;
+    if (outside) expect(await refused(outside, ingressPort)).toBe(true);
+    expect(await refused('127.0.0.1', ingressPort)).toBe(false);
   });
 });
