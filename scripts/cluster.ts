@@ -38,7 +38,9 @@ async function main(): Promise<void> {
     return;
   }
   const processes = Number(values.processes ?? process.env.CLUSTER_PROCESSES ?? '2');
-  const frontPort = Number(values.port ?? process.env.CLUSTER_PORT ?? '8090');
+  // With CLUSTER_PORT_RANGE and no port named, the front takes one from the range, as every other port does.
+  const namedPort = values.port ?? process.env.CLUSTER_PORT ?? (process.env.CLUSTER_PORT_RANGE ? undefined : '8090');
+  const frontPort = namedPort === undefined ? undefined : Number(namedPort);
   if (!Number.isInteger(processes) || processes < 1 || processes > 8) throw new Error('--processes (CLUSTER_PROCESSES): must be 1-8');
   const fronts = Number(values.fronts ?? '0');
   if (!Number.isInteger(fronts) || fronts < 0 || fronts > 8) throw new Error('--fronts: must be 0-8');
@@ -47,7 +49,7 @@ async function main(): Promise<void> {
   const partitions = Number(values.partitions ?? localPartitions());
   if (!Number.isInteger(partitions) || partitions < 1 || partitions > 128) throw new Error('--partitions: must be 1-128');
   if (values.partitions !== undefined && restateNodes > 1) throw new Error(`--partitions: for a single Restate node; a replicated cluster has ${CLUSTER_PARTITIONS} (docs/cluster.md, "Partitions")`);
-  if (!Number.isInteger(frontPort) || frontPort < 1 || frontPort > 65_535) throw new Error('--port (CLUSTER_PORT): must be a port number');
+  if (frontPort !== undefined && (!Number.isInteger(frontPort) || frontPort < 1 || frontPort > 65_535)) throw new Error('--port (CLUSTER_PORT): must be a port number');
   const dataDir = resolve(values['data-dir'] ?? process.env.CLUSTER_DATA_DIR ?? join('data', 'cluster'));
   if (values.fresh) rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
@@ -23,9 +24,11 @@ const alive = (pid: number): boolean => {
 };
 
 describe('npm run cluster, as an operator runs it', () => {
-  it('prints a PID for every process it started, and a SIGTERM to npm itself stops every one of them', async () => {
-    const port = await freePort();
-    const npm = spawn('npm', ['run', 'cluster', '--', '--fresh', '--processes', '1', '--data-dir', tempDataDir(), '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  it('prints a PID for every process it started, takes every port from CLUSTER_PORT_RANGE, and a SIGTERM to npm itself stops every one of them', async () => {
+    // A range of 300 ports above a free one: the front's port, named by no flag, comes from it too.
+    const low = Math.min(await freePort(), 65_000);
+    const range = { CLUSTER_PORT_RANGE: `${low}-${low + 300}` };
+    const npm = spawn('npm', ['run', 'cluster', '--', '--fresh', '--processes', '1', '--data-dir', tempDataDir()], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...range } });
     let out = '';
     let pids: number[] = [];
     npm.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -33,6 +36,12 @@ describe('npm run cluster, as an operator runs it', () => {
     try {
       await vi.waitFor(() => expect(out).toMatch(/Ctrl-C .* stops everything/), { timeout: 150_000, interval: 250 });
       pids = [...out.matchAll(/\bpid (\d+)/g)].map((match) => Number(match[1]));
+      const port = Number(/point clients at http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
+      expect(port).toBeGreaterThanOrEqual(low);
+      expect(port).toBeLessThanOrEqual(low + 300);
+      // Started as `npm start` starts the service: its heap held to the budget's share (docs/limits.md).
+      const servicePid = Number(/service process pid (\d+)/.exec(out)?.[1]);
+      expect(readFileSync(`/proc/${servicePid}/cmdline`, 'utf8').split('\0')).toContain('--max-old-space-size=768');
       // The service process, the Restate node, redis-server and the script hosting the proxies.
       expect(out).toMatch(/service process pid \d+/);
       expect(out).toMatch(/Restate node \S+ pid \d+/);

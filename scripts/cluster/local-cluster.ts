@@ -14,8 +14,16 @@ import type { SigningKey } from './request-signing.js';
 import { ensureSigningKey } from './request-signing.js';
 import type { Proxy } from './round-robin.js';
 import { httpRoundRobin, tcpRoundRobin } from './round-robin.js';
+import { heapLimitMbFor } from '../../src/actors/memory-budget.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The flags `npm start` gives node: the old space held to the budget's heap share (docs/limits.md). */
+const heapFlags = (memoryBudgetMb: string | undefined): string[] => [
+  `--max-old-space-size=${heapLimitMbFor(Number(memoryBudgetMb) || DEFAULT_MEMORY_BUDGET_MB)}`,
+  '--no-allocation-site-pretenuring',
+];
+const DEFAULT_MEMORY_BUDGET_MB = 1024;
 
 /** A front (CLUSTER_ROLE=front): the HTTP API only. */
 export interface FrontProcess {
@@ -242,7 +250,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
       : options.built
         ? [join(ROOT, 'dist', 'src', 'main.js')]
         : ['--import', 'tsx', join(ROOT, 'src', 'main.ts')];
-    const child = spawn(...launched(launch, [process.execPath, ...entry]), {
+    const child = spawn(...launched(launch, [process.execPath, ...heapFlags(release.env?.MEMORY_BUDGET_MB ?? options.env?.MEMORY_BUDGET_MB ?? process.env.MEMORY_BUDGET_MB), ...entry]), {
       cwd: ROOT,
       env: {
         ...process.env,
