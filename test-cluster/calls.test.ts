@@ -3,6 +3,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LiveKitStandIn } from '../test/support/livekit-stand-in.js';
 import { startLiveKitStandIn } from '../test/support/livekit-stand-in.js';
+import type { ModelStandIn } from '../test/support/model-stand-in.js';
+import { startModelStandIn } from '../test/support/model-stand-in.js';
 import { WebhookReceiver } from '../test/support/webhook-receiver.js';
 import { clusterCalls, eventually } from './cluster-calls.js';
 import { suiteCluster } from './fixtures/suite-cluster.js';
@@ -10,22 +12,27 @@ import { suiteCluster } from './fixtures/suite-cluster.js';
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 const PAN = 'ABCPE1234F';
 
+const SUMMARY = 'The user asked why the PAN was refused.';
+
 let liveKit: LiveKitStandIn;
+let model: ModelStandIn;
 const hooks = new WebhookReceiver(SECRET);
 let hooksUrl: string;
 beforeAll(async () => {
   liveKit = await startLiveKitStandIn();
+  model = await startModelStandIn({ status: 200, text: SUMMARY });
   hooksUrl = await hooks.start();
 });
 afterAll(async () => {
   await hooks.stop();
+  await model?.close();
   await liveKit?.close();
 });
 
 const { cluster, redis } = suiteCluster({
   name: 'cluster-calls',
   processes: 2,
-  env: () => ({ ...liveKit.env(), WEBHOOK_URL: hooksUrl, WEBHOOK_SECRET: SECRET }),
+  env: () => ({ ...liveKit.env(), WEBHOOK_URL: hooksUrl, WEBHOOK_SECRET: SECRET, CALL_SUMMARY_MODEL_BASE_URL: model.url, CALL_SUMMARY_MODEL: 'summary-model' }),
   startTimeoutMs: 180_000,
 });
 const { post, get, activityOf } = clusterCalls(cluster);
@@ -61,7 +68,11 @@ describe('calls, consent and webhooks with SESSION_HOST=restate (real Restate se
       (found) => found[0]?.ended_by === 'client',
     );
     expect(calls).toHaveLength(1);
-    expect(calls[0]).toMatchObject({ call_id: callId, ended_by: 'client', transcript_kept: true, report: { outcome: 'unresolved', turns: { user: 1, agent: 1 } } });
+    // The summary the model wrote, in the same invocation that ended the call, from the masked transcript.
+    expect(calls[0]).toMatchObject({ call_id: callId, ended_by: 'client', transcript_kept: true, report: { outcome: 'unresolved', turns: { user: 1, agent: 1 }, summary: SUMMARY, summary_source: 'model' } });
+    const asked = model.requests.map((request) => JSON.stringify(request.body)).filter((body) => body.includes('please help'));
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).not.toContain(PAN);
     expect(calls[0]!.transcript.map((said) => said.role)).toEqual(['agent', 'user']);
     expect(calls[0]!.transcript[1]!.text).toContain('please help');
     expect(JSON.stringify(calls)).not.toContain(PAN);
@@ -75,7 +86,7 @@ describe('calls, consent and webhooks with SESSION_HOST=restate (real Restate se
       20_000,
     );
     const ended = hooks.messages('call.ended').find((message) => message.data.call_id === callId)!;
-    expect(ended.data).toMatchObject({ session_id: 'rec-1', ended_by: 'client', transcript_kept: true, report: { outcome: 'unresolved' } });
+    expect(ended.data).toMatchObject({ session_id: 'rec-1', ended_by: 'client', transcript_kept: true, report: { outcome: 'unresolved', summary: SUMMARY, summary_source: 'model' } });
     expect(hooks.messages('consent.recorded').find((message) => message.data.session_id === 'rec-1')?.data).toMatchObject({ call_id: callId, decision: 'given' });
     expect(hooks.received.every((message) => !(message.verified instanceof Error))).toBe(true);
     expect(hooks.received.map((message) => message.body).join('')).not.toContain('please help');

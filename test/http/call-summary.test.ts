@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, tempDataDir } from '../support/harness.js';
+import type { ModelAnswer } from '../support/model-stand-in.js';
+import { startModelStandIn } from '../support/model-stand-in.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
@@ -14,23 +14,10 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-/** A stand-in of an OpenAI-compatible chat completions endpoint, speaking its wire format (not streamed). */
-async function modelStandIn(answer: { status: number; text?: string }) {
-  const requests: { path: string; body: { model: string; messages: { role: string; content: string }[] } }[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      requests.push({ path: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      if (answer.status !== 200) return void res.writeHead(answer.status, { 'content-type': 'application/json' }).end('{"error":{"message":"down"}}');
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', model: 'stand-in', choices: [{ index: 0, message: { role: 'assistant', content: answer.text }, finish_reason: 'stop' }] }),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests };
+async function modelStandIn(answer: ModelAnswer) {
+  const model = await startModelStandIn(answer);
+  closers.push(() => model.close());
+  return model;
 }
 
 async function harnessWith(modelUrl: string) {
