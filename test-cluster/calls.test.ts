@@ -76,6 +76,11 @@ describe('calls, consent and webhooks with SESSION_HOST=restate (real Restate se
     expect(calls[0]!.transcript.map((said) => said.role)).toEqual(['agent', 'user']);
     expect(calls[0]!.transcript[1]!.text).toContain('please help');
     expect(JSON.stringify(calls)).not.toContain(PAN);
+    // It leaves after TRANSCRIPT_RETENTION_DAYS (30): a delayed call Restate holds until then.
+    const expiring = await cluster().restate.query<{ status: string }>(
+      "SELECT status FROM sys_invocation WHERE target_service_name = 'KycCalls' AND target_service_key = 'rec-1' AND target_handler_name = 'expire'",
+    );
+    expect(expiring.map((invocation) => invocation.status)).toEqual(['scheduled']);
     // Found by its id alone, from either process.
     expect((await atProcess(1).get(`/api/calls/${callId}`)).body).toMatchObject({ call_id: callId, session_id: 'rec-1' });
     expect((await get('/api/calls/no-such-call')).status).toBe(404);
