@@ -3,8 +3,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LiveKitStandIn } from '../test/support/livekit-stand-in.js';
 import { startLiveKitStandIn } from '../test/support/livekit-stand-in.js';
-import type { ModelStandIn } from '../test/support/model-stand-in.js';
-import { startModelStandIn } from '../test/support/model-stand-in.js';
+import type { SummaryModelStandIn } from '../test/support/summary-model-stand-in.js';
+import { startSummaryModelStandIn } from '../test/support/summary-model-stand-in.js';
 import { WebhookReceiver } from '../test/support/webhook-receiver.js';
 import { clusterCalls, eventually } from './cluster-calls.js';
 import { suiteCluster } from './fixtures/suite-cluster.js';
@@ -15,12 +15,12 @@ const PAN = 'ABCPE1234F';
 const SUMMARY = 'The user asked why the PAN was refused.';
 
 let liveKit: LiveKitStandIn;
-let model: ModelStandIn;
+let model: SummaryModelStandIn;
 const hooks = new WebhookReceiver(SECRET);
 let hooksUrl: string;
 beforeAll(async () => {
   liveKit = await startLiveKitStandIn();
-  model = await startModelStandIn({ status: 200, text: SUMMARY });
+  model = await startSummaryModelStandIn({ status: 200, text: SUMMARY });
   hooksUrl = await hooks.start();
 });
 afterAll(async () => {
@@ -131,6 +131,29 @@ describe('calls, consent and webhooks with SESSION_HOST=restate (real Restate se
       (found) => found.length === 1,
       20_000,
     );
+  });
+
+  it('queues a call whose user asked for a person until an operator joins it from either process', async () => {
+    await post('/v1/events', { session_id: 'hand-c', user_id: 'hand-user', event: 'screen_view', screen: 'selfie' });
+    const started = await post('/v1/assistant/session/start', { session_id: 'hand-c', user_id: 'hand-user', screen: 'selfie' });
+    const callId = started.body.assistant_invocation_id as string;
+    await post('/v1/events', { session_id: 'hand-c', event: 'handoff_requested', screen: 'selfie', properties: { reason: 'asked for a person' } });
+    const waiting = await eventually(
+      async () => (await atProcess(1).get('/api/handoffs')).body.handoffs as Call[],
+      (found) => found.some((call) => call.call_id === callId),
+    );
+    expect(waiting.find((call) => call.call_id === callId)).toMatchObject({ session_id: 'hand-c', handoff: { reason: 'asked for a person', screen: 'selfie', joined: null } });
+    const joined = await atProcess(0).post(`/api/calls/${callId}/join`, { operator: 'desk 3' });
+    expect(joined.status).toBe(200);
+    expect(joined.body).toMatchObject({ call_id: callId, room: 'kyc-room-hand-c', identity: expect.stringMatching(/^operator-desk-3-/) });
+    await eventually(
+      async () => (await atProcess(1).get('/api/handoffs')).body.handoffs as Call[],
+      (found) => !found.some((call) => call.call_id === callId),
+    );
+    const [call] = await callsOf('hand-c');
+    expect((call as unknown as { handoff: { joined: { operator: string } } }).handoff.joined.operator).toBe('desk 3');
+    await post('/v1/assistant/session/stop', { session_id: 'hand-c' });
+    expect((await atProcess(1).post(`/api/calls/${callId}/join`, { operator: 'desk 3' })).status).toBe(409);
   });
 
   it("erases a user from Restate's objects and the shared stream, on every process, and records only the counts", async () => {

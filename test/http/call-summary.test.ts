@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, tempDataDir } from '../support/harness.js';
-import type { ModelAnswer } from '../support/model-stand-in.js';
-import { startModelStandIn } from '../support/model-stand-in.js';
+import type { SummaryModelAnswer } from '../support/summary-model-stand-in.js';
+import { startSummaryModelStandIn } from '../support/summary-model-stand-in.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
@@ -14,8 +14,8 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function modelStandIn(answer: ModelAnswer) {
-  const model = await startModelStandIn(answer);
+async function modelStandIn(answer: SummaryModelAnswer) {
+  const model = await startSummaryModelStandIn(answer);
   closers.push(() => model.close());
   return model;
 }

@@ -2,21 +2,21 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** What the stand-in answers: a status, and the summary's text when it is 200. */
-export interface ModelAnswer {
+export interface SummaryModelAnswer {
   status: number;
   text?: string;
 }
 
-export interface ModelStandIn {
+export interface SummaryModelStandIn {
   /** The base URL (`CALL_SUMMARY_MODEL_BASE_URL`). */
   url: string;
   requests: { path: string; body: { model: string; messages: { role: string; content: string }[] } }[];
   close(): Promise<void>;
 }
 
-/** A stand-in of an OpenAI-compatible chat completions endpoint, speaking its wire format (not streamed), on 127.0.0.1. */
-export async function startModelStandIn(answer: ModelAnswer): Promise<ModelStandIn> {
-  const requests: ModelStandIn['requests'] = [];
+/** A stand-in of an OpenAI-compatible chat completions endpoint as the call summary uses it (CALL_SUMMARY_MODEL_*): not streamed, on 127.0.0.1. */
+export async function startSummaryModelStandIn(answer: SummaryModelAnswer): Promise<SummaryModelStandIn> {
+  const requests: SummaryModelStandIn['requests'] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
