@@ -19,6 +19,8 @@ export interface CallRecords {
   /** A session's calls, newest first. */
   callsOfSession(sessionId: string, limit: number): Promise<CallView[]>;
   call(callId: string): Promise<CallView | undefined>;
+  /** The running calls whose user waits for a person, longest waiting first (docs/handoff.md). */
+  waitingHandoffs(): Promise<CallView[]>;
   /** Deliveries, newest first. */
   deliveries(query: DeliveryQuery): Promise<Delivery[]>;
   /** Sends a delivery again now, its attempts kept; undefined when there is none. */
@@ -45,6 +47,7 @@ export function localCallRecords(parts: LocalCallParts): CallRecords | undefined
   return {
     callsOfSession: (sessionId, limit) => Promise.resolve(calls.callsOfSession(sessionId, limit)),
     call: (callId) => Promise.resolve(calls.call(callId)),
+    waitingHandoffs: () => Promise.resolve(calls.waitingHandoffs()),
     deliveries: (query) => Promise.resolve(calls.deliveries(query)),
     retry: (id) => {
       if (!calls.delivery(id)) return Promise.resolve(undefined);

@@ -63,6 +63,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/calls/{call_id}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An operator joins a running call
+         * @description Records the operator's join (`operator_joined` in the session's activity and the call's record, which takes the call out of the queue) and answers a LiveKit token for the call's room. The agent in the room says a colleague is joining and steps back (docs/handoff.md).
+         */
+        post: operations["joinCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/dropoff/cancel": {
         parameters: {
             query?: never;
@@ -115,6 +135,26 @@ export interface paths {
          * @description Feature flags: defaults overridden by FEATURE_FLAGS.
          */
         get: operations["getFeatureFlags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/handoffs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Calls waiting for a person
+         * @description The running calls in which a person was asked for (`handoff_requested`) and no operator has joined yet, longest waiting first, each with its masked transcript (docs/handoff.md).
+         */
+        get: operations["listHandoffs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -856,10 +896,8 @@ export interface components {
             /** @description null while the call runs */
             ended_at: string | null;
             ended_by: ("client" | "silence" | "no_agent" | "media_lost") | null;
-            handoff: {
-                at: string;
-                reason: string | null;
-            } | null;
+            /** @description a person was asked for during the call (docs/handoff.md) */
+            handoff: components["schemas"]["CallHandoff"] | null;
             /** @description written when the call ends */
             report: components["schemas"]["CallReport"] | null;
             session_id: string;
@@ -874,6 +912,18 @@ export interface components {
                 user: number;
             };
             user_id: string | null;
+        };
+        CallHandoff: {
+            /** @description when a person was asked for */
+            at: string;
+            /** @description the operator who joined, and when; null while the user waits */
+            joined: {
+                at: string;
+                operator: string;
+            } | null;
+            reason: string | null;
+            /** @description the screen the request was made on */
+            screen: string | null;
         };
         CallList: {
             calls: components["schemas"]["Call"][];
@@ -1099,6 +1149,10 @@ export interface components {
             /** @description from the knowledge base for the current step */
             validation_intent: string | null;
         };
+        HandoffList: {
+            /** @description running calls whose user waits for a person, longest waiting first */
+            handoffs: components["schemas"]["Call"][];
+        };
         Health: {
             /** @description SESSION_HOST=restate only: whether the Restate ingress and admin API answer and the Redis activity log takes writes */
             cluster?: {
@@ -1186,6 +1240,25 @@ export interface components {
             /** @description the workflow step the current screen maps to; null when unknown */
             step_id: string | null;
             version: string;
+        };
+        OperatorJoin: {
+            call_id: string;
+            expires_in_sec: number;
+            /** @description the participant identity the token is for (operator-…): the agent knows an operator by it */
+            identity: string;
+            media_url: string;
+            /** @description the call's LiveKit room */
+            room: string;
+            session_id: string;
+            /** @description a LiveKit participant token for the room: publish and subscribe, no agent dispatch */
+            token: string;
+        };
+        OperatorJoinIn: {
+            /**
+             * @description the operator's name or handle, kept in the call's record
+             * @example Meera (support)
+             */
+            operator: string;
         };
         PopupEvaluateIn: {
             client_id?: string | null;
@@ -1807,6 +1880,143 @@ export interface operations {
             };
         };
     };
+    joinCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the call id */
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorJoinIn"];
+            };
+        };
+        responses: {
+            /** @description joined: the token for the room */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorJoin"];
+                };
+            };
+            /** @description the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such call */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the call has ended */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the body is over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description call_id or operator is not of its form */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the join could not be recorded, or cluster mode cannot reach Restate or Redis; retry; or the server is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     cancelDropoff: {
         parameters: {
             query?: never;
@@ -2087,6 +2297,82 @@ export interface operations {
                 };
             };
             /** @description the server is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listHandoffs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the waiting calls */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HandoffList"];
+                };
+            };
+            /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description cluster mode: Restate or Redis is unreachable; retry; or the server is shutting down; retry on another instance */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -9,6 +9,7 @@
 import * as restate from '@restatedev/restate-sdk';
 import type { ActivityItem } from '../domain/activity.js';
 import type { CallRecord, CallTurn, ConsentEntry } from '../domain/call-record.js';
+import { waitsForPerson } from '../domain/call-record.js';
 import type { Summarizer } from '../integrations/summary-model.js';
 import type { CallView } from '../store/call-book.js';
 import type { CallRows, ResolveWatch } from '../store/call-ledger.js';
@@ -19,7 +20,7 @@ import { sendMessage } from './webhook-object.js';
 export const CALLS_OBJECT = 'KycCalls';
 
 /** The object's state keys; each call is a key of its own (`call:` and its id), so a call is found by id with one query. */
-export const CALLS_STATE = { ids: 'ids', consents: 'consents', users: 'users' } as const;
+export const CALLS_STATE = { ids: 'ids', consents: 'consents', users: 'users', handoffWaiting: 'handoff_waiting' } as const;
 export const callKey = (callId: string): string => `call:${callId}`;
 
 /** A call as the object keeps it. */
@@ -80,6 +81,10 @@ function writeBook(ctx: restate.ObjectContext, book: Book): void {
   if (book.dirtyCalls.size > 0) ctx.set(CALLS_STATE.ids, book.ids);
   if (book.dirtyConsents) ctx.set(CALLS_STATE.consents, book.consents);
   ctx.set(CALLS_STATE.users, book.users);
+  // The call whose user waits for a person, under a key of its own: the queue is one admin query (remote-call-records.ts).
+  const waiting = [...book.calls.values()].find((call) => waitsForPerson(call.record));
+  if (waiting) ctx.set(CALLS_STATE.handoffWaiting, waiting.record.call_id);
+  else ctx.clear(CALLS_STATE.handoffWaiting);
 }
 
 const noteUser = (book: Book, userId: string | null): void => {

@@ -8,7 +8,8 @@ import type { CallRecords, Erasure } from '../actors/call-records.js';
 import { DependencyUnavailableError } from '../actors/session-host.js';
 import type { CallView, Delivery, DeliveryQuery } from '../store/call-book.js';
 import type { KeptCall } from './call-book-object.js';
-import { CALLS_OBJECT, callKey, callView } from './call-book-object.js';
+import { CALLS_OBJECT, CALLS_STATE, callKey, callView } from './call-book-object.js';
+import { waitsForPerson } from '../domain/call-record.js';
 import type { ErasureRequest } from './erasure-object.js';
 import { ERASURE_OBJECT } from './erasure-object.js';
 import type { RestateHttp } from './restate-http.js';
@@ -42,6 +43,14 @@ export function remoteCallRecords({ ingress, admin, timeoutMs }: RemoteCallRecor
     async call(callId) {
       const rows = await reaching(() => stateRows<KeptCall>(admin, CALLS_OBJECT, callKey(callId), timeoutMs));
       return rows[0] && callView(rows[0].value);
+    },
+    async waitingHandoffs() {
+      const waiting = await reaching(() => stateRows<string>(admin, CALLS_OBJECT, CALLS_STATE.handoffWaiting, timeoutMs));
+      const calls = await Promise.all(waiting.map(({ value }) => reaching(() => stateRows<KeptCall>(admin, CALLS_OBJECT, callKey(value), timeoutMs))));
+      return calls
+        .flatMap((rows) => rows.map((row) => callView(row.value)))
+        .filter(waitsForPerson)
+        .sort((a, b) => a.handoff!.at - b.handoff!.at);
     },
     async deliveries(query: DeliveryQuery) {
       const rows = await reaching(() => stateRows<KeptDelivery>(admin, WEBHOOK_OBJECT, DELIVERY_STATE, timeoutMs));

@@ -1,6 +1,7 @@
 import { Unauthorized, storeKey, storedKey } from './api.js';
 import { h, notFound } from './dom.js';
 import { activityView } from './views/activity.js';
+import { handoffsView } from './views/handoffs.js';
 import { healthView } from './views/health.js';
 import { sessionView } from './views/session.js';
 import { sessionsView } from './views/sessions.js';
@@ -32,6 +33,7 @@ function showUnauthorized(error) {
 const VIEWS = new Map([
   ['activity', activityView],
   ['sessions', sessionsView],
+  ['handoffs', handoffsView],
   ['health', healthView],
   ['voice', voiceView],
 ]);

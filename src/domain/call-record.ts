@@ -72,9 +72,22 @@ export interface CallRecord {
   turns: { user: number; agent: number };
   /** Whether the transcript is kept: consent given, not withdrawn since. */
   transcript_kept: boolean;
-  handoff: { at: number; reason: string | null } | null;
+  /** A person was asked for (`handoff_requested`), and whether one joined (docs/handoff.md). */
+  handoff: CallHandoff | null;
   report: CallReport | null;
 }
+
+export interface CallHandoff {
+  at: number;
+  reason: string | null;
+  /** The screen the request was made on; absent in records kept before it was. */
+  screen?: string | null;
+  /** The operator who joined the call, and when; null while the user waits (absent in older records). */
+  joined?: { at: number; operator: string } | null;
+}
+
+/** Whether a call waits for a person: one was asked for, none has joined, and it runs. */
+export const waitsForPerson = (record: Pick<CallRecord, 'handoff' | 'ended_at'>): boolean => record.ended_at === null && record.handoff !== null && !record.handoff.joined;
 
 export type ConsentDecision = 'given' | 'refused' | 'withdrawn';
 

@@ -30,10 +30,18 @@ export const traceFields = {
  * required; unknown fields are kept (a newer SDK must never lose data against this backend).
  * Deployed SDKs sometimes send null for an absent optional field, so null is accepted too.
  */
+/**
+ * The event the service records when an operator joins a call (docs/handoff.md): it takes the call
+ * out of the queue of those waiting for a person, so no client may send it (EventInSchema refuses it).
+ */
+export const OPERATOR_JOINED = 'operator_joined';
+
 export const EventInSchema = z
   .looseObject({
     session_id: SessionId,
-    event: text(64).min(1, { error: 'must not be empty' }),
+    event: text(64)
+      .min(1, { error: 'must not be empty' })
+      .refine((event) => event !== OPERATOR_JOINED, { error: `${OPERATOR_JOINED} is recorded by the service when an operator joins a call; a client cannot send it` }),
     user_id: optionalText(256),
     timestamp: z
       .int({ error: 'must be an integer (Unix seconds)' })
@@ -68,7 +76,9 @@ export const KNOWN_EVENT_TYPES = new Set([
   'error_reported',
   'voice_conversation_turn',
   'handoff_requested',
+  OPERATOR_JOINED,
 ]);
 
-/** Telemetry the voice agent posts; it must not count as the user being active. */
-export const AGENT_EVENT_TYPES = new Set(['voice_conversation_turn']);
+/** Events the user did not make (the voice agent's telemetry, an operator joining); they must not count as the user being active. */
+export const AGENT_EVENT_TYPES = new Set(['voice_conversation_turn', OPERATOR_JOINED]);
+

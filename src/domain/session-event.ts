@@ -11,7 +11,7 @@ import type { HintShape } from '../privacy/hints.js';
 import { internSchema } from './schema-interning.js';
 import { schemaFromEvent, screenKey } from './screen-schema.js';
 import type { SdkEvent } from './sdk-event.js';
-import { AGENT_EVENT_TYPES, KNOWN_EVENT_TYPES } from './sdk-event.js';
+import { AGENT_EVENT_TYPES, KNOWN_EVENT_TYPES, OPERATOR_JOINED } from './sdk-event.js';
 import { hintBytes, storedBytes, withinBudget } from './session-budget.js';
 import type { ComponentHint, SessionRecord } from './session-record.js';
 import { retryCounts } from './session-record.js';
@@ -178,7 +178,12 @@ const MAX_HANDOFF_REASON_CHARS = 200;
 const handoffReason = (properties: SdkEvent['properties']): string | null =>
   typeof properties?.reason === 'string' ? properties.reason.slice(0, MAX_HANDOFF_REASON_CHARS).toWellFormed() : null;
 
-/** The activity payload of an `event` item: what an operator needs, nothing more. */
+/** Who joined which call (the service's own event, docs/handoff.md): the call record reads them. */
+const operatorFields = (properties: SdkEvent['properties']): { operator: string | null; call_id: string | null } => ({
+  operator: typeof properties?.operator === 'string' ? properties.operator.slice(0, 64).toWellFormed() : null,
+  call_id: typeof properties?.call_id === 'string' ? properties.call_id.slice(0, 128) : null,
+});
+
 /** The error codes an event's activity item lists, and how long each may be there (the session keeps them whole). */
 const MAX_LOGGED_CODES = 10;
 const MAX_LOGGED_CODE_CHARS = 64;
@@ -204,6 +209,7 @@ export function eventActivityPayload(stored: SdkEvent, warnings: string[], chann
   if (present(stored.failure_reason_code)) payload.failure_reason_code = stored.failure_reason_code;
   if (stored.event === 'voice_conversation_turn') Object.assign(payload, turnFields(stored.properties));
   else if (stored.event === 'handoff_requested') payload.reason = handoffReason(stored.properties);
+  else if (stored.event === OPERATOR_JOINED) Object.assign(payload, operatorFields(stored.properties));
   if (warnings.length > 0) payload.warnings = warnings;
   // An operator seeing one failure listed twice can tell the SDK's fast copy from its durable one.
   if (channel === 'control_plane') payload.channel = channel;

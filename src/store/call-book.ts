@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { ActivityItem } from '../domain/activity.js';
 import type { CallRecord, CallTurn, ConsentDecision, ConsentEntry } from '../domain/call-record.js';
+import { waitsForPerson } from '../domain/call-record.js';
 import type { CallRows, LedgerOptions, ResolveWatch } from './call-ledger.js';
 import { CallLedger } from './call-ledger.js';
 import type { DeliveryStatus, WebhookMessage, WebhookType } from '../domain/webhook-message.js';
@@ -96,6 +97,14 @@ export class CallBook {
   call(callId: string): CallView | undefined {
     const row = this.sql.call.get(callId) as CallRow | undefined;
     return row && this.view(row);
+  }
+
+  /** The running calls whose user waits for a person, longest waiting first (docs/handoff.md). */
+  waitingHandoffs(): CallView[] {
+    return (this.sql.openCalls.all() as CallRow[])
+      .map((row) => this.view(row))
+      .filter(waitsForPerson)
+      .sort((a, b) => a.handoff!.at - b.handoff!.at);
   }
 
   consents(sessionId: string): ConsentEntry[] {
@@ -290,6 +299,7 @@ function prepareCalls(db: DatabaseSync) {
     saveCall: db.prepare('UPDATE calls SET ended_at = ?, user_id = ?, record = ? WHERE call_id = ?'),
     call: db.prepare('SELECT call_id, record FROM calls WHERE call_id = ?'),
     openCall: db.prepare('SELECT call_id, record FROM calls WHERE session_id = ? AND ended_at IS NULL ORDER BY started_at DESC LIMIT 1'),
+    openCalls: db.prepare('SELECT call_id, record FROM calls WHERE ended_at IS NULL'),
     callsOfSession: db.prepare('SELECT call_id, record FROM calls WHERE session_id = ? ORDER BY started_at DESC LIMIT ?'),
     callIdsOfSession: db.prepare('SELECT call_id FROM calls WHERE session_id = ?'),
     callIdsOfUser: db.prepare('SELECT call_id FROM calls WHERE user_id = ?'),

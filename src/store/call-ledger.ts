@@ -9,6 +9,7 @@ import type { ActivityItem } from '../domain/activity.js';
 import type { CallPlace, CallRecord, CallTurn, ConsentDecision, ConsentEntry, EndedBy, TurnChannel, TurnRole } from '../domain/call-record.js';
 import { ENDED_BY, MAX_CONTEXT_VERSIONS, callReport, keepsTranscript, mayResolveLater, resolvedAfterCall, turnText } from '../domain/call-record.js';
 import { windowScreen } from '../domain/error-window.js';
+import { OPERATOR_JOINED } from '../domain/sdk-event.js';
 import type { WebhookType } from '../domain/webhook-message.js';
 import { isoTime } from '../integrations/clock.js';
 
@@ -64,10 +65,13 @@ function placeOf(payload: Record<string, unknown>): CallPlace {
 
 const DECISIONS = new Set<string>(['given', 'refused', 'withdrawn']);
 
+/** The events a ledger reads: the turns, a person asked for, and the operator who joined (made by the service alone: OPERATOR_JOINED). */
+const CALL_EVENTS = new Set(['voice_conversation_turn', 'handoff_requested', OPERATOR_JOINED]);
+
 /** The item kinds and events a ledger reads; any other item leaves the calls as they are (but see `movesOn`). */
 export function concernsCalls(item: Pick<ActivityItem, 'kind' | 'payload'>): boolean {
   if (item.kind === 'session_start' || item.kind === 'session_stop' || item.kind === 'consent' || item.kind === 'voice_agent_context_fetch') return true;
-  return item.kind === 'event' && (item.payload.event === 'voice_conversation_turn' || item.payload.event === 'handoff_requested');
+  return item.kind === 'event' && CALL_EVENTS.has(String(item.payload.event));
 }
 
 /** An item that says where the user is: it may resolve an ended call whose window is open. */
@@ -107,6 +111,7 @@ export class CallLedger {
       case 'event':
         if (payload.event === 'voice_conversation_turn') this.turn(sessionId, payload, at);
         else if (payload.event === 'handoff_requested') this.handoff(sessionId, item, at);
+        else if (payload.event === OPERATOR_JOINED) this.operatorJoined(sessionId, payload, at);
         return;
       default:
         return;
@@ -210,12 +215,22 @@ export class CallLedger {
   private handoff(sessionId: string, item: ActivityItem, at: number): void {
     const call = this.rows.openCall(sessionId);
     const reason = stringOrNull(item.payload.reason);
+    const screen = stringOrNull(item.payload.screen);
     if (call && !call.handoff) {
-      call.handoff = { at, reason };
+      call.handoff = { at, reason, screen, joined: null };
       this.rows.saveCall(call);
     }
-    const data = { session_id: sessionId, call_id: call?.call_id ?? null, reason, screen: stringOrNull(item.payload.screen), requested_at: isoTime(at) };
+    const data = { session_id: sessionId, call_id: call?.call_id ?? null, reason, screen, requested_at: isoTime(at) };
     this.rows.enqueue('handoff.requested', data, sessionId, at);
+  }
+
+  /** An operator joined the running call (POST /api/calls/{call_id}/join): it no longer waits for a person. */
+  private operatorJoined(sessionId: string, payload: Record<string, unknown>, at: number): void {
+    const call = this.rows.openCall(sessionId);
+    const operator = stringOrNull(payload.operator);
+    if (!call || operator === null || call.handoff?.joined) return;
+    call.handoff = { ...(call.handoff ?? { at, reason: null, screen: stringOrNull(payload.screen) }), joined: { at, operator } };
+    this.rows.saveCall(call);
   }
 
   private consented(sessionId: string, item: ActivityItem, at: number): void {

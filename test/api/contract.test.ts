@@ -169,6 +169,27 @@ const CASES: Record<string, Case[]> = {
     },
     { name: 'unknown call', status: 404, run: (h, op) => send(h, op) },
   ],
+  listHandoffs: [
+    {
+      name: 'a call waiting for a person',
+      status: 200,
+      run: async (h, op) => (
+        await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION }),
+        await h.http.post('/v1/events').send({ session_id: SESSION, event: 'handoff_requested', properties: { reason: 'asked' } }),
+        send(h, op)
+      ),
+    },
+  ],
+  joinCall: [
+    {
+      name: 'a running call',
+      status: 200,
+      run: async (h, op) =>
+        h.http.post(op.path.replace('{call_id}', (await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION })).body.assistant_invocation_id)).send({ operator: 'desk 7' }),
+    },
+    { name: 'unknown call', status: 404, run: (h, op) => send(h, op) },
+    { name: 'no operator', status: 422, run: (h, op) => h.http.post(op.path.replace('{call_id}', 'c1')).send({}) },
+  ],
   eraseUser: [
     { name: 'a user with a session', status: 200, run: async (h, op) => (await ingest(h), send(h, op)) },
     { name: 'a user id with a space', status: 422, run: (h, op) => h.http.delete(op.path.replace('{user_id}', 'a%20b')) },

@@ -98,7 +98,7 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
       calls.show((await getJson(`/api/sessions/${id}/calls`)).calls);
     } catch (error) {
       if (!(error instanceof HttpError && error.status === 501)) throw error;
-      calls.show([], 'Calls are not kept by this service (cluster mode or a shared activity log).');
+      calls.show([], 'Calls are not kept by this service (a shared activity log with sessions in the process).');
     }
     if (stopped()) return;
     if (prompt.textContent !== context.system_prompt) prompt.textContent = context.system_prompt;

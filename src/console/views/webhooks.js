@@ -30,7 +30,7 @@ export function webhooksSection(onChange) {
       deliveries = (await getJson(`/api/webhooks/deliveries?limit=200${status.value ? `&status=${status.value}` : ''}`)).deliveries;
     } catch (error) {
       if (!(error instanceof HttpError && error.status === 501)) throw error;
-      if (!stopped()) say('Webhooks are not sent by this service (cluster mode or a shared activity log).');
+      if (!stopped()) say('Webhooks are not sent by this service (a shared activity log with sessions in the process).');
       return;
     }
     if (stopped()) return;

@@ -4,7 +4,8 @@ import { isoTime } from '../../integrations/clock.js';
 import type { CallView, Delivery } from '../../store/call-book.js';
 import { recordConsent } from '../../sessions/consent.js';
 import { eraseUser } from '../../sessions/erasure.js';
-import { replyOrThrow } from '../ask.js';
+import { failureOf, replyOrThrow } from '../ask.js';
+import { joinCall } from '../../sessions/handoff.js';
 import { parseClientBody } from '../client-body.js';
 import type { AppDeps } from '../deps.js';
 import { HttpError } from '../http-error.js';
@@ -22,6 +23,9 @@ import {
   DeliveryOut,
   DeliveryParams,
   ErasureOut,
+  HandoffListOut,
+  OperatorJoinIn,
+  OperatorJoinOut,
   MAX_CALL_PAGE,
   MAX_DELIVERY_PAGE,
   UserParams,
@@ -83,6 +87,35 @@ export const callRouteDocs: RouteDoc[] = [
     },
   },
   {
+    method: 'get',
+    operationId: 'listHandoffs',
+    path: '/api/handoffs',
+    tag: 'operations',
+    summary: 'Calls waiting for a person',
+    description: 'The running calls in which a person was asked for (`handoff_requested`) and no operator has joined yet, longest waiting first, each with its masked transcript (docs/handoff.md).',
+    responses: { 200: { description: 'the waiting calls', schema: HandoffListOut }, 501: NOT_KEPT, 503: UNREACHABLE },
+  },
+  {
+    method: 'post',
+    operationId: 'joinCall',
+    path: '/api/calls/{call_id}/join',
+    tag: 'operations',
+    summary: 'An operator joins a running call',
+    description:
+      "Records the operator's join (`operator_joined` in the session's activity and the call's record, which takes the call out of the queue) and answers a LiveKit token for the call's room. The agent in the room says a colleague is joining and steps back (docs/handoff.md).",
+    pathParams: { call_id: { description: 'the call id', schema: CallParams.shape.call_id } },
+    body: OperatorJoinIn,
+    bodyExamples: { join: { summary: 'an operator joins', value: { operator: 'Meera (support)' } } },
+    responses: {
+      200: { description: 'joined: the token for the room', schema: OperatorJoinOut },
+      404: { description: 'no such call', schema: ErrorBody },
+      409: { description: 'the call has ended', schema: ErrorBody },
+      422: { description: 'call_id or operator is not of its form', schema: ErrorBody },
+      501: NOT_KEPT,
+      503: { description: 'the join could not be recorded, or cluster mode cannot reach Restate or Redis; retry', schema: ErrorBody },
+    },
+  },
+  {
     method: 'delete',
     operationId: 'eraseUser',
     path: '/api/users/{user_id}',
@@ -134,7 +167,12 @@ function callView(call: CallView) {
     ...call,
     started_at: isoTime(call.started_at),
     ended_at: iso(call.ended_at),
-    handoff: call.handoff && { at: isoTime(call.handoff.at), reason: call.handoff.reason },
+    handoff: call.handoff && {
+      at: isoTime(call.handoff.at),
+      reason: call.handoff.reason,
+      screen: call.handoff.screen ?? null,
+      joined: call.handoff.joined ? { at: isoTime(call.handoff.joined.at), operator: call.handoff.joined.operator } : null,
+    },
     transcript: call.transcript.map((turn) => ({ ...turn, at: isoTime(turn.at) })),
   };
 }
@@ -168,6 +206,20 @@ export function callRoutes({ system, config, sessionKeys }: AppDeps): Router {
     const call = await records().call(call_id);
     if (!call) throw new HttpError(404, `no call ${call_id}`);
     res.json(callView(call));
+  });
+  router.get('/api/handoffs', async (_req, res) => {
+    res.json({ handoffs: (await records().waitingHandoffs()).map(callView) });
+  });
+  router.post('/api/calls/:call_id/join', async (req, res) => {
+    const { call_id } = parseOr422(CallParams, req.params, 'path');
+    const { operator } = parseOr422(OperatorJoinIn, req.body, 'body');
+    const call = await records().call(call_id);
+    if (!call) throw new HttpError(404, `no call ${call_id}`);
+    const joined = await joinCall({ host: system.supervisor, tokens: system.tokens, piiRules: config.privacy.piiRules }, { call, operator, trace: traceFor(res) });
+    if (!joined.ok && joined.reason === 'call_ended') throw new HttpError(409, `call ${call_id} has ended`);
+    if (!joined.ok) throw failureOf(joined.failure, call.session_id);
+    const { room, identity, token, media_url, expires_in_sec } = joined;
+    res.json({ call_id, session_id: call.session_id, room, identity, token, media_url, expires_in_sec });
   });
   router.delete('/api/users/:user_id', async (req, res) => {
     const { user_id } = parseOr422(UserParams, req.params, 'path');

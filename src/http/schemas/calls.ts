@@ -71,6 +71,15 @@ export const CallReportOut = z
   })
   .meta({ id: 'CallReport' });
 
+const CallHandoffOut = z
+  .object({
+    at: z.string().meta({ description: 'when a person was asked for' }),
+    reason: z.string().nullable(),
+    screen: z.string().nullable().meta({ description: 'the screen the request was made on' }),
+    joined: z.object({ at: z.string(), operator: z.string() }).nullable().meta({ description: 'the operator who joined, and when; null while the user waits' }),
+  })
+  .meta({ id: 'CallHandoff' });
+
 export const CallOut = z
   .object({
     call_id: z.string().meta({ description: 'the assistant_invocation_id of the start that began it' }),
@@ -84,13 +93,40 @@ export const CallOut = z
     context_versions: z.array(z.string()).meta({ description: 'the versions of the agent context read during the call, first read first' }),
     turns: z.object({ user: z.int(), agent: z.int() }).meta({ description: 'turns said, whether their words were kept or not' }),
     transcript_kept: z.boolean().meta({ description: 'consent given and not withdrawn: only then are the words kept' }),
-    handoff: z.object({ at: z.string(), reason: z.string().nullable() }).nullable(),
+    handoff: CallHandoffOut.nullable().meta({ description: 'a person was asked for during the call (docs/handoff.md)' }),
     report: CallReportOut.nullable().meta({ description: 'written when the call ends' }),
     transcript: z.array(CallTurnOut),
   })
   .meta({ id: 'Call' });
 
 export const CallListOut = z.object({ session_id: z.string(), calls: z.array(CallOut) }).meta({ id: 'CallList' });
+
+export const HandoffListOut = z
+  .object({ handoffs: z.array(CallOut).meta({ description: 'running calls whose user waits for a person, longest waiting first' }) })
+  .meta({ id: 'HandoffList' });
+
+export const OperatorJoinIn = z
+  .object({
+    operator: z
+      .string(mustBe('a string'))
+      .trim()
+      .min(1, { error: 'must not be empty' })
+      .max(64, { error: 'must be at most 64 characters' })
+      .meta({ description: "the operator's name or handle, kept in the call's record", example: 'Meera (support)' }),
+  })
+  .meta({ id: 'OperatorJoinIn' });
+
+export const OperatorJoinOut = z
+  .object({
+    call_id: z.string(),
+    session_id: z.string(),
+    room: z.string().meta({ description: "the call's LiveKit room" }),
+    identity: z.string().meta({ description: 'the participant identity the token is for (operator-…): the agent knows an operator by it' }),
+    token: z.string().meta({ description: 'a LiveKit participant token for the room: publish and subscribe, no agent dispatch' }),
+    media_url: z.string(),
+    expires_in_sec: z.int(),
+  })
+  .meta({ id: 'OperatorJoin' });
 
 export const MAX_CALL_PAGE = 100;
 export const CallListQueryIn = z.object({ limit: pageLimit(MAX_CALL_PAGE).optional() });
