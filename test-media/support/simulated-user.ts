@@ -30,14 +30,21 @@ export async function joinAsUser(url: string, token: string) {
       () => {},
     );
   });
+  /** Loudest audio heard from each participant that is not an agent (an operator who joined), by identity. */
+  const loudestOthers = new Map<string, number>();
   room.on(RoomEvent.TrackSubscribed, (track: RemoteTrack, _publication, participant: RemoteParticipant) => {
-    if (track.kind !== TrackKind.KIND_AUDIO || participant.kind !== ParticipantKind.AGENT) return;
+    if (track.kind !== TrackKind.KIND_AUDIO) return;
+    const agent = participant.kind === ParticipantKind.AGENT;
     void (async () => {
       for await (const frame of new AudioStream(track, 24_000, 1)) {
-        agentAudioFrames += 1;
         let sum = 0;
         for (const sample of frame.data) sum += sample * sample;
         const rms = Math.sqrt(sum / Math.max(1, frame.data.length));
+        if (!agent) {
+          loudestOthers.set(participant.identity, Math.max(loudestOthers.get(participant.identity) ?? 0, rms));
+          continue;
+        }
+        agentAudioFrames += 1;
         loudest = Math.max(loudest, rms);
         if (rms > AUDIBLE_RMS) {
           audibleAt.push(performance.now());
@@ -53,6 +60,8 @@ export async function joinAsUser(url: string, token: string) {
     room,
     transcripts,
     loudestAgentAudio: () => loudest,
+    /** Loudest audio heard from participants that are not agents, by identity. */
+    loudestOtherAudio: () => new Map(loudestOthers),
     /** Forgets the loudest audio heard so far: what comes after is measured on its own. */
     resetLoudest() {
       loudest = 0;

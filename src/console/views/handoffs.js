@@ -19,7 +19,7 @@ export function handoffsView({ main, onUnauthorized }) {
   const table = h(
     'table',
     { id: 'handoffs', class: 'grid' },
-    h('thead', {}, h('tr', {}, ['Waiting', 'Session', 'Screen', 'Reason', 'Last words', ''].map((name) => h('th', { scope: 'col' }, name)))),
+    h('thead', {}, h('tr', {}, ['', 'Waiting', 'Session', 'Screen', 'Reason', 'Last words'].map((name) => h('th', { scope: 'col' }, name)))),
     body,
   );
   const status = h('p', { id: 'handoff-status', role: 'status' });
@@ -97,6 +97,8 @@ export function handoffsView({ main, onUnauthorized }) {
         h(
           'tr',
           {},
+          // First, so it is in reach on a phone, where the other columns scroll.
+          h('td', {}, h('button', { type: 'button', class: 'join', onclick: () => void join(call) }, 'Join')),
           h('td', { class: 'nowrap' }, ago(call.handoff.at)),
           h('td', {}, sessionLink(call.session_id)),
           h('td', {}, screenName(call.handoff.screen ?? call.start.screen ?? '—')),
@@ -108,7 +110,6 @@ export function handoffsView({ main, onUnauthorized }) {
               ? h('span', { class: 'muted' }, call.transcript_kept ? 'nothing said yet' : 'words not kept (no consent)')
               : h('ul', { class: 'turns' }, call.transcript.slice(-LAST_TURNS).map((turn) => h('li', {}, h('strong', {}, turn.role === 'agent' ? 'Agent ' : 'User '), turn.text))),
           ),
-          h('td', {}, h('button', { type: 'button', class: 'join', onclick: () => void join(call) }, 'Join')),
         ),
       ),
     );
