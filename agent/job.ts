@@ -10,6 +10,7 @@ import { consentTool } from './consent-tool.js';
 import { ContextSource } from './context-source.js';
 import { isContextNotice, sessionIdOf } from './job-metadata.js';
 import { guardedChat } from './guarded-chat.js';
+import { HANDOFF_LINES, Handoff } from './handoff.js';
 import { GENERAL_INSTRUCTIONS, OPENING_LINE, UNREACHABLE_LINE } from './prompts.js';
 import { localTurnHandling, LOCAL_VAD_MIN_SILENCE_MS } from './local-voice/turn-timing.js';
 import { createModels } from './providers.js';
@@ -80,6 +81,21 @@ export default defineAgent<ProcessData>({
 
     let session: voice.AgentSession | undefined;
     let agent: KycAssistant | ScriptedAssistant | undefined;
+    // A person taking over (docs/handoff.md): asked for by the tool or the scripted dialog, an
+    // operator joining makes the agent say so and step back.
+    const handoff = new Handoff({
+      client,
+      sessionId,
+      timeoutMs: settings.handoff.timeoutMs,
+      requestTimeoutMs: settings.service.timeoutMs,
+      say: (text) => session?.say(text).waitForPlayout() ?? Promise.resolve(),
+      stepBack: (said) => {
+        // Silent at once, so nothing the operator or the user says next gets an answer from it.
+        session?.input.setAudioEnabled(false);
+        if (settings.handoff.onOperator === 'leave') void said.finally(() => leave('an operator took over'));
+      },
+      log: (message, fields) => jobLog.info(fields ?? {}, message),
+    });
     let toldUnreachable = false;
     const source = new ContextSource({
       client,
@@ -117,6 +133,7 @@ export default defineAgent<ProcessData>({
     };
     ctx.addShutdownCallback(async () => {
       source.close();
+      handoff.close();
       await reporter.flush();
       jobLog.info('job ended');
     });
@@ -157,6 +174,7 @@ export default defineAgent<ProcessData>({
     };
     ctx.room.on(RoomEvent.RoomSidChanged, leaveIfAnotherRoom);
     ctx.room.on(RoomEvent.Reconnected, () => void ctx.room.getSid().then(leaveIfAnotherRoom));
+    ctx.room.on(RoomEvent.ParticipantConnected, (participant) => handoff.participantJoined(participant.identity));
     ctx.room.on(RoomEvent.DataReceived, (payload, _participant, _kind, topic) => {
       if (topic !== AGENT_NOTICE_TOPIC) return;
       if (!isContextNotice(payload, sessionId)) {
@@ -180,12 +198,15 @@ export default defineAgent<ProcessData>({
             source,
             ...(inspection ? { inspect: inspection.inspect } : {}),
             onUserTurn: (text, channel) => void reporter.report('user', channel, text),
-            onPersonRequested: () => jobLog.info('the user asked for a person: told to use the app\'s help'),
+            onPersonRequested: () =>
+              void handoff.request('the user asked for a person').then((asked) => {
+                if (!asked) session?.say(HANDOFF_LINES.failed);
+              }),
             onRequest: (intent) => jobLog.info({ request: intent ?? 'none' }, 'scripted dialog turn'),
           })
         : undefined;
     const recordConsent = consentTool({ client, sessionId, notice: () => notice, timeoutMs: settings.service.timeoutMs, log: warn });
-    agent = scripted ?? new KycAssistant(source, source.current?.system_prompt ?? GENERAL_INSTRUCTIONS, { record_consent: recordConsent });
+    agent = scripted ?? new KycAssistant(source, source.current?.system_prompt ?? GENERAL_INSTRUCTIONS, { record_consent: recordConsent, request_human: handoff.tool() });
     const models = createModels(
       settings,
       () => jobLog.warn({ timeout_ms: settings.modelTimeoutMs }, 'speech stalled: no audio in time, connection closed'),
@@ -234,6 +255,8 @@ export default defineAgent<ProcessData>({
       record: false,
       inputOptions: {
         textInputCallback: (current, event) => {
+          // Stepped back for an operator: the person answers now.
+          if (handoff.steppedBack) return;
           if (scripted) {
             current.interrupt();
             void scripted.hearTyped(event.text);
@@ -258,6 +281,9 @@ export default defineAgent<ProcessData>({
       left.promise.then(() => false),
     ]);
     if (!started || leaving) return;
+    // An operator who joined before the conversation started (a replaced agent, a slow start).
+    for (const participant of ctx.room.remoteParticipants.values()) handoff.participantJoined(participant.identity);
+    if (handoff.steppedBack) return;
     // The first turn is the tenant's consent notice, which says a machine is talking and asks to
     // continue (docs/calls.md); the app or the agent records the answer. Without one, the opening line.
     // The local recogniser hears English only (docs/decisions/0030-local-voice.md), so the notice is in English.

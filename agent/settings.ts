@@ -74,6 +74,8 @@ const EnvSchema = z.object({
   MODEL_BASE_URL: optional,
   MODEL_API_KEY: optional,
   MODEL_TIMEOUT_SECONDS: z.coerce.number().positive().default(15),
+  HANDOFF_TIMEOUT_SECONDS: z.coerce.number().int({ error: 'must be a whole number of seconds' }).min(5).max(3600).default(120),
+  AGENT_ON_OPERATOR: z.enum(['silent', 'leave'], { error: 'must be silent or leave' }).default('silent'),
   LLM_BASE_URL: optional,
   LLM_API_KEY: optional,
   LLM_MODEL: optional,
@@ -189,6 +191,8 @@ export interface AgentSettings {
   };
   /** Where the scripted dialog's inspection events go, if anywhere. */
   inspectUrl: string | undefined;
+  /** A person asked for (docs/handoff.md): how long to wait for an operator, and what the agent does when one joins. */
+  handoff: { timeoutMs: number; onOperator: 'silent' | 'leave' };
 }
 
 export class AgentSettingsError extends Error {
@@ -242,5 +246,6 @@ export function loadAgentSettings(env: NodeJS.ProcessEnv = process.env): AgentSe
     tts,
     worker: { httpHost: e.AGENT_HTTP_HOST, httpPort: e.AGENT_HTTP_PORT, idleProcesses: e.AGENT_IDLE_PROCESSES, loadThreshold: e.AGENT_LOAD_THRESHOLD, loadMeasure: e.AGENT_LOAD_MEASURE, maxJobs: e.AGENT_MAX_JOBS, logLevel: e.AGENT_LOG_LEVEL },
     inspectUrl: e.AGENT_INSPECT,
+    handoff: { timeoutMs: e.HANDOFF_TIMEOUT_SECONDS * 1000, onOperator: e.AGENT_ON_OPERATOR },
   };
 }

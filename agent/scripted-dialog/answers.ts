@@ -1,4 +1,5 @@
 import type { AgentContext } from '../context-source.js';
+import { HANDOFF_LINES } from '../handoff.js';
 
 /**
  * What the scripted dialog says, made from the session's context alone: the screen and step the
@@ -139,11 +140,12 @@ function journeyTitle(stepId: string): string {
   return stepId.replace(/_/g, ' ');
 }
 
-/** A person: there is no hand-over from the call, so the user is told where to find one. */
-export function person(context: AgentContext | undefined): string[] {
-  const whenStuck = context?.context.kyc_kb.general.when_stuck;
-  const help = whenStuck && /help|contact support/i.test(whenStuck) ? 'open Help or Contact support in the app' : "use the app's help section";
-  return [`I can't put you through to a person from this call. To reach one, ${help}.`, 'I can stay and help with this screen in the meantime.'];
+/**
+ * A person: the agent asks the service for one (agent/handoff.ts, docs/handoff.md) as this is
+ * said; should that fail, it says so and points to the app's help.
+ */
+export function person(): string[] {
+  return [HANDOFF_LINES.requested, 'I can stay and help with this screen in the meantime.'];
 }
 
 export function thanks(): string[] {

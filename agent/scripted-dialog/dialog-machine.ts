@@ -29,7 +29,7 @@ export type DialogEvent =
   /** The call ended. */
   | { type: 'stop' };
 
-/** `say`: speak these sentences; `person.requested`: the user asked for a person (the agent logs it). */
+/** `say`: speak these sentences; `person.requested`: the user asked for a person (the agent asks the service for one). */
 export type DialogEmitted = { type: 'say'; sentences: string[] } | { type: 'person.requested' };
 
 /** The dialog actor's name in the inspector. */
@@ -96,7 +96,7 @@ function answers(missTarget: 'unsure' | 'listening', missAction: 'notCaught' | '
     reply('explain', (c) => explanation(c.agentContext)),
     reply('document', (c) => documents(c.agentContext)),
     reply('next', (c) => nextStep(c.agentContext)),
-    reply('person', (c) => person(c.agentContext), ['personRequested']),
+    reply('person', () => person(), ['personRequested']),
     reply('greeting', (c) => greeting(c.agentContext)),
     reply('thanks', () => thanks()),
     {

@@ -63,7 +63,7 @@ describe('the scripted dialog (no language model)', () => {
     const next = hear('what should i do next');
     expect(next).toContain('After this step comes personal details.');
     expect(hear('repeat that please')).toBe(next);
-    expect(hear('i want to talk to a person')).toContain('Contact support');
+    expect(hear('i want to talk to a person')).toContain('I have asked a colleague from our team to join this call.');
     expect(people).toEqual([5]);
   });
 

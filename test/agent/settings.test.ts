@@ -141,3 +141,15 @@ describe('the voice agent settings: ports', () => {
     expect(worker.httpHost).toBe('127.0.0.1');
   });
 });
+
+describe('the voice agent settings: a person taking over (docs/handoff.md)', () => {
+  it('waits two minutes for an operator and stays silent once one joins, by default; either can be set', () => {
+    expect(loadAgentSettings(BASE).handoff).toEqual({ timeoutMs: 120_000, onOperator: 'silent' });
+    expect(loadAgentSettings({ ...BASE, HANDOFF_TIMEOUT_SECONDS: '30', AGENT_ON_OPERATOR: 'leave' }).handoff).toEqual({ timeoutMs: 30_000, onOperator: 'leave' });
+  });
+
+  it('refuses a wait out of range and an unknown step back, naming them', () => {
+    expect(refusal({ HANDOFF_TIMEOUT_SECONDS: '2' })).toMatch(/HANDOFF_TIMEOUT_SECONDS/);
+    expect(refusal({ AGENT_ON_OPERATOR: 'hang up' })).toMatch(/AGENT_ON_OPERATOR: must be silent or leave/);
+  });
+});
