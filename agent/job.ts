@@ -8,11 +8,11 @@ import type { NoticeToGive } from './consent-notice.js';
 import { noticeFor } from './consent-notice.js';
 import { consentTool } from './consent-tool.js';
 import { ContextSource } from './context-source.js';
-import { isContextNotice, sessionIdOf } from './job-metadata.js';
+import { isContextNotice, sessionIdOf, takeoverOf } from './job-metadata.js';
 import { guardedChat } from './guarded-chat.js';
 import { HANDOFF_LINES, Handoff } from './handoff.js';
-import { GENERAL_INSTRUCTIONS, OPENING_LINE, UNREACHABLE_LINE } from './prompts.js';
-import { localTurnHandling, LOCAL_VAD_MIN_SILENCE_MS } from './local-voice/turn-timing.js';
+import { GENERAL_INSTRUCTIONS, OPENING_LINE, TAKEOVER_LINE, UNREACHABLE_LINE } from './prompts.js';
+import { localTurnHandling, LOCAL_VAD_MIN_SILENCE_MS, LOCAL_VAD_PREFIX_PADDING_MS } from './local-voice/turn-timing.js';
 import { createModels } from './providers.js';
 import { inspectDialogs } from './scripted-dialog/inspection.js';
 import { ScriptedAssistant } from './scripted-dialog/scripted-assistant.js';
@@ -35,7 +35,7 @@ function loadVad(): Promise<VAD> {
   } catch {
     // The worker checked the settings before it started this process.
   }
-  return silero.VAD.load(local ? { minSilenceDuration: LOCAL_VAD_MIN_SILENCE_MS } : {});
+  return silero.VAD.load(local ? { minSilenceDuration: LOCAL_VAD_MIN_SILENCE_MS, prefixPaddingDuration: LOCAL_VAD_PREFIX_PADDING_MS } : {});
 }
 
 /**
@@ -175,6 +175,14 @@ export default defineAgent<ProcessData>({
     ctx.room.on(RoomEvent.RoomSidChanged, leaveIfAnotherRoom);
     ctx.room.on(RoomEvent.Reconnected, () => void ctx.room.getSid().then(leaveIfAnotherRoom));
     ctx.room.on(RoomEvent.ParticipantConnected, (participant) => handoff.participantJoined(participant.identity));
+    // A worker killed leaves this job process an orphan that answers on for a while, then goes
+    // (about 15-20 s, the framework's own). Leaving the room at once instead lets the service see the
+    // agent gone at its next room check and send a new one, which opens with a sorry
+    // (docs/voice-agent.md, "Faults").
+    process.once('disconnect', () => {
+      jobLog.warn('the worker is gone: leaving the room so the call is taken over');
+      void ctx.room.disconnect().finally(() => leave('the worker is gone'));
+    });
     ctx.room.on(RoomEvent.DataReceived, (payload, _participant, _kind, topic) => {
       if (topic !== AGENT_NOTICE_TOPIC) return;
       if (!isContextNotice(payload, sessionId)) {
@@ -288,6 +296,7 @@ export default defineAgent<ProcessData>({
     // continue (docs/calls.md); the app or the agent records the answer. Without one, the opening line.
     // The local recogniser hears English only (docs/decisions/0030-local-voice.md), so the notice is in English.
     notice = noticeFor(source.current, settings.stt.provider === 'local' ? 'en' : settings.stt.language);
+    if (takeoverOf(ctx.job.metadata)) session.say(TAKEOVER_LINE);
     if (scripted) {
       // The scripted dialog's greeting follows the notice; it says that this is a machine, and that
       // it cannot see the screen when it cannot.

@@ -7,6 +7,9 @@
 export const OPENING_LINE =
   "Hello, I'm an automated assistant for your KYC verification. I can see which step you're on and help you get past it. You can talk to me or type in the chat.";
 
+/** Said first by an agent that takes over a call whose agent never came or dropped out: the user waited in silence. */
+export const TAKEOVER_LINE = 'Sorry for the wait, I am with you again.';
+
 /** Said once when the context cannot be fetched during the call. */
 export const UNREACHABLE_LINE = "I can't see your screen right now, so I'll help in general terms for the moment.";
 

@@ -4,7 +4,8 @@ import { eventually } from './support/eventually.js';
 import type { MediaStack } from './support/media-stack.js';
 import { startMediaStack } from './support/media-stack.js';
 import type { SimulatedUser } from './support/simulated-user.js';
-import { agentsIn as agentsInRoom, startCall } from './support/voice-call.js';
+import { TAKEOVER_LINE } from '../agent/prompts.js';
+import { agentsIn as agentsInRoom, heardOpening, startCall } from './support/voice-call.js';
 
 /**
  * Every call gets an agent or ends saying why (docs/decisions/0032-an-agent-joins-or-the-call-ends.md),
@@ -46,7 +47,7 @@ describe('an agent joins every call, or the call ends saying why', () => {
     const sessionId = 'join-late-worker-1';
     const { service } = stack;
     await stack.worker.stop();
-    const { started } = await startCall(service, sessionId, users);
+    const { started, user } = await startCall(service, sessionId, users);
     expect(started.warnings).toEqual([]);
     const first = (await service.activity(sessionId, 'session_start'))[0]!.payload.dispatch_id;
     expect(first).toEqual(expect.any(String));
@@ -64,7 +65,46 @@ describe('an agent joins every call, or the call ends saying why', () => {
     expect(session.voice.dispatch_id).not.toBe(first);
     expect((await service.activity(sessionId, 'voice_agent')).map((item) => item.payload.replaced)).toContain(first);
     expect((await service.session(sessionId)).active).toBe(true);
+    // The user waited in silence: the agent that came on the new dispatch opens with a sorry.
+    await eventually(() => user.transcripts.join(' '), (text) => text.includes(TAKEOVER_LINE), 30_000);
   }, 150_000);
+
+  /**
+   * Kills (`kill`) what serves a running call and starts a new worker: the service sees the agent
+   * gone at a room check and dispatches anew, and the new agent opens with a sorry. Answers how
+   * long after the kill the agent was seen gone, and how long after that the sorry was heard.
+   */
+  async function takeoverAfter(sessionId: string, kill: () => Promise<void>): Promise<{ goneMs: number; sorryMs: number }> {
+    const { service } = stack;
+    const { started, user } = await startCall(service, sessionId, users);
+    await heardOpening(user, 60_000);
+    expect(user.transcripts.join(' ')).not.toContain(TAKEOVER_LINE);
+    const killedAt = Date.now();
+    await kill();
+    await stack.replaceWorker();
+    const outcomes = await eventually(
+      async () => (await service.activity(sessionId, 'voice_agent')).map((item) => item.payload.outcome),
+      (found) => found.includes('agent_left') && found.includes('redispatched'),
+      60_000,
+    );
+    expect(outcomes.indexOf('agent_left')).toBeLessThan(outcomes.indexOf('redispatched'));
+    await eventually(() => user.transcripts.join(' '), (text) => text.includes(TAKEOVER_LINE), 60_000);
+    const leftAt = Date.parse((await service.activity(sessionId, 'voice_agent')).find((item) => item.payload.outcome === 'agent_left')!.timestamp);
+    const timing = { goneMs: leftAt - killedAt, sorryMs: Date.now() - leftAt };
+    console.log(`[takeover] ${sessionId}: the agent seen gone ${timing.goneMs} ms after the kill; the new agent's sorry heard ${timing.sorryMs} ms after that`);
+    await eventually(() => agentsIn(started.media_room), (agents) => agents.length === 1, 30_000);
+    expect((await service.session(sessionId)).active).toBe(true);
+    return timing;
+  }
+
+  it('the worker killed alone mid-call: its job leaves the room at once, and a new worker’s agent says sorry within 15 s of the kill', async () => {
+    const { goneMs, sorryMs } = await takeoverAfter('join-worker-killed-1', async () => void process.kill(stack.worker.pid, 'SIGKILL'));
+    expect(goneMs + sorryMs).toBeLessThan(15_000);
+  }, 180_000);
+
+  it('the worker and its jobs killed at once: the agent is seen gone once the media server drops it, and a new agent says sorry', async () => {
+    await takeoverAfter('join-worker-killed-2', () => stack.worker.kill());
+  }, 180_000);
 
   it('livekit-server restarted mid-call (room.auto_create off): the call ends with media_lost, and a start again makes room and agent anew', async () => {
     const sessionId = 'join-restart-1';

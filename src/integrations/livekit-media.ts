@@ -23,7 +23,11 @@ export interface LiveKitSettings {
 /** The participant name deployed clients and agents expect (clients.md). */
 const PARTICIPANT_NAME = 'kycis-client';
 
-const sessionMetadata = (sessionId: string) => JSON.stringify({ session_id: sessionId });
+/**
+ * A dispatch's metadata: the session, and `takeover` on a dispatch that replaces one whose agent
+ * never joined or left mid-call, so the new agent opens by saying sorry for the wait (agent/job.ts).
+ */
+const sessionMetadata = (sessionId: string, takeover = false) => JSON.stringify(takeover ? { session_id: sessionId, takeover: true } : { session_id: sessionId });
 
 const ROOM_PARTICIPANTS = 2;
 
@@ -89,7 +93,7 @@ export function createLiveKitMedia(settings: LiveKitSettings): MediaProvider {
           if (!(error instanceof ServerError && error.code === 'not_found')) throw error;
         }
       }
-      const dispatch = await dispatches.createDispatch(room, agentName, { metadata: sessionMetadata(sessionId) });
+      const dispatch = await dispatches.createDispatch(room, agentName, { metadata: sessionMetadata(sessionId, true) });
       return dispatch.id;
     },
 

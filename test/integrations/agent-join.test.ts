@@ -52,11 +52,14 @@ describe('no agent joins', () => {
     expect((await start(h)).body.warnings).toEqual([]);
     const first = (await session(h)).voice.dispatch_id;
     expect(lk.dispatches.map((d) => d.id)).toEqual([first]);
+    expect(JSON.parse(lk.dispatches[0]!.metadata)).not.toHaveProperty('takeover');
 
     await pass(h, 10 * SECOND);
     await until(() => lk.dispatches.length === 1 && lk.dispatches[0]!.id !== first);
     const second = (await session(h)).voice.dispatch_id;
     expect(second).toBe(lk.dispatches[0]!.id);
+    // The replacing dispatch tells its agent the user has been waiting: it opens with a sorry.
+    expect(JSON.parse(lk.dispatches[0]!.metadata)).toMatchObject({ takeover: true });
     expect(lk.methodsCalled().slice(3)).toEqual(['ListRooms', 'ListParticipants', 'DeleteDispatch', 'CreateDispatch']);
 
     await pass(h, 10 * SECOND);
