@@ -55,7 +55,10 @@ const retries: string[] = [];
  * none: on the loaded two-core test machine the VAD runs slower than real time and now and then
  * cuts an utterance badly), the user says it again, as a person would, up to five times in all;
  * every retry is printed. Three were once not enough in a fresh-clone CI run: "Why is this field
- * wrong?" was not heard, then heard twice as a request for a person.
+ * wrong?" was not heard, then heard twice as a request for a person. The VAD's lead-in then held the
+ * end of the previous request, heard as a word before the new one; with the local voice's shorter
+ * lead-in no retry was needed in the runs since (docs/decisions/0030-local-voice.md), but the first
+ * syllable of a request can still be lost after the user's track sat idle, so the retries stay.
  */
 async function ask(user: SimulatedUser, phrase: string, expected: RegExp) {
   let said = '';
@@ -127,7 +130,9 @@ describe('the local voice on a real LiveKit server, with no provider key', () =>
 });
 
 describe('the local recogniser on spoken KYC phrases', () => {
-  it(`understands at least 80 % of ${KYC_PHRASES.filter((p) => p.intent).length} requests, each spoken by two of ${SPEAKERS.length} voices at several speeds (goal 90 %)`, async () => {
+  const requestCount = KYC_PHRASES.filter((p) => p.intent).length;
+  const voices = SPEAKERS.length;
+  it(`understands at least 90 % of ${requestCount} requests, each spoken by two of ${voices} voices at several speeds, and rejects some others`, async () => {
     const recogniser = new PocketsphinxStt();
     const misses: string[] = [];
     let understood = 0;
@@ -158,7 +163,12 @@ describe('the local recogniser on spoken KYC phrases', () => {
     console.log(`[local-asr] requests understood: ${understood}/${requests} = ${(accuracy * 100).toFixed(1)} %; other sentences rejected: ${rejected}/${others}`);
     for (const miss of misses) console.log(`[local-asr] miss ${miss}`);
     expect(requests).toBeGreaterThanOrEqual(80);
-    // sox dithers when it resamples, so a run differs from the last by a few points: 86 to 90 % seen.
-    expect(accuracy).toBeGreaterThanOrEqual(0.8);
+    // The same samples every run (speakAt resamples without dither; the recogniser's noise floor has
+    // a fixed seed), so the figure is the same on every run and every machine with the same Debian
+    // packages: 92 of 96 (95.8 %) when this floor was set (docs/decisions/0030-local-voice.md).
+    expect(accuracy).toBeGreaterThanOrEqual(0.9);
+    // A sentence on another subject must not always come out as a request: 6 of 12 were rejected then.
+    expect(others).toBeGreaterThanOrEqual(12);
+    expect(rejected).toBeGreaterThanOrEqual(3);
   }, 180_000);
 });

@@ -7,25 +7,29 @@
  */
 export type Intent = 'explain' | 'document' | 'next' | 'repeat' | 'person' | 'greeting' | 'thanks';
 
-/** The grammar the recogniser decodes with, in JSGF. Every word must be in the recogniser's dictionary. */
+/**
+ * The grammar the recogniser decodes with, in JSGF. Every word must be in the recogniser's dictionary.
+ * Each request takes only the lead-ins that fit it ("can you" repeat, "i want to" talk to a person),
+ * and only polite words go before any: with every lead-in before every request, sentences such as
+ * "i would like to what proof" fitted speech on other subjects and short requests alike
+ * (docs/decisions/0030-local-voice.md, "What was measured").
+ */
 export const INTENT_GRAMMAR = `#JSGF V1.0;
 grammar kyc;
-public <utterance> = <request>;
-<request> = [<lead>] (<document> | <next> | <repeat> | <person> | <explain> | <greeting> | <thanks>)
-            [please | now | here];
-<lead> = please | okay | ok | sorry | hey | excuse me | can you | could you
-       | i want to | i would like to | i need to | tell me | can i | could i;
-<document> = (which | what) [kind of | type of] (document | documents | papers | proof | id)
+public <utterance> = [<polite>] (<document> | <next> | <repeat> | <person> | <explain> | <greeting> | <thanks>) [please | now];
+<polite> = please | okay | ok | sorry | hey | excuse me;
+<document> = [tell me | can you tell me] (which | what) [kind of | type of] (document | documents | papers | proof | id)
              [do i need | should i (use | upload | give | show) | is needed | are needed | (can | do) i use | for this [step]]
            | do i need [any] (document | documents);
 <next> = what [do i do | should i do | comes] next | what is next | what's next | [the | what is the] next step
        | what (do | should) i do now | how do i (continue | go on) | what now;
-<repeat> = repeat [that | it | again] | say (that | it) again | come again | pardon | once more | i did not (hear | get) that;
-<person> = [(talk | speak) to] (a | an) (person | human | real person | agent | someone)
-         | connect me to (a | an) (person | human | agent) | customer (care | support);
-<explain> = (why | what) is (this | the | my) (field | entry | error) [wrong] | explain [the] (error | field | rule | problem)
-          | what is wrong [with (this | it | the field)] | why (is it | was it) (rejected | wrong | not accepted)
-          | what does (this | the error) mean | help [me] | i am stuck;
+<repeat> = [can you | could you] (repeat [that | it] [again] | say (that | it) again) | come again | pardon | once more
+         | i did not (hear | get) that;
+<person> = [(i want | i need | i would like) to | can i | could i] (talk | speak) to (a [real] person | a human | an agent | someone)
+         | connect me to (a person | a human | an agent) | customer (care | support) | a [real] person | a human;
+<explain> = (why | what) is (this | the | my) (field | entry) wrong | (why | what) is (this | the | my) error
+          | explain [the] (error | field | rule | problem) | what is wrong [with (this | it | the field)]
+          | why (is it | was it) (rejected | wrong | not accepted) | what does (this | the) error mean | help [me] | i am stuck;
 <greeting> = hello | hi | good morning | good evening;
 <thanks> = thank you | thanks | bye | goodbye | that is all;
 `;

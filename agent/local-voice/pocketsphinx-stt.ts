@@ -6,6 +6,7 @@ import type { AudioBuffer } from '@livekit/agents';
 import { asLanguageCode, mergeFrames, stt } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
 import { INTENT_GRAMMAR } from './intents.js';
+import { speechSpan, withNoiseFloor } from './utterance.js';
 
 /** Silence after the utterance, in seconds, so the last word is decoded in full. */
 const TRAILING_SILENCE_SECONDS = 0.5;
@@ -66,10 +67,10 @@ export class PocketsphinxStt extends stt.STT {
     const dir = await (this.workDir ??= mkdtemp(join(tmpdir(), 'kyc-asr-')));
     const grammar = await (this.grammarPath ??= writeFile(join(dir, 'kyc.gram'), INTENT_GRAMMAR).then(() => join(dir, 'kyc.gram')));
     const audio = join(dir, `utterance-${(this.sequence += 1)}.raw`);
-    const samples = pcm.subarray(0, MAX_UTTERANCE_SECONDS * sampleRate);
-    const padded = new Int16Array(samples.length + Math.round(TRAILING_SILENCE_SECONDS * sampleRate));
-    padded.set(samples);
-    await writeFile(audio, new Uint8Array(padded.buffer));
+    // The speech alone, then silence, over a faint noise floor (local-voice/utterance.ts).
+    const speech = speechSpan(pcm.subarray(0, MAX_UTTERANCE_SECONDS * sampleRate), sampleRate);
+    const conditioned = withNoiseFloor(speech, sampleRate, TRAILING_SILENCE_SECONDS);
+    await writeFile(audio, new Uint8Array(conditioned.buffer));
     try {
       return await runDecoder(this.options, grammar, audio, sampleRate, abortSignal);
     } finally {

@@ -12,6 +12,15 @@ import type { voice } from '@livekit/agents';
 /** Silence (ms) after which the VAD ends an utterance, when the recogniser is local. */
 export const LOCAL_VAD_MIN_SILENCE_MS = 350;
 
+/**
+ * Audio kept from before the VAD heard speech start (ms), when the recogniser is local (the silero
+ * default is 500 ms). Shorter than the silence that ends an utterance: the user's track carries
+ * nothing while the user is silent, so the VAD's lead-in holds what it heard last, and at 500 ms
+ * that was the end of the user's previous request, which the recogniser then heard as a word
+ * before the new one (docs/decisions/0030-local-voice.md).
+ */
+export const LOCAL_VAD_PREFIX_PADDING_MS = 200;
+
 /** Endpointing floor (ms): in VAD mode the turn ends at max(VAD silence, this). */
 export const LOCAL_ENDPOINTING_MIN_DELAY_MS = 300;
 

@@ -37,9 +37,15 @@ export function speak(phrase: string, voice?: string): { samples: Int16Array; sa
   }
 }
 
-/** A phrase spoken by espeak-ng with a voice and speed (words per minute), resampled by sox to `sampleRate`: 16-bit mono PCM. */
+/**
+ * A phrase spoken by espeak-ng with a voice and speed (words per minute), resampled by sox to
+ * `sampleRate`: 16-bit mono PCM. Without dither (`-D`): sox otherwise adds random noise as it
+ * resamples, and no two runs of the recogniser's accuracy measure heard the same samples.
+ */
 export function speakAt(phrase: string, voice: string, speed: number, sampleRate: number): Int16Array {
   const wav = execFileSync('espeak-ng', ['-v', voice, '-s', String(speed), '--stdout'], { input: phrase });
-  const raw = execFileSync('sox', ['-q', '-t', 'wav', '-', '-t', 'raw', '-r', String(sampleRate), '-e', 'signed-integer', '-b', '16', '-c', '1', '-'], { input: wav });
+  const raw = execFileSync('sox', ['-q', '-D', '-t', 'wav', '-', '-t', 'raw', '-r', String(sampleRate), '-e', 'signed-integer', '-b', '16', '-c', '1', '-'], {
+    input: wav,
+  });
   return new Int16Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length - (raw.length % 2)));
 }
