@@ -172,6 +172,11 @@ describe('the console at a desk and on a phone, empty and with data', () => {
       await shoot(page, `empty-session-${size.name}`);
       await checkLayout(page, size, where('session'));
 
+      await visit(page, '#/handoffs', '#handoffs td.muted');
+      expect(await page.textContent('#handoffs')).toContain('No call is waiting for a person. A call shows here when its user asks for one');
+      await shoot(page, `empty-handoffs-${size.name}`);
+      await checkLayout(page, size, where('handoffs'));
+
       await visit(page, '#/health', '#no-data:not([hidden])');
       expect(await page.textContent('#no-data')).toContain('npm run simulate');
       expect(await page.textContent('#counts dt:text-is("last activity id") + dd')).toBe('none yet');
@@ -186,7 +191,7 @@ describe('the console at a desk and on a phone, empty and with data', () => {
       await checkLayout(page, size, where('voice demo'));
 
       await visit(page, '#/no-such-page', 'main h2:text-is("No such page")');
-      expect(await page.$$eval('main nav a', (links) => links.map((link) => link.textContent))).toEqual(['Live activity', 'Sessions', 'Health', 'Voice demo']);
+      expect(await page.$$eval('main nav a', (links) => links.map((link) => link.textContent))).toEqual(['Live activity', 'Sessions', 'Handoffs', 'Health', 'Voice demo']);
       await shoot(page, `empty-not-found-${size.name}`);
       await checkLayout(page, size, where('not-found'));
       await page.close();
@@ -242,7 +247,7 @@ describe('the console at a desk and on a phone, empty and with data', () => {
       await checkLayout(page, size, where('voice demo'));
 
       await visit(page, '#/sessions/no-such-session', 'main h2:text-is("No such session")');
-      expect(await page.$$eval('main nav a', (links) => links.map((link) => link.getAttribute('href')))).toEqual(['#/activity', '#/sessions', '#/health', '#/voice']);
+      expect(await page.$$eval('main nav a', (links) => links.map((link) => link.getAttribute('href')))).toEqual(['#/activity', '#/sessions', '#/handoffs', '#/health', '#/voice']);
       await shoot(page, `data-not-found-${size.name}`);
       await checkLayout(page, size, where('not-found'));
       await page.close();

@@ -67,7 +67,7 @@ describe('an operator takes over a call from the console in Chromium, on a real 
     await page.fill('#operator-name', 'desk 7');
     await page.click('#handoffs button.join');
     await page.waitForFunction(() => document.querySelector('#handoff-status')?.textContent?.includes('Microphone on'), undefined, { timeout: 30_000 });
-    await page.waitForFunction(() => document.querySelector('#handoffs tbody')?.textContent?.includes('No call is waiting'), undefined, { timeout: 15_000 });
+    await page.waitForFunction(() => document.querySelector('#handoffs tbody')?.textContent?.includes('No call is waiting for a person'), undefined, { timeout: 15_000 });
     await screenshot(page, 'handoffs-joined');
 
     // The user, in the room through the app's own token, hears the operator's voice.

@@ -91,7 +91,7 @@ export function handoffsView({ main, onUnauthorized }) {
       return;
     }
     if (stopped()) return;
-    if (handoffs.length === 0) return say('No call is waiting for a person.');
+    if (handoffs.length === 0) return say('No call is waiting for a person. A call shows here when its user asks for one: the assistant asks for them, or the app sends handoff_requested (docs/handoff.md).');
     body.replaceChildren(
       ...handoffs.map((call) =>
         h(
