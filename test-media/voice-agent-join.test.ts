@@ -1,6 +1,7 @@
 import { dispose } from '@livekit/rtc-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './support/eventually.js';
+import type { AgentWorker } from './support/agent-worker.js';
 import type { MediaStack } from './support/media-stack.js';
 import { startMediaStack } from './support/media-stack.js';
 import type { SimulatedUser } from './support/simulated-user.js';
@@ -74,14 +75,16 @@ describe('an agent joins every call, or the call ends saying why', () => {
    * gone at a room check and dispatches anew, and the new agent opens with a sorry. Answers how
    * long after the kill the agent was seen gone, and how long after that the sorry was heard.
    */
-  async function takeoverAfter(sessionId: string, kill: () => Promise<void>): Promise<{ goneMs: number; sorryMs: number }> {
+  async function takeoverAfter(sessionId: string, kill: (worker: AgentWorker) => Promise<void>): Promise<{ goneMs: number; sorryMs: number }> {
     const { service } = stack;
     const { started, user } = await startCall(service, sessionId, users);
     await heardOpening(user, 60_000);
     expect(user.transcripts.join(' ')).not.toContain(TAKEOVER_LINE);
-    const killedAt = Date.now();
-    await kill();
+    // A second worker is up before the first dies, as in a deployment of more than one.
+    const crashing = stack.worker;
     await stack.replaceWorker();
+    const killedAt = Date.now();
+    await kill(crashing);
     const outcomes = await eventually(
       async () => (await service.activity(sessionId, 'voice_agent')).map((item) => item.payload.outcome),
       (found) => found.includes('agent_left') && found.includes('redispatched'),
@@ -98,12 +101,12 @@ describe('an agent joins every call, or the call ends saying why', () => {
   }
 
   it('the worker killed alone mid-call: its job leaves the room at once, and a new worker’s agent says sorry within 15 s of the kill', async () => {
-    const { goneMs, sorryMs } = await takeoverAfter('join-worker-killed-1', async () => void process.kill(stack.worker.pid, 'SIGKILL'));
+    const { goneMs, sorryMs } = await takeoverAfter('join-worker-killed-1', async (worker) => void process.kill(worker.pid, 'SIGKILL'));
     expect(goneMs + sorryMs).toBeLessThan(15_000);
   }, 180_000);
 
   it('the worker and its jobs killed at once: the agent is seen gone once the media server drops it, and a new agent says sorry', async () => {
-    await takeoverAfter('join-worker-killed-2', () => stack.worker.kill());
+    await takeoverAfter('join-worker-killed-2', (worker) => worker.kill());
   }, 180_000);
 
   it('livekit-server restarted mid-call (room.auto_create off): the call ends with media_lost, and a start again makes room and agent anew', async () => {

@@ -720,6 +720,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/livekit/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The media server's webhook
+         * @description Where LiveKit's webhooks go (`webhook.urls` in its configuration, signed with LIVEKIT_API_KEY): its `Authorization` token, over the body, is the only credential, so no X-API-Key. An agent that left a room, or a room that finished, makes that call check its room now.
+         */
+        post: operations["receiveLiveKitWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sdk/config": {
         parameters: {
             query?: never;
@@ -1240,6 +1260,28 @@ export interface components {
             /** @description the workflow step the current screen maps to; null when unknown */
             step_id: string | null;
             version: string;
+        };
+        LiveKitWebhookIn: {
+            /** @description participant_left, room_finished, …: the events that need nothing from the service are taken and ignored */
+            event: string;
+            participant?: {
+                identity: string;
+                kind?: string | number;
+            } & {
+                [key: string]: unknown;
+            };
+            room?: {
+                name: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        LiveKitWebhookTaken: {
+            /** @description whether a call's session checks its room now because of it */
+            checked: boolean;
+            event: string;
         };
         OperatorJoin: {
             call_id: string;
@@ -4734,6 +4776,104 @@ export interface operations {
                 };
             };
             /** @description session cap reached with nothing evictable; or the server is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveLiveKitWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LiveKitWebhookIn"];
+            };
+        };
+        responses: {
+            /** @description taken */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveKitWebhookTaken"];
+                };
+            };
+            /** @description the body is not JSON; or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not signed by the media server's key, or no media server configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description larger than any webhook the media server sends (64 KB); or the body is over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the body is not JSON; or Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the server is shutting down; retry on another instance */
             503: {
                 headers: {
                     [name: string]: unknown;

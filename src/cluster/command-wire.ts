@@ -40,6 +40,7 @@ const COMMAND_TYPES: ReadonlySet<string> = new Set<SessionCommand['type']>([
   'dropoff.register',
   'dropoff.cancel',
   'consent.record',
+  'agent.check',
 ]);
 
 /** The handler is reachable only through the private ingress, but what it is given is still checked. */

@@ -20,6 +20,7 @@ import { sdkConfigRouteDocs } from './routes/sdk-config.js';
 import { sessionRouteDocs } from './routes/sessions.js';
 import { triggerRouteDocs } from './routes/trigger.js';
 import { voiceRouteDocs } from './routes/voice.js';
+import { liveKitWebhookRouteDocs } from './routes/livekit-webhook.js';
 
 /** Every route the service answers, in the order the reference lists them. */
 export const ROUTE_DOCS: RouteDoc[] = [
@@ -34,6 +35,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   ...featureRouteDocs,
   ...sessionRouteDocs,
   ...voiceRouteDocs,
+  ...liveKitWebhookRouteDocs,
   ...reengagementRouteDocs,
   ...contextRouteDocs,
   ...callRouteDocs,

@@ -37,6 +37,7 @@ import { voiceRoutes } from './routes/voice.js';
 import { consoleRoutes } from './routes/console.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { statusRoutes } from './routes/status.js';
+import { liveKitWebhookRoutes } from './routes/livekit-webhook.js';
 import { ActivityStreamHub } from './sse/activity-stream-hub.js';
 import { requestBodyBudgetBytes, streamBufferBudgetBytes } from '../actors/memory-budget.js';
 import { RequestBodies } from './request-bodies.js';
@@ -147,6 +148,8 @@ export function createApp(given: AppDeps): App {
   if (rateLimit) app.use(rateLimit);
   // The reference page loads without a key, like /health; its "try it" requests carry the key entered.
   app.use(apiReferenceRoutes(openapi));
+  // Signed by the media server, not keyed: before the key check and the JSON body.
+  app.use(liveKitWebhookRoutes(deps));
   if (keyCheck) app.use(keyCheck);
   app.use(body);
   if (idempotency) app.use(idempotency);

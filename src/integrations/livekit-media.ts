@@ -43,6 +43,9 @@ function agentKind(): number {
 }
 const AGENT_KIND = agentKind();
 
+/** Whether a participant's kind, as the media server reports it (a room listing, a webhook), is an agent's. */
+export const isAgentKind = (kind: unknown): boolean => Number(kind) === AGENT_KIND;
+
 /**
  * LiveKit through `livekit-server-sdk`, with clients built from injected settings only (never
  * from the SDK's implicit environment). Failover is off: it only engages for LiveKit Cloud and

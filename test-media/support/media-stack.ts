@@ -3,6 +3,7 @@ import type { AgentWorker } from './agent-worker.js';
 import { startAgentWorker } from './agent-worker.js';
 import type { LiveKitServer } from './livekit-server.js';
 import { startLiveKitServer } from './livekit-server.js';
+import { freePort } from '../../scripts/cluster/redis-server.js';
 import type { MediaService } from './media-service.js';
 import { startMediaService } from './media-service.js';
 import type { ModelScript, ModelStandIn } from './model-stand-in.js';
@@ -12,6 +13,8 @@ export interface MediaStackOptions {
   /** The service's settings on top of the test defaults. */
   service?: Record<string, string>;
   models: ModelScript;
+  /** The media server sends its webhooks to the service (POST /v1/livekit/webhook), as config/livekit-local.yaml has it. */
+  webhooks?: boolean;
   /** The agent worker's environment on top of what points it at the rest (given the service, to put something between them). */
   worker?: Record<string, string> | ((service: MediaService) => Record<string, string>);
 }
@@ -27,9 +30,12 @@ export async function startMediaStack(options: MediaStackOptions) {
     for (const part of started.splice(0).reverse()) await part.stop().catch(() => {});
   };
   try {
-    const liveKit: LiveKitServer = await startLiveKitServer({ logFile: process.env.MEDIA_TEST_LIVEKIT_LOG });
+    // The service's port is chosen first when the media server is to call it.
+    const servicePort = options.webhooks ? await freePort() : undefined;
+    const webhookUrl = servicePort === undefined ? undefined : `http://127.0.0.1:${servicePort}/v1/livekit/webhook`;
+    const liveKit: LiveKitServer = await startLiveKitServer({ logFile: process.env.MEDIA_TEST_LIVEKIT_LOG, ...(webhookUrl ? { webhookUrl } : {}) });
     started.push(liveKit);
-    const service: MediaService = await startMediaService(liveKit, options.service);
+    const service: MediaService = await startMediaService(liveKit, { ...options.service, ...(servicePort === undefined ? {} : { PORT: String(servicePort) }) });
     started.push(service);
     const models: ModelStandIn = await startModelStandIn(options.models);
     started.push({ stop: () => models.close() });

@@ -202,6 +202,7 @@ const CASES: Record<string, Case[]> = {
     { name: 'unknown delivery', status: 404, run: (h, op) => send(h, op) },
     { name: 'not an id', status: 422, run: (h, op) => h.http.post(op.path.replace('{id}', 'x')).send({}) },
   ],
+  receiveLiveKitWebhook: [{ name: 'unsigned', status: 401, run: (h, op) => send(h, op) }],
   getHealth: [{ name: 'serving', status: 200, run: (h, op) => send(h, op) }],
   getLiveness: [{ name: 'alive', status: 200, run: (h, op) => send(h, op) }],
   getReadiness: [{ name: 'ready', status: 200, run: (h, op) => send(h, op) }],

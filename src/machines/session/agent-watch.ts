@@ -64,6 +64,17 @@ export const agentWatchSetup = voiceSetup.extend({
         }),
       );
     }),
+    /**
+     * The media server said the agent left or the room finished (`agent.check`): answered whatever
+     * the region's state; `now` (its agent had joined) makes the check that was due later due now.
+     */
+    checkNow: enqueueActions(({ context, event, enqueue }, params: { now: boolean }) => {
+      if (event.type !== 'agent.check') return;
+      const watch = context.agent_watch;
+      if (params.now && watch) enqueue.assign({ agent_watch: { ...watch, due_at: Math.min(watch.due_at, event.at) } });
+      const reply = event.reply;
+      enqueue(() => reply({ checking: params.now }));
+    }),
     endCall: enqueueActions(({ context, enqueue }, params: { endedBy: Exclude<VoiceEndedBy, 'silence'> }) => {
       const watch = context.agent_watch!;
       enqueue.raise({ type: 'voice.end', endedBy: params.endedBy, at: watch.due_at });
@@ -83,6 +94,7 @@ const watchCommands = agentWatchSetup.createStateConfig({
       { target: 'idle' },
     ],
     'agent.unwatch': { target: 'idle' },
+    'agent.check': { actions: { type: 'checkNow', params: { now: false } } },
   },
 }).on;
 
@@ -137,7 +149,7 @@ export const agentRegion = agentWatchSetup.createStateConfig({
       },
     },
     joined: {
-      on: watchCommands,
+      on: { ...watchCommands, 'agent.check': { target: 'rechecking', actions: { type: 'checkNow', params: { now: true } } } },
       after: { agentCheck: 'rechecking' },
     },
     rechecking: {

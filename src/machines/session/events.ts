@@ -48,7 +48,8 @@ export type SessionCommand =
   | FlowSetCommand
   | DropoffRegisterCommand
   | DropoffCancelCommand
-  | ConsentRecordCommand;
+  | ConsentRecordCommand
+  | AgentCheckCommand;
 
 /** The session was busy starting or stopping with too many commands already waiting: retry. */
 export interface VoiceBusy {
@@ -194,6 +195,17 @@ export interface ConsentRecordCommand {
   at: number;
   trace: Trace;
   reply: Reply<ConsentRecorded>;
+}
+
+/**
+ * The media server said a call's agent left, or its room finished (POST /v1/livekit/webhook): the
+ * agent watch checks the room now, not at its next VOICE_ROOM_CHECK_SECONDS (docs/voice-and-livekit.md).
+ * Not the user's doing: it touches nothing the session keeps.
+ */
+export interface AgentCheckCommand {
+  type: 'agent.check';
+  at: number;
+  reply: Reply<{ checking: boolean }>;
 }
 
 export interface ConsentRecorded {
