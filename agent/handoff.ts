@@ -100,7 +100,8 @@ export class Handoff {
   tool() {
     return llm.tool({
       description:
-        'Ask for a person from the support team to join this call: when the user asks to talk to a person, or you cannot help them. Tell the user what it answers.',
+        'Ask for a person from the support team to join this call: when the user asks to talk to a person, or you cannot help them. ' +
+        'Tell the user what it answers.',
       parameters: z.object({ reason: z.string().describe('why, in a few words, without any identity number') }),
       execute: async ({ reason }) => ((await this.request(reason)) ? HANDOFF_LINES.requested : HANDOFF_LINES.failed),
     });

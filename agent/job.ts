@@ -214,7 +214,8 @@ export default defineAgent<ProcessData>({
           })
         : undefined;
     const recordConsent = consentTool({ client, sessionId, notice: () => notice, timeoutMs: settings.service.timeoutMs, log: warn });
-    agent = scripted ?? new KycAssistant(source, source.current?.system_prompt ?? GENERAL_INSTRUCTIONS, { record_consent: recordConsent, request_human: handoff.tool() });
+    const tools = { record_consent: recordConsent, request_human: handoff.tool() };
+    agent = scripted ?? new KycAssistant(source, source.current?.system_prompt ?? GENERAL_INSTRUCTIONS, tools);
     const models = createModels(
       settings,
       () => jobLog.warn({ timeout_ms: settings.modelTimeoutMs }, 'speech stalled: no audio in time, connection closed'),

@@ -1,35 +1,14 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { WsClient } from '../test/support/ws-client.js';
 import { clusterCalls, eventually } from './cluster-calls.js';
 import { suiteCluster } from './fixtures/suite-cluster.js';
+import { listeningSockets } from './listening-sockets.js';
 
 const { cluster } = suiteCluster({ name: 'cluster-fronts', processes: 1, fronts: 1, startTimeoutMs: 180_000 });
 const { post, get, activityOf, invocations } = clusterCalls(cluster);
 
-/** The TCP ports a process listens on, each once, from its socket descriptors and the kernel's socket tables. */
-function listeningPorts(pid: number): number[] {
-  const inodes = new Set<string>();
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
-      if (inode) inodes.add(inode);
-    } catch {
-      // Closed between the listing and the read.
-    }
-  }
-  const ports: number[] = [];
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
-      const fields = line.trim().split(/\s+/);
-      // local_address is field 1 (hex ip:port), st field 3 (0A: listening), inode field 9.
-      if (fields[3] === '0A' && inodes.has(fields[9]!)) ports.push(Number.parseInt(fields[1]!.split(':')[1]!, 16));
-    }
-  }
-  // A port once however many sockets listen on it (HTTP_ACCEPTORS, src/http/acceptors.ts).
-  return [...new Set(ports)].sort((a, b) => a - b);
-}
+/** The TCP ports a process listens on, each once: a port however many sockets listen on it (HTTP_ACCEPTORS, src/http/acceptors.ts). */
+const listeningPorts = (pid: number): number[] => [...new Set(listeningSockets(pid).map((socket) => socket.port))].sort((a, b) => a - b);
 
 /** Requests this process answered on a route, from its own metrics. */
 async function answered(port: number, route: string): Promise<number> {

@@ -1,9 +1,9 @@
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { clusterCalls, eventually } from './cluster-calls.js';
 import { suiteCluster } from './fixtures/suite-cluster.js';
+import { listeningSockets } from './listening-sockets.js';
 
 /**
  * The Restate ingress takes a call from anyone who can reach it, not only from the service's
@@ -11,38 +11,6 @@ import { suiteCluster } from './fixtures/suite-cluster.js';
  * mode"), so a raw event sent straight to `KycSession/{id}/ingest/send` shows nothing raw on any read.
  */
 const { cluster, redis } = suiteCluster({ name: 'cluster-ingress-privacy', processes: 1, startTimeoutMs: 180_000 });
-
-/** Every TCP socket a process listens on, as `address:port` (from /proc: the kernel's own table, whatever the process was told). */
-function listening(pid: number): string[] {
-  const inodes = new Set<string>();
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
-      if (inode) inodes.add(inode);
-    } catch {
-      // closed while read
-    }
-  }
-  const found: string[] = [];
-  for (const table of ['tcp', 'tcp6']) {
-    for (const line of readFileSync(`/proc/${pid}/net/${table}`, 'utf8').split('\n').slice(1)) {
-      const fields = line.trim().split(/\s+/);
-      if (fields[3] !== '0A' || !inodes.has(fields[9] ?? '')) continue;
-      const [hexAddress, hexPort] = fields[1]!.split(':');
-      found.push(`${addressOf(hexAddress!)}:${Number.parseInt(hexPort!, 16)}`);
-    }
-  }
-  return found;
-}
-
-/** /proc/net/tcp's address: IPv4 as four little-endian bytes; IPv6 as four little-endian words. */
-function addressOf(hex: string): string {
-  const bytes = Buffer.from(hex, 'hex');
-  if (bytes.length === 4) return [...bytes].reverse().join('.');
-  const words = [0, 4, 8, 12].map((at) => bytes.subarray(at, at + 4).reverse().toString('hex'));
-  return words.join('').replace(/(.{4})/g, '$1:').slice(0, -1);
-}
 
 const refused = (host: string, port: number) =>
   new Promise<boolean>((resolve) => {
@@ -95,7 +63,7 @@ describe('an event sent straight to the Restate ingress (SESSION_HOST=restate: r
 
   it("is reachable from this machine only: Restate's ingress, admin and node ports, Redis and the service's ports listen on 127.0.0.1 alone", async () => {
     const pids = [...cluster().restate.nodes.map((node) => node.pid), ...cluster().processes.map((process) => process.pid), redis().pid];
-    const sockets = pids.flatMap((pid) => listening(pid));
+    const sockets = pids.flatMap((pid) => listeningSockets(pid).map(({ address, port }) => `${address}:${port}`));
     const ingressPort = Number(new URL(cluster().restate.ingressUrl).port);
     expect(sockets).toContain(`127.0.0.1:${ingressPort}`);
     expect(sockets).toContain(`127.0.0.1:${new URL(cluster().restate.adminUrl).port}`);

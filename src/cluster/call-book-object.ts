@@ -152,7 +152,11 @@ function bookRows(book: Book, queued: (QueuedMessage & { held: boolean })[], new
 
 /** A call as read: a report written before outcomes could change after the call says nothing of it. */
 export function callView({ record, transcript }: KeptCall): CallView {
-  const report = record.report && { ...record.report, outcome_open_until: record.report.outcome_open_until ?? null, resolved_at: record.report.resolved_at ?? null };
+  const report = record.report && {
+    ...record.report,
+    outcome_open_until: record.report.outcome_open_until ?? null,
+    resolved_at: record.report.resolved_at ?? null,
+  };
   return { ...record, report, transcript };
 }
 
@@ -176,7 +180,8 @@ export function callsObject(deps: CallsObjectDeps) {
       record: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext, request: RecordRequest): Promise<void> => {
         const book = await readBook(ctx);
         const queued: (QueuedMessage & { held: boolean })[] = [];
-        const ledger = new CallLedger(bookRows(book, queued, () => ctx.rand.uuidv4()), { resolveWindowMs: deps.resolveWindowMs, summaryModel: deps.summarize !== undefined });
+        const rows = bookRows(book, queued, () => ctx.rand.uuidv4());
+        const ledger = new CallLedger(rows, { resolveWindowMs: deps.resolveWindowMs, summaryModel: deps.summarize !== undefined });
         const openBefore = new Set([...book.calls.values()].filter((call) => call.record.ended_at === null).map((call) => call.record.call_id));
         const heldBefore = new Set(book.calls.keys());
         for (const { item, at } of request.items) ledger.record(item, at);
@@ -190,7 +195,8 @@ export function callsObject(deps: CallsObjectDeps) {
           const { call_id, ended_at } = record;
           if (ended_at === null || !(openBefore.has(call_id) || !heldBefore.has(call_id))) continue;
           const delay = ended_at + deps.retentionDays * DAY_MS - now;
-          ctx.genericSend({ service: CALLS_OBJECT, method: 'expire', key: ctx.key, parameter: call_id, inputSerde: restate.serde.json, delay: Math.max(0, delay) });
+          const expiry = { service: CALLS_OBJECT, method: 'expire', key: ctx.key, parameter: call_id, inputSerde: restate.serde.json };
+          ctx.genericSend({ ...expiry, delay: Math.max(0, delay) });
         }
       }),
       // TRANSCRIPT_RETENTION_DAYS after the call ended: the call, its transcript and report go.

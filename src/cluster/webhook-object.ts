@@ -74,13 +74,22 @@ export function webhookObject(deps: WebhookObjectDeps) {
     const done = await ctx.date.now();
     const attempts = delivery.attempts + 1;
     if (result.ok) {
-      ctx.set(DELIVERY_STATE, { ...delivery, status: 'delivered', attempts, next_at: null, last_attempt_at: done, last_status: result.status, last_error: null });
+      const delivered = { status: 'delivered', next_at: null, last_status: result.status, last_error: null } as const;
+      ctx.set(DELIVERY_STATE, { ...delivery, ...delivered, attempts, last_attempt_at: done } satisfies KeptDelivery);
       return;
     }
     const next = done + retryDelayMs(attempts, ctx.rand.random());
     const giveUp = next - delivery.created_at > WEBHOOK_RETRY_WINDOW_MS;
     const status: DeliveryStatus = giveUp ? 'failed' : 'pending';
-    ctx.set(DELIVERY_STATE, { ...delivery, status, attempts, next_at: giveUp ? null : next, last_attempt_at: done, last_status: result.status, last_error: result.error.slice(0, 300) });
+    ctx.set(DELIVERY_STATE, {
+      ...delivery,
+      status,
+      attempts,
+      next_at: giveUp ? null : next,
+      last_attempt_at: done,
+      last_status: result.status,
+      last_error: result.error.slice(0, 300),
+    } satisfies KeptDelivery);
     if (!giveUp) schedule(ctx, next, next - done);
   };
 

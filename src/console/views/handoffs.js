@@ -4,9 +4,14 @@ import { staleness } from '../stale.js';
 import { joinVoiceRoom } from '../voice-room.js';
 
 const REFRESH_MS = 2000;
+
+/** One turn of a waiting call's transcript, who said it first. */
+const turnLine = (turn) => h('li', {}, h('strong', {}, turn.role === 'agent' ? 'Agent ' : 'User '), turn.text);
 const OPERATOR_NAME = 'kyc-console-operator';
 /** The last turns shown with a waiting call: enough to know why the user asked. */
 const LAST_TURNS = 4;
+const EMPTY =
+  'No call is waiting for a person. A call shows here when its user asks for one: the assistant asks for them, or the app sends handoff_requested (docs/handoff.md).';
 
 /**
  * Calls waiting for a person (docs/handoff.md): each running call in which the user asked for one,
@@ -14,7 +19,12 @@ const LAST_TURNS = 4;
  * the microphone on. The agent in the room says a colleague is joining and steps back.
  */
 export function handoffsView({ main, onUnauthorized }) {
-  const operator = h('input', { id: 'operator-name', autocomplete: 'name', value: localStorage.getItem(OPERATOR_NAME) ?? '', placeholder: 'your name or desk' });
+  const operator = h('input', {
+    id: 'operator-name',
+    autocomplete: 'name',
+    value: localStorage.getItem(OPERATOR_NAME) ?? '',
+    placeholder: 'your name or desk',
+  });
   const body = h('tbody', {});
   const table = h(
     'table',
@@ -91,7 +101,7 @@ export function handoffsView({ main, onUnauthorized }) {
       return;
     }
     if (stopped()) return;
-    if (handoffs.length === 0) return say('No call is waiting for a person. A call shows here when its user asks for one: the assistant asks for them, or the app sends handoff_requested (docs/handoff.md).');
+    if (handoffs.length === 0) return say(EMPTY);
     body.replaceChildren(
       ...handoffs.map((call) =>
         h(
@@ -108,7 +118,7 @@ export function handoffsView({ main, onUnauthorized }) {
             { class: 'wrap' },
             call.transcript.length === 0
               ? h('span', { class: 'muted' }, call.transcript_kept ? 'nothing said yet' : 'words not kept (no consent)')
-              : h('ul', { class: 'turns' }, call.transcript.slice(-LAST_TURNS).map((turn) => h('li', {}, h('strong', {}, turn.role === 'agent' ? 'Agent ' : 'User '), turn.text))),
+              : h('ul', { class: 'turns' }, call.transcript.slice(-LAST_TURNS).map(turnLine)),
           ),
         ),
       ),

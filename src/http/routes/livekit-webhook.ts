@@ -42,7 +42,9 @@ export const liveKitWebhookRouteDocs: RouteDoc[] = [
     tag: 'sdk',
     summary: "The media server's webhook",
     description:
-      "Where LiveKit's webhooks go (`webhook.urls` in its configuration, signed with LIVEKIT_API_KEY): its `Authorization` token, over the body, is the only credential, so no X-API-Key. An agent that left a room, or a room that finished, makes that call check its room now.",
+      "Where LiveKit's webhooks go (`webhook.urls` in its configuration, signed with LIVEKIT_API_KEY). " +
+      'Its `Authorization` token, over the body, is the only credential, so no X-API-Key. ' +
+      'An agent that left a room, or a room that finished, makes that call check its room now.',
     body: LiveKitWebhookIn,
     authenticated: false,
     responses: {
@@ -78,7 +80,8 @@ export function liveKitWebhookRoutes({ system, config }: AppDeps): Router {
     try {
       event = await receiver.receive(text, req.get('authorization'));
     } catch {
-      throw new HttpError(401, "not signed by the media server: Authorization must be a LiveKit webhook token over this body, signed with LIVEKIT_API_KEY's secret");
+      const detail = "not signed by the media server: Authorization must be a LiveKit webhook token over this body, signed with LIVEKIT_API_KEY's secret";
+      throw new HttpError(401, detail);
     }
     const sessionKey = sessionOfRoom(event.room?.name, roomPrefix);
     const concernsAgent = event.event === 'room_finished' || (event.event === 'participant_left' && isAgentKind(event.participant?.kind));
