@@ -731,7 +731,7 @@ export interface paths {
         put?: never;
         /**
          * The media server's webhook
-         * @description Where LiveKit's webhooks go (`webhook.urls` in its configuration, signed with LIVEKIT_API_KEY): its `Authorization` token, over the body, is the only credential, so no X-API-Key. An agent that left a room, or a room that finished, makes that call check its room now.
+         * @description Where LiveKit's webhooks go (`webhook.urls` in its configuration, signed with LIVEKIT_API_KEY). Its `Authorization` token, over the body, is the only credential, so no X-API-Key. An agent that left a room, or a room that finished, makes that call check its room now.
          */
         post: operations["receiveLiveKitWebhook"];
         delete?: never;
