@@ -1,7 +1,7 @@
 import type { JobContext, JobProcess, VAD } from '@livekit/agents';
 import { defineAgent, llm, log, voice } from '@livekit/agents';
 import * as silero from '@livekit/agents-plugin-silero';
-import { RoomEvent } from '@livekit/rtc-node';
+import { ParticipantKind, RoomEvent } from '@livekit/rtc-node';
 import { createServiceClient } from '../src/client/index.js';
 import { AGENT_NOTICE_TOPIC } from '../src/domain/agent-notice.js';
 import type { NoticeToGive } from './consent-notice.js';
@@ -10,7 +10,8 @@ import { consentTool } from './consent-tool.js';
 import { ContextSource } from './context-source.js';
 import { isContextNotice, sessionIdOf, takeoverOf } from './job-metadata.js';
 import { guardedChat } from './guarded-chat.js';
-import { HANDOFF_LINES, Handoff } from './handoff.js';
+import { AppActions } from './app-actions.js';
+import { HANDOFF_LINES, Handoff, isOperator } from './handoff.js';
 import { GENERAL_INSTRUCTIONS, OPENING_LINE, TAKEOVER_LINE, UNREACHABLE_LINE } from './prompts.js';
 import { localTurnHandling, LOCAL_VAD_MIN_SILENCE_MS, LOCAL_VAD_PREFIX_PADDING_MS } from './local-voice/turn-timing.js';
 import { createModels } from './providers.js';
@@ -175,6 +176,15 @@ export default defineAgent<ProcessData>({
     ctx.room.on(RoomEvent.RoomSidChanged, leaveIfAnotherRoom);
     ctx.room.on(RoomEvent.Reconnected, () => void ctx.room.getSid().then(leaveIfAnotherRoom));
     ctx.room.on(RoomEvent.ParticipantConnected, (participant) => handoff.participantJoined(participant.identity));
+    // The agent acts on the user's app by RPC to its participant (docs/voice-agent.md, "Acting on the app").
+    const appActions = new AppActions({
+      client,
+      sessionId,
+      requestTimeoutMs: settings.service.timeoutMs,
+      app: () => [...ctx.room.remoteParticipants.values()].find((p) => p.kind !== ParticipantKind.AGENT && !isOperator(p.identity))?.identity,
+      rpc: (call) => ctx.room.localParticipant!.performRpc(call),
+      log: (message, fields) => jobLog.info(fields ?? {}, message),
+    });
     // A worker killed leaves this job process an orphan that answers on for a while, then goes
     // (about 15-20 s, the framework's own). Leaving the room at once instead lets the service see the
     // agent gone at its next room check and send a new one, which opens with a sorry
@@ -210,11 +220,16 @@ export default defineAgent<ProcessData>({
               void handoff.request('the user asked for a person').then((asked) => {
                 if (!asked) session?.say(HANDOFF_LINES.failed);
               }),
-            onRequest: (intent) => jobLog.info({ request: intent ?? 'none' }, 'scripted dialog turn'),
+            onRequest: (intent) => {
+              jobLog.info({ request: intent ?? 'none' }, 'scripted dialog turn');
+              // Explaining what is wrong: the field it is about lights up in the app.
+              const field = intent === 'explain' ? source.current?.context.last_validation_failure?.component_id : undefined;
+              if (field) void appActions.perform('highlight_field', field);
+            },
           })
         : undefined;
     const recordConsent = consentTool({ client, sessionId, notice: () => notice, timeoutMs: settings.service.timeoutMs, log: warn });
-    const tools = { record_consent: recordConsent, request_human: handoff.tool() };
+    const tools = { record_consent: recordConsent, request_human: handoff.tool(), ...appActions.tools() };
     agent = scripted ?? new KycAssistant(source, source.current?.system_prompt ?? GENERAL_INSTRUCTIONS, tools);
     const models = createModels(
       settings,

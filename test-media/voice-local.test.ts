@@ -1,5 +1,6 @@
 import { dispose } from '@livekit/rtc-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { APP_METHODS } from '../agent/app-actions.js';
 import { intentOf } from '../agent/local-voice/intents.js';
 import { PocketsphinxStt } from '../agent/local-voice/pocketsphinx-stt.js';
 import { eventually } from './support/eventually.js';
@@ -102,8 +103,15 @@ describe('the local voice on a real LiveKit server, with no provider key', () =>
 
     expect(await ask(user, 'Which document do I need?', /PAN card/)).toContain('you need your PAN card');
     expect(await ask(user, 'What should I do next?', /After this step/)).toContain('After this step comes personal details.');
+    // The app's side of the agent's actions: explaining the field, the agent highlights it in the app.
+    const highlighted: string[] = [];
+    user.room.localParticipant!.registerRpcMethod(APP_METHODS.highlight_field, async (data) => {
+      highlighted.push(String((JSON.parse(data.payload) as { component_id: string }).component_id));
+      return 'ok';
+    });
     const explained = await ask(user, 'Why is this field wrong?', /five letters/);
     expect(explained).toContain('The form is: five letters, four digits, one letter');
+    await eventually(() => highlighted, (ids) => ids.includes('pan'), 15_000);
 
     // Typed words the dialog does not know: asked once to say it again, then told what it can do.
     const before = user.transcripts.length;

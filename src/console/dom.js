@@ -118,6 +118,7 @@ export function describeItem(item) {
     case 'event':
       // A voice turn's text is masked as served (docs/calls.md).
       if (p.event === 'voice_conversation_turn') return `${p.role ?? 'user'} said${p.screen ? ` on ${screenName(p.screen)}` : ''}: ${p.text ?? '(no text)'}`;
+      if (p.event === 'agent_action') return `agent asked the app to ${(p.action ?? 'act').replaceAll('_', ' ')}: ${p.target ?? ''} (${(p.outcome ?? 'no answer').replaceAll('_', ' ')})`;
       return [p.event, p.screen && `on ${screenName(p.screen)}`, p.component_id && `(${p.component_id})`, p.hint && `hint ${p.hint}`, p.failure_reason_code].filter(Boolean).join(' ');
     case 'trigger': {
       const d = p.decision ?? {};

@@ -5,6 +5,8 @@ const CLIENT = '/console/vendor/livekit-client/livekit-client.esm.mjs';
 /** LiveKit Agents' text-stream topics: spoken words as they are transcribed, and typed chat. */
 export const TRANSCRIPTION_TOPIC = 'lk.transcription';
 export const CHAT_TOPIC = 'lk.chat';
+/** The RPC methods the agent calls on the app (agent/app-actions.ts). */
+const APP_METHODS = { highlight_field: 'kyc.highlight_field', open_screen: 'kyc.open_screen', show_hint: 'kyc.show_hint' };
 /** The attribute a LiveKit agent keeps its state in: listening, thinking, speaking. */
 const AGENT_STATE = 'lk.agent.state';
 
@@ -13,10 +15,12 @@ const AGENT_STATE = 'lk.agent.state';
  * - `onParticipants(list)`: everyone else in the room, `{ identity, agent, state }` each;
  * - `onWords({ segment, speaker, text, final })`: a transcript line, the whole line so far each time;
  * - `onAudio(element)`: an <audio> element playing a remote track, to be put in the page;
- * - `onLeft(reason)`: the room was left, by us or not.
+ * - `onLeft(reason)`: the room was left, by us or not;
+ * - `onAppAction({ action, payload })`: the agent asked the app to act (highlight a field, open a
+ *   screen, show a hint: LiveKit RPC, docs/voice-agent.md "Acting on the app"); the page plays the app.
  * Resolves once joined to `{ identity, enableMicrophone(), say(text), leave() }`.
  */
-export async function joinVoiceRoom({ url, token, onParticipants, onWords, onAudio, onLeft }) {
+export async function joinVoiceRoom({ url, token, onParticipants, onWords, onAudio, onLeft, onAppAction = () => undefined }) {
   const { Room, RoomEvent, Track } = await import(CLIENT);
   const room = new Room();
 
@@ -57,6 +61,13 @@ export async function joinVoiceRoom({ url, token, onParticipants, onWords, onAud
   room.registerTextStreamHandler(TRANSCRIPTION_TOPIC, readSafely);
   // Typed replies, from an agent that answers chat on the chat topic rather than as a transcript.
   room.registerTextStreamHandler(CHAT_TOPIC, readSafely);
+  // The app's side of the agent's actions: each method answers once the page has shown it.
+  for (const [action, method] of Object.entries(APP_METHODS)) {
+    room.registerRpcMethod(method, async (data) => {
+      onAppAction({ action, payload: JSON.parse(data.payload) });
+      return 'ok';
+    });
+  }
 
   await room.connect(url, token);
   // Joined from a click: the browser lets the page play the assistant's voice.

@@ -77,8 +77,9 @@ export const KNOWN_EVENT_TYPES = new Set([
   'voice_conversation_turn',
   'handoff_requested',
   OPERATOR_JOINED,
+  'agent_action',
 ]);
 
-/** Events the user did not make (the voice agent's telemetry, an operator joining); they must not count as the user being active. */
-export const AGENT_EVENT_TYPES = new Set(['voice_conversation_turn', OPERATOR_JOINED]);
+/** Events the user did not make (the voice agent's turns and actions on the app, an operator joining); they must not count as the user being active. */
+export const AGENT_EVENT_TYPES = new Set(['voice_conversation_turn', OPERATOR_JOINED, 'agent_action']);
 

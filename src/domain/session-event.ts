@@ -178,6 +178,12 @@ const MAX_HANDOFF_REASON_CHARS = 200;
 const handoffReason = (properties: SdkEvent['properties']): string | null =>
   typeof properties?.reason === 'string' ? properties.reason.slice(0, MAX_HANDOFF_REASON_CHARS).toWellFormed() : null;
 
+/** What the agent asked the app to do, on what, and what came of it (docs/voice-agent.md, "Acting on the app"). */
+const actionFields = (properties: SdkEvent['properties']): { action: string | null; target: string | null; outcome: string | null } => {
+  const text = (value: unknown, max: number) => (typeof value === 'string' ? value.slice(0, max).toWellFormed() : null);
+  return { action: text(properties?.action, 32), target: text(properties?.target, 256), outcome: text(properties?.outcome, 16) };
+};
+
 /** Who joined which call (the service's own event, docs/handoff.md): the call record reads them. */
 const operatorFields = (properties: SdkEvent['properties']): { operator: string | null; call_id: string | null } => ({
   operator: typeof properties?.operator === 'string' ? properties.operator.slice(0, 64).toWellFormed() : null,
@@ -210,6 +216,7 @@ export function eventActivityPayload(stored: SdkEvent, warnings: string[], chann
   if (stored.event === 'voice_conversation_turn') Object.assign(payload, turnFields(stored.properties));
   else if (stored.event === 'handoff_requested') payload.reason = handoffReason(stored.properties);
   else if (stored.event === OPERATOR_JOINED) Object.assign(payload, operatorFields(stored.properties));
+  else if (stored.event === 'agent_action') Object.assign(payload, actionFields(stored.properties));
   if (warnings.length > 0) payload.warnings = warnings;
   // An operator seeing one failure listed twice can tell the SDK's fast copy from its durable one.
   if (channel === 'control_plane') payload.channel = channel;

@@ -21,6 +21,8 @@ const ROOM = `kyc-room-${SESSION}`;
 /** What the transcription stand-in hears in any audio: the spoken turn's words. */
 const HEARD = 'how do I fix my PAN';
 const TYPED = 'I cannot speak right now';
+/** Typed to the agent, whose model then highlights the field through its tool. */
+const ASKED_FIELD = 'Which field is wrong?';
 
 /**
  * A spoken phrase as a WAV file (Debian's espeak-ng, then sox): two seconds of silence, the
@@ -69,7 +71,12 @@ describe('the voice demo page in Chromium, with the voice agent on a real LiveKi
     service = await startMediaService(liveKit);
     // The agent's models: OpenAI-compatible stand-ins, the same the agent's own tests use.
     models = await startModelStandIn({
-      reply: (request) => `You said: ${lastUserText(request).slice(0, 40)}. Please check the highlighted field.`,
+      reply: (request) => {
+        const last = request.messages.at(-1);
+        if (last?.role === 'user' && lastUserText(request) === ASKED_FIELD) return { toolCall: { name: 'highlight_field', arguments: { component_id: 'pan_number' } } };
+        if (last?.role === 'tool') return 'There it is, highlighted.';
+        return `You said: ${lastUserText(request).slice(0, 40)}. Please check the highlighted field.`;
+      },
       transcript: () => HEARD,
     });
     worker = await startAgentWorker(liveKit, service, models.baseUrl);
@@ -160,6 +167,15 @@ describe('the voice demo page in Chromium, with the voice agent on a real LiveKi
     await expect.poll(() => page.locator('#voice-transcript li[data-speaker="assistant"].interim').count(), { timeout: 15_000 }).toBe(0);
     await screenshot(page, 'voice-demo');
     expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('the agent highlights a field in the app: the page, playing the app, shows it, and the timeline records it', async () => {
+    expect(await page.textContent('#voice-app-actions')).toContain('Nothing yet');
+    await page.fill('#voice-chat-input', ASKED_FIELD);
+    await page.click('#voice-chat-send');
+    await page.waitForSelector('#voice-app-actions li[data-action="highlight_field"]:has-text("Highlight field pan_number")', { timeout: 30_000 });
+    await page.waitForSelector('#voice-timeline li[data-kind="event"]:has-text("agent asked the app to highlight field: pan_number (done)")', { timeout: 15_000 });
+    await screenshot(page, 'voice-demo-app-action');
   });
 
   it('stop deletes the room and ends the session', async () => {

@@ -35,6 +35,14 @@ export function voiceView({ main, onUnauthorized }) {
   const participants = h('ul', { id: 'voice-participants', class: 'participants' });
   const transcript = h('ol', { id: 'voice-transcript', class: 'transcript', 'aria-live': 'polite' });
   const audio = h('div', { id: 'voice-audio', hidden: true });
+  const nothingAsked = h('li', { class: 'muted' }, 'Nothing yet: a field the assistant highlights, a screen it opens or a hint it shows appears here.');
+  const appActions = h('ul', { id: 'voice-app-actions', class: 'app-actions' }, nothingAsked);
+  /** What the agent asked the app to do, as the app would show it: the page stands in for the app. */
+  function showAppAction({ action, payload }) {
+    const said = { highlight_field: `Highlight field ${payload.component_id}`, open_screen: `Open screen ${payload.screen}`, show_hint: `Hint: ${payload.text}` }[action];
+    nothingAsked.remove();
+    appActions.append(h('li', { 'data-action': action }, said ?? action));
+  }
   const chatInput = h('input', { id: 'voice-chat-input', disabled: true, autocomplete: 'off', 'aria-describedby': 'voice-chat-help' });
   const chatButton = h('button', { type: 'submit', id: 'voice-chat-send', disabled: true }, 'Send');
   const timeline = timelineList('voice-timeline', 'Start a session above: its activity appears here as it is recorded.');
@@ -109,6 +117,7 @@ export function voiceView({ main, onUnauthorized }) {
         token: started.token,
         onParticipants: showParticipants,
         onWords: showWords,
+        onAppAction: showAppAction,
         onAudio: (element) => audio.append(element),
         onLeft: () => {
           voice = undefined;
@@ -178,6 +187,8 @@ export function voiceView({ main, onUnauthorized }) {
         h('h4', {}, 'In the room'),
         participants,
         transcript,
+        h('h4', {}, 'The app, as the assistant drives it'),
+        appActions,
         h(
           'form',
           { class: 'chat', id: 'voice-chat', onsubmit: say },
