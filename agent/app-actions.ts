@@ -24,6 +24,11 @@ export type ActionOutcome = 'done' | 'failed' | 'no_app';
 
 /** The longest hint sent: a sentence or two, as an app's hint line shows one. */
 const MAX_HINT_CHARS = 200;
+/** What the model is told when the app did not act, so it says it in words instead. */
+const NOT_DONE: Record<Exclude<ActionOutcome, 'done'>, string> = {
+  no_app: 'The app is not in the call: describe it in words instead.',
+  failed: 'The app could not do it: describe it in words instead.',
+};
 /** How long the app has to answer; an app that does not is `failed`. */
 const RPC_TIMEOUT_MS = 5_000;
 
@@ -62,8 +67,7 @@ export class AppActions {
 
   /** The model's tools: one per action, each telling the model what came of it. */
   tools() {
-    const said = (outcome: ActionOutcome, done: string) =>
-      outcome === 'done' ? done : outcome === 'no_app' ? 'The app is not in the call: describe it in words instead.' : 'The app could not do it: describe it in words instead.';
+    const said = (outcome: ActionOutcome, done: string) => (outcome === 'done' ? done : NOT_DONE[outcome]);
     return {
       highlight_field: llm.tool({
         description: 'Highlight a field on the screen the user is on, by its component_id from the context, when you talk about it.',
