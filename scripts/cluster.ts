@@ -49,7 +49,8 @@ async function main(): Promise<void> {
   const partitions = Number(values.partitions ?? localPartitions());
   if (!Number.isInteger(partitions) || partitions < 1 || partitions > 128) throw new Error('--partitions: must be 1-128');
   if (values.partitions !== undefined && restateNodes > 1) throw new Error(`--partitions: for a single Restate node; a replicated cluster has ${CLUSTER_PARTITIONS} (docs/cluster.md, "Partitions")`);
-  if (frontPort !== undefined && (!Number.isInteger(frontPort) || frontPort < 1 || frontPort > 65_535)) throw new Error('--port (CLUSTER_PORT): must be a port number');
+  const badPort = frontPort !== undefined && (!Number.isInteger(frontPort) || frontPort < 1 || frontPort > 65_535);
+  if (badPort) throw new Error('--port (CLUSTER_PORT): must be a port number');
   const dataDir = resolve(values['data-dir'] ?? process.env.CLUSTER_DATA_DIR ?? join('data', 'cluster'));
   if (values.fresh) rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });

@@ -1,44 +1,27 @@
-import { dispose } from '@livekit/rtc-node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APP_METHODS } from '../agent/app-actions.js';
 import { eventually } from './support/eventually.js';
-import type { MediaStack } from './support/media-stack.js';
-import { startMediaStack } from './support/media-stack.js';
-import type { SimulatedUser } from './support/simulated-user.js';
+import { mediaSuite, toolModel } from './support/media-suite.js';
 import { heardOpening, startCall } from './support/voice-call.js';
 
-let stack: MediaStack;
-const users: SimulatedUser[] = [];
-
-beforeAll(async () => {
-  stack = await startMediaStack({
-    models: {
-      reply: (request) => {
-        const last = request.messages.at(-1);
-        const said = String(request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '');
-        if (last?.role === 'user' && /which field/i.test(said)) return { toolCall: { name: 'highlight_field', arguments: { component_id: 'pan_number' } } };
-        if (last?.role === 'user' && /hint/i.test(said)) return { toolCall: { name: 'show_hint', arguments: { text: 'Type it like ABCPE1234F: five letters, four digits, one letter.' } } };
-        if (last?.role === 'tool') return 'There, in the app.';
-        return 'Please check the highlighted field.';
-      },
-      transcript: () => 'how do I fix my PAN',
-    },
-  });
-});
-
-afterEach(async () => {
-  for (const user of users.splice(0)) await user.leave().catch(() => {});
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  await dispose();
+const { stack, users } = mediaSuite({
+  models: {
+    reply: toolModel(
+      [
+        { when: /which field/i, name: 'highlight_field', arguments: { component_id: 'pan_number' } },
+        { when: /hint/i, name: 'show_hint', arguments: { text: 'Type it like ABCPE1234F: five letters, four digits, one letter.' } },
+      ],
+      'There, in the app.',
+      'Please check the highlighted field.',
+    ),
+    transcript: () => 'how do I fix my PAN',
+  },
 });
 
 describe('the agent acts on the app over LiveKit RPC, on a real LiveKit server', () => {
   it("highlights a field and shows a masked hint in the user's app through its tools, each recorded with what came of it", async () => {
     const sessionId = 'app-actions-1';
-    const { service } = stack;
+    const { service } = stack();
     const { user } = await startCall(service, sessionId, users);
     // The app's side: the methods it registers, answering once it has done what was asked.
     const asked: { method: string; payload: Record<string, unknown> }[] = [];

@@ -1,39 +1,20 @@
-import { dispose } from '@livekit/rtc-node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HANDOFF_LINES } from '../agent/handoff.js';
 import { eventually } from './support/eventually.js';
 import { SERVICE_API_KEY } from './support/media-service.js';
-import type { MediaStack } from './support/media-stack.js';
-import { startMediaStack } from './support/media-stack.js';
-import type { SimulatedUser } from './support/simulated-user.js';
+import { mediaSuite, toolModel } from './support/media-suite.js';
 import { joinAsUser } from './support/simulated-user.js';
 import { heardOpening, requestsFrom, startCall } from './support/voice-call.js';
 
-let stack: MediaStack;
-const users: SimulatedUser[] = [];
-
-beforeAll(async () => {
-  stack = await startMediaStack({
-    models: {
-      reply: (request) => {
-        const last = request.messages.at(-1);
-        const said = String(request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '');
-        if (last?.role === 'user' && /a person/i.test(said)) return { toolCall: { name: 'request_human', arguments: { reason: 'the user asked for a person' } } };
-        if (last?.role === 'tool') return 'Please stay on the line.';
-        return 'Please check the highlighted field.';
-      },
-      transcript: () => 'how do I fix my PAN',
-    },
-  });
-});
-
-afterEach(async () => {
-  for (const user of users.splice(0)) await user.leave().catch(() => {});
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  await dispose();
+const { stack, users } = mediaSuite({
+  models: {
+    reply: toolModel(
+      [{ when: /a person/i, name: 'request_human', arguments: { reason: 'the user asked for a person' } }],
+      'Please stay on the line.',
+      'Please check the highlighted field.',
+    ),
+    transcript: () => 'how do I fix my PAN',
+  },
 });
 
 const handoffs = async (url: string) => {
@@ -44,7 +25,7 @@ const handoffs = async (url: string) => {
 describe('a person takes over from the agent on a real LiveKit server (docs/handoff.md)', () => {
   it("asks for a person through its tool, and when an operator joins says so and answers the user no more", async () => {
     const sessionId = 'handoff-agent-1';
-    const { service, models } = stack;
+    const { service, models } = stack();
     const { started, user } = await startCall(service, sessionId, users);
     await heardOpening(user);
 

@@ -1,10 +1,7 @@
-import { dispose } from '@livekit/rtc-node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TAKEOVER_LINE } from '../agent/prompts.js';
 import { eventually } from './support/eventually.js';
-import type { MediaStack } from './support/media-stack.js';
-import { startMediaStack } from './support/media-stack.js';
-import type { SimulatedUser } from './support/simulated-user.js';
+import { mediaSuite } from './support/media-suite.js';
 import { heardOpening, startCall } from './support/voice-call.js';
 
 /**
@@ -12,35 +9,21 @@ import { heardOpening, startCall } from './support/voice-call.js';
  * server"), at the default VOICE_ROOM_CHECK_SECONDS (30): a crashed worker's call is taken over
  * sooner than any room check could see it.
  */
-let stack: MediaStack;
-const users: SimulatedUser[] = [];
-
-beforeAll(async () => {
-  stack = await startMediaStack({
-    webhooks: true,
-    service: { VOICE_SILENCE_TIMEOUT_SECONDS: '120' },
-    models: { reply: () => 'Please check the highlighted field.', transcript: () => 'hello' },
-  });
-});
-
-afterEach(async () => {
-  for (const user of users.splice(0)) await user.leave().catch(() => {});
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  await dispose();
+const { stack, users } = mediaSuite({
+  webhooks: true,
+  service: { VOICE_SILENCE_TIMEOUT_SECONDS: '120' },
+  models: { reply: () => 'Please check the highlighted field.', transcript: () => 'hello' },
 });
 
 describe("the media server's webhooks, on a real LiveKit server", () => {
   it('the worker killed mid-call: its agent leaving reaches the service at once, and a new agent says sorry within 15 s, with room checks 30 s apart', async () => {
     const sessionId = 'webhook-takeover-1';
-    const { service } = stack;
+    const { service } = stack();
     const { user } = await startCall(service, sessionId, users);
     await heardOpening(user, 60_000);
     // A second worker is up before the first dies, as in a deployment of more than one.
-    const crashing = stack.worker;
-    await stack.replaceWorker();
+    const crashing = stack().worker;
+    await stack().replaceWorker();
     const killedAt = Date.now();
     process.kill(crashing.pid, 'SIGKILL');
     await eventually(() => user.transcripts.join(' '), (text) => text.includes(TAKEOVER_LINE), 60_000);
@@ -54,7 +37,7 @@ describe("the media server's webhooks, on a real LiveKit server", () => {
 
   it('a stopped call: the room finishing is taken and changes nothing more', async () => {
     const sessionId = 'webhook-stop-1';
-    const { service } = stack;
+    const { service } = stack();
     const { user } = await startCall(service, sessionId, users);
     await heardOpening(user, 60_000);
     await service.stopVoice(sessionId);

@@ -250,7 +250,8 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
       : options.built
         ? [join(ROOT, 'dist', 'src', 'main.js')]
         : ['--import', 'tsx', join(ROOT, 'src', 'main.ts')];
-    const child = spawn(...launched(launch, [process.execPath, ...heapFlags(release.env?.MEMORY_BUDGET_MB ?? options.env?.MEMORY_BUDGET_MB ?? process.env.MEMORY_BUDGET_MB), ...entry]), {
+    const budget = release.env?.MEMORY_BUDGET_MB ?? options.env?.MEMORY_BUDGET_MB ?? process.env.MEMORY_BUDGET_MB;
+    const child = spawn(...launched(launch, [process.execPath, ...heapFlags(budget), ...entry]), {
       cwd: ROOT,
       env: {
         ...process.env,
