@@ -47,7 +47,7 @@ cli.runApp(
     host: settings.worker.httpHost,
     port: settings.worker.httpPort,
     logLevel: settings.worker.logLevel,
-    ...(settings.worker.idleProcesses !== undefined ? { numIdleProcesses: settings.worker.idleProcesses } : {}),
+    numIdleProcesses: settings.worker.idleProcesses,
     ...workerLoad(settings.worker),
   }),
 );

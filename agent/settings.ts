@@ -116,7 +116,9 @@ const EnvSchema = z.object({
   // takes 8080 and its inspector relay 8081, and all three run together for a first call.
   AGENT_HTTP_HOST: z.string().trim().min(1).default('127.0.0.1'),
   AGENT_HTTP_PORT: z.coerce.number().int().min(0).max(65_535).default(8082),
-  AGENT_IDLE_PROCESSES: z.coerce.number().int().min(0).max(64).optional(),
+  // Warm job processes: one per job the worker takes unless told otherwise, so a burst up to
+  // AGENT_MAX_JOBS finds each its process (docs/voice-agent.md, "Starting jobs fast").
+  AGENT_IDLE_PROCESSES: z.coerce.number().int().min(1).max(64).optional(),
   AGENT_LOAD_THRESHOLD: z.coerce.number().positive().optional(),
   // What the worker reports as its load: its running jobs (the default), or the machine's CPU use.
   // docs/voice-agent.md, "Load and capacity".
@@ -183,7 +185,7 @@ export interface AgentSettings {
   worker: {
     httpHost: string;
     httpPort: number;
-    idleProcesses: number | undefined;
+    idleProcesses: number;
     loadThreshold: number | undefined;
     loadMeasure: 'jobs' | 'cpu';
     maxJobs: number;
@@ -244,7 +246,7 @@ export function loadAgentSettings(env: NodeJS.ProcessEnv = process.env): AgentSe
     llm: llmProvider === 'none' ? { provider: 'none' } : { provider: 'openai', ...endpoint(e.LLM_BASE_URL, e.LLM_API_KEY, e.LLM_MODEL ?? 'gpt-4o-mini') },
     stt,
     tts,
-    worker: { httpHost: e.AGENT_HTTP_HOST, httpPort: e.AGENT_HTTP_PORT, idleProcesses: e.AGENT_IDLE_PROCESSES, loadThreshold: e.AGENT_LOAD_THRESHOLD, loadMeasure: e.AGENT_LOAD_MEASURE, maxJobs: e.AGENT_MAX_JOBS, logLevel: e.AGENT_LOG_LEVEL },
+    worker: { httpHost: e.AGENT_HTTP_HOST, httpPort: e.AGENT_HTTP_PORT, idleProcesses: e.AGENT_IDLE_PROCESSES ?? e.AGENT_MAX_JOBS, loadThreshold: e.AGENT_LOAD_THRESHOLD, loadMeasure: e.AGENT_LOAD_MEASURE, maxJobs: e.AGENT_MAX_JOBS, logLevel: e.AGENT_LOG_LEVEL },
     inspectUrl: e.AGENT_INSPECT,
     handoff: { timeoutMs: e.HANDOFF_TIMEOUT_SECONDS * 1000, onOperator: e.AGENT_ON_OPERATOR },
   };

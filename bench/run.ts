@@ -10,6 +10,7 @@ import { CPU_SETS, describeCpuSets, moveToLoadCores } from './lib/cpu-sets.js';
 import { pinnedVerdict } from './lib/pinned-targets.js';
 import { PINNED_GENERATOR } from './lib/processes.js';
 import { activityActorSuite } from './suites/activity-actor.js';
+import { agentStartSuite } from './suites/agent-start.js';
 import { clusterSuite } from './suites/cluster.js';
 import { endpointsSuite } from './suites/endpoints.js';
 import { fanoutSuite } from './suites/fanout.js';
@@ -37,10 +38,12 @@ const callgrind = process.argv.includes('--callgrind');
  * server on first use) measures SESSION_HOST=restate against the same Restate server's ceilings.
  * `--only=local-voice` (never part of a full run: it needs the LiveKit server, espeak-ng, sox and
  * pocketsphinx, as `npm run test:media`) measures the local voice's reply latency.
+ * `--only=agent-start` (never part of a full run, for the same reason) measures the voice start:
+ * the start's answer to the agent in the room, calls one after another and a burst.
  */
 const onlyArgument = process.argv.find((arg) => arg.startsWith('--only='));
 const only = onlyArgument ? new Set(onlyArgument.slice('--only='.length).split(',')) : undefined;
-const ON_DEMAND = new Set(['soak', 'cluster', 'local-voice']);
+const ON_DEMAND = new Set(['soak', 'cluster', 'local-voice', 'agent-start']);
 const runs = (suite: string) => (!only && !ON_DEMAND.has(suite)) || (only?.has(suite) ?? false);
 
 const settings = quick
@@ -218,6 +221,16 @@ async function main(): Promise<void> {
     const voice = await localVoiceSuite({ turns });
     say(
       `### Local voice: end of the user's speech to the first audible frame of the answer (real LiveKit server, no provider key: pocketsphinx, the scripted dialog, espeak-ng; ${turns} spoken requests)\n\n${voice.markdown}\n\nTarget: p50 at most 1,200 ms on 2 cores ${voice.met ? '(met)' : '(missed)'}${voice.notHeard > 0 ? `; ${voice.notHeard} requests got no audible answer within 20 s` : ''}.${took()}`,
+    );
+  }
+
+  if (runs('agent-start')) {
+    suiteStarted = Date.now();
+    const sequential = quick ? 5 : 20;
+    const start = await agentStartSuite({ sequential, burst: 8 });
+    if (process.env.BENCH_AGENT_LOG) writeFileSync(process.env.BENCH_AGENT_LOG, start.workerLog);
+    say(
+      `### Voice start: the start's answer to the agent in the room (real LiveKit server, the agent worker at its defaults with the local voice)\n\n${start.markdown}\n\nTarget: p99 at most 500 ms one after another, and all 8 of a burst within 2 s, on 2 cores ${start.met ? '(met)' : '(missed)'}.${took()}`,
     );
   }
 

@@ -56,6 +56,8 @@ async function startAgentWorkerOnce(liveKit: LiveKitServer, service: MediaServic
       // Capacity by jobs, not CPU: a shared two-core test machine is often fully busy, and the
       // server sends no job to a worker that reports a full load.
       AGENT_MAX_JOBS: '40',
+      // Two warm processes, not one per job (the default, 40 here): a test starts a call or two at a time.
+      AGENT_IDLE_PROCESSES: '2',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

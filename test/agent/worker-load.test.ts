@@ -32,4 +32,12 @@ describe("the worker's load (docs/voice-agent.md, Load and capacity)", () => {
     expect(workerLoad(loadAgentSettings({ ...BASE, AGENT_LOAD_MEASURE: 'cpu', AGENT_LOAD_THRESHOLD: '0.9' }).worker)).toEqual({ loadThreshold: 0.9 });
     expect(() => loadAgentSettings({ ...BASE, AGENT_LOAD_MEASURE: 'gpu' })).toThrow(/AGENT_LOAD_MEASURE/);
   });
+
+  it('keeps a warm job process for each job it takes unless AGENT_IDLE_PROCESSES says otherwise, at least one', () => {
+    expect(loadAgentSettings(BASE).worker.idleProcesses).toBe(DEFAULT_AGENT_MAX_JOBS);
+    expect(loadAgentSettings({ ...BASE, AGENT_MAX_JOBS: '3' }).worker.idleProcesses).toBe(3);
+    expect(loadAgentSettings({ ...BASE, AGENT_MAX_JOBS: '3', AGENT_IDLE_PROCESSES: '1' }).worker.idleProcesses).toBe(1);
+    // The framework reads 0 as "its own default", so 0 is refused rather than silently ignored.
+    expect(() => loadAgentSettings({ ...BASE, AGENT_IDLE_PROCESSES: '0' })).toThrow(/AGENT_IDLE_PROCESSES/);
+  });
 });
