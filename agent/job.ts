@@ -8,6 +8,7 @@ import type { NoticeToGive } from './consent-notice.js';
 import { noticeFor } from './consent-notice.js';
 import { consentTool } from './consent-tool.js';
 import { ContextSource } from './context-source.js';
+import { Presence } from './presence.js';
 import { isContextNotice, sessionIdOf, takeoverOf } from './job-metadata.js';
 import { guardedChat } from './guarded-chat.js';
 import { AppActions } from './app-actions.js';
@@ -173,6 +174,17 @@ export default defineAgent<ProcessData>({
       jobLog.warn({ joined_room: joinedSid, now_in: sid }, 'reconnected into another room of the same name: leaving');
       void ctx.room.disconnect().finally(() => leave('reconnected into another room of the same name'));
     };
+    // Held while in the room: this process dying closes it at once, and the service sends a new
+    // agent in seconds (agent/presence.ts; docs/voice-agent.md, "Faults").
+    const presence = new Presence({
+      serviceUrl: settings.service.url,
+      apiKey: settings.service.apiKey,
+      sessionId,
+      identity: ctx.room.localParticipant!.identity,
+      log: (message, fields) => jobLog.info(fields ?? {}, message),
+    });
+    presence.start();
+    ctx.addShutdownCallback(async () => presence.close());
     ctx.room.on(RoomEvent.RoomSidChanged, leaveIfAnotherRoom);
     ctx.room.on(RoomEvent.Reconnected, () => void ctx.room.getSid().then(leaveIfAnotherRoom));
     ctx.room.on(RoomEvent.ParticipantConnected, (participant) => handoff.participantJoined(participant.identity));

@@ -4,7 +4,7 @@ import type { AgentContextSources } from '../domain/agent-context.js';
 import type { FeatureFlags } from '../domain/feature-flags.js';
 import type { TriggerDecision } from '../domain/trigger-policy.js';
 import type { AppClock } from '../integrations/clock.js';
-import type { MediaProvider, TokenMinter } from '../integrations/media.js';
+import type { AgentRemover, MediaProvider, TokenMinter } from '../integrations/media.js';
 import type { Summarizer } from '../integrations/summary-model.js';
 import type { WebhookSender } from '../integrations/webhook-sender.js';
 import { CallUpkeep } from './call-upkeep.js';
@@ -88,6 +88,8 @@ export interface ActorSystem<Host extends SessionHost = SessionSupervisor> {
   mediaCalls: MediaCallLog;
   /** Mints a participant token anew for a copy of a named voice start, whose kept reply holds none (src/sessions/voice.ts). */
   tokens: TokenMinter;
+  /** Takes an agent whose process died out of its room (src/sessions/agent-presence.ts). */
+  agents: AgentRemover;
   /** A trigger evaluation that names no session: the policy alone, recorded as activity. */
   evaluateTriggerWithoutSession(request: StatelessTriggerRequest): Promise<TriggerDecision | undefined>;
   /** How the store is doing, for /health. */
@@ -206,6 +208,7 @@ export function createHostedSystem<Host extends SessionHost>(options: ActorSyste
     metrics,
     mediaCalls,
     tokens: options.media,
+    agents: options.media,
     recordFlowGraph: async (sighting) => {
       flowGraphs.record(sighting);
       return supervisor.committed();

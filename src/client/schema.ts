@@ -600,6 +600,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/assistant/presence/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The voice agent's presence in a call
+         * @description Held open by the voice agent's job while it is in the call's room (server-sent events: one `present` message, then heartbeat comments). When it closes and is not opened again within 2 s, the service takes that agent participant out of the room and the call checks its room at once: a job whose process died is replaced in seconds, not when the media server drops it.
+         */
+        get: operations["holdAgentPresence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/assistant/session/start": {
         parameters: {
             query?: never;
@@ -855,6 +875,16 @@ export interface components {
             session_id: string;
             /** @description at most 6,000 characters; client strings quoted, values never included */
             system_prompt: string;
+        };
+        /** @description the one message, sent when the connection is held; heartbeat comments (`:`) follow every 15 s */
+        AgentPresenceMessage: {
+            data: {
+                grace_ms: number;
+                identity: string;
+                session_id: string;
+            };
+            /** @constant */
+            event: "present";
         };
         AssistantEvaluateOut: {
             popup: components["schemas"]["DynamicPopup"];
@@ -4135,6 +4165,100 @@ export interface operations {
                 };
             };
             /** @description session cap reached with nothing evictable; or the server is shutting down; retry on another instance */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    holdAgentPresence: {
+        parameters: {
+            query?: {
+                /** @description the job's participant identity in the call's room (LiveKit's `agent-…`) */
+                identity?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description the session key
+                 * @example 7664f88e-4980-41c3-bec0-f0e1591ee548
+                 */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description held until either side closes it (text/event-stream) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["AgentPresenceMessage"];
+                };
+            };
+            /** @description X-API-Key is missing or not one of the configured keys (only when API_KEY is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such live session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description session_id is not a valid id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description shutting down; or the server is shutting down; retry on another instance */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -21,6 +21,7 @@ import { sessionRouteDocs } from './routes/sessions.js';
 import { triggerRouteDocs } from './routes/trigger.js';
 import { voiceRouteDocs } from './routes/voice.js';
 import { liveKitWebhookRouteDocs } from './routes/livekit-webhook.js';
+import { agentPresenceRouteDocs } from './routes/agent-presence.js';
 
 /** Every route the service answers, in the order the reference lists them. */
 export const ROUTE_DOCS: RouteDoc[] = [
@@ -38,6 +39,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   ...liveKitWebhookRouteDocs,
   ...reengagementRouteDocs,
   ...contextRouteDocs,
+  ...agentPresenceRouteDocs,
   ...callRouteDocs,
   ...healthRouteDocs,
   ...statusRouteDocs,

@@ -25,6 +25,8 @@ import { flowRoutes } from './routes/flows.js';
 import { apiReferenceRoutes } from './routes/api-reference.js';
 import { callRoutes } from './routes/calls.js';
 import { contextRoutes } from './routes/context.js';
+import { agentPresenceRoutes } from './routes/agent-presence.js';
+import { AgentPresence } from '../sessions/agent-presence.js';
 import { activityStreamRoutes } from './routes/activity-stream.js';
 import { EVENTS_PATH, ingestEvent } from './routes/events.js';
 import { featureRoutes } from './routes/features.js';
@@ -106,6 +108,8 @@ export function createApp(given: AppDeps): App {
   const replayWindow = <T>() => (http.replayWindowSeconds > 0 ? new ReplayWindow<T>(replayBounds(http.replayWindowSeconds, deps.system.clock)) : undefined);
   const controlPlane = new ControlPlane(deps, connections, replayWindow<AnswerFrame>(), kernel);
 
+  const agentPresence = new AgentPresence({ host: deps.system.supervisor, agents: deps.system.agents, clock: deps.system.clock, roomPrefix: config.media.roomPrefix, logger });
+
   const shutdownGate: RequestHandler = (_req, res, next) => {
     if (!shuttingDown) return next();
     res.setHeader('Connection', 'close');
@@ -175,6 +179,7 @@ export function createApp(given: AppDeps): App {
   app.use(voiceRoutes(deps));
   app.use(reengagementRoutes(deps));
   app.use(contextRoutes(deps));
+  app.use(agentPresenceRoutes(deps, agentPresence));
   app.use(callRoutes(deps));
   app.use(statusRoutes(deps, activityStreams));
   app.use(metricsRoutes(deps.system.metrics));
@@ -188,6 +193,7 @@ export function createApp(given: AppDeps): App {
       // Open streams would otherwise keep server.close() waiting for the whole grace period.
       activityStreams.closeAll();
       controlPlane.closeAll();
+      agentPresence.closeAll();
     },
     isShuttingDown: () => shuttingDown,
     activityStreams,

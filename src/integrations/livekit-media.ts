@@ -100,6 +100,19 @@ export function createLiveKitMedia(settings: LiveKitSettings): MediaProvider {
       return dispatch.id;
     },
 
+    async removeAgent(room, identity) {
+      try {
+        const participant = (await rooms.listParticipants(room)).find((each) => each.identity === identity);
+        if (!participant || (participant.kind as number) !== AGENT_KIND) return false;
+        await rooms.removeParticipant(room, identity);
+        return true;
+      } catch (error) {
+        // The room, or the participant, went on its own meanwhile: nothing left to remove.
+        if (error instanceof ServerError && error.code === 'not_found') return false;
+        throw error;
+      }
+    },
+
     async deleteRoom(room) {
       try {
         await rooms.deleteRoom(room);

@@ -33,6 +33,12 @@ export interface MediaProvider {
   agentPresence(room: string): Promise<AgentPresence>;
   /** Deletes the dispatch `staleId` (one already gone counts as deleted), then dispatches the agent anew. */
   replaceAgentDispatch(room: string, sessionId: string, staleId: string | null): Promise<string>;
+  /**
+   * Removes `identity` from the room if it is an agent participant there, and says whether it
+   * was: the way a job whose process died is taken out before livekit-server notices, 15 to 20 s
+   * later (docs/voice-agent.md, "Faults"). A user or an operator is never removed.
+   */
+  removeAgent(room: string, identity: string): Promise<boolean>;
   /** Deletes the room; a room that is already gone counts as deleted. */
   deleteRoom(room: string): Promise<void>;
   /** Sends the agent in the room a notice on the data channel (reliable, topic `context_updated`). */
@@ -42,3 +48,6 @@ export interface MediaProvider {
 
 /** What mints a participant token outside the session machine: a copy of a named voice start (src/sessions/voice.ts). */
 export type TokenMinter = Pick<MediaProvider, 'mintToken' | 'url' | 'tokenTtlSeconds'>;
+
+/** What takes a dead agent out of its room, outside the session machine (src/sessions/agent-presence.ts). */
+export type AgentRemover = Pick<MediaProvider, 'removeAgent' | 'ready'>;

@@ -19,6 +19,7 @@ export function createPlaceholderMedia(tokenTtlSeconds: number): MediaProvider {
     dispatchAgent: notConfigured,
     agentPresence: notConfigured,
     replaceAgentDispatch: notConfigured,
+    removeAgent: notConfigured,
     deleteRoom: notConfigured,
     notifyAgent: notConfigured,
     mintToken: () => Promise.resolve(`placeholder.${randomBytes(18).toString('base64url')}`),

@@ -148,6 +148,11 @@ const CASES: Record<string, Case[]> = {
     { name: 'a live session', status: 200, run: async (h, op) => (await ingest(h), send(h, op)) },
     { name: 'unknown session', status: 404, run: (h, op) => send(h, op) },
   ],
+  // Its 200 is a held stream: test/http/agent-presence.test.ts reads it on a real socket.
+  holdAgentPresence: [
+    { name: 'unknown session', status: 404, run: (h, op) => h.http.get(`${op.path.replace('{session_id}', 'nobody')}?identity=agent-1`) },
+    { name: 'no identity', status: 422, run: async (h, op) => (await ingest(h), h.http.get(op.path.replace('{session_id}', SESSION))) },
+  ],
   recordConsent: [
     { name: 'during a call', status: 200, run: async (h, op) => (await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION }), send(h, op)) },
     { name: 'unknown session', status: 404, run: (h, op) => send(h, op) },

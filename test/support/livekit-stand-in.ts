@@ -50,7 +50,8 @@ export interface StandInDataPacket {
 export interface StandInParticipant {
   sid: string;
   identity: string;
-  kind?: 'AGENT';
+  // As the server's JSON names ParticipantInfo.Kind: STANDARD for a user, AGENT for an agent.
+  kind?: 'AGENT' | 'STANDARD';
 }
 
 export type Fault = { status: number; code: string; msg: string } | 'drop' | 'hang';
@@ -188,6 +189,19 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
         const room = asText(body.room);
         roomServed(room);
         return { participants: participants.get(room) ?? [] };
+      },
+    },
+    RemoveParticipant: {
+      service: 'RoomService',
+      allowed: canAdminRoom,
+      run: (body) => {
+        const room = asText(body.room);
+        roomServed(room);
+        const identity = asText(body.identity);
+        const held = participants.get(room) ?? [];
+        if (!held.some((participant) => participant.identity === identity)) throw new TwirpFailure(404, 'not_found', 'participant not found');
+        participants.set(room, held.filter((participant) => participant.identity !== identity));
+        return {};
       },
     },
     // A room the real server does not hold has no node to answer for it: after waiting for one
