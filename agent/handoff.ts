@@ -9,11 +9,10 @@
 import { llm } from '@livekit/agents';
 import { z } from 'zod';
 import type { ServiceClient } from '../src/client/index.js';
+import { OPERATOR_IDENTITY_PREFIX } from '../src/domain/voice-session.js';
 
-/** What the service's operator tokens are named with (src/sessions/handoff.ts). */
-export const OPERATOR_PREFIX = 'operator-';
-
-export const isOperator = (identity: string): boolean => identity.startsWith(OPERATOR_PREFIX);
+/** An operator, by the identity the service mints their token with (src/sessions/handoff.ts). */
+export const isOperator = (identity: string): boolean => identity.startsWith(OPERATOR_IDENTITY_PREFIX);
 
 export const HANDOFF_LINES = {
   requested: 'I have asked a colleague from our team to join this call. Please stay on the line.',

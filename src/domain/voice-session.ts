@@ -52,5 +52,8 @@ export const MEDIA_CALLS_PER_START = 3;
 
 export const roomName = (prefix: string, sessionId: string): string => `${prefix}-${sessionId}`;
 
+/** The identity an operator joins a call's room with: the agent (agent/handoff.ts) and the room check know an operator by it. */
+export const OPERATOR_IDENTITY_PREFIX = 'operator-';
+
 /** The participant identity (token `sub`): the user when known, else one derived from the session. */
 export const participantIdentity = (userId: string | null, sessionId: string): string => userId ?? `user-${sessionId}`;

@@ -9,6 +9,7 @@ import {
   ServerError,
 } from 'livekit-server-sdk';
 import { AGENT_NOTICE_TOPIC } from '../domain/agent-notice.js';
+import { OPERATOR_IDENTITY_PREFIX } from '../domain/voice-session.js';
 import type { MediaProvider, TokenRequest } from './media.js';
 
 export interface LiveKitSettings {
@@ -84,8 +85,11 @@ export function createLiveKitMedia(settings: LiveKitSettings): MediaProvider {
       // after a wait (docs/livekit-stand-in.md), and "gone" is what the caller needs to know.
       const [held] = await rooms.listRooms([room]);
       if (!held) return 'room_gone';
+      // An operator in the room serves the call as an agent would: an agent that left for them
+      // (AGENT_ON_OPERATOR=leave) is not replaced while they are there (docs/handoff.md).
       const participants = await rooms.listParticipants(room);
-      return participants.some((participant) => (participant.kind as number) === AGENT_KIND) ? 'present' : 'absent';
+      const serving = (participant: ParticipantInfo) => (participant.kind as number) === AGENT_KIND || participant.identity.startsWith(OPERATOR_IDENTITY_PREFIX);
+      return participants.some(serving) ? 'present' : 'absent';
     },
 
     async replaceAgentDispatch(room, sessionId, staleId) {

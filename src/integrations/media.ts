@@ -26,9 +26,9 @@ export interface MediaProvider {
   /** Dispatches the voice agent into the room; not idempotent, so call it only after `findAgentDispatch`. */
   dispatchAgent(room: string, sessionId: string): Promise<string>;
   /**
-   * Whether the room holds an agent participant, holds none, or is gone from the server (a
-   * restart of a server that does not create rooms on join): the service's one sign that an
-   * agent joined (docs/decisions/0032-an-agent-joins-or-the-call-ends.md).
+   * Whether the room holds an agent participant (or an operator, who serves the call in its
+   * place), holds neither, or is gone from the server (a restart of a server that does not create
+   * rooms on join): the service's one sign that an agent joined (docs/decisions/0032-an-agent-joins-or-the-call-ends.md).
    */
   agentPresence(room: string): Promise<AgentPresence>;
   /** Deletes the dispatch `staleId` (one already gone counts as deleted), then dispatches the agent anew. */

@@ -8,6 +8,7 @@ import type { Trace } from '../domain/activity.js';
 import type { CallRecord } from '../domain/call-record.js';
 import { redactForIngest } from '../domain/event-redaction.js';
 import { OPERATOR_JOINED } from '../domain/sdk-event.js';
+import { OPERATOR_IDENTITY_PREFIX } from '../domain/voice-session.js';
 import type { PiiRules } from '../privacy/rules.js';
 import type { AskFailure, SessionHost } from '../actors/session-host.js';
 import type { TokenMinter } from '../integrations/media.js';
@@ -15,8 +16,6 @@ import { currentRoom } from '../machines/session/context.js';
 import { isVoiceActive } from '../machines/session/voice.js';
 import { ingestSdkEvent } from './ingest.js';
 
-/** The identity an operator joins with: the agent knows an operator by this prefix (agent/handoff.ts). */
-export const OPERATOR_IDENTITY_PREFIX = 'operator-';
 
 export interface OperatorJoin {
   call: Pick<CallRecord, 'call_id' | 'session_id' | 'ended_at'>;

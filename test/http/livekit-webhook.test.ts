@@ -54,6 +54,24 @@ describe("the media server's webhook (POST /v1/livekit/webhook)", () => {
     ]);
   });
 
+  it('an agent that left for an operator (AGENT_ON_OPERATOR=leave) is not replaced while the operator is in the room; once they leave too, it is', async () => {
+    const h = harness();
+    await h.http.post('/v1/assistant/session/start').set('x-api-key', 'ops-key').send({ session_id: 's1', screen: 'pan_details' }).expect(200);
+    await h.http.get('/v1/assistant/context/s1').set('x-api-key', 'ops-key').expect(200);
+    lk.participants.set(ROOM, [...(lk.participants.get(ROOM) ?? []), { sid: 'PA_op', identity: 'operator-asha-1a2b3c4d', kind: 'STANDARD' }]);
+    lk.agentsLeave(ROOM);
+    const agentLeft = { event: 'participant_left', room: { name: ROOM }, participant: { identity: 'agent-AJ_1', kind: AGENT } };
+    expect((await webhook(h, agentLeft, 200)).body).toEqual({ event: 'participant_left', checked: true });
+    await settled();
+    expect(await agentItems(h)).toEqual([]);
+    advance(h.clock, 5_000);
+    lk.participants.set(ROOM, (lk.participants.get(ROOM) ?? []).filter((participant) => !participant.identity.startsWith('operator-')));
+    // An operator's leaving is not a webhook the service acts on: the next room check finds nobody serving the call.
+    advance(h.clock, h.config.voice.roomCheckSeconds * 1000);
+    await settled();
+    expect((await agentItems(h)).map((item) => item.outcome)).toEqual(['agent_left', 'redispatched']);
+  });
+
   it('takes and ignores what concerns no call: a user leaving, another room, a room of no session', async () => {
     const h = harness();
     await h.http.post('/v1/assistant/session/start').set('x-api-key', 'ops-key').send({ session_id: 's1', screen: 'pan_details' }).expect(200);
