@@ -9,6 +9,7 @@
 import { llm } from '@livekit/agents';
 import { z } from 'zod';
 import type { ServiceClient } from '../src/client/index.js';
+import { HANDOFF_UNANSWERED } from '../src/domain/sdk-event.js';
 import { OPERATOR_IDENTITY_PREFIX } from '../src/domain/voice-session.js';
 
 /** An operator, by the identity the service mints their token with (src/sessions/handoff.ts). */
@@ -17,7 +18,7 @@ export const isOperator = (identity: string): boolean => identity.startsWith(OPE
 export const HANDOFF_LINES = {
   requested: 'I have asked a colleague from our team to join this call. Please stay on the line.',
   joining: 'A colleague from our team is joining you now. I will let them take it from here.',
-  timedOut: 'No one from our team is free right now. Someone will get back to you soon, and I can keep helping with this screen meanwhile.',
+  timedOut: 'No one from our team is free right now. Someone from our team will call you back, and I can keep helping with this screen meanwhile.',
   failed: 'I could not reach our team just now. I can keep helping with this screen, or you can use the help section of the app.',
 } as const;
 
@@ -61,28 +62,29 @@ export class Handoff {
   async request(reason: string): Promise<boolean> {
     if (this.joined) return true;
     if (this.waiting) return true;
-    const { client, sessionId } = this.options;
-    try {
-      const { response } = await client.POST('/v1/events', {
-        body: { session_id: sessionId, event: 'handoff_requested', properties: { reason: reason.slice(0, 200) } },
-        signal: AbortSignal.timeout(this.options.requestTimeoutMs),
-      });
-      if (!response.ok) {
-        this.options.log('handoff not requested', { status: response.status });
-        return false;
-      }
-    } catch (error) {
-      this.options.log('handoff not requested', { cause: error instanceof Error ? error.name : 'error' });
-      return false;
-    }
+    if (!(await this.post('handoff_requested', { reason: reason.slice(0, 200) }))) return false;
     const setTimer = this.options.setTimer ?? realTimer;
     this.waiting = setTimer(() => {
       this.waiting = undefined;
       if (this.joined) return;
       this.options.log('no operator joined in time', { timeout_ms: this.options.timeoutMs });
-      void this.options.say(HANDOFF_LINES.timedOut);
+      // Told to the service first: the call back the user is promised is owed from then on (docs/handoff.md, "A call back").
+      void this.post(HANDOFF_UNANSWERED, { waited_seconds: Math.round(this.options.timeoutMs / 1000) }).finally(() => this.options.say(HANDOFF_LINES.timedOut));
     }, this.options.timeoutMs);
     return true;
+  }
+
+  /** Posts one of the handoff's events to the service; whether it took it (a failure is logged, by status or error name). */
+  private async post(event: 'handoff_requested' | typeof HANDOFF_UNANSWERED, properties: Record<string, unknown>): Promise<boolean> {
+    const { client, sessionId } = this.options;
+    try {
+      const { response } = await client.POST('/v1/events', { body: { session_id: sessionId, event, properties }, signal: AbortSignal.timeout(this.options.requestTimeoutMs) });
+      if (response.ok) return true;
+      this.options.log(`${event} not posted`, { status: response.status });
+    } catch (error) {
+      this.options.log(`${event} not posted`, { cause: error instanceof Error ? error.name : 'error' });
+    }
+    return false;
   }
 
   /** A participant joined the room: an operator takes over (once), whether or not one was asked for. */

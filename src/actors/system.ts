@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { InspectionEvent, Observer } from 'xstate';
 import type { AgentContextSources } from '../domain/agent-context.js';
 import type { FeatureFlags } from '../domain/feature-flags.js';
+import { HANDOFF_UNANSWERED } from '../domain/sdk-event.js';
 import type { TriggerDecision } from '../domain/trigger-policy.js';
 import type { AppClock } from '../integrations/clock.js';
 import type { AgentRemover, MediaProvider, TokenMinter } from '../integrations/media.js';
@@ -193,7 +194,7 @@ export function createHostedSystem<Host extends SessionHost>(options: ActorSyste
   if (callUpkeep) {
     // What a commit may have queued: a call's end, a consent, a handoff (docs/webhooks.md).
     activity.onRecorded((item) => {
-      if (item.kind === 'session_stop' || item.kind === 'consent' || (item.kind === 'event' && item.payload.event === 'handoff_requested')) callUpkeep.nudge();
+      if (item.kind === 'session_stop' || item.kind === 'consent' || (item.kind === 'event' && (item.payload.event === 'handoff_requested' || item.payload.event === HANDOFF_UNANSWERED))) callUpkeep.nudge();
     });
     callUpkeep.start();
   }

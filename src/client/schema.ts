@@ -974,6 +974,8 @@ export interface components {
             reason: string | null;
             /** @description the screen the request was made on */
             screen: string | null;
+            /** @description when the agent said nobody from the team was free: a call back is owed (`handoff.unanswered`); null otherwise */
+            unanswered_at: string | null;
         };
         CallList: {
             calls: components["schemas"]["Call"][];
@@ -1357,7 +1359,7 @@ export interface components {
             channel: "voice" | "phone";
             /** @description whole seconds since the last SDK event other than agent telemetry */
             inactivity_seconds: number;
-            /** @description `user_inactive_<n>min` when recommended, else `user_active` or `assistant_active` */
+            /** @description `handoff_unanswered` when the agent said nobody from the team was free (a call back is owed, recommended at once), `user_inactive_<n>min` when recommended for inactivity, else `user_active` or `assistant_active` */
             reason: string;
             recommended: boolean;
             session_id: string;
@@ -1656,7 +1658,7 @@ export interface components {
              */
             status: "held" | "pending" | "delivered" | "failed";
             /** @enum {string} */
-            type: "call.ended" | "call.outcome_updated" | "consent.recorded" | "handoff.requested" | "user.erased";
+            type: "call.ended" | "call.outcome_updated" | "consent.recorded" | "handoff.requested" | "handoff.unanswered" | "user.erased";
             url: string;
         };
         WebhookDeliveryList: {

@@ -84,6 +84,8 @@ export interface CallHandoff {
   screen?: string | null;
   /** The operator who joined the call, and when; null while the user waits (absent in older records). */
   joined?: { at: number; operator: string } | null;
+  /** When the agent said nobody from the team was free (`handoff_unanswered`): a call back is owed. Absent while it has not. */
+  unanswered_at?: number;
 }
 
 /** Whether a call waits for a person: one was asked for, none has joined, and it runs. */

@@ -10,6 +10,8 @@ export interface ReengagementFacts {
   inactivityThresholdSeconds: number;
   /** A drop-off the SDK registered and nobody cancelled: reason enough to reach out, by phone when dialable. */
   dropoff?: Dropoff | null | undefined;
+  /** The agent gave up waiting for a person (`handoff_unanswered`): a call back is owed, at once, whatever the user does since. */
+  callbackOwedAt?: number | null | undefined;
 }
 
 export interface Reengagement {
@@ -22,9 +24,11 @@ export interface Reengagement {
 export function evaluateReengagement(facts: ReengagementFacts): Reengagement {
   const inactivitySeconds = Math.max(0, Math.floor((facts.now - facts.lastUserActivityAt) / 1000));
   const dropoff = facts.dropoff ?? null;
+  const channel = dropoff?.has_dialable_phone ? 'phone' : 'voice';
+  if (!facts.voiceActive && facts.callbackOwedAt) return { recommended: true, channel, reason: 'handoff_unanswered', inactivity_seconds: inactivitySeconds };
   const recommended = !facts.voiceActive && (facts.hadVoiceSession || dropoff !== null) && inactivitySeconds >= facts.inactivityThresholdSeconds;
   let reason: string;
   if (recommended) reason = `user_inactive_${Math.floor(inactivitySeconds / 60)}min`;
   else reason = facts.voiceActive ? 'assistant_active' : 'user_active';
-  return { recommended, channel: dropoff?.has_dialable_phone ? 'phone' : 'voice', reason, inactivity_seconds: inactivitySeconds };
+  return { recommended, channel, reason, inactivity_seconds: inactivitySeconds };
 }

@@ -36,6 +36,9 @@ export const traceFields = {
  */
 export const OPERATOR_JOINED = 'operator_joined';
 
+/** The voice agent's word that nobody joined in HANDOFF_TIMEOUT_SECONDS after a person was asked for: a call back is owed (docs/handoff.md). */
+export const HANDOFF_UNANSWERED = 'handoff_unanswered';
+
 export const EventInSchema = z
   .looseObject({
     session_id: SessionId,
@@ -76,10 +79,11 @@ export const KNOWN_EVENT_TYPES = new Set([
   'error_reported',
   'voice_conversation_turn',
   'handoff_requested',
+  HANDOFF_UNANSWERED,
   OPERATOR_JOINED,
   'agent_action',
 ]);
 
-/** Events the user did not make (the voice agent's turns and actions on the app, an operator joining); they must not count as the user being active. */
-export const AGENT_EVENT_TYPES = new Set(['voice_conversation_turn', OPERATOR_JOINED, 'agent_action']);
+/** Events the user did not make (the voice agent's turns, actions on the app and word of a handoff nobody took, an operator joining); they must not count as the user being active. */
+export const AGENT_EVENT_TYPES = new Set(['voice_conversation_turn', OPERATOR_JOINED, 'agent_action', HANDOFF_UNANSWERED]);
 

@@ -11,7 +11,7 @@ import type { HintShape } from '../privacy/hints.js';
 import { internSchema } from './schema-interning.js';
 import { schemaFromEvent, screenKey } from './screen-schema.js';
 import type { SdkEvent } from './sdk-event.js';
-import { AGENT_EVENT_TYPES, KNOWN_EVENT_TYPES, OPERATOR_JOINED } from './sdk-event.js';
+import { AGENT_EVENT_TYPES, HANDOFF_UNANSWERED, KNOWN_EVENT_TYPES, OPERATOR_JOINED } from './sdk-event.js';
 import { hintBytes, storedBytes, withinBudget } from './session-budget.js';
 import type { ComponentHint, SessionRecord } from './session-record.js';
 import { retryCounts } from './session-record.js';
@@ -67,7 +67,7 @@ export type EventPatch = Pick<
   SessionRecord,
   'latest_event' | 'updated_at' | 'user_id' | 'client_id' | 'screen' | 'screen_id' | 'component_hints' | 'schemas' | 'last_validation_failure' | 'held_bytes'
 > &
-  Partial<Pick<SessionRecord, 'last_user_activity_at' | 'retry_counts' | 'held_density'>>;
+  Partial<Pick<SessionRecord, 'last_user_activity_at' | 'retry_counts' | 'held_density' | 'callback_owed_at'>>;
 
 /**
  * What `applyEvent` does, as the fields it changes rather than a copy of the whole record: the
@@ -96,6 +96,10 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
   // Kept at its highest: what an event left in hints stays when a later, flatter one replaces it.
   const density = heldDensity(options.sizes);
   if (density > (record.held_density ?? HELD_BYTES_FACTOR)) next.held_density = density;
+
+  // A call back is owed once the agent gave up waiting for a person, and no longer once one joined (docs/handoff.md).
+  if (stored.event === HANDOFF_UNANSWERED) next.callback_owed_at = at;
+  else if (stored.event === OPERATOR_JOINED && record.callback_owed_at) next.callback_owed_at = null;
 
   if (stored.event === 'component_input' && present(stored.component_id) && present(stored.hint)) {
     // Optional fields set one by one (a conditional spread builds an object to spread), in the order they are shown.

@@ -66,6 +66,13 @@ export interface SessionRecord {
    * event passed the memory budget's usual factor of 2, as in sessions stored before it.
    */
   held_density?: number;
+  /**
+   * When the voice agent said nobody from the team was free after the user asked for a person
+   * (`handoff_unanswered`, docs/handoff.md): someone owes the user a call back, which the
+   * reengagement rule recommends at once after the call. Cleared by an operator joining. Absent
+   * in sessions stored before it, and in every session that never waited in vain.
+   */
+  callback_owed_at?: number | null;
 }
 
 /**

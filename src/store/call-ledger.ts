@@ -9,7 +9,7 @@ import type { ActivityItem } from '../domain/activity.js';
 import type { CallPlace, CallRecord, CallTurn, ConsentDecision, ConsentEntry, EndedBy, TurnChannel, TurnRole } from '../domain/call-record.js';
 import { ENDED_BY, MAX_CONTEXT_VERSIONS, callReport, keepsTranscript, mayResolveLater, resolvedAfterCall, turnText } from '../domain/call-record.js';
 import { windowScreen } from '../domain/error-window.js';
-import { OPERATOR_JOINED } from '../domain/sdk-event.js';
+import { HANDOFF_UNANSWERED, OPERATOR_JOINED } from '../domain/sdk-event.js';
 import type { WebhookType } from '../domain/webhook-message.js';
 import { isoTime } from '../integrations/clock.js';
 
@@ -65,8 +65,8 @@ function placeOf(payload: Record<string, unknown>): CallPlace {
 
 const DECISIONS = new Set<string>(['given', 'refused', 'withdrawn']);
 
-/** The events a ledger reads: the turns, a person asked for, and the operator who joined (made by the service alone: OPERATOR_JOINED). */
-const CALL_EVENTS = new Set(['voice_conversation_turn', 'handoff_requested', OPERATOR_JOINED]);
+/** The events a ledger reads: the turns, a person asked for, nobody free for it, and the operator who joined (made by the service alone: OPERATOR_JOINED). */
+const CALL_EVENTS = new Set(['voice_conversation_turn', 'handoff_requested', HANDOFF_UNANSWERED, OPERATOR_JOINED]);
 
 /** The item kinds and events a ledger reads; any other item leaves the calls as they are (but see `movesOn`). */
 export function concernsCalls(item: Pick<ActivityItem, 'kind' | 'payload'>): boolean {
@@ -111,6 +111,7 @@ export class CallLedger {
       case 'event':
         if (payload.event === 'voice_conversation_turn') this.turn(sessionId, payload, at);
         else if (payload.event === 'handoff_requested') this.handoff(sessionId, item, at);
+        else if (payload.event === HANDOFF_UNANSWERED) this.handoffUnanswered(sessionId, at);
         else if (payload.event === OPERATOR_JOINED) this.operatorJoined(sessionId, payload, at);
         return;
       default:
@@ -222,6 +223,16 @@ export class CallLedger {
     }
     const data = { session_id: sessionId, call_id: call?.call_id ?? null, reason, screen, requested_at: isoTime(at) };
     this.rows.enqueue('handoff.requested', data, sessionId, at);
+  }
+
+  /** The agent said nobody from the team was free: a call back is owed, announced as `handoff.unanswered` (docs/handoff.md). */
+  private handoffUnanswered(sessionId: string, at: number): void {
+    const call = this.rows.openCall(sessionId);
+    if (!call?.handoff || call.handoff.joined || call.handoff.unanswered_at) return;
+    call.handoff = { ...call.handoff, unanswered_at: at };
+    this.rows.saveCall(call);
+    const data = { session_id: sessionId, call_id: call.call_id, reason: call.handoff.reason, screen: call.handoff.screen ?? null, requested_at: isoTime(call.handoff.at), unanswered_at: isoTime(at) };
+    this.rows.enqueue('handoff.unanswered', data, sessionId, at);
   }
 
   /** An operator joined the running call (POST /api/calls/{call_id}/join): it no longer waits for a person. */

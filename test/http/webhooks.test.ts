@@ -54,6 +54,28 @@ describe('signed webhooks from the durable outbox', () => {
     expect(new Set(hooks.received.map((message) => message.headers['webhook-id']))).toEqual(new Set(listed.map((delivery) => delivery.message_id)));
   });
 
+  it('deliver handoff.requested, then handoff.unanswered when the agent said nobody was free: the call back owed, once', async () => {
+    const { receiver: hooks, url } = await receiver();
+    const h = harness(url);
+    const started = await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION, screen: 'pan_details' }).expect(200);
+    await h.http.post('/v1/events').send({ session_id: SESSION, event: 'handoff_requested', screen: 'pan_details', properties: { reason: 'the user asked' } }).expect(200);
+    await h.http.post('/v1/events').send({ session_id: SESSION, event: 'handoff_unanswered', properties: { waited_seconds: 120 } }).expect(200);
+    // Said twice (a retried post): one message all the same.
+    await h.http.post('/v1/events').send({ session_id: SESSION, event: 'handoff_unanswered', properties: { waited_seconds: 120 } }).expect(200);
+    await h.system.callUpkeep!.round();
+    expect(hooks.received.every((message) => !(message.verified instanceof Error))).toBe(true);
+    const unanswered = hooks.messages('handoff.unanswered');
+    expect(unanswered).toHaveLength(1);
+    expect(unanswered[0]!.data).toMatchObject({
+      session_id: SESSION,
+      call_id: started.body.assistant_invocation_id,
+      reason: 'the user asked',
+      screen: 'pan_details',
+      requested_at: expect.any(String),
+      unanswered_at: expect.any(String),
+    });
+  });
+
   it('keep a delivery through a receiver that is down and a restart of the service, and deliver it after', async () => {
     const { receiver: hooks, url } = await receiver();
     const port = hooks.port;

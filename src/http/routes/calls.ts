@@ -172,6 +172,7 @@ function callView(call: CallView) {
       reason: call.handoff.reason,
       screen: call.handoff.screen ?? null,
       joined: call.handoff.joined ? { at: isoTime(call.handoff.joined.at), operator: call.handoff.joined.operator } : null,
+      unanswered_at: call.handoff.unanswered_at === undefined ? null : isoTime(call.handoff.unanswered_at),
     },
     transcript: call.transcript.map((turn) => ({ ...turn, at: isoTime(turn.at) })),
   };

@@ -77,6 +77,7 @@ const CallHandoffOut = z
     reason: z.string().nullable(),
     screen: z.string().nullable().meta({ description: 'the screen the request was made on' }),
     joined: z.object({ at: z.string(), operator: z.string() }).nullable().meta({ description: 'the operator who joined, and when; null while the user waits' }),
+    unanswered_at: z.string().nullable().meta({ description: 'when the agent said nobody from the team was free: a call back is owed (`handoff.unanswered`); null otherwise' }),
   })
   .meta({ id: 'CallHandoff' });
 

@@ -56,7 +56,7 @@ export const ReengagementOut = z
     session_id: z.string(),
     recommended: z.boolean(),
     channel: z.enum(['voice', 'phone']).meta({ description: '`phone` when a registered drop-off left a dialable number, else `voice`' }),
-    reason: z.string().meta({ description: '`user_inactive_<n>min` when recommended, else `user_active` or `assistant_active`' }),
+    reason: z.string().meta({ description: '`handoff_unanswered` when the agent said nobody from the team was free (a call back is owed, recommended at once), `user_inactive_<n>min` when recommended for inactivity, else `user_active` or `assistant_active`' }),
     inactivity_seconds: z.int().meta({ description: 'whole seconds since the last SDK event other than agent telemetry' }),
   })
   .meta({ id: 'Reengagement' });

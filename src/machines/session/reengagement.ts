@@ -20,6 +20,7 @@ export function sessionReengagement(context: SessionContext, voiceActive: boolea
     hadVoiceSession: context.voice.started_at !== null,
     inactivityThresholdSeconds: context.settings.reengagementInactivitySeconds,
     dropoff: context.dropoff,
+    callbackOwedAt: context.callback_owed_at,
   });
 }
 
