@@ -174,6 +174,15 @@ describe('the LiveKit stand-in answers as the real server does', () => {
     expect(answers[1]).toMatchObject({ status: 503, body: { code: 'unavailable' } });
   });
 
+  it('a participant removed who is not in the room, in a room that exists', async () => {
+    await sameOnBoth(async (t, room) => {
+      await twirp(t, 'RoomService/CreateRoom', { name: room }, await bearer(t, { roomCreate: true }));
+      const answers = [await twirp(t, 'RoomService/RemoveParticipant', { room, identity: 'agent-AJ_gone' }, await bearer(t, { roomAdmin: true, room }))];
+      await twirp(t, 'RoomService/DeleteRoom', { room }, await bearer(t, { roomCreate: true }));
+      return answers;
+    });
+  });
+
   it('the dispatches of a room that does not exist, or no longer does', async () => {
     await sameOnBoth(async (t, room) => {
       const admin = await bearer(t, { roomAdmin: true, room });
@@ -318,8 +327,11 @@ describe("the service's LiveKit adapter reads both servers alike", () => {
         // The stale dispatch is gone already: replacing it again still dispatches.
         await outcome(async () => (ids[2] = await media.replaceAgentDispatch(room, 's1', ids[0]!))),
         await outcome(() => media.agentPresence(room)),
+        // A dead job's presence: an identity that is not (or no longer) in the room removes nobody.
+        await outcome(() => media.removeAgent(room, 'agent-AJ_gone')),
         await outcome(() => media.deleteRoom(room)),
         await outcome(() => media.agentPresence(room)),
+        await outcome(() => media.removeAgent(room, 'agent-AJ_gone')),
       ]);
     }
     expect(results[1]).toEqual(results[0]);
@@ -331,8 +343,10 @@ describe("the service's LiveKit adapter reads both servers alike", () => {
       { resolved: true },
       { resolved: 'AD_' },
       { resolved: 'abs' },
+      { resolved: false },
       { resolved: null },
       { resolved: 'roo' },
+      { resolved: false },
     ]);
   }, 60_000);
 });

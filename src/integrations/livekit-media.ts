@@ -106,6 +106,9 @@ export function createLiveKitMedia(settings: LiveKitSettings): MediaProvider {
 
     async removeAgent(room, identity) {
       try {
+        // As agentPresence: a room the server does not hold answers its participants only after a wait.
+        const [held] = await rooms.listRooms([room]);
+        if (!held) return false;
         const participant = (await rooms.listParticipants(room)).find((each) => each.identity === identity);
         if (!participant || (participant.kind as number) !== AGENT_KIND) return false;
         await rooms.removeParticipant(room, identity);

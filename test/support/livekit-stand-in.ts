@@ -199,7 +199,7 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
         roomServed(room);
         const identity = asText(body.identity);
         const held = participants.get(room) ?? [];
-        if (!held.some((participant) => participant.identity === identity)) throw new TwirpFailure(404, 'not_found', 'participant not found');
+        if (!held.some((participant) => participant.identity === identity)) throw new TwirpFailure(404, 'not_found', 'twirp error unknown: participant does not exist');
         participants.set(room, held.filter((participant) => participant.identity !== identity));
         return {};
       },
