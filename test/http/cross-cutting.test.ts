@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { request } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
 import { ACTIVITY_ACTOR_BYTES, ACTIVITY_READER_BYTES } from '../../src/actors/activity-actor.js';
@@ -128,7 +129,7 @@ describe('request log', () => {
     expect(h.logs.text).not.toContain('S'.repeat(65));
   });
 
-  it('logs one line per request: completed at info, or aborted at warn when the client leaves first', async () => {
+  it('logs one line per request: completed at info, a stream its client left at info, or aborted at warn when the client leaves a request first', async () => {
     const h = createHarness();
     const server = await serve(h);
     try {
@@ -142,11 +143,20 @@ describe('request log', () => {
         });
         req.end();
       });
-      await vi.waitFor(() => expect(h.logs.parsed().some((line) => (line.req as { id?: string } | undefined)?.id === 'left-1')).toBe(true));
-      const lines = h.logs.parsed().filter((line) => ['done-1', 'left-1'].includes((line.req as { id?: string } | undefined)?.id ?? ''));
+      // A body announced and never finished: the client goes before any answer.
+      const arrived = new Promise<void>((resolve) => server.server.on('request', (req: IncomingMessage) => req.headers['x-request-id'] === 'cut-1' && resolve()));
+      const cut = request(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '100', 'x-request-id': 'cut-1' } });
+      cut.on('error', () => undefined);
+      cut.write('{"session_id":');
+      await arrived;
+      cut.destroy();
+      const logged = (id: string) => h.logs.parsed().some((line) => (line.req as { id?: string } | undefined)?.id === id);
+      await vi.waitFor(() => expect(logged('left-1') && logged('cut-1')).toBe(true));
+      const lines = h.logs.parsed().filter((line) => ['done-1', 'left-1', 'cut-1'].includes((line.req as { id?: string } | undefined)?.id ?? ''));
       expect(lines.map((line) => [(line.req as { id: string }).id, line.msg, line.level])).toEqual([
         ['done-1', 'request completed', 30],
-        ['left-1', 'request aborted', 40],
+        ['left-1', 'stream closed', 30],
+        ['cut-1', 'request aborted', 40],
       ]);
     } finally {
       await server.close(0);

@@ -40,7 +40,9 @@ export function requestLog(logger: Logger): RequestHandler {
     // 'close' comes after 'finish' on a completed response and alone on an aborted one: one
     // listener tells both apart.
     res.once('close', () => {
-      const outcome = res.writableFinished ? 'request completed' : 'request aborted';
+      // An event stream (the activity stream, an agent's presence) ends when its client goes: that is its normal end, not an abort.
+      const streamed = !res.writableFinished && String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');
+      const outcome = res.writableFinished ? 'request completed' : streamed ? 'stream closed' : 'request aborted';
       const level = res.statusCode >= 500 ? 'error' : outcome === 'request aborted' ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       logger[level](
