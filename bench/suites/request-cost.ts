@@ -15,6 +15,9 @@ export interface RequestCostOptions {
 
 const from = (pattern: RegExp) => (frame: CallFrame) => pattern.test(frame.url);
 
+/** The methods of node:sqlite's `DatabaseSync` and `StatementSync` the store calls. */
+const SQLITE_NATIVE = new Set(['run', 'all', 'get', 'iterate', 'exec', 'prepare', 'setReadBigInts', 'setReturnArrays']);
+
 /**
  * The parts of a request, first match wins. Code is assigned by the module it is in: what a
  * middleware costs is its own functions' time (the functions it calls in other parts count there).
@@ -22,7 +25,10 @@ const from = (pattern: RegExp) => (frame: CallFrame) => pattern.test(frame.url);
 const PARTS: { part: string; matches: (frame: CallFrame) => boolean }[] = [
   { part: 'idle', matches: (frame) => frame.functionName === '(idle)' },
   { part: 'garbage collection', matches: (frame) => frame.functionName === '(garbage collector)' },
-  { part: 'redaction pass', matches: from(/\/src\/domain\/(event-redaction|pii\/[\w-]+|redaction)\.js|node_modules\/re2js\//) },
+  { part: 'redaction pass', matches: from(/\/src\/(domain\/(event-redaction|pii\/[\w-]+|redaction)|privacy\/[\w-]+)\.js|node_modules\/re2js\//) },
+  { part: "the SQLite store's own code (group commit, the journal, its statements' arguments, checkpoints)", matches: from(/\/src\/store\/(sqlite-[\w-]+|wal-checkpointer|session-fields)\.js/) },
+  // node:sqlite's statements run natively: their frames have no script, only the method's name.
+  { part: 'SQLite itself (node:sqlite statements and transactions, native)', matches: (frame) => frame.url === '' && SQLITE_NATIVE.has(frame.functionName) },
   { part: 'the session step (XState, the session machine, supervisor, activity, store, step metrics)', matches: from(/node_modules\/xstate\/|\/src\/(actors|machines|store|metrics|domain)\/|\/src\/integrations\/clock\.js/) },
   { part: 'validation (zod)', matches: from(/node_modules\/zod\/|\/src\/http\/validate\.js/) },
   { part: 'request id, request log, HTTP metrics', matches: from(/\/src\/http\/(middleware\/(correlation|request-log|http-metrics)|request-context)\.js|node_modules\/prom-client\//) },
@@ -81,11 +87,13 @@ async function profiled(start: (nodeOptions: string[]) => Promise<ServerProcess>
  */
 export async function requestCostSuite(options: RequestCostOptions): Promise<{ markdown: string }> {
   const service = await profiled((nodeOptions) => startService({ LOG_LEVEL: 'warn' }, nodeOptions), options);
+  const durable = await profiled((nodeOptions) => startService({ LOG_LEVEL: 'warn', STORE: 'sqlite' }, nodeOptions), options);
   const express = await profiled((nodeOptions) => startBareExpress({}, nodeOptions), options);
-  const perRequest = (measured: Measured, part: string) => round((measured.parts.get(part) ?? 0) / measured.requests, 1);
-  const busy = (measured: Measured) => round([...measured.parts].filter(([part]) => part !== 'idle').reduce((total, [, micros]) => total + micros, 0) / measured.requests, 1);
-  const rows = PARTS.map(({ part }) => [part, perRequest(service, part), perRequest(express, part)]);
-  rows.push(['**all but idle (profile)**', busy(service), busy(express)]);
-  rows.push(['**server CPU per request (/proc, all threads)**', round(service.cpuMicrosPerRequest, 1), round(express.cpuMicrosPerRequest, 1)]);
-  return { markdown: table(['part of a request', 'service µs/request', 'bare express 5 µs/request'], rows) };
+  const measured = [service, durable, express];
+  const perRequest = (run: Measured, part: string) => round((run.parts.get(part) ?? 0) / run.requests, 1);
+  const busy = (run: Measured) => round([...run.parts].filter(([part]) => part !== 'idle').reduce((total, [, micros]) => total + micros, 0) / run.requests, 1);
+  const rows = PARTS.map(({ part }) => [part, ...measured.map((run) => perRequest(run, part))]);
+  rows.push(['**all but idle (profile)**', ...measured.map(busy)]);
+  rows.push(['**server CPU per request (/proc, all threads)**', ...measured.map((run) => round(run.cpuMicrosPerRequest, 1))]);
+  return { markdown: table(['part of a request', 'service, memory µs/request', 'service, SQLite µs/request', 'bare express 5 µs/request'], rows) };
 }
