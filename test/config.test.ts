@@ -38,6 +38,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ STORE: 'memory' })).toMatchObject({ store: { kind: 'memory', activityRetentionItems: 10_000 } });
     expect(loadConfig({}).store.activityLog).toBeUndefined();
     expect(loadConfig({ ACTIVITY_LOG: 'redis://127.0.0.1:6379/2' }).store.activityLog).toBe('redis://127.0.0.1:6379/2');
+    // Redis Sentinel (docs/cluster.md, Redis): kept as written; src/store/redis-connection.ts connects to it.
+    expect(loadConfig({ ACTIVITY_LOG: ' redis+sentinel://10.0.0.1:26379,10.0.0.2:26379,10.0.0.3:26379/mymaster ' }).store.activityLog).toBe(
+      'redis+sentinel://10.0.0.1:26379,10.0.0.2:26379,10.0.0.3:26379/mymaster',
+    );
     expect(loadConfig({}).cluster.sessionHost).toEqual({ kind: 'embedded' });
     expect(
       loadConfig({
@@ -94,6 +98,8 @@ describe('loadConfig', () => {
     [{ ACTIVITY_RETENTION_ITEMS: '0' }, /ACTIVITY_RETENTION_ITEMS/],
     [{ ACTIVITY_RETENTION_DAYS: '-1' }, /ACTIVITY_RETENTION_DAYS/],
     [{ ACTIVITY_LOG: 'http://cache:6379' }, /ACTIVITY_LOG: must be a redis:\/\/ or rediss:\/\/ URL/],
+    [{ ACTIVITY_LOG: 'redis+sentinel://s1:26379,s2:26379' }, /ACTIVITY_LOG: must be a .*, or redis\+sentinel:\/\/host:port,host:port\/name/],
+    [{ ACTIVITY_LOG: 'redis+sentinel://s1:26379,s2:port/mymaster' }, /ACTIVITY_LOG: sentinel "s2:port" is not host or host:port/],
     [{ SESSION_HOST: 'cloud' }, /SESSION_HOST: must be embedded or restate/],
     [{ SESSION_HOST: 'restate', RESTATE_INGRESS_URL: '127.0.0.1:8080' }, /RESTATE_INGRESS_URL: must be an http:\/\/ or https:\/\/ URL/],
     [{ SESSION_HOST: 'restate', RESTATE_ADMIN_URL: 'http://127.0.0.1:9070', RESTATE_ENDPOINT_PORT: '9080', ACTIVITY_LOG: 'redis://r:6379' }, /^invalid configuration: RESTATE_INGRESS_URL: required when SESSION_HOST=restate$/],

@@ -1,5 +1,6 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { connectRedis } from '../store/redis-connection.js';
 import type { AssistantCommand } from '../machines/session/events.js';
 
 /**
@@ -36,12 +37,13 @@ export class RedisCommandFanout implements CommandFanout {
   private readonly listeners = new Set<(sessionId: string, command: AssistantCommand) => void>();
   readonly ready: Promise<void>;
 
+  /** `url`: ACTIVITY_LOG, a redis:// URL or a redis+sentinel:// address (src/config/redis-address.ts). */
   constructor(
     url: string,
     private readonly logger: Logger,
     private readonly channel = '{kyc-activity}:commands',
   ) {
-    this.publisher = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    this.publisher = connectRedis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
     this.subscriber = this.publisher.duplicate();
     // ioredis reconnects and resubscribes by itself; a publish that fails in an outage logs it.
     this.publisher.on('error', () => {});

@@ -1,5 +1,6 @@
 /** Where sessions and activity are kept, how safely, and for how long. */
 import { z } from 'zod';
+import { redisAddressProblem } from './redis-address.js';
 import { nonNegativeInt } from './env-values.js';
 
 export const storeEnv = z.object({
@@ -11,11 +12,15 @@ export const storeEnv = z.object({
   // Older name of the count limit (the in-memory ring's size), still honoured.
   ACTIVITY_BUFFER_SIZE: z.coerce.number().int().positive().max(1_000_000).optional(),
   ACTIVITY_RETENTION_DAYS: nonNegativeInt(30).pipe(z.number().max(36_500)),
-  // Unset: activity is kept by STORE. A redis:// URL: one Redis Stream shared by every service process.
+  // Unset: activity is kept by STORE. A redis:// URL or a redis+sentinel:// address (src/config/redis-address.ts): one Redis
+  // Stream shared by every service process.
   ACTIVITY_LOG: z
     .string()
     .trim()
-    .refine((value) => /^rediss?:\/\/[^\s]+$/.test(value), { error: 'must be a redis:// or rediss:// URL' })
+    .superRefine((value, context) => {
+      const problem = redisAddressProblem(value);
+      if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+    })
     .optional(),
 });
 
@@ -29,7 +34,7 @@ export interface StoreSection {
   activityRetentionItems: number;
   /** Activity items older than this many days are dropped (SQLite store); 0 keeps them whatever their age. */
   activityRetentionDays: number;
-  /** ACTIVITY_LOG: a Redis URL when the activity log is a Redis Stream; undefined keeps it in STORE. */
+  /** ACTIVITY_LOG: a Redis URL or Sentinel address when the activity log is a Redis Stream; undefined keeps it in STORE. */
   activityLog: string | undefined;
 }
 

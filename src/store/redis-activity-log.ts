@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Result } from 'ioredis';
-import { Redis } from 'ioredis';
+import type { Redis, Result } from 'ioredis';
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { RecordedTimes, activityItem } from '../domain/activity.js';
 import { isoTime } from '../integrations/clock.js';
 import { ItemReader } from './item-reader.js';
+import { redisAddress } from '../config/redis-address.js';
+import { connectRedis } from './redis-connection.js';
 import { StoreUnavailableError, type ActivityLog, type ActivityQuery, type KeyedDraft, type StoreHealth } from './ports.js';
 
 /**
@@ -53,6 +54,12 @@ const ERASE_SCAN_BATCH = 1_000;
 const WRITE_NOW_TIMEOUT_MS = 2_000;
 /** How long a commit waits for Redis to answer a PING before it sends anything. */
 const PROBE_BEFORE_WRITE_MS = 1_000;
+/**
+ * How long a write waits for the replicas it must reach (`replicas`) before it is refused. Under
+ * WRITE_NOW_TIMEOUT_MS, so that the refusal says why; the write stays on the primary, as one past
+ * that timeout may (docs/cluster.md, Redis).
+ */
+const REPLICATED_WITHIN_MS = 1_000;
 
 type StoredItem = Omit<ActivityItem, 'id'>;
 
@@ -65,6 +72,7 @@ interface Pending {
 }
 
 export interface RedisActivityLogOptions {
+  /** A redis:// URL or a redis+sentinel:// address (src/config/redis-address.ts). */
   url: string;
   /** The stream's key; the last-id and write keys share its hash tag, so one Redis Cluster slot holds them all. */
   key?: string;
@@ -80,6 +88,12 @@ export interface RedisActivityLogOptions {
    * and a refused commit's items stay queued for the next, since the sessions kept their change.
    */
   refusalsLeaveNothing?: boolean;
+  /**
+   * Replicas that must hold a write (WAIT) before it is acknowledged: 1 through Sentinel, where a
+   * replica is promoted without anyone deciding to, and an item only the old primary held would be
+   * lost after its request was told it is recorded; 0 for one server's URL (docs/cluster.md, Redis).
+   */
+  replicas?: number;
 }
 
 /** `1700000000123-4` ⇄ 1700000000123004: the stream id as the integer the API and SSE ids use. */
@@ -123,6 +137,7 @@ export class RedisActivityLog implements ActivityLog {
   private waiters: { id: number; resolve: () => void }[] = [];
   private lastError: string | undefined;
   private readonly refusalsLeaveNothing: boolean;
+  private readonly replicas: number;
   /** Why the last PING (`answers`) got no answer, until one does. */
   private unanswered: string | undefined;
   private closed = false;
@@ -136,8 +151,10 @@ export class RedisActivityLog implements ActivityLog {
     this.writePrefix = `${this.key}:write:${randomUUID()}:`;
     this.capacity = options.capacity;
     this.refusalsLeaveNothing = options.refusalsLeaveNothing ?? false;
+    const address = redisAddress(options.url);
+    this.replicas = options.replicas ?? (address.kind === 'sentinel' ? 1 : 0);
     // Each connection sends the script's text once, then its SHA: the text on every append was most of what an append wrote to the socket.
-    this.redis = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 2, scripts: { appendOnce: { numberOfKeys: 3, lua: APPEND_ONCE } } });
+    this.redis = connectRedis(address, { lazyConnect: true, maxRetriesPerRequest: 2, scripts: { appendOnce: { numberOfKeys: 3, lua: APPEND_ONCE } } });
     this.tail = this.redis.duplicate();
     // Auto-pipelined: the appends of invocations that run in the same turn of the event loop (Restate
     // hands them over in bursts) reach Redis in one write, which cut Redis's CPU per event by a third
@@ -210,6 +227,7 @@ export class RedisActivityLog implements ActivityLog {
     try {
       // One script call is atomic on its own; more go in one transaction: all of them or none.
       ids = appends.length === 1 ? [await this.direct.appendOnce(...appends[0]!)] : await this.inTransaction(appends);
+      await this.replicated();
     } catch (error) {
       this.lastError = error instanceof Error ? error.message : String(error);
       throw new StoreUnavailableError(`activity log: ${this.lastError}`);
@@ -237,6 +255,8 @@ export class RedisActivityLog implements ActivityLog {
     }
     for (let index = 0; index < erased.length; index += ERASE_SCAN_BATCH) await this.direct.call('XDEL', this.key, ...erased.slice(index, index + ERASE_SCAN_BATCH));
     if (erased.length > 0) await this.direct.call('XADD', this.key, '*', 'erase', JSON.stringify(erased.map(numericId)));
+    // An erasure only the old primary had would bring the erased items back with a promoted replica.
+    if (erased.length > 0) await this.replicated();
     return erased.length;
   }
 
@@ -248,6 +268,16 @@ export class RedisActivityLog implements ActivityLog {
       if (error) throw error;
       return id;
     });
+  }
+
+  /**
+   * Resolves once `replicas` replicas hold everything this connection wrote so far (WAIT counts
+   * them); otherwise the write is refused, although the primary has it (docs/cluster.md, Redis).
+   */
+  private async replicated(): Promise<void> {
+    if (this.replicas === 0) return;
+    const held = Number(await this.direct.call('WAIT', String(this.replicas), String(REPLICATED_WITHIN_MS)));
+    if (held < this.replicas) throw new Error(`written but not replicated: ${held} of ${this.replicas} replicas had it within ${REPLICATED_WITHIN_MS} ms`);
   }
 
   caughtUp(id: number): Promise<void> {
@@ -325,6 +355,7 @@ export class RedisActivityLog implements ActivityLog {
         highest = Math.max(highest, Number(id));
       }
       if (results.length !== batch.length) throw new Error('pipeline answered short');
+      await this.replicated();
     } catch (error) {
       // Every request waiting on this commit is refused. In cluster mode what they wrote must not
       // appear with a later commit (their retries write their items anew); with embedded sessions,
