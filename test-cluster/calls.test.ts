@@ -156,6 +156,44 @@ describe('calls, consent and webhooks with SESSION_HOST=restate (real Restate se
     expect((await atProcess(1).post(`/api/calls/${callId}/join`, { operator: 'desk 3' })).status).toBe(409);
   });
 
+  it("a handoff nobody took: the call back owed is announced, and recommended at once when the call ends", async () => {
+    await post('/v1/events', { session_id: 'back-c', event: 'screen_view', screen: 'selfie' });
+    const started = await atProcess(0).post('/v1/assistant/session/start', { session_id: 'back-c', screen: 'selfie' });
+    await atProcess(1).post('/v1/events', { session_id: 'back-c', event: 'handoff_requested', screen: 'selfie', properties: { reason: 'asked for a person' } });
+    await atProcess(0).post('/v1/events', { session_id: 'back-c', event: 'handoff_unanswered', properties: { waited_seconds: 120 } });
+    const announced = await eventually(
+      async () => hooks.messages('handoff.unanswered').filter((message) => message.data.session_id === 'back-c'),
+      (found) => found.length > 0,
+    );
+    expect(announced[0]!.data).toMatchObject({ call_id: started.body.assistant_invocation_id, reason: 'asked for a person', screen: 'selfie' });
+    await atProcess(1).post('/v1/assistant/session/stop', { session_id: 'back-c' });
+    expect((await atProcess(0).get('/api/reengagement/back-c')).body).toMatchObject({ recommended: true, reason: 'handoff_unanswered' });
+  });
+
+  it("an agent whose presence connection closed on one process and was not opened again is taken out of the room, and the call is taken over", async () => {
+    const room = 'kyc-room-pres-c';
+    await post('/v1/events', { session_id: 'pres-c', event: 'screen_view', screen: 'selfie' });
+    expect((await atProcess(0).post('/v1/assistant/session/start', { session_id: 'pres-c', screen: 'selfie' })).status).toBe(200);
+    expect((await atProcess(1).get('/v1/assistant/context/pres-c')).status).toBe(200);
+    const [dead] = (liveKit.participants.get(room) ?? []).map((participant) => participant.identity);
+    expect(dead).toMatch(/^agent-/);
+    const abort = new AbortController();
+    const response = await fetch(`http://127.0.0.1:${cluster().processes[1]!.port}/v1/assistant/presence/pres-c?identity=${dead}`, { signal: abort.signal });
+    expect(response.status).toBe(200);
+    await response.body!.getReader().read();
+    // The job's process dies: its connection closes, and nobody opens it again.
+    abort.abort();
+    const outcomes = await eventually(
+      async () => (await activityOf('pres-c', 'voice_agent')).map((item) => item.payload.outcome),
+      (found) => found.includes('redispatched'),
+    );
+    expect(outcomes).toEqual(['agent_left', 'redispatched']);
+    const agents = (liveKit.participants.get(room) ?? []).map((participant) => participant.identity);
+    expect(agents).toHaveLength(1);
+    expect(agents).not.toContain(dead);
+    await post('/v1/assistant/session/stop', { session_id: 'pres-c' });
+  });
+
   it("erases a user from Restate's objects and the shared stream, on every process, and records only the counts", async () => {
     await call('era-1', 'erase-me-5');
     await post('/v1/events', { session_id: 'era-2', user_id: 'erase-me-5', event: 'screen_view', screen: 'otp' });

@@ -37,7 +37,18 @@ export class SessionInvocationError extends Error {
   override name = 'SessionInvocationError';
 }
 
-const voiceBusy = (snapshot: SessionSnapshot): boolean => snapshot.matches({ voice: 'starting' }) || snapshot.matches({ voice: 'stopping' });
+/**
+ * Media work under way: a voice start or stop, or the agent watch checking the room or replacing a
+ * dispatch (docs/decisions/0032-an-agent-joins-or-the-call-ends.md). The invocation waits for it:
+ * an invoked call cut off with the invocation would leave its state waiting on a result that
+ * never comes.
+ */
+const mediaBusy = (snapshot: SessionSnapshot): boolean =>
+  snapshot.matches({ voice: 'starting' }) ||
+  snapshot.matches({ voice: 'stopping' }) ||
+  snapshot.matches({ agent: 'checking' }) ||
+  snapshot.matches({ agent: 'rechecking' }) ||
+  snapshot.matches({ agent: 'redispatching' });
 
 /**
  * One invocation of a session hosted outside this process: the machine is rebuilt from the kept
@@ -70,8 +81,8 @@ export async function runSessionInvocation(input: InvocationInput): Promise<Invo
   const settled = new Promise<void>((resolve, reject) => {
     const check = (snapshot: SessionSnapshot) => {
       if (snapshot.status === 'error') reject(new SessionInvocationError(`session ${sessionId}: machine failed`));
-      else if ((replied || !input.command) && !voiceBusy(snapshot)) resolve();
-      else if (!replied && input.command && !voiceBusy(snapshot) && commandSent) reject(new SessionInvocationError(`session ${sessionId}: no reply`));
+      else if ((replied || !input.command) && !mediaBusy(snapshot)) resolve();
+      else if (!replied && input.command && !mediaBusy(snapshot) && commandSent) reject(new SessionInvocationError(`session ${sessionId}: no reply`));
     };
     let commandSent = false;
     actor.subscribe({ next: () => (commandSent ? check(actor.getSnapshot()) : undefined), error: (error) => reject(error instanceof Error ? error : new SessionInvocationError(String(error))) });

@@ -6,6 +6,8 @@ import { fromWireCommand, isWireCommand, toWireCommand } from '../../src/cluster
 import type { AgentContextSources } from '../../src/domain/agent-context.js';
 import type { IngestResult, SessionCommand, TriggerEvaluateCommand } from '../../src/machines/session/events.js';
 import { sessionMachine } from '../../src/machines/session/machine.js';
+import type { AgentPresence } from '../../src/domain/voice-session.js';
+import type { FindAgentInput, ReplaceDispatchInput, RoomInput } from '../../src/machines/session/voice.js';
 import type { StoredSession } from '../../src/store/ports.js';
 import { invocationSettings } from '../support/invocation-settings.js';
 
@@ -49,6 +51,37 @@ describe('one invocation of a session hosted elsewhere: notices to the voice age
     expect(started.stored!.summary.voice).toBe('active');
     const input = await runPlaceholder(started.stored!, T0 + 1000, typed(T0 + 1000));
     expect(input.notices).toEqual([]);
+  });
+});
+
+describe("one invocation of a session hosted elsewhere: the agent watch's media calls", () => {
+  // Each media call answers a turn of the event loop later, as a real one does.
+  const later = <T>(value: T) => new Promise<T>((resolve) => setImmediate(() => resolve(value)));
+  const calls: string[] = [];
+  const logic = sessionMachine.provide({
+    actors: {
+      createRoom: fromPromise<void, RoomInput>(() => (calls.push('createRoom'), later<void>(undefined))),
+      findAgentDispatch: fromPromise<string | null, FindAgentInput>(() => (calls.push('findAgentDispatch'), later<string | null>(null))),
+      dispatchAgent: fromPromise<string, RoomInput>(() => (calls.push('dispatchAgent'), later('AD_1'))),
+      mintToken: fromPromise(() => later({ token: 't', url: 'ws://media', expires_in_sec: 3600 })),
+      checkAgent: fromPromise<AgentPresence, RoomInput>(() => (calls.push('checkAgent'), later<AgentPresence>('absent'))),
+      replaceDispatch: fromPromise<string, ReplaceDispatchInput>(() => (calls.push('replaceDispatch'), later('AD_2'))),
+    },
+  });
+  const withMedia = { ...settings, mediaReady: true };
+  const runWithMedia = (stored: StoredSession | undefined, at: number, command?: (reply: (value: unknown) => void) => SessionCommand) =>
+    runSessionInvocation({ logic, sessionId: 's1', settings: withMedia, at, stored, command });
+  const start = (at: number) => (reply: (value: unknown) => void) =>
+    ({ type: 'voice.start', at, trace, user_id: 'u1', screen: 'pan_details', invocation_id: 'inv-1', reply }) as unknown as SessionCommand;
+
+  it('a wake that checks the room waits for the check and the new dispatch: it never ends with the watch stuck mid-call', async () => {
+    const started = await runWithMedia(undefined, T0, start(T0));
+    expect(started.stored!.value).toMatchObject({ voice: 'active', agent: 'awaiting' });
+    const due = T0 + withMedia.agentJoinMs;
+    const woken = await runWithMedia(started.stored!, due);
+    expect(calls).toEqual(['createRoom', 'findAgentDispatch', 'dispatchAgent', 'checkAgent', 'replaceDispatch']);
+    expect(woken.stored!.value).toMatchObject({ agent: 'awaiting' });
+    expect(woken.activity.filter((draft) => draft.kind === 'voice_agent').map((draft) => draft.payload.outcome)).toEqual(['redispatched']);
   });
 });
 
