@@ -78,7 +78,10 @@ export class Handoff {
   private async post(event: 'handoff_requested' | typeof HANDOFF_UNANSWERED, properties: Record<string, unknown>): Promise<boolean> {
     const { client, sessionId } = this.options;
     try {
-      const { response } = await client.POST('/v1/events', { body: { session_id: sessionId, event, properties }, signal: AbortSignal.timeout(this.options.requestTimeoutMs) });
+      const { response } = await client.POST('/v1/events', {
+        body: { session_id: sessionId, event, properties },
+        signal: AbortSignal.timeout(this.options.requestTimeoutMs),
+      });
       if (response.ok) return true;
       this.options.log(`${event} not posted`, { status: response.status });
     } catch (error) {

@@ -128,7 +128,11 @@ export async function agentStartSuite(options: { sequential: number; burst: numb
       if (listed === undefined) missed += 1;
       else burst.push(listed);
     }
-    const burstFetched = { joined: after.count - before.count, withinTwoSeconds: after.withinTwoSeconds - before.withinTwoSeconds, meanMs: ((after.sum - before.sum) / (after.count - before.count)) * 1000 };
+    const burstFetched = {
+      joined: after.count - before.count,
+      withinTwoSeconds: after.withinTwoSeconds - before.withinTwoSeconds,
+      meanMs: ((after.sum - before.sum) / (after.count - before.count)) * 1000,
+    };
     for (let index = 0; index < options.burst; index += 1) await stack.service.stopVoice(`bench-burst-${index}`).catch(() => undefined);
     for (const user of users.splice(0)) await user.leave();
     const sortedListed = sequential.map((call) => call.listed).sort((a, b) => a - b);
@@ -143,7 +147,13 @@ export async function agentStartSuite(options: { sequential: number; burst: numb
       row(`${options.sequential} one after another, the agent's first context fetch`, sortedFetched, sequential.length),
       row(`${options.burst} at once, the agent joined`, sortedBurst, burst.length),
     ].join('\n');
-    const own = `Settled before the first call, the worker kept ${settled.processes} processes (itself, the framework's inference process and ${idle} idle job processes) holding ${settled.pssMiB} MiB (the sum of their proportional set sizes). The burst by the service's \`kyc_voice_agent_join_seconds\` (dispatch to the first context fetch): ${burstFetched.joined} of ${options.burst} joined, ${burstFetched.withinTwoSeconds} within 2 s, mean ${ms(burstFetched.meanMs)}. Load average ${load.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after, on ${cpus().length} cores.`;
+    const own = [
+      `Settled before the first call, the worker kept ${settled.processes} processes (itself, the framework's inference process`,
+      `and ${idle} idle job processes) holding ${settled.pssMiB} MiB (the sum of their proportional set sizes).`,
+      `The burst by the service's \`kyc_voice_agent_join_seconds\` (dispatch to the first context fetch): ${burstFetched.joined} of ${options.burst} joined,`,
+      `${burstFetched.withinTwoSeconds} within 2 s, mean ${ms(burstFetched.meanMs)}.`,
+      `Load average ${load.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after, on ${cpus().length} cores.`,
+    ].join(' ');
     const p99 = sortedListed.length > 0 ? percentile(sortedListed, 99) : undefined;
     const met = missed === 0 && p99 !== undefined && p99 <= 500 && burst.length === options.burst && (sortedBurst.at(-1) ?? Infinity) <= 2_000;
     return { markdown: `${markdown}\n\n${own}`, met, missed, workerLog: stack.worker.output() };

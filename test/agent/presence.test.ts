@@ -75,7 +75,8 @@ describe("the job's presence connection (agent/presence.ts)", () => {
     });
     closers.push(service.close);
     const clock = manualTimers();
-    const presence = new Presence({ serviceUrl: `${service.url}/`, apiKey: 'k', sessionId: 's 1', identity: 'agent-AJ_1', timers: clock.timers, log: () => {} });
+    const identity = 'agent-AJ_1';
+    const presence = new Presence({ serviceUrl: `${service.url}/`, apiKey: 'k', sessionId: 's 1', identity, timers: clock.timers, log: () => undefined });
     presence.start();
     const first = await service.arrival(1);
     expect(first.url).toBe('/v1/assistant/presence/s%201?identity=agent-AJ_1');
@@ -97,7 +98,8 @@ describe("the job's presence connection (agent/presence.ts)", () => {
     closers.push(service.close);
     const clock = manualTimers();
     const logged: string[] = [];
-    const presence = new Presence({ serviceUrl: service.url, apiKey: undefined, sessionId: 's1', identity: 'agent-1', timers: clock.timers, log: (message) => logged.push(message) });
+    const log = (message: string) => void logged.push(message);
+    const presence = new Presence({ serviceUrl: service.url, apiKey: undefined, sessionId: 's1', identity: 'agent-1', timers: clock.timers, log });
     presence.start();
     const delays: number[] = [];
     for (let attempt = 1; attempt <= 5; attempt += 1) {

@@ -15,8 +15,9 @@ const ROOM = 'kyc-room-s1';
 const KEY = 'ops-key';
 const harness = () => createHarness({ env: { STORE: 'sqlite', API_KEY: KEY, ...lk.env() } });
 
+type Item = { timestamp: string; payload: Record<string, unknown> };
 const agentItems = async (h: Harness) =>
-  ((await h.http.get('/api/activity?kind=voice_agent').set('x-api-key', KEY)).body.items as { timestamp: string; payload: Record<string, unknown> }[]).map((item) => ({
+  ((await h.http.get('/api/activity?kind=voice_agent').set('x-api-key', KEY)).body.items as Item[]).map((item) => ({
     at: item.timestamp,
     outcome: item.payload.outcome,
   }));
@@ -33,7 +34,8 @@ async function settled(): Promise<void> {
 /** A job's presence connection, as agent/presence.ts opens it: held until aborted (the process dying closes it the same way). */
 async function holdPresence(server: RunningServer, identity: string) {
   const abort = new AbortController();
-  const response = await fetch(`${server.url}/v1/assistant/presence/s1?identity=${encodeURIComponent(identity)}`, { headers: { 'x-api-key': KEY }, signal: abort.signal });
+  const url = `${server.url}/v1/assistant/presence/s1?identity=${encodeURIComponent(identity)}`;
+  const response = await fetch(url, { headers: { 'x-api-key': KEY }, signal: abort.signal });
   const reader = response.body!.getReader();
   const first = new TextDecoder().decode((await reader.read()).value);
   return { status: response.status, contentType: response.headers.get('content-type'), first, close: () => abort.abort() };
