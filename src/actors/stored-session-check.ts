@@ -56,6 +56,7 @@ const storedContext = z.looseObject({
   assistant_invocation_id: nullableString.optional(),
   held_bytes: z.number().optional(),
   held_density: z.number().optional(),
+  callback_owed_at: nullableNumber.optional(),
 });
 
 /** Why a stored session cannot run again (the first problem, by its path in the context); undefined when it can. */

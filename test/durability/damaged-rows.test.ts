@@ -123,6 +123,9 @@ describe('what the service stores passes the check (it never discards its own se
     const evaluated = await h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: 'field', signals: { screen: 'pan_details', time_spent: 25, errors: ['pan_invalid'], idle_seconds: 0 } });
     expect(evaluated.status).toBe(200);
     expect((await h.http.post('/v1/assistant/session/start').send({ session_id: 'voice', user_id: 'u1', screen: 'pan_details' })).status).toBe(200);
+    // A handoff nobody took: the call back owed is state the session keeps (docs/handoff.md).
+    expect((await post(h, { session_id: 'voice', event: 'handoff_requested', properties: { reason: 'asked' } })).status).toBe(200);
+    expect((await post(h, { session_id: 'voice', event: 'handoff_unanswered' })).status).toBe(200);
     expect((await h.http.post('/v1/assistant/session/stop').send({ session_id: 'voice' })).status).toBe(200);
     expect((await h.http.post('/v1/assistant/session/start').send({ session_id: 'live', user_id: 'u2', screen: 'otp' })).status).toBe(200);
 
@@ -137,6 +140,7 @@ describe('what the service stores passes the check (it never discards its own se
       expect(read.status, id).toBe(200);
       expect(read.body.component_hints).toEqual(before[index]!.component_hints);
     }
+    expect((await after.http.get('/api/reengagement/voice')).body).toMatchObject({ recommended: true, reason: 'handoff_unanswered' });
   });
 });
 
