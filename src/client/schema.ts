@@ -876,13 +876,16 @@ export interface components {
             /** @description at most 6,000 characters; client strings quoted, values never included */
             system_prompt: string;
         };
+        AgentPresenceHeld: {
+            /** @description how long a closed connection waits to be opened again before the agent counts as gone */
+            grace_ms: number;
+            identity: string;
+            session_id: string;
+        };
         /** @description the one message, sent when the connection is held; heartbeat comments (`:`) follow every 15 s */
         AgentPresenceMessage: {
-            data: {
-                grace_ms: number;
-                identity: string;
-                session_id: string;
-            };
+            /** @description JSON text of an AgentPresenceHeld */
+            data: string;
             /** @constant */
             event: "present";
         };
@@ -4179,9 +4182,9 @@ export interface operations {
     };
     holdAgentPresence: {
         parameters: {
-            query?: {
+            query: {
                 /** @description the job's participant identity in the call's room (LiveKit's `agent-…`) */
-                identity?: string;
+                identity: string;
             };
             header?: never;
             path: {

@@ -64,7 +64,9 @@ export function buildOpenApi(routes: RouteDoc[], info: DocumentInfo): JsonSchema
     for (const [name, doc] of Object.entries(route.pathParams ?? {})) parameters.push(parameter(name, 'path', doc));
     for (const [name, schema] of Object.entries(route.query?.shape ?? {})) {
       const { description, ...converted } = convert(schema as z.ZodType, 'input');
-      parameters.push({ name, in: 'query', required: false, description, schema: route.queryOverrides?.[name] ?? converted });
+      // Required when the schema takes no absent value (an agent's identity on its presence).
+      const required = !(schema as z.ZodType).safeParse(undefined).success;
+      parameters.push({ name, in: 'query', required, description, schema: route.queryOverrides?.[name] ?? converted });
     }
     for (const [name, doc] of Object.entries(route.headers ?? {})) parameters.push(parameter(name, 'header', doc));
 

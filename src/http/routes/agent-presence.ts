@@ -10,6 +10,7 @@ import { PRESENCE_GRACE_MS } from '../../sessions/agent-presence.js';
 import type { AppDeps } from '../deps.js';
 import { snapshotOrThrow } from '../ask.js';
 import type { RouteDoc } from '../route-doc.js';
+import { jsonData } from '../schemas/activity-stream.js';
 import { ErrorBody, sessionPathErrors } from '../schemas/common.js';
 import { SESSION_ID_PARAM } from '../schemas/params.js';
 import { pathSessionKey } from '../session-key.js';
@@ -30,11 +31,16 @@ const PresenceQuery = z
   })
   .meta({ id: 'AgentPresenceQuery' });
 
-const PresenceMessage = z
+const AgentPresenceHeld = z
   .object({
-    event: z.literal('present'),
-    data: z.object({ session_id: z.string(), identity: z.string(), grace_ms: z.int() }),
+    session_id: z.string(),
+    identity: z.string(),
+    grace_ms: z.int().meta({ description: 'how long a closed connection waits to be opened again before the agent counts as gone' }),
   })
+  .meta({ id: 'AgentPresenceHeld' });
+
+const PresenceMessage = z
+  .object({ event: z.literal('present'), data: jsonData('AgentPresenceHeld', 'JSON text of an AgentPresenceHeld') })
   .meta({ id: 'AgentPresenceMessage', description: 'the one message, sent when the connection is held; heartbeat comments (`:`) follow every 15 s' });
 
 export const agentPresenceRouteDocs: RouteDoc[] = [
@@ -50,6 +56,7 @@ export const agentPresenceRouteDocs: RouteDoc[] = [
       'and the call checks its room at once: a job whose process died is replaced in seconds, not when the media server drops it.',
     pathParams: { session_id: SESSION_ID_PARAM },
     query: PresenceQuery,
+    components: [AgentPresenceHeld],
     responses: {
       200: { description: 'held until either side closes it (text/event-stream)', schema: PresenceMessage, contentType: 'text/event-stream' },
       ...sessionPathErrors('no such live session'),

@@ -31,7 +31,8 @@ export const ActivityStreamReset = z
 export type ActivityStreamReset = z.infer<typeof ActivityStreamReset>;
 
 /** A message's `data`: JSON text of the named component, as the document declares it for each event. */
-const jsonData = (component: string, description: string) =>
+/** An SSE message's `data`: JSON text of the named component. */
+export const jsonData = (component: string, description: string) =>
   z.string().meta({ description, contentMediaType: 'application/json', contentSchema: { $ref: `#/components/schemas/${component}` } });
 
 const retry = z.int().min(0).optional().meta({ description: 'reconnection delay (ms), set by the first message' });
