@@ -246,7 +246,15 @@ export function loadAgentSettings(env: NodeJS.ProcessEnv = process.env): AgentSe
     llm: llmProvider === 'none' ? { provider: 'none' } : { provider: 'openai', ...endpoint(e.LLM_BASE_URL, e.LLM_API_KEY, e.LLM_MODEL ?? 'gpt-4o-mini') },
     stt,
     tts,
-    worker: { httpHost: e.AGENT_HTTP_HOST, httpPort: e.AGENT_HTTP_PORT, idleProcesses: e.AGENT_IDLE_PROCESSES ?? e.AGENT_MAX_JOBS, loadThreshold: e.AGENT_LOAD_THRESHOLD, loadMeasure: e.AGENT_LOAD_MEASURE, maxJobs: e.AGENT_MAX_JOBS, logLevel: e.AGENT_LOG_LEVEL },
+    worker: {
+      httpHost: e.AGENT_HTTP_HOST,
+      httpPort: e.AGENT_HTTP_PORT,
+      idleProcesses: e.AGENT_IDLE_PROCESSES ?? e.AGENT_MAX_JOBS,
+      loadThreshold: e.AGENT_LOAD_THRESHOLD,
+      loadMeasure: e.AGENT_LOAD_MEASURE,
+      maxJobs: e.AGENT_MAX_JOBS,
+      logLevel: e.AGENT_LOG_LEVEL,
+    },
     inspectUrl: e.AGENT_INSPECT,
     handoff: { timeoutMs: e.HANDOFF_TIMEOUT_SECONDS * 1000, onOperator: e.AGENT_ON_OPERATOR },
   };

@@ -26,7 +26,10 @@ const PARTS: { part: string; matches: (frame: CallFrame) => boolean }[] = [
   { part: 'idle', matches: (frame) => frame.functionName === '(idle)' },
   { part: 'garbage collection', matches: (frame) => frame.functionName === '(garbage collector)' },
   { part: 'redaction pass', matches: from(/\/src\/(domain\/(event-redaction|pii\/[\w-]+|redaction)|privacy\/[\w-]+)\.js|node_modules\/re2js\//) },
-  { part: "the SQLite store's own code (group commit, the journal, its statements' arguments, checkpoints)", matches: from(/\/src\/store\/(sqlite-[\w-]+|wal-checkpointer|session-fields)\.js/) },
+  {
+    part: "the SQLite store's own code (group commit, the journal, its statements' arguments, checkpoints)",
+    matches: from(/\/src\/store\/(sqlite-[\w-]+|wal-checkpointer|session-fields)\.js/),
+  },
   // node:sqlite's statements run natively: their frames have no script, only the method's name.
   { part: 'SQLite itself (node:sqlite statements and transactions, native)', matches: (frame) => frame.url === '' && SQLITE_NATIVE.has(frame.functionName) },
   { part: 'the session step (XState, the session machine, supervisor, activity, store, step metrics)', matches: from(/node_modules\/xstate\/|\/src\/(actors|machines|store|metrics|domain)\/|\/src\/integrations\/clock\.js/) },
