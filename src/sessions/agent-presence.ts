@@ -80,11 +80,6 @@ export class AgentPresence {
     };
   }
 
-  /** Agents being waited for now (a gauge for tests and the status view). */
-  get held(): number {
-    return this.holders.size;
-  }
-
   /** The service is stopping: every connection is ended, and none starts a grace (a stopping service says nothing of its agents). */
   closeAll(): void {
     this.closing = true;
