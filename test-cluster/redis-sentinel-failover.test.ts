@@ -155,7 +155,11 @@ describe('ACTIVITY_LOG through Redis Sentinel', () => {
       }
     };
     const workers = Array.from({ length: WORKERS }, worker);
-    await sleep(1_000);
+    // Under load before the kill: on a busy machine the replicas' first acknowledgements can take a while.
+    await vi.waitFor(() => expect(attempts.filter((attempt) => attempt.outcome === 'acknowledged').length).toBeGreaterThan(50), {
+      timeout: 20_000,
+      interval: 50,
+    });
     const acknowledgedBefore = attempts.filter((attempt) => attempt.outcome === 'acknowledged').length;
     expect(acknowledgedBefore).toBeGreaterThan(50);
 
