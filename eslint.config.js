@@ -24,6 +24,7 @@ export default defineConfig(
     'test/cluster/',
     'scripts/cluster/',
     'scripts/cluster.ts',
+    'src/config/cluster.ts',
   ]),
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,

@@ -15,7 +15,9 @@ function testFiles(dir = 'test'): { path: string; source: string }[] {
 
 const files = testFiles();
 /** Test files that run the service (the harness or a child process): the ones a store can change. */
-const serviceTests = files.filter(({ source }) => /support\/(harness|service-process)\.js/.test(source)).map(({ path }) => path);
+const serviceTests = files
+  .filter(({ source }) => /support\/(harness|service-process)\.js/.test(source))
+  .map(({ path }) => path);
 /**
  * Of those, a file that says `// Runs on one store:` and why (its tests are about something other
  * than the store: the HTTP server, a script, the process, the machine's paths) runs once, on
@@ -39,7 +41,14 @@ export default defineConfig({
     // TEST_STORE); pure unit tests run once. test/durability names its store (SQLite), and so does
     // a file that runs on one store (above).
     projects: [
-      { test: { ...suite, name: 'memory', env: { TEST_STORE: 'memory' }, exclude: ['test/durability/**', ...oneStoreTests] } },
+      {
+        test: {
+          ...suite,
+          name: 'memory',
+          env: { TEST_STORE: 'memory' },
+          exclude: ['test/durability/**', ...oneStoreTests],
+        },
+      },
       { test: { ...suite, include: serviceTests, name: 'sqlite', env: { TEST_STORE: 'sqlite' } } },
     ],
   },

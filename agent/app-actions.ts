@@ -49,16 +49,26 @@ export class AppActions {
   /** Asks the app to act and records it; answers what came of it. */
   async perform(action: AppAction, target: string): Promise<ActionOutcome> {
     const value = action === 'show_hint' ? scrubText(target.slice(0, MAX_HINT_CHARS)).text : target.slice(0, 256);
-    const payload = JSON.stringify(action === 'show_hint' ? { text: value } : action === 'open_screen' ? { screen: value } : { component_id: value });
+    const payload = JSON.stringify(
+      action === 'show_hint' ? { text: value } : action === 'open_screen' ? { screen: value } : { component_id: value },
+    );
     const app = this.options.app();
     let outcome: ActionOutcome = 'no_app';
     if (app !== undefined) {
       try {
-        await this.options.rpc({ destinationIdentity: app, method: APP_METHODS[action], payload, responseTimeout: RPC_TIMEOUT_MS });
+        await this.options.rpc({
+          destinationIdentity: app,
+          method: APP_METHODS[action],
+          payload,
+          responseTimeout: RPC_TIMEOUT_MS,
+        });
         outcome = 'done';
       } catch (error) {
         outcome = 'failed';
-        this.options.log('the app did not do what it was asked', { action, cause: error instanceof Error ? error.message.slice(0, 100) : 'error' });
+        this.options.log('the app did not do what it was asked', {
+          action,
+          cause: error instanceof Error ? error.message.slice(0, 100) : 'error',
+        });
       }
     }
     await this.record(action, value, outcome);
@@ -70,17 +80,23 @@ export class AppActions {
     const said = (outcome: ActionOutcome, done: string) => (outcome === 'done' ? done : NOT_DONE[outcome]);
     return {
       highlight_field: llm.tool({
-        description: 'Highlight a field on the screen the user is on, by its component_id from the context, when you talk about it.',
-        parameters: z.object({ component_id: z.string().describe('the component_id of the field, as the context names it') }),
-        execute: async ({ component_id }) => said(await this.perform('highlight_field', component_id), 'The field is highlighted in the app.'),
+        description:
+          'Highlight a field on the screen the user is on, by its component_id from the context, when you talk about it.',
+        parameters: z.object({
+          component_id: z.string().describe('the component_id of the field, as the context names it'),
+        }),
+        execute: async ({ component_id }) =>
+          said(await this.perform('highlight_field', component_id), 'The field is highlighted in the app.'),
       }),
       open_screen: llm.tool({
-        description: 'Open a screen of the KYC flow in the app, by its screen id from the context, when the user needs to go back or on.',
+        description:
+          'Open a screen of the KYC flow in the app, by its screen id from the context, when the user needs to go back or on.',
         parameters: z.object({ screen: z.string().describe('the screen id, as the context names it') }),
         execute: async ({ screen }) => said(await this.perform('open_screen', screen), 'The app opened the screen.'),
       }),
       show_hint: llm.tool({
-        description: 'Show a short written hint in the app, under the field the user is on. Never put an identity number in it.',
+        description:
+          'Show a short written hint in the app, under the field the user is on. Never put an identity number in it.',
         parameters: z.object({ text: z.string().describe('one short sentence') }),
         execute: async ({ text }) => said(await this.perform('show_hint', text), 'The hint is shown in the app.'),
       }),

@@ -17,7 +17,9 @@ export function noticeFor(context: AgentContext | undefined, language: string | 
   if (!consent) return undefined;
   const texts = consent.notice;
   const wanted = language?.toLowerCase().replace('_', '-');
-  const candidates = [wanted, wanted?.split('-')[0], 'en', Object.keys(texts)[0]].filter((tag): tag is string => tag !== undefined);
+  const candidates = [wanted, wanted?.split('-')[0], 'en', Object.keys(texts)[0]].filter(
+    (tag): tag is string => tag !== undefined,
+  );
   for (const tag of candidates) {
     const text = texts[tag];
     if (text) return { text, notice_version: consent.notice_version, language: tag };

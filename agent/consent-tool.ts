@@ -27,7 +27,12 @@ export function consentTool(options: ConsentToolOptions) {
       if (!notice) return 'There is no consent notice for this call: nothing to record.';
       try {
         const { response } = await options.client.POST('/v1/assistant/consent', {
-          body: { session_id: options.sessionId, decision, notice_version: notice.notice_version, language: notice.language },
+          body: {
+            session_id: options.sessionId,
+            decision,
+            notice_version: notice.notice_version,
+            language: notice.language,
+          },
           signal: AbortSignal.timeout(options.timeoutMs),
         });
         if (response.ok) return `Recorded: consent ${decision}.`;

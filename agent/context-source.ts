@@ -146,7 +146,12 @@ export class ContextSource {
     } catch (error) {
       const failure = error instanceof FetchFailure ? error : new FetchFailure(String(error), true);
       this.failures += 1;
-      this.options.log('context fetch failed', { reason, cause: failure.message, attempt: this.failures, retryable: failure.retryable });
+      this.options.log('context fetch failed', {
+        reason,
+        cause: failure.message,
+        attempt: this.failures,
+        retryable: failure.retryable,
+      });
       if (!this.unreachable) {
         this.unreachable = true;
         this.options.onUnreachable(failure.message);

@@ -43,7 +43,11 @@ export class DeadlineSpeech extends elevenlabs.TTS {
     const stream = super.stream(options);
     let deadline: NodeJS.Timeout | undefined;
     const settled = () => clearTimeout(deadline);
-    const [pushText, pushAudio, close] = [stream.pushText.bind(stream), stream.pushAudio.bind(stream), stream.close.bind(stream)];
+    const [pushText, pushAudio, close] = [
+      stream.pushText.bind(stream),
+      stream.pushAudio.bind(stream),
+      stream.close.bind(stream),
+    ];
     stream.pushText = (text) => {
       if (deadline === undefined && text.trim() !== '') {
         deadline = setTimeout(() => {

@@ -5,7 +5,8 @@ import { maskCall } from './split-values.js';
 const INSTRUCTIONS_ID = 'lk.agent_task.instructions';
 
 /** What a message says: its text parts. */
-const saidIn = (item: llm.ChatMessage): string => item.content.filter((part): part is string => typeof part === 'string').join(' ');
+const saidIn = (item: llm.ChatMessage): string =>
+  item.content.filter((part): part is string => typeof part === 'string').join(' ');
 
 /**
  * The chat a model request carries, made safe and current: the instructions replaced by the
@@ -16,7 +17,9 @@ const saidIn = (item: llm.ChatMessage): string => item.content.filter((part): pa
  */
 export function guardedChat(chat: llm.ChatContext, prompt: string | undefined): llm.ChatContext {
   const copy = chat.copy();
-  const talk = copy.items.filter((item): item is llm.ChatMessage => item.type === 'message' && (item.role === 'user' || item.role === 'assistant'));
+  const talk = copy.items.filter(
+    (item): item is llm.ChatMessage => item.type === 'message' && (item.role === 'user' || item.role === 'assistant'),
+  );
   const masked = maskCall(talk.map((item) => ({ role: item.role as 'user' | 'assistant', text: saidIn(item) })));
   const maskedOf = new Map(talk.map((item, index) => [item, masked[index]!]));
   copy.items = copy.items.map((item) => {

@@ -18,8 +18,10 @@ export const isOperator = (identity: string): boolean => identity.startsWith(OPE
 export const HANDOFF_LINES = {
   requested: 'I have asked a colleague from our team to join this call. Please stay on the line.',
   joining: 'A colleague from our team is joining you now. I will let them take it from here.',
-  timedOut: 'No one from our team is free right now. Someone from our team will call you back, and I can keep helping with this screen meanwhile.',
-  failed: 'I could not reach our team just now. I can keep helping with this screen, or you can use the help section of the app.',
+  timedOut:
+    'No one from our team is free right now. Someone from our team will call you back, and I can keep helping with this screen meanwhile.',
+  failed:
+    'I could not reach our team just now. I can keep helping with this screen, or you can use the help section of the app.',
 } as const;
 
 export interface HandoffOptions {
@@ -69,13 +71,18 @@ export class Handoff {
       if (this.joined) return;
       this.options.log('no operator joined in time', { timeout_ms: this.options.timeoutMs });
       // Told to the service first: the call back the user is promised is owed from then on (docs/handoff.md, "A call back").
-      void this.post(HANDOFF_UNANSWERED, { waited_seconds: Math.round(this.options.timeoutMs / 1000) }).finally(() => this.options.say(HANDOFF_LINES.timedOut));
+      void this.post(HANDOFF_UNANSWERED, { waited_seconds: Math.round(this.options.timeoutMs / 1000) }).finally(() =>
+        this.options.say(HANDOFF_LINES.timedOut),
+      );
     }, this.options.timeoutMs);
     return true;
   }
 
   /** Posts one of the handoff's events to the service; whether it took it (a failure is logged, by status or error name). */
-  private async post(event: 'handoff_requested' | typeof HANDOFF_UNANSWERED, properties: Record<string, unknown>): Promise<boolean> {
+  private async post(
+    event: 'handoff_requested' | typeof HANDOFF_UNANSWERED,
+    properties: Record<string, unknown>,
+  ): Promise<boolean> {
     const { client, sessionId } = this.options;
     try {
       const { response } = await client.POST('/v1/events', {

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { SESSION_ID_PATTERN } from '../src/domain/sdk-event.js';
 
-const DispatchMetadata = z.object({ session_id: z.string().regex(SESSION_ID_PATTERN), takeover: z.boolean().optional() });
+const DispatchMetadata = z.object({
+  session_id: z.string().regex(SESSION_ID_PATTERN),
+  takeover: z.boolean().optional(),
+});
 
 /** The session a job is for, from the dispatch metadata the service wrote (`{"session_id": ...}`); undefined for anything else. */
 export function sessionIdOf(metadata: string): string | undefined {

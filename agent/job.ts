@@ -37,7 +37,9 @@ function loadVad(): Promise<VAD> {
   } catch {
     // The worker checked the settings before it started this process.
   }
-  return silero.VAD.load(local ? { minSilenceDuration: LOCAL_VAD_MIN_SILENCE_MS, prefixPaddingDuration: LOCAL_VAD_PREFIX_PADDING_MS } : {});
+  return silero.VAD.load(
+    local ? { minSilenceDuration: LOCAL_VAD_MIN_SILENCE_MS, prefixPaddingDuration: LOCAL_VAD_PREFIX_PADDING_MS } : {},
+  );
 }
 
 /**
@@ -56,7 +58,12 @@ class KycAssistant extends voice.Agent {
 
   override async llmNode(chatCtx: llm.ChatContext, toolCtx: llm.ToolContext, modelSettings: voice.ModelSettings) {
     await this.source.beforeReply();
-    return voice.Agent.default.llmNode(this, guardedChat(chatCtx, this.source.current?.system_prompt), toolCtx, modelSettings);
+    return voice.Agent.default.llmNode(
+      this,
+      guardedChat(chatCtx, this.source.current?.system_prompt),
+      toolCtx,
+      modelSettings,
+    );
   }
 }
 
@@ -145,7 +152,10 @@ export default defineAgent<ProcessData>({
     } catch (error) {
       // The room is gone (stopped or ended by the silence check while the job started) on a
       // server that does not create rooms on join: nothing to help with here.
-      jobLog.warn({ cause: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }, 'could not join the room: leaving');
+      jobLog.warn(
+        { cause: error instanceof Error ? `${error.name}: ${error.message}` : String(error) },
+        'could not join the room: leaving',
+      );
       ctx.shutdown('could not join the room');
       return;
     }
@@ -161,7 +171,10 @@ export default defineAgent<ProcessData>({
     const dispatchedSid = ctx.job.room?.sid;
     const joinedSid = await ctx.room.getSid();
     if (dispatchedSid && joinedSid && joinedSid !== dispatchedSid) {
-      jobLog.warn({ dispatched_room: dispatchedSid, joined_room: joinedSid }, 'the room was deleted before the agent joined: leaving');
+      jobLog.warn(
+        { dispatched_room: dispatchedSid, joined_room: joinedSid },
+        'the room was deleted before the agent joined: leaving',
+      );
       await ctx.room.disconnect();
       ctx.shutdown('room deleted before the agent joined');
       return;
@@ -193,7 +206,10 @@ export default defineAgent<ProcessData>({
       client,
       sessionId,
       requestTimeoutMs: settings.service.timeoutMs,
-      app: () => [...ctx.room.remoteParticipants.values()].find((p) => p.kind !== ParticipantKind.AGENT && !isOperator(p.identity))?.identity,
+      app: () =>
+        [...ctx.room.remoteParticipants.values()].find(
+          (p) => p.kind !== ParticipantKind.AGENT && !isOperator(p.identity),
+        )?.identity,
       rpc: (call) => ctx.room.localParticipant!.performRpc(call),
       log: (message, fields) => jobLog.info(fields ?? {}, message),
     });
@@ -220,7 +236,8 @@ export default defineAgent<ProcessData>({
     // The notice the call opens with; the model records the user's answer to it (consent-tool.ts).
     let notice: NoticeToGive | undefined;
     // With no language model the scripted dialog answers (docs/voice-agent.md, "Local voice").
-    const inspection = settings.llm.provider === 'none' && settings.inspectUrl ? inspectDialogs(settings.inspectUrl) : undefined;
+    const inspection =
+      settings.llm.provider === 'none' && settings.inspectUrl ? inspectDialogs(settings.inspectUrl) : undefined;
     if (inspection) ctx.addShutdownCallback(async () => inspection.stop());
     const scripted =
       settings.llm.provider === 'none'
@@ -235,12 +252,19 @@ export default defineAgent<ProcessData>({
             onRequest: (intent) => {
               jobLog.info({ request: intent ?? 'none' }, 'scripted dialog turn');
               // Explaining what is wrong: the field it is about lights up in the app.
-              const field = intent === 'explain' ? source.current?.context.last_validation_failure?.component_id : undefined;
+              const field =
+                intent === 'explain' ? source.current?.context.last_validation_failure?.component_id : undefined;
               if (field) void appActions.perform('highlight_field', field);
             },
           })
         : undefined;
-    const recordConsent = consentTool({ client, sessionId, notice: () => notice, timeoutMs: settings.service.timeoutMs, log: warn });
+    const recordConsent = consentTool({
+      client,
+      sessionId,
+      notice: () => notice,
+      timeoutMs: settings.service.timeoutMs,
+      log: warn,
+    });
     const tools = { record_consent: recordConsent, request_human: handoff.tool(), ...appActions.tools() };
     agent = scripted ?? new KycAssistant(source, source.current?.system_prompt ?? GENERAL_INSTRUCTIONS, tools);
     const models = createModels(
@@ -276,7 +300,10 @@ export default defineAgent<ProcessData>({
       const report = event.error;
       const error: unknown = report instanceof Error ? report : report.error;
       const cause = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      jobLog.warn({ cause, kind: report.type, recoverable: report.recoverable, source: event.source?.constructor.name }, 'model error');
+      jobLog.warn(
+        { cause, kind: report.type, recoverable: report.recoverable, source: event.source?.constructor.name },
+        'model error',
+      );
     });
     session.on(voice.AgentSessionEventTypes.Close, (event) => {
       jobLog.info({ reason: event.reason }, 'conversation ended');

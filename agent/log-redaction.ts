@@ -72,7 +72,8 @@ const OUTPUTS = new Set([1, 2]);
 
 /** What a write to a file descriptor would write: the chunk, or the part its offset and length name. */
 function written(chunk: Chunk, rest: unknown[]): Buffer {
-  if (typeof chunk === 'string') return Buffer.from(chunk, typeof rest[1] === 'string' ? (rest[1] as BufferEncoding) : 'utf8');
+  if (typeof chunk === 'string')
+    return Buffer.from(chunk, typeof rest[1] === 'string' ? (rest[1] as BufferEncoding) : 'utf8');
   const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   const offset = typeof rest[0] === 'number' ? rest[0] : 0;
   const length = typeof rest[1] === 'number' ? rest[1] : bytes.length - offset;
@@ -93,14 +94,15 @@ function redactingDescriptorWrites(): void {
     const text = bytes.toString('utf8');
     if (!text.includes('lk.pii.')) return (writeSync as (...args: unknown[]) => number)(fd, chunk, ...rest);
     const out = Buffer.from(redactLogText(text));
-    for (let done = 0; done < out.length; ) done += writeSync(fd, out, done, out.length - done);
+    for (let done = 0; done < out.length;) done += writeSync(fd, out, done, out.length - done);
     return bytes.length;
   }) as typeof fs.writeSync;
   fs.write = ((fd: number, chunk: Chunk, ...rest: unknown[]) => {
     const callback = rest.at(-1) as (error: NodeJS.ErrnoException | null, written: number, ...more: unknown[]) => void;
     const bytes = OUTPUTS.has(fd) ? written(chunk, rest.slice(0, -1)) : undefined;
     const text = bytes?.toString('utf8');
-    if (bytes === undefined || !text!.includes('lk.pii.')) return (write as (...args: unknown[]) => void)(fd, chunk, ...rest);
+    if (bytes === undefined || !text!.includes('lk.pii.'))
+      return (write as (...args: unknown[]) => void)(fd, chunk, ...rest);
     const out = Buffer.from(redactLogText(text!));
     const from = (done: number): void =>
       write(fd, out, done, out.length - done, null, (error, count) => {

@@ -25,7 +25,9 @@ try {
 
 const problems = localVoiceProblems(settings);
 if (problems.length > 0) {
-  process.stderr.write(`the local voice cannot run here: ${problems.join('; ')} (docs/voice-agent.md, "Local voice")\n`);
+  process.stderr.write(
+    `the local voice cannot run here: ${problems.join('; ')} (docs/voice-agent.md, "Local voice")\n`,
+  );
   process.exit(1);
 }
 // Said before anything else: with no key set, nothing of a call leaves this machine.

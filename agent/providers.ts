@@ -11,7 +11,8 @@ import type { AgentSettings, SttSettings, TtsSettings } from './settings.js';
  * request per utterance, cut by the agent's VAD: the framework wraps a non-streaming STT so.
  */
 function createStt(settings: SttSettings, timeoutMs: number, onNothingHeard: () => void) {
-  if (settings.provider === 'local') return new PocketsphinxStt({ modelDir: settings.modelDir, timeoutMs, onNothingHeard });
+  if (settings.provider === 'local')
+    return new PocketsphinxStt({ modelDir: settings.modelDir, timeoutMs, onNothingHeard });
   if (settings.provider === 'elevenlabs') {
     return new ScribeStt({
       apiKey: settings.account.apiKey,
@@ -53,10 +54,16 @@ function createTts(settings: TtsSettings, timeoutMs: number, onStall: () => void
     // Over HTTP each sentence is its own request, with no deadline either (neither the plugin nor
     // the framework sets one), but one that stalls holds up only its answer until the user's next
     // turn interrupts it; the next request does not wait on it.
-    if (settings.transport === 'http') return new ttsBase.StreamAdapter(new elevenlabs.TTS(options), new tokenize.basic.SentenceTokenizer());
+    if (settings.transport === 'http')
+      return new ttsBase.StreamAdapter(new elevenlabs.TTS(options), new tokenize.basic.SentenceTokenizer());
     return new DeadlineSpeech(options, timeoutMs, onStall);
   }
-  return new openai.TTS({ baseURL: settings.baseURL, apiKey: settings.apiKey, model: settings.model, voice: settings.voice as openai.TTSOptions['voice'] });
+  return new openai.TTS({
+    baseURL: settings.baseURL,
+    apiKey: settings.apiKey,
+    model: settings.model,
+    voice: settings.voice as openai.TTSOptions['voice'],
+  });
 }
 
 function withDeadline(signal: AbortSignal | null | undefined, timeoutMs: number): AbortSignal {
@@ -69,9 +76,20 @@ function withDeadline(signal: AbortSignal | null | undefined, timeoutMs: number)
  * (docs/voice-agent.md lists ones strong in Indian languages), or none, and then the scripted
  * dialog answers; speech goes to the provider each modality is set to, local by default.
  */
-export function createModels(settings: AgentSettings, onSpeechStall: () => void, onNothingHeard: () => void = () => undefined) {
-  const llm = settings.llm.provider === 'openai' ? new openai.LLM({ baseURL: settings.llm.baseURL, apiKey: settings.llm.apiKey, model: settings.llm.model }) : undefined;
-  return { llm, stt: createStt(settings.stt, settings.modelTimeoutMs, onNothingHeard), tts: createTts(settings.tts, settings.modelTimeoutMs, onSpeechStall) };
+export function createModels(
+  settings: AgentSettings,
+  onSpeechStall: () => void,
+  onNothingHeard: () => void = () => undefined,
+) {
+  const llm =
+    settings.llm.provider === 'openai'
+      ? new openai.LLM({ baseURL: settings.llm.baseURL, apiKey: settings.llm.apiKey, model: settings.llm.model })
+      : undefined;
+  return {
+    llm,
+    stt: createStt(settings.stt, settings.modelTimeoutMs, onNothingHeard),
+    tts: createTts(settings.tts, settings.modelTimeoutMs, onSpeechStall),
+  };
 }
 
 /** What runs where, for the worker's first log line: never a key or an address. */
@@ -79,5 +97,10 @@ export function describeModels(settings: AgentSettings): { stt: string; tts: str
   const stt = settings.stt.provider === 'local' ? 'local (pocketsphinx, en-us grammar)' : settings.stt.provider;
   const tts = settings.tts.provider === 'local' ? `local (espeak-ng ${settings.tts.voice})` : settings.tts.provider;
   const llm = settings.llm.provider === 'none' ? 'none (scripted dialog)' : 'openai-compatible';
-  return { stt, tts, llm, local: settings.stt.provider === 'local' && settings.tts.provider === 'local' && settings.llm.provider === 'none' };
+  return {
+    stt,
+    tts,
+    llm,
+    local: settings.stt.provider === 'local' && settings.tts.provider === 'local' && settings.llm.provider === 'none',
+  };
 }

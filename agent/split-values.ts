@@ -15,7 +15,9 @@ const ALSO_ENGLISH = new Set(['do', 'teen', 'tin', 'das', 'sat', 'char', 'ek', '
 /** Whether a turn says any digit, in figures of any script or in words. */
 export function holdsDigits(text: string): boolean {
   const view = readerView(text);
-  return /\d/.test(view) || numberRuns(view).some((run) => !ALSO_ENGLISH.has(view.slice(run.start, run.end).toLowerCase()));
+  return (
+    /\d/.test(view) || numberRuns(view).some((run) => !ALSO_ENGLISH.has(view.slice(run.start, run.end).toLowerCase()))
+  );
 }
 
 /** A turn with every digit hidden, in figures or in words, after the rule has masked it. */

@@ -57,7 +57,10 @@ export class TurnReporter {
     };
     for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
       try {
-        const { response } = await this.options.client.POST('/v1/events', { body, signal: AbortSignal.timeout(this.options.timeoutMs) });
+        const { response } = await this.options.client.POST('/v1/events', {
+          body,
+          signal: AbortSignal.timeout(this.options.timeoutMs),
+        });
         if (response.ok) return;
         // A refusal (4xx) will not change on a retry.
         if (response.status < 500 && response.status !== 429) {
@@ -66,7 +69,12 @@ export class TurnReporter {
         }
         this.options.log('turn not recorded', { turn, role, status: response.status, attempt });
       } catch (error) {
-        this.options.log('turn not recorded', { turn, role, cause: error instanceof Error ? error.name : 'error', attempt });
+        this.options.log('turn not recorded', {
+          turn,
+          role,
+          cause: error instanceof Error ? error.name : 'error',
+          attempt,
+        });
       }
       await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
     }

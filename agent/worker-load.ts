@@ -17,7 +17,11 @@ export interface WorkerLoad {
  * on a busy machine, whatever this worker runs (docs/voice-agent.md, "Load and capacity").
  */
 export function workerLoad(worker: AgentSettings['worker']): WorkerLoad {
-  if (worker.loadMeasure === 'cpu') return worker.loadThreshold === undefined ? {} : { loadThreshold: worker.loadThreshold };
+  if (worker.loadMeasure === 'cpu')
+    return worker.loadThreshold === undefined ? {} : { loadThreshold: worker.loadThreshold };
   const { maxJobs } = worker;
-  return { loadFunc: async (running) => Math.min(1, running.activeJobs.length / maxJobs), loadThreshold: worker.loadThreshold ?? 1 };
+  return {
+    loadFunc: async (running) => Math.min(1, running.activeJobs.length / maxJobs),
+    loadThreshold: worker.loadThreshold ?? 1,
+  };
 }

@@ -77,7 +77,9 @@ function raw(target: Target): Socket {
 /** An activity stream opened with the key whose client never reads. */
 export function stalledStream(target: Target): Socket {
   const socket = raw(target);
-  socket.write(`GET /api/activity/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${target.apiKey}\r\nAccept: text/event-stream\r\n\r\n`);
+  socket.write(
+    `GET /api/activity/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${target.apiKey}\r\nAccept: text/event-stream\r\n\r\n`,
+  );
   socket.pause();
   return socket;
 }
@@ -85,7 +87,10 @@ export function stalledStream(target: Target): Socket {
 /** A client's text frame (masked, as RFC 6455 asks of clients; the mask is zero). */
 function frame(text: string): Buffer {
   const payload = Buffer.from(text);
-  const header = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 0xff]);
+  const header =
+    payload.length < 126
+      ? Buffer.from([0x81, 0x80 | payload.length])
+      : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 0xff]);
   return Buffer.concat([header, Buffer.alloc(4), payload]);
 }
 

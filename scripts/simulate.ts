@@ -29,18 +29,37 @@ exit code: 0 when every request was answered 2xx, 1 when any failed, 2 on bad ar
 
 const DEFAULT_SESSIONS = 20;
 
-const positiveInt = (name: string) => z.coerce.number({ error: `${name}: must be a number` }).int(`${name}: must be a whole number`).positive(`${name}: must be at least 1`);
-const positive = (name: string) => z.coerce.number({ error: `${name}: must be a number` }).positive(`${name}: must be above 0`).finite();
+const positiveInt = (name: string) =>
+  z.coerce
+    .number({ error: `${name}: must be a number` })
+    .int(`${name}: must be a whole number`)
+    .positive(`${name}: must be at least 1`);
+const positive = (name: string) =>
+  z.coerce
+    .number({ error: `${name}: must be a number` })
+    .positive(`${name}: must be above 0`)
+    .finite();
 
 const Args = z.object({
   sessions: positiveInt('--sessions').optional(),
   rate: positive('--rate').max(100_000, '--rate: must be at most 100000').default(5),
   duration: positive('--duration').max(86_400, '--duration: must be at most 86400').optional(),
-  url: z.url({ protocol: /^https?$/, error: '--url: must be an http(s) URL, e.g. http://127.0.0.1:8080' }).default('http://127.0.0.1:8080'),
+  url: z
+    .url({ protocol: /^https?$/, error: '--url: must be an http(s) URL, e.g. http://127.0.0.1:8080' })
+    .default('http://127.0.0.1:8080'),
   key: z.string().optional(),
-  seed: z.coerce.number({ error: '--seed: must be a number' }).int('--seed: must be a whole number').min(0, '--seed: must be 0 or more').max(2_147_483_647, '--seed: must be below 2^31').optional(),
+  seed: z.coerce
+    .number({ error: '--seed: must be a number' })
+    .int('--seed: must be a whole number')
+    .min(0, '--seed: must be 0 or more')
+    .max(2_147_483_647, '--seed: must be below 2^31')
+    .optional(),
   concurrency: positiveInt('--concurrency').default(100),
-  think: z.coerce.number({ error: '--think: must be a number' }).min(0, '--think: must be 0 or more').max(60_000, '--think: must be at most 60000').default(100),
+  think: z.coerce
+    .number({ error: '--think: must be a number' })
+    .min(0, '--think: must be 0 or more')
+    .max(60_000, '--think: must be at most 60000')
+    .default(100),
   timeout: positiveInt('--timeout').default(10_000),
   json: z.boolean().default(false),
   help: z.boolean().default(false),
@@ -112,8 +131,13 @@ async function main(): Promise<void> {
     if (interrupts > 1) process.exit(130);
     interrupt.abort();
   });
-  const bar = new ProgressBar(options.sessions !== undefined ? { sessions: options.sessions } : { durationSeconds: options.durationSeconds! });
-  const summary = await runSimulation(options, { onProgress: (progress) => bar.update(progress), signal: interrupt.signal });
+  const bar = new ProgressBar(
+    options.sessions !== undefined ? { sessions: options.sessions } : { durationSeconds: options.durationSeconds! },
+  );
+  const summary = await runSimulation(options, {
+    onProgress: (progress) => bar.update(progress),
+    signal: interrupt.signal,
+  });
   bar.stop();
   process.stdout.write(json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
   process.exitCode = summary.requests.failed > 0 ? 1 : 0;

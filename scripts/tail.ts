@@ -94,7 +94,9 @@ interface ShownItem {
 }
 
 function formatItem(item: ShownItem): string {
-  return printable(`${item.timestamp}  ${item.kind.padEnd(13)}  ${item.session_id}  #${item.id}  `) + summarize(item.payload);
+  return (
+    printable(`${item.timestamp}  ${item.kind.padEnd(13)}  ${item.session_id}  #${item.id}  `) + summarize(item.payload)
+  );
 }
 
 const notice = (text: string) => process.stderr.write(`tail: ${printable(text)}\n`);
@@ -114,7 +116,9 @@ class ActivityTail {
       if (signal.aborted) return 0;
       if (!outcome.retry) return outcome.exitCode;
       const wait = outcome.afterMs ?? delay;
-      notice(`reconnecting in ${(wait / 1000).toFixed(1)} s${this.lastEventId ? ` (after id ${this.lastEventId})` : ''}`);
+      notice(
+        `reconnecting in ${(wait / 1000).toFixed(1)} s${this.lastEventId ? ` (after id ${this.lastEventId})` : ''}`,
+      );
       try {
         await sleep(wait, undefined, { signal });
       } catch {
@@ -142,7 +146,9 @@ class ActivityTail {
     if (!response.ok || !response.body) return this.refused(response, refusal);
 
     onConnected();
-    notice(`connected to ${this.options.streamUrl.href}${this.lastEventId ? `, resuming after id ${this.lastEventId}` : ''}`);
+    notice(
+      `connected to ${this.options.streamUrl.href}${this.lastEventId ? `, resuming after id ${this.lastEventId}` : ''}`,
+    );
     const parser = createParser({
       onEvent: (message) => this.handle(message),
       onError: (error) => notice(`ignored a malformed line: ${error.message}`),
@@ -165,7 +171,9 @@ class ActivityTail {
     // Shutting down, over the stream cap, rate limited or failing: worth another try later.
     if (response.status === 429 || response.status >= 500) {
       const retryAfter = Number(response.headers.get('retry-after'));
-      return Number.isFinite(retryAfter) && retryAfter > 0 ? { retry: true, afterMs: retryAfter * 1000 } : { retry: true };
+      return Number.isFinite(retryAfter) && retryAfter > 0
+        ? { retry: true, afterMs: retryAfter * 1000 }
+        : { retry: true };
     }
     return { retry: false, exitCode: 2 };
   }
@@ -173,7 +181,8 @@ class ActivityTail {
   private handle(message: EventSourceMessage): void {
     if (message.id !== undefined) this.lastEventId = message.id;
     if (message.event === 'reset') {
-      const reset = parseJson(message.data) as { reason?: string; requested_after?: string | null; oldest_id?: string | null } | undefined;
+      const reset = parseJson(message.data) as
+        { reason?: string; requested_after?: string | null; oldest_id?: string | null } | undefined;
       notice(
         reset?.reason === 'unknown_id'
           ? `the server does not know id ${this.lastEventId ?? '?'} (it restarted?); showing its whole buffer`

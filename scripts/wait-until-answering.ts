@@ -10,7 +10,12 @@ export class ExitedBeforeAnswering extends Error {
  * if the process exits first; past `timeoutMs` the process is killed and the wait fails, so a
  * server that hangs at start never outlives its caller.
  */
-export async function waitUntilAnswering(child: ChildProcess, url: string, name: string, timeoutMs: number): Promise<void> {
+export async function waitUntilAnswering(
+  child: ChildProcess,
+  url: string,
+  name: string,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new ExitedBeforeAnswering(`${name} exited with ${child.exitCode}`);

@@ -94,7 +94,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const given = withoutBlanks(env);
   const parsed = EnvSchema.safeParse(given);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}${shownValue(String(issue.path[0]), given)}`);
+    const problems = parsed.error.issues.map(
+      (issue) => `${issue.path.join('.')}: ${issue.message}${shownValue(String(issue.path[0]), given)}`,
+    );
     throw invalidConfiguration(problems.join('; '));
   }
   const e = parsed.data;

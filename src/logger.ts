@@ -22,7 +22,11 @@ export const REDACTED_PATHS = [
   '*.hint',
 ];
 
-export function createLogger(level: string, destination?: DestinationStream, rules: PiiRules = DEFAULT_PII_RULES): Logger {
+export function createLogger(
+  level: string,
+  destination?: DestinationStream,
+  rules: PiiRules = DEFAULT_PII_RULES,
+): Logger {
   const options: LoggerOptions = {
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },

@@ -79,13 +79,19 @@ async function bindOrExit(http: AppConfig['http']): Promise<BoundServer> {
 }
 
 /** The Restate endpoint's port is configuration too. */
-async function startClusterOrExit(options: ActorSystemOptions, host: Extract<SessionHostConfig, { kind: 'restate' }>, release: ClusterRelease): Promise<ClusterSystem> {
+async function startClusterOrExit(
+  options: ActorSystemOptions,
+  host: Extract<SessionHostConfig, { kind: 'restate' }>,
+  release: ClusterRelease,
+): Promise<ClusterSystem> {
   try {
     return await startClusterSystem(options, host, release);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      process.stderr.write(`invalid configuration: RESTATE_ENDPOINT_PORT/RESTATE_ENDPOINT_HOST: cannot listen on ${host.endpoint?.host}:${host.endpoint?.port} (${code})\n`);
+      process.stderr.write(
+        `invalid configuration: RESTATE_ENDPOINT_PORT/RESTATE_ENDPOINT_HOST: cannot listen on ${host.endpoint?.host}:${host.endpoint?.port} (${code})\n`,
+      );
       process.exit(1);
     }
     throw error;
@@ -101,7 +107,11 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
   const sdkConfig = orExit(() => openSdkConfigSource({ file: config.sdk.configFile, logger }));
   const media = createMediaProvider(config.media);
   const mediaReady = media.ready;
-  if (!mediaReady) logger.warn({ missing: missingMediaSettings(config.media) }, 'media not configured: voice sessions get placeholder tokens');
+  if (!mediaReady)
+    logger.warn(
+      { missing: missingMediaSettings(config.media) },
+      'media not configured: voice sessions get placeholder tokens',
+    );
   const bound = await bindOrExit(config.http);
   const { inspect } = config.diagnostics;
   const inspection = inspect ? await openInspectionOrExit(inspect, logger, config.privacy.piiRules) : undefined;
@@ -112,24 +122,45 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
   const clustered = sessionHost.kind === 'restate';
   const store = orExit(
     () =>
-      openStore(clustered ? { ...config.store, kind: 'memory' } : config.store, systemClock, logger, clustered, config.http.replayWindowSeconds * 1000, {
-        webhookUrls: config.calls.webhookUrls,
-        summaryModel: config.calls.summaryModel !== undefined,
-        resolveWindowMs: config.calls.resolveWindowMinutes * 60_000,
-      }),
+      openStore(
+        clustered ? { ...config.store, kind: 'memory' } : config.store,
+        systemClock,
+        logger,
+        clustered,
+        config.http.replayWindowSeconds * 1000,
+        {
+          webhookUrls: config.calls.webhookUrls,
+          summaryModel: config.calls.summaryModel !== undefined,
+          resolveWindowMs: config.calls.resolveWindowMinutes * 60_000,
+        },
+      ),
     StoreOpenError,
   );
   // After the store has claimed its DATA_DIR: the secret file is that directory's.
   const keys = sessionKeys(orExit(() => idDigestSecret(config)));
   await store.activity.ready?.catch((error: unknown) => {
-    process.stderr.write(`ACTIVITY_LOG: cannot open the activity log: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `ACTIVITY_LOG: cannot open the activity log: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     process.exit(1);
   });
   logger.info({ store: store.sessions.health(), activity: store.activity.health() }, 'store open');
-  const systemOptions = actorSystemOptions(config, { clock: systemClock, logger, store, media, knowledgeBase, inspect: inspection?.inspect });
-  const cluster = sessionHost.kind === 'restate' ? await startClusterOrExit(systemOptions, sessionHost, release) : undefined;
+  const systemOptions = actorSystemOptions(config, {
+    clock: systemClock,
+    logger,
+    store,
+    media,
+    knowledgeBase,
+    inspect: inspection?.inspect,
+  });
+  const cluster =
+    sessionHost.kind === 'restate' ? await startClusterOrExit(systemOptions, sessionHost, release) : undefined;
   const system = cluster?.system ?? createActorSystem(systemOptions);
-  const heapTrim = startHeapTrim(logger, { releasedBytes: () => system.memoryBudget.releasedBytes(), clock: systemClock, afterTrim: () => store.sessions.releaseMemory?.() });
+  const heapTrim = startHeapTrim(logger, {
+    releasedBytes: () => system.memoryBudget.releasedBytes(),
+    clock: systemClock,
+    afterTrim: () => store.sessions.releaseMemory?.(),
+  });
   const app = createApp({ config, system, logger, mediaReady, sdkConfig, sessionKeys: keys, heapTrim });
   const running = serve(bound, app, config.http.host, logger);
   const { memoryBudgetMb } = config.sessions;
@@ -137,12 +168,19 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
   // V8's heap limit also counts its young generation (about 192 MB on Node 24), so the old space is what is compared.
   if (oldSpaceMb === undefined || oldSpaceMb > heapLimitMbFor(memoryBudgetMb)) {
     logger.warn(
-      { max_old_space_size_mb: oldSpaceMb ?? null, heap_limit_mb: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20), memory_budget_mb: memoryBudgetMb },
+      {
+        max_old_space_size_mb: oldSpaceMb ?? null,
+        heap_limit_mb: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20),
+        memory_budget_mb: memoryBudgetMb,
+      },
       `V8 may let garbage grow past MEMORY_BUDGET_MB: start node with --max-old-space-size=${heapLimitMbFor(memoryBudgetMb)} (npm start does)`,
     );
   }
   if (!isLoopbackHost(config.http.host) && config.http.apiKeys.length === 0) {
-    logger.warn({ host: config.http.host }, 'listening beyond loopback with no API_KEY: anyone who can reach this port can read and change sessions');
+    logger.warn(
+      { host: config.http.host },
+      'listening beyond loopback with no API_KEY: anyone who can reach this port can read and change sessions',
+    );
   }
 
   let stopping = false;

@@ -9,7 +9,11 @@ const { stack, users } = mediaSuite({
     reply: toolModel(
       [
         { when: /which field/i, name: 'highlight_field', arguments: { component_id: 'pan_number' } },
-        { when: /hint/i, name: 'show_hint', arguments: { text: 'Type it like ABCPE1234F: five letters, four digits, one letter.' } },
+        {
+          when: /hint/i,
+          name: 'show_hint',
+          arguments: { text: 'Type it like ABCPE1234F: five letters, four digits, one letter.' },
+        },
       ],
       'There, in the app.',
       'Please check the highlighted field.',
@@ -34,9 +38,17 @@ describe('the agent acts on the app over LiveKit RPC, on a real LiveKit server',
     await heardOpening(user);
 
     await user.type('Which field is wrong?');
-    await eventually(() => asked.length, (count) => count >= 1, 30_000);
+    await eventually(
+      () => asked.length,
+      (count) => count >= 1,
+      30_000,
+    );
     await user.type('Can you give me a hint?');
-    await eventually(() => asked.length, (count) => count >= 2, 30_000);
+    await eventually(
+      () => asked.length,
+      (count) => count >= 2,
+      30_000,
+    );
     expect(asked[0]).toEqual({ method: APP_METHODS.highlight_field, payload: { component_id: 'pan_number' } });
     expect(asked[1]!.method).toBe(APP_METHODS.show_hint);
     expect(asked[1]!.payload.text).toContain('five letters, four digits, one letter');

@@ -26,7 +26,8 @@ beforeAll(async () => {
       reply: (request) => {
         const last = request.messages.at(-1);
         const said = String(request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '');
-        if (last?.role === 'user' && /^yes, let us continue/i.test(said)) return { toolCall: { name: 'record_consent', arguments: { decision: 'given' } } };
+        if (last?.role === 'user' && /^yes, let us continue/i.test(said))
+          return { toolCall: { name: 'record_consent', arguments: { decision: 'given' } } };
         if (last?.role === 'tool') return 'Thank you. What can I help you with?';
         return 'Please check the highlighted field and type the number again.';
       },
@@ -46,26 +47,48 @@ describe('a call on a real LiveKit server leaves its record', () => {
   it('the agent gives the consent notice first; the call keeps the masked transcript and its report, and a signed call.ended reaches a real receiver', async () => {
     const sessionId = 'call-record-1';
     const { service } = stack;
-    await service.postEvent({ session_id: sessionId, event: 'validation_failed', screen: 'pan_entry', component_id: 'pan_number', errors: ['pan_invalid'] });
+    await service.postEvent({
+      session_id: sessionId,
+      event: 'validation_failed',
+      screen: 'pan_entry',
+      component_id: 'pan_number',
+      errors: ['pan_invalid'],
+    });
     const { started, user } = await startCall(service, sessionId, users);
     // The default notice says a machine is talking and asks to continue.
     await heardOpening(user);
-    await eventually(() => user.transcripts.join(' '), (text) => text.includes('Shall we continue?'), 30_000);
+    await eventually(
+      () => user.transcripts.join(' '),
+      (text) => text.includes('Shall we continue?'),
+      30_000,
+    );
 
     // The app records the user's yes.
-    const consent = await service.client.POST('/v1/assistant/consent', { body: { session_id: sessionId, decision: 'given', notice_version: 'default-1', language: 'en' } });
+    const consent = await service.client.POST('/v1/assistant/consent', {
+      body: { session_id: sessionId, decision: 'given', notice_version: 'default-1', language: 'en' },
+    });
     expect(consent.response.status).toBe(200);
 
     await user.type(`How do I fix my PAN? It is ${TYPED_PAN}`);
-    await eventually(() => user.transcripts.join(' '), (text) => text.includes('type the number again'), 30_000);
+    await eventually(
+      () => user.transcripts.join(' '),
+      (text) => text.includes('type the number again'),
+      30_000,
+    );
     const callsOf = async () => {
-      const response = await fetch(`${service.url}/api/sessions/${sessionId}/calls`, { headers: { 'x-api-key': SERVICE_API_KEY } });
+      const response = await fetch(`${service.url}/api/sessions/${sessionId}/calls`, {
+        headers: { 'x-api-key': SERVICE_API_KEY },
+      });
       return ((await response.json()) as { calls: Record<string, any>[] }).calls;
     };
     await eventually(callsOf, (calls) => (calls[0]?.transcript.length ?? 0) >= 2, 15_000);
     await service.stopVoice(sessionId);
 
-    const [call] = await eventually(callsOf, (calls) => calls[0]?.report !== null && calls[0]?.report !== undefined, 15_000);
+    const [call] = await eventually(
+      callsOf,
+      (calls) => calls[0]?.report !== null && calls[0]?.report !== undefined,
+      15_000,
+    );
     expect(call).toMatchObject({
       call_id: started.assistant_invocation_id,
       ended_by: 'client',
@@ -75,12 +98,19 @@ describe('a call on a real LiveKit server leaves its record', () => {
     });
     // The notice was said before consent: counted, not kept. The user's turn and the answer are kept, masked.
     const transcript = call!.transcript as { role: string; channel: string; text: string }[];
-    expect(transcript.find((turn) => turn.role === 'user')).toMatchObject({ channel: 'chat', text: expect.stringContaining('How do I fix my PAN?') });
+    expect(transcript.find((turn) => turn.role === 'user')).toMatchObject({
+      channel: 'chat',
+      text: expect.stringContaining('How do I fix my PAN?'),
+    });
     expect(transcript.some((turn) => turn.role === 'agent' && turn.text.includes('type the number again'))).toBe(true);
     expect(JSON.stringify(call)).not.toContain(TYPED_PAN);
     expect(call!.context_versions.length).toBeGreaterThanOrEqual(1);
 
-    const ended = await eventually(() => receiver.messages('call.ended'), (messages) => messages.length >= 1, 15_000);
+    const ended = await eventually(
+      () => receiver.messages('call.ended'),
+      (messages) => messages.length >= 1,
+      15_000,
+    );
     expect(ended[0]!.data).toMatchObject({ call_id: call!.call_id, report: { outcome: 'unresolved' } });
     expect(receiver.messages('consent.recorded')[0]!.data).toMatchObject({ session_id: sessionId, decision: 'given' });
     expect(receiver.received.filter((message) => message.verified instanceof Error)).toEqual([]);
@@ -92,12 +122,28 @@ describe('the agent records consent itself', () => {
     const sessionId = 'call-consent-1';
     const { service, models } = stack;
     const { user } = await startCall(service, sessionId, users);
-    await eventually(() => user.transcripts.join(' '), (text) => text.includes('Shall we continue?'), 30_000);
+    await eventually(
+      () => user.transcripts.join(' '),
+      (text) => text.includes('Shall we continue?'),
+      30_000,
+    );
     await user.type('Yes, let us continue');
-    await eventually(() => user.transcripts.join(' '), (text) => text.includes('What can I help you with?'), 30_000);
-    const entries = await eventually(() => service.activity(sessionId, 'consent'), (items) => items.length >= 1, 15_000);
-    expect(entries.map((item) => item.payload)).toEqual([{ decision: 'given', notice_version: 'default-1', language: 'en' }]);
-    expect(models.chats.some((request) => request.tools?.some((tool) => tool.function.name === 'record_consent'))).toBe(true);
+    await eventually(
+      () => user.transcripts.join(' '),
+      (text) => text.includes('What can I help you with?'),
+      30_000,
+    );
+    const entries = await eventually(
+      () => service.activity(sessionId, 'consent'),
+      (items) => items.length >= 1,
+      15_000,
+    );
+    expect(entries.map((item) => item.payload)).toEqual([
+      { decision: 'given', notice_version: 'default-1', language: 'en' },
+    ]);
+    expect(models.chats.some((request) => request.tools?.some((tool) => tool.function.name === 'record_consent'))).toBe(
+      true,
+    );
     await service.stopVoice(sessionId);
   });
 });

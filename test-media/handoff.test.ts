@@ -23,7 +23,7 @@ const handoffs = async (url: string) => {
 };
 
 describe('a person takes over from the agent on a real LiveKit server (docs/handoff.md)', () => {
-  it("asks for a person through its tool, and when an operator joins says so and answers the user no more", async () => {
+  it('asks for a person through its tool, and when an operator joins says so and answers the user no more', async () => {
     const sessionId = 'handoff-agent-1';
     const { service, models } = stack();
     const { started, user } = await startCall(service, sessionId, users);
@@ -31,9 +31,17 @@ describe('a person takes over from the agent on a real LiveKit server (docs/hand
 
     // The user asks for a person: the model calls request_human, the call enters the queue.
     await user.type('I want to talk to a person');
-    const waiting = await eventually(() => handoffs(service.url), (found) => found.some((call) => call.call_id === started.assistant_invocation_id), 30_000);
-    expect(waiting.find((call) => call.call_id === started.assistant_invocation_id)!.handoff.reason).toBe('the user asked for a person');
-    expect(models.chats.some((request) => request.tools?.some((tool) => tool.function.name === 'request_human'))).toBe(true);
+    const waiting = await eventually(
+      () => handoffs(service.url),
+      (found) => found.some((call) => call.call_id === started.assistant_invocation_id),
+      30_000,
+    );
+    expect(waiting.find((call) => call.call_id === started.assistant_invocation_id)!.handoff.reason).toBe(
+      'the user asked for a person',
+    );
+    expect(models.chats.some((request) => request.tools?.some((tool) => tool.function.name === 'request_human'))).toBe(
+      true,
+    );
 
     // An operator joins with the token the service gives: the agent says a colleague is joining.
     const joined = await fetch(`${service.url}/api/calls/${started.assistant_invocation_id}/join`, {
@@ -45,7 +53,11 @@ describe('a person takes over from the agent on a real LiveKit server (docs/hand
     const { media_url, token } = (await joined.json()) as { media_url: string; token: string };
     const operator = await joinAsUser(media_url, token);
     users.push(operator);
-    await eventually(() => user.transcripts.join(' '), (text) => text.includes(HANDOFF_LINES.joining), 30_000);
+    await eventually(
+      () => user.transcripts.join(' '),
+      (text) => text.includes(HANDOFF_LINES.joining),
+      30_000,
+    );
 
     // Stepped back: what the user types now reaches no model, and the agent says nothing more.
     const chats = requestsFrom(models.chats);

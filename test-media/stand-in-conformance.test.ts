@@ -41,7 +41,12 @@ let serial = 0;
 /** A room name no earlier case used, the same on both servers. */
 const freshRoom = () => `${run}-${(serial += 1)}-room`;
 
-async function adminToken(target: Target, grant: VideoGrant, key = target.key, secret = target.secret): Promise<string> {
+async function adminToken(
+  target: Target,
+  grant: VideoGrant,
+  key = target.key,
+  secret = target.secret,
+): Promise<string> {
   const token = new AccessToken(key, secret, { ttl: 600 });
   token.addGrant(grant);
   return token.toJwt();
@@ -51,18 +56,36 @@ async function adminToken(target: Target, grant: VideoGrant, key = target.key, s
 async function twirp(target: Target, path: string, body: unknown, authorization: string | undefined): Promise<Answer> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (authorization !== undefined) headers.Authorization = authorization;
-  const response = await fetch(`${target.url}/twirp/livekit.${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  const response = await fetch(`${target.url}/twirp/livekit.${path}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   const contentType = response.headers.get('content-type');
-  return { status: response.status, contentType, body: contentType === 'application/json' ? (JSON.parse(text) as unknown) : text };
+  return {
+    status: response.status,
+    contentType,
+    body: contentType === 'application/json' ? (JSON.parse(text) as unknown) : text,
+  };
 }
 
 const bearer = async (target: Target, grant: VideoGrant) => `Bearer ${await adminToken(target, grant)}`;
 
 /** The fields of a room the service or its operators read; the rest (codecs, TURN password) is the server's. */
-const roomFields = (room: Json) => ({ name: room.name, metadata: room.metadata, max_participants: room.max_participants, sid: String(room.sid).slice(0, 3) });
+const roomFields = (room: Json) => ({
+  name: room.name,
+  metadata: room.metadata,
+  max_participants: room.max_participants,
+  sid: String(room.sid).slice(0, 3),
+});
 /** A dispatch as the service reads it (its id, to keep, and the agent's name, to find ours), and what the agent reads. */
-const dispatchFields = (dispatch: Json) => ({ id: String(dispatch.id).slice(0, 3), agent_name: dispatch.agent_name, room: dispatch.room, metadata: dispatch.metadata });
+const dispatchFields = (dispatch: Json) => ({
+  id: String(dispatch.id).slice(0, 3),
+  agent_name: dispatch.agent_name,
+  room: dispatch.room,
+  metadata: dispatch.metadata,
+});
 const byName = (a: { agent_name?: unknown; name?: unknown }, b: { agent_name?: unknown; name?: unknown }) =>
   String(a.agent_name ?? a.name).localeCompare(String(b.agent_name ?? b.name));
 
@@ -70,8 +93,13 @@ const byName = (a: { agent_name?: unknown; name?: unknown }, b: { agent_name?: u
 function comparable(answer: Answer): Answer {
   const body = answer.body as Json;
   if (answer.status !== 200 || typeof body !== 'object') return answer;
-  if (Array.isArray(body.rooms)) return { ...answer, body: { rooms: (body.rooms as Json[]).map(roomFields).sort(byName) } };
-  if (Array.isArray(body.agent_dispatches)) return { ...answer, body: { agent_dispatches: (body.agent_dispatches as Json[]).map(dispatchFields).sort(byName) } };
+  if (Array.isArray(body.rooms))
+    return { ...answer, body: { rooms: (body.rooms as Json[]).map(roomFields).sort(byName) } };
+  if (Array.isArray(body.agent_dispatches))
+    return {
+      ...answer,
+      body: { agent_dispatches: (body.agent_dispatches as Json[]).map(dispatchFields).sort(byName) },
+    };
   if ('sid' in body) return { ...answer, body: roomFields(body) };
   if ('agent_name' in body) return { ...answer, body: dispatchFields(body) };
   return answer;
@@ -113,8 +141,18 @@ describe('the LiveKit stand-in answers as the real server does', () => {
       const create = await bearer(t, { roomCreate: true });
       const list = await bearer(t, { roomList: true });
       return [
-        await twirp(t, 'RoomService/CreateRoom', { name: room, metadata: '{"session_id":"s1"}', maxParticipants: 2 }, create),
-        await twirp(t, 'RoomService/CreateRoom', { name: room, metadata: '{"session_id":"other"}', maxParticipants: 5 }, create),
+        await twirp(
+          t,
+          'RoomService/CreateRoom',
+          { name: room, metadata: '{"session_id":"s1"}', maxParticipants: 2 },
+          create,
+        ),
+        await twirp(
+          t,
+          'RoomService/CreateRoom',
+          { name: room, metadata: '{"session_id":"other"}', maxParticipants: 5 },
+          create,
+        ),
         await twirp(t, 'RoomService/ListRooms', { names: [room] }, list),
         await twirp(t, 'RoomService/ListRooms', { names: [`${room}-none`] }, list),
         await twirp(t, 'RoomService/DeleteRoom', { room }, create),
@@ -138,14 +176,27 @@ describe('the LiveKit stand-in answers as the real server does', () => {
     const answers = await sameOnBoth(async (t, room) => {
       const admin = await bearer(t, { roomAdmin: true, room });
       return [
-        await twirp(t, 'RoomService/CreateRoom', { name: room, metadata: '{"session_id":"s1"}' }, await bearer(t, { roomCreate: true })),
-        await twirp(t, 'AgentDispatchService/CreateDispatch', { room, agentName: 'kyc-voice-agent', metadata: '{"session_id":"s1"}' }, admin),
+        await twirp(
+          t,
+          'RoomService/CreateRoom',
+          { name: room, metadata: '{"session_id":"s1"}' },
+          await bearer(t, { roomCreate: true }),
+        ),
+        await twirp(
+          t,
+          'AgentDispatchService/CreateDispatch',
+          { room, agentName: 'kyc-voice-agent', metadata: '{"session_id":"s1"}' },
+          admin,
+        ),
         await twirp(t, 'AgentDispatchService/ListDispatch', { room }, admin),
         await twirp(t, 'AgentDispatchService/ListDispatch', { room, dispatchId: 'AD_none' }, admin),
         await twirp(t, 'RoomService/DeleteRoom', { room }, await bearer(t, { roomCreate: true })),
       ];
     });
-    expect((answers[2]!.body as { agent_dispatches: Json[] }).agent_dispatches.map((d) => d.agent_name)).toEqual(['', 'kyc-voice-agent']);
+    expect((answers[2]!.body as { agent_dispatches: Json[] }).agent_dispatches.map((d) => d.agent_name)).toEqual([
+      '',
+      'kyc-voice-agent',
+    ]);
   });
 
   it('a dispatch to a room that does not exist creates it', async () => {
@@ -166,8 +217,18 @@ describe('the LiveKit stand-in answers as the real server does', () => {
       await twirp(t, 'RoomService/CreateRoom', { name: room }, await bearer(t, { roomCreate: true }));
       const missing = `${room}-gone`;
       return [
-        await twirp(t, 'RoomService/SendData', { room, data, kind: 'RELIABLE', topic: 'context_updated' }, await bearer(t, { roomAdmin: true, room })),
-        await twirp(t, 'RoomService/SendData', { room: missing, data, topic: 'context_updated' }, await bearer(t, { roomAdmin: true, room: missing })),
+        await twirp(
+          t,
+          'RoomService/SendData',
+          { room, data, kind: 'RELIABLE', topic: 'context_updated' },
+          await bearer(t, { roomAdmin: true, room }),
+        ),
+        await twirp(
+          t,
+          'RoomService/SendData',
+          { room: missing, data, topic: 'context_updated' },
+          await bearer(t, { roomAdmin: true, room: missing }),
+        ),
         await twirp(t, 'RoomService/DeleteRoom', { room }, await bearer(t, { roomCreate: true })),
       ];
     });
@@ -177,7 +238,14 @@ describe('the LiveKit stand-in answers as the real server does', () => {
   it('a participant removed who is not in the room, in a room that exists', async () => {
     await sameOnBoth(async (t, room) => {
       await twirp(t, 'RoomService/CreateRoom', { name: room }, await bearer(t, { roomCreate: true }));
-      const answers = [await twirp(t, 'RoomService/RemoveParticipant', { room, identity: 'agent-AJ_gone' }, await bearer(t, { roomAdmin: true, room }))];
+      const answers = [
+        await twirp(
+          t,
+          'RoomService/RemoveParticipant',
+          { room, identity: 'agent-AJ_gone' },
+          await bearer(t, { roomAdmin: true, room }),
+        ),
+      ];
       await twirp(t, 'RoomService/DeleteRoom', { room }, await bearer(t, { roomCreate: true }));
       return answers;
     });
@@ -197,13 +265,20 @@ describe('the LiveKit stand-in answers as the real server does', () => {
       await twirp(t, 'RoomService/CreateRoom', { name: room }, await bearer(t, { roomList: true })),
       await twirp(t, 'RoomService/ListRooms', {}, await bearer(t, { roomCreate: true })),
       await twirp(t, 'RoomService/DeleteRoom', { room }, await bearer(t, { roomAdmin: true, room })),
-      await twirp(t, 'AgentDispatchService/CreateDispatch', { room, agentName: 'kyc-voice-agent' }, await bearer(t, { roomAdmin: true, room: `${room}-other` })),
+      await twirp(
+        t,
+        'AgentDispatchService/CreateDispatch',
+        { room, agentName: 'kyc-voice-agent' },
+        await bearer(t, { roomAdmin: true, room: `${room}-other` }),
+      ),
       await twirp(t, 'AgentDispatchService/ListDispatch', { room }, await bearer(t, { roomCreate: true })),
       await twirp(t, 'RoomService/SendData', { room, data: 'e30=' }, await bearer(t, { roomCreate: true })),
       await twirp(t, 'RoomService/ListRooms', {}, undefined),
       await twirp(t, 'RoomService/ListRooms', { names: [room] }, await bearer(t, { roomList: true })),
     ]);
-    expect(answers.slice(0, 7).every((a) => a.status === 401 && (a.body as Json).code === 'unauthenticated')).toBe(true);
+    expect(answers.slice(0, 7).every((a) => a.status === 401 && (a.body as Json).code === 'unauthenticated')).toBe(
+      true,
+    );
     // Refused calls did nothing: no room was made.
     expect(answers[7]!.body).toEqual({ rooms: [] });
   });
@@ -237,8 +312,15 @@ describe('the LiveKit stand-in answers as the real server does', () => {
     await sameOnBoth(async (t) => {
       const list = await bearer(t, { roomList: true });
       const raw = async (init: RequestInit) => {
-        const response = await fetch(`${t.url}/twirp/livekit.RoomService/ListRooms`, { ...init, headers: { Authorization: list, ...init.headers } });
-        return { status: response.status, contentType: response.headers.get('content-type'), body: (await response.json()) as unknown };
+        const response = await fetch(`${t.url}/twirp/livekit.RoomService/ListRooms`, {
+          ...init,
+          headers: { Authorization: list, ...init.headers },
+        });
+        return {
+          status: response.status,
+          contentType: response.headers.get('content-type'),
+          body: (await response.json()) as unknown,
+        };
       };
       return [
         await twirp(t, 'RoomService/NoSuchMethod', {}, list),

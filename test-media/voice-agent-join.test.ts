@@ -53,21 +53,37 @@ describe('an agent joins every call, or the call ends saying why', () => {
     const first = (await service.activity(sessionId, 'session_start'))[0]!.payload.dispatch_id;
     expect(first).toEqual(expect.any(String));
     // Nobody takes the dispatch: the service makes a new one after the time to join.
-    const [redispatch] = await eventually(() => service.activity(sessionId, 'voice_agent'), (items) => items.some((item) => item.payload.outcome === 'redispatched'), 30_000);
+    const [redispatch] = await eventually(
+      () => service.activity(sessionId, 'voice_agent'),
+      (items) => items.some((item) => item.payload.outcome === 'redispatched'),
+      30_000,
+    );
     expect(redispatch!.payload).toMatchObject({ outcome: 'redispatched', replaced: first, attempt: 2 });
     expect(await agentsIn(started.media_room)).toHaveLength(0);
 
     await stack.replaceWorker();
-    await eventually(() => agentsIn(started.media_room), (agents) => agents.length === 1, 60_000);
+    await eventually(
+      () => agentsIn(started.media_room),
+      (agents) => agents.length === 1,
+      60_000,
+    );
     // Its first context fetch is its join (agent/job.ts fetches only once in the room).
-    await eventually(() => service.activity(sessionId, 'voice_agent_context_fetch'), (list) => list.length >= 1, 30_000);
+    await eventually(
+      () => service.activity(sessionId, 'voice_agent_context_fetch'),
+      (list) => list.length >= 1,
+      30_000,
+    );
     // The agent came on a dispatch made after the worker was up, not the first one.
     const session = (await service.session(sessionId)) as unknown as { voice: { dispatch_id: string | null } };
     expect(session.voice.dispatch_id).not.toBe(first);
     expect((await service.activity(sessionId, 'voice_agent')).map((item) => item.payload.replaced)).toContain(first);
     expect((await service.session(sessionId)).active).toBe(true);
     // The user waited in silence: the agent that came on the new dispatch opens with a sorry.
-    await eventually(() => user.transcripts.join(' '), (text) => text.includes(TAKEOVER_LINE), 30_000);
+    await eventually(
+      () => user.transcripts.join(' '),
+      (text) => text.includes(TAKEOVER_LINE),
+      30_000,
+    );
   }, 150_000);
 
   /**
@@ -75,7 +91,10 @@ describe('an agent joins every call, or the call ends saying why', () => {
    * gone at a room check and dispatches anew, and the new agent opens with a sorry. Answers how
    * long after the kill the agent was seen gone, and how long after that the sorry was heard.
    */
-  async function takeoverAfter(sessionId: string, kill: (worker: AgentWorker) => Promise<void>): Promise<{ goneMs: number; sorryMs: number }> {
+  async function takeoverAfter(
+    sessionId: string,
+    kill: (worker: AgentWorker) => Promise<void>,
+  ): Promise<{ goneMs: number; sorryMs: number }> {
     const { service } = stack;
     const { started, user } = await startCall(service, sessionId, users);
     await heardOpening(user, 60_000);
@@ -91,17 +110,33 @@ describe('an agent joins every call, or the call ends saying why', () => {
       60_000,
     );
     expect(outcomes.indexOf('agent_left')).toBeLessThan(outcomes.indexOf('redispatched'));
-    await eventually(() => user.transcripts.join(' '), (text) => text.includes(TAKEOVER_LINE), 60_000);
-    const leftAt = Date.parse((await service.activity(sessionId, 'voice_agent')).find((item) => item.payload.outcome === 'agent_left')!.timestamp);
+    await eventually(
+      () => user.transcripts.join(' '),
+      (text) => text.includes(TAKEOVER_LINE),
+      60_000,
+    );
+    const leftAt = Date.parse(
+      (await service.activity(sessionId, 'voice_agent')).find((item) => item.payload.outcome === 'agent_left')!
+        .timestamp,
+    );
     const timing = { goneMs: leftAt - killedAt, sorryMs: Date.now() - leftAt };
-    console.log(`[takeover] ${sessionId}: the agent seen gone ${timing.goneMs} ms after the kill; the new agent's sorry heard ${timing.sorryMs} ms after that`);
-    await eventually(() => agentsIn(started.media_room), (agents) => agents.length === 1, 30_000);
+    console.log(
+      `[takeover] ${sessionId}: the agent seen gone ${timing.goneMs} ms after the kill; the new agent's sorry heard ${timing.sorryMs} ms after that`,
+    );
+    await eventually(
+      () => agentsIn(started.media_room),
+      (agents) => agents.length === 1,
+      30_000,
+    );
     expect((await service.session(sessionId)).active).toBe(true);
     return timing;
   }
 
   it('the worker killed alone mid-call: its job leaves the room at once, and a new worker’s agent says sorry within 15 s of the kill', async () => {
-    const { goneMs, sorryMs } = await takeoverAfter('join-worker-killed-1', async (worker) => void process.kill(worker.pid, 'SIGKILL'));
+    const { goneMs, sorryMs } = await takeoverAfter(
+      'join-worker-killed-1',
+      async (worker) => void process.kill(worker.pid, 'SIGKILL'),
+    );
     expect(goneMs + sorryMs).toBeLessThan(15_000);
   }, 180_000);
 
@@ -115,7 +150,8 @@ describe('an agent joins every call, or the call ends saying why', () => {
   it('the job process killed alone: its worker lives on, and a new agent says sorry within 15 s of the kill', async () => {
     const sessionId = 'join-job-killed-1';
     const { goneMs, sorryMs } = await takeoverAfter(sessionId, async (worker) => {
-      const jobPid = worker.logOf(sessionId).find((line) => typeof line.pid === 'number' && line.pid !== worker.pid)?.pid as number;
+      const jobPid = worker.logOf(sessionId).find((line) => typeof line.pid === 'number' && line.pid !== worker.pid)
+        ?.pid as number;
       expect(jobPid).toEqual(expect.any(Number));
       process.kill(jobPid, 'SIGKILL');
     });
@@ -126,12 +162,24 @@ describe('an agent joins every call, or the call ends saying why', () => {
     const sessionId = 'join-restart-1';
     const { service } = stack;
     const { started } = await startCall(service, sessionId, users);
-    await eventually(() => agentsIn(started.media_room), (agents) => agents.length === 1, 60_000);
-    await eventually(() => service.activity(sessionId, 'voice_agent_context_fetch'), (items) => items.length >= 1, 30_000);
+    await eventually(
+      () => agentsIn(started.media_room),
+      (agents) => agents.length === 1,
+      60_000,
+    );
+    await eventually(
+      () => service.activity(sessionId, 'voice_agent_context_fetch'),
+      (items) => items.length >= 1,
+      30_000,
+    );
 
     const restartedAt = Date.now();
     await stack.liveKit.restart();
-    await eventually(() => service.session(sessionId), (session) => !session.active, 30_000);
+    await eventually(
+      () => service.session(sessionId),
+      (session) => !session.active,
+      30_000,
+    );
     const stop = (await service.activity(sessionId, 'session_stop')).at(-1)!;
     expect(stop.payload).toMatchObject({ was_active: true, ended_by: 'media_lost' });
     expect(Date.parse(stop.timestamp) - restartedAt).toBeLessThan(20_000);
@@ -140,20 +188,36 @@ describe('an agent joins every call, or the call ends saying why', () => {
     const again = await startCall(service, sessionId, users);
     expect(again.started.warnings).toEqual([]);
     expect((await service.activity(sessionId, 'session_start')).at(-1)!.payload).toMatchObject({ resumed: false });
-    await eventually(() => agentsIn(again.started.media_room), (agents) => agents.length === 1, 60_000);
+    await eventually(
+      () => agentsIn(again.started.media_room),
+      (agents) => agents.length === 1,
+      60_000,
+    );
   }, 150_000);
 
   it('livekit-server killed mid-call: the call ends with ended_by media_lost, not at the silence stop', async () => {
     const sessionId = 'join-media-lost-1';
     const { service } = stack;
     const { started } = await startCall(service, sessionId, users);
-    await eventually(() => agentsIn(started.media_room), (agents) => agents.length === 1, 60_000);
-    await eventually(() => service.activity(sessionId, 'voice_agent_context_fetch'), (items) => items.length >= 1, 30_000);
+    await eventually(
+      () => agentsIn(started.media_room),
+      (agents) => agents.length === 1,
+      60_000,
+    );
+    await eventually(
+      () => service.activity(sessionId, 'voice_agent_context_fetch'),
+      (items) => items.length >= 1,
+      30_000,
+    );
 
     const killedAt = Date.now();
     process.kill(stack.liveKit.pid, 'SIGKILL');
     // Three unanswered room checks, each within the media timeout: well under the 120 s silence stop.
-    await eventually(() => service.session(sessionId), (session) => !session.active, 60_000);
+    await eventually(
+      () => service.session(sessionId),
+      (session) => !session.active,
+      60_000,
+    );
     const stop = (await service.activity(sessionId, 'session_stop')).at(-1)!;
     expect(stop.payload).toMatchObject({ was_active: true, ended_by: 'media_lost' });
     expect(Date.parse(stop.timestamp) - killedAt).toBeLessThan(30_000);

@@ -17,7 +17,8 @@ let stack: MediaStack;
 const users: SimulatedUser[] = [];
 
 const systemPromptOf = (request: ChatRequest) => request.messages.find((message) => message.role === 'system')?.content;
-const lastUserText = (request: ChatRequest) => String(request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '');
+const lastUserText = (request: ChatRequest) =>
+  String(request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '');
 
 beforeAll(async () => {
   stack = await startMediaStack({
@@ -35,7 +36,8 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  if (process.env.MEDIA_TEST_LOG) (await import('node:fs')).writeFileSync(process.env.MEDIA_TEST_LOG, stack?.worker.output() ?? '');
+  if (process.env.MEDIA_TEST_LOG)
+    (await import('node:fs')).writeFileSync(process.env.MEDIA_TEST_LOG, stack?.worker.output() ?? '');
   await stack?.stop();
   await dispose();
 });
@@ -44,7 +46,16 @@ afterAll(async () => {
 async function plantIdentityValues(sessionId: string) {
   const { service } = stack;
   await service.postEvent({ session_id: sessionId, event: 'screen_schema_lazy', screen: 'pan_entry' });
-  await service.postEvent({ session_id: sessionId, event: 'component_input', screen: 'pan_entry', component_id: 'pan_number', component_type: 'text', hint: PAN, masked: false, properties: { phone: PHONE, note: `call me on ${PHONE}` } });
+  await service.postEvent({
+    session_id: sessionId,
+    event: 'component_input',
+    screen: 'pan_entry',
+    component_id: 'pan_number',
+    component_type: 'text',
+    hint: PAN,
+    masked: false,
+    properties: { phone: PHONE, note: `call me on ${PHONE}` },
+  });
 }
 
 describe('the voice agent on a real LiveKit server', () => {
@@ -55,35 +66,68 @@ describe('the voice agent on a real LiveKit server', () => {
     const { started, user } = await startCall(service, sessionId, users);
 
     // Exactly one agent, in the room the service named.
-    await eventually(() => user.agents().length, (count) => count >= 1, 30_000);
+    await eventually(
+      () => user.agents().length,
+      (count) => count >= 1,
+      30_000,
+    );
     const inRoom = await rooms.listParticipants(started.media_room);
-    expect(inRoom.filter((participant) => participant.identity !== user.room.localParticipant!.identity)).toHaveLength(1);
+    expect(inRoom.filter((participant) => participant.identity !== user.room.localParticipant!.identity)).toHaveLength(
+      1,
+    );
     expect(await agentsIn(rooms, started.media_room)).toHaveLength(1);
 
     // Its first fetch is recorded, and it opens by saying it is automated.
-    await eventually(() => service.activity(sessionId, 'voice_agent_context_fetch'), (items) => items.length >= 1, 15_000);
+    await eventually(
+      () => service.activity(sessionId, 'voice_agent_context_fetch'),
+      (items) => items.length >= 1,
+      15_000,
+    );
     await heardOpening(user);
 
     const watch = service.watchTurns(sessionId);
     const chats = requestsFrom(models.chats);
     await user.type(`How do I fix my PAN? It is ${TYPED_PAN}`);
-    await eventually(() => user.transcripts.join(' '), (text) => text.includes('Please check the highlighted field'), 30_000);
+    await eventually(
+      () => user.transcripts.join(' '),
+      (text) => text.includes('Please check the highlighted field'),
+      30_000,
+    );
 
     const request = await chats.next();
-    const context = await service.client.GET('/v1/assistant/context/{session_id}', { params: { path: { session_id: sessionId } } });
+    const context = await service.client.GET('/v1/assistant/context/{session_id}', {
+      params: { path: { session_id: sessionId } },
+    });
     expect(systemPromptOf(request)).toBe(context.data!.system_prompt);
     for (const raw of [PAN, PHONE, TYPED_PAN]) expect(request.raw).not.toContain(raw);
     expect(lastUserText(request)).toContain('How do I fix my PAN?');
 
     // Both turns recorded as voice_conversation_turn (the opening line, the user's, the answer), masked by the service.
-    await eventually(() => watch.turns.size, (size) => size >= 3, 15_000);
+    await eventually(
+      () => watch.turns.size,
+      (size) => size >= 3,
+      15_000,
+    );
     await watch.stop();
-    const stored = [...watch.turns.values()].map((event) => event.properties as { role: string; channel: string; text: string });
-    expect(stored.find((turn) => turn.role === 'user')).toMatchObject({ channel: 'chat', text: expect.stringContaining('How do I fix my PAN?') });
-    expect(stored.filter((turn) => turn.role === 'agent').map((turn) => turn.text).join(' ')).toContain('Please check the highlighted field');
+    const stored = [...watch.turns.values()].map(
+      (event) => event.properties as { role: string; channel: string; text: string },
+    );
+    expect(stored.find((turn) => turn.role === 'user')).toMatchObject({
+      channel: 'chat',
+      text: expect.stringContaining('How do I fix my PAN?'),
+    });
+    expect(
+      stored
+        .filter((turn) => turn.role === 'agent')
+        .map((turn) => turn.text)
+        .join(' '),
+    ).toContain('Please check the highlighted field');
     const recorded = JSON.stringify([...watch.turns.values()]);
     for (const raw of [PAN, PHONE, TYPED_PAN]) expect(recorded).not.toContain(raw);
-    expect((await service.activity(sessionId, 'event')).filter((item) => item.payload.event === 'voice_conversation_turn').length).toBeGreaterThanOrEqual(3);
+    expect(
+      (await service.activity(sessionId, 'event')).filter((item) => item.payload.event === 'voice_conversation_turn')
+        .length,
+    ).toBeGreaterThanOrEqual(3);
     // The agent logs no transcript: not what the user typed, not what it answered.
     expect(worker.output()).not.toContain('How do I fix my PAN');
     expect(worker.output()).not.toContain('Please check the highlighted field');
@@ -97,9 +141,20 @@ describe('the voice agent on a real LiveKit server', () => {
     await heardOpening(user);
     const fetches = (await service.activity(sessionId, 'voice_agent_context_fetch')).length;
 
-    await service.postEvent({ session_id: sessionId, event: 'validation_failed', screen: 'pan_entry', component_id: 'pan_number', failure_reason_code: 'PAN_NAME_MISMATCH', errors: ['PAN_NAME_MISMATCH'] });
+    await service.postEvent({
+      session_id: sessionId,
+      event: 'validation_failed',
+      screen: 'pan_entry',
+      component_id: 'pan_number',
+      failure_reason_code: 'PAN_NAME_MISMATCH',
+      errors: ['PAN_NAME_MISMATCH'],
+    });
     // The notice makes the agent fetch again, without any user turn.
-    await eventually(() => service.activity(sessionId, 'voice_agent_context_fetch'), (items) => items.length > fetches, 15_000);
+    await eventually(
+      () => service.activity(sessionId, 'voice_agent_context_fetch'),
+      (items) => items.length > fetches,
+      15_000,
+    );
 
     const chats = requestsFrom(models.chats);
     await user.type('What went wrong?');
@@ -113,7 +168,11 @@ describe('the voice agent on a real LiveKit server', () => {
     const { user } = await startCall(service, sessionId, users);
     await heardOpening(user);
     // Let the opening line finish playing, then measure only what answers the question.
-    await eventually(() => user.agentAudioFrames(), (frames) => frames > 0, 15_000);
+    await eventually(
+      () => user.agentAudioFrames(),
+      (frames) => frames > 0,
+      15_000,
+    );
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const transcriptions = requestsFrom(models.transcriptions);
     const chats = requestsFrom(models.chats);
@@ -127,7 +186,15 @@ describe('the voice agent on a real LiveKit server', () => {
     expect(upload.samples.length / upload.sampleRate).toBeGreaterThan(0.5);
     // Its transcript became the user's turn in the next model request, and the answer was spoken.
     expect(lastUserText(await chats.next())).toBe('how do I fix my PAN');
-    await eventually(() => user.transcripts.join(' '), (text) => text.includes('You asked: how do I fix my PAN'), 30_000);
-    await eventually(() => user.loudestAgentAudio(), (rms) => rms > 1000, 30_000);
+    await eventually(
+      () => user.transcripts.join(' '),
+      (text) => text.includes('You asked: how do I fix my PAN'),
+      30_000,
+    );
+    await eventually(
+      () => user.loudestAgentAudio(),
+      (rms) => rms > 1000,
+      30_000,
+    );
   });
 });

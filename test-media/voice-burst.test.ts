@@ -11,7 +11,8 @@ const STARTS = 20;
 
 let stack: MediaStack;
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 beforeAll(async () => {
   stack = await startMediaStack({
@@ -19,7 +20,11 @@ beforeAll(async () => {
     // One warm job process per call: each has loaded the agent and its VAD before the burst.
     worker: { AGENT_IDLE_PROCESSES: String(STARTS) },
   });
-  await eventually(() => stack.worker.readyProcesses(), (ready) => ready >= STARTS, 240_000);
+  await eventually(
+    () => stack.worker.readyProcesses(),
+    (ready) => ready >= STARTS,
+    240_000,
+  );
 }, 300_000);
 
 afterAll(async () => {
@@ -37,7 +42,12 @@ describe('twenty voice starts at once on a real LiveKit server', () => {
     const names = started.map((start) => start.media_room);
     expect(new Set(names).size).toBe(STARTS);
 
-    for (const name of names) await eventually(() => agentsIn(rooms, name), (agents) => agents.length >= 1, 120_000);
+    for (const name of names)
+      await eventually(
+        () => agentsIn(rooms, name),
+        (agents) => agents.length >= 1,
+        120_000,
+      );
     // Still one each a while later: no second dispatch, no job retried beside the first.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const listed = (await rooms.listRooms()).map((room) => room.name);
@@ -54,21 +64,33 @@ describe('twenty voice starts at once on a real LiveKit server', () => {
         // workers registered without one): ours is the one named, and there is one of it.
         // The listing's job state is filled in some time after the job runs: read it again for a
         // while. The one agent in each room (above) is what shows one job; the state only times it.
-        const ours = (listed: Awaited<ReturnType<typeof dispatches.listDispatch>>) => listed.filter((dispatch) => dispatch.agentName === service.agentName);
-        const listed = await eventually(() => dispatches.listDispatch(name), (now) => (ours(now)[0]?.state?.jobs.length ?? 0) > 0, 10_000).catch(() => dispatches.listDispatch(name));
+        const ours = (listed: Awaited<ReturnType<typeof dispatches.listDispatch>>) =>
+          listed.filter((dispatch) => dispatch.agentName === service.agentName);
+        const listed = await eventually(
+          () => dispatches.listDispatch(name),
+          (now) => (ours(now)[0]?.state?.jobs.length ?? 0) > 0,
+          10_000,
+        ).catch(() => dispatches.listDispatch(name));
         expect(ours(listed)).toHaveLength(1);
-        expect(listed.filter((dispatch) => dispatch.agentName !== service.agentName).map((dispatch) => dispatch.agentName)).toEqual(['']);
+        expect(
+          listed.filter((dispatch) => dispatch.agentName !== service.agentName).map((dispatch) => dispatch.agentName),
+        ).toEqual(['']);
         const dispatch = ours(listed)[0]!;
         expect(dispatch.state!.jobs.length).toBeLessThanOrEqual(1);
         const createdMs = Number(dispatch.state!.createdAt / 1_000_000n);
         const job = dispatch.state!.jobs[0];
         const assignedMs = job?.state?.startedAt === undefined ? undefined : Number(job.state.startedAt / 1_000_000n);
         const joinedMs = Number(agents[i]![0]!.joinedAtMs);
-        return { toAssigned: assignedMs === undefined ? undefined : assignedMs - createdMs, toJoined: joinedMs - createdMs };
+        return {
+          toAssigned: assignedMs === undefined ? undefined : assignedMs - createdMs,
+          toJoined: joinedMs - createdMs,
+        };
       }),
     );
     const joined = timings.map((timing) => timing.toJoined).sort((a, b) => a - b);
-    const assigned = timings.flatMap((timing) => (timing.toAssigned === undefined ? [] : [timing.toAssigned])).sort((a, b) => a - b);
+    const assigned = timings
+      .flatMap((timing) => (timing.toAssigned === undefined ? [] : [timing.toAssigned]))
+      .sort((a, b) => a - b);
     for (const value of joined) expect(value).toBeGreaterThanOrEqual(0);
     process.stdout.write(
       `[burst] ${STARTS} starts at once, load average ${load.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after: ` +

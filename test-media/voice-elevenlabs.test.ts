@@ -44,7 +44,8 @@ let eleven: ElevenLabsStandIn;
 let stack: MediaStack;
 const users: SimulatedUser[] = [];
 
-const lastUserText = (request: ChatRequest) => String(request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '');
+const lastUserText = (request: ChatRequest) =>
+  String(request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '');
 const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 beforeAll(async () => {
@@ -52,7 +53,12 @@ beforeAll(async () => {
   stack = await startMediaStack({
     models: {
       // The language model answers in the user's language.
-      reply: (request) => (/[\u0B80-\u0BFF]/.test(lastUserText(request)) ? TAMIL_ANSWER : /[\u0900-\u097F]/.test(lastUserText(request)) ? HINDI_ANSWER : 'Please check the highlighted field.'),
+      reply: (request) =>
+        /[\u0B80-\u0BFF]/.test(lastUserText(request))
+          ? TAMIL_ANSWER
+          : /[\u0900-\u097F]/.test(lastUserText(request))
+            ? HINDI_ANSWER
+            : 'Please check the highlighted field.',
       transcript: () => 'the OpenAI-compatible transcription is not used here',
     },
     worker: { ...ELEVENLABS_ENV, ELEVENLABS_BASE_URL: eleven.baseUrl },
@@ -65,7 +71,8 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  if (process.env.MEDIA_TEST_LOG) (await import('node:fs')).writeFileSync(process.env.MEDIA_TEST_LOG, stack?.worker.output() ?? '');
+  if (process.env.MEDIA_TEST_LOG)
+    (await import('node:fs')).writeFileSync(process.env.MEDIA_TEST_LOG, stack?.worker.output() ?? '');
   await stack?.stop();
   await eleven?.close();
   await dispose();
@@ -74,7 +81,16 @@ afterAll(async () => {
 async function plantIdentityValues(sessionId: string) {
   const { service } = stack;
   await service.postEvent({ session_id: sessionId, event: 'screen_schema_lazy', screen: 'pan_entry' });
-  await service.postEvent({ session_id: sessionId, event: 'component_input', screen: 'pan_entry', component_id: 'pan_number', component_type: 'text', hint: PAN, masked: false, properties: { phone: PHONE } });
+  await service.postEvent({
+    session_id: sessionId,
+    event: 'component_input',
+    screen: 'pan_entry',
+    component_id: 'pan_number',
+    component_type: 'text',
+    hint: PAN,
+    masked: false,
+    properties: { phone: PHONE },
+  });
 }
 
 describe('the voice agent with ElevenLabs speech (STT_PROVIDER=elevenlabs TTS_PROVIDER=elevenlabs)', () => {
@@ -88,11 +104,25 @@ describe('the voice agent with ElevenLabs speech (STT_PROVIDER=elevenlabs TTS_PR
     // The opening line is spoken by ElevenLabs: one context on the multi-context WebSocket, with the configured voice, model and language.
     await heardOpening(user);
     // The opening is the consent notice in the worker's language, Hindi here (docs/calls.md).
-    const opening = await eventually(() => eleven.speeches.find((speech) => speech.text.includes('स्वचालित सहायक') && speech.done), (found) => found !== undefined, 15_000);
-    expect(opening).toMatchObject({ transport: 'websocket', apiKey: XI_KEY, voiceId: VOICE_ID, model: 'eleven_flash_v2_5', languageCode: 'hi' });
+    const opening = await eventually(
+      () => eleven.speeches.find((speech) => speech.text.includes('स्वचालित सहायक') && speech.done),
+      (found) => found !== undefined,
+      15_000,
+    );
+    expect(opening).toMatchObject({
+      transport: 'websocket',
+      apiKey: XI_KEY,
+      voiceId: VOICE_ID,
+      model: 'eleven_flash_v2_5',
+      languageCode: 'hi',
+    });
     expect(opening!.query.get('output_format')).toBe('pcm_22050');
     expect(opening!.query.get('enable_logging')).toBe('true');
-    await eventually(() => user.agentAudioFrames(), (frames) => frames > 0, 15_000);
+    await eventually(
+      () => user.agentAudioFrames(),
+      (frames) => frames > 0,
+      15_000,
+    );
     // Let the opening finish playing, then measure only what answers the question.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const watch = service.watchTurns(sessionId);
@@ -120,20 +150,49 @@ describe('the voice agent with ElevenLabs speech (STT_PROVIDER=elevenlabs TTS_PR
     for (const raw of [PAN, PHONE, SPOKEN_PAN]) expect(chat.raw).not.toContain(raw);
 
     // ElevenLabs was asked to speak the Hindi answer with the configured voice and model, and the user heard it.
-    const answer = await eventually(() => speeches.since().find((speech) => speech.text.includes('कृपया') && speech.done), (found) => found !== undefined, 30_000);
+    const answer = await eventually(
+      () => speeches.since().find((speech) => speech.text.includes('कृपया') && speech.done),
+      (found) => found !== undefined,
+      30_000,
+    );
     expect(squash(answer!.text)).toBe(HINDI_ANSWER);
-    expect(answer).toMatchObject({ transport: 'websocket', apiKey: XI_KEY, voiceId: VOICE_ID, model: 'eleven_flash_v2_5', languageCode: 'hi' });
-    await eventually(() => user.loudestAgentAudio(), (rms) => rms > 1000, 30_000);
-    await eventually(() => squash(user.transcripts.join(' ')), (text) => text.includes('हाइलाइट किया गया फ़ील्ड'), 30_000);
+    expect(answer).toMatchObject({
+      transport: 'websocket',
+      apiKey: XI_KEY,
+      voiceId: VOICE_ID,
+      model: 'eleven_flash_v2_5',
+      languageCode: 'hi',
+    });
+    await eventually(
+      () => user.loudestAgentAudio(),
+      (rms) => rms > 1000,
+      30_000,
+    );
+    await eventually(
+      () => squash(user.transcripts.join(' ')),
+      (text) => text.includes('हाइलाइट किया गया फ़ील्ड'),
+      30_000,
+    );
     // No speech went to the OpenAI-compatible provider.
     expect(models.speeches.length).toBe(openAiSpeech);
     expect(models.transcriptions).toHaveLength(0);
 
     // Both turns reached the activity as voice_conversation_turn, with the spoken PAN masked by the service.
-    await eventually(() => [...watch.turns.values()].map((event) => event.properties as { role: string; text: string }), (turns) => turns.some((turn) => turn.role === 'user') && turns.some((turn) => turn.role === 'agent' && turn.text.includes('कृपया')), 30_000);
+    await eventually(
+      () => [...watch.turns.values()].map((event) => event.properties as { role: string; text: string }),
+      (turns) =>
+        turns.some((turn) => turn.role === 'user') &&
+        turns.some((turn) => turn.role === 'agent' && turn.text.includes('कृपया')),
+      30_000,
+    );
     await watch.stop();
-    const stored = [...watch.turns.values()].map((event) => event.properties as { role: string; channel: string; text: string });
-    expect(stored.find((turn) => turn.role === 'user')).toMatchObject({ channel: 'voice', text: expect.stringContaining('गलत दिख रहा है') });
+    const stored = [...watch.turns.values()].map(
+      (event) => event.properties as { role: string; channel: string; text: string },
+    );
+    expect(stored.find((turn) => turn.role === 'user')).toMatchObject({
+      channel: 'voice',
+      text: expect.stringContaining('गलत दिख रहा है'),
+    });
     expect(squash(stored.find((turn) => turn.role === 'agent' && turn.text.includes('कृपया'))!.text)).toBe(HINDI_ANSWER);
     const recorded = JSON.stringify(await service.activity(sessionId, 'event'));
     expect(recorded).toContain('voice_conversation_turn');
@@ -149,17 +208,29 @@ describe('the voice agent with ElevenLabs speech (STT_PROVIDER=elevenlabs TTS_PR
     const { service, models, worker } = stack;
     const { user } = await startCall(service, sessionId, users);
     await heardOpening(user);
-    await eventually(() => user.agentAudioFrames(), (frames) => frames > 0, 15_000);
+    await eventually(
+      () => user.agentAudioFrames(),
+      (frames) => frames > 0,
+      15_000,
+    );
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const modelErrors = () => worker.logOf(sessionId).filter((line) => line.msg === 'model error');
     /** Fails until the turn is given up (`done`: the error that says so), then recovers. */
     const givenUp = async (errorsBefore: number, cause: RegExp, done: (line: WorkerLogLine) => boolean) => {
-      const errors = await eventually(() => modelErrors().slice(errorsBefore), (lines) => lines.some(done), 45_000);
+      const errors = await eventually(
+        () => modelErrors().slice(errorsBefore),
+        (lines) => lines.some(done),
+        45_000,
+      );
       for (const error of errors) expect(String(error.cause)).toMatch(cause);
       eleven.fail({});
     };
     const spokenAnswer = async (speeches: ReturnType<typeof requestsFrom<SpeakRequest>>) => {
-      const answer = await eventually(() => speeches.since().find((speech) => speech.text.includes('कृपया') && speech.done), (found) => found !== undefined, 30_000);
+      const answer = await eventually(
+        () => speeches.since().find((speech) => speech.text.includes('कृपया') && speech.done),
+        (found) => found !== undefined,
+        30_000,
+      );
       expect(squash(answer!.text)).toBe(HINDI_ANSWER);
     };
 
@@ -191,17 +262,29 @@ describe('the voice agent with ElevenLabs speech (STT_PROVIDER=elevenlabs TTS_PR
       await chats.next();
       if (fault === 'stall') {
         // Nothing comes back, not even an error: the agent's deadline (MODEL_TIMEOUT_SECONDS) closes the connection.
-        await eventually(() => stalls().length, (count) => count > stallsBefore, 30_000);
+        await eventually(
+          () => stalls().length,
+          (count) => count > stallsBefore,
+          30_000,
+        );
         eleven.fail({});
       } else {
         // The framework retries the speech, then gives the answer up (an error it does not retry).
-        await givenUp(errorsBefore, fault === 'error' ? /synthesize|quota/i : /closed|connection|synthesize/i, (line) => line.kind === 'tts_error' && line.recoverable === false);
+        await givenUp(
+          errorsBefore,
+          fault === 'error' ? /synthesize|quota/i : /closed|connection|synthesize/i,
+          (line) => line.kind === 'tts_error' && line.recoverable === false,
+        );
       }
       speeches = requestsFrom(eleven.speeches);
       user.resetLoudest();
       await user.type(HINDI_SAID);
       await spokenAnswer(speeches);
-      await eventually(() => user.loudestAgentAudio(), (rms) => rms > 1000, 30_000);
+      await eventually(
+        () => user.loudestAgentAudio(),
+        (rms) => rms > 1000,
+        30_000,
+      );
     }
 
     // The job went on throughout, and its log holds neither side of the conversation.
@@ -215,23 +298,51 @@ describe('the voice agent with ElevenLabs speech (STT_PROVIDER=elevenlabs TTS_PR
   it('speaks over HTTP with ELEVENLABS_TTS_TRANSPORT=http (eleven_v3, which the WebSocket does not serve): a typed Tamil turn is answered aloud', async () => {
     const sessionId = 'voice-tamil-1';
     await stack.worker.stop();
-    const worker = await stack.replaceWorker({ ...ELEVENLABS_ENV, ELEVENLABS_BASE_URL: eleven.baseUrl, ELEVENLABS_TTS_MODEL: 'eleven_v3', ELEVENLABS_TTS_TRANSPORT: 'http', ELEVENLABS_TTS_LANGUAGE: '' });
+    const worker = await stack.replaceWorker({
+      ...ELEVENLABS_ENV,
+      ELEVENLABS_BASE_URL: eleven.baseUrl,
+      ELEVENLABS_TTS_MODEL: 'eleven_v3',
+      ELEVENLABS_TTS_TRANSPORT: 'http',
+      ELEVENLABS_TTS_LANGUAGE: '',
+    });
     const { service } = stack;
     const { user } = await startCall(service, sessionId, users);
     await heardOpening(user);
-    await eventually(() => user.agentAudioFrames(), (frames) => frames > 0, 15_000);
+    await eventually(
+      () => user.agentAudioFrames(),
+      (frames) => frames > 0,
+      15_000,
+    );
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const speeches = requestsFrom(eleven.speeches);
     user.resetLoudest();
 
     await user.type(TAMIL_TYPED);
 
-    const answer = await eventually(() => speeches.since().find((speech) => speech.text.includes('பதிவேற்றவும்') && speech.done), (found) => found !== undefined, 30_000);
-    expect(answer).toMatchObject({ transport: 'http', apiKey: XI_KEY, voiceId: VOICE_ID, model: 'eleven_v3', languageCode: undefined });
+    const answer = await eventually(
+      () => speeches.since().find((speech) => speech.text.includes('பதிவேற்றவும்') && speech.done),
+      (found) => found !== undefined,
+      30_000,
+    );
+    expect(answer).toMatchObject({
+      transport: 'http',
+      apiKey: XI_KEY,
+      voiceId: VOICE_ID,
+      model: 'eleven_v3',
+      languageCode: undefined,
+    });
     expect(squash(answer!.text)).toBe(TAMIL_ANSWER);
     expect(answer!.query.get('output_format')).toBe('pcm_22050');
-    await eventually(() => user.loudestAgentAudio(), (rms) => rms > 1000, 30_000);
-    await eventually(() => user.transcripts.join(' '), (text) => text.includes('பதிவேற்றவும்'), 30_000);
+    await eventually(
+      () => user.loudestAgentAudio(),
+      (rms) => rms > 1000,
+      30_000,
+    );
+    await eventually(
+      () => user.transcripts.join(' '),
+      (text) => text.includes('பதிவேற்றவும்'),
+      30_000,
+    );
     expect(worker.output()).not.toContain(TAMIL_TYPED);
   });
 });

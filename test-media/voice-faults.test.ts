@@ -24,7 +24,11 @@ const systemPromptOf = (request: ChatRequest) => request.messages.find((message)
 const reply: ModelScript['reply'] = () => {
   if (modelMode === 'hang') return 'hang';
   // An event stream whose events are not JSON: what a broken gateway or a truncated answer sends.
-  if (modelMode === 'garbage') return { malformed: 'data: {"id": "chatcmpl-x", "choices": [{"delta": {"content": "Plea\n\ndata: <html>502 Bad Gateway</html>\n\n' };
+  if (modelMode === 'garbage')
+    return {
+      malformed:
+        'data: {"id": "chatcmpl-x", "choices": [{"delta": {"content": "Plea\n\ndata: <html>502 Bad Gateway</html>\n\n',
+    };
   return ANSWER;
 };
 
@@ -62,10 +66,18 @@ describe('the voice agent when things go wrong, on a real LiveKit server', () =>
     proxy.failContext(true);
     const { user } = await startCall(service, sessionId, users);
     await heardOpening(user);
-    await eventually(() => user.transcripts.join(' '), (text) => text.includes(UNREACHABLE), 30_000);
+    await eventually(
+      () => user.transcripts.join(' '),
+      (text) => text.includes(UNREACHABLE),
+      30_000,
+    );
 
     // Retried, each wait longer than the one before (0.5 s, 1 s, then 2 s at most here).
-    const refused = await eventually(() => proxy.refusedAt(sessionId), (times) => times.length >= 4, 30_000);
+    const refused = await eventually(
+      () => proxy.refusedAt(sessionId),
+      (times) => times.length >= 4,
+      30_000,
+    );
     const waits = refused.slice(1, 4).map((at, i) => at - refused[i]!);
     expect(waits[0]).toBeGreaterThanOrEqual(450);
     expect(waits[1]).toBeGreaterThanOrEqual(950);
@@ -75,15 +87,29 @@ describe('the voice agent when things go wrong, on a real LiveKit server', () =>
     expect(unreachable[0]!.cause).toBe('context answered 503');
 
     proxy.failContext(false);
-    await eventually(() => service.activity(sessionId, 'voice_agent_context_fetch'), (items) => items.length >= 1, 15_000);
-    await eventually(() => logOf(sessionId).map((line) => line.msg), (messages) => messages.includes('service reachable again'), 15_000);
+    await eventually(
+      () => service.activity(sessionId, 'voice_agent_context_fetch'),
+      (items) => items.length >= 1,
+      15_000,
+    );
+    await eventually(
+      () => logOf(sessionId).map((line) => line.msg),
+      (messages) => messages.includes('service reachable again'),
+      15_000,
+    );
 
     // The served prompt is the agent's again: the next model request carries it.
     const chats = requestsFrom(models.chats);
     await user.type('What should I do now?');
-    const context = await service.client.GET('/v1/assistant/context/{session_id}', { params: { path: { session_id: sessionId } } });
+    const context = await service.client.GET('/v1/assistant/context/{session_id}', {
+      params: { path: { session_id: sessionId } },
+    });
     expect(systemPromptOf(await chats.next())).toBe(context.data!.system_prompt);
-    await eventually(() => user.transcripts.join(' '), (text) => text.includes(ANSWER), 30_000);
+    await eventually(
+      () => user.transcripts.join(' '),
+      (text) => text.includes(ANSWER),
+      30_000,
+    );
     // Said once for the whole outage, however many fetches failed.
     expect(user.transcripts.filter((text) => text.includes(UNREACHABLE))).toHaveLength(1);
   });
@@ -106,10 +132,25 @@ describe('the voice agent when things go wrong, on a real LiveKit server', () =>
     expect(JSON.stringify(ignored)).not.toContain('refresh please');
 
     // A real notice after it still makes the agent fetch, and a typed turn is still answered.
-    await service.postEvent({ session_id: sessionId, event: 'validation_failed', screen: 'pan_entry', component_id: 'pan_number', failure_reason_code: 'PAN_FORMAT', errors: ['PAN_FORMAT'] });
-    await eventually(() => service.activity(sessionId, 'voice_agent_context_fetch'), (items) => items.length > fetches, 15_000);
+    await service.postEvent({
+      session_id: sessionId,
+      event: 'validation_failed',
+      screen: 'pan_entry',
+      component_id: 'pan_number',
+      failure_reason_code: 'PAN_FORMAT',
+      errors: ['PAN_FORMAT'],
+    });
+    await eventually(
+      () => service.activity(sessionId, 'voice_agent_context_fetch'),
+      (items) => items.length > fetches,
+      15_000,
+    );
     await user.type('Are you still there?');
-    await eventually(() => user.transcripts.join(' '), (text) => text.includes(ANSWER), 30_000);
+    await eventually(
+      () => user.transcripts.join(' '),
+      (text) => text.includes(ANSWER),
+      30_000,
+    );
   });
 
   it('a language model that hangs, then one that answers garbage: each logged with its cause, and the next turn is answered', async () => {
@@ -130,7 +171,11 @@ describe('the voice agent when things go wrong, on a real LiveKit server', () =>
       await chats.next();
       // The framework's own timeout (MODEL_TIMEOUT_SECONDS) or its parse of the stream fails the
       // request; it is tried once more (recoverable), then the turn is given up (not recoverable).
-      const errors = await eventually(() => modelErrors().slice(errorsBefore), (lines) => lines.some((line) => line.recoverable === false), 30_000);
+      const errors = await eventually(
+        () => modelErrors().slice(errorsBefore),
+        (lines) => lines.some((line) => line.recoverable === false),
+        30_000,
+      );
       for (const error of errors) expect(String(error.cause)).toMatch(causes[fault]);
       expect(chats.since().length).toBeGreaterThanOrEqual(2);
       expect(answered()).toBe(answeredBefore);

@@ -42,7 +42,11 @@ describe('a voice session from start to end on a real LiveKit server', () => {
     const sessionId = 'life-stop-1';
     const { service } = stack;
     const { started } = await startCall(service, sessionId, users);
-    await eventually(() => agentsIn(started.media_room), (agents) => agents.length === 1, 30_000);
+    await eventually(
+      () => agentsIn(started.media_room),
+      (agents) => agents.length === 1,
+      30_000,
+    );
     const sid = await roomSid(started.media_room);
 
     const stopped = await service.stopVoice(sessionId);
@@ -50,11 +54,19 @@ describe('a voice session from start to end on a real LiveKit server', () => {
     // The room the service created is gone at once, and stays gone: an agent still joining when
     // it went finds no room (this server, as a deployment should be, does not create rooms on
     // join), logs why and ends its job.
-    await eventually(() => roomSid(started.media_room), (now) => now !== sid, 15_000);
+    await eventually(
+      () => roomSid(started.media_room),
+      (now) => now !== sid,
+      15_000,
+    );
     // At once when the conversation had started; when the room went while it was still starting,
     // the job leaves at once but the framework's own close of that session waits out its
     // 60 s timeout before the job ends (docs/voice-agent.md, "Faults").
-    await eventually(() => stack.worker.output(), (output) => output.split('\n').some((line) => line.includes('"job ended"') && line.includes(sessionId)), 75_000);
+    await eventually(
+      () => stack.worker.output(),
+      (output) => output.split('\n').some((line) => line.includes('"job ended"') && line.includes(sessionId)),
+      75_000,
+    );
     expect(await roomExists(started.media_room)).toBe(false);
   }, 120_000);
 
@@ -62,15 +74,31 @@ describe('a voice session from start to end on a real LiveKit server', () => {
     const sessionId = 'life-kill-1';
     const { service } = stack;
     const { started } = await startCall(service, sessionId, users);
-    const [killed] = await eventually(() => agentsIn(started.media_room), (agents) => agents.length === 1, 30_000);
+    const [killed] = await eventually(
+      () => agentsIn(started.media_room),
+      (agents) => agents.length === 1,
+      30_000,
+    );
     // The agent is talking to the service: its fetches keep the call alive.
-    await eventually(() => service.activity(sessionId, 'voice_agent_context_fetch'), (items) => items.length >= 2, 30_000);
+    await eventually(
+      () => service.activity(sessionId, 'voice_agent_context_fetch'),
+      (items) => items.length >= 2,
+      30_000,
+    );
     expect((await service.session(sessionId)).active).toBe(true);
 
     await stack.worker.kill();
     // Nobody fetches the context any more: the silence check ends the call and deletes its room.
-    await eventually(() => service.session(sessionId), (session) => !session.active, (SILENCE_SECONDS + 20) * 1000);
-    await eventually(() => roomExists(started.media_room), (exists) => !exists, 15_000);
+    await eventually(
+      () => service.session(sessionId),
+      (session) => !session.active,
+      (SILENCE_SECONDS + 20) * 1000,
+    );
+    await eventually(
+      () => roomExists(started.media_room),
+      (exists) => !exists,
+      15_000,
+    );
     // Activity comes oldest first.
     const lastFetch = (await service.activity(sessionId, 'voice_agent_context_fetch')).at(-1);
     const stop = (await service.activity(sessionId, 'session_stop')).at(-1);
@@ -83,7 +111,11 @@ describe('a voice session from start to end on a real LiveKit server', () => {
     await stack.replaceWorker();
     const again = await service.startVoice(sessionId);
     expect(again.media_room).toBe(started.media_room);
-    await eventually(() => agentsIn(again.media_room), (agents) => agents.length === 1, 30_000);
+    await eventually(
+      () => agentsIn(again.media_room),
+      (agents) => agents.length === 1,
+      30_000,
+    );
     // Still one a while later: no second dispatch, no restarted job of the killed worker.
     await new Promise((resolve) => setTimeout(resolve, 4000));
     const [fresh, ...others] = await agentsIn(again.media_room);
@@ -94,10 +126,16 @@ describe('a voice session from start to end on a real LiveKit server', () => {
     // always filled in by the time it is read, so the agents in the room are what is counted).
     // The server also lists its own automatic dispatch of every room (empty agent name, for
     // workers registered without one), which is why the room shows two dispatches in all.
-    const listed = await new AgentDispatchClient(stack.liveKit.url, stack.liveKit.apiKey, stack.liveKit.apiSecret).listDispatch(again.media_room);
+    const listed = await new AgentDispatchClient(
+      stack.liveKit.url,
+      stack.liveKit.apiKey,
+      stack.liveKit.apiSecret,
+    ).listDispatch(again.media_room);
     const ours = listed.filter((dispatch) => dispatch.agentName === service.agentName);
     expect(ours).toHaveLength(1);
-    expect(listed.filter((dispatch) => dispatch.agentName !== service.agentName).map((dispatch) => dispatch.agentName)).toEqual(['']);
+    expect(
+      listed.filter((dispatch) => dispatch.agentName !== service.agentName).map((dispatch) => dispatch.agentName),
+    ).toEqual(['']);
     await service.stopVoice(sessionId);
   });
 });

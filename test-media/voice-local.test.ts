@@ -32,8 +32,11 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  console.log(`[local-voice] requests said again in the room: ${retries.length}${retries.map((retry) => `\n[local-voice]   ${retry}`).join('')}`);
-  if (process.env.MEDIA_TEST_LOG) (await import('node:fs')).writeFileSync(process.env.MEDIA_TEST_LOG, stack?.worker.output() ?? '');
+  console.log(
+    `[local-voice] requests said again in the room: ${retries.length}${retries.map((retry) => `\n[local-voice]   ${retry}`).join('')}`,
+  );
+  if (process.env.MEDIA_TEST_LOG)
+    (await import('node:fs')).writeFileSync(process.env.MEDIA_TEST_LOG, stack?.worker.output() ?? '');
   await stack?.stop();
   await dispose();
 });
@@ -43,8 +46,16 @@ const agentState = (user: SimulatedUser) => user.agents()[0]?.attributes['lk.age
 
 /** Waits until the agent has finished speaking and listens again. */
 async function untilListening(user: SimulatedUser) {
-  await eventually(() => agentState(user), (state) => state === 'speaking', 30_000).catch(() => undefined);
-  await eventually(() => agentState(user), (state) => state === 'listening', 60_000);
+  await eventually(
+    () => agentState(user),
+    (state) => state === 'speaking',
+    30_000,
+  ).catch(() => undefined);
+  await eventually(
+    () => agentState(user),
+    (state) => state === 'listening',
+    60_000,
+  );
 }
 
 /** Phrases the agent did not answer as expected at the first try, with what it said, printed at the end. */
@@ -90,19 +101,35 @@ describe('the local voice on a real LiveKit server, with no provider key', () =>
     const sessionId = 'local-voice-1';
     const { service, models } = stack;
     await service.postEvent({ session_id: sessionId, event: 'screen_state', screen: 'pan_details' });
-    await service.postEvent({ session_id: sessionId, event: 'validation_failed', screen: 'pan_details', component_id: 'pan', errors: ['pan_invalid_format'] });
+    await service.postEvent({
+      session_id: sessionId,
+      event: 'validation_failed',
+      screen: 'pan_details',
+      component_id: 'pan',
+      errors: ['pan_invalid_format'],
+    });
     const watch = service.watchTurns(sessionId);
     const { user } = await startCall(service, sessionId, users, 'pan_details');
 
     // The call opens with the tenant's consent notice (docs/calls.md), then the greeting: both are spoken
     // at espeak-ng's pace before the greeting's last words are transcribed.
-    const greeting = await eventually(() => user.transcripts.join(' '), (text) => /consent/i.test(text) && /PAN details screen/.test(text), 60_000);
+    const greeting = await eventually(
+      () => user.transcripts.join(' '),
+      (text) => /consent/i.test(text) && /PAN details screen/.test(text),
+      60_000,
+    );
     expect(greeting).toContain('not accepted: the PAN does not have the form of 5 letters, 4 digits and 1 letter');
-    await eventually(() => user.loudestAgentAudio(), (rms) => rms > 1000, 30_000);
+    await eventually(
+      () => user.loudestAgentAudio(),
+      (rms) => rms > 1000,
+      30_000,
+    );
     await untilListening(user);
 
     expect(await ask(user, 'Which document do I need?', /PAN card/)).toContain('you need your PAN card');
-    expect(await ask(user, 'What should I do next?', /After this step/)).toContain('After this step comes personal details.');
+    expect(await ask(user, 'What should I do next?', /After this step/)).toContain(
+      'After this step comes personal details.',
+    );
     // The app's side of the agent's actions: explaining the field, the agent highlights it in the app.
     const highlighted: string[] = [];
     user.room.localParticipant!.registerRpcMethod(APP_METHODS.highlight_field, async (data) => {
@@ -111,24 +138,49 @@ describe('the local voice on a real LiveKit server, with no provider key', () =>
     });
     const explained = await ask(user, 'Why is this field wrong?', /five letters/);
     expect(explained).toContain('The form is: five letters, four digits, one letter');
-    await eventually(() => highlighted, (ids) => ids.includes('pan'), 15_000);
+    await eventually(
+      () => highlighted,
+      (ids) => ids.includes('pan'),
+      15_000,
+    );
 
     // Typed words the dialog does not know: asked once to say it again, then told what it can do.
     const before = user.transcripts.length;
     await user.type('blue elephant');
-    await eventually(() => user.transcripts.slice(before).join(' '), (text) => text.includes("didn't catch that"), 30_000);
+    await eventually(
+      () => user.transcripts.slice(before).join(' '),
+      (text) => text.includes("didn't catch that"),
+      30_000,
+    );
     await user.type('purple train');
-    await eventually(() => user.transcripts.slice(before).join(' '), (text) => text.includes('I did not understand'), 30_000);
+    await eventually(
+      () => user.transcripts.slice(before).join(' '),
+      (text) => text.includes('I did not understand'),
+      30_000,
+    );
 
     // Each turn reached the service: the user's as recognised, the agent's as spoken.
-    await eventually(() => [...watch.turns.values()].filter((turn) => (turn.properties as { role: string }).role === 'agent').length, (count) => count >= 6, 15_000);
+    await eventually(
+      () => [...watch.turns.values()].filter((turn) => (turn.properties as { role: string }).role === 'agent').length,
+      (count) => count >= 6,
+      15_000,
+    );
     await watch.stop();
-    const stored = [...watch.turns.values()].map((event) => event.properties as { role: string; channel: string; text: string });
+    const stored = [...watch.turns.values()].map(
+      (event) => event.properties as { role: string; channel: string; text: string },
+    );
     // The user's spoken turns as the recogniser heard them: sentences of its grammar, one per request.
     // (A request said again after a mishearing adds a turn of its own.)
-    expect(stored.filter((turn) => turn.role === 'user' && turn.channel === 'voice').map((turn) => intentOf(turn.text))).toEqual(expect.arrayContaining(['document', 'next', 'explain']));
+    expect(
+      stored.filter((turn) => turn.role === 'user' && turn.channel === 'voice').map((turn) => intentOf(turn.text)),
+    ).toEqual(expect.arrayContaining(['document', 'next', 'explain']));
     expect(stored).toContainEqual(expect.objectContaining({ role: 'user', channel: 'chat', text: 'blue elephant' }));
-    expect(stored.filter((turn) => turn.role === 'agent').map((turn) => turn.text).join(' ')).toContain('PAN card');
+    expect(
+      stored
+        .filter((turn) => turn.role === 'agent')
+        .map((turn) => turn.text)
+        .join(' '),
+    ).toContain('PAN card');
     const events = await service.activity(sessionId, 'event');
     expect(events.filter((item) => item.payload.event === 'voice_conversation_turn').length).toBeGreaterThanOrEqual(10);
     // No model provider was asked anything.
@@ -149,7 +201,13 @@ describe('the local recogniser on spoken KYC phrases', () => {
     let others = 0;
     try {
       // Each phrase by two of the speakers, in turn.
-      for (const [index, phrase] of KYC_PHRASES.flatMap((p, i) => [[i, p], [i + 2, p]] as const)) {
+      for (const [index, phrase] of KYC_PHRASES.flatMap(
+        (p, i) =>
+          [
+            [i, p],
+            [i + 2, p],
+          ] as const,
+      )) {
         const speaker = SPEAKERS[index % SPEAKERS.length]!;
         // At the room's rate, as the agent receives it.
         const pcm = speakAt(phrase.text, speaker.voice, speaker.speed, 24_000);
@@ -168,7 +226,9 @@ describe('the local recogniser on spoken KYC phrases', () => {
       await recogniser.close();
     }
     const accuracy = understood / requests;
-    console.log(`[local-asr] requests understood: ${understood}/${requests} = ${(accuracy * 100).toFixed(1)} %; other sentences rejected: ${rejected}/${others}`);
+    console.log(
+      `[local-asr] requests understood: ${understood}/${requests} = ${(accuracy * 100).toFixed(1)} %; other sentences rejected: ${rejected}/${others}`,
+    );
     for (const miss of misses) console.log(`[local-asr] miss ${miss}`);
     expect(requests).toBeGreaterThanOrEqual(80);
     // The same samples every run (speakAt resamples without dither; the recogniser's noise floor has

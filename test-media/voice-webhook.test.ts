@@ -26,7 +26,11 @@ describe("the media server's webhooks, on a real LiveKit server", () => {
     await stack().replaceWorker();
     const killedAt = Date.now();
     process.kill(crashing.pid, 'SIGKILL');
-    await eventually(() => user.transcripts.join(' '), (text) => text.includes(TAKEOVER_LINE), 60_000);
+    await eventually(
+      () => user.transcripts.join(' '),
+      (text) => text.includes(TAKEOVER_LINE),
+      60_000,
+    );
     const heardAfterMs = Date.now() - killedAt;
     console.log(`[webhook] the new agent's sorry heard ${heardAfterMs} ms after the worker was killed`);
     expect(heardAfterMs).toBeLessThan(15_000);
@@ -41,7 +45,11 @@ describe("the media server's webhooks, on a real LiveKit server", () => {
     const { user } = await startCall(service, sessionId, users);
     await heardOpening(user, 60_000);
     await service.stopVoice(sessionId);
-    const stops = await eventually(() => service.activity(sessionId, 'session_stop'), (items) => items.length >= 1, 15_000);
+    const stops = await eventually(
+      () => service.activity(sessionId, 'session_stop'),
+      (items) => items.length >= 1,
+      15_000,
+    );
     expect(stops.map((item) => item.payload.ended_by ?? 'client')).toEqual(['client']);
     expect(await service.activity(sessionId, 'voice_agent')).toEqual([]);
   }, 150_000);

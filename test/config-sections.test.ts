@@ -33,14 +33,17 @@ describe('configuration sections', () => {
     expect(all.filter((variable, i) => all.indexOf(variable) !== i)).toEqual([]);
   });
 
-  it.each(sections)('$name: its table in docs/configuration.md lists what it reads, and only that', ({ name, variables }) => {
-    const text = docSection(name);
-    expect(text, `docs/configuration.md has no "### ${name} (" section`).not.toBe('');
-    const documented = tableVariables(text);
-    // A former name is read too, and told in the row of the name it gave way to.
-    expect(variables.filter((variable) => !text.includes(`\`${variable}\``))).toEqual([]);
-    expect(documented.filter((variable) => !variables.includes(variable))).toEqual([]);
-  });
+  it.each(sections)(
+    '$name: its table in docs/configuration.md lists what it reads, and only that',
+    ({ name, variables }) => {
+      const text = docSection(name);
+      expect(text, `docs/configuration.md has no "### ${name} (" section`).not.toBe('');
+      const documented = tableVariables(text);
+      // A former name is read too, and told in the row of the name it gave way to.
+      expect(variables.filter((variable) => !text.includes(`\`${variable}\``))).toEqual([]);
+      expect(documented.filter((variable) => !variables.includes(variable))).toEqual([]);
+    },
+  );
 
   it('each build the section of AppConfig named for them', () => {
     expect(Object.keys(loadConfig({})).sort()).toEqual(Object.keys(SECTION_ENV).sort());

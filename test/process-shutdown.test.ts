@@ -37,13 +37,19 @@ function rawSocket(url: string): { socket: Socket; text: () => string; closed: P
   return { socket, text: () => received, closed: once(socket, 'close') };
 }
 
-const post = (url: string, body: unknown) => fetch(`${url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown) =>
+  fetch(`${url}/v1/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 describe('shutdown of the process', { timeout: 60_000 }, () => {
   it('(a) after a resumed stream was read briefly and dropped, and another opened: exits at once', async () => {
     const service = startService(GRACE);
     const url = await service.url;
-    for (let i = 0; i < 20; i += 1) expect((await post(url, { session_id: `s${i}`, event: 'identity' })).status).toBe(200);
+    for (let i = 0; i < 20; i += 1)
+      expect((await post(url, { session_id: `s${i}`, event: 'identity' })).status).toBe(200);
     const resumed = await SseTestClient.open(`${url}/api/activity/stream`, { 'Last-Event-ID': '7' });
     await resumed.until((s) => s.items.length > 0);
     resumed.close();
@@ -71,7 +77,9 @@ describe('shutdown of the process', { timeout: 60_000 }, () => {
     const service = startService(GRACE);
     const url = await service.url;
     const half = rawSocket(url);
-    half.socket.write('POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"session_id":');
+    half.socket.write(
+      'POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"session_id":',
+    );
     await vi.waitFor(() => expect(half.socket.readyState).toBe('open'), patient);
     const { code, ms } = await stopAndTime(service.child);
     expect(code).toBe(0);
@@ -109,7 +117,9 @@ describe('start-up safety', { timeout: 60_000 }, () => {
     try {
       const service = startService({ PORT: String(port), STORE: 'sqlite', DATA_DIR: dataDir });
       await expect(service.url).rejects.toThrow('exited early with 1');
-      expect(service.stderr()).toBe(`invalid configuration: PORT/HOST: cannot listen on 127.0.0.1:${port} (EADDRINUSE)\n`);
+      expect(service.stderr()).toBe(
+        `invalid configuration: PORT/HOST: cannot listen on 127.0.0.1:${port} (EADDRINUSE)\n`,
+      );
       // The port is taken before anything else: no store was opened, no data directory made.
       expect(service.logs()).not.toMatch(/store open/);
       expect(existsSync(dataDir)).toBe(false);
@@ -121,7 +131,12 @@ describe('start-up safety', { timeout: 60_000 }, () => {
   it('warns beyond loopback with no API_KEY, and when V8 may grow the heap past MEMORY_BUDGET_MB (naming the flag); neither once addressed', async () => {
     const exposed = startService({ HOST: '0.0.0.0', MEMORY_BUDGET_MB: '64' });
     // An API key (or loopback), and V8's limit under the budget.
-    const addressed = startService({ HOST: '0.0.0.0', API_KEY: 'k1', MEMORY_BUDGET_MB: '2048', NODE_OPTIONS: '--max-old-space-size=1536' });
+    const addressed = startService({
+      HOST: '0.0.0.0',
+      API_KEY: 'k1',
+      MEMORY_BUDGET_MB: '2048',
+      NODE_OPTIONS: '--max-old-space-size=1536',
+    });
     await Promise.all([exposed.url, addressed.url]);
     await Promise.all([exposed, addressed].map((service) => stopAndTime(service.child)));
     expect(exposed.logs()).toMatch(/"host":"0\.0\.0\.0".*listening beyond loopback with no API_KEY/);

@@ -21,11 +21,18 @@ describe('the process at start-up: its configuration and the INSPECT relay', { t
     const [url, relayUrl] = await Promise.all([service.url, service.inspectUrl]);
     expect(relayUrl).toMatch(/^ws:\/\/127\.0\.0\.1:\d+$/);
     const receiver = new InspectionReceiver(relayUrl);
-    await vi.waitFor(async () => {
-      // Until the receiver's socket is open, each new session is a chance for it to see one.
-      await fetch(`${url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: 'watched', event: 'identity' }) });
-      expect(receiver.actor('watched')).toBeDefined();
-    }, { timeout: 5000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        // Until the receiver's socket is open, each new session is a chance for it to see one.
+        await fetch(`${url}/v1/events`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ session_id: 'watched', event: 'identity' }),
+        });
+        expect(receiver.actor('watched')).toBeDefined();
+      },
+      { timeout: 5000, interval: 100 },
+    );
     const exited = once(service.child, 'exit');
     service.child.kill('SIGTERM');
     const [code] = await exited;
@@ -39,7 +46,9 @@ describe('the process at start-up: its configuration and the INSPECT relay', { t
     try {
       const service = startService({ INSPECT: `127.0.0.1:${port}` });
       await expect(service.url).rejects.toThrow('exited early with 1');
-      expect(service.stderr()).toBe(`invalid configuration: INSPECT: cannot listen on 127.0.0.1:${port} (EADDRINUSE)\n`);
+      expect(service.stderr()).toBe(
+        `invalid configuration: INSPECT: cannot listen on 127.0.0.1:${port} (EADDRINUSE)\n`,
+      );
     } finally {
       taken.close();
     }
@@ -48,13 +57,17 @@ describe('the process at start-up: its configuration and the INSPECT relay', { t
   it('refuses to start on a bad KYC_KB_FILE, naming it', async () => {
     const service = startService({ KYC_KB_FILE: '/nonexistent/kyc-kb.json' });
     await expect(service.url).rejects.toThrow('exited early with 1');
-    expect(service.stderr()).toMatch(/^invalid configuration: KYC_KB_FILE \/nonexistent\/kyc-kb\.json: cannot read the file \(ENOENT\)/);
+    expect(service.stderr()).toMatch(
+      /^invalid configuration: KYC_KB_FILE \/nonexistent\/kyc-kb\.json: cannot read the file \(ENOENT\)/,
+    );
   });
 
   it('refuses to start on a bad SDK_CONFIG_FILE, naming the file and the problem', async () => {
     const file = sdkConfigFile({ kycis_demo: { thresholds: { min_trigger_interval_seconds: 'soon' } } });
     const service = startService({ SDK_CONFIG_FILE: file.path });
     await expect(service.url).rejects.toThrow('exited early with 1');
-    expect(service.stderr()).toBe(`invalid SDK_CONFIG_FILE ${file.path}: "kycis_demo".thresholds.min_trigger_interval_seconds: must be a number\n`);
+    expect(service.stderr()).toBe(
+      `invalid SDK_CONFIG_FILE ${file.path}: "kycis_demo".thresholds.min_trigger_interval_seconds: must be a number\n`,
+    );
   });
 });

@@ -8,7 +8,11 @@ describe('the process', { timeout: 60_000 }, () => {
   it('serves, then on SIGTERM finishes in-flight work and exits 0', async () => {
     const service = startService({});
     const url = await service.url;
-    const ingest = await fetch(`${url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: 's1', event: 'identity' }) });
+    const ingest = await fetch(`${url}/v1/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ session_id: 's1', event: 'identity' }),
+    });
     expect(ingest.status).toBe(200);
     const exited = once(service.child, 'exit');
     service.child.kill('SIGTERM');
@@ -19,7 +23,10 @@ describe('the process', { timeout: 60_000 }, () => {
   it('on SIGTERM ends open activity streams cleanly and still exits 0 promptly', async () => {
     const service = startService({ SHUTDOWN_GRACE_SECONDS: '10' });
     const url = await service.url;
-    const streams = await Promise.all([SseTestClient.open(`${url}/api/activity/stream`), SseTestClient.open(`${url}/api/activity/stream?kind=event`)]);
+    const streams = await Promise.all([
+      SseTestClient.open(`${url}/api/activity/stream`),
+      SseTestClient.open(`${url}/api/activity/stream?kind=event`),
+    ]);
     await Promise.all(streams.map((stream) => stream.until((s) => s.retry !== undefined)));
     const exited = once(service.child, 'exit');
     const signalled = performance.now();

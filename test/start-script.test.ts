@@ -17,8 +17,13 @@ describe('the npm start script', () => {
     // The same command line, with an entry that reports the signal in place of the built service.
     const entry = join(tempDataDir(), 'entry.mjs');
     // The handler is in place before 'ready' is printed: a SIGTERM sent on 'ready' must find it.
-    writeFileSync(entry, "process.on('SIGTERM', () => { console.log('SIGTERM'); process.exit(0); }); setInterval(() => {}, 1000); console.log('ready');");
-    const child = spawn('sh', ['-c', script.replace('dist/src/main.js', entry)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    writeFileSync(
+      entry,
+      "process.on('SIGTERM', () => { console.log('SIGTERM'); process.exit(0); }); setInterval(() => {}, 1000); console.log('ready');",
+    );
+    const child = spawn('sh', ['-c', script.replace('dist/src/main.js', entry)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     await vi.waitFor(() => expect(out).toContain('ready'), { timeout: 10_000, interval: 20 });

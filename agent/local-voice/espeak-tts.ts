@@ -95,7 +95,8 @@ class EspeakStream extends tts.ChunkedStream {
         if (pending) this.queue.put(pending);
         pending = { requestId, segmentId: requestId, frame, final: false };
       };
-      for await (const chunk of speak(this.text, this.options, this.abortSignal)) for (const frame of frames.write(chunk)) put(frame);
+      for await (const chunk of speak(this.text, this.options, this.abortSignal))
+        for (const frame of frames.write(chunk)) put(frame);
       for (const frame of frames.flush()) put(frame);
       if (pending) this.queue.put({ ...pending, final: true });
     } finally {
@@ -107,7 +108,11 @@ class EspeakStream extends tts.ChunkedStream {
 /** A process's exit, as a promise that rejects when it failed. */
 function exited(child: ChildProcess, name: string, stderr: () => string): Promise<void> {
   return new Promise((resolve, reject) => {
-    child.once('error', (error) => reject(new Error(`${name} could not run: ${error.message} (is it installed? see docs/voice-agent.md, "Local voice")`)));
+    child.once('error', (error) =>
+      reject(
+        new Error(`${name} could not run: ${error.message} (is it installed? see docs/voice-agent.md, "Local voice")`),
+      ),
+    );
     child.once('close', (code, signal) => {
       if (code === 0 || signal === 'SIGTERM') resolve();
       else reject(new Error(`${name} exited with ${code ?? signal}: ${stderr().trim().slice(0, 300)}`));
@@ -124,7 +129,23 @@ export async function* speak(text: string, options: EspeakOptions, signal?: Abor
   const espeak = spawn(options.espeakBinary ?? 'espeak-ng', args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const sox = spawn(
     options.soxBinary ?? 'sox',
-    ['-q', '-t', 'wav', '-', '-t', 'raw', '-r', String(LOCAL_TTS_SAMPLE_RATE), '-e', 'signed-integer', '-b', '16', '-c', '1', '-'],
+    [
+      '-q',
+      '-t',
+      'wav',
+      '-',
+      '-t',
+      'raw',
+      '-r',
+      String(LOCAL_TTS_SAMPLE_RATE),
+      '-e',
+      'signed-integer',
+      '-b',
+      '16',
+      '-c',
+      '1',
+      '-',
+    ],
     { stdio: ['pipe', 'pipe', 'pipe'] },
   );
   let espeakErr = '';

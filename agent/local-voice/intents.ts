@@ -46,7 +46,12 @@ const RULES: [Intent, RegExp][] = [
 
 /** The request a recognised sentence makes, or undefined when it makes none the dialog knows. */
 export function intentOf(hypothesis: string): Intent | undefined {
-  const words = hypothesis.toLowerCase().replace(/\(\d+\)/g, '').replace(/[^a-z' ]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const words = hypothesis
+    .toLowerCase()
+    .replace(/\(\d+\)/g, '')
+    .replace(/[^a-z' ]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (words === '') return undefined;
   for (const [intent, rule] of RULES) if (rule.test(words)) return intent;
   return undefined;

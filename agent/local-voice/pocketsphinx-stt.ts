@@ -58,14 +58,24 @@ export class PocketsphinxStt extends stt.STT {
     if (text === '') this.options.onNothingHeard?.();
     return {
       type: stt.SpeechEventType.FINAL_TRANSCRIPT,
-      alternatives: [{ language: asLanguageCode('en'), text, startTime: 0, endTime: pcm.length / frame.sampleRate, confidence: text === '' ? 0 : 1 }],
+      alternatives: [
+        {
+          language: asLanguageCode('en'),
+          text,
+          startTime: 0,
+          endTime: pcm.length / frame.sampleRate,
+          confidence: text === '' ? 0 : 1,
+        },
+      ],
     };
   }
 
   /** The words heard in mono 16-bit PCM at `sampleRate` ('' for none). */
   async decode(pcm: Int16Array, sampleRate: number, abortSignal?: AbortSignal): Promise<string> {
     const dir = await (this.workDir ??= mkdtemp(join(tmpdir(), 'kyc-asr-')));
-    const grammar = await (this.grammarPath ??= writeFile(join(dir, 'kyc.gram'), INTENT_GRAMMAR).then(() => join(dir, 'kyc.gram')));
+    const grammar = await (this.grammarPath ??= writeFile(join(dir, 'kyc.gram'), INTENT_GRAMMAR).then(() =>
+      join(dir, 'kyc.gram'),
+    ));
     const audio = join(dir, `utterance-${(this.sequence += 1)}.raw`);
     // The speech alone, then silence, over a faint noise floor (local-voice/utterance.ts).
     const speech = speechSpan(pcm.subarray(0, MAX_UTTERANCE_SECONDS * sampleRate), sampleRate);
@@ -113,7 +123,13 @@ function fftSizeFor(sampleRate: number): number {
  * One run of `pocketsphinx_continuous` on a file of raw PCM: every segment it hears, joined.
  * `-remove_silence no` decodes the file as one utterance (the VAD already cut it).
  */
-function runDecoder(options: PocketsphinxOptions, grammar: string, audio: string, sampleRate: number, abortSignal?: AbortSignal): Promise<string> {
+function runDecoder(
+  options: PocketsphinxOptions,
+  grammar: string,
+  audio: string,
+  sampleRate: number,
+  abortSignal?: AbortSignal,
+): Promise<string> {
   const modelDir = options.modelDir ?? DEBIAN_MODEL_DIR;
   const args = [
     ['-hmm', join(modelDir, 'en-us')],
@@ -142,11 +158,20 @@ function runDecoder(options: PocketsphinxOptions, grammar: string, audio: string
       reject(
         error.name === 'AbortError'
           ? error
-          : new Error(`pocketsphinx_continuous could not run: ${error.message} (is it installed? see docs/voice-agent.md, "Local voice")`),
+          : new Error(
+              `pocketsphinx_continuous could not run: ${error.message} (is it installed? see docs/voice-agent.md, "Local voice")`,
+            ),
       ),
     );
     child.once('close', (code, signal) => {
-      if (code === 0) resolve(out.split('\n').map((line) => line.trim()).filter(Boolean).join(' '));
+      if (code === 0)
+        resolve(
+          out
+            .split('\n')
+            .map((line) => line.trim())
+            .filter(Boolean)
+            .join(' '),
+        );
       else reject(new Error(`pocketsphinx_continuous exited with ${code ?? signal}: ${err.trim().slice(0, 300)}`));
     });
   });

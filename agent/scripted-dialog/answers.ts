@@ -14,7 +14,8 @@ type KbFailure = NonNullable<Kb['step']>['failures'][string];
 
 /** Said first, before anything else: the user must know a machine is talking. */
 export const MACHINE_NOTICE = "Hello, I'm an automated assistant for your KYC verification.";
-export const WHAT_YOU_CAN_ASK = 'You can ask me what is wrong, which document you need, what to do next, or to talk to a person.';
+export const WHAT_YOU_CAN_ASK =
+  'You can ask me what is wrong, which document you need, what to do next, or to talk to a person.';
 export const NOT_CAUGHT = "Sorry, I didn't catch that. Could you say it again?";
 export const NOT_UNDERSTOOD = `I did not understand. ${WHAT_YOU_CAN_ASK}`;
 export const NO_CONTEXT = "I can't see your screen right now, so I can only help in general terms.";
@@ -24,20 +25,25 @@ export const NO_CONTEXT = "I can't see your screen right now, so I can only help
  * it spoken to them ("Please check the number").
  */
 export function toUser(sentence: string): string {
-  return sentence
-    .replace(/^Ask the user to /i, 'Please ')
-    .replace(/^Suggest /i, 'Try ')
-    .replace(/^Explain (the [^:]+):/i, (_all, what: string) => `${what[0]!.toUpperCase()}${what.slice(1)} is:`)
-    .replace(/\bthe user has\b/gi, 'you have')
-    .replace(/\bthe user does\b/gi, 'you do')
-    .replace(/\bthe user (can|must|may|should|will|is)\b/gi, (_all, verb: string) => `you ${verb === 'is' ? 'are' : verb}`)
-    // "The user enters ..." → "you enter ...".
-    .replace(/\bthe user ([a-z]+)s\b/gi, 'you $1')
-    .replace(/\bthe user's\b/gi, 'your')
-    .replace(/\bthe user\b/gi, 'you')
-    .replace(/\btheir\b/gi, 'your')
-    .replace(/\bthey\b/gi, 'you')
-    .replace(/^you\b/, 'You');
+  return (
+    sentence
+      .replace(/^Ask the user to /i, 'Please ')
+      .replace(/^Suggest /i, 'Try ')
+      .replace(/^Explain (the [^:]+):/i, (_all, what: string) => `${what[0]!.toUpperCase()}${what.slice(1)} is:`)
+      .replace(/\bthe user has\b/gi, 'you have')
+      .replace(/\bthe user does\b/gi, 'you do')
+      .replace(
+        /\bthe user (can|must|may|should|will|is)\b/gi,
+        (_all, verb: string) => `you ${verb === 'is' ? 'are' : verb}`,
+      )
+      // "The user enters ..." → "you enter ...".
+      .replace(/\bthe user ([a-z]+)s\b/gi, 'you $1')
+      .replace(/\bthe user's\b/gi, 'your')
+      .replace(/\bthe user\b/gi, 'you')
+      .replace(/\btheir\b/gi, 'your')
+      .replace(/\bthey\b/gi, 'you')
+      .replace(/^you\b/, 'You')
+  );
 }
 
 /** The sentences of a text, each ending with its full stop. */
@@ -47,7 +53,9 @@ function sentences(text: string): string[] {
 
 /** The failure code of the last validation failure, as the knowledge base keys it. */
 function failureCode(failure: Failure): string | undefined {
-  return [failure.failure_reason_code, ...failure.errors].map((code) => code?.trim().toLowerCase()).find((code) => code !== undefined && code !== '');
+  return [failure.failure_reason_code, ...failure.errors]
+    .map((code) => code?.trim().toLowerCase())
+    .find((code) => code !== undefined && code !== '');
 }
 
 /** What the knowledge base says of a failure: the step's own entry first, then the codes any step may report. */
@@ -64,7 +72,8 @@ function failureGuidance(kb: Kb, failure: Failure): KbFailure | undefined {
 function heldFailure(context: AgentContext): Failure | undefined {
   const failure = context.context.last_validation_failure;
   if (!failure) return undefined;
-  if (failure.screen !== null && context.context.screen !== null && failure.screen !== context.context.screen) return undefined;
+  if (failure.screen !== null && context.context.screen !== null && failure.screen !== context.context.screen)
+    return undefined;
   return failure;
 }
 
@@ -84,7 +93,11 @@ export function greeting(context: AgentContext | undefined): string[] {
       : "I can't tell which screen you are on yet.";
   const failure = heldFailure(context);
   const guidance = failure ? failureGuidance(context.context.kyc_kb, failure) : undefined;
-  const problem = failure ? (guidance ? `Your last entry was not accepted: ${lowerFirst(guidance.meaning)}` : 'Your last entry was not accepted.') : undefined;
+  const problem = failure
+    ? guidance
+      ? `Your last entry was not accepted: ${lowerFirst(guidance.meaning)}`
+      : 'Your last entry was not accepted.'
+    : undefined;
   return [MACHINE_NOTICE, where, ...(problem ? [problem] : []), WHAT_YOU_CAN_ASK];
 }
 
@@ -110,10 +123,25 @@ const DOCUMENT = /\b(?:PAN card|Aadhaar card|e-Aadhaar)\b/gi;
 export function documents(context: AgentContext | undefined): string[] {
   if (!context) return [NO_CONTEXT, 'The KYC journey usually needs your PAN card and your Aadhaar card.'];
   const step = context.context.kyc_kb.step;
-  if (!step) return ['I do not know this screen, so I cannot say which document it needs.', 'The KYC journey usually needs your PAN card and your Aadhaar card.'];
-  const said = [...sentences(step.purpose), ...step.guidance.flatMap(sentences), ...Object.values(step.failures).flatMap((f) => sentences(f.recovery))];
-  const named = [...new Set(said.flatMap((sentence) => (sentence.match(DOCUMENT) ?? []).map((name) => name.replace(/^pan/i, 'PAN').replace(/^aadhaar/i, 'Aadhaar'))))];
-  if (named.length === 0) return [`The ${step.title} step needs no document.`, ...sentences(step.purpose).slice(0, 1).map(toUser)];
+  if (!step)
+    return [
+      'I do not know this screen, so I cannot say which document it needs.',
+      'The KYC journey usually needs your PAN card and your Aadhaar card.',
+    ];
+  const said = [
+    ...sentences(step.purpose),
+    ...step.guidance.flatMap(sentences),
+    ...Object.values(step.failures).flatMap((f) => sentences(f.recovery)),
+  ];
+  const named = [
+    ...new Set(
+      said.flatMap((sentence) =>
+        (sentence.match(DOCUMENT) ?? []).map((name) => name.replace(/^pan/i, 'PAN').replace(/^aadhaar/i, 'Aadhaar')),
+      ),
+    ),
+  ];
+  if (named.length === 0)
+    return [`The ${step.title} step needs no document.`, ...sentences(step.purpose).slice(0, 1).map(toUser)];
   // A sentence that stands on its own (not "It is printed on ..."), about one of the documents.
   const mentions = new RegExp(DOCUMENT.source, 'i');
   const about = said.find((sentence) => mentions.test(sentence) && !/^(it|this|they)\b/i.test(sentence));
@@ -126,13 +154,21 @@ export function nextStep(context: AgentContext | undefined): string[] {
   const kb = context.context.kyc_kb;
   const failure = heldFailure(context);
   const guidance = failure ? failureGuidance(kb, failure) : undefined;
-  const now = guidance ? sentences(guidance.recovery).slice(0, 1).map(toUser) : kb.step ? [toUser(kb.step.guidance[0] ?? kb.step.purpose)] : [];
+  const now = guidance
+    ? sentences(guidance.recovery).slice(0, 1).map(toUser)
+    : kb.step
+      ? [toUser(kb.step.guidance[0] ?? kb.step.purpose)]
+      : [];
   const journey = kb.general.journey;
   const at = kb.step_id === null ? -1 : journey.indexOf(kb.step_id);
   let after: string | undefined;
   if (at >= 0 && at + 1 < journey.length) after = `After this step comes ${journeyTitle(journey[at + 1]!)}.`;
   else if (at >= 0) after = 'This is the last step.';
-  return [...now, ...(after ? [after] : []), ...(now.length === 0 && !after ? ['Fill in the screen in front of you and tap Continue.'] : [])];
+  return [
+    ...now,
+    ...(after ? [after] : []),
+    ...(now.length === 0 && !after ? ['Fill in the screen in front of you and tap Continue.'] : []),
+  ];
 }
 
 function journeyTitle(stepId: string): string {

@@ -36,7 +36,8 @@ export type DialogEmitted = { type: 'say'; sentences: string[] } | { type: 'pers
 export const DIALOG_ACTOR_ID = 'scripted-dialog';
 
 /** The request in what was heard, as the machine's guards read it. */
-const intentIn = (event: DialogEvent): Intent | undefined => (event.type === 'heard' ? intentOf(event.text) : undefined);
+const intentIn = (event: DialogEvent): Intent | undefined =>
+  event.type === 'heard' ? intentOf(event.text) : undefined;
 
 const masked = (sentences: string[]): string[] => sentences.map((sentence) => scrubText(sentence).text);
 
@@ -48,7 +49,10 @@ export const dialogMachine = setup({
   },
   actions: {
     /** Says the sentences (masked) and keeps them for "repeat". */
-    answer: assign(({ context }, params: { sentences: string[] }) => ({ lastAnswer: masked(params.sentences), turns: context.turns + 1 })),
+    answer: assign(({ context }, params: { sentences: string[] }) => ({
+      lastAnswer: masked(params.sentences),
+      turns: context.turns + 1,
+    })),
     speak: emit(({ context }) => ({ type: 'say' as const, sentences: context.lastAnswer })),
     repeat: emit(({ context }) => ({ type: 'say' as const, sentences: context.lastAnswer })),
     notCaught: emit({ type: 'say' as const, sentences: [NOT_CAUGHT] }),
@@ -69,7 +73,10 @@ export const dialogMachine = setup({
       on: {
         start: {
           target: 'listening',
-          actions: [{ type: 'answer', params: ({ context }) => ({ sentences: greeting(context.agentContext) }) }, 'speak'],
+          actions: [
+            { type: 'answer', params: ({ context }) => ({ sentences: greeting(context.agentContext) }) },
+            'speak',
+          ],
         },
       },
     },
@@ -90,7 +97,11 @@ function answers(missTarget: 'unsure' | 'listening', missAction: 'notCaught' | '
   const reply = (intent: Intent, build: (context: DialogContext) => string[], extra: 'personRequested'[] = []) => ({
     guard: ({ event }: { event: DialogEvent }) => intentIn(event) === intent,
     target: 'listening' as const,
-    actions: [{ type: 'answer' as const, params: ({ context }: { context: DialogContext }) => ({ sentences: build(context) }) }, 'speak' as const, ...extra],
+    actions: [
+      { type: 'answer' as const, params: ({ context }: { context: DialogContext }) => ({ sentences: build(context) }) },
+      'speak' as const,
+      ...extra,
+    ],
   });
   return [
     reply('explain', (c) => explanation(c.agentContext)),

@@ -32,7 +32,10 @@ export class ScriptedAssistant extends voice.Agent {
   constructor(private readonly options: ScriptedAssistantOptions) {
     // The framework wants instructions; no model reads them.
     super({ instructions: 'Scripted KYC dialog (no language model).' });
-    this.dialog = createActor(dialogMachine, { id: DIALOG_ACTOR_ID, ...(options.inspect ? { inspect: options.inspect } : {}) });
+    this.dialog = createActor(dialogMachine, {
+      id: DIALOG_ACTOR_ID,
+      ...(options.inspect ? { inspect: options.inspect } : {}),
+    });
     this.dialog.on('say', (event: Extract<DialogEmitted, { type: 'say' }>) => {
       if (event.sentences.length > 0) this.session.say(event.sentences.join(' '));
     });

@@ -21,7 +21,9 @@ if (!dir) {
 let passed = 0;
 let failed = 0;
 let skipped = 0;
-const files = readdirSync(dir).filter((name) => name.endsWith('.json')).sort();
+const files = readdirSync(dir)
+  .filter((name) => name.endsWith('.json'))
+  .sort();
 for (const name of files) {
   const r = report.parse(JSON.parse(readFileSync(join(dir, name), 'utf8')));
   console.log(`${name.replace(/\.json$/, '')}: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);

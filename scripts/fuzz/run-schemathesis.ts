@@ -24,16 +24,24 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 
 function schemathesisArgs(documentUrl: string, headers: string[]): string[] {
   return [
-    '--config-file', CONFIG,
-    'run', documentUrl,
+    '--config-file',
+    CONFIG,
+    'run',
+    documentUrl,
     ...headers.flatMap((header) => ['-H', header]),
-    '--phases', 'examples,coverage,fuzzing,stateful',
-    '--mode', 'all',
-    '--checks', 'all',
-    '--max-examples', maxExamples,
-    '--seed', seed,
+    '--phases',
+    'examples,coverage,fuzzing,stateful',
+    '--mode',
+    'all',
+    '--checks',
+    'all',
+    '--max-examples',
+    maxExamples,
+    '--seed',
+    seed,
     // One worker: the runs repeat with the seed, and CPython 3.11's parser is not safe across Hypothesis's threads.
-    '--workers', '1',
+    '--workers',
+    '1',
     // The request timeout is in schemathesis.toml: an operation there sets its own, which a command-line one would override.
   ];
 }
@@ -43,12 +51,18 @@ async function schemathesis(st: string, name: string, args: string[], cwd: strin
   log(`\n== Schemathesis ${name}: st ${shown.join(' ')}`);
   const started = performance.now();
   // Unbuffered: piped, Python would hold its output back until the run ends.
-  const child = spawn(st, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PYTHONUNBUFFERED: '1' } });
+  const child = spawn(st, args, {
+    cwd,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, PYTHONUNBUFFERED: '1' },
+  });
   const lines = createInterface({ input: child.stdout });
   lines.on('line', (line) => log(unframed(line)));
   // Both awaited from the start: the output can end before or after the process does.
   const [[code]] = (await Promise.all([once(child, 'exit'), once(lines, 'close')])) as [[number | null], unknown];
-  log(`== Schemathesis ${name}: ${code === 0 ? 'passed' : `failed (exit ${code})`} in ${Math.round((performance.now() - started) / 1000)} s`);
+  log(
+    `== Schemathesis ${name}: ${code === 0 ? 'passed' : `failed (exit ${code})`} in ${Math.round((performance.now() - started) / 1000)} s`,
+  );
   return code === 0;
 }
 
@@ -63,9 +77,19 @@ async function main(): Promise<number> {
   const workDir = mkdtempSync(join(tmpdir(), 'kyc-schemathesis-'));
   log(`== service pid ${service.pid} on ${service.url}`);
   try {
-    const keyed = await schemathesis(st, 'with X-API-Key', schemathesisArgs(`${service.url}/openapi.json`, [`X-API-Key: ${key}`]), workDir);
+    const keyed = await schemathesis(
+      st,
+      'with X-API-Key',
+      schemathesisArgs(`${service.url}/openapi.json`, [`X-API-Key: ${key}`]),
+      workDir,
+    );
     // Without a key the document is read where the reference page reads it.
-    const keyless = await schemathesis(st, 'without a key', [...schemathesisArgs(`${service.url}/docs/openapi.json`, []), '--url', service.url], workDir);
+    const keyless = await schemathesis(
+      st,
+      'without a key',
+      [...schemathesisArgs(`${service.url}/docs/openapi.json`, []), '--url', service.url],
+      workDir,
+    );
     return keyed && keyless ? 0 : 1;
   } finally {
     await service.stop();

@@ -33,7 +33,12 @@ export function ensureSchemathesis(log: (line: string) => void = () => {}): stri
     if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (exit ${result.status})`);
   };
   run('python3', ['-m', 'venv', venv]);
-  run(join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', `schemathesis==${SCHEMATHESIS_VERSION}`]);
+  run(join(venv, 'bin', 'pip'), [
+    'install',
+    '--quiet',
+    '--disable-pip-version-check',
+    `schemathesis==${SCHEMATHESIS_VERSION}`,
+  ]);
   if (!installed(st)) throw new Error(`schemathesis ${SCHEMATHESIS_VERSION} is not in ${venv} after pip install`);
   return st;
 }

@@ -28,12 +28,21 @@ async function exited(child: ChildProcess, ms: number): Promise<boolean> {
  * directory. `dist/` must be built first.
  */
 export async function startBuiltService(root: string, env: Record<string, string>): Promise<ServiceProcess> {
-  const script = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const script = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } })
+    .scripts.start;
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'kyc-fuzz-'));
   const child = spawn('sh', ['-c', script], {
     cwd: root,
-    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), STORE: 'sqlite', DATA_DIR: dataDir, LOG_LEVEL: env.LOG_LEVEL ?? 'error' },
+    env: {
+      ...process.env,
+      ...env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      STORE: 'sqlite',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: env.LOG_LEVEL ?? 'error',
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -53,7 +62,10 @@ export async function startBuiltService(root: string, env: Record<string, string
       await stop();
       throw new Error(`the service exited (code ${child.exitCode}) before answering ${url}/health`);
     }
-    const healthy = await fetch(`${url}/health`).then((res) => res.ok, () => false);
+    const healthy = await fetch(`${url}/health`).then(
+      (res) => res.ok,
+      () => false,
+    );
     if (healthy) return { url, pid: child.pid!, stop };
     if (Date.now() > deadline) {
       await stop();

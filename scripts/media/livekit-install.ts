@@ -39,6 +39,7 @@ export function ensureLiveKitServer(log: (line: string) => void = () => {}): str
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   if (result.error) throw new Error(`could not run go (is Go 1.26+ on PATH?): ${result.error.message}`);
-  if (result.status !== 0 || !installed(bin)) throw new Error(`go install ${MODULE}@${LIVEKIT_SERVER_VERSION} into ${dir} failed (exit ${result.status})`);
+  if (result.status !== 0 || !installed(bin))
+    throw new Error(`go install ${MODULE}@${LIVEKIT_SERVER_VERSION} into ${dir} failed (exit ${result.status})`);
   return bin;
 }

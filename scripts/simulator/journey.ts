@@ -17,7 +17,15 @@ export interface FlowCounts {
   contextFetches: number;
 }
 
-export const noFlow = (): FlowCounts => ({ events: 0, validationFailures: 0, triggerEvaluations: 0, triggersFired: 0, voiceSessions: 0, conversationTurns: 0, contextFetches: 0 });
+export const noFlow = (): FlowCounts => ({
+  events: 0,
+  validationFailures: 0,
+  triggerEvaluations: 0,
+  triggersFired: 0,
+  voiceSessions: 0,
+  conversationTurns: 0,
+  contextFetches: 0,
+});
 
 export interface JourneySettings {
   seed: number;
@@ -55,11 +63,29 @@ const CLIENT_ID = 'kycis_demo';
 
 class JourneyCut extends Error {}
 
-type Platform = { client: string; sdkName: string; sdkVersion: string; platform: string; screenId: (id: string) => string };
+type Platform = {
+  client: string;
+  sdkName: string;
+  sdkVersion: string;
+  platform: string;
+  screenId: (id: string) => string;
+};
 
-const ANDROID: Platform = { client: 'android-sdk', sdkName: 'kycis-android', sdkVersion: '2.4.1', platform: 'android', screenId: (id) => id };
+const ANDROID: Platform = {
+  client: 'android-sdk',
+  sdkName: 'kycis-android',
+  sdkVersion: '2.4.1',
+  platform: 'android',
+  screenId: (id) => id,
+};
 // The React Native app sends the same screen ids in upper case.
-const REACT_NATIVE: Platform = { client: 'react-native-sdk', sdkName: 'kycis-react-native', sdkVersion: '1.9.0', platform: 'ios', screenId: (id) => id.toUpperCase() };
+const REACT_NATIVE: Platform = {
+  client: 'react-native-sdk',
+  sdkName: 'kycis-react-native',
+  sdkVersion: '1.9.0',
+  platform: 'ios',
+  screenId: (id) => id.toUpperCase(),
+};
 
 /** One user through the `kyc_onboarding` flow, in the order of spec 6.3 and the client flow of 6.4. */
 class Journey {
@@ -88,10 +114,13 @@ class Journey {
 
   async run(): Promise<JourneyOutcome> {
     try {
-      const screens = this.random.chance(CHANCE.completesFlow) ? KYC_WORKFLOW.length : this.random.int(2, KYC_WORKFLOW.length - 1);
+      const screens = this.random.chance(CHANCE.completesFlow)
+        ? KYC_WORKFLOW.length
+        : this.random.int(2, KYC_WORKFLOW.length - 1);
       await this.call({ endpoint: 'GET /v1/sdk/config', send: (api, init) => api.GET('/v1/sdk/config', init) });
       await this.event({ event: 'identity', properties: { login: 'otp' } });
-      if (this.random.chance(CHANCE.workflowModel)) await this.event({ event: 'workflow_model', properties: workflowModel() });
+      if (this.random.chance(CHANCE.workflowModel))
+        await this.event({ event: 'workflow_model', properties: workflowModel() });
       for (let index = 0; index < screens; index += 1) await this.visit(KYC_WORKFLOW[index]!, index);
       // Played to the end, but not as a user would have lived it if the service said no on the way.
       return this.refused ? 'refused' : 'completed';
@@ -106,13 +135,17 @@ class Journey {
   private async visit(spec: ScreenSpec, index: number): Promise<void> {
     const screen = this.platform.screenId(spec.id);
     const onScreen = { screen, screen_id: screen };
-    if (this.platform === REACT_NATIVE || this.random.chance(CHANCE.androidScreenState)) await this.event({ event: 'screen_state', ...onScreen });
-    if (this.random.chance(CHANCE.registeredSchema)) await this.event({ event: 'screen_schema', ...onScreen, properties: screenSchema(spec, index) });
+    if (this.platform === REACT_NATIVE || this.random.chance(CHANCE.androidScreenState))
+      await this.event({ event: 'screen_state', ...onScreen });
+    if (this.random.chance(CHANCE.registeredSchema))
+      await this.event({ event: 'screen_schema', ...onScreen, properties: screenSchema(spec, index) });
     else await this.event({ event: 'screen_schema_lazy', ...onScreen });
-    if (this.random.chance(CHANCE.stepAnalytics)) await this.event({ event: 'analytics_data', event_name: 'kyc_step_started', data: { step: spec.id } });
+    if (this.random.chance(CHANCE.stepAnalytics))
+      await this.event({ event: 'analytics_data', event_name: 'kyc_step_started', data: { step: spec.id } });
 
     const fallible = spec.components.filter((component) => component.invalid);
-    const failing = fallible.length > 0 && this.random.chance(CHANCE.failsOnScreen) ? this.random.pick(fallible) : undefined;
+    const failing =
+      fallible.length > 0 && this.random.chance(CHANCE.failsOnScreen) ? this.random.pick(fallible) : undefined;
     const errors: string[] = [];
     for (const component of spec.components) {
       if (component === failing) {
@@ -133,9 +166,15 @@ class Journey {
     }
     if (!this.voiceUsed && this.random.chance(CHANCE.manualStart)) await this.voice(screen);
     if (this.random.chance(CHANCE.passiveEvaluation)) {
-      await this.evaluate({ screen, time_spent: this.random.int(2, 35), errors: [], idle_seconds: this.random.int(0, 20) });
+      await this.evaluate({
+        screen,
+        time_spent: this.random.int(2, 35),
+        errors: [],
+        idle_seconds: this.random.int(0, 20),
+      });
     }
-    if (this.random.chance(CHANCE.stepAnalytics)) await this.event({ event: 'analytics_data', event_name: 'kyc_step_completed', data: { step: spec.id } });
+    if (this.random.chance(CHANCE.stepAnalytics))
+      await this.event({ event: 'analytics_data', event_name: 'kyc_step_completed', data: { step: spec.id } });
   }
 
   private async input(screen: string, component: ComponentSpec, raw: string): Promise<void> {
@@ -148,7 +187,11 @@ class Journey {
       component_type: component.type,
       hint: clientMasks ? component.clientMasked!(raw) : raw,
       masked: clientMasks,
-      properties: { field_status: 'FILLED', ...(component.slot ? { semantic_slot: component.slot } : {}), ...(/^\d+$/.test(raw) ? { digits_filled: raw.length } : {}) },
+      properties: {
+        field_status: 'FILLED',
+        ...(component.slot ? { semantic_slot: component.slot } : {}),
+        ...(/^\d+$/.test(raw) ? { digits_filled: raw.length } : {}),
+      },
     });
   }
 
@@ -164,16 +207,30 @@ class Journey {
       component_type: component.type,
       hint: raw,
       masked: false,
-      ...(component.rule ? { validation_rule_id: component.rule.rule_id, ...(component.rule.pattern ? { expected_pattern: component.rule.pattern } : {}) } : {}),
+      ...(component.rule
+        ? {
+            validation_rule_id: component.rule.rule_id,
+            ...(component.rule.pattern ? { expected_pattern: component.rule.pattern } : {}),
+          }
+        : {}),
       properties: { error_code: codes[0], signal_strength: 'strong' },
     });
   }
 
-  private async evaluate(signals: { screen: string; time_spent: number; errors: string[]; idle_seconds: number }): Promise<void> {
+  private async evaluate(signals: {
+    screen: string;
+    time_spent: number;
+    errors: string[];
+    idle_seconds: number;
+  }): Promise<void> {
     this.settings.counts.triggerEvaluations += 1;
     const answer = await this.call({
       endpoint: 'POST /v1/assistant/trigger/evaluate',
-      send: (api, init) => api.POST('/v1/assistant/trigger/evaluate', { ...init, body: { user_id: this.userId, session_id: this.sessionId, signals } }),
+      send: (api, init) =>
+        api.POST('/v1/assistant/trigger/evaluate', {
+          ...init,
+          body: { user_id: this.userId, session_id: this.sessionId, signals },
+        }),
     });
     const decision = answer.body as { trigger?: unknown; action?: unknown } | undefined;
     // Clients start voice only on trigger == true and action == start_voice_agent.
@@ -187,7 +244,11 @@ class Journey {
     this.voiceUsed = true;
     const started = await this.call({
       endpoint: 'POST /v1/assistant/session/start',
-      send: (api, init) => api.POST('/v1/assistant/session/start', { ...init, body: { user_id: this.userId, session_id: this.sessionId, screen } }),
+      send: (api, init) =>
+        api.POST('/v1/assistant/session/start', {
+          ...init,
+          body: { user_id: this.userId, session_id: this.sessionId, screen },
+        }),
     });
     if (typeof started.outcome !== 'number' || started.outcome >= 300) return;
     this.voiceRunning = true;
@@ -207,7 +268,11 @@ class Journey {
               event: 'voice_conversation_turn',
               screen,
               timestamp: unixNow(),
-              properties: { role: turn % 2 === 0 ? 'agent' : 'user', text_chars: this.random.int(20, 160), turn_index: turn },
+              properties: {
+                role: turn % 2 === 0 ? 'agent' : 'user',
+                text_chars: this.random.int(20, 160),
+                turn_index: turn,
+              },
             },
           }),
       });
@@ -216,7 +281,8 @@ class Journey {
     this.settings.counts.contextFetches += 1;
     await this.call({
       endpoint: 'GET /v1/assistant/context/{session_id}',
-      send: (api, init) => api.GET('/v1/assistant/context/{session_id}', { ...init, params: { path: { session_id: this.sessionId } } }),
+      send: (api, init) =>
+        api.GET('/v1/assistant/context/{session_id}', { ...init, params: { path: { session_id: this.sessionId } } }),
     });
     await this.stopVoice();
   }
@@ -226,7 +292,11 @@ class Journey {
     await this.call(
       {
         endpoint: 'POST /v1/assistant/session/stop',
-        send: (api, init) => api.POST('/v1/assistant/session/stop', { ...init, body: { user_id: this.userId, session_id: this.sessionId } }),
+        send: (api, init) =>
+          api.POST('/v1/assistant/session/stop', {
+            ...init,
+            body: { user_id: this.userId, session_id: this.sessionId },
+          }),
       },
       { evenIfCut: true },
     );
@@ -234,7 +304,10 @@ class Journey {
 
   private async event(fields: Pick<Schemas['EventIn'], 'event'> & Record<string, unknown>): Promise<void> {
     this.settings.counts.events += 1;
-    await this.call({ endpoint: 'POST /v1/events', send: (api, init) => api.POST('/v1/events', { ...init, body: Object.assign(this.envelope(), fields) }) });
+    await this.call({
+      endpoint: 'POST /v1/events',
+      send: (api, init) => api.POST('/v1/events', { ...init, body: Object.assign(this.envelope(), fields) }),
+    });
   }
 
   private envelope(): Pick<Schemas['EventIn'], 'session_id'> & Record<string, unknown> {
@@ -254,7 +327,10 @@ class Journey {
   }
 
   /** A user's pause, then the request with the headers SDKs send. */
-  private async call(call: Parameters<ServiceClient['call']>[0], options: { evenIfCut?: boolean } = {}): Promise<Answer> {
+  private async call(
+    call: Parameters<ServiceClient['call']>[0],
+    options: { evenIfCut?: boolean } = {},
+  ): Promise<Answer> {
     const { signal, thinkMs } = this.settings;
     if (!options.evenIfCut) {
       if (signal.aborted) throw new JourneyCut();
@@ -287,7 +363,12 @@ const unixNow = () => Math.floor(Date.now() / 1000);
 function workflowModel(): Record<string, unknown> {
   return {
     workflow_name: 'kyc_onboarding',
-    stages: KYC_WORKFLOW.map((screen, index) => ({ id: screen.id, expected_next: KYC_WORKFLOW[index + 1]?.id ?? null, display_name: screen.display_name, blocker_code: null })),
+    stages: KYC_WORKFLOW.map((screen, index) => ({
+      id: screen.id,
+      expected_next: KYC_WORKFLOW[index + 1]?.id ?? null,
+      display_name: screen.display_name,
+      blocker_code: null,
+    })),
   };
 }
 

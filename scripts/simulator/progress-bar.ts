@@ -21,14 +21,25 @@ export class ProgressBar {
       },
       cliProgress.Presets.shades_classic,
     );
-    this.bar.start('sessions' in bound ? bound.sessions : Math.ceil(bound.durationSeconds), 0, { requests: 0, rps: '0.0', failed: 0 });
+    this.bar.start('sessions' in bound ? bound.sessions : Math.ceil(bound.durationSeconds), 0, {
+      requests: 0,
+      rps: '0.0',
+      failed: 0,
+    });
   }
 
   update(progress: SimulationProgress): void {
     if (!this.bar) return;
     const seconds = progress.elapsedMs / 1000;
-    const value = 'sessions' in this.bound ? progress.journeysFinished : Math.min(Math.floor(seconds), Math.ceil(this.bound.durationSeconds));
-    this.bar.update(value, { requests: progress.requests, rps: seconds > 0 ? (progress.requests / seconds).toFixed(1) : '0.0', failed: progress.failed });
+    const value =
+      'sessions' in this.bound
+        ? progress.journeysFinished
+        : Math.min(Math.floor(seconds), Math.ceil(this.bound.durationSeconds));
+    this.bar.update(value, {
+      requests: progress.requests,
+      rps: seconds > 0 ? (progress.requests / seconds).toFixed(1) : '0.0',
+      failed: progress.failed,
+    });
   }
 
   stop(): void {

@@ -67,7 +67,13 @@ export class RequestStats {
 export const isFailure = (outcome: Outcome): boolean => typeof outcome !== 'number' || outcome < 200 || outcome > 299;
 
 function newHistogram(): Histogram {
-  return build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3, autoResize: true, useWebAssembly: false });
+  return build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 120_000_000,
+    numberOfSignificantValueDigits: 3,
+    autoResize: true,
+    useWebAssembly: false,
+  });
 }
 
 const ms = (micros: number) => Math.round(micros / 10) / 100;

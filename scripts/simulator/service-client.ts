@@ -43,10 +43,16 @@ export class ServiceClient {
     // A timer of our own rather than AbortSignal.timeout, whose timer does not keep the process
     // alive: when a server hangs up, fetch can wait on nothing else, and the run would just end.
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(new DOMException('request timed out', 'TimeoutError')), this.options.timeoutMs);
+    const timer = setTimeout(
+      () => abort.abort(new DOMException('request timed out', 'TimeoutError')),
+      this.options.timeoutMs,
+    );
     let answer: Answer;
     try {
-      const { response, data, error } = await call.send(this.api, { headers: { ...call.headers }, signal: abort.signal });
+      const { response, data, error } = await call.send(this.api, {
+        headers: { ...call.headers },
+        signal: abort.signal,
+      });
       answer = { outcome: response.status, body: data ?? error };
     } catch (error) {
       answer = { outcome: (error as Error).name === 'TimeoutError' ? 'timeout' : 'network', body: undefined };

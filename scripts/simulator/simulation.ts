@@ -65,8 +65,12 @@ export interface SimulationSummary {
  * Always ends by itself: journeys are finite, every request has a timeout, and the duration cuts
  * running journeys short.
  */
-export async function runSimulation(options: SimulationOptions, hooks: SimulationHooks = {}): Promise<SimulationSummary> {
-  if (options.sessions === undefined && options.durationSeconds === undefined) throw new Error('runSimulation: give sessions, durationSeconds or both');
+export async function runSimulation(
+  options: SimulationOptions,
+  hooks: SimulationHooks = {},
+): Promise<SimulationSummary> {
+  if (options.sessions === undefined && options.durationSeconds === undefined)
+    throw new Error('runSimulation: give sessions, durationSeconds or both');
   const started = performance.now();
   const stats = new RequestStats();
   const counts = noFlow();
@@ -79,14 +83,21 @@ export async function runSimulation(options: SimulationOptions, hooks: Simulatio
     elapsedMs: performance.now() - started,
   });
   const report = () => hooks.onProgress?.(progress());
-  const client = new ServiceClient({ url: options.url, apiKey: options.apiKey, timeoutMs: options.timeoutMs, stats, onRequest: report });
+  const client = new ServiceClient({
+    url: options.url,
+    apiKey: options.apiKey,
+    timeoutMs: options.timeoutMs,
+    stats,
+    onRequest: report,
+  });
 
   const end = new AbortController();
   // Every running journey waits on it between steps: that many listeners is expected, not a leak.
   setMaxListeners(options.concurrency + 10, end.signal);
   const stopEarly = () => end.abort();
   hooks.signal?.addEventListener('abort', stopEarly, { once: true });
-  const deadline = options.durationSeconds === undefined ? undefined : setTimeout(stopEarly, options.durationSeconds * 1000);
+  const deadline =
+    options.durationSeconds === undefined ? undefined : setTimeout(stopEarly, options.durationSeconds * 1000);
 
   const ended = new Promise<void>((resolve) => end.signal.addEventListener('abort', () => resolve(), { once: true }));
   const running = new Set<Promise<void>>();
@@ -98,7 +109,14 @@ export async function runSimulation(options: SimulationOptions, hooks: Simulatio
       while (running.size >= options.concurrency && !end.signal.aborted) await Promise.race([...running, ended]);
       if (end.signal.aborted) break;
       journeys.started += 1;
-      const journey = runJourney({ seed: options.seed, index, thinkMs: options.thinkMs, client, counts, signal: end.signal }).then((outcome) => {
+      const journey = runJourney({
+        seed: options.seed,
+        index,
+        thinkMs: options.thinkMs,
+        client,
+        counts,
+        signal: end.signal,
+      }).then((outcome) => {
         journeys[outcome] += 1;
         running.delete(journey);
         report();
@@ -119,7 +137,11 @@ export async function runSimulation(options: SimulationOptions, hooks: Simulatio
     durationMs,
     journeys,
     flow: counts,
-    requests: { total: stats.requests, failed: stats.failed, perSecond: durationMs > 0 ? (stats.requests * 1000) / durationMs : 0 },
+    requests: {
+      total: stats.requests,
+      failed: stats.failed,
+      perSecond: durationMs > 0 ? (stats.requests * 1000) / durationMs : 0,
+    },
     endpoints: stats.byEndpoint(),
     errorsByStatus: stats.errorsByStatus(),
     latency: stats.latency(),

@@ -6,7 +6,8 @@ const ADVICE: Record<string, string> = {
   network: 'no answer: is the service running at the --url?',
   timeout: 'no answer within --timeout: the service is overloaded or stuck',
   '401': 'the service wants an API key: pass --key or set API_KEY',
-  '429': 'rate limited per client IP: for load runs from another machine start the service with RATE_LIMIT_PER_MINUTE=0',
+  '429':
+    'rate limited per client IP: for load runs from another machine start the service with RATE_LIMIT_PER_MINUTE=0',
   '503': 'the service is shutting down or at its session cap (MAX_SESSIONS)',
 };
 
@@ -15,7 +16,9 @@ const latencyCells = (latency: LatencySummary) => [latency.p50, latency.p90, lat
 
 function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => `  ${row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')}`.trimEnd());
+  return rows.map((row) =>
+    `  ${row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')}`.trimEnd(),
+  );
 }
 
 /** The plain-text summary printed at the end of a run. */
@@ -30,7 +33,12 @@ export function formatSummary(summary: SimulationSummary): string {
     '',
     ...table([
       ['endpoint', 'requests', 'failed', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms'],
-      ...Object.entries(summary.endpoints).map(([endpoint, entry]) => [endpoint, String(entry.requests), String(entry.failed), ...latencyCells(entry.latency)]),
+      ...Object.entries(summary.endpoints).map(([endpoint, entry]) => [
+        endpoint,
+        String(entry.requests),
+        String(entry.failed),
+        ...latencyCells(entry.latency),
+      ]),
       ['all', String(requests.total), String(requests.failed), ...latencyCells(summary.latency)],
     ]),
     '',
@@ -40,10 +48,14 @@ export function formatSummary(summary: SimulationSummary): string {
     lines.push('  errors by status: none');
   } else {
     lines.push('  errors by status:');
-    for (const [status, count] of errors) lines.push(`    ${status.padEnd(8)} ${String(count).padStart(6)}${ADVICE[status] ? `  ${ADVICE[status]}` : ''}`);
+    for (const [status, count] of errors)
+      lines.push(`    ${status.padEnd(8)} ${String(count).padStart(6)}${ADVICE[status] ? `  ${ADVICE[status]}` : ''}`);
   }
   if (requests.failed > 0) {
-    lines.push('', `  NOT a clean run: ${requests.failed} of ${requests.total} requests were refused or unanswered (exit code 1)`);
+    lines.push(
+      '',
+      `  NOT a clean run: ${requests.failed} of ${requests.total} requests were refused or unanswered (exit code 1)`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

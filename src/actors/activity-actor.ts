@@ -99,7 +99,10 @@ export class ActivityActor implements ActivityFeed {
   private readonly stopInspecting: () => void;
   private readonly inspected: boolean;
   /** The one `item.committed` event sent while nobody inspects. */
-  private readonly reused: { type: 'item.committed'; item: ActivityItem | undefined } = { type: 'item.committed', item: undefined };
+  private readonly reused: { type: 'item.committed'; item: ActivityItem | undefined } = {
+    type: 'item.committed',
+    item: undefined,
+  };
   /** Items committed while readers were being given another. */
   private readonly backlog: ActivityItem[] = [];
   private delivering = false;
@@ -107,7 +110,10 @@ export class ActivityActor implements ActivityFeed {
   private current: ActivityItem | undefined;
 
   constructor(private readonly options: ActivityActorOptions) {
-    const byKind = Object.fromEntries([...ACTIVITY_KINDS, 'other'].map((kind) => [kind, 0])) as Record<KindCounted, number>;
+    const byKind = Object.fromEntries([...ACTIVITY_KINDS, 'other'].map((kind) => [kind, 0])) as Record<
+      KindCounted,
+      number
+    >;
     this.context = { newestId: options.log.bounds().lastId, taken: 0, skipped: 0, byKind, readers: [] };
     this.snapshot = { status: 'active', context: this.context, output: undefined, error: undefined };
     const unchanged: Transition = [this.snapshot, []];
@@ -143,7 +149,12 @@ export class ActivityActor implements ActivityFeed {
     });
     this.inspected = options.inspect !== undefined;
     this.stopInspecting = options.inspect
-      ? inspectStore(this.store, { name: 'activity', inspect: options.inspect, context: () => this.tail(), event: viewOfEvent })
+      ? inspectStore(this.store, {
+          name: 'activity',
+          inspect: options.inspect,
+          context: () => this.tail(),
+          event: viewOfEvent,
+        })
       : () => {};
     this.reportHeld();
     const subscription = options.log.onRecorded((item) => this.take(item));
@@ -167,7 +178,13 @@ export class ActivityActor implements ActivityFeed {
 
   tail(): ActivityTail {
     const { newestId, taken, skipped, byKind, readers } = this.context;
-    return { newest_id: newestId, taken, skipped, by_kind: { ...byKind }, readers: readers.map(({ name, failures }) => ({ reader: name, failures })) };
+    return {
+      newest_id: newestId,
+      taken,
+      skipped,
+      by_kind: { ...byKind },
+      readers: readers.map(({ name, failures }) => ({ reader: name, failures })),
+    };
   }
 
   /** The readers attached, by name, in the order they are given each item. */
@@ -228,7 +245,10 @@ export class ActivityActor implements ActivityFeed {
     reader.failures += 1;
     // Logged the first time and then now and again: a reader failing on every item must not flood the log.
     if (reader.failures % FAILURE_LOG_EVERY !== 1) return;
-    this.options.logger.error({ err: error, reader: reader.name, activity_id: Number(item.id), failures: reader.failures }, 'activity reader failed; the other readers were given the item');
+    this.options.logger.error(
+      { err: error, reader: reader.name, activity_id: Number(item.id), failures: reader.failures },
+      'activity reader failed; the other readers were given the item',
+    );
   }
 
   private reportHeld(): void {

@@ -48,11 +48,14 @@ export class AgentNotices {
     const last = this.lastSent.get(sessionId);
     if (last === undefined || now - last >= AGENT_NOTICE_MIN_GAP_MS) return this.send(sessionId, room, notice, now);
     this.waiting.set(sessionId, { room, notice });
-    this.clock.setTimeout(() => {
-      const due = this.waiting.get(sessionId);
-      this.waiting.delete(sessionId);
-      if (due) this.send(sessionId, due.room, due.notice, this.clock.now());
-    }, last + AGENT_NOTICE_MIN_GAP_MS - now);
+    this.clock.setTimeout(
+      () => {
+        const due = this.waiting.get(sessionId);
+        this.waiting.delete(sessionId);
+        if (due) this.send(sessionId, due.room, due.notice, this.clock.now());
+      },
+      last + AGENT_NOTICE_MIN_GAP_MS - now,
+    );
   }
 
   private send(sessionId: string, room: string, notice: AgentNotice, now: number): void {

@@ -58,7 +58,11 @@ export function localCallRecords(parts: LocalCallParts): CallRecords | undefined
     eraseUser: (userId) => {
       const sessionIds = letGo.call(host, userId);
       let named: { erasureId: string; at: number } | undefined;
-      const removed = erasure.eraseUser(userId, sessionIds, () => (named = { erasureId: `era_${randomUUID().replaceAll('-', '')}`, at: clock.now() }));
+      const removed = erasure.eraseUser(
+        userId,
+        sessionIds,
+        () => (named = { erasureId: `era_${randomUUID().replaceAll('-', '')}`, at: clock.now() }),
+      );
       parts.nudge();
       return Promise.resolve({ erasure_id: named!.erasureId, erased_at_ms: named!.at, removed });
     },

@@ -86,9 +86,16 @@ export class CallUpkeep {
     const { summarize } = this.options;
     // Each ended call's summary once, from the record's facts and the masked transcript; no
     // answer leaves the record's, and either way its held call.ended becomes due.
-    for (let waiting = summarize ? calls.pendingSummaries(BATCH) : []; waiting.length > 0 && summarize && !this.stopped; waiting = calls.pendingSummaries(BATCH)) {
+    for (
+      let waiting = summarize ? calls.pendingSummaries(BATCH) : [];
+      waiting.length > 0 && summarize && !this.stopped;
+      waiting = calls.pendingSummaries(BATCH)
+    ) {
       for (const call of waiting) {
-        const summary = await summarize({ facts: call.report?.summary ?? '', transcript: call.transcript.map(({ role, text }) => ({ role, text })) });
+        const summary = await summarize({
+          facts: call.report?.summary ?? '',
+          transcript: call.transcript.map(({ role, text }) => ({ role, text })),
+        });
         if (this.stopped) return;
         calls.summarized(call.call_id, summary, clock.now());
       }
@@ -101,7 +108,12 @@ export class CallUpkeep {
   private async attempt(delivery: Delivery): Promise<void> {
     const { calls, clock } = this.options;
     const at = clock.now();
-    const result = await this.options.send({ url: delivery.url, messageId: delivery.message_id, body: delivery.payload, at });
+    const result = await this.options.send({
+      url: delivery.url,
+      messageId: delivery.message_id,
+      body: delivery.payload,
+      at,
+    });
     // An erasure may have removed it while it was on its way.
     if (this.stopped || !calls.delivery(delivery.id)) return;
     const done = clock.now();
@@ -112,7 +124,11 @@ export class CallUpkeep {
     const next = done + retryDelayMs(delivery.attempts + 1, (this.options.random ?? Math.random)());
     const giveUp = next - delivery.created_at > WEBHOOK_RETRY_WINDOW_MS;
     calls.attemptFailed(delivery.id, done, result.status, result.error, giveUp ? null : next);
-    if (giveUp) this.options.logger.warn({ delivery: delivery.id, type: delivery.type, attempts: delivery.attempts + 1 }, 'webhook not delivered within 24 hours; kept as failed');
+    if (giveUp)
+      this.options.logger.warn(
+        { delivery: delivery.id, type: delivery.type, attempts: delivery.attempts + 1 },
+        'webhook not delivered within 24 hours; kept as failed',
+      );
   }
 
   private get retentionMs(): number {
@@ -126,7 +142,10 @@ export class CallUpkeep {
   private scheduleNext(): void {
     const { calls } = this.options;
     const oldest = this.options.retentionDays > 0 ? calls.oldestEnded() : undefined;
-    const at = Math.min(calls.nextDue() ?? Number.POSITIVE_INFINITY, oldest === undefined ? Number.POSITIVE_INFINITY : oldest + this.retentionMs + 1);
+    const at = Math.min(
+      calls.nextDue() ?? Number.POSITIVE_INFINITY,
+      oldest === undefined ? Number.POSITIVE_INFINITY : oldest + this.retentionMs + 1,
+    );
     if (Number.isFinite(at)) this.schedule(at);
   }
 

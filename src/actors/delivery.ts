@@ -51,7 +51,12 @@ export class CommandDelivery {
    * machine calls the callback once its state holds the change. The command reaches its session
    * with the others of this event-loop turn (command-batch.ts), in the order they were asked.
    */
-  ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand, keeping?: ReplyKeeping<T>): Promise<AskResult<T>> {
+  ask<T>(
+    sessionId: string,
+    routing: Routing,
+    build: (reply: Reply<T>, at: number) => SessionCommand,
+    keeping?: ReplyKeeping<T>,
+  ): Promise<AskResult<T>> {
     // Read now: the batch delivers it from another async context.
     const named = this.options.store.keepReply ? currentNamedRequest() : undefined;
     const sent = this.send(sessionId, routing, build, named && { ...named, keeping });
@@ -99,7 +104,8 @@ export class CommandDelivery {
     if (isRefusal(value)) return;
     // What must not be at rest (a token) is left out here and made anew for a copy.
     const reply = JSON.stringify((named.keeping ? named.keeping.kept(value) : value) ?? null);
-    if (reply.length <= MAX_KEPT_REPLY_BYTES) this.options.store.keepReply!(named.key, { fingerprint: named.fingerprint, reply });
+    if (reply.length <= MAX_KEPT_REPLY_BYTES)
+      this.options.store.keepReply!(named.key, { fingerprint: named.fingerprint, reply });
   }
 
   /** Delivers now what was asked so far (shutdown): as it would have been this turn. */
@@ -108,7 +114,12 @@ export class CommandDelivery {
   }
 
   /** Queues the command for this turn's batch (command-batch.ts); the session is found or made when it is delivered. */
-  private send<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand, named: KeptRequest<T> | undefined): Promise<AskResult<T>> {
+  private send<T>(
+    sessionId: string,
+    routing: Routing,
+    build: (reply: Reply<T>, at: number) => SessionCommand,
+    named: KeptRequest<T> | undefined,
+  ): Promise<AskResult<T>> {
     return new Promise<AskResult<T>>((resolve) => {
       this.batch.add(() => {
         try {
@@ -126,7 +137,13 @@ export class CommandDelivery {
    * a named request whose reply the store keeps (it was applied before a restart) gets that reply
    * and changes nothing; a named request's reply is kept with its change, in the same commit.
    */
-  private deliver<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand, resolve: (result: AskResult<T>) => void, named: KeptRequest<T> | undefined): void {
+  private deliver<T>(
+    sessionId: string,
+    routing: Routing,
+    build: (reply: Reply<T>, at: number) => SessionCommand,
+    resolve: (result: AskResult<T>) => void,
+    named: KeptRequest<T> | undefined,
+  ): void {
     const { store } = this.options;
     const kept = named && store.keptReply?.(named.key);
     if (kept && kept.fingerprint === named.fingerprint) {
@@ -134,7 +151,10 @@ export class CommandDelivery {
       return void named.keeping.answer(JSON.parse(kept.reply)).then(
         (value) => resolve({ ok: true, value }),
         (error: unknown) => {
-          this.options.logger.error({ err: error, session_id: sessionId }, 'the kept reply of a named request could not be answered');
+          this.options.logger.error(
+            { err: error, session_id: sessionId },
+            'the kept reply of a named request could not be answered',
+          );
           resolve({ ok: false, reason: 'failed' });
         },
       );

@@ -19,10 +19,13 @@ export class EarliestTimer {
     if (this.dueAt !== undefined && this.dueAt <= at) return;
     this.cancel();
     this.dueAt = at;
-    this.timer = this.clock.setTimeout(() => {
-      this.timer = this.dueAt = undefined;
-      this.fire();
-    }, Math.max(0, at - this.clock.now()));
+    this.timer = this.clock.setTimeout(
+      () => {
+        this.timer = this.dueAt = undefined;
+        this.fire();
+      },
+      Math.max(0, at - this.clock.now()),
+    );
   }
 
   cancel(): void {

@@ -32,7 +32,8 @@ export function createFlowGraphs(clock: AppClock, activity: ActivityLog): FlowGr
   const seen = new LRUCache<string, true>({ max: MAX_FLOW_GRAPHS });
   const keyOf = (clientId: unknown, flowKey: unknown) => JSON.stringify([clientId ?? null, flowKey]);
   // What a durable log already holds was seen before a restart: recorded once, not once per process.
-  for (const item of activity.list({ limit: MAX_FLOW_GRAPHS, kind: 'flow_graph_recorded' })) seen.set(keyOf(item.payload.client_id, item.payload.flow_key), true);
+  for (const item of activity.list({ limit: MAX_FLOW_GRAPHS, kind: 'flow_graph_recorded' }))
+    seen.set(keyOf(item.payload.client_id, item.payload.flow_key), true);
   return {
     record: (sighting) => {
       const key = keyOf(sighting.client_id, sighting.flow_key);

@@ -4,7 +4,13 @@ import type { MediaProvider } from '../integrations/media.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { MediaCallLog } from './media-call-log.js';
 import type { AgentPresence } from '../domain/voice-session.js';
-import type { FindAgentInput, IssuedToken, ReplaceDispatchInput, RoomInput, TokenInput } from '../machines/session/voice.js';
+import type {
+  FindAgentInput,
+  IssuedToken,
+  ReplaceDispatchInput,
+  RoomInput,
+  TokenInput,
+} from '../machines/session/voice.js';
 
 export interface MediaObservers {
   metrics: ServiceMetrics;
@@ -26,7 +32,13 @@ const unjournaled: MediaJournal = (_call, run) => run();
  * Restate, whose journal and kept answers must hold no credential: docs/decisions/0033-no-credential-kept-with-a-reply.md);
  * the reply carries an empty token and what it is for (`minted_for`).
  */
-export function mediaActors(media: MediaProvider, logger: Logger, observers: MediaObservers, journal: MediaJournal = unjournaled, tokens: 'minted' | 'caller' = 'minted') {
+export function mediaActors(
+  media: MediaProvider,
+  logger: Logger,
+  observers: MediaObservers,
+  journal: MediaJournal = unjournaled,
+  tokens: 'minted' | 'caller' = 'minted',
+) {
   const logged =
     <I extends { room: string }, O>(call: string, run: (input: I) => Promise<O>) =>
     ({ input }: { input: I }): Promise<O> =>
@@ -44,11 +56,15 @@ export function mediaActors(media: MediaProvider, logger: Logger, observers: Med
       });
 
   return {
-    createRoom: fromPromise<void, RoomInput>(logged('createRoom', (input) => media.createRoom(input.room, input.sessionId))),
+    createRoom: fromPromise<void, RoomInput>(
+      logged('createRoom', (input) => media.createRoom(input.room, input.sessionId)),
+    ),
     findAgentDispatch: fromPromise<string | null, FindAgentInput>(
       logged('findAgentDispatch', (input) => media.findAgentDispatch(input.room, input.preferredId)),
     ),
-    dispatchAgent: fromPromise<string, RoomInput>(logged('dispatchAgent', (input) => media.dispatchAgent(input.room, input.sessionId))),
+    dispatchAgent: fromPromise<string, RoomInput>(
+      logged('dispatchAgent', (input) => media.dispatchAgent(input.room, input.sessionId)),
+    ),
     deleteRoom: fromPromise<void, RoomInput>(logged('deleteRoom', (input) => media.deleteRoom(input.room))),
     checkAgent: fromPromise<AgentPresence, RoomInput>(logged('checkAgent', (input) => media.agentPresence(input.room))),
     replaceDispatch: fromPromise<string, ReplaceDispatchInput>(
@@ -57,7 +73,11 @@ export function mediaActors(media: MediaProvider, logger: Logger, observers: Med
     mintToken: fromPromise<IssuedToken, TokenInput>(
       tokens === 'caller'
         ? () => Promise.resolve({ token: '', url: media.url, expires_in_sec: media.tokenTtlSeconds })
-        : logged('mintToken', async (input) => ({ token: await media.mintToken(input), url: media.url, expires_in_sec: media.tokenTtlSeconds })),
+        : logged('mintToken', async (input) => ({
+            token: await media.mintToken(input),
+            url: media.url,
+            expires_in_sec: media.tokenTtlSeconds,
+          })),
     ),
   };
 }

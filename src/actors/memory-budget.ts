@@ -29,7 +29,8 @@ export const HEAP_SHARE = 0.75;
  * each queue SSE_MAX_BUFFER_BYTES, 2 GB at the defaults (docs/limits.md).
  */
 export const STREAM_BUFFER_SHARE = 0.05;
-export const streamBufferBudgetBytes = (memoryBudgetMb: number): number => Math.floor(memoryBudgetMb * 2 ** 20 * STREAM_BUFFER_SHARE);
+export const streamBufferBudgetBytes = (memoryBudgetMb: number): number =>
+  Math.floor(memoryBudgetMb * 2 ** 20 * STREAM_BUFFER_SHARE);
 
 /**
  * The share of MEMORY_BUDGET_MB the request bodies still arriving may take together (Buffers,
@@ -37,7 +38,8 @@ export const streamBufferBudgetBytes = (memoryBudgetMb: number): number => Math.
  * without it 10,500 trickled bodies held 672 MB (src/http/request-bodies.ts, docs/limits.md).
  */
 export const REQUEST_BODY_SHARE = 0.05;
-export const requestBodyBudgetBytes = (memoryBudgetMb: number): number => Math.floor(memoryBudgetMb * 2 ** 20 * REQUEST_BODY_SHARE);
+export const requestBodyBudgetBytes = (memoryBudgetMb: number): number =>
+  Math.floor(memoryBudgetMb * 2 ** 20 * REQUEST_BODY_SHARE);
 
 /**
  * V8's old-space limit for a budget, in MiB. V8 lets garbage pile up to its limit before

@@ -26,7 +26,8 @@ export const MAX_KEPT_REPLY_BYTES = 4096;
  * A reply that refused the command (a voice command while too many wait): nothing changed, so it
  * is not kept, and a copy is run afresh, as a refusal is over HTTP.
  */
-export const isRefusal = (value: unknown): boolean => typeof value === 'object' && value !== null && (value as { busy?: unknown }).busy === true;
+export const isRefusal = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && (value as { busy?: unknown }).busy === true;
 
 /**
  * How a reply is kept for a copy of its request when it holds something that must not be kept at

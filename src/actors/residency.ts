@@ -218,7 +218,8 @@ export class Residency {
       try {
         const stored = this.options.loadStored(sessionId);
         if (!stored) continue;
-        if (stored.summary.last_activity_at + settings.idleTtlMs <= now && isQuiescent(stored, now)) this.options.evict(sessionId, 'idle');
+        if (stored.summary.last_activity_at + settings.idleTtlMs <= now && isQuiescent(stored, now))
+          this.options.evict(sessionId, 'idle');
         else this.options.run(sessionId, now, stored);
       } catch (error) {
         this.options.logger.error({ err: error, session_id: sessionId }, 'session could not be woken');
@@ -233,7 +234,11 @@ export class Residency {
    * reengagement, a reply pending). Under memory pressure `may` is `canLeaveMemory`, which lets
    * voice and timers go too.
    */
-  private hibernate(sessionId: string, actor: SessionActor, may: (snapshot: SessionSnapshot) => boolean = canHibernate): boolean {
+  private hibernate(
+    sessionId: string,
+    actor: SessionActor,
+    may: (snapshot: SessionSnapshot) => boolean = canHibernate,
+  ): boolean {
     const snapshot = actor.getSnapshot();
     if (!may(snapshot) || this.options.pending.has(actor)) return false;
     const stored = toStored(snapshot, true);

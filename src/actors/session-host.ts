@@ -47,13 +47,22 @@ export interface SessionHost {
    * says how a reply holding a credential is kept for a copy of a named request; a host whose
    * copies are answered elsewhere (Restate's idempotency) ignores it.
    */
-  ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand, keeping?: ReplyKeeping<T>): Promise<AskResult<T>>;
+  ask<T>(
+    sessionId: string,
+    routing: Routing,
+    build: (reply: Reply<T>, at: number) => SessionCommand,
+    keeping?: ReplyKeeping<T>,
+  ): Promise<AskResult<T>>;
   /**
    * An SDK event (`session.ingest`), answered once the host holds it durably: in this process,
    * once applied (an ask); in cluster mode, once Restate has taken it, before it is applied, with
    * `requestId` (the id the client gave the request, if any) making a retry of it apply once.
    */
-  ingest(sessionId: string, build: (reply: Reply<IngestResult>, at: number) => SessionCommand, requestId?: string): Promise<AskResult<IngestResult>>;
+  ingest(
+    sessionId: string,
+    build: (reply: Reply<IngestResult>, at: number) => SessionCommand,
+    requestId?: string,
+  ): Promise<AskResult<IngestResult>>;
   snapshot(sessionId: string): SessionView | undefined | Promise<SessionView | undefined>;
   list(query: SessionListQuery): SessionPage | Promise<SessionPage>;
   /** Whether everything this process queued so far is committed. */

@@ -67,7 +67,13 @@ export function flowProgressOf(context: Pick<SessionContext, 'flow' | 'screen'>)
   const index = current === null ? -1 : flow.steps.indexOf(current);
   const position = index < 0 ? null : index + 1;
   const total = flow.steps.length;
-  return { flow_key: flow.flow_key, current_step: current, position, total, percent: position === null || total === 0 ? null : Math.round((position * 100) / total) };
+  return {
+    flow_key: flow.flow_key,
+    current_step: current,
+    position,
+    total,
+    percent: position === null || total === 0 ? null : Math.round((position * 100) / total),
+  };
 }
 
 export function summarise(row: SummaryRow, running: boolean, now: number, flow: FlowProgress | null): SessionSummary {
@@ -114,7 +120,8 @@ export interface SessionSource {
 /** One page of the sessions held, filtered and sorted by the store; the flow is read for the page's sessions only. */
 export function pageOfSessions(source: SessionSource, query: SessionListQuery, now: number): SessionPage {
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.sort);
-  if (query.cursor !== undefined && after === undefined) throw new InvalidCursorError('cursor is not one this endpoint gave');
+  if (query.cursor !== undefined && after === undefined)
+    throw new InvalidCursorError('cursor is not one this endpoint gave');
   const selection = source.select({
     limit: query.limit,
     sort: query.sort,
@@ -126,7 +133,9 @@ export function pageOfSessions(source: SessionSource, query: SessionListQuery, n
   });
   const last = selection.rows.at(-1);
   return {
-    sessions: selection.rows.map((row) => summarise(row, source.isRunning(row.session_id), now, source.flowOf(row.session_id))),
+    sessions: selection.rows.map((row) =>
+      summarise(row, source.isRunning(row.session_id), now, source.flowOf(row.session_id)),
+    ),
     next_cursor: selection.more && last ? encodeCursor(last) : null,
     total: selection.total,
   };

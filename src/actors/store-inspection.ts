@@ -27,7 +27,12 @@ export interface StoreInspectionOptions {
 export function inspectStore(store: InspectableStore, options: StoreInspectionOptions): () => void {
   const { inspect } = options;
   const next = typeof inspect === 'function' ? inspect : (event: InspectionEvent) => inspect.next?.(event);
-  const snapshotNow = () => ({ status: 'active' as const, output: undefined, error: undefined, context: options.context() });
+  const snapshotNow = () => ({
+    status: 'active' as const,
+    output: undefined,
+    error: undefined,
+    context: options.context(),
+  });
   const actorRef: ActorRefLike & { id: string } = {
     id: options.name,
     sessionId: store.sessionId,

@@ -47,7 +47,12 @@ const storedContext = z.looseObject({
   last_touched_at: z.number(),
   idle_timer: z.looseObject({ armed_at: z.number(), delay_ms: z.number() }),
   trigger: z.looseObject({ cooldown_until: nullableNumber, prompted_screens: z.array(z.string()) }),
-  voice: z.looseObject({ room: nullableString, dispatch_id: nullableString, started_at: nullableNumber, stopped_at: nullableNumber }),
+  voice: z.looseObject({
+    room: nullableString,
+    dispatch_id: nullableString,
+    started_at: nullableNumber,
+    stopped_at: nullableNumber,
+  }),
   reengagement: z.looseObject({ armed_at: z.number(), trace }).nullable(),
   errors: z.looseObject({ screen: z.string(), failures: z.array(heldFailure), restart_at: nullableNumber }),
   flow: z.looseObject({ flow_key: z.string(), steps: z.array(z.string()) }).nullish(),
@@ -63,7 +68,8 @@ const storedContext = z.looseObject({
 export function storedDamage(stored: StoredSession): string | undefined {
   const checked = storedContext.safeParse(stored.context);
   if (checked.success) {
-    if (checked.data.session_id !== stored.session_id) return `context.session_id: ${JSON.stringify(checked.data.session_id)} is not the row's session`;
+    if (checked.data.session_id !== stored.session_id)
+      return `context.session_id: ${JSON.stringify(checked.data.session_id)} is not the row's session`;
     return undefined;
   }
   const issue = checked.error.issues[0]!;

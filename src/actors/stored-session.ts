@@ -8,7 +8,11 @@ import type { StoredSession } from '../store/ports.js';
 
 const voiceOf = (value: unknown): string => {
   const voice = (value as { voice?: unknown } | null)?.voice;
-  return typeof voice === 'string' ? voice : typeof voice === 'object' && voice !== null ? Object.keys(voice)[0]! : 'inactive';
+  return typeof voice === 'string'
+    ? voice
+    : typeof voice === 'object' && voice !== null
+      ? Object.keys(voice)[0]!
+      : 'inactive';
 };
 
 /**
@@ -18,13 +22,16 @@ const voiceOf = (value: unknown): string => {
  */
 export function toStored(snapshot: SessionSnapshot, hibernating = false): StoredSession {
   const { context, value } = snapshot;
-  const idleTimer = hibernating ? armIdleTimer(context.last_touched_at, context.settings.idleTtlMs) : context.idle_timer;
+  const idleTimer = hibernating
+    ? armIdleTimer(context.last_touched_at, context.settings.idleTtlMs)
+    : context.idle_timer;
   const coolingDown = snapshot.matches({ trigger: 'cooldown' }) && context.trigger.cooldown_until !== null;
   let wakeAt = idleTimerDeadline(idleTimer);
   if (coolingDown) wakeAt = Math.min(wakeAt, context.trigger.cooldown_until!);
   if (context.reengagement) wakeAt = Math.min(wakeAt, reengagementDeadline(context, context.reengagement));
   // A call's silence check is due then: a session brought back after a restart must be awake for it.
-  if (context.voice_silence && voiceOf(value) !== 'inactive') wakeAt = Math.min(wakeAt, idleTimerDeadline(context.voice_silence));
+  if (context.voice_silence && voiceOf(value) !== 'inactive')
+    wakeAt = Math.min(wakeAt, idleTimerDeadline(context.voice_silence));
   // So is its agent watch's next check (docs/decisions/0032-an-agent-joins-or-the-call-ends.md).
   if (context.agent_watch && voiceOf(value) !== 'inactive') wakeAt = Math.min(wakeAt, context.agent_watch.due_at);
   // persistedContext's copy is this call's own: one copy of the context per save, not two.
@@ -61,14 +68,25 @@ export function restoredVoice(stored: StoredSession): 'inactive' | 'active' {
 export const storedContext = (stored: StoredSession): PersistedContext => stored.context as unknown as PersistedContext;
 
 /** A read-only view of a session that is only in the store: its context and the state value it would resume in. */
-export function storedView(stored: StoredSession, settings: SessionSettings, at: number): { context: SessionContext; value: StateValue } {
+export function storedView(
+  stored: StoredSession,
+  settings: SessionSettings,
+  at: number,
+): { context: SessionContext; value: StateValue } {
   const context = restoredContext(storedContext(stored), settings, at);
   // Kept as the machine's snapshot gave it (toStored): a state value, each region named.
   const value = stored.value as StateValueMap;
   const coolingDown = (context.trigger.cooldown_until ?? 0) > at;
   return {
     context,
-    value: { ...value, voice: restoredVoice(stored), trigger: coolingDown ? 'cooldown' : 'ready', presence: 'live', reengagement: context.reengagement ? 'armed' : 'idle', agent: agentState(context, restoredVoice(stored)) },
+    value: {
+      ...value,
+      voice: restoredVoice(stored),
+      trigger: coolingDown ? 'cooldown' : 'ready',
+      presence: 'live',
+      reengagement: context.reengagement ? 'armed' : 'idle',
+      agent: agentState(context, restoredVoice(stored)),
+    },
   };
 }
 
@@ -81,5 +99,7 @@ function agentState(context: SessionContext, voice: 'inactive' | 'active'): 'idl
 /** A stored session with nothing under way: its only deadline is its idle eviction. */
 export function isQuiescent(stored: StoredSession, at: number): boolean {
   const context = storedContext(stored);
-  return restoredVoice(stored) === 'inactive' && (context.trigger.cooldown_until ?? 0) <= at && context.reengagement === null;
+  return (
+    restoredVoice(stored) === 'inactive' && (context.trigger.cooldown_until ?? 0) <= at && context.reengagement === null
+  );
 }

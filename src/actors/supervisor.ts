@@ -9,7 +9,13 @@ import type { InspectionEvent, Observer } from 'xstate';
 import { createActor } from 'xstate';
 import type { AppClock } from '../integrations/clock.js';
 import type { SessionContext, SessionSettings } from '../machines/session/context.js';
-import type { AssistantCommand, IngestResult, Reply, SessionCommand, SessionEmitted } from '../machines/session/events.js';
+import type {
+  AssistantCommand,
+  IngestResult,
+  Reply,
+  SessionCommand,
+  SessionEmitted,
+} from '../machines/session/events.js';
 import type { SessionMachine } from '../machines/session/machine.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { ActivityLog, SessionStore, StoredSession } from '../store/ports.js';
@@ -173,12 +179,20 @@ export class SessionSupervisor implements SessionHost {
   }
 
   /** Applied before it is answered: nothing to gain here from answering earlier. */
-  ingest(sessionId: string, build: (reply: Reply<IngestResult>, at: number) => SessionCommand): Promise<AskResult<IngestResult>> {
+  ingest(
+    sessionId: string,
+    build: (reply: Reply<IngestResult>, at: number) => SessionCommand,
+  ): Promise<AskResult<IngestResult>> {
     return this.ask(sessionId, 'create', build);
   }
 
   /** Delivered with the other commands of this event-loop turn, answered once its change is committed (delivery.ts). */
-  ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand, keeping?: ReplyKeeping<T>): Promise<AskResult<T>> {
+  ask<T>(
+    sessionId: string,
+    routing: Routing,
+    build: (reply: Reply<T>, at: number) => SessionCommand,
+    keeping?: ReplyKeeping<T>,
+  ): Promise<AskResult<T>> {
     return this.delivery.ask(sessionId, routing, build, keeping);
   }
 
@@ -236,12 +250,16 @@ export class SessionSupervisor implements SessionHost {
       ...(inspect ? { inspect } : {}),
     });
     actor.on('activity', (emitted) => this.forward(sessionId, emitted));
-    actor.on('command', (emitted) => this.delivery.whenKept(() => this.commandListeners.publish(sessionId, emitted.command)));
+    actor.on('command', (emitted) =>
+      this.delivery.whenKept(() => this.commandListeners.publish(sessionId, emitted.command)),
+    );
     actor.on('agent.joined', (emitted) => {
       this.options.metrics?.agentOutcomes.inc({ outcome: 'joined' });
       if (emitted.joinMs !== null) this.options.metrics?.agentJoinDuration.observe(emitted.joinMs / 1000);
     });
-    actor.on('agent.notice', (emitted) => this.delivery.whenKept(() => this.options.agentNotices?.notify(emitted.room, emitted.notice)));
+    actor.on('agent.notice', (emitted) =>
+      this.delivery.whenKept(() => this.options.agentNotices?.notify(emitted.room, emitted.notice)),
+    );
     actor.on('session.expired', () => this.evict(sessionId, 'idle'));
     const { memoryBudget } = this.options;
     const account = memoryBudget.account(sessionId);
@@ -335,7 +353,10 @@ export class SessionSupervisor implements SessionHost {
       damage = error.message;
     }
     if (damage === undefined) return stored;
-    this.options.logger.error({ session_id: sessionId, problem: damage }, 'stored session cannot be restored; session discarded');
+    this.options.logger.error(
+      { session_id: sessionId, problem: damage },
+      'stored session cannot be restored; session discarded',
+    );
     this.discard(sessionId);
     return undefined;
   }
@@ -355,7 +376,10 @@ export class SessionSupervisor implements SessionHost {
       this.unload(sessionId, actor);
       // A session never kept is gone, as if it had never been begun.
       if (this.options.store.load(sessionId) === undefined) this.uncount(sessionId);
-      this.options.logger.warn({ session_id: sessionId }, 'session changes refused by the store; its last kept state stands');
+      this.options.logger.warn(
+        { session_id: sessionId },
+        'session changes refused by the store; its last kept state stands',
+      );
     }
     this.residency.scheduleWake(this.options.store.nextWakeAfter(Number.NEGATIVE_INFINITY));
   }

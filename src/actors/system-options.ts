@@ -28,10 +28,14 @@ export interface ActorSystemParts {
  * session reads, and whether the media server is ready. The one place they are made, for the
  * service, the cluster's session objects and whatever else runs a session.
  */
-export function sessionSettings(config: Pick<AppConfig, 'sessions' | 'voice' | 'media'>, media: { ready: boolean }): SessionSettings {
+export function sessionSettings(
+  config: Pick<AppConfig, 'sessions' | 'voice' | 'media'>,
+  media: { ready: boolean },
+): SessionSettings {
   const { sessions } = config;
   return {
-    schemaRegistry: resolveFeatureFlags(media.ready, sessions.featureFlagOverrides)['integration.schema_registry'] !== false,
+    schemaRegistry:
+      resolveFeatureFlags(media.ready, sessions.featureFlagOverrides)['integration.schema_registry'] !== false,
     criticalSteps: criticalStepKeys(sessions.criticalSteps),
     mediaReady: media.ready,
     mediaRoomPrefix: config.media.roomPrefix,

@@ -166,7 +166,10 @@ export function createActorSystem(options: ActorSystemOptions): ActorSystem {
 }
 
 /** The same system with sessions hosted by `makeHost` (SESSION_HOST=restate hosts them in Restate). */
-export function createHostedSystem<Host extends SessionHost>(options: ActorSystemOptions, makeHost: (parts: HostParts) => Host): ActorSystem<Host> {
+export function createHostedSystem<Host extends SessionHost>(
+  options: ActorSystemOptions,
+  makeHost: (parts: HostParts) => Host,
+): ActorSystem<Host> {
   const { activity } = options.store;
   const flowGraphs = createFlowGraphs(options.clock, activity);
   const metrics = createServiceMetrics();
@@ -190,11 +193,20 @@ export function createHostedSystem<Host extends SessionHost>(options: ActorSyste
     askTimeoutMs: askTimeoutFor(options.media),
   });
   metrics.sources.sessions = () => supervisor.counts;
-  const callUpkeep = options.store.calls && options.calls ? new CallUpkeep({ calls: options.store.calls, clock: options.clock, logger: options.logger, ...options.calls }) : undefined;
+  const callUpkeep =
+    options.store.calls && options.calls
+      ? new CallUpkeep({ calls: options.store.calls, clock: options.clock, logger: options.logger, ...options.calls })
+      : undefined;
   if (callUpkeep) {
     // What a commit may have queued: a call's end, a consent, a handoff (docs/webhooks.md).
     activity.onRecorded((item) => {
-      if (item.kind === 'session_stop' || item.kind === 'consent' || (item.kind === 'event' && (item.payload.event === 'handoff_requested' || item.payload.event === HANDOFF_UNANSWERED))) callUpkeep.nudge();
+      if (
+        item.kind === 'session_stop' ||
+        item.kind === 'consent' ||
+        (item.kind === 'event' &&
+          (item.payload.event === 'handoff_requested' || item.payload.event === HANDOFF_UNANSWERED))
+      )
+        callUpkeep.nudge();
     });
     callUpkeep.start();
   }
@@ -215,7 +227,10 @@ export function createHostedSystem<Host extends SessionHost>(options: ActorSyste
       return supervisor.committed();
     },
     evaluateTriggerWithoutSession: async (request) => {
-      const decision = evaluateWithoutSession({ clock: options.clock, activity, criticalSteps: options.settings.criticalSteps }, request);
+      const decision = evaluateWithoutSession(
+        { clock: options.clock, activity, criticalSteps: options.settings.criticalSteps },
+        request,
+      );
       return (await supervisor.committed()) ? decision : undefined;
     },
     storeHealth: () => options.store.sessions.health(),
@@ -223,7 +238,13 @@ export function createHostedSystem<Host extends SessionHost>(options: ActorSyste
     erasure: options.store.erasure,
     callRecords:
       options.store.calls && options.store.erasure
-        ? localCallRecords({ calls: options.store.calls, erasure: options.store.erasure, host: supervisor, clock: options.clock, nudge: () => callUpkeep?.nudge() })
+        ? localCallRecords({
+            calls: options.store.calls,
+            erasure: options.store.erasure,
+            host: supervisor,
+            clock: options.clock,
+            nudge: () => callUpkeep?.nudge(),
+          })
         : undefined,
     callUpkeep,
     stop: () => {

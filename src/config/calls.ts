@@ -8,11 +8,26 @@ export const WEBHOOK_SECRET_PATTERN = /^whsec_[A-Za-z0-9+/]{32,}={0,2}$/;
 
 export const callsEnv = z.object({
   WEBHOOK_URL: csv
-    .pipe(z.array(z.url({ protocol: /^https?$/, error: 'must be http(s) URLs, comma-separated' })).max(10, { error: 'must list at most 10 URLs' }))
+    .pipe(
+      z
+        .array(z.url({ protocol: /^https?$/, error: 'must be http(s) URLs, comma-separated' }))
+        .max(10, { error: 'must list at most 10 URLs' }),
+    )
     .optional(),
   // Two during a rotation: every message is signed with each (docs/webhooks.md).
   WEBHOOK_SECRET: credential(
-    csv.pipe(z.array(z.string().regex(WEBHOOK_SECRET_PATTERN, { error: 'must be whsec_ followed by base64 of at least 24 bytes' })).min(1).max(2, { error: 'must hold one secret, or two during a rotation' })).optional(),
+    csv
+      .pipe(
+        z
+          .array(
+            z
+              .string()
+              .regex(WEBHOOK_SECRET_PATTERN, { error: 'must be whsec_ followed by base64 of at least 24 bytes' }),
+          )
+          .min(1)
+          .max(2, { error: 'must hold one secret, or two during a rotation' }),
+      )
+      .optional(),
   ),
   TRANSCRIPT_RETENTION_DAYS: nonNegativeInt(30),
   CALL_RESOLVE_WINDOW_MINUTES: nonNegativeInt(10).pipe(z.number().max(1440, { error: 'must be at most 1440 (a day)' })),
@@ -36,12 +51,17 @@ export interface CallsSection {
 
 export function callsSection(e: z.infer<typeof callsEnv>): CallsSection {
   // An unsigned message could be sent by anyone: no address without a secret to sign for it.
-  if ((e.WEBHOOK_URL ?? []).length > 0 && (e.WEBHOOK_SECRET ?? []).length === 0) throw invalidConfiguration('WEBHOOK_URL is set without WEBHOOK_SECRET: set a secret (whsec_ and base64, docs/webhooks.md)');
+  if ((e.WEBHOOK_URL ?? []).length > 0 && (e.WEBHOOK_SECRET ?? []).length === 0)
+    throw invalidConfiguration(
+      'WEBHOOK_URL is set without WEBHOOK_SECRET: set a secret (whsec_ and base64, docs/webhooks.md)',
+    );
   return {
     webhookUrls: e.WEBHOOK_URL ?? [],
     webhookSecrets: e.WEBHOOK_SECRET ?? [],
     transcriptRetentionDays: e.TRANSCRIPT_RETENTION_DAYS,
     resolveWindowMinutes: e.CALL_RESOLVE_WINDOW_MINUTES,
-    summaryModel: e.CALL_SUMMARY_MODEL_BASE_URL ? { baseUrl: e.CALL_SUMMARY_MODEL_BASE_URL, apiKey: e.CALL_SUMMARY_MODEL_API_KEY, model: e.CALL_SUMMARY_MODEL } : undefined,
+    summaryModel: e.CALL_SUMMARY_MODEL_BASE_URL
+      ? { baseUrl: e.CALL_SUMMARY_MODEL_BASE_URL, apiKey: e.CALL_SUMMARY_MODEL_API_KEY, model: e.CALL_SUMMARY_MODEL }
+      : undefined,
   };
 }

@@ -4,4 +4,5 @@ export class ConfigError extends Error {
 }
 
 /** `invalid configuration: <problem>`, the form every refused setting takes. */
-export const invalidConfiguration = (problem: string): ConfigError => new ConfigError(`invalid configuration: ${problem}`);
+export const invalidConfiguration = (problem: string): ConfigError =>
+  new ConfigError(`invalid configuration: ${problem}`);

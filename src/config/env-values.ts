@@ -6,14 +6,12 @@
 import { z } from 'zod';
 
 /** Comma-separated list; blank entries dropped. */
-export const csv = z
-  .string()
-  .transform((raw) =>
-    raw
-      .split(',')
-      .map((part) => part.trim())
-      .filter((part) => part.length > 0),
-  );
+export const csv = z.string().transform((raw) =>
+  raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0),
+);
 
 export const optionalText = z
   .string()

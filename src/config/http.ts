@@ -16,7 +16,8 @@ export const httpEnv = z.object({
   RATE_LIMIT_LOOPBACK: booleanText.optional(),
   // `true` would trust any X-Forwarded-For, and a client rotating it escapes the rate limit.
   TRUST_PROXY: optionalText.refine((raw) => raw?.toLowerCase() !== 'true', {
-    error: 'true trusts any X-Forwarded-For (clients could evade the rate limit); give the number of proxy hops (e.g. 1) or the proxy addresses/subnets',
+    error:
+      'true trusts any X-Forwarded-For (clients could evade the rate limit); give the number of proxy hops (e.g. 1) or the proxy addresses/subnets',
   }),
   SHUTDOWN_GRACE_SECONDS: positiveInt(10).pipe(z.number().max(60)),
   MAX_CONNECTIONS: positiveInt(10_000),

@@ -11,7 +11,8 @@ export type InspectSetting = { kind: 'relay'; host: string; port: number } | { k
 export const DEFAULT_RELAY_HOST = '127.0.0.1';
 export const DEFAULT_RELAY_PORT = 8081;
 
-const PROBLEM = 'must be off, relay, <host>:<port> (start the relay on that address) or the ws:// URL of a running relay';
+const PROBLEM =
+  'must be off, relay, <host>:<port> (start the relay on that address) or the ws:// URL of a running relay';
 
 const HOST_AND_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
 

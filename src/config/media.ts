@@ -9,7 +9,10 @@ export const mediaEnv = z.object({
   LIVEKIT_API_KEY: credential(optionalText),
   LIVEKIT_API_SECRET: credential(optionalText),
   // The room name `{prefix}-{session_id}` must stay within the media server's 256-byte limit.
-  MEDIA_ROOM_PREFIX: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, { error: 'must be 1-64 characters of A-Za-z0-9._:-' }).default('kyc-room'),
+  MEDIA_ROOM_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,64}$/, { error: 'must be 1-64 characters of A-Za-z0-9._:-' })
+    .default('kyc-room'),
   // The agent the media server dispatches into each room: a voice setting, read by the media provider.
   VOICE_AGENT_NAME: z.string().trim().min(1).max(128).default('kyc-voice-agent'),
   TOKEN_TTL_SECONDS: positiveInt(3600).pipe(z.number().max(86_400)),
@@ -53,7 +56,9 @@ export function mediaSection(e: z.infer<typeof mediaEnv>, http: { shutdownGraceS
   // voice start would fail on the device instead.
   const missing = missingMediaSettings(media);
   if (missing.length > 0 && missing.length < 3) {
-    throw invalidConfiguration(`${missing.join(', ')}: required with the other LIVEKIT_* settings (set all three for voice on LiveKit, or none for placeholder tokens)`);
+    throw invalidConfiguration(
+      `${missing.join(', ')}: required with the other LIVEKIT_* settings (set all three for voice on LiveKit, or none for placeholder tokens)`,
+    );
   }
   // A voice start still waiting on the media server when shutdown cuts connections gets ECONNRESET:
   // the grace must cover the longest start, each of its media calls taking its whole timeout.

@@ -9,7 +9,18 @@ export const privacyEnv = z.object({
   ID_DIGEST_SECRET: credential(z.string().trim().min(16, { error: 'must be at least 16 characters' }).optional()),
   // Keys masked whatever their value, on top of the built-in list (docs/privacy.md).
   PII_EXTRA_KEYS: csv
-    .pipe(z.array(z.string().regex(EXTRA_KEY_PATTERN, { error: 'must be a comma-separated list of field names (a letter, then letters, digits, _ or -; at most 64 characters each)' })).max(200, { error: 'must list at most 200 keys' }))
+    .pipe(
+      z
+        .array(
+          z
+            .string()
+            .regex(EXTRA_KEY_PATTERN, {
+              error:
+                'must be a comma-separated list of field names (a letter, then letters, digits, _ or -; at most 64 characters each)',
+            }),
+        )
+        .max(200, { error: 'must list at most 200 keys' }),
+    )
     .optional(),
 });
 

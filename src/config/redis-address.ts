@@ -17,7 +17,8 @@ const SENTINEL_FORM = /^(rediss?)\+sentinel:\/\/(?:([^@/]*)@)?([^/@]+)\/([^/?#]+
 const SENTINEL_HOST = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9_.-]+))(?::(\d{1,5}))?$/;
 
 /** What ACTIVITY_LOG must look like, said whenever it does not. */
-export const REDIS_ADDRESS_FORMS = 'must be a redis:// or rediss:// URL, or redis+sentinel://host:port,host:port/name (rediss+sentinel:// for TLS)';
+export const REDIS_ADDRESS_FORMS =
+  'must be a redis:// or rediss:// URL, or redis+sentinel://host:port,host:port/name (rediss+sentinel:// for TLS)';
 
 export class RedisAddressError extends Error {}
 
@@ -29,7 +30,8 @@ export function redisAddress(value: string): RedisAddress {
   const sentinels = hosts.split(',').map((host) => {
     const parts = SENTINEL_HOST.exec(host.trim());
     const port = Number(parts?.[3] ?? SENTINEL_PORT);
-    if (!parts || port < 1 || port > 65_535) throw new RedisAddressError(`sentinel "${host}" is not host or host:port (${REDIS_ADDRESS_FORMS})`);
+    if (!parts || port < 1 || port > 65_535)
+      throw new RedisAddressError(`sentinel "${host}" is not host or host:port (${REDIS_ADDRESS_FORMS})`);
     return { host: parts[1] ?? parts[2]!, port };
   });
   const options: RedisOptions = { sentinels, name: decoded(name), ...credentials(userinfo) };

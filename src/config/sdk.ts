@@ -4,7 +4,10 @@ import { optionalText } from './env-values.js';
 
 export const sdkEnv = z.object({
   SDK_CONFIG_FILE: optionalText,
-  SDK_ENVIRONMENT: z.string().regex(/^[a-z0-9_-]{1,32}$/, { error: 'must be 1-32 characters of a-z0-9_-' }).default('production'),
+  SDK_ENVIRONMENT: z
+    .string()
+    .regex(/^[a-z0-9_-]{1,32}$/, { error: 'must be 1-32 characters of a-z0-9_-' })
+    .default('production'),
 });
 
 export interface SdkSection {

@@ -16,5 +16,9 @@ export interface StreamSection {
 }
 
 export function streamSection(e: z.infer<typeof streamEnv>): StreamSection {
-  return { maxStreams: e.SSE_MAX_STREAMS, maxBufferBytes: e.SSE_MAX_BUFFER_BYTES, heartbeatSeconds: e.SSE_HEARTBEAT_SECONDS };
+  return {
+    maxStreams: e.SSE_MAX_STREAMS,
+    maxBufferBytes: e.SSE_MAX_BUFFER_BYTES,
+    heartbeatSeconds: e.SSE_HEARTBEAT_SECONDS,
+  };
 }

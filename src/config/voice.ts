@@ -17,7 +17,9 @@ export const voiceEnv = z.object({
   VOICE_CONTEXT_REFRESH_SECONDS: positiveInt(60).pipe(z.number().max(MAX_TIMER_SECONDS)),
   VOICE_CONTEXT_REFRESH_ON_USER_TURN: booleanFlag(true),
   VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: nonNegativeInt(5).pipe(z.number().max(MAX_TIMER_SECONDS)),
-  VOICE_SILENCE_TIMEOUT_SECONDS: positiveInt(DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS).pipe(z.number().max(MAX_TIMER_SECONDS)),
+  VOICE_SILENCE_TIMEOUT_SECONDS: positiveInt(DEFAULT_VOICE_SILENCE_TIMEOUT_SECONDS).pipe(
+    z.number().max(MAX_TIMER_SECONDS),
+  ),
   // An agent joins or the call ends: docs/decisions/0032-an-agent-joins-or-the-call-ends.md.
   VOICE_AGENT_JOIN_SECONDS: positiveInt(DEFAULT_VOICE_AGENT_JOIN_SECONDS).pipe(z.number().max(MAX_TIMER_SECONDS)),
   VOICE_AGENT_DISPATCH_ATTEMPTS: positiveInt(DEFAULT_VOICE_AGENT_DISPATCH_ATTEMPTS).pipe(z.number().max(10)),
@@ -40,7 +42,9 @@ export interface VoiceSection {
 
 export function voiceSection(e: z.infer<typeof voiceEnv>): VoiceSection {
   if (e.VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS > e.VOICE_CONTEXT_REFRESH_SECONDS) {
-    throw invalidConfiguration('VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: must not exceed VOICE_CONTEXT_REFRESH_SECONDS');
+    throw invalidConfiguration(
+      'VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: must not exceed VOICE_CONTEXT_REFRESH_SECONDS',
+    );
   }
   // A running call's agent fetches its context at least every refresh interval: a timeout within
   // two of them would end calls that are only between refreshes.

@@ -5,7 +5,9 @@ import { positiveInt } from './env-values.js';
 export const websocketEnv = z.object({
   WS_MAX_CONNECTIONS: positiveInt(2000),
   WS_MAX_MESSAGES_PER_SECOND: positiveInt(20).pipe(z.number().max(1000)),
-  WS_MAX_FRAME_BYTES: positiveInt(65_536).pipe(z.number().min(1024).max(65_536, { error: 'must be at most 65536 (the HTTP body limit)' })),
+  WS_MAX_FRAME_BYTES: positiveInt(65_536).pipe(
+    z.number().min(1024).max(65_536, { error: 'must be at most 65536 (the HTTP body limit)' }),
+  ),
   WS_IDLE_TIMEOUT_SECONDS: positiveInt(90).pipe(z.number().max(3600)),
 });
 

@@ -1,6 +1,7 @@
 import { h, time } from './dom.js';
 
-const seconds = (ms) => (ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`);
+const seconds = (ms) =>
+  ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 
 /** One call: when, how it ended, its report, and its transcript as served (masked). */
 function callItem(call) {
@@ -10,17 +11,49 @@ function callItem(call) {
     ? h(
         'ol',
         { class: 'transcript' },
-        call.transcript.map((turn) => h('li', { class: `turn turn-${turn.role}` }, h('span', { class: 'turn-who' }, `${turn.role === 'agent' ? 'Agent' : 'User'}${turn.channel === 'chat' ? ' (typed)' : ''}`), ' ', turn.text)),
+        call.transcript.map((turn) =>
+          h(
+            'li',
+            { class: `turn turn-${turn.role}` },
+            h(
+              'span',
+              { class: 'turn-who' },
+              `${turn.role === 'agent' ? 'Agent' : 'User'}${turn.channel === 'chat' ? ' (typed)' : ''}`,
+            ),
+            ' ',
+            turn.text,
+          ),
+        ),
       )
-    : h('p', { class: 'muted' }, call.transcript_kept ? 'No turn yet.' : `No transcript kept (no consent given): ${call.turns.user + call.turns.agent} turns said.`);
+    : h(
+        'p',
+        { class: 'muted' },
+        call.transcript_kept
+          ? 'No turn yet.'
+          : `No transcript kept (no consent given): ${call.turns.user + call.turns.agent} turns said.`,
+      );
   return h(
     'li',
     { class: 'call' },
-    h('h4', {}, heading, ' ', report ? h('span', { class: `badge outcome-${report.outcome}` }, report.outcome) : h('span', { class: 'badge' }, 'running')),
+    h(
+      'h4',
+      {},
+      heading,
+      ' ',
+      report
+        ? h('span', { class: `badge outcome-${report.outcome}` }, report.outcome)
+        : h('span', { class: 'badge' }, 'running'),
+    ),
     h(
       'p',
       { class: 'muted' },
-      [`call ${call.call_id}`, call.start.step && `began on ${call.start.step}`, call.start.errors.length > 0 && `errors ${call.start.errors.join(', ')}`, call.ended_by && `ended by ${call.ended_by}`, report && seconds(report.duration_ms)]
+      [
+        `call ${call.call_id}`,
+        call.start.step && `began on ${call.start.step}`,
+        call.start.errors.length > 0 && `errors ${call.start.errors.join(', ')}`,
+        call.ended_by && `ended by ${call.ended_by}`,
+        report && seconds(report.duration_ms),
+      ]
         .filter(Boolean)
         .join(' · '),
     ),

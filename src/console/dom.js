@@ -21,7 +21,11 @@ export function h(tag, attributes = {}, ...children) {
  */
 export function tableScroll(label, table) {
   const box = h('div', { class: 'table-scroll', role: 'region', 'aria-label': label, tabindex: '0' }, table);
-  const hint = h('p', { class: 'scroll-hint', hidden: true }, 'Wider than the screen: scroll the table sideways for the other columns →');
+  const hint = h(
+    'p',
+    { class: 'scroll-hint', hidden: true },
+    'Wider than the screen: scroll the table sideways for the other columns →',
+  );
   const check = () => {
     const wider = box.scrollWidth > box.clientWidth + 1;
     if (hint.hidden === wider) hint.hidden = !wider;
@@ -56,10 +60,14 @@ export function simulatorHint() {
 }
 
 /** What a page shows in place of data it has none of yet: what is missing, and how to get some. */
-export const emptyState = (id, text) => h('div', { class: 'empty-state', id, role: 'status' }, h('p', { class: 'empty-title' }, text), simulatorHint());
+export const emptyState = (id, text) =>
+  h('div', { class: 'empty-state', id, role: 'status' }, h('p', { class: 'empty-title' }, text), simulatorHint());
 
 /** Text that may break after each underscore (`voice_agent_context_fetch`), its text unchanged. */
-export const breakable = (text) => String(text).split('_').flatMap((part, index) => (index === 0 ? [part] : ['_', h('wbr'), part]));
+export const breakable = (text) =>
+  String(text)
+    .split('_')
+    .flatMap((part, index) => (index === 0 ? [part] : ['_', h('wbr'), part]));
 
 /** A clock time, with the date before it when that is not today: the service keeps activity and sessions across days. */
 export function time(iso) {
@@ -117,9 +125,19 @@ export function describeItem(item) {
   switch (item.kind) {
     case 'event':
       // A voice turn's text is masked as served (docs/calls.md).
-      if (p.event === 'voice_conversation_turn') return `${p.role ?? 'user'} said${p.screen ? ` on ${screenName(p.screen)}` : ''}: ${p.text ?? '(no text)'}`;
-      if (p.event === 'agent_action') return `agent asked the app to ${(p.action ?? 'act').replaceAll('_', ' ')}: ${p.target ?? ''} (${(p.outcome ?? 'no answer').replaceAll('_', ' ')})`;
-      return [p.event, p.screen && `on ${screenName(p.screen)}`, p.component_id && `(${p.component_id})`, p.hint && `hint ${p.hint}`, p.failure_reason_code].filter(Boolean).join(' ');
+      if (p.event === 'voice_conversation_turn')
+        return `${p.role ?? 'user'} said${p.screen ? ` on ${screenName(p.screen)}` : ''}: ${p.text ?? '(no text)'}`;
+      if (p.event === 'agent_action')
+        return `agent asked the app to ${(p.action ?? 'act').replaceAll('_', ' ')}: ${p.target ?? ''} (${(p.outcome ?? 'no answer').replaceAll('_', ' ')})`;
+      return [
+        p.event,
+        p.screen && `on ${screenName(p.screen)}`,
+        p.component_id && `(${p.component_id})`,
+        p.hint && `hint ${p.hint}`,
+        p.failure_reason_code,
+      ]
+        .filter(Boolean)
+        .join(' ');
     case 'trigger': {
       const d = p.decision ?? {};
       if (d.trigger) return `triggered: ${d.reason} → ${d.action}`;
@@ -151,7 +169,9 @@ export function describeItem(item) {
     case 'flow_graph_recorded':
       return `new flow ${p.flow_key}${p.client_id ? ` for ${p.client_id}` : ''}: ${p.total_steps} steps`;
     case 'dropoff_registered': {
-      const phone = p.has_dialable_phone ? `dialable phone${p.phone_last4 ? ` ending ${p.phone_last4}` : ''}` : 'no dialable phone';
+      const phone = p.has_dialable_phone
+        ? `dialable phone${p.phone_last4 ? ` ending ${p.phone_last4}` : ''}`
+        : 'no dialable phone';
       return `drop-off registered${p.reason ? ` (${p.reason})` : ''}, ${phone}`;
     }
     case 'dropoff_cancelled':
@@ -168,7 +188,9 @@ export function describeItem(item) {
  * offers the same ones, read from that menu so the two never differ.
  */
 export const menuLinks = () =>
-  [...document.querySelectorAll('header nav a')].map((link) => h('a', { href: link.getAttribute('href') }, link.textContent));
+  [...document.querySelectorAll('header nav a')].map((link) =>
+    h('a', { href: link.getAttribute('href') }, link.textContent),
+  );
 
 /** In place of a view: what was asked for is not there, and where to go instead. */
 export function notFound(main, heading, text) {
@@ -178,10 +200,15 @@ export function notFound(main, heading, text) {
       { class: 'not-found', 'aria-labelledby': 'not-found-title' },
       h('h2', { id: 'not-found-title' }, heading),
       h('p', {}, text),
-      h('nav', { 'aria-label': 'Pages', class: 'page-links' }, menuLinks().flatMap((link, index) => (index === 0 ? [link] : [' · ', link]))),
+      h(
+        'nav',
+        { 'aria-label': 'Pages', class: 'page-links' },
+        menuLinks().flatMap((link, index) => (index === 0 ? [link] : [' · ', link])),
+      ),
     ),
   );
   document.title = `${heading} · KYC assistant console`;
 }
 
-export const sessionLink = (sessionId) => (sessionId ? h('a', { href: `#/sessions/${encodeURIComponent(sessionId)}` }, sessionId) : '—');
+export const sessionLink = (sessionId) =>
+  sessionId ? h('a', { href: `#/sessions/${encodeURIComponent(sessionId)}` }, sessionId) : '—';

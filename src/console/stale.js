@@ -16,7 +16,10 @@ export function staleness(problem, content, what) {
       loadedAt = new Date().toISOString();
     } else {
       since ??= new Date().toISOString();
-      const cause = error instanceof Unreachable ? `Service unreachable since ${time(since)}` : `Could not load ${what} since ${time(since)} (${error.message})`;
+      const cause =
+        error instanceof Unreachable
+          ? `Service unreachable since ${time(since)}`
+          : `Could not load ${what} since ${time(since)} (${error.message})`;
       text = `${cause}; ${loadedAt ? `showing the last data, loaded at ${time(loadedAt)}` : 'nothing loaded yet'}.`;
     }
     // Set only when it changes: an alert set again at each failed round would be read out again.

@@ -26,7 +26,13 @@ export function drawStatechart(root) {
         node.type === 'final' ? h('span', { class: 'muted' }, ' (final)') : null,
       ),
       node.invokes.length ? h('div', { class: 'state-invoke' }, `invokes ${node.invokes.join(', ')}`) : null,
-      node.transitions.length ? h('ul', { class: 'transitions' }, node.transitions.map((t) => h('li', {}, transitionText(t)))) : null,
+      node.transitions.length
+        ? h(
+            'ul',
+            { class: 'transitions' },
+            node.transitions.map((t) => h('li', {}, transitionText(t))),
+          )
+        : null,
       children.length ? h('div', { class: node.type === 'parallel' ? 'regions' : 'substates' }, children) : null,
     );
     if (node.initial) box.dataset.initial = node.initial;

@@ -6,7 +6,11 @@ const CLIENT = '/console/vendor/livekit-client/livekit-client.esm.mjs';
 export const TRANSCRIPTION_TOPIC = 'lk.transcription';
 export const CHAT_TOPIC = 'lk.chat';
 /** The RPC methods the agent calls on the app (agent/app-actions.ts). */
-const APP_METHODS = { highlight_field: 'kyc.highlight_field', open_screen: 'kyc.open_screen', show_hint: 'kyc.show_hint' };
+const APP_METHODS = {
+  highlight_field: 'kyc.highlight_field',
+  open_screen: 'kyc.open_screen',
+  show_hint: 'kyc.show_hint',
+};
 /** The attribute a LiveKit agent keeps its state in: listening, thinking, speaking. */
 const AGENT_STATE = 'lk.agent.state';
 
@@ -20,12 +24,24 @@ const AGENT_STATE = 'lk.agent.state';
  *   screen, show a hint: LiveKit RPC, docs/voice-agent.md "Acting on the app"); the page plays the app.
  * Resolves once joined to `{ identity, enableMicrophone(), say(text), leave() }`.
  */
-export async function joinVoiceRoom({ url, token, onParticipants, onWords, onAudio, onLeft, onAppAction = () => undefined }) {
+export async function joinVoiceRoom({
+  url,
+  token,
+  onParticipants,
+  onWords,
+  onAudio,
+  onLeft,
+  onAppAction = () => undefined,
+}) {
   const { Room, RoomEvent, Track } = await import(CLIENT);
   const room = new Room();
 
   const participants = () =>
-    [...room.remoteParticipants.values()].map((p) => ({ identity: p.identity, agent: p.isAgent, state: p.attributes[AGENT_STATE] ?? '' }));
+    [...room.remoteParticipants.values()].map((p) => ({
+      identity: p.identity,
+      agent: p.isAgent,
+      state: p.attributes[AGENT_STATE] ?? '',
+    }));
   const showParticipants = () => onParticipants(participants());
   room
     .on(RoomEvent.ParticipantConnected, showParticipants)
@@ -49,15 +65,24 @@ export async function joinVoiceRoom({ url, token, onParticipants, onWords, onAud
   async function readWords(reader, { identity }) {
     const attributes = reader.info.attributes ?? {};
     const segment = attributes['lk.segment_id'] ?? reader.info.id;
-    const speaker = identity === room.localParticipant.identity || ownTrack(attributes['lk.transcribed_track_id']) ? 'you' : 'assistant';
+    const speaker =
+      identity === room.localParticipant.identity || ownTrack(attributes['lk.transcribed_track_id'])
+        ? 'you'
+        : 'assistant';
     let text = '';
     for await (const piece of reader) {
       text += piece;
       onWords({ segment, speaker, text, final: false });
     }
-    onWords({ segment, speaker, text, final: speaker === 'assistant' || attributes['lk.transcription_final'] !== 'false' });
+    onWords({
+      segment,
+      speaker,
+      text,
+      final: speaker === 'assistant' || attributes['lk.transcription_final'] !== 'false',
+    });
   }
-  const readSafely = (reader, from) => readWords(reader, from).catch((error) => console.warn('transcript stream failed', error));
+  const readSafely = (reader, from) =>
+    readWords(reader, from).catch((error) => console.warn('transcript stream failed', error));
   room.registerTextStreamHandler(TRANSCRIPTION_TOPIC, readSafely);
   // Typed replies, from an agent that answers chat on the chat topic rather than as a transcript.
   room.registerTextStreamHandler(CHAT_TOPIC, readSafely);

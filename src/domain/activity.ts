@@ -60,7 +60,15 @@ export interface ActivityItem {
  */
 export const activityItem = (id: string, timestamp: string, draft: ActivityDraft): ActivityItem =>
   draft.due_at === undefined
-    ? { id, timestamp, kind: draft.kind, session_id: draft.session_id, user_id: draft.user_id, trace: draft.trace, payload: draft.payload }
+    ? {
+        id,
+        timestamp,
+        kind: draft.kind,
+        session_id: draft.session_id,
+        user_id: draft.user_id,
+        trace: draft.trace,
+        payload: draft.payload,
+      }
     : {
         id,
         timestamp,

@@ -41,9 +41,19 @@ export interface AgentContext {
   system_prompt: string;
 }
 
-export function buildAgentContext(record: SessionRecord & { flow?: SessionFlow | null }, voiceActive: boolean, sources: AgentContextSources): AgentContext {
+export function buildAgentContext(
+  record: SessionRecord & { flow?: SessionFlow | null },
+  voiceActive: boolean,
+  sources: AgentContextSources,
+): AgentContext {
   const { screen } = record;
-  const flow = record.flow ? { flow_key: record.flow.flow_key, total_steps: record.flow.steps.length, progress: flowProgress(record.flow, screen) } : null;
+  const flow = record.flow
+    ? {
+        flow_key: record.flow.flow_key,
+        total_steps: record.flow.steps.length,
+        progress: flowProgress(record.flow, screen),
+      }
+    : null;
   // Own keys only: a screen named `constructor` must not find Object.prototype's.
   const key = screen === null ? undefined : screenKey(screen);
   const schema = key !== undefined && Object.hasOwn(record.schemas, key) ? record.schemas[key] : undefined;
@@ -75,4 +85,5 @@ export function buildAgentContext(record: SessionRecord & { flow?: SessionFlow |
 }
 
 /** A short name for what a context says: two fetches that read the same have the same version. */
-export const contextVersion = (context: AgentContext): string => digestOf(JSON.stringify(context.context), context.system_prompt).slice(0, 16);
+export const contextVersion = (context: AgentContext): string =>
+  digestOf(JSON.stringify(context.context), context.system_prompt).slice(0, 16);

@@ -26,7 +26,8 @@ export type EndedBy = (typeof ENDED_BY)[number];
 export type CallOutcome = 'resolved' | 'handoff' | 'abandoned' | 'unresolved';
 
 /** Why the outcome is what it is, one code each; `moved_past_step_after_call`: within CALL_RESOLVE_WINDOW_MINUTES of its end. */
-export type OutcomeReason = 'moved_past_step' | 'moved_past_step_after_call' | 'handoff_requested' | 'no_user_turn' | 'still_on_step';
+export type OutcomeReason =
+  'moved_past_step' | 'moved_past_step_after_call' | 'handoff_requested' | 'no_user_turn' | 'still_on_step';
 
 /** Where the user was at one end of the call. */
 export interface CallPlace {
@@ -89,7 +90,8 @@ export interface CallHandoff {
 }
 
 /** Whether a call waits for a person: one was asked for, none has joined, and it runs. */
-export const waitsForPerson = (record: Pick<CallRecord, 'handoff' | 'ended_at'>): boolean => record.ended_at === null && record.handoff !== null && !record.handoff.joined;
+export const waitsForPerson = (record: Pick<CallRecord, 'handoff' | 'ended_at'>): boolean =>
+  record.ended_at === null && record.handoff !== null && !record.handoff.joined;
 
 export type ConsentDecision = 'given' | 'refused' | 'withdrawn';
 
@@ -104,9 +106,17 @@ export interface ConsentEntry {
 }
 
 /** The place of a session: its screen, the screen as a step id, and the codes held for that step. */
-export function placeOfSession(screen: string | null, window: { screen: string; failures: readonly { codes: readonly string[] }[] }, step: (screen: string) => string): CallPlace {
+export function placeOfSession(
+  screen: string | null,
+  window: { screen: string; failures: readonly { codes: readonly string[] }[] },
+  step: (screen: string) => string,
+): CallPlace {
   const stepId = screen ? step(screen) : null;
-  return { screen, step: stepId, errors: stepId !== null && window.screen === stepId ? window.failures.map((failure) => failure.codes[0] ?? '') : [] };
+  return {
+    screen,
+    step: stepId,
+    errors: stepId !== null && window.screen === stepId ? window.failures.map((failure) => failure.codes[0] ?? '') : [],
+  };
 }
 
 /** The longest turn text kept: a turn is a sentence or a few, not a document. */
@@ -116,7 +126,9 @@ export const MAX_CONTEXT_VERSIONS = 50;
 
 /** A turn's text as kept: well-formed, at most MAX_TURN_TEXT_CHARS, marked where cut. */
 export function turnText(text: string): string {
-  return text.length > MAX_TURN_TEXT_CHARS ? `${text.slice(0, MAX_TURN_TEXT_CHARS - 1).toWellFormed()}…` : text.toWellFormed();
+  return text.length > MAX_TURN_TEXT_CHARS
+    ? `${text.slice(0, MAX_TURN_TEXT_CHARS - 1).toWellFormed()}…`
+    : text.toWellFormed();
 }
 
 /**
@@ -124,7 +136,10 @@ export function turnText(text: string): string {
  * in which the user never said a word is abandoned; a user who left the step the call began on is
  * resolved; anything else is unresolved.
  */
-export function callOutcome(record: Pick<CallRecord, 'handoff' | 'start' | 'end'>, userTurns: number): { outcome: CallOutcome; reason: OutcomeReason } {
+export function callOutcome(
+  record: Pick<CallRecord, 'handoff' | 'start' | 'end'>,
+  userTurns: number,
+): { outcome: CallOutcome; reason: OutcomeReason } {
   if (record.handoff) return { outcome: 'handoff', reason: 'handoff_requested' };
   const movedOn = record.end !== null && record.end.step !== null && record.end.step !== record.start.step;
   if (movedOn) return { outcome: 'resolved', reason: 'moved_past_step' };
@@ -168,23 +183,50 @@ export function recordSummary(record: CallRecord, report: ReportFacts, nowOn?: s
 export function callReport(record: CallRecord): CallReport {
   const { turns } = record;
   const { outcome, reason } = callOutcome(record, turns.user);
-  const base = { duration_ms: Math.max(0, (record.ended_at ?? record.started_at) - record.started_at), turns: { ...turns }, outcome, step: record.start.step, reason };
-  return { ...base, summary: recordSummary(record, base), summary_source: 'record', outcome_open_until: null, resolved_at: null };
+  const base = {
+    duration_ms: Math.max(0, (record.ended_at ?? record.started_at) - record.started_at),
+    turns: { ...turns },
+    outcome,
+    step: record.start.step,
+    reason,
+  };
+  return {
+    ...base,
+    summary: recordSummary(record, base),
+    summary_source: 'record',
+    outcome_open_until: null,
+    resolved_at: null,
+  };
 }
 
 /** Whether an ended call's outcome can still become `resolved` by the user moving past its step after it. */
 export const mayResolveLater = (record: CallRecord): boolean =>
-  record.report !== null && record.start.step !== null && (record.report.outcome === 'unresolved' || record.report.outcome === 'abandoned');
+  record.report !== null &&
+  record.start.step !== null &&
+  (record.report.outcome === 'unresolved' || record.report.outcome === 'abandoned');
 
 /**
  * The report of an ended call whose user moved past its step (to `movedTo`) at `resolvedAt`, within
  * CALL_RESOLVE_WINDOW_MINUTES of its end: resolved. A summary composed from the record is composed
  * again; a model's gets the fact added, since the model wrote it before.
  */
-export function resolvedAfterCall(record: CallRecord, report: CallReport, movedTo: string, resolvedAt: string): CallReport {
-  const facts: ReportFacts = { duration_ms: report.duration_ms, turns: report.turns, outcome: 'resolved', step: report.step, reason: 'moved_past_step_after_call' };
+export function resolvedAfterCall(
+  record: CallRecord,
+  report: CallReport,
+  movedTo: string,
+  resolvedAt: string,
+): CallReport {
+  const facts: ReportFacts = {
+    duration_ms: report.duration_ms,
+    turns: report.turns,
+    outcome: 'resolved',
+    step: report.step,
+    reason: 'moved_past_step_after_call',
+  };
   const summary =
-    report.summary_source === 'record' ? recordSummary(record, facts, movedTo) : `${report.summary} ${OUTCOME_WORDS.moved_past_step_after_call} Now on ${movedTo}.`;
+    report.summary_source === 'record'
+      ? recordSummary(record, facts, movedTo)
+      : `${report.summary} ${OUTCOME_WORDS.moved_past_step_after_call} Now on ${movedTo}.`;
   return { ...report, ...facts, summary, outcome_open_until: null, resolved_at: resolvedAt };
 }
 

@@ -16,7 +16,9 @@ export const DEFAULT_CRITICAL_STEPS: readonly string[] = [
 ];
 
 /** Screen ids as the lookups compare them: apps send `PAN_DETAILS`, `pan_details` and `n_pan_details` for one screen. */
-export const criticalStepKeys = (steps: readonly string[]): string[] => [...new Set(steps.map((step) => normaliseStepId(step)))];
+export const criticalStepKeys = (steps: readonly string[]): string[] => [
+  ...new Set(steps.map((step) => normaliseStepId(step))),
+];
 
 /**
  * A screen is critical when the configured list names it or a schema this session registered

@@ -12,7 +12,10 @@ export interface Dropoff {
 /** E.164 allows 15 digits; national numbers in the field have 10. */
 const DIALABLE_DIGITS = { min: 10, max: 15 };
 
-export function phoneFacts(phone: string | null | undefined): { has_dialable_phone: boolean; phone_last4: string | null } {
+export function phoneFacts(phone: string | null | undefined): {
+  has_dialable_phone: boolean;
+  phone_last4: string | null;
+} {
   if (!phone) return { has_dialable_phone: false, phone_last4: null };
   const trimmed = phone.trim();
   // Digits with the usual separators and one leading +; anything else is not a phone number.

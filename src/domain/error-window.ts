@@ -52,7 +52,11 @@ export const MAX_CODES_PER_FAILURE = 5;
 /** Events that count as a failure on the screen they name. */
 export const FAILURE_EVENT_TYPES = new Set(['validation_failed', 'validation_error', 'error_reported']);
 
-const EMPTY: ErrorWindow = Object.freeze({ screen: '', failures: Object.freeze([]) as unknown as HeldFailure[], restart_at: null });
+const EMPTY: ErrorWindow = Object.freeze({
+  screen: '',
+  failures: Object.freeze([]) as unknown as HeldFailure[],
+  restart_at: null,
+});
 
 export const newErrorWindow = (): ErrorWindow => EMPTY;
 
@@ -66,7 +70,10 @@ export function onScreen(window: ErrorWindow, screen: string | null | undefined)
 
 function withFailure(window: ErrorWindow, failure: HeldFailure): ErrorWindow {
   const failures = [...window.failures, failure];
-  return { ...window, failures: failures.length > MAX_HELD_FAILURES ? failures.slice(failures.length - MAX_HELD_FAILURES) : failures };
+  return {
+    ...window,
+    failures: failures.length > MAX_HELD_FAILURES ? failures.slice(failures.length - MAX_HELD_FAILURES) : failures,
+  };
 }
 
 /**
@@ -76,8 +83,16 @@ function withFailure(window: ErrorWindow, failure: HeldFailure): ErrorWindow {
  */
 export function failureCodes(event: SdkEvent): string[] {
   const fromProperties = event.properties?.error_code ?? event.error_code;
-  const codes = event.errors?.length ? event.errors : event.failure_reason_code ? [event.failure_reason_code] : typeof fromProperties === 'string' ? [fromProperties] : [];
-  return (codes.length > 0 ? codes : [event.event]).slice(0, MAX_CODES_PER_FAILURE).map((code) => code.trim().toLowerCase());
+  const codes = event.errors?.length
+    ? event.errors
+    : event.failure_reason_code
+      ? [event.failure_reason_code]
+      : typeof fromProperties === 'string'
+        ? [fromProperties]
+        : [];
+  return (codes.length > 0 ? codes : [event.event])
+    .slice(0, MAX_CODES_PER_FAILURE)
+    .map((code) => code.trim().toLowerCase());
 }
 
 /**
@@ -85,7 +100,13 @@ export function failureCodes(event: SdkEvent): string[] {
  * unless it is the copy of a failure already held from the other channel (then that one is marked
  * mirrored, and the failure still counts once).
  */
-export function afterEvent(window: ErrorWindow, event: SdkEvent, screen: string | null, at: number, channel: IngestChannel = 'http'): ErrorWindow {
+export function afterEvent(
+  window: ErrorWindow,
+  event: SdkEvent,
+  screen: string | null,
+  at: number,
+  channel: IngestChannel = 'http',
+): ErrorWindow {
   const current = onScreen(window, screen);
   if (!FAILURE_EVENT_TYPES.has(event.event)) return current;
   const codes = failureCodes(event);
@@ -98,7 +119,11 @@ export function afterEvent(window: ErrorWindow, event: SdkEvent, screen: string 
       Math.abs(at - failure.at) <= MIRROR_WINDOW_MS &&
       failure.codes.some((code) => codes.includes(code)),
   );
-  if (twin >= 0) return { ...current, failures: current.failures.map((failure, i) => (i === twin ? { ...failure, mirrored: true } : failure)) };
+  if (twin >= 0)
+    return {
+      ...current,
+      failures: current.failures.map((failure, i) => (i === twin ? { ...failure, mirrored: true } : failure)),
+    };
   const failure: HeldFailure = { codes, at, kind, claimed: false };
   // Only a control-plane failure says so: an HTTP one stays as stored sessions already hold it.
   if (channel === 'control_plane') failure.channel = channel;
@@ -145,7 +170,9 @@ export const restartAfterTrigger = (window: ErrorWindow, at: number, cooldownUnt
  * before the call brought it, those during it the agent saw), so none is a reason to offer it again.
  */
 export const clearedAfterVoice = (window: ErrorWindow): ErrorWindow =>
-  window.failures.length === 0 && window.restart_at === null ? window : { screen: window.screen, failures: EMPTY.failures, restart_at: null };
+  window.failures.length === 0 && window.restart_at === null
+    ? window
+    : { screen: window.screen, failures: EMPTY.failures, restart_at: null };
 
 /** The most recent failure still held, for the popup. */
 export const latestFailure = (window: ErrorWindow): HeldFailure | undefined => window.failures.at(-1);

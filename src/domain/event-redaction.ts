@@ -64,13 +64,18 @@ const isSmallInteger = (value: number) => Number.isInteger(value) && value >= -(
 /** Unix seconds and milliseconds of this era under a key named for a time: a time, not an identifier. */
 const isEpochTime = (value: number) => (value >= 1e9 && value < 5e9) || (value >= 1e12 && value < 5e12);
 const isTimeKey = (key: string) =>
-  /^(?:timestamp|ts|time)$/i.test(key) || /[_-](?:at|ts|ms|time|timestamp)$/i.test(key) || /[a-z](?:At|Ts|Ms|Time|Timestamp)$/.test(key);
+  /^(?:timestamp|ts|time)$/i.test(key) ||
+  /[_-](?:at|ts|ms|time|timestamp)$/i.test(key) ||
+  /[a-z](?:At|Ts|Ms|Time|Timestamp)$/.test(key);
 /**
  * Documented numeric signals (docs/privacy.md, "What is kept"): a key named for a measure keeps a
  * number below ten million (a duration in ms, a count, a size); any other number of four digits or
  * more is read as text and masked.
  */
-const isMeasureKey = (key: string) => /(?:^|[_-])(?:ms|seconds|secs|count|total|index|chars|length|size|bytes|duration|attempts?|retries|percent|score|width|height)$/i.test(key) || /[a-z](?:Ms|Seconds|Count|Total|Index|Chars|Length|Size|Bytes|Duration|Attempts)$/.test(key);
+const isMeasureKey = (key: string) =>
+  /(?:^|[_-])(?:ms|seconds|secs|count|total|index|chars|length|size|bytes|duration|attempts?|retries|percent|score|width|height)$/i.test(
+    key,
+  ) || /[a-z](?:Ms|Seconds|Count|Total|Index|Chars|Length|Size|Bytes|Duration|Attempts)$/.test(key);
 const MAX_MEASURE = 10_000_000;
 /** Numbers below four digits hold no run the rule masks. */
 const MIN_READ = 1_000;
@@ -119,7 +124,13 @@ class Walk {
     this.structure += SLOT_HEAP_BYTES;
     if (typeof value === 'string') {
       this.structure += STRING_HEAP_BYTES;
-      const text = sensitive ? this.text(value, path, true) : identifier ? this.identifier(value, path, key) : PATTERN_FIELDS.has(key) ? this.pattern(value, path) : this.text(value, path, false);
+      const text = sensitive
+        ? this.text(value, path, true)
+        : identifier
+          ? this.identifier(value, path, key)
+          : PATTERN_FIELDS.has(key)
+            ? this.pattern(value, path)
+            : this.text(value, path, false);
       this.size = jsonStringSize(text);
       return text;
     }
@@ -218,7 +229,9 @@ class Walk {
 
   /** A validator's pattern: as sent when its syntax aside it holds nothing the rule masks. */
   pattern(value: string, path: string): string {
-    return mayHoldIdentity(value) && scrubText(patternSyntaxOnly(value)).findings.length > 0 ? this.text(value, path, false) : value;
+    return mayHoldIdentity(value) && scrubText(patternSyntaxOnly(value)).findings.length > 0
+      ? this.text(value, path, false)
+      : value;
   }
 
   /**
@@ -237,7 +250,13 @@ class Walk {
   number(value: number, path: string, sensitive: boolean, key: string): number | string {
     if (!Number.isFinite(value)) return value;
     if (sensitive && this.component && isMeasureKey(key) && Math.abs(value) < MIN_READ) return value;
-    if (!sensitive && (Math.abs(value) < MIN_READ || (isEpochTime(value) && isTimeKey(key)) || (isMeasureKey(key) && Math.abs(value) < MAX_MEASURE))) return value;
+    if (
+      !sensitive &&
+      (Math.abs(value) < MIN_READ ||
+        (isEpochTime(value) && isTimeKey(key)) ||
+        (isMeasureKey(key) && Math.abs(value) < MAX_MEASURE))
+    )
+      return value;
     const text = String(value);
     if (sensitive || Number.isInteger(value)) {
       const masked = this.text(text, path, sensitive);
@@ -293,7 +312,8 @@ export function redactSizedEvent(event: SdkEvent, rules: PiiRules = DEFAULT_PII_
     const value = walk.value(item, safeKey, 1, sensitive, facts.identifierField, key);
     if (safeKey !== key) renamed = true;
     // A `__proto__` key must stay data, not become the prototype.
-    if (safeKey === '__proto__') Object.defineProperty(out, safeKey, { value, enumerable: true, writable: true, configurable: true });
+    if (safeKey === '__proto__')
+      Object.defineProperty(out, safeKey, { value, enumerable: true, writable: true, configurable: true });
     else out[safeKey] = value;
     size.addKeyed(keyBytes, value, walk.size);
     if (safeKey === 'properties') propertiesBytes = walk.size;
@@ -323,7 +343,15 @@ export function redactSizedEvent(event: SdkEvent, rules: PiiRules = DEFAULT_PII_
 function hintFields(event: SdkEvent, sensitive: boolean): RedactedHint | { hint: string } {
   const hint = event.hint as string;
   const pattern = typeof event.expected_pattern === 'string' ? event.expected_pattern : undefined;
-  return redactHint({ hint, masked: event.masked ?? undefined, componentType: event.component_type ?? undefined, pattern, sensitive }) ?? { hint };
+  return (
+    redactHint({
+      hint,
+      masked: event.masked ?? undefined,
+      componentType: event.component_type ?? undefined,
+      pattern,
+      sensitive,
+    }) ?? { hint }
+  );
 }
 
 /** Whether the event's component says by its id or type that it holds an identity value. */
@@ -337,7 +365,10 @@ function componentSensitive(event: SdkEvent, rules: PiiRules): boolean {
  * of this component's registered schema? Undefined when the hint was not masked by the server.
  * The raw value lives only in this closure, which no log, inspection or response serialises.
  */
-export function hintMatcher(event: SdkEvent, stored: RedactedEvent): ((pattern: string) => boolean | undefined) | undefined {
+export function hintMatcher(
+  event: SdkEvent,
+  stored: RedactedEvent,
+): ((pattern: string) => boolean | undefined) | undefined {
   if (typeof event.hint !== 'string' || stored.masked_by !== 'server') return undefined;
   const hint = event.hint;
   return (pattern) => matchesPattern(hint, pattern);
@@ -374,7 +405,28 @@ export function redactValue<T>(value: T, rules: PiiRules = DEFAULT_PII_RULES): T
   return new Walk(rules).value(value, '', 0, false, false) as T;
 }
 
-const SHAPE_KINDS: ReadonlySet<string> = new Set(['email', 'upi', 'date', 'aadhaar', 'vid', 'card', 'phone', 'number', 'gstin', 'pan', 'driving_licence', 'vehicle', 'voter_id', 'passport', 'ifsc', 'address', 'name', 'otp', 'text', 'dropped']);
+const SHAPE_KINDS: ReadonlySet<string> = new Set([
+  'email',
+  'upi',
+  'date',
+  'aadhaar',
+  'vid',
+  'card',
+  'phone',
+  'number',
+  'gstin',
+  'pan',
+  'driving_licence',
+  'vehicle',
+  'voter_id',
+  'passport',
+  'ifsc',
+  'address',
+  'name',
+  'otp',
+  'text',
+  'dropped',
+]);
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
 
 /** A shape as the pass writes one: counts, a kind it knows, whether a pattern matched. Anything else is no shape. */
@@ -411,10 +463,14 @@ export function remaskEvent(received: SdkEvent): { event: RedactedEvent; sizes: 
   for (const field of earlier) {
     const fieldShape = wellFormedShape(field);
     const path = (field as { path?: unknown } | null)?.path;
-    if (fieldShape !== undefined && typeof path === 'string' && kept.length < MAX_SHAPES) kept.push({ path: scrubText(path).text, ...fieldShape });
+    if (fieldShape !== undefined && typeof path === 'string' && kept.length < MAX_SHAPES)
+      kept.push({ path: scrubText(path).text, ...fieldShape });
   }
   const fields = [...kept, ...((first.redacted_fields as RedactedField[] | undefined) ?? [])].slice(0, MAX_SHAPES);
   if (fields.length > 0) event.redacted_fields = fields;
   const properties = event.properties;
-  return { event: event as RedactedEvent, sizes: { bytes: jsonSize(event), propertiesBytes: properties === undefined ? 0 : jsonSize(properties) } };
+  return {
+    event: event as RedactedEvent,
+    sizes: { bytes: jsonSize(event), propertiesBytes: properties === undefined ? 0 : jsonSize(properties) },
+  };
 }

@@ -19,7 +19,8 @@ export interface FlowProgress {
 /** A KYC flow has a dozen steps; the bound only stops a client from sending thousands. */
 export const MAX_FLOW_STEPS = 64;
 
-export const flowSteps = (sequence: readonly string[]): string[] => sequence.slice(0, MAX_FLOW_STEPS).map((step) => normaliseStepId(step));
+export const flowSteps = (sequence: readonly string[]): string[] =>
+  sequence.slice(0, MAX_FLOW_STEPS).map((step) => normaliseStepId(step));
 
 /** Where `screen` is in the flow, or null when there is no flow or the screen is not one of its steps. */
 export function flowProgress(flow: SessionFlow | null, screen: string | null | undefined): FlowProgress | null {
@@ -31,7 +32,10 @@ export function flowProgress(flow: SessionFlow | null, screen: string | null | u
 }
 
 /** What the knowledge base says of the step a screen stands for; nulls when it does not know the step. */
-export function stepFacts(kb: KnowledgeBase, screen: string | null | undefined): { business_step: string | null; validation_intent: string | null } {
+export function stepFacts(
+  kb: KnowledgeBase,
+  screen: string | null | undefined,
+): { business_step: string | null; validation_intent: string | null } {
   const stepId = stepIdFor(kb, screen);
   const step = stepId ? kb.steps[stepId] : undefined;
   return { business_step: step?.business_step ?? null, validation_intent: step?.validation_intent ?? null };

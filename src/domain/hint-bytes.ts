@@ -31,13 +31,27 @@ export function rememberHintsBytes(hints: readonly Weighed[], total: number): vo
   totals.set(hints, total);
 }
 
-const SHAPE_KEYS = { length: jsonStringSize('length') + 1, digits: jsonStringSize('digits') + 1, letters: jsonStringSize('letters') + 1, kind: jsonStringSize('kind') + 1, matches: jsonStringSize('matches_pattern') + 1 };
+const SHAPE_KEYS = {
+  length: jsonStringSize('length') + 1,
+  digits: jsonStringSize('digits') + 1,
+  letters: jsonStringSize('letters') + 1,
+  kind: jsonStringSize('kind') + 1,
+  matches: jsonStringSize('matches_pattern') + 1,
+};
 
 /** A shape's JSON size from its known fields: every shape is built by the privacy rule (src/privacy/), never taken from a client. */
 export function hintShapeSize(shape: HintShape): number {
-  let size = 2 + SHAPE_KEYS.length + jsonNumberSize(shape.length) + 1 + SHAPE_KEYS.digits + jsonNumberSize(shape.digits) + 1 + SHAPE_KEYS.letters + jsonNumberSize(shape.letters);
+  let size =
+    2 +
+    SHAPE_KEYS.length +
+    jsonNumberSize(shape.length) +
+    1 +
+    SHAPE_KEYS.digits +
+    jsonNumberSize(shape.digits) +
+    1 +
+    SHAPE_KEYS.letters +
+    jsonNumberSize(shape.letters);
   if (shape.kind !== undefined) size += 1 + SHAPE_KEYS.kind + jsonStringSize(shape.kind);
   if (shape.matches_pattern !== undefined) size += 1 + SHAPE_KEYS.matches + (shape.matches_pattern ? 4 : 5);
   return size;
 }
-

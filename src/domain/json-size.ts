@@ -26,7 +26,8 @@ export function jsonSize(value: unknown): number {
 }
 
 /** A value JSON.stringify leaves out of an object, and writes as `null` in an array. */
-const omitted = (value: unknown): boolean => value === undefined || typeof value === 'function' || typeof value === 'symbol';
+const omitted = (value: unknown): boolean =>
+  value === undefined || typeof value === 'function' || typeof value === 'symbol';
 
 function objectSize(object: Record<string, unknown>): number {
   let size = 2;
@@ -60,7 +61,16 @@ export function jsonStringSize(text: string): number {
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
     if (code >= 0x20 && code !== 0x22 && code !== 0x5c && (code < 0xd800 || code > 0xdfff)) continue;
-    if (code === 0x22 || code === 0x5c || code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d) size += 1;
+    if (
+      code === 0x22 ||
+      code === 0x5c ||
+      code === 0x08 ||
+      code === 0x09 ||
+      code === 0x0a ||
+      code === 0x0c ||
+      code === 0x0d
+    )
+      size += 1;
     else if (code < 0x20) size += 5;
     else if (code <= 0xdbff && index + 1 < text.length && isLowSurrogate(text.charCodeAt(index + 1))) index += 1;
     // A surrogate without its pair is written as \uXXXX.

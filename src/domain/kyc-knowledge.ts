@@ -6,8 +6,14 @@ import { normaliseStepId } from './step-id.js';
  * one section per workflow step. It is operator-written data (a JSON file), validated strictly at
  * start so a typo in a field name is a start-up error, not guidance silently missing.
  */
-const text = (max: number) => z.string().trim().min(1, { error: 'must not be empty' }).max(max, { error: `must be at most ${max} characters` });
-const list = (max: number, itemMax: number) => z.array(text(itemMax)).max(max, { error: `must have at most ${max} entries` });
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, { error: 'must not be empty' })
+    .max(max, { error: `must be at most ${max} characters` });
+const list = (max: number, itemMax: number) =>
+  z.array(text(itemMax)).max(max, { error: `must have at most ${max} entries` });
 
 /** Step ids and failure codes are keys the backend matches, so they have one spelling: lower snake case. */
 export const KB_KEY = /^[a-z0-9_]{1,64}$/;
@@ -26,8 +32,12 @@ export const KbStepSchema = z
     purpose: text(500).meta({ description: 'what the step is for' }),
     guidance: list(8, 300).default([]).meta({ description: 'how to help on this step' }),
     failures: z.record(key, KbFailureSchema).default({}).meta({ description: 'failure code → meaning and recovery' }),
-    never_ask_for: list(10, 160).default([]).meta({ description: 'what the assistant must never ask for on this step' }),
-    business_step: key.optional().meta({ description: 'the business stage this step belongs to, answered by POST /v1/flows/set' }),
+    never_ask_for: list(10, 160)
+      .default([])
+      .meta({ description: 'what the assistant must never ask for on this step' }),
+    business_step: key
+      .optional()
+      .meta({ description: 'the business stage this step belongs to, answered by POST /v1/flows/set' }),
     validation_intent: key.optional().meta({ description: 'what the step verifies, answered by POST /v1/flows/set' }),
   })
   .meta({ id: 'KbStep' });
@@ -38,7 +48,10 @@ export const KbGeneralSchema = z
     journey: z.array(key).min(1).max(40).meta({ description: 'step ids in workflow order' }),
     rules: list(12, 300).min(1),
     never_ask_for: list(16, 160).min(1).meta({ description: 'what the assistant must never ask for, on any step' }),
-    common_failures: z.record(key, KbFailureSchema).default({}).meta({ description: 'failure codes any step may report' }),
+    common_failures: z
+      .record(key, KbFailureSchema)
+      .default({})
+      .meta({ description: 'failure codes any step may report' }),
     when_stuck: text(500).meta({ description: 'what to suggest when nothing else helps' }),
   })
   .meta({ id: 'KbGeneral' });
@@ -51,7 +64,12 @@ export const KnowledgeBaseSchema = z
   })
   .superRefine((kb, ctx) => {
     kb.general.journey.forEach((step, index) => {
-      if (!kb.steps[step]) ctx.addIssue({ code: 'custom', path: ['general', 'journey', index], message: `names step ${step}, which has no section in steps` });
+      if (!kb.steps[step])
+        ctx.addIssue({
+          code: 'custom',
+          path: ['general', 'journey', index],
+          message: `names step ${step}, which has no section in steps`,
+        });
     });
   });
 

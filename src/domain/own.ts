@@ -12,7 +12,13 @@ export function own<T>(record: Readonly<Record<string, T>>, key: string): T | un
  * as data, so an event keeps every key it was acknowledged with.
  */
 export function keepProtoKey<T extends object>(input: unknown, output: T): T {
-  if (input === null || typeof input !== 'object' || !Object.hasOwn(input, '__proto__') || Object.hasOwn(output, '__proto__')) return output;
+  if (
+    input === null ||
+    typeof input !== 'object' ||
+    !Object.hasOwn(input, '__proto__') ||
+    Object.hasOwn(output, '__proto__')
+  )
+    return output;
   const value: unknown = (input as Record<string, unknown>)['__proto__'];
   Object.defineProperty(output, '__proto__', { value, enumerable: true, writable: true, configurable: true });
   return output;

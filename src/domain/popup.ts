@@ -24,7 +24,12 @@ export const POPUP_AFTER_FAILURE_DELAY_MS = 1500;
 
 export const GENERIC_POPUP_MESSAGE = 'Need help completing this step? The assistant can guide you.';
 
-export const hiddenPopup = (reason: (typeof POPUP_HOLD_REASONS)[number]): PopupDecision => ({ show: false, message: null, popup_reason_code: reason, delay_ms: 0 });
+export const hiddenPopup = (reason: (typeof POPUP_HOLD_REASONS)[number]): PopupDecision => ({
+  show: false,
+  message: null,
+  popup_reason_code: reason,
+  delay_ms: 0,
+});
 
 export interface PopupFacts {
   now: number;
@@ -49,7 +54,9 @@ export function popupFor(facts: PopupFacts): PopupDecision {
   const stepMessage = step ? `Need help with ${step.title}? The assistant can guide you.` : GENERIC_POPUP_MESSAGE;
   const failure = latestFailure(facts.errors);
   if (failure) {
-    const guidance = failure.codes.map((code) => failureGuidance(facts.knowledgeBase, stepId, code)).find((found) => found !== undefined);
+    const guidance = failure.codes
+      .map((code) => failureGuidance(facts.knowledgeBase, stepId, code))
+      .find((found) => found !== undefined);
     return {
       show: true,
       // `meaning` is written for the user; `recovery` is instructions to the voice agent.
@@ -58,7 +65,10 @@ export function popupFor(facts: PopupFacts): PopupDecision {
       delay_ms: POPUP_AFTER_FAILURE_DELAY_MS,
     };
   }
-  if (facts.idleSeconds > IDLE_ON_CRITICAL_STEP_OVER_SECONDS && isCriticalStep(facts.screen, facts.criticalSteps, facts.schemas)) {
+  if (
+    facts.idleSeconds > IDLE_ON_CRITICAL_STEP_OVER_SECONDS &&
+    isCriticalStep(facts.screen, facts.criticalSteps, facts.schemas)
+  ) {
     return { show: true, message: stepMessage, popup_reason_code: 'idle_on_critical_step', delay_ms: 0 };
   }
   return hiddenPopup('none');

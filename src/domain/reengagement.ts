@@ -25,8 +25,12 @@ export function evaluateReengagement(facts: ReengagementFacts): Reengagement {
   const inactivitySeconds = Math.max(0, Math.floor((facts.now - facts.lastUserActivityAt) / 1000));
   const dropoff = facts.dropoff ?? null;
   const channel = dropoff?.has_dialable_phone ? 'phone' : 'voice';
-  if (!facts.voiceActive && facts.callbackOwedAt) return { recommended: true, channel, reason: 'handoff_unanswered', inactivity_seconds: inactivitySeconds };
-  const recommended = !facts.voiceActive && (facts.hadVoiceSession || dropoff !== null) && inactivitySeconds >= facts.inactivityThresholdSeconds;
+  if (!facts.voiceActive && facts.callbackOwedAt)
+    return { recommended: true, channel, reason: 'handoff_unanswered', inactivity_seconds: inactivitySeconds };
+  const recommended =
+    !facts.voiceActive &&
+    (facts.hadVoiceSession || dropoff !== null) &&
+    inactivitySeconds >= facts.inactivityThresholdSeconds;
   let reason: string;
   if (recommended) reason = `user_inactive_${Math.floor(inactivitySeconds / 60)}min`;
   else reason = facts.voiceActive ? 'assistant_active' : 'user_active';

@@ -6,15 +6,27 @@ import { z } from 'zod';
  */
 export const RefreshPolicySchema = z
   .object({
-    interval_seconds: z.int().positive().meta({ description: 'periodic refresh, counted from the last fetch (VOICE_CONTEXT_REFRESH_SECONDS)' }),
-    on_user_turn: z.boolean().meta({ description: 'refresh after each user turn (VOICE_CONTEXT_REFRESH_ON_USER_TURN)' }),
-    min_interval_seconds: z.int().nonnegative().meta({ description: 'never two fetches closer than this (VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS)' }),
+    interval_seconds: z
+      .int()
+      .positive()
+      .meta({ description: 'periodic refresh, counted from the last fetch (VOICE_CONTEXT_REFRESH_SECONDS)' }),
+    on_user_turn: z
+      .boolean()
+      .meta({ description: 'refresh after each user turn (VOICE_CONTEXT_REFRESH_ON_USER_TURN)' }),
+    min_interval_seconds: z
+      .int()
+      .nonnegative()
+      .meta({ description: 'never two fetches closer than this (VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS)' }),
   })
   .meta({ id: 'RefreshPolicy' });
 
 export type RefreshPolicy = z.infer<typeof RefreshPolicySchema>;
 
-export const DEFAULT_REFRESH_POLICY: RefreshPolicy = { interval_seconds: 60, on_user_turn: true, min_interval_seconds: 5 };
+export const DEFAULT_REFRESH_POLICY: RefreshPolicy = {
+  interval_seconds: 60,
+  on_user_turn: true,
+  min_interval_seconds: 5,
+};
 
 const ServedPolicy = z.object({ context: z.object({ refresh_policy: RefreshPolicySchema }) });
 

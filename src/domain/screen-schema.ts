@@ -41,13 +41,14 @@ export const screenKey = (screen: string): string => normaliseStepId(screen);
 
 const canonicalJson = (schema: Record<string, unknown>): string => stringify(schema) ?? '';
 
-
 function patternsOf(components: unknown[] | undefined): Record<string, string> {
   const patterns: [string, string][] = [];
   for (const raw of components ?? []) {
     const component = Component.safeParse(raw);
     if (!component.success) continue;
-    const rule = (component.data.validations ?? []).map((candidate) => ValidationRule.safeParse(candidate)).find((parsed) => parsed.success && parsed.data.pattern);
+    const rule = (component.data.validations ?? [])
+      .map((candidate) => ValidationRule.safeParse(candidate))
+      .find((parsed) => parsed.success && parsed.data.pattern);
     if (rule?.success && rule.data.pattern) patterns.push([component.data.id, rule.data.pattern]);
   }
   // fromEntries defines own properties: a component id such as `__proto__` stays plain data.

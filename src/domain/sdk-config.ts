@@ -8,9 +8,7 @@ import { MAX_TIMER_SECONDS } from './timer-limit.js';
  * (`{"*": {...}, "<client_id>": {...}}`) and the merge per tenant. Unknown keys are refused,
  * so a misspelt threshold fails loudly instead of silently keeping its default.
  */
-const seconds = z
-  .number({ error: 'must be a number' })
-  .nonnegative({ error: 'must not be negative' });
+const seconds = z.number({ error: 'must be a number' }).nonnegative({ error: 'must not be negative' });
 
 export const SdkFeatures = z.strictObject({
   allow_multiple_assistant_prompt: z.boolean({ error: 'must be a boolean' }),
@@ -39,7 +37,9 @@ export const LANGUAGE_TAG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/;
  * with every decision, and its text per language; `en` is the fallback.
  */
 export const SdkConsent = z.strictObject({
-  notice_version: z.string({ error: 'must be a string' }).regex(/^[A-Za-z0-9._:-]{1,64}$/, { error: 'must be 1-64 characters of A-Za-z0-9._:-' }),
+  notice_version: z
+    .string({ error: 'must be a string' })
+    .regex(/^[A-Za-z0-9._:-]{1,64}$/, { error: 'must be 1-64 characters of A-Za-z0-9._:-' }),
   notice: z.record(
     z.string().regex(LANGUAGE_TAG, { error: 'keys must be language tags (en, hi, ta-IN)' }),
     z.string({ error: 'must be a string' }).min(1).max(1000, { error: 'must be at most 1000 characters' }),
@@ -59,9 +59,13 @@ const SdkConfigPatch = z.strictObject({
 export type SdkConfigPatch = z.infer<typeof SdkConfigPatch>;
 
 /** The whole override file: `"*"` for every tenant, then one entry per client id. */
-export const SdkConfigOverridesSchema = z.record(z.string().min(1, { error: 'tenant keys must not be empty' }), SdkConfigPatch, {
-  error: 'must be a JSON object mapping "*" or a client id to overrides',
-});
+export const SdkConfigOverridesSchema = z.record(
+  z.string().min(1, { error: 'tenant keys must not be empty' }),
+  SdkConfigPatch,
+  {
+    error: 'must be a JSON object mapping "*" or a client id to overrides',
+  },
+);
 export type SdkConfigOverrides = z.infer<typeof SdkConfigOverridesSchema>;
 
 export const ALL_TENANTS = '*';
@@ -73,7 +77,12 @@ export const DEFAULT_SDK_CONFIG: SdkConfig = {
     component_input_hints_masked: true,
     use_websockets_for_control_plane: true,
   },
-  thresholds: { min_trigger_interval_seconds: 60, high_time_spent_seconds: 20, assistant_prompt_cooldown_seconds: 45, error_window_seconds: 120 },
+  thresholds: {
+    min_trigger_interval_seconds: 60,
+    high_time_spent_seconds: 20,
+    assistant_prompt_cooldown_seconds: 45,
+    error_window_seconds: 120,
+  },
   consent: {
     notice_version: 'default-1',
     notice: {
@@ -96,7 +105,10 @@ function apply(config: SdkConfig, patch: SdkConfigPatch | undefined): SdkConfig 
     features: { ...config.features, ...patch.features },
     thresholds: { ...config.thresholds, ...patch.thresholds },
     // A tenant's notice replaces the texts it gives; a new text wants a new version, which it sets.
-    consent: { notice_version: patch.consent?.notice_version ?? config.consent.notice_version, notice: { ...config.consent.notice, ...patch.consent?.notice } },
+    consent: {
+      notice_version: patch.consent?.notice_version ?? config.consent.notice_version,
+      notice: { ...config.consent.notice, ...patch.consent?.notice },
+    },
   };
 }
 

@@ -15,7 +15,8 @@ export const SessionId = z
   .regex(SESSION_ID_PATTERN, { error: 'must be 1-128 characters of A-Za-z0-9._:-' })
   .meta({ example: '7664f88e-4980-41c3-bec0-f0e1591ee548' });
 
-export const text = (max: number) => z.string(mustBe('a string')).max(max, { error: `must be at most ${max} characters` });
+export const text = (max: number) =>
+  z.string(mustBe('a string')).max(max, { error: `must be at most ${max} characters` });
 export const optionalText = (max: number) => text(max).nullish();
 
 /** Correlation fields any SDK body may carry (docs/decisions/0008-activity-items-and-the-stream.md). */
@@ -44,7 +45,9 @@ export const EventInSchema = z
     session_id: SessionId,
     event: text(64)
       .min(1, { error: 'must not be empty' })
-      .refine((event) => event !== OPERATOR_JOINED, { error: `${OPERATOR_JOINED} is recorded by the service when an operator joins a call; a client cannot send it` }),
+      .refine((event) => event !== OPERATOR_JOINED, {
+        error: `${OPERATOR_JOINED} is recorded by the service when an operator joins a call; a client cannot send it`,
+      }),
     user_id: optionalText(256),
     timestamp: z
       .int({ error: 'must be an integer (Unix seconds)' })
@@ -52,7 +55,10 @@ export const EventInSchema = z
       .nullish(),
     screen: optionalText(256),
     screen_id: optionalText(256),
-    errors: z.array(text(256), { error: 'must be an array of strings' }).max(100, { error: 'must hold at most 100 codes' }).nullish(),
+    errors: z
+      .array(text(256), { error: 'must be an array of strings' })
+      .max(100, { error: 'must hold at most 100 codes' })
+      .nullish(),
     failure_reason_code: optionalText(256),
     component_id: optionalText(256),
     component_type: optionalText(64),
@@ -85,5 +91,9 @@ export const KNOWN_EVENT_TYPES = new Set([
 ]);
 
 /** Events the user did not make (the voice agent's turns, actions on the app and word of a handoff nobody took, an operator joining); they must not count as the user being active. */
-export const AGENT_EVENT_TYPES = new Set(['voice_conversation_turn', OPERATOR_JOINED, 'agent_action', HANDOFF_UNANSWERED]);
-
+export const AGENT_EVENT_TYPES = new Set([
+  'voice_conversation_turn',
+  OPERATOR_JOINED,
+  'agent_action',
+  HANDOFF_UNANSWERED,
+]);

@@ -20,14 +20,22 @@ export const TIMESTAMP_KEY_BYTES = jsonStringSize('timestamp') + 1;
  * The JSON size of the stored event from the redaction pass's count of the event received: the
  * shape may have gained `matches_pattern`, and the timestamp been filled in.
  */
-export function storedBytes(incoming: RedactedEvent, matched: RedactedEvent, stored: SdkEvent, sizes: EventSizes | undefined): number {
+export function storedBytes(
+  incoming: RedactedEvent,
+  matched: RedactedEvent,
+  stored: SdkEvent,
+  sizes: EventSizes | undefined,
+): number {
   if (sizes === undefined) return jsonSize(stored);
   let bytes = sizes.bytes;
   if (matched !== incoming) bytes += MATCH_ENTRY_BYTES + ((matched.shape as HintShape).matches_pattern ? 4 : 5);
   if (stored !== matched) {
     const sent = (matched as Record<string, unknown>).timestamp;
     // A null is replaced in place; undefined or absent, the field is new (and the event not empty).
-    bytes += sent === null ? jsonNumberSize(stored.timestamp as number) - 4 : 1 + TIMESTAMP_KEY_BYTES + jsonNumberSize(stored.timestamp as number);
+    bytes +=
+      sent === null
+        ? jsonNumberSize(stored.timestamp as number) - 4
+        : 1 + TIMESTAMP_KEY_BYTES + jsonNumberSize(stored.timestamp as number);
   }
   return bytes;
 }
@@ -61,7 +69,15 @@ export function failureBytes(failure: ValidationFailure | null): number {
   if (!failure) return 0;
   // Strings only, summed: a failure is small and replaced whole, not worth measuring whole per event.
   let bytes = 128;
-  for (const text of [failure.screen, failure.component_id, failure.component_type, failure.failure_reason_code, failure.validation_rule_id, failure.expected_pattern, failure.hint]) {
+  for (const text of [
+    failure.screen,
+    failure.component_id,
+    failure.component_type,
+    failure.failure_reason_code,
+    failure.validation_rule_id,
+    failure.expected_pattern,
+    failure.hint,
+  ]) {
     bytes += text?.length ?? 0;
   }
   for (const error of failure.errors) bytes += error.length;
@@ -91,7 +107,12 @@ export function retryBytes(counts: Record<string, number> | undefined): number {
  * A trimmed `latest_event` carries `_trimmed: true`. Its known scalar fields and the last validation
  * failure are always kept: they are bounded by the event schema (a few KiB).
  */
-export function withinBudget<R extends Pick<SessionRecord, 'latest_event' | 'component_hints' | 'schemas' | 'last_validation_failure' | 'held_bytes'>>(
+export function withinBudget<
+  R extends Pick<
+    SessionRecord,
+    'latest_event' | 'component_hints' | 'schemas' | 'last_validation_failure' | 'held_bytes'
+  >,
+>(
   record: R,
   maxBytes: number,
   /** The caller's own fresh object: when nothing gives way, its `held_bytes` is set in place. */
@@ -140,5 +161,8 @@ export function withinBudget<R extends Pick<SessionRecord, 'latest_event' | 'com
     latestBytes = jsonBytes(latest);
   }
   dropOldest(false);
-  return { record: { ...record, latest_event: latest, component_hints: hints, schemas, held_bytes: held() }, trimmed: true };
+  return {
+    record: { ...record, latest_event: latest, component_hints: hints, schemas, held_bytes: held() },
+    trimmed: true,
+  };
 }

@@ -57,7 +57,11 @@ export function withRetry(counts: Record<string, number>, componentId: string): 
 }
 
 /** The rules of docs/events.md as a pure function of the record, the event and the time. */
-export function applyEvent<R extends SessionRecord>(record: R, incoming: RedactedEvent, options: IngestOptions): IngestOutcome<R> {
+export function applyEvent<R extends SessionRecord>(
+  record: R,
+  incoming: RedactedEvent,
+  options: IngestOptions,
+): IngestOutcome<R> {
   const { patch, ...outcome } = eventPatch(record, incoming, options);
   return { ...outcome, record: { ...record, ...patch } };
 }
@@ -65,7 +69,16 @@ export function applyEvent<R extends SessionRecord>(record: R, incoming: Redacte
 /** The fields an event sets; the rest of the record stays as it was. */
 export type EventPatch = Pick<
   SessionRecord,
-  'latest_event' | 'updated_at' | 'user_id' | 'client_id' | 'screen' | 'screen_id' | 'component_hints' | 'schemas' | 'last_validation_failure' | 'held_bytes'
+  | 'latest_event'
+  | 'updated_at'
+  | 'user_id'
+  | 'client_id'
+  | 'screen'
+  | 'screen_id'
+  | 'component_hints'
+  | 'schemas'
+  | 'last_validation_failure'
+  | 'held_bytes'
 > &
   Partial<Pick<SessionRecord, 'last_user_activity_at' | 'retry_counts' | 'held_density' | 'callback_owed_at'>>;
 
@@ -74,7 +87,11 @@ export type EventPatch = Pick<
  * session actor assigns this, so an event copies the context once (in the assign) rather than four
  * times (docs/benchmark-history.md). The patch is a fresh object the caller may add to.
  */
-export function eventPatch(record: SessionRecord, incoming: RedactedEvent, options: IngestOptions): Omit<IngestOutcome, 'record'> & { patch: EventPatch } {
+export function eventPatch(
+  record: SessionRecord,
+  incoming: RedactedEvent,
+  options: IngestOptions,
+): Omit<IngestOutcome, 'record'> & { patch: EventPatch } {
   const { at } = options;
   const redacted = withSchemaMatch(record, incoming, options.matchHint);
   const stored: SdkEvent = present(redacted.timestamp) ? redacted : { ...redacted, timestamp: Math.floor(at / 1000) };
@@ -113,7 +130,11 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
     if (stored.masked_by === 'server') hint.masked_by = 'server';
     if (stored.shape) hint.shape = stored.shape as HintShape;
     // The redaction pass measured the properties; the stored event's are the same object.
-    const propertiesBytes = stored.properties ? (options.sizes ? options.sizes.propertiesBytes : jsonSize(stored.properties)) : 0;
+    const propertiesBytes = stored.properties
+      ? options.sizes
+        ? options.sizes.propertiesBytes
+        : jsonSize(stored.properties)
+      : 0;
     if (stored.properties && propertiesBytes <= MAX_HINT_PROPERTIES_BYTES) hint.properties = stored.properties;
     hint.updated_at = at;
     // The hint's JSON size without `bytes` itself, as stored.
@@ -165,13 +186,18 @@ export function eventPatch(record: SessionRecord, incoming: RedactedEvent, optio
  * The warnings an event earns by its type alone, whatever the session holds: all an answer given
  * before the session applied the event can carry (cluster mode, docs/cluster-mode.md).
  */
-export const eventTypeWarnings = (eventType: string): string[] => (KNOWN_EVENT_TYPES.has(eventType) ? [] : ['unknown_event_type']);
+export const eventTypeWarnings = (eventType: string): string[] =>
+  KNOWN_EVENT_TYPES.has(eventType) ? [] : ['unknown_event_type'];
 
 /**
  * A voice turn's role, channel and text, as the redaction pass left the text (docs/calls.md): the
  * call record's transcript is built from these items.
  */
-function turnFields(properties: SdkEvent['properties']): { role: 'user' | 'agent'; channel: 'voice' | 'chat'; text: string | null } {
+function turnFields(properties: SdkEvent['properties']): {
+  role: 'user' | 'agent';
+  channel: 'voice' | 'chat';
+  text: string | null;
+} {
   const role = properties?.role === 'agent' ? 'agent' : 'user';
   const channel = properties?.channel === 'chat' ? 'chat' : 'voice';
   const text = typeof properties?.text === 'string' ? turnText(properties.text) : null;
@@ -183,9 +209,15 @@ const handoffReason = (properties: SdkEvent['properties']): string | null =>
   typeof properties?.reason === 'string' ? properties.reason.slice(0, MAX_HANDOFF_REASON_CHARS).toWellFormed() : null;
 
 /** What the agent asked the app to do, on what, and what came of it (docs/voice-agent.md, "Acting on the app"). */
-const actionFields = (properties: SdkEvent['properties']): { action: string | null; target: string | null; outcome: string | null } => {
+const actionFields = (
+  properties: SdkEvent['properties'],
+): { action: string | null; target: string | null; outcome: string | null } => {
   const text = (value: unknown, max: number) => (typeof value === 'string' ? value.slice(0, max).toWellFormed() : null);
-  return { action: text(properties?.action, 32), target: text(properties?.target, 256), outcome: text(properties?.outcome, 16) };
+  return {
+    action: text(properties?.action, 32),
+    target: text(properties?.target, 256),
+    outcome: text(properties?.outcome, 16),
+  };
 };
 
 /** Who joined which call (the service's own event, docs/handoff.md): the call record reads them. */
@@ -198,7 +230,11 @@ const operatorFields = (properties: SdkEvent['properties']): { operator: string 
 const MAX_LOGGED_CODES = 10;
 const MAX_LOGGED_CODE_CHARS = 64;
 
-export function eventActivityPayload(stored: SdkEvent, warnings: string[], channel?: IngestChannel): Record<string, unknown> {
+export function eventActivityPayload(
+  stored: SdkEvent,
+  warnings: string[],
+  channel?: IngestChannel,
+): Record<string, unknown> {
   const payload: Record<string, unknown> = {
     event: stored.event,
     screen: stored.screen ?? stored.screen_id ?? null,
@@ -213,7 +249,9 @@ export function eventActivityPayload(stored: SdkEvent, warnings: string[], chann
     // codes made one 27 KB, so the log on disk had no bound a client could not reach (docs/limits.md).
     payload.errors = stored.errors
       .slice(0, MAX_LOGGED_CODES)
-      .map((code) => (code.length > MAX_LOGGED_CODE_CHARS ? `${code.slice(0, MAX_LOGGED_CODE_CHARS - 1).toWellFormed()}…` : code));
+      .map((code) =>
+        code.length > MAX_LOGGED_CODE_CHARS ? `${code.slice(0, MAX_LOGGED_CODE_CHARS - 1).toWellFormed()}…` : code,
+      );
     if (stored.errors.length > MAX_LOGGED_CODES) payload.errors_total = stored.errors.length;
   }
   if (present(stored.failure_reason_code)) payload.failure_reason_code = stored.failure_reason_code;

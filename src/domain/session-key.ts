@@ -64,7 +64,8 @@ export function sessionKeys(secret: string | Buffer): SessionKeys {
     idDigest: digestOf,
     sessionKeyFor(sessionId, userId) {
       if (sessionId.toLowerCase() !== LEGACY_UNKNOWN_SESSION) return { ok: true, key: routingKey(sessionId) };
-      if (!userId || userId.trim() === '') return { ok: false, detail: 'user_id: is required when session_id is "unknown"' };
+      if (!userId || userId.trim() === '')
+        return { ok: false, detail: 'user_id: is required when session_id is "unknown"' };
       return { ok: true, key: `${LEGACY_UNKNOWN_SESSION}:${legacyUserPart(userId)}` };
     },
   };

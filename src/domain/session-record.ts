@@ -84,7 +84,8 @@ const NO_SCHEMAS: Record<string, RegisteredSchema> = Object.freeze({});
 const NO_RETRIES: Record<string, number> = Object.freeze(Object.create(null) as Record<string, number>);
 
 /** The session's count of validation failures per field; none for a session stored before counts were kept. */
-export const retryCounts = (record: Pick<SessionRecord, 'retry_counts'>): Record<string, number> => record.retry_counts ?? NO_RETRIES;
+export const retryCounts = (record: Pick<SessionRecord, 'retry_counts'>): Record<string, number> =>
+  record.retry_counts ?? NO_RETRIES;
 
 export function newSessionRecord(sessionId: string, at: number): SessionRecord {
   return {

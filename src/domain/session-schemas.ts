@@ -23,7 +23,11 @@ export interface SchemaPush {
 export type HintMatcher = (pattern: string) => boolean | undefined;
 
 /** Validation pattern for a component from the schemas this session holds, current screen first. */
-export function patternFor(record: SessionRecord, componentId: string | undefined, screen: string | undefined): string | undefined {
+export function patternFor(
+  record: SessionRecord,
+  componentId: string | undefined,
+  screen: string | undefined,
+): string | undefined {
   if (!componentId) return undefined;
   const { patterns } = schemaIndex(record.schemas);
   // The index holds every component with a pattern in any schema: most inputs have none, and one
@@ -39,7 +43,11 @@ export function patternFor(record: SessionRecord, componentId: string | undefine
  * Completes the shape of a server-masked hint with `matches_pattern` against the component's
  * registered schema, the one thing the redaction pass could not know.
  */
-export function withSchemaMatch(record: SessionRecord, event: RedactedEvent, matchHint: HintMatcher | undefined): RedactedEvent {
+export function withSchemaMatch(
+  record: SessionRecord,
+  event: RedactedEvent,
+  matchHint: HintMatcher | undefined,
+): RedactedEvent {
   const shape = event.shape as HintShape | undefined;
   if (!matchHint || !shape || shape.matches_pattern !== undefined) return event;
   const screen = event.screen ?? event.screen_id ?? record.screen ?? undefined;
@@ -56,7 +64,10 @@ export function registerSchema(
   const existing = own(schemas, key);
   if (existing?.schema_hash === schema.schema_hash) return { schemas, push: undefined };
   // fromEntries defines own properties, so even a `__proto__` screen id is stored as data.
-  const next: Record<string, RegisteredSchema> = Object.fromEntries([...Object.entries(schemas).filter(([held]) => held !== key), [key, schema]]);
+  const next: Record<string, RegisteredSchema> = Object.fromEntries([
+    ...Object.entries(schemas).filter(([held]) => held !== key),
+    [key, schema],
+  ]);
   let bytes = Object.values(next).reduce((total, held) => total + held.bytes, 0);
   for (const oldest of Object.keys(next)) {
     if (oldest === key || (Object.keys(next).length <= MAX_SCHEMAS && bytes <= MAX_SCHEMA_BYTES)) break;

@@ -72,19 +72,26 @@ function describeShape(shape: HintShape): string {
   const parts = [plural(shape.digits, 'digit'), plural(shape.letters, 'letter')];
   if (other > 0) parts.push(`${other} other`);
   let text = `${plural(shape.length, 'character')} (${parts.join(', ')})`;
-  if (shape.matches_pattern !== undefined) text += shape.matches_pattern ? ', matches the expected pattern' : ', does not match the expected pattern';
+  if (shape.matches_pattern !== undefined)
+    text += shape.matches_pattern ? ', matches the expected pattern' : ', does not match the expected pattern';
   const kind = shape.kind === undefined ? undefined : KIND_WORDS[shape.kind];
   if (kind !== undefined) text += `, reads as ${kind}`;
   return text;
 }
 
 /** What the prompt may say of an entered value: its shape, or a choice, never the characters of a typed value. */
-function describeEntry(entry: { hint: string | null; masked: boolean | null; component_type: string | null; shape?: HintShape | undefined }): string {
+function describeEntry(entry: {
+  hint: string | null;
+  masked: boolean | null;
+  component_type: string | null;
+  shape?: HintShape | undefined;
+}): string {
   if (entry.hint === null) return 'nothing reported';
   if (isEmptyHint(entry.hint)) return 'nothing entered';
   if (entry.shape) return describeShape(entry.shape);
   if (entry.masked !== false) return 'masked by the app, shape unknown';
-  if (entry.component_type !== null && VALUE_WITHHELD_TYPES.has(entry.component_type.toLowerCase())) return 'a file was provided';
+  if (entry.component_type !== null && VALUE_WITHHELD_TYPES.has(entry.component_type.toLowerCase()))
+    return 'a file was provided';
   return `chose ${quoted(entry.hint, MAX_CHOICE)}`;
 }
 
@@ -106,7 +113,12 @@ function roleSection(kb: KnowledgeBase, knowledge: KbSelection): Section {
   };
 }
 
-function stepSection(kb: KnowledgeBase, knowledge: KbSelection, screen: string | null, flow: PromptInput['flow']): Section {
+function stepSection(
+  kb: KnowledgeBase,
+  knowledge: KbSelection,
+  screen: string | null,
+  flow: PromptInput['flow'],
+): Section {
   const lines = ['## Current step'];
   if (flow) {
     const { progress } = flow;
@@ -118,7 +130,9 @@ function stepSection(kb: KnowledgeBase, knowledge: KbSelection, screen: string |
   }
   const { step, step_id: stepId } = knowledge;
   if (screen === null) {
-    lines.push('Screen: unknown, the app has not reported one yet. Ask which screen the user is on and use the general rules.');
+    lines.push(
+      'Screen: unknown, the app has not reported one yet. Ask which screen the user is on and use the general rules.',
+    );
     return { lines };
   }
   if (step === null || stepId === null) {
@@ -142,7 +156,12 @@ const retriesOf = (counts: Record<string, number> | undefined, componentId: stri
 
 const failedTimes = (count: number): string => (count === 1 ? 'once' : `${count} times`);
 
-function failureSection(kb: KnowledgeBase, failure: ValidationFailure | null, screen: string | null, counts: Record<string, number> | undefined): Section {
+function failureSection(
+  kb: KnowledgeBase,
+  failure: ValidationFailure | null,
+  screen: string | null,
+  counts: Record<string, number> | undefined,
+): Section {
   const lines = ['## Last validation failure'];
   if (failure === null) {
     lines.push('None reported in this session.');
@@ -153,16 +172,22 @@ function failureSection(kb: KnowledgeBase, failure: ValidationFailure | null, sc
     const earlier = screen !== null && screenKey(screen) !== screenKey(failure.screen) ? ' (an earlier screen)' : '';
     where.push(`screen ${quoted(failure.screen)}${earlier}`);
   }
-  if (failure.component_id !== null) where.push(`field ${quoted(failure.component_id)}${failure.component_type ? ` (${quoted(failure.component_type, MAX_TYPE)})` : ''}`);
+  if (failure.component_id !== null)
+    where.push(
+      `field ${quoted(failure.component_id)}${failure.component_type ? ` (${quoted(failure.component_type, MAX_TYPE)})` : ''}`,
+    );
   if (failure.validation_rule_id !== null) where.push(`rule ${quoted(failure.validation_rule_id)}`);
-  if (failure.expected_pattern !== null) where.push(`expected pattern ${quoteClientPattern(failure.expected_pattern, MAX_PATTERN)}`);
+  if (failure.expected_pattern !== null)
+    where.push(`expected pattern ${quoteClientPattern(failure.expected_pattern, MAX_PATTERN)}`);
   if (where.length > 0) lines.push(`On ${where.join(', ')}.`);
   if (failure.hint !== null) lines.push(`What was entered (masked, not verified): ${describeEntry(failure)}.`);
   const retries = retriesOf(counts, failure.component_id);
   if (retries > 0) lines.push(`This field has failed validation ${failedTimes(retries)} in this session.`);
 
   const stepId = stepIdFor(kb, failure.screen);
-  const codes = [...new Set([...(failure.failure_reason_code ? [failure.failure_reason_code] : []), ...failure.errors])];
+  const codes = [
+    ...new Set([...(failure.failure_reason_code ? [failure.failure_reason_code] : []), ...failure.errors]),
+  ];
   for (const code of codes.slice(0, MAX_FAILURE_CODES)) {
     const guidance = failureGuidance(kb, stepId, code);
     lines.push(
@@ -175,15 +200,24 @@ function failureSection(kb: KnowledgeBase, failure: ValidationFailure | null, sc
   return { lines };
 }
 
-function hintSection(hints: ComponentHint[], screen: string | null, counts: Record<string, number> | undefined): Section {
-  const onScreen = screen === null ? hints : hints.filter((hint) => hint.screen !== null && screenKey(hint.screen) === screenKey(screen));
+function hintSection(
+  hints: ComponentHint[],
+  screen: string | null,
+  counts: Record<string, number> | undefined,
+): Section {
+  const onScreen =
+    screen === null
+      ? hints
+      : hints.filter((hint) => hint.screen !== null && screenKey(hint.screen) === screenKey(screen));
   const lines = ['## What the user entered on this screen (latest per field; values withheld, shapes only)'];
   if (onScreen.length === 0) lines.push('Nothing reported yet.');
   // Newest first: the field the user is working on matters most when not all fit.
   for (const hint of [...onScreen].reverse()) {
     const type = hint.component_type ? ` (${quoted(hint.component_type, MAX_TYPE)})` : '';
     const retries = retriesOf(counts, hint.component_id);
-    lines.push(`- ${quoted(hint.component_id)}${type}: ${describeEntry(hint)}${retries > 0 ? `; failed validation ${failedTimes(retries)}` : ''}.`);
+    lines.push(
+      `- ${quoted(hint.component_id)}${type}: ${describeEntry(hint)}${retries > 0 ? `; failed validation ${failedTimes(retries)}` : ''}.`,
+    );
   }
   return { lines, overflow: (left) => `- and ${plural(left, 'more field')} not listed.` };
 }
@@ -194,7 +228,8 @@ function hintSection(hints: ComponentHint[], screen: string | null, counts: Reco
  */
 function fitSections(sections: Section[], max: number): string[][] {
   // Reserve room for the longest possible overflow line of every section that has one.
-  let budget = max - sections.reduce((sum, section) => sum + (section.overflow ? section.overflow(99_999).length + 1 : 0), 0);
+  let budget =
+    max - sections.reduce((sum, section) => sum + (section.overflow ? section.overflow(99_999).length + 1 : 0), 0);
   return sections.map((section, index) => {
     const separator = index === 0 ? 0 : 2;
     const [heading, ...body] = section.lines;

@@ -33,7 +33,12 @@ export type TriggerDecision =
       retry_after_seconds?: number;
     };
 
-export const NO_TRIGGER: TriggerDecision = { trigger: false, reason: 'none', action: 'none', intervention_mode: 'none' };
+export const NO_TRIGGER: TriggerDecision = {
+  trigger: false,
+  reason: 'none',
+  action: 'none',
+  intervention_mode: 'none',
+};
 
 export interface TriggerPolicy {
   /** The tenant's merged SDK config. */
@@ -51,7 +56,10 @@ export function matchTriggerRule(signals: TriggerSignals, policy: TriggerPolicy)
     return 'high_time_spent';
   }
   if ((signals.errors?.length ?? 0) >= REPEATED_ERRORS_AT_LEAST) return 'repeated_errors';
-  if ((signals.idle_seconds ?? 0) > IDLE_ON_CRITICAL_STEP_OVER_SECONDS && isCriticalStep(signals.screen, policy.criticalSteps, policy.schemas)) {
+  if (
+    (signals.idle_seconds ?? 0) > IDLE_ON_CRITICAL_STEP_OVER_SECONDS &&
+    isCriticalStep(signals.screen, policy.criticalSteps, policy.schemas)
+  ) {
     return 'idle_on_critical_step';
   }
   return undefined;
@@ -65,6 +73,10 @@ export function evaluateTriggerPolicy(signals: TriggerSignals, policy: TriggerPo
 }
 
 /** The `trigger` activity payload (docs/events.md): the signals as evaluated and the answer given. */
-export function triggerActivityPayload(signals: TriggerSignals, decision: TriggerDecision, clientId: string | null): Record<string, unknown> {
+export function triggerActivityPayload(
+  signals: TriggerSignals,
+  decision: TriggerDecision,
+  clientId: string | null,
+): Record<string, unknown> {
   return { signals: { ...signals }, decision: { ...decision }, client_id: clientId };
 }

@@ -16,7 +16,10 @@ export const MAX_PROMPTED_SCREENS = 64;
 const UNKNOWN_SCREEN = '';
 
 /** Shared by every session until its first fired trigger: updates replace it, never mutate it. */
-const NO_TRIGGER_MEMORY: TriggerMemory = Object.freeze({ cooldown_until: null, prompted_screens: Object.freeze([]) as unknown as string[] });
+const NO_TRIGGER_MEMORY: TriggerMemory = Object.freeze({
+  cooldown_until: null,
+  prompted_screens: Object.freeze([]) as unknown as string[],
+});
 
 export const newTriggerMemory = (): TriggerMemory => NO_TRIGGER_MEMORY;
 
@@ -27,13 +30,19 @@ export function wasPrompted(memory: TriggerMemory, screen: string | null | undef
 }
 
 /** The memory after a trigger fired at `at` on `screen`, cooling down for `cooldownMs`. */
-export function rememberPrompt(memory: TriggerMemory, screen: string | null | undefined, at: number, cooldownMs: number): TriggerMemory {
+export function rememberPrompt(
+  memory: TriggerMemory,
+  screen: string | null | undefined,
+  at: number,
+  cooldownMs: number,
+): TriggerMemory {
   const key = promptKey(screen);
   const screens = memory.prompted_screens.filter((prompted) => prompted !== key);
   screens.push(key);
   return {
     cooldown_until: cooldownMs > 0 ? at + cooldownMs : null,
-    prompted_screens: screens.length > MAX_PROMPTED_SCREENS ? screens.slice(screens.length - MAX_PROMPTED_SCREENS) : screens,
+    prompted_screens:
+      screens.length > MAX_PROMPTED_SCREENS ? screens.slice(screens.length - MAX_PROMPTED_SCREENS) : screens,
   };
 }
 
@@ -64,7 +73,13 @@ export interface SuppressionFacts {
 export function suppressTrigger(decision: TriggerDecision, facts: SuppressionFacts): TriggerDecision {
   if (!decision.trigger) return decision;
   const suppressed = (reason: SuppressionReason) =>
-    ({ trigger: false, reason, action: 'none', intervention_mode: 'none', suppressed_reason: decision.reason }) as const;
+    ({
+      trigger: false,
+      reason,
+      action: 'none',
+      intervention_mode: 'none',
+      suppressed_reason: decision.reason,
+    }) as const;
   if (facts.assistantActive) return suppressed('assistant_active');
   if (facts.cooldownRemainingMs !== undefined) {
     return { ...suppressed('cooldown'), retry_after_seconds: Math.max(1, Math.ceil(facts.cooldownRemainingMs / 1000)) };

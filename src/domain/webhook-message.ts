@@ -3,7 +3,14 @@
  * (docs/webhooks.md). The data holds no transcript text and no identity value beyond what the
  * service keeps masked.
  */
-export const WEBHOOK_TYPES = ['call.ended', 'call.outcome_updated', 'consent.recorded', 'handoff.requested', 'handoff.unanswered', 'user.erased'] as const;
+export const WEBHOOK_TYPES = [
+  'call.ended',
+  'call.outcome_updated',
+  'consent.recorded',
+  'handoff.requested',
+  'handoff.unanswered',
+  'user.erased',
+] as const;
 export type WebhookType = (typeof WEBHOOK_TYPES)[number];
 
 export interface WebhookMessage {

@@ -33,7 +33,10 @@ async function probePort(port: number, host: string): Promise<void> {
 }
 
 /** Listens `server` on the port and `count - 1` more sockets beside it, each handing its connections to `server`. */
-export async function listenWithAcceptors(server: HttpServer, { port, host, count }: { port: number; host: string; count: number }): Promise<Acceptors> {
+export async function listenWithAcceptors(
+  server: HttpServer,
+  { port, host, count }: { port: number; host: string; count: number },
+): Promise<Acceptors> {
   if (count <= 1) {
     await listening(server, { port, host });
     return { close: () => undefined };

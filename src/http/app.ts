@@ -64,7 +64,6 @@ export interface App {
   requestBodies: RequestBodies;
 }
 
-
 /** How long a connection without a key is left alone before a newcomer may take its place (connection-counts.ts). */
 const UNPROVEN_GRACE_MS = 1000;
 
@@ -105,10 +104,19 @@ export function createApp(given: AppDeps): App {
     { perClient: http.maxUnauthenticatedPerClient, graceMs: UNPROVEN_GRACE_MS, now: () => deps.system.clock.now() },
   );
   const proveConnection = (req: Request) => connections.prove(req.socket);
-  const replayWindow = <T>() => (http.replayWindowSeconds > 0 ? new ReplayWindow<T>(replayBounds(http.replayWindowSeconds, deps.system.clock)) : undefined);
+  const replayWindow = <T>() =>
+    http.replayWindowSeconds > 0
+      ? new ReplayWindow<T>(replayBounds(http.replayWindowSeconds, deps.system.clock))
+      : undefined;
   const controlPlane = new ControlPlane(deps, connections, replayWindow<AnswerFrame>(), kernel);
 
-  const agentPresence = new AgentPresence({ host: deps.system.supervisor, agents: deps.system.agents, clock: deps.system.clock, roomPrefix: config.media.roomPrefix, logger });
+  const agentPresence = new AgentPresence({
+    host: deps.system.supervisor,
+    agents: deps.system.agents,
+    clock: deps.system.clock,
+    roomPrefix: config.media.roomPrefix,
+    logger,
+  });
 
   const shutdownGate: RequestHandler = (_req, res, next) => {
     if (!shuttingDown) return next();
@@ -117,8 +125,16 @@ export function createApp(given: AppDeps): App {
   };
 
   // With no API_KEY every client is a known one: its first request proves its connection.
-  const provenWithoutKey: RequestHandler | undefined = http.apiKeys.length === 0 ? (req, _res, next) => (proveConnection(req), next()) : undefined;
-  app.use(inSequence(correlation(deps.sessionKeys.idDigest), requestLog(logger), httpMetrics(deps.system.metrics), ...present(provenWithoutKey)));
+  const provenWithoutKey: RequestHandler | undefined =
+    http.apiKeys.length === 0 ? (req, _res, next) => (proveConnection(req), next()) : undefined;
+  app.use(
+    inSequence(
+      correlation(deps.sessionKeys.idDigest),
+      requestLog(logger),
+      httpMetrics(deps.system.metrics),
+      ...present(provenWithoutKey),
+    ),
+  );
   // Ahead of the health probes too: TRACE /health is as undeclared as TRACE /v1/events.
   app.use(methodGate(ROUTE_DOCS));
   const healthSources = {
@@ -138,7 +154,11 @@ export function createApp(given: AppDeps): App {
   app.use(shutdownGate);
   const rateLimit = perIpRateLimit(http.rateLimitPerMinute, { loopback: http.rateLimitLoopback });
   const keyCheck = apiKeyCheck(http.apiKeys, proveConnection);
-  const requestBodies = new RequestBodies(requestBodyBudgetBytes(config.sessions.memoryBudgetMb), () => deps.system.clock.now(), logger);
+  const requestBodies = new RequestBodies(
+    requestBodyBudgetBytes(config.sessions.memoryBudgetMb),
+    () => deps.system.clock.now(),
+    logger,
+  );
   const body = jsonBody(requestBodies);
   // After the body is read: a replay is the same request only if it carries the same body.
   const httpReplays = replayWindow<StoredAnswer>();
@@ -147,7 +167,13 @@ export function createApp(given: AppDeps): App {
   const idempotency = config.cluster.sessionHost.kind === 'restate' ? idempotencyContext : undefined;
   // SDK events are most of the traffic: routed first, through the same gates and body reading as
   // every other API route below, and past nothing else (docs/benchmark-history.md, "The HTTP layer").
-  app.post(EVENTS_PATH, ...present(rateLimit, keyCheck), ...body, ...present(idempotency, replayGuard), ingestEvent(deps));
+  app.post(
+    EVENTS_PATH,
+    ...present(rateLimit, keyCheck),
+    ...body,
+    ...present(idempotency, replayGuard),
+    ingestEvent(deps),
+  );
   app.use(consoleRoutes(config.media.livekitUrl));
   if (rateLimit) app.use(rateLimit);
   // The reference page loads without a key, like /health; its "try it" requests carry the key entered.
@@ -203,7 +229,8 @@ export function createApp(given: AppDeps): App {
   };
 }
 
-const present = (...handlers: (RequestHandler | undefined)[]): RequestHandler[] => handlers.filter((handler) => handler !== undefined);
+const present = (...handlers: (RequestHandler | undefined)[]): RequestHandler[] =>
+  handlers.filter((handler) => handler !== undefined);
 
 /** TRUST_PROXY as express understands it: a hop count, true/false, or addresses/subnets. */
 function trustProxyValue(raw: string): boolean | number | string {
@@ -219,6 +246,9 @@ function trustProxyValue(raw: string): boolean | number | string {
  * use, rather than masked whole (docs/privacy.md, "What is kept"). The log's rules have no digest.
  */
 function withIdDigest(deps: AppDeps): AppDeps {
-  const privacy = { ...deps.config.privacy, piiRules: createPiiRules(deps.config.privacy.piiExtraKeys, deps.sessionKeys.idDigest) };
+  const privacy = {
+    ...deps.config.privacy,
+    piiRules: createPiiRules(deps.config.privacy.piiExtraKeys, deps.sessionKeys.idDigest),
+  };
   return { ...deps, config: { ...deps.config, privacy } };
 }

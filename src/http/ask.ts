@@ -5,7 +5,8 @@ import { HttpError } from './http-error.js';
 const notFound = (sessionId: string) => new HttpError(404, `session ${sessionId} not found`);
 
 /** Nothing was acknowledged: the client retries the same request once the store takes writes again. */
-export const storeUnavailable = () => new HttpError(503, 'the change could not be stored (storage full or failing); retry later', { 'Retry-After': '5' });
+export const storeUnavailable = () =>
+  new HttpError(503, 'the change could not be stored (storage full or failing); retry later', { 'Retry-After': '5' });
 
 const UNREACHABLE: Record<Dependency, string> = {
   restate: 'Restate (the session engine)',
@@ -47,15 +48,24 @@ export function failureOf(result: AskFailure, sessionId: string): HttpError {
     case 'not_found':
       return notFound(sessionId);
     case 'capacity':
-      return new HttpError(503, 'session capacity reached and no inactive session can be evicted; retry later', { 'Retry-After': '5' });
+      return new HttpError(503, 'session capacity reached and no inactive session can be evicted; retry later', {
+        'Retry-After': '5',
+      });
     case 'memory':
-      return new HttpError(503, 'memory budget for sessions reached (MEMORY_BUDGET_MB); retry later', { 'Retry-After': '30' });
+      return new HttpError(503, 'memory budget for sessions reached (MEMORY_BUDGET_MB); retry later', {
+        'Retry-After': '30',
+      });
     case 'timeout':
-      return new HttpError(503, `session did not answer in time: it may still be applied ${AT_MOST_ONCE}; retry`, { 'Retry-After': '1' });
+      return new HttpError(503, `session did not answer in time: it may still be applied ${AT_MOST_ONCE}; retry`, {
+        'Retry-After': '1',
+      });
     case 'unavailable':
       if (!result.unreachable) return storeUnavailable();
       return result.maybeApplied
-        ? dependencyUnavailable(result.unreachable, `the connection was lost after the request was sent, so it may have been applied ${AT_MOST_ONCE}`)
+        ? dependencyUnavailable(
+            result.unreachable,
+            `the connection was lost after the request was sent, so it may have been applied ${AT_MOST_ONCE}`,
+          )
         : dependencyUnavailable(result.unreachable);
     case 'failed':
       return new HttpError(500, 'internal server error');
@@ -64,6 +74,7 @@ export function failureOf(result: AskFailure, sessionId: string): HttpError {
 
 /** A voice command refused because too many were already waiting on the session. */
 export function unlessBusy<T extends object>(value: T | VoiceBusy): T {
-  if ('busy' in value) throw new HttpError(503, 'voice session is busy with earlier start/stop requests; retry', { 'Retry-After': '1' });
+  if ('busy' in value)
+    throw new HttpError(503, 'voice session is busy with earlier start/stop requests; retry', { 'Retry-After': '1' });
   return value;
 }

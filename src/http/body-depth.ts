@@ -25,7 +25,8 @@ export function tooDeepPath(value: unknown, limit: number = MAX_BODY_DEPTH): str
     if (Array.isArray(container)) {
       for (let index = 0; index < container.length; index += 1) visit(container[index], index, depth, path);
     } else {
-      for (const key in container) if (Object.hasOwn(container, key)) visit((container as Record<string, unknown>)[key], key, depth, path);
+      for (const key in container)
+        if (Object.hasOwn(container, key)) visit((container as Record<string, unknown>)[key], key, depth, path);
     }
   }
   return undefined;

@@ -10,7 +10,11 @@ import { parseOr422 } from './validate.js';
  * the body before redaction, for the few things that need a raw value once and keep none of it
  * (the legacy session key, a drop-off phone reduced to its last 4 digits).
  */
-export function parseClientBody<S extends z.ZodType>(schema: S, raw: unknown, rules: PiiRules): { sent: z.output<S>; body: z.output<S> } {
+export function parseClientBody<S extends z.ZodType>(
+  schema: S,
+  raw: unknown,
+  rules: PiiRules,
+): { sent: z.output<S>; body: z.output<S> } {
   const sent = parseOr422(schema, raw);
   const redacted = redactValue(sent, rules);
   const sessionId = (sent as { session_id?: unknown }).session_id;

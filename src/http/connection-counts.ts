@@ -63,8 +63,10 @@ export class ConnectionCounts {
   admit(socket: Socket): boolean {
     const client = socket.remoteAddress ?? '';
     const mine = this.unprovenByClient.get(client);
-    if (mine !== undefined && mine.size >= this.unprovenLimits.perClient && !this.evictOldest(mine.keys())) return false;
-    if (this.counts.http >= this.limits.http && !this.evictOldest(this.unproven.keys()) && !this.evictLeastRecent()) return false;
+    if (mine !== undefined && mine.size >= this.unprovenLimits.perClient && !this.evictOldest(mine.keys()))
+      return false;
+    if (this.counts.http >= this.limits.http && !this.evictOldest(this.unproven.keys()) && !this.evictLeastRecent())
+      return false;
     this.kinds.set(socket, 'http');
     this.counts.http += 1;
     this.unproven.set(socket, { since: this.unprovenLimits.now(), client });

@@ -20,7 +20,8 @@ function relocateRefs(node: unknown): unknown {
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    out[key] = key === '$ref' && typeof value === 'string' ? value.replace('#/$defs/', REF_PREFIX) : relocateRefs(value);
+    out[key] =
+      key === '$ref' && typeof value === 'string' ? value.replace('#/$defs/', REF_PREFIX) : relocateRefs(value);
   }
   return out;
 }
@@ -34,7 +35,9 @@ function relocateRefs(node: unknown): unknown {
 export function buildOpenApi(routes: RouteDoc[], info: DocumentInfo): JsonSchema {
   const components: Record<string, JsonSchema> = {};
   const convert = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
-    const json = relocateRefs(z.toJSONSchema(schema, { io, unrepresentable: 'any' })) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+    const json = relocateRefs(z.toJSONSchema(schema, { io, unrepresentable: 'any' })) as JsonSchema & {
+      $defs?: Record<string, JsonSchema>;
+    };
     const { $defs, $schema: _ignored, id: _id, ...rest } = json;
     for (const [id, definition] of Object.entries($defs ?? {})) components[id] ??= definition;
     const id = z.globalRegistry.get(schema)?.id;
@@ -72,7 +75,10 @@ export function buildOpenApi(routes: RouteDoc[], info: DocumentInfo): JsonSchema
 
     const responses: Record<string, unknown> = {};
     for (const [status, response] of Object.entries(route.responses)) {
-      const media = { schema: response.schema ? convert(response.schema, 'output') : undefined, ...(response.example !== undefined ? { example: response.example } : {}) };
+      const media = {
+        schema: response.schema ? convert(response.schema, 'output') : undefined,
+        ...(response.example !== undefined ? { example: response.example } : {}),
+      };
       responses[status] = {
         description: response.description,
         ...(response.schema ? { content: { [response.contentType ?? 'application/json']: media } } : {}),
@@ -101,7 +107,12 @@ export function buildOpenApi(routes: RouteDoc[], info: DocumentInfo): JsonSchema
         ? {
             requestBody: {
               required: true,
-              content: { 'application/json': { schema: convert(route.body, 'input'), ...(route.bodyExamples ? { examples: route.bodyExamples } : {}) } },
+              content: {
+                'application/json': {
+                  schema: convert(route.body, 'input'),
+                  ...(route.bodyExamples ? { examples: route.bodyExamples } : {}),
+                },
+              },
             },
           }
         : {}),
@@ -120,7 +131,12 @@ export function buildOpenApi(routes: RouteDoc[], info: DocumentInfo): JsonSchema
     components: {
       schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
       securitySchemes: {
-        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'One of the keys in API_KEY; not required when API_KEY is unset.' },
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'One of the keys in API_KEY; not required when API_KEY is unset.',
+        },
       },
     },
     security: [{ apiKey: [] }],

@@ -6,10 +6,22 @@ import type { Socket } from 'node:net';
  * form. Without a `clientError` listener Node writes these with an empty body.
  */
 const ANSWERS: Record<string, { status: number; reason: string; detail: string }> = {
-  HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', detail: 'request line and headers too large (at most 16 KiB together)' },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', detail: 'request not received in time: send the headers and body within REQUEST_TIMEOUT_SECONDS' },
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    reason: 'Request Header Fields Too Large',
+    detail: 'request line and headers too large (at most 16 KiB together)',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    reason: 'Request Timeout',
+    detail: 'request not received in time: send the headers and body within REQUEST_TIMEOUT_SECONDS',
+  },
 };
-const MALFORMED = { status: 400, reason: 'Bad Request', detail: 'malformed HTTP request: not a valid HTTP/1.1 request line or headers' };
+const MALFORMED = {
+  status: 400,
+  reason: 'Bad Request',
+  detail: 'malformed HTTP request: not a valid HTTP/1.1 request line or headers',
+};
 
 interface ParserError extends Error {
   code?: string;

@@ -54,7 +54,7 @@ export class ReplayWindow<T> {
    * at a time and the rest get its answer.
    */
   async afterFirst(key: string, fingerprint: string, pending: Promise<T | undefined>): Promise<CopyTurn<T>> {
-    for (let waited = pending; ; ) {
+    for (let waited = pending; ;) {
       const answer = await waited;
       if (answer !== undefined) return { kind: 'answer', answer };
       const check = this.check(key, fingerprint);
@@ -67,7 +67,11 @@ export class ReplayWindow<T> {
     const seen = this.seen.get(key);
     if (seen) return seen.fingerprint === fingerprint ? { kind: 'replay', answer: seen.answer } : { kind: 'conflict' };
     let settle!: (answer: T | undefined) => void;
-    const entry: Seen<T> = { fingerprint, answer: new Promise((resolve) => (settle = resolve)), size: ENTRY_OVERHEAD_BYTES };
+    const entry: Seen<T> = {
+      fingerprint,
+      answer: new Promise((resolve) => (settle = resolve)),
+      size: ENTRY_OVERHEAD_BYTES,
+    };
     this.seen.set(key, entry);
     return {
       kind: 'first',

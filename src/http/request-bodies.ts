@@ -122,7 +122,11 @@ export class RequestBodies {
     const now = this.now();
     if (now - this.lastCutLog < CUT_LOG_INTERVAL_MS) return;
     this.logger.warn(
-      { cut: this.cuts - this.cutsLogged, budget_bytes: this.budgetBytes, oldest_seconds: Math.round((now - line.startedAt) / 1000) },
+      {
+        cut: this.cuts - this.cutsLogged,
+        budget_bytes: this.budgetBytes,
+        oldest_seconds: Math.round((now - line.startedAt) / 1000),
+      },
       'request bodies cut: the bodies arriving longest, with all bodies at their memory budget',
     );
     this.lastCutLog = now;

@@ -24,7 +24,8 @@ export interface TraceSources {
 export function traceFor(res: Response, body: TraceSources = {}): Trace {
   const context = requestContext(res);
   return {
-    trace_id: body.trace_id ?? traceIdFromTraceparent(body.traceparent ?? undefined) ?? context.headerTraceId ?? newTraceId(),
+    trace_id:
+      body.trace_id ?? traceIdFromTraceparent(body.traceparent ?? undefined) ?? context.headerTraceId ?? newTraceId(),
     request_id: body.request_id ?? context.requestId,
   };
 }

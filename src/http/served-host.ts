@@ -48,17 +48,27 @@ export function servedHosts(allowed: readonly string[]): ServedHosts {
         return false;
       }
       const name = hostName(url.host);
-      return (host !== undefined && url.host.toLowerCase() === host.toLowerCase()) || loopbackName(name) || isLoopbackHost(name) || listed.has(name);
+      return (
+        (host !== undefined && url.host.toLowerCase() === host.toLowerCase()) ||
+        loopbackName(name) ||
+        isLoopbackHost(name) ||
+        listed.has(name)
+      );
     },
   };
 }
 
 /** The check as configured: with no API_KEY always, with keys only when ALLOWED_HOSTS is set. */
-export function servedHostsFor(http: { apiKeys: readonly string[]; allowedHosts: readonly string[] | undefined }): ServedHosts | undefined {
+export function servedHostsFor(http: {
+  apiKeys: readonly string[];
+  allowedHosts: readonly string[] | undefined;
+}): ServedHosts | undefined {
   if (http.apiKeys.length > 0 && http.allowedHosts === undefined) return undefined;
   return servedHosts(http.allowedHosts ?? []);
 }
 
 /** What a request or an upgrade naming another host is answered with (403). */
-export const NOT_SERVED = 'Host: not a name this service answers to; loopback names, IP addresses and ALLOWED_HOSTS are (docs/security.md)';
-export const ORIGIN_NOT_SERVED = "Origin: a page from another site may not open this socket; the service's own pages, this machine's and ALLOWED_HOSTS may (docs/security.md)";
+export const NOT_SERVED =
+  'Host: not a name this service answers to; loopback names, IP addresses and ALLOWED_HOSTS are (docs/security.md)';
+export const ORIGIN_NOT_SERVED =
+  "Origin: a page from another site may not open this socket; the service's own pages, this machine's and ALLOWED_HOSTS may (docs/security.md)";

@@ -7,7 +7,8 @@ import { parseOr422 } from './validate.js';
 const SessionParams = z.object({ session_id: SessionId });
 
 /** The session a path's `:session_id` names, keyed as every route keys it, or 422 naming the path. */
-export const pathSessionKey = (keys: SessionKeys, params: unknown): string => keys.routingKey(parseOr422(SessionParams, params, 'path').session_id);
+export const pathSessionKey = (keys: SessionKeys, params: unknown): string =>
+  keys.routingKey(parseOr422(SessionParams, params, 'path').session_id);
 
 /** The session a request addresses (legacy `unknown` kept per user), or 422 naming the field. */
 export function sessionKeyOr422(keys: SessionKeys, sessionId: string, userId: string | null | undefined): string {

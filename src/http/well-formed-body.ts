@@ -17,7 +17,8 @@ export const mayHoldLoneSurrogate = (jsonText: string): boolean => SURROGATE_ESC
  */
 export function loneSurrogatePath(value: unknown): string | undefined {
   const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
-  const shown = (path: (string | number)[]) => showPath(path.map((part) => (typeof part === 'string' ? part.toWellFormed() : part)));
+  const shown = (path: (string | number)[]) =>
+    showPath(path.map((part) => (typeof part === 'string' ? part.toWellFormed() : part)));
   while (stack.length > 0) {
     const { value: item, path } = stack.pop()!;
     if (typeof item === 'string') {

@@ -37,8 +37,18 @@ export const SETTLED_BYTES = 16 * 2 ** 20;
  * until a full collection runs, which light traffic never calls for, so a heap full of a flood's
  * garbage looks as live as a busy one.
  */
-export function shouldTrim(heap: HeapFigures, sinceLastTrimMs: number, releasedBytes: number, releasedSinceLastCheck: number): boolean {
-  return releasedBytes >= MIN_RELEASED_BYTES && releasedSinceLastCheck < SETTLED_BYTES && sinceLastTrimMs >= MIN_TRIM_INTERVAL_MS && heap.total_heap_size >= MIN_HEAP_BYTES;
+export function shouldTrim(
+  heap: HeapFigures,
+  sinceLastTrimMs: number,
+  releasedBytes: number,
+  releasedSinceLastCheck: number,
+): boolean {
+  return (
+    releasedBytes >= MIN_RELEASED_BYTES &&
+    releasedSinceLastCheck < SETTLED_BYTES &&
+    sinceLastTrimMs >= MIN_TRIM_INTERVAL_MS &&
+    heap.total_heap_size >= MIN_HEAP_BYTES
+  );
 }
 
 /**
@@ -129,7 +139,12 @@ export function startHeapTrim(logger: Logger, { releasedBytes, clock, afterTrim 
         // In MiB: the logs' identity masking (src/logger.ts) masks a number of nine digits or more, as it would an account number.
         const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
         logger.info(
-          { heap_committed_before_mib: mib(before.total_heap_size), heap_committed_after_mib: mib(after.total_heap_size), heap_used_after_mib: mib(after.used_heap_size), pause_ms: Math.round(performance.now() - checkedAt) },
+          {
+            heap_committed_before_mib: mib(before.total_heap_size),
+            heap_committed_after_mib: mib(after.total_heap_size),
+            heap_used_after_mib: mib(after.used_heap_size),
+            pause_ms: Math.round(performance.now() - checkedAt),
+          },
           'heap trimmed: a memory-reducing collection gave back the heap a burst left',
         );
       },

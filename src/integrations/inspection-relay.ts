@@ -94,7 +94,8 @@ class RetainedActors {
   }
 }
 
-const textOf = (data: RawData): string => (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)).toString('utf8');
+const textOf = (data: RawData): string =>
+  (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)).toString('utf8');
 
 export async function startInspectionRelay(options: InspectionRelayOptions): Promise<InspectionRelay> {
   const { logger } = options;
@@ -117,7 +118,13 @@ export async function startInspectionRelay(options: InspectionRelayOptions): Pro
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }).end(viewerPage());
+    res
+      .writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      })
+      .end(viewerPage());
   });
 
   const wss = new WebSocketServer({
@@ -154,7 +161,9 @@ export async function startInspectionRelay(options: InspectionRelayOptions): Pro
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', (error: NodeJS.ErrnoException) =>
-      reject(new InspectionRelayError(`cannot listen on ${options.host}:${options.port} (${error.code ?? error.message})`)),
+      reject(
+        new InspectionRelayError(`cannot listen on ${options.host}:${options.port} (${error.code ?? error.message})`),
+      ),
     );
     http.listen(options.port, options.host, () => resolve());
   });

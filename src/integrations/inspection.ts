@@ -28,7 +28,14 @@ function withoutActorResults(event: StatelyInspectionEvent, rules: PiiRules): St
   const snapshot = event.snapshot as { output?: unknown; error?: unknown };
   if (snapshot.output === undefined && snapshot.error === undefined) return event;
   // A spread keeps a machine snapshot's toJSON, which reads the copy it is called on.
-  return { ...event, snapshot: { ...snapshot, output: redactForInspection(snapshot.output, rules), error: redactForInspection(snapshot.error, rules) } } as StatelyInspectionEvent;
+  return {
+    ...event,
+    snapshot: {
+      ...snapshot,
+      output: redactForInspection(snapshot.output, rules),
+      error: redactForInspection(snapshot.error, rules),
+    },
+  } as StatelyInspectionEvent;
 }
 
 /**
@@ -36,7 +43,11 @@ function withoutActorResults(event: StatelyInspectionEvent, rules: PiiRules): St
  * WebSocket inspector to it (or to the remote relay). Only ever called with inspection on:
  * off, no inspector exists and actors are created without an `inspect` option.
  */
-export async function openInspection(setting: InspectSetting, logger: Logger, rules: PiiRules = DEFAULT_PII_RULES): Promise<Inspection> {
+export async function openInspection(
+  setting: InspectSetting,
+  logger: Logger,
+  rules: PiiRules = DEFAULT_PII_RULES,
+): Promise<Inspection> {
   let relay: InspectionRelay | undefined;
   let url: string;
   if (setting.kind === 'relay') {
@@ -51,7 +62,10 @@ export async function openInspection(setting: InspectSetting, logger: Logger, ru
     sanitizeEvent: (event) => redactForInspection(event, rules) as AnyEventObject,
     serialize: (event) => withoutActorResults(event, rules),
   });
-  logger.info({ inspect_url: url, viewer_url: relay?.viewerUrl }, relay ? `inspection on: open ${relay.viewerUrl} in a browser` : `inspection on: sending to ${url}`);
+  logger.info(
+    { inspect_url: url, viewer_url: relay?.viewerUrl },
+    relay ? `inspection on: open ${relay.viewerUrl} in a browser` : `inspection on: sending to ${url}`,
+  );
   return {
     inspect: inspector.inspect,
     url,

@@ -39,7 +39,10 @@ export function parseSendQueues(table: string, into: Map<number, number>): void 
     const queue = table.indexOf(' ', state) + 1;
     if (local > 1 && queue > 0 && queue + 8 <= next && table.slice(queue, queue + 8) !== '00000000') {
       const queued = Number.parseInt(table.slice(queue, queue + 8), 16);
-      const key = keyOf(Number.parseInt(table.slice(remote - 5, remote - 1), 16), Number.parseInt(table.slice(state - 5, state - 1), 16));
+      const key = keyOf(
+        Number.parseInt(table.slice(remote - 5, remote - 1), 16),
+        Number.parseInt(table.slice(state - 5, state - 1), 16),
+      );
       if (queued > 0) into.set(key, Math.max(into.get(key) ?? 0, queued));
     }
     at = next;

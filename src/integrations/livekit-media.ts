@@ -28,7 +28,8 @@ const PARTICIPANT_NAME = 'kycis-client';
  * A dispatch's metadata: the session, and `takeover` on a dispatch that replaces one whose agent
  * never joined or left mid-call, so the new agent opens by saying sorry for the wait (agent/job.ts).
  */
-const sessionMetadata = (sessionId: string, takeover = false) => JSON.stringify(takeover ? { session_id: sessionId, takeover: true } : { session_id: sessionId });
+const sessionMetadata = (sessionId: string, takeover = false) =>
+  JSON.stringify(takeover ? { session_id: sessionId, takeover: true } : { session_id: sessionId });
 
 const ROOM_PARTICIPANTS = 2;
 
@@ -88,7 +89,8 @@ export function createLiveKitMedia(settings: LiveKitSettings): MediaProvider {
       // An operator in the room serves the call as an agent would: an agent that left for them
       // (AGENT_ON_OPERATOR=leave) is not replaced while they are there (docs/handoff.md).
       const participants = await rooms.listParticipants(room);
-      const serving = (participant: ParticipantInfo) => (participant.kind as number) === AGENT_KIND || participant.identity.startsWith(OPERATOR_IDENTITY_PREFIX);
+      const serving = (participant: ParticipantInfo) =>
+        (participant.kind as number) === AGENT_KIND || participant.identity.startsWith(OPERATOR_IDENTITY_PREFIX);
       return participants.some(serving) ? 'present' : 'absent';
     },
 
@@ -130,12 +132,24 @@ export function createLiveKitMedia(settings: LiveKitSettings): MediaProvider {
     },
 
     async notifyAgent(room, notice) {
-      await rooms.sendData(room, new TextEncoder().encode(JSON.stringify(notice)), DataPacket_Kind.RELIABLE, { topic: AGENT_NOTICE_TOPIC });
+      await rooms.sendData(room, new TextEncoder().encode(JSON.stringify(notice)), DataPacket_Kind.RELIABLE, {
+        topic: AGENT_NOTICE_TOPIC,
+      });
     },
 
     mintToken(request: TokenRequest) {
-      const token = new AccessToken(apiKey, apiSecret, { identity: request.identity, name: PARTICIPANT_NAME, ttl: tokenTtlSeconds });
-      token.addGrant({ roomJoin: true, room: request.room, canPublish: true, canSubscribe: true, canPublishData: true });
+      const token = new AccessToken(apiKey, apiSecret, {
+        identity: request.identity,
+        name: PARTICIPANT_NAME,
+        ttl: tokenTtlSeconds,
+      });
+      token.addGrant({
+        roomJoin: true,
+        room: request.room,
+        canPublish: true,
+        canSubscribe: true,
+        canPublishData: true,
+      });
       if (request.dispatchAgent) {
         token.roomConfig = new RoomConfiguration({
           agents: [new RoomAgentDispatch({ agentName, metadata: sessionMetadata(request.sessionId) })],

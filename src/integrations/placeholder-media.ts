@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { MediaProvider } from './media.js';
 
-const notConfigured = () => Promise.reject(new Error('media is not configured: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET'));
+const notConfigured = () =>
+  Promise.reject(new Error('media is not configured: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET'));
 
 /**
  * Media without credentials (docs/voice-and-livekit.md): voice sessions still start, with a token that

@@ -4,7 +4,13 @@ import { dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { SdkConfig, SdkConfigOverrides } from '../domain/sdk-config.js';
-import { NO_OVERRIDES, SdkConfigOverridesSchema, mergeSdkConfig, overrideKeyFor, sdkConfigVersion } from '../domain/sdk-config.js';
+import {
+  NO_OVERRIDES,
+  SdkConfigOverridesSchema,
+  mergeSdkConfig,
+  overrideKeyFor,
+  sdkConfigVersion,
+} from '../domain/sdk-config.js';
 
 export interface VersionedSdkConfig {
   config: SdkConfig;
@@ -73,7 +79,8 @@ function overridesOf(read: FileRead): SdkConfigOverrides {
 }
 
 /** Equal for two reads that would give the same outcome, so that a repeat is not reloaded or logged again. */
-const fingerprint = (read: FileRead): string => ('text' in read ? `text:${read.text}` : `unreadable:${read.unreadable}`);
+const fingerprint = (read: FileRead): string =>
+  'text' in read ? `text:${read.text}` : `unreadable:${read.unreadable}`;
 
 /**
  * Loads and validates the override file now (throwing SdkConfigFileError when it is bad), then
@@ -82,7 +89,11 @@ const fingerprint = (read: FileRead): string => ('text' in read ? `text:${read.t
  * re-reads the file; only a different content counts as a reload. A bad reload keeps the last
  * good table and logs why.
  */
-export function openSdkConfigSource(options: { file: string | undefined; logger: Logger; watch?: boolean }): SdkConfigSource {
+export function openSdkConfigSource(options: {
+  file: string | undefined;
+  logger: Logger;
+  watch?: boolean;
+}): SdkConfigSource {
   const { logger } = options;
   const file = options.file === undefined ? undefined : resolve(options.file);
   const first = file === undefined ? undefined : readFile(file);
@@ -135,7 +146,9 @@ export function openSdkConfigSource(options: { file: string | undefined; logger:
       debounce = setTimeout(() => reload(file), RELOAD_DEBOUNCE_MS);
       debounce.unref();
     });
-    watcher.on('error', (error) => logger.warn({ err: error, file }, 'sdk config file watch failed; the config will not reload'));
+    watcher.on('error', (error) =>
+      logger.warn({ err: error, file }, 'sdk config file watch failed; the config will not reload'),
+    );
   }
 
   return {

@@ -21,15 +21,26 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
 
 export function httpWebhookSender(secrets: readonly string[], timeoutMs = ATTEMPT_TIMEOUT_MS): WebhookSender {
   return async ({ url, messageId, body, at }) => {
-    const headers = { 'content-type': 'application/json', 'user-agent': 'kyc-voice-assistant-webhooks', ...webhookHeaders(secrets, messageId, Math.floor(at / 1000), body) };
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'kyc-voice-assistant-webhooks',
+      ...webhookHeaders(secrets, messageId, Math.floor(at / 1000), body),
+    };
     try {
-      const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers,
+        body,
+        signal: AbortSignal.timeout(timeoutMs),
+        redirect: 'manual',
+      });
       // The body is not read: only the status counts, and an endless one must not hold the connection.
       await response.body?.cancel();
       if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status };
       return { ok: false, status: response.status, error: `answered ${response.status}` };
     } catch (error) {
-      const cause = error instanceof Error ? ((error.cause as { code?: string } | undefined)?.code ?? error.name) : 'error';
+      const cause =
+        error instanceof Error ? ((error.cause as { code?: string } | undefined)?.code ?? error.name) : 'error';
       return { ok: false, status: null, error: `not delivered: ${cause}` };
     }
   };

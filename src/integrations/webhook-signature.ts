@@ -10,7 +10,8 @@ import { createHmac } from 'node:crypto';
 const PREFIX = 'whsec_';
 
 /** The key a `whsec_` secret stands for. */
-export const secretKey = (secret: string): Buffer => Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64');
+export const secretKey = (secret: string): Buffer =>
+  Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64');
 
 /** One `v1,<base64>` signature of the message. */
 export function signature(secret: string, messageId: string, timestampSeconds: number, body: string): string {
@@ -18,7 +19,12 @@ export function signature(secret: string, messageId: string, timestampSeconds: n
 }
 
 /** The `webhook-*` headers of one attempt, signed with every secret given. */
-export function webhookHeaders(secrets: readonly string[], messageId: string, timestampSeconds: number, body: string): Record<string, string> {
+export function webhookHeaders(
+  secrets: readonly string[],
+  messageId: string,
+  timestampSeconds: number,
+  body: string,
+): Record<string, string> {
   return {
     'webhook-id': messageId,
     'webhook-timestamp': String(timestampSeconds),

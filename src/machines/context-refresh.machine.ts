@@ -52,12 +52,15 @@ export const contextRefreshMachine = setup({
   actors: {
     // Replaced by the agent: GET /v1/assistant/context/{session_id}, resolving to the response body.
     fetchContext: fromPromise<unknown, FetchContextInput>(() =>
-      Promise.reject(new Error('fetchContext is not provided: contextRefreshMachine.provide({ actors: { fetchContext } })')),
+      Promise.reject(
+        new Error('fetchContext is not provided: contextRefreshMachine.provide({ actors: { fetchContext } })'),
+      ),
     ),
   },
   delays: {
     // Never shorter than the minimum interval, whatever the policy says.
-    refreshInterval: ({ context }) => Math.max(context.policy.interval_seconds, context.policy.min_interval_seconds) * 1000,
+    refreshInterval: ({ context }) =>
+      Math.max(context.policy.interval_seconds, context.policy.min_interval_seconds) * 1000,
     minInterval: ({ context }) => context.policy.min_interval_seconds * 1000,
   },
   guards: {
@@ -75,8 +78,15 @@ export const contextRefreshMachine = setup({
       lastError: null,
     })),
     announceContext: emit((_, response: unknown) => ({ type: 'context.updated' as const, response })),
-    recordFailure: assign(({ context }, error: unknown) => ({ consecutiveFailures: context.consecutiveFailures + 1, lastError: error })),
-    announceFailure: emit(({ context }) => ({ type: 'context.failed' as const, error: context.lastError, consecutiveFailures: context.consecutiveFailures })),
+    recordFailure: assign(({ context }, error: unknown) => ({
+      consecutiveFailures: context.consecutiveFailures + 1,
+      lastError: error,
+    })),
+    announceFailure: emit(({ context }) => ({
+      type: 'context.failed' as const,
+      error: context.lastError,
+      consecutiveFailures: context.consecutiveFailures,
+    })),
   },
 }).createMachine({
   id: 'contextRefresh',
@@ -105,7 +115,10 @@ export const contextRefreshMachine = setup({
         },
         onError: {
           target: 'settled',
-          actions: [{ type: 'recordFailure', params: ({ event }: { event: ErrorActorEvent }) => event.error }, 'announceFailure'],
+          actions: [
+            { type: 'recordFailure', params: ({ event }: { event: ErrorActorEvent }) => event.error },
+            'announceFailure',
+          ],
         },
       },
       on: { 'user.turn': { guard: 'refreshesOnUserTurn', actions: 'markTurnPending' } },

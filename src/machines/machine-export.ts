@@ -33,7 +33,9 @@ export function guardName(guard: unknown): string {
   if (typeof guard === 'object' && guard !== null) return String((guard as { type?: unknown }).type);
   const { name, guards, stateValue } = guard as { name: string; guards?: unknown[]; stateValue?: unknown };
   if (name === 'stateIn') return `in ${JSON.stringify(stateValue)}`;
-  const parts = (guards ?? []).map((inner) => (typeof inner === 'function' ? `(${guardName(inner)})` : guardName(inner)));
+  const parts = (guards ?? []).map((inner) =>
+    typeof inner === 'function' ? `(${guardName(inner)})` : guardName(inner),
+  );
   return name === 'not' ? `not ${parts.join(' ')}` : parts.join(` ${name} `);
 }
 

@@ -37,10 +37,16 @@ function countActivity(item: ActivityItem, metrics: ServiceMetrics, eventTypeLab
     metrics.triggerDecisions.inc({ reason: String(decision.reason), outcome: triggerOutcome(decision) });
   }
   if (item.kind === 'session_start') {
-    const warnings = Array.isArray(payload.warnings) ? payload.warnings.filter((warning): warning is string => typeof warning === 'string') : [];
-    metrics.voiceStarts.inc({ outcome: warnings.length === 0 ? 'ok' : 'degraded', warning: warnings.length === 0 ? 'none' : [...warnings].sort().join(',') });
+    const warnings = Array.isArray(payload.warnings)
+      ? payload.warnings.filter((warning): warning is string => typeof warning === 'string')
+      : [];
+    metrics.voiceStarts.inc({
+      outcome: warnings.length === 0 ? 'ok' : 'degraded',
+      warning: warnings.length === 0 ? 'none' : [...warnings].sort().join(','),
+    });
   }
-  if (item.kind === 'voice_agent' && typeof payload.outcome === 'string') metrics.agentOutcomes.inc({ outcome: payload.outcome });
+  if (item.kind === 'voice_agent' && typeof payload.outcome === 'string')
+    metrics.agentOutcomes.inc({ outcome: payload.outcome });
 }
 
 /** The metrics' reader of live activity: counts each item as committed. */

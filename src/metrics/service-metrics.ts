@@ -79,7 +79,12 @@ export function createServiceMetrics(): ServiceMetrics {
       labelNames: ['outcome', 'warning'],
       registers,
     }),
-    activityItems: new TalliedCounter({ name: 'kyc_activity_items_total', help: 'Activity items recorded, by kind', labelName: 'kind', registers }),
+    activityItems: new TalliedCounter({
+      name: 'kyc_activity_items_total',
+      help: 'Activity items recorded, by kind',
+      labelName: 'kind',
+      registers,
+    }),
     mediaCallDuration: new Histogram({
       name: 'kyc_media_call_duration_seconds',
       help: 'Media provider calls, by call and outcome (ok, failed)',
@@ -143,7 +148,11 @@ export const stepStarted = (): number => performance.now();
  * and (for a histogram) an observer closure per call. Children read the metric's current series,
  * so `reset()` and scrapes see the same numbers as unbound calls.
  */
-function boundChild<Child>(children: WeakMap<object, Map<string, Child>>, metric: { labels(value: string): Child }, value: string): Child {
+function boundChild<Child>(
+  children: WeakMap<object, Map<string, Child>>,
+  metric: { labels(value: string): Child },
+  value: string,
+): Child {
   let byValue = children.get(metric);
   if (!byValue) children.set(metric, (byValue = new Map()));
   let child = byValue.get(value);

@@ -36,8 +36,8 @@ export class TalliedCounter<Label extends string> extends Counter<Label> {
   }
 
   private fold(labelName: Label): void {
-    for (const [value, count] of this.pending) this.inc({ [labelName]: value } as Partial<Record<Label, string>>, count);
+    for (const [value, count] of this.pending)
+      this.inc({ [labelName]: value } as Partial<Record<Label, string>>, count);
     this.pending.clear();
   }
 }
-

@@ -108,10 +108,56 @@ export const isEmptyHint = (hint: string): boolean => hint.trim() === '' || hint
 
 /** Labels of a choice that say nothing of the person: yes/no, on/off, a state, a file type. */
 const GENERIC_LABELS = new Set([
-  'yes', 'no', 'true', 'false', 'on', 'off', 'checked', 'unchecked', 'selected', 'unselected', 'deselected', 'tapped', 'clicked', 'pressed',
-  'submitted', 'uploaded', 'captured', 'accepted', 'declined', 'agree', 'disagree', 'ok', 'cancel', 'skip', 'skipped', 'none', 'other', 'na', 'n/a',
-  'male', 'female', 'transgender', 'single', 'married', 'divorced', 'widowed', 'separated', 'resident', 'non-resident', 'nri', 'salaried', 'self-employed',
-  'self employed', 'business', 'student', 'retired', 'homemaker', 'housewife', 'unemployed', 'professional',
+  'yes',
+  'no',
+  'true',
+  'false',
+  'on',
+  'off',
+  'checked',
+  'unchecked',
+  'selected',
+  'unselected',
+  'deselected',
+  'tapped',
+  'clicked',
+  'pressed',
+  'submitted',
+  'uploaded',
+  'captured',
+  'accepted',
+  'declined',
+  'agree',
+  'disagree',
+  'ok',
+  'cancel',
+  'skip',
+  'skipped',
+  'none',
+  'other',
+  'na',
+  'n/a',
+  'male',
+  'female',
+  'transgender',
+  'single',
+  'married',
+  'divorced',
+  'widowed',
+  'separated',
+  'resident',
+  'non-resident',
+  'nri',
+  'salaried',
+  'self-employed',
+  'self employed',
+  'business',
+  'student',
+  'retired',
+  'homemaker',
+  'housewife',
+  'unemployed',
+  'professional',
 ]);
 const FILE_LABEL = /^[\w-]{1,24}\.(?:png|jpe?g|gif|webp|heic|pdf|tiff?|bmp|mp4|mov)$/i;
 /** One lower-case word or snake/kebab-case id (`proceed_with_aadhaar`): how apps name a choice's value, never how a person is written. */
@@ -126,7 +172,9 @@ export function isChoiceLabel(hint: string, sensitive = false): boolean {
   if (hint.length > MAX_LABEL_CHARS || HAS_DIGIT.test(hint)) return false;
   const trimmed = hint.trim();
   // A component that says it holds an identity value keeps only labels that say nothing of anyone.
-  return GENERIC_LABELS.has(trimmed.toLowerCase()) || FILE_LABEL.test(trimmed) || (!sensitive && MACHINE_VALUE.test(trimmed));
+  return (
+    GENERIC_LABELS.has(trimmed.toLowerCase()) || FILE_LABEL.test(trimmed) || (!sensitive && MACHINE_VALUE.test(trimmed))
+  );
 }
 
 /** What a client's mask is written with: stars, bullets, hashes, or a run of x. */
@@ -192,12 +240,22 @@ export function redactHint(input: HintInput): RedactedHint | undefined {
   const scan = scrubText(input.hint);
   if (scan.findings.length === 0) {
     if (input.masked === true && clientMaskHolds(input.hint)) return undefined;
-    if (input.masked !== true && isChoiceComponent(input.componentType) && isChoiceLabel(input.hint, input.sensitive === true)) return undefined;
+    if (
+      input.masked !== true &&
+      isChoiceComponent(input.componentType) &&
+      isChoiceLabel(input.hint, input.sensitive === true)
+    )
+      return undefined;
   }
   if (input.masked === true) {
     // Masked by the client, yet something in it reads as an identity value or the mask does not
     // hold: mask what was found, or the whole of it.
-    return { hint: scan.findings.length > 0 ? scan.text : maskWhole(input.hint), masked: true, masked_by: 'server', shape: shapeOf(input.hint, scan.whole) };
+    return {
+      hint: scan.findings.length > 0 ? scan.text : maskWhole(input.hint),
+      masked: true,
+      masked_by: 'server',
+      shape: shapeOf(input.hint, scan.whole),
+    };
   }
   const shape = describeShape(input.hint, input.pattern);
   if (scan.whole !== undefined) shape.kind = scan.whole;

@@ -29,12 +29,17 @@ const DIGIT_GROUPS = /\d+(?:[_.:/-]{1,3}\d+)+/g;
 const splitRun = (text: string): boolean =>
   [...text.matchAll(DIGIT_GROUPS)].some(([run]) => {
     const groups = run.split(/[_.:/-]+/);
-    return groups.join('').length >= 4 && groups.every((group) => group.length <= 3) && (groups.length >= 3 || groups.every((group) => group.length >= 2));
+    return (
+      groups.join('').length >= 4 &&
+      groups.every((group) => group.length <= 3) &&
+      (groups.length >= 3 || groups.every((group) => group.length >= 2))
+    );
   });
 /** Four digits or more and nothing else (`2494`, `14-377`): an OTP or a PIN, not a name for anything. */
 const bareNumber = (text: string): boolean => /^[\d_.:/-]+$/.test(text) && text.replace(/\D/g, '').length >= 4;
 /** A date: day, month and year split by separators, or a month's name beside a number (`5-Jan-92`). */
-const DATE = /(?<![A-Za-z0-9])\d{1,4}[_.:/-]\d{1,2}[_.:/-]\d{2,4}(?![A-Za-z0-9])|(?<![A-Za-z])(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*[_.:/-]?\d|\d[_.:/-]?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?![a-z])/i;
+const DATE =
+  /(?<![A-Za-z0-9])\d{1,4}[_.:/-]\d{1,2}[_.:/-]\d{2,4}(?![A-Za-z0-9])|(?<![A-Za-z])(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*[_.:/-]?\d|\d[_.:/-]?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?![a-z])/i;
 /** A PAN anywhere in the letters and digits run together (`ABCDE-1234-F`, `user_ABCDE1234F`), a vehicle's registration in one piece. */
 const PAN_INSIDE = /[A-Z]{5}\d{4}[A-Z]/i;
 const VEHICLE = /^[A-Z]{2}\d{1,2}[A-Z]{1,3}\d{4}$/i;
@@ -68,7 +73,9 @@ function identifierShape(shown: string): boolean {
   // No digit in figures or words: no run, no date, no document (every shape holds digits).
   if (!HAS_DIGIT.test(text) && !mayHoldNumberWords(text)) return true;
   // A hex id inside (the service's own `h-<24 hex>` digests, a trace id) has random digits: left out.
-  const read = (readingOf(text)?.text ?? text).replace(HEX_PART, (part) => (/[a-f]/i.test(part) && !/\d{10}/.test(part) ? 'x' : part));
+  const read = (readingOf(text)?.text ?? text).replace(HEX_PART, (part) =>
+    /[a-f]/i.test(part) && !/\d{10}/.test(part) ? 'x' : part,
+  );
   if (LONG_RUN.test(read) || splitRun(read) || DATE.test(read) || bareNumber(read)) return false;
   const compact = compactOf(read);
   if (PAN_INSIDE.test(compact) || VEHICLE.test(compact) || IFSC.test(compact)) return false;

@@ -22,30 +22,169 @@ type WordValue =
   | { kind: 'hundred' };
 
 const ENGLISH_UNITS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
-const ENGLISH_TEENS = ['ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+const ENGLISH_TEENS = [
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+];
 const ENGLISH_TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
-const ENGLISH_ORDINALS = ['', 'first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth', 'eleventh', 'twelfth', 'thirteenth', 'fourteenth', 'fifteenth', 'sixteenth', 'seventeenth', 'eighteenth', 'nineteenth', 'twentieth'];
+const ENGLISH_ORDINALS = [
+  '',
+  'first',
+  'second',
+  'third',
+  'fourth',
+  'fifth',
+  'sixth',
+  'seventh',
+  'eighth',
+  'ninth',
+  'tenth',
+  'eleventh',
+  'twelfth',
+  'thirteenth',
+  'fourteenth',
+  'fifteenth',
+  'sixteenth',
+  'seventeenth',
+  'eighteenth',
+  'nineteenth',
+  'twentieth',
+];
 /** Hindi zero to ninety-nine, in Devanagari; spelling variants after a comma. */
 const HINDI = [
-  'शून्य,सुन्न,ज़ीरो,जीरो', 'एक', 'दो', 'तीन', 'चार', 'पांच,पाँच', 'छह,छः,छे,छै', 'सात', 'आठ', 'नौ,नो',
-  'दस', 'ग्यारह', 'बारह', 'तेरह', 'चौदह', 'पंद्रह,पन्द्रह', 'सोलह', 'सत्रह', 'अठारह', 'उन्नीस',
-  'बीस', 'इक्कीस', 'बाईस', 'तेईस', 'चौबीस', 'पच्चीस', 'छब्बीस', 'सत्ताईस', 'अट्ठाईस', 'उनतीस',
-  'तीस', 'इकतीस', 'बत्तीस', 'तैंतीस', 'चौंतीस', 'पैंतीस', 'छत्तीस', 'सैंतीस', 'अड़तीस', 'उनतालीस',
-  'चालीस', 'इकतालीस', 'बयालीस', 'तैंतालीस', 'चवालीस,चौवालीस', 'पैंतालीस', 'छियालीस', 'सैंतालीस', 'अड़तालीस', 'उनचास',
-  'पचास', 'इक्यावन', 'बावन', 'तिरपन', 'चौवन', 'पचपन', 'छप्पन', 'सत्तावन', 'अट्ठावन', 'उनसठ',
-  'साठ', 'इकसठ', 'बासठ', 'तिरसठ', 'चौंसठ', 'पैंसठ', 'छियासठ', 'सड़सठ', 'अड़सठ', 'उनहत्तर',
-  'सत्तर', 'इकहत्तर', 'बहत्तर', 'तिहत्तर', 'चौहत्तर', 'पचहत्तर', 'छिहत्तर', 'सतहत्तर', 'अठहत्तर', 'उन्यासी,उनासी',
-  'अस्सी', 'इक्यासी', 'बयासी', 'तिरासी', 'चौरासी', 'पचासी', 'छियासी', 'सत्तासी', 'अट्ठासी', 'नवासी',
-  'नब्बे', 'इक्यानवे', 'बानवे', 'तिरानवे', 'चौरानवे', 'पचानवे', 'छियानवे', 'सत्तानवे', 'अट्ठानवे', 'निन्यानवे',
+  'शून्य,सुन्न,ज़ीरो,जीरो',
+  'एक',
+  'दो',
+  'तीन',
+  'चार',
+  'पांच,पाँच',
+  'छह,छः,छे,छै',
+  'सात',
+  'आठ',
+  'नौ,नो',
+  'दस',
+  'ग्यारह',
+  'बारह',
+  'तेरह',
+  'चौदह',
+  'पंद्रह,पन्द्रह',
+  'सोलह',
+  'सत्रह',
+  'अठारह',
+  'उन्नीस',
+  'बीस',
+  'इक्कीस',
+  'बाईस',
+  'तेईस',
+  'चौबीस',
+  'पच्चीस',
+  'छब्बीस',
+  'सत्ताईस',
+  'अट्ठाईस',
+  'उनतीस',
+  'तीस',
+  'इकतीस',
+  'बत्तीस',
+  'तैंतीस',
+  'चौंतीस',
+  'पैंतीस',
+  'छत्तीस',
+  'सैंतीस',
+  'अड़तीस',
+  'उनतालीस',
+  'चालीस',
+  'इकतालीस',
+  'बयालीस',
+  'तैंतालीस',
+  'चवालीस,चौवालीस',
+  'पैंतालीस',
+  'छियालीस',
+  'सैंतालीस',
+  'अड़तालीस',
+  'उनचास',
+  'पचास',
+  'इक्यावन',
+  'बावन',
+  'तिरपन',
+  'चौवन',
+  'पचपन',
+  'छप्पन',
+  'सत्तावन',
+  'अट्ठावन',
+  'उनसठ',
+  'साठ',
+  'इकसठ',
+  'बासठ',
+  'तिरसठ',
+  'चौंसठ',
+  'पैंसठ',
+  'छियासठ',
+  'सड़सठ',
+  'अड़सठ',
+  'उनहत्तर',
+  'सत्तर',
+  'इकहत्तर',
+  'बहत्तर',
+  'तिहत्तर',
+  'चौहत्तर',
+  'पचहत्तर',
+  'छिहत्तर',
+  'सतहत्तर',
+  'अठहत्तर',
+  'उन्यासी,उनासी',
+  'अस्सी',
+  'इक्यासी',
+  'बयासी',
+  'तिरासी',
+  'चौरासी',
+  'पचासी',
+  'छियासी',
+  'सत्तासी',
+  'अट्ठासी',
+  'नवासी',
+  'नब्बे',
+  'इक्यानवे',
+  'बानवे',
+  'तिरानवे',
+  'चौरानवे',
+  'पचानवे',
+  'छियानवे',
+  'सत्तानवे',
+  'अट्ठानवे',
+  'निन्यानवे',
 ];
 /** Hindi digits as typed in Latin letters (Hinglish). */
-const HINGLISH_UNITS = ['shunya,shoonya,sunya,sifar', 'ek', 'do', 'teen,tin', 'char,chaar', 'paanch,panch,paach', 'chhe,chhah,chheh,chah,chhey,chhah', 'saat,sat', 'aath,aat,ath', 'nau,nao,nou', 'das'];
+const HINGLISH_UNITS = [
+  'shunya,shoonya,sunya,sifar',
+  'ek',
+  'do',
+  'teen,tin',
+  'char,chaar',
+  'paanch,panch,paach',
+  'chhe,chhah,chheh,chah,chhey,chhah',
+  'saat,sat',
+  'aath,aat,ath',
+  'nau,nao,nou',
+  'das',
+];
 
 /**
  * Nukta, anusvara and chandrabindu are spelt in more than one way (पांच, पाँच; अड़तीस with a
  * composed or a separate nukta): words are compared without them.
  */
-const fold = (word: string) => word.normalize('NFKC').toLowerCase().replace(/[\u0901\u0902\u093c]/g, '');
+const fold = (word: string) =>
+  word
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\u0901\u0902\u093c]/g, '');
 
 const WORDS = new Map<string, WordValue>();
 const add = (spellings: string, value: WordValue) => {
@@ -82,7 +221,9 @@ function valueOf(text: string, start: number, end: number): WordValue | undefine
 
 /** The longest glued word read: longer words are no number anyone says. */
 const MAX_GLUED = 120;
-const GLUABLE = [...WORDS.entries()].filter(([word, value]) => word.length > 2 && value.kind !== 'zero-ish' && /^[a-z]+$/.test(word)).sort((a, b) => b[0].length - a[0].length);
+const GLUABLE = [...WORDS.entries()]
+  .filter(([word, value]) => word.length > 2 && value.kind !== 'zero-ish' && /^[a-z]+$/.test(word))
+  .sort((a, b) => b[0].length - a[0].length);
 
 /**
  * Number words written without spaces ("nineeightsevensix", "ninetyeight"): the word split into
@@ -93,7 +234,8 @@ const GLUABLE = [...WORDS.entries()].filter(([word, value]) => word.length > 2 &
 const GLUABLE_STARTS = new Set(GLUABLE.map(([spelling]) => spelling.slice(0, 3)));
 
 function gluedValue(word: string): WordValue | undefined {
-  if (word.length < 6 || word.length > MAX_GLUED || !GLUABLE_STARTS.has(word.slice(0, 3)) || !/^[a-z]+$/.test(word)) return undefined;
+  if (word.length < 6 || word.length > MAX_GLUED || !GLUABLE_STARTS.has(word.slice(0, 3)) || !/^[a-z]+$/.test(word))
+    return undefined;
   const parts: WordValue[] = [];
   let at = 0;
   while (at < word.length) {
@@ -194,7 +336,8 @@ function closeRun(run: Token[], text: string, runs: NumberRun[]): void {
 
 /** "one-time" and "one time" say no digit: read as 1, the digits before it would join the code after it. */
 const ONE_TIME = /^[- ]times?(?![\p{L}\p{M}])/iu;
-const isOneTime = (text: string, start: number, end: number): boolean => end - start === 3 && text.slice(start, end).toLowerCase() === 'one' && ONE_TIME.test(text.slice(end, end + 7));
+const isOneTime = (text: string, start: number, end: number): boolean =>
+  end - start === 3 && text.slice(start, end).toLowerCase() === 'one' && ONE_TIME.test(text.slice(end, end + 7));
 
 /** The stretches of `text` that say a number with words, in order; tokens `skip` names (inside an id) are not read. */
 export function numberRuns(text: string, skip: (start: number, end: number) => boolean = () => false): NumberRun[] {
@@ -225,14 +368,18 @@ export function numberRuns(text: string, skip: (start: number, end: number) => b
 
 /** Cheap test before tokenising: some word of the table, or a spelt-out `double`, is in the text. */
 const WORD_CUE = new RegExp(
-  `(?<![\\p{L}\\p{M}])(?:${[...WORDS.keys()].filter((word) => word.length > 1).sort((a, b) => b.length - a.length).join('|')})(?![\\p{L}\\p{M}])`,
+  `(?<![\\p{L}\\p{M}])(?:${[...WORDS.keys()]
+    .filter((word) => word.length > 1)
+    .sort((a, b) => b.length - a.length)
+    .join('|')})(?![\\p{L}\\p{M}])`,
   'iu',
 );
 const ASCII_WORD = /[A-Za-z]+/g;
 const NOT_ASCII = /[^\x00-\x7f]/;
 /** ASCII text, the usual case, word by word against the table: cheaper than the alternation of every spelling. */
 /** Whether one lower-case ASCII word is a number word of the table, or number words glued. */
-export const isNumberWord = (word: string): boolean => word.length > 1 && (WORDS.has(word) || gluedValue(word) !== undefined);
+export const isNumberWord = (word: string): boolean =>
+  word.length > 1 && (WORDS.has(word) || gluedValue(word) !== undefined);
 
 function mayHoldAsciiNumberWords(text: string): boolean {
   ASCII_WORD.lastIndex = 0;
@@ -241,4 +388,5 @@ function mayHoldAsciiNumberWords(text: string): boolean {
   }
   return false;
 }
-export const mayHoldNumberWords = (text: string): boolean => (NOT_ASCII.test(text) ? WORD_CUE.test(fold(text)) : mayHoldAsciiNumberWords(text));
+export const mayHoldNumberWords = (text: string): boolean =>
+  NOT_ASCII.test(text) ? WORD_CUE.test(fold(text)) : mayHoldAsciiNumberWords(text);

@@ -77,13 +77,103 @@ function enclosedValue(char: string): string {
  */
 const LOOKALIKES = new Map<string, string>(
   Object.entries({
-    А: 'A', В: 'B', С: 'C', Е: 'E', Н: 'H', І: 'I', Ј: 'J', К: 'K', М: 'M', О: 'O', Р: 'P', Ѕ: 'S', Т: 'T', Х: 'X', У: 'Y', Ү: 'Y',
-    а: 'a', с: 'c', е: 'e', і: 'i', ј: 'j', о: 'o', р: 'p', ѕ: 's', х: 'x', у: 'y', һ: 'h', ԁ: 'd', ԛ: 'q', ԝ: 'w',
-    Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X', ο: 'o', ν: 'v', Ϳ: 'J', Ϝ: 'F',
-    Ԍ: 'G', Ԛ: 'Q', Ԝ: 'W', Ѵ: 'V', Ӏ: 'I', Ꭱ: 'R', Ꭹ: 'Y',
+    А: 'A',
+    В: 'B',
+    С: 'C',
+    Е: 'E',
+    Н: 'H',
+    І: 'I',
+    Ј: 'J',
+    К: 'K',
+    М: 'M',
+    О: 'O',
+    Р: 'P',
+    Ѕ: 'S',
+    Т: 'T',
+    Х: 'X',
+    У: 'Y',
+    Ү: 'Y',
+    а: 'a',
+    с: 'c',
+    е: 'e',
+    і: 'i',
+    ј: 'j',
+    о: 'o',
+    р: 'p',
+    ѕ: 's',
+    х: 'x',
+    у: 'y',
+    һ: 'h',
+    ԁ: 'd',
+    ԛ: 'q',
+    ԝ: 'w',
+    Α: 'A',
+    Β: 'B',
+    Ε: 'E',
+    Ζ: 'Z',
+    Η: 'H',
+    Ι: 'I',
+    Κ: 'K',
+    Μ: 'M',
+    Ν: 'N',
+    Ο: 'O',
+    Ρ: 'P',
+    Τ: 'T',
+    Υ: 'Y',
+    Χ: 'X',
+    ο: 'o',
+    ν: 'v',
+    Ϳ: 'J',
+    Ϝ: 'F',
+    Ԍ: 'G',
+    Ԛ: 'Q',
+    Ԝ: 'W',
+    Ѵ: 'V',
+    Ӏ: 'I',
+    Ꭱ: 'R',
+    Ꭹ: 'Y',
     // Small capitals and Cherokee letters drawn as Latin capitals.
-    ᴀ: 'A', ʙ: 'B', ᴄ: 'C', ᴅ: 'D', ᴇ: 'E', ꜰ: 'F', ɢ: 'G', ʜ: 'H', ɪ: 'I', ᴊ: 'J', ᴋ: 'K', ʟ: 'L', ᴍ: 'M', ɴ: 'N', ᴏ: 'O', ᴘ: 'P', ʀ: 'R', ꜱ: 'S', ᴛ: 'T', ᴜ: 'U', ᴠ: 'V', ᴡ: 'W', ʏ: 'Y', ᴢ: 'Z',
-    Ꭺ: 'A', Ᏼ: 'B', Ꮯ: 'C', Ꭰ: 'D', Ꭼ: 'E', Ꮐ: 'G', Ꮋ: 'H', Ꭻ: 'J', Ꮶ: 'K', Ꮮ: 'L', Ꮇ: 'M', Ꮲ: 'P', Ꮪ: 'S', Ꭲ: 'T', Ꮩ: 'V', Ꮃ: 'W', Ꮓ: 'Z',
+    ᴀ: 'A',
+    ʙ: 'B',
+    ᴄ: 'C',
+    ᴅ: 'D',
+    ᴇ: 'E',
+    ꜰ: 'F',
+    ɢ: 'G',
+    ʜ: 'H',
+    ɪ: 'I',
+    ᴊ: 'J',
+    ᴋ: 'K',
+    ʟ: 'L',
+    ᴍ: 'M',
+    ɴ: 'N',
+    ᴏ: 'O',
+    ᴘ: 'P',
+    ʀ: 'R',
+    ꜱ: 'S',
+    ᴛ: 'T',
+    ᴜ: 'U',
+    ᴠ: 'V',
+    ᴡ: 'W',
+    ʏ: 'Y',
+    ᴢ: 'Z',
+    Ꭺ: 'A',
+    Ᏼ: 'B',
+    Ꮯ: 'C',
+    Ꭰ: 'D',
+    Ꭼ: 'E',
+    Ꮐ: 'G',
+    Ꮋ: 'H',
+    Ꭻ: 'J',
+    Ꮶ: 'K',
+    Ꮮ: 'L',
+    Ꮇ: 'M',
+    Ꮲ: 'P',
+    Ꮪ: 'S',
+    Ꭲ: 'T',
+    Ꮩ: 'V',
+    Ꮃ: 'W',
+    Ꮓ: 'Z',
   }),
 );
 const ANY_LOOKALIKE = new RegExp(`[${[...LOOKALIKES.keys()].join('')}]`, 'u');
@@ -92,7 +182,11 @@ const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 const LATIN_OR_DIGIT = /[A-Za-z0-9]/;
 
 const enclosedCapitals = (text: string): string =>
-  ENCLOSED_LETTER.test(text) ? text.replace(ENCLOSED_RUN, (run) => (LATIN_OR_DIGIT.test(run) ? run.replace(ENCLOSED_LETTERS, enclosedValue) : run)) : text;
+  ENCLOSED_LETTER.test(text)
+    ? text.replace(ENCLOSED_RUN, (run) =>
+        LATIN_OR_DIGIT.test(run) ? run.replace(ENCLOSED_LETTERS, enclosedValue) : run,
+      )
+    : text;
 
 /** Marks on a Latin letter or a digit (`À`, `9̲`, the keycap of `9⃣`): read as the letter or digit beneath. */
 const MARKED = /[A-Za-z0-9]\p{M}/u;
@@ -113,7 +207,9 @@ const latinLookalikes = (text: string): string => {
   if (!ANY_LOOKALIKE.test(text)) return text;
   const withDigits = ASCII_DIGIT.test(text);
   return text.replace(WORD, (word) =>
-    ANY_LOOKALIKE.test(word) && (LATIN_OR_DIGIT.test(word) || (withDigits && allLookalike(word))) ? word.replace(EVERY_LOOKALIKE, (char) => LOOKALIKES.get(char)!) : word,
+    ANY_LOOKALIKE.test(word) && (LATIN_OR_DIGIT.test(word) || (withDigits && allLookalike(word)))
+      ? word.replace(EVERY_LOOKALIKE, (char) => LOOKALIKES.get(char)!)
+      : word,
   );
 };
 
@@ -131,7 +227,9 @@ export function asciiForms(text: string): string {
       unmarkedLatin(text)
         .normalize('NFKC')
         .replace(ENCLOSED_DIGIT, enclosedValue)
-        .replace(ANY_DECIMAL_DIGIT, (digit) => (digit.length === 1 && digit.charCodeAt(0) < 128 ? digit : digitValue(digit.codePointAt(0)!)))
+        .replace(ANY_DECIMAL_DIGIT, (digit) =>
+          digit.length === 1 && digit.charCodeAt(0) < 128 ? digit : digitValue(digit.codePointAt(0)!),
+        )
         .replace(DASH, '-')
         .replace(SPACE, ' '),
     ),

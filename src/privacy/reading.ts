@@ -28,7 +28,8 @@ const UUID_LENGTH = 36;
 /** Letters no detector reads as part of a value, and that keep every boundary a letter keeps. */
 const BLANK = 'x';
 /** Two number words in a row, glued (`nineeight`, `ninetyeight`): read even with no separator in the text. */
-const GLUED_WORDS = /(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|double|triple|hundred){2}/i;
+const GLUED_WORDS =
+  /(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|double|triple|hundred){2}/i;
 const MAY_HOLD_WORDS = /[\p{L}][^\p{L}\p{M}\p{N}]+[\p{L}\p{N}]/u;
 
 /**
@@ -40,18 +41,31 @@ export function readingOf(text: string, readNumbers = true): Reading | undefined
   const ids: [number, number][] = [];
   if (text.length >= UUID_LENGTH && text.includes('-')) {
     UUID.lastIndex = 0;
-    for (let match = UUID.exec(text); match !== null; match = UUID.exec(text)) ids.push([match.index, match.index + UUID_LENGTH]);
+    for (let match = UUID.exec(text); match !== null; match = UUID.exec(text))
+      ids.push([match.index, match.index + UUID_LENGTH]);
   }
   const inId = (start: number, end: number) => ids.some(([from, to]) => start < to && end > from);
-  const runs = !readNumbers ? [] : (MAY_HOLD_WORDS.test(text) && mayHoldNumberWords(text)) || GLUED_WORDS.test(text) ? numberRuns(text, inId) : [];
+  const runs = !readNumbers
+    ? []
+    : (MAY_HOLD_WORDS.test(text) && mayHoldNumberWords(text)) || GLUED_WORDS.test(text)
+      ? numberRuns(text, inId)
+      : [];
   if (ids.length === 0 && runs.length === 0) return undefined;
-  const pieces = [...ids.map(([start, end]) => ({ start, end, read: BLANK.repeat(end - start) })), ...runs.map((run) => ({ start: run.start, end: run.end, read: run.digits }))].sort((a, b) => a.start - b.start);
+  const pieces = [
+    ...ids.map(([start, end]) => ({ start, end, read: BLANK.repeat(end - start) })),
+    ...runs.map((run) => ({ start: run.start, end: run.end, read: run.digits })),
+  ].sort((a, b) => a.start - b.start);
   const stretches: Stretch[] = [];
   let reading = '';
   let at = 0;
   for (const piece of pieces) {
     reading += text.slice(at, piece.start);
-    stretches.push({ start: piece.start, end: piece.end, readStart: reading.length, readEnd: reading.length + piece.read.length });
+    stretches.push({
+      start: piece.start,
+      end: piece.end,
+      readStart: reading.length,
+      readEnd: reading.length + piece.read.length,
+    });
     reading += piece.read;
     at = piece.end;
   }
@@ -64,12 +78,18 @@ export function readingOf(text: string, readNumbers = true): Reading | undefined
  * replaced). A stretch no mask touched is written as it was; one a mask touched is masked whole,
  * since a digit kept from "double five" cannot be told from the words around it.
  */
-export function writeBack(original: string, reading: Reading, masked: string, maskWhole: (text: string) => string): string {
+export function writeBack(
+  original: string,
+  reading: Reading,
+  masked: string,
+  maskWhole: (text: string) => string,
+): string {
   let out = '';
   let at = 0;
   for (const stretch of reading.stretches) {
     out += masked.slice(at, stretch.readStart);
-    const touched = masked.slice(stretch.readStart, stretch.readEnd) !== reading.text.slice(stretch.readStart, stretch.readEnd);
+    const touched =
+      masked.slice(stretch.readStart, stretch.readEnd) !== reading.text.slice(stretch.readStart, stretch.readEnd);
     const written = original.slice(stretch.start, stretch.end);
     out += touched ? maskWhole(written) : written;
     at = stretch.readEnd;

@@ -3,7 +3,16 @@
  * components"): a key whose name says it holds an identity value has its value masked whole,
  * whatever the value looks like. A deployment adds keys with PII_EXTRA_KEYS.
  */
-import { isIdentifierField, NAME_KEY, normalizeKey, ROUTING_KEYS, saysIdentity, SENSITIVE_KEYS, THING_NAME_KEYS, throughNameWord } from './keys.js';
+import {
+  isIdentifierField,
+  NAME_KEY,
+  normalizeKey,
+  ROUTING_KEYS,
+  saysIdentity,
+  SENSITIVE_KEYS,
+  THING_NAME_KEYS,
+  throughNameWord,
+} from './keys.js';
 import { readerView } from './plain-text.js';
 import { mayHoldIdentity } from './scrub.js';
 
@@ -53,7 +62,8 @@ export function createPiiRules(extraKeys: readonly string[] = [], idDigest?: (id
     const named = throughNameWord(key);
     return named !== undefined && !things.has(named);
   };
-  const isSensitive = (key: string, normal: string) => sensitive.has(normal) || namesAPerson(key, normal) || saysIdentity(key);
+  const isSensitive = (key: string, normal: string) =>
+    sensitive.has(normal) || namesAPerson(key, normal) || saysIdentity(key);
   const routing = new Set(ROUTING_KEYS);
   // Normalising a key costs more than the rest of its check: each key is looked at once.
   const seen = new Map<string, KeyFacts>();
@@ -62,7 +72,12 @@ export function createPiiRules(extraKeys: readonly string[] = [], idDigest?: (id
     const isRouting = routing.has(key);
     // Read as a person reads it: `ｎａｍｅ`, `na\u200bme` and a Cyrillic `nаme` are `name`.
     const read = readerView(key);
-    return { routing: isRouting, sensitive: !isRouting && isSensitive(read, normalizeKey(read)), mayHoldIdentity: mayHoldIdentity(key), identifierField: isIdentifierField(key) };
+    return {
+      routing: isRouting,
+      sensitive: !isRouting && isSensitive(read, normalizeKey(read)),
+      mayHoldIdentity: mayHoldIdentity(key),
+      identifierField: isIdentifierField(key),
+    };
   };
   const keyFacts = (key: string): KeyFacts => {
     // A key longer than any field name is worked out each time: remembered, 4,096 of them could hold a client's 64 KiB bodies.

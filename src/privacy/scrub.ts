@@ -6,7 +6,15 @@ import { isNumberWord } from './number-words.js';
 import { readerView } from './plain-text.js';
 import { readingOf, writeBack } from './reading.js';
 import { applyRule } from './text-rule.js';
-import { ADDRESS_WORDS, HOON_WORDS, NAME_LABELS, SPEAKING_WORDS, SPELLING_WORDS, SPOKEN_AT, VALUE_LABELS } from './words.js';
+import {
+  ADDRESS_WORDS,
+  HOON_WORDS,
+  NAME_LABELS,
+  SPEAKING_WORDS,
+  SPELLING_WORDS,
+  SPOKEN_AT,
+  VALUE_LABELS,
+} from './words.js';
 
 export interface ScrubResult {
   text: string;
@@ -22,9 +30,15 @@ const clean = (text: string): ScrubResult => ({ text, findings: [], whole: undef
  * label, a place word, a value's label, the spelling alphabet, "hoon" and "bol", numbers in words.
  */
 const CUE_WORDS = new Set(
-  [...SPOKEN_AT, ...ADDRESS_WORDS, ...VALUE_LABELS, ...SPELLING_WORDS, ...HOON_WORDS, ...SPEAKING_WORDS, ...NAME_LABELS.map((label) => label.split(' ')[0]!)].filter((word) =>
-    /^[a-z']+$/.test(word),
-  ),
+  [
+    ...SPOKEN_AT,
+    ...ADDRESS_WORDS,
+    ...VALUE_LABELS,
+    ...SPELLING_WORDS,
+    ...HOON_WORDS,
+    ...SPEAKING_WORDS,
+    ...NAME_LABELS.map((label) => label.split(' ')[0]!),
+  ].filter((word) => /^[a-z']+$/.test(word)),
 );
 
 /** ASCII text with no digit and no `@`, word by word: a cue word, a number word, three letters spelled one at a time or a letter told "for" a word, a colon or `c/o`. */
@@ -75,13 +89,21 @@ export function mayHoldIdentity(text: string): boolean {
  */
 export function scrubText(input: string): ScrubResult {
   if (input.length > MAX_SCAN_CHARS) {
-    return { text: `[dropped: ${input.length} chars]`, findings: [{ kind: 'dropped', shape: { length: input.length, digits: 0, letters: 0, kind: 'dropped' } }], whole: 'dropped' };
+    return {
+      text: `[dropped: ${input.length} chars]`,
+      findings: [{ kind: 'dropped', shape: { length: input.length, digits: 0, letters: 0, kind: 'dropped' } }],
+      whole: 'dropped',
+    };
   }
   if (!mayHoldIdentity(input)) return clean(input);
   const view = readerView(input);
   const reading = readingOf(view);
   const result = applyRule(reading?.text ?? view);
-  const read = { text: reading ? writeBack(view, reading, result.text, maskWhole) : result.text, findings: result.findings, whole: result.whole };
+  const read = {
+    text: reading ? writeBack(view, reading, result.text, maskWhole) : result.text,
+    findings: result.findings,
+    whole: result.whole,
+  };
   const merged = reading?.readNumbers ? withWordsAsWritten(view, read) : read;
   if (merged.findings.length === 0) return clean(input);
   return merged;
@@ -119,7 +141,11 @@ export const KEEPS_LAST_FOUR: ReadonlySet<PiiKind> = new Set(['phone', 'aadhaar'
  * last four; anything else (a name, an address, a code, a date) shows nothing.
  */
 export function maskKeyed(value: string): { text: string; shape: ValueShape } {
-  if (value.length > MAX_SCAN_CHARS) return { text: `[dropped: ${value.length} chars]`, shape: { length: value.length, digits: 0, letters: 0, kind: 'dropped' } };
+  if (value.length > MAX_SCAN_CHARS)
+    return {
+      text: `[dropped: ${value.length} chars]`,
+      shape: { length: value.length, digits: 0, letters: 0, kind: 'dropped' },
+    };
   const scan = scrubText(value);
   const kind = scan.whole ?? 'text';
   const text = KEEPS_LAST_FOUR.has(kind) ? scan.text : maskWhole(value);

@@ -74,7 +74,8 @@ function tokensOf(text: string): Token[] {
 const isDigits = (token: Token) => token.letters === 0 && token.digits > 0;
 const isLetters = (token: Token) => token.digits === 0;
 const isSafe = (token: Token) => SAFE_WORDS.has(token.word);
-const gapBetween = (text: string, tokens: Token[], left: number, right: number) => text.slice(tokens[left]!.end, tokens[right]!.start);
+const gapBetween = (text: string, tokens: Token[], left: number, right: number) =>
+  text.slice(tokens[left]!.end, tokens[right]!.start);
 
 /** What a run of digits is, for its shape; and whether its mask may keep the last four. */
 function digitKind(digits: string, plus: boolean): { kind: PiiKind; keepLastFour: boolean } {
@@ -82,7 +83,8 @@ function digitKind(digits: string, plus: boolean): { kind: PiiKind; keepLastFour
   const first = digits.charCodeAt(0) - 48;
   if (n === 10 && first >= 6) return { kind: 'phone', keepLastFour: true };
   if (n === 11 && first === 0 && digits.charCodeAt(1) >= 54) return { kind: 'phone', keepLastFour: true };
-  if (n === 12 && plus && digits.startsWith('91') && digits.charCodeAt(2) >= 54) return { kind: 'phone', keepLastFour: true };
+  if (n === 12 && plus && digits.startsWith('91') && digits.charCodeAt(2) >= 54)
+    return { kind: 'phone', keepLastFour: true };
   if (n === 12 && first >= 2 && verhoeffValid(digits)) return { kind: 'aadhaar', keepLastFour: true };
   if (n === 12 && digits.startsWith('91') && digits.charCodeAt(2) >= 54) return { kind: 'phone', keepLastFour: true };
   if (n === 16 && verhoeffValid(digits)) return { kind: 'vid', keepLastFour: false };
@@ -145,7 +147,8 @@ function markDigitRuns(text: string, marks: Marks): void {
   const { tokens } = marks;
   // Digits glued to a few letters count too: `Y66 10j` is four digits split by a space. A token
   // with more letters (`ABCDE1234F`) is a value of its own, masked by markMixed.
-  const holdsDigits = (token: Token) => token.digits > 0 && token.letters <= 3 && !HEX_ID.test(text.slice(token.start, token.end));
+  const holdsDigits = (token: Token) =>
+    token.digits > 0 && token.letters <= 3 && !HEX_ID.test(text.slice(token.start, token.end));
   const digitsIn = (token: Token) => text.slice(token.start, token.end).replace(/\D/g, '');
   // A long word's digits at the edge that touches a run join it (`FAZMW6 1_6 1S` is four digits
   // split by separators): its letters are then masked with the run. Digits inside the word do not.
@@ -179,7 +182,13 @@ function markDigitRuns(text: string, marks: Marks): void {
       }
       // "1234 and 5678": "and" joins two parts of one number.
       const after = tokens[next + 1];
-      if (AND_WORDS.has(token.word) && after !== undefined && isDigits(after) && isSeparator(gapBetween(text, tokens, next - 1, next)) && isSeparator(gapBetween(text, tokens, next, next + 1))) {
+      if (
+        AND_WORDS.has(token.word) &&
+        after !== undefined &&
+        isDigits(after) &&
+        isSeparator(gapBetween(text, tokens, next - 1, next)) &&
+        isSeparator(gapBetween(text, tokens, next, next + 1))
+      ) {
         continue;
       }
       break;
@@ -194,9 +203,11 @@ function markDigitRuns(text: string, marks: Marks): void {
     // 10.2.5.4 T`) it is a document's digits.
     if (isIpv4(span)) {
       const [from, to] = spelledAround(text, marks, i, end);
-      const lettersOfDocument = (index: number) => tokens[index]!.letters === 1 || /^[A-Z]{2,5}$/.test(text.slice(tokens[index]!.start, tokens[index]!.end));
+      const lettersOfDocument = (index: number) =>
+        tokens[index]!.letters === 1 || /^[A-Z]{2,5}$/.test(text.slice(tokens[index]!.start, tokens[index]!.end));
       let spelledBeside = false;
-      for (let index = from; index <= to; index += 1) if ((index < i || index > end) && lettersOfDocument(index)) spelledBeside = true;
+      for (let index = from; index <= to; index += 1)
+        if ((index < i || index > end) && lettersOfDocument(index)) spelledBeside = true;
       if (!spelledBeside) {
         i = end + 1;
         continue;
@@ -205,9 +216,12 @@ function markDigitRuns(text: string, marks: Marks): void {
     if (digits.length < 4 && afterCodeLabel(tokens, i)) {
       marks.add(i, end, 'otp');
     } else if (digits.length >= 4 && !(end === i && isKeptLastFour(text, tokens[i]!))) {
-      const { kind, keepLastFour } = NUMERIC_DATE.test(span) ? { kind: 'date' as const, keepLastFour: false } : digitKind(digits, text.charAt(tokens[i]!.start - 1) === '+');
+      const { kind, keepLastFour } = NUMERIC_DATE.test(span)
+        ? { kind: 'date' as const, keepLastFour: false }
+        : digitKind(digits, text.charAt(tokens[i]!.start - 1) === '+');
       const [from, to] = spelledAround(text, marks, i, end);
-      const compactKind = from < i || to > end ? documentKind(compactOf(text.slice(tokens[from]!.start, tokens[to]!.end))) : undefined;
+      const compactKind =
+        from < i || to > end ? documentKind(compactOf(text.slice(tokens[from]!.start, tokens[to]!.end))) : undefined;
       // Letters spelled beside a mobile number or an Aadhaar are masked too; its last four are still all it may keep.
       marks.add(from, to, compactKind ?? kind, keepLastFour && compactKind === undefined);
     }
@@ -225,7 +239,14 @@ const isIpv4 = (span: string): boolean => {
   const parts = span.split(':')[0]!.split('.').map(Number);
   if (parts.some((part) => part > 255)) return false;
   const [a, b] = parts as [number, number];
-  return a === 127 || a === 10 || a === 0 || (a === 192 && b === 168) || (a === 172 && b >= 16 && b <= 31) || (a === 169 && b === 254);
+  return (
+    a === 127 ||
+    a === 10 ||
+    a === 0 ||
+    (a === 192 && b === 168) ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 169 && b === 254)
+  );
 };
 
 /** Words that name a short secret: the digits after them are one however few (`cvv 123`, `pin is 42`). */
@@ -247,20 +268,27 @@ function afterCodeLabel(tokens: Token[], index: number): boolean {
 function spelledAround(text: string, marks: Marks, from: number, to: number, fromSpelling = false): [number, number] {
   const { tokens } = marks;
   // A single letter, or capitals (`KA`, `ID`), are spelled whatever word they also are.
-  const spelled = (token: Token) => token.letters === 1 || (token.letters <= 3 && text.slice(token.start, token.end) === token.word.toUpperCase());
+  const spelled = (token: Token) =>
+    token.letters === 1 || (token.letters <= 3 && text.slice(token.start, token.end) === token.word.toUpperCase());
   const belongs = (token: Token) =>
-    (isLetters(token) && token.letters <= 5 && (!isSafe(token) || spelled(token))) || (isDigits(token) && token.digits <= 3) || (token.digits > 0 && token.digits <= 2 && token.letters <= 3);
+    (isLetters(token) && token.letters <= 5 && (!isSafe(token) || spelled(token))) ||
+    (isDigits(token) && token.digits <= 3) ||
+    (token.digits > 0 && token.digits <= 2 && token.letters <= 3);
   let start = from;
   for (let taken = 0; taken < 5 && start > 0; taken += 1) {
     const previous = tokens[start - 1]!;
-    if (marks.masked[start - 1] || !belongs(previous) || !isSeparator(gapBetween(text, tokens, start - 1, start))) break;
+    if (marks.masked[start - 1] || !belongs(previous) || !isSeparator(gapBetween(text, tokens, start - 1, start)))
+      break;
     start -= 1;
   }
   let end = to;
   for (let taken = 0; taken < 4 && end < tokens.length - 1; taken += 1) {
     const next = tokens[end + 1]!;
     if (marks.masked[end + 1]) break;
-    const short = (isLetters(next) && next.letters <= (fromSpelling ? 5 : 3) && (!isSafe(next) || next.letters === 1)) || (isDigits(next) && (fromSpelling || next.digits <= 3)) || (next.digits > 0 && next.letters > 0);
+    const short =
+      (isLetters(next) && next.letters <= (fromSpelling ? 5 : 3) && (!isSafe(next) || next.letters === 1)) ||
+      (isDigits(next) && (fromSpelling || next.digits <= 3)) ||
+      (next.digits > 0 && next.letters > 0);
     if (!short || !isSeparator(gapBetween(text, tokens, end, end + 1))) break;
     end += 1;
   }
@@ -273,13 +301,18 @@ function spelledAround(text: string, marks: Marks, from: number, to: number, fro
  */
 function markSpelledLetters(text: string, marks: Marks): void {
   const { tokens } = marks;
-  const single = (index: number) => !marks.masked[index] && tokens[index]!.letters === 1 && tokens[index]!.digits === 0 && tokens[index]!.end - tokens[index]!.start <= 2;
+  const single = (index: number) =>
+    !marks.masked[index] &&
+    tokens[index]!.letters === 1 &&
+    tokens[index]!.digits === 0 &&
+    tokens[index]!.end - tokens[index]!.start <= 2;
   let i = 0;
   while (i < tokens.length) {
     let end = i;
     // Letters a mask left (`V*****a R*o`) are no spelling: a gap with a mask's stars ends the run.
     const spacer = (gap: string) => isSeparator(gap) && !/[*•●#×]/.test(gap);
-    while (end + 1 < tokens.length && single(end) && single(end + 1) && spacer(gapBetween(text, tokens, end, end + 1))) end += 1;
+    while (end + 1 < tokens.length && single(end) && single(end + 1) && spacer(gapBetween(text, tokens, end, end + 1)))
+      end += 1;
     if (single(i) && end - i >= 2) {
       const [from, to] = spelledAround(text, marks, i, end, true);
       marks.add(from, to, documentKind(compactOf(text.slice(tokens[from]!.start, tokens[to]!.end))) ?? 'text');
@@ -350,7 +383,8 @@ function markHandles(text: string, marks: Marks): void {
     const bracketed = /[[({<]\s*$/.test(before) && /^\s*[\])}>]/.test(after);
     // "at the rate (of)" is how `@` is read out.
     let rightFrom = at;
-    if (tokens[at + 1]?.word === 'the' && tokens[at + 2]?.word === 'rate') rightFrom = tokens[at + 3]?.word === 'of' ? at + 3 : at + 2;
+    if (tokens[at + 1]?.word === 'the' && tokens[at + 2]?.word === 'rate')
+      rightFrom = tokens[at + 3]?.word === 'of' ? at + 3 : at + 2;
     const spokenRate = rightFrom !== at;
     const left = handleChain(text, marks, at, -1);
     const right = handleChain(text, marks, rightFrom, 1);
@@ -359,7 +393,12 @@ function markHandles(text: string, marks: Marks): void {
     const leftWord = tokens[left[1]]!;
     const rightWord = tokens[right[0]]!;
     const joined = left[1] > left[0] || right[1] > right[0];
-    const handle = bracketed || spokenRate || HANDLE_PROVIDERS.has(rightWord.word) || joined || (!isSafe(leftWord) && !isSafe(rightWord));
+    const handle =
+      bracketed ||
+      spokenRate ||
+      HANDLE_PROVIDERS.has(rightWord.word) ||
+      joined ||
+      (!isSafe(leftWord) && !isSafe(rightWord));
     if (handle) marks.add(left[0], right[1], right[1] > right[0] ? 'email' : 'upi');
   }
 }
@@ -371,7 +410,9 @@ function markHandles(text: string, marks: Marks): void {
  */
 function markDates(text: string, marks: Marks): void {
   const { tokens } = marks;
-  const dayOrYear = (token: Token | undefined) => token !== undefined && ((isDigits(token) && token.digits <= 4) || (token.digits > 0 && token.digits <= 2 && token.letters <= 2));
+  const dayOrYear = (token: Token | undefined) =>
+    token !== undefined &&
+    ((isDigits(token) && token.digits <= 4) || (token.digits > 0 && token.digits <= 2 && token.letters <= 2));
   const filler = (token: Token | undefined) => token !== undefined && (token.word === 'of' || token.word === 'the');
   tokens.forEach((token, index) => {
     if (isMonth(token)) {
@@ -413,12 +454,15 @@ function markNames(text: string, marks: Marks): void {
   for (let i = 0; i < tokens.length; i += 1) {
     if (!LABEL_STARTS.includes(tokens[i]!.word) && !/^[cdsw]$/.test(tokens[i]!.word)) continue;
     const at = tokens[i]!.start;
-    const label = LABELS_BY_LENGTH.find((candidate) => lower.startsWith(candidate, at) && !/[\p{L}\p{M}\p{N}]/u.test(lower.charAt(at + candidate.length)));
+    const label = LABELS_BY_LENGTH.find(
+      (candidate) => lower.startsWith(candidate, at) && !/[\p{L}\p{M}\p{N}]/u.test(lower.charAt(at + candidate.length)),
+    );
     if (label === undefined) continue;
     let next = i;
     while (next < tokens.length && tokens[next]!.end <= tokens[i]!.start + label.length) next += 1;
     // A label is followed by a space or a colon, as people write one (an honorific by its dot too); `name_extra` is an id's words.
-    if (next >= tokens.length || !/^[\s:=,.-]*[\s:=][\s:=,.-]*$/.test(gapBetween(text, tokens, next - 1, next))) continue;
+    if (next >= tokens.length || !/^[\s:=,.-]*[\s:=][\s:=,.-]*$/.test(gapBetween(text, tokens, next - 1, next)))
+      continue;
     let end = next - 1;
     for (let taken = 0; taken < 3 && end + 1 < tokens.length; taken += 1) {
       const word = tokens[end + 1]!;
@@ -431,12 +475,26 @@ function markNames(text: string, marks: Marks): void {
   for (let i = 0; i < tokens.length; i += 1) {
     if (tokens[i]!.word === 'main' || tokens[i]!.word === 'मैं') {
       let end = i;
-      while (end + 1 < tokens.length && end - i < 3 && isLetters(tokens[end + 1]!) && !isSafe(tokens[end + 1]!) && !HOON_WORDS.has(tokens[end + 1]!.word)) end += 1;
+      while (
+        end + 1 < tokens.length &&
+        end - i < 3 &&
+        isLetters(tokens[end + 1]!) &&
+        !isSafe(tokens[end + 1]!) &&
+        !HOON_WORDS.has(tokens[end + 1]!.word)
+      )
+        end += 1;
       if (end > i && HOON_WORDS.has(tokens[end + 1]?.word ?? '')) marks.add(i + 1, end, 'name');
     }
     if (SPEAKING_WORDS.has(tokens[i]!.word) && SPEAKING_AFTER.has(tokens[i + 1]?.word ?? '')) {
       let from = i;
-      while (from > 0 && i - from < 3 && isLetters(tokens[from - 1]!) && !isSafe(tokens[from - 1]!) && !NAME_STOP_WORDS.has(tokens[from - 1]!.word)) from -= 1;
+      while (
+        from > 0 &&
+        i - from < 3 &&
+        isLetters(tokens[from - 1]!) &&
+        !isSafe(tokens[from - 1]!) &&
+        !NAME_STOP_WORDS.has(tokens[from - 1]!.word)
+      )
+        from -= 1;
       if (from < i) marks.add(from, i - 1, 'name');
     }
   }
@@ -468,12 +526,23 @@ function markLabelledValues(text: string, marks: Marks): void {
   // Parts of one handle: `.` or `_` with no space, or a spoken "dot" between spaces (a dot and a space end a sentence).
   const joinedTo = (at: number): number | undefined => {
     if (at + 1 < tokens.length && /^[._]$/.test(gapBetween(text, tokens, at, at + 1))) return at + 1;
-    if (at + 2 < tokens.length && SPOKEN_JOINERS.has(tokens[at + 1]!.word) && gapBetween(text, tokens, at, at + 1) === ' ' && gapBetween(text, tokens, at + 1, at + 2) === ' ') return at + 2;
+    if (
+      at + 2 < tokens.length &&
+      SPOKEN_JOINERS.has(tokens[at + 1]!.word) &&
+      gapBetween(text, tokens, at, at + 1) === ' ' &&
+      gapBetween(text, tokens, at + 1, at + 2) === ' '
+    )
+      return at + 2;
     return undefined;
   };
   tokens.forEach((token, index) => {
     // A label stands alone: `PAN_FORMAT` and `pan_details` are an id's words.
-    if (!VALUE_LABELS.has(token.word) || index + 1 >= tokens.length || !/^[\s:=-]*[\s:=][\s:=-]*$/.test(gapBetween(text, tokens, index, index + 1))) return;
+    if (
+      !VALUE_LABELS.has(token.word) ||
+      index + 1 >= tokens.length ||
+      !/^[\s:=-]*[\s:=][\s:=-]*$/.test(gapBetween(text, tokens, index, index + 1))
+    )
+      return;
     for (let at = index + 1; at < tokens.length && at <= index + VALUE_REACH; at += 1) {
       // A sentence's end ends the label's reach.
       if (/[!?;\n]|\.\s/.test(gapBetween(text, tokens, at - 1, at))) return;
@@ -485,7 +554,12 @@ function markLabelledValues(text: string, marks: Marks): void {
       // Three digits or more, or two among letters (`a 12 digit number`, `PAN v2` and an ordinal
       // read as digits, "first" is 1, say nothing); capitals of three to five letters, as a
       // document's letters are grouped.
-      const capitals = word.digits === 0 && word.letters >= 3 && word.letters <= 5 && source === source.toUpperCase() && source !== source.toLowerCase();
+      const capitals =
+        word.digits === 0 &&
+        word.letters >= 3 &&
+        word.letters <= 5 &&
+        source === source.toUpperCase() &&
+        source !== source.toLowerCase();
       const valueLike = (word.digits >= 2 && word.letters > 0) || word.digits >= 3 || capitals;
       if (end > at || valueLike) marks.add(at, end, 'text');
       at = end;
@@ -500,7 +574,8 @@ function markLabelledValues(text: string, marks: Marks): void {
  */
 function markSpelledWords(text: string, marks: Marks): void {
   const { tokens } = marks;
-  const single = (index: number) => tokens[index] !== undefined && tokens[index]!.letters === 1 && tokens[index]!.digits === 0;
+  const single = (index: number) =>
+    tokens[index] !== undefined && tokens[index]!.letters === 1 && tokens[index]!.digits === 0;
   const joins = (left: number) => left + 1 < tokens.length && isSeparator(gapBetween(text, tokens, left, left + 1));
   let i = 0;
   while (i < tokens.length) {
@@ -512,7 +587,14 @@ function markSpelledWords(text: string, marks: Marks): void {
       if (SPELLING_WORDS.has(tokens[at]!.word)) {
         spelled += 1;
         end = at;
-      } else if (single(at) && tokens[at + 1]?.word === 'for' && tokens[at + 2] !== undefined && isLetters(tokens[at + 2]!) && joins(at) && joins(at + 1)) {
+      } else if (
+        single(at) &&
+        tokens[at + 1]?.word === 'for' &&
+        tokens[at + 2] !== undefined &&
+        isLetters(tokens[at + 2]!) &&
+        joins(at) &&
+        joins(at + 1)
+      ) {
         spelled += 1.5;
         end = at + 2;
       } else if (spelled > 0 && (isDigits(tokens[at]!) || single(at))) {
@@ -544,9 +626,16 @@ function markAddresses(text: string, marks: Marks): void {
       if (isSafe(tokens[ahead]!) && !isDigits(tokens[ahead]!)) break;
       to = ahead;
     }
-    for (let ahead = index + 1; ahead < tokens.length && tokens[ahead]!.start - token.end <= ADDRESS_REACH; ahead += 1) {
+    for (
+      let ahead = index + 1;
+      ahead < tokens.length && tokens[ahead]!.start - token.end <= ADDRESS_REACH;
+      ahead += 1
+    ) {
       const candidate = tokens[ahead]!;
-      const pin = isDigits(candidate) && (candidate.digits === 6 || (candidate.digits === 3 && tokens[ahead + 1]?.digits === 3 && isDigits(tokens[ahead + 1]!)));
+      const pin =
+        isDigits(candidate) &&
+        (candidate.digits === 6 ||
+          (candidate.digits === 3 && tokens[ahead + 1]?.digits === 3 && isDigits(tokens[ahead + 1]!)));
       if (pin) to = Math.max(to, candidate.digits === 3 ? ahead + 1 : ahead);
     }
     if (to > from || from < index) marks.add(from, to, 'address');

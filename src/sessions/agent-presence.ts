@@ -83,7 +83,8 @@ export class AgentPresence {
   /** The service is stopping: every connection is ended, and none starts a grace (a stopping service says nothing of its agents). */
   closeAll(): void {
     this.closing = true;
-    for (const holder of this.holders.values()) if (holder.timer !== undefined) this.deps.clock.clearTimeout(holder.timer);
+    for (const holder of this.holders.values())
+      if (holder.timer !== undefined) this.deps.clock.clearTimeout(holder.timer);
     this.holders.clear();
     for (const end of [...this.connections]) end();
   }
@@ -98,7 +99,12 @@ export class AgentPresence {
       // The check below still runs: once livekit-server drops the participant, it finds it gone.
       logger.warn({ err: error, room, identity }, 'could not remove an agent whose presence connection closed');
     }
-    logger.info({ room, identity, removed }, "an agent's presence connection closed and was not opened again: checking its room");
-    await checkAgentNow(host, sessionKey).catch((error: unknown) => logger.warn({ err: error, room }, 'the room check after a presence loss failed'));
+    logger.info(
+      { room, identity, removed },
+      "an agent's presence connection closed and was not opened again: checking its room",
+    );
+    await checkAgentNow(host, sessionKey).catch((error: unknown) =>
+      logger.warn({ err: error, room }, 'the room check after a presence loss failed'),
+    );
   }
 }

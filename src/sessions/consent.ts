@@ -9,6 +9,15 @@ import type { ConsentRecordCommand, ConsentRecorded } from '../machines/session/
 export type RecordConsent = Pick<ConsentRecordCommand, 'decision' | 'notice_version' | 'language' | 'trace'>;
 
 /** Records consent on an existing session: consent is asked during a call, so the session is there. */
-export function recordConsent(host: SessionHost, sessionKey: string, consent: RecordConsent): Promise<AskResult<ConsentRecorded>> {
-  return host.ask<ConsentRecorded>(sessionKey, 'existing', (reply, at) => ({ type: 'consent.record', ...consent, at, reply }));
+export function recordConsent(
+  host: SessionHost,
+  sessionKey: string,
+  consent: RecordConsent,
+): Promise<AskResult<ConsentRecorded>> {
+  return host.ask<ConsentRecorded>(sessionKey, 'existing', (reply, at) => ({
+    type: 'consent.record',
+    ...consent,
+    at,
+    reply,
+  }));
 }

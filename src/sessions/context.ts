@@ -8,6 +8,17 @@ import type { AgentContext, AgentContextSources } from '../domain/agent-context.
 import type { ContextFetchCommand } from '../machines/session/events.js';
 
 /** The agent context of an existing session, from the shared `sources` (knowledge base, prompt). */
-export function readContext(host: SessionHost, sessionKey: string, trace: ContextFetchCommand['trace'], sources: AgentContextSources): Promise<AskResult<AgentContext>> {
-  return host.ask<AgentContext>(sessionKey, 'existing', (reply, at) => ({ type: 'context.fetch', at, trace, sources, reply }));
+export function readContext(
+  host: SessionHost,
+  sessionKey: string,
+  trace: ContextFetchCommand['trace'],
+  sources: AgentContextSources,
+): Promise<AskResult<AgentContext>> {
+  return host.ask<AgentContext>(sessionKey, 'existing', (reply, at) => ({
+    type: 'context.fetch',
+    at,
+    trace,
+    sources,
+    reply,
+  }));
 }

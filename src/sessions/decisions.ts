@@ -6,7 +6,12 @@
 import type { AskResult, SessionHost } from '../actors/session-host.js';
 import type { PopupDecision } from '../domain/popup.js';
 import type { TriggerDecision } from '../domain/trigger-policy.js';
-import type { AssistantEvaluateCommand, PopupEvaluateCommand, SurfacesDecision, TriggerEvaluateCommand } from '../machines/session/events.js';
+import type {
+  AssistantEvaluateCommand,
+  PopupEvaluateCommand,
+  SurfacesDecision,
+  TriggerEvaluateCommand,
+} from '../machines/session/events.js';
 
 /** What an evaluation carries besides the time and the reply. */
 type Request<Command> = Omit<Command, 'type' | 'at' | 'reply'>;
@@ -16,16 +21,43 @@ export type PopupRequest = Request<PopupEvaluateCommand>;
 export type SurfacesRequest = Request<AssistantEvaluateCommand>;
 
 /** The trigger policy in the session of `sessionKey`. */
-export function evaluateTrigger(host: SessionHost, sessionKey: string, request: TriggerRequest): Promise<AskResult<TriggerDecision>> {
-  return host.ask<TriggerDecision>(sessionKey, 'create', (reply, at) => ({ type: 'trigger.evaluate', ...request, at, reply }));
+export function evaluateTrigger(
+  host: SessionHost,
+  sessionKey: string,
+  request: TriggerRequest,
+): Promise<AskResult<TriggerDecision>> {
+  return host.ask<TriggerDecision>(sessionKey, 'create', (reply, at) => ({
+    type: 'trigger.evaluate',
+    ...request,
+    at,
+    reply,
+  }));
 }
 
 /** The popup decision in the session of `sessionKey`. */
-export function evaluatePopup(host: SessionHost, sessionKey: string, request: PopupRequest): Promise<AskResult<PopupDecision>> {
-  return host.ask<PopupDecision>(sessionKey, 'create', (reply, at) => ({ type: 'popup.evaluate', ...request, at, reply }));
+export function evaluatePopup(
+  host: SessionHost,
+  sessionKey: string,
+  request: PopupRequest,
+): Promise<AskResult<PopupDecision>> {
+  return host.ask<PopupDecision>(sessionKey, 'create', (reply, at) => ({
+    type: 'popup.evaluate',
+    ...request,
+    at,
+    reply,
+  }));
 }
 
 /** Trigger first, then the popup, in one turn of the session (POST /v1/assistant/evaluate, a WebSocket control_state). */
-export function evaluateSurfaces(host: SessionHost, sessionKey: string, request: SurfacesRequest): Promise<AskResult<SurfacesDecision>> {
-  return host.ask<SurfacesDecision>(sessionKey, 'create', (reply, at) => ({ type: 'assistant.evaluate', ...request, at, reply }));
+export function evaluateSurfaces(
+  host: SessionHost,
+  sessionKey: string,
+  request: SurfacesRequest,
+): Promise<AskResult<SurfacesDecision>> {
+  return host.ask<SurfacesDecision>(sessionKey, 'create', (reply, at) => ({
+    type: 'assistant.evaluate',
+    ...request,
+    at,
+    reply,
+  }));
 }

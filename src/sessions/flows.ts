@@ -7,6 +7,10 @@ import type { FlowSetCommand, FlowSetResult } from '../machines/session/events.j
 
 export type FlowRequest = Omit<FlowSetCommand, 'type' | 'at' | 'reply'>;
 
-export function setFlow(host: SessionHost, sessionKey: string, request: FlowRequest): Promise<AskResult<FlowSetResult>> {
+export function setFlow(
+  host: SessionHost,
+  sessionKey: string,
+  request: FlowRequest,
+): Promise<AskResult<FlowSetResult>> {
   return host.ask<FlowSetResult>(sessionKey, 'create', (reply, at) => ({ type: 'flow.set', ...request, at, reply }));
 }

@@ -16,7 +16,6 @@ import { currentRoom } from '../machines/session/context.js';
 import { isVoiceActive } from '../machines/session/voice.js';
 import { ingestSdkEvent } from './ingest.js';
 
-
 export interface OperatorJoin {
   call: Pick<CallRecord, 'call_id' | 'session_id' | 'ended_at'>;
   /** A name or handle the operator gave: kept as the privacy rule leaves it. */
@@ -37,16 +36,30 @@ export interface JoinDeps {
 
 /** The identity for `operator`: its letters and digits, so it is a valid participant identity whatever was typed. */
 const identityOf = (operator: string, callId: string): string =>
-  `${OPERATOR_IDENTITY_PREFIX}${operator.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'operator'}-${callId.slice(0, 8)}`;
+  `${OPERATOR_IDENTITY_PREFIX}${
+    operator
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 40) || 'operator'
+  }-${callId.slice(0, 8)}`;
 
-export async function joinCall({ host, tokens, piiRules }: JoinDeps, { call, operator, trace }: OperatorJoin): Promise<Joined> {
+export async function joinCall(
+  { host, tokens, piiRules }: JoinDeps,
+  { call, operator, trace }: OperatorJoin,
+): Promise<Joined> {
   if (call.ended_at !== null) return { ok: false, reason: 'call_ended' };
   const view = await host.snapshot(call.session_id);
   if (!view || !isVoiceActive(view.value)) return { ok: false, reason: 'call_ended' };
   const room = currentRoom(view.context);
   const identity = identityOf(operator, call.call_id);
   // Recorded before the token is handed out: a join the session did not keep gives no way into the room.
-  const event = { session_id: call.session_id, event: OPERATOR_JOINED, screen: view.context.screen, properties: { operator, call_id: call.call_id } };
+  const event = {
+    session_id: call.session_id,
+    event: OPERATOR_JOINED,
+    screen: view.context.screen,
+    properties: { operator, call_id: call.call_id },
+  };
   const recorded = await ingestSdkEvent(host, call.session_id, redactForIngest(event, piiRules), trace, 'http');
   if (!recorded.ok) return { ok: false, reason: 'not_recorded', failure: recorded };
   const token = await tokens.mintToken({ room, identity, sessionId: call.session_id, dispatchAgent: false });

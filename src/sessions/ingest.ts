@@ -13,10 +13,24 @@ import type { AskResult } from '../actors/session-host.js';
  * raw event) and `sessionKey` resolved (session-key.ts). `requestId` is the id the client gave the
  * request (Idempotency-Key, X-Request-ID, a frame's message_id), if any.
  */
-export function ingestSdkEvent(supervisor: SessionHost, sessionKey: string, input: IngestInput, trace: Trace, channel?: IngestChannel, requestId?: string): Promise<AskResult<IngestResult>> {
+export function ingestSdkEvent(
+  supervisor: SessionHost,
+  sessionKey: string,
+  input: IngestInput,
+  trace: Trace,
+  channel?: IngestChannel,
+  requestId?: string,
+): Promise<AskResult<IngestResult>> {
   const { event, matchHint } = input;
   const stored = event.session_id === sessionKey ? event : { ...event, session_id: sessionKey };
   // The routing key replaced: the event's size moves by the difference.
-  const sizes = stored === event ? input.sizes : { ...input.sizes, bytes: input.sizes.bytes + jsonStringSize(sessionKey) - jsonStringSize(event.session_id) };
-  return supervisor.ingest(sessionKey, (reply, at) => ({ type: 'session.ingest', event: stored, matchHint, at, trace, reply, sizes, channel }), requestId || undefined);
+  const sizes =
+    stored === event
+      ? input.sizes
+      : { ...input.sizes, bytes: input.sizes.bytes + jsonStringSize(sessionKey) - jsonStringSize(event.session_id) };
+  return supervisor.ingest(
+    sessionKey,
+    (reply, at) => ({ type: 'session.ingest', event: stored, matchHint, at, trace, reply, sizes, channel }),
+    requestId || undefined,
+  );
 }

@@ -7,7 +7,13 @@ import { randomUUID } from 'node:crypto';
 import type { ReplyKeeping } from '../actors/named-request.js';
 import type { AskResult, SessionHost } from '../actors/session-host.js';
 import type { TokenMinter } from '../integrations/media.js';
-import type { VoiceBusy, VoiceStartCommand, VoiceStarted, VoiceStopCommand, VoiceStopped } from '../machines/session/events.js';
+import type {
+  VoiceBusy,
+  VoiceStartCommand,
+  VoiceStarted,
+  VoiceStopCommand,
+  VoiceStopped,
+} from '../machines/session/events.js';
 
 /** What a start carries besides the time and the reply: the trace, and the user and screen when the client sent them. */
 export type StartVoice = Pick<VoiceStartCommand, 'trace' | 'user_id' | 'screen'>;
@@ -34,7 +40,12 @@ const keepStartWithoutToken = (tokens: TokenMinter): ReplyKeeping<VoiceStarted |
 });
 
 /** Starts or resumes the voice session of `sessionKey`, making the session if it is new; each start is a new invocation id. */
-export function startVoice(host: SessionHost, sessionKey: string, start: StartVoice, tokens: TokenMinter): Promise<AskResult<VoiceStarted | VoiceBusy>> {
+export function startVoice(
+  host: SessionHost,
+  sessionKey: string,
+  start: StartVoice,
+  tokens: TokenMinter,
+): Promise<AskResult<VoiceStarted | VoiceBusy>> {
   return host.ask<VoiceStarted | VoiceBusy>(
     sessionKey,
     'create',
@@ -53,7 +64,11 @@ export function startVoice(host: SessionHost, sessionKey: string, start: StartVo
 export type StopVoice = Pick<VoiceStopCommand, 'trace' | 'sdk_overrides' | 'header_client_id'>;
 
 /** Stops the voice session of an existing session; an inactive one answers as stopped. */
-export function stopVoice(host: SessionHost, sessionKey: string, stop: StopVoice): Promise<AskResult<VoiceStopped | VoiceBusy>> {
+export function stopVoice(
+  host: SessionHost,
+  sessionKey: string,
+  stop: StopVoice,
+): Promise<AskResult<VoiceStopped | VoiceBusy>> {
   return host.ask<VoiceStopped | VoiceBusy>(sessionKey, 'existing', (reply, at) => ({
     type: 'voice.stop',
     at,

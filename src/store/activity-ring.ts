@@ -37,7 +37,15 @@ export class ActivityRing {
       const slot = (this.next - this.count + this.capacity + index) % this.capacity;
       const item = this.slots[slot];
       if (item && !ERASED.has(item) && match(item)) {
-        const hole: ActivityItem = { id: item.id, kind: item.kind, timestamp: item.timestamp, session_id: null, user_id: null, payload: {}, trace: { trace_id: '', request_id: '' } };
+        const hole: ActivityItem = {
+          id: item.id,
+          kind: item.kind,
+          timestamp: item.timestamp,
+          session_id: null,
+          user_id: null,
+          payload: {},
+          trace: { trace_id: '', request_id: '' },
+        };
         ERASED.add(hole);
         this.slots[slot] = hole;
         erased += 1;

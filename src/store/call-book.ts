@@ -56,7 +56,6 @@ export interface ErasedCounts {
 
 type CallRow = { call_id: string; record: string };
 
-
 export class CallBook {
   private readonly sql: ReturnType<typeof prepareCalls>;
   private readonly ledger: CallLedger;
@@ -72,9 +71,14 @@ export class CallBook {
   ) {
     this.sql = prepareCalls(db);
     this.ledger = new CallLedger(this.rows(), options);
-    for (const row of this.sql.resolveWatches.all() as { session_id: string; record: string; resolve_until: number }[]) {
+    for (const row of this.sql.resolveWatches.all() as {
+      session_id: string;
+      record: string;
+      resolve_until: number;
+    }[]) {
       const call = JSON.parse(row.record) as CallRecord;
-      if (call.start.step !== null) this.watch(row.session_id, { callId: call.call_id, step: call.start.step, until: row.resolve_until });
+      if (call.start.step !== null)
+        this.watch(row.session_id, { callId: call.call_id, step: call.start.step, until: row.resolve_until });
     }
   }
 
@@ -114,12 +118,29 @@ export class CallBook {
   // The outbox
 
   /** Queues `data` as a message of `type` to every WEBHOOK_URL; in the caller's transaction when it has one. `held`: not sent until released. */
-  enqueue(type: WebhookType, data: Record<string, unknown>, sessionId: string | null, at: number, held?: { callId: string }): void {
+  enqueue(
+    type: WebhookType,
+    data: Record<string, unknown>,
+    sessionId: string | null,
+    at: number,
+    held?: { callId: string },
+  ): void {
     if (this.options.webhookUrls.length === 0) return;
     const message: WebhookMessage = { type, timestamp: isoTime(at), data };
     const payload = JSON.stringify(message);
     const messageId = `msg_${randomUUID().replaceAll('-', '')}`;
-    for (const url of this.options.webhookUrls) this.sql.enqueue.run(messageId, type, url, payload, sessionId, held?.callId ?? null, at, held ? 'held' : 'pending', held ? null : at);
+    for (const url of this.options.webhookUrls)
+      this.sql.enqueue.run(
+        messageId,
+        type,
+        url,
+        payload,
+        sessionId,
+        held?.callId ?? null,
+        at,
+        held ? 'held' : 'pending',
+        held ? null : at,
+      );
   }
 
   /** Calls whose summary the language model has yet to write, oldest first. */
@@ -176,7 +197,9 @@ export class CallBook {
   }
 
   deliveries(query: DeliveryQuery): Delivery[] {
-    return (query.status ? this.sql.deliveriesByStatus.all(query.status, query.limit) : this.sql.deliveries.all(query.limit)) as unknown as Delivery[];
+    return (query.status
+      ? this.sql.deliveriesByStatus.all(query.status, query.limit)
+      : this.sql.deliveries.all(query.limit)) as unknown as Delivery[];
   }
 
   delivery(id: number): Delivery | undefined {
@@ -219,7 +242,8 @@ export class CallBook {
   eraseWithin(sessionIds: readonly string[], userId: string): Omit<ErasedCounts, 'sessions' | 'activity_items'> {
     const counts = { calls: 0, transcript_turns: 0, consent_records: 0, webhook_deliveries: 0 };
     const callIds = new Set<string>();
-    for (const sessionId of sessionIds) for (const row of this.sql.callIdsOfSession.all(sessionId) as { call_id: string }[]) callIds.add(row.call_id);
+    for (const sessionId of sessionIds)
+      for (const row of this.sql.callIdsOfSession.all(sessionId) as { call_id: string }[]) callIds.add(row.call_id);
     for (const row of this.sql.callIdsOfUser.all(userId) as { call_id: string }[]) callIds.add(row.call_id);
     for (const callId of callIds) {
       counts.transcript_turns += Number(this.sql.deleteTurns.run(callId).changes);
@@ -266,15 +290,32 @@ export class CallBook {
         const row = sql.call.get(callId) as CallRow | undefined;
         return row && (JSON.parse(row.record) as CallRecord);
       },
-      insertCall: (record) => void sql.insertCall.run(record.call_id, record.session_id, record.user_id, record.started_at, JSON.stringify(record)),
+      insertCall: (record) =>
+        void sql.insertCall.run(
+          record.call_id,
+          record.session_id,
+          record.user_id,
+          record.started_at,
+          JSON.stringify(record),
+        ),
       saveCall: (record) => this.save(record),
-      insertTurn: (callId, turn) => void sql.insertTurn.run(callId, turn.role, turn.channel, turn.text, turn.at, turn.screen),
+      insertTurn: (callId, turn) =>
+        void sql.insertTurn.run(callId, turn.role, turn.channel, turn.text, turn.at, turn.screen),
       deleteTurns: (callId) => void sql.deleteTurns.run(callId),
       latestConsent: (sessionId) => this.latestConsent(sessionId),
-      insertConsent: (entry) => void sql.insertConsent.run(entry.session_id, entry.user_id, entry.decision, entry.notice_version, entry.language, entry.at),
+      insertConsent: (entry) =>
+        void sql.insertConsent.run(
+          entry.session_id,
+          entry.user_id,
+          entry.decision,
+          entry.notice_version,
+          entry.language,
+          entry.at,
+        ),
       setResolveUntil: (call, until) => {
         sql.setResolveUntil.run(until, call.call_id);
-        if (until !== null && call.start.step !== null) this.watch(call.session_id, { callId: call.call_id, step: call.start.step, until });
+        if (until !== null && call.start.step !== null)
+          this.watch(call.session_id, { callId: call.call_id, step: call.start.step, until });
       },
       watches: (sessionId) => this.watching.get(sessionId) ?? NO_WATCHES,
       markSummaryPending: (callId) => void sql.markSummaryPending.run(callId),
@@ -288,43 +329,69 @@ export class CallBook {
     const record = JSON.parse(row.record) as CallRecord;
     const transcript = this.sql.turnsOf.all(row.call_id) as unknown as CallTurn[];
     // A report written before the outcome could change after the call says nothing of it: it cannot.
-    const report = record.report && { ...record.report, outcome_open_until: record.report.outcome_open_until ?? null, resolved_at: record.report.resolved_at ?? null };
+    const report = record.report && {
+      ...record.report,
+      outcome_open_until: record.report.outcome_open_until ?? null,
+      resolved_at: record.report.resolved_at ?? null,
+    };
     return { ...record, report, transcript };
   }
 }
 
 function prepareCalls(db: DatabaseSync) {
   return {
-    insertCall: db.prepare('INSERT INTO calls (call_id, session_id, user_id, started_at, ended_at, record) VALUES (?, ?, ?, ?, NULL, ?)'),
+    insertCall: db.prepare(
+      'INSERT INTO calls (call_id, session_id, user_id, started_at, ended_at, record) VALUES (?, ?, ?, ?, NULL, ?)',
+    ),
     saveCall: db.prepare('UPDATE calls SET ended_at = ?, user_id = ?, record = ? WHERE call_id = ?'),
     call: db.prepare('SELECT call_id, record FROM calls WHERE call_id = ?'),
-    openCall: db.prepare('SELECT call_id, record FROM calls WHERE session_id = ? AND ended_at IS NULL ORDER BY started_at DESC LIMIT 1'),
+    openCall: db.prepare(
+      'SELECT call_id, record FROM calls WHERE session_id = ? AND ended_at IS NULL ORDER BY started_at DESC LIMIT 1',
+    ),
     openCalls: db.prepare('SELECT call_id, record FROM calls WHERE ended_at IS NULL'),
-    callsOfSession: db.prepare('SELECT call_id, record FROM calls WHERE session_id = ? ORDER BY started_at DESC LIMIT ?'),
+    callsOfSession: db.prepare(
+      'SELECT call_id, record FROM calls WHERE session_id = ? ORDER BY started_at DESC LIMIT ?',
+    ),
     callIdsOfSession: db.prepare('SELECT call_id FROM calls WHERE session_id = ?'),
     callIdsOfUser: db.prepare('SELECT call_id FROM calls WHERE user_id = ?'),
-    insertTurn: db.prepare('INSERT INTO call_turns (call_id, role, channel, text, at, screen) VALUES (?, ?, ?, ?, ?, ?)'),
+    insertTurn: db.prepare(
+      'INSERT INTO call_turns (call_id, role, channel, text, at, screen) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
     turnsOf: db.prepare('SELECT role, channel, text, at, screen FROM call_turns WHERE call_id = ? ORDER BY id'),
     deleteTurns: db.prepare('DELETE FROM call_turns WHERE call_id = ?'),
     deleteCall: db.prepare('DELETE FROM calls WHERE call_id = ?'),
     pruneTurns: db.prepare('DELETE FROM call_turns WHERE call_id IN (SELECT call_id FROM calls WHERE ended_at < ?)'),
     pruneCalls: db.prepare('DELETE FROM calls WHERE ended_at < ?'),
-    insertConsent: db.prepare('INSERT INTO consents (session_id, user_id, decision, notice_version, language, at) VALUES (?, ?, ?, ?, ?, ?)'),
+    insertConsent: db.prepare(
+      'INSERT INTO consents (session_id, user_id, decision, notice_version, language, at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
     latestConsent: db.prepare('SELECT decision FROM consents WHERE session_id = ? ORDER BY id DESC LIMIT 1'),
-    consentsOf: db.prepare('SELECT session_id, user_id, decision, notice_version, language, at FROM consents WHERE session_id = ? ORDER BY id'),
+    consentsOf: db.prepare(
+      'SELECT session_id, user_id, decision, notice_version, language, at FROM consents WHERE session_id = ? ORDER BY id',
+    ),
     deleteConsentsOfSession: db.prepare('DELETE FROM consents WHERE session_id = ?'),
     deleteConsentsOfUser: db.prepare('DELETE FROM consents WHERE user_id = ?'),
-    enqueue: db.prepare('INSERT INTO webhook_outbox (message_id, type, url, payload, session_id, call_id, created_at, status, attempts, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?)'),
-    pendingSummaries: db.prepare('SELECT call_id, record FROM calls WHERE summary_pending = 1 ORDER BY ended_at LIMIT ?'),
+    enqueue: db.prepare(
+      'INSERT INTO webhook_outbox (message_id, type, url, payload, session_id, call_id, created_at, status, attempts, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?)',
+    ),
+    pendingSummaries: db.prepare(
+      'SELECT call_id, record FROM calls WHERE summary_pending = 1 ORDER BY ended_at LIMIT ?',
+    ),
     markSummaryPending: db.prepare('UPDATE calls SET summary_pending = 1 WHERE call_id = ?'),
     saveSummary: db.prepare('UPDATE calls SET record = ?, summary_pending = 0 WHERE call_id = ?'),
     heldOf: db.prepare("SELECT id, payload FROM webhook_outbox WHERE call_id = ? AND status = 'held'"),
     release: db.prepare("UPDATE webhook_outbox SET payload = ?, status = 'pending', next_at = ? WHERE id = ?"),
-    due: db.prepare("SELECT * FROM webhook_outbox WHERE status = 'pending' AND next_at <= ? ORDER BY next_at, id LIMIT ?"),
+    due: db.prepare(
+      "SELECT * FROM webhook_outbox WHERE status = 'pending' AND next_at <= ? ORDER BY next_at, id LIMIT ?",
+    ),
     oldestEnded: db.prepare('SELECT min(ended_at) AS at FROM calls WHERE ended_at IS NOT NULL'),
     nextDue: db.prepare("SELECT min(next_at) AS at FROM webhook_outbox WHERE status = 'pending'"),
-    delivered: db.prepare("UPDATE webhook_outbox SET status = 'delivered', attempts = attempts + 1, next_at = NULL, last_attempt_at = ?, last_status = ?, last_error = NULL WHERE id = ?"),
-    attemptFailed: db.prepare('UPDATE webhook_outbox SET status = ?, attempts = attempts + 1, last_attempt_at = ?, last_status = ?, last_error = ?, next_at = ? WHERE id = ?'),
+    delivered: db.prepare(
+      "UPDATE webhook_outbox SET status = 'delivered', attempts = attempts + 1, next_at = NULL, last_attempt_at = ?, last_status = ?, last_error = NULL WHERE id = ?",
+    ),
+    attemptFailed: db.prepare(
+      'UPDATE webhook_outbox SET status = ?, attempts = attempts + 1, last_attempt_at = ?, last_status = ?, last_error = ?, next_at = ? WHERE id = ?',
+    ),
     deliveries: db.prepare('SELECT * FROM webhook_outbox ORDER BY id DESC LIMIT ?'),
     deliveriesByStatus: db.prepare('SELECT * FROM webhook_outbox WHERE status = ? ORDER BY id DESC LIMIT ?'),
     delivery: db.prepare('SELECT * FROM webhook_outbox WHERE id = ?'),

@@ -6,8 +6,25 @@
  * docs/decisions/0036-calls-in-cluster-mode.md.
  */
 import type { ActivityItem } from '../domain/activity.js';
-import type { CallPlace, CallRecord, CallTurn, ConsentDecision, ConsentEntry, EndedBy, TurnChannel, TurnRole } from '../domain/call-record.js';
-import { ENDED_BY, MAX_CONTEXT_VERSIONS, callReport, keepsTranscript, mayResolveLater, resolvedAfterCall, turnText } from '../domain/call-record.js';
+import type {
+  CallPlace,
+  CallRecord,
+  CallTurn,
+  ConsentDecision,
+  ConsentEntry,
+  EndedBy,
+  TurnChannel,
+  TurnRole,
+} from '../domain/call-record.js';
+import {
+  ENDED_BY,
+  MAX_CONTEXT_VERSIONS,
+  callReport,
+  keepsTranscript,
+  mayResolveLater,
+  resolvedAfterCall,
+  turnText,
+} from '../domain/call-record.js';
 import { windowScreen } from '../domain/error-window.js';
 import { HANDOFF_UNANSWERED, OPERATOR_JOINED } from '../domain/sdk-event.js';
 import type { WebhookType } from '../domain/webhook-message.js';
@@ -40,7 +57,13 @@ export interface CallRows {
   /** Whether a `call.ended` of the call is held for its summary. */
   holdsMessage(callId: string): boolean;
   /** Queues `data` as a message of `type`; `held`: not sent until the call's summary is written. */
-  enqueue(type: WebhookType, data: Record<string, unknown>, sessionId: string | null, at: number, held?: { callId: string }): void;
+  enqueue(
+    type: WebhookType,
+    data: Record<string, unknown>,
+    sessionId: string | null,
+    at: number,
+    held?: { callId: string },
+  ): void;
   /** A new id, for a start that names none. */
   newId(): string;
 }
@@ -55,12 +78,17 @@ export interface LedgerOptions {
   resolveWindowMs?: number | undefined;
 }
 
-const stringList = (value: unknown, max: number): string[] => (Array.isArray(value) ? value.filter((code): code is string => typeof code === 'string').slice(0, max) : []);
+const stringList = (value: unknown, max: number): string[] =>
+  Array.isArray(value) ? value.filter((code): code is string => typeof code === 'string').slice(0, max) : [];
 const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /** Where the user was, as a session_start or session_stop item says. */
 function placeOf(payload: Record<string, unknown>): CallPlace {
-  return { screen: stringOrNull(payload.screen), step: stringOrNull(payload.step), errors: stringList(payload.errors, 20) };
+  return {
+    screen: stringOrNull(payload.screen),
+    step: stringOrNull(payload.step),
+    errors: stringList(payload.errors, 20),
+  };
 }
 
 const DECISIONS = new Set<string>(['given', 'refused', 'withdrawn']);
@@ -70,7 +98,13 @@ const CALL_EVENTS = new Set(['voice_conversation_turn', 'handoff_requested', HAN
 
 /** The item kinds and events a ledger reads; any other item leaves the calls as they are (but see `movesOn`). */
 export function concernsCalls(item: Pick<ActivityItem, 'kind' | 'payload'>): boolean {
-  if (item.kind === 'session_start' || item.kind === 'session_stop' || item.kind === 'consent' || item.kind === 'voice_agent_context_fetch') return true;
+  if (
+    item.kind === 'session_start' ||
+    item.kind === 'session_stop' ||
+    item.kind === 'consent' ||
+    item.kind === 'voice_agent_context_fetch'
+  )
+    return true;
   return item.kind === 'event' && CALL_EVENTS.has(String(item.payload.event));
 }
 
@@ -103,7 +137,13 @@ export class CallLedger {
       case 'voice_agent_context_fetch': {
         const version = stringOrNull(payload.context_version);
         const call = this.rows.openCall(sessionId);
-        if (version === null || !call || call.context_versions.includes(version) || call.context_versions.length >= MAX_CONTEXT_VERSIONS) return;
+        if (
+          version === null ||
+          !call ||
+          call.context_versions.includes(version) ||
+          call.context_versions.length >= MAX_CONTEXT_VERSIONS
+        )
+          return;
         call.context_versions.push(version);
         this.rows.saveCall(call);
         return;
@@ -164,10 +204,22 @@ export class CallLedger {
       this.rows.setResolveUntil(call, at + windowMs);
     }
     this.rows.saveCall(call);
-    const { call_id, session_id, started_at, ended_at, ended_by, start, context_versions, transcript_kept, report } = call;
+    const { call_id, session_id, started_at, ended_at, ended_by, start, context_versions, transcript_kept, report } =
+      call;
     const held = this.options.summaryModel ? { callId: call_id } : undefined;
     if (held) this.rows.markSummaryPending(call_id);
-    const data = { call_id, session_id, started_at: isoTime(started_at), ended_at: isoTime(ended_at), ended_by, start, end, context_versions, transcript_kept, report };
+    const data = {
+      call_id,
+      session_id,
+      started_at: isoTime(started_at),
+      ended_at: isoTime(ended_at),
+      ended_by,
+      start,
+      end,
+      context_versions,
+      transcript_kept,
+      report,
+    };
     this.rows.enqueue('call.ended', data, session_id, at, held);
   }
 
@@ -181,7 +233,8 @@ export class CallLedger {
     const screen = stringOrNull(payload.screen);
     if (watches.length === 0 || screen === null) return;
     const step = windowScreen(screen);
-    for (const watch of watches) if (at <= watch.until && step !== '' && step !== watch.step) this.resolveAfter(watch.callId, step, at);
+    for (const watch of watches)
+      if (at <= watch.until && step !== '' && step !== watch.step) this.resolveAfter(watch.callId, step, at);
   }
 
   private resolveAfter(callId: string, step: string, at: number): void {
@@ -195,7 +248,13 @@ export class CallLedger {
     // one already due or sent is followed by this message.
     if (this.rows.holdsMessage(callId)) return;
     const { call_id, session_id, ended_at, report } = call;
-    const data = { call_id, session_id, ended_at: ended_at === null ? null : isoTime(ended_at), previous_outcome: previous, report };
+    const data = {
+      call_id,
+      session_id,
+      ended_at: ended_at === null ? null : isoTime(ended_at),
+      previous_outcome: previous,
+      report,
+    };
     this.rows.enqueue('call.outcome_updated', data, session_id, at);
   }
 
@@ -210,7 +269,13 @@ export class CallLedger {
     this.rows.saveCall(call);
     // Without consent given, and after it is withdrawn, the words are not kept: only that a turn was said.
     if (!kept || typeof payload.text !== 'string') return;
-    this.rows.insertTurn(call.call_id, { role, channel, text: turnText(payload.text), at, screen: stringOrNull(payload.screen) });
+    this.rows.insertTurn(call.call_id, {
+      role,
+      channel,
+      text: turnText(payload.text),
+      at,
+      screen: stringOrNull(payload.screen),
+    });
   }
 
   private handoff(sessionId: string, item: ActivityItem, at: number): void {
@@ -231,7 +296,14 @@ export class CallLedger {
     if (!call?.handoff || call.handoff.joined || call.handoff.unanswered_at) return;
     call.handoff = { ...call.handoff, unanswered_at: at };
     this.rows.saveCall(call);
-    const data = { session_id: sessionId, call_id: call.call_id, reason: call.handoff.reason, screen: call.handoff.screen ?? null, requested_at: isoTime(call.handoff.at), unanswered_at: isoTime(at) };
+    const data = {
+      session_id: sessionId,
+      call_id: call.call_id,
+      reason: call.handoff.reason,
+      screen: call.handoff.screen ?? null,
+      requested_at: isoTime(call.handoff.at),
+      unanswered_at: isoTime(at),
+    };
     this.rows.enqueue('handoff.unanswered', data, sessionId, at);
   }
 
@@ -240,7 +312,10 @@ export class CallLedger {
     const call = this.rows.openCall(sessionId);
     const operator = stringOrNull(payload.operator);
     if (!call || operator === null || call.handoff?.joined) return;
-    call.handoff = { ...(call.handoff ?? { at, reason: null, screen: stringOrNull(payload.screen) }), joined: { at, operator } };
+    call.handoff = {
+      ...(call.handoff ?? { at, reason: null, screen: stringOrNull(payload.screen) }),
+      joined: { at, operator },
+    };
     this.rows.saveCall(call);
   }
 
@@ -264,7 +339,14 @@ export class CallLedger {
       if (entry.decision === 'withdrawn') this.rows.deleteTurns(call.call_id);
     }
     const { decision: given, notice_version, language } = entry;
-    const data = { session_id: sessionId, call_id: call?.call_id ?? null, decision: given, notice_version, language, recorded_at: isoTime(at) };
+    const data = {
+      session_id: sessionId,
+      call_id: call?.call_id ?? null,
+      decision: given,
+      notice_version,
+      language,
+      recorded_at: isoTime(at),
+    };
     this.rows.enqueue('consent.recorded', data, sessionId, at);
   }
 }

@@ -39,7 +39,9 @@ export function claimDataDir(dataDir: string): DataDirClaim {
   } catch (error) {
     db.close();
     if (error instanceof Error && /locked|busy/i.test(error.message)) {
-      throw new DataDirInUseError(`DATA_DIR ${resolve(dataDir)} is in use by another process of this service (it holds ${file}); stop it first, or give this process a DATA_DIR of its own`);
+      throw new DataDirInUseError(
+        `DATA_DIR ${resolve(dataDir)} is in use by another process of this service (it holds ${file}); stop it first, or give this process a DATA_DIR of its own`,
+      );
     }
     throw error;
   }

@@ -29,8 +29,13 @@ export function idDigestSecret(config: Pick<AppConfig, 'privacy' | 'store'>): st
     }
     secret = readFileSync(file, 'utf8').trim();
   } catch (error) {
-    throw new ConfigError(`DATA_DIR: cannot keep the id digest secret in ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ConfigError(
+      `DATA_DIR: cannot keep the id digest secret in ${file}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
-  if (secret.length < 16) throw new ConfigError(`DATA_DIR: ${file} holds no secret (at least 16 characters); set ID_DIGEST_SECRET, or remove the file to have one made (sessions stored under identity-looking ids are then not found again)`);
+  if (secret.length < 16)
+    throw new ConfigError(
+      `DATA_DIR: ${file} holds no secret (at least 16 characters); set ID_DIGEST_SECRET, or remove the file to have one made (sessions stored under identity-looking ids are then not found again)`,
+    );
   return secret;
 }

@@ -6,7 +6,17 @@ import { ActivityRing } from './activity-ring.js';
 import type { CallBookOptions, ErasedCounts } from './call-book.js';
 import { CallBook } from './call-book.js';
 import { migrate } from './migrations.js';
-import type { ActivityLog, ActivityQuery, SessionStore, Store, StoreHealth, StoredSession, SummaryQuery, SummaryRow, SummarySelection } from './ports.js';
+import type {
+  ActivityLog,
+  ActivityQuery,
+  SessionStore,
+  Store,
+  StoreHealth,
+  StoredSession,
+  SummaryQuery,
+  SummaryRow,
+  SummarySelection,
+} from './ports.js';
 import { selectSummaries } from './summary-selection.js';
 import { WakeIndex } from './wake-index.js';
 
@@ -80,7 +90,8 @@ export class MemorySessionStore implements SessionStore {
       const before = this.sessions.get(sessionId);
       this.sessions.delete(sessionId);
       this.sessions.set(sessionId, stored);
-      if (stored.wake_at !== null && stored.wake_at !== before?.wake_at) this.wake.push(sessionId, stored.wake_at, this.sessions.size);
+      if (stored.wake_at !== null && stored.wake_at !== before?.wake_at)
+        this.wake.push(sessionId, stored.wake_at, this.sessions.size);
     }
     this.queued.clear();
   }
@@ -100,7 +111,9 @@ export class MemorySessionStore implements SessionStore {
 
   sessionsOfUser(userId: string): string[] {
     this.settle();
-    return [...this.sessions.values()].filter((stored) => stored.summary.user_id === userId).map((stored) => stored.session_id);
+    return [...this.sessions.values()]
+      .filter((stored) => stored.summary.user_id === userId)
+      .map((stored) => stored.session_id);
   }
 
   /** Drops every session of `userId` and those named; their ids. */
@@ -147,7 +160,11 @@ export class MemoryActivityLog implements ActivityLog {
 
   list(query: ActivityQuery): ActivityItem[] {
     const { sessionId, kind } = query;
-    return this.ring.newest(query.limit, (item) => (sessionId === undefined || item.session_id === sessionId) && (kind === undefined || item.kind === kind));
+    return this.ring.newest(
+      query.limit,
+      (item) =>
+        (sessionId === undefined || item.session_id === sessionId) && (kind === undefined || item.kind === kind),
+    );
   }
 
   after(afterId: number, limit?: number): { items: ActivityItem[]; gap: boolean } {
@@ -178,7 +195,9 @@ export class MemoryActivityLog implements ActivityLog {
 
   /** Makes holes of the items of these sessions and of `userId`; how many. */
   erase(sessionIds: ReadonlySet<string>, userId: string): number {
-    return this.ring.erase((item) => (item.session_id !== null && sessionIds.has(item.session_id)) || item.user_id === userId);
+    return this.ring.erase(
+      (item) => (item.session_id !== null && sessionIds.has(item.session_id)) || item.user_id === userId,
+    );
   }
 }
 
@@ -186,7 +205,11 @@ export class MemoryActivityLog implements ActivityLog {
  * STORE=memory keeps calls as the SQLite store does, in a database of its own in memory (the same
  * tables and statements), gone with the process as everything else here.
  */
-export function openMemoryStore(activityCapacity: number, epochMs: number, calls: CallBookOptions = { webhookUrls: [] }): Store {
+export function openMemoryStore(
+  activityCapacity: number,
+  epochMs: number,
+  calls: CallBookOptions = { webhookUrls: [] },
+): Store {
   const db = new DatabaseSync(':memory:');
   migrate(db);
   const book = new CallBook(db, calls);
@@ -200,7 +223,14 @@ export function openMemoryStore(activityCapacity: number, epochMs: number, calls
       eraseUser(userId, sessionIds, noted): ErasedCounts {
         const ids = new Set(sessions.eraseUser(userId, sessionIds));
         for (const id of sessionIds) ids.add(id);
-        const removed: ErasedCounts = { sessions: ids.size, activity_items: activity.erase(ids, userId), calls: 0, transcript_turns: 0, consent_records: 0, webhook_deliveries: 0 };
+        const removed: ErasedCounts = {
+          sessions: ids.size,
+          activity_items: activity.erase(ids, userId),
+          calls: 0,
+          transcript_turns: 0,
+          consent_records: 0,
+          webhook_deliveries: 0,
+        };
         db.exec('BEGIN');
         try {
           Object.assign(removed, book.eraseWithin([...ids], userId));

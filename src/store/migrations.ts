@@ -185,7 +185,9 @@ export class SchemaTooNewError extends Error {
 export function migrate(db: DatabaseSync): void {
   const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
   if (version > MIGRATIONS.length) {
-    throw new SchemaTooNewError(`schema version ${version} is newer than this release knows (${MIGRATIONS.length}); run a newer release or restore a backup`);
+    throw new SchemaTooNewError(
+      `schema version ${version} is newer than this release knows (${MIGRATIONS.length}); run a newer release or restore a backup`,
+    );
   }
   for (let step = version; step < MIGRATIONS.length; step += 1) {
     db.exec('BEGIN IMMEDIATE');

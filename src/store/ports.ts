@@ -187,7 +187,11 @@ export interface KeyedDraft {
 /** Erases a user: every session the store holds of theirs and those named, with what hangs off them (DELETE /api/users/{user_id}). */
 export interface UserErasure {
   /** `noted` names the erasure and its time once what it removed is known; the erasure's own record is written with them. */
-  eraseUser(userId: string, sessionIds: readonly string[], noted: (removed: ErasedCounts) => { erasureId: string; at: number }): ErasedCounts;
+  eraseUser(
+    userId: string,
+    sessionIds: readonly string[],
+    noted: (removed: ErasedCounts) => { erasureId: string; at: number },
+  ): ErasedCounts;
 }
 
 /** Both ports over one storage: a session's state and the activity it recorded commit together. */

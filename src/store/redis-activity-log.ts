@@ -6,7 +6,13 @@ import { isoTime } from '../integrations/clock.js';
 import { ItemReader } from './item-reader.js';
 import { redisAddress } from '../config/redis-address.js';
 import { connectRedis } from './redis-connection.js';
-import { StoreUnavailableError, type ActivityLog, type ActivityQuery, type KeyedDraft, type StoreHealth } from './ports.js';
+import {
+  StoreUnavailableError,
+  type ActivityLog,
+  type ActivityQuery,
+  type KeyedDraft,
+  type StoreHealth,
+} from './ports.js';
 
 /**
  * Appends one item to the stream, once per write key. The item id is chosen here, inside the
@@ -35,7 +41,14 @@ return text
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     /** APPEND_ONCE, sent by its SHA once the connection has loaded it. */
-    appendOnce(stream: string, lastKey: string, writeKey: string, maxLength: string, json: string, ttlSeconds: string): Result<string, Context>;
+    appendOnce(
+      stream: string,
+      lastKey: string,
+      writeKey: string,
+      maxLength: string,
+      json: string,
+      ttlSeconds: string,
+    ): Result<string, Context>;
   }
 }
 
@@ -64,7 +77,14 @@ const REPLICATED_WITHIN_MS = 1_000;
 type StoredItem = Omit<ActivityItem, 'id'>;
 
 /** APPEND_ONCE's keys and arguments. */
-type AppendArgs = [stream: string, lastKey: string, writeKey: string, maxLength: string, json: string, ttlSeconds: string];
+type AppendArgs = [
+  stream: string,
+  lastKey: string,
+  writeKey: string,
+  maxLength: string,
+  json: string,
+  ttlSeconds: string,
+];
 
 interface Pending {
   writeKey: string;
@@ -154,12 +174,20 @@ export class RedisActivityLog implements ActivityLog {
     const address = redisAddress(options.url);
     this.replicas = options.replicas ?? (address.kind === 'sentinel' ? 1 : 0);
     // Each connection sends the script's text once, then its SHA: the text on every append was most of what an append wrote to the socket.
-    this.redis = connectRedis(address, { lazyConnect: true, maxRetriesPerRequest: 2, scripts: { appendOnce: { numberOfKeys: 3, lua: APPEND_ONCE } } });
+    this.redis = connectRedis(address, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 2,
+      scripts: { appendOnce: { numberOfKeys: 3, lua: APPEND_ONCE } },
+    });
     this.tail = this.redis.duplicate();
     // Auto-pipelined: the appends of invocations that run in the same turn of the event loop (Restate
     // hands them over in bursts) reach Redis in one write, which cut Redis's CPU per event by a third
     // (docs/cluster.md, CPU per event). Each keeps its own answer, refusal and timeout.
-    this.direct = this.redis.duplicate({ enableOfflineQueue: false, commandTimeout: WRITE_NOW_TIMEOUT_MS, enableAutoPipelining: true });
+    this.direct = this.redis.duplicate({
+      enableOfflineQueue: false,
+      commandTimeout: WRITE_NOW_TIMEOUT_MS,
+      enableAutoPipelining: true,
+    });
     this.redis.on('error', (error: Error) => (this.lastError = error.message));
     this.tail.on('error', () => {});
     this.direct.on('error', (error: Error) => (this.lastError = error.message));
@@ -171,7 +199,10 @@ export class RedisActivityLog implements ActivityLog {
   append(draft: ActivityDraft, writeKey?: string): ActivityItem {
     const stored = this.stored(draft);
     this.writeSeq += 1;
-    this.queue.push({ writeKey: writeKey === undefined ? this.writePrefix + this.writeSeq : `${this.key}:write:${writeKey}`, json: JSON.stringify(stored) });
+    this.queue.push({
+      writeKey: writeKey === undefined ? this.writePrefix + this.writeSeq : `${this.key}:write:${writeKey}`,
+      json: JSON.stringify(stored),
+    });
     return { id: '', ...stored };
   }
 
@@ -190,7 +221,8 @@ export class RedisActivityLog implements ActivityLog {
     const picked: ActivityItem[] = [];
     for (let index = this.held.length - 1; index >= 0 && picked.length < query.limit; index -= 1) {
       const item = this.held[index]!;
-      if ((sessionId === undefined || item.session_id === sessionId) && (kind === undefined || item.kind === kind)) picked.push(item);
+      if ((sessionId === undefined || item.session_id === sessionId) && (kind === undefined || item.kind === kind))
+        picked.push(item);
     }
     return picked.reverse();
   }
@@ -221,7 +253,14 @@ export class RedisActivityLog implements ActivityLog {
     if (items.length === 0) return this.lastSeen;
     const appends = items.map(({ draft, writeKey }): AppendArgs => {
       const stored = this.stored(draft);
-      return [this.key, this.lastKey, `${this.key}:write:${writeKey}`, String(this.capacity), JSON.stringify(stored), String(DEDUPE_TTL_SECONDS)];
+      return [
+        this.key,
+        this.lastKey,
+        `${this.key}:write:${writeKey}`,
+        String(this.capacity),
+        JSON.stringify(stored),
+        String(DEDUPE_TTL_SECONDS),
+      ];
     });
     let ids: unknown[];
     try {
@@ -246,15 +285,26 @@ export class RedisActivityLog implements ActivityLog {
    */
   async eraseShared(sessionIds: ReadonlySet<string>, userId: string): Promise<number> {
     const erased: string[] = [];
-    for (let start = '-'; ; ) {
-      const reply = (await this.direct.call('XRANGE', this.key, start, '+', 'COUNT', String(ERASE_SCAN_BATCH))) as unknown[];
+    for (let start = '-'; ;) {
+      const reply = (await this.direct.call(
+        'XRANGE',
+        this.key,
+        start,
+        '+',
+        'COUNT',
+        String(ERASE_SCAN_BATCH),
+      )) as unknown[];
       const { items } = this.parseEntries(reply);
-      for (const item of items) if ((item.session_id !== null && sessionIds.has(item.session_id)) || item.user_id === userId) erased.push(streamId(Number(item.id)));
+      for (const item of items)
+        if ((item.session_id !== null && sessionIds.has(item.session_id)) || item.user_id === userId)
+          erased.push(streamId(Number(item.id)));
       if (reply.length < ERASE_SCAN_BATCH) break;
       start = `(${(reply.at(-1) as [string])[0]}`;
     }
-    for (let index = 0; index < erased.length; index += ERASE_SCAN_BATCH) await this.direct.call('XDEL', this.key, ...erased.slice(index, index + ERASE_SCAN_BATCH));
-    if (erased.length > 0) await this.direct.call('XADD', this.key, '*', 'erase', JSON.stringify(erased.map(numericId)));
+    for (let index = 0; index < erased.length; index += ERASE_SCAN_BATCH)
+      await this.direct.call('XDEL', this.key, ...erased.slice(index, index + ERASE_SCAN_BATCH));
+    if (erased.length > 0)
+      await this.direct.call('XADD', this.key, '*', 'erase', JSON.stringify(erased.map(numericId)));
     // An erasure only the old primary had would bring the erased items back with a promoted replica.
     if (erased.length > 0) await this.replicated();
     return erased.length;
@@ -277,7 +327,10 @@ export class RedisActivityLog implements ActivityLog {
   private async replicated(): Promise<void> {
     if (this.replicas === 0) return;
     const held = Number(await this.direct.call('WAIT', String(this.replicas), String(REPLICATED_WITHIN_MS)));
-    if (held < this.replicas) throw new Error(`written but not replicated: ${held} of ${this.replicas} replicas had it within ${REPLICATED_WITHIN_MS} ms`);
+    if (held < this.replicas)
+      throw new Error(
+        `written but not replicated: ${held} of ${this.replicas} replicas had it within ${REPLICATED_WITHIN_MS} ms`,
+      );
   }
 
   caughtUp(id: number): Promise<void> {
@@ -297,7 +350,10 @@ export class RedisActivityLog implements ActivityLog {
 
   async answers(timeoutMs: number): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`no answer to PING within ${timeoutMs} ms`)), timeoutMs)));
+    const late = new Promise<never>(
+      (_resolve, reject) =>
+        (timer = setTimeout(() => reject(new Error(`no answer to PING within ${timeoutMs} ms`)), timeoutMs)),
+    );
     try {
       await Promise.race([this.direct.ping(), late]);
       this.unanswered = undefined;
@@ -313,19 +369,26 @@ export class RedisActivityLog implements ActivityLog {
 
   health(): StoreHealth {
     const error = this.lastError ?? this.unanswered;
-    return error === undefined ? { kind: 'redis', status: 'ok' } : { kind: 'redis', status: 'failing', last_error: error };
+    return error === undefined
+      ? { kind: 'redis', status: 'ok' }
+      : { kind: 'redis', status: 'failing', last_error: error };
   }
 
   close(): void {
     this.closed = true;
     this.tail.disconnect();
     this.direct.disconnect();
-    void this.flushing.catch(() => undefined).then(() => this.redis.quit()).catch(() => undefined);
+    void this.flushing
+      .catch(() => undefined)
+      .then(() => this.redis.quit())
+      .catch(() => undefined);
   }
 
   private async start(): Promise<void> {
     await Promise.all([this.redis.connect(), this.tail.connect(), this.direct.connect()]);
-    const newest = this.parseEntries(await this.redis.call('XREVRANGE', this.key, '+', '-', 'COUNT', String(this.capacity))).items;
+    const newest = this.parseEntries(
+      await this.redis.call('XREVRANGE', this.key, '+', '-', 'COUNT', String(this.capacity)),
+    ).items;
     newest.reverse();
     const last = Number((await this.redis.get(this.lastKey)) ?? '0');
     this.lastSeen = last;
@@ -348,7 +411,15 @@ export class RedisActivityLog implements ActivityLog {
       // On the connection with no offline queue and a bounded wait: a Redis that is gone or does not
       // answer refuses the commit at once or within 2 s, instead of holding its requests until it is back.
       const pipeline = this.direct.pipeline();
-      for (const pending of batch) pipeline.appendOnce(this.key, this.lastKey, pending.writeKey, String(this.capacity), pending.json, String(DEDUPE_TTL_SECONDS));
+      for (const pending of batch)
+        pipeline.appendOnce(
+          this.key,
+          this.lastKey,
+          pending.writeKey,
+          String(this.capacity),
+          pending.json,
+          String(DEDUPE_TTL_SECONDS),
+        );
       const results = (await pipeline.exec()) ?? [];
       for (const [error, id] of results) {
         if (error) throw error;
@@ -373,7 +444,16 @@ export class RedisActivityLog implements ActivityLog {
     while (!this.closed) {
       let entries: { items: ActivityItem[]; through: number };
       try {
-        const reply = await this.tail.call('XREAD', 'COUNT', String(TAIL_BATCH), 'BLOCK', String(TAIL_BLOCK_MS), 'STREAMS', this.key, streamId(this.lastSeen));
+        const reply = await this.tail.call(
+          'XREAD',
+          'COUNT',
+          String(TAIL_BATCH),
+          'BLOCK',
+          String(TAIL_BLOCK_MS),
+          'STREAMS',
+          this.key,
+          streamId(this.lastSeen),
+        );
         entries = this.parseEntries(reply === null ? [] : firstStreamEntries(reply));
       } catch (error) {
         if (this.closed) return;
@@ -462,4 +542,3 @@ function firstStreamEntries(reply: unknown): unknown {
   if (typeof reply[0] === 'string') return reply[1];
   return Array.isArray(reply[0]) ? (reply[0] as unknown[])[1] : [];
 }
-

@@ -61,7 +61,9 @@ export function splitContext(value: unknown, context: Record<string, unknown>): 
       hintIds[index] = id;
     }
   }
-  if (hintIds) for (let index = 0; index < hintIds.length; index += 1) fields.push([HINT_PREFIX + hintIds[index]!, (hints as unknown[])[index]]);
+  if (hintIds)
+    for (let index = 0; index < hintIds.length; index += 1)
+      fields.push([HINT_PREFIX + hintIds[index]!, (hints as unknown[])[index]]);
   else if (hints !== undefined) rest.component_hints = hints;
   // V8's JSON.stringify took a state holding an object without a prototype (the session's retry
   // counts are one, so that no field id reads an inherited property) 40% longer than the same
@@ -90,7 +92,10 @@ export function hintIdsOf(state: string): string[] | undefined {
 }
 
 /** The context back from its state and its fields' JSON (by key); a state from before holds its own. */
-export function joinContext(state: string, fieldJson: (key: string) => string | undefined): { value: unknown; context: Record<string, unknown> } {
+export function joinContext(
+  state: string,
+  fieldJson: (key: string) => string | undefined,
+): { value: unknown; context: Record<string, unknown> } {
   const { value, context, fields } = JSON.parse(state) as StateLayout;
   if (fields === undefined) return { value, context };
   const schemas = context.schemas === undefined ? fieldJson(SCHEMAS_FIELD) : undefined;

@@ -63,8 +63,14 @@ export class SqliteJournal {
     this.statements = prepare(db);
     const head = this.statements.head.get() as { seq: number | null; rows: number };
     this.seq = head.seq ?? 0;
-    for (const row of this.statements.newestSeqs.iterate() as Iterable<{ session_id: string; seq: number }>) this.newest.set(row.session_id, row.seq);
-    for (const row of this.statements.newestFields.iterate() as Iterable<{ session_id: string; field: string; id: number }>) this.fieldsOf(row.session_id).set(row.field, row.id);
+    for (const row of this.statements.newestSeqs.iterate() as Iterable<{ session_id: string; seq: number }>)
+      this.newest.set(row.session_id, row.seq);
+    for (const row of this.statements.newestFields.iterate() as Iterable<{
+      session_id: string;
+      field: string;
+      id: number;
+    }>)
+      this.fieldsOf(row.session_id).set(row.field, row.id);
     for (const row of this.statements.newestStates.iterate() as Iterable<{ session_id: string; state: string }>) {
       const ids = hintIdsOf(row.state);
       if (ids) this.hintIds.set(row.session_id, ids);
@@ -87,7 +93,8 @@ export class SqliteJournal {
   /** The JSON of each field the journal holds for the session, by key (newest); what it lacks is in `session_fields`. */
   journaledFields(sessionId: string): Map<string, string> {
     const fields = new Map<string, string>();
-    for (const [key, id] of this.fieldRows.get(sessionId) ?? []) fields.set(key, (this.statements.fieldAt.get(id) as { value: string }).value);
+    for (const [key, id] of this.fieldRows.get(sessionId) ?? [])
+      fields.set(key, (this.statements.fieldAt.get(id) as { value: string }).value);
     return fields;
   }
 
@@ -213,7 +220,8 @@ export class SqliteJournal {
     if (held === undefined) return true;
     const newest = new Set(ids);
     for (const id of held) if (!newest.has(id)) return true;
-    for (const key of this.fieldRows.get(sessionId)?.keys() ?? []) if (key.startsWith(HINT_PREFIX) && !newest.has(key.slice(HINT_PREFIX.length))) return true;
+    for (const key of this.fieldRows.get(sessionId)?.keys() ?? [])
+      if (key.startsWith(HINT_PREFIX) && !newest.has(key.slice(HINT_PREFIX.length))) return true;
     return false;
   }
 
@@ -245,13 +253,16 @@ const emptyStage = () => ({
  */
 const APPLIED_HINTS_KEPT = 10_000;
 
-const SUMMARY_COLUMNS = 'session_id, state, wake_at, user_id, screen, voice, cooldown_until, created_at, last_activity_at';
+const SUMMARY_COLUMNS =
+  'session_id, state, wake_at, user_id, screen, voice, cooldown_until, created_at, last_activity_at';
 /** The journal rows a JSON array of seqs names. */
 const NAMED = 'seq IN (SELECT value FROM json_each(?))';
 
 function prepare(db: DatabaseSync) {
   return {
-    saveSession: db.prepare(`INSERT INTO session_journal (seq, ${SUMMARY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    saveSession: db.prepare(
+      `INSERT INTO session_journal (seq, ${SUMMARY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
     saveField: db.prepare('INSERT INTO field_journal (seq, session_id, field, value) VALUES (?, ?, ?, ?)'),
     removeFields: db.prepare('DELETE FROM field_journal WHERE session_id = ?'),
     fieldAt: db.prepare('SELECT value FROM field_journal WHERE id = ?'),
@@ -264,7 +275,9 @@ function prepare(db: DatabaseSync) {
     ),
     newestSeqs: db.prepare('SELECT session_id, max(seq) AS seq FROM session_journal GROUP BY session_id'),
     newestFields: db.prepare('SELECT session_id, field, max(id) AS id FROM field_journal GROUP BY session_id, field'),
-    newestStates: db.prepare('SELECT session_id, state FROM session_journal WHERE seq IN (SELECT max(seq) FROM session_journal GROUP BY session_id) AND state IS NOT NULL'),
+    newestStates: db.prepare(
+      'SELECT session_id, state FROM session_journal WHERE seq IN (SELECT max(seq) FROM session_journal GROUP BY session_id) AND state IS NOT NULL',
+    ),
     applyFields: db.prepare(
       `INSERT INTO session_fields (session_id, field, value) SELECT session_id, field, value FROM field_journal WHERE id IN (SELECT value FROM json_each(?))
        ON CONFLICT (session_id, field) DO UPDATE SET value = excluded.value`,
@@ -274,9 +287,15 @@ function prepare(db: DatabaseSync) {
       `DELETE FROM session_fields WHERE session_id IN (SELECT value FROM json_each(?)) AND field GLOB '${HINT_PREFIX}*'
          AND (session_id, field) NOT IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`,
     ),
-    moveItems: db.prepare('INSERT INTO activity (id, kind, at, session_id, item) SELECT id, kind, at, session_id, item FROM activity_journal ORDER BY id'),
-    applyRemovals: db.prepare(`DELETE FROM sessions WHERE session_id IN (SELECT session_id FROM session_journal WHERE ${NAMED} AND state IS NULL)`),
-    applyFieldRemovals: db.prepare(`DELETE FROM session_fields WHERE session_id IN (SELECT session_id FROM session_journal WHERE ${NAMED} AND state IS NULL)`),
+    moveItems: db.prepare(
+      'INSERT INTO activity (id, kind, at, session_id, item) SELECT id, kind, at, session_id, item FROM activity_journal ORDER BY id',
+    ),
+    applyRemovals: db.prepare(
+      `DELETE FROM sessions WHERE session_id IN (SELECT session_id FROM session_journal WHERE ${NAMED} AND state IS NULL)`,
+    ),
+    applyFieldRemovals: db.prepare(
+      `DELETE FROM session_fields WHERE session_id IN (SELECT session_id FROM session_journal WHERE ${NAMED} AND state IS NULL)`,
+    ),
     // `WHERE` before `ON CONFLICT`: SQLite's parser needs it to read an upsert from a SELECT. An
     // update sets only what every event changes: SQLite rewrites a row's entry in each index over a
     // column the SET names, changed or not, and a session's entries in the screen and voice indexes

@@ -25,13 +25,17 @@ export function claimStoreDir(dataDir: string): DataDirClaim {
   try {
     mkdirSync(dataDir, { recursive: true });
   } catch (error) {
-    throw new StoreOpenError(`store: cannot create DATA_DIR ${resolve(dataDir)}: ${reason(error)}; set DATA_DIR to a writable directory`);
+    throw new StoreOpenError(
+      `store: cannot create DATA_DIR ${resolve(dataDir)}: ${reason(error)}; set DATA_DIR to a writable directory`,
+    );
   }
   try {
     return claimDataDir(dataDir);
   } catch (error) {
     if (error instanceof DataDirInUseError) throw new StoreOpenError(`store: ${error.message}`);
-    throw new StoreOpenError(`store: cannot claim DATA_DIR ${resolve(dataDir)}: ${reason(error)}; fix the permissions of DATA_DIR, or set DATA_DIR elsewhere`);
+    throw new StoreOpenError(
+      `store: cannot claim DATA_DIR ${resolve(dataDir)}: ${reason(error)}; fix the permissions of DATA_DIR, or set DATA_DIR elsewhere`,
+    );
   }
 }
 

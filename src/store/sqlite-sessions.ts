@@ -19,16 +19,28 @@ export class SqliteSessions {
 
   /** The session as committed: the journal's newest row, else the table's; undefined if neither holds it. */
   loadCommitted(sessionId: string): StoredSession | undefined {
-    const row = this.journal.newestRow(sessionId) ?? (this.statements.loadSession.get(sessionId) as StoredSessionRow | undefined);
+    const row =
+      this.journal.newestRow(sessionId) ?? (this.statements.loadSession.get(sessionId) as StoredSessionRow | undefined);
     if (!row?.state) return undefined;
     // The fields the journal holds are the newest; the rest are in `session_fields`.
     const fields = this.journal.journaledFields(sessionId);
-    for (const { field, value } of this.statements.loadFields.iterate(sessionId) as Iterable<{ field: string; value: string }>) if (!fields.has(field)) fields.set(field, value);
+    for (const { field, value } of this.statements.loadFields.iterate(sessionId) as Iterable<{
+      field: string;
+      value: string;
+    }>)
+      if (!fields.has(field)) fields.set(field, value);
     try {
-      return fromRow(row, joinContext(row.state, (key) => fields.get(key)));
+      return fromRow(
+        row,
+        joinContext(row.state, (key) => fields.get(key)),
+      );
     } catch (error) {
       // Its name only: a JSON.parse message quotes the text.
-      throw new UnreadableSessionError(error instanceof SyntaxError ? 'stored state is not JSON' : `stored state unreadable (${error instanceof Error ? error.name : typeof error})`);
+      throw new UnreadableSessionError(
+        error instanceof SyntaxError
+          ? 'stored state is not JSON'
+          : `stored state unreadable (${error instanceof Error ? error.name : typeof error})`,
+      );
     }
   }
 
@@ -46,7 +58,9 @@ export class SqliteSessions {
   }
 
   nextWakeAfter(at: number): number | undefined {
-    const row = this.statements.nextWake.get(Number.isFinite(at) ? at : -Number.MAX_SAFE_INTEGER) as { at: number | null };
+    const row = this.statements.nextWake.get(Number.isFinite(at) ? at : -Number.MAX_SAFE_INTEGER) as {
+      at: number | null;
+    };
     return row.at ?? undefined;
   }
 
@@ -63,11 +77,15 @@ export class SqliteSessions {
     if (query.voice === 'inactive') where.push("voice = 'inactive'");
     if (query.screen !== undefined) where.push('lower(screen) = ?') && params.push(query.screen);
     if (query.q !== undefined) {
-      where.push("(instr(lower(session_id), ?) > 0 OR instr(lower(coalesce(user_id, '')), ?) > 0 OR instr(lower(coalesce(screen, '')), ?) > 0)");
+      where.push(
+        "(instr(lower(session_id), ?) > 0 OR instr(lower(coalesce(user_id, '')), ?) > 0 OR instr(lower(coalesce(screen, '')), ?) > 0)",
+      );
       params.push(query.q, query.q, query.q);
     }
     const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const { total } = this.db.prepare(`SELECT COUNT(*) AS total FROM sessions ${filter}`).get(...params) as { total: number };
+    const { total } = this.db.prepare(`SELECT COUNT(*) AS total FROM sessions ${filter}`).get(...params) as {
+      total: number;
+    };
     const column = query.sort === 'last_activity' ? 'last_activity_at' : 'session_id';
     const direction = query.order === 'asc' ? 'ASC' : 'DESC';
     const pageWhere = [...where];
@@ -75,16 +93,22 @@ export class SqliteSessions {
     if (query.after !== undefined) {
       const beyond = query.order === 'asc' ? '>' : '<';
       if (column === 'session_id') pageWhere.push(`session_id ${beyond} ?`) && pageParams.push(query.after.id);
-      else pageWhere.push(`(${column} ${beyond} ? OR (${column} = ? AND session_id ${beyond} ?))`) && pageParams.push(query.after.primary, query.after.primary, query.after.id);
+      else
+        pageWhere.push(`(${column} ${beyond} ? OR (${column} = ? AND session_id ${beyond} ?))`) &&
+          pageParams.push(query.after.primary, query.after.primary, query.after.id);
     }
-    const order = column === 'session_id' ? `session_id ${direction}` : `${column} ${direction}, session_id ${direction}`;
+    const order =
+      column === 'session_id' ? `session_id ${direction}` : `${column} ${direction}, session_id ${direction}`;
     const sql = `SELECT session_id, user_id, screen, voice, cooldown_until, created_at, last_activity_at FROM sessions ${pageWhere.length ? `WHERE ${pageWhere.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`;
     const rows = this.db.prepare(sql).all(...pageParams, query.limit + 1) as unknown as SummaryRow[];
     return { rows: rows.slice(0, query.limit), total, more: rows.length > query.limit };
   }
 }
 
-function fromRow(row: StoredSessionRow, { value, context }: { value: unknown; context: Record<string, unknown> }): StoredSession {
+function fromRow(
+  row: StoredSessionRow,
+  { value, context }: { value: unknown; context: Record<string, unknown> },
+): StoredSession {
   return {
     session_id: row.session_id,
     value,

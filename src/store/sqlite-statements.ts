@@ -25,10 +25,14 @@ export function prepare(db: DatabaseSync) {
     after: db.prepare('SELECT id, item FROM activity WHERE id > ? ORDER BY id LIMIT ?'),
     oldestId: db.prepare('SELECT min(id) AS id FROM activity'),
     newestTime: db.prepare('SELECT at FROM activity ORDER BY id DESC LIMIT 1'),
-    keepReply: db.prepare('INSERT OR REPLACE INTO kept_replies (request_key, fingerprint, reply, at) VALUES (?, ?, ?, ?)'),
+    keepReply: db.prepare(
+      'INSERT OR REPLACE INTO kept_replies (request_key, fingerprint, reply, at) VALUES (?, ?, ?, ?)',
+    ),
     keptReply: db.prepare('SELECT fingerprint, reply FROM kept_replies WHERE request_key = ? AND at >= ?'),
     pruneRepliesOlder: db.prepare('DELETE FROM kept_replies WHERE at < ?'),
-    pruneRepliesOver: db.prepare('DELETE FROM kept_replies WHERE at < (SELECT at FROM kept_replies ORDER BY at DESC LIMIT 1 OFFSET ?)'),
+    pruneRepliesOver: db.prepare(
+      'DELETE FROM kept_replies WHERE at < (SELECT at FROM kept_replies ORDER BY at DESC LIMIT 1 OFFSET ?)',
+    ),
     lastId: db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'activity'"),
     pruneBefore: db.prepare('DELETE FROM activity WHERE id < ?'),
     // Ids follow time: the oldest by age are the lowest ids, so the lowest are looked at (no index

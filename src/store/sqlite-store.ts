@@ -13,7 +13,17 @@ import type { CallBookOptions, ErasedCounts } from './call-book.js';
 import { CallBook } from './call-book.js';
 import type { DataDirClaim } from './data-dir-claim.js';
 import { ItemReader } from './item-reader.js';
-import type { ActivityLog, ActivityQuery, KeptReply, SummaryQuery, SummarySelection, SessionStore, Store, StoreHealth, StoredSession } from './ports.js';
+import type {
+  ActivityLog,
+  ActivityQuery,
+  KeptReply,
+  SummaryQuery,
+  SummarySelection,
+  SessionStore,
+  Store,
+  StoreHealth,
+  StoredSession,
+} from './ports.js';
 import { StoreUnavailableError } from './ports.js';
 import { SqliteActivity } from './sqlite-activity.js';
 import { SqliteJournal } from './sqlite-journal.js';
@@ -110,7 +120,10 @@ export class SqliteStore implements SessionStore, ActivityLog {
       this.journal = new SqliteJournal(this.db);
       this.sessionRows = new SqliteSessions(this.db, this.statements, this.journal);
       this.calls = new CallBook(this.db, options.calls ?? { webhookUrls: [] });
-      this.activityRows = new SqliteActivity(this.statements, new ItemReader(options.onUnreadableItem), () => ({ oldestId: this.oldestId, committedId: this.committedId }));
+      this.activityRows = new SqliteActivity(this.statements, new ItemReader(options.onUnreadableItem), () => ({
+        oldestId: this.oldestId,
+        committedId: this.committedId,
+      }));
       this.checkpointer = startWalCheckpointer(this.file);
       // What the last process committed but did not apply (it crashed, or stopped mid-batch).
       this.applyJournal();
@@ -178,7 +191,9 @@ export class SqliteStore implements SessionStore, ActivityLog {
 
   sessionsOfUser(userId: string): string[] {
     this.settle();
-    return (this.db.prepare('SELECT session_id FROM sessions WHERE user_id = ?').all(userId) as { session_id: string }[]).map((row) => row.session_id);
+    return (
+      this.db.prepare('SELECT session_id FROM sessions WHERE user_id = ?').all(userId) as { session_id: string }[]
+    ).map((row) => row.session_id);
   }
 
   /** The filters and order of `selectSummaries` (summary-selection.ts) in SQL (sqlite-sessions.ts). */
@@ -197,7 +212,8 @@ export class SqliteStore implements SessionStore, ActivityLog {
     if (this.replyKeepMs <= 0) return undefined;
     const queued = this.replies.get(requestKey);
     if (queued) return queued;
-    const row = this.statements.keptReply.get(requestKey, this.options.now() - this.replyKeepMs) as KeptReply | undefined;
+    const row = this.statements.keptReply.get(requestKey, this.options.now() - this.replyKeepMs) as
+      KeptReply | undefined;
     return row && { fingerprint: row.fingerprint, reply: row.reply };
   }
 
@@ -242,7 +258,8 @@ export class SqliteStore implements SessionStore, ActivityLog {
   // Durable
 
   commit(): Promise<void> {
-    if (!this.hasPending()) return this.failure === undefined ? Promise.resolve() : Promise.reject(new StoreUnavailableError(this.failure));
+    if (!this.hasPending())
+      return this.failure === undefined ? Promise.resolve() : Promise.reject(new StoreUnavailableError(this.failure));
     // What a failed commit put back is committed in a turn of its own, not only with the next write.
     this.schedule('commit');
     // One promise for the whole group: the asks of a turn share it rather than each making its own.
@@ -250,7 +267,12 @@ export class SqliteStore implements SessionStore, ActivityLog {
   }
 
   health(): StoreHealth {
-    return { kind: 'sqlite', status: this.failure === undefined ? 'ok' : 'failing', file: this.file, ...(this.failure ? { last_error: this.failure } : {}) };
+    return {
+      kind: 'sqlite',
+      status: this.failure === undefined ? 'ok' : 'failing',
+      file: this.file,
+      ...(this.failure ? { last_error: this.failure } : {}),
+    };
   }
 
   /**
@@ -292,11 +314,25 @@ export class SqliteStore implements SessionStore, ActivityLog {
    * no copy of the rows outlives the erasure there (secure_delete zeroes them in the file:
    * docs/decisions/0029-erasure-in-the-files-bytes.md). `noted` is the erasure's own record.
    */
-  eraseUser(userId: string, sessionIds: readonly string[], noted: (removed: ErasedCounts) => { erasureId: string; at: number }): ErasedCounts {
+  eraseUser(
+    userId: string,
+    sessionIds: readonly string[],
+    noted: (removed: ErasedCounts) => { erasureId: string; at: number },
+  ): ErasedCounts {
     this.settle();
     const ids = new Set(sessionIds);
-    for (const row of this.db.prepare('SELECT session_id FROM sessions WHERE user_id = ?').all(userId) as { session_id: string }[]) ids.add(row.session_id);
-    const removed: ErasedCounts = { sessions: 0, calls: 0, transcript_turns: 0, consent_records: 0, activity_items: 0, webhook_deliveries: 0 };
+    for (const row of this.db.prepare('SELECT session_id FROM sessions WHERE user_id = ?').all(userId) as {
+      session_id: string;
+    }[])
+      ids.add(row.session_id);
+    const removed: ErasedCounts = {
+      sessions: 0,
+      calls: 0,
+      transcript_turns: 0,
+      consent_records: 0,
+      activity_items: 0,
+      webhook_deliveries: 0,
+    };
     const deleteSession = this.db.prepare('DELETE FROM sessions WHERE session_id = ?');
     const deleteFields = this.db.prepare('DELETE FROM session_fields WHERE session_id = ?');
     const deleteItems = this.db.prepare('DELETE FROM activity WHERE session_id = ?');
@@ -310,7 +346,11 @@ export class SqliteStore implements SessionStore, ActivityLog {
         removed.activity_items += Number(deleteItems.run(sessionId).changes);
       }
       // Items that named the user without a session (a trigger evaluation with no session).
-      removed.activity_items += Number(this.db.prepare("DELETE FROM activity WHERE session_id IS NULL AND json_extract(item, '$.user_id') = ?").run(userId).changes);
+      removed.activity_items += Number(
+        this.db
+          .prepare("DELETE FROM activity WHERE session_id IS NULL AND json_extract(item, '$.user_id') = ?")
+          .run(userId).changes,
+      );
       // Replies kept for named requests that name the user or their sessions (a voice start's
       // names the session, and its token holds the user): matched as whole JSON strings.
       const deleteReplies = this.db.prepare('DELETE FROM kept_replies WHERE instr(reply, ?) > 0');
@@ -411,7 +451,8 @@ export class SqliteStore implements SessionStore, ActivityLog {
       for (const sessionId of removals) journal.removeSession(sessionId);
       for (const [, snapshot] of saves) journal.saveSession(snapshot());
       for (let index = 0; index < items.length; index += 1) journal.appendItem(items[index]!, itemTimes[index]!);
-      for (const [requestKey, kept] of replies) this.statements.keepReply.run(requestKey, kept.fingerprint, kept.reply, kept.at);
+      for (const [requestKey, kept] of replies)
+        this.statements.keepReply.run(requestKey, kept.fingerprint, kept.reply, kept.at);
       // In the same transaction: a call's report and the outbox rows announcing it are kept with the items, or neither is.
       for (let index = 0; index < items.length; index += 1) this.calls.record(items[index]!, itemTimes[index]!);
       this.db.exec('COMMIT');

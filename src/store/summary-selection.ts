@@ -1,6 +1,7 @@
 import type { SummaryQuery, SummaryRow, SummarySelection } from './ports.js';
 
-const primaryOf = (row: SummaryRow, query: SummaryQuery): number | string => (query.sort === 'last_activity' ? row.last_activity_at : row.session_id);
+const primaryOf = (row: SummaryRow, query: SummaryQuery): number | string =>
+  query.sort === 'last_activity' ? row.last_activity_at : row.session_id;
 
 /** A row against a position (sort value, then id), without building one: the walk allocates nothing per row. */
 function compareTo(row: SummaryRow, query: SummaryQuery, position: { primary: number | string; id: string }): number {
@@ -17,7 +18,8 @@ export function matchesSummary(row: SummaryRow, query: SummaryQuery): boolean {
   if (query.voice !== undefined && (row.voice !== 'inactive') !== (query.voice === 'active')) return false;
   if (query.screen !== undefined && row.screen?.toLowerCase() !== query.screen) return false;
   const { q } = query;
-  if (q !== undefined && !includes(row.session_id, q) && !includes(row.user_id, q) && !includes(row.screen, q)) return false;
+  if (q !== undefined && !includes(row.session_id, q) && !includes(row.user_id, q) && !includes(row.screen, q))
+    return false;
   return true;
 }
 
@@ -37,7 +39,8 @@ export function selectSummaries(rows: Iterable<SummaryRow>, query: SummaryQuery)
     total += 1;
     if (query.after !== undefined && compareTo(row, query, query.after) * direction <= 0) continue;
     afterCursor += 1;
-    if (best.length === query.limit && compareTo(row, query, position(best[best.length - 1]!)) * direction >= 0) continue;
+    if (best.length === query.limit && compareTo(row, query, position(best[best.length - 1]!)) * direction >= 0)
+      continue;
     let low = 0;
     let high = best.length;
     while (low < high) {

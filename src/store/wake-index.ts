@@ -42,7 +42,9 @@ export class WakeIndex {
 
   private rebuild(): void {
     const seen = new Set<string>();
-    const kept = this.heap.filter((entry) => this.current(entry.id) === entry.at && !seen.has(entry.id) && seen.add(entry.id));
+    const kept = this.heap.filter(
+      (entry) => this.current(entry.id) === entry.at && !seen.has(entry.id) && seen.add(entry.id),
+    );
     this.heap = [];
     for (const entry of kept) {
       this.heap.push(entry);

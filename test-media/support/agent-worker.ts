@@ -8,8 +8,10 @@ let built: Promise<void> | undefined;
 /** The agent compiled as `npm run agent` runs it (agent/tsconfig.json), once per test process. */
 function buildAgent(): Promise<void> {
   built ??= new Promise<void>((resolve, reject) => {
-    execFile(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'agent/tsconfig.json'], (error, stdout, stderr) =>
-      error ? reject(new Error(`agent build failed: ${stdout}${stderr}`)) : resolve(),
+    execFile(
+      process.execPath,
+      ['node_modules/typescript/bin/tsc', '-p', 'agent/tsconfig.json'],
+      (error, stdout, stderr) => (error ? reject(new Error(`agent build failed: ${stdout}${stderr}`)) : resolve()),
     );
   });
   return built;
@@ -27,7 +29,12 @@ export interface WorkerLogLine {
   [field: string]: unknown;
 }
 
-export async function startAgentWorker(liveKit: LiveKitServer, service: MediaService, modelsBaseUrl: string, env: Record<string, string> = {}) {
+export async function startAgentWorker(
+  liveKit: LiveKitServer,
+  service: MediaService,
+  modelsBaseUrl: string,
+  env: Record<string, string> = {},
+) {
   // The port for its HTTP server was free when picked; another test process may take it before the
   // worker listens. Started again on another, as a supervisor would restart it.
   for (let attempt = 1; ; attempt += 1) {
@@ -39,7 +46,12 @@ export async function startAgentWorker(liveKit: LiveKitServer, service: MediaSer
   }
 }
 
-async function startAgentWorkerOnce(liveKit: LiveKitServer, service: MediaService, modelsBaseUrl: string, env: Record<string, string>) {
+async function startAgentWorkerOnce(
+  liveKit: LiveKitServer,
+  service: MediaService,
+  modelsBaseUrl: string,
+  env: Record<string, string>,
+) {
   await buildAgent();
   const child = spawn(process.execPath, ['dist/agent-build/agent/main.js', 'start'], {
     env: {

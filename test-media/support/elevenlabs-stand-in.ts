@@ -70,20 +70,29 @@ export async function startElevenLabsStandIn(apiKey: string, initial: ScribeScri
   const speeches: SpeakRequest[] = [];
 
   function refuseKey(res: ServerResponse) {
-    res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: { status: 'invalid_api_key', message: 'Invalid API key' } }));
+    res
+      .writeHead(401, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ detail: { status: 'invalid_api_key', message: 'Invalid API key' } }));
   }
 
   function tone(text: string, sampleRate: number): Buffer {
     const samples = Math.max(1, text.trim().split(/\s+/).length) * Math.round(sampleRate * 0.06);
     const pcm = Buffer.alloc(samples * 2);
-    for (let i = 0; i < samples; i += 1) pcm.writeInt16LE(Math.round(10_000 * Math.sin((2 * Math.PI * 440 * i) / sampleRate)), i * 2);
+    for (let i = 0; i < samples; i += 1)
+      pcm.writeInt16LE(Math.round(10_000 * Math.sin((2 * Math.PI * 440 * i) / sampleRate)), i * 2);
     return pcm;
   }
 
   async function scribe(req: IncomingMessage, url: URL, raw: Buffer, res: ServerResponse) {
-    const form = await new Request('http://stand-in/', { method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? '' }, body: new Uint8Array(raw) }).formData();
+    const form = await new Request('http://stand-in/', {
+      method: 'POST',
+      headers: { 'content-type': req.headers['content-type'] ?? '' },
+      body: new Uint8Array(raw),
+    }).formData();
     const file = form.get('file');
-    const fields = Object.fromEntries([...form.entries()].filter(([key]) => key !== 'file').map(([key, value]) => [key, String(value)]));
+    const fields = Object.fromEntries(
+      [...form.entries()].filter(([key]) => key !== 'file').map(([key, value]) => [key, String(value)]),
+    );
     const request: ScribeRequest = {
       apiKey: req.headers[AUTH_HEADER] as string | undefined,
       query: url.searchParams,
@@ -95,19 +104,32 @@ export async function startElevenLabsStandIn(apiKey: string, initial: ScribeScri
     transcriptions.push(request);
     if (request.apiKey !== apiKey) return refuseKey(res);
     if (!(file instanceof Blob) || !fields.model_id) {
-      res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'file and model_id are required' }));
+      res
+        .writeHead(422, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ detail: 'file and model_id are required' }));
       return;
     }
     if (faults.scribe === 'error') {
-      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: { status: 'internal_error', message: 'An internal server error occurred' } }));
+      res
+        .writeHead(500, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ detail: { status: 'internal_error', message: 'An internal server error occurred' } }));
       return;
     }
     const { text, languageCode } = script.transcript(request);
     // Words and the spaces between them, timed across the upload, as Scribe lists them.
     const parts = text.split(/(\s+)/).filter((part) => part !== '');
     const step = 0.3;
-    const words = parts.map((part, index) => ({ text: part, start: index * step, end: (index + 1) * step, type: /^\s+$/.test(part) ? 'spacing' : 'word', speaker_id: 'speaker_0', logprob: -0.05 }));
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ language_code: languageCode, language_probability: 0.98, text, words }));
+    const words = parts.map((part, index) => ({
+      text: part,
+      start: index * step,
+      end: (index + 1) * step,
+      type: /^\s+$/.test(part) ? 'spacing' : 'word',
+      speaker_id: 'speaker_0',
+      logprob: -0.05,
+    }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ language_code: languageCode, language_probability: 0.98, text, words }));
   }
 
   function speakOverHttp(req: IncomingMessage, url: URL, voiceId: string, raw: Buffer, res: ServerResponse) {
@@ -126,7 +148,9 @@ export async function startElevenLabsStandIn(apiKey: string, initial: ScribeScri
     if (request.apiKey !== apiKey) return refuseKey(res);
     const rate = PCM_FORMAT.exec(url.searchParams.get('output_format') ?? '')?.[1];
     if (!rate || !body.text || !body.model_id) {
-      res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'text, model_id and a pcm_* output_format are required here' }));
+      res
+        .writeHead(422, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ detail: 'text, model_id and a pcm_* output_format are required here' }));
       return;
     }
     res.writeHead(200, { 'content-type': 'audio/pcm' }).end(tone(body.text, Number(rate)));
@@ -143,15 +167,27 @@ export async function startElevenLabsStandIn(apiKey: string, initial: ScribeScri
       const audio = tone(text, sampleRate);
       // Each character's time, spread evenly over the audio, as ElevenLabs times them.
       const chars = [...text];
-      const perChar = (audio.length / 2 / sampleRate) * 1000 / chars.length;
-      const alignment = { chars, charStartTimesMs: chars.map((_, index) => Math.round(index * perChar)), charsDurationsMs: chars.map(() => Math.round(perChar)) };
-      socket.send(JSON.stringify({ audio: audio.toString('base64'), normalizedAlignment: alignment, alignment, contextId }));
+      const perChar = ((audio.length / 2 / sampleRate) * 1000) / chars.length;
+      const alignment = {
+        chars,
+        charStartTimesMs: chars.map((_, index) => Math.round(index * perChar)),
+        charsDurationsMs: chars.map(() => Math.round(perChar)),
+      };
+      socket.send(
+        JSON.stringify({ audio: audio.toString('base64'), normalizedAlignment: alignment, alignment, contextId }),
+      );
     };
 
     let stalled = false;
     socket.on('message', (data: RawData) => {
       if (stalled) return;
-      const message = JSON.parse(data.toString()) as { text?: string; context_id?: string; flush?: boolean; close_context?: boolean; close_socket?: boolean };
+      const message = JSON.parse(data.toString()) as {
+        text?: string;
+        context_id?: string;
+        flush?: boolean;
+        close_context?: boolean;
+        close_socket?: boolean;
+      };
       if (message.close_socket) {
         socket.close(1000);
         return;
@@ -163,7 +199,16 @@ export async function startElevenLabsStandIn(apiKey: string, initial: ScribeScri
       }
       let context = contexts.get(contextId);
       if (!context) {
-        const request: SpeakRequest = { transport: 'websocket', apiKey: key, voiceId, query: url.searchParams, model: url.searchParams.get('model_id') ?? '', languageCode: url.searchParams.get('language_code') ?? undefined, text: '', done: false };
+        const request: SpeakRequest = {
+          transport: 'websocket',
+          apiKey: key,
+          voiceId,
+          query: url.searchParams,
+          model: url.searchParams.get('model_id') ?? '',
+          languageCode: url.searchParams.get('language_code') ?? undefined,
+          text: '',
+          done: false,
+        };
         speeches.push(request);
         context = { request, pending: '' };
         contexts.set(contextId, context);
@@ -181,7 +226,13 @@ export async function startElevenLabsStandIn(apiKey: string, initial: ScribeScri
         }
         if (faults.speech === 'error') {
           // As ElevenLabs refuses a spent quota: the error, then the connection closed as a policy violation.
-          socket.send(JSON.stringify({ error: 'quota_exceeded', message: 'This request exceeds your quota of 10000.', contextId }));
+          socket.send(
+            JSON.stringify({
+              error: 'quota_exceeded',
+              message: 'This request exceeds your quota of 10000.',
+              contextId,
+            }),
+          );
           socket.close(1008, 'quota_exceeded');
           return;
         }
@@ -208,7 +259,9 @@ export async function startElevenLabsStandIn(apiKey: string, initial: ScribeScri
         if (req.method === 'POST' && url.pathname === '/v1/speech-to-text') return await scribe(req, url, raw, res);
         const voice = /^\/v1\/text-to-speech\/([^/]+)\/stream$/.exec(url.pathname);
         if (req.method === 'POST' && voice) return speakOverHttp(req, url, decodeURIComponent(voice[1]!), raw, res);
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: `no route ${req.method} ${url.pathname}` }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ detail: `no route ${req.method} ${url.pathname}` }));
       } catch (error) {
         res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: String(error) }));
       }
@@ -219,7 +272,13 @@ export async function startElevenLabsStandIn(apiKey: string, initial: ScribeScri
     const url = new URL(req.url ?? '/', 'http://stand-in');
     const voice = /^\/v1\/text-to-speech\/([^/]+)\/multi-stream-input$/.exec(url.pathname);
     const key = req.headers[AUTH_HEADER] as string | undefined;
-    const refusal = !voice ? '404 Not Found' : key !== apiKey ? '401 Unauthorized' : !PCM_FORMAT.test(url.searchParams.get('output_format') ?? '') ? '422 Unprocessable Entity' : undefined;
+    const refusal = !voice
+      ? '404 Not Found'
+      : key !== apiKey
+        ? '401 Unauthorized'
+        : !PCM_FORMAT.test(url.searchParams.get('output_format') ?? '')
+          ? '422 Unprocessable Entity'
+          : undefined;
     if (refusal) {
       socket.end(`HTTP/1.1 ${refusal}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;

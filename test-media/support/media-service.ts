@@ -27,13 +27,17 @@ export async function startMediaService(liveKit: LiveKitServer, env: Record<stri
   const client = createServiceClient({ baseUrl: url, apiKey: SERVICE_API_KEY });
 
   async function startVoice(sessionId: string, screen = 'pan_entry'): Promise<Schemas['AssistantStartOut']> {
-    const { data, error, response } = await client.POST('/v1/assistant/session/start', { body: { session_id: sessionId, user_id: `user-${sessionId}`, screen } });
+    const { data, error, response } = await client.POST('/v1/assistant/session/start', {
+      body: { session_id: sessionId, user_id: `user-${sessionId}`, screen },
+    });
     if (!data) throw new Error(`start ${sessionId}: ${response.status} ${JSON.stringify(error)}`);
     return data;
   }
 
   async function stopVoice(sessionId: string) {
-    const { data, error, response } = await client.POST('/v1/assistant/session/stop', { body: { session_id: sessionId } });
+    const { data, error, response } = await client.POST('/v1/assistant/session/stop', {
+      body: { session_id: sessionId },
+    });
     if (!data) throw new Error(`stop ${sessionId}: ${response.status} ${JSON.stringify(error)}`);
     return data;
   }
@@ -51,8 +55,12 @@ export async function startMediaService(liveKit: LiveKitServer, env: Record<stri
     return ((await response.json()) as { items: ActivityItem[] }).items;
   }
 
-  async function session(sessionId: string): Promise<{ active: boolean; latest_event: Record<string, unknown> | null }> {
-    const response = await fetch(`${url}/api/sessions/${encodeURIComponent(sessionId)}`, { headers: { 'x-api-key': SERVICE_API_KEY } });
+  async function session(
+    sessionId: string,
+  ): Promise<{ active: boolean; latest_event: Record<string, unknown> | null }> {
+    const response = await fetch(`${url}/api/sessions/${encodeURIComponent(sessionId)}`, {
+      headers: { 'x-api-key': SERVICE_API_KEY },
+    });
     if (!response.ok) throw new Error(`session: ${response.status} ${await response.text()}`);
     return (await response.json()) as { active: boolean; latest_event: Record<string, unknown> | null };
   }
@@ -68,7 +76,8 @@ export async function startMediaService(liveKit: LiveKitServer, env: Record<stri
       while (watching) {
         const latest = (await session(sessionId).catch(() => undefined))?.latest_event;
         const properties = latest?.properties as { turn_index?: number } | undefined;
-        if (latest?.event === 'voice_conversation_turn' && typeof properties?.turn_index === 'number') turns.set(properties.turn_index, latest);
+        if (latest?.event === 'voice_conversation_turn' && typeof properties?.turn_index === 'number')
+          turns.set(properties.turn_index, latest);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     })();
@@ -95,7 +104,9 @@ export async function startMediaService(liveKit: LiveKitServer, env: Record<stri
     logs: process.logs,
     async stop() {
       if (process.child.exitCode === null) process.child.kill('SIGTERM');
-      await new Promise<void>((resolve) => (process.child.exitCode !== null ? resolve() : process.child.once('exit', () => resolve())));
+      await new Promise<void>((resolve) =>
+        process.child.exitCode !== null ? resolve() : process.child.once('exit', () => resolve()),
+      );
     },
   };
 }

@@ -33,9 +33,15 @@ export async function startMediaStack(options: MediaStackOptions) {
     // The service's port is chosen first when the media server is to call it.
     const servicePort = options.webhooks ? await freePort() : undefined;
     const webhookUrl = servicePort === undefined ? undefined : `http://127.0.0.1:${servicePort}/v1/livekit/webhook`;
-    const liveKit: LiveKitServer = await startLiveKitServer({ logFile: process.env.MEDIA_TEST_LIVEKIT_LOG, ...(webhookUrl ? { webhookUrl } : {}) });
+    const liveKit: LiveKitServer = await startLiveKitServer({
+      logFile: process.env.MEDIA_TEST_LIVEKIT_LOG,
+      ...(webhookUrl ? { webhookUrl } : {}),
+    });
     started.push(liveKit);
-    const service: MediaService = await startMediaService(liveKit, { ...options.service, ...(servicePort === undefined ? {} : { PORT: String(servicePort) }) });
+    const service: MediaService = await startMediaService(liveKit, {
+      ...options.service,
+      ...(servicePort === undefined ? {} : { PORT: String(servicePort) }),
+    });
     started.push(service);
     const models: ModelStandIn = await startModelStandIn(options.models);
     started.push({ stop: () => models.close() });

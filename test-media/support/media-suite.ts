@@ -32,13 +32,18 @@ export function mediaSuite(options: MediaStackOptions): { stack(): MediaStack; u
 }
 
 /** The user's last words in a chat request. */
-export const lastUserText = (request: ChatRequest): string => String(request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '');
+export const lastUserText = (request: ChatRequest): string =>
+  String(request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '');
 
 /**
  * A model that calls a tool when the user's last words match, says `afterTool` once the tool
  * answered, and `otherwise` to anything else: how the stand-in drives an agent's tools.
  */
-export function toolModel(tools: { when: RegExp; name: string; arguments: Record<string, unknown> }[], afterTool: string, otherwise: string): ModelScript['reply'] {
+export function toolModel(
+  tools: { when: RegExp; name: string; arguments: Record<string, unknown> }[],
+  afterTool: string,
+  otherwise: string,
+): ModelScript['reply'] {
   return (request) => {
     const last = request.messages.at(-1);
     if (last?.role === 'tool') return afterTool;

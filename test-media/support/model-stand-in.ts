@@ -34,7 +34,14 @@ export interface ModelScript {
    * The assistant's answer to a chat request. The provider failing: a status and body, 'hang'
    * (never answers), or `malformed`, sent as the body of a 200 event stream.
    */
-  reply(request: ChatRequest): string | { status: number; body: string } | { malformed: string } | { toolCall: { name: string; arguments: Record<string, unknown> } } | 'hang';
+  reply(
+    request: ChatRequest,
+  ):
+    | string
+    | { status: number; body: string }
+    | { malformed: string }
+    | { toolCall: { name: string; arguments: Record<string, unknown> } }
+    | 'hang';
   /** The text of a transcription. */
   transcript(request: TranscriptionRequest): string;
 }
@@ -70,11 +77,31 @@ export async function startModelStandIn(initial: ModelScript) {
     if (typeof answer !== 'string' && 'toolCall' in answer) {
       // A function call, streamed as the provider streams one: the call's name first, its arguments after, finish_reason tool_calls.
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const base = { id: `chatcmpl-${chats.length}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: parsed.model };
+      const base = {
+        id: `chatcmpl-${chats.length}`,
+        object: 'chat.completion.chunk',
+        created: Math.floor(Date.now() / 1000),
+        model: parsed.model,
+      };
       const send = (chunk: object) => res.write(`data: ${JSON.stringify({ ...base, ...chunk })}\n\n`);
-      const call = { index: 0, id: `call_${chats.length}`, type: 'function', function: { name: answer.toolCall.name, arguments: '' } };
-      send({ choices: [{ index: 0, delta: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: null }] });
-      send({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: JSON.stringify(answer.toolCall.arguments) } }] }, finish_reason: null }] });
+      const call = {
+        index: 0,
+        id: `call_${chats.length}`,
+        type: 'function',
+        function: { name: answer.toolCall.name, arguments: '' },
+      };
+      send({
+        choices: [{ index: 0, delta: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: null }],
+      });
+      send({
+        choices: [
+          {
+            index: 0,
+            delta: { tool_calls: [{ index: 0, function: { arguments: JSON.stringify(answer.toolCall.arguments) } }] },
+            finish_reason: null,
+          },
+        ],
+      });
       send({ choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
       res.end('data: [DONE]\n\n');
       return;
@@ -88,25 +115,47 @@ export async function startModelStandIn(initial: ModelScript) {
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const base = { id: `chatcmpl-${chats.length}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: parsed.model };
+    const base = {
+      id: `chatcmpl-${chats.length}`,
+      object: 'chat.completion.chunk',
+      created: Math.floor(Date.now() / 1000),
+      model: parsed.model,
+    };
     const send = (chunk: object) => res.write(`data: ${JSON.stringify({ ...base, ...chunk })}\n\n`);
     send({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
-    for (const word of answer.split(/(?<= )/)) send({ choices: [{ index: 0, delta: { content: word }, finish_reason: null }] });
+    for (const word of answer.split(/(?<= )/))
+      send({ choices: [{ index: 0, delta: { content: word }, finish_reason: null }] });
     send({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
-    send({ choices: [], usage: { prompt_tokens: 10, completion_tokens: answer.split(' ').length, total_tokens: 10 + answer.split(' ').length } });
+    send({
+      choices: [],
+      usage: {
+        prompt_tokens: 10,
+        completion_tokens: answer.split(' ').length,
+        total_tokens: 10 + answer.split(' ').length,
+      },
+    });
     res.end('data: [DONE]\n\n');
   }
 
   async function transcription(req: IncomingMessage, raw: Buffer, res: ServerResponse) {
-    const form = await new Request('http://stand-in/', { method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? '' }, body: new Uint8Array(raw) }).formData();
+    const form = await new Request('http://stand-in/', {
+      method: 'POST',
+      headers: { 'content-type': req.headers['content-type'] ?? '' },
+      body: new Uint8Array(raw),
+    }).formData();
     const file = form.get('file');
     const request: TranscriptionRequest = {
       model: String(form.get('model')),
       audio: file instanceof Blob ? Buffer.from(await file.arrayBuffer()) : Buffer.alloc(0),
-      raw: [...form.entries()].filter(([key]) => key !== 'file').map(([key, value]) => `${key}=${String(value)}`).join('&'),
+      raw: [...form.entries()]
+        .filter(([key]) => key !== 'file')
+        .map(([key, value]) => `${key}=${String(value)}`)
+        .join('&'),
     };
     transcriptions.push(request);
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: script.transcript(request) }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ text: script.transcript(request) }));
   }
 
   function speech(raw: string, res: ServerResponse) {
@@ -115,7 +164,8 @@ export async function startModelStandIn(initial: ModelScript) {
     // About 60 ms of a 440 Hz tone per word, at a third of full scale.
     const samples = Math.max(1, request.input.split(/\s+/).length) * Math.round(SPEECH_SAMPLE_RATE * 0.06);
     const pcm = Buffer.alloc(samples * 2);
-    for (let i = 0; i < samples; i += 1) pcm.writeInt16LE(Math.round(10_000 * Math.sin((2 * Math.PI * 440 * i) / SPEECH_SAMPLE_RATE)), i * 2);
+    for (let i = 0; i < samples; i += 1)
+      pcm.writeInt16LE(Math.round(10_000 * Math.sin((2 * Math.PI * 440 * i) / SPEECH_SAMPLE_RATE)), i * 2);
     res.writeHead(200, { 'content-type': 'audio/pcm' }).end(pcm);
   }
 
@@ -127,9 +177,13 @@ export async function startModelStandIn(initial: ModelScript) {
         if (req.method === 'POST' && path === '/v1/chat/completions') return chat(raw.toString('utf8'), res);
         if (req.method === 'POST' && path === '/v1/audio/transcriptions') return await transcription(req, raw, res);
         if (req.method === 'POST' && path === '/v1/audio/speech') return speech(raw.toString('utf8'), res);
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } }));
       } catch (error) {
-        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: String(error), type: 'server_error' } }));
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: String(error), type: 'server_error' } }));
       }
     })();
   });

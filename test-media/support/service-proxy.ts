@@ -20,14 +20,28 @@ export async function startServiceProxy() {
       if (failing && req.method === 'GET' && context) {
         const sessionId = decodeURIComponent(context[1]!);
         refused.set(sessionId, [...(refused.get(sessionId) ?? []), performance.now()]);
-        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'service unavailable' }));
+        res
+          .writeHead(503, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ detail: 'service unavailable' }));
         return;
       }
       const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string' && name !== 'host' && name !== 'connection') headers.set(name, value);
+      for (const [name, value] of Object.entries(req.headers))
+        if (typeof value === 'string' && name !== 'host' && name !== 'connection') headers.set(name, value);
       try {
-        const answer = await fetch(`${target}${req.url}`, { method: req.method, headers, ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}) });
-        res.writeHead(answer.status, Object.fromEntries([...answer.headers].filter(([name]) => name !== 'content-encoding' && name !== 'content-length' && name !== 'transfer-encoding')));
+        const answer = await fetch(`${target}${req.url}`, {
+          method: req.method,
+          headers,
+          ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
+        });
+        res.writeHead(
+          answer.status,
+          Object.fromEntries(
+            [...answer.headers].filter(
+              ([name]) => name !== 'content-encoding' && name !== 'content-length' && name !== 'transfer-encoding',
+            ),
+          ),
+        );
         res.end(Buffer.from(await answer.arrayBuffer()));
       } catch (error) {
         res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: String(error) }));

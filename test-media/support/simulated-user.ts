@@ -1,5 +1,16 @@
 import type { RemoteParticipant, RemoteTrack } from '@livekit/rtc-node';
-import { AudioFrame, AudioSource, AudioStream, LocalAudioTrack, ParticipantKind, Room, RoomEvent, TrackKind, TrackPublishOptions, TrackSource } from '@livekit/rtc-node';
+import {
+  AudioFrame,
+  AudioSource,
+  AudioStream,
+  LocalAudioTrack,
+  ParticipantKind,
+  Room,
+  RoomEvent,
+  TrackKind,
+  TrackPublishOptions,
+  TrackSource,
+} from '@livekit/rtc-node';
 
 /** A frame louder than this (RMS of 16-bit samples) is speech a user hears, not the silence between words. */
 export const AUDIBLE_RMS = 1000;
@@ -69,7 +80,8 @@ export async function joinAsUser(url: string, token: string) {
     agentAudioFrames: () => agentAudioFrames,
     /** The first audible agent frame that arrived after `since` (performance.now()), if any yet. */
     firstAudibleAfter: (since: number) => audibleAt.find((at) => at > since),
-    agents: () => [...room.remoteParticipants.values()].filter((participant) => participant.kind === ParticipantKind.AGENT),
+    agents: () =>
+      [...room.remoteParticipants.values()].filter((participant) => participant.kind === ParticipantKind.AGENT),
     async type(text: string) {
       await room.localParticipant!.sendText(text, { topic: CHAT_TOPIC });
     },
@@ -82,7 +94,10 @@ export async function joinAsUser(url: string, token: string) {
       if (!microphone) {
         microphone = new AudioSource(sampleRate, 1);
         const track = LocalAudioTrack.createAudioTrack('microphone', microphone);
-        await room.localParticipant!.publishTrack(track, new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }));
+        await room.localParticipant!.publishTrack(
+          track,
+          new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }),
+        );
       }
       const chunk = Math.floor(sampleRate / 100);
       const silence = new Int16Array(Math.round((sampleRate * silenceMs) / 1000));

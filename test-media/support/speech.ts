@@ -5,13 +5,19 @@ import { join } from 'node:path';
 
 /** 16-bit mono PCM and its sample rate, from the `data` chunk of a WAV file. */
 export function pcmOfWav(wav: Buffer): { samples: Int16Array; sampleRate: number } {
-  if (wav.toString('ascii', 0, 4) !== 'RIFF' || wav.toString('ascii', 8, 12) !== 'WAVE') throw new Error('not a WAV file');
+  if (wav.toString('ascii', 0, 4) !== 'RIFF' || wav.toString('ascii', 8, 12) !== 'WAVE')
+    throw new Error('not a WAV file');
   let sampleRate = 0;
-  for (let offset = 12; offset + 8 <= wav.length; ) {
+  for (let offset = 12; offset + 8 <= wav.length;) {
     const id = wav.toString('ascii', offset, offset + 4);
     const size = wav.readUInt32LE(offset + 4);
     if (id === 'fmt ') {
-      if (wav.readUInt16LE(offset + 8) !== 1 || wav.readUInt16LE(offset + 10) !== 1 || wav.readUInt16LE(offset + 22) !== 16) throw new Error('not 16-bit mono PCM');
+      if (
+        wav.readUInt16LE(offset + 8) !== 1 ||
+        wav.readUInt16LE(offset + 10) !== 1 ||
+        wav.readUInt16LE(offset + 22) !== 16
+      )
+        throw new Error('not 16-bit mono PCM');
       sampleRate = wav.readUInt32LE(offset + 12);
     }
     if (id === 'data') {
@@ -44,8 +50,29 @@ export function speak(phrase: string, voice?: string): { samples: Int16Array; sa
  */
 export function speakAt(phrase: string, voice: string, speed: number, sampleRate: number): Int16Array {
   const wav = execFileSync('espeak-ng', ['-v', voice, '-s', String(speed), '--stdout'], { input: phrase });
-  const raw = execFileSync('sox', ['-q', '-D', '-t', 'wav', '-', '-t', 'raw', '-r', String(sampleRate), '-e', 'signed-integer', '-b', '16', '-c', '1', '-'], {
-    input: wav,
-  });
+  const raw = execFileSync(
+    'sox',
+    [
+      '-q',
+      '-D',
+      '-t',
+      'wav',
+      '-',
+      '-t',
+      'raw',
+      '-r',
+      String(sampleRate),
+      '-e',
+      'signed-integer',
+      '-b',
+      '16',
+      '-c',
+      '1',
+      '-',
+    ],
+    {
+      input: wav,
+    },
+  );
   return new Int16Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length - (raw.length % 2)));
 }

@@ -26,7 +26,11 @@ export async function startCall(service: MediaService, sessionId: string, users:
 /** The agent has joined and said its opening line (that it is an automated assistant). */
 export async function heardOpening(user: SimulatedUser, timeoutMs = 30_000) {
   // The opening is the tenant's consent notice in the worker's language (docs/calls.md): English or Hindi here.
-  await eventually(() => user.transcripts.join(' '), (text) => /automated assistant|स्वचालित सहायक/i.test(text), timeoutMs);
+  await eventually(
+    () => user.transcripts.join(' '),
+    (text) => /automated assistant|स्वचालित सहायक/i.test(text),
+    timeoutMs,
+  );
 }
 
 /** What a stand-in receives from now on: `next()` waits for the first such request and returns it. */
@@ -34,7 +38,11 @@ export function requestsFrom<T>(received: T[]) {
   const from = received.length;
   return {
     async next(timeoutMs = 30_000): Promise<T> {
-      await eventually(() => received.length, (count) => count > from, timeoutMs);
+      await eventually(
+        () => received.length,
+        (count) => count > from,
+        timeoutMs,
+      );
       return received[from]!;
     },
     since: () => received.slice(from),

@@ -16,7 +16,14 @@ afterEach(async () => {
 
 function record(h: Harness, count: number, payload: Record<string, unknown> = {}): void {
   for (let i = 0; i < count; i += 1) {
-    h.system.activity.append({ kind: 'event', at: h.clock.now(), session_id: 's1', user_id: null, payload: { n: i, ...payload }, trace: { trace_id: 't', request_id: 'r' } });
+    h.system.activity.append({
+      kind: 'event',
+      at: h.clock.now(),
+      session_id: 's1',
+      user_id: null,
+      payload: { n: i, ...payload },
+      trace: { trace_id: 't', request_id: 'r' },
+    });
   }
 }
 
@@ -91,8 +98,13 @@ describe('the activity actor: every committed item to every reader', () => {
     expect(before.ids).toHaveLength(301);
     expect(after.ids).toEqual(before.ids);
     expect(tried).toEqual(before.ids);
-    expect(h.system.activityActor.tail().readers.find((entry) => entry.reader === 'broken')).toEqual({ reader: 'broken', failures: 301 });
-    const failures = h.logs.parsed().filter((line) => line.msg === 'activity reader failed; the other readers were given the item');
+    expect(h.system.activityActor.tail().readers.find((entry) => entry.reader === 'broken')).toEqual({
+      reader: 'broken',
+      failures: 301,
+    });
+    const failures = h.logs
+      .parsed()
+      .filter((line) => line.msg === 'activity reader failed; the other readers were given the item');
     expect(failures).toHaveLength(1);
     expect(failures[0]).toMatchObject({ reader: 'broken', failures: 1, level: 50, err: { message: 'reader bug' } });
     h.system.stop();
@@ -106,7 +118,9 @@ describe('the activity actor: every committed item to every reader', () => {
       seen.push({ reader: 'answering', id: item.id, n: item.payload.n });
       if (item.payload.n === 1) record(h, 1, { n: 'answer' });
     });
-    h.system.activityActor.subscribe('watching', (item) => seen.push({ reader: 'watching', id: item.id, n: item.payload.n }));
+    h.system.activityActor.subscribe('watching', (item) =>
+      seen.push({ reader: 'watching', id: item.id, n: item.payload.n }),
+    );
 
     await burst(h, 3);
     await h.system.activity.commit();

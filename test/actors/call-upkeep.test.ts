@@ -30,7 +30,10 @@ describe('the call upkeep on a 30-day retention', () => {
     const h = createHarness({ env: { STORE: 'sqlite', TRANSCRIPT_RETENTION_DAYS: '30' } });
     // The service's own upkeep rests; the one under test runs on a clock with Node's limit.
     h.system.callUpkeep!.stop();
-    const started = await h.http.post('/v1/assistant/session/start').send({ session_id: 'kept-30-days', user_id: 'u1' }).expect(200);
+    const started = await h.http
+      .post('/v1/assistant/session/start')
+      .send({ session_id: 'kept-30-days', user_id: 'u1' })
+      .expect(200);
     const callId = started.body.assistant_invocation_id as string;
     await h.http.post('/v1/assistant/session/stop').send({ session_id: 'kept-30-days' }).expect(200);
     const endedAt = h.clock.now();
@@ -39,7 +42,13 @@ describe('the call upkeep on a 30-day retention', () => {
 
     const clock = new NodeTimerClock();
     clock.set(endedAt);
-    const upkeep = new CallUpkeep({ calls: h.system.calls!, clock, logger: h.logger, send: () => Promise.reject(new Error('no webhook is configured')), retentionDays: 30 });
+    const upkeep = new CallUpkeep({
+      calls: h.system.calls!,
+      clock,
+      logger: h.logger,
+      send: () => Promise.reject(new Error('no webhook is configured')),
+      retentionDays: 30,
+    });
     upkeep.start();
     await settle();
 

@@ -16,7 +16,10 @@ async function newSessions(h: Harness, prefix: string, count: number, lanes = 10
     const answers = await Promise.all(
       Array.from({ length: Math.min(lanes, count - from) }, (_, i) => {
         const raw = { session_id: `${prefix}-${from + i}`, event: 'screen_state', screen: 'pan_details' };
-        return ingestSdkEvent(h.system.supervisor, raw.session_id, redactForIngest(EventInSchema.parse(raw)), { trace_id: 't', request_id: 'r' });
+        return ingestSdkEvent(h.system.supervisor, raw.session_id, redactForIngest(EventInSchema.parse(raw)), {
+          trace_id: 't',
+          request_id: 'r',
+        });
       }),
     );
     expect(answers.every((answer) => answer.ok)).toBe(true);
@@ -58,7 +61,13 @@ describe('MAX_SESSIONS: a new session at the cap costs a bounded walk, never one
     expect(tally).toEqual({ reads: 0, rows: 0 });
     expect(h.system.supervisor.counts).toEqual({ running: CAP, hibernated: 0 });
     // The 200 least recently touched went, and no other.
-    expect(['old-0', 'old-199', 'old-200', 'new-0', 'new-199'].map((id) => h.system.supervisor.has(id))).toEqual([false, false, true, true, true]);
+    expect(['old-0', 'old-199', 'old-200', 'new-0', 'new-199'].map((id) => h.system.supervisor.has(id))).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+    ]);
   });
 
   it('with hibernated sessions older than the running ones, one read of EVICTION_BATCH rows serves as many new sessions, each evicting the oldest hibernated', async () => {
@@ -72,14 +81,29 @@ describe('MAX_SESSIONS: a new session at the cap costs a bounded walk, never one
     // Before: every spawn at the cap settled the store and read `running + 1` rows (301 here, 100,000 at the defaults).
     expect(tally).toEqual({ reads: 1, rows: EVICTION_BATCH });
     expect(h.system.supervisor.counts).toEqual({ running: CAP - 300 + 200, hibernated: 100 });
-    expect(['idle-0', 'idle-199', 'idle-200', 'busy-0', 'new-199'].map((id) => h.system.supervisor.has(id))).toEqual([false, false, true, true, true]);
+    expect(['idle-0', 'idle-199', 'idle-200', 'busy-0', 'new-199'].map((id) => h.system.supervisor.has(id))).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+    ]);
   });
 
   it('past EVICTION_BATCH running sessions older than every hibernated one, the least recently touched inactive running one goes', async () => {
     const h = createHarness({ env: { MAX_SESSIONS: String(CAP), SESSION_HIBERNATE_SECONDS: '60' } });
     // Sessions in voice stay running, however long untouched: older than every hibernated one.
     const calls = EVICTION_BATCH + 6;
-    const started = await Promise.all(Array.from({ length: calls }, (_, n) => startVoice(h.system.supervisor, `call-${n}`, { trace: { trace_id: 't', request_id: 'r' }, user_id: null, screen: 'pan_details' }, h.system.tokens)));
+    const started = await Promise.all(
+      Array.from({ length: calls }, (_, n) =>
+        startVoice(
+          h.system.supervisor,
+          `call-${n}`,
+          { trace: { trace_id: 't', request_id: 'r' }, user_id: null, screen: 'pan_details' },
+          h.system.tokens,
+        ),
+      ),
+    );
     expect(started.every((answer) => answer.ok && 'room' in answer.value)).toBe(true);
     advance(h.clock, SECOND);
     await newSessions(h, 'idle', 100);
@@ -93,6 +117,11 @@ describe('MAX_SESSIONS: a new session at the cap costs a bounded walk, never one
     expect(h.system.supervisor.size).toBe(CAP);
     // No call was evicted; the oldest running sessions out of voice made room.
     expect(Array.from({ length: calls }, (_, n) => h.system.supervisor.has(`call-${n}`)).every(Boolean)).toBe(true);
-    expect(['fill-0', 'fill-49', 'fill-50', 'new-49'].map((id) => h.system.supervisor.has(id))).toEqual([false, false, true, true]);
+    expect(['fill-0', 'fill-49', 'fill-50', 'new-49'].map((id) => h.system.supervisor.has(id))).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ]);
   });
 });

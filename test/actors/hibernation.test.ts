@@ -10,11 +10,25 @@ const SECOND = 1000;
 const counts = (h: Harness) => h.system.supervisor.counts;
 const post = (h: Harness, body: object) => h.http.post('/v1/events').send(body);
 const evaluate = (h: Harness, screen: string) =>
-  h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: 's1', signals: { screen, time_spent: 25, errors: [], idle_seconds: 0 } });
+  h.http
+    .post('/v1/assistant/trigger/evaluate')
+    .send({ session_id: 's1', signals: { screen, time_spent: 25, errors: [], idle_seconds: 0 } });
 
 describe('hibernation (SESSION_HIBERNATE_SECONDS)', () => {
   it('is the initial state of the session machine, so a session brought back from its context is where it was', () => {
-    const settings = { schemaRegistry: true, criticalSteps: [], mediaReady: false, mediaRoomPrefix: 'kyc-', reengagementInactivitySeconds: 60, idleTtlMs: 60_000, sessionMaxBytes: 65_536, voiceSilenceMs: 300_000 , agentJoinMs: 10_000, agentDispatchAttempts: 3, roomCheckMs: 30_000};
+    const settings = {
+      schemaRegistry: true,
+      criticalSteps: [],
+      mediaReady: false,
+      mediaRoomPrefix: 'kyc-',
+      reengagementInactivitySeconds: 60,
+      idleTtlMs: 60_000,
+      sessionMaxBytes: 65_536,
+      voiceSilenceMs: 300_000,
+      agentJoinMs: 10_000,
+      agentDispatchAttempts: 3,
+      roomCheckMs: 30_000,
+    };
     const actor = createActor(sessionMachine, { input: { sessionId: 's', at: 0, settings } }).start();
     expect(actor.getSnapshot().value).toEqual(HIBERNATION_STATE);
     expect(canHibernate(actor.getSnapshot())).toBe(true);
@@ -24,7 +38,15 @@ describe('hibernation (SESSION_HIBERNATE_SECONDS)', () => {
   it('holds an untouched session as its context and brings it back, state intact, on the next command', async () => {
     const h = createHarness({ env: { SESSION_HIBERNATE_SECONDS: '60' } });
     await post(h, { session_id: 's1', user_id: 'u1', event: 'screen_state', screen: 'pan_details' });
-    await post(h, { session_id: 's1', event: 'component_input', screen: 'pan_details', component_id: 'pan', component_type: 'text_input', hint: 'ABCDE1234F', masked: false });
+    await post(h, {
+      session_id: 's1',
+      event: 'component_input',
+      screen: 'pan_details',
+      component_id: 'pan',
+      component_type: 'text_input',
+      hint: 'ABCDE1234F',
+      masked: false,
+    });
     expect((await evaluate(h, 'pan_details')).body.trigger).toBe(true);
 
     // Due at 60 s, but the trigger's 60 s cooldown is still running then: a busy session is
@@ -39,12 +61,25 @@ describe('hibernation (SESSION_HIBERNATE_SECONDS)', () => {
     expect((await h.http.get('/api/sessions/s1')).body).toEqual(before);
     expect(counts(h)).toEqual({ running: 0, hibernated: 1 });
 
-    await post(h, { session_id: 's1', event: 'component_input', screen: 'pan_details', component_id: 'terms', component_type: 'checkbox', hint: 'checked', masked: false });
+    await post(h, {
+      session_id: 's1',
+      event: 'component_input',
+      screen: 'pan_details',
+      component_id: 'terms',
+      component_type: 'checkbox',
+      hint: 'checked',
+      masked: false,
+    });
     expect(counts(h)).toEqual({ running: 1, hibernated: 0 });
     // Operators see both at LOG_LEVEL=debug.
-    const lifecycle = h.logs.parsed().filter((line) => line.session_id === 's1' && String(line.msg).startsWith('session '));
+    const lifecycle = h.logs
+      .parsed()
+      .filter((line) => line.session_id === 's1' && String(line.msg).startsWith('session '));
     expect(lifecycle.map((line) => line.msg)).toEqual(['session hibernated', 'session woken']);
-    const after = (await h.http.get('/api/sessions/s1')).body as { user_id: string; component_hints: { component_id: string }[] };
+    const after = (await h.http.get('/api/sessions/s1')).body as {
+      user_id: string;
+      component_hints: { component_id: string }[];
+    };
     expect(after.user_id).toBe('u1');
     expect(after.component_hints.map((hint) => hint.component_id)).toEqual(['pan', 'terms']);
     // The trigger memory came back too: the screen was already prompted.
@@ -53,8 +88,14 @@ describe('hibernation (SESSION_HIBERNATE_SECONDS)', () => {
 
   it('wakes holding the schema objects that running sessions registered alike, not copies of them', async () => {
     const h = createHarness({ env: { SESSION_HIBERNATE_SECONDS: '60' } });
-    const schema = { screen_id: 'pan_details', components: [{ id: 'pan_field', type: 'text_input', validations: [{ rule_id: 'pan_v1', pattern: '[A-Z]{5}[0-9]{4}[A-Z]' }] }] };
-    for (const session_id of ['s1', 's2']) await post(h, { session_id, event: 'screen_schema', screen: 'pan_details', properties: schema });
+    const schema = {
+      screen_id: 'pan_details',
+      components: [
+        { id: 'pan_field', type: 'text_input', validations: [{ rule_id: 'pan_v1', pattern: '[A-Z]{5}[0-9]{4}[A-Z]' }] },
+      ],
+    };
+    for (const session_id of ['s1', 's2'])
+      await post(h, { session_id, event: 'screen_schema', screen: 'pan_details', properties: schema });
     const held = (sessionId: string) => h.system.supervisor.snapshot(sessionId)!.context.schemas.pan_details;
     expect(held('s2')).toBe(held('s1'));
     advance(h.clock, 50 * SECOND);
@@ -84,7 +125,9 @@ describe('hibernation (SESSION_HIBERNATE_SECONDS)', () => {
 
   it('keeps a session running while voice is active or a reengagement timer is armed, and hibernates it once they are over', async () => {
     const h = createHarness({ env: { SESSION_HIBERNATE_SECONDS: '60', REENGAGEMENT_INACTIVITY_SECONDS: '300' } });
-    expect((await h.http.post('/v1/assistant/session/start').send({ session_id: 's1', screen: 'pan_details' })).status).toBe(200);
+    expect(
+      (await h.http.post('/v1/assistant/session/start').send({ session_id: 's1', screen: 'pan_details' })).status,
+    ).toBe(200);
     // The agent fetches its context each minute of the call, which keeps it from ending as silent.
     for (let minute = 0; minute < 10; minute += 1) {
       advance(h.clock, 60 * SECOND);
@@ -96,12 +139,16 @@ describe('hibernation (SESSION_HIBERNATE_SECONDS)', () => {
     advance(h.clock, 300 * SECOND - 1);
     expect(counts(h)).toEqual({ running: 1, hibernated: 0 });
     advance(h.clock, 1);
-    const reengagements = (await h.http.get('/api/activity?kind=reengagement')).body.items as { payload: { source: string } }[];
+    const reengagements = (await h.http.get('/api/activity?kind=reengagement')).body.items as {
+      payload: { source: string };
+    }[];
     expect(reengagements.map((item) => item.payload.source)).toEqual(['session_stop', 'timer']);
 
     advance(h.clock, 60 * SECOND);
     expect(counts(h)).toEqual({ running: 0, hibernated: 1 });
-    expect(((await h.http.get('/api/sessions/s1')).body as { voice: { stopped_at: string } }).voice.stopped_at).toBe('2026-11-20T12:10:00.000Z');
+    expect(((await h.http.get('/api/sessions/s1')).body as { voice: { stopped_at: string } }).voice.stopped_at).toBe(
+      '2026-11-20T12:10:00.000Z',
+    );
   });
 
   it('at MAX_SESSIONS evicts a hibernated session before a running one', async () => {

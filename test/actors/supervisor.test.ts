@@ -60,11 +60,15 @@ describe('MAX_SESSIONS with active voice sessions', () => {
   it('answers 503 {detail} when every live session is in a voice session, and evicts none of them', async () => {
     const h = createHarness({ env: { MAX_SESSIONS: '2' } });
     for (const id of ['a', 'b']) {
-      expect((await h.http.post('/v1/assistant/session/start').send({ session_id: id, screen: 'pan_details' })).status).toBe(200);
+      expect(
+        (await h.http.post('/v1/assistant/session/start').send({ session_id: id, screen: 'pan_details' })).status,
+      ).toBe(200);
     }
     const res = await h.http.post('/v1/events').send(event('c'));
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ detail: 'session capacity reached and no inactive session can be evicted; retry later' });
+    expect(res.body).toEqual({
+      detail: 'session capacity reached and no inactive session can be evicted; retry later',
+    });
     expect(res.headers['retry-after']).toBe('5');
     await settle();
     expect(['a', 'b', 'c'].map((id) => h.system.supervisor.has(id))).toEqual([true, true, false]);
@@ -109,19 +113,32 @@ describe('failure isolation', () => {
 
 describe('commands asked in one turn (delivered together, command-batch.ts)', () => {
   const ask = (h: ReturnType<typeof createHarness>, raw: Record<string, unknown>) =>
-    ingestSdkEvent(h.system.supervisor, raw.session_id as string, redactForIngest(EventInSchema.parse(raw)), { trace_id: 't', request_id: 'r' });
+    ingestSdkEvent(h.system.supervisor, raw.session_id as string, redactForIngest(EventInSchema.parse(raw)), {
+      trace_id: 't',
+      request_id: 'r',
+    });
 
   it('reach each session in the order asked, every answer after its own session holds it', async () => {
     const h = createHarness();
     const screens = ['intro', 'pan_details', 'selfie'];
-    const asked = screens.flatMap((screen) => ['s1', 's2'].map((sessionId) => ask(h, { session_id: sessionId, event: 'screen_state', screen })));
+    const asked = screens.flatMap((screen) =>
+      ['s1', 's2'].map((sessionId) => ask(h, { session_id: sessionId, event: 'screen_state', screen })),
+    );
     // Nothing is delivered while this turn's callback runs.
     expect(h.system.supervisor.has('s1')).toBe(false);
     const answers = await Promise.all(asked);
     expect(answers.every((answer) => answer.ok)).toBe(true);
-    for (const sessionId of ['s1', 's2']) expect((await h.http.get(`/api/sessions/${sessionId}`)).body.screen).toBe('selfie');
-    const items = (await h.http.get('/api/activity?limit=100')).body.items as { session_id: string; payload: { screen: string } }[];
-    expect(items.filter((item) => item.session_id === 's1').map((item) => item.payload.screen)).toEqual(['intro', 'pan_details', 'selfie']);
+    for (const sessionId of ['s1', 's2'])
+      expect((await h.http.get(`/api/sessions/${sessionId}`)).body.screen).toBe('selfie');
+    const items = (await h.http.get('/api/activity?limit=100')).body.items as {
+      session_id: string;
+      payload: { screen: string };
+    }[];
+    expect(items.filter((item) => item.session_id === 's1').map((item) => item.payload.screen)).toEqual([
+      'intro',
+      'pan_details',
+      'selfie',
+    ]);
   });
 
   it('one failing session in a batch fails alone; the others of the same turn are applied', async () => {

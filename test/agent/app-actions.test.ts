@@ -30,26 +30,46 @@ async function actionsOf(h: Harness, app: string | undefined, answer: (call: Rpc
 }
 
 const recorded = async (h: Harness) =>
-  ((await h.http.get(`/api/activity?session_id=${SESSION}&kind=event`)).body.items as { payload: Record<string, unknown> }[])
+  (
+    (await h.http.get(`/api/activity?session_id=${SESSION}&kind=event`)).body.items as {
+      payload: Record<string, unknown>;
+    }[]
+  )
     .filter((item) => item.payload.event === 'agent_action')
     .map(({ payload }) => ({ action: payload.action, target: payload.target, outcome: payload.outcome }));
 
 describe("the agent's actions on the app (agent/app-actions.ts)", () => {
-  it('asks the user\'s app by RPC, with a hint masked before it leaves, and records each action with what came of it', async () => {
+  it("asks the user's app by RPC, with a hint masked before it leaves, and records each action with what came of it", async () => {
     const h = createHarness();
     const { actions, calls } = await actionsOf(h, 'user-1', () => Promise.resolve('ok'));
     expect(await actions.perform('highlight_field', 'pan_number')).toBe('done');
     expect(await actions.perform('open_screen', 'pan_details')).toBe('done');
-    expect(await actions.perform('show_hint', 'Type it as ABCPE1234F: five letters, four digits, one letter')).toBe('done');
-    expect(calls.map(({ destinationIdentity, method, payload }) => ({ destinationIdentity, method, payload: JSON.parse(payload) }))).toEqual([
+    expect(await actions.perform('show_hint', 'Type it as ABCPE1234F: five letters, four digits, one letter')).toBe(
+      'done',
+    );
+    expect(
+      calls.map(({ destinationIdentity, method, payload }) => ({
+        destinationIdentity,
+        method,
+        payload: JSON.parse(payload),
+      })),
+    ).toEqual([
       { destinationIdentity: 'user-1', method: APP_METHODS.highlight_field, payload: { component_id: 'pan_number' } },
       { destinationIdentity: 'user-1', method: APP_METHODS.open_screen, payload: { screen: 'pan_details' } },
-      { destinationIdentity: 'user-1', method: APP_METHODS.show_hint, payload: { text: expect.not.stringContaining('ABCPE1234F') } },
+      {
+        destinationIdentity: 'user-1',
+        method: APP_METHODS.show_hint,
+        payload: { text: expect.not.stringContaining('ABCPE1234F') },
+      },
     ]);
     expect(await recorded(h)).toEqual([
       { action: 'highlight_field', target: 'pan_number', outcome: 'done' },
       { action: 'open_screen', target: 'pan_details', outcome: 'done' },
-      { action: 'show_hint', target: expect.stringContaining('five letters, four digits, one letter'), outcome: 'done' },
+      {
+        action: 'show_hint',
+        target: expect.stringContaining('five letters, four digits, one letter'),
+        outcome: 'done',
+      },
     ]);
     expect(JSON.stringify(await recorded(h))).not.toContain('ABCPE1234F');
     // The agent's action is not the user doing something.
@@ -58,7 +78,9 @@ describe("the agent's actions on the app (agent/app-actions.ts)", () => {
 
   it('records an app that answered an error as failed, and no app in the room as no_app, asking nobody', async () => {
     const h = createHarness();
-    const refusing = await actionsOf(h, 'user-1', () => Promise.reject(new Error('Method not supported at destination')));
+    const refusing = await actionsOf(h, 'user-1', () =>
+      Promise.reject(new Error('Method not supported at destination')),
+    );
     expect(await refusing.actions.perform('open_screen', 'selfie')).toBe('failed');
     const alone = await actionsOf(h, undefined, () => Promise.resolve('ok'));
     expect(await alone.actions.perform('highlight_field', 'pan_number')).toBe('no_app');

@@ -19,13 +19,27 @@ afterEach(async () => {
 const context = {
   session_id: 's1',
   current_screen: `review_${PAN}`,
-  context: { screen: `review_${PAN}`, last_validation_failure: null, flow: null, kyc_kb: { version: 'v', general: { journey: ['a'], common_failures: {}, when_stuck: 'Use Help.' }, step_id: null, step: null } },
+  context: {
+    screen: `review_${PAN}`,
+    last_validation_failure: null,
+    flow: null,
+    kyc_kb: {
+      version: 'v',
+      general: { journey: ['a'], common_failures: {}, when_stuck: 'Use Help.' },
+      step_id: null,
+      step: null,
+    },
+  },
   system_prompt: '',
 } as unknown as AgentContext;
 
 describe('AGENT_INSPECT: the scripted dialog in the Stately inspector', () => {
   it('shows the dialog and its transitions on the service relay, with identity values masked', async () => {
-    const relay: InspectionRelay = await startInspectionRelay({ host: '127.0.0.1', port: 0, logger: createLogger('silent') });
+    const relay: InspectionRelay = await startInspectionRelay({
+      host: '127.0.0.1',
+      port: 0,
+      logger: createLogger('silent'),
+    });
     open.push(relay);
     const receiver = new InspectionReceiver(relay.url);
     const inspection = inspectDialogs(relay.url);
@@ -38,7 +52,9 @@ describe('AGENT_INSPECT: the scripted dialog in the Stately inspector', () => {
       actor.send({ type: 'heard', text: `my PAN is ${PAN}` });
       return r.snapshotsOf(DIALOG_ACTOR_ID).some((snapshot) => snapshot.event.type === 'heard');
     });
-    const states = receiver.snapshotsOf(DIALOG_ACTOR_ID).map((snapshot) => (snapshot.snapshot as { value?: unknown }).value);
+    const states = receiver
+      .snapshotsOf(DIALOG_ACTOR_ID)
+      .map((snapshot) => (snapshot.snapshot as { value?: unknown }).value);
     expect(states).toContain('listening');
     expect(states).toContain('unsure');
     expect(receiver.text).not.toContain(PAN);

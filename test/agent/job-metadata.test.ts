@@ -8,13 +8,19 @@ describe("a job's dispatch metadata and the service's notices (agent/job-metadat
     expect(sessionIdOf('{"session_id":"s1","takeover":true}')).toBe('s1');
     expect(takeoverOf('{"session_id":"s1","takeover":true}')).toBe(true);
     // Anything else is no session and no takeover.
-    for (const metadata of ['', 'not json', '{"takeover":true}', '{"session_id":"a b","takeover":true}', '{"session_id":"s1","takeover":"yes"}']) {
+    for (const metadata of [
+      '',
+      'not json',
+      '{"takeover":true}',
+      '{"session_id":"a b","takeover":true}',
+      '{"session_id":"s1","takeover":"yes"}',
+    ]) {
       expect(takeoverOf(metadata), metadata).toBe(false);
     }
     expect(sessionIdOf('{"takeover":true}')).toBeUndefined();
   });
 
-  it("knows a context notice for its own session only", () => {
+  it('knows a context notice for its own session only', () => {
     const notice = (body: unknown) => new TextEncoder().encode(JSON.stringify(body));
     expect(isContextNotice(notice({ type: 'context_updated', session_id: 's1' }), 's1')).toBe(true);
     expect(isContextNotice(notice({ type: 'context_updated', session_id: 's2' }), 's1')).toBe(false);

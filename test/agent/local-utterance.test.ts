@@ -5,7 +5,9 @@ const RATE = 24_000;
 
 /** `seconds` of a 200 Hz tone at `amplitude`, or of digital silence at 0. */
 function tone(seconds: number, amplitude: number): Int16Array {
-  return Int16Array.from({ length: Math.round(seconds * RATE) }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * 200 * i) / RATE)));
+  return Int16Array.from({ length: Math.round(seconds * RATE) }, (_, i) =>
+    Math.round(amplitude * Math.sin((2 * Math.PI * 200 * i) / RATE)),
+  );
 }
 
 function joined(...parts: Int16Array[]): Int16Array {
@@ -31,7 +33,10 @@ describe('the utterance the local recogniser decodes (docs/decisions/0030-local-
 
   it('keeps a soft stretch inside the speech and at its end that is loud enough to be part of it', () => {
     // 5 % of the peak is above the -34 dB cut; a faint hum of 1 % before the speech is not.
-    const span = speechSpan(joined(tone(0.2, 80), tone(0.2, 8000), tone(0.1, 400), tone(0.2, 8000), tone(0.1, 400), tone(0.3, 0)), RATE);
+    const span = speechSpan(
+      joined(tone(0.2, 80), tone(0.2, 8000), tone(0.1, 400), tone(0.2, 8000), tone(0.1, 400), tone(0.3, 0)),
+      RATE,
+    );
     expect(span.length).toBe(Math.round(0.64 * RATE));
   });
 

@@ -8,7 +8,10 @@ const RAW = ['ABCDE1234F', '9876543210', 'meera@example.com', 'my pan is', 'mail
 
 /** What the framework's logger wrote on stdout, in a process of its own. */
 function logged(mode: 'pretty' | 'json'): string {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', FIXTURE, mode], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', FIXTURE, mode], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   expect(run.status, run.stderr).toBe(0);
   return run.stdout + run.stderr;
 }
@@ -24,7 +27,18 @@ describe("the agent's logs carry no word of the conversation", () => {
   });
 
   it('a pretty record: the field says [redacted] and the lines of its value are dropped, the next field kept', () => {
-    const record = ['[12:00:00.000] INFO (7): playout completed', '    lk.pii.chat: {', '      "text": "mail meera@example.com"', '    }', '    speech_id: "sp_2"', ''].join('\n');
-    expect(redactLogText(record)).toBe(['[12:00:00.000] INFO (7): playout completed', '    lk.pii.chat: [redacted]', '    speech_id: "sp_2"', ''].join('\n'));
+    const record = [
+      '[12:00:00.000] INFO (7): playout completed',
+      '    lk.pii.chat: {',
+      '      "text": "mail meera@example.com"',
+      '    }',
+      '    speech_id: "sp_2"',
+      '',
+    ].join('\n');
+    expect(redactLogText(record)).toBe(
+      ['[12:00:00.000] INFO (7): playout completed', '    lk.pii.chat: [redacted]', '    speech_id: "sp_2"', ''].join(
+        '\n',
+      ),
+    );
   });
 });

@@ -76,7 +76,14 @@ describe("the job's presence connection (agent/presence.ts)", () => {
     closers.push(service.close);
     const clock = manualTimers();
     const identity = 'agent-AJ_1';
-    const presence = new Presence({ serviceUrl: `${service.url}/`, apiKey: 'k', sessionId: 's 1', identity, timers: clock.timers, log: () => undefined });
+    const presence = new Presence({
+      serviceUrl: `${service.url}/`,
+      apiKey: 'k',
+      sessionId: 's 1',
+      identity,
+      timers: clock.timers,
+      log: () => undefined,
+    });
     presence.start();
     const first = await service.arrival(1);
     expect(first.url).toBe('/v1/assistant/presence/s%201?identity=agent-AJ_1');
@@ -94,12 +101,21 @@ describe("the job's presence connection (agent/presence.ts)", () => {
   });
 
   it('refused (a service that does not know the session yet): tried again with growing delays, none past a second', async () => {
-    const service = await presenceService((res) => res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"not found"}'));
+    const service = await presenceService((res) =>
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"not found"}'),
+    );
     closers.push(service.close);
     const clock = manualTimers();
     const logged: string[] = [];
     const log = (message: string) => void logged.push(message);
-    const presence = new Presence({ serviceUrl: service.url, apiKey: undefined, sessionId: 's1', identity: 'agent-1', timers: clock.timers, log });
+    const presence = new Presence({
+      serviceUrl: service.url,
+      apiKey: undefined,
+      sessionId: 's1',
+      identity: 'agent-1',
+      timers: clock.timers,
+      log,
+    });
     presence.start();
     const delays: number[] = [];
     for (let attempt = 1; attempt <= 5; attempt += 1) {

@@ -12,7 +12,8 @@ const S = 'dialog-1';
 /** The context the service serves for a session that sent `events`. */
 async function contextAfter(events: Record<string, unknown>[]): Promise<AgentContext> {
   const h = createHarness();
-  for (const event of events) expect((await h.http.post('/v1/events').send({ session_id: S, ...event })).status).toBe(200);
+  for (const event of events)
+    expect((await h.http.post('/v1/events').send({ session_id: S, ...event })).status).toBe(200);
   const response = await h.http.get(`/v1/assistant/context/${S}`);
   expect(response.status).toBe(200);
   return response.body as AgentContext;
@@ -38,7 +39,15 @@ function dialog(context: AgentContext | undefined) {
 
 const panRejected = [
   { event: 'screen_state', screen: 'N_PAN_DETAILS' },
-  { event: 'validation_failed', screen: 'N_PAN_DETAILS', component_id: 'pan', component_type: 'text_input', errors: ['pan_invalid_format'], hint: 'x', masked: true },
+  {
+    event: 'validation_failed',
+    screen: 'N_PAN_DETAILS',
+    component_id: 'pan',
+    component_type: 'text_input',
+    errors: ['pan_invalid_format'],
+    hint: 'x',
+    masked: true,
+  },
 ];
 
 describe('the scripted dialog (no language model)', () => {

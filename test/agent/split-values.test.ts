@@ -14,7 +14,9 @@ afterEach(async () => {
 
 /** What a role said in the chat a model request carries. */
 const textsOf = (chat: llm.ChatContext, role: 'user' | 'assistant'): string[] =>
-  chat.items.filter((item): item is llm.ChatMessage => item.type === 'message' && item.role === role).map((item) => item.content.filter((part) => typeof part === 'string').join(' '));
+  chat.items
+    .filter((item): item is llm.ChatMessage => item.type === 'message' && item.role === role)
+    .map((item) => item.content.filter((part) => typeof part === 'string').join(' '));
 
 /** Digits in figures or words: what no piece of a value said across turns may keep. */
 const DIGITS = /\d|\b(?:zero|one|two|three|four|five|six|seven|eight|nine)\b|नौ|आठ/i;
@@ -33,7 +35,13 @@ describe('a value said in pieces over any number of turns (docs/privacy.md, "The
   });
 
   it('a turn with a few digits and no neighbour saying more keeps them; one alone with four or more is masked by the rule', () => {
-    expect(maskCall([{ role: 'user', text: 'I am on step 2' }, { role: 'assistant', text: 'Go on.' }, { role: 'user', text: 'hello' }])).toEqual(['I am on step 2', 'Go on.', 'hello']);
+    expect(
+      maskCall([
+        { role: 'user', text: 'I am on step 2' },
+        { role: 'assistant', text: 'Go on.' },
+        { role: 'user', text: 'hello' },
+      ]),
+    ).toEqual(['I am on step 2', 'Go on.', 'hello']);
     expect(maskCall([{ role: 'user', text: 'the code I got is 771204' }])).toEqual(['the code I got is ******']);
     expect(holdsDigits('no digits here')).toBe(false);
     expect(withoutDigits('it is 4 8 and nine')).toBe('it is * * *** ****');
@@ -48,7 +56,11 @@ describe('a value said in pieces over any number of turns (docs/privacy.md, "The
     chat.addMessage({ role: 'assistant', content: 'Got 2345 6789, go on.' });
     chat.addMessage({ role: 'user', content: '0124' });
     const guarded = guardedChat(chat, 'the prompt');
-    expect(textsOf(guarded, 'user')).toEqual(['How do I fix my PAN? It is **********', 'my aadhaar is **** ****', '****']);
+    expect(textsOf(guarded, 'user')).toEqual([
+      'How do I fix my PAN? It is **********',
+      'my aadhaar is **** ****',
+      '****',
+    ]);
     expect(textsOf(guarded, 'assistant')).toEqual(['Please check the highlighted field.', 'Got **** ****, go on.']);
     // The session's own history is untouched.
     expect(textsOf(chat, 'user')).toContain('0124');
@@ -58,12 +70,20 @@ describe('a value said in pieces over any number of turns (docs/privacy.md, "The
     const h = createHarness();
     const server = await serve(h);
     servers.push(server);
-    const reporter = new TurnReporter({ client: createServiceClient({ baseUrl: server.url }), sessionId: 'split-1', timeoutMs: 5_000, log: () => undefined });
+    const reporter = new TurnReporter({
+      client: createServiceClient({ baseUrl: server.url }),
+      sessionId: 'split-1',
+      timeoutMs: 5_000,
+      log: () => undefined,
+    });
     await reporter.report('user', 'voice', 'my aadhaar is 23');
     const first = (await h.http.get('/api/sessions/split-1')).body.latest_event.properties;
     expect(first).toMatchObject({ role: 'user', text: 'my aadhaar is **', turn_index: 1 });
     await reporter.report('agent', 'voice', 'You said 23, go on.');
-    expect((await h.http.get('/api/sessions/split-1')).body.latest_event.properties).toMatchObject({ role: 'agent', text: 'You said **, go on.' });
+    expect((await h.http.get('/api/sessions/split-1')).body.latest_event.properties).toMatchObject({
+      role: 'agent',
+      text: 'You said **, go on.',
+    });
     await reporter.report('user', 'voice', '45');
     await reporter.report('agent', 'voice', 'Thanks, step 3 is next.');
     const stored = (await h.http.get('/api/sessions/split-1')).body.latest_event.properties;

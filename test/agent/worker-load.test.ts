@@ -29,7 +29,9 @@ describe("the worker's load (docs/voice-agent.md, Load and capacity)", () => {
 
   it("AGENT_LOAD_MEASURE=cpu leaves the framework's CPU measure and threshold in place", () => {
     expect(workerLoad(loadAgentSettings({ ...BASE, AGENT_LOAD_MEASURE: 'cpu' }).worker)).toEqual({});
-    expect(workerLoad(loadAgentSettings({ ...BASE, AGENT_LOAD_MEASURE: 'cpu', AGENT_LOAD_THRESHOLD: '0.9' }).worker)).toEqual({ loadThreshold: 0.9 });
+    expect(
+      workerLoad(loadAgentSettings({ ...BASE, AGENT_LOAD_MEASURE: 'cpu', AGENT_LOAD_THRESHOLD: '0.9' }).worker),
+    ).toEqual({ loadThreshold: 0.9 });
     expect(() => loadAgentSettings({ ...BASE, AGENT_LOAD_MEASURE: 'gpu' })).toThrow(/AGENT_LOAD_MEASURE/);
   });
 

@@ -42,16 +42,30 @@ function expectDocumented(op: Operation, status: number, contentType: string | u
 }
 
 const SESSION = '7664f88e-4980-41c3-bec0-f0e1591ee548';
-const concretePath = (op: Operation) => op.path.replace('{session_id}', SESSION).replace('{call_id}', 'no-such-call').replace('{user_id}', 'user-42').replace('{id}', '1');
-const firstExample = (op: Operation): unknown => Object.values(op.requestBody?.content['application/json']?.examples ?? {})[0]?.value ?? {};
+const concretePath = (op: Operation) =>
+  op.path
+    .replace('{session_id}', SESSION)
+    .replace('{call_id}', 'no-such-call')
+    .replace('{user_id}', 'user-42')
+    .replace('{id}', '1');
+const firstExample = (op: Operation): unknown =>
+  Object.values(op.requestBody?.content['application/json']?.examples ?? {})[0]?.value ?? {};
 
 function send(h: Harness, op: Operation, body?: unknown, headers: Record<string, string> = {}) {
-  const request = op.method === 'post' ? h.http.post(concretePath(op)) : op.method === 'delete' ? h.http.delete(concretePath(op)) : h.http.get(concretePath(op));
+  const request =
+    op.method === 'post'
+      ? h.http.post(concretePath(op))
+      : op.method === 'delete'
+        ? h.http.delete(concretePath(op))
+        : h.http.get(concretePath(op));
   request.set(headers);
   return op.method === 'post' ? request.send((body ?? firstExample(op)) as object) : request;
 }
 
-const ingest = (h: Harness) => h.http.post('/v1/events').send({ session_id: SESSION, user_id: 'user-42', event: 'screen_state', screen: 'pan_details' });
+const ingest = (h: Harness) =>
+  h.http
+    .post('/v1/events')
+    .send({ session_id: SESSION, user_id: 'user-42', event: 'screen_state', screen: 'pan_details' });
 
 interface Case {
   name: string;
@@ -70,10 +84,18 @@ const CASES: Record<string, Case[]> = {
   ],
   evaluateTrigger: [
     { name: 'the first example', status: 200, run: (h, op) => send(h, op) },
-    { name: 'X-Client-ID not a plain id', status: 422, run: (h, op) => send(h, op, undefined, { 'X-Client-ID': 'a b' }) },
+    {
+      name: 'X-Client-ID not a plain id',
+      status: 422,
+      run: (h, op) => send(h, op, undefined, { 'X-Client-ID': 'a b' }),
+    },
   ],
   getSdkConfig: [
-    { name: 'with a tenant', status: 200, run: (h, op) => send(h, op, undefined, { 'X-Client-ID': 'demo-bank', 'X-SVC-SDK-Version': '2.4.1' }) },
+    {
+      name: 'with a tenant',
+      status: 200,
+      run: (h, op) => send(h, op, undefined, { 'X-Client-ID': 'demo-bank', 'X-SVC-SDK-Version': '2.4.1' }),
+    },
     {
       name: 'If-None-Match with the current version',
       status: 304,
@@ -105,7 +127,12 @@ const CASES: Record<string, Case[]> = {
     {
       name: 'after a registration',
       status: 200,
-      run: async (h, op) => (await h.http.post('/api/dropoff/register').send({ session_id: SESSION, user_id: 'user-42', phone: '9876543210' }), send(h, op)),
+      run: async (h, op) => (
+        await h.http
+          .post('/api/dropoff/register')
+          .send({ session_id: SESSION, user_id: 'user-42', phone: '9876543210' }),
+        send(h, op)
+      ),
     },
     { name: 'unknown session', status: 404, run: (h, op) => send(h, op) },
   ],
@@ -114,7 +141,11 @@ const CASES: Record<string, Case[]> = {
     { name: 'an empty X-Client-ID', status: 422, run: (h, op) => send(h, op, undefined, { 'X-Client-ID': '' }) },
   ],
   listSessions: [
-    { name: 'after an event', status: 200, run: async (h, op) => (await ingest(h), h.http.get(`${op.path}?limit=5&sort=session_id&order=asc`)) },
+    {
+      name: 'after an event',
+      status: 200,
+      run: async (h, op) => (await ingest(h), h.http.get(`${op.path}?limit=5&sort=session_id&order=asc`)),
+    },
     { name: 'limit 0', status: 422, run: (h, op) => h.http.get(`${op.path}?limit=0`) },
   ],
   previewAgentContext: [
@@ -137,7 +168,14 @@ const CASES: Record<string, Case[]> = {
     { name: 'no session_id', status: 422, run: (h, op) => send(h, op, { user_id: 'user-42' }) },
   ],
   stopAssistantSession: [
-    { name: 'after a start', status: 200, run: async (h, op) => (await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION }), send(h, op)) },
+    {
+      name: 'after a start',
+      status: 200,
+      run: async (h, op) => (
+        await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION }),
+        send(h, op)
+      ),
+    },
     { name: 'unknown session', status: 404, run: (h, op) => send(h, op) },
   ],
   getReengagement: [
@@ -150,19 +188,42 @@ const CASES: Record<string, Case[]> = {
   ],
   // Its 200 is a held stream: test/http/agent-presence.test.ts reads it on a real socket.
   holdAgentPresence: [
-    { name: 'unknown session', status: 404, run: (h, op) => h.http.get(`${op.path.replace('{session_id}', 'nobody')}?identity=agent-1`) },
-    { name: 'no identity', status: 422, run: async (h, op) => (await ingest(h), h.http.get(op.path.replace('{session_id}', SESSION))) },
+    {
+      name: 'unknown session',
+      status: 404,
+      run: (h, op) => h.http.get(`${op.path.replace('{session_id}', 'nobody')}?identity=agent-1`),
+    },
+    {
+      name: 'no identity',
+      status: 422,
+      run: async (h, op) => (await ingest(h), h.http.get(op.path.replace('{session_id}', SESSION))),
+    },
   ],
   recordConsent: [
-    { name: 'during a call', status: 200, run: async (h, op) => (await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION }), send(h, op)) },
+    {
+      name: 'during a call',
+      status: 200,
+      run: async (h, op) => (
+        await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION }),
+        send(h, op)
+      ),
+    },
     { name: 'unknown session', status: 404, run: (h, op) => send(h, op) },
-    { name: 'an unknown decision', status: 422, run: (h, op) => send(h, op, { session_id: SESSION, decision: 'maybe', notice_version: 'v1', language: 'en' }) },
+    {
+      name: 'an unknown decision',
+      status: 422,
+      run: (h, op) => send(h, op, { session_id: SESSION, decision: 'maybe', notice_version: 'v1', language: 'en' }),
+    },
   ],
   listSessionCalls: [
     {
       name: 'after a call',
       status: 200,
-      run: async (h, op) => (await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION }), await h.http.post('/v1/assistant/session/stop').send({ session_id: SESSION }), send(h, op)),
+      run: async (h, op) => (
+        await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION }),
+        await h.http.post('/v1/assistant/session/stop').send({ session_id: SESSION }),
+        send(h, op)
+      ),
     },
     { name: 'invalid id', status: 422, run: (h, op) => h.http.get(op.path.replace('{session_id}', 'a%20b')) },
   ],
@@ -170,7 +231,14 @@ const CASES: Record<string, Case[]> = {
     {
       name: 'after a call',
       status: 200,
-      run: async (h, op) => h.http.get(op.path.replace('{call_id}', (await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION })).body.assistant_invocation_id)),
+      run: async (h, op) =>
+        h.http.get(
+          op.path.replace(
+            '{call_id}',
+            (await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION })).body
+              .assistant_invocation_id,
+          ),
+        ),
     },
     { name: 'unknown call', status: 404, run: (h, op) => send(h, op) },
   ],
@@ -180,7 +248,9 @@ const CASES: Record<string, Case[]> = {
       status: 200,
       run: async (h, op) => (
         await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION }),
-        await h.http.post('/v1/events').send({ session_id: SESSION, event: 'handoff_requested', properties: { reason: 'asked' } }),
+        await h.http
+          .post('/v1/events')
+          .send({ session_id: SESSION, event: 'handoff_requested', properties: { reason: 'asked' } }),
         send(h, op)
       ),
     },
@@ -190,14 +260,26 @@ const CASES: Record<string, Case[]> = {
       name: 'a running call',
       status: 200,
       run: async (h, op) =>
-        h.http.post(op.path.replace('{call_id}', (await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION })).body.assistant_invocation_id)).send({ operator: 'desk 7' }),
+        h.http
+          .post(
+            op.path.replace(
+              '{call_id}',
+              (await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION })).body
+                .assistant_invocation_id,
+            ),
+          )
+          .send({ operator: 'desk 7' }),
     },
     { name: 'unknown call', status: 404, run: (h, op) => send(h, op) },
     { name: 'no operator', status: 422, run: (h, op) => h.http.post(op.path.replace('{call_id}', 'c1')).send({}) },
   ],
   eraseUser: [
     { name: 'a user with a session', status: 200, run: async (h, op) => (await ingest(h), send(h, op)) },
-    { name: 'a user id with a space', status: 422, run: (h, op) => h.http.delete(op.path.replace('{user_id}', 'a%20b')) },
+    {
+      name: 'a user id with a space',
+      status: 422,
+      run: (h, op) => h.http.delete(op.path.replace('{user_id}', 'a%20b')),
+    },
   ],
   listWebhookDeliveries: [
     { name: 'plain', status: 200, run: (h, op) => send(h, op) },
@@ -221,8 +303,14 @@ const bodyOf = (res: Response): unknown => (res.type === 'text/html' ? res.text 
 describe('every documented operation against the real service', () => {
   it('has representative requests here, and every entry here names a documented operation', () => {
     const ids = operations.map((op) => op.operationId);
-    expect(ids.filter((id) => !CASES[id]), 'operations with no entry in CASES').toEqual([]);
-    expect(Object.keys(CASES).filter((id) => !ids.includes(id)), 'entries naming no operation').toEqual([]);
+    expect(
+      ids.filter((id) => !CASES[id]),
+      'operations with no entry in CASES',
+    ).toEqual([]);
+    expect(
+      Object.keys(CASES).filter((id) => !ids.includes(id)),
+      'entries naming no operation',
+    ).toEqual([]);
   });
 
   it('names operations verb-first in camelCase, each once', () => {
@@ -244,7 +332,11 @@ describe('every documented operation against the real service', () => {
 
   it('streamActivity: each message, and the JSON its data carries, is what the document says, a reset included', async () => {
     const op = operations.find((candidate) => candidate.operationId === 'streamActivity')!;
-    const variants = (op.responses['200']!.content!['text/event-stream']!.schema as { anyOf: { properties: { event: { const: string }; data: { contentSchema: { $ref: string } } } }[] }).anyOf;
+    const variants = (
+      op.responses['200']!.content!['text/event-stream']!.schema as {
+        anyOf: { properties: { event: { const: string }; data: { contentSchema: { $ref: string } } } }[];
+      }
+    ).anyOf;
     const h = createHarness();
     const server = await serve(h);
     try {
@@ -258,11 +350,18 @@ describe('every documented operation against the real service', () => {
         expect(stream.response.status).toBe(200);
         for (const message of stream.messages) {
           // As a reader of the wire hands it over (Schemathesis's among them): event name, id, data text.
-          const wire = { event: message.event ?? 'message', ...(message.id ? { id: message.id } : {}), data: message.data };
+          const wire = {
+            event: message.event ?? 'message',
+            ...(message.id ? { id: message.id } : {}),
+            data: message.data,
+          };
           expectDocumented(op, 200, stream.response.headers.get('content-type') ?? undefined, wire);
           const variant = variants.find((candidate) => candidate.properties.event.const === wire.event)!;
           const validate = ajv.compile({ $ref: `openapi${variant.properties.data.contentSchema.$ref}` });
-          expect(validate(JSON.parse(message.data)) ? [] : validate.errors, `${wire.event} data against its contentSchema`).toEqual([]);
+          expect(
+            validate(JSON.parse(message.data)) ? [] : validate.errors,
+            `${wire.event} data against its contentSchema`,
+          ).toEqual([]);
           events.add(wire.event);
         }
       }
@@ -274,7 +373,9 @@ describe('every documented operation against the real service', () => {
 
   it('streamActivity: an empty Last-Event-ID is taken as none, as the document says', async () => {
     const op = operations.find((candidate) => candidate.operationId === 'streamActivity')!;
-    const header = (op as unknown as { parameters: { name: string; schema: { pattern: string } }[] }).parameters.find((p) => p.name === 'Last-Event-ID')!;
+    const header = (op as unknown as { parameters: { name: string; schema: { pattern: string } }[] }).parameters.find(
+      (p) => p.name === 'Last-Event-ID',
+    )!;
     expect('').toMatch(new RegExp(header.schema.pattern));
     const h = createHarness();
     const server = await serve(h);
@@ -339,10 +440,17 @@ describe("the middleware's statuses, as documented on each operation", () => {
   it('400, 413 and 415 on every operation with a JSON body', async () => {
     const h = harness();
     for (const op of operations.filter((candidate) => candidate.method === 'post')) {
-      const malformed = await h.http.post(concretePath(op)).set('content-type', 'application/json').send('{"session_id":');
+      const malformed = await h.http
+        .post(concretePath(op))
+        .set('content-type', 'application/json')
+        .send('{"session_id":');
       const tooBig = await h.http.post(concretePath(op)).send({ session_id: SESSION, pad: 'x'.repeat(70 * 1024) });
       const notJson = await h.http.post(concretePath(op)).set('content-type', 'text/plain').send('hello');
-      for (const [res, status] of [[malformed, 400], [tooBig, 413], [notJson, 415]] as const) {
+      for (const [res, status] of [
+        [malformed, 400],
+        [tooBig, 413],
+        [notJson, 415],
+      ] as const) {
         expect(res.status, `${op.operationId} ${status}`).toBe(status);
         expectDocumented(op, status, res.headers['content-type'], res.body);
       }

@@ -13,8 +13,14 @@ const ACCEPTED = [
 describe('the OpenAPI document under Redocly recommended rules', () => {
   it('has no error and no warning, over every route, but the accepted one', async () => {
     const config = await createConfig({ extends: ['recommended'] });
-    const problems = await lintFromString({ source: JSON.stringify(apiDocument()), absoluteRef: 'openapi.json', config });
-    const readable = problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer ?? ''}`);
+    const problems = await lintFromString({
+      source: JSON.stringify(apiDocument()),
+      absoluteRef: 'openapi.json',
+      config,
+    });
+    const readable = problems.map(
+      (problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer ?? ''}`,
+    );
     expect(readable).toEqual(ACCEPTED);
   });
 });
@@ -23,18 +29,28 @@ describe('the OpenAPI document under Redocly recommended rules', () => {
 const MAX_SUMMARY_CHARS = 80;
 
 describe('the OpenAPI summaries', () => {
-  const operations = Object.entries(apiDocument().paths as Record<string, Record<string, { operationId: string; summary: string; description?: string }>>).flatMap(
-    ([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ at: `${method.toUpperCase()} ${path}`, ...operation })),
+  const operations = Object.entries(
+    apiDocument().paths as Record<
+      string,
+      Record<string, { operationId: string; summary: string; description?: string }>
+    >,
+  ).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ at: `${method.toUpperCase()} ${path}`, ...operation })),
   );
 
   it('are short phrases, one line in the reference, with the details in the description', () => {
     expect(operations.length).toBeGreaterThan(20);
-    const long = operations.filter(({ summary }) => summary.length > MAX_SUMMARY_CHARS).map(({ at, summary }) => `${at}: ${summary.length} chars`);
+    const long = operations
+      .filter(({ summary }) => summary.length > MAX_SUMMARY_CHARS)
+      .map(({ at, summary }) => `${at}: ${summary.length} chars`);
     expect(long).toEqual([]);
     // A phrase, not sentences: no full stop at its end or between two sentences.
-    const sentences = operations.filter(({ summary }) => /\.$|\.\s/.test(summary)).map(({ at, summary }) => `${at}: ${summary}`);
+    const sentences = operations
+      .filter(({ summary }) => /\.$|\.\s/.test(summary))
+      .map(({ at, summary }) => `${at}: ${summary}`);
     expect(sentences).toEqual([]);
     // The summary does not lose what a longer text said: the description says it.
-    for (const { at, summary, description } of operations) if (description !== undefined) expect(description.length, at).toBeGreaterThan(summary.length);
+    for (const { at, summary, description } of operations)
+      if (description !== undefined) expect(description.length, at).toBeGreaterThan(summary.length);
   });
 });

@@ -5,8 +5,13 @@ import { apiDocument } from '../../src/http/api-document.js';
 /** The README's endpoint table, as `METHOD /path` rows. */
 function readmeEndpoints(): string[] {
   const readme = readFileSync('README.md', 'utf8');
-  const section = readme.slice(readme.indexOf('## Endpoints'), readme.indexOf('\n## ', readme.indexOf('## Endpoints') + 1));
-  return [...section.matchAll(/^\| (GET|POST|PUT|PATCH|DELETE) \| `([^`]+)` \|/gm)].map(([, method, path]) => `${method} ${path}`);
+  const section = readme.slice(
+    readme.indexOf('## Endpoints'),
+    readme.indexOf('\n## ', readme.indexOf('## Endpoints') + 1),
+  );
+  return [...section.matchAll(/^\| (GET|POST|PUT|PATCH|DELETE) \| `([^`]+)` \|/gm)].map(
+    ([, method, path]) => `${method} ${path}`,
+  );
 }
 
 /** What the OpenAPI document declares, as `METHOD /path` rows (HEAD and OPTIONS follow GET and CORS). */

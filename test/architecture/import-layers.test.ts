@@ -21,10 +21,35 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The use cases the routes, the WebSocket and the cluster's wire share, when they get a layer of their own.
   sessions: ['privacy', 'domain', 'machines', 'config', 'integrations', 'store', 'metrics', 'actors'],
   cluster: ['privacy', 'domain', 'machines', 'config', 'integrations', 'store', 'metrics', 'actors', 'sessions'],
-  http: ['privacy', 'domain', 'machines', 'config', 'integrations', 'store', 'metrics', 'actors', 'sessions', 'cluster'],
+  http: [
+    'privacy',
+    'domain',
+    'machines',
+    'config',
+    'integrations',
+    'store',
+    'metrics',
+    'actors',
+    'sessions',
+    'cluster',
+  ],
   client: [],
   'sqlite-warning': [],
-  main: ['privacy', 'domain', 'machines', 'config', 'logger', 'integrations', 'store', 'metrics', 'actors', 'sessions', 'cluster', 'http', 'sqlite-warning'],
+  main: [
+    'privacy',
+    'domain',
+    'machines',
+    'config',
+    'logger',
+    'integrations',
+    'store',
+    'metrics',
+    'actors',
+    'sessions',
+    'cluster',
+    'http',
+    'sqlite-warning',
+  ],
 };
 
 const SRC = resolve(import.meta.dirname, '../../src');
@@ -99,14 +124,19 @@ describe('imports', () => {
 
   it('resolve to source files', () => {
     const missing = [...graph].flatMap(([file, targets]) =>
-      targets.filter((target) => !graph.has(target)).map((target) => `${relative(SRC, file)} -> ${relative(SRC, target)}`),
+      targets
+        .filter((target) => !graph.has(target))
+        .map((target) => `${relative(SRC, file)} -> ${relative(SRC, target)}`),
     );
     expect(missing, 'relative imports that name no file under src/').toEqual([]);
   });
 
   it('run down the layers only', () => {
     const layers = new Set([...graph.keys()].map(layerOf));
-    expect([...layers].filter((layer) => MAY_IMPORT[layer] === undefined), 'folders of src/ with no row in MAY_IMPORT: give each its place (docs/architecture.md, "Layers")').toEqual([]);
+    expect(
+      [...layers].filter((layer) => MAY_IMPORT[layer] === undefined),
+      'folders of src/ with no row in MAY_IMPORT: give each its place (docs/architecture.md, "Layers")',
+    ).toEqual([]);
     const backArrows = [...graph].flatMap(([file, targets]) => {
       const from = layerOf(file);
       return targets
@@ -124,7 +154,15 @@ describe('imports', () => {
     const a = join(SRC, 'domain/a.ts');
     const b = join(SRC, 'domain/b.ts');
     const route = join(SRC, 'http/routes/x.ts');
-    expect(circles(new Map([[a, [b]], [b, [a]], [route, [a]]]))).toEqual([['domain/a.ts', 'domain/b.ts']]);
+    expect(
+      circles(
+        new Map([
+          [a, [b]],
+          [b, [a]],
+          [route, [a]],
+        ]),
+      ),
+    ).toEqual([['domain/a.ts', 'domain/b.ts']]);
     expect(MAY_IMPORT[layerOf(a)]).not.toContain(layerOf(route));
   });
 });

@@ -14,19 +14,30 @@ describe('the generated client', () => {
   });
 
   it('is exported from the package as ./client, built from src/client', async () => {
-    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { exports: Record<string, { types: string; default: string }> };
-    expect(pkg.exports['./client']).toEqual({ types: './dist/src/client/index.d.ts', default: './dist/src/client/index.js' });
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      exports: Record<string, { types: string; default: string }>;
+    };
+    expect(pkg.exports['./client']).toEqual({
+      types: './dist/src/client/index.d.ts',
+      default: './dist/src/client/index.js',
+    });
   });
 
   it('turns a wrong field into a compile error in a TypeScript project', () => {
     const file = fileURLToPath(new URL('./wrong-fields.typecheck.ts', import.meta.url));
-    const config = ts.getParsedCommandLineOfConfigFile(fileURLToPath(new URL('../../tsconfig.json', import.meta.url)), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
+    const config = ts.getParsedCommandLineOfConfigFile(
+      fileURLToPath(new URL('../../tsconfig.json', import.meta.url)),
+      {},
+      { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+    );
     const options = { ...config!.options, noEmit: true, incremental: false };
     let program: ts.Program | undefined;
     // The second compile reuses the first one's unchanged files (the client, openapi-fetch, lib).
     const diagnosticsOf = (host: ts.CompilerHost) => {
       program = ts.createProgram({ rootNames: [file], options, host, ...(program ? { oldProgram: program } : {}) });
-      return ts.getPreEmitDiagnostics(program, program.getSourceFile(file)).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      return ts
+        .getPreEmitDiagnostics(program, program.getSourceFile(file))
+        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     };
 
     // As written, every expected error is there (an unused @ts-expect-error is itself an error).
@@ -49,7 +60,9 @@ describe('the generated client', () => {
     const server = await serve(h);
     try {
       const client = createServiceClient({ baseUrl: `${server.url}/`, apiKey: 'client-key' });
-      const ingested = await client.POST('/v1/events', { body: { session_id: 's1', user_id: 'u1', event: 'screen_state', screen: 'pan_details' } });
+      const ingested = await client.POST('/v1/events', {
+        body: { session_id: 's1', user_id: 'u1', event: 'screen_state', screen: 'pan_details' },
+      });
       expect(ingested.response.status).toBe(200);
       expect(ingested.data?.status).toBe('ok');
       const session = await client.GET('/api/sessions/{session_id}', { params: { path: { session_id: 's1' } } });

@@ -32,7 +32,9 @@ export async function wrongFields(): Promise<void> {
   // @ts-expect-error kind is one of the activity kinds
   await client.GET('/api/activity', { params: { query: { kind: 'everything' } } });
 
-  const { data } = await client.POST('/v1/assistant/trigger/evaluate', { body: { session_id: 's1', signals: { errors: ['pan_invalid'] } } });
+  const { data } = await client.POST('/v1/assistant/trigger/evaluate', {
+    body: { session_id: 's1', signals: { errors: ['pan_invalid'] } },
+  });
   if (data) {
     const offered: boolean = data.trigger;
     // @ts-expect-error the answer has no such field

@@ -11,19 +11,36 @@ import { withVerhoeff } from '../support/identity-values.js';
  */
 
 /** Digits of `ascii` in the decimal digit block that starts at `zero`. */
-const inScript = (ascii: string, zero: number) => ascii.replace(/\d/g, (digit) => String.fromCodePoint(zero + Number(digit)));
+const inScript = (ascii: string, zero: number) =>
+  ascii.replace(/\d/g, (digit) => String.fromCodePoint(zero + Number(digit)));
 
 const AADHAAR = withVerhoeff('23456789012');
 const VID = withVerhoeff('910037123456789');
 
 /** [label, text as sent, a part of it that must not survive] */
 const LEAKS: [string, string, string][] = [
-  ['phone spoken in English', 'my number is nine eight seven six five four three two one zero thanks', 'nine eight seven six five four three two one zero'],
+  [
+    'phone spoken in English',
+    'my number is nine eight seven six five four three two one zero thanks',
+    'nine eight seven six five four three two one zero',
+  ],
   ['phone spoken in Hindi', 'मेरा नंबर है नौ आठ सात छह पांच चार तीन दो एक शून्य', 'नौ आठ सात छह पांच चार तीन दो एक शून्य'],
-  ['phone in Hinglish words', 'number hai nau aath saat chhe paanch chaar teen do ek shunya', 'nau aath saat chhe paanch chaar teen do ek shunya'],
-  ['phone in words with double', 'it is nine eight double seven six five four three two one', 'nine eight double seven six five four three two one'],
+  [
+    'phone in Hinglish words',
+    'number hai nau aath saat chhe paanch chaar teen do ek shunya',
+    'nau aath saat chhe paanch chaar teen do ek shunya',
+  ],
+  [
+    'phone in words with double',
+    'it is nine eight double seven six five four three two one',
+    'nine eight double seven six five four three two one',
+  ],
   ['phone in mixed digits and words', 'call 98765 four three two one zero today', 'four three two one zero'],
-  ['phone with tens words', 'ninety eight seventy six fifty four thirty two ten', 'ninety eight seventy six fifty four thirty two ten'],
+  [
+    'phone with tens words',
+    'ninety eight seventy six fifty four thirty two ten',
+    'ninety eight seventy six fifty four thirty two ten',
+  ],
   ['e-mail spoken with at and dot', 'write to meera dot nair at gmail dot com please', 'meera dot nair at gmail'],
   ['e-mail with [at] and [dot]', 'mail: meera.nair[at]gmail[dot]com', 'meera.nair[at]gmail'],
   ['e-mail with (at) and (dot)', 'meera (at) gmail (dot) com', 'meera (at) gmail'],
@@ -34,12 +51,36 @@ const LEAKS: [string, string, string][] = [
   ['PAN spelled out, digits in words', 'P A N: a b c d e one two three four f', 'a b c d e one two three'],
   ['e-mail with at the rate', 'my mail is meera at the rate gmail dot com', 'meera at the rate gmail'],
   ['e-mail with a Devanagari local part', 'ईमेल मीरा@gmail.com है', 'मीरा@gmail'],
-  ['VID grouped 4-4-4-4', `VID ${VID.slice(0, 4)} ${VID.slice(4, 8)} ${VID.slice(8, 12)} ${VID.slice(12)}`, VID.slice(4, 12)],
-  ['Aadhaar with en dashes', `${AADHAAR.slice(0, 4)}\u2013${AADHAAR.slice(4, 8)}\u2013${AADHAAR.slice(8)}`, AADHAAR.slice(4, 8)],
-  ['Aadhaar with em dashes', `${AADHAAR.slice(0, 4)}\u2014${AADHAAR.slice(4, 8)}\u2014${AADHAAR.slice(8)}`, AADHAAR.slice(4, 8)],
-  ['Aadhaar with minus signs', `${AADHAAR.slice(0, 4)}\u2212${AADHAAR.slice(4, 8)}\u2212${AADHAAR.slice(8)}`, AADHAAR.slice(4, 8)],
-  ['Aadhaar grouped 3-3-3-3', `aadhaar ${AADHAAR.slice(0, 3)} ${AADHAAR.slice(3, 6)} ${AADHAAR.slice(6, 9)} ${AADHAAR.slice(9)}`, `${AADHAAR.slice(3, 6)} ${AADHAAR.slice(6, 9)}`],
-  ['Aadhaar with no-break spaces', `${AADHAAR.slice(0, 4)}\u00a0${AADHAAR.slice(4, 8)}\u00a0${AADHAAR.slice(8)}`, AADHAAR.slice(4, 8)],
+  [
+    'VID grouped 4-4-4-4',
+    `VID ${VID.slice(0, 4)} ${VID.slice(4, 8)} ${VID.slice(8, 12)} ${VID.slice(12)}`,
+    VID.slice(4, 12),
+  ],
+  [
+    'Aadhaar with en dashes',
+    `${AADHAAR.slice(0, 4)}\u2013${AADHAAR.slice(4, 8)}\u2013${AADHAAR.slice(8)}`,
+    AADHAAR.slice(4, 8),
+  ],
+  [
+    'Aadhaar with em dashes',
+    `${AADHAAR.slice(0, 4)}\u2014${AADHAAR.slice(4, 8)}\u2014${AADHAAR.slice(8)}`,
+    AADHAAR.slice(4, 8),
+  ],
+  [
+    'Aadhaar with minus signs',
+    `${AADHAAR.slice(0, 4)}\u2212${AADHAAR.slice(4, 8)}\u2212${AADHAAR.slice(8)}`,
+    AADHAAR.slice(4, 8),
+  ],
+  [
+    'Aadhaar grouped 3-3-3-3',
+    `aadhaar ${AADHAAR.slice(0, 3)} ${AADHAAR.slice(3, 6)} ${AADHAAR.slice(6, 9)} ${AADHAAR.slice(9)}`,
+    `${AADHAAR.slice(3, 6)} ${AADHAAR.slice(6, 9)}`,
+  ],
+  [
+    'Aadhaar with no-break spaces',
+    `${AADHAAR.slice(0, 4)}\u00a0${AADHAAR.slice(4, 8)}\u00a0${AADHAAR.slice(8)}`,
+    AADHAAR.slice(4, 8),
+  ],
   ['card number spaced', 'card 4111 1111 1111 1111 exp', '4111 1111 1111'],
   ['account number spaced', 'a/c 5010 0123 4567 89 at SBI', '5010 0123 4567'],
   ['phone with an em dash', 'call 98765\u201443210', '98765'],
@@ -76,7 +117,15 @@ describe('identity values in the forms Indian users type and say them', () => {
 
   it.each(LEAKS)('%s is masked in a spoken turn, a free field and a masked hint', (_label, text, secret) => {
     const event = redactEvent(
-      EventInSchema.parse({ session_id: 's1', event: 'voice_conversation_turn', properties: { role: 'user', text }, note: text, hint: text, masked: true, component_type: 'text_input' }),
+      EventInSchema.parse({
+        session_id: 's1',
+        event: 'voice_conversation_turn',
+        properties: { role: 'user', text },
+        note: text,
+        hint: text,
+        masked: true,
+        component_type: 'text_input',
+      }),
     );
     expect(JSON.stringify(event)).not.toContain(secret);
     expect(event.masked_by).toBe('server');
@@ -100,29 +149,72 @@ describe('a hint sent as masked is verified', () => {
     expect(out?.hint).not.toBe(hint);
   });
 
-  it.each([['******3210'], ['j***@domain.com'], ['mee***@gmail.com'], ['ABCD****'], ['XXXX XXXX 9012'], ['•••• 4321'], ['M***a N**r'], ['Mee***'], ['V*****a R****a R*o'], ['redacted'], ['file_uploaded']])('%s with masked: true is kept as the client masked it', (hint) => {
+  it.each([
+    ['******3210'],
+    ['j***@domain.com'],
+    ['mee***@gmail.com'],
+    ['ABCD****'],
+    ['XXXX XXXX 9012'],
+    ['•••• 4321'],
+    ['M***a N**r'],
+    ['Mee***'],
+    ['V*****a R****a R*o'],
+    ['redacted'],
+    ['file_uploaded'],
+  ])('%s with masked: true is kept as the client masked it', (hint) => {
     expect(redactHint({ hint, masked: true, componentType: 'text_input', pattern: undefined })).toBeUndefined();
   });
 });
 
 describe('names', () => {
-  it.each([['name'], ['customer_name'], ['customerName'], ['applicant_name'], ['nominee-name'], ['account_holder_name'], ['surname']])('a value under %s is masked', (key) => {
-    const event = redactEvent(EventInSchema.parse({ session_id: 's1', event: 'identity', properties: { [key]: 'Meera Nair' } }));
+  it.each([
+    ['name'],
+    ['customer_name'],
+    ['customerName'],
+    ['applicant_name'],
+    ['nominee-name'],
+    ['account_holder_name'],
+    ['surname'],
+  ])('a value under %s is masked', (key) => {
+    const event = redactEvent(
+      EventInSchema.parse({ session_id: 's1', event: 'identity', properties: { [key]: 'Meera Nair' } }),
+    );
     expect(JSON.stringify(event)).not.toContain('Meera');
   });
 
-  it.each([['event_name'], ['screen_name'], ['file_name'], ['display_name'], ['bank_name']])('a value under %s, not a person, stays readable', (key) => {
-    const event = redactEvent(EventInSchema.parse({ session_id: 's1', event: 'analytics_data', properties: { [key]: 'kyc_step_started' } }));
-    expect((event.properties as Record<string, unknown>)[key]).toBe('kyc_step_started');
-  });
+  it.each([['event_name'], ['screen_name'], ['file_name'], ['display_name'], ['bank_name']])(
+    'a value under %s, not a person, stays readable',
+    (key) => {
+      const event = redactEvent(
+        EventInSchema.parse({ session_id: 's1', event: 'analytics_data', properties: { [key]: 'kyc_step_started' } }),
+      );
+      expect((event.properties as Record<string, unknown>)[key]).toBe('kyc_step_started');
+    },
+  );
 
-  it.each([['dropdown'], ['radio_button'], ['RADIO_BUTTON']])('a name chosen in a %s is masked; a machine value or a generic label is kept', (componentType) => {
-    expect(redactHint({ hint: 'Meera Nair', masked: false, componentType, pattern: undefined })).toMatchObject({ masked_by: 'server', hint: '***** ****' });
-    expect(redactHint({ hint: 'MEERA NAIR', masked: false, componentType, pattern: undefined })?.masked_by).toBe('server');
-    for (const kept of ['male', 'single', 'resident', 'proceed_with_aadhaar', 'Yes', 'checked', 'file_uploaded.png']) {
-      expect(redactHint({ hint: kept, masked: false, componentType, pattern: undefined }), kept).toBeUndefined();
-    }
-  });
+  it.each([['dropdown'], ['radio_button'], ['RADIO_BUTTON']])(
+    'a name chosen in a %s is masked; a machine value or a generic label is kept',
+    (componentType) => {
+      expect(redactHint({ hint: 'Meera Nair', masked: false, componentType, pattern: undefined })).toMatchObject({
+        masked_by: 'server',
+        hint: '***** ****',
+      });
+      expect(redactHint({ hint: 'MEERA NAIR', masked: false, componentType, pattern: undefined })?.masked_by).toBe(
+        'server',
+      );
+      for (const kept of [
+        'male',
+        'single',
+        'resident',
+        'proceed_with_aadhaar',
+        'Yes',
+        'checked',
+        'file_uploaded.png',
+      ]) {
+        expect(redactHint({ hint: kept, masked: false, componentType, pattern: undefined }), kept).toBeUndefined();
+      }
+    },
+  );
 });
 
 describe('what the service writes itself stays readable', () => {
@@ -133,7 +225,10 @@ describe('what the service writes itself stays readable', () => {
     ['a screen id and a version', 'pan_details v2.4.1'],
     ['a step count', 'Step 2 of 5: enter your PAN'],
     ['KYC screen text', 'Enter your 10-digit mobile number. We will send a one time password to verify it.'],
-    ['KYC screen text on Aadhaar', 'Aadhaar is a 12 digit number. Enter the digits as printed on your card, for example in groups of four.'],
+    [
+      'KYC screen text on Aadhaar',
+      'Aadhaar is a 12 digit number. Enter the digits as printed on your card, for example in groups of four.',
+    ],
     ['ordinary talk with number words', 'I have two kids and one of them is at school'],
   ])('%s: %s', (_label, text) => {
     expect(scrubText(text)).toMatchObject({ text, findings: [] });

@@ -9,9 +9,29 @@ const stringified = (value: unknown): number => JSON.stringify(value)?.length ??
 /** Strings JSON writes differently: quotes, backslashes, control characters, lone and paired surrogates. */
 const awkwardString = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 12 }),
-  fc.string({ unit: fc.constantFrom('"', '\\', '\n', '\b', '\u0001', '\u001f', '\ud800', '\udc00', '\ud83d\ude00', 'a', 'é', '\u2028'), maxLength: 12 }),
+  fc.string({
+    unit: fc.constantFrom(
+      '"',
+      '\\',
+      '\n',
+      '\b',
+      '\u0001',
+      '\u001f',
+      '\ud800',
+      '\udc00',
+      '\ud83d\ude00',
+      'a',
+      'é',
+      '\u2028',
+    ),
+    maxLength: 12,
+  }),
 );
-const awkwardNumber = fc.oneof(fc.double(), fc.integer(), fc.constantFrom(-0, 1e20, 1e21, 123456789012345680000, -1e-7, 5e-324, Number.MAX_VALUE, 2 ** 53 + 2));
+const awkwardNumber = fc.oneof(
+  fc.double(),
+  fc.integer(),
+  fc.constantFrom(-0, 1e20, 1e21, 123456789012345680000, -1e-7, 5e-324, Number.MAX_VALUE, 2 ** 53 + 2),
+);
 /** What JSON.stringify leaves out of an object and writes as null in an array. */
 const unwritable = fc.constantFrom(undefined, () => 1, Symbol('s'));
 

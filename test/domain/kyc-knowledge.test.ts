@@ -26,16 +26,19 @@ describe('the bundled knowledge base', () => {
     expect(Object.keys(kb.steps).sort()).toEqual(Object.keys(CLIENT_WORKFLOW).sort());
   });
 
-  it.each(Object.entries(CLIENT_WORKFLOW))('%s: purpose, guidance, what never to ask, and every failure code the app sends', (stepId, codes) => {
-    const step = kb.steps[stepId]!;
-    expect(step.purpose.length).toBeGreaterThan(40);
-    expect(step.guidance.length).toBeGreaterThanOrEqual(2);
-    expect(step.never_ask_for.length).toBeGreaterThanOrEqual(1);
-    for (const code of codes) {
-      expect(step.failures[code], `${stepId}.${code}`).toBeDefined();
-      expect(step.failures[code]!.recovery.length).toBeGreaterThan(20);
-    }
-  });
+  it.each(Object.entries(CLIENT_WORKFLOW))(
+    '%s: purpose, guidance, what never to ask, and every failure code the app sends',
+    (stepId, codes) => {
+      const step = kb.steps[stepId]!;
+      expect(step.purpose.length).toBeGreaterThan(40);
+      expect(step.guidance.length).toBeGreaterThanOrEqual(2);
+      expect(step.never_ask_for.length).toBeGreaterThanOrEqual(1);
+      for (const code of codes) {
+        expect(step.failures[code], `${stepId}.${code}`).toBeDefined();
+        expect(step.failures[code]!.recovery.length).toBeGreaterThan(20);
+      }
+    },
+  );
 
   it('never asks for the secrets of a KYC journey', () => {
     const never = kb.general.never_ask_for.join(' ').toLowerCase();
@@ -58,12 +61,15 @@ describe('selectKnowledge: the general part and the current step, never the whol
     expect(selection.version).toBe(kb.version);
   });
 
-  it.each([['loan_offer'], ['new_loan_offer'], ['constructor'], ['__proto__'], ['pan details'], [''], [null]])('screen %j is no step: general part only', (screen) => {
-    const selection = selectKnowledge(kb, screen);
-    expect(selection.step_id).toBeNull();
-    expect(selection.step).toBeNull();
-    expect(selection.general).toEqual(kb.general);
-  });
+  it.each([['loan_offer'], ['new_loan_offer'], ['constructor'], ['__proto__'], ['pan details'], [''], [null]])(
+    'screen %j is no step: general part only',
+    (screen) => {
+      const selection = selectKnowledge(kb, screen);
+      expect(selection.step_id).toBeNull();
+      expect(selection.step).toBeNull();
+      expect(selection.general).toEqual(kb.general);
+    },
+  );
 
   it('carries no other step', () => {
     const text = JSON.stringify(selectKnowledge(kb, 'pan_details'));

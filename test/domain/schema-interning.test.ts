@@ -12,15 +12,24 @@ import { newSessionRecord } from '../../src/domain/session-record.js';
 
 /** Each call parses the event anew, as each session's request does: equal content, separate objects. */
 const registering = (sessionId: string, screen: string | undefined, properties: Record<string, unknown>) =>
-  redactForIngest(EventInSchema.parse({ session_id: sessionId, event: 'screen_schema', ...(screen ? { screen } : {}), properties })).event;
+  redactForIngest(
+    EventInSchema.parse({ session_id: sessionId, event: 'screen_schema', ...(screen ? { screen } : {}), properties }),
+  ).event;
 
 const panSchema = (note = '') => ({
   screen_id: 'pan_details',
   display_name: `PAN${note}`,
-  components: [{ id: 'pan_field', type: 'text_input', validations: [{ rule_id: 'pan_format_v1', pattern: '[A-Z]{5}[0-9]{4}[A-Z]' }] }],
+  components: [
+    {
+      id: 'pan_field',
+      type: 'text_input',
+      validations: [{ rule_id: 'pan_format_v1', pattern: '[A-Z]{5}[0-9]{4}[A-Z]' }],
+    },
+  ],
 });
 
-const register = (record: SessionRecord, event: ReturnType<typeof registering>, at = 1) => applyEvent(record, event, { at, schemaRegistry: true, maxBytes: 1 << 30 }).record;
+const register = (record: SessionRecord, event: ReturnType<typeof registering>, at = 1) =>
+  applyEvent(record, event, { at, schemaRegistry: true, maxBytes: 1 << 30 }).record;
 const only = (record: SessionRecord): RegisteredSchema => {
   const schemas = Object.values(record.schemas);
   expect(schemas).toHaveLength(1);
@@ -54,10 +63,14 @@ describe('schemas registered alike by many sessions', () => {
 });
 
 describe('a session read back from the store', () => {
-  const storedCopy = (schemas: Record<string, RegisteredSchema>) => JSON.parse(JSON.stringify(schemas)) as Record<string, RegisteredSchema>;
+  const storedCopy = (schemas: Record<string, RegisteredSchema>) =>
+    JSON.parse(JSON.stringify(schemas)) as Record<string, RegisteredSchema>;
 
   it('takes the object another session registered, in the order it held them', () => {
-    let record = register(newSessionRecord('s1', 0), registering('s1', 'address', { screen_id: 'address', components: [] }));
+    let record = register(
+      newSessionRecord('s1', 0),
+      registering('s1', 'address', { screen_id: 'address', components: [] }),
+    );
     record = register(record, registering('s1', 'pan_details', panSchema()), 2);
     const stored = storedCopy(record.schemas);
     const restored = internSchemas(stored);
@@ -84,7 +97,8 @@ describe('the table', () => {
     const gc = vm.runInNewContext('gc') as () => void;
     const before = internedSchemaCount();
     (() => {
-      for (let n = 0; n < 50; n += 1) register(newSessionRecord(`g${n}`, 0), registering(`g${n}`, 'pan_details', panSchema(` only ${n}`)));
+      for (let n = 0; n < 50; n += 1)
+        register(newSessionRecord(`g${n}`, 0), registering(`g${n}`, 'pan_details', panSchema(` only ${n}`)));
     })();
     expect(internedSchemaCount()).toBe(before + 50);
     // Finalization callbacks run in tasks after a collection; a few rounds are enough.

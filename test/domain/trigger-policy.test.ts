@@ -12,7 +12,10 @@ const policy = (overrides: Partial<TriggerPolicy> = {}): TriggerPolicy => ({
   ...overrides,
 });
 
-const withConfig = (features: Partial<SdkConfig['features']>, thresholds: Partial<SdkConfig['thresholds']> = {}): SdkConfig => ({
+const withConfig = (
+  features: Partial<SdkConfig['features']>,
+  thresholds: Partial<SdkConfig['thresholds']> = {},
+): SdkConfig => ({
   features: { ...DEFAULT_SDK_CONFIG.features, ...features },
   thresholds: { ...DEFAULT_SDK_CONFIG.thresholds, ...thresholds },
   consent: DEFAULT_SDK_CONFIG.consent,
@@ -59,7 +62,12 @@ describe('evaluateTriggerPolicy: the rules of spec 4.4 at their boundaries', () 
       action: 'start_voice_agent',
       intervention_mode: 'voice_offer',
     });
-    expect(evaluateTriggerPolicy({ time_spent: 1 }, policy())).toEqual({ trigger: false, reason: 'none', action: 'none', intervention_mode: 'none' });
+    expect(evaluateTriggerPolicy({ time_spent: 1 }, policy())).toEqual({
+      trigger: false,
+      reason: 'none',
+      action: 'none',
+      intervention_mode: 'none',
+    });
     expect(NO_TRIGGER.trigger).toBe(false);
   });
 });
@@ -69,7 +77,9 @@ describe("evaluateTriggerPolicy: the tenant's config", () => {
     const config = withConfig({}, { high_time_spent_seconds: 45 });
     expect(reasonOf({ time_spent: 45 }, policy({ config }))).toBe('none');
     expect(reasonOf({ time_spent: 46 }, policy({ config }))).toBe('high_time_spent');
-    expect(reasonOf({ time_spent: 1 }, policy({ config: withConfig({}, { high_time_spent_seconds: 0 }) }))).toBe('high_time_spent');
+    expect(reasonOf({ time_spent: 1 }, policy({ config: withConfig({}, { high_time_spent_seconds: 0 }) }))).toBe(
+      'high_time_spent',
+    );
   });
 
   it('skips the time rule when suppress_high_time_spent_trigger is on, and lets the next rule answer', () => {
@@ -82,12 +92,21 @@ describe("evaluateTriggerPolicy: the tenant's config", () => {
 describe('evaluateTriggerPolicy: critical steps', () => {
   it('uses the configured list instead of the defaults', () => {
     const criticalSteps = criticalStepKeys(['Phone_Entry']);
-    expect(reasonOf({ screen: 'PHONE_ENTRY', idle_seconds: 13 }, policy({ criticalSteps }))).toBe('idle_on_critical_step');
+    expect(reasonOf({ screen: 'PHONE_ENTRY', idle_seconds: 13 }, policy({ criticalSteps }))).toBe(
+      'idle_on_critical_step',
+    );
     expect(reasonOf({ screen: 'pan_details', idle_seconds: 13 }, policy({ criticalSteps }))).toBe('none');
   });
 
   it('counts a screen whose registered schema says critical: true, whatever the case', () => {
-    const schema = (screen: string, critical: boolean): RegisteredSchema => ({ screen_id: screen, schema_hash: 'h', bytes: 2, schema: {}, patterns: {}, critical });
+    const schema = (screen: string, critical: boolean): RegisteredSchema => ({
+      screen_id: screen,
+      schema_hash: 'h',
+      bytes: 2,
+      schema: {},
+      patterns: {},
+      critical,
+    });
     const schemas = { review_summary: schema('Review_Summary', true), phone_entry: schema('phone_entry', false) };
     expect(reasonOf({ screen: 'REVIEW_SUMMARY', idle_seconds: 13 }, policy({ schemas }))).toBe('idle_on_critical_step');
     expect(reasonOf({ screen: 'phone_entry', idle_seconds: 13 }, policy({ schemas }))).toBe('none');

@@ -2,9 +2,20 @@ import { describe, expect, it } from 'vitest';
 import type { TriggerDecision } from '../../src/domain/trigger-policy.js';
 import { NO_TRIGGER } from '../../src/domain/trigger-policy.js';
 import type { SuppressionFacts } from '../../src/domain/trigger-suppression.js';
-import { MAX_PROMPTED_SCREENS, newTriggerMemory, rememberPrompt, suppressTrigger, wasPrompted } from '../../src/domain/trigger-suppression.js';
+import {
+  MAX_PROMPTED_SCREENS,
+  newTriggerMemory,
+  rememberPrompt,
+  suppressTrigger,
+  wasPrompted,
+} from '../../src/domain/trigger-suppression.js';
 
-const fired: TriggerDecision = { trigger: true, reason: 'repeated_errors', action: 'start_voice_agent', intervention_mode: 'voice_offer' };
+const fired: TriggerDecision = {
+  trigger: true,
+  reason: 'repeated_errors',
+  action: 'start_voice_agent',
+  intervention_mode: 'voice_offer',
+};
 const none: SuppressionFacts = { assistantActive: false, cooldownRemainingMs: undefined, alreadyPrompted: false };
 
 describe('suppressTrigger: precedence', () => {
@@ -38,17 +49,27 @@ describe('suppressTrigger: precedence', () => {
     [1, 1],
     [0, 1],
   ])('cooldown with %i ms left → retry_after_seconds %i', (remaining, seconds) => {
-    expect(suppressTrigger(fired, { ...none, cooldownRemainingMs: remaining })).toMatchObject({ reason: 'cooldown', retry_after_seconds: seconds });
+    expect(suppressTrigger(fired, { ...none, cooldownRemainingMs: remaining })).toMatchObject({
+      reason: 'cooldown',
+      retry_after_seconds: seconds,
+    });
   });
 
   it('nothing matched means nothing to suppress', () => {
-    expect(suppressTrigger(NO_TRIGGER, { assistantActive: true, cooldownRemainingMs: 5000, alreadyPrompted: true })).toEqual(NO_TRIGGER);
+    expect(
+      suppressTrigger(NO_TRIGGER, { assistantActive: true, cooldownRemainingMs: 5000, alreadyPrompted: true }),
+    ).toEqual(NO_TRIGGER);
   });
 });
 
 describe('trigger memory', () => {
   it('remembers prompted screens case-insensitively, an unknown screen included', () => {
-    const memory = rememberPrompt(rememberPrompt(newTriggerMemory(), 'PAN_DETAILS', 1000, 60_000), undefined, 2000, 60_000);
+    const memory = rememberPrompt(
+      rememberPrompt(newTriggerMemory(), 'PAN_DETAILS', 1000, 60_000),
+      undefined,
+      2000,
+      60_000,
+    );
     expect(wasPrompted(memory, 'pan_details')).toBe(true);
     expect(wasPrompted(memory, null)).toBe(true);
     expect(wasPrompted(memory, 'phone_otp')).toBe(false);

@@ -10,7 +10,8 @@ import { START_TIME, tempDataDir } from '../support/harness.js';
 
 const SPAN = 2 ** ACTIVITY_SPAN_BITS;
 
-const open = (dataDir: string) => new SqliteStore({ dataDir, sync: 'normal', retentionItems: 1_000_000, retentionDays: 0, now: () => START_TIME });
+const open = (dataDir: string) =>
+  new SqliteStore({ dataDir, sync: 'normal', retentionItems: 1_000_000, retentionDays: 0, now: () => START_TIME });
 
 /** A store whose next activity id is `next`, as a file that has given out the ids before it would be. */
 function storeFrom(next: number, dataDir = tempDataDir()): SqliteStore {
@@ -23,7 +24,14 @@ function storeFrom(next: number, dataDir = tempDataDir()): SqliteStore {
 }
 
 const append = (store: SqliteStore, sessionId: string, kind: ActivityKind, n: number): ActivityItem =>
-  store.append({ kind, at: START_TIME + n, session_id: sessionId, user_id: null, payload: { n }, trace: { trace_id: `t${n}`, request_id: `r${n}` } });
+  store.append({
+    kind,
+    at: START_TIME + n,
+    session_id: sessionId,
+    user_id: null,
+    payload: { n },
+    trace: { trace_id: `t${n}`, request_id: `r${n}` },
+  });
 
 /** What a session's listing must be: its newest `limit` items (of the kind), oldest first, from everything appended. */
 const expected = (all: ActivityItem[], sessionId: string, limit: number, kind?: ActivityKind) =>
@@ -37,7 +45,14 @@ describe("a session's activity read span by span of the index (schema 4)", () =>
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 3 * SPAN }),
-        fc.array(fc.record({ session: fc.constantFrom('s0', 's1', 's2'), kind: fc.constantFrom(...kinds), jump: fc.boolean() }), { minLength: 1, maxLength: 40 }),
+        fc.array(
+          fc.record({
+            session: fc.constantFrom('s0', 's1', 's2'),
+            kind: fc.constantFrom(...kinds),
+            jump: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 40 },
+        ),
         fc.constantFrom(1, 2, 5, 100),
         async (first, appends, limit) => {
           const dataDir = tempDataDir();
@@ -55,7 +70,10 @@ describe("a session's activity read span by span of the index (schema 4)", () =>
           await store.commit();
           for (const session of ['s0', 's1', 's2', 'absent']) {
             expect(ids(store.list({ sessionId: session, limit }))).toEqual(ids(expected(all, session, limit)));
-            for (const kind of kinds) expect(ids(store.list({ sessionId: session, kind, limit }))).toEqual(ids(expected(all, session, limit, kind)));
+            for (const kind of kinds)
+              expect(ids(store.list({ sessionId: session, kind, limit }))).toEqual(
+                ids(expected(all, session, limit, kind)),
+              );
           }
           store.close();
         },
@@ -69,9 +87,20 @@ describe("a session's activity read span by span of the index (schema 4)", () =>
     for (let n = 0; n < 4; n += 1) append(store, `s${n % 2}`, 'event', n);
     await store.commit();
     expect(ids(store.list({ sessionId: 's1', limit: 10 }))).toEqual([String(SPAN - 1), String(SPAN + 1)]);
-    const plan = (sql: string) => (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(1, 's1', 'event', 10) as { detail: string }[]).map((row) => row.detail).join(' ');
-    expect(plan(`SELECT item FROM activity WHERE (id >> ${ACTIVITY_SPAN_BITS}) = ? AND session_id = ? AND kind = ? ORDER BY id DESC LIMIT ?`)).toMatch(/USING INDEX activity_span_session/);
-    const indexes = (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'activity'").all() as { name: string }[]).map((row) => row.name);
+    const plan = (sql: string) =>
+      (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(1, 's1', 'event', 10) as { detail: string }[])
+        .map((row) => row.detail)
+        .join(' ');
+    expect(
+      plan(
+        `SELECT item FROM activity WHERE (id >> ${ACTIVITY_SPAN_BITS}) = ? AND session_id = ? AND kind = ? ORDER BY id DESC LIMIT ?`,
+      ),
+    ).toMatch(/USING INDEX activity_span_session/);
+    const indexes = (
+      store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'activity'").all() as {
+        name: string;
+      }[]
+    ).map((row) => row.name);
     expect(indexes.sort()).toEqual(['activity_kind', 'activity_span_session']);
     store.close();
   });
@@ -82,7 +111,21 @@ describe("a session's activity read span by span of the index (schema 4)", () =>
     for (const step of MIGRATIONS.slice(0, 3)) db.exec(step);
     db.exec('PRAGMA user_version = 3');
     const insert = db.prepare('INSERT INTO activity (kind, at, session_id, item) VALUES (?, ?, ?, ?)');
-    for (let n = 1; n <= 6; n += 1) insert.run('event', n, `s${n % 2}`, JSON.stringify({ id: String(n), kind: 'event', timestamp: new Date(n).toISOString(), session_id: `s${n % 2}`, user_id: null, payload: {}, trace: { trace_id: 't', request_id: 'r' } }));
+    for (let n = 1; n <= 6; n += 1)
+      insert.run(
+        'event',
+        n,
+        `s${n % 2}`,
+        JSON.stringify({
+          id: String(n),
+          kind: 'event',
+          timestamp: new Date(n).toISOString(),
+          session_id: `s${n % 2}`,
+          user_id: null,
+          payload: {},
+          trace: { trace_id: 't', request_id: 'r' },
+        }),
+      );
     db.close();
 
     const store = open(dataDir);

@@ -10,7 +10,8 @@ import { panSchema } from '../fixtures/client-events.js';
 import type { Harness } from '../support/harness.js';
 import { START_TIME, createHarness, restartAfterCrash, tempDataDir } from '../support/harness.js';
 
-const open = (dataDir: string) => new SqliteStore({ dataDir, sync: 'normal', retentionItems: 1_000_000, retentionDays: 0, now: () => START_TIME });
+const open = (dataDir: string) =>
+  new SqliteStore({ dataDir, sync: 'normal', retentionItems: 1_000_000, retentionDays: 0, now: () => START_TIME });
 
 type Context = { n: number; schemas: Record<string, unknown>; component_hints: unknown[] };
 
@@ -19,7 +20,14 @@ const stored = (sessionId: string, context: Context): StoredSession => ({
   value: { voice: 'inactive' },
   context,
   wake_at: null,
-  summary: { user_id: null, screen: null, voice: 'inactive', cooldown_until: null, created_at: START_TIME, last_activity_at: START_TIME + context.n },
+  summary: {
+    user_id: null,
+    screen: null,
+    voice: 'inactive',
+    cooldown_until: null,
+    created_at: START_TIME,
+    last_activity_at: START_TIME + context.n,
+  },
 });
 
 /** The journal's saves of a session, oldest first: whether each wrote the schemas, and which hints. */
@@ -66,9 +74,18 @@ describe("a session's schemas and hints are written when they change, not with e
 
     // The apply: each field once, with its newest value; the state without them.
     expect(store.count()).toBe(1);
-    const fields = Object.fromEntries((store.db.prepare("SELECT field, value FROM session_fields WHERE session_id = 's1'").all() as { field: string; value: string }[]).map((row) => [row.field, JSON.parse(row.value)]));
+    const fields = Object.fromEntries(
+      (
+        store.db.prepare("SELECT field, value FROM session_fields WHERE session_id = 's1'").all() as {
+          field: string;
+          value: string;
+        }[]
+      ).map((row) => [row.field, JSON.parse(row.value)]),
+    );
     expect(fields).toEqual({ schemas: schemasA, 'hint:pan': hints3[1], 'hint:dob': hints3[0] });
-    expect(JSON.parse((store.db.prepare('SELECT state FROM sessions').get() as { state: string }).state).context).toEqual({ n: 4 });
+    expect(
+      JSON.parse((store.db.prepare('SELECT state FROM sessions').get() as { state: string }).state).context,
+    ).toEqual({ n: 4 });
     expect(store.load('s1')?.context).toEqual(expected);
 
     // In the journal again, leaving every field to the tables.
@@ -79,7 +96,10 @@ describe("a session's schemas and hints are written when they change, not with e
     await save(store, 's1', { n: 6, schemas: schemasA, component_hints: [hints3[1]!] });
     expect(store.load('s1')?.context).toEqual({ ...expected, n: 6, component_hints: [hints3[1]] });
     expect(store.count()).toBe(1);
-    expect(store.db.prepare("SELECT field FROM session_fields WHERE session_id = 's1' ORDER BY field").all()).toEqual([{ field: 'hint:pan' }, { field: 'schemas' }]);
+    expect(store.db.prepare("SELECT field FROM session_fields WHERE session_id = 's1' ORDER BY field").all()).toEqual([
+      { field: 'hint:pan' },
+      { field: 'schemas' },
+    ]);
     store.close();
 
     // A new process holds none of the objects: its first save writes them again.
@@ -156,7 +176,13 @@ describe("a session's schemas and hints are written when they change, not with e
     await crashed.commit();
     const file = crashed.file;
     crashed.abandon();
-    const reopened = new SqliteStore({ dataDir: join(file, '..'), sync: 'normal', retentionItems: 1_000_000, retentionDays: 0, now: () => START_TIME });
+    const reopened = new SqliteStore({
+      dataDir: join(file, '..'),
+      sync: 'normal',
+      retentionItems: 1_000_000,
+      retentionDays: 0,
+      now: () => START_TIME,
+    });
     expect(reopened.count()).toBe(0);
     expect(reopened.db.prepare('SELECT count(*) AS n FROM session_fields').get()).toEqual({ n: 0 });
     reopened.close();
@@ -166,11 +192,19 @@ describe("a session's schemas and hints are written when they change, not with e
     type Hint = ReturnType<typeof hint>;
     const op = fc.oneof(
       {
-        arbitrary: fc.record({ kind: fc.constant('save' as const), session: fc.integer({ min: 0, max: 1 }), change: fc.constantFrom('add', 'type', 'drop', 'drop-newest', 'same'), pick: fc.nat() }),
+        arbitrary: fc.record({
+          kind: fc.constant('save' as const),
+          session: fc.integer({ min: 0, max: 1 }),
+          change: fc.constantFrom('add', 'type', 'drop', 'drop-newest', 'same'),
+          pick: fc.nat(),
+        }),
         weight: 5,
       },
       { arbitrary: fc.constant({ kind: 'apply' as const }), weight: 2 },
-      { arbitrary: fc.record({ kind: fc.constant('remove' as const), session: fc.integer({ min: 0, max: 1 }) }), weight: 1 },
+      {
+        arbitrary: fc.record({ kind: fc.constant('remove' as const), session: fc.integer({ min: 0, max: 1 }) }),
+        weight: 1,
+      },
       { arbitrary: fc.constant({ kind: 'reopen' as const }), weight: 1 },
     );
     await fc.assert(
@@ -182,11 +216,20 @@ describe("a session's schemas and hints are written when they change, not with e
         let next = 0;
         const hintRows = () => {
           const rows = new Map<string, string[]>();
-          for (const row of store.db.prepare("SELECT session_id, substr(field, 6) AS id FROM session_fields WHERE field GLOB 'hint:*' ORDER BY session_id, field").all() as { session_id: string; id: string }[])
+          for (const row of store.db
+            .prepare(
+              "SELECT session_id, substr(field, 6) AS id FROM session_fields WHERE field GLOB 'hint:*' ORDER BY session_id, field",
+            )
+            .all() as { session_id: string; id: string }[])
             rows.set(row.session_id, [...(rows.get(row.session_id) ?? []), row.id]);
           return rows;
         };
-        const expected = () => new Map([...hints].filter(([, list]) => list.length > 0).map(([id, list]) => [id, list.map((h) => h.component_id).sort()]));
+        const expected = () =>
+          new Map(
+            [...hints]
+              .filter(([, list]) => list.length > 0)
+              .map(([id, list]) => [id, list.map((h) => h.component_id).sort()]),
+          );
         try {
           for (const [n, step] of ops.entries()) {
             if (step.kind === 'apply') {
@@ -219,7 +262,8 @@ describe("a session's schemas and hints are written when they change, not with e
           }
           store.count();
           expect(hintRows()).toEqual(expected());
-          for (const [id, list] of hints) expect((store.load(id)?.context as Context | undefined)?.component_hints).toEqual(list);
+          for (const [id, list] of hints)
+            expect((store.load(id)?.context as Context | undefined)?.component_hints).toEqual(list);
         } finally {
           store.close();
         }
@@ -276,13 +320,23 @@ describe("a session's schemas and hints are written when they change, not with e
     db.exec(MIGRATIONS[0]!);
     db.exec(MIGRATIONS[1]!);
     db.exec('PRAGMA user_version = 2');
-    const old = (n: number) => JSON.stringify({ value: { voice: 'inactive' }, context: { n, schemas: schemasA, component_hints: [hint('pan')] } });
-    db.prepare("INSERT INTO sessions (session_id, state, voice, created_at, last_activity_at) VALUES ('applied', ?, 'inactive', 1, 2)").run(old(1));
-    db.prepare("INSERT INTO session_journal (seq, session_id, state, voice, created_at, last_activity_at) VALUES (1, 'journaled', ?, 'inactive', 1, 2)").run(old(2));
+    const old = (n: number) =>
+      JSON.stringify({
+        value: { voice: 'inactive' },
+        context: { n, schemas: schemasA, component_hints: [hint('pan')] },
+      });
+    db.prepare(
+      "INSERT INTO sessions (session_id, state, voice, created_at, last_activity_at) VALUES ('applied', ?, 'inactive', 1, 2)",
+    ).run(old(1));
+    db.prepare(
+      "INSERT INTO session_journal (seq, session_id, state, voice, created_at, last_activity_at) VALUES (1, 'journaled', ?, 'inactive', 1, 2)",
+    ).run(old(2));
     db.close();
 
     const store = open(dataDir);
-    expect((store.db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(MIGRATIONS.length);
+    expect((store.db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(
+      MIGRATIONS.length,
+    );
     expect(store.load('applied')?.context).toEqual({ n: 1, schemas: schemasA, component_hints: [hint('pan')] });
     expect(store.load('journaled')?.context).toEqual({ n: 2, schemas: schemasA, component_hints: [hint('pan')] });
     // Saved again from what was loaded: written whole into the new columns.
@@ -305,16 +359,38 @@ describe('a field session (schemas registered, fields typed) over HTTP, on STORE
   it('keeps what every event built across a crash, while events after the schemas write only their own part', async () => {
     const h = createHarness({ env: { STORE: 'sqlite' } });
     for (const screen of ['pan_details', 'personal_details', 'address']) {
-      expect((await post(h, { event: 'screen_schema', screen, screen_id: screen, properties: { ...panSchema, screen_id: screen } })).status).toBe(200);
+      expect(
+        (
+          await post(h, {
+            event: 'screen_schema',
+            screen,
+            screen_id: screen,
+            properties: { ...panSchema, screen_id: screen },
+          })
+        ).status,
+      ).toBe(200);
     }
-    const input = (component_id: string, hint: string) => post(h, { event: 'component_input', screen: 'pan_details', screen_id: 'pan_details', component_id, component_type: 'text_input', hint, masked: false });
+    const input = (component_id: string, hint: string) =>
+      post(h, {
+        event: 'component_input',
+        screen: 'pan_details',
+        screen_id: 'pan_details',
+        component_id,
+        component_type: 'text_input',
+        hint,
+        masked: false,
+      });
     await input('pan_field', 'ABCDE1234F');
     await post(h, { event: 'screen_state', screen: 'pan_details', screen_id: 'pan_details' });
     await post(h, { event: 'analytics_data', event_name: 'kyc_step_started', data: { step: 'pan_details' } });
     await input('dob_field', '01/01/1990');
 
     const store = h.store.sessions as SqliteStore;
-    const events = store.db.prepare("SELECT json_extract(state, '$.context.latest_event.event') AS event FROM session_journal WHERE session_id = 'f1' ORDER BY seq").all() as { event: string }[];
+    const events = store.db
+      .prepare(
+        "SELECT json_extract(state, '$.context.latest_event.event') AS event FROM session_journal WHERE session_id = 'f1' ORDER BY seq",
+      )
+      .all() as { event: string }[];
     const rows = journalRows(store, 'f1').map((row, index) => ({ event: events[index]!.event, ...row }));
     // After the schemas, each input wrote only its own component's hint, and the screen change and the analytics event nothing apart.
     expect(rows.slice(-4)).toEqual([

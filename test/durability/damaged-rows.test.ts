@@ -22,11 +22,15 @@ function restartEdited(h: Harness, edit: (db: DatabaseSync) => void): Harness {
   return createHarness({ env: h.env, startAt: h.clock.now() });
 }
 
-const discarded = (h: Harness) => h.logs.parsed().filter((line) => line.msg === 'stored session cannot be restored; session discarded');
+const discarded = (h: Harness) =>
+  h.logs.parsed().filter((line) => line.msg === 'stored session cannot be restored; session discarded');
 
 async function twoSessions(): Promise<Harness> {
   const h = createHarness({ env: { STORE: 'sqlite' } });
-  for (const sessionId of ['s1', 's2']) expect((await post(h, { session_id: sessionId, user_id: 'u1', event: 'screen_state', screen: 'pan_details' })).status).toBe(200);
+  for (const sessionId of ['s1', 's2'])
+    expect(
+      (await post(h, { session_id: sessionId, user_id: 'u1', event: 'screen_state', screen: 'pan_details' })).status,
+    ).toBe(200);
   return h;
 }
 
@@ -35,11 +39,15 @@ describe('a stored session the machine cannot run is set aside, and the process 
     const h = await twoSessions();
     // Its last activity at the epoch puts its idle deadline long past, so its wake only checks it can be evicted.
     const after = restartEdited(h, (db) =>
-      db.exec(`UPDATE sessions SET state = json_remove(state, '$.context.trigger'), wake_at = 0, last_activity_at = 0 WHERE session_id = 's1'`),
+      db.exec(
+        `UPDATE sessions SET state = json_remove(state, '$.context.trigger'), wake_at = 0, last_activity_at = 0 WHERE session_id = 's1'`,
+      ),
     );
     expect(after.system.supervisor.size).toBe(2);
     advance(after.clock, SECOND);
-    expect(discarded(after)).toEqual([expect.objectContaining({ level: 50, session_id: 's1', problem: expect.stringMatching(/^context\.trigger: /) })]);
+    expect(discarded(after)).toEqual([
+      expect.objectContaining({ level: 50, session_id: 's1', problem: expect.stringMatching(/^context\.trigger: /) }),
+    ]);
     expect(after.system.supervisor.size).toBe(1);
     expect((await after.http.get('/api/sessions/s1')).status).toBe(404);
     expect((await after.http.get('/api/sessions/s2')).body.screen).toBe('pan_details');
@@ -51,11 +59,15 @@ describe('a stored session the machine cannot run is set aside, and the process 
 
   it('one whose state is not JSON: a read answers 404 and the log names the problem without quoting the text', async () => {
     const h = await twoSessions();
-    const after = restartEdited(h, (db) => db.prepare(`UPDATE sessions SET state = ? WHERE session_id = 's1'`).run(`{"hint":"${RAW_PAN}"`));
+    const after = restartEdited(h, (db) =>
+      db.prepare(`UPDATE sessions SET state = ? WHERE session_id = 's1'`).run(`{"hint":"${RAW_PAN}"`),
+    );
     const read = await after.http.get('/api/sessions/s1');
     expect(read.status).toBe(404);
     expect(read.body).toEqual({ detail: 'session s1 not found' });
-    expect(discarded(after)).toEqual([expect.objectContaining({ session_id: 's1', problem: 'stored state is not JSON' })]);
+    expect(discarded(after)).toEqual([
+      expect.objectContaining({ session_id: 's1', problem: 'stored state is not JSON' }),
+    ]);
     expect(after.logs.text).not.toContain(RAW_PAN);
     expect(after.system.supervisor.size).toBe(1);
     const listed = (await after.http.get('/api/sessions')).body.sessions as { session_id: string }[];
@@ -64,10 +76,14 @@ describe('a stored session the machine cannot run is set aside, and the process 
 
   it('one whose context has a timer of the wrong type: a command to it begins the session anew', async () => {
     const h = await twoSessions();
-    const after = restartEdited(h, (db) => db.exec(`UPDATE sessions SET state = json_set(state, '$.context.idle_timer', 'soon') WHERE session_id = 's1'`));
+    const after = restartEdited(h, (db) =>
+      db.exec(`UPDATE sessions SET state = json_set(state, '$.context.idle_timer', 'soon') WHERE session_id = 's1'`),
+    );
     const res = await post(after, { session_id: 's1', event: 'screen_state', screen: 'otp' });
     expect(res.status).toBe(200);
-    expect(discarded(after)).toEqual([expect.objectContaining({ session_id: 's1', problem: expect.stringMatching(/^context\.idle_timer: /) })]);
+    expect(discarded(after)).toEqual([
+      expect.objectContaining({ session_id: 's1', problem: expect.stringMatching(/^context\.idle_timer: /) }),
+    ]);
     const session = (await after.http.get('/api/sessions/s1')).body as { screen: string; created_at: string };
     expect(session.screen).toBe('otp');
     expect(after.system.supervisor.size).toBe(2);
@@ -75,9 +91,13 @@ describe('a stored session the machine cannot run is set aside, and the process 
 
   it('one filed under another session id is not run as that other session', async () => {
     const h = await twoSessions();
-    const after = restartEdited(h, (db) => db.exec(`UPDATE sessions SET state = json_set(state, '$.context.session_id', 's2') WHERE session_id = 's1'`));
+    const after = restartEdited(h, (db) =>
+      db.exec(`UPDATE sessions SET state = json_set(state, '$.context.session_id', 's2') WHERE session_id = 's1'`),
+    );
     expect((await after.http.get('/api/sessions/s1')).status).toBe(404);
-    expect(discarded(after)).toEqual([expect.objectContaining({ session_id: 's1', problem: expect.stringContaining('is not the row') })]);
+    expect(discarded(after)).toEqual([
+      expect.objectContaining({ session_id: 's1', problem: expect.stringContaining('is not the row') }),
+    ]);
     expect((await after.http.get('/api/sessions/s2')).body.session_id).toBe('s2');
   });
 
@@ -110,7 +130,9 @@ describe('a damaged row in the journal a crash left', () => {
     db.close();
     const after = createHarness({ env: h.env, startAt: h.clock.now() });
     expect((await after.http.get('/api/sessions/s1')).status).toBe(404);
-    expect(discarded(after)).toEqual([expect.objectContaining({ session_id: 's1', problem: 'stored state is not JSON' })]);
+    expect(discarded(after)).toEqual([
+      expect.objectContaining({ session_id: 's1', problem: 'stored state is not JSON' }),
+    ]);
     expect((await after.http.get('/api/sessions/s2')).body.screen).toBe('pan_details');
   });
 });
@@ -119,19 +141,43 @@ describe('what the service stores passes the check (it never discards its own se
   it('sessions holding every kind of state a field client makes come back after a restart', async () => {
     const h = createHarness({ env: { STORE: 'sqlite', REENGAGEMENT_INACTIVITY_SECONDS: '300' } });
     for (const body of clientJourney('field')) expect((await post(h, body)).status).toBe(200);
-    expect((await h.http.post('/api/dropoff/register').send({ session_id: 'field', user_id: 'user-42', phone: '+91-98765-43210', reason: 'app_backgrounded' })).status).toBe(200);
-    const evaluated = await h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: 'field', signals: { screen: 'pan_details', time_spent: 25, errors: ['pan_invalid'], idle_seconds: 0 } });
+    expect(
+      (
+        await h.http
+          .post('/api/dropoff/register')
+          .send({ session_id: 'field', user_id: 'user-42', phone: '+91-98765-43210', reason: 'app_backgrounded' })
+      ).status,
+    ).toBe(200);
+    const evaluated = await h.http
+      .post('/v1/assistant/trigger/evaluate')
+      .send({
+        session_id: 'field',
+        signals: { screen: 'pan_details', time_spent: 25, errors: ['pan_invalid'], idle_seconds: 0 },
+      });
     expect(evaluated.status).toBe(200);
-    expect((await h.http.post('/v1/assistant/session/start').send({ session_id: 'voice', user_id: 'u1', screen: 'pan_details' })).status).toBe(200);
+    expect(
+      (
+        await h.http
+          .post('/v1/assistant/session/start')
+          .send({ session_id: 'voice', user_id: 'u1', screen: 'pan_details' })
+      ).status,
+    ).toBe(200);
     // A handoff nobody took: the call back owed is state the session keeps (docs/handoff.md).
-    expect((await post(h, { session_id: 'voice', event: 'handoff_requested', properties: { reason: 'asked' } })).status).toBe(200);
+    expect(
+      (await post(h, { session_id: 'voice', event: 'handoff_requested', properties: { reason: 'asked' } })).status,
+    ).toBe(200);
     expect((await post(h, { session_id: 'voice', event: 'handoff_unanswered' })).status).toBe(200);
     expect((await h.http.post('/v1/assistant/session/stop').send({ session_id: 'voice' })).status).toBe(200);
-    expect((await h.http.post('/v1/assistant/session/start').send({ session_id: 'live', user_id: 'u2', screen: 'otp' })).status).toBe(200);
+    expect(
+      (await h.http.post('/v1/assistant/session/start').send({ session_id: 'live', user_id: 'u2', screen: 'otp' }))
+        .status,
+    ).toBe(200);
 
     const ids = ['field', 'voice', 'live'];
     for (const id of ids) expect(storedDamage(h.store.sessions.load(id)!), id).toBeUndefined();
-    const before = await Promise.all(ids.map(async (id) => (await h.http.get(`/api/sessions/${id}`)).body as Record<string, unknown>));
+    const before = await Promise.all(
+      ids.map(async (id) => (await h.http.get(`/api/sessions/${id}`)).body as Record<string, unknown>),
+    );
     const after = restartEdited(h, () => {});
     advance(after.clock, SECOND);
     expect(discarded(after)).toEqual([]);
@@ -140,7 +186,10 @@ describe('what the service stores passes the check (it never discards its own se
       expect(read.status, id).toBe(200);
       expect(read.body.component_hints).toEqual(before[index]!.component_hints);
     }
-    expect((await after.http.get('/api/reengagement/voice')).body).toMatchObject({ recommended: true, reason: 'handoff_unanswered' });
+    expect((await after.http.get('/api/reengagement/voice')).body).toMatchObject({
+      recommended: true,
+      reason: 'handoff_unanswered',
+    });
   });
 });
 
@@ -154,7 +203,8 @@ describe('a damaged activity row is left out of reads, not a failure of the whol
 
   it('listings, a session listing and the SSE catch-up read the rest; the row is reported once', async () => {
     const h = createHarness({ env: { STORE: 'sqlite' } });
-    for (const sessionId of ['s1', 's2', 's1']) expect((await post(h, { session_id: sessionId, event: 'screen_state', screen: 'pan_details' })).status).toBe(200);
+    for (const sessionId of ['s1', 's2', 's1'])
+      expect((await post(h, { session_id: sessionId, event: 'screen_state', screen: 'pan_details' })).status).toBe(200);
     const after = restartEdited(h, (db) => {
       db.exec(`UPDATE activity SET item = '{broken' WHERE id = 2`);
       // Valid JSON, but another item's id: not this row's item either.

@@ -10,7 +10,8 @@ import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { createHarness, restartAfterCrash, settle, tempDataDir } from '../support/harness.js';
 import { startService } from '../support/service-process.js';
 
-const open = (dataDir: string) => openStore(loadConfig({ STORE: 'sqlite', DATA_DIR: dataDir }).store, new SimulatedClock());
+const open = (dataDir: string) =>
+  openStore(loadConfig({ STORE: 'sqlite', DATA_DIR: dataDir }).store, new SimulatedClock());
 
 function openError(dataDir: string): string {
   try {
@@ -42,7 +43,9 @@ describe('a database that cannot be used stops start-up with one line naming the
     writeFileSync(join(dir, DATABASE_FILE), 'garbage'.repeat(1000));
     const service = startService({ STORE: 'sqlite', DATA_DIR: dir });
     await expect(service.url).rejects.toThrow('exited early with 1');
-    expect(service.stderr()).toMatch(new RegExp(`^store: cannot use ${join(dir, DATABASE_FILE)}: file is not a database; [^\n]+\n$`));
+    expect(service.stderr()).toMatch(
+      new RegExp(`^store: cannot use ${join(dir, DATABASE_FILE)}: file is not a database; [^\n]+\n$`),
+    );
   });
 
   it('a file another program holds locked: says so, and that the data is intact (not to move it aside)', () => {
@@ -64,13 +67,17 @@ describe('a database that cannot be used stops start-up with one line naming the
   it('a path that cannot be opened as a database file', () => {
     const dir = tempDataDir();
     mkdirSync(join(dir, DATABASE_FILE));
-    expect(openError(dir)).toMatch(new RegExp(`${DATABASE_FILE}: unable to open database file; the process cannot write it: fix the permissions`));
+    expect(openError(dir)).toMatch(
+      new RegExp(`${DATABASE_FILE}: unable to open database file; the process cannot write it: fix the permissions`),
+    );
   });
 
   it('a DATA_DIR that cannot be created', () => {
     const file = join(tempDataDir(), 'a-file');
     writeFileSync(file, '');
-    expect(openError(join(file, 'data'))).toMatch(/^store: cannot create DATA_DIR .*a-file\/data: .*set DATA_DIR to a writable directory$/);
+    expect(openError(join(file, 'data'))).toMatch(
+      /^store: cannot create DATA_DIR .*a-file\/data: .*set DATA_DIR to a writable directory$/,
+    );
   });
 
   it('a database from a newer schema', () => {
@@ -95,7 +102,9 @@ describe('a full disk', () => {
     const big = 'x'.repeat(900);
     let refused = 0;
     for (let i = 0; i < 60 && refused === 0; i += 1) {
-      const res = await h.http.post('/v1/events').send({ session_id: `s${i}`, event: 'screen_state', screen: 'pan_details', properties: { big } });
+      const res = await h.http
+        .post('/v1/events')
+        .send({ session_id: `s${i}`, event: 'screen_state', screen: 'pan_details', properties: { big } });
       if (res.status === 200) acknowledged.push(`s${i}`);
       else {
         refused += 1;
@@ -107,7 +116,10 @@ describe('a full disk', () => {
     expect(refused).toBe(1);
     const health = await h.http.get('/health');
     expect(health.status).toBe(503);
-    expect(health.body).toMatchObject({ status: 'store_failing', store: { kind: 'sqlite', status: 'failing', last_error: expect.stringMatching(/full/) } });
+    expect(health.body).toMatchObject({
+      status: 'store_failing',
+      store: { kind: 'sqlite', status: 'failing', last_error: expect.stringMatching(/full/) },
+    });
     // Its own store refuses: take this process out of the load balancer, but do not restart it.
     const ready = await h.http.get('/health/ready');
     expect(ready.status).toBe(503);
@@ -120,8 +132,11 @@ describe('a full disk', () => {
     expect((await h.http.get('/health/ready')).status).toBe(200);
 
     const after = restartAfterCrash(h);
-    for (const sessionId of [...acknowledged, 'later']) expect((await after.http.get(`/api/sessions/${sessionId}`)).status, sessionId).toBe(200);
-    const ids = ((await after.http.get('/api/activity?limit=1000')).body.items as { id: string }[]).map((item) => Number(item.id));
+    for (const sessionId of [...acknowledged, 'later'])
+      expect((await after.http.get(`/api/sessions/${sessionId}`)).status, sessionId).toBe(200);
+    const ids = ((await after.http.get('/api/activity?limit=1000')).body.items as { id: string }[]).map((item) =>
+      Number(item.id),
+    );
     expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => i + 1));
     expect(ids.length).toBeGreaterThanOrEqual(acknowledged.length + 1);
   });
@@ -136,7 +151,10 @@ describe('a command to the client goes out once its decision is kept', () => {
     const store = h.store.sessions as SqliteStore;
     // Every commit fails, as on a disk that refuses writes.
     store.db.exec('PRAGMA query_only = 1');
-    const evaluate = () => h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: 's1', signals: { errors: ['a', 'b'], screen: 'pan_details' } });
+    const evaluate = () =>
+      h.http
+        .post('/v1/assistant/trigger/evaluate')
+        .send({ session_id: 's1', signals: { errors: ['a', 'b'], screen: 'pan_details' } });
     expect((await evaluate()).status).toBe(503);
     // The commit's turn and the refusal's are over: a command sent before its commit would be here.
     await settle();
@@ -161,7 +179,8 @@ describe('a request refused with 503 changes nothing: its retry finds the sessio
   it('a voice start and stop: the retry is the first start (not a resume) and the stop of an active session, each recorded', async () => {
     const h = createHarness({ env: { STORE: 'sqlite' } });
     await h.http.post('/v1/events').send({ session_id: 'v1', event: 'screen_state', screen: 'pan_details' });
-    const start = () => h.http.post('/v1/assistant/session/start').send({ session_id: 'v1', user_id: 'u1', screen: 'pan_details' });
+    const start = () =>
+      h.http.post('/v1/assistant/session/start').send({ session_id: 'v1', user_id: 'u1', screen: 'pan_details' });
     const stop = () => h.http.post('/v1/assistant/session/stop').send({ session_id: 'v1' });
     await refusing(h, start);
     expect((await h.http.get('/api/sessions/v1')).body).toMatchObject({ active: false });
@@ -169,29 +188,47 @@ describe('a request refused with 503 changes nothing: its retry finds the sessio
     await refusing(h, stop);
     expect((await h.http.get('/api/sessions/v1')).body).toMatchObject({ active: true });
     expect((await stop()).body).toMatchObject({ active: false });
-    const kinds = ((await h.http.get('/api/activity?session_id=v1')).body.items as { kind: string; payload: Record<string, unknown> }[]).map(
-      (item) => `${item.kind}${item.kind === 'session_start' ? `:${String(item.payload.resumed)}` : item.kind === 'session_stop' ? `:${String(item.payload.was_active)}` : ''}`,
+    const kinds = (
+      (await h.http.get('/api/activity?session_id=v1')).body.items as {
+        kind: string;
+        payload: Record<string, unknown>;
+      }[]
+    ).map(
+      (item) =>
+        `${item.kind}${item.kind === 'session_start' ? `:${String(item.payload.resumed)}` : item.kind === 'session_stop' ? `:${String(item.payload.was_active)}` : ''}`,
     );
     expect(kinds).toEqual(['event', 'session_start:false', 'session_stop:true', 'reengagement']);
   });
 
   it('an event that begins a session: refused, no session is left behind', async () => {
     const h = createHarness({ env: { STORE: 'sqlite' } });
-    await refusing(h, () => h.http.post('/v1/events').send({ session_id: 'new', event: 'screen_state', screen: 'pan_details' }));
+    await refusing(h, () =>
+      h.http.post('/v1/events').send({ session_id: 'new', event: 'screen_state', screen: 'pan_details' }),
+    );
     expect((await h.http.get('/api/sessions/new')).status).toBe(404);
     expect(h.system.supervisor.size).toBe(0);
-    expect((await h.http.post('/v1/events').send({ session_id: 'new', event: 'screen_state', screen: 'otp' })).status).toBe(200);
+    expect(
+      (await h.http.post('/v1/events').send({ session_id: 'new', event: 'screen_state', screen: 'otp' })).status,
+    ).toBe(200);
     expect((await h.http.get('/api/sessions/new')).body).toMatchObject({ screen: 'otp' });
   });
 });
 
 describe('a DATA_DIR is used by one process at a time', () => {
-  const inUse = /^store: DATA_DIR .+ is in use by another process of this service \(it holds .+kyc-assistant\.lock\); stop it first, or give this process a DATA_DIR of its own$/;
+  const inUse =
+    /^store: DATA_DIR .+ is in use by another process of this service \(it holds .+kyc-assistant\.lock\); stop it first, or give this process a DATA_DIR of its own$/;
 
   it('a second store on the same DATA_DIR is refused until the first closes, or its process dies', () => {
     const dir = tempDataDir();
     const first = open(dir);
-    const draft = (n: number) => ({ kind: 'event' as const, at: n, session_id: 's1', user_id: null, payload: { n }, trace: { trace_id: 't', request_id: `r${n}` } });
+    const draft = (n: number) => ({
+      kind: 'event' as const,
+      at: n,
+      session_id: 's1',
+      user_id: null,
+      payload: { n },
+      trace: { trace_id: 't', request_id: `r${n}` },
+    });
     first.activity.append(draft(1));
     expect(openError(dir)).toMatch(inUse);
     // The refused open changed nothing: the first store goes on.
@@ -207,27 +244,39 @@ describe('a DATA_DIR is used by one process at a time', () => {
     (third.sessions as SqliteStore).close();
   });
 
-  it('the real process: a second one on a DATA_DIR in use exits 1 with one line, the first goes on, and after a kill -9 the next one starts', { timeout: 60_000 }, async () => {
-    const dir = tempDataDir();
-    const first = startService({ STORE: 'sqlite', DATA_DIR: dir });
-    const url = await first.url;
-    const post = (base: string, requestId: string) =>
-      fetch(`${base}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': requestId }, body: JSON.stringify({ session_id: 's1', event: 'identity' }) });
-    expect((await post(url, 'before')).status).toBe(200);
+  it(
+    'the real process: a second one on a DATA_DIR in use exits 1 with one line, the first goes on, and after a kill -9 the next one starts',
+    { timeout: 60_000 },
+    async () => {
+      const dir = tempDataDir();
+      const first = startService({ STORE: 'sqlite', DATA_DIR: dir });
+      const url = await first.url;
+      const post = (base: string, requestId: string) =>
+        fetch(`${base}/v1/events`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+          body: JSON.stringify({ session_id: 's1', event: 'identity' }),
+        });
+      expect((await post(url, 'before')).status).toBe(200);
 
-    const second = startService({ STORE: 'sqlite', DATA_DIR: dir });
-    await expect(second.url).rejects.toThrow('exited early with 1');
-    expect(second.stderr()).toMatch(new RegExp(`^store: DATA_DIR ${dir} is in use by another process of this service [^\n]+\n$`));
+      const second = startService({ STORE: 'sqlite', DATA_DIR: dir });
+      await expect(second.url).rejects.toThrow('exited early with 1');
+      expect(second.stderr()).toMatch(
+        new RegExp(`^store: DATA_DIR ${dir} is in use by another process of this service [^\n]+\n$`),
+      );
 
-    expect((await post(url, 'after')).status).toBe(200);
-    const exited = new Promise((resolve) => first.child.once('exit', resolve));
-    first.child.kill('SIGKILL');
-    await exited;
+      expect((await post(url, 'after')).status).toBe(200);
+      const exited = new Promise((resolve) => first.child.once('exit', resolve));
+      first.child.kill('SIGKILL');
+      await exited;
 
-    const third = startService({ STORE: 'sqlite', DATA_DIR: dir });
-    const thirdUrl = await third.url;
-    const items = (await (await fetch(`${thirdUrl}/api/activity?session_id=s1`)).json()) as { items: { trace: { request_id: string } }[] };
-    expect(items.items.map((item) => item.trace.request_id)).toEqual(['before', 'after']);
-    third.child.kill('SIGKILL');
-  });
+      const third = startService({ STORE: 'sqlite', DATA_DIR: dir });
+      const thirdUrl = await third.url;
+      const items = (await (await fetch(`${thirdUrl}/api/activity?session_id=s1`)).json()) as {
+        items: { trace: { request_id: string } }[];
+      };
+      expect(items.items.map((item) => item.trace.request_id)).toEqual(['before', 'after']);
+      third.child.kill('SIGKILL');
+    },
+  );
 });

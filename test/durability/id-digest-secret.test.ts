@@ -28,7 +28,9 @@ describe('the digest that stands for an identity-looking session id', () => {
     expect(made).toMatch(/^[0-9a-f]{64}$/);
     expect(statSync(join(dir, ID_DIGEST_SECRET_FILE)).mode & 0o777).toBe(0o600);
     expect(idDigestSecret(config)).toBe(made);
-    expect(idDigestSecret(loadConfig({ STORE: 'sqlite', DATA_DIR: dir, ID_DIGEST_SECRET: 'set-by-the-operator' }))).toBe('set-by-the-operator');
+    expect(
+      idDigestSecret(loadConfig({ STORE: 'sqlite', DATA_DIR: dir, ID_DIGEST_SECRET: 'set-by-the-operator' })),
+    ).toBe('set-by-the-operator');
     expect(readFileSync(join(dir, ID_DIGEST_SECRET_FILE), 'utf8').trim()).toBe(made);
     const memory = loadConfig({ STORE: 'memory' });
     expect(idDigestSecret(memory)).not.toBe(idDigestSecret(memory));
@@ -39,33 +41,53 @@ describe('the digest that stands for an identity-looking session id', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, ID_DIGEST_SECRET_FILE), 'short\n');
     expect(() => idDigestSecret(loadConfig({ STORE: 'sqlite', DATA_DIR: dir }))).toThrow(ConfigError);
-    expect(() => idDigestSecret(loadConfig({ STORE: 'sqlite', DATA_DIR: dir }))).toThrow(/^DATA_DIR: .*kyc-assistant\.secret holds no secret/);
+    expect(() => idDigestSecret(loadConfig({ STORE: 'sqlite', DATA_DIR: dir }))).toThrow(
+      /^DATA_DIR: .*kyc-assistant\.secret holds no secret/,
+    );
     const locked = tempDataDir();
     mkdirSync(locked, { recursive: true });
     chmodSync(locked, 0o500);
     try {
       // Root writes anywhere: the refusal can only be seen as another user.
-      if (process.getuid?.() !== 0) expect(() => idDigestSecret(loadConfig({ STORE: 'sqlite', DATA_DIR: locked }))).toThrow(/^DATA_DIR: cannot keep the id digest secret in /);
+      if (process.getuid?.() !== 0)
+        expect(() => idDigestSecret(loadConfig({ STORE: 'sqlite', DATA_DIR: locked }))).toThrow(
+          /^DATA_DIR: cannot keep the id digest secret in /,
+        );
     } finally {
       chmodSync(locked, 0o700);
     }
   });
 
-  it('the real process: a session keyed by a phone number is found by it again after a restart', { timeout: 60_000 }, async () => {
-    const dir = tempDataDir();
-    const post = (url: string, path: string, body: unknown) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const first = startService({ STORE: 'sqlite', DATA_DIR: dir });
-    const firstUrl = await first.url;
-    expect((await post(firstUrl, '/v1/events', { session_id: PHONE, event: 'screen_state', screen: 'pan_details' })).status).toBe(200);
-    first.child.kill('SIGKILL');
-    await new Promise((resolve) => first.child.once('exit', resolve));
-    const second = startService({ STORE: 'sqlite', DATA_DIR: dir });
-    try {
-      const context = (await (await fetch(`${await second.url}/v1/assistant/context/${PHONE}`)).json()) as { session_id: string; current_screen: string };
-      expect(context.current_screen).toBe('pan_details');
-      expect(context.session_id).toMatch(/^h-[0-9a-f]{24}$/);
-    } finally {
-      second.child.kill('SIGKILL');
-    }
-  });
+  it(
+    'the real process: a session keyed by a phone number is found by it again after a restart',
+    { timeout: 60_000 },
+    async () => {
+      const dir = tempDataDir();
+      const post = (url: string, path: string, body: unknown) =>
+        fetch(`${url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const first = startService({ STORE: 'sqlite', DATA_DIR: dir });
+      const firstUrl = await first.url;
+      expect(
+        (await post(firstUrl, '/v1/events', { session_id: PHONE, event: 'screen_state', screen: 'pan_details' }))
+          .status,
+      ).toBe(200);
+      first.child.kill('SIGKILL');
+      await new Promise((resolve) => first.child.once('exit', resolve));
+      const second = startService({ STORE: 'sqlite', DATA_DIR: dir });
+      try {
+        const context = (await (await fetch(`${await second.url}/v1/assistant/context/${PHONE}`)).json()) as {
+          session_id: string;
+          current_screen: string;
+        };
+        expect(context.current_screen).toBe('pan_details');
+        expect(context.session_id).toMatch(/^h-[0-9a-f]{24}$/);
+      } finally {
+        second.child.kill('SIGKILL');
+      }
+    },
+  );
 });

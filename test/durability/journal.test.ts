@@ -10,15 +10,25 @@ import { DATABASE_FILE } from '../../src/store/sqlite-opening.js';
 import { JOURNAL_APPLY_ROWS, SqliteStore } from '../../src/store/sqlite-store.js';
 import { START_TIME, tempDataDir } from '../support/harness.js';
 
-const open = (dataDir: string, retentionItems = 1_000_000, retention: { days: number; now: () => number } = { days: 0, now: () => START_TIME }) =>
-  new SqliteStore({ dataDir, sync: 'normal', retentionItems, retentionDays: retention.days, now: retention.now });
+const open = (
+  dataDir: string,
+  retentionItems = 1_000_000,
+  retention: { days: number; now: () => number } = { days: 0, now: () => START_TIME },
+) => new SqliteStore({ dataDir, sync: 'normal', retentionItems, retentionDays: retention.days, now: retention.now });
 
 const session = (sessionId: string, n: number): StoredSession => ({
   session_id: sessionId,
   value: { voice: 'inactive' },
   context: { n },
   wake_at: null,
-  summary: { user_id: `u-${sessionId}`, screen: 'pan_details', voice: 'inactive', cooldown_until: null, created_at: START_TIME, last_activity_at: START_TIME + n },
+  summary: {
+    user_id: `u-${sessionId}`,
+    screen: 'pan_details',
+    voice: 'inactive',
+    cooldown_until: null,
+    created_at: START_TIME,
+    last_activity_at: START_TIME + n,
+  },
 });
 
 const draft = (sessionId: string, n: number): ActivityDraft => ({
@@ -30,7 +40,8 @@ const draft = (sessionId: string, n: number): ActivityDraft => ({
   trace: { trace_id: `t${n}`, request_id: `r${n}` },
 });
 
-const count = (db: DatabaseSync, table: string): number => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (db: DatabaseSync, table: string): number =>
+  (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 /** Saves and appends n commands' worth (one session save and one item each) over `sessions` sessions, one commit per turn of 50. */
 async function write(store: SqliteStore, commands: number, sessions: number, from = 0): Promise<void> {
@@ -56,11 +67,17 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
     // A session whose newest state is only in the journal loads it from there.
     expect(store.load('s2')?.context).toEqual({ n: 29 });
     expect(count(store.db, 'session_journal')).toBe(3);
-    expect(store.list({ limit: 100 }).map((item) => item.id)).toEqual(Array.from({ length: 30 }, (_, i) => String(i + 1)));
+    expect(store.list({ limit: 100 }).map((item) => item.id)).toEqual(
+      Array.from({ length: 30 }, (_, i) => String(i + 1)),
+    );
     expect(count(store.db, 'session_journal')).toBe(0);
     expect(count(store.db, 'sessions')).toBe(3);
-    expect(store.list({ sessionId: 's1', limit: 100 }).map((item) => item.payload.n)).toEqual([1, 4, 7, 10, 13, 16, 19, 22, 25, 28]);
-    expect(store.selectSummaries({ limit: 10, sort: 'last_activity', order: 'desc' }).rows.map((row) => row.session_id)).toEqual(['s2', 's1', 's0']);
+    expect(store.list({ sessionId: 's1', limit: 100 }).map((item) => item.payload.n)).toEqual([
+      1, 4, 7, 10, 13, 16, 19, 22, 25, 28,
+    ]);
+    expect(
+      store.selectSummaries({ limit: 10, sort: 'last_activity', order: 'desc' }).rows.map((row) => row.session_id),
+    ).toEqual(['s2', 's1', 's0']);
     store.close();
   });
 
@@ -78,12 +95,14 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
     expect(count(store.db, 'activity')).toBe(JOURNAL_APPLY_ROWS / 2);
     // Each session once, with its newest state.
     expect(count(store.db, 'sessions')).toBe(100);
-    for (let i = 0; i < 100; i += 1) expect(store.load(`s${i}`)?.context).toEqual({ n: JOURNAL_APPLY_ROWS / 2 - 100 + i });
+    for (let i = 0; i < 100; i += 1)
+      expect(store.load(`s${i}`)?.context).toEqual({ n: JOURNAL_APPLY_ROWS / 2 - 100 + i });
     store.close();
   });
 
   it('each applied session row carries its newest summary and wake time, whichever columns changed and however the applies fall', async () => {
-    type Summary = Pick<StoredSession['summary'], 'user_id' | 'screen' | 'voice' | 'cooldown_until'> & Pick<StoredSession, 'wake_at'>;
+    type Summary = Pick<StoredSession['summary'], 'user_id' | 'screen' | 'voice' | 'cooldown_until'> &
+      Pick<StoredSession, 'wake_at'>;
     const summaryArb: fc.Arbitrary<Summary> = fc.record({
       user_id: fc.constantFrom(null, 'u-1', 'u-2'),
       screen: fc.constantFrom(null, 'pan_details', 'selfie'),
@@ -91,16 +110,23 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
       cooldown_until: fc.constantFrom(null, START_TIME + 1_000),
       wake_at: fc.constantFrom(null, START_TIME + 5_000, START_TIME + 9_000),
     });
-    const step = fc.oneof(fc.record({ session: fc.integer({ min: 0, max: 3 }), summary: summaryArb }), fc.constant('apply' as const));
+    const step = fc.oneof(
+      fc.record({ session: fc.integer({ min: 0, max: 3 }), summary: summaryArb }),
+      fc.constant('apply' as const),
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps) => {
         const store = open(tempDataDir());
         const newest = new Map<string, Summary & { last_activity_at: number }>();
         const rows = () =>
           new Map(
-            (store.db.prepare('SELECT session_id, user_id, screen, voice, cooldown_until, wake_at, last_activity_at FROM sessions').all() as (Summary & { session_id: string; last_activity_at: number })[]).map(
-              ({ session_id, ...row }) => [session_id, row],
-            ),
+            (
+              store.db
+                .prepare(
+                  'SELECT session_id, user_id, screen, voice, cooldown_until, wake_at, last_activity_at FROM sessions',
+                )
+                .all() as (Summary & { session_id: string; last_activity_at: number })[]
+            ).map(({ session_id, ...row }) => [session_id, row]),
           );
         try {
           for (const [n, next] of steps.entries()) {
@@ -206,7 +232,10 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
     // Room for the journal's rows only, not for the same bytes again in the tables.
     store.db.exec(`PRAGMA max_page_count = ${pages}`);
     expect(store.list({ limit: 1000 })).toHaveLength(10);
-    expect(store.health()).toMatchObject({ status: 'failing', last_error: expect.stringMatching(/applying the journal failed: .*full/) });
+    expect(store.health()).toMatchObject({
+      status: 'failing',
+      last_error: expect.stringMatching(/applying the journal failed: .*full/),
+    });
     // Kept: both sessions in each of the nine commits.
     expect(count(store.db, 'session_journal')).toBe(18);
     expect(store.load('s1')?.context).toEqual({ n: 409 });
@@ -237,7 +266,8 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
   });
 
   it('a new file gets 16 KiB pages; a file made with 4 KiB pages keeps them and works as before', async () => {
-    const pageSize = (store: SqliteStore) => (store.db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size;
+    const pageSize = (store: SqliteStore) =>
+      (store.db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size;
     const fresh = open(tempDataDir());
     expect(pageSize(fresh)).toBe(16_384);
     fresh.close();
@@ -262,12 +292,18 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
     const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
     db.exec(MIGRATIONS[0]!);
     db.exec('PRAGMA user_version = 1');
-    db.prepare("INSERT INTO sessions (session_id, state, voice, created_at, last_activity_at) VALUES ('old', ?, 'inactive', 1, 2)").run(JSON.stringify({ value: {}, context: { kept: true } }));
-    db.prepare("INSERT INTO activity (kind, at, session_id, item) VALUES ('sdk_event', 1, 'old', ?)").run(JSON.stringify({ id: '1', kind: 'sdk_event' }));
+    db.prepare(
+      "INSERT INTO sessions (session_id, state, voice, created_at, last_activity_at) VALUES ('old', ?, 'inactive', 1, 2)",
+    ).run(JSON.stringify({ value: {}, context: { kept: true } }));
+    db.prepare("INSERT INTO activity (kind, at, session_id, item) VALUES ('sdk_event', 1, 'old', ?)").run(
+      JSON.stringify({ id: '1', kind: 'sdk_event' }),
+    );
     db.close();
 
     const again = open(dataDir);
-    expect((again.db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(MIGRATIONS.length);
+    expect((again.db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(
+      MIGRATIONS.length,
+    );
     expect(again.load('old')?.context).toEqual({ kept: true });
     expect(again.bounds()).toEqual({ oldestId: 1, lastId: 1 });
     again.close();
@@ -284,14 +320,20 @@ describe('a journal that cannot be applied at start', () => {
     // Journaled but not applied, as a crash leaves it; then the activity index's root page is overwritten.
     const db = new DatabaseSync(file);
     db.exec('DELETE FROM activity; DELETE FROM sessions');
-    db.exec(`INSERT INTO activity_journal (id, kind, at, session_id, item) VALUES (1000, 'event', ${START_TIME}, 's1', '{}')`);
-    const { rootpage } = db.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'activity_span_session'").get() as { rootpage: number };
+    db.exec(
+      `INSERT INTO activity_journal (id, kind, at, session_id, item) VALUES (1000, 'event', ${START_TIME}, 's1', '{}')`,
+    );
+    const { rootpage } = db
+      .prepare("SELECT rootpage FROM sqlite_master WHERE name = 'activity_span_session'")
+      .get() as { rootpage: number };
     const { page_size: pageSize } = db.prepare('PRAGMA page_size').get() as { page_size: number };
     db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     db.close();
     const bytes = readFileSync(file);
     bytes.fill(0xa5, (rootpage - 1) * pageSize, rootpage * pageSize);
     writeFileSync(file, bytes);
-    expect(() => open(dataDir)).toThrow(/cannot apply the journal .*malformed.*the file is damaged: restore a backup, or recover/);
+    expect(() => open(dataDir)).toThrow(
+      /cannot apply the journal .*malformed.*the file is damaged: restore a backup, or recover/,
+    );
   });
 });

@@ -6,13 +6,34 @@ import type { Harness } from '../support/harness.js';
 import { advance, createHarness, restartAfterCrash, tempDataDir } from '../support/harness.js';
 import { startService } from '../support/service-process.js';
 
-const failure = { session_id: 's1', event: 'validation_failed', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', errors: ['pan_invalid'], properties: { field_status: 'ERROR', semantic_slot: 'pan' } };
+const failure = {
+  session_id: 's1',
+  event: 'validation_failed',
+  screen: 'pan_details',
+  component_id: 'pan_field',
+  component_type: 'text_input',
+  errors: ['pan_invalid'],
+  properties: { field_status: 'ERROR', semantic_slot: 'pan' },
+};
 const reordered = (value: unknown): unknown =>
-  Array.isArray(value) ? value.map(reordered) : typeof value === 'object' && value !== null ? Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reordered(v)])) : value;
+  Array.isArray(value)
+    ? value.map(reordered)
+    : typeof value === 'object' && value !== null
+      ? Object.fromEntries(
+          Object.entries(value)
+            .reverse()
+            .map(([k, v]) => [k, reordered(v)]),
+        )
+      : value;
 const HOUR = 3_600_000;
 
-const send = (h: Harness, body: unknown, key: string) => h.http.post('/v1/events').set('Idempotency-Key', key).send(body as object);
-const retryCounts = async (h: Harness) => (await h.http.get('/api/sessions/s1')).body.retry_counts as Record<string, number>;
+const send = (h: Harness, body: unknown, key: string) =>
+  h.http
+    .post('/v1/events')
+    .set('Idempotency-Key', key)
+    .send(body as object);
+const retryCounts = async (h: Harness) =>
+  (await h.http.get('/api/sessions/s1')).body.retry_counts as Record<string, number>;
 const eventItems = (h: Harness) => h.system.activity.list({ limit: 100, kind: 'event' }).length;
 
 describe('a named request is answered once across restarts: its reply is kept with its change (SQLite)', () => {
@@ -47,7 +68,7 @@ describe('a named request is answered once across restarts: its reply is kept wi
   it('a refused commit keeps neither the change nor its reply: the retry after the failure and a restart runs', async () => {
     const h = createHarness({ env: { STORE: 'sqlite' } });
     const store = h.store.sessions as SqliteStore;
-    store.db.exec('CREATE TRIGGER refuse BEFORE INSERT ON kept_replies BEGIN SELECT RAISE(ABORT, \'disk full\'); END');
+    store.db.exec("CREATE TRIGGER refuse BEFORE INSERT ON kept_replies BEGIN SELECT RAISE(ABORT, 'disk full'); END");
     expect((await send(h, failure, 'key-2')).status).toBe(503);
     store.db.exec('DROP TRIGGER refuse');
     const again = restartAfterCrash(h);
@@ -58,13 +79,27 @@ describe('a named request is answered once across restarts: its reply is kept wi
   it('a file written before replies were kept without their token loses the replies that hold one when it opens', async () => {
     const h = createHarness({ env: { STORE: 'sqlite' } });
     const store = h.store.sessions as SqliteStore;
-    const insert = store.db.prepare('INSERT INTO kept_replies (request_key, fingerprint, reply, at) VALUES (?, ?, ?, ?)');
-    insert.run('old-start', 'f', JSON.stringify({ session_id: 's1', room: 'kyc-room-s1', token: 'eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl', warnings: [] }), h.clock.now());
+    const insert = store.db.prepare(
+      'INSERT INTO kept_replies (request_key, fingerprint, reply, at) VALUES (?, ?, ?, ?)',
+    );
+    insert.run(
+      'old-start',
+      'f',
+      JSON.stringify({
+        session_id: 's1',
+        room: 'kyc-room-s1',
+        token: 'eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl',
+        warnings: [],
+      }),
+      h.clock.now(),
+    );
     insert.run('event', 'f', JSON.stringify({ ingested_at_ms: 1, warnings: [] }), h.clock.now());
     // As that release left it: every step before this one applied.
     store.db.exec('PRAGMA user_version = 7');
     const again = restartAfterCrash(h);
-    const kept = (again.store.sessions as SqliteStore).db.prepare('SELECT request_key FROM kept_replies ORDER BY request_key').all();
+    const kept = (again.store.sessions as SqliteStore).db
+      .prepare('SELECT request_key FROM kept_replies ORDER BY request_key')
+      .all();
     expect(kept).toEqual([{ request_key: 'event' }]);
   });
 
@@ -72,7 +107,9 @@ describe('a named request is answered once across restarts: its reply is kept wi
     const h = createHarness({ env: { STORE: 'sqlite' } });
     const store = h.store.sessions as SqliteStore;
     const count = () => (store.db.prepare('SELECT count(*) AS n FROM kept_replies').get() as { n: number }).n;
-    const insert = store.db.prepare('INSERT INTO kept_replies (request_key, fingerprint, reply, at) VALUES (?, ?, ?, ?)');
+    const insert = store.db.prepare(
+      'INSERT INTO kept_replies (request_key, fingerprint, reply, at) VALUES (?, ?, ?, ?)',
+    );
     store.db.exec('BEGIN');
     for (let n = 0; n < MAX_KEPT_REPLIES + 10; n += 1) insert.run(`k${n}`, 'f', '{}', h.clock.now() - 200_000 + n);
     insert.run('old', 'f', '{}', h.clock.now() - 25 * HOUR);
@@ -90,9 +127,16 @@ describe('the real service restarted on the same DATA_DIR (SIGTERM, then kill -9
   it('answers a copy of an acknowledged request as the first and applies it once', async () => {
     const env = { STORE: 'sqlite', DATA_DIR: tempDataDir() };
     const post = (url: string, body: unknown) =>
-      fetch(`${url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'restart-1' }, body: JSON.stringify(body) });
-    const session = async (url: string) => (await (await fetch(`${url}/api/sessions/s1`)).json()) as { retry_counts: Record<string, number> };
-    const items = async (url: string) => ((await (await fetch(`${url}/api/activity?kind=event&session_id=s1`)).json()) as { items: unknown[] }).items.length;
+      fetch(`${url}/v1/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'restart-1' },
+        body: JSON.stringify(body),
+      });
+    const session = async (url: string) =>
+      (await (await fetch(`${url}/api/sessions/s1`)).json()) as { retry_counts: Record<string, number> };
+    const items = async (url: string) =>
+      ((await (await fetch(`${url}/api/activity?kind=event&session_id=s1`)).json()) as { items: unknown[] }).items
+        .length;
 
     let service = startService(env);
     let url = await service.url;

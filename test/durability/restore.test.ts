@@ -6,25 +6,47 @@ const SECOND = 1000;
 const sqlite = (env: Record<string, string> = {}): HarnessOptions => ({ env: { STORE: 'sqlite', ...env } });
 const post = (h: Harness, body: object) => h.http.post('/v1/events').send(body);
 const evaluate = (h: Harness, screen = 'pan_details') =>
-  h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: 's1', signals: { screen, time_spent: 25, errors: [], idle_seconds: 0 } });
-const startVoice = (h: Harness) => h.http.post('/v1/assistant/session/start').send({ session_id: 's1', user_id: 'u1', screen: 'pan_details' });
+  h.http
+    .post('/v1/assistant/trigger/evaluate')
+    .send({ session_id: 's1', signals: { screen, time_spent: 25, errors: [], idle_seconds: 0 } });
+const startVoice = (h: Harness) =>
+  h.http.post('/v1/assistant/session/start').send({ session_id: 's1', user_id: 'u1', screen: 'pan_details' });
 const stopVoice = (h: Harness) => h.http.post('/v1/assistant/session/stop').send({ session_id: 's1' });
-const reengagements = async (h: Harness) => (await h.http.get('/api/activity?kind=reengagement')).body.items as { timestamp: string; due_at?: string; payload: { source: string } }[];
+const reengagements = async (h: Harness) =>
+  (await h.http.get('/api/activity?kind=reengagement')).body.items as {
+    timestamp: string;
+    due_at?: string;
+    payload: { source: string };
+  }[];
 
 async function firedTrigger(h: Harness): Promise<void> {
   await post(h, { session_id: 's1', user_id: 'u1', event: 'screen_state', screen: 'pan_details' });
-  await post(h, { session_id: 's1', event: 'component_input', screen: 'pan_details', component_id: 'pan', component_type: 'text_input', hint: 'ABCDE1234F', masked: false });
+  await post(h, {
+    session_id: 's1',
+    event: 'component_input',
+    screen: 'pan_details',
+    component_id: 'pan',
+    component_type: 'text_input',
+    hint: 'ABCDE1234F',
+    masked: false,
+  });
   expect((await evaluate(h)).body.trigger).toBe(true);
 }
 
 describe('what was answered is kept (kill.test.ts proves it against SIGKILL)', () => {
   it('after a crash right after the replies, the new process finds every session and item, ids from 1 in order', async () => {
     const h = createHarness(sqlite());
-    for (let i = 0; i < 20; i += 1) expect((await post(h, { session_id: `s${i % 3}`, event: 'screen_state', screen: `screen_${i}` })).status).toBe(200);
+    for (let i = 0; i < 20; i += 1)
+      expect((await post(h, { session_id: `s${i % 3}`, event: 'screen_state', screen: `screen_${i}` })).status).toBe(
+        200,
+      );
     const after = restartAfterCrash(h);
     expect(after.system.supervisor.size).toBe(3);
     expect((await after.http.get('/api/sessions/s2')).body.screen).toBe('screen_17');
-    const items = (await after.http.get('/api/activity?limit=1000')).body.items as { id: string; payload: { screen: string } }[];
+    const items = (await after.http.get('/api/activity?limit=1000')).body.items as {
+      id: string;
+      payload: { screen: string };
+    }[];
     expect(items.map((item) => item.payload.screen)).toEqual(Array.from({ length: 20 }, (_, i) => `screen_${i}`));
     expect(items.map((item) => Number(item.id))).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   });
@@ -46,11 +68,21 @@ describe('what the service has seen across sessions is kept too', () => {
   it('a flow graph is recorded once per client and flow, not once per process', async () => {
     const h = createHarness(sqlite());
     const setFlow = (target: Harness, sessionId: string) =>
-      target.http.post('/v1/flows/set').send({ session_id: sessionId, client_id: 'tenant_x', flow_key: 'kyc_x', step_sequence: ['phone_entry', 'pan_details'], current_step: 'phone_entry' });
+      target.http
+        .post('/v1/flows/set')
+        .send({
+          session_id: sessionId,
+          client_id: 'tenant_x',
+          flow_key: 'kyc_x',
+          step_sequence: ['phone_entry', 'pan_details'],
+          current_step: 'phone_entry',
+        });
     expect((await setFlow(h, 'f1')).status).toBe(200);
     const after = restartAfterCrash(h);
     expect((await setFlow(after, 'f2')).status).toBe(200);
-    const recorded = (await after.http.get('/api/activity?kind=flow_graph_recorded')).body.items as { session_id: string }[];
+    const recorded = (await after.http.get('/api/activity?kind=flow_graph_recorded')).body.items as {
+      session_id: string;
+    }[];
     expect(recorded.map((item) => item.session_id)).toEqual(['f1']);
   });
 });
@@ -146,7 +178,14 @@ describe('timers are re-armed from the deadlines the store keeps (simulated cloc
 });
 
 describe('activity retention (SQLite)', () => {
-  const draft = (at: number, n: number) => ({ kind: 'event' as const, at, session_id: 's1', user_id: null, payload: { n }, trace: { trace_id: 't', request_id: `r${n}` } });
+  const draft = (at: number, n: number) => ({
+    kind: 'event' as const,
+    at,
+    session_id: 's1',
+    user_id: null,
+    payload: { n },
+    trace: { trace_id: 't', request_id: `r${n}` },
+  });
 
   it('drops items older than ACTIVITY_RETENTION_DAYS, oldest first, and a resume from before them is told of the gap', async () => {
     const h = createHarness(sqlite({ ACTIVITY_RETENTION_DAYS: '30' }));

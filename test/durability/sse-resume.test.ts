@@ -24,7 +24,8 @@ async function open(url: string, headers: Record<string, string> = {}): Promise<
 }
 
 const ingest = async (h: Harness, count: number) => {
-  for (let i = 0; i < count; i += 1) expect((await h.http.post('/v1/events').send({ session_id: 's1', event: 'identity' })).status).toBe(200);
+  for (let i = 0; i < count; i += 1)
+    expect((await h.http.post('/v1/events').send({ session_id: 's1', event: 'identity' })).status).toBe(200);
 };
 
 describe('SSE resume across a restart', () => {
@@ -54,14 +55,20 @@ describe('SSE resume across a restart', () => {
 
     const later = createHarness({ ...options, startAt: h.clock.now() + 1000 });
     await ingest(later, 2);
-    const newIds = ((await later.http.get('/api/activity')).body.items as { id: string }[]).map((item) => Number(item.id));
+    const newIds = ((await later.http.get('/api/activity')).body.items as { id: string }[]).map((item) =>
+      Number(item.id),
+    );
     expect(Math.min(...newIds)).toBeGreaterThan(Math.max(...oldIds));
 
     const resumed = await open(await listen(later), { 'Last-Event-ID': String(oldIds.at(-1)) });
     await resumed.until((c) => c.ids.length === 2);
     const [reset] = resumed.messages;
     expect(reset!.event).toBe('reset');
-    expect(JSON.parse(reset!.data)).toMatchObject({ reason: 'behind_buffer', requested_after: String(oldIds.at(-1)), oldest_id: String(newIds[0]) });
+    expect(JSON.parse(reset!.data)).toMatchObject({
+      reason: 'behind_buffer',
+      requested_after: String(oldIds.at(-1)),
+      oldest_id: String(newIds[0]),
+    });
     expect(resumed.ids.map(Number)).toEqual(newIds);
   });
 });
@@ -70,22 +77,39 @@ describe('every session held, running or hibernated, page by page (GET /api/sess
   it('pages in session_id order with filters on voice, screen and text, hibernated sessions read from the store', async () => {
     for (const store of ['memory', 'sqlite']) {
       const h = createHarness({ env: { STORE: store, SESSION_HIBERNATE_SECONDS: '60' } });
-      for (const [session, user, screen] of [['a1', 'u-x', 'pan_details'], ['a2', 'u-y', 'selfie'], ['b1', 'u-x', 'pan_details'], ['b2', 'v-z', 'otp']]) {
+      for (const [session, user, screen] of [
+        ['a1', 'u-x', 'pan_details'],
+        ['a2', 'u-y', 'selfie'],
+        ['b1', 'u-x', 'pan_details'],
+        ['b2', 'v-z', 'otp'],
+      ]) {
         await h.http.post('/v1/events').send({ session_id: session, user_id: user, event: 'screen_state', screen });
       }
       h.clock.increment(61_000);
       await h.http.post('/v1/assistant/session/start').send({ session_id: 'b2', screen: 'otp' });
-      const list = async (query: Record<string, string>) => (await h.http.get('/api/sessions').query({ sort: 'session_id', order: 'asc', ...query }).expect(200)).body;
+      const list = async (query: Record<string, string>) =>
+        (
+          await h.http
+            .get('/api/sessions')
+            .query({ sort: 'session_id', order: 'asc', ...query })
+            .expect(200)
+        ).body;
       const ids = (page: { sessions: { session_id: string }[] }) => page.sessions.map((item) => item.session_id);
       const first = await list({ limit: '3' });
-      expect(first.sessions.map((item: { session_id: string; status: string }) => [item.session_id, item.status]), store).toEqual([
+      expect(
+        first.sessions.map((item: { session_id: string; status: string }) => [item.session_id, item.status]),
+        store,
+      ).toEqual([
         ['a1', 'hibernated'],
         ['a2', 'hibernated'],
         ['b1', 'hibernated'],
       ]);
       expect(first.total).toBe(4);
       const second = await list({ limit: '3', cursor: first.next_cursor });
-      expect(second).toMatchObject({ sessions: [{ session_id: 'b2', status: 'running', voice: 'active', screen: 'otp' }], next_cursor: null });
+      expect(second).toMatchObject({
+        sessions: [{ session_id: 'b2', status: 'running', voice: 'active', screen: 'otp' }],
+        next_cursor: null,
+      });
       expect(ids(await list({ voice: 'active' })), store).toEqual(['b2']);
       expect(ids(await list({ screen: 'pan_details' }))).toEqual(['a1', 'b1']);
       expect(ids(await list({ q: 'u-x' }))).toEqual(['a1', 'b1']);

@@ -13,15 +13,20 @@ afterAll(() => lk.close());
 
 const ROOM = 'kyc-room-s1';
 const harness = () => createHarness({ env: { STORE: 'sqlite', ...lk.env() } });
-const start = (h: Harness) => h.http.post('/v1/assistant/session/start').send({ session_id: 's1', user_id: 'u1', screen: 'pan_details' });
+const start = (h: Harness) =>
+  h.http.post('/v1/assistant/session/start').send({ session_id: 's1', user_id: 'u1', screen: 'pan_details' });
 const stop = (h: Harness) => h.http.post('/v1/assistant/session/stop').send({ session_id: 's1' });
 const agentsIn = (room: string) => lk.dispatches.filter((dispatch) => dispatch.room === room).length;
-const starts = async (h: Harness) => ((await h.http.get('/api/activity?kind=session_start')).body.items as { payload: { resumed: boolean } }[]).map((item) => item.payload.resumed);
+const starts = async (h: Harness) =>
+  ((await h.http.get('/api/activity?kind=session_start')).body.items as { payload: { resumed: boolean } }[]).map(
+    (item) => item.payload.resumed,
+  );
 /** Sends a start whose answer the crash will swallow (supertest sends only once someone waits on it). */
-const startUnanswered = (h: Harness) => void start(h).then(
-  () => undefined,
-  () => undefined,
-);
+const startUnanswered = (h: Harness) =>
+  void start(h).then(
+    () => undefined,
+    () => undefined,
+  );
 
 describe('voice sessions across a restart (LiveKit stand-in)', () => {
   it('an active voice session stays active: a start resumes it with the same agent, a stop stops it', async () => {
@@ -34,7 +39,9 @@ describe('voice sessions across a restart (LiveKit stand-in)', () => {
     expect(agentsIn(ROOM)).toBe(1);
     const third = restartAfterCrash(after);
     expect((await stop(third)).body).toMatchObject({ active: false });
-    const stops = (await third.http.get('/api/activity?kind=session_stop')).body.items as { payload: { was_active: boolean } }[];
+    const stops = (await third.http.get('/api/activity?kind=session_stop')).body.items as {
+      payload: { was_active: boolean };
+    }[];
     expect(stops.map((item) => item.payload.was_active)).toEqual([true]);
     expect(lk.rooms.has(ROOM)).toBe(false);
   });
@@ -53,9 +60,19 @@ describe('voice sessions across a restart (LiveKit stand-in)', () => {
     // inside the clock's jump, it fires on the simulated clock's next flush (a real one, at once).
     after.clock.increment(0);
     // The stop's room deletion goes to the stand-in: wait for the session to settle, not for time.
-    await vi.waitFor(async () => expect((await after.http.get('/api/sessions/s1')).body).toMatchObject({ active: false }));
-    const stops = (await after.http.get('/api/activity?kind=session_stop')).body.items as { timestamp: string; payload: Record<string, unknown> }[];
-    expect(stops).toMatchObject([{ timestamp: new Date(startedAt + 300_000).toISOString(), payload: { was_active: true, ended_by: 'silence', silent_seconds: 300 } }]);
+    await vi.waitFor(async () =>
+      expect((await after.http.get('/api/sessions/s1')).body).toMatchObject({ active: false }),
+    );
+    const stops = (await after.http.get('/api/activity?kind=session_stop')).body.items as {
+      timestamp: string;
+      payload: Record<string, unknown>;
+    }[];
+    expect(stops).toMatchObject([
+      {
+        timestamp: new Date(startedAt + 300_000).toISOString(),
+        payload: { was_active: true, ended_by: 'silence', silent_seconds: 300 },
+      },
+    ]);
     expect(lk.rooms.has(ROOM)).toBe(false);
   });
 
@@ -73,7 +90,10 @@ describe('voice sessions across a restart (LiveKit stand-in)', () => {
     expect(retried.status).toBe(200);
     expect(lk.methodsCalled().filter((method) => method === 'CreateDispatch')).toHaveLength(1);
     expect(agentsIn(ROOM)).toBe(1);
-    expect((await after.http.get('/api/sessions/s1')).body).toMatchObject({ active: true, voice: { dispatch_id: lk.dispatches[0]!.id } });
+    expect((await after.http.get('/api/sessions/s1')).body).toMatchObject({
+      active: true,
+      voice: { dispatch_id: lk.dispatches[0]!.id },
+    });
     held.release();
   });
 
@@ -107,7 +127,15 @@ describe('voice sessions across a restart (LiveKit stand-in)', () => {
 
     const after = restartAfterCrash(h);
     const copy = await named(after).expect(200);
-    expect(copy.body).toMatchObject({ session_id: 's1', media_room: ROOM, livekit_room: ROOM, media_url: first.body.media_url, expires_in_sec: first.body.expires_in_sec, warnings: first.body.warnings, assistant_invocation_id: first.body.assistant_invocation_id });
+    expect(copy.body).toMatchObject({
+      session_id: 's1',
+      media_room: ROOM,
+      livekit_room: ROOM,
+      media_url: first.body.media_url,
+      expires_in_sec: first.body.expires_in_sec,
+      warnings: first.body.warnings,
+      assistant_invocation_id: first.body.assistant_invocation_id,
+    });
     expect(Object.keys(copy.body).sort()).toEqual(Object.keys(first.body).sort());
     const grants = await new TokenVerifier(STAND_IN_KEY, STAND_IN_SECRET).verify(copy.body.token as string);
     expect(grants).toMatchObject({ sub: 'u1', video: { roomJoin: true, room: ROOM } });

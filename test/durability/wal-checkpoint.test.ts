@@ -7,7 +7,8 @@ import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { COMMITS_PER_CHECKPOINT } from '../../src/store/wal-checkpointer.js';
 import { START_TIME, tempDataDir } from '../support/harness.js';
 
-const open = (dataDir: string) => new SqliteStore({ dataDir, sync: 'normal', retentionItems: 1_000_000, retentionDays: 0, now: () => START_TIME });
+const open = (dataDir: string) =>
+  new SqliteStore({ dataDir, sync: 'normal', retentionItems: 1_000_000, retentionDays: 0, now: () => START_TIME });
 
 const draft = (n: number): ActivityDraft => ({
   kind: 'event',
@@ -37,7 +38,9 @@ describe('the WAL is copied back on a worker connection, not in the requests com
     const store = open(dataDir);
     const file = join(dataDir, DATABASE_FILE);
     // The main connection would copy back only at the bound, far above what this test writes.
-    expect((store.db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint).toBe(WAL_BOUND_PAGES);
+    expect(
+      (store.db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint,
+    ).toBe(WAL_BOUND_PAGES);
     await write(store, COMMITS_PER_CHECKPOINT - 1);
     const before = size(file);
     expect(store.checkpointer.done.count).toBe(0);

@@ -26,7 +26,14 @@ describe('GET /docs in a browser', () => {
   it('shows every operation offline and tries one with the key entered', async () => {
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+      ],
     });
     try {
       const page = await browser.newPage();
@@ -37,7 +44,10 @@ describe('GET /docs in a browser', () => {
       await page.goto(`${server.url}/docs`);
       await page.waitForSelector('.opblock');
       const shown = await page.locator('.opblock').count();
-      const documented = Object.values((apiDocument() as { paths: Record<string, object> }).paths).reduce((n, item) => n + Object.keys(item).length, 0);
+      const documented = Object.values((apiDocument() as { paths: Record<string, object> }).paths).reduce(
+        (n, item) => n + Object.keys(item).length,
+        0,
+      );
       expect(shown).toBe(documented);
 
       await page.click('button.authorize');
@@ -64,18 +74,34 @@ describe('GET /docs in a browser', () => {
   it('shows each operation on one line at a desk, its summary short and its operation id beside it', async () => {
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+      ],
     });
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
       await page.goto(`${server.url}/docs`);
       await page.waitForSelector('.opblock-summary-operation-id');
       // Each operation's line: path, summary and operation id. A summary that is a paragraph made it three or four lines tall.
-      const heights = await page.$$eval('.opblock-summary', (rows) => rows.map((row) => ({ id: row.querySelector('.opblock-summary-operation-id')?.textContent, height: row.getBoundingClientRect().height })));
+      const heights = await page.$$eval('.opblock-summary', (rows) =>
+        rows.map((row) => ({
+          id: row.querySelector('.opblock-summary-operation-id')?.textContent,
+          height: row.getBoundingClientRect().height,
+        })),
+      );
       const oneLine = Math.min(...heights.map(({ height }) => height));
       expect(heights.filter(({ height }) => height > oneLine * 1.5)).toEqual([]);
       // For a person to look at, beside the console's pictures (test/e2e/console-sizes.e2e.ts).
-      const folder = resolve(process.env.CONSOLE_SCREENSHOTS_DIR ?? 'test-results/console-screenshots', '..', 'api-reference');
+      const folder = resolve(
+        process.env.CONSOLE_SCREENSHOTS_DIR ?? 'test-results/console-screenshots',
+        '..',
+        'api-reference',
+      );
       mkdirSync(folder, { recursive: true });
       await page.screenshot({ path: resolve(folder, 'docs-desk.png'), fullPage: false });
       console.info(`/docs screenshot in ${folder}`);

@@ -71,7 +71,10 @@ describe('the console at a desk and on a phone, empty and with data', () => {
   }
 
   /** What the menus on the page offer: the one at the top, and a page's own (not-found). */
-  const menus = (page: Page) => page.$$eval('nav', (navs) => navs.map((nav) => [...nav.querySelectorAll('a')].map((link) => link.getAttribute('href'))));
+  const menus = (page: Page) =>
+    page.$$eval('nav', (navs) =>
+      navs.map((nav) => [...nav.querySelectorAll('a')].map((link) => link.getAttribute('href'))),
+    );
 
   /**
    * What is wider than its box at this size and not plainly scrollable: the page itself, or any
@@ -82,15 +85,23 @@ describe('the console at a desk and on a phone, empty and with data', () => {
     page.evaluate(() => {
       const found: string[] = [];
       const root = document.documentElement;
-      if (root.scrollWidth > root.clientWidth) found.push(`the page scrolls sideways by ${root.scrollWidth - root.clientWidth} px`);
+      if (root.scrollWidth > root.clientWidth)
+        found.push(`the page scrolls sideways by ${root.scrollWidth - root.clientWidth} px`);
       for (const element of document.querySelectorAll<HTMLElement>('header *, main *')) {
-        if (element.matches('input, select, textarea, .visually-hidden, .visually-hidden *') || element.clientWidth === 0) continue;
+        if (
+          element.matches('input, select, textarea, .visually-hidden, .visually-hidden *') ||
+          element.clientWidth === 0
+        )
+          continue;
         if (element.scrollWidth <= element.clientWidth + 1) continue;
         const style = getComputedStyle(element);
         const scrolls = style.overflowX === 'auto' || style.overflowX === 'scroll';
         const hint = element.closest('.scroll-frame')?.querySelector<HTMLElement>('.scroll-hint');
         const hinted = hint !== undefined && hint !== null && !hint.hidden && hint.getBoundingClientRect().height > 0;
-        if (!(scrolls && hinted)) found.push(`${element.tagName.toLowerCase()}#${element.id}.${element.className}: ${element.scrollWidth} px in ${element.clientWidth}${scrolls ? ', scrolls with no hint' : ', cut'}`);
+        if (!(scrolls && hinted))
+          found.push(
+            `${element.tagName.toLowerCase()}#${element.id}.${element.className}: ${element.scrollWidth} px in ${element.clientWidth}${scrolls ? ', scrolls with no hint' : ', cut'}`,
+          );
       }
       return found;
     });
@@ -103,7 +114,9 @@ describe('the console at a desk and on a phone, empty and with data', () => {
     // break at, and short enough for a line (an id, `inactive`, `52s ago`), is drawn on one line.
     const broken = await page.$$eval('main td, main dd', (cells) =>
       cells
-        .filter((cell) => !cell.querySelector('dl, ul, ol, table, div, p') && /^[^\s_-]{1,30}$/.test(cell.textContent ?? ''))
+        .filter(
+          (cell) => !cell.querySelector('dl, ul, ol, table, div, p') && /^[^\s_-]{1,30}$/.test(cell.textContent ?? ''),
+        )
         .filter((cell) => {
           const lines = new Set<number>();
           const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
@@ -148,15 +161,21 @@ describe('the console at a desk and on a phone, empty and with data', () => {
       const where = (name: string) => `empty ${name} at ${size.width}×${size.height}`;
 
       await visit(page, '#/activity', '#no-activity:not([hidden])');
-      expect(await page.textContent('#no-activity .empty-title')).toBe('No activity yet. Items appear here as apps send events and ask for the assistant.');
+      expect(await page.textContent('#no-activity .empty-title')).toBe(
+        'No activity yet. Items appear here as apps send events and ask for the assistant.',
+      );
       // The command to run, for this very service, whole on a line of its own.
-      expect(await page.textContent('#no-activity pre.command')).toBe(`npm run simulate -- --url ${url} --key <API key>`);
+      expect(await page.textContent('#no-activity pre.command')).toBe(
+        `npm run simulate -- --url ${url} --key <API key>`,
+      );
       expect(await page.textContent('#no-activity')).toContain('docs/simulator.md');
       expect(await page.isVisible('#activity-table')).toBe(false);
       expect(await page.$$('#activity-table tbody tr')).toHaveLength(0);
       // Where new items go, in words: no "actor", no "readers", no reader's code name.
       const goesTo = await page.textContent('#activity-readers');
-      expect(goesTo).toBe('Each new item also goes to the metrics (/metrics), the flow recorder and every live page open (this one too).');
+      expect(goesTo).toBe(
+        'Each new item also goes to the metrics (/metrics), the flow recorder and every live page open (this one too).',
+      );
       await shoot(page, `empty-activity-${size.name}`);
       await checkLayout(page, size, where('activity'));
 
@@ -173,7 +192,9 @@ describe('the console at a desk and on a phone, empty and with data', () => {
       await checkLayout(page, size, where('session'));
 
       await visit(page, '#/handoffs', '#handoffs td.muted');
-      expect(await page.textContent('#handoffs')).toContain('No call is waiting for a person. A call shows here when its user asks for one');
+      expect(await page.textContent('#handoffs')).toContain(
+        'No call is waiting for a person. A call shows here when its user asks for one',
+      );
       await shoot(page, `empty-handoffs-${size.name}`);
       await checkLayout(page, size, where('handoffs'));
 
@@ -191,7 +212,13 @@ describe('the console at a desk and on a phone, empty and with data', () => {
       await checkLayout(page, size, where('voice demo'));
 
       await visit(page, '#/no-such-page', 'main h2:text-is("No such page")');
-      expect(await page.$$eval('main nav a', (links) => links.map((link) => link.textContent))).toEqual(['Live activity', 'Sessions', 'Handoffs', 'Health', 'Voice demo']);
+      expect(await page.$$eval('main nav a', (links) => links.map((link) => link.textContent))).toEqual([
+        'Live activity',
+        'Sessions',
+        'Handoffs',
+        'Health',
+        'Voice demo',
+      ]);
       await shoot(page, `empty-not-found-${size.name}`);
       await checkLayout(page, size, where('not-found'));
       await page.close();
@@ -199,7 +226,16 @@ describe('the console at a desk and on a phone, empty and with data', () => {
   });
 
   it('shows every page with the simulator’s traffic, each screen in one spelling', async () => {
-    const summary = await runSimulation({ url, apiKey: KEY, sessions: 24, rate: 24, concurrency: 24, seed: 5, thinkMs: 20, timeoutMs: 10_000 });
+    const summary = await runSimulation({
+      url,
+      apiKey: KEY,
+      sessions: 24,
+      rate: 24,
+      concurrency: 24,
+      seed: 5,
+      thinkMs: 20,
+      timeoutMs: 10_000,
+    });
     expect(summary.requests.failed).toBe(0);
     for (const size of SIZES) {
       const page = await pageAt(size);
@@ -208,7 +244,9 @@ describe('the console at a desk and on a phone, empty and with data', () => {
       await visit(page, '#/activity', '#activity-table tbody tr');
       expect(await page.isVisible('#no-activity')).toBe(false);
       const said = await page.$$eval('#activity-table td.what', (cells) => cells.map((cell) => cell.textContent ?? ''));
-      const screens = said.flatMap((text) => [...text.matchAll(/\b(?:on|schema for) (\S+)/g)].map((match) => match[1]!));
+      const screens = said.flatMap((text) =>
+        [...text.matchAll(/\b(?:on|schema for) (\S+)/g)].map((match) => match[1]!),
+      );
       expect(screens.length).toBeGreaterThan(20);
       expect(screens.filter((screen) => screen !== screen.toLowerCase())).toEqual([]);
       await shoot(page, `data-activity-${size.name}`);
@@ -216,7 +254,9 @@ describe('the console at a desk and on a phone, empty and with data', () => {
 
       await visit(page, '#/sessions', '#sessions-table tbody tr');
       expect(await page.isVisible('#no-sessions')).toBe(false);
-      const cells = await page.$$eval('#sessions-table td[data-label="Screen"]', (tds) => tds.map((td) => ({ shown: td.textContent ?? '', sent: td.getAttribute('title') })));
+      const cells = await page.$$eval('#sessions-table td[data-label="Screen"]', (tds) =>
+        tds.map((td) => ({ shown: td.textContent ?? '', sent: td.getAttribute('title') })),
+      );
       // React Native sends its screens in upper case (docs/simulator.md): some of these did.
       expect(cells.some(({ sent }) => sent !== null && /^sent as [A-Z_]+$/.test(sent))).toBe(true);
       expect(cells.filter(({ shown }) => shown !== shown.toLowerCase())).toEqual([]);
@@ -225,7 +265,10 @@ describe('the console at a desk and on a phone, empty and with data', () => {
 
       // A session that sent its screens in upper case, shown in the same spelling as the rest.
       const upper = cells.find(({ sent }) => sent !== null)!;
-      const id = await page.$eval(`#sessions-table tr:has(td[title="${upper.sent}"]) td.session a`, (link) => link.textContent ?? '');
+      const id = await page.$eval(
+        `#sessions-table tr:has(td[title="${upper.sent}"]) td.session a`,
+        (link) => link.textContent ?? '',
+      );
       await visit(page, `#/sessions/${id}`, '#timeline li');
       expect(await page.textContent('#session-facts dt:text-is("Screen") + dd')).toBe(upper.shown);
       await shoot(page, `data-session-${size.name}`);
@@ -247,7 +290,13 @@ describe('the console at a desk and on a phone, empty and with data', () => {
       await checkLayout(page, size, where('voice demo'));
 
       await visit(page, '#/sessions/no-such-session', 'main h2:text-is("No such session")');
-      expect(await page.$$eval('main nav a', (links) => links.map((link) => link.getAttribute('href')))).toEqual(['#/activity', '#/sessions', '#/handoffs', '#/health', '#/voice']);
+      expect(await page.$$eval('main nav a', (links) => links.map((link) => link.getAttribute('href')))).toEqual([
+        '#/activity',
+        '#/sessions',
+        '#/handoffs',
+        '#/health',
+        '#/voice',
+      ]);
       await shoot(page, `data-not-found-${size.name}`);
       await checkLayout(page, size, where('not-found'));
       await page.close();

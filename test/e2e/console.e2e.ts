@@ -27,7 +27,8 @@ describe('the operator console in Chromium', () => {
     await page.click('#key-form button[type=submit]');
   }
 
-  const shownIds = () => page.$$eval('#activity-table tbody tr', (rows) => rows.map((row) => Number((row as HTMLElement).dataset.id)));
+  const shownIds = () =>
+    page.$$eval('#activity-table tbody tr', (rows) => rows.map((row) => Number((row as HTMLElement).dataset.id)));
 
   beforeAll(async () => {
     service = startService({ API_KEY: KEY, RATE_LIMIT_PER_MINUTE: '0' });
@@ -56,12 +57,23 @@ describe('the operator console in Chromium', () => {
     expect(await page.evaluate(() => sessionStorage.getItem('kyc-console-api-key'))).toBe(KEY);
     // Where each item goes besides this table, in words: the metrics, the flow-graph recorder and the SSE hub (this page's stream).
     await page.waitForFunction(
-      () => document.querySelector('#activity-readers')?.textContent === 'Each new item also goes to the metrics (/metrics), the flow recorder and every live page open (this one too).',
+      () =>
+        document.querySelector('#activity-readers')?.textContent ===
+        'Each new item also goes to the metrics (/metrics), the flow recorder and every live page open (this one too).',
     );
   });
 
   it('shows items live while the simulator runs, and filters them', async () => {
-    const simulation = runSimulation({ url, apiKey: KEY, sessions: 20, rate: 10, concurrency: 20, seed: 7, thinkMs: 150, timeoutMs: 10_000 });
+    const simulation = runSimulation({
+      url,
+      apiKey: KEY,
+      sessions: 20,
+      rate: 10,
+      concurrency: 20,
+      seed: 7,
+      thinkMs: 150,
+      timeoutMs: 10_000,
+    });
     await page.waitForFunction(() => document.querySelectorAll('#activity-table tbody tr').length >= 30);
     await page.waitForFunction(() => Number(document.querySelector('#rate')?.textContent) > 0);
     const summary = await simulation;
@@ -69,20 +81,29 @@ describe('the operator console in Chromium', () => {
     await screenshot(page, 'activity');
 
     await page.selectOption('#filter-kind', 'trigger');
-    const kinds = await page.$$eval('#activity-table tbody tr', (rows) => rows.map((row) => (row as HTMLElement).dataset.kind));
+    const kinds = await page.$$eval('#activity-table tbody tr', (rows) =>
+      rows.map((row) => (row as HTMLElement).dataset.kind),
+    );
     expect(kinds.length).toBeGreaterThan(0);
     expect(new Set(kinds)).toEqual(new Set(['trigger']));
 
     await page.selectOption('#filter-kind', '');
-    const someSession = await page.$eval('#activity-table tbody tr td:nth-child(4) a', (link) => link.textContent ?? '');
+    const someSession = await page.$eval(
+      '#activity-table tbody tr td:nth-child(4) a',
+      (link) => link.textContent ?? '',
+    );
     await page.fill('#filter-session', someSession);
-    const sessions = await page.$$eval('#activity-table tbody tr td:nth-child(4)', (cells) => cells.map((cell) => cell.textContent));
+    const sessions = await page.$$eval('#activity-table tbody tr td:nth-child(4)', (cells) =>
+      cells.map((cell) => cell.textContent),
+    );
     expect(sessions.length).toBeGreaterThan(0);
     expect(new Set(sessions)).toEqual(new Set([someSession]));
     await page.fill('#filter-session', '');
 
     await page.fill('#filter-text', 'SELFIE_CAPTURE');
-    const texts = await page.$$eval('#activity-table tbody tr', (rows) => rows.map((row) => row.textContent?.toLowerCase() ?? ''));
+    const texts = await page.$$eval('#activity-table tbody tr', (rows) =>
+      rows.map((row) => row.textContent?.toLowerCase() ?? ''),
+    );
     expect(texts.length).toBeGreaterThan(0);
     expect(texts.every((text) => text.includes('selfie_capture'))).toBe(true);
     await page.fill('#filter-text', '');
@@ -106,13 +127,18 @@ describe('the operator console in Chromium', () => {
     await page.waitForFunction(() => document.querySelector('#stream-state')?.textContent === 'paused');
     const before = Math.max(...(await shownIds()));
     for (let step = 0; step < 5; step += 1) {
-      expect((await api('/v1/events', { session_id: 'e2e-paused', event: 'screen_view', screen: `step-${step}` })).status).toBe(200);
+      expect(
+        (await api('/v1/events', { session_id: 'e2e-paused', event: 'screen_view', screen: `step-${step}` })).status,
+      ).toBe(200);
     }
     // Nothing arrives while paused.
     expect(Math.max(...(await shownIds()))).toBe(before);
 
     await page.click('#pause');
-    await page.waitForFunction((last) => document.querySelector(`#activity-table tr[data-id="${last}"]`) !== null, before + 5);
+    await page.waitForFunction(
+      (last) => document.querySelector(`#activity-table tr[data-id="${last}"]`) !== null,
+      before + 5,
+    );
     const ids = (await shownIds()).filter((id) => id > before).sort((a, b) => a - b);
     expect(ids).toEqual([before + 1, before + 2, before + 3, before + 4, before + 5]);
     expect(await page.getAttribute('#gap-note', 'data-gaps')).toBe('0');
@@ -120,15 +146,41 @@ describe('the operator console in Chromium', () => {
 
   it('offers every kind in the Kind filter and words the popup, flow and drop-off items', async () => {
     const session = { session_id: 'e2e-kinds', user_id: 'user-kinds' };
-    expect((await api('/v1/events', { ...session, event: 'validation_failed', screen: 'pan_details', component_id: 'pan', failure_reason_code: 'pan_invalid_format' })).status).toBe(200);
+    expect(
+      (
+        await api('/v1/events', {
+          ...session,
+          event: 'validation_failed',
+          screen: 'pan_details',
+          component_id: 'pan',
+          failure_reason_code: 'pan_invalid_format',
+        })
+      ).status,
+    ).toBe(200);
     expect((await api('/v1/assistant/popup/evaluate', session)).status).toBe(200);
     const steps = ['phone_entry', 'pan_details', 'selfie_capture'];
-    expect((await api('/v1/flows/set', { ...session, client_id: 'e2e-client', flow_key: 'e2e-flow', current_step: 'pan_details', step_sequence: steps })).status).toBe(200);
-    expect((await api('/api/dropoff/register', { ...session, phone: '+91 98765 43210', reason: 'app_backgrounded' })).status).toBe(200);
+    expect(
+      (
+        await api('/v1/flows/set', {
+          ...session,
+          client_id: 'e2e-client',
+          flow_key: 'e2e-flow',
+          current_step: 'pan_details',
+          step_sequence: steps,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await api('/api/dropoff/register', { ...session, phone: '+91 98765 43210', reason: 'app_backgrounded' })).status,
+    ).toBe(200);
     expect((await api('/api/dropoff/cancel', session)).status).toBe(200);
 
-    const offered = await page.$$eval('#filter-kind option', (options) => options.map((option) => (option as HTMLOptionElement).value).filter(Boolean));
-    expect(offered).toEqual(expect.arrayContaining(['popup_evaluate', 'flow_graph_recorded', 'dropoff_registered', 'dropoff_cancelled']));
+    const offered = await page.$$eval('#filter-kind option', (options) =>
+      options.map((option) => (option as HTMLOptionElement).value).filter(Boolean),
+    );
+    expect(offered).toEqual(
+      expect.arrayContaining(['popup_evaluate', 'flow_graph_recorded', 'dropoff_registered', 'dropoff_cancelled']),
+    );
     await page.fill('#filter-session', 'e2e-kinds');
     const said = async (kind: string) => {
       await page.selectOption('#filter-kind', kind);
@@ -137,7 +189,9 @@ describe('the operator console in Chromium', () => {
     };
     expect(await said('popup_evaluate')).toEqual(['popup shown on pan_details: validation_failed after 1500 ms']);
     expect(await said('flow_graph_recorded')).toEqual(['new flow e2e-flow for e2e-client: 3 steps']);
-    expect(await said('dropoff_registered')).toEqual(['drop-off registered (app_backgrounded), dialable phone ending 3210']);
+    expect(await said('dropoff_registered')).toEqual([
+      'drop-off registered (app_backgrounded), dialable phone ending 3210',
+    ]);
     expect(await said('dropoff_cancelled')).toEqual(['drop-off cancelled: the app cancelled it']);
     await page.selectOption('#filter-kind', '');
     await page.fill('#filter-session', '');
@@ -146,13 +200,18 @@ describe('the operator console in Chromium', () => {
   it('finds a session the service keys by its digest (its id reads as an identity value) by the id as typed, live items included', async () => {
     await page.reload();
     await page.waitForFunction(() => document.querySelector('#stream-state')?.textContent === 'live');
-    for (const screen of ['pan-a', 'pan-b']) expect((await api('/v1/events', { session_id: 'ABCDE1234F', event: 'screen_view', screen })).status).toBe(200);
+    for (const screen of ['pan-a', 'pan-b'])
+      expect((await api('/v1/events', { session_id: 'ABCDE1234F', event: 'screen_view', screen })).status).toBe(200);
     await page.fill('#filter-session', 'ABCDE1234F');
     await page.waitForFunction(() => document.querySelectorAll('#activity-table tbody tr').length === 2);
-    const shown = await page.$$eval('#activity-table tbody tr td:nth-child(4)', (cells) => cells.map((cell) => cell.textContent ?? ''));
+    const shown = await page.$$eval('#activity-table tbody tr td:nth-child(4)', (cells) =>
+      cells.map((cell) => cell.textContent ?? ''),
+    );
     // Shown by its key, never the raw id.
     expect(shown.every((id) => /^h-[0-9a-f]{24}$/.test(id))).toBe(true);
-    expect((await api('/v1/events', { session_id: 'ABCDE1234F', event: 'screen_view', screen: 'pan-live' })).status).toBe(200);
+    expect(
+      (await api('/v1/events', { session_id: 'ABCDE1234F', event: 'screen_view', screen: 'pan-live' })).status,
+    ).toBe(200);
     await page.waitForFunction(() => document.querySelectorAll('#activity-table tbody tr').length === 3);
     expect(await page.textContent('#activity-table tbody tr:first-child')).toContain('pan-live');
     await page.fill('#filter-session', '');
@@ -160,11 +219,15 @@ describe('the operator console in Chromium', () => {
 
   it('asks the service for the items of a session or kind filter, beyond the newest the page holds, and adds live ones', async () => {
     for (let step = 0; step < 3; step += 1) {
-      expect((await api('/v1/events', { session_id: 'e2e-early', event: 'screen_view', screen: `early-${step}` })).status).toBe(200);
+      expect(
+        (await api('/v1/events', { session_id: 'e2e-early', event: 'screen_view', screen: `early-${step}` })).status,
+      ).toBe(200);
     }
     // More than the page loads on arrival (200), so the early session's items are not among them.
     for (let step = 0; step < 210; step += 1) {
-      expect((await api('/v1/events', { session_id: 'e2e-later', event: 'screen_view', screen: 'later' })).status).toBe(200);
+      expect((await api('/v1/events', { session_id: 'e2e-later', event: 'screen_view', screen: 'later' })).status).toBe(
+        200,
+      );
     }
     await page.reload();
     await page.waitForFunction(() => document.querySelector('#stream-state')?.textContent === 'live');
@@ -173,22 +236,27 @@ describe('the operator console in Chromium', () => {
     await page.fill('#filter-session', 'e2e-early');
     await page.waitForFunction(() => document.querySelectorAll('#activity-table tbody tr').length === 3);
     expect(await page.textContent('#filter-note')).toContain('matching items the service holds');
-    expect((await api('/v1/events', { session_id: 'e2e-early', event: 'screen_view', screen: 'early-live' })).status).toBe(200);
+    expect(
+      (await api('/v1/events', { session_id: 'e2e-early', event: 'screen_view', screen: 'early-live' })).status,
+    ).toBe(200);
     await page.waitForFunction(() => document.querySelectorAll('#activity-table tbody tr').length === 4);
     expect(await page.textContent('#activity-table tbody tr:first-child')).toContain('early-live');
     // The live item is not drawn twice after the service's answer to another filter change.
     await page.selectOption('#filter-kind', 'event');
-    await page.waitForFunction(() => document.querySelector('#filter-note')?.textContent?.includes('the service holds'));
-    expect(await page.$$eval('#activity-table tbody tr', (rows) => rows.map((row) => row.textContent?.match(/early-\S+/)?.[0]))).toEqual([
-      'early-live',
-      'early-2',
-      'early-1',
-      'early-0',
-    ]);
+    await page.waitForFunction(() =>
+      document.querySelector('#filter-note')?.textContent?.includes('the service holds'),
+    );
+    expect(
+      await page.$$eval('#activity-table tbody tr', (rows) =>
+        rows.map((row) => row.textContent?.match(/early-\S+/)?.[0]),
+      ),
+    ).toEqual(['early-live', 'early-2', 'early-1', 'early-0']);
 
     // A filter nothing matches says so.
     await page.fill('#filter-session', 'e2e-no-such-session');
-    await page.waitForFunction(() => document.querySelector('#empty-note')?.textContent === 'No item matches: clear a filter to see more.');
+    await page.waitForFunction(
+      () => document.querySelector('#empty-note')?.textContent === 'No item matches: clear a filter to see more.',
+    );
     // A filter finding nothing is not an empty service: the simulator is not suggested.
     expect(await page.isVisible('#no-activity')).toBe(false);
     expect(await page.$$('#activity-table tbody tr')).toHaveLength(0);
@@ -197,7 +265,9 @@ describe('the operator console in Chromium', () => {
     expect(await page.textContent('#empty-note')).toBe('');
 
     await page.fill('#filter-text', 'early-1');
-    expect(await page.textContent('#filter-note')).toMatch(/Text searches the items this page holds: since \d\d:\d\d:\d\d/);
+    expect(await page.textContent('#filter-note')).toMatch(
+      /Text searches the items this page holds: since \d\d:\d\d:\d\d/,
+    );
     await page.fill('#filter-text', '');
     await page.selectOption('#filter-kind', '');
     await page.fill('#filter-session', '');
@@ -210,20 +280,38 @@ describe('the operator console in Chromium', () => {
     expect(await page.textContent('#sessions-summary')).toMatch(/of 2\d sessions/);
     await screenshot(page, 'sessions');
 
-    expect((await api('/v1/events', { session_id: 'e2e-voice', event: 'screen_view', screen: 'document_capture', user_id: 'user-e2e' })).status).toBe(200);
+    expect(
+      (
+        await api('/v1/events', {
+          session_id: 'e2e-voice',
+          event: 'screen_view',
+          screen: 'document_capture',
+          user_id: 'user-e2e',
+        })
+      ).status,
+    ).toBe(200);
     await page.fill('#sessions-q', 'e2e-voice');
-    await page.waitForFunction(() => [...document.querySelectorAll('#sessions-table tbody tr')].map((row) => (row as HTMLElement).dataset.sessionId).join() === 'e2e-voice');
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('#sessions-table tbody tr')]
+          .map((row) => (row as HTMLElement).dataset.sessionId)
+          .join() === 'e2e-voice',
+    );
 
     await page.click('#sessions-table a:has-text("e2e-voice")');
     await page.waitForSelector('[data-state-id="session.voice.inactive"].current');
     expect(await page.$('[data-state-id="session.voice.active"].current')).toBeNull();
 
-    expect((await api('/v1/assistant/session/start', { session_id: 'e2e-voice', screen: 'document_capture' })).status).toBe(200);
+    expect(
+      (await api('/v1/assistant/session/start', { session_id: 'e2e-voice', screen: 'document_capture' })).status,
+    ).toBe(200);
     await page.waitForSelector('[data-state-id="session.voice.active"].current');
     expect(await page.$('[data-state-id="session.voice.inactive"].current')).toBeNull();
     await page.waitForSelector('#timeline li[data-kind="session_start"]');
     // Newest first, as Live activity: the voice start just made is at the top.
-    const timelineIds = await page.$$eval('#timeline li', (items) => items.map((item) => Number(/#(\d+)/.exec(item.textContent ?? '')?.[1])));
+    const timelineIds = await page.$$eval('#timeline li', (items) =>
+      items.map((item) => Number(/#(\d+)/.exec(item.textContent ?? '')?.[1])),
+    );
     expect(timelineIds.length).toBeGreaterThan(1);
     expect(timelineIds).toEqual([...timelineIds].sort((a, b) => b - a));
     expect(await page.getAttribute('#timeline li:first-child', 'data-kind')).toBe('session_start');
@@ -234,8 +322,11 @@ describe('the operator console in Chromium', () => {
   it('never scrolls the page sideways: long text wraps, wide tables scroll in their own box, and a narrow screen shows the timeline before the statechart', async () => {
     const longScreen = `screen_${'abcdefghij'.repeat(24)}`;
     const longSession = `e2e-${'long-session-id-'.repeat(7)}`;
-    expect((await api('/v1/events', { session_id: longSession, event: 'screen_view', screen: longScreen })).status).toBe(200);
-    const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(
+      (await api('/v1/events', { session_id: longSession, event: 'screen_view', screen: longScreen })).status,
+    ).toBe(200);
+    const sideways = () =>
+      page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${url}/console#/activity`);
@@ -245,13 +336,20 @@ describe('the operator console in Chromium', () => {
     // Only long ids, screens and payload text break anywhere: a word ('running', a user id) breaks only at a space or hyphen.
     await page.goto(`${url}/console#/sessions`);
     // By its text: the screen may break at its underscores (<wbr>), which Playwright's :text-is does not read through.
-    await page.waitForFunction((screen) => [...document.querySelectorAll('#sessions-table td')].some((cell) => cell.textContent === screen), longScreen);
-    const brokenWords = await page.$$eval('#sessions-table tbody td:nth-child(2), #sessions-table tbody td:nth-child(8)', (cells) =>
-      cells.filter((cell) => {
-        const range = document.createRange();
-        range.selectNodeContents(cell);
-        return range.getClientRects().length > 1 && !/[\s-]/.test(cell.textContent ?? '');
-      }).map((cell) => cell.textContent),
+    await page.waitForFunction(
+      (screen) => [...document.querySelectorAll('#sessions-table td')].some((cell) => cell.textContent === screen),
+      longScreen,
+    );
+    const brokenWords = await page.$$eval(
+      '#sessions-table tbody td:nth-child(2), #sessions-table tbody td:nth-child(8)',
+      (cells) =>
+        cells
+          .filter((cell) => {
+            const range = document.createRange();
+            range.selectNodeContents(cell);
+            return range.getClientRects().length > 1 && !/[\s-]/.test(cell.textContent ?? '');
+          })
+          .map((cell) => cell.textContent),
     );
     expect(brokenWords).toEqual([]);
     expect(await sideways()).toBe(0);
@@ -261,7 +359,12 @@ describe('the operator console in Chromium', () => {
     await page.setViewportSize({ width: 390, height: 800 });
     expect(await sideways()).toBe(0);
     // On a phone the rows are cards that wrap inside the screen: nothing to scroll, nothing cut.
-    expect(await page.$eval('#activity-table', (table) => table.parentElement!.scrollWidth <= table.parentElement!.clientWidth)).toBe(true);
+    expect(
+      await page.$eval(
+        '#activity-table',
+        (table) => table.parentElement!.scrollWidth <= table.parentElement!.clientWidth,
+      ),
+    ).toBe(true);
     expect(await page.isVisible('#activity-table td:text-is("screen_view on ' + longScreen + '")')).toBe(true);
     await page.goto(`${url}/console#/sessions`);
     await page.waitForSelector('#sessions-table tbody tr');
@@ -280,18 +383,31 @@ describe('the operator console in Chromium', () => {
   it('keeps the keyboard focus on a session link across refreshes, also when its row moves', async () => {
     await page.goto(`${url}/console#/sessions`);
     await page.waitForFunction(() => document.querySelectorAll('#sessions-table tbody tr').length >= 5);
-    const order = () => page.$$eval('#sessions-table tbody tr', (rows) => rows.map((row) => (row as HTMLElement).dataset.sessionId));
+    const order = () =>
+      page.$$eval('#sessions-table tbody tr', (rows) => rows.map((row) => (row as HTMLElement).dataset.sessionId));
     const [, , third] = await order();
     await page.focus(`#sessions-table tr[data-session-id="${third}"] a`);
-    const focused = () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.closest('tr')?.dataset.sessionId);
+    const focused = () =>
+      page.evaluate(() => (document.activeElement as HTMLElement | null)?.closest('tr')?.dataset.sessionId);
 
     // Another session becomes the most recent: rows move around the focused one.
-    expect((await api('/v1/events', { session_id: 'e2e-focus-other', event: 'screen_view', screen: 'pan_details' })).status).toBe(200);
-    await page.waitForFunction(() => (document.querySelector('#sessions-table tbody tr') as HTMLElement | null)?.dataset.sessionId === 'e2e-focus-other');
+    expect(
+      (await api('/v1/events', { session_id: 'e2e-focus-other', event: 'screen_view', screen: 'pan_details' })).status,
+    ).toBe(200);
+    await page.waitForFunction(
+      () =>
+        (document.querySelector('#sessions-table tbody tr') as HTMLElement | null)?.dataset.sessionId ===
+        'e2e-focus-other',
+    );
     expect(await focused()).toBe(third);
     // Its own session becomes the most recent: the focused row itself moves to the top.
-    expect((await api('/v1/events', { session_id: third, event: 'screen_view', screen: 'pan_details' })).status).toBe(200);
-    await page.waitForFunction((id) => (document.querySelector('#sessions-table tbody tr') as HTMLElement | null)?.dataset.sessionId === id, third);
+    expect((await api('/v1/events', { session_id: third, event: 'screen_view', screen: 'pan_details' })).status).toBe(
+      200,
+    );
+    await page.waitForFunction(
+      (id) => (document.querySelector('#sessions-table tbody tr') as HTMLElement | null)?.dataset.sessionId === id,
+      third,
+    );
     expect(await focused()).toBe(third);
   });
 
@@ -371,14 +487,22 @@ describe('the operator console in Chromium', () => {
   });
 
   it('says when the service stops answering, dims the last data shown, and clears both when it answers again', async () => {
-    const unreachable = (path: string) => page.route((address) => address.pathname === path, (route) => route.abort('connectionrefused'));
+    const unreachable = (path: string) =>
+      page.route(
+        (address) => address.pathname === path,
+        (route) => route.abort('connectionrefused'),
+      );
     const problem = () => page.textContent('main .problem');
 
     await page.goto(`${url}/console#/health`);
     await page.waitForSelector('#counts dt');
     await unreachable('/api/status');
-    await page.waitForFunction(() => document.querySelector('main .problem')?.textContent?.startsWith('Service unreachable since'));
-    expect(await problem()).toMatch(/^Service unreachable since \d\d:\d\d:\d\d; showing the last data, loaded at \d\d:\d\d:\d\d\.$/);
+    await page.waitForFunction(() =>
+      document.querySelector('main .problem')?.textContent?.startsWith('Service unreachable since'),
+    );
+    expect(await problem()).toMatch(
+      /^Service unreachable since \d\d:\d\d:\d\d; showing the last data, loaded at \d\d:\d\d:\d\d\.$/,
+    );
     expect(await page.getAttribute('#health-content', 'class')).toContain('stale');
     await page.unrouteAll();
     await page.waitForFunction(() => document.querySelector('main .problem')?.textContent === '');
@@ -387,7 +511,9 @@ describe('the operator console in Chromium', () => {
     await page.goto(`${url}/console#/sessions`);
     await page.waitForSelector('#sessions-table tbody tr');
     await unreachable('/api/sessions');
-    await page.waitForFunction(() => document.querySelector('main .problem')?.textContent?.startsWith('Service unreachable since'));
+    await page.waitForFunction(() =>
+      document.querySelector('main .problem')?.textContent?.startsWith('Service unreachable since'),
+    );
     expect(await page.getAttribute('#sessions-content', 'class')).toContain('stale');
     await screenshot(page, 'unreachable');
     await page.unrouteAll();
@@ -398,9 +524,22 @@ describe('the operator console in Chromium', () => {
   it("shows a session's calls: outcome, summary and the masked transcript", async () => {
     const session = 'e2e-call';
     await api('/v1/assistant/session/start', { session_id: session, user_id: 'e2e-user', screen: 'pan_details' });
-    await api('/v1/assistant/consent', { session_id: session, decision: 'given', notice_version: 'default-1', language: 'en' });
-    await api('/v1/events', { session_id: session, event: 'voice_conversation_turn', properties: { role: 'agent', text: 'How can I help with your PAN?' } });
-    await api('/v1/events', { session_id: session, event: 'voice_conversation_turn', properties: { role: 'user', text: 'my PAN is ABCPE1234F' } });
+    await api('/v1/assistant/consent', {
+      session_id: session,
+      decision: 'given',
+      notice_version: 'default-1',
+      language: 'en',
+    });
+    await api('/v1/events', {
+      session_id: session,
+      event: 'voice_conversation_turn',
+      properties: { role: 'agent', text: 'How can I help with your PAN?' },
+    });
+    await api('/v1/events', {
+      session_id: session,
+      event: 'voice_conversation_turn',
+      properties: { role: 'user', text: 'my PAN is ABCPE1234F' },
+    });
     await api('/v1/assistant/session/stop', { session_id: session });
     await page.goto(`${url}/console#/sessions/${session}`);
     await page.waitForSelector('#session-calls .call .summary');
@@ -417,7 +556,15 @@ describe('the operator console in Chromium', () => {
   });
 
   it('has no serious accessibility violations in any view', async () => {
-    for (const view of ['activity', 'sessions', 'sessions/e2e-voice', 'sessions/e2e-call', 'health', 'nosuchview', 'sessions/e2e-nope']) {
+    for (const view of [
+      'activity',
+      'sessions',
+      'sessions/e2e-voice',
+      'sessions/e2e-call',
+      'health',
+      'nosuchview',
+      'sessions/e2e-nope',
+    ]) {
       await page.goto(`${url}/console#/${view}`);
       await page.waitForSelector('main h2');
       await page.waitForTimeout(0);
@@ -434,15 +581,30 @@ describe('the session page with media configured (a LiveKit stand-in)', () => {
   let page: Page;
 
   const post = (path: string, body: unknown) =>
-    fetch(`${url}${path}`, { method: 'POST', headers: { 'X-API-Key': KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'X-API-Key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const voiceFact = () => page.textContent('#session-facts dt:text-is("Voice") + dd');
   const voiceFactBecomes = (state: string) =>
-    page.waitForFunction((expected) => [...document.querySelectorAll('#session-facts dt')].find((dt) => dt.textContent === 'Voice')?.nextElementSibling?.textContent === expected, state);
+    page.waitForFunction(
+      (expected) =>
+        [...document.querySelectorAll('#session-facts dt')].find((dt) => dt.textContent === 'Voice')?.nextElementSibling
+          ?.textContent === expected,
+      state,
+    );
 
   beforeAll(async () => {
     lk = await startLiveKitStandIn();
     // Room calls held for a while must not time out (3 s by default) before the page looks.
-    service = startService({ API_KEY: KEY, RATE_LIMIT_PER_MINUTE: '0', MEDIA_REQUEST_TIMEOUT_SECONDS: '10', SHUTDOWN_GRACE_SECONDS: '30', ...lk.env() });
+    service = startService({
+      API_KEY: KEY,
+      RATE_LIMIT_PER_MINUTE: '0',
+      MEDIA_REQUEST_TIMEOUT_SECONDS: '10',
+      SHUTDOWN_GRACE_SECONDS: '30',
+      ...lk.env(),
+    });
     url = await service.url;
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1360, height: 860 } });
@@ -456,7 +618,9 @@ describe('the session page with media configured (a LiveKit stand-in)', () => {
   });
 
   it('says voice is starting or stopping while it is, as the voice region says', async () => {
-    expect((await post('/v1/events', { session_id: 'e2e-media', event: 'screen_view', screen: 'pan_details' })).status).toBe(200);
+    expect(
+      (await post('/v1/events', { session_id: 'e2e-media', event: 'screen_view', screen: 'pan_details' })).status,
+    ).toBe(200);
     const creating = lk.holdNext('CreateRoom');
     const started = post('/v1/assistant/session/start', { session_id: 'e2e-media', screen: 'pan_details' });
     await creating.arrived;

@@ -25,7 +25,9 @@ describe('a page of another site against a service with no API_KEY, in Chromium'
     browser = await launchChromium(['--host-resolver-rules=MAP attacker.example 127.0.0.1']);
     page = await browser.newPage();
     // Another site's server.
-    elsewhere = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>elsewhere</title>'));
+    elsewhere = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>elsewhere</title>'),
+    );
     await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
   }, 60_000);
 
@@ -40,7 +42,11 @@ describe('a page of another site against a service with no API_KEY, in Chromium'
     expect((await page.goto(`http://attacker.example:${port}/console`))?.status()).toBe(403);
     // What the attack runs: requests of the page's own origin, which the browser lets it read.
     const started = await page.evaluate(async () => {
-      const res = await fetch('/v1/assistant/session/start', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: 'rebound', screen: 'pan_details' }) });
+      const res = await fetch('/v1/assistant/session/start', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ session_id: 'rebound', screen: 'pan_details' }),
+      });
       return { status: res.status, body: await res.text() };
     });
     expect(started.status).toBe(403);

@@ -36,7 +36,8 @@ function speech(phrase: string): string {
   return join(folder, 'padded.wav');
 }
 
-const lastUserText = (request: ChatRequest) => String(request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '');
+const lastUserText = (request: ChatRequest) =>
+  String(request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '');
 
 describe('the voice demo page in Chromium, with the voice agent on a real LiveKit server', () => {
   let liveKit: LiveKitServer;
@@ -50,7 +51,11 @@ describe('the voice demo page in Chromium, with the voice agent on a real LiveKi
 
   /** The lines of the conversation as the page shows them, by speaker. */
   const said = (speaker: 'you' | 'assistant') =>
-    page.$$eval(`#voice-transcript li[data-speaker="${speaker}"] .words`, (lines, wanted) => lines.map((line) => line.textContent ?? '').filter(() => wanted), speaker);
+    page.$$eval(
+      `#voice-transcript li[data-speaker="${speaker}"] .words`,
+      (lines, wanted) => lines.map((line) => line.textContent ?? '').filter(() => wanted),
+      speaker,
+    );
 
   /** Audio packets the page has sent to the media server, over all its connections. */
   const audioPacketsSent = () =>
@@ -73,7 +78,8 @@ describe('the voice demo page in Chromium, with the voice agent on a real LiveKi
     models = await startModelStandIn({
       reply: (request) => {
         const last = request.messages.at(-1);
-        if (last?.role === 'user' && lastUserText(request) === ASKED_FIELD) return { toolCall: { name: 'highlight_field', arguments: { component_id: 'pan_number' } } };
+        if (last?.role === 'user' && lastUserText(request) === ASKED_FIELD)
+          return { toolCall: { name: 'highlight_field', arguments: { component_id: 'pan_number' } } };
         if (last?.role === 'tool') return 'There it is, highlighted.';
         return `You said: ${lastUserText(request).slice(0, 40)}. Please check the highlighted field.`;
       },
@@ -81,7 +87,9 @@ describe('the voice demo page in Chromium, with the voice agent on a real LiveKi
     });
     worker = await startAgentWorker(liveKit, service, models.baseUrl);
     rooms = new RoomServiceClient(liveKit.url, liveKit.apiKey, liveKit.apiSecret);
-    browser = await launchChromium(fakeMicrophone(speech('Hello. I am stuck on the PAN card step. What should I type?')));
+    browser = await launchChromium(
+      fakeMicrophone(speech('Hello. I am stuck on the PAN card step. What should I type?')),
+    );
     page = await (await browser.newContext({ viewport: { width: 1360, height: 900 } })).newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     // The test's own window on the page's WebRTC connections, to read what they sent.
@@ -113,7 +121,11 @@ describe('the voice demo page in Chromium, with the voice agent on a real LiveKi
     await page.fill('#voice-session-id', SESSION);
     await page.fill('#voice-user-id', USER);
     await page.click('#voice-start');
-    await page.waitForFunction(() => document.querySelector('#voice-status')?.textContent?.includes('Microphone on'), undefined, { timeout: 30_000 });
+    await page.waitForFunction(
+      () => document.querySelector('#voice-status')?.textContent?.includes('Microphone on'),
+      undefined,
+      { timeout: 30_000 },
+    );
     expect(await page.textContent('#voice-problem')).toBe('');
     expect(await page.textContent('#voice-session-link')).toContain(ROOM);
 
@@ -140,7 +152,9 @@ describe('the voice demo page in Chromium, with the voice agent on a real LiveKi
 
     // The page sees the agent, and shows its opening as it speaks.
     await page.waitForSelector('#voice-participants li[data-agent="true"]', { timeout: 30_000 });
-    await expect.poll(async () => (await said('assistant')).join(' '), { timeout: 30_000 }).toMatch(/automated assistant/i);
+    await expect
+      .poll(async () => (await said('assistant')).join(' '), { timeout: 30_000 })
+      .toMatch(/automated assistant/i);
     // The timeline is the session's own activity: the start, and the agent reading its context.
     await page.waitForSelector('#voice-timeline li[data-kind="session_start"]');
     await page.waitForSelector('#voice-timeline li[data-kind="voice_agent_context_fetch"]', { timeout: 15_000 });
@@ -152,19 +166,27 @@ describe('the voice demo page in Chromium, with the voice agent on a real LiveKi
     expect(models.transcriptions[0]!.audio.length).toBeGreaterThan(1000);
     // ...the agent shows the user what it heard, and answers it.
     await expect.poll(async () => (await said('you')).join(' '), { timeout: 30_000 }).toContain(HEARD);
-    await expect.poll(async () => (await said('assistant')).join(' '), { timeout: 30_000 }).toContain(`You said: ${HEARD}`);
+    await expect
+      .poll(async () => (await said('assistant')).join(' '), { timeout: 30_000 })
+      .toContain(`You said: ${HEARD}`);
   });
 
   it('typed chat reaches the agent, which answers it on the page; the turns reach the timeline', async () => {
     await page.fill('#voice-chat-input', TYPED);
     await page.click('#voice-chat-send');
     await page.waitForSelector(`#voice-transcript li[data-speaker="you"]:has-text("${TYPED}")`);
-    await expect.poll(async () => (await said('assistant')).join(' '), { timeout: 30_000 }).toContain(`You said: ${TYPED}`);
+    await expect
+      .poll(async () => (await said('assistant')).join(' '), { timeout: 30_000 })
+      .toContain(`You said: ${TYPED}`);
     expect(models.chats.some((request) => lastUserText(request) === TYPED)).toBe(true);
     // The agent reports each turn to the service, and the page's timeline shows them in words.
-    await page.waitForSelector(`#voice-timeline li[data-kind="event"]:has-text("user said"):has-text("${TYPED}")`, { timeout: 15_000 });
+    await page.waitForSelector(`#voice-timeline li[data-kind="event"]:has-text("user said"):has-text("${TYPED}")`, {
+      timeout: 15_000,
+    });
     // Each answer, once spoken, is shown as whole, no longer as words still coming.
-    await expect.poll(() => page.locator('#voice-transcript li[data-speaker="assistant"].interim').count(), { timeout: 15_000 }).toBe(0);
+    await expect
+      .poll(() => page.locator('#voice-transcript li[data-speaker="assistant"].interim').count(), { timeout: 15_000 })
+      .toBe(0);
     await screenshot(page, 'voice-demo');
     expect(await seriousViolations(page)).toEqual([]);
   });
@@ -173,8 +195,14 @@ describe('the voice demo page in Chromium, with the voice agent on a real LiveKi
     expect(await page.textContent('#voice-app-actions')).toContain('Nothing yet');
     await page.fill('#voice-chat-input', ASKED_FIELD);
     await page.click('#voice-chat-send');
-    await page.waitForSelector('#voice-app-actions li[data-action="highlight_field"]:has-text("Highlight field pan_number")', { timeout: 30_000 });
-    await page.waitForSelector('#voice-timeline li[data-kind="event"]:has-text("agent asked the app to highlight field: pan_number (done)")', { timeout: 15_000 });
+    await page.waitForSelector(
+      '#voice-app-actions li[data-action="highlight_field"]:has-text("Highlight field pan_number")',
+      { timeout: 30_000 },
+    );
+    await page.waitForSelector(
+      '#voice-timeline li[data-kind="event"]:has-text("agent asked the app to highlight field: pan_number (done)")',
+      { timeout: 15_000 },
+    );
     await screenshot(page, 'voice-demo-app-action');
   });
 

@@ -32,7 +32,9 @@ async function turnsToTakeIn(acceptors: number, count: number): Promise<number> 
     socket.destroy();
   });
   // Taken in is not yet wanted: the clients connect first, the kernel completing every handshake.
-  const clients = Array.from({ length: count }, () => connect(portOf(server), '127.0.0.1').on('error', () => undefined));
+  const clients = Array.from({ length: count }, () =>
+    connect(portOf(server), '127.0.0.1').on('error', () => undefined),
+  );
   cleanups.push(() => clients.forEach((client) => client.destroy()));
   const before = taken;
   await Promise.all(clients.map((client) => (client.connecting ? once(client, 'connect') : undefined)));
@@ -63,7 +65,7 @@ describe('the port has HTTP_ACCEPTORS listening sockets (src/http/acceptors.ts)'
     await expect(bound(8, (other.address() as AddressInfo).port)).rejects.toMatchObject({ code: 'EADDRINUSE' });
   });
 
-  it('refuses a second service on its port: sharing it would split the first one\'s connections', async () => {
+  it("refuses a second service on its port: sharing it would split the first one's connections", async () => {
     const first = await bound(8);
     await expect(bound(8, portOf(first))).rejects.toMatchObject({ code: 'EADDRINUSE' });
     await expect(bound(1, portOf(first))).rejects.toMatchObject({ code: 'EADDRINUSE' });

@@ -21,25 +21,41 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => server.close(100)));
 });
 
-async function start(options: Parameters<typeof createHarness>[0] = {}): Promise<{ h: Harness; url: string; server: RunningServer }> {
+async function start(
+  options: Parameters<typeof createHarness>[0] = {},
+): Promise<{ h: Harness; url: string; server: RunningServer }> {
   const h = createHarness(options);
   const server = await serve(h);
   running.push(server);
   return { h, url: server.url, server };
 }
 
-async function stream(url: string, path = '/api/activity/stream', headers: Record<string, string> = {}): Promise<SseTestClient> {
+async function stream(
+  url: string,
+  path = '/api/activity/stream',
+  headers: Record<string, string> = {},
+): Promise<SseTestClient> {
   const client = await SseTestClient.open(url + path, headers);
   clients.push(client);
   return client;
 }
 
-function record(h: Harness, count: number, draft: { sessionId?: string; kind?: ActivityKind; payload?: Record<string, unknown> } = {}): void {
+function record(
+  h: Harness,
+  count: number,
+  draft: { sessionId?: string; kind?: ActivityKind; payload?: Record<string, unknown> } = {},
+): void {
   for (let i = 0; i < count; i += 1) {
-    h.system.activity.append({ kind: draft.kind ?? 'event', at: h.clock.now(), session_id: draft.sessionId ?? 's1', user_id: null, payload: draft.payload ?? { n: i }, trace: { trace_id: 't', request_id: 'r' } });
+    h.system.activity.append({
+      kind: draft.kind ?? 'event',
+      at: h.clock.now(),
+      session_id: draft.sessionId ?? 's1',
+      user_id: null,
+      payload: draft.payload ?? { n: i },
+      trace: { trace_id: 't', request_id: 'r' },
+    });
   }
 }
-
 
 /** SimulatedClock keeps its pending timeouts in a private map; the count is what proves nothing is left armed. */
 const pendingTimers = (h: Harness) => (h.clock as unknown as { timeouts: Map<unknown, unknown> }).timeouts.size;
@@ -64,7 +80,14 @@ describe('GET /api/activity/stream: framing and delivery', () => {
     const ingest = await fetch(`${url}/v1/events`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ session_id: 's1', event: 'component_input', component_id: 'pan_field', component_type: 'text_input', hint: RAW_PAN, masked: false }),
+      body: JSON.stringify({
+        session_id: 's1',
+        event: 'component_input',
+        component_id: 'pan_field',
+        component_type: 'text_input',
+        hint: RAW_PAN,
+        masked: false,
+      }),
     });
     expect(ingest.status).toBe(200);
     // The item was recorded before the POST was answered: it must arrive within a second of that.
@@ -162,7 +185,9 @@ describe('GET /api/activity/stream: framing and delivery', () => {
 
   it('is in the OpenAPI document', async () => {
     const { url } = await start();
-    const doc = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, { get?: { responses: Record<string, { content?: Record<string, unknown> }> } }> };
+    const doc = (await (await fetch(`${url}/openapi.json`)).json()) as {
+      paths: Record<string, { get?: { responses: Record<string, { content?: Record<string, unknown> }> } }>;
+    };
     const route = doc.paths['/api/activity/stream']?.get;
     expect(Object.keys(route!.responses)).toEqual(['200', '401', '403', '408', '422', '429', '503']);
     expect(Object.keys(route!.responses['200']!.content!)).toEqual(['text/event-stream']);
@@ -210,7 +235,12 @@ describe('GET /api/activity/stream: resume', () => {
     const [reset, ...rest] = client.messages;
     expect(reset!.event).toBe('reset');
     expect(reset!.id).toBeUndefined();
-    expect(JSON.parse(reset!.data)).toEqual({ reason: 'behind_buffer', requested_after: activityId(h, 2), oldest_id: activityId(h, 8), latest_id: activityId(h, 12) });
+    expect(JSON.parse(reset!.data)).toEqual({
+      reason: 'behind_buffer',
+      requested_after: activityId(h, 2),
+      oldest_id: activityId(h, 8),
+      latest_id: activityId(h, 12),
+    });
     expect(rest.map((m) => m.id)).toEqual(activityIds(h, 8, 12));
   });
 
@@ -220,7 +250,12 @@ describe('GET /api/activity/stream: resume', () => {
     const client = await stream(url, '/api/activity/stream', { 'Last-Event-ID': activityId(h, 5000) });
     await client.until((c) => c.ids.length === 3);
     expect(client.messages[0]!.event).toBe('reset');
-    expect(JSON.parse(client.messages[0]!.data)).toEqual({ reason: 'unknown_id', requested_after: null, oldest_id: activityId(h, 1), latest_id: activityId(h, 3) });
+    expect(JSON.parse(client.messages[0]!.data)).toEqual({
+      reason: 'unknown_id',
+      requested_after: null,
+      oldest_id: activityId(h, 1),
+      latest_id: activityId(h, 3),
+    });
     expect(client.ids).toEqual(activityIds(h, 1, 3));
   });
 
@@ -270,12 +305,15 @@ async function stalledReader(port: number) {
 }
 
 describe('GET /api/activity/stream: limits', () => {
-  it('holds all streams\' unread bytes within their share of MEMORY_BUDGET_MB, however many stop reading: the slowest is cut first', async () => {
+  it("holds all streams' unread bytes within their share of MEMORY_BUDGET_MB, however many stop reading: the slowest is cut first", async () => {
     // The kernel's queues read as often as asked, and each record waits for a reading made after
     // its writes: the count lags the kernel by one reading by design (docs/limits.md), and under a
     // loaded machine a second's lag let eight stalled readers hold twice the share unseen.
     const kernel = kernelSendQueues(0);
-    const { h, server } = await start({ env: { ACTIVITY_BUFFER_SIZE: '20', MEMORY_BUDGET_MB: '64' }, kernelSendQueues: kernel });
+    const { h, server } = await start({
+      env: { ACTIVITY_BUFFER_SIZE: '20', MEMORY_BUDGET_MB: '64' },
+      kernelSendQueues: kernel,
+    });
     const budget = streamBufferBudgetBytes(64);
     // Eight stalled readers could hold 8 × SSE_MAX_BUFFER_BYTES (8 MiB) each alone: past the 3.2 MiB budget.
     expect(8 * h.config.stream.maxBufferBytes).toBeGreaterThan(2 * budget);
@@ -306,7 +344,6 @@ describe('GET /api/activity/stream: limits', () => {
     expect(h.logs.text).toContain('activity stream cut: slowest reader with all streams at their memory budget');
     for (const socket of stalled) socket.destroy();
   });
-
 
   it('cuts a client that stops reading once its unread bytes pass the cap, holding no more than that', async () => {
     // As above: each record waits for a kernel reading made after its writes, so a loaded
@@ -339,7 +376,14 @@ describe('GET /api/activity/stream: limits', () => {
     expect(recorded).toBeLessThan(2000);
     expect(peakBuffered).toBeGreaterThan(cap / 2);
     expect(peakBuffered).toBeLessThanOrEqual(cap + frameBytes);
-    expect(h.app.activityStreams.stats()).toEqual({ streams: 0, subscribed: false, heartbeatArmed: false, bufferedBytes: 0, kernelBytes: 0, pendingFanouts: 0 });
+    expect(h.app.activityStreams.stats()).toEqual({
+      streams: 0,
+      subscribed: false,
+      heartbeatArmed: false,
+      bufferedBytes: 0,
+      kernelBytes: 0,
+      pendingFanouts: 0,
+    });
     expect(h.logs.text).toContain('activity stream cut: client not reading');
 
     const closed = once(socket, 'close');
@@ -354,7 +398,10 @@ describe('GET /api/activity/stream: limits', () => {
     const timersBefore = pendingTimers(h);
 
     for (let round = 0; round < 100; round += 1) {
-      const client = await SseTestClient.open(`${url}/api/activity/stream${round % 2 ? '?kind=event' : ''}`, round % 3 ? {} : { 'Last-Event-ID': '0' });
+      const client = await SseTestClient.open(
+        `${url}/api/activity/stream${round % 2 ? '?kind=event' : ''}`,
+        round % 3 ? {} : { 'Last-Event-ID': '0' },
+      );
       await client.until((c) => c.retry !== undefined);
       if (round % 10 === 0) {
         record(h, 1);
@@ -364,7 +411,14 @@ describe('GET /api/activity/stream: limits', () => {
       client.close();
     }
     await vi.waitFor(() => expect(streamsOpen(h)).toBe(0), patient);
-    expect(h.app.activityStreams.stats()).toEqual({ streams: 0, subscribed: false, heartbeatArmed: false, bufferedBytes: 0, kernelBytes: 0, pendingFanouts: 0 });
+    expect(h.app.activityStreams.stats()).toEqual({
+      streams: 0,
+      subscribed: false,
+      heartbeatArmed: false,
+      bufferedBytes: 0,
+      kernelBytes: 0,
+      pendingFanouts: 0,
+    });
     expect(hubReaders()).toBe(0);
     expect(h.system.activityActor.readerNames()).toEqual(['metrics', 'flow_graphs']);
     expect(pendingTimers(h)).toBe(timersBefore);
@@ -388,7 +442,14 @@ describe('GET /api/activity/stream: limits', () => {
     await vi.waitFor(() => expect(opened).toHaveLength(1), patient);
     server.close();
     expect(opened[0]).toEqual({ ok: false, reason: 'gone' });
-    expect(h.app.activityStreams.stats()).toEqual({ streams: 0, subscribed: false, heartbeatArmed: false, bufferedBytes: 0, kernelBytes: 0, pendingFanouts: 0 });
+    expect(h.app.activityStreams.stats()).toEqual({
+      streams: 0,
+      subscribed: false,
+      heartbeatArmed: false,
+      bufferedBytes: 0,
+      kernelBytes: 0,
+      pendingFanouts: 0,
+    });
   });
 
   it('serves every stream from one heartbeat timer, gone with the last stream', async () => {
@@ -406,7 +467,10 @@ describe('GET /api/activity/stream: limits', () => {
 
   it('checks the API key before the stream opens: 401 JSON', async () => {
     const { h, url } = await start({ env: { API_KEY: 'k1' } });
-    for (const [headers, detail] of [[{}, 'missing X-API-Key header'], [{ 'X-API-Key': 'wrong' }, 'invalid API key']] as const) {
+    for (const [headers, detail] of [
+      [{}, 'missing X-API-Key header'],
+      [{ 'X-API-Key': 'wrong' }, 'invalid API key'],
+    ] as const) {
       const res = await fetch(`${url}/api/activity/stream`, { headers });
       expect(res.status).toBe(401);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -440,9 +504,26 @@ describe('GET /api/activity/stream: shutdown', () => {
     const closing = server.close(5000);
     expect(await Promise.all(clientsOpen.map((c) => c.finished))).toEqual(['end', 'end']);
     await closing;
-    expect(h.app.activityStreams.stats()).toEqual({ streams: 0, subscribed: false, heartbeatArmed: false, bufferedBytes: 0, kernelBytes: 0, pendingFanouts: 0 });
-    expect(h.logs.parsed().filter((line) => line.msg === 'activity stream closed').map((line) => line.reason)).toEqual(['shutdown', 'shutdown']);
-    const requestLines = h.logs.parsed().filter((line) => line.msg === 'request completed' && (line.req as { url?: string }).url?.startsWith('/api/activity/stream'));
+    expect(h.app.activityStreams.stats()).toEqual({
+      streams: 0,
+      subscribed: false,
+      heartbeatArmed: false,
+      bufferedBytes: 0,
+      kernelBytes: 0,
+      pendingFanouts: 0,
+    });
+    expect(
+      h.logs
+        .parsed()
+        .filter((line) => line.msg === 'activity stream closed')
+        .map((line) => line.reason),
+    ).toEqual(['shutdown', 'shutdown']);
+    const requestLines = h.logs
+      .parsed()
+      .filter(
+        (line) =>
+          line.msg === 'request completed' && (line.req as { url?: string }).url?.startsWith('/api/activity/stream'),
+      );
     expect(requestLines.map((line) => (line.res as { statusCode: number }).statusCode)).toEqual([200, 200]);
   });
 });
@@ -474,12 +555,14 @@ describe('GET /api/activity/stream: under an event flood', () => {
     expect(writtenInItsTurn).toBe(WRITES_PER_TURN);
     // Every reader gets both items, the first before the second.
     const [first, second] = activityIds(h, 1, 2);
-    await vi.waitFor(() => expect(received.every((text) => text.includes(`id: ${second}\n`))).toBe(true), { timeout: 15_000 });
+    await vi.waitFor(() => expect(received.every((text) => text.includes(`id: ${second}\n`))).toBe(true), {
+      timeout: 15_000,
+    });
     expect(received.every((text) => text.indexOf(`id: ${first}\n`) < text.indexOf(`id: ${second}\n`))).toBe(true);
     expect(h.app.activityStreams.stats().pendingFanouts).toBe(0);
   }, 30_000);
 
-  it("counts what the kernel holds unread for a reader that stopped reading, and cuts it at SSE_MAX_BUFFER_BYTES although node itself holds less", async () => {
+  it('counts what the kernel holds unread for a reader that stopped reading, and cuts it at SSE_MAX_BUFFER_BYTES although node itself holds less', async () => {
     // Linux's tables only (kernel-send-queues.ts); the cap at its smallest.
     const { h, server } = await start({ env: { SSE_MAX_BUFFER_BYTES: '65536' } });
     const cap = h.config.stream.maxBufferBytes;

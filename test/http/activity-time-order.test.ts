@@ -7,7 +7,14 @@ import { START_TIME, createHarness, tempDataDir } from '../support/harness.js';
 
 const SECOND = 1000;
 const event = (sessionId: string) => ({ session_id: sessionId, event: 'component_input', screen: 'pan_details' });
-type Listed = { id: string; kind: string; timestamp: string; due_at?: string; session_id: string; payload: Record<string, unknown> };
+type Listed = {
+  id: string;
+  kind: string;
+  timestamp: string;
+  due_at?: string;
+  session_id: string;
+  payload: Record<string, unknown>;
+};
 const listed = async (h: Harness) => (await h.http.get('/api/activity?limit=1000')).body.items as Listed[];
 
 /** Ids and times along the list (oldest first): both never go backwards. */
@@ -22,7 +29,9 @@ describe('activity items are stamped when recorded, in time order', () => {
   it('a reengagement timer that fires late (the process was down when it was due) is stamped when it fires and says when it was due', async () => {
     const h = createHarness({ env: { STORE: 'sqlite', REENGAGEMENT_INACTIVITY_SECONDS: '120' } });
     await h.http.post('/v1/events').send(event('s1'));
-    expect((await h.http.post('/v1/assistant/session/start').send({ session_id: 's1', screen: 'pan_details' })).status).toBe(200);
+    expect(
+      (await h.http.post('/v1/assistant/session/start').send({ session_id: 's1', screen: 'pan_details' })).status,
+    ).toBe(200);
     // The stop arms the timer: due 120 s from now.
     expect((await h.http.post('/v1/assistant/session/stop').send({ session_id: 's1' })).status).toBe(200);
     const dueAt = h.clock.now() + 120 * SECOND;
@@ -60,19 +69,36 @@ describe('activity items are stamped when recorded, in time order', () => {
     expectInTimeOrder(items);
   });
 
-  it.each(['memory', 'sqlite'] as const)('the %s log never gives a later id an earlier time, across a restart too', (kind) => {
-    const draft = (at: number): ActivityDraft => ({ kind: 'event', at, session_id: 's1', user_id: null, payload: {}, trace: { trace_id: 't', request_id: 'r' } });
-    const dataDir = tempDataDir();
-    const open = () => (kind === 'memory' ? openMemoryStore(100, START_TIME).activity : new SqliteStore({ dataDir, sync: 'normal', retentionItems: 100, retentionDays: 0, now: () => START_TIME }));
-    const log = open();
-    const stamps = [START_TIME + 5_000, START_TIME + 1_000, START_TIME + 7_000].map((at) => log.append(draft(at)).timestamp);
-    expect(stamps).toEqual([START_TIME + 5_000, START_TIME + 5_000, START_TIME + 7_000].map((at) => new Date(at).toISOString()));
-    if (kind === 'memory') return;
-    const sqlite = log as SqliteStore;
-    sqlite.close();
-    const reopened = open();
-    // The clock went back after the restart: the time goes on from the newest item's.
-    expect(reopened.append(draft(START_TIME)).timestamp).toBe(new Date(START_TIME + 7_000).toISOString());
-    (reopened as SqliteStore).close();
-  });
+  it.each(['memory', 'sqlite'] as const)(
+    'the %s log never gives a later id an earlier time, across a restart too',
+    (kind) => {
+      const draft = (at: number): ActivityDraft => ({
+        kind: 'event',
+        at,
+        session_id: 's1',
+        user_id: null,
+        payload: {},
+        trace: { trace_id: 't', request_id: 'r' },
+      });
+      const dataDir = tempDataDir();
+      const open = () =>
+        kind === 'memory'
+          ? openMemoryStore(100, START_TIME).activity
+          : new SqliteStore({ dataDir, sync: 'normal', retentionItems: 100, retentionDays: 0, now: () => START_TIME });
+      const log = open();
+      const stamps = [START_TIME + 5_000, START_TIME + 1_000, START_TIME + 7_000].map(
+        (at) => log.append(draft(at)).timestamp,
+      );
+      expect(stamps).toEqual(
+        [START_TIME + 5_000, START_TIME + 5_000, START_TIME + 7_000].map((at) => new Date(at).toISOString()),
+      );
+      if (kind === 'memory') return;
+      const sqlite = log as SqliteStore;
+      sqlite.close();
+      const reopened = open();
+      // The clock went back after the restart: the time goes on from the newest item's.
+      expect(reopened.append(draft(START_TIME)).timestamp).toBe(new Date(START_TIME + 7_000).toISOString());
+      (reopened as SqliteStore).close();
+    },
+  );
 });

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { START_TIME, activityId, activityIds, createHarness } from '../support/harness.js';
 
-type Item = { id: string; kind: string; session_id: string; user_id: string | null; timestamp: string; payload: Record<string, unknown>; trace: { trace_id: string; request_id: string } };
+type Item = {
+  id: string;
+  kind: string;
+  session_id: string;
+  user_id: string | null;
+  timestamp: string;
+  payload: Record<string, unknown>;
+  trace: { trace_id: string; request_id: string };
+};
 
 async function ingest(h: ReturnType<typeof createHarness>, count: number, sessionId = 's1') {
   for (let i = 0; i < count; i += 1) {
@@ -20,7 +28,12 @@ describe('GET /api/activity', () => {
     expect(items[0]!.id).toBe(activityId(h, 21));
     expect(items[99]!.id).toBe(activityId(h, 120));
     expect(items.map((i) => i.id)).toEqual(activityIds(h, 21, 120));
-    expect(items[0]).toMatchObject({ kind: 'event', session_id: 's1', user_id: null, payload: { event: 'screen_schema_lazy', screen: 'screen_20', component_id: null } });
+    expect(items[0]).toMatchObject({
+      kind: 'event',
+      session_id: 's1',
+      user_id: null,
+      payload: { event: 'screen_schema_lazy', screen: 'screen_20', component_id: null },
+    });
     expect(items[0]!.timestamp).toBe(new Date(START_TIME).toISOString());
   });
 
@@ -30,19 +43,30 @@ describe('GET /api/activity', () => {
     await ingest(h, 1, 'plain-session');
     const keyed = await h.http.get('/api/activity?session_id=ABCDE1234F');
     expect(keyed.body.session_id).toMatch(/^h-[0-9a-f]{24}$/);
-    expect(keyed.body.items.map((item: Item) => item.session_id)).toEqual([keyed.body.session_id, keyed.body.session_id]);
+    expect(keyed.body.items.map((item: Item) => item.session_id)).toEqual([
+      keyed.body.session_id,
+      keyed.body.session_id,
+    ]);
     expect(JSON.stringify(keyed.body)).not.toContain('ABCDE1234F');
     expect((await h.http.get('/api/activity?session_id=plain-session')).body.session_id).toBe('plain-session');
     expect((await h.http.get('/api/activity')).body.session_id).toBeNull();
     // The sessions list's text search finds it by the id as typed too.
     const found = await h.http.get('/api/sessions?q=ABCDE1234F');
-    expect(found.body.sessions.map((session: { session_id: string }) => session.session_id)).toEqual([keyed.body.session_id]);
+    expect(found.body.sessions.map((session: { session_id: string }) => session.session_id)).toEqual([
+      keyed.body.session_id,
+    ]);
   });
 
   it("an event's item lists at most ten error codes of at most 64 characters, with the total; the session keeps them all", async () => {
     const h = createHarness();
     const errors = Array.from({ length: 100 }, (_, n) => `code_${n}_${'x'.repeat(240)}`);
-    expect((await h.http.post('/v1/events').send({ session_id: 's1', event: 'validation_failed', screen: 'pan_details', component_id: 'pan', errors })).status).toBe(200);
+    expect(
+      (
+        await h.http
+          .post('/v1/events')
+          .send({ session_id: 's1', event: 'validation_failed', screen: 'pan_details', component_id: 'pan', errors })
+      ).status,
+    ).toBe(200);
     const [item] = (await h.http.get('/api/activity?session_id=s1')).body.items as Item[];
     const logged = item!.payload.errors as string[];
     expect(logged).toHaveLength(10);
@@ -80,7 +104,9 @@ describe('GET /api/activity', () => {
     const h = createHarness();
     await ingest(h, 3, 'a');
     await ingest(h, 2, 'b');
-    await h.http.post('/v1/events').send({ session_id: 'b', event: 'screen_schema', properties: { screen_id: 'pan_details', components: [] } });
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: 'b', event: 'screen_schema', properties: { screen_id: 'pan_details', components: [] } });
     const bySession = (await h.http.get('/api/activity?session_id=b')).body.items as Item[];
     expect(bySession.map((i) => i.kind)).toEqual(['event', 'event', 'event', 'schema_push']);
     expect(bySession.every((i) => i.session_id === 'b')).toBe(true);
@@ -97,7 +123,12 @@ describe('GET /api/activity', () => {
     const list = (await h.http.get('/api/activity')).body;
     const features = (await h.http.get('/api/features')).body;
     expect(list.media_ready).toBe(false);
-    expect(features.flags).toEqual({ 'integration.media_dispatch': false, 'trigger.v2_scoring': true, 'integration.schema_registry': true, 'ui.dynamic_popups': true });
+    expect(features.flags).toEqual({
+      'integration.media_dispatch': false,
+      'trigger.v2_scoring': true,
+      'integration.schema_registry': true,
+      'ui.dynamic_popups': true,
+    });
     expect(list.feature_flags).toEqual(features.flags);
   });
 
@@ -114,7 +145,11 @@ describe('activity trace fields', () => {
 
   it('take trace_id and request_id from the body first', async () => {
     const h = createHarness();
-    await h.http.post('/v1/events').set('X-Request-ID', 'hdr-req').set('traceparent', traceparent).send({ session_id: 's1', event: 'identity', trace_id: 'body-trace', request_id: 'body-req' });
+    await h.http
+      .post('/v1/events')
+      .set('X-Request-ID', 'hdr-req')
+      .set('traceparent', traceparent)
+      .send({ session_id: 's1', event: 'identity', trace_id: 'body-trace', request_id: 'body-req' });
     const [item] = (await h.http.get('/api/activity')).body.items as Item[];
     expect(item!.trace).toEqual({ trace_id: 'body-trace', request_id: 'body-req' });
   });
@@ -122,7 +157,11 @@ describe('activity trace fields', () => {
   it('fall back to a traceparent in the body, then the headers', async () => {
     const h = createHarness();
     await h.http.post('/v1/events').send({ session_id: 's1', event: 'identity', traceparent });
-    await h.http.post('/v1/events').set('X-Request-ID', 'hdr-req').set('traceparent', traceparent).send({ session_id: 's1', event: 'identity' });
+    await h.http
+      .post('/v1/events')
+      .set('X-Request-ID', 'hdr-req')
+      .set('traceparent', traceparent)
+      .send({ session_id: 's1', event: 'identity' });
     const [fromBody, fromHeaders] = (await h.http.get('/api/activity')).body.items as Item[];
     expect(fromBody!.trace.trace_id).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
     expect(fromHeaders!.trace).toEqual({ trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', request_id: 'hdr-req' });
@@ -130,7 +169,10 @@ describe('activity trace fields', () => {
 
   it('are generated when nothing is sent, and the request id is echoed', async () => {
     const h = createHarness();
-    const res = await h.http.post('/v1/events').set('traceparent', '00-00000000000000000000000000000000-00f067aa0ba902b7-01').send({ session_id: 's1', event: 'identity' });
+    const res = await h.http
+      .post('/v1/events')
+      .set('traceparent', '00-00000000000000000000000000000000-00f067aa0ba902b7-01')
+      .send({ session_id: 's1', event: 'identity' });
     const [item] = (await h.http.get('/api/activity')).body.items as Item[];
     expect(item!.trace.trace_id).toMatch(/^[0-9a-f]{32}$/);
     expect(item!.trace.trace_id).not.toBe('00000000000000000000000000000000');

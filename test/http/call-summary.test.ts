@@ -24,18 +24,48 @@ async function harnessWith(modelUrl: string) {
   const receiver = new WebhookReceiver(SECRET);
   const url = await receiver.start();
   closers.push(() => receiver.stop());
-  const h = createHarness({ env: { STORE: 'sqlite', DATA_DIR: tempDataDir(), WEBHOOK_URL: url, WEBHOOK_SECRET: SECRET, CALL_SUMMARY_MODEL_BASE_URL: modelUrl, CALL_SUMMARY_MODEL: 'summary-model' }, startAt: Date.now() });
+  const h = createHarness({
+    env: {
+      STORE: 'sqlite',
+      DATA_DIR: tempDataDir(),
+      WEBHOOK_URL: url,
+      WEBHOOK_SECRET: SECRET,
+      CALL_SUMMARY_MODEL_BASE_URL: modelUrl,
+      CALL_SUMMARY_MODEL: 'summary-model',
+    },
+    startAt: Date.now(),
+  });
   await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION, screen: 'pan_details' }).expect(200);
-  await h.http.post('/v1/assistant/consent').send({ session_id: SESSION, decision: 'given', notice_version: 'default-1', language: 'en' }).expect(200);
-  await h.http.post('/v1/events').send({ session_id: SESSION, event: 'voice_conversation_turn', properties: { role: 'user', text: `my PAN ${RAW_PAN} is refused` } }).expect(200);
-  await h.http.post('/v1/events').send({ session_id: SESSION, event: 'voice_conversation_turn', properties: { role: 'agent', text: 'Check the fourth letter.' } }).expect(200);
+  await h.http
+    .post('/v1/assistant/consent')
+    .send({ session_id: SESSION, decision: 'given', notice_version: 'default-1', language: 'en' })
+    .expect(200);
+  await h.http
+    .post('/v1/events')
+    .send({
+      session_id: SESSION,
+      event: 'voice_conversation_turn',
+      properties: { role: 'user', text: `my PAN ${RAW_PAN} is refused` },
+    })
+    .expect(200);
+  await h.http
+    .post('/v1/events')
+    .send({
+      session_id: SESSION,
+      event: 'voice_conversation_turn',
+      properties: { role: 'agent', text: 'Check the fourth letter.' },
+    })
+    .expect(200);
   await h.http.post('/v1/assistant/session/stop').send({ session_id: SESSION }).expect(200);
   return { h, receiver };
 }
 
 describe('the call summary from a language model', () => {
   it('is written from the masked transcript and the record, kept in the report, and the call.ended waits for it', async () => {
-    const model = await modelStandIn({ status: 200, text: 'The user could not get the PAN accepted; the assistant pointed at the fourth letter.' });
+    const model = await modelStandIn({
+      status: 200,
+      text: 'The user could not get the PAN accepted; the assistant pointed at the fourth letter.',
+    });
     const { h, receiver } = await harnessWith(model.url);
     await h.system.callUpkeep!.round();
 
@@ -49,7 +79,10 @@ describe('the call summary from a language model', () => {
     expect(sent).not.toContain(RAW_PAN);
 
     const [call] = (await h.http.get(`/api/sessions/${SESSION}/calls`).expect(200)).body.calls;
-    expect(call.report).toMatchObject({ summary: 'The user could not get the PAN accepted; the assistant pointed at the fourth letter.', summary_source: 'model' });
+    expect(call.report).toMatchObject({
+      summary: 'The user could not get the PAN accepted; the assistant pointed at the fourth letter.',
+      summary_source: 'model',
+    });
     const [ended] = receiver.messages('call.ended');
     expect(ended!.data.report).toEqual(call.report);
   });

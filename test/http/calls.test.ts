@@ -4,16 +4,31 @@ import type { Harness } from '../support/harness.js';
 import { START_TIME, createHarness, restartAfterCrash, tempDataDir } from '../support/harness.js';
 
 const SESSION = 'call-s1';
-const start = (h: Harness, body: Record<string, unknown> = {}) => h.http.post('/v1/assistant/session/start').send({ session_id: SESSION, user_id: 'user-7', ...body });
+const start = (h: Harness, body: Record<string, unknown> = {}) =>
+  h.http.post('/v1/assistant/session/start').send({ session_id: SESSION, user_id: 'user-7', ...body });
 const stop = (h: Harness) => h.http.post('/v1/assistant/session/stop').send({ session_id: SESSION });
 const turn = (h: Harness, role: 'user' | 'agent', text: string, channel = 'voice') =>
-  h.http.post('/v1/events').send({ session_id: SESSION, event: 'voice_conversation_turn', properties: { role, channel, text } });
+  h.http
+    .post('/v1/events')
+    .send({ session_id: SESSION, event: 'voice_conversation_turn', properties: { role, channel, text } });
 const consent = (h: Harness, decision: string, extra: Record<string, unknown> = {}) =>
-  h.http.post('/v1/assistant/consent').send({ session_id: SESSION, decision, notice_version: '2026-11', language: 'hi', ...extra });
+  h.http
+    .post('/v1/assistant/consent')
+    .send({ session_id: SESSION, decision, notice_version: '2026-11', language: 'hi', ...extra });
 const failOn = (h: Harness, screen: string, code: string) =>
-  h.http.post('/v1/events').send({ session_id: SESSION, user_id: 'user-7', event: 'validation_failed', screen, component_id: 'pan', errors: [code] });
+  h.http
+    .post('/v1/events')
+    .send({
+      session_id: SESSION,
+      user_id: 'user-7',
+      event: 'validation_failed',
+      screen,
+      component_id: 'pan',
+      errors: [code],
+    });
 type Call = Record<string, any>;
-const calls = async (h: Harness): Promise<[Call, ...Call[]]> => (await h.http.get(`/api/sessions/${SESSION}/calls`).expect(200)).body.calls;
+const calls = async (h: Harness): Promise<[Call, ...Call[]]> =>
+  (await h.http.get(`/api/sessions/${SESSION}/calls`).expect(200)).body.calls;
 
 describe('the call record', () => {
   it('keeps a consented call: masked transcript with role, time and screen, places before and after, context versions, ended_by and the report', async () => {
@@ -27,7 +42,10 @@ describe('the call record', () => {
     // A PAN said aloud: masked on arrival, never kept as said.
     await turn(h, 'user', 'my PAN is ABCPE1234F and it fails').expect(200);
     await h.http.get(`/v1/assistant/context/${SESSION}`).expect(200);
-    await h.http.post('/v1/events').send({ session_id: SESSION, event: 'screen_schema_lazy', screen: 'aadhaar_otp' }).expect(200);
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: SESSION, event: 'screen_schema_lazy', screen: 'aadhaar_otp' })
+      .expect(200);
     await h.http.get(`/v1/assistant/context/${SESSION}`).expect(200);
     h.clock.increment(60_000);
     await stop(h).expect(200);
@@ -44,13 +62,32 @@ describe('the call record', () => {
       turns: { user: 1, agent: 1 },
       transcript_kept: true,
       handoff: null,
-      report: { duration_ms: 65_000, turns: { user: 1, agent: 1 }, outcome: 'resolved', reason: 'moved_past_step', step: 'pan_details', summary_source: 'record' },
+      report: {
+        duration_ms: 65_000,
+        turns: { user: 1, agent: 1 },
+        outcome: 'resolved',
+        reason: 'moved_past_step',
+        step: 'pan_details',
+        summary_source: 'record',
+      },
     });
     expect(call.context_versions).toHaveLength(2);
     expect(call.context_versions[0]).not.toBe(call.context_versions[1]);
     expect(call.transcript).toEqual([
-      { role: 'agent', channel: 'voice', text: 'Namaste, main aapki madad karungi.', at: new Date(START_TIME + 2_000).toISOString(), screen: 'PAN_DETAILS' },
-      { role: 'user', channel: 'voice', text: expect.not.stringContaining('ABCPE1234F'), at: new Date(START_TIME + 5_000).toISOString(), screen: 'PAN_DETAILS' },
+      {
+        role: 'agent',
+        channel: 'voice',
+        text: 'Namaste, main aapki madad karungi.',
+        at: new Date(START_TIME + 2_000).toISOString(),
+        screen: 'PAN_DETAILS',
+      },
+      {
+        role: 'user',
+        channel: 'voice',
+        text: expect.not.stringContaining('ABCPE1234F'),
+        at: new Date(START_TIME + 5_000).toISOString(),
+        screen: 'PAN_DETAILS',
+      },
     ]);
     expect(call.report.summary).toContain('pan_details');
     expect(call.report.summary).toContain('invalid_pan');
@@ -61,8 +98,15 @@ describe('the call record', () => {
     const h = createHarness();
     await start(h).expect(200);
     await turn(h, 'user', 'my PAN is ABCPE1234F', 'chat').expect(200);
-    const items = (await h.http.get(`/api/activity?session_id=${SESSION}&kind=event`)).body.items as { payload: Record<string, unknown> }[];
-    expect(items.at(-1)!.payload).toMatchObject({ event: 'voice_conversation_turn', role: 'user', channel: 'chat', text: expect.stringContaining('my PAN is') });
+    const items = (await h.http.get(`/api/activity?session_id=${SESSION}&kind=event`)).body.items as {
+      payload: Record<string, unknown>;
+    }[];
+    expect(items.at(-1)!.payload).toMatchObject({
+      event: 'voice_conversation_turn',
+      role: 'user',
+      channel: 'chat',
+      text: expect.stringContaining('my PAN is'),
+    });
     expect(JSON.stringify(items)).not.toContain('ABCPE1234F');
   });
 
@@ -82,7 +126,12 @@ describe('the call record', () => {
     await turn(h, 'user', 'said after withdrawal').expect(200);
     await stop(h).expect(200);
     const [call] = await calls(h);
-    expect(call).toMatchObject({ transcript: [], transcript_kept: false, turns: { user: 4, agent: 0 }, report: { outcome: 'unresolved', reason: 'still_on_step' } });
+    expect(call).toMatchObject({
+      transcript: [],
+      transcript_kept: false,
+      turns: { user: 4, agent: 0 },
+      report: { outcome: 'unresolved', reason: 'still_on_step' },
+    });
   });
 
   it('records the consent append-only: every decision in order, and the database refuses to alter one', async () => {
@@ -91,7 +140,12 @@ describe('the call record', () => {
     for (const decision of ['given', 'withdrawn', 'given']) await consent(h, decision).expect(200);
     const book = h.system.calls!;
     expect(book.consents(SESSION).map((entry) => entry.decision)).toEqual(['given', 'withdrawn', 'given']);
-    expect(book.consents(SESSION)[0]).toMatchObject({ notice_version: '2026-11', language: 'hi', user_id: 'user-7', at: START_TIME });
+    expect(book.consents(SESSION)[0]).toMatchObject({
+      notice_version: '2026-11',
+      language: 'hi',
+      user_id: 'user-7',
+      at: START_TIME,
+    });
     expect(() => book.db.exec("UPDATE consents SET decision = 'refused'")).toThrow(/append-only/);
     const items = (await h.http.get(`/api/activity?session_id=${SESSION}&kind=consent`)).body.items;
     expect(items).toHaveLength(3);
@@ -99,9 +153,15 @@ describe('the call record', () => {
 
   it("hands the agent its tenant's consent notice and version in the context", async () => {
     const h = createHarness();
-    await h.http.post('/v1/events').send({ session_id: SESSION, event: 'screen_schema_lazy', screen: 'pan_details', client_id: 'bank-a' }).expect(200);
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: SESSION, event: 'screen_schema_lazy', screen: 'pan_details', client_id: 'bank-a' })
+      .expect(200);
     const { body } = await h.http.get(`/v1/assistant/context/${SESSION}`).expect(200);
-    expect(body.context.consent).toMatchObject({ notice_version: 'default-1', notice: { en: expect.stringContaining('consent'), hi: expect.any(String) } });
+    expect(body.context.consent).toMatchObject({
+      notice_version: 'default-1',
+      notice: { en: expect.stringContaining('consent'), hi: expect.any(String) },
+    });
   });
 
   it('refuses a bad consent naming the field, and changes nothing', async () => {
@@ -109,9 +169,17 @@ describe('the call record', () => {
     await start(h).expect(200);
     const bad = await consent(h, 'maybe').expect(422);
     expect(bad.body.detail).toMatch(/decision/);
-    expect((await consent(h, 'given', { notice_version: 'has spaces' }).expect(422)).body.detail).toMatch(/notice_version/);
+    expect((await consent(h, 'given', { notice_version: 'has spaces' }).expect(422)).body.detail).toMatch(
+      /notice_version/,
+    );
     expect((await consent(h, 'given', { language: '12' }).expect(422)).body.detail).toMatch(/language/);
-    expect((await h.http.post('/v1/assistant/consent').send({ session_id: 'nobody', decision: 'given', notice_version: 'v1', language: 'en' })).status).toBe(404);
+    expect(
+      (
+        await h.http
+          .post('/v1/assistant/consent')
+          .send({ session_id: 'nobody', decision: 'given', notice_version: 'v1', language: 'en' })
+      ).status,
+    ).toBe(404);
     expect(h.system.calls!.consents(SESSION)).toEqual([]);
   });
 
@@ -122,12 +190,19 @@ describe('the call record', () => {
     await stop(h).expect(200);
     await start(h).expect(200);
     await turn(h, 'user', 'I want a person').expect(200);
-    await h.http.post('/v1/events').send({ session_id: SESSION, event: 'handoff_requested', properties: { reason: 'user_asked' } }).expect(200);
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: SESSION, event: 'handoff_requested', properties: { reason: 'user_asked' } })
+      .expect(200);
     h.clock.increment(121_000);
     await new Promise<void>((resolve) => setImmediate(resolve));
     const [second, first] = await calls(h);
     expect(first!.report).toMatchObject({ outcome: 'abandoned', reason: 'no_user_turn' });
-    expect(second).toMatchObject({ ended_by: 'silence', handoff: { reason: 'user_asked' }, report: { outcome: 'handoff', reason: 'handoff_requested' } });
+    expect(second).toMatchObject({
+      ended_by: 'silence',
+      handoff: { reason: 'user_asked' },
+      report: { outcome: 'handoff', reason: 'handoff_requested' },
+    });
     expect(second.report.summary).toMatch(/silence/);
   });
 
@@ -161,7 +236,8 @@ describe('the call record', () => {
 
 describe('an outcome decided after the call (CALL_RESOLVE_WINDOW_MINUTES)', () => {
   const MINUTE = 60_000;
-  const moveTo = (h: Harness, screen: string) => h.http.post('/v1/events').send({ session_id: SESSION, event: 'screen_schema_lazy', screen });
+  const moveTo = (h: Harness, screen: string) =>
+    h.http.post('/v1/events').send({ session_id: SESSION, event: 'screen_schema_lazy', screen });
   /** A call on PAN_DETAILS in which the user spoke and did not get past it. */
   const stuckCall = async (h: Harness) => {
     await failOn(h, 'PAN_DETAILS', 'invalid_pan');
@@ -175,7 +251,12 @@ describe('an outcome decided after the call (CALL_RESOLVE_WINDOW_MINUTES)', () =
   it('becomes resolved when the user moves past the step within the window; the report says when, and its summary says so', async () => {
     const h = createHarness({ env: { CALL_RESOLVE_WINDOW_MINUTES: '10' } });
     const endedAt = await stuckCall(h);
-    expect((await calls(h))[0].report).toMatchObject({ outcome: 'unresolved', reason: 'still_on_step', outcome_open_until: new Date(endedAt + 10 * MINUTE).toISOString(), resolved_at: null });
+    expect((await calls(h))[0].report).toMatchObject({
+      outcome: 'unresolved',
+      reason: 'still_on_step',
+      outcome_open_until: new Date(endedAt + 10 * MINUTE).toISOString(),
+      resolved_at: null,
+    });
     // Still on the step it was about: nothing changes.
     h.clock.increment(2 * MINUTE);
     await moveTo(h, 'pan_details').expect(200);
@@ -183,7 +264,13 @@ describe('an outcome decided after the call (CALL_RESOLVE_WINDOW_MINUTES)', () =
     h.clock.increment(4 * MINUTE);
     await moveTo(h, 'aadhaar_otp').expect(200);
     const [call] = await calls(h);
-    expect(call.report).toMatchObject({ outcome: 'resolved', reason: 'moved_past_step_after_call', step: 'pan_details', outcome_open_until: null, resolved_at: new Date(endedAt + 6 * MINUTE).toISOString() });
+    expect(call.report).toMatchObject({
+      outcome: 'resolved',
+      reason: 'moved_past_step_after_call',
+      step: 'pan_details',
+      outcome_open_until: null,
+      resolved_at: new Date(endedAt + 6 * MINUTE).toISOString(),
+    });
     expect(call.report.summary).toMatch(/after the call\. Now on aadhaar_otp\./);
     // Where the call ended stays where it ended.
     expect(call.end).toMatchObject({ step: 'pan_details' });
@@ -194,7 +281,11 @@ describe('an outcome decided after the call (CALL_RESOLVE_WINDOW_MINUTES)', () =
     const endedAt = await stuckCall(h);
     h.clock.set(endedAt + 10 * MINUTE + 1);
     await moveTo(h, 'aadhaar_otp').expect(200);
-    expect((await calls(h))[0].report).toMatchObject({ outcome: 'unresolved', reason: 'still_on_step', resolved_at: null });
+    expect((await calls(h))[0].report).toMatchObject({
+      outcome: 'unresolved',
+      reason: 'still_on_step',
+      resolved_at: null,
+    });
 
     const off = createHarness({ env: { CALL_RESOLVE_WINDOW_MINUTES: '0' } });
     await stuckCall(off);
@@ -211,14 +302,21 @@ describe('an outcome decided after the call (CALL_RESOLVE_WINDOW_MINUTES)', () =
     const again = restartAfterCrash(h, { env });
     again.clock.set(endedAt + 9 * MINUTE);
     await moveTo(again, 'aadhaar_otp').expect(200);
-    expect((await calls(again))[0].report).toMatchObject({ outcome: 'resolved', reason: 'moved_past_step_after_call', resolved_at: new Date(endedAt + 9 * MINUTE).toISOString() });
+    expect((await calls(again))[0].report).toMatchObject({
+      outcome: 'resolved',
+      reason: 'moved_past_step_after_call',
+      resolved_at: new Date(endedAt + 9 * MINUTE).toISOString(),
+    });
   });
 
   it('leaves a call that ended resolved or handed off as it was', async () => {
     const h = createHarness({ env: { CALL_RESOLVE_WINDOW_MINUTES: '10' } });
     await start(h, { screen: 'PAN_DETAILS' }).expect(200);
     await turn(h, 'user', 'I want a person').expect(200);
-    await h.http.post('/v1/events').send({ session_id: SESSION, event: 'handoff_requested', properties: { reason: 'user_asked' } }).expect(200);
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: SESSION, event: 'handoff_requested', properties: { reason: 'user_asked' } })
+      .expect(200);
     await stop(h).expect(200);
     expect((await calls(h))[0].report).toMatchObject({ outcome: 'handoff', outcome_open_until: null });
     h.clock.increment(MINUTE);
@@ -239,15 +337,28 @@ describe('DELETE /api/users/{user_id}', () => {
     await stop(h).expect(200);
     // Another user's session stays.
     await h.http.post('/v1/assistant/session/start').send({ session_id: 'other', user_id: 'keep-me' }).expect(200);
-    await h.http.post('/v1/events').send({ session_id: 'other', event: 'voice_conversation_turn', properties: { role: 'user', text: 'other words' } }).expect(200);
+    await h.http
+      .post('/v1/events')
+      .send({
+        session_id: 'other',
+        event: 'voice_conversation_turn',
+        properties: { role: 'user', text: 'other words' },
+      })
+      .expect(200);
     // Hibernated or running, the stored rows and the journal are all written before the look.
     h.store.sessions.count();
 
-    const keptReplies = () => h.system.calls!.db.prepare('SELECT count(*) AS n FROM kept_replies WHERE instr(reply, ?) > 0').get(JSON.stringify(SESSION));
+    const keptReplies = () =>
+      h.system
+        .calls!.db.prepare('SELECT count(*) AS n FROM kept_replies WHERE instr(reply, ?) > 0')
+        .get(JSON.stringify(SESSION));
     expect(keptReplies()).toEqual({ n: 1 });
     const res = await h.http.delete('/api/users/erase-me-77').expect(200);
     expect(keptReplies()).toEqual({ n: 0 });
-    expect(res.body).toMatchObject({ erasure_id: expect.stringMatching(/^era_/), removed: { sessions: 1, calls: 1, transcript_turns: 1, consent_records: 1 } });
+    expect(res.body).toMatchObject({
+      erasure_id: expect.stringMatching(/^era_/),
+      removed: { sessions: 1, calls: 1, transcript_turns: 1, consent_records: 1 },
+    });
     expect(res.body.removed.activity_items).toBeGreaterThanOrEqual(5);
     expect((await h.http.get(`/api/sessions/${SESSION}`)).status).toBe(404);
     expect((await h.http.get(`/api/sessions/${SESSION}/calls`)).body.calls).toEqual([]);
@@ -277,7 +388,14 @@ describe('DELETE /api/users/{user_id}', () => {
     const res = await h.http.delete('/api/users/running-user').expect(200);
     expect(res.body.removed.sessions).toBe(1);
     expect((await h.http.get(`/api/sessions/${SESSION}`)).status).toBe(404);
-    expect((await h.http.delete('/api/users/nobody').expect(200)).body.removed).toEqual({ sessions: 0, calls: 0, transcript_turns: 0, consent_records: 0, activity_items: 0, webhook_deliveries: 0 });
+    expect((await h.http.delete('/api/users/nobody').expect(200)).body.removed).toEqual({
+      sessions: 0,
+      calls: 0,
+      transcript_turns: 0,
+      consent_records: 0,
+      activity_items: 0,
+      webhook_deliveries: 0,
+    });
     expect((await h.http.delete('/api/users/has%20space').expect(422)).body.detail).toMatch(/user_id/);
   });
 });

@@ -16,19 +16,22 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-async function start(env: Record<string, string>): Promise<{ server: RunningServer; counts: () => Record<string, number>; h: Harness }> {
+async function start(
+  env: Record<string, string>,
+): Promise<{ server: RunningServer; counts: () => Record<string, number>; h: Harness }> {
   const h = createHarness({ env });
   const server = await serve(h);
   cleanups.push(() => server.close(0));
   return { server, counts: () => h.app.connections.snapshot(), h };
 }
 
-
 describe('request timeouts (REQUEST_TIMEOUT_SECONDS)', () => {
   it('a body trickled slower than the timeout is answered 408 and the connection closed, in seconds', async () => {
     const { server } = await start({ REQUEST_TIMEOUT_SECONDS: '1' });
     const { socket, text, closed } = rawSocket(server.port, cleanups);
-    socket.write('POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"se');
+    socket.write(
+      'POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"se',
+    );
     const trickle = setInterval(() => socket.write(' '), 300);
     cleanups.push(() => clearInterval(trickle));
     await closed;
@@ -73,7 +76,9 @@ describe("what Node's HTTP parser refuses is answered {detail} too", () => {
   it('a request too slow to arrive gets 408 with a detail', async () => {
     const { server } = await start({ REQUEST_TIMEOUT_SECONDS: '1' });
     const { socket, text, closed } = rawSocket(server.port, cleanups);
-    socket.write('POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"se');
+    socket.write(
+      'POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"se',
+    );
     await closed;
     expect(text()).toMatch(/^HTTP\/1\.1 408 /);
     expect(bodyOf(text())).toEqual({ detail: expect.stringContaining('REQUEST_TIMEOUT_SECONDS') });
@@ -101,10 +106,13 @@ describe('connection caps (MAX_CONNECTIONS)', () => {
   it('counts event streams apart: open streams leave request connections free, and have their own cap', async () => {
     const { server, counts } = await start({ MAX_CONNECTIONS: '2', SSE_MAX_STREAMS: '2' });
     const streams = [rawSocket(server.port, cleanups), rawSocket(server.port, cleanups)];
-    for (const stream of streams) stream.socket.write('GET /api/activity/stream HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n');
+    for (const stream of streams)
+      stream.socket.write('GET /api/activity/stream HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n');
     await vi.waitFor(() => expect(counts()).toEqual({ http: 0, sse: 2, websocket: 0 }), patient);
     // Two streams open, and still two request connections to be had.
-    const plain = await Promise.all([0, 1].map(() => fetch(`${server.url}/api/features`, { headers: { connection: 'close' } })));
+    const plain = await Promise.all(
+      [0, 1].map(() => fetch(`${server.url}/api/features`, { headers: { connection: 'close' } })),
+    );
     expect(plain.map((res) => res.status)).toEqual([200, 200]);
     const third = await fetch(`${server.url}/api/activity/stream`, { headers: { connection: 'close' } });
     expect(third.status).toBe(503);
@@ -175,7 +183,9 @@ describe('connections without a key give way (MAX_UNAUTHENTICATED_PER_CLIENT, MA
     const trickling = [];
     for (let i = 0; i < 3; i += 1) {
       const client = rawSocket(server.port, cleanups);
-      client.socket.write('POST /v1/events HTTP/1.1\r\nHost: localhost\r\nX-API-Key: k1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"se');
+      client.socket.write(
+        'POST /v1/events HTTP/1.1\r\nHost: localhost\r\nX-API-Key: k1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"se',
+      );
       await vi.waitFor(() => expect(h.app.requestBodies.use().bodies).toBe(i + 1), patient);
       trickling.push(client);
       h.clock.increment(400);
@@ -198,7 +208,9 @@ describe('shutdown with a request under way', () => {
     const held = lk.holdNext('CreateRoom');
     const client = rawSocket(server.port, cleanups);
     const body = JSON.stringify({ session_id: 's1', screen: 'pan_details' });
-    client.socket.write(`POST /v1/assistant/session/start HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    client.socket.write(
+      `POST /v1/assistant/session/start HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
     await held.arrived;
     const closed = server.close(30_000);
     held.release();

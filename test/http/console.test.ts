@@ -20,7 +20,8 @@ interface ChartNode {
 }
 
 const ids = (node: ChartNode): string[] => [node.id, ...node.states.flatMap(ids)];
-const find = (node: ChartNode, id: string): ChartNode | undefined => (node.id === id ? node : node.states.map((child) => find(child, id)).find(Boolean));
+const find = (node: ChartNode, id: string): ChartNode | undefined =>
+  node.id === id ? node : node.states.map((child) => find(child, id)).find(Boolean);
 
 describe('/console', () => {
   it('serves the page and its assets without a key, from the service itself, under a policy allowing nothing else', async () => {
@@ -31,7 +32,12 @@ describe('/console', () => {
     expect(page.headers['content-security-policy']).toContain("default-src 'self'");
     // Every script and stylesheet the page names is served here, and none is absolute.
     expect(page.text).not.toMatch(/(src|href)="https?:/);
-    for (const asset of ['/console/app.js', '/console/console.css', '/console/stream.js', '/console/views/session.js']) {
+    for (const asset of [
+      '/console/app.js',
+      '/console/console.css',
+      '/console/stream.js',
+      '/console/views/session.js',
+    ]) {
       expect((await h.http.get(asset)).status, asset).toBe(200);
     }
     const parser = await h.http.get('/console/vendor/eventsource-parser/index.js').expect(200);
@@ -41,7 +47,14 @@ describe('/console', () => {
   });
 
   it('serves the LiveKit client from its installed package, and lets the page reach the configured media server and nothing else', async () => {
-    const withMedia = createHarness({ env: { API_KEY: 'k', LIVEKIT_URL: 'wss://media.example.test:7443', LIVEKIT_API_KEY: 'devkey', LIVEKIT_API_SECRET: 'secret' } });
+    const withMedia = createHarness({
+      env: {
+        API_KEY: 'k',
+        LIVEKIT_URL: 'wss://media.example.test:7443',
+        LIVEKIT_API_KEY: 'devkey',
+        LIVEKIT_API_SECRET: 'secret',
+      },
+    });
     const client = await withMedia.http.get('/console/vendor/livekit-client/livekit-client.esm.mjs').expect(200);
     expect(client.headers['content-type']).toMatch(/javascript/);
     // Self-contained: a bare import would fail in the browser, which has no node_modules to look in.
@@ -51,10 +64,21 @@ describe('/console', () => {
     expect(policy).toContain("connect-src 'self' wss://media.example.test:7443 https://media.example.test:7443;");
     expect(policy).toContain("script-src 'self';");
 
-    const plain = createHarness({ env: { API_KEY: 'k', LIVEKIT_URL: 'http://127.0.0.1:7880', LIVEKIT_API_KEY: 'devkey', LIVEKIT_API_SECRET: 'secret' } });
-    expect((await plain.http.get('/console').expect(200)).headers['content-security-policy']).toContain("connect-src 'self' ws://127.0.0.1:7880 http://127.0.0.1:7880;");
+    const plain = createHarness({
+      env: {
+        API_KEY: 'k',
+        LIVEKIT_URL: 'http://127.0.0.1:7880',
+        LIVEKIT_API_KEY: 'devkey',
+        LIVEKIT_API_SECRET: 'secret',
+      },
+    });
+    expect((await plain.http.get('/console').expect(200)).headers['content-security-policy']).toContain(
+      "connect-src 'self' ws://127.0.0.1:7880 http://127.0.0.1:7880;",
+    );
     const none = createHarness({ env: { API_KEY: 'k' } });
-    expect((await none.http.get('/console').expect(200)).headers['content-security-policy']).toContain("connect-src 'self';");
+    expect((await none.http.get('/console').expect(200)).headers['content-security-policy']).toContain(
+      "connect-src 'self';",
+    );
   });
 
   it('ships scripts that parse, so a syntax slip fails here and not only in a browser', () => {
@@ -62,7 +86,10 @@ describe('/console', () => {
     const scripts = readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.js'));
     expect(scripts.length).toBeGreaterThanOrEqual(9);
     for (const script of scripts) {
-      expect(() => execFileSync(process.execPath, ['--check', new URL(script, folder).pathname], { stdio: 'pipe' }), script).not.toThrow();
+      expect(
+        () => execFileSync(process.execPath, ['--check', new URL(script, folder).pathname], { stdio: 'pipe' }),
+        script,
+      ).not.toThrow();
     }
   });
 
@@ -77,9 +104,12 @@ describe('/console', () => {
       // The fallback prints the payload as JSON: a kind reaching it has no wording.
       expect(dom.describeItem({ kind, payload: { unworded: true } }), kind).not.toContain('unworded');
     }
-    expect(dom.describeItem({ kind: 'dropoff_registered', payload: { has_dialable_phone: true, phone_last4: '3210', reason: 'app_backgrounded' } })).toBe(
-      'drop-off registered (app_backgrounded), dialable phone ending 3210',
-    );
+    expect(
+      dom.describeItem({
+        kind: 'dropoff_registered',
+        payload: { has_dialable_phone: true, phone_last4: '3210', reason: 'app_backgrounded' },
+      }),
+    ).toBe('drop-off registered (app_backgrounded), dialable phone ending 3210');
   });
 
   it('shows each screen in the one spelling the service compares screens by, however the app sent it', async () => {
@@ -87,17 +117,43 @@ describe('/console', () => {
       screenName: (raw: string) => string;
       describeItem: (item: { kind: string; payload: Record<string, unknown> }) => string;
     };
-    const sent = ['signature', 'SIGNATURE', ' Signature ', 'n_pan_details', 'NEW_PAN_DETAILS', 'new_', 'n_', 'newsletter', 'n__x', 'Ünïcode_Screen', ''];
+    const sent = [
+      'signature',
+      'SIGNATURE',
+      ' Signature ',
+      'n_pan_details',
+      'NEW_PAN_DETAILS',
+      'new_',
+      'n_',
+      'newsletter',
+      'n__x',
+      'Ünïcode_Screen',
+      '',
+    ];
     for (const raw of sent) expect(dom.screenName(raw), JSON.stringify(raw)).toBe(screenKey(raw));
     // Upper case from React Native and lower case from the web read as one screen in every line.
-    expect(dom.describeItem({ kind: 'event', payload: { event: 'screen_view', screen: 'SIGNATURE' } })).toBe('screen_view on signature');
-    expect(dom.describeItem({ kind: 'schema_push', payload: { screen_id: 'N_PAN_DETAILS' } })).toBe('schema for pan_details');
-    expect(dom.describeItem({ kind: 'popup_evaluate', payload: { screen: 'PAN_DETAILS', decision: { show: false, popup_reason_code: 'none' } } })).toBe('popup not shown on pan_details: none');
+    expect(dom.describeItem({ kind: 'event', payload: { event: 'screen_view', screen: 'SIGNATURE' } })).toBe(
+      'screen_view on signature',
+    );
+    expect(dom.describeItem({ kind: 'schema_push', payload: { screen_id: 'N_PAN_DETAILS' } })).toBe(
+      'schema for pan_details',
+    );
+    expect(
+      dom.describeItem({
+        kind: 'popup_evaluate',
+        payload: { screen: 'PAN_DETAILS', decision: { show: false, popup_reason_code: 'none' } },
+      }),
+    ).toBe('popup not shown on pan_details: none');
   });
 
   it('serves nothing outside its folders, and every data call still needs the key', async () => {
     const h = createHarness({ env: { API_KEY: 'k' } });
-    for (const path of ['/console/../package.json', '/console/%2e%2e/package.json', '/console/vendor/eventsource-parser/../../package.json', '/console/missing.js']) {
+    for (const path of [
+      '/console/../package.json',
+      '/console/%2e%2e/package.json',
+      '/console/vendor/eventsource-parser/../../package.json',
+      '/console/missing.js',
+    ]) {
       const res = await h.http.get(path);
       expect(res.status, path).toBe(401);
     }
@@ -112,7 +168,14 @@ describe('the OpenAPI document', () => {
   it('documents the console, the session listing, the status, the machine and the metrics', async () => {
     const h = createHarness();
     const doc = (await h.http.get('/openapi.json').expect(200)).body;
-    for (const path of ['/console', '/api/sessions', '/api/sessions/{session_id}/agent-context', '/api/status', '/api/machines/session', '/metrics']) {
+    for (const path of [
+      '/console',
+      '/api/sessions',
+      '/api/sessions/{session_id}/agent-context',
+      '/api/status',
+      '/api/machines/session',
+      '/metrics',
+    ]) {
       expect(doc.paths[path]?.get, path).toBeDefined();
     }
     expect(doc.paths['/console'].get.security).toEqual([]);
@@ -136,10 +199,22 @@ describe('GET /api/machines/session', () => {
     expect(ids(chart)).toEqual(definitionIds);
     expect(chart.type).toBe('parallel');
     expect(find(chart, 'session.voice')).toMatchObject({ type: 'compound', initial: 'inactive' });
-    expect(find(chart, 'session.voice.inactive')!.transitions).toContainEqual({ on: 'voice.start', targets: ['session.voice.starting'], guard: null });
+    expect(find(chart, 'session.voice.inactive')!.transitions).toContainEqual({
+      on: 'voice.start',
+      targets: ['session.voice.starting'],
+      guard: null,
+    });
     expect(find(chart, 'session.voice.starting.creatingRoom')!.invokes).toEqual(['createRoom']);
-    expect(find(chart, 'session.trigger.cooldown')!.transitions).toContainEqual({ on: 'after triggerCooldown', targets: ['session.trigger.ready'], guard: null });
-    expect(find(chart, 'session.presence.live')!.transitions[0]).toEqual({ on: 'after idleCheck', targets: ['session.presence.expired'], guard: 'voiceInactive and noReengagementArmed and idleForTtl' });
+    expect(find(chart, 'session.trigger.cooldown')!.transitions).toContainEqual({
+      on: 'after triggerCooldown',
+      targets: ['session.trigger.ready'],
+      guard: null,
+    });
+    expect(find(chart, 'session.presence.live')!.transitions[0]).toEqual({
+      on: 'after idleCheck',
+      targets: ['session.presence.expired'],
+      guard: 'voiceInactive and noReengagementArmed and idleForTtl',
+    });
   });
 });
 
@@ -161,7 +236,14 @@ describe('GET /api/status', () => {
       sessions: { running: 1, hibernated: 0, max: 50 },
       activity_streams: { open: 0, max: h.config.stream.maxStreams },
       // No heap trim runs in an app built for a test: none counted.
-      memory: { heap_used_bytes: expect.any(Number), heap_committed_bytes: expect.any(Number), heap_limit_bytes: expect.any(Number), heap_trims: 0, heap_trims_failed: 0, last_heap_trim_at: null },
+      memory: {
+        heap_used_bytes: expect.any(Number),
+        heap_committed_bytes: expect.any(Number),
+        heap_limit_bytes: expect.any(Number),
+        heap_trims: 0,
+        heap_trims_failed: 0,
+        last_heap_trim_at: null,
+      },
       activity: { last_id: onlyId, oldest_id: onlyId, readers: ['metrics', 'flow_graphs'] },
       config_version: h.sdkConfig.resolve(null).version,
     });
@@ -176,9 +258,20 @@ describe('GET /api/status', () => {
     try {
       const client = await SseTestClient.open(`${server.url}/api/activity/stream`);
       await client.until((c) => c.retry !== undefined);
-      expect((await h.http.get('/api/status').expect(200)).body.activity.readers).toEqual(['metrics', 'flow_graphs', 'sse']);
+      expect((await h.http.get('/api/status').expect(200)).body.activity.readers).toEqual([
+        'metrics',
+        'flow_graphs',
+        'sse',
+      ]);
       client.close();
-      await vi.waitFor(async () => expect((await h.http.get('/api/status').expect(200)).body.activity.readers).toEqual(['metrics', 'flow_graphs']), { timeout: 5000 });
+      await vi.waitFor(
+        async () =>
+          expect((await h.http.get('/api/status').expect(200)).body.activity.readers).toEqual([
+            'metrics',
+            'flow_graphs',
+          ]),
+        { timeout: 5000 },
+      );
     } finally {
       await server.close(100);
     }

@@ -11,14 +11,29 @@ import type { Harness } from '../support/harness.js';
 import { START_TIME, createHarness, settle } from '../support/harness.js';
 import { MAX_HINT_CHARS } from '../../src/domain/sdk-event.js';
 
-const post = (h: Harness, body: Record<string, unknown>) => h.http.post('/v1/events').send({ session_id: 's1', user_id: USER, ...body });
+const post = (h: Harness, body: Record<string, unknown>) =>
+  h.http.post('/v1/events').send({ session_id: 's1', user_id: USER, ...body });
 const fetchContext = (h: Harness, sessionId = 's1') => h.http.get(`/v1/assistant/context/${sessionId}`);
 
 /** Spec 6.4 steps 1-3 and 7 as the deployed apps send them: screen entry, input, failure, conversation turns. */
 async function clientFlow(h: Harness): Promise<void> {
   await post(h, { event: 'screen_schema', screen: 'pan_details', screen_id: 'pan_details', properties: panSchema });
-  await post(h, { event: 'component_input', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', hint: RAW_PAN, masked: false });
-  await post(h, { event: 'component_input', screen: 'pan_details', component_id: 'terms_checkbox', component_type: 'checkbox', hint: 'checked', masked: false });
+  await post(h, {
+    event: 'component_input',
+    screen: 'pan_details',
+    component_id: 'pan_field',
+    component_type: 'text_input',
+    hint: RAW_PAN,
+    masked: false,
+  });
+  await post(h, {
+    event: 'component_input',
+    screen: 'pan_details',
+    component_id: 'terms_checkbox',
+    component_type: 'checkbox',
+    hint: 'checked',
+    masked: false,
+  });
   await post(h, {
     event: 'validation_failed',
     screen: 'pan_details',
@@ -33,13 +48,28 @@ async function clientFlow(h: Harness): Promise<void> {
   });
 }
 
-describe("GET /v1/assistant/context/{session_id}: fields as the agent reads them (retry counts, empty entries)", () => {
+describe('GET /v1/assistant/context/{session_id}: fields as the agent reads them (retry counts, empty entries)', () => {
   const fail = (h: Harness, componentId: string, screen = 'pan_details') =>
-    post(h, { event: 'validation_failed', screen, component_id: componentId, component_type: 'text_input', errors: [`${componentId}_invalid`], hint: 'x', masked: true });
+    post(h, {
+      event: 'validation_failed',
+      screen,
+      component_id: componentId,
+      component_type: 'text_input',
+      errors: [`${componentId}_invalid`],
+      hint: 'x',
+      masked: true,
+    });
 
   it('counts the validation failures of each field, shows them in the context and the session, and tells the agent in the prompt', async () => {
     const h = createHarness();
-    await post(h, { event: 'component_input', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', hint: RAW_PAN, masked: false });
+    await post(h, {
+      event: 'component_input',
+      screen: 'pan_details',
+      component_id: 'pan_field',
+      component_type: 'text_input',
+      hint: RAW_PAN,
+      masked: false,
+    });
     await fail(h, 'pan_field');
     await fail(h, 'pan_field');
     await fail(h, 'dob_field');
@@ -48,7 +78,9 @@ describe("GET /v1/assistant/context/{session_id}: fields as the agent reads them
     const { body } = await fetchContext(h);
     expect(body.context.retry_counts).toEqual({ pan_field: 2, dob_field: 1 });
     expect((await h.http.get('/api/sessions/s1')).body.retry_counts).toEqual({ pan_field: 2, dob_field: 1 });
-    expect(body.system_prompt).toContain('- "pan_field" ("text_input"): 10 characters (4 digits, 6 letters), reads as a PAN; failed validation 2 times.');
+    expect(body.system_prompt).toContain(
+      '- "pan_field" ("text_input"): 10 characters (4 digits, 6 letters), reads as a PAN; failed validation 2 times.',
+    );
     await fail(h, 'dob_field');
     await fail(h, 'pan_field');
     const after = (await fetchContext(h)).body.system_prompt as string;
@@ -57,8 +89,22 @@ describe("GET /v1/assistant/context/{session_id}: fields as the agent reads them
 
   it("says an empty field is empty: no text, or the SDKs' __EMPTY__ marker, masked or not", async () => {
     const h = createHarness();
-    await post(h, { event: 'component_input', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', hint: '', masked: true });
-    await post(h, { event: 'component_input', screen: 'pan_details', component_id: 'dob_field', component_type: 'date', hint: '__EMPTY__', masked: false });
+    await post(h, {
+      event: 'component_input',
+      screen: 'pan_details',
+      component_id: 'pan_field',
+      component_type: 'text_input',
+      hint: '',
+      masked: true,
+    });
+    await post(h, {
+      event: 'component_input',
+      screen: 'pan_details',
+      component_id: 'dob_field',
+      component_type: 'date',
+      hint: '__EMPTY__',
+      masked: false,
+    });
     const prompt = (await fetchContext(h)).body.system_prompt as string;
     expect(prompt).toContain('- "pan_field" ("text_input"): nothing entered.');
     expect(prompt).toContain('- "dob_field" ("date"): nothing entered.');
@@ -96,12 +142,30 @@ describe('GET /v1/assistant/context/{session_id}: the response', () => {
     expect(body.current_screen).toBe('pan_details');
     const { context } = body;
     expect(Object.keys(context).sort()).toEqual(
-      ['component_hints', 'consent', 'flow', 'kyc_kb', 'last_validation_failure', 'latest_event', 'refresh_policy', 'retry_counts', 'screen', 'screen_schema', 'voice_active'].sort(),
+      [
+        'component_hints',
+        'consent',
+        'flow',
+        'kyc_kb',
+        'last_validation_failure',
+        'latest_event',
+        'refresh_policy',
+        'retry_counts',
+        'screen',
+        'screen_schema',
+        'voice_active',
+      ].sort(),
     );
     expect(context.retry_counts).toEqual({ pan_field: 1 });
     expect(context.screen).toBe('pan_details');
     expect(context.component_hints).toEqual([
-      expect.objectContaining({ component_id: 'pan_field', hint: '**********', masked: true, masked_by: 'server', shape: { length: 10, digits: 4, letters: 6, kind: 'pan', matches_pattern: true } }),
+      expect.objectContaining({
+        component_id: 'pan_field',
+        hint: '**********',
+        masked: true,
+        masked_by: 'server',
+        shape: { length: 10, digits: 4, letters: 6, kind: 'pan', matches_pattern: true },
+      }),
       expect.objectContaining({ component_id: 'terms_checkbox', hint: 'checked', masked: false }),
     ]);
     expect(context.component_hints[0].updated_at).toBe(new Date(START_TIME).toISOString());
@@ -168,9 +232,22 @@ describe('GET /v1/assistant/context/{session_id}: the response', () => {
     // 100 such hints hold more than the default session budget: raised, so all 100 are there.
     const h = createHarness({ env: { SESSION_MAX_BYTES: String(1024 * 1024) } });
     for (let i = 0; i < 100; i += 1) {
-      await post(h, { event: 'component_input', screen: 'pan_details', component_id: `${i}-${'c'.repeat(250)}`, component_type: 'text_input', hint: 'A1'.repeat(MAX_HINT_CHARS / 2), masked: false });
+      await post(h, {
+        event: 'component_input',
+        screen: 'pan_details',
+        component_id: `${i}-${'c'.repeat(250)}`,
+        component_type: 'text_input',
+        hint: 'A1'.repeat(MAX_HINT_CHARS / 2),
+        masked: false,
+      });
     }
-    await post(h, { event: 'validation_failed', screen: 'pan_details', component_id: '99', errors: Array.from({ length: 100 }, (_, i) => `e${i}`), hint: 'x'.repeat(MAX_HINT_CHARS) });
+    await post(h, {
+      event: 'validation_failed',
+      screen: 'pan_details',
+      component_id: '99',
+      errors: Array.from({ length: 100 }, (_, i) => `e${i}`),
+      hint: 'x'.repeat(MAX_HINT_CHARS),
+    });
     const { body } = await fetchContext(h);
     expect(body.context.component_hints).toHaveLength(100);
     expect(body.system_prompt.length).toBeLessThanOrEqual(6000);
@@ -186,11 +263,20 @@ describe('GET /v1/assistant/context/{session_id}: the response', () => {
       const file = join(dir, 'kb.json');
       writeFileSync(file, JSON.stringify({ ...kb, version: 'tenant-7' }));
       const h = createHarness({
-        env: { KYC_KB_FILE: file, VOICE_CONTEXT_REFRESH_SECONDS: '30', VOICE_CONTEXT_REFRESH_ON_USER_TURN: '0', VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: '10' },
+        env: {
+          KYC_KB_FILE: file,
+          VOICE_CONTEXT_REFRESH_SECONDS: '30',
+          VOICE_CONTEXT_REFRESH_ON_USER_TURN: '0',
+          VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: '10',
+        },
       });
       await post(h, { event: 'identity' });
       const { body } = await fetchContext(h);
-      expect(body.context.refresh_policy).toEqual({ interval_seconds: 30, on_user_turn: false, min_interval_seconds: 10 });
+      expect(body.context.refresh_policy).toEqual({
+        interval_seconds: 30,
+        on_user_turn: false,
+        min_interval_seconds: 10,
+      });
       expect(body.context.kyc_kb.version).toBe('tenant-7');
       expect(body.current_screen).toBeNull();
       expect(body.system_prompt).toContain('Screen: unknown');
@@ -203,9 +289,13 @@ describe('GET /v1/assistant/context/{session_id}: the response', () => {
     const h = createHarness();
     const doc = (await h.http.get('/openapi.json')).body;
     const op = doc.paths['/v1/assistant/context/{session_id}'].get;
-    expect(op.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/AgentContext' });
+    expect(op.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/AgentContext',
+    });
     expect(Object.keys(op.responses)).toEqual(['200', '401', '403', '404', '408', '422', '429', '503']);
-    expect(doc.components.schemas.AgentContext.properties.context.properties.refresh_policy).toEqual({ $ref: '#/components/schemas/RefreshPolicy' });
+    expect(doc.components.schemas.AgentContext.properties.context.properties.refresh_policy).toEqual({
+      $ref: '#/components/schemas/RefreshPolicy',
+    });
   });
 });
 
@@ -213,7 +303,9 @@ describe('GET /v1/assistant/context/{session_id}: the session and the activity',
   it('records voice_agent_context_fetch with the screen and prompt size, correlated with the request', async () => {
     const h = createHarness();
     await clientFlow(h);
-    const res = await fetchContext(h).set('X-Request-ID', 'agent-fetch-1').set('traceparent', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
+    const res = await fetchContext(h)
+      .set('X-Request-ID', 'agent-fetch-1')
+      .set('traceparent', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
     const items = (await h.http.get('/api/activity?session_id=s1')).body.items;
     const last = items.at(-1);
     expect(last).toMatchObject({
@@ -240,12 +332,19 @@ describe('GET /v1/assistant/context/{session_id}: the session and the activity',
     await clientFlow(h);
     const activeAt = (await h.http.get('/api/sessions/s1')).body.last_user_activity_at;
     h.clock.increment(45_000);
-    await post(h, { event: 'voice_conversation_turn', screen: 'pan_details', properties: { role: 'user', text_chars: 42 } });
+    await post(h, {
+      event: 'voice_conversation_turn',
+      screen: 'pan_details',
+      properties: { role: 'user', text_chars: 42 },
+    });
     const session = (await h.http.get('/api/sessions/s1')).body;
     expect(session.last_user_activity_at).toBe(activeAt);
     expect(session.updated_at).toBe(new Date(START_TIME + 45_000).toISOString());
     const { body } = await fetchContext(h);
-    expect(body.context.latest_event).toMatchObject({ event: 'voice_conversation_turn', properties: { role: 'user', text_chars: 42 } });
+    expect(body.context.latest_event).toMatchObject({
+      event: 'voice_conversation_turn',
+      properties: { role: 'user', text_chars: 42 },
+    });
     // The last failure is still the one the agent must help with.
     expect(body.context.last_validation_failure.errors).toEqual(['pan_invalid_format']);
   });
@@ -253,7 +352,9 @@ describe('GET /v1/assistant/context/{session_id}: the session and the activity',
 
 describe('a voice agent running the refresh machine against the service', () => {
   it('fetches on start, refreshes on a user turn after the minimum interval, and periodically, on one clock', async () => {
-    const h = createHarness({ env: { VOICE_CONTEXT_REFRESH_SECONDS: '20', VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: '3' } });
+    const h = createHarness({
+      env: { VOICE_CONTEXT_REFRESH_SECONDS: '20', VOICE_CONTEXT_REFRESH_MIN_INTERVAL_SECONDS: '3' },
+    });
     await clientFlow(h);
     const screens: unknown[] = [];
     const fetchFromService = fromPromise<unknown, FetchContextInput>(async ({ input }) => {
@@ -262,13 +363,20 @@ describe('a voice agent running the refresh machine against the service', () => 
       screens.push(res.body.current_screen);
       return res.body as unknown;
     });
-    const agent = createActor(contextRefreshMachine.provide({ actors: { fetchContext: fetchFromService } }), { clock: h.clock, input: { sessionId: 's1' } });
+    const agent = createActor(contextRefreshMachine.provide({ actors: { fetchContext: fetchFromService } }), {
+      clock: h.clock,
+      input: { sessionId: 's1' },
+    });
     agent.start();
     const settled = (fetches: number) => waitFor(agent, (s) => s.matches('settled') && s.context.fetches === fetches);
 
     await settled(1);
     // The service's policy replaced the agent's defaults.
-    expect(agent.getSnapshot().context.policy).toEqual({ interval_seconds: 20, on_user_turn: true, min_interval_seconds: 3 });
+    expect(agent.getSnapshot().context.policy).toEqual({
+      interval_seconds: 20,
+      on_user_turn: true,
+      min_interval_seconds: 3,
+    });
 
     await post(h, { event: 'screen_state', screen: 'personal_details' });
     agent.send({ type: 'user.turn' });
@@ -283,7 +391,9 @@ describe('a voice agent running the refresh machine against the service', () => 
     h.clock.increment(20_000);
     await settled(3);
     expect(screens).toHaveLength(3);
-    const fetchTimes = (await h.http.get('/api/activity?kind=voice_agent_context_fetch')).body.items.map((item: { timestamp: string }) => Date.parse(item.timestamp) - START_TIME);
+    const fetchTimes = (await h.http.get('/api/activity?kind=voice_agent_context_fetch')).body.items.map(
+      (item: { timestamp: string }) => Date.parse(item.timestamp) - START_TIME,
+    );
     expect(fetchTimes).toEqual([0, 3_000, 23_000]);
     agent.stop();
   });

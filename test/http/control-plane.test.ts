@@ -27,7 +27,15 @@ afterEach(async () => {
   for (const server of open.servers.splice(0)) await server.close(100);
 });
 
-const connectFrame = { type: 'connect', message_id: 'm1', session_id: SESSION, user_id: 'demo-user', sdk_version: '1.2.0', client: 'android', client_id: 'kycis_demo' };
+const connectFrame = {
+  type: 'connect',
+  message_id: 'm1',
+  session_id: SESSION,
+  user_id: 'demo-user',
+  sdk_version: '1.2.0',
+  client: 'android',
+  client_id: 'kycis_demo',
+};
 
 describe('GET /v1/events/ws: what a retry can get past is unavailable, as HTTP answers 503', () => {
   it('a control_state the store refuses to commit answers error unavailable', async () => {
@@ -36,8 +44,17 @@ describe('GET /v1/events/ws: what a retry can get past is unavailable, as HTTP a
     ws.send(connectFrame);
     await ws.nextOfType('ack');
     (h.store.sessions as SqliteStore).db.exec('PRAGMA query_only = 1');
-    ws.send({ type: 'control_state', message_id: 'c1', session_id: SESSION, event: 'screen_state', screen: 'pan_details' });
-    expect(await ws.nextOfType('error', (f) => f.message_id === 'c1')).toMatchObject({ code: 'unavailable', message: 'the change could not be stored (storage full or failing); retry later' });
+    ws.send({
+      type: 'control_state',
+      message_id: 'c1',
+      session_id: SESSION,
+      event: 'screen_state',
+      screen: 'pan_details',
+    });
+    expect(await ws.nextOfType('error', (f) => f.message_id === 'c1')).toMatchObject({
+      code: 'unavailable',
+      message: 'the change could not be stored (storage full or failing); retry later',
+    });
     (h.store.sessions as SqliteStore).db.exec('PRAGMA query_only = 0');
   });
 });
@@ -50,8 +67,17 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
     expect(await ws.nextOfType('ack')).toMatchObject({ status: 'ok', detail: 'connected', message_id: 'm1' });
     ws.send({ type: 'heartbeat', message_id: 'hb1' });
     expect(await ws.nextOfType('heartbeat')).toMatchObject({ message_id: 'hb1' });
-    ws.send({ type: 'control_state', message_id: 'c1', session_id: SESSION, event: 'screen_state', screen: 'pan_details' });
-    expect(await ws.nextOfType('ack', (f) => f.message_id === 'c1')).toMatchObject({ status: 'ok', detail: 'screen_state' });
+    ws.send({
+      type: 'control_state',
+      message_id: 'c1',
+      session_id: SESSION,
+      event: 'screen_state',
+      screen: 'pan_details',
+    });
+    expect(await ws.nextOfType('ack', (f) => f.message_id === 'c1')).toMatchObject({
+      status: 'ok',
+      detail: 'screen_state',
+    });
     const context = await h.http.get(`/v1/assistant/context/${SESSION}`);
     expect(context.body.current_screen).toBe('pan_details');
     const events = (await h.http.get('/api/activity').query({ kind: 'event' })).body.items;
@@ -63,19 +89,50 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
     const ws = await connect(url);
     ws.send(connectFrame);
     await ws.nextOfType('ack');
-    ws.send({ type: 'trigger_evaluate', message_id: 't1', session_id: SESSION, user_id: 'demo-user', signals: { screen: 'pan_details', time_spent: 7, errors: [], idle_seconds: 7 } });
-    expect(await ws.nextOfType('trigger_response')).toMatchObject({ message_id: 't1', trigger: false, reason: 'none', action: 'none' });
+    ws.send({
+      type: 'trigger_evaluate',
+      message_id: 't1',
+      session_id: SESSION,
+      user_id: 'demo-user',
+      signals: { screen: 'pan_details', time_spent: 7, errors: [], idle_seconds: 7 },
+    });
+    expect(await ws.nextOfType('trigger_response')).toMatchObject({
+      message_id: 't1',
+      trigger: false,
+      reason: 'none',
+      action: 'none',
+    });
     for (const id of ['v1', 'v2']) {
-      ws.send({ type: 'control_state', message_id: id, event: 'validation_failed', screen: 'pan_details', failure_reason_code: 'pan_invalid_format', errors: ['pan_invalid_format'], signal_strength: 'strong' });
+      ws.send({
+        type: 'control_state',
+        message_id: id,
+        event: 'validation_failed',
+        screen: 'pan_details',
+        failure_reason_code: 'pan_invalid_format',
+        errors: ['pan_invalid_format'],
+        signal_strength: 'strong',
+      });
     }
     const command = await ws.nextOfType('command', (f) => f.command === 'suggest_start_voice_agent');
-    expect(command).toMatchObject({ session_id: SESSION, payload: { reason: 'repeated_errors', intervention_mode: 'offer' } });
+    expect(command).toMatchObject({
+      session_id: SESSION,
+      payload: { reason: 'repeated_errors', intervention_mode: 'offer' },
+    });
     expect(command.command_id).toEqual(expect.any(String));
     // Frames are handled in order: each control_state is acked before what it caused is pushed.
-    const order = ws.frames.map((f) => (f.type === 'ack' ? `ack:${String(f.message_id)}` : f.type === 'command' ? String(f.command) : f.type));
-    expect(order.slice(order.indexOf('ack:v1'))).toEqual(['ack:v1', 'show_popup', 'ack:v2', 'suggest_start_voice_agent']);
+    const order = ws.frames.map((f) =>
+      f.type === 'ack' ? `ack:${String(f.message_id)}` : f.type === 'command' ? String(f.command) : f.type,
+    );
+    expect(order.slice(order.indexOf('ack:v1'))).toEqual([
+      'ack:v1',
+      'show_popup',
+      'ack:v2',
+      'suggest_start_voice_agent',
+    ]);
     // The first failure was worth a popup, pushed the same way.
-    expect(ws.frames.find((f) => f.type === 'command' && f.command === 'show_popup')).toMatchObject({ payload: { reason: 'validation_failed', delay_ms: 1500 } });
+    expect(ws.frames.find((f) => f.type === 'command' && f.command === 'show_popup')).toMatchObject({
+      payload: { reason: 'validation_failed', delay_ms: 1500 },
+    });
   });
 
   it('counts one failure sent as control_state and as POST /v1/events once, as the deployed SDK sends it', async () => {
@@ -83,25 +140,52 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
     const ws = await connect(url);
     ws.send(connectFrame);
     await ws.nextOfType('ack');
-    const failure = { event: 'validation_failed', screen: 'pan_details', failure_reason_code: 'pan_invalid_format', errors: ['pan_invalid_format'] };
+    const failure = {
+      event: 'validation_failed',
+      screen: 'pan_details',
+      failure_reason_code: 'pan_invalid_format',
+      errors: ['pan_invalid_format'],
+    };
     const failOnBoth = async (id: string) => {
       ws.send({ type: 'control_state', message_id: id, ...failure, signal_strength: 'strong' });
       await ws.nextOfType('ack', (f) => f.message_id === id);
-      await h.http.post('/v1/events').send({ session_id: SESSION, user_id: 'demo-user', ...failure, properties: { error_code: 'pan_invalid_format', signal_strength: 'strong' } }).expect(200);
+      await h.http
+        .post('/v1/events')
+        .send({
+          session_id: SESSION,
+          user_id: 'demo-user',
+          ...failure,
+          properties: { error_code: 'pan_invalid_format', signal_strength: 'strong' },
+        })
+        .expect(200);
     };
     await failOnBoth('v1');
     // The SDK evaluates right after the failure with its code: one failure, no rule matches.
-    const first = await h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: SESSION, signals: { screen: 'pan_details', errors: ['pan_invalid_format'] } });
+    const first = await h.http
+      .post('/v1/assistant/trigger/evaluate')
+      .send({ session_id: SESSION, signals: { screen: 'pan_details', errors: ['pan_invalid_format'] } });
     expect(first.body).toMatchObject({ trigger: false, reason: 'none' });
     expect(ws.frames.filter((f) => f.type === 'command' && f.command === 'suggest_start_voice_agent')).toEqual([]);
     h.clock.increment(5_000);
     // The second failure's socket copy is the first to arrive: the session offers voice on it.
     ws.send({ type: 'control_state', message_id: 'v2', ...failure, signal_strength: 'strong' });
-    expect(await ws.nextOfType('command', (f) => f.command === 'suggest_start_voice_agent')).toMatchObject({ payload: { reason: 'repeated_errors' } });
-    await h.http.post('/v1/events').send({ session_id: SESSION, user_id: 'demo-user', ...failure }).expect(200);
+    expect(await ws.nextOfType('command', (f) => f.command === 'suggest_start_voice_agent')).toMatchObject({
+      payload: { reason: 'repeated_errors' },
+    });
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: SESSION, user_id: 'demo-user', ...failure })
+      .expect(200);
     // Both copies are listed, the socket's named as such.
-    const events = (await h.http.get('/api/activity').query({ kind: 'event', session_id: SESSION })).body.items as { payload: { event: string; channel?: string } }[];
-    expect(events.map((item) => item.payload.channel ?? 'http')).toEqual(['control_plane', 'http', 'control_plane', 'http']);
+    const events = (await h.http.get('/api/activity').query({ kind: 'event', session_id: SESSION })).body.items as {
+      payload: { event: string; channel?: string };
+    }[];
+    expect(events.map((item) => item.payload.channel ?? 'http')).toEqual([
+      'control_plane',
+      'http',
+      'control_plane',
+      'http',
+    ]);
     expect(ws.frames.filter((f) => f.type === 'command' && f.command === 'suggest_start_voice_agent')).toHaveLength(1);
   });
 
@@ -113,8 +197,13 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
     other.send({ ...connectFrame, session_id: 'someone-else' });
     await mine.nextOfType('ack');
     await other.nextOfType('ack');
-    await h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: SESSION, signals: { screen: 'pan_details', errors: ['a', 'b'] } });
-    expect(await mine.nextOfType('command')).toMatchObject({ command: 'suggest_start_voice_agent', session_id: SESSION });
+    await h.http
+      .post('/v1/assistant/trigger/evaluate')
+      .send({ session_id: SESSION, signals: { screen: 'pan_details', errors: ['a', 'b'] } });
+    expect(await mine.nextOfType('command')).toMatchObject({
+      command: 'suggest_start_voice_agent',
+      session_id: SESSION,
+    });
     other.send({ type: 'heartbeat' });
     await other.nextOfType('heartbeat');
     expect(other.frames.filter((f) => f.type === 'command')).toEqual([]);
@@ -126,17 +215,26 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
     ws.send(connectFrame);
     await ws.nextOfType('ack');
     ws.send({ type: 'component_input', message_id: 'x1', component_id: 'pan_field', hint: 'ABCDE1234F' });
-    expect(await ws.nextOfType('error', (f) => f.message_id === 'x1')).toEqual({ type: 'error', code: 'http_only', message: 'This signal must use HTTP POST /v1/events', message_id: 'x1' });
+    expect(await ws.nextOfType('error', (f) => f.message_id === 'x1')).toEqual({
+      type: 'error',
+      code: 'http_only',
+      message: 'This signal must use HTTP POST /v1/events',
+      message_id: 'x1',
+    });
     ws.send({ type: 'control_state', message_id: 'x2', event: 'analytics_data' });
     expect(await ws.nextOfType('error', (f) => f.message_id === 'x2')).toMatchObject({ code: 'http_only' });
     ws.sendRaw('{not json');
-    expect(await ws.nextOfType('error', (f) => f.code === 'invalid_json')).toMatchObject({ message: 'frame is not valid JSON' });
+    expect(await ws.nextOfType('error', (f) => f.code === 'invalid_json')).toMatchObject({
+      message: 'frame is not valid JSON',
+    });
     ws.send({ type: 'trigger_evaluate', message_id: 'x3', signals: { time_spent: -1 } });
     const invalid = await ws.nextOfType('error', (f) => f.message_id === 'x3');
     expect(invalid).toMatchObject({ code: 'invalid_frame' });
     expect(String(invalid.message)).toContain('signals.time_spent');
     ws.sendRaw('{"type":"control_state","message_id":"x5","event":"screen_state","screen":"pan\\ud800"}');
-    expect(await ws.nextOfType('error', (f) => f.code === 'invalid_frame' && String(f.message).includes('surrogate'))).toMatchObject({ message: expect.stringMatching(/^frame\.screen: holds a lone surrogate/) });
+    expect(
+      await ws.nextOfType('error', (f) => f.code === 'invalid_frame' && String(f.message).includes('surrogate')),
+    ).toMatchObject({ message: expect.stringMatching(/^frame\.screen: holds a lone surrogate/) });
     ws.send({ type: 'control_state', message_id: 'x4', session_id: 'another', event: 'screen_state' });
     expect(await ws.nextOfType('error', (f) => f.message_id === 'x4')).toMatchObject({ code: 'session_mismatch' });
   });
@@ -149,7 +247,11 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
     // The client reads nothing more: what the service answers piles up, first in the kernel's buffers, then here.
     ws.socket.pause();
     // Each frame is answered with an error listing its hundred wrong codes, a few KB.
-    const bad = { type: 'trigger_evaluate', message_id: 'slow', signals: { errors: Array.from({ length: 100 }, (_, n) => n) } };
+    const bad = {
+      type: 'trigger_evaluate',
+      message_id: 'slow',
+      signals: { errors: Array.from({ length: 100 }, (_, n) => n) },
+    };
     for (let round = 0; round < 200 && !h.logs.text.includes('control socket cut'); round += 1) {
       for (let n = 0; n < 500; n += 1) ws.send(bad);
       // A second of the socket's rate window goes by: the next 500 are within it.
@@ -197,23 +299,45 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
 
   it('a frame sent again with its message_id, on the same socket or after reconnecting, is acked as the first and applied once', async () => {
     const { h, url } = await setUp();
-    const frame = { type: 'control_state', message_id: 'vf-1', session_id: SESSION, event: 'validation_failed', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', errors: ['pan_invalid'] };
+    const frame = {
+      type: 'control_state',
+      message_id: 'vf-1',
+      session_id: SESSION,
+      event: 'validation_failed',
+      screen: 'pan_details',
+      component_id: 'pan_field',
+      component_type: 'text_input',
+      errors: ['pan_invalid'],
+    };
     const first = await connect(url);
     first.send(connectFrame);
     await first.nextOfType('ack');
     for (let i = 0; i < 3; i += 1) first.send(frame);
-    for (let i = 0; i < 3; i += 1) expect(await first.nextOfType('ack', (f) => f.message_id === 'vf-1')).toEqual({ type: 'ack', status: 'ok', detail: 'validation_failed', message_id: 'vf-1' });
+    for (let i = 0; i < 3; i += 1)
+      expect(await first.nextOfType('ack', (f) => f.message_id === 'vf-1')).toEqual({
+        type: 'ack',
+        status: 'ok',
+        detail: 'validation_failed',
+        message_id: 'vf-1',
+      });
     first.close();
     const again = await connect(url);
     again.send(connectFrame);
     await again.nextOfType('ack');
     again.send(frame);
-    expect(await again.nextOfType('ack', (f) => f.message_id === 'vf-1')).toMatchObject({ detail: 'validation_failed' });
+    expect(await again.nextOfType('ack', (f) => f.message_id === 'vf-1')).toMatchObject({
+      detail: 'validation_failed',
+    });
     // The same frame with its keys in another order is the same frame (canonical JSON), not a conflict.
     again.send(Object.fromEntries(Object.entries(frame).reverse()));
-    expect(await again.nextOfType('ack', (f) => f.message_id === 'vf-1')).toMatchObject({ detail: 'validation_failed' });
+    expect(await again.nextOfType('ack', (f) => f.message_id === 'vf-1')).toMatchObject({
+      detail: 'validation_failed',
+    });
     again.send({ ...frame, component_id: 'dob_field' });
-    expect(await again.nextOfType('error', (f) => f.message_id === 'vf-1')).toMatchObject({ code: 'invalid_frame', message: expect.stringMatching(/^message_id: already used/) });
+    expect(await again.nextOfType('error', (f) => f.message_id === 'vf-1')).toMatchObject({
+      code: 'invalid_frame',
+      message: expect.stringMatching(/^message_id: already used/),
+    });
     expect((await h.http.get(`/api/sessions/${SESSION}`)).body.retry_counts).toEqual({ pan_field: 1 });
   });
 
@@ -266,7 +390,9 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
       expect((await h.http.get('/health')).body.connections).toMatchObject({ websocket: 1 });
       first.close();
       await first.whenClosed();
-      await vi.waitFor(async () => expect((await h.http.get('/health')).body.connections).toMatchObject({ websocket: 0 }));
+      await vi.waitFor(async () =>
+        expect((await h.http.get('/health')).body.connections).toMatchObject({ websocket: 0 }),
+      );
       await connect(url);
     });
 
@@ -308,11 +434,20 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
       const ws = await connect(url);
       ws.send(connectFrame);
       await ws.nextOfType('ack');
-      for (let i = 0; i < 10; i += 1) ws.send({ type: 'control_state', message_id: `c${i}`, session_id: SESSION, event: 'screen_state', screen: `screen_${i}` });
+      for (let i = 0; i < 10; i += 1)
+        ws.send({
+          type: 'control_state',
+          message_id: `c${i}`,
+          session_id: SESSION,
+          event: 'screen_state',
+          screen: `screen_${i}`,
+        });
       await ws.nextOfType('ack', (f) => f.message_id === 'c0');
       h.app.beginShutdown();
       expect(await ws.whenClosed()).toEqual({ code: 1001, reason: 'server shutting down' });
-      const acked = ws.frames.filter((f) => f.type === 'ack' && String(f.message_id).startsWith('c')).map((f) => f.message_id);
+      const acked = ws.frames
+        .filter((f) => f.type === 'ack' && String(f.message_id).startsWith('c'))
+        .map((f) => f.message_id);
       const refused = ws.frames.filter((f) => f.type === 'error' && f.code === 'unavailable');
       expect(acked.length + refused.length).toBe(10);
       // Read from the log itself: the HTTP routes answer 503 once shutdown has begun.
@@ -339,7 +474,9 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
     it('refuses an X-Client-ID that is not a plain id, an empty one included, at the upgrade and on a plain GET, 422 {detail}', async () => {
       const { h, url } = await setUp();
       for (const bad of ['', 'acme corp']) {
-        await expect(WsClient.open(url, { 'X-Client-ID': bad }), JSON.stringify(bad)).rejects.toThrow('upgrade refused: 422');
+        await expect(WsClient.open(url, { 'X-Client-ID': bad }), JSON.stringify(bad)).rejects.toThrow(
+          'upgrade refused: 422',
+        );
         const res = await h.http.get('/v1/events/ws').set('X-Client-ID', bad);
         expect(res.status, JSON.stringify(bad)).toBe(422);
         expect(res.body).toEqual({ detail: 'X-Client-ID: must be 1-128 characters of A-Za-z0-9._:@/+=-' });

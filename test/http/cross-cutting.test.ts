@@ -9,12 +9,19 @@ describe('X-API-Key', () => {
 
   it('is required on every route but the health probes, answered 401 {detail}', async () => {
     const h = createHarness({ env });
-    for (const [method, path] of [['get', '/api/activity'], ['get', '/api/features'], ['post', '/v1/events'], ['get', '/openapi.json'], ['get', '/nope']] as const) {
+    for (const [method, path] of [
+      ['get', '/api/activity'],
+      ['get', '/api/features'],
+      ['post', '/v1/events'],
+      ['get', '/openapi.json'],
+      ['get', '/nope'],
+    ] as const) {
       const missing = await h.http[method](path);
       expect(missing.status, path).toBe(401);
       expect(missing.body).toEqual({ detail: 'missing X-API-Key header' });
     }
-    for (const probe of ['/health', '/health/live', '/health/ready']) expect((await h.http.get(probe)).status, probe).toBe(200);
+    for (const probe of ['/health', '/health/live', '/health/ready'])
+      expect((await h.http.get(probe)).status, probe).toBe(200);
   });
 
   it('accepts each of the rotated keys and refuses anything else, changing nothing', async () => {
@@ -121,9 +128,14 @@ describe('request log', () => {
       .set('X-SVC-Session-ID', 'S'.repeat(120))
       .set('X-Client-ID', 'kycis_demo')
       .send({ session_id: 's1', event: 'identity' });
-    const lineOf = (id: string) => h.logs.parsed().find((entry) => (entry.req as { id?: string } | undefined)?.id === id);
+    const lineOf = (id: string) =>
+      h.logs.parsed().find((entry) => (entry.req as { id?: string } | undefined)?.id === id);
     expect(lineOf('q-1')).toMatchObject({ req: { url: '/api/activity' }, res: { statusCode: 200 } });
-    expect(lineOf('q-2')).toMatchObject({ sdk_version: '[invalid]', svc_session_id: `${'S'.repeat(64)}…`, client_id: 'kycis_demo' });
+    expect(lineOf('q-2')).toMatchObject({
+      sdk_version: '[invalid]',
+      svc_session_id: `${'S'.repeat(64)}…`,
+      client_id: 'kycis_demo',
+    });
     expect(h.logs.text).not.toContain('k1-SECRET');
     expect(h.logs.text).not.toContain('RAWSECRET');
     expect(h.logs.text).not.toContain('S'.repeat(65));
@@ -133,7 +145,11 @@ describe('request log', () => {
     const h = createHarness();
     const server = await serve(h);
     try {
-      await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'done-1' }, body: '{"session_id":"s1","event":"identity"}' });
+      await fetch(`${server.url}/v1/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'done-1' },
+        body: '{"session_id":"s1","event":"identity"}',
+      });
       await new Promise<void>((resolve) => {
         const req = request(`${server.url}/api/activity/stream`, { headers: { 'x-request-id': 'left-1' } }, (res) => {
           res.once('data', () => {
@@ -144,15 +160,23 @@ describe('request log', () => {
         req.end();
       });
       // A body announced and never finished: the client goes before any answer.
-      const arrived = new Promise<void>((resolve) => server.server.on('request', (req: IncomingMessage) => req.headers['x-request-id'] === 'cut-1' && resolve()));
-      const cut = request(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '100', 'x-request-id': 'cut-1' } });
+      const arrived = new Promise<void>((resolve) =>
+        server.server.on('request', (req: IncomingMessage) => req.headers['x-request-id'] === 'cut-1' && resolve()),
+      );
+      const cut = request(`${server.url}/v1/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': '100', 'x-request-id': 'cut-1' },
+      });
       cut.on('error', () => undefined);
       cut.write('{"session_id":');
       await arrived;
       cut.destroy();
-      const logged = (id: string) => h.logs.parsed().some((line) => (line.req as { id?: string } | undefined)?.id === id);
+      const logged = (id: string) =>
+        h.logs.parsed().some((line) => (line.req as { id?: string } | undefined)?.id === id);
       await vi.waitFor(() => expect(logged('left-1') && logged('cut-1')).toBe(true));
-      const lines = h.logs.parsed().filter((line) => ['done-1', 'left-1', 'cut-1'].includes((line.req as { id?: string } | undefined)?.id ?? ''));
+      const lines = h.logs
+        .parsed()
+        .filter((line) => ['done-1', 'left-1', 'cut-1'].includes((line.req as { id?: string } | undefined)?.id ?? ''));
       expect(lines.map((line) => [(line.req as { id: string }).id, line.msg, line.level])).toEqual([
         ['done-1', 'request completed', 30],
         ['left-1', 'stream closed', 30],
@@ -169,11 +193,15 @@ describe('GET /openapi.json', () => {
     const h = createHarness();
     const doc = (await h.http.get('/openapi.json')).body;
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/events', '/api/activity', '/api/features', '/api/sessions/{session_id}', '/health']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/v1/events', '/api/activity', '/api/features', '/api/sessions/{session_id}', '/health']),
+    );
     const eventIn = doc.components.schemas.EventIn;
     expect(eventIn.required).toEqual(['session_id', 'event']);
     expect(eventIn.properties.session_id.pattern).toBe('^[A-Za-z0-9._:-]{1,128}$');
-    expect(doc.paths['/v1/events'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/EventIn' });
+    expect(doc.paths['/v1/events'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/EventIn',
+    });
     const limit = doc.paths['/api/activity'].get.parameters.find((p: { name: string }) => p.name === 'limit');
     expect(limit.in).toBe('query');
     expect(doc.paths['/health'].get.security).toEqual([]);

@@ -23,18 +23,29 @@ describe('POST /v1/events: what deployed clients send', () => {
     const known = await post(h, { session_id: 's1', event: 'identity' });
     expect(known.body.warnings).toBeUndefined();
     const activity = await h.http.get('/api/activity');
-    expect(activity.body.items.map((i: { payload: { event: string } }) => i.payload.event)).toEqual(['screen_state', 'identity']);
+    expect(activity.body.items.map((i: { payload: { event: string } }) => i.payload.event)).toEqual([
+      'screen_state',
+      'identity',
+    ]);
   });
 
   it('accepts null for optional fields, as some SDK builds send', async () => {
     const h = createHarness();
-    const res = await post(h, { session_id: 's1', event: 'identity', user_id: null, screen: null, errors: null, masked: null, properties: null });
+    const res = await post(h, {
+      session_id: 's1',
+      event: 'identity',
+      user_id: null,
+      screen: null,
+      errors: null,
+      masked: null,
+      properties: null,
+    });
     expect(res.status).toBe(200);
   });
 });
 
 describe('POST /v1/events: the session holds the event when the response arrives', () => {
-  it('keeps a `__proto__` key as data, at the top and in properties, masked and never read as the event\'s own fields', async () => {
+  it("keeps a `__proto__` key as data, at the top and in properties, masked and never read as the event's own fields", async () => {
     const h = createHarness();
     // JSON.parse keeps `__proto__` as an own key; an object literal here would set the prototype instead.
     const body = `{"session_id":"s1","event":"component_input","__proto__":{"screen":"pan_details","hint":"${RAW_PAN}"},"properties":{"__proto__":{"note":"${RAW_PAN}"},"step":2}}`;
@@ -55,7 +66,13 @@ describe('POST /v1/events: the session holds the event when the response arrives
 
   it('sets latest_event to the full payload, unknown fields included, and fills a missing timestamp', async () => {
     const h = createHarness();
-    await post(h, { session_id: 's1', event: 'identity', user_id: 'u1', invoke_source: 'manual_start_assistant', sdk: { platform: 'android' } });
+    await post(h, {
+      session_id: 's1',
+      event: 'identity',
+      user_id: 'u1',
+      invoke_source: 'manual_start_assistant',
+      sdk: { platform: 'android' },
+    });
     const session = (await h.http.get('/api/sessions/s1')).body;
     expect(session.latest_event).toEqual({
       session_id: 's1',
@@ -102,9 +119,33 @@ describe('POST /v1/events: the session holds the event when the response arrives
   it('keeps the latest hint per component, masked, with pattern match from the registered schema', async () => {
     const h = createHarness();
     await post(h, { session_id: 's1', event: 'screen_schema', screen: 'pan_details', properties: panSchema });
-    await post(h, { session_id: 's1', event: 'component_input', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', hint: 'ABC', masked: false });
-    await post(h, { session_id: 's1', event: 'component_input', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', hint: RAW_PAN, masked: false });
-    await post(h, { session_id: 's1', event: 'component_input', screen: 'pan_details', component_id: 'terms_checkbox', component_type: 'checkbox', hint: 'checked', masked: false });
+    await post(h, {
+      session_id: 's1',
+      event: 'component_input',
+      screen: 'pan_details',
+      component_id: 'pan_field',
+      component_type: 'text_input',
+      hint: 'ABC',
+      masked: false,
+    });
+    await post(h, {
+      session_id: 's1',
+      event: 'component_input',
+      screen: 'pan_details',
+      component_id: 'pan_field',
+      component_type: 'text_input',
+      hint: RAW_PAN,
+      masked: false,
+    });
+    await post(h, {
+      session_id: 's1',
+      event: 'component_input',
+      screen: 'pan_details',
+      component_id: 'terms_checkbox',
+      component_type: 'checkbox',
+      hint: 'checked',
+      masked: false,
+    });
     const hints = (await h.http.get('/api/sessions/s1')).body.component_hints;
     expect(hints).toHaveLength(2);
     expect(hints[0]).toMatchObject({
@@ -120,8 +161,22 @@ describe('POST /v1/events: the session holds the event when the response arrives
 
   it('keeps small hint properties and drops large ones', async () => {
     const h = createHarness();
-    await post(h, { session_id: 's1', event: 'component_input', component_id: 'a', component_type: 'checkbox', hint: 'checked', properties: { field_status: 'FILLED' } });
-    await post(h, { session_id: 's1', event: 'component_input', component_id: 'b', component_type: 'checkbox', hint: 'checked', properties: { blob: 'x'.repeat(2000) } });
+    await post(h, {
+      session_id: 's1',
+      event: 'component_input',
+      component_id: 'a',
+      component_type: 'checkbox',
+      hint: 'checked',
+      properties: { field_status: 'FILLED' },
+    });
+    await post(h, {
+      session_id: 's1',
+      event: 'component_input',
+      component_id: 'b',
+      component_type: 'checkbox',
+      hint: 'checked',
+      properties: { blob: 'x'.repeat(2000) },
+    });
     const hints = (await h.http.get('/api/sessions/s1')).body.component_hints;
     expect(hints[0].properties).toEqual({ field_status: 'FILLED' });
     expect(hints[1].properties).toBeUndefined();
@@ -130,7 +185,13 @@ describe('POST /v1/events: the session holds the event when the response arrives
   it('keeps at most 100 components, dropping the least recently updated', async () => {
     const h = createHarness();
     for (let i = 0; i < 105; i += 1) {
-      await post(h, { session_id: 's1', event: 'component_input', component_id: `c${i}`, component_type: 'checkbox', hint: 'checked' });
+      await post(h, {
+        session_id: 's1',
+        event: 'component_input',
+        component_id: `c${i}`,
+        component_type: 'checkbox',
+        hint: 'checked',
+      });
     }
     const hints = (await h.http.get('/api/sessions/s1')).body.component_hints;
     expect(hints).toHaveLength(100);
@@ -142,7 +203,8 @@ describe('POST /v1/events: the session holds the event when the response arrives
 describe('POST /v1/events: schema registry', () => {
   it('records schema_push when a schema is registered or changed, nothing on an identical re-push', async () => {
     const h = createHarness();
-    const push = (schema: object) => post(h, { session_id: 's1', event: 'screen_schema', screen: 'pan_details', properties: schema });
+    const push = (schema: object) =>
+      post(h, { session_id: 's1', event: 'screen_schema', screen: 'pan_details', properties: schema });
     await push(panSchema);
     await push(panSchema);
     await push({ ...panSchema, display_name: 'PAN card' });
@@ -153,20 +215,30 @@ describe('POST /v1/events: schema registry', () => {
     expect(items[0].payload.schema_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(items[1].payload.schema_hash).not.toBe(items[0].payload.schema_hash);
     const session = (await h.http.get('/api/sessions/s1')).body;
-    expect(session.schemas).toEqual([{ screen_id: 'pan_details', schema_hash: items[1].payload.schema_hash, critical: false }]);
+    expect(session.schemas).toEqual([
+      { screen_id: 'pan_details', schema_hash: items[1].payload.schema_hash, critical: false },
+    ]);
   });
 
   it('keeps at most 32 screens and 256 KiB of schemas per session, dropping the oldest', async () => {
     // A session budget above the schema bound, so that this bound is the one tested.
     const h = createHarness({ env: { SESSION_MAX_BYTES: String(1024 * 1024) } });
     for (let i = 0; i < 34; i += 1) {
-      await post(h, { session_id: 's1', event: 'screen_schema', properties: { screen_id: `screen_${i}`, components: [] } });
+      await post(h, {
+        session_id: 's1',
+        event: 'screen_schema',
+        properties: { screen_id: `screen_${i}`, components: [] },
+      });
     }
     let held = (await h.http.get('/api/sessions/s1')).body.schemas.map((s: { screen_id: string }) => s.screen_id);
     expect(held).toHaveLength(32);
     expect(held[0]).toBe('screen_2');
     // Strings of at most 4096 characters: longer ones are dropped by the redaction pass.
-    const bulky = (i: number) => ({ screen_id: `big_${i}`, components: [], notes: Array.from({ length: 15 }, () => 'n'.repeat(4000)) });
+    const bulky = (i: number) => ({
+      screen_id: `big_${i}`,
+      components: [],
+      notes: Array.from({ length: 15 }, () => 'n'.repeat(4000)),
+    });
     for (let i = 0; i < 6; i += 1) await post(h, { session_id: 's1', event: 'screen_schema', properties: bulky(i) });
     held = (await h.http.get('/api/sessions/s1')).body.schemas.map((s: { screen_id: string }) => s.screen_id);
     expect(held).toEqual(['big_2', 'big_3', 'big_4', 'big_5']);
@@ -181,17 +253,49 @@ describe('POST /v1/events: schema registry', () => {
 });
 
 describe('POST /v1/events: ids that are also JavaScript property names', () => {
-  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('a screen and component named %s are plain data', async (name) => {
-    const h = createHarness();
-    const schema = { screen_id: name, components: [{ id: name, type: 'text_input', validations: [{ pattern: '[0-9]{4}' }] }] };
-    expect((await post(h, { session_id: 's1', event: 'screen_schema', screen: name, properties: schema })).status).toBe(200);
-    expect((await post(h, { session_id: 's1', event: 'component_input', screen: name, component_id: name, component_type: 'text_input', hint: '1234' })).status).toBe(200);
-    expect((await post(h, { session_id: 's2', event: 'component_input', screen: name, component_id: name, component_type: 'text_input', hint: '1234' })).status).toBe(200);
-    const session = (await h.http.get('/api/sessions/s1')).body;
-    expect(session.schemas.map((s: { screen_id: string }) => s.screen_id)).toEqual([name]);
-    expect(session.component_hints[0].shape.matches_pattern).toBe(true);
-    expect((await h.http.get('/api/sessions/s2')).body.component_hints[0].shape).not.toHaveProperty('matches_pattern');
-  });
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
+    'a screen and component named %s are plain data',
+    async (name) => {
+      const h = createHarness();
+      const schema = {
+        screen_id: name,
+        components: [{ id: name, type: 'text_input', validations: [{ pattern: '[0-9]{4}' }] }],
+      };
+      expect(
+        (await post(h, { session_id: 's1', event: 'screen_schema', screen: name, properties: schema })).status,
+      ).toBe(200);
+      expect(
+        (
+          await post(h, {
+            session_id: 's1',
+            event: 'component_input',
+            screen: name,
+            component_id: name,
+            component_type: 'text_input',
+            hint: '1234',
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (
+          await post(h, {
+            session_id: 's2',
+            event: 'component_input',
+            screen: name,
+            component_id: name,
+            component_type: 'text_input',
+            hint: '1234',
+          })
+        ).status,
+      ).toBe(200);
+      const session = (await h.http.get('/api/sessions/s1')).body;
+      expect(session.schemas.map((s: { screen_id: string }) => s.screen_id)).toEqual([name]);
+      expect(session.component_hints[0].shape.matches_pattern).toBe(true);
+      expect((await h.http.get('/api/sessions/s2')).body.component_hints[0].shape).not.toHaveProperty(
+        'matches_pattern',
+      );
+    },
+  );
 });
 
 describe('POST /v1/events: bad input is refused, named, and changes nothing', () => {
@@ -200,17 +304,67 @@ describe('POST /v1/events: bad input is refused, named, and changes nothing', ()
     ['missing event', () => ({ session_id: 's1' }), 422, /^event: is required/],
     ['empty event', () => ({ session_id: 's1', event: '' }), 422, /^event: must not be empty/],
     ['event too long', () => ({ session_id: 's1', event: 'x'.repeat(65) }), 422, /^event: must be at most 64/],
-    ['session_id with a slash', () => ({ session_id: '../etc', event: 'identity' }), 422, /^session_id: must be 1-128 characters/],
-    ['session_id too long', () => ({ session_id: 'a'.repeat(129), event: 'identity' }), 422, /^session_id: must be 1-128/],
+    [
+      'session_id with a slash',
+      () => ({ session_id: '../etc', event: 'identity' }),
+      422,
+      /^session_id: must be 1-128 characters/,
+    ],
+    [
+      'session_id too long',
+      () => ({ session_id: 'a'.repeat(129), event: 'identity' }),
+      422,
+      /^session_id: must be 1-128/,
+    ],
     ['session_id a number', () => ({ session_id: 42, event: 'identity' }), 422, /^session_id: must be a string/],
-    ['timestamp a string', () => ({ session_id: 's1', event: 'identity', timestamp: '1795000000' }), 422, /^timestamp: must be an integer/],
-    ['timestamp fractional', () => ({ session_id: 's1', event: 'identity', timestamp: 1.5 }), 422, /^timestamp: must be an integer/],
-    ['timestamp negative', () => ({ session_id: 's1', event: 'identity', timestamp: -1 }), 422, /^timestamp: must not be negative/],
-    ['errors not an array', () => ({ session_id: 's1', event: 'validation_failed', errors: 'pan_invalid' }), 422, /^errors: must be an array/],
-    ['errors of numbers', () => ({ session_id: 's1', event: 'validation_failed', errors: [1] }), 422, /^errors\.0: must be a string/],
-    ['errors over 100 codes', () => ({ session_id: 's1', event: 'validation_failed', errors: Array.from({ length: 101 }, (_, i) => `e${i}`) }), 422, /^errors: must hold at most 100 codes$/],
-    ['masked a string', () => ({ session_id: 's1', event: 'component_input', masked: 'false' }), 422, /^masked: must be a boolean/],
-    ['properties an array', () => ({ session_id: 's1', event: 'identity', properties: [] }), 422, /^properties: must be an object/],
+    [
+      'timestamp a string',
+      () => ({ session_id: 's1', event: 'identity', timestamp: '1795000000' }),
+      422,
+      /^timestamp: must be an integer/,
+    ],
+    [
+      'timestamp fractional',
+      () => ({ session_id: 's1', event: 'identity', timestamp: 1.5 }),
+      422,
+      /^timestamp: must be an integer/,
+    ],
+    [
+      'timestamp negative',
+      () => ({ session_id: 's1', event: 'identity', timestamp: -1 }),
+      422,
+      /^timestamp: must not be negative/,
+    ],
+    [
+      'errors not an array',
+      () => ({ session_id: 's1', event: 'validation_failed', errors: 'pan_invalid' }),
+      422,
+      /^errors: must be an array/,
+    ],
+    [
+      'errors of numbers',
+      () => ({ session_id: 's1', event: 'validation_failed', errors: [1] }),
+      422,
+      /^errors\.0: must be a string/,
+    ],
+    [
+      'errors over 100 codes',
+      () => ({ session_id: 's1', event: 'validation_failed', errors: Array.from({ length: 101 }, (_, i) => `e${i}`) }),
+      422,
+      /^errors: must hold at most 100 codes$/,
+    ],
+    [
+      'masked a string',
+      () => ({ session_id: 's1', event: 'component_input', masked: 'false' }),
+      422,
+      /^masked: must be a boolean/,
+    ],
+    [
+      'properties an array',
+      () => ({ session_id: 's1', event: 'identity', properties: [] }),
+      422,
+      /^properties: must be an object/,
+    ],
     ['body an array', () => [{ session_id: 's1', event: 'identity' }], 422, /^body: must be a JSON object/],
     ['body a string', () => '"hello"', 422, /^body: must be a JSON object/],
     ['body null', () => 'null', 422, /^body: must be a JSON object/],
@@ -229,7 +383,10 @@ describe('POST /v1/events: bad input is refused, named, and changes nothing', ()
 
   it('malformed JSON → 400 without quoting the body', async () => {
     const h = createHarness();
-    const res = await h.http.post('/v1/events').set('Content-Type', 'application/json').send(`{"session_id":"s1","hint":"${RAW_PAN}",`);
+    const res = await h.http
+      .post('/v1/events')
+      .set('Content-Type', 'application/json')
+      .send(`{"session_id":"s1","hint":"${RAW_PAN}",`);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: 'malformed JSON body' });
   });

@@ -18,12 +18,15 @@ describe('what a refused or failed command is answered with', () => {
   it('a connection lost after the request was sent: says it may have been applied, and how a retry stays safe', () => {
     expect(answer({ ok: false, reason: 'unavailable', unreachable: 'restate', maybeApplied: true }, 's1')).toEqual({
       status: 503,
-      detail: 'Restate (the session engine) is unreachable: the connection was lost after the request was sent, so it may have been applied (a retry with the same Idempotency-Key applies it at most once); retry later',
+      detail:
+        'Restate (the session engine) is unreachable: the connection was lost after the request was sent, so it may have been applied (a retry with the same Idempotency-Key applies it at most once); retry later',
       retryAfter: '5',
     });
   });
 
   it('a session that did not answer in time: the change may still be made', () => {
-    expect(answer({ ok: false, reason: 'timeout' }, 's1').detail).toBe('session did not answer in time: it may still be applied (a retry with the same Idempotency-Key applies it at most once); retry');
+    expect(answer({ ok: false, reason: 'timeout' }, 's1').detail).toBe(
+      'session did not answer in time: it may still be applied (a retry with the same Idempotency-Key applies it at most once); retry',
+    );
   });
 });

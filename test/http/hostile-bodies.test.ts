@@ -5,17 +5,26 @@ import { createHarness } from '../support/harness.js';
 /** `depth` nested arrays, as raw JSON text: `[[[…]]]`. */
 const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
 
-const POST_ROUTES = ['/v1/events', '/v1/assistant/trigger/evaluate', '/v1/assistant/session/start', '/v1/assistant/session/stop'];
+const POST_ROUTES = [
+  '/v1/events',
+  '/v1/assistant/trigger/evaluate',
+  '/v1/assistant/session/start',
+  '/v1/assistant/session/stop',
+];
 
 describe('deeply nested bodies', () => {
   it('a component_input 5,000 levels deep is refused 422 naming the path, and the live session stays', async () => {
     const h = createHarness();
-    expect((await h.http.post('/v1/assistant/session/start').send({ session_id: 'victim', screen: 'pan_details' })).status).toBe(200);
+    expect(
+      (await h.http.post('/v1/assistant/session/start').send({ session_id: 'victim', screen: 'pan_details' })).status,
+    ).toBe(200);
     const before = (await h.http.get('/api/sessions/victim')).body as unknown;
     const deep = `{"session_id":"victim","event":"component_input","component_id":"c","hint":"x","properties":{"x":${nested(5000)}}}`;
     const res = await h.http.post('/v1/events').set('Content-Type', 'application/json').send(deep);
     expect(res.status).toBe(422);
-    expect(res.body.detail).toMatch(new RegExp(`^body\\.properties\\.x(\\.0)+: nested deeper than ${MAX_BODY_DEPTH} levels$`));
+    expect(res.body.detail).toMatch(
+      new RegExp(`^body\\.properties\\.x(\\.0)+: nested deeper than ${MAX_BODY_DEPTH} levels$`),
+    );
     const after = await h.http.get('/api/sessions/victim');
     expect(after.status).toBe(200);
     expect(after.body).toEqual(before);
@@ -26,7 +35,10 @@ describe('deeply nested bodies', () => {
   it('is refused on every route that takes a body, before validation or routing looks at it', async () => {
     const h = createHarness();
     for (const path of POST_ROUTES) {
-      const res = await h.http.post(path).set('Content-Type', 'application/json').send(`{"session_id":"s","deep":${nested(200)}}`);
+      const res = await h.http
+        .post(path)
+        .set('Content-Type', 'application/json')
+        .send(`{"session_id":"s","deep":${nested(200)}}`);
       expect(res.status, path).toBe(422);
       expect(res.body.detail, path).toMatch(/^body\.deep(\.0)+: nested deeper than/);
     }
@@ -37,7 +49,10 @@ describe('deeply nested bodies', () => {
     const h = createHarness();
     await h.http.post('/v1/events').send({ session_id: 's1', event: 'screen_view', screen: 'pan_details' });
     for (const event of ['screen_view', 'identity', 'screen_schema', 'made_up_event']) {
-      const res = await h.http.post('/v1/events').set('Content-Type', 'application/json').send(`{"session_id":"s1","event":"${event}","properties":{"x":${nested(5000)}},"extra":${nested(5000)}}`);
+      const res = await h.http
+        .post('/v1/events')
+        .set('Content-Type', 'application/json')
+        .send(`{"session_id":"s1","event":"${event}","properties":{"x":${nested(5000)}},"extra":${nested(5000)}}`);
       expect(res.status, event).toBe(422);
     }
     expect((await h.http.get('/api/sessions/s1')).status).toBe(200);
@@ -50,7 +65,12 @@ describe('deeply nested bodies', () => {
     // The body is level 1 and properties level 2: this value brings the deepest array to the limit.
     const properties = `{"screen_id":"deep","components":[],"x":${nested(MAX_BODY_DEPTH - 2)}}`;
     for (const event of ['screen_schema', 'identity', 'made_up_event']) {
-      const res = await h.http.post('/v1/events').set('Content-Type', 'application/json').send(`{"session_id":"s1","event":"${event}","properties":${properties},"extra":${nested(MAX_BODY_DEPTH - 1)}}`);
+      const res = await h.http
+        .post('/v1/events')
+        .set('Content-Type', 'application/json')
+        .send(
+          `{"session_id":"s1","event":"${event}","properties":${properties},"extra":${nested(MAX_BODY_DEPTH - 1)}}`,
+        );
       expect(res.status, event).toBe(200);
     }
     const hint = `{"session_id":"s1","event":"component_input","component_id":"c","hint":"x","properties":{"x":${nested(MAX_BODY_DEPTH - 2)}}}`;
@@ -63,7 +83,10 @@ describe('deeply nested bodies', () => {
   it('a long key on the path is cut in the detail, so the detail cannot carry it out whole', async () => {
     const h = createHarness();
     const key = 'K'.repeat(500);
-    const res = await h.http.post('/v1/events').set('Content-Type', 'application/json').send(`{"session_id":"s","${key}":${nested(100)}}`);
+    const res = await h.http
+      .post('/v1/events')
+      .set('Content-Type', 'application/json')
+      .send(`{"session_id":"s","${key}":${nested(100)}}`);
     expect(res.status).toBe(422);
     expect(res.body.detail).not.toContain(key);
     expect(res.body.detail.length).toBeLessThan(400);

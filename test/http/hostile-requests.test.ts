@@ -20,13 +20,28 @@ async function served(h: Harness): Promise<string> {
 }
 
 /** A raw HTTP/1.1 request, headers as given (fetch refuses `Upgrade` and `Connection`). */
-function raw(url: string, method: string, path: string, headers: Record<string, string>, body?: Buffer | string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function raw(
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: Buffer | string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = request(
+      `${url}${path}`,
+      {
+        method,
+        headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -38,7 +53,18 @@ describe('requests the service used to answer wrongly', () => {
   it("a request offering another protocol (curl's `Upgrade: h2c`) is answered as plain HTTP", async () => {
     const h = createHarness();
     const url = await served(h);
-    const res = await raw(url, 'POST', '/v1/events', { 'content-type': 'application/json', connection: 'Upgrade, HTTP2-Settings', upgrade: 'h2c', 'http2-settings': 'AAMAAABkAAQAoAAAAAIAAAAA' }, JSON.stringify({ session_id: 'h2c1', event: 'component_input' }));
+    const res = await raw(
+      url,
+      'POST',
+      '/v1/events',
+      {
+        'content-type': 'application/json',
+        connection: 'Upgrade, HTTP2-Settings',
+        upgrade: 'h2c',
+        'http2-settings': 'AAMAAABkAAQAoAAAAAIAAAAA',
+      },
+      JSON.stringify({ session_id: 'h2c1', event: 'component_input' }),
+    );
     expect(res.status).toBe(200);
     expect(await sessionExists(h, 'h2c1')).toBe(true);
     expect((await raw(url, 'GET', '/health', { connection: 'Upgrade', upgrade: 'foo' })).status).toBe(200);
@@ -47,7 +73,12 @@ describe('requests the service used to answer wrongly', () => {
   it('a WebSocket handshake the control plane refuses gets JSON naming why', async () => {
     const h = createHarness();
     const url = await served(h);
-    const handshake = { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' };
+    const handshake = {
+      connection: 'Upgrade',
+      upgrade: 'websocket',
+      'sec-websocket-version': '13',
+      'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+    };
     const cases: [string, string, Record<string, string>, number, RegExp][] = [
       ['POST', '/v1/events/ws', handshake, 405, /handshake is a GET/],
       ['GET', '/v1/events/ws', { ...handshake, 'sec-websocket-key': 'short' }, 400, /Sec-WebSocket-Key/],
@@ -81,14 +112,24 @@ describe('requests the service used to answer wrongly', () => {
   it('a body that is not UTF-8 is refused (415), not changed; `charset=utf8` is UTF-8', async () => {
     const h = createHarness();
     const url = await served(h);
-    const bytes = Buffer.concat([Buffer.from('{"session_id":"u8f","event":"x","properties":{"note":"ab'), Buffer.from([0xff, 0xfe]), Buffer.from('cd"}}')]);
+    const bytes = Buffer.concat([
+      Buffer.from('{"session_id":"u8f","event":"x","properties":{"note":"ab'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('cd"}}'),
+    ]);
     for (const type of ['application/json', 'application/json; charset="utf-8"']) {
       const res = await raw(url, 'POST', '/v1/events', { 'content-type': type }, bytes);
       expect(res.status, type).toBe(415);
       expect(JSON.parse(res.body)).toEqual({ detail: 'request body is not valid UTF-8; send UTF-8 JSON' });
     }
     expect(await sessionExists(h, 'u8f')).toBe(false);
-    const utf8 = await raw(url, 'POST', '/v1/events', { 'content-type': 'application/json; charset=utf8' }, JSON.stringify({ session_id: 'u8ok', event: 'x' }));
+    const utf8 = await raw(
+      url,
+      'POST',
+      '/v1/events',
+      { 'content-type': 'application/json; charset=utf8' },
+      JSON.stringify({ session_id: 'u8ok', event: 'x' }),
+    );
     expect(utf8.status).toBe(200);
   });
 
@@ -108,7 +149,13 @@ describe('requests the service used to answer wrongly', () => {
   it('a zstd body that is not zstd is named so, as gzip, deflate and br are', async () => {
     const h = createHarness();
     const url = await served(h);
-    const res = await raw(url, 'POST', '/v1/events', { 'content-type': 'application/json', 'content-encoding': 'zstd' }, '{"session_id":"u","event":"x"}');
+    const res = await raw(
+      url,
+      'POST',
+      '/v1/events',
+      { 'content-type': 'application/json', 'content-encoding': 'zstd' },
+      '{"session_id":"u","event":"x"}',
+    );
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body)).toEqual({ detail: 'body could not be decompressed as its Content-Encoding says' });
   });

@@ -15,7 +15,8 @@ function appWith(handler: RequestHandler) {
   const app = express();
   app.use(handler);
   app.get('/', (_req, res) => res.json({ ok: true }));
-  app.use(((error, _req, res, _next) => res.status(500).json({ detail: (error as Error).message })) as express.ErrorRequestHandler);
+  app.use(((error, _req, res, _next) =>
+    res.status(500).json({ detail: (error as Error).message })) as express.ErrorRequestHandler);
   return app;
 }
 

@@ -25,7 +25,11 @@ interface Answer {
 }
 
 /** A POST on a real socket, the body written in the chunks given (chunked transfer unless a Content-Length is set). */
-async function post(server: RunningServer, headers: Record<string, string>, chunks: (string | Buffer)[]): Promise<Answer> {
+async function post(
+  server: RunningServer,
+  headers: Record<string, string>,
+  chunks: (string | Buffer)[],
+): Promise<Answer> {
   const req = request({ host: '127.0.0.1', port: server.port, method: 'POST', path: '/v1/events', headers });
   const answered = once(req, 'response');
   for (const chunk of chunks) req.write(chunk);
@@ -36,7 +40,8 @@ async function post(server: RunningServer, headers: Record<string, string>, chun
   return { status: res.statusCode!, body: JSON.parse(text) as Answer['body'] };
 }
 
-const event = (sessionId: string, extra: Record<string, unknown> = {}) => JSON.stringify({ session_id: sessionId, event: 'screen_view', screen: 'pan_details', ...extra });
+const event = (sessionId: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ session_id: sessionId, event: 'screen_view', screen: 'pan_details', ...extra });
 
 describe('request bodies: the direct JSON path and body-parser', () => {
   it('reads a body that arrives in many chunks without a Content-Length', async () => {
@@ -53,7 +58,11 @@ describe('request bodies: the direct JSON path and body-parser', () => {
   it('refuses a chunked body past 64 KiB with 413, ingests nothing, and keeps serving', async () => {
     const { h, server } = await started();
     const piece = 'x'.repeat(8 * 1024);
-    const res = await post(server, { 'Content-Type': 'application/json' }, [`{"session_id":"big","event":"identity","blob":"`, ...Array.from({ length: 9 }, () => piece), '"}']);
+    const res = await post(server, { 'Content-Type': 'application/json' }, [
+      `{"session_id":"big","event":"identity","blob":"`,
+      ...Array.from({ length: 9 }, () => piece),
+      '"}',
+    ]);
     expect(res).toEqual({ status: 413, body: { detail: 'request body exceeds 64 KiB' } });
     expect(h.system.supervisor.has('big')).toBe(false);
     expect((await post(server, { 'Content-Type': 'application/json' }, [event('after')])).status).toBe(200);
@@ -63,7 +72,9 @@ describe('request bodies: the direct JSON path and body-parser', () => {
     const { h, server } = await started();
     const { socket, text, closed } = rawSocket(server.port, cleanups);
     // Only the headers are sent: the answer cannot have waited for a body.
-    socket.write('POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 70000\r\nConnection: close\r\n\r\n{"session_id":"declared"');
+    socket.write(
+      'POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 70000\r\nConnection: close\r\n\r\n{"session_id":"declared"',
+    );
     socket.end();
     await closed;
     expect(text()).toMatch(/^HTTP\/1\.1 413 /);
@@ -76,7 +87,10 @@ describe('request bodies: the direct JSON path and body-parser', () => {
     // What SQLite would keep as U+FFFD: a hint under such a component id would be lost at a restart.
     const value = '{"session_id":"lone","event":"component_input","component_id":"pan\\ud800","hint":"one"}';
     const key = '{"session_id":"lone","event":"identity","properties":{"k\\udc00":1}}';
-    for (const headers of [{ 'Content-Type': 'application/json' }, { 'Content-Type': 'application/json; charset="utf-8"' }]) {
+    for (const headers of [
+      { 'Content-Type': 'application/json' },
+      { 'Content-Type': 'application/json; charset="utf-8"' },
+    ]) {
       const onValue = await post(server, headers, [value]);
       expect(onValue.status).toBe(422);
       expect(onValue.body.detail).toMatch(/^body\.component_id: holds a lone surrogate/);
@@ -85,15 +99,22 @@ describe('request bodies: the direct JSON path and body-parser', () => {
       expect(onKey.body.detail).toMatch(/^body\.properties\.k\uFFFD: holds a lone surrogate/);
     }
     expect(h.system.supervisor.has('lone')).toBe(false);
-    const pair = await post(server, { 'Content-Type': 'application/json' }, ['{"session_id":"pair","event":"identity","properties":{"note":"\\ud83d\\ude00"}}']);
+    const pair = await post(server, { 'Content-Type': 'application/json' }, [
+      '{"session_id":"pair","event":"identity","properties":{"note":"\\ud83d\\ude00"}}',
+    ]);
     expect(pair.status).toBe(200);
-    expect(((await h.http.get('/api/sessions/pair')).body as { latest_event: { properties: { note: string } } }).latest_event.properties.note).toBe('\u{1F600}');
+    expect(
+      ((await h.http.get('/api/sessions/pair')).body as { latest_event: { properties: { note: string } } }).latest_event
+        .properties.note,
+    ).toBe('\u{1F600}');
   });
 
   it('survives a client that drops the connection mid-body, and ingests nothing from it', async () => {
     const { h, server } = await started();
     const { socket, closed } = rawSocket(server.port, cleanups);
-    socket.write('POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"session_id":"dropped","event":"identity"');
+    socket.write(
+      'POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"session_id":"dropped","event":"identity"',
+    );
     socket.destroy();
     await closed;
     expect((await post(server, { 'Content-Type': 'application/json' }, [event('next')])).status).toBe(200);
@@ -102,24 +123,46 @@ describe('request bodies: the direct JSON path and body-parser', () => {
 
   it('takes the Content-Type variants SDKs send, and answers malformed JSON 400 on either path', async () => {
     const { server } = await started();
-    for (const type of ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON', 'application/json; charset="utf-8"']) {
+    for (const type of [
+      'application/json',
+      'application/json; charset=utf-8',
+      'application/json;charset=UTF-8',
+      'Application/JSON',
+      'application/json; charset="utf-8"',
+    ]) {
       expect((await post(server, { 'Content-Type': type }, [event('types')])).status, type).toBe(200);
-      expect(await post(server, { 'Content-Type': type }, ['{"session_id":'])).toEqual({ status: 400, body: { detail: 'malformed JSON body' } });
+      expect(await post(server, { 'Content-Type': type }, ['{"session_id":'])).toEqual({
+        status: 400,
+        body: { detail: 'malformed JSON body' },
+      });
     }
   });
 
   it('still reads a gzip-compressed body, and refuses other charsets and encodings as before', async () => {
     const { h, server } = await started();
-    const gzipped = await post(server, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, [gzipSync(event('zipped'))]);
+    const gzipped = await post(server, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, [
+      gzipSync(event('zipped')),
+    ]);
     expect(gzipped.status).toBe(200);
     expect(h.system.supervisor.has('zipped')).toBe(true);
     // 64 KiB is the inflated size: a small compressed body cannot smuggle a large one in.
     const bomb = gzipSync(event('bomb', { filler: ' '.repeat(200_000) }));
     expect(bomb.length).toBeLessThan(2_000);
-    expect(await post(server, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, [bomb])).toEqual({ status: 413, body: { detail: 'request body exceeds 64 KiB' } });
-    expect(await post(server, { 'Content-Type': 'application/json; charset=latin1' }, [event('latin')])).toEqual({ status: 415, body: { detail: 'unsupported charset; send UTF-8 JSON' } });
-    expect(await post(server, { 'Content-Type': 'application/json', 'Content-Encoding': 'zstd-unknown' }, [event('odd')])).toEqual({ status: 415, body: { detail: 'unsupported Content-Encoding' } });
-    expect(await post(server, { 'Content-Type': 'text/plain' }, [event('text')])).toEqual({ status: 415, body: { detail: 'Content-Type must be application/json' } });
+    expect(await post(server, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, [bomb])).toEqual({
+      status: 413,
+      body: { detail: 'request body exceeds 64 KiB' },
+    });
+    expect(await post(server, { 'Content-Type': 'application/json; charset=latin1' }, [event('latin')])).toEqual({
+      status: 415,
+      body: { detail: 'unsupported charset; send UTF-8 JSON' },
+    });
+    expect(
+      await post(server, { 'Content-Type': 'application/json', 'Content-Encoding': 'zstd-unknown' }, [event('odd')]),
+    ).toEqual({ status: 415, body: { detail: 'unsupported Content-Encoding' } });
+    expect(await post(server, { 'Content-Type': 'text/plain' }, [event('text')])).toEqual({
+      status: 415,
+      body: { detail: 'Content-Type must be application/json' },
+    });
     expect(['bomb', 'latin', 'odd', 'text'].filter((id) => h.system.supervisor.has(id))).toEqual([]);
   });
 
@@ -127,12 +170,20 @@ describe('request bodies: the direct JSON path and body-parser', () => {
     const { h, server } = await started();
     for (const charset of ['utf-16le', 'UTF-16', '"utf-32"']) {
       const body = Buffer.from(event(`wide-${charset}`), charset.includes('16') ? 'utf16le' : 'utf8');
-      expect(await post(server, { 'Content-Type': `application/json; charset=${charset}` }, [body]), charset).toEqual({ status: 415, body: { detail: 'unsupported charset; send UTF-8 JSON' } });
+      expect(await post(server, { 'Content-Type': `application/json; charset=${charset}` }, [body]), charset).toEqual({
+        status: 415,
+        body: { detail: 'unsupported charset; send UTF-8 JSON' },
+      });
     }
     for (const encoding of ['gzip', 'deflate', 'br']) {
-      expect(await post(server, { 'Content-Type': 'application/json', 'Content-Encoding': encoding }, [event('plain')]), encoding).toEqual({ status: 400, body: { detail: 'body could not be decompressed as its Content-Encoding says' } });
+      expect(
+        await post(server, { 'Content-Type': 'application/json', 'Content-Encoding': encoding }, [event('plain')]),
+        encoding,
+      ).toEqual({ status: 400, body: { detail: 'body could not be decompressed as its Content-Encoding says' } });
     }
-    expect((await post(server, { 'Content-Type': 'application/json; charset="UTF-8"' }, [event('quoted')])).status).toBe(200);
+    expect(
+      (await post(server, { 'Content-Type': 'application/json; charset="UTF-8"' }, [event('quoted')])).status,
+    ).toBe(200);
     expect(h.system.supervisor.has('plain')).toBe(false);
   });
 
@@ -148,7 +199,10 @@ describe('request bodies: the direct JSON path and body-parser', () => {
     expect(encoded.body.detail).toBe('no route for GET /x/****.*****@*******.***/+** ***** *4650');
     expect(h.logs.text).not.toMatch(/ravi\.kumar|98127|34650/);
     // A body nested too deep is named by its path, made of the client's keys: masked too.
-    const deep = await h.http.post('/v1/events').send(`{"session_id":"d","event":"x","jane.doe@example.com":${'['.repeat(40)}${']'.repeat(40)}}`).set('Content-Type', 'application/json');
+    const deep = await h.http
+      .post('/v1/events')
+      .send(`{"session_id":"d","event":"x","jane.doe@example.com":${'['.repeat(40)}${']'.repeat(40)}}`)
+      .set('Content-Type', 'application/json');
     expect(deep.status).toBe(422);
     expect(deep.body.detail).toMatch(/^body\.\*{4}\.\*{3}@\*{7}\.\*{3}\.0\.0.*: nested deeper than 32 levels$/);
   });
@@ -160,4 +214,3 @@ describe('request bodies: the direct JSON path and body-parser', () => {
     expect(res.body.detail).toMatch(/session_id/);
   });
 });
-

@@ -16,7 +16,12 @@ const ROOM = 'kyc-room-s1';
 const AGENT = 4;
 const harness = () => createHarness({ env: { STORE: 'sqlite', API_KEY: 'ops-key', ...lk.env() } });
 const agentItems = async (h: Harness) =>
-  ((await h.http.get('/api/activity?kind=voice_agent').set('x-api-key', 'ops-key')).body.items as { timestamp: string; payload: Record<string, unknown> }[]).map((item) => ({
+  (
+    (await h.http.get('/api/activity?kind=voice_agent').set('x-api-key', 'ops-key')).body.items as {
+      timestamp: string;
+      payload: Record<string, unknown>;
+    }[]
+  ).map((item) => ({
     at: item.timestamp,
     outcome: item.payload.outcome,
   }));
@@ -26,7 +31,12 @@ async function webhook(h: Harness, event: Record<string, unknown>, status: numbe
   const body = JSON.stringify({ id: 'EV_1', createdAt: String(Math.floor(Date.now() / 1000)), ...event });
   const token = new AccessToken(STAND_IN_KEY, secret);
   token.sha256 = createHash('sha256').update(body).digest('base64');
-  return h.http.post('/v1/livekit/webhook').set('content-type', 'application/webhook+json').set('authorization', await token.toJwt()).send(body).expect(status);
+  return h.http
+    .post('/v1/livekit/webhook')
+    .set('content-type', 'application/webhook+json')
+    .set('authorization', await token.toJwt())
+    .send(body)
+    .expect(status);
 }
 
 /** Lets the media calls the command started finish (their replies are real HTTP). */
@@ -40,12 +50,20 @@ async function settled(): Promise<void> {
 describe("the media server's webhook (POST /v1/livekit/webhook)", () => {
   it("an agent that left makes the call check its room at once, not at its next room check: dispatched anew at the webhook's time", async () => {
     const h = harness();
-    await h.http.post('/v1/assistant/session/start').set('x-api-key', 'ops-key').send({ session_id: 's1', screen: 'pan_details' }).expect(200);
+    await h.http
+      .post('/v1/assistant/session/start')
+      .set('x-api-key', 'ops-key')
+      .send({ session_id: 's1', screen: 'pan_details' })
+      .expect(200);
     await h.http.get('/v1/assistant/context/s1').set('x-api-key', 'ops-key').expect(200);
     advance(h.clock, 5_000);
     lk.agentsLeave(ROOM);
     // No X-API-Key: the media server's signature is the credential.
-    const taken = await webhook(h, { event: 'participant_left', room: { name: ROOM }, participant: { identity: 'agent-AJ_1', kind: AGENT } }, 200);
+    const taken = await webhook(
+      h,
+      { event: 'participant_left', room: { name: ROOM }, participant: { identity: 'agent-AJ_1', kind: AGENT } },
+      200,
+    );
     expect(taken.body).toEqual({ event: 'participant_left', checked: true });
     await settled();
     expect(await agentItems(h)).toEqual([
@@ -56,16 +74,30 @@ describe("the media server's webhook (POST /v1/livekit/webhook)", () => {
 
   it('an agent that left for an operator (AGENT_ON_OPERATOR=leave) is not replaced while the operator is in the room; once they leave too, it is', async () => {
     const h = harness();
-    await h.http.post('/v1/assistant/session/start').set('x-api-key', 'ops-key').send({ session_id: 's1', screen: 'pan_details' }).expect(200);
+    await h.http
+      .post('/v1/assistant/session/start')
+      .set('x-api-key', 'ops-key')
+      .send({ session_id: 's1', screen: 'pan_details' })
+      .expect(200);
     await h.http.get('/v1/assistant/context/s1').set('x-api-key', 'ops-key').expect(200);
-    lk.participants.set(ROOM, [...(lk.participants.get(ROOM) ?? []), { sid: 'PA_op', identity: 'operator-asha-1a2b3c4d', kind: 'STANDARD' }]);
+    lk.participants.set(ROOM, [
+      ...(lk.participants.get(ROOM) ?? []),
+      { sid: 'PA_op', identity: 'operator-asha-1a2b3c4d', kind: 'STANDARD' },
+    ]);
     lk.agentsLeave(ROOM);
-    const agentLeft = { event: 'participant_left', room: { name: ROOM }, participant: { identity: 'agent-AJ_1', kind: AGENT } };
+    const agentLeft = {
+      event: 'participant_left',
+      room: { name: ROOM },
+      participant: { identity: 'agent-AJ_1', kind: AGENT },
+    };
     expect((await webhook(h, agentLeft, 200)).body).toEqual({ event: 'participant_left', checked: true });
     await settled();
     expect(await agentItems(h)).toEqual([]);
     advance(h.clock, 5_000);
-    lk.participants.set(ROOM, (lk.participants.get(ROOM) ?? []).filter((participant) => !participant.identity.startsWith('operator-')));
+    lk.participants.set(
+      ROOM,
+      (lk.participants.get(ROOM) ?? []).filter((participant) => !participant.identity.startsWith('operator-')),
+    );
     // An operator's leaving is not a webhook the service acts on: the next room check finds nobody serving the call.
     advance(h.clock, h.config.voice.roomCheckSeconds * 1000);
     await settled();
@@ -74,7 +106,11 @@ describe("the media server's webhook (POST /v1/livekit/webhook)", () => {
 
   it('takes and ignores what concerns no call: a user leaving, another room, a room of no session', async () => {
     const h = harness();
-    await h.http.post('/v1/assistant/session/start').set('x-api-key', 'ops-key').send({ session_id: 's1', screen: 'pan_details' }).expect(200);
+    await h.http
+      .post('/v1/assistant/session/start')
+      .set('x-api-key', 'ops-key')
+      .send({ session_id: 's1', screen: 'pan_details' })
+      .expect(200);
     for (const event of [
       { event: 'participant_left', room: { name: ROOM }, participant: { identity: 'user-s1', kind: 0 } },
       { event: 'participant_left', room: { name: 'another-room' }, participant: { identity: 'agent-1', kind: AGENT } },
@@ -89,17 +125,34 @@ describe("the media server's webhook (POST /v1/livekit/webhook)", () => {
 
   it('refuses what the media server did not sign, changing nothing', async () => {
     const h = harness();
-    await h.http.post('/v1/assistant/session/start').set('x-api-key', 'ops-key').send({ session_id: 's1', screen: 'pan_details' }).expect(200);
+    await h.http
+      .post('/v1/assistant/session/start')
+      .set('x-api-key', 'ops-key')
+      .send({ session_id: 's1', screen: 'pan_details' })
+      .expect(200);
     await h.http.get('/v1/assistant/context/s1').set('x-api-key', 'ops-key').expect(200);
     lk.agentsLeave(ROOM);
-    const event = { event: 'participant_left', room: { name: ROOM }, participant: { identity: 'agent-1', kind: AGENT } };
-    const unsigned = await h.http.post('/v1/livekit/webhook').set('content-type', 'application/webhook+json').send(JSON.stringify(event)).expect(401);
+    const event = {
+      event: 'participant_left',
+      room: { name: ROOM },
+      participant: { identity: 'agent-1', kind: AGENT },
+    };
+    const unsigned = await h.http
+      .post('/v1/livekit/webhook')
+      .set('content-type', 'application/webhook+json')
+      .send(JSON.stringify(event))
+      .expect(401);
     expect(unsigned.body.detail).toMatch(/not signed by the media server/);
     expect((await webhook(h, event, 401, 'another-secret')).body.detail).toMatch(/not signed/);
     // A token over another body.
     const token = new AccessToken(STAND_IN_KEY, STAND_IN_SECRET);
     token.sha256 = createHash('sha256').update('{}').digest('base64');
-    await h.http.post('/v1/livekit/webhook').set('content-type', 'application/webhook+json').set('authorization', await token.toJwt()).send(JSON.stringify(event)).expect(401);
+    await h.http
+      .post('/v1/livekit/webhook')
+      .set('content-type', 'application/webhook+json')
+      .set('authorization', await token.toJwt())
+      .send(JSON.stringify(event))
+      .expect(401);
     await settled();
     expect(await agentItems(h)).toEqual([]);
   });

@@ -53,16 +53,23 @@ describe('process-wide budget (MEMORY_BUDGET_MB): what each store gives back', (
     // Eight users at a time, as a burst comes.
     const user = async (sessionId: string) => {
       await post(h, stuffed(sessionId));
-      const started = await h.http.post('/v1/assistant/session/start').send({ session_id: sessionId, screen: 'pan_details' });
+      const started = await h.http
+        .post('/v1/assistant/session/start')
+        .send({ session_id: sessionId, screen: 'pan_details' });
       // Past the budget a new session is refused; what was admitted is in voice.
       if (started.status !== 200) expect(started.status).toBe(503);
     };
-    for (let i = 0; i < burst; i += 8) await Promise.all(Array.from({ length: Math.min(8, burst - i) }, (_, j) => user(`burst${i + j}`)));
+    for (let i = 0; i < burst; i += 8)
+      await Promise.all(Array.from({ length: Math.min(8, burst - i) }, (_, j) => user(`burst${i + j}`)));
     const inVoice = (await h.http.get('/api/sessions?voice=active&limit=500')).body.sessions.length as number;
     expect(inVoice).toBeGreaterThan(burst / 2);
     // A few seconds later, well inside the voice sessions' silence check: new users are served.
     advance(h.clock, 5_000);
-    for (let i = 0; i < 20; i += 1) expect((await post(h, { session_id: `newcomer${i}`, event: 'screen_view', screen: 'a' })).status, `newcomer${i}`).toBe(200);
+    for (let i = 0; i < 20; i += 1)
+      expect(
+        (await post(h, { session_id: `newcomer${i}`, event: 'screen_view', screen: 'a' })).status,
+        `newcomer${i}`,
+      ).toBe(200);
     const { memory } = (await h.http.get('/health')).body;
     expect(memory.used_bytes).toBeLessThanOrEqual(memory.budget_bytes + 2 * 65_536 + SESSION_OVERHEAD_BYTES);
     // The sessions that made room are intact and still in voice; a stop reaches the first of them.
@@ -75,7 +82,14 @@ describe('process-wide budget (MEMORY_BUDGET_MB): what each store gives back', (
   });
 
   it('a session made to leave memory with its reengagement timer armed is woken from the store at its deadline and records the reengagement once', async () => {
-    const h = createHarness({ env: { MEMORY_BUDGET_MB: '64', SESSION_HIBERNATE_SECONDS: '60', STORE: 'sqlite', REENGAGEMENT_INACTIVITY_SECONDS: '600' } });
+    const h = createHarness({
+      env: {
+        MEMORY_BUDGET_MB: '64',
+        SESSION_HIBERNATE_SECONDS: '60',
+        STORE: 'sqlite',
+        REENGAGEMENT_INACTIVITY_SECONDS: '600',
+      },
+    });
     await post(h, { session_id: 'timed', event: 'component_input', screen: 'pan_details' });
     await h.http.post('/v1/assistant/session/start').send({ session_id: 'timed', screen: 'pan_details' }).expect(200);
     // The stop arms the reengagement timer: the session cannot hibernate for ten minutes.
@@ -89,7 +103,12 @@ describe('process-wide budget (MEMORY_BUDGET_MB): what each store gives back', (
     await settle();
     // The stop recorded its own (not recommended yet); the timer's is the one that fired from the store.
     const fired = async () =>
-      ((await h.http.get('/api/activity?kind=reengagement')).body.items as { session_id: string; payload: { source: string } }[]).filter((item) => item.payload.source === 'timer');
+      (
+        (await h.http.get('/api/activity?kind=reengagement')).body.items as {
+          session_id: string;
+          payload: { source: string };
+        }[]
+      ).filter((item) => item.payload.source === 'timer');
     expect((await fired()).map((item) => item.session_id)).toEqual(['timed']);
     advance(h.clock, 600_000);
     await settle();

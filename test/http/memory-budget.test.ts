@@ -11,7 +11,15 @@ const held = (h: Harness, sessionId: string) => h.system.supervisor.snapshot(ses
 describe('per-session budget (SESSION_MAX_BYTES)', () => {
   it('counts what a session holds at its exact JSON size, a legacy "unknown" session keyed per user included', async () => {
     const h = createHarness();
-    const body = { event: 'component_input', user_id: 'u-7', screen: 'pan_details', component_id: 'pan', component_type: 'text_input', hint: 'ABCDE1234F', properties: { field_status: 'FILLED' } };
+    const body = {
+      event: 'component_input',
+      user_id: 'u-7',
+      screen: 'pan_details',
+      component_id: 'pan',
+      component_type: 'text_input',
+      hint: 'ABCDE1234F',
+      properties: { field_status: 'FILLED' },
+    };
     for (const sessionId of ['s1', 'unknown', 'UNKNOWN']) {
       expect((await post(h, { session_id: sessionId, ...body })).status).toBe(200);
       const key = sessionId === 's1' ? 's1' : 'unknown:u-7';
@@ -24,15 +32,44 @@ describe('per-session budget (SESSION_MAX_BYTES)', () => {
 
   it('a 60 KB unknown field: latest_event keeps its known fields and a marker, the session keeps the rest', async () => {
     const h = createHarness({ env: { SESSION_MAX_BYTES: '16384' } });
-    expect((await post(h, { session_id: 's1', event: 'component_input', component_id: 'pan', component_type: 'text_input', hint: 'ABCDE1234F', screen: 'pan_details' })).status).toBe(200);
-    const res = await post(h, { session_id: 's1', event: 'screen_view', screen: 'pan_details', unknown_blob: FILLER, properties: { step: 2 } });
+    expect(
+      (
+        await post(h, {
+          session_id: 's1',
+          event: 'component_input',
+          component_id: 'pan',
+          component_type: 'text_input',
+          hint: 'ABCDE1234F',
+          screen: 'pan_details',
+        })
+      ).status,
+    ).toBe(200);
+    const res = await post(h, {
+      session_id: 's1',
+      event: 'screen_view',
+      screen: 'pan_details',
+      unknown_blob: FILLER,
+      properties: { step: 2 },
+    });
     expect(res.status).toBe(200);
     expect(res.body.warnings).toEqual(['unknown_event_type', 'session_budget_exceeded']);
     // The event's activity item says the same: where cluster mode, which answers before the run, has it (docs/cluster.md).
-    const items = (await h.http.get('/api/activity?session_id=s1&kind=event')).body.items as { payload: { warnings?: string[] } }[];
-    expect(items.map((item) => item.payload.warnings)).toEqual([undefined, ['unknown_event_type', 'session_budget_exceeded']]);
+    const items = (await h.http.get('/api/activity?session_id=s1&kind=event')).body.items as {
+      payload: { warnings?: string[] };
+    }[];
+    expect(items.map((item) => item.payload.warnings)).toEqual([
+      undefined,
+      ['unknown_event_type', 'session_budget_exceeded'],
+    ]);
     const session = (await h.http.get('/api/sessions/s1')).body;
-    expect(session.latest_event).toEqual({ session_id: 's1', event: 'screen_view', screen: 'pan_details', properties: { step: 2 }, timestamp: expect.any(Number), [TRIMMED_MARK]: true });
+    expect(session.latest_event).toEqual({
+      session_id: 's1',
+      event: 'screen_view',
+      screen: 'pan_details',
+      properties: { step: 2 },
+      timestamp: expect.any(Number),
+      [TRIMMED_MARK]: true,
+    });
     expect(session.component_hints.map((hint: { component_id: string }) => hint.component_id)).toEqual(['pan']);
     expect(held(h, 's1')).toBeLessThanOrEqual(16_384);
   });
@@ -41,12 +78,30 @@ describe('per-session budget (SESSION_MAX_BYTES)', () => {
     const h = createHarness({ env: { SESSION_MAX_BYTES: '65536' } });
     const note = 'n'.repeat(900);
     for (let i = 0; i < 100; i += 1) {
-      await post(h, { session_id: 's1', event: 'component_input', component_id: `field-${i}`, hint: `value-${i}`, properties: { note }, junk: stuffing(20_000) });
+      await post(h, {
+        session_id: 's1',
+        event: 'component_input',
+        component_id: `field-${i}`,
+        hint: `value-${i}`,
+        properties: { note },
+        junk: stuffing(20_000),
+      });
     }
     for (let i = 0; i < 10; i += 1) {
-      await post(h, { session_id: 's1', event: 'screen_schema', properties: { screen_id: `screen-${i}`, components: [], notes: stuffing(8_000) } });
+      await post(h, {
+        session_id: 's1',
+        event: 'screen_schema',
+        properties: { screen_id: `screen-${i}`, components: [], notes: stuffing(8_000) },
+      });
     }
-    const last = await post(h, { session_id: 's1', event: 'component_input', component_id: 'field-last', hint: 'v', properties: { note }, junk: FILLER });
+    const last = await post(h, {
+      session_id: 's1',
+      event: 'component_input',
+      component_id: 'field-last',
+      hint: 'v',
+      properties: { note },
+      junk: FILLER,
+    });
     expect(last.status).toBe(200);
     expect(last.body.warnings).toEqual(['session_budget_exceeded']);
     expect(held(h, 's1')).toBeLessThanOrEqual(65_536);
@@ -102,7 +157,11 @@ describe('process-wide budget (MEMORY_BUDGET_MB)', () => {
   it('counts a session of nested empty containers at what it costs the heap, not at twice its JSON', async () => {
     const h = createHarness({ env: { MEMORY_BUDGET_MB: '64', SESSION_HIBERNATE_SECONDS: '0' } });
     // 15,000 empty arrays: 45 KB of JSON, about 600 KB of heap once parsed (40 bytes each).
-    const nested = (sessionId: string) => ({ session_id: sessionId, event: 'component_input', properties: { a: Array.from({ length: 15_000 }, () => []) } });
+    const nested = (sessionId: string) => ({
+      session_id: sessionId,
+      event: 'component_input',
+      properties: { a: Array.from({ length: 15_000 }, () => []) },
+    });
     const { admitted, refused } = await fillUntilRefused(h, nested, 'n', 500);
     expect(refused?.status).toBe(503);
     const heldBytes = held(h, 'n0');
@@ -113,5 +172,4 @@ describe('process-wide budget (MEMORY_BUDGET_MB)', () => {
     expect(admitted).toBeLessThanOrEqual(Math.ceil(memory.budget_bytes / (15_000 * 40)));
     expect(admitted).toBeGreaterThan(10);
   });
-
 });

@@ -17,7 +17,9 @@ describe('methods the document does not declare', () => {
         const res = await (method === 'TRACE' ? request : request.set('X-API-Key', 'k'));
         expect(res.status, `${method} ${path}`).toBe(405);
         expect(res.headers.allow, `${method} ${path}`).toBe(allow);
-        expect(res.body.detail, `${method} ${path}`).toBe(`${method} is not a method of ${concrete(path)}; it answers ${allow}`);
+        expect(res.body.detail, `${method} ${path}`).toBe(
+          `${method} is not a method of ${concrete(path)}; it answers ${allow}`,
+        );
       }
     }
   });
@@ -39,7 +41,14 @@ describe('methods the document does not declare', () => {
     const unknown = await h.http.trace('/nope');
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ detail: 'no route for TRACE /nope' });
-    expect((await h.http.put('/v1/events').set('Content-Type', 'application/json').send('{"session_id":"s1","event":"identity"}')).status).toBe(405);
+    expect(
+      (
+        await h.http
+          .put('/v1/events')
+          .set('Content-Type', 'application/json')
+          .send('{"session_id":"s1","event":"identity"}')
+      ).status,
+    ).toBe(405);
     expect(h.system.supervisor.has('s1')).toBe(false);
   });
 });

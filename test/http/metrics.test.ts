@@ -11,14 +11,18 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
     const braces = /\{([^}]*)\}/.exec(line)?.[1] ?? '';
     const found = Object.fromEntries([...braces.matchAll(/(\w+)="([^"]*)"/g)].map((match) => [match[1], match[2]]));
-    if (Object.entries(labels).every(([key, value]) => found[key] === value)) return Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (Object.entries(labels).every(([key, value]) => found[key] === value))
+      return Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return undefined;
 }
 
 const scrape = async (h: Harness): Promise<string> => (await h.http.get('/metrics').expect(200)).text;
 const evaluate = (h: Harness, sessionId: string, screen: string) =>
-  h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: sessionId, signals: { screen, time_spent: 25, errors: [], idle_seconds: 0 } }).expect(200);
+  h.http
+    .post('/v1/assistant/trigger/evaluate')
+    .send({ session_id: sessionId, signals: { screen, time_spent: 25, errors: [], idle_seconds: 0 } })
+    .expect(200);
 
 describe('GET /metrics', () => {
   it("serves Node's default metrics and the service's own in Prometheus text format", async () => {
@@ -72,7 +76,10 @@ describe('GET /metrics', () => {
   it('keeps event types a client invents from growing the series without bound', async () => {
     const h = createHarness();
     for (let i = 0; i < MAX_OTHER_EVENT_TYPES + 10; i += 1) {
-      await h.http.post('/v1/events').send({ session_id: 's1', event: `invented_${i}` }).expect(200);
+      await h.http
+        .post('/v1/events')
+        .send({ session_id: 's1', event: `invented_${i}` })
+        .expect(200);
     }
     await h.http.post('/v1/events').send({ session_id: 's1', event: 'identity' }).expect(200);
     const text = await scrape(h);
@@ -90,9 +97,23 @@ describe('GET /metrics', () => {
     await h.http.get('/no/such/path-42').expect(404);
 
     const text = await scrape(h);
-    expect(sample(text, 'kyc_http_request_duration_seconds_count', { route: '/api/sessions/:session_id', method: 'GET', status: '200' })).toBe(1);
-    expect(sample(text, 'kyc_http_request_duration_seconds_count', { route: '/api/sessions/:session_id', method: 'GET', status: '404' })).toBe(1);
-    expect(sample(text, 'kyc_http_request_duration_seconds_count', { route: '/v1/events', method: 'POST', status: '200' })).toBe(1);
+    expect(
+      sample(text, 'kyc_http_request_duration_seconds_count', {
+        route: '/api/sessions/:session_id',
+        method: 'GET',
+        status: '200',
+      }),
+    ).toBe(1);
+    expect(
+      sample(text, 'kyc_http_request_duration_seconds_count', {
+        route: '/api/sessions/:session_id',
+        method: 'GET',
+        status: '404',
+      }),
+    ).toBe(1);
+    expect(
+      sample(text, 'kyc_http_request_duration_seconds_count', { route: '/v1/events', method: 'POST', status: '200' }),
+    ).toBe(1);
     expect(sample(text, 'kyc_http_request_duration_seconds_count', { route: 'unmatched', status: '404' })).toBe(1);
     expect(text).not.toContain('secret-looking-id');
     expect(text).not.toContain('path-42');

@@ -5,11 +5,16 @@ import { START_TIME, createHarness } from '../support/harness.js';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const event = (name = 'component_input') => ({ session_id: 's1', event: name, screen: 'pan_details' });
-const startVoice = (h: Harness) => h.http.post('/v1/assistant/session/start').send({ session_id: 's1', user_id: 'u1', screen: 'pan_details' });
+const startVoice = (h: Harness) =>
+  h.http.post('/v1/assistant/session/start').send({ session_id: 's1', user_id: 'u1', screen: 'pan_details' });
 const stopVoice = (h: Harness) => h.http.post('/v1/assistant/session/stop').send({ session_id: 's1' });
 const reengagement = async (h: Harness) => (await h.http.get('/api/reengagement/s1')).body as Record<string, unknown>;
 const reengagements = async (h: Harness) =>
-  ((await h.http.get('/api/activity?kind=reengagement')).body.items as { timestamp: string; user_id: string | null; payload: Record<string, unknown> }[]);
+  (await h.http.get('/api/activity?kind=reengagement')).body.items as {
+    timestamp: string;
+    user_id: string | null;
+    payload: Record<string, unknown>;
+  }[];
 
 describe('GET /api/reengagement/{session_id}', () => {
   it('404 for an unknown session, 422 for an impossible id', async () => {
@@ -24,7 +29,13 @@ describe('GET /api/reengagement/{session_id}', () => {
     const h = createHarness();
     await h.http.post('/v1/events').send(event());
     h.clock.increment(HOUR);
-    expect(await reengagement(h)).toEqual({ session_id: 's1', recommended: false, channel: 'voice', reason: 'user_active', inactivity_seconds: 3600 });
+    expect(await reengagement(h)).toEqual({
+      session_id: 's1',
+      recommended: false,
+      channel: 'voice',
+      reason: 'user_active',
+      inactivity_seconds: 3600,
+    });
   });
 
   it('answers assistant_active while voice runs, and recommends once the user has been inactive long enough after a stop', async () => {
@@ -36,9 +47,17 @@ describe('GET /api/reengagement/{session_id}', () => {
       h.clock.increment(MINUTE);
       expect((await h.http.get('/v1/assistant/context/s1')).status).toBe(200);
     }
-    expect(await reengagement(h)).toMatchObject({ recommended: false, reason: 'assistant_active', inactivity_seconds: 600 });
+    expect(await reengagement(h)).toMatchObject({
+      recommended: false,
+      reason: 'assistant_active',
+      inactivity_seconds: 600,
+    });
     await stopVoice(h);
-    expect(await reengagement(h)).toMatchObject({ recommended: true, reason: 'user_inactive_10min', inactivity_seconds: 600 });
+    expect(await reengagement(h)).toMatchObject({
+      recommended: true,
+      reason: 'user_inactive_10min',
+      inactivity_seconds: 600,
+    });
   });
 
   it('reads inactivity from the injected clock and REENGAGEMENT_INACTIVITY_SECONDS; agent telemetry does not count as the user', async () => {
@@ -50,7 +69,11 @@ describe('GET /api/reengagement/{session_id}', () => {
     await h.http.post('/v1/events').send(event('voice_conversation_turn'));
     expect(await reengagement(h)).toMatchObject({ recommended: false, inactivity_seconds: 119 });
     h.clock.increment(1_000);
-    expect(await reengagement(h)).toMatchObject({ recommended: true, reason: 'user_inactive_2min', inactivity_seconds: 120 });
+    expect(await reengagement(h)).toMatchObject({
+      recommended: true,
+      reason: 'user_inactive_2min',
+      inactivity_seconds: 120,
+    });
   });
 });
 
@@ -68,7 +91,13 @@ describe('the reengagement timer (simulated clock)', () => {
     expect(fired).toMatchObject({
       timestamp: new Date(START_TIME + 2 * HOUR).toISOString(),
       user_id: 'u1',
-      payload: { recommended: true, channel: 'voice', reason: 'user_inactive_120min', inactivity_seconds: 7200, source: 'timer' },
+      payload: {
+        recommended: true,
+        channel: 'voice',
+        reason: 'user_inactive_120min',
+        inactivity_seconds: 7200,
+        source: 'timer',
+      },
     });
     h.clock.increment(10 * HOUR);
     expect(await reengagements(h)).toHaveLength(2);
@@ -99,7 +128,11 @@ describe('the reengagement timer (simulated clock)', () => {
     expect((await reengagements(h)).map((item) => item.payload.source)).toEqual(['session_stop']);
     await stopVoice(h);
     h.clock.increment(5 * MINUTE);
-    expect((await reengagements(h)).map((item) => item.payload.source)).toEqual(['session_stop', 'session_stop', 'timer']);
+    expect((await reengagements(h)).map((item) => item.payload.source)).toEqual([
+      'session_stop',
+      'session_stop',
+      'timer',
+    ]);
   });
 
   it('is not armed by a stop on an inactive session', async () => {

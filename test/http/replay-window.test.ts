@@ -5,7 +5,10 @@ import { ReplayWindow } from '../../src/http/replay-window.js';
 const windowOf = () => new ReplayWindow<string>({ windowMs: 60_000, maxEntries: 100, maxBytes: 1 << 20, now: () => 0 });
 
 /** The copies' turns once the first has settled, and what each copy that runs answers. */
-async function copiesAfter(firstAnswer: string | undefined, copies: number): Promise<{ ran: number; answers: string[] }> {
+async function copiesAfter(
+  firstAnswer: string | undefined,
+  copies: number,
+): Promise<{ ran: number; answers: string[] }> {
   const window = windowOf();
   const first = window.check('id', 'same request');
   if (first.kind !== 'first') throw new Error('the first of its id must run');

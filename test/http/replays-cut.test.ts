@@ -17,7 +17,11 @@ afterEach(async () => {
 /** A window that says when a copy starts to wait for the first: the moment the test needs, not a sleep. */
 class WatchedWindow extends ReplayWindow<StoredAnswer> {
   waiting = 0;
-  override afterFirst(key: string, fingerprint: string, pending: Promise<StoredAnswer | undefined>): Promise<CopyTurn<StoredAnswer>> {
+  override afterFirst(
+    key: string,
+    fingerprint: string,
+    pending: Promise<StoredAnswer | undefined>,
+  ): Promise<CopyTurn<StoredAnswer>> {
     this.waiting += 1;
     return super.afterFirst(key, fingerprint, pending);
   }
@@ -58,7 +62,12 @@ describe('replays: a copy whose client left while it waited for a first that was
     await vi.waitFor(() => expect(accepted[0]!.destroyed).toBe(true));
     release();
 
-    const later = await fetch(`http://127.0.0.1:${port}/start`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'k1' }, body, signal: AbortSignal.timeout(5_000) });
+    const later = await fetch(`http://127.0.0.1:${port}/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'k1' },
+      body,
+      signal: AbortSignal.timeout(5_000),
+    });
     expect(later.status).toBe(200);
     // The first ran, the copy whose client left did not, the later copy did.
     expect(await later.json()).toEqual({ run: 2 });

@@ -2,10 +2,19 @@ import { describe, expect, it } from 'vitest';
 import type { Harness } from '../support/harness.js';
 import { advance, createHarness } from '../support/harness.js';
 
-const failure = { session_id: 's1', event: 'validation_failed', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', errors: ['pan_invalid'] };
+const failure = {
+  session_id: 's1',
+  event: 'validation_failed',
+  screen: 'pan_details',
+  component_id: 'pan_field',
+  component_type: 'text_input',
+  errors: ['pan_invalid'],
+};
 
-const send = (h: Harness, body: Record<string, unknown>, headers: Record<string, string>) => h.http.post('/v1/events').set(headers).send(body);
-const retryCounts = async (h: Harness) => (await h.http.get('/api/sessions/s1')).body.retry_counts as Record<string, number>;
+const send = (h: Harness, body: Record<string, unknown>, headers: Record<string, string>) =>
+  h.http.post('/v1/events').set(headers).send(body);
+const retryCounts = async (h: Harness) =>
+  (await h.http.get('/api/sessions/s1')).body.retry_counts as Record<string, number>;
 
 describe('replays: the same request id from the same client within REPLAY_WINDOW_SECONDS is applied once', () => {
   it('50 copies of one validation_failed with one X-Request-ID count once, each answered as the first', async () => {
@@ -20,7 +29,9 @@ describe('replays: the same request id from the same client within REPLAY_WINDOW
 
   it('copies sent while the first is still under way wait for it and get its answer; an Idempotency-Key works the same', async () => {
     const h = createHarness();
-    const answers = await Promise.all(Array.from({ length: 10 }, () => send(h, failure, { 'Idempotency-Key': 'key-1' })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => send(h, failure, { 'Idempotency-Key': 'key-1' })),
+    );
     expect(answers.map((res) => res.status)).toEqual(Array(10).fill(200));
     expect(await retryCounts(h)).toEqual({ pan_field: 1 });
   });
@@ -36,9 +47,20 @@ describe('replays: the same request id from the same client within REPLAY_WINDOW
 
   it('the same JSON with its keys in another order, at every depth, is the same request: answered as the first, applied once', async () => {
     const h = createHarness();
-    const nested = { ...failure, properties: { field_status: 'ERROR', semantic_slot: 'pan', display: { value: 'x', length: 1 } } };
+    const nested = {
+      ...failure,
+      properties: { field_status: 'ERROR', semantic_slot: 'pan', display: { value: 'x', length: 1 } },
+    };
     const reordered = (value: unknown): unknown =>
-      Array.isArray(value) ? value.map(reordered) : typeof value === 'object' && value !== null ? Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reordered(v)])) : value;
+      Array.isArray(value)
+        ? value.map(reordered)
+        : typeof value === 'object' && value !== null
+          ? Object.fromEntries(
+              Object.entries(value)
+                .reverse()
+                .map(([k, v]) => [k, reordered(v)]),
+            )
+          : value;
     const first = await send(h, nested, { 'Idempotency-Key': 'key-order' });
     expect(first.status).toBe(200);
     const copy = reordered(nested) as Record<string, unknown>;

@@ -19,7 +19,9 @@ const BUDGET_MB = 64;
 const ANNOUNCED = 65_000;
 
 async function start(): Promise<{ server: RunningServer; h: Harness }> {
-  const h = createHarness({ env: { API_KEY: KEY, MEMORY_BUDGET_MB: String(BUDGET_MB), REQUEST_TIMEOUT_SECONDS: '60' } });
+  const h = createHarness({
+    env: { API_KEY: KEY, MEMORY_BUDGET_MB: String(BUDGET_MB), REQUEST_TIMEOUT_SECONDS: '60' },
+  });
   const server = await serve(h);
   cleanups.push(() => server.close(0));
   return { server, h };
@@ -39,7 +41,10 @@ describe('request bodies still arriving count against the memory budget', () => 
   it('a partial body is charged what it announced while it arrives, and released when its client leaves', async () => {
     const { server, h } = await start();
     const slow = trickled(server.port);
-    await vi.waitFor(() => expect(h.app.requestBodies.use()).toMatchObject({ used_bytes: ANNOUNCED, bodies: 1 }), patient);
+    await vi.waitFor(
+      () => expect(h.app.requestBodies.use()).toMatchObject({ used_bytes: ANNOUNCED, bodies: 1 }),
+      patient,
+    );
     slow.socket.destroy();
     await vi.waitFor(() => expect(h.app.requestBodies.use()).toMatchObject({ used_bytes: 0, bodies: 0 }), patient);
   });
@@ -54,7 +59,9 @@ describe('request bodies still arriving count against the memory budget', () => 
     expect(whole.status).toBe(200);
     expect(h.app.requestBodies.use()).toMatchObject({ used_bytes: 0, bodies: 0 });
     const chunked = rawSocket(server.port, cleanups);
-    chunked.socket.write(`POST /v1/events HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1388\r\n${'x'.repeat(5000)}\r\n`);
+    chunked.socket.write(
+      `POST /v1/events HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1388\r\n${'x'.repeat(5000)}\r\n`,
+    );
     await vi.waitFor(() => expect(h.app.requestBodies.use()).toMatchObject({ used_bytes: 5000, bodies: 1 }), patient);
   });
 
@@ -66,7 +73,10 @@ describe('request bodies still arriving count against the memory budget', () => 
     for (let i = 0; i < fits + 10; i += 1) {
       slow.push(trickled(server.port));
       // One at a time, so that which came first is known.
-      await vi.waitFor(() => expect(h.app.requestBodies.use().bodies + h.app.requestBodies.use().cut).toBe(i + 1), patient);
+      await vi.waitFor(
+        () => expect(h.app.requestBodies.use().bodies + h.app.requestBodies.use().cut).toBe(i + 1),
+        patient,
+      );
       expect(h.app.requestBodies.use().used_bytes).toBeLessThanOrEqual(share);
     }
     expect(h.app.requestBodies.use()).toMatchObject({ bodies: fits, cut: 10 });

@@ -16,15 +16,33 @@ describe('GET /v1/sdk/config', () => {
     const res = await getConfig(h, { 'X-SVC-SDK-Version': '2.4.1' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      features: { allow_multiple_assistant_prompt: false, suppress_high_time_spent_trigger: false, component_input_hints_masked: true, use_websockets_for_control_plane: true },
-      thresholds: { min_trigger_interval_seconds: 60, high_time_spent_seconds: 20, assistant_prompt_cooldown_seconds: 45, error_window_seconds: 120 },
-      consent: { notice_version: 'default-1', notice: { en: expect.stringContaining('consent'), hi: expect.any(String) } },
+      features: {
+        allow_multiple_assistant_prompt: false,
+        suppress_high_time_spent_trigger: false,
+        component_input_hints_masked: true,
+        use_websockets_for_control_plane: true,
+      },
+      thresholds: {
+        min_trigger_interval_seconds: 60,
+        high_time_spent_seconds: 20,
+        assistant_prompt_cooldown_seconds: 45,
+        error_window_seconds: 120,
+      },
+      consent: {
+        notice_version: 'default-1',
+        notice: { en: expect.stringContaining('consent'), hi: expect.any(String) },
+      },
       sdk_version: '1.0.0',
       client_id: null,
       defaults_version: '1.0.0',
       environment: 'production',
       source: 'merged',
-      metadata: { source: 'merged', version: expect.stringMatching(/^[0-9a-f]{16}$/), client_id: null, sdk_version: '2.4.1' },
+      metadata: {
+        source: 'merged',
+        version: expect.stringMatching(/^[0-9a-f]{16}$/),
+        client_id: null,
+        sdk_version: '2.4.1',
+      },
     });
     expect(res.headers.etag).toBe(`"${res.body.metadata.version}"`);
     expect(res.headers['cache-control']).toBe('no-cache');
@@ -35,10 +53,25 @@ describe('GET /v1/sdk/config', () => {
     const demo = (await getConfig(h, { 'X-Client-ID': 'kycis_demo' })).body;
     const other = (await getConfig(h, { 'X-Client-ID': 'other_bank' })).body;
     const anonymous = (await getConfig(h)).body;
-    expect(demo.features).toEqual({ allow_multiple_assistant_prompt: true, suppress_high_time_spent_trigger: false, component_input_hints_masked: true, use_websockets_for_control_plane: true });
-    expect(demo.thresholds).toEqual({ min_trigger_interval_seconds: 90, high_time_spent_seconds: 30, assistant_prompt_cooldown_seconds: 45, error_window_seconds: 120 });
+    expect(demo.features).toEqual({
+      allow_multiple_assistant_prompt: true,
+      suppress_high_time_spent_trigger: false,
+      component_input_hints_masked: true,
+      use_websockets_for_control_plane: true,
+    });
+    expect(demo.thresholds).toEqual({
+      min_trigger_interval_seconds: 90,
+      high_time_spent_seconds: 30,
+      assistant_prompt_cooldown_seconds: 45,
+      error_window_seconds: 120,
+    });
     expect(demo.metadata).toMatchObject({ client_id: 'kycis_demo', sdk_version: null });
-    expect(other.thresholds).toEqual({ min_trigger_interval_seconds: 90, high_time_spent_seconds: 20, assistant_prompt_cooldown_seconds: 45, error_window_seconds: 120 });
+    expect(other.thresholds).toEqual({
+      min_trigger_interval_seconds: 90,
+      high_time_spent_seconds: 20,
+      assistant_prompt_cooldown_seconds: 45,
+      error_window_seconds: 120,
+    });
     expect(other.metadata.client_id).toBe('other_bank');
     expect(anonymous.thresholds).toEqual(other.thresholds);
     expect(anonymous.metadata.version).toBe(other.metadata.version);
@@ -82,7 +115,9 @@ describe('GET /v1/sdk/config', () => {
     const badQuery = await h.http.get('/v1/sdk/config?client_id=').set('X-Client-ID', 'kycis_demo');
     expect(badQuery.status).toBe(422);
     expect(badQuery.body).toEqual({ detail: 'client_id: must be 1-128 characters of A-Za-z0-9._:@/+=-' });
-    expect((await h.http.get('/v1/sdk/config?client_id=other_bank').set('X-Client-ID', 'kycis_demo')).body.client_id).toBe('kycis_demo');
+    expect(
+      (await h.http.get('/v1/sdk/config?client_id=other_bank').set('X-Client-ID', 'kycis_demo')).body.client_id,
+    ).toBe('kycis_demo');
     expect((await getConfig(h, { 'X-SVC-SDK-Version': '<script>' })).body.metadata.sdk_version).toBeNull();
   });
 });
@@ -103,7 +138,8 @@ describe('GET /v1/sdk/config after the override file changes', () => {
   it('the trigger policy of a session follows the reloaded tenant config', async () => {
     const { h, file } = harnessWithSdkConfig({ acme: { thresholds: { high_time_spent_seconds: 100 } } });
     await h.http.post('/v1/events').send({ session_id: 's1', event: 'identity', client_id: 'acme' });
-    const evaluate = () => h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: 's1', signals: { time_spent: 50 } });
+    const evaluate = () =>
+      h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: 's1', signals: { time_spent: 50 } });
     expect((await evaluate()).body.reason).toBe('none');
     const reloaded = nextReload(h.sdkConfig);
     file.write({ acme: { thresholds: { high_time_spent_seconds: 40 } } });
@@ -118,8 +154,13 @@ describe('GET /v1/sdk/config after the override file changes', () => {
     file.write({ '*': { thresholds: { min_trigger_interval_seconds: -10 } } });
     expect(await failed).toMatchObject({ ok: false });
     expect((await getConfig(h, { 'X-Client-ID': 'kycis_demo' })).body).toEqual(good);
-    const warning = h.logs.parsed().find((line) => line.msg === 'sdk config reload failed; keeping the last good config');
-    expect(warning).toMatchObject({ level: 40, problem: '"*".thresholds.min_trigger_interval_seconds: must not be negative' });
+    const warning = h.logs
+      .parsed()
+      .find((line) => line.msg === 'sdk config reload failed; keeping the last good config');
+    expect(warning).toMatchObject({
+      level: 40,
+      problem: '"*".thresholds.min_trigger_interval_seconds: must not be negative',
+    });
   });
 });
 
@@ -127,11 +168,28 @@ describe('OpenAPI', () => {
   it('documents the SDK config and trigger routes, the 304 included', async () => {
     const h = createHarness();
     const doc = (await h.http.get('/openapi.json')).body;
-    expect(Object.keys(doc.paths['/v1/sdk/config'].get.responses)).toEqual(['200', '304', '401', '403', '408', '422', '429', '503']);
+    expect(Object.keys(doc.paths['/v1/sdk/config'].get.responses)).toEqual([
+      '200',
+      '304',
+      '401',
+      '403',
+      '408',
+      '422',
+      '429',
+      '503',
+    ]);
     // The tenant by query too, as the route reads it.
-    expect(doc.paths['/v1/sdk/config'].get.parameters).toContainEqual(expect.objectContaining({ name: 'client_id', in: 'query', required: false }));
-    expect(doc.paths['/v1/assistant/trigger/evaluate'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TriggerEvaluateIn' });
+    expect(doc.paths['/v1/sdk/config'].get.parameters).toContainEqual(
+      expect.objectContaining({ name: 'client_id', in: 'query', required: false }),
+    );
+    expect(doc.paths['/v1/assistant/trigger/evaluate'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/TriggerEvaluateIn',
+    });
     expect(doc.components.schemas.TriggerEvaluateIn.required).toEqual(['signals']);
-    expect(doc.components.schemas.TriggerSignals.properties.time_spent.anyOf[0]).toEqual({ type: 'number', minimum: 0, maximum: 31_536_000 });
+    expect(doc.components.schemas.TriggerSignals.properties.time_spent.anyOf[0]).toEqual({
+      type: 'number',
+      minimum: 0,
+      maximum: 31_536_000,
+    });
   });
 });

@@ -31,7 +31,14 @@ describe('the names this service answers to (DNS rebinding)', () => {
     expect(refused.body.detail).toMatch(/^Host: not a name this service answers to/);
     expect((await h.http.get('/api/sessions').set('Host', 'attacker.example')).status).toBe(403);
     expect((await h.http.get('/api/sessions/rebound').set('Host', '127.0.0.1')).status).toBe(404);
-    for (const host of ['localhost:8080', 'LOCALHOST.', '127.0.0.1:8080', '[::1]:8080', 'console.localhost', '10.0.0.7']) {
+    for (const host of [
+      'localhost:8080',
+      'LOCALHOST.',
+      '127.0.0.1:8080',
+      '[::1]:8080',
+      'console.localhost',
+      '10.0.0.7',
+    ]) {
       expect((await h.http.get('/api/features').set('Host', host)).status, host).toBe(200);
     }
     // A load balancer's probe names the service however it likes.
@@ -44,10 +51,12 @@ describe('the names this service answers to (DNS rebinding)', () => {
     expect((await listed.http.get('/api/features').set('Host', 'assistant.example.com')).status).toBe(200);
     expect((await listed.http.get('/api/features').set('Host', 'other.example.com')).status).toBe(403);
     const keyed = createHarness({ env: { API_KEY: 'k1' } });
-    expect((await keyed.http.get('/api/features').set('Host', 'assistant.example.com').set('X-API-Key', 'k1')).status).toBe(200);
+    expect(
+      (await keyed.http.get('/api/features').set('Host', 'assistant.example.com').set('X-API-Key', 'k1')).status,
+    ).toBe(200);
   });
 
-  it('with no API_KEY, a WebSocket opened from another site\'s page, or naming another host, is refused 403', async () => {
+  it("with no API_KEY, a WebSocket opened from another site's page, or naming another host, is refused 403", async () => {
     const h = createHarness();
     const server = await serve(h);
     servers.push(server);

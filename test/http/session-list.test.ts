@@ -22,7 +22,8 @@ interface Page {
 }
 
 const event = (h: Harness, body: object) => h.http.post('/v1/events').send(body).expect(200);
-const list = async (h: Harness, query: Record<string, string> = {}): Promise<Page> => (await h.http.get('/api/sessions').query(query).expect(200)).body as Page;
+const list = async (h: Harness, query: Record<string, string> = {}): Promise<Page> =>
+  (await h.http.get('/api/sessions').query(query).expect(200)).body as Page;
 
 /** Every page in turn, following next_cursor. */
 async function allPages(h: Harness, query: Record<string, string>): Promise<Page[]> {
@@ -39,7 +40,12 @@ async function allPages(h: Harness, query: Record<string, string>): Promise<Page
 /** Sessions s00..s(n-1), one a second, each on a screen of its own parity. */
 async function seed(h: Harness, n: number): Promise<void> {
   for (let i = 0; i < n; i += 1) {
-    await event(h, { session_id: `s${String(i).padStart(2, '0')}`, user_id: `user-${i}`, event: 'screen_view', screen: i % 2 === 0 ? 'pan_details' : 'selfie_capture' });
+    await event(h, {
+      session_id: `s${String(i).padStart(2, '0')}`,
+      user_id: `user-${i}`,
+      event: 'screen_view',
+      screen: i % 2 === 0 ? 'pan_details' : 'selfie_capture',
+    });
     advance(h.clock, SECOND);
   }
 }
@@ -72,7 +78,12 @@ describe('GET /api/sessions', () => {
       last_activity_at: new Date(h.clock.now() - 10 * SECOND).toISOString(),
       status: 'running',
     });
-    expect(quiet).toMatchObject({ session_id: 'quiet', voice: 'inactive', cooldown_remaining_ms: 0, status: 'hibernated' });
+    expect(quiet).toMatchObject({
+      session_id: 'quiet',
+      voice: 'inactive',
+      cooldown_remaining_ms: 0,
+      status: 'hibernated',
+    });
     // Listing wakes nobody.
     expect(h.system.supervisor.counts).toEqual({ running: 1, hibernated: 1 });
   });
@@ -138,7 +149,13 @@ describe('GET /api/sessions', () => {
   it('takes any cursor of the documented form as the position it names, in either sort order', async () => {
     const h = createHarness();
     await seed(h, 6);
-    const pattern = new RegExp((apiDocument() as { paths: Record<string, { get: { parameters: { name: string; schema: { pattern: string } }[] } }> }).paths['/api/sessions']!.get.parameters.find((p) => p.name === 'cursor')!.schema.pattern);
+    const pattern = new RegExp(
+      (
+        apiDocument() as {
+          paths: Record<string, { get: { parameters: { name: string; schema: { pattern: string } }[] } }>;
+        }
+      ).paths['/api/sessions']!.get.parameters.find((p) => p.name === 'cursor')!.schema.pattern,
+    );
     const given = (await list(h, { limit: '2', sort: 'session_id', order: 'asc' })).next_cursor!;
     expect(given).toMatch(pattern);
     // Made up, never given: after s02 by id, after the time of s03 (then s02, s01, s00) by last activity.
@@ -166,13 +183,23 @@ describe('GET /api/sessions', () => {
 describe('GET /api/sessions/{session_id}/agent-context', () => {
   it("serves what the agent would get, as the agent's own fetch does, without recording a fetch or waking the session", async () => {
     const h = createHarness({ env: { SESSION_HIBERNATE_SECONDS: '60' } });
-    await event(h, { session_id: 's1', user_id: 'u1', event: 'component_input', screen: 'pan_details', component_id: 'pan', component_type: 'text_input', hint: 'ABCDE1234F' });
+    await event(h, {
+      session_id: 's1',
+      user_id: 'u1',
+      event: 'component_input',
+      screen: 'pan_details',
+      component_id: 'pan',
+      component_type: 'text_input',
+      hint: 'ABCDE1234F',
+    });
     advance(h.clock, 120 * SECOND);
     expect(h.system.supervisor.counts).toEqual({ running: 0, hibernated: 1 });
 
     const peek = await h.http.get('/api/sessions/s1/agent-context').expect(200);
     expect(h.system.supervisor.counts).toEqual({ running: 0, hibernated: 1 });
-    const kinds = (await h.http.get('/api/activity').query({ session_id: 's1' })).body.items.map((item: { kind: string }) => item.kind);
+    const kinds = (await h.http.get('/api/activity').query({ session_id: 's1' })).body.items.map(
+      (item: { kind: string }) => item.kind,
+    );
     expect(kinds).not.toContain('voice_agent_context_fetch');
     expect(JSON.stringify(peek.body)).not.toContain('ABCDE1234F');
 
@@ -185,24 +212,47 @@ describe('GET /api/sessions/{session_id}/agent-context', () => {
 
 describe('flow progress in a summary', () => {
   const summaryOf = async (h: ReturnType<typeof createHarness>, sessionId: string) =>
-    ((await h.http.get('/api/sessions').query({ q: sessionId }).expect(200)).body.sessions as { session_id: string; flow: unknown }[]).find((item) => item.session_id === sessionId);
+    (
+      (await h.http.get('/api/sessions').query({ q: sessionId }).expect(200)).body.sessions as {
+        session_id: string;
+        flow: unknown;
+      }[]
+    ).find((item) => item.session_id === sessionId);
 
   it('is where the current screen stands in the sequence the SDK set, as /v1/flows/set reports it', async () => {
     const h = createHarness();
     const steps = ['phone_otp', 'email_otp', 'pan_details', 'personal_details'];
-    const set = await h.http.post('/v1/flows/set').send({ session_id: 'f1', flow_key: 'kyc', step_sequence: steps, current_step: 'pan_details' }).expect(200);
+    const set = await h.http
+      .post('/v1/flows/set')
+      .send({ session_id: 'f1', flow_key: 'kyc', step_sequence: steps, current_step: 'pan_details' })
+      .expect(200);
     expect(set.body.progress).toMatchObject({ position: 3, total: 4 });
-    await h.http.post('/v1/events').send({ session_id: 'f1', event: 'screen_state', screen: 'pan_details' }).expect(200);
-    expect((await summaryOf(h, 'f1'))?.flow).toEqual({ flow_key: 'kyc', current_step: 'pan_details', position: 3, total: 4, percent: 75 });
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: 'f1', event: 'screen_state', screen: 'pan_details' })
+      .expect(200);
+    expect((await summaryOf(h, 'f1'))?.flow).toEqual({
+      flow_key: 'kyc',
+      current_step: 'pan_details',
+      position: 3,
+      total: 4,
+      percent: 75,
+    });
     await h.http.post('/v1/events').send({ session_id: 'f1', event: 'screen_state', screen: 'elsewhere' }).expect(200);
     expect((await summaryOf(h, 'f1'))?.flow).toMatchObject({ position: null, percent: null, total: 4 });
   });
 
   it('is null for a session with no flow, and after the flow is cleared', async () => {
     const h = createHarness();
-    await h.http.post('/v1/events').send({ session_id: 'f2', event: 'screen_state', screen: 'pan_details' }).expect(200);
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: 'f2', event: 'screen_state', screen: 'pan_details' })
+      .expect(200);
     expect((await summaryOf(h, 'f2'))?.flow).toBeNull();
-    await h.http.post('/v1/flows/set').send({ session_id: 'f2', flow_key: 'kyc', step_sequence: ['pan_details'] }).expect(200);
+    await h.http
+      .post('/v1/flows/set')
+      .send({ session_id: 'f2', flow_key: 'kyc', step_sequence: ['pan_details'] })
+      .expect(200);
     expect((await summaryOf(h, 'f2'))?.flow).toMatchObject({ flow_key: 'kyc', position: 1, total: 1 });
     await h.http.post('/v1/flows/set').send({ session_id: 'f2', flow_key: 'kyc', step_sequence: [] }).expect(200);
     expect((await summaryOf(h, 'f2'))?.flow).toBeNull();

@@ -5,7 +5,13 @@ import { START_TIME, advance, createHarness, settle } from '../support/harness.j
 
 const start = (h: Harness, body: Record<string, unknown>) => h.http.post('/v1/assistant/session/start').send(body);
 const stop = (h: Harness, body: Record<string, unknown>) => h.http.post('/v1/assistant/session/stop').send(body);
-const items = async (h: Harness) => (await h.http.get('/api/activity?limit=1000')).body.items as { kind: string; user_id: string | null; payload: Record<string, unknown>; trace: { trace_id: string; request_id: string } }[];
+const items = async (h: Harness) =>
+  (await h.http.get('/api/activity?limit=1000')).body.items as {
+    kind: string;
+    user_id: string | null;
+    payload: Record<string, unknown>;
+    trace: { trace_id: string; request_id: string };
+  }[];
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
 
@@ -28,7 +34,12 @@ describe('POST /v1/assistant/session/start without media credentials (placeholde
     expect(res.body.token.split('.')).toHaveLength(2);
     const session = (await h.http.get('/api/sessions/s1')).body;
     expect(session).toMatchObject({ active: true, user_id: 'u1', screen: 'pan_details', state: { voice: 'active' } });
-    expect(session.voice).toEqual({ room: 'kyc-room-s1', dispatch_id: null, started_at: new Date(START_TIME).toISOString(), stopped_at: null });
+    expect(session.voice).toEqual({
+      room: 'kyc-room-s1',
+      dispatch_id: null,
+      started_at: new Date(START_TIME).toISOString(),
+      stopped_at: null,
+    });
   });
 
   it('warns missing_screen_context when neither the body nor the session knows the screen, in the response and the activity', async () => {
@@ -36,7 +47,10 @@ describe('POST /v1/assistant/session/start without media credentials (placeholde
     const res = await start(h, { session_id: 's1', screen: '' });
     expect(res.body.warnings).toEqual(['missing_screen_context', 'media_not_configured']);
     const [started] = await items(h);
-    expect(started).toMatchObject({ kind: 'session_start', payload: { warnings: ['missing_screen_context', 'media_not_configured'], screen: null } });
+    expect(started).toMatchObject({
+      kind: 'session_start',
+      payload: { warnings: ['missing_screen_context', 'media_not_configured'], screen: null },
+    });
   });
 
   it('uses the screen the session already holds, and a screen in the body updates it', async () => {
@@ -103,10 +117,20 @@ describe('POST /v1/assistant/session/stop', () => {
     expect(session.active).toBe(false);
     expect(session.voice.stopped_at).toBe(new Date(START_TIME + 90_000).toISOString());
     const [, stopped, reengagement] = await items(h);
-    expect(stopped).toMatchObject({ kind: 'session_stop', user_id: 'u1', payload: { room: 'kyc-room-s1', was_active: true } });
+    expect(stopped).toMatchObject({
+      kind: 'session_stop',
+      user_id: 'u1',
+      payload: { room: 'kyc-room-s1', was_active: true },
+    });
     expect(reengagement).toMatchObject({
       kind: 'reengagement',
-      payload: { recommended: false, channel: 'voice', reason: 'user_active', inactivity_seconds: 90, source: 'session_stop' },
+      payload: {
+        recommended: false,
+        channel: 'voice',
+        reason: 'user_active',
+        inactivity_seconds: 90,
+        source: 'session_stop',
+      },
     });
   });
 
@@ -135,20 +159,30 @@ describe('a voice session within the rest of the session', () => {
     const h = createHarness();
     for (const event of clientJourney(SESSION)) await h.http.post('/v1/events').send(event);
     await start(h, { session_id: SESSION, user_id: 'u1', screen: 'pan_details' });
-    await h.http.post('/v1/events').send({ session_id: SESSION, event: 'voice_conversation_turn', properties: { role: 'agent' } });
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: SESSION, event: 'voice_conversation_turn', properties: { role: 'agent' } });
     const fetched = await h.http.get(`/v1/assistant/context/${SESSION}`);
     expect(fetched.body.context.voice_active).toBe(true);
     await stop(h, { session_id: SESSION });
     expect((await h.http.get(`/v1/assistant/context/${SESSION}`)).body.context.voice_active).toBe(false);
     const kinds = (await items(h)).map((item) => (item.kind === 'event' ? String(item.payload.event) : item.kind));
-    expect(kinds.slice(-6, -1)).toEqual(['session_start', 'voice_conversation_turn', 'voice_agent_context_fetch', 'session_stop', 'reengagement']);
+    expect(kinds.slice(-6, -1)).toEqual([
+      'session_start',
+      'voice_conversation_turn',
+      'voice_agent_context_fetch',
+      'session_stop',
+      'reengagement',
+    ]);
     expect(kinds.indexOf('identity')).toBeLessThan(kinds.indexOf('session_start'));
   });
 
   it('events ingested during a voice session leave it active', async () => {
     const h = createHarness();
     await start(h, { session_id: 's1', screen: 'pan_details' });
-    await h.http.post('/v1/events').send({ session_id: 's1', event: 'component_input', component_id: 'pan_field', hint: 'ABCDE1234F' });
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: 's1', event: 'component_input', component_id: 'pan_field', hint: 'ABCDE1234F' });
     await h.http.post('/v1/events').send({ session_id: 's1', event: 'voice_conversation_turn' });
     expect((await h.http.get('/api/sessions/s1')).body.state.voice).toBe('active');
   });
@@ -185,24 +219,40 @@ describe('a voice session within the rest of the session', () => {
     ];
     expect(h.logs.text).not.toContain(started.body.token);
     expect(bodies.slice(1).join('\n')).not.toContain(started.body.token);
-    for (const raw of [RAW_PAN, RAW_PHONE, RAW_AADHAAR]) expect([...bodies, h.logs.text].join('\n'), raw).not.toContain(raw);
+    for (const raw of [RAW_PAN, RAW_PHONE, RAW_AADHAAR])
+      expect([...bodies, h.logs.text].join('\n'), raw).not.toContain(raw);
   });
 
   it('documents the voice routes in the OpenAPI document', async () => {
     const h = createHarness();
     const doc = (await h.http.get('/openapi.json')).body;
-    expect(doc.paths['/v1/assistant/session/start'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/AssistantStartIn' });
+    expect(doc.paths['/v1/assistant/session/start'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/AssistantStartIn',
+    });
     expect(doc.components.schemas.AssistantStartOut.required).toEqual(
-      expect.arrayContaining(['token', 'media_url', 'media_room', 'expires_in_sec', 'session_id', 'livekit_url', 'livekit_room', 'warnings']),
+      expect.arrayContaining([
+        'token',
+        'media_url',
+        'media_room',
+        'expires_in_sec',
+        'session_id',
+        'livekit_url',
+        'livekit_room',
+        'warnings',
+      ]),
     );
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/assistant/session/stop', '/api/reengagement/{session_id}']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/v1/assistant/session/stop', '/api/reengagement/{session_id}']),
+    );
   });
 });
 
 describe('a voice session nobody stops ends once nothing is heard of the call (VOICE_SILENCE_TIMEOUT_SECONDS)', () => {
   type Item = { kind: string; timestamp: string; payload: Record<string, unknown> };
   const voiceItems = async (h: Harness) =>
-    ((await h.http.get('/api/activity?session_id=s1&limit=100')).body.items as Item[]).filter((item) => item.kind === 'session_stop' || item.kind === 'reengagement');
+    ((await h.http.get('/api/activity?session_id=s1&limit=100')).body.items as Item[]).filter(
+      (item) => item.kind === 'session_stop' || item.kind === 'reengagement',
+    );
   const voiceState = async (h: Harness) => (await h.http.get('/api/sessions/s1')).body.state.voice as string;
 
   it('ends the call as a stop would, at the timeout after the start, not a millisecond before', async () => {
@@ -223,7 +273,9 @@ describe('a voice session nobody stops ends once nothing is heard of the call (V
       { kind: 'reengagement', payload: { source: 'session_stop' } },
     ]);
     // Triggers are no longer held back as assistant_active, and the client's late stop is a no-op.
-    const trigger = await h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: 's1', signals: { errors: ['a', 'b'] } });
+    const trigger = await h.http
+      .post('/v1/assistant/trigger/evaluate')
+      .send({ session_id: 's1', signals: { errors: ['a', 'b'] } });
     expect(trigger.body).toMatchObject({ trigger: true, reason: 'repeated_errors' });
     expect((await stop(h, { session_id: 's1' })).body).toEqual({ session_id: 's1', active: false, warnings: [] });
     expect((await voiceItems(h)).at(-1)).toMatchObject({ kind: 'session_stop', payload: { was_active: false } });
@@ -235,7 +287,9 @@ describe('a voice session nobody stops ends once nothing is heard of the call (V
     advance(h.clock, 4 * MINUTE);
     await h.http.get('/v1/assistant/context/s1');
     advance(h.clock, 4 * MINUTE);
-    await h.http.post('/v1/events').send({ session_id: 's1', event: 'voice_conversation_turn', properties: { role: 'agent' } });
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: 's1', event: 'voice_conversation_turn', properties: { role: 'agent' } });
     advance(h.clock, 4 * MINUTE);
     await start(h, { session_id: 's1', user_id: 'u1' });
     advance(h.clock, 5 * MINUTE - 1);
@@ -247,7 +301,10 @@ describe('a voice session nobody stops ends once nothing is heard of the call (V
     advance(h.clock, 1);
     await settle();
     expect(await voiceState(h)).toBe('inactive');
-    expect((await voiceItems(h))[0]).toMatchObject({ timestamp: new Date(START_TIME + 17 * MINUTE).toISOString(), payload: { ended_by: 'silence', silent_seconds: 300 } });
+    expect((await voiceItems(h))[0]).toMatchObject({
+      timestamp: new Date(START_TIME + 17 * MINUTE).toISOString(),
+      payload: { ended_by: 'silence', silent_seconds: 300 },
+    });
   });
 
   it('a silent call ended leaves the session to be evicted like any other', async () => {
@@ -259,8 +316,8 @@ describe('a voice session nobody stops ends once nothing is heard of the call (V
   });
 
   it('refuses a timeout shorter than two context refreshes, naming both settings', () => {
-    expect(() => createHarness({ env: { VOICE_SILENCE_TIMEOUT_SECONDS: '100', VOICE_CONTEXT_REFRESH_SECONDS: '60' } })).toThrow(
-      /VOICE_SILENCE_TIMEOUT_SECONDS \(100\) must be at least twice VOICE_CONTEXT_REFRESH_SECONDS \(60\)/,
-    );
+    expect(() =>
+      createHarness({ env: { VOICE_SILENCE_TIMEOUT_SECONDS: '100', VOICE_CONTEXT_REFRESH_SECONDS: '60' } }),
+    ).toThrow(/VOICE_SILENCE_TIMEOUT_SECONDS \(100\) must be at least twice VOICE_CONTEXT_REFRESH_SECONDS \(60\)/);
   });
 });

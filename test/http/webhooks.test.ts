@@ -22,17 +22,31 @@ async function receiver(): Promise<{ receiver: WebhookReceiver; url: string }> {
 }
 
 /** The receiver verifies timestamps against real time: the simulated clock starts at it. */
-const harness = (url: string, env: Record<string, string> = {}) => createHarness({ env: { STORE: 'sqlite', DATA_DIR: tempDataDir(), WEBHOOK_URL: url, WEBHOOK_SECRET: SECRET, ...env }, startAt: Date.now() });
+const harness = (url: string, env: Record<string, string> = {}) =>
+  createHarness({
+    env: { STORE: 'sqlite', DATA_DIR: tempDataDir(), WEBHOOK_URL: url, WEBHOOK_SECRET: SECRET, ...env },
+    startAt: Date.now(),
+  });
 
 async function call(h: Harness): Promise<string> {
-  const started = await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION, user_id: 'hook-user', screen: 'pan_details' }).expect(200);
-  await h.http.post('/v1/assistant/consent').send({ session_id: SESSION, decision: 'given', notice_version: 'default-1', language: 'en' }).expect(200);
-  await h.http.post('/v1/events').send({ session_id: SESSION, event: 'voice_conversation_turn', properties: { role: 'user', text: 'help me' } }).expect(200);
+  const started = await h.http
+    .post('/v1/assistant/session/start')
+    .send({ session_id: SESSION, user_id: 'hook-user', screen: 'pan_details' })
+    .expect(200);
+  await h.http
+    .post('/v1/assistant/consent')
+    .send({ session_id: SESSION, decision: 'given', notice_version: 'default-1', language: 'en' })
+    .expect(200);
+  await h.http
+    .post('/v1/events')
+    .send({ session_id: SESSION, event: 'voice_conversation_turn', properties: { role: 'user', text: 'help me' } })
+    .expect(200);
   await h.http.post('/v1/assistant/session/stop').send({ session_id: SESSION }).expect(200);
   return started.body.assistant_invocation_id as string;
 }
 
-const deliveries = async (h: Harness, query = '') => (await h.http.get(`/api/webhooks/deliveries${query}`).expect(200)).body.deliveries as Record<string, any>[];
+const deliveries = async (h: Harness, query = '') =>
+  (await h.http.get(`/api/webhooks/deliveries${query}`).expect(200)).body.deliveries as Record<string, any>[];
 
 describe('signed webhooks from the durable outbox', () => {
   it('deliver consent.recorded and call.ended with the report to a real receiver that verifies the signature', async () => {
@@ -42,26 +56,59 @@ describe('signed webhooks from the durable outbox', () => {
     await h.system.callUpkeep!.round();
     expect(hooks.received.every((message) => !(message.verified instanceof Error))).toBe(true);
     const [ended] = hooks.messages('call.ended');
-    expect(ended!.data).toMatchObject({ call_id: callId, session_id: SESSION, ended_by: 'client', transcript_kept: true, report: { turns: { user: 1, agent: 0 }, outcome: 'unresolved' } });
-    expect(hooks.messages('consent.recorded')[0]!.data).toMatchObject({ session_id: SESSION, call_id: callId, decision: 'given', notice_version: 'default-1', language: 'en' });
+    expect(ended!.data).toMatchObject({
+      call_id: callId,
+      session_id: SESSION,
+      ended_by: 'client',
+      transcript_kept: true,
+      report: { turns: { user: 1, agent: 0 }, outcome: 'unresolved' },
+    });
+    expect(hooks.messages('consent.recorded')[0]!.data).toMatchObject({
+      session_id: SESSION,
+      call_id: callId,
+      decision: 'given',
+      notice_version: 'default-1',
+      language: 'en',
+    });
     // The words stay in the service: a webhook carries the report, never the transcript.
     expect(hooks.received.map((message) => message.body).join('')).not.toContain('help me');
     const listed = await deliveries(h);
-    expect(listed.map((delivery) => [delivery.type, delivery.status, delivery.attempts, delivery.last_status])).toEqual([
-      ['call.ended', 'delivered', 1, 200],
-      ['consent.recorded', 'delivered', 1, 200],
-    ]);
-    expect(new Set(hooks.received.map((message) => message.headers['webhook-id']))).toEqual(new Set(listed.map((delivery) => delivery.message_id)));
+    expect(listed.map((delivery) => [delivery.type, delivery.status, delivery.attempts, delivery.last_status])).toEqual(
+      [
+        ['call.ended', 'delivered', 1, 200],
+        ['consent.recorded', 'delivered', 1, 200],
+      ],
+    );
+    expect(new Set(hooks.received.map((message) => message.headers['webhook-id']))).toEqual(
+      new Set(listed.map((delivery) => delivery.message_id)),
+    );
   });
 
   it('deliver handoff.requested, then handoff.unanswered when the agent said nobody was free: the call back owed, once', async () => {
     const { receiver: hooks, url } = await receiver();
     const h = harness(url);
-    const started = await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION, screen: 'pan_details' }).expect(200);
-    await h.http.post('/v1/events').send({ session_id: SESSION, event: 'handoff_requested', screen: 'pan_details', properties: { reason: 'the user asked' } }).expect(200);
-    await h.http.post('/v1/events').send({ session_id: SESSION, event: 'handoff_unanswered', properties: { waited_seconds: 120 } }).expect(200);
+    const started = await h.http
+      .post('/v1/assistant/session/start')
+      .send({ session_id: SESSION, screen: 'pan_details' })
+      .expect(200);
+    await h.http
+      .post('/v1/events')
+      .send({
+        session_id: SESSION,
+        event: 'handoff_requested',
+        screen: 'pan_details',
+        properties: { reason: 'the user asked' },
+      })
+      .expect(200);
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: SESSION, event: 'handoff_unanswered', properties: { waited_seconds: 120 } })
+      .expect(200);
     // Said twice (a retried post): one message all the same.
-    await h.http.post('/v1/events').send({ session_id: SESSION, event: 'handoff_unanswered', properties: { waited_seconds: 120 } }).expect(200);
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: SESSION, event: 'handoff_unanswered', properties: { waited_seconds: 120 } })
+      .expect(200);
     await h.system.callUpkeep!.round();
     expect(hooks.received.every((message) => !(message.verified instanceof Error))).toBe(true);
     const unanswered = hooks.messages('handoff.unanswered');
@@ -86,7 +133,11 @@ describe('signed webhooks from the durable outbox', () => {
     await h.system.callUpkeep!.round();
     const failed = await deliveries(h, '?status=pending');
     expect(failed).toHaveLength(2);
-    expect(failed[0]).toMatchObject({ attempts: 1, last_status: null, last_error: expect.stringMatching(/not delivered/) });
+    expect(failed[0]).toMatchObject({
+      attempts: 1,
+      last_status: null,
+      last_error: expect.stringMatching(/not delivered/),
+    });
 
     const again = restartAfterCrash(h);
     await hooks.start(port);
@@ -119,7 +170,12 @@ describe('signed webhooks from the durable outbox', () => {
       await h.system.callUpkeep!.round();
       [delivery] = await deliveries(h);
     }
-    expect(delivery).toMatchObject({ status: 'failed', last_status: 500, last_error: 'answered 500', next_attempt_at: null });
+    expect(delivery).toMatchObject({
+      status: 'failed',
+      last_status: 500,
+      last_error: 'answered 500',
+      next_attempt_at: null,
+    });
     expect(gaps.length).toBeGreaterThan(10);
     expect(gaps[1]!).toBeGreaterThan(gaps[0]!);
     expect(Math.max(...gaps)).toBeLessThanOrEqual(3_600_000);
@@ -139,9 +195,15 @@ describe('signed webhooks from the durable outbox', () => {
     const { receiver: hooks, url } = await receiver();
     const h = harness(url);
     await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION, user_id: 'hook-user' }).expect(200);
-    await h.http.post('/v1/events').send({ session_id: SESSION, event: 'handoff_requested', properties: { reason: 'asked_for_a_person' } }).expect(200);
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: SESSION, event: 'handoff_requested', properties: { reason: 'asked_for_a_person' } })
+      .expect(200);
     await h.system.callUpkeep!.round();
-    expect(hooks.messages('handoff.requested')[0]!.data).toMatchObject({ session_id: SESSION, reason: 'asked_for_a_person' });
+    expect(hooks.messages('handoff.requested')[0]!.data).toMatchObject({
+      session_id: SESSION,
+      reason: 'asked_for_a_person',
+    });
     hooks.status = 503;
     await h.http.post('/v1/assistant/session/stop').send({ session_id: SESSION }).expect(200);
     await h.system.callUpkeep!.round();
@@ -162,10 +224,20 @@ describe('signed webhooks from the durable outbox', () => {
     const callId = await call(h);
     await h.system.callUpkeep!.round();
     const endedAt = h.clock.now();
-    expect(hooks.messages('call.ended')[0]!.data).toMatchObject({ call_id: callId, report: { outcome: 'unresolved', outcome_open_until: new Date(endedAt + 600_000).toISOString(), resolved_at: null } });
+    expect(hooks.messages('call.ended')[0]!.data).toMatchObject({
+      call_id: callId,
+      report: {
+        outcome: 'unresolved',
+        outcome_open_until: new Date(endedAt + 600_000).toISOString(),
+        resolved_at: null,
+      },
+    });
 
     h.clock.increment(60_000);
-    await h.http.post('/v1/events').send({ session_id: SESSION, event: 'screen_schema_lazy', screen: 'aadhaar_otp' }).expect(200);
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: SESSION, event: 'screen_schema_lazy', screen: 'aadhaar_otp' })
+      .expect(200);
     await h.system.callUpkeep!.round();
     expect(hooks.received.every((message) => !(message.verified instanceof Error))).toBe(true);
     const updated = hooks.messages('call.outcome_updated');
@@ -175,18 +247,28 @@ describe('signed webhooks from the durable outbox', () => {
       session_id: SESSION,
       ended_at: new Date(endedAt).toISOString(),
       previous_outcome: 'unresolved',
-      report: { outcome: 'resolved', reason: 'moved_past_step_after_call', resolved_at: new Date(endedAt + 60_000).toISOString(), outcome_open_until: null },
+      report: {
+        outcome: 'resolved',
+        reason: 'moved_past_step_after_call',
+        resolved_at: new Date(endedAt + 60_000).toISOString(),
+        outcome_open_until: null,
+      },
     });
     // One update per change: a further move says nothing more.
     h.clock.increment(60_000);
-    await h.http.post('/v1/events').send({ session_id: SESSION, event: 'screen_schema_lazy', screen: 'selfie' }).expect(200);
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: SESSION, event: 'screen_schema_lazy', screen: 'selfie' })
+      .expect(200);
     await h.system.callUpkeep!.round();
     expect(hooks.messages('call.outcome_updated')).toHaveLength(1);
   });
 
   it('refuse WEBHOOK_URL without a secret, and a secret not of the whsec_ form', () => {
     expect(() => createHarness({ env: { WEBHOOK_URL: 'http://127.0.0.1:9/x' } })).toThrow(/WEBHOOK_SECRET/);
-    expect(() => createHarness({ env: { WEBHOOK_URL: 'http://127.0.0.1:9/x', WEBHOOK_SECRET: 'plain' } })).toThrow(/WEBHOOK_SECRET/);
+    expect(() => createHarness({ env: { WEBHOOK_URL: 'http://127.0.0.1:9/x', WEBHOOK_SECRET: 'plain' } })).toThrow(
+      /WEBHOOK_SECRET/,
+    );
   });
 });
 
@@ -194,7 +276,10 @@ describe("docs/webhooks.md's receiver", () => {
   it('run as the page gives it, verifies and prints the call.ended the service sends', async () => {
     const page = readFileSync('docs/webhooks.md', 'utf8');
     const code = /## A receiver that verifies[\s\S]*?```js\n([\s\S]*?)```/.exec(page)![1]!;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', code], { env: { ...process.env, WEBHOOK_SECRET: SECRET, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+      env: { ...process.env, WEBHOOK_SECRET: SECRET, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
       const listening = (await lines.next()).value as string;
@@ -203,9 +288,15 @@ describe("docs/webhooks.md's receiver", () => {
       const callId = await call(h);
       await h.system.callUpkeep!.round();
       const printed: { type: string; data: Record<string, unknown> }[] = [];
-      while (!printed.some((message) => message.type === 'call.ended')) printed.push(JSON.parse((await lines.next()).value as string));
-      expect(printed.find((message) => message.type === 'call.ended')!.data).toMatchObject({ call_id: callId, report: { outcome: 'unresolved' } });
-      expect((await deliveries(h)).every((delivery) => delivery.status === 'delivered' && delivery.last_status === 204)).toBe(true);
+      while (!printed.some((message) => message.type === 'call.ended'))
+        printed.push(JSON.parse((await lines.next()).value as string));
+      expect(printed.find((message) => message.type === 'call.ended')!.data).toMatchObject({
+        call_id: callId,
+        report: { outcome: 'unresolved' },
+      });
+      expect(
+        (await deliveries(h)).every((delivery) => delivery.status === 'delivered' && delivery.last_status === 204),
+      ).toBe(true);
     } finally {
       child.kill();
     }

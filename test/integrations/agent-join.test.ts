@@ -19,12 +19,21 @@ beforeEach(() => lk.reset());
 const ROOM = 'kyc-room-s1';
 const SECOND = 1000;
 const harness = (env: Record<string, string> = {}) => createHarness({ env: { ...lk.env(), ...env } });
-const start = (h: Harness) => h.http.post('/v1/assistant/session/start').send({ session_id: 's1', screen: 'pan_details' });
-const session = async (h: Harness) => (await h.http.get('/api/sessions/s1')).body as { active: boolean; voice: { dispatch_id: string | null; stopped_at: string | null } };
+const start = (h: Harness) =>
+  h.http.post('/v1/assistant/session/start').send({ session_id: 's1', screen: 'pan_details' });
+const session = async (h: Harness) =>
+  (await h.http.get('/api/sessions/s1')).body as {
+    active: boolean;
+    voice: { dispatch_id: string | null; stopped_at: string | null };
+  };
 const items = async (h: Harness) =>
-  ((await h.http.get('/api/activity?limit=1000')).body.items as { kind: string; timestamp: string; payload: Record<string, unknown> }[]).filter((item) =>
-    ['session_start', 'session_stop', 'voice_agent'].includes(item.kind),
-  );
+  (
+    (await h.http.get('/api/activity?limit=1000')).body.items as {
+      kind: string;
+      timestamp: string;
+      payload: Record<string, unknown>;
+    }[]
+  ).filter((item) => ['session_start', 'session_stop', 'voice_agent'].includes(item.kind));
 const at = (ms: number) => new Date(START_TIME + ms).toISOString();
 /** A join is no activity item (the typical order stays as it is): the session's watch holds it. */
 const joinedAt = (h: Harness) => h.system.supervisor.snapshot('s1')?.context.agent_watch?.joined_at ?? null;
@@ -68,10 +77,25 @@ describe('no agent joins', () => {
     await until(async () => !(await session(h)).active);
 
     expect(await items(h)).toEqual([
-      expect.objectContaining({ kind: 'session_start', payload: expect.objectContaining({ resumed: false, warnings: [], dispatch_id: first }) }),
-      expect.objectContaining({ kind: 'voice_agent', timestamp: at(10 * SECOND), payload: expect.objectContaining({ outcome: 'redispatched', attempt: 2, replaced: first, dispatch_id: second }) }),
-      expect.objectContaining({ kind: 'voice_agent', timestamp: at(20 * SECOND), payload: expect.objectContaining({ outcome: 'redispatched', attempt: 3, replaced: second }) }),
-      expect.objectContaining({ kind: 'session_stop', timestamp: at(30 * SECOND), payload: expect.objectContaining({ was_active: true, ended_by: 'no_agent' }) }),
+      expect.objectContaining({
+        kind: 'session_start',
+        payload: expect.objectContaining({ resumed: false, warnings: [], dispatch_id: first }),
+      }),
+      expect.objectContaining({
+        kind: 'voice_agent',
+        timestamp: at(10 * SECOND),
+        payload: expect.objectContaining({ outcome: 'redispatched', attempt: 2, replaced: first, dispatch_id: second }),
+      }),
+      expect.objectContaining({
+        kind: 'voice_agent',
+        timestamp: at(20 * SECOND),
+        payload: expect.objectContaining({ outcome: 'redispatched', attempt: 3, replaced: second }),
+      }),
+      expect.objectContaining({
+        kind: 'session_stop',
+        timestamp: at(30 * SECOND),
+        payload: expect.objectContaining({ was_active: true, ended_by: 'no_agent' }),
+      }),
     ]);
     expect(lk.rooms.has(ROOM)).toBe(false);
     expect((await session(h)).voice.stopped_at).toBe(at(30 * SECOND));
@@ -79,7 +103,10 @@ describe('no agent joins', () => {
     expect(lk.methodsCalled().filter((method) => method === 'CreateDispatch')).toHaveLength(3);
     expect(lk.methodsCalled().filter((method) => method === 'DeleteDispatch')).toHaveLength(2);
     // The call record says why it ended (docs/calls.md).
-    const calls = (await h.http.get('/api/sessions/s1/calls')).body.calls as { ended_by: string; report: { summary: string } }[];
+    const calls = (await h.http.get('/api/sessions/s1/calls')).body.calls as {
+      ended_by: string;
+      report: { summary: string };
+    }[];
     expect(calls).toEqual([expect.objectContaining({ ended_by: 'no_agent' })]);
     expect(calls[0]!.report.summary).toContain('No agent joined the call.');
   });
@@ -108,7 +135,9 @@ describe('no agent joins', () => {
     await until(() => joinedAt(h) !== null);
     expect(joinedAt(h)).toBe(START_TIME + 20 * SECOND);
     expect(h.system.supervisor.snapshot('s1')?.context.agent_watch).toMatchObject({ attempts: 2 });
-    expect((await items(h)).filter((item) => item.kind === 'voice_agent').map((item) => item.payload.outcome)).toEqual(['redispatched']);
+    expect((await items(h)).filter((item) => item.kind === 'voice_agent').map((item) => item.payload.outcome)).toEqual([
+      'redispatched',
+    ]);
     await pass(h, 60 * SECOND);
     expect((await session(h)).active).toBe(true);
     expect(lk.methodsCalled().filter((method) => method === 'CreateDispatch')).toHaveLength(2);
@@ -116,7 +145,7 @@ describe('no agent joins', () => {
 });
 
 describe('the agent joins', () => {
-  it("its first context fetch is its join: no room check needed, and the dispatch-to-join time goes to /metrics", async () => {
+  it('its first context fetch is its join: no room check needed, and the dispatch-to-join time goes to /metrics', async () => {
     const h = harness();
     await start(h);
     await pass(h, 2 * SECOND);
@@ -139,7 +168,11 @@ describe('the agent joins', () => {
     const again = await start(h);
     expect(again.body.warnings).toEqual([]);
     expect(lk.dispatches).toHaveLength(1);
-    expect((await items(h)).filter((item) => item.kind === 'session_start').map((item) => [item.payload.resumed, item.payload.dispatch_id])).toEqual([
+    expect(
+      (await items(h))
+        .filter((item) => item.kind === 'session_start')
+        .map((item) => [item.payload.resumed, item.payload.dispatch_id]),
+    ).toEqual([
       [false, lk.dispatches[0]!.id],
       [true, lk.dispatches[0]!.id],
     ]);
@@ -197,12 +230,18 @@ describe('the media server loses the room', () => {
     lk.forgetRooms();
     await pass(h, 30 * SECOND);
     await until(async () => !(await session(h)).active);
-    expect((await items(h)).at(-1)).toMatchObject({ kind: 'session_stop', timestamp: at(30 * SECOND), payload: { was_active: true, ended_by: 'media_lost' } });
+    expect((await items(h)).at(-1)).toMatchObject({
+      kind: 'session_stop',
+      timestamp: at(30 * SECOND),
+      payload: { was_active: true, ended_by: 'media_lost' },
+    });
 
     lk.calls.length = 0;
     const again = await start(h);
     expect(again.body.warnings).toEqual([]);
-    expect((await items(h)).filter((item) => item.kind === 'session_start').at(-1)!.payload).toMatchObject({ resumed: false });
+    expect((await items(h)).filter((item) => item.kind === 'session_start').at(-1)!.payload).toMatchObject({
+      resumed: false,
+    });
     expect(lk.methodsCalled()).toEqual(['CreateRoom', 'ListDispatch', 'CreateDispatch']);
     expect(lk.rooms.has(ROOM)).toBe(true);
   });
@@ -214,7 +253,11 @@ describe('the media server loses the room', () => {
     lk.forgetRooms();
     await pass(h, 10 * SECOND);
     await until(async () => !(await session(h)).active);
-    expect((await items(h)).at(-1)).toMatchObject({ kind: 'session_stop', timestamp: at(10 * SECOND), payload: { ended_by: 'media_lost' } });
+    expect((await items(h)).at(-1)).toMatchObject({
+      kind: 'session_stop',
+      timestamp: at(10 * SECOND),
+      payload: { ended_by: 'media_lost' },
+    });
   });
 
   it('a media server that answers no room check three times in a row ends the call with media_lost', async () => {
@@ -227,7 +270,11 @@ describe('the media server loses the room', () => {
     expect((await session(h)).active).toBe(true);
     await pass(h, 30 * SECOND);
     await until(async () => !(await session(h)).active);
-    expect((await items(h)).at(-1)).toMatchObject({ kind: 'session_stop', timestamp: at(90 * SECOND), payload: { ended_by: 'media_lost' } });
+    expect((await items(h)).at(-1)).toMatchObject({
+      kind: 'session_stop',
+      timestamp: at(90 * SECOND),
+      payload: { ended_by: 'media_lost' },
+    });
   });
 
   it('one unanswered check is no reason to end: the next answered one carries on', async () => {
@@ -255,6 +302,9 @@ describe('across a restart of the service', () => {
     // The wake at the deadline restores the session, whose check has nothing left to wait.
     after.clock.increment(0);
     await until(() => lk.methodsCalled().filter((m) => m === 'CreateDispatch').length === 2);
-    expect((await items(after)).find((item) => item.kind === 'voice_agent')).toMatchObject({ timestamp: at(10 * SECOND), payload: { outcome: 'redispatched', attempt: 2 } });
+    expect((await items(after)).find((item) => item.kind === 'voice_agent')).toMatchObject({
+      timestamp: at(10 * SECOND),
+      payload: { outcome: 'redispatched', attempt: 2 },
+    });
   });
 });

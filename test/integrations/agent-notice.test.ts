@@ -11,10 +11,14 @@ beforeEach(() => lk.reset());
 afterAll(() => lk.close());
 
 const ROOM = 'kyc-room-s1';
-const post = (h: Harness, body: Record<string, unknown>) => h.http.post('/v1/events').send({ session_id: 's1', screen: 'pan_details', ...body });
-const typed = (h: Harness, hint = RAW_PAN) => post(h, { event: 'component_input', component_id: 'pan_field', component_type: 'text_input', hint, masked: false });
-const start = (h: Harness) => h.http.post('/v1/assistant/session/start').send({ session_id: 's1', user_id: 'u1', screen: 'pan_details' });
-const notices = () => lk.dataPackets.map((packet) => ({ ...packet, data: JSON.parse(packet.data) as Record<string, unknown> }));
+const post = (h: Harness, body: Record<string, unknown>) =>
+  h.http.post('/v1/events').send({ session_id: 's1', screen: 'pan_details', ...body });
+const typed = (h: Harness, hint = RAW_PAN) =>
+  post(h, { event: 'component_input', component_id: 'pan_field', component_type: 'text_input', hint, masked: false });
+const start = (h: Harness) =>
+  h.http.post('/v1/assistant/session/start').send({ session_id: 's1', user_id: 'u1', screen: 'pan_details' });
+const notices = () =>
+  lk.dataPackets.map((packet) => ({ ...packet, data: JSON.parse(packet.data) as Record<string, unknown> }));
 
 describe('context_updated: the voice agent hears of what the user typed or failed on while a call runs', () => {
   it('sends a reliable data packet on the topic context_updated to the room, naming the session and the event, never a value', async () => {
@@ -22,10 +26,20 @@ describe('context_updated: the voice agent hears of what the user typed or faile
     expect((await start(h)).status).toBe(200);
     expect((await typed(h)).status).toBe(200);
     await vi.waitFor(() => expect(lk.dataPackets).toHaveLength(1));
-    expect(notices()).toEqual([{ room: ROOM, topic: 'context_updated', kind: 'RELIABLE', data: { type: 'context_updated', session_id: 's1', reason: 'component_input', at: h.clock.now() } }]);
+    expect(notices()).toEqual([
+      {
+        room: ROOM,
+        topic: 'context_updated',
+        kind: 'RELIABLE',
+        data: { type: 'context_updated', session_id: 's1', reason: 'component_input', at: h.clock.now() },
+      },
+    ]);
     expect(lk.dataPackets[0]!.data).not.toContain(RAW_PAN.slice(-4));
     // The admin token the SDK sent was good for that room only.
-    expect(lk.calls.find((call) => call.method === 'SendData')!.claims?.video).toMatchObject({ roomAdmin: true, room: ROOM });
+    expect(lk.calls.find((call) => call.method === 'SendData')!.claims?.video).toMatchObject({
+      roomAdmin: true,
+      room: ROOM,
+    });
   });
 
   it('only for component_input and validation_failed, and only while voice is active', async () => {
@@ -67,7 +81,7 @@ describe('context_updated: the voice agent hears of what the user typed or faile
     ]);
   });
 
-  it("a failed notice changes nothing for the app: the event is answered, the failure is logged and listed with the media calls", async () => {
+  it('a failed notice changes nothing for the app: the event is answered, the failure is logged and listed with the media calls', async () => {
     const h = createHarness({ env: lk.env() });
     await start(h);
     lk.failNext('SendData', { status: 503, code: 'unavailable', msg: 'no response from servers' });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { MIN_HEAP_BYTES, MIN_RELEASED_BYTES, MIN_TRIM_INTERVAL_MS, SETTLED_BYTES, TrimDecision, shouldTrim } from '../../src/integrations/heap-trim.js';
+import {
+  MIN_HEAP_BYTES,
+  MIN_RELEASED_BYTES,
+  MIN_TRIM_INTERVAL_MS,
+  SETTLED_BYTES,
+  TrimDecision,
+  shouldTrim,
+} from '../../src/integrations/heap-trim.js';
 import { MemoryBudget } from '../../src/actors/memory-budget.js';
 
 const MiB = 2 ** 20;

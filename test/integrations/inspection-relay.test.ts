@@ -77,7 +77,10 @@ describe('the inspection relay', () => {
     expect(await handshake(started.url, { origin: 'https://elsewhere.example' })).toBe(401);
     expect(await handshake(started.url, { headers: { host: `rebound.example:${port}` } })).toBe(401);
     // fetch may not set Host; a plain request can, as a rebinding browser effectively does.
-    const [page] = (await once(request(started.viewerUrl, { headers: { host: `rebound.example:${port}` } }).end(), 'response')) as [IncomingMessage];
+    const [page] = (await once(
+      request(started.viewerUrl, { headers: { host: `rebound.example:${port}` } }).end(),
+      'response',
+    )) as [IncomingMessage];
     expect(page.statusCode).toBe(403);
     page.resume();
   });

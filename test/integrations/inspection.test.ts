@@ -52,15 +52,24 @@ describe('INSPECT: the session machines in a Stately inspector', () => {
     const receiver = await connectedReceiver(h, inspection.url);
 
     for (const event of clientJourney('s1')) await h.http.post('/v1/events').send(event).expect(200);
-    const decision = await h.http.post('/v1/assistant/trigger/evaluate').send({ session_id: 's1', signals: { errors: ['pan_invalid', 'pan_invalid_format'] } });
+    const decision = await h.http
+      .post('/v1/assistant/trigger/evaluate')
+      .send({ session_id: 's1', signals: { errors: ['pan_invalid', 'pan_invalid_format'] } });
     expect(decision.body.trigger).toBe(true);
-    const started = await h.http.post('/v1/assistant/session/start').send({ session_id: 's1', user_id: 'u1', screen: 'pan_details' }).expect(200);
+    const started = await h.http
+      .post('/v1/assistant/session/start')
+      .send({ session_id: 's1', user_id: 'u1', screen: 'pan_details' })
+      .expect(200);
     const context = await h.http.get('/v1/assistant/context/s1').expect(200);
     await h.http.post('/v1/assistant/session/stop').send({ session_id: 's1' }).expect(200);
     await receiver.until((r) => r.snapshotsOf('s1').some((s) => s.event.type === 'voice.stop'));
 
     const registration = receiver.actor('s1')!;
-    const definition = JSON.parse(registration.definition!) as { id: string; type: string; states: Record<string, { states: Record<string, unknown> }> };
+    const definition = JSON.parse(registration.definition!) as {
+      id: string;
+      type: string;
+      states: Record<string, { states: Record<string, unknown> }>;
+    };
     expect(definition).toMatchObject({ id: 'session', type: 'parallel' });
     expect(Object.keys(definition.states).sort()).toEqual(['agent', 'presence', 'reengagement', 'trigger', 'voice']);
     expect(Object.keys(definition.states.voice!.states).sort()).toEqual(['active', 'inactive', 'starting', 'stopping']);
@@ -77,7 +86,11 @@ describe('INSPECT: the session machines in a Stately inspector', () => {
     ]);
     expect(changes.filter((change) => change.startsWith('session.ingest'))).toHaveLength(clientJourney('s1').length);
     // The invoked token actor shows up as an actor of its own.
-    expect(receiver.events.some((event) => event.type === '@xstate.actor' && event.name.endsWith('voice.starting.mintingToken'))).toBe(true);
+    expect(
+      receiver.events.some(
+        (event) => event.type === '@xstate.actor' && event.name.endsWith('voice.starting.mintingToken'),
+      ),
+    ).toBe(true);
 
     const seen = receiver.text;
     for (const raw of [RAW_PAN, RAW_PHONE, RAW_AADHAAR, 'INVALIDPAN']) expect(seen, raw).not.toContain(raw);
@@ -96,13 +109,19 @@ describe('INSPECT: the session machines in a Stately inspector', () => {
     const first = await connectedReceiver(h, inspection.url);
     await h.http.post('/v1/assistant/session/start').send({ session_id: 's1', screen: 'pan_details' }).expect(200);
     await h.http.post('/v1/events').send({ session_id: 's2', event: 'identity' }).expect(200);
-    await first.until((r) => r.snapshotsOf('s1').some((s) => valueOf(s)?.voice === 'active') && r.actor('s2') !== undefined);
+    await first.until(
+      (r) => r.snapshotsOf('s1').some((s) => valueOf(s)?.voice === 'active') && r.actor('s2') !== undefined,
+    );
 
     const later = new InspectionReceiver(inspection.url);
-    await later.until((r) => r.actor('s1') !== undefined && r.actor('s2') !== undefined && r.snapshotsOf('s1').length > 0);
+    await later.until(
+      (r) => r.actor('s1') !== undefined && r.actor('s2') !== undefined && r.snapshotsOf('s1').length > 0,
+    );
     expect(valueOf(later.snapshotsOf('s1').at(-1)!)?.voice).toBe('active');
     // The token actor finished: nothing of it is replayed.
-    expect(later.events.some((event) => event.type === '@xstate.actor' && event.name.endsWith('mintingToken'))).toBe(false);
+    expect(later.events.some((event) => event.type === '@xstate.actor' && event.name.endsWith('mintingToken'))).toBe(
+      false,
+    );
   });
 
   it('shows the activity actor beside the session actors: each item it takes as an event, its tail as its snapshot, no identity value in either', async () => {
@@ -115,7 +134,11 @@ describe('INSPECT: the session machines in a Stately inspector', () => {
     for (const event of clientJourney('s1')) await h.http.post('/v1/events').send(event).expect(200);
     await h.system.activity.commit();
     const newest = h.system.activity.bounds().lastId;
-    const snapshots = () => receiver.snapshotsOf('activity') as unknown as { event: { type: string; item?: { id: string; session_id: string } }; snapshot: { context: { newest_id: number; readers: { reader: string }[]; by_kind: Record<string, number> } } }[];
+    const snapshots = () =>
+      receiver.snapshotsOf('activity') as unknown as {
+        event: { type: string; item?: { id: string; session_id: string } };
+        snapshot: { context: { newest_id: number; readers: { reader: string }[]; by_kind: Record<string, number> } };
+      }[];
     await receiver.until(() => snapshots().some((s) => s.snapshot.context.newest_id === newest));
 
     const taken = snapshots().filter((s) => s.event.type === 'item.committed');
@@ -145,7 +168,10 @@ describe('INSPECT: the session machines in a Stately inspector', () => {
     expect(inspection.viewerUrl).toBeUndefined();
     const h = createHarness({ inspect: inspection.inspect });
     const receiver = await connectedReceiver(h, relay.url);
-    await h.http.post('/v1/events').send({ session_id: 's1', event: 'screen_state', screen: 'pan_details' }).expect(200);
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: 's1', event: 'screen_state', screen: 'pan_details' })
+      .expect(200);
     await receiver.until((r) => r.snapshotsOf('s1').some((s) => s.event.type === 'session.ingest'));
   });
 });

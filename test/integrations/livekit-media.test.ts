@@ -19,9 +19,12 @@ const SHORT_TIMEOUT = { MEDIA_REQUEST_TIMEOUT_SECONDS: '0.25' };
 const SHORTISH_TIMEOUT = { MEDIA_REQUEST_TIMEOUT_SECONDS: '1' };
 
 const harness = (env: Record<string, string> = {}) => createHarness({ env: { ...lk.env(), ...env } });
-const start = (h: Harness, body: Record<string, unknown> = {}) => h.http.post('/v1/assistant/session/start').send({ session_id: 's1', screen: 'pan_details', ...body });
-const stop = (h: Harness, sessionId = 's1') => h.http.post('/v1/assistant/session/stop').send({ session_id: sessionId });
-const activity = async (h: Harness) => (await h.http.get('/api/activity')).body.items as { kind: string; payload: Record<string, unknown> }[];
+const start = (h: Harness, body: Record<string, unknown> = {}) =>
+  h.http.post('/v1/assistant/session/start').send({ session_id: 's1', screen: 'pan_details', ...body });
+const stop = (h: Harness, sessionId = 's1') =>
+  h.http.post('/v1/assistant/session/stop').send({ session_id: sessionId });
+const activity = async (h: Harness) =>
+  (await h.http.get('/api/activity')).body.items as { kind: string; payload: Record<string, unknown> }[];
 const callsTo = (method: string) => lk.calls.filter((call) => call.method === method);
 
 /** Waits (event-loop turns, not time) until a request has reached the session actor. */
@@ -36,7 +39,15 @@ describe('start against LiveKit', () => {
     const h = harness();
     const res = await start(h, { user_id: 'u1' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ media_url: lk.url, livekit_url: lk.url, media_room: ROOM, livekit_room: ROOM, session_id: 's1', expires_in_sec: 3600, warnings: [] });
+    expect(res.body).toMatchObject({
+      media_url: lk.url,
+      livekit_url: lk.url,
+      media_room: ROOM,
+      livekit_room: ROOM,
+      session_id: 's1',
+      expires_in_sec: 3600,
+      warnings: [],
+    });
     expect(lk.methodsCalled()).toEqual(['CreateRoom', 'ListDispatch', 'CreateDispatch']);
 
     const [createRoom] = callsTo('CreateRoom');
@@ -52,14 +63,23 @@ describe('start against LiveKit', () => {
 
     const claims = await verifier.verify(res.body.token);
     expect(claims).toMatchObject({ sub: 'u1', name: 'kycis-client', iss: STAND_IN_KEY });
-    expect(claims.video).toEqual({ roomJoin: true, room: ROOM, canPublish: true, canSubscribe: true, canPublishData: true });
+    expect(claims.video).toEqual({
+      roomJoin: true,
+      room: ROOM,
+      canPublish: true,
+      canSubscribe: true,
+      canPublishData: true,
+    });
     expect(claims.exp! - claims.nbf!).toBe(3600);
     expect(claims.roomConfig).toBeUndefined();
 
     expect(lk.rooms.has(ROOM)).toBe(true);
     expect(lk.dispatches).toHaveLength(1);
     const [started] = await activity(h);
-    expect(started).toMatchObject({ kind: 'session_start', payload: { room: ROOM, resumed: false, dispatch_id: lk.dispatches[0]!.id, warnings: [] } });
+    expect(started).toMatchObject({
+      kind: 'session_start',
+      payload: { room: ROOM, resumed: false, dispatch_id: lk.dispatches[0]!.id, warnings: [] },
+    });
     expect((await h.http.get('/api/sessions/s1')).body.voice.dispatch_id).toBe(lk.dispatches[0]!.id);
   });
 
@@ -158,7 +178,9 @@ describe('degradation: a media fault never fails a start', () => {
     expect(lk.methodsCalled()).toEqual(['CreateRoom']);
     const claims = await verifier.verify(res.body.token);
     expect(claims.video?.room).toBe(ROOM);
-    expect(claims.roomConfig?.agents?.map((agent) => [agent.agentName, agent.metadata])).toEqual([['kyc-voice-agent', '{"session_id":"s1"}']]);
+    expect(claims.roomConfig?.agents?.map((agent) => [agent.agentName, agent.metadata])).toEqual([
+      ['kyc-voice-agent', '{"session_id":"s1"}'],
+    ]);
     expect((await h.http.get('/api/sessions/s1')).body.active).toBe(true);
     const [started] = await activity(h);
     expect(started!.payload.warnings).toEqual(['media_room_create_failed', 'agent_dispatch_via_token']);
@@ -187,7 +209,14 @@ describe('degradation: a media fault never fails a start', () => {
 
     const again = await start(h);
     expect(again.body.warnings).toEqual([]);
-    expect(lk.methodsCalled()).toEqual(['CreateRoom', 'ListDispatch', 'CreateDispatch', 'CreateRoom', 'ListDispatch', 'CreateDispatch']);
+    expect(lk.methodsCalled()).toEqual([
+      'CreateRoom',
+      'ListDispatch',
+      'CreateDispatch',
+      'CreateRoom',
+      'ListDispatch',
+      'CreateDispatch',
+    ]);
     expect(lk.dispatches).toHaveLength(1);
   });
 
@@ -288,6 +317,11 @@ describe('stop against LiveKit', () => {
     expect(lk.rooms.has(ROOM)).toBe(true);
     expect(lk.dispatches).toHaveLength(1);
     const kinds = (await activity(h)).map((item) => [item.kind, item.payload.resumed]);
-    expect(kinds).toEqual([['session_start', false], ['session_stop', undefined], ['reengagement', undefined], ['session_start', false]]);
+    expect(kinds).toEqual([
+      ['session_start', false],
+      ['session_stop', undefined],
+      ['reengagement', undefined],
+      ['session_start', false],
+    ]);
   });
 });

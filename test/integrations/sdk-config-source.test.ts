@@ -2,7 +2,11 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { SdkConfigFileError, openSdkConfigSource, parseSdkConfigOverrides } from '../../src/integrations/sdk-config-source.js';
+import {
+  SdkConfigFileError,
+  openSdkConfigSource,
+  parseSdkConfigOverrides,
+} from '../../src/integrations/sdk-config-source.js';
 import { createLogger } from '../../src/logger.js';
 import { LogCapture } from '../support/harness.js';
 import { nextReload, sdkConfigFile } from '../support/sdk-config-file.js';
@@ -20,12 +24,36 @@ describe('parseSdkConfigOverrides refuses a bad file, naming the problem', () =>
     ['wrong JSON', '{"*": {', /^not valid JSON/],
     ['not an object', '[1, 2]', /^the file: must be a JSON object mapping "\*" or a client id to overrides/],
     ['unknown section', '{"*": {"limits": {}}}', /^"\*": Unrecognized key: "limits"/],
-    ['unknown feature', '{"acme": {"features": {"allow_multiple_prompts": true}}}', /^"acme"\.features: Unrecognized key: "allow_multiple_prompts"/],
-    ['unknown threshold', '{"*": {"thresholds": {"min_trigger_interval": 5}}}', /^"\*"\.thresholds: Unrecognized key: "min_trigger_interval"/],
-    ['a string for a number', '{"*": {"thresholds": {"high_time_spent_seconds": "30"}}}', /^"\*"\.thresholds\.high_time_spent_seconds: must be a number/],
-    ['a number for a boolean', '{"*": {"features": {"suppress_high_time_spent_trigger": 1}}}', /^"\*"\.features\.suppress_high_time_spent_trigger: must be a boolean/],
-    ['a negative number', '{"acme": {"thresholds": {"min_trigger_interval_seconds": -1}}}', /^"acme"\.thresholds\.min_trigger_interval_seconds: must not be negative/],
-    ['an interval no timer can wait', '{"*": {"thresholds": {"min_trigger_interval_seconds": 1e12}}}', /min_trigger_interval_seconds: must be at most 2147483/],
+    [
+      'unknown feature',
+      '{"acme": {"features": {"allow_multiple_prompts": true}}}',
+      /^"acme"\.features: Unrecognized key: "allow_multiple_prompts"/,
+    ],
+    [
+      'unknown threshold',
+      '{"*": {"thresholds": {"min_trigger_interval": 5}}}',
+      /^"\*"\.thresholds: Unrecognized key: "min_trigger_interval"/,
+    ],
+    [
+      'a string for a number',
+      '{"*": {"thresholds": {"high_time_spent_seconds": "30"}}}',
+      /^"\*"\.thresholds\.high_time_spent_seconds: must be a number/,
+    ],
+    [
+      'a number for a boolean',
+      '{"*": {"features": {"suppress_high_time_spent_trigger": 1}}}',
+      /^"\*"\.features\.suppress_high_time_spent_trigger: must be a boolean/,
+    ],
+    [
+      'a negative number',
+      '{"acme": {"thresholds": {"min_trigger_interval_seconds": -1}}}',
+      /^"acme"\.thresholds\.min_trigger_interval_seconds: must not be negative/,
+    ],
+    [
+      'an interval no timer can wait',
+      '{"*": {"thresholds": {"min_trigger_interval_seconds": 1e12}}}',
+      /min_trigger_interval_seconds: must be at most 2147483/,
+    ],
     ['a tenant that is not an object', '{"acme": true}', /^"acme": /],
   ])('%s', (_name, text, problem) => {
     expect(() => parseSdkConfigOverrides(text)).toThrow(SdkConfigFileError);
@@ -34,7 +62,9 @@ describe('parseSdkConfigOverrides refuses a bad file, naming the problem', () =>
 
   it('accepts partial overrides and an empty file object', () => {
     expect(parseSdkConfigOverrides('{}')).toEqual({});
-    expect(parseSdkConfigOverrides('{"acme": {"thresholds": {"high_time_spent_seconds": 12.5}}}')).toEqual({ acme: { thresholds: { high_time_spent_seconds: 12.5 } } });
+    expect(parseSdkConfigOverrides('{"acme": {"thresholds": {"high_time_spent_seconds": 12.5}}}')).toEqual({
+      acme: { thresholds: { high_time_spent_seconds: 12.5 } },
+    });
   });
 });
 
@@ -45,7 +75,9 @@ describe('openSdkConfigSource', () => {
     expect(() => openSdkConfigSource({ file: bad.path, logger })).toThrow(
       `invalid SDK_CONFIG_FILE ${bad.path}: "*".thresholds.high_time_spent_seconds: must not be negative`,
     );
-    expect(() => openSdkConfigSource({ file: `${bad.path}.missing`, logger })).toThrow(/^invalid SDK_CONFIG_FILE .*\.missing: cannot be read \(ENOENT\)$/);
+    expect(() => openSdkConfigSource({ file: `${bad.path}.missing`, logger })).toThrow(
+      /^invalid SDK_CONFIG_FILE .*\.missing: cannot be read \(ENOENT\)$/,
+    );
   });
 
   it('serves the defaults when no file is configured', () => {
@@ -65,7 +97,10 @@ describe('openSdkConfigSource', () => {
     const after = source.resolve('acme');
     expect(after.config.thresholds.high_time_spent_seconds).toBe(40);
     expect(after.version).not.toBe(before.version);
-    expect(logs.parsed().find((line) => line.msg === 'sdk config reloaded')).toMatchObject({ level: 30, tenants: ['acme'] });
+    expect(logs.parsed().find((line) => line.msg === 'sdk config reloaded')).toMatchObject({
+      level: 30,
+      tenants: ['acme'],
+    });
   });
 
   it('keeps the last good config when a reload is bad, logs why at warn, and recovers on the next good one', async () => {
@@ -78,7 +113,9 @@ describe('openSdkConfigSource', () => {
       expect(await failed).toMatchObject({ ok: false });
       expect(source.resolve(undefined)).toEqual(good);
     }
-    const warnings = logs.parsed().filter((line) => line.msg === 'sdk config reload failed; keeping the last good config');
+    const warnings = logs
+      .parsed()
+      .filter((line) => line.msg === 'sdk config reload failed; keeping the last good config');
     expect(warnings.map((line) => line.level)).toEqual([40, 40]);
     expect(warnings[0]!.problem).toBe('"*".thresholds.min_trigger_interval_seconds: must be a number');
     expect(warnings[1]!.problem).toMatch(/^not valid JSON/);

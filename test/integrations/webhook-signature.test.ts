@@ -10,15 +10,30 @@ const secretOf = (bytes: Uint8Array) => `whsec_${Buffer.from(bytes).toString('ba
 describe('Standard Webhooks signatures', () => {
   it("match the specification's test vector", () => {
     // From the Standard Webhooks specification's reference libraries.
-    expect(signature('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}')).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+    expect(
+      signature(
+        'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        'msg_p5jXN8AQM9LWM0D4loKWxJek',
+        1614265330,
+        '{"test": 2432232314}',
+      ),
+    ).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
   });
 
   it('are what the standardwebhooks package signs, for any secret, id, time and body', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 24, maxLength: 64 }), fc.stringMatching(/^msg_[A-Za-z0-9]{1,40}$/), fc.integer({ min: 0, max: 4_000_000_000 }), fc.string({ unit: 'grapheme' }), (key, id, seconds, body) => {
-        const secret = secretOf(key);
-        expect(signature(secret, id, seconds, body)).toBe(new Webhook(secret).sign(id, new Date(seconds * 1000), body));
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 24, maxLength: 64 }),
+        fc.stringMatching(/^msg_[A-Za-z0-9]{1,40}$/),
+        fc.integer({ min: 0, max: 4_000_000_000 }),
+        fc.string({ unit: 'grapheme' }),
+        (key, id, seconds, body) => {
+          const secret = secretOf(key);
+          expect(signature(secret, id, seconds, body)).toBe(
+            new Webhook(secret).sign(id, new Date(seconds * 1000), body),
+          );
+        },
+      ),
     );
   });
 
@@ -40,6 +55,7 @@ describe('retry delays', () => {
     expect(retryDelayMs(1, 0.999_999)).toBeCloseTo(5_000, -1);
     expect(retryDelayMs(4, 0.5)).toBe(30_000);
     expect(retryDelayMs(30, 1)).toBe(3_600_000);
-    for (let attempt = 1; attempt < 20; attempt += 1) expect(retryDelayMs(attempt + 1, 0)).toBeGreaterThanOrEqual(retryDelayMs(attempt, 0));
+    for (let attempt = 1; attempt < 20; attempt += 1)
+      expect(retryDelayMs(attempt + 1, 0)).toBeGreaterThanOrEqual(retryDelayMs(attempt, 0));
   });
 });

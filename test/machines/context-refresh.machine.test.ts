@@ -22,7 +22,10 @@ function agent(policy: RefreshPolicy | undefined = DEFAULTS, respond: Respond = 
     starts.push(clock.now());
     return respond(starts.length);
   });
-  const actor = createActor(contextRefreshMachine.provide({ actors: { fetchContext } }), { clock, input: { sessionId: 's1', ...(policy ? { policy } : {}) } });
+  const actor = createActor(contextRefreshMachine.provide({ actors: { fetchContext } }), {
+    clock,
+    input: { sessionId: 's1', ...(policy ? { policy } : {}) },
+  });
   const emitted: string[] = [];
   actor.on('*', (event) => emitted.push(event.type));
   actor.start();
@@ -63,7 +66,9 @@ describe('context refresh machine: periodic', () => {
 
   it('follows the policy it was started with until a fetched context serves another', async () => {
     const served: RefreshPolicy = { interval_seconds: 30, on_user_turn: false, min_interval_seconds: 2 };
-    const a = agent(undefined, async (call) => (call === 1 ? { context: { refresh_policy: served } } : { context: {} }));
+    const a = agent(undefined, async (call) =>
+      call === 1 ? { context: { refresh_policy: served } } : { context: {} },
+    );
     await settle();
     expect(a.actor.getSnapshot().context.policy).toEqual(served);
     await a.advance(30 * SECOND);
@@ -109,7 +114,9 @@ describe('context refresh machine: user turns', () => {
 
   it('a turn during a slow fetch is served by one more fetch, the minimum interval after it ends', async () => {
     let release: (() => void) | undefined;
-    const a = agent(DEFAULTS, (call) => (call === 1 ? new Promise((resolve) => (release = () => resolve({ call }))) : Promise.resolve({ call })));
+    const a = agent(DEFAULTS, (call) =>
+      call === 1 ? new Promise((resolve) => (release = () => resolve({ call }))) : Promise.resolve({ call }),
+    );
     await a.advance(3 * SECOND);
     await a.turn();
     expect(a.actor.getSnapshot().value).toBe('fetching');
@@ -169,7 +176,12 @@ describe('context refresh machine: failures', () => {
     expect(a.starts).toEqual([0, 60 * SECOND]);
     expect(a.actor.getSnapshot().context.consecutiveFailures).toBe(2);
     await a.advance(60 * SECOND);
-    expect(a.actor.getSnapshot().context).toMatchObject({ latest: { call: 3 }, consecutiveFailures: 0, lastError: null, fetches: 1 });
+    expect(a.actor.getSnapshot().context).toMatchObject({
+      latest: { call: 3 },
+      consecutiveFailures: 0,
+      lastError: null,
+      fetches: 1,
+    });
     expect(a.emitted).toEqual(['context.failed', 'context.failed', 'context.updated']);
   });
 

@@ -37,7 +37,11 @@ function session(logic: SessionMachine) {
 
 /** What two sessions must agree on; `machine` is XState's own (the same object on both sides). */
 const observable = (actor: AnyActorRef) => {
-  const { status, value, context } = actor.getSnapshot() as { status: string; value: unknown; context: Record<string, unknown> };
+  const { status, value, context } = actor.getSnapshot() as {
+    status: string;
+    value: unknown;
+    context: Record<string, unknown>;
+  };
   return { status, value, context: { ...context, settings: undefined } };
 };
 
@@ -90,16 +94,37 @@ describe('SDK events without the macrostep (withDirectIngest)', () => {
 
   it('refuses a machine whose SDK events would need the macrostep', () => {
     const { config: definition, implementations } = sessionMachine;
-    const variant = (changes: Record<string, unknown>) => new StateMachine({ ...definition, ...changes }, implementations) as unknown as SessionMachine;
+    const variant = (changes: Record<string, unknown>) =>
+      new StateMachine({ ...definition, ...changes }, implementations) as unknown as SessionMachine;
     const regions = definition.states as Record<string, { states?: Record<string, Record<string, unknown>> }>;
     const withState = (region: string, state: string, changes: Record<string, unknown>) => ({
-      states: { ...regions, [region]: { ...regions[region], states: { ...regions[region]!.states, [state]: { ...regions[region]!.states![state], ...changes } } } },
+      states: {
+        ...regions,
+        [region]: {
+          ...regions[region],
+          states: { ...regions[region]!.states, [state]: { ...regions[region]!.states![state], ...changes } },
+        },
+      },
     });
     expect(() => assertIngestIsContextOnly(variant({}))).not.toThrow();
-    expect(() => assertIngestIsContextOnly(variant({ on: { ...definition.on, 'session.ingest': { target: '.voice.active', actions: 'ingest' } } }))).toThrow(/not targetless/);
-    expect(() => assertIngestIsContextOnly(variant({ on: { ...definition.on, 'session.ingest': { actions: ['ingest', 'touch'] } } }))).toThrow(/more than the ingest action/);
-    expect(() => assertIngestIsContextOnly(variant(withState('trigger', 'ready', { on: { 'session.*': 'cooldown' } })))).toThrow(/session.trigger.ready handles session.ingest/);
-    expect(() => assertIngestIsContextOnly(variant(withState('presence', 'live', { always: { guard: 'idleForTtl', target: 'expired' } })))).toThrow(/guarded eventless/);
+    expect(() =>
+      assertIngestIsContextOnly(
+        variant({ on: { ...definition.on, 'session.ingest': { target: '.voice.active', actions: 'ingest' } } }),
+      ),
+    ).toThrow(/not targetless/);
+    expect(() =>
+      assertIngestIsContextOnly(
+        variant({ on: { ...definition.on, 'session.ingest': { actions: ['ingest', 'touch'] } } }),
+      ),
+    ).toThrow(/more than the ingest action/);
+    expect(() =>
+      assertIngestIsContextOnly(variant(withState('trigger', 'ready', { on: { 'session.*': 'cooldown' } }))),
+    ).toThrow(/session.trigger.ready handles session.ingest/);
+    expect(() =>
+      assertIngestIsContextOnly(
+        variant(withState('presence', 'live', { always: { guard: 'idleForTtl', target: 'expired' } })),
+      ),
+    ).toThrow(/guarded eventless/);
   });
 
   it('leaves a logic given its own ingest action on the machine path', () => {

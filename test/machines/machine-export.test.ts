@@ -29,10 +29,15 @@ function diagram(machine: AnyStateMachine): string[] {
     lines.push(`${node.id} ${node.type}`);
     for (const [event, transitions] of node.transitions) {
       for (const transition of transitions) {
-        lines.push(`${node.id} on ${event} [${guardName(transition.guard)}] -> ${transition.target?.map((target) => target.id).join(',') ?? '(stays)'}`);
+        lines.push(
+          `${node.id} on ${event} [${guardName(transition.guard)}] -> ${transition.target?.map((target) => target.id).join(',') ?? '(stays)'}`,
+        );
       }
     }
-    for (const transition of node.always ?? []) lines.push(`${node.id} always [${guardName(transition.guard)}] -> ${transition.target?.map((target) => target.id).join(',')}`);
+    for (const transition of node.always ?? [])
+      lines.push(
+        `${node.id} always [${guardName(transition.guard)}] -> ${transition.target?.map((target) => target.id).join(',')}`,
+      );
     for (const invoked of node.invoke) lines.push(`${node.id} invokes ${String(invoked.src)}`);
     for (const child of Object.values(node.states)) visit(child);
   };
@@ -45,24 +50,55 @@ describe('npm run export:machine', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'machine-export-')), 'nested', 'session-machine.json');
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/export-machine.ts', path]);
     expect(stdout).toBe(`wrote ${path}\n`);
-    const config = JSON.parse(readFileSync(path, 'utf8')) as { id: string; type: string; states: Record<string, { initial: string; states: Record<string, Record<string, unknown>> }> };
+    const config = JSON.parse(readFileSync(path, 'utf8')) as {
+      id: string;
+      type: string;
+      states: Record<string, { initial: string; states: Record<string, Record<string, unknown>> }>;
+    };
 
     expect(config).toMatchObject({ id: 'session', type: 'parallel' });
     const regions = config.states;
     expect(Object.keys(regions)).toEqual(['voice', 'trigger', 'presence', 'reengagement', 'agent']);
     expect(Object.keys(regions.voice!.states)).toEqual(['inactive', 'starting', 'active', 'stopping']);
-    expect(Object.keys(regions.voice!.states.starting!.states as object)).toEqual(['planning', 'creatingRoom', 'checkingAgent', 'replacingDispatch', 'findingAgent', 'dispatchingAgent', 'mintingToken']);
-    expect(Object.keys(regions.agent!.states)).toEqual(['idle', 'awaiting', 'checking', 'redispatching', 'joined', 'rechecking']);
+    expect(Object.keys(regions.voice!.states.starting!.states as object)).toEqual([
+      'planning',
+      'creatingRoom',
+      'checkingAgent',
+      'replacingDispatch',
+      'findingAgent',
+      'dispatchingAgent',
+      'mintingToken',
+    ]);
+    expect(Object.keys(regions.agent!.states)).toEqual([
+      'idle',
+      'awaiting',
+      'checking',
+      'redispatching',
+      'joined',
+      'rechecking',
+    ]);
     expect(Object.keys(regions.trigger!.states)).toEqual(['ready', 'cooldown']);
     expect(Object.keys(regions.presence!.states)).toEqual(['live', 'expired']);
     expect(Object.keys(regions.reengagement!.states)).toEqual(['idle', 'armed']);
-    expect(regions.trigger!.states.cooldown).toEqual({ after: { triggerCooldown: 'ready' }, on: { 'trigger.fired': { target: 'cooldown', reenter: true } } });
-    expect(regions.presence!.states.live).toMatchObject({ after: { idleCheck: [{ guard: 'voiceInactive and noReengagementArmed and idleForTtl', target: 'expired' }, { target: 'live' }] } });
+    expect(regions.trigger!.states.cooldown).toEqual({
+      after: { triggerCooldown: 'ready' },
+      on: { 'trigger.fired': { target: 'cooldown', reenter: true } },
+    });
+    expect(regions.presence!.states.live).toMatchObject({
+      after: {
+        idleCheck: [
+          { guard: 'voiceInactive and noReengagementArmed and idleForTtl', target: 'expired' },
+          { target: 'live' },
+        ],
+      },
+    });
     expect(JSON.stringify(regions.voice!.states.starting)).toContain('"src":"mintToken"');
   });
 
   it('loses nothing of the diagram: the exported config builds a machine with the same states, transitions, guards and actors', () => {
-    const exported = JSON.parse(JSON.stringify(exportableConfig(sessionMachine))) as Parameters<typeof createMachine>[0];
+    const exported = JSON.parse(JSON.stringify(exportableConfig(sessionMachine))) as Parameters<
+      typeof createMachine
+    >[0];
     expect(diagram(createMachine(exported))).toEqual(diagram(sessionMachine));
     expect(diagram(sessionMachine).length).toBeGreaterThan(40);
   });

@@ -36,7 +36,12 @@ import { SessionReplay } from '../support/session-replay.js';
  */
 const AGENT_CHECKS_LAST = { VOICE_AGENT_JOIN_SECONDS: '2000000', VOICE_ROOM_CHECK_SECONDS: '2000000' };
 // Timers in a known order: cooldown (60 s) < reengagement (300 s) < idle eviction (900 s) < agent checks.
-const ENV = { SESSION_IDLE_TTL_SECONDS: '900', REENGAGEMENT_INACTIVITY_SECONDS: '300', LOG_LEVEL: 'warn', ...AGENT_CHECKS_LAST };
+const ENV = {
+  SESSION_IDLE_TTL_SECONDS: '900',
+  REENGAGEMENT_INACTIVITY_SECONDS: '300',
+  LOG_LEVEL: 'warn',
+  ...AGENT_CHECKS_LAST,
+};
 const config = loadConfig(ENV);
 const RULES = {
   cooldownMs: DEFAULT_SDK_CONFIG.thresholds.min_trigger_interval_seconds * 1000,
@@ -49,7 +54,10 @@ function sessionModel(media: SessionModelOptions['media'], commands: readonly Cl
     sessionId: 's1',
     userId: 'u1',
     settings: sessionSettings(config, { ready: true }),
-    sources: { knowledgeBase: loadKnowledgeBase(config.voice.knowledgeBaseFile), refreshPolicy: config.voice.contextRefresh },
+    sources: {
+      knowledgeBase: loadKnowledgeBase(config.voice.knowledgeBaseFile),
+      refreshPolicy: config.voice.contextRefresh,
+    },
     startTime: START_TIME,
     media,
     commands,
@@ -66,7 +74,11 @@ beforeEach(() => lk.reset());
 /** Far above the graphs here (a few hundred vertices); a machine change that makes them explode fails fast. */
 const TRAVERSAL_LIMIT = 5_000;
 
-const describePath = (path: TestPath<ModelSnapshot, ModelEvent>) => path.steps.slice(1).map((step) => step.event.type).join(' → ');
+const describePath = (path: TestPath<ModelSnapshot, ModelEvent>) =>
+  path.steps
+    .slice(1)
+    .map((step) => step.event.type)
+    .join(' → ');
 
 /**
  * One service for the paths of a group, each path on a session of its own: a service per path
@@ -92,7 +104,19 @@ function replays(logic: ReturnType<typeof sessionModel>) {
     const perform = ({ event }: { event: ModelEvent }) => session.perform(event);
     try {
       await path.test({
-        events: { ingest: perform, turn: perform, context: perform, trigger: perform, popup: perform, start: perform, stop: perform, tick: perform, 'media.ok': perform, 'media.fail': perform, 'media.lost': perform },
+        events: {
+          ingest: perform,
+          turn: perform,
+          context: perform,
+          trigger: perform,
+          popup: perform,
+          start: perform,
+          stop: perform,
+          tick: perform,
+          'media.ok': perform,
+          'media.fail': perform,
+          'media.lost': perform,
+        },
         states: { '*': () => session.check() },
       });
     } catch (error) {
@@ -104,9 +128,17 @@ function replays(logic: ReturnType<typeof sessionModel>) {
 }
 
 const instant = sessionModel('instant', ['ingest', 'turn', 'context', 'trigger', 'start', 'stop']);
-const instantModel = new TestModel(instant, { events: instant.events, serializeState: instant.serializeState, limit: TRAVERSAL_LIMIT });
+const instantModel = new TestModel(instant, {
+  events: instant.events,
+  serializeState: instant.serializeState,
+  limit: TRAVERSAL_LIMIT,
+});
 const stepwise = sessionModel('stepwise', ['start', 'stop', 'popup']);
-const stepwiseModel = new TestModel(stepwise, { events: stepwise.events, serializeState: stepwise.serializeState, limit: TRAVERSAL_LIMIT });
+const stepwiseModel = new TestModel(stepwise, {
+  events: stepwise.events,
+  serializeState: stepwise.serializeState,
+  limit: TRAVERSAL_LIMIT,
+});
 const paths = {
   instantShortest: instantModel.getShortestPaths(),
   instantSimple: instantModel.getSimplePaths({ serializeState: machineState }),
@@ -149,11 +181,16 @@ describe('what the paths cover', () => {
       'session.voice.starting.replacingDispatch',
     ]);
     const resting = getStateNodes(sessionMachine.root).filter(
-      (node) => node.type === 'atomic' && !node.always && node.id !== 'session.voice.starting.mintingToken' && !watchChecks.has(node.id),
+      (node) =>
+        node.type === 'atomic' &&
+        !node.always &&
+        node.id !== 'session.voice.starting.mintingToken' &&
+        !watchChecks.has(node.id),
     );
     const visited = new Set<unknown>();
     for (const path of Object.values(paths).flat()) {
-      for (const { state } of path.steps) if (state.session) for (const node of nodesOf(sessionMachine.root, state.session.value)) visited.add(node);
+      for (const { state } of path.steps)
+        if (state.session) for (const node of nodesOf(sessionMachine.root, state.session.value)) visited.add(node);
     }
     expect(resting.filter((node) => !visited.has(node)).map((node) => node.id)).toEqual([]);
     expect(resting.length).toBeGreaterThan(10);

@@ -2,12 +2,18 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { TalliedCounter } from '../../src/metrics/tallied-counter.js';
 
-const valueOf = async (counter: TalliedCounter<'kind'>, kind: string) => (await counter.get()).values.find((sample) => sample.labels.kind === kind)?.value;
+const valueOf = async (counter: TalliedCounter<'kind'>, kind: string) =>
+  (await counter.get()).values.find((sample) => sample.labels.kind === kind)?.value;
 
 describe('TalliedCounter', () => {
   it('reports what was tallied when read, once, and keeps counting after', async () => {
     const registry = new Registry();
-    const counter = new TalliedCounter({ name: 'things_total', help: 'things', labelName: 'kind', registers: [registry] });
+    const counter = new TalliedCounter({
+      name: 'things_total',
+      help: 'things',
+      labelName: 'kind',
+      registers: [registry],
+    });
     counter.tally('event');
     counter.tally('event');
     counter.tally('trigger');

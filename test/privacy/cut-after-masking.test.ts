@@ -33,7 +33,9 @@ describe('client text cut short is masked before the cut', () => {
     const h = createHarness();
     let nested: Record<string, unknown> = {};
     for (let level = 0; level < 33; level += 1) nested = { a: nested };
-    const res = await h.http.post('/v1/events').send({ session_id: 's1', event: 'x', properties: { [`${'x'.repeat(30)} ${PAN}`]: nested } });
+    const res = await h.http
+      .post('/v1/events')
+      .send({ session_id: 's1', event: 'x', properties: { [`${'x'.repeat(30)} ${PAN}`]: nested } });
     expect(res.status).toBe(422);
     expect(res.body.detail).toContain(`${'x'.repeat(30)} *********`);
     expect(res.body.detail).not.toContain('ABCDE');
@@ -41,7 +43,11 @@ describe('client text cut short is masked before the cut', () => {
 
   it("a logged correlation header is masked, then cut: never the PAN's first nine characters", async () => {
     const h = createHarness();
-    await h.http.post('/v1/events').set('X-Request-ID', 'cut-1').set('X-SVC-Session-ID', `${'a'.repeat(54)}-${PAN}`).send({ session_id: 's1', event: 'identity' });
+    await h.http
+      .post('/v1/events')
+      .set('X-Request-ID', 'cut-1')
+      .set('X-SVC-Session-ID', `${'a'.repeat(54)}-${PAN}`)
+      .send({ session_id: 's1', event: 'identity' });
     const line = h.logs.parsed().find((entry) => (entry.req as { id?: string } | undefined)?.id === 'cut-1');
     // No identifier (a PAN inside): masked whole, then cut.
     expect(line).toMatchObject({ svc_session_id: `${'*'.repeat(54)}-*********…` });
@@ -52,7 +58,9 @@ describe('client text cut short is masked before the cut', () => {
 describe('values the pass reads beyond a string', () => {
   it('masks a mobile number carried in a fraction, as it does the integer', async () => {
     const h = createHarness();
-    await h.http.post('/v1/events').send({ session_id: 's1', event: 'x', properties: { contact: 9876543210.5, score: 0.75, big: 123.5 } });
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: 's1', event: 'x', properties: { contact: 9876543210.5, score: 0.75, big: 123.5 } });
     const { body } = await h.http.get('/api/sessions/s1');
     const properties = body.latest_event.properties as Record<string, unknown>;
     expect(JSON.stringify(properties.contact)).not.toContain('98765');
@@ -61,7 +69,13 @@ describe('values the pass reads beyond a string', () => {
 
   it('masks a value that harmless keys spell when the pass joins them into a path', async () => {
     const h = createHarness();
-    await h.http.post('/v1/events').send({ session_id: 's1', event: 'x', properties: { '98765': { '43210': PAN }, '2345': { '6789': { '0124': { phone: 'x' } } } } });
+    await h.http
+      .post('/v1/events')
+      .send({
+        session_id: 's1',
+        event: 'x',
+        properties: { '98765': { '43210': PAN }, '2345': { '6789': { '0124': { phone: 'x' } } } },
+      });
     const { body } = await h.http.get('/api/sessions/s1');
     const paths = (body.latest_event.redacted_fields as { path: string }[]).map((field) => field.path);
     expect(paths.length).toBeGreaterThan(0);

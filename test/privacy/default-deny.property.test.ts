@@ -49,7 +49,11 @@ afterAll(async () => {
 });
 
 async function post(body: unknown, headers: Record<string, string> = {}): Promise<number> {
-  const response = await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(`${server.url}/v1/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   await response.text();
   return response.status;
 }
@@ -64,7 +68,8 @@ async function read(path: string): Promise<string> {
 const SERVICE_ID = /^(?:h-)?[0-9a-f-]{16,}$|^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/i;
 
 /** An activity item's id is the log's sequence number: its digits count items, not a value's (the 3600th item is `"id":"3600"`). */
-const activitySequence = (key: string, value: unknown): boolean => key === 'id' && typeof value === 'string' && /^\d+$/.test(value);
+const activitySequence = (key: string, value: unknown): boolean =>
+  key === 'id' && typeof value === 'string' && /^\d+$/.test(value);
 
 /** Every string of a JSON text, keys included, or the text itself when it is no JSON. */
 function stringsOf(text: string): string[] {
@@ -79,7 +84,7 @@ function stringsOf(text: string): string[] {
     if (typeof value === 'string') out.push(value);
     else if (Array.isArray(value)) value.forEach(walk);
     else if (value !== null && typeof value === 'object') {
-      for (const [key, item] of Object.entries(value)) if (!activitySequence(key, item)) out.push(key), walk(item);
+      for (const [key, item] of Object.entries(value)) if (!activitySequence(key, item)) (out.push(key), walk(item));
     }
   };
   walk(parsed);
@@ -90,7 +95,11 @@ function stringsOf(text: string): string[] {
 function sqliteStrings(): string[] {
   const file = (h.store.sessions as { file?: string }).file;
   expect(file).toBeDefined();
-  const bytes = ['', '-wal'].map((suffix) => `${file}${suffix}`).filter((path) => existsSync(path)).map((path) => readFileSync(path).toString('utf8')).join('\n');
+  const bytes = ['', '-wal']
+    .map((suffix) => `${file}${suffix}`)
+    .filter((path) => existsSync(path))
+    .map((path) => readFileSync(path).toString('utf8'))
+    .join('\n');
   // Quoted strings one by one, less the activity items' sequence numbers (activitySequence).
   // A string is one a JSON structure holds (after `{`, `[`, `,` or `:`, before one): what lies between
   // two strings (`":1795176000},"`) is not one.
@@ -120,19 +129,29 @@ interface Surface {
  * are allowed: read as gone, or another value whose digits happen to be those four is a leak.
  */
 const withoutKeptLastFour = (text: string): string => text.replace(/\*[^\p{L}\p{N}*]{0,3}\p{Nd}{4}(?!\p{Nd})/gu, '*');
-const surfaces = (strings: string[]): Surface[] => strings.filter((text) => !SERVICE_ID.test(text)).map((text) => ({ text, read: readAs(withoutKeptLastFour(text)) }));
+const surfaces = (strings: string[]): Surface[] =>
+  strings.filter((text) => !SERVICE_ID.test(text)).map((text) => ({ text, read: readAs(withoutKeptLastFour(text)) }));
 /** The first string that shows the value, as sent or its core once read; undefined when none does. */
 const leakIn = (found: Surface[], value: AnyForm): string | undefined =>
-  found.find(({ text, read }) => text.includes(value.raw) || showsCore(withoutKeptLastFour(text), read, value.core))?.text.slice(0, 300);
+  found
+    .find(({ text, read }) => text.includes(value.raw) || showsCore(withoutKeptLastFour(text), read, value.core))
+    ?.text.slice(0, 300);
 
 /** A count in letters (`b`, `bc`): a session id in digits would hold a generated value's core by chance (`dd-2277`). */
-const lettersOf = (count: number): string => [...count.toString(26)].map((digit) => String.fromCharCode(97 + Number.parseInt(digit, 26))).join('');
+const lettersOf = (count: number): string =>
+  [...count.toString(26)].map((digit) => String.fromCharCode(97 + Number.parseInt(digit, 26))).join('');
 
 /** The value put where `place` says, in a body of a session of its own. */
 async function plant(value: AnyForm, place: Place, depth: number): Promise<string> {
   const id = `dd-${lettersOf((n += 1))}`;
   sessions.push(id);
-  const base = { session_id: id, event: 'component_input', screen: 'kyc_details', component_id: 'note_field', component_type: 'text_input' };
+  const base = {
+    session_id: id,
+    event: 'component_input',
+    screen: 'kyc_details',
+    component_id: 'note_field',
+    component_type: 'text_input',
+  };
   let nested: unknown = value.raw;
   for (let level = 0; level < depth; level += 1) nested = level % 2 === 0 ? { detail: nested } : [nested];
   const bodies: Record<Place, () => Promise<number>> = {
@@ -142,13 +161,30 @@ async function plant(value: AnyForm, place: Place, depth: number): Promise<strin
     screen: () => post({ ...base, screen: value.raw }),
     hint: () => post({ ...base, hint: value.raw, masked: false }),
     // A header carries a request id's characters only (docs/api.md); any other value goes in a property.
-    header: () => (/^[A-Za-z0-9._:@/+=-]{1,128}$/.test(value.raw) ? post(base, { 'x-request-id': value.raw }) : post({ ...base, properties: { note: value.raw } })),
+    header: () =>
+      /^[A-Za-z0-9._:@/+=-]{1,128}$/.test(value.raw)
+        ? post(base, { 'x-request-id': value.raw })
+        : post({ ...base, properties: { note: value.raw } }),
     top: () => post({ ...base, remark: value.raw, user_id: value.raw }),
-    voice: () => post({ session_id: id, event: 'voice_conversation_turn', properties: { role: 'user', channel: 'voice', turn_index: 1, text: `the number is ${value.raw}` } }),
+    voice: () =>
+      post({
+        session_id: id,
+        event: 'voice_conversation_turn',
+        properties: { role: 'user', channel: 'voice', turn_index: 1, text: `the number is ${value.raw}` },
+      }),
     frame: async () => {
       ws.send({ type: 'connect', message_id: `c-${id}`, session_id: id, client_id: 'kycis_demo' });
       await ws.nextOfType('ack', (frame) => frame.message_id === `c-${id}`);
-      ws.send({ type: 'control_state', message_id: value.raw.slice(0, 128), event: 'validation_failed', screen: value.raw, failure_reason_code: value.raw, errors: [value.raw], component_id: 'pan_field', component_type: 'text_input' });
+      ws.send({
+        type: 'control_state',
+        message_id: value.raw.slice(0, 128),
+        event: 'validation_failed',
+        screen: value.raw,
+        failure_reason_code: value.raw,
+        errors: [value.raw],
+        component_id: 'pan_field',
+        component_type: 'text_input',
+      });
       await ws.next((frame) => frame.type !== 'ack' || frame.message_id !== `c-${id}`);
       return 200;
     },
@@ -160,14 +196,27 @@ async function plant(value: AnyForm, place: Place, depth: number): Promise<strin
 describe('privacy: generated identity values in every place, read back from every surface', () => {
   it('no session, agent context, system prompt or activity item shows one', { timeout: TEST_TIMEOUT_MS }, async () => {
     await fc.assert(
-      fc.asyncProperty(anyForm, fc.constantFrom(...PLACES), fc.integer({ min: 0, max: 5 }), async (value, place, depth) => {
-        planted.push(value);
-        const id = await plant(value, place, depth);
-        const context = await read(`/v1/assistant/context/${id}`);
-        const strings = surfaces([...stringsOf(context), ...stringsOf(await read(`/api/sessions/${id}`)), ...stringsOf(await read(`/api/activity?session_id=${id}&limit=50`))]);
-        expect(leakIn(strings, value), `${value.kind} ${JSON.stringify(value.raw)} in ${place}`).toBeUndefined();
-      }),
-      { numRuns: RUNS, seed: SEED, ...(TIME_MS > 0 ? { interruptAfterTimeLimit: TIME_MS, markInterruptAsFailure: false } : {}) },
+      fc.asyncProperty(
+        anyForm,
+        fc.constantFrom(...PLACES),
+        fc.integer({ min: 0, max: 5 }),
+        async (value, place, depth) => {
+          planted.push(value);
+          const id = await plant(value, place, depth);
+          const context = await read(`/v1/assistant/context/${id}`);
+          const strings = surfaces([
+            ...stringsOf(context),
+            ...stringsOf(await read(`/api/sessions/${id}`)),
+            ...stringsOf(await read(`/api/activity?session_id=${id}&limit=50`)),
+          ]);
+          expect(leakIn(strings, value), `${value.kind} ${JSON.stringify(value.raw)} in ${place}`).toBeUndefined();
+        },
+      ),
+      {
+        numRuns: RUNS,
+        seed: SEED,
+        ...(TIME_MS > 0 ? { interruptAfterTimeLimit: TIME_MS, markInterruptAsFailure: false } : {}),
+      },
     );
   });
 
@@ -176,7 +225,12 @@ describe('privacy: generated identity values in every place, read back from ever
     const file = sqliteStrings();
     // The file was searched, not skipped: it holds the sessions.
     expect(file[0]).toContain(sessions[0]);
-    const found = surfaces([...file.slice(1), ...h.logs.text.split('\n').flatMap(stringsOf), ...(await read('/metrics')).split('\n').map((line) => line.replace(/ [^ ]+$/, '')), ...stringsOf(await read('/api/activity?limit=1000'))]);
+    const found = surfaces([
+      ...file.slice(1),
+      ...h.logs.text.split('\n').flatMap(stringsOf),
+      ...(await read('/metrics')).split('\n').map((line) => line.replace(/ [^ ]+$/, '')),
+      ...stringsOf(await read('/api/activity?limit=1000')),
+    ]);
     // A long run plants tens of thousands of values in a file of hundreds of megabytes: an evenly
     // spaced sample of them is searched for (every kind and place goes through the same store).
     const step = Math.max(1, Math.ceil(planted.length / MAX_SEARCHED));
@@ -184,9 +238,12 @@ describe('privacy: generated identity values in every place, read back from ever
     // Searched joined first, string by string only on a hit: thousands of values over every string the file holds.
     const allText = found.map(({ text }) => text).join('\u0000');
     const allRead = found.map(({ read }) => read).join('\u0000');
-    const hit = (value: AnyForm) => allText.includes(value.raw) || (value.core.length >= 4 && allRead.includes(value.core.toUpperCase()));
-    for (const value of checked) if (hit(value)) expect(leakIn(found, value), `${value.kind} ${JSON.stringify(value.raw)}`).toBeUndefined();
+    const hit = (value: AnyForm) =>
+      allText.includes(value.raw) || (value.core.length >= 4 && allRead.includes(value.core.toUpperCase()));
+    for (const value of checked)
+      if (hit(value)) expect(leakIn(found, value), `${value.kind} ${JSON.stringify(value.raw)}`).toBeUndefined();
     // The file's bytes as a whole: no value as sent, whatever the JSON around it.
-    for (const value of checked) expect(file[0]!.includes(value.raw), `${value.kind} ${JSON.stringify(value.raw)} in the file`).toBe(false);
+    for (const value of checked)
+      expect(file[0]!.includes(value.raw), `${value.kind} ${JSON.stringify(value.raw)} in the file`).toBe(false);
   });
 });

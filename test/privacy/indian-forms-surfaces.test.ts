@@ -51,7 +51,11 @@ async function text(path: string): Promise<string> {
 }
 
 async function post(path: string, body: unknown): Promise<number> {
-  const response = await fetch(`${w.server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${w.server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   await response.text();
   return response.status;
 }
@@ -60,7 +64,11 @@ async function post(path: string, body: unknown): Promise<number> {
 function sqliteText(): string {
   const file = (w.h.store.sessions as { file?: string }).file;
   expect(file).toBeDefined();
-  return ['', '-wal'].map((suffix) => `${file}${suffix}`).filter((path) => existsSync(path)).map((path) => readFileSync(path).toString('utf8')).join('\n');
+  return ['', '-wal']
+    .map((suffix) => `${file}${suffix}`)
+    .filter((path) => existsSync(path))
+    .map((path) => readFileSync(path).toString('utf8'))
+    .join('\n');
 }
 
 /** Every surface at once. */
@@ -72,7 +80,12 @@ async function everything(): Promise<string> {
     const context = await text(`/v1/assistant/context/${id}`);
     parts.push(context, String((JSON.parse(context) as { system_prompt: unknown }).system_prompt));
   }
-  parts.push(w.sse.messages.map((message) => message.data).join('\n'), JSON.stringify(w.ws.frames), w.h.logs.text, sqliteText());
+  parts.push(
+    w.sse.messages.map((message) => message.data).join('\n'),
+    JSON.stringify(w.ws.frames),
+    w.h.logs.text,
+    sqliteText(),
+  );
   return parts.join('\n');
 }
 
@@ -82,10 +95,18 @@ let n = 0;
 async function answered(messageId: string): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer to ${messageId}; last frames ${JSON.stringify(w.ws.frames.slice(-3))}`)), 5000);
+    timer = setTimeout(
+      () => reject(new Error(`no answer to ${messageId}; last frames ${JSON.stringify(w.ws.frames.slice(-3))}`)),
+      5000,
+    );
   });
   // A message id that is no identifier comes back as its digest (docs/privacy.md, "What is kept").
-  await Promise.race([w.ws.next((frame) => String(frame.message_id).startsWith(messageId) || /^h-[0-9a-f]{24}$/.test(String(frame.message_id))), late]).finally(() => clearTimeout(timer));
+  await Promise.race([
+    w.ws.next(
+      (frame) => String(frame.message_id).startsWith(messageId) || /^h-[0-9a-f]{24}$/.test(String(frame.message_id)),
+    ),
+    late,
+  ]).finally(() => clearTimeout(timer));
 }
 
 describe('privacy: identity values in Indian forms, on every surface', () => {
@@ -137,18 +158,50 @@ describe('privacy: identity values in Indian forms, on every surface', () => {
     sessions.push(id);
     const names = ['Meera Nair', 'Rahul Sharma', 'मीरा नायर'];
     planted.push(...names.map((raw) => ({ kind: 'name', raw })));
-    expect(await post('/v1/events', { session_id: id, event: 'identity', properties: { name: names[0], customer_name: names[1], nomineeName: names[2] } })).toBe(200);
-    for (const [index, [type, hint]] of ([['dropdown', names[0]], ['radio_button', names[1]], ['RADIO_BUTTON', names[2]]] as const).entries()) {
-      expect(await post('/v1/events', { session_id: id, event: 'component_input', screen: 'nominee', component_id: `nominee_${index}`, component_type: type, hint, masked: false })).toBe(200);
+    expect(
+      await post('/v1/events', {
+        session_id: id,
+        event: 'identity',
+        properties: { name: names[0], customer_name: names[1], nomineeName: names[2] },
+      }),
+    ).toBe(200);
+    for (const [index, [type, hint]] of (
+      [
+        ['dropdown', names[0]],
+        ['radio_button', names[1]],
+        ['RADIO_BUTTON', names[2]],
+      ] as const
+    ).entries()) {
+      expect(
+        await post('/v1/events', {
+          session_id: id,
+          event: 'component_input',
+          screen: 'nominee',
+          component_id: `nominee_${index}`,
+          component_type: type,
+          hint,
+          masked: false,
+        }),
+      ).toBe(200);
     }
-    expect(await post('/v1/events', { session_id: id, event: 'voice_conversation_turn', screen: 'nominee', properties: { role: 'user', text: `my name is ${names[0]} and mera naam ${names[1]} hai` } })).toBe(200);
+    expect(
+      await post('/v1/events', {
+        session_id: id,
+        event: 'voice_conversation_turn',
+        screen: 'nominee',
+        properties: { role: 'user', text: `my name is ${names[0]} and mera naam ${names[1]} hai` },
+      }),
+    ).toBe(200);
     const context = JSON.parse(await text(`/v1/assistant/context/${id}`)) as { system_prompt: string };
     expect(context.system_prompt).not.toMatch(/chose "(?:Meera|Rahul|मीरा)/);
     expect(context.system_prompt).toContain('"nominee_0" ("dropdown"): 10 characters');
   });
 
   it('at the end, the SQLite file, the lists, the stream, the socket, the logs and the metrics hold none of them', async () => {
-    await w.sse.until((client) => client.messages.some((message) => message.data.includes(sessions[sessions.length - 1]!)), 10_000);
+    await w.sse.until(
+      (client) => client.messages.some((message) => message.data.includes(sessions[sessions.length - 1]!)),
+      10_000,
+    );
     const all = await everything();
     for (const value of planted) expect(leaks(all, value), `${value.kind} ${value.raw}`).toBe(false);
     // The file was searched, not skipped: it holds the sessions.

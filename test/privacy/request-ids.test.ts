@@ -18,11 +18,19 @@ interface LogLine {
 describe('request ids survive redaction', () => {
   it('a UUID with an all-digit last group is echoed, logged and traced as sent', async () => {
     const h = createHarness({ env: { LOG_LEVEL: 'trace' } });
-    const res = await h.http.post('/v1/events').set('X-Request-ID', ALL_DIGIT_TAIL).send({ session_id: 'r1', event: 'screen_state', screen: 'pan_details' }).expect(200);
+    const res = await h.http
+      .post('/v1/events')
+      .set('X-Request-ID', ALL_DIGIT_TAIL)
+      .send({ session_id: 'r1', event: 'screen_state', screen: 'pan_details' })
+      .expect(200);
     expect(res.headers['x-request-id']).toBe(ALL_DIGIT_TAIL);
     const lines = h.logs.parsed() as LogLine[];
-    expect(lines.filter((line) => line.msg === 'request completed').map((line) => line.req?.id)).toContain(ALL_DIGIT_TAIL);
-    const items = (await h.http.get('/api/activity').query({ session_id: 'r1' })).body.items as { trace: { request_id: string } }[];
+    expect(lines.filter((line) => line.msg === 'request completed').map((line) => line.req?.id)).toContain(
+      ALL_DIGIT_TAIL,
+    );
+    const items = (await h.http.get('/api/activity').query({ session_id: 'r1' })).body.items as {
+      trace: { request_id: string };
+    }[];
     expect(items[0]!.trace.request_id).toBe(ALL_DIGIT_TAIL);
   });
 
@@ -30,17 +38,33 @@ describe('request ids survive redaction', () => {
     const h = createHarness({ env: { LOG_LEVEL: 'trace' } });
     const sent: string[] = [];
     for (let i = 0; i < 60; i += 1) {
-      const res = await h.http.post('/v1/events').send({ session_id: `r${i}`, event: 'screen_state', screen: 'pan_details' }).expect(200);
+      const res = await h.http
+        .post('/v1/events')
+        .send({ session_id: `r${i}`, event: 'screen_state', screen: 'pan_details' })
+        .expect(200);
       sent.push(String(res.headers['x-request-id']));
     }
-    const logged = (h.logs.parsed() as LogLine[]).filter((line) => line.msg === 'request completed').map((line) => line.req?.id);
+    const logged = (h.logs.parsed() as LogLine[])
+      .filter((line) => line.msg === 'request completed')
+      .map((line) => line.req?.id);
     expect(logged).toEqual(sent);
   });
 
   it('a log object with ids and an identity value: the ids are kept, the value is masked', () => {
     const h = createHarness({ env: { LOG_LEVEL: 'trace' } });
-    h.logger.info({ request_id: ALL_DIGIT_TAIL, dispatch: `AD_${ALL_DIGIT_TAIL}`, detail: `request ${ALL_DIGIT_TAIL} from 9876543210` }, 'x');
+    h.logger.info(
+      {
+        request_id: ALL_DIGIT_TAIL,
+        dispatch: `AD_${ALL_DIGIT_TAIL}`,
+        detail: `request ${ALL_DIGIT_TAIL} from 9876543210`,
+      },
+      'x',
+    );
     const [line] = h.logs.parsed();
-    expect(line).toMatchObject({ request_id: ALL_DIGIT_TAIL, dispatch: `AD_${ALL_DIGIT_TAIL}`, detail: `request ${ALL_DIGIT_TAIL} from ******3210` });
+    expect(line).toMatchObject({
+      request_id: ALL_DIGIT_TAIL,
+      dispatch: `AD_${ALL_DIGIT_TAIL}`,
+      detail: `request ${ALL_DIGIT_TAIL} from ******3210`,
+    });
   });
 });

@@ -55,18 +55,28 @@ async function json(path: string): Promise<{ status: number; text: string; body:
 }
 
 async function post(path: string, body: unknown): Promise<number> {
-  const response = await fetch(`${s.server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${s.server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   await response.text();
   return response.status;
 }
 
 /** The read surfaces of one session that answer on request. */
-async function readSurfaces(sessionId: string): Promise<{ session: Record<string, unknown>; context: Record<string, unknown>; text: string }> {
+async function readSurfaces(
+  sessionId: string,
+): Promise<{ session: Record<string, unknown>; context: Record<string, unknown>; text: string }> {
   const session = await json(`/api/sessions/${sessionId}`);
   const context = await json(`/v1/assistant/context/${sessionId}`);
   const activity = await json(`/api/activity?session_id=${sessionId}&limit=50`);
   expect([session.status, context.status, activity.status]).toEqual([200, 200, 200]);
-  return { session: session.body, context: context.body, text: [session.text, context.text, activity.text, String(context.body.system_prompt)].join('\n') };
+  return {
+    session: session.body,
+    context: context.body,
+    text: [session.text, context.text, activity.text, String(context.body.system_prompt)].join('\n'),
+  };
 }
 
 /** The surfaces that stream: everything they carried so far, once they carried `sessionId`. */
@@ -89,7 +99,12 @@ describe('privacy: no raw identity value on any surface, wherever a client puts 
         expect(await post('/v1/events', { ...body, session_id: last })).toBe(200);
         const { session, text } = await readSurfaces(last);
         expect(leaks(text, value), `${value.kind} ${value.raw}`).toBe(false);
-        expect(session.latest_event).toMatchObject({ screen_id: readable.screen_id, validation_rule_id: readable.validation_rule_id, flow_key: readable.flow_key, errors: readable.errors });
+        expect(session.latest_event).toMatchObject({
+          screen_id: readable.screen_id,
+          validation_rule_id: readable.validation_rule_id,
+          flow_key: readable.flow_key,
+          errors: readable.errors,
+        });
       }),
       { numRuns: 80, seed: 1313 },
     );
@@ -99,15 +114,64 @@ describe('privacy: no raw identity value on any surface, wherever a client puts 
 
   it('the payloads of the report: old SDK phone, React Native analytics e-mail, values in value/input_value/transcript, a PAN in a dropdown, a date of birth', async () => {
     const id = nextSession();
-    const raws = ['9876543210', 'jane.doe@example.com', 'ABCDE1234F', 'FGHIJ5678K', '234567890124', '1995-06-15', 'Jane Doe', 'harness.tester@example.com'];
+    const raws = [
+      '9876543210',
+      'jane.doe@example.com',
+      'ABCDE1234F',
+      'FGHIJ5678K',
+      '234567890124',
+      '1995-06-15',
+      'Jane Doe',
+      'harness.tester@example.com',
+    ];
     postedRaw(...raws);
     const events = [
       { session_id: id, event: 'user_enrichment', properties: { user_id: 'u-1', phone: '9876543210' } },
-      { session_id: id, event: 'analytics_data', event_name: 'email_verified', data: { email: 'jane.doe@example.com' } },
-      { session_id: id, event: 'component_input', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', value: 'ABCDE1234F', input_value: '234567890124', masked: true, hint: 'ABCD****' },
-      { session_id: id, event: 'voice_conversation_turn', screen: 'pan_details', properties: { role: 'user', transcript: 'my PAN is FGHIJ5678K', text: 'mail harness.tester@example.com please' } },
-      { session_id: id, event: 'component_input', screen: 'personal_details', component_id: 'gender_field', component_type: 'DROPDOWN', hint: 'FGHIJ5678K', masked: false },
-      { session_id: id, event: 'component_input', screen: 'pan_details', component_id: 'dob_field', component_type: 'date_picker', hint: '1995-06-15', masked: false },
+      {
+        session_id: id,
+        event: 'analytics_data',
+        event_name: 'email_verified',
+        data: { email: 'jane.doe@example.com' },
+      },
+      {
+        session_id: id,
+        event: 'component_input',
+        screen: 'pan_details',
+        component_id: 'pan_field',
+        component_type: 'text_input',
+        value: 'ABCDE1234F',
+        input_value: '234567890124',
+        masked: true,
+        hint: 'ABCD****',
+      },
+      {
+        session_id: id,
+        event: 'voice_conversation_turn',
+        screen: 'pan_details',
+        properties: {
+          role: 'user',
+          transcript: 'my PAN is FGHIJ5678K',
+          text: 'mail harness.tester@example.com please',
+        },
+      },
+      {
+        session_id: id,
+        event: 'component_input',
+        screen: 'personal_details',
+        component_id: 'gender_field',
+        component_type: 'DROPDOWN',
+        hint: 'FGHIJ5678K',
+        masked: false,
+      },
+      {
+        session_id: id,
+        event: 'component_input',
+        screen: 'pan_details',
+        component_id: 'dob_field',
+        component_type: 'date_picker',
+        hint: '1995-06-15',
+        masked: false,
+      },
       { session_id: id, event: 'identity', full_name: 'Jane Doe', properties: { fatherName: 'Jane Doe' } },
     ];
     for (const event of events) expect(await post('/v1/events', event)).toBe(200);
@@ -116,8 +180,14 @@ describe('privacy: no raw identity value on any surface, wherever a client puts 
     for (const raw of raws) expect(findRaw(`${text}\n${streamed}`, raw), raw).toBe(false);
 
     const hints = session.component_hints as { component_id: string; hint: string; shape?: Record<string, unknown> }[];
-    expect(hints.find((hint) => hint.component_id === 'gender_field')).toMatchObject({ hint: '**********', shape: { kind: 'pan', length: 10 } });
-    expect(hints.find((hint) => hint.component_id === 'dob_field')).toMatchObject({ hint: '****-**-**', shape: { kind: 'date', length: 10 } });
+    expect(hints.find((hint) => hint.component_id === 'gender_field')).toMatchObject({
+      hint: '**********',
+      shape: { kind: 'pan', length: 10 },
+    });
+    expect(hints.find((hint) => hint.component_id === 'dob_field')).toMatchObject({
+      hint: '****-**-**',
+      shape: { kind: 'date', length: 10 },
+    });
     // A client-masked hint with nothing detected in it is kept as the client masked it.
     expect(hints.find((hint) => hint.component_id === 'pan_field')).toMatchObject({ hint: 'ABCD****', masked: true });
     const latest = session.latest_event as Record<string, unknown>;
@@ -132,32 +202,100 @@ describe('privacy: no raw identity value on any surface, wherever a client puts 
 
   it('done means: the agent still learns that the PAN field holds 10 characters that do not match the PAN pattern', async () => {
     const id = nextSession();
-    const panSchema = { screen_id: 'pan_details', components: [{ id: 'pan_field', type: 'text_input', validations: [{ rule_id: 'pan_format_v1', pattern: '[A-Z]{5}[0-9]{4}[A-Z]' }] }] };
-    expect(await post('/v1/events', { session_id: id, event: 'screen_schema', screen: 'pan_details', properties: panSchema })).toBe(200);
-    expect(await post('/v1/events', { session_id: id, event: 'component_input', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', hint: 'INVALIDPAN', masked: false })).toBe(200);
+    const panSchema = {
+      screen_id: 'pan_details',
+      components: [
+        {
+          id: 'pan_field',
+          type: 'text_input',
+          validations: [{ rule_id: 'pan_format_v1', pattern: '[A-Z]{5}[0-9]{4}[A-Z]' }],
+        },
+      ],
+    };
+    expect(
+      await post('/v1/events', {
+        session_id: id,
+        event: 'screen_schema',
+        screen: 'pan_details',
+        properties: panSchema,
+      }),
+    ).toBe(200);
+    expect(
+      await post('/v1/events', {
+        session_id: id,
+        event: 'component_input',
+        screen: 'pan_details',
+        component_id: 'pan_field',
+        component_type: 'text_input',
+        hint: 'INVALIDPAN',
+        masked: false,
+      }),
+    ).toBe(200);
     const { context } = await readSurfaces(id);
     const agent = context.context as { component_hints: Record<string, unknown>[] };
-    expect(agent.component_hints[0]).toMatchObject({ component_id: 'pan_field', hint: '**********', shape: { length: 10, digits: 0, letters: 10, matches_pattern: false } });
-    expect(String(context.system_prompt)).toContain('- "pan_field" ("text_input"): 10 characters (0 digits, 10 letters), does not match the expected pattern.');
+    expect(agent.component_hints[0]).toMatchObject({
+      component_id: 'pan_field',
+      hint: '**********',
+      shape: { length: 10, digits: 0, letters: 10, matches_pattern: false },
+    });
+    expect(String(context.system_prompt)).toContain(
+      '- "pan_field" ("text_input"): 10 characters (0 digits, 10 letters), does not match the expected pattern.',
+    );
     expect(JSON.stringify(context)).not.toContain('INVALIDPAN');
   });
 
   it('the hint samples of the deployed SDKs: raw ones masked on every surface, client-masked ones kept as sent', async () => {
     const id = nextSession();
     const raw: [string, string, string][] = [
-      ['phone_field', 'text_input', '9876543210'], ['phone_field', 'phone_number', '12345'], ['phone_otp_field', 'otp_input', '1234'],
-      ['email_field', 'text_input', 'harness.tester@example.com'], ['email_field', 'text_input', 'not-an-email'], ['pan_field', 'pan', 'ABCDE1234F'],
-      ['pan_field', 'text_input', 'INVALIDPAN'], ['dob_field', 'date', '1995-06-15'], ['name_field', 'text_input', 'Harness Tester'],
-      ['father_name_field', 'text_input', 'Test Father'], ['aadhaar_digilocker_field', 'text_input', '123456789012'], ['aadhaar_number', 'text_input', '123'],
+      ['phone_field', 'text_input', '9876543210'],
+      ['phone_field', 'phone_number', '12345'],
+      ['phone_otp_field', 'otp_input', '1234'],
+      ['email_field', 'text_input', 'harness.tester@example.com'],
+      ['email_field', 'text_input', 'not-an-email'],
+      ['pan_field', 'pan', 'ABCDE1234F'],
+      ['pan_field', 'text_input', 'INVALIDPAN'],
+      ['dob_field', 'date', '1995-06-15'],
+      ['name_field', 'text_input', 'Harness Tester'],
+      ['father_name_field', 'text_input', 'Test Father'],
+      ['aadhaar_digilocker_field', 'text_input', '123456789012'],
+      ['aadhaar_number', 'text_input', '123'],
     ];
-    const clientMasked = ['******3210', 'j***@domain.com', 'ABCD****', 'jan***@domain.com', '1*****', 'Har***', '****9012', 'redacted', 'file_uploaded'];
-    const choices: [string, string, string][] = [['terms_checkbox', 'checkbox', 'true'], ['gender_field', 'dropdown', 'male'], ['marital_status_field', 'dropdown', 'single'], ['residency_status_field', 'dropdown', 'resident'], ['aadhaar_front_field', 'file_upload', 'file_uploaded.png'], ['verify_documents_button', 'button', 'proceed_with_aadhaar']];
+    const clientMasked = [
+      '******3210',
+      'j***@domain.com',
+      'ABCD****',
+      'jan***@domain.com',
+      '1*****',
+      'Har***',
+      '****9012',
+      'redacted',
+      'file_uploaded',
+    ];
+    const choices: [string, string, string][] = [
+      ['terms_checkbox', 'checkbox', 'true'],
+      ['gender_field', 'dropdown', 'male'],
+      ['marital_status_field', 'dropdown', 'single'],
+      ['residency_status_field', 'dropdown', 'resident'],
+      ['aadhaar_front_field', 'file_upload', 'file_uploaded.png'],
+      ['verify_documents_button', 'button', 'proceed_with_aadhaar'],
+    ];
     // Values of 6 characters or more are searched for; shorter ones (an OTP, a short phone) occur by
     // chance in ids and counts, so for those the masking itself is checked.
     const searchable = raw.map(([, , value]) => value).filter((value) => value.length >= 6 && value !== 'not-an-email');
     postedRaw(...searchable);
     for (const [component_id, component_type, hint] of raw) {
-      expect(await post('/v1/events', { session_id: id, event: 'validation_failed', screen: 'kyc', component_id, component_type, hint, masked: false, errors: [`${component_id}_invalid`] })).toBe(200);
+      expect(
+        await post('/v1/events', {
+          session_id: id,
+          event: 'validation_failed',
+          screen: 'kyc',
+          component_id,
+          component_type,
+          hint,
+          masked: false,
+          errors: [`${component_id}_invalid`],
+        }),
+      ).toBe(200);
       const { session } = await readSurfaces(id);
       const failure = session.last_validation_failure as { hint: string; masked_by?: string; errors: string[] };
       expect(failure.masked_by, hint).toBe('server');
@@ -165,15 +303,36 @@ describe('privacy: no raw identity value on any surface, wherever a client puts 
       expect(failure.errors).toEqual([`${component_id}_invalid`]);
     }
     for (const hint of clientMasked) {
-      expect(await post('/v1/events', { session_id: id, event: 'component_input', screen: 'kyc', component_id: 'masked_field', component_type: 'text_input', hint, masked: true })).toBe(200);
+      expect(
+        await post('/v1/events', {
+          session_id: id,
+          event: 'component_input',
+          screen: 'kyc',
+          component_id: 'masked_field',
+          component_type: 'text_input',
+          hint,
+          masked: true,
+        }),
+      ).toBe(200);
       expect(((await readSurfaces(id)).session.latest_event as { hint: string }).hint).toBe(hint);
     }
     for (const [component_id, component_type, hint] of choices) {
-      expect(await post('/v1/events', { session_id: id, event: 'component_input', screen: 'kyc', component_id, component_type, hint, masked: false })).toBe(200);
+      expect(
+        await post('/v1/events', {
+          session_id: id,
+          event: 'component_input',
+          screen: 'kyc',
+          component_id,
+          component_type,
+          hint,
+          masked: false,
+        }),
+      ).toBe(200);
     }
     const { session, text } = await readSurfaces(id);
     const hints = session.component_hints as { component_id: string; hint: string }[];
-    for (const [component_id, , hint] of choices) expect(hints.find((entry) => entry.component_id === component_id)?.hint).toBe(hint);
+    for (const [component_id, , hint] of choices)
+      expect(hints.find((entry) => entry.component_id === component_id)?.hint).toBe(hint);
     const streamed = await streamedText(id);
     for (const value of searchable) expect(findRaw(`${text}\n${streamed}`, value), value).toBe(false);
   });
@@ -184,10 +343,16 @@ describe('privacy: no raw identity value on any surface, wherever a client puts 
     const trigger = await fetch(`${s.server.url}/v1/assistant/trigger/evaluate`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-client-id': 'kycis_demo' },
-      body: JSON.stringify({ session_id: id, user_id: '9123456789', signals: { screen: 'pan KLMNO4321P', errors: ['pan_invalid_format', 'KLMNO4321P'], time_spent: 30 } }),
+      body: JSON.stringify({
+        session_id: id,
+        user_id: '9123456789',
+        signals: { screen: 'pan KLMNO4321P', errors: ['pan_invalid_format', 'KLMNO4321P'], time_spent: 30 },
+      }),
     });
     expect(trigger.status).toBe(200);
-    expect(await post('/v1/assistant/session/start', { session_id: id, user_id: '9123456789', screen: 'KLMNO4321P' })).toBe(200);
+    expect(
+      await post('/v1/assistant/session/start', { session_id: id, user_id: '9123456789', screen: 'KLMNO4321P' }),
+    ).toBe(200);
     expect(await post('/v1/assistant/session/stop', { session_id: id, user_id: '9123456789' })).toBe(200);
     const { session, text } = await readSurfaces(id);
     expect(session.user_id).toMatch(/^h-[0-9a-f]{24}$/);
@@ -199,9 +364,13 @@ describe('privacy: no raw identity value on any surface, wherever a client puts 
   it('a string too long to scan is dropped with a marker, never kept raw', async () => {
     const id = nextSession();
     const long = `${'note '.repeat(900)} ABCDE1234F`;
-    expect(await post('/v1/events', { session_id: id, event: 'analytics_data', properties: { notes: long } })).toBe(200);
+    expect(await post('/v1/events', { session_id: id, event: 'analytics_data', properties: { notes: long } })).toBe(
+      200,
+    );
     const { session, text } = await readSurfaces(id);
-    expect((session.latest_event as { properties: { notes: string } }).properties.notes).toBe(`[dropped: ${long.length} chars]`);
+    expect((session.latest_event as { properties: { notes: string } }).properties.notes).toBe(
+      `[dropped: ${long.length} chars]`,
+    );
     expect(text).not.toContain('note note');
   });
 });
@@ -209,19 +378,43 @@ describe('privacy: no raw identity value on any surface, wherever a client puts 
 describe('privacy: the log lines', () => {
   it('any field of a log object goes through the same detectors and key rules, error messages included', () => {
     const h = createHarness({ env: { LOG_LEVEL: 'trace' } });
-    h.logger.info({ detail: 'user typed ABCDE1234F', phone: 'n/a', nested: { list: ['9876543210'] }, err: new Error('lookup failed for jane@example.com') }, 'something happened');
+    h.logger.info(
+      {
+        detail: 'user typed ABCDE1234F',
+        phone: 'n/a',
+        nested: { list: ['9876543210'] },
+        err: new Error('lookup failed for jane@example.com'),
+      },
+      'something happened',
+    );
     const [line] = h.logs.parsed();
     expect(JSON.stringify(line)).not.toMatch(/ABCDE1234F|9876543210|jane@example\.com/);
-    expect(line).toMatchObject({ detail: 'user typed **********', phone: '*/*', nested: { list: ['******3210'] }, err: { message: 'lookup failed for ****@*******.***' } });
+    expect(line).toMatchObject({
+      detail: 'user typed **********',
+      phone: '*/*',
+      nested: { list: ['******3210'] },
+      err: { message: 'lookup failed for ****@*******.***' },
+    });
   });
 });
 
 describe('privacy: PII_EXTRA_KEYS', () => {
   it("a deployment's extra keys are masked like the built-in ones, in events and logs", async () => {
     const h = createHarness({ env: { PII_EXTRA_KEYS: 'employee_code, ckycNumber' } });
-    await h.http.post('/v1/events').send({ session_id: 'x1', event: 'identity', properties: { employeeCode: 'EMP-4242', 'ckyc-number': 'K-77', display_name: 'Jane' } }).expect(200);
+    await h.http
+      .post('/v1/events')
+      .send({
+        session_id: 'x1',
+        event: 'identity',
+        properties: { employeeCode: 'EMP-4242', 'ckyc-number': 'K-77', display_name: 'Jane' },
+      })
+      .expect(200);
     const { body } = await h.http.get('/api/sessions/x1').expect(200);
-    expect(body.latest_event.properties).toEqual({ employeeCode: '***-****', 'ckyc-number': '*-**', display_name: 'Jane' });
+    expect(body.latest_event.properties).toEqual({
+      employeeCode: '***-****',
+      'ckyc-number': '*-**',
+      display_name: 'Jane',
+    });
     h.logger.info({ employee_code: 'EMP-4242' }, 'x');
     expect(h.logs.text).not.toContain('EMP-4242');
   });

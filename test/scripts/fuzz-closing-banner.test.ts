@@ -6,7 +6,9 @@ describe("the fuzz runner prints Schemathesis's closing line without its pytest 
     expect(unframed('============================= 1 warning in 106.36s =============================')).toBe(
       'Schemathesis closed: 1 warning in 106.36s',
     );
-    expect(unframed('====== 2 errors, 1 warning in 4.92s (0:00:04) ======')).toBe('Schemathesis closed: 2 errors, 1 warning in 4.92s (0:00:04)');
+    expect(unframed('====== 2 errors, 1 warning in 4.92s (0:00:04) ======')).toBe(
+      'Schemathesis closed: 2 errors, 1 warning in 4.92s (0:00:04)',
+    );
   });
 
   it('leaves every other line as Schemathesis wrote it, section banners included', () => {

@@ -11,11 +11,26 @@ describe('restate.toml for a replicated cluster', () => {
 
   it('differs between the nodes only in their own name, addresses and which one provisions', () => {
     const first = productionExample();
-    const second = restateNodeToml({ ...first, nodeName: 'restate-2', advertisedAddress: 'http://10.0.1.12:5122/', bindAddress: '10.0.1.12:5122', autoProvision: false, ingressBindAddress: '10.0.1.12:8080', adminBindAddress: '10.0.1.12:9070' });
+    const second = restateNodeToml({
+      ...first,
+      nodeName: 'restate-2',
+      advertisedAddress: 'http://10.0.1.12:5122/',
+      bindAddress: '10.0.1.12:5122',
+      autoProvision: false,
+      ingressBindAddress: '10.0.1.12:8080',
+      adminBindAddress: '10.0.1.12:9070',
+    });
     const changed = restateNodeToml(first)
       .split('\n')
       .filter((line, index) => line !== second.split('\n')[index])
       .map((line) => line.split(' = ')[0]);
-    expect(changed).toEqual(['node-name', 'advertised-address', 'bind-address', 'auto-provision', 'bind-address', 'bind-address']);
+    expect(changed).toEqual([
+      'node-name',
+      'advertised-address',
+      'bind-address',
+      'auto-provision',
+      'bind-address',
+      'bind-address',
+    ]);
   });
 });

@@ -7,7 +7,8 @@ import { httpRoundRobin, tcpRoundRobin } from '../../scripts/cluster/round-robin
 
 const opened: (Proxy | Server)[] = [];
 afterEach(async () => {
-  for (const item of opened.splice(0)) await ('port' in item ? item.close() : new Promise((resolve) => item.close(resolve)));
+  for (const item of opened.splice(0))
+    await ('port' in item ? item.close() : new Promise((resolve) => item.close(resolve)));
 });
 
 const listening = async (server: Server): Promise<number> => {
@@ -70,7 +71,13 @@ describe('the local cluster proxies', () => {
     const proxy = await httpRoundRobin([backend]);
     opened.push(proxy);
     await (await fetch(`http://127.0.0.1:${proxy.port}/v1/events`, { method: 'POST', body: '{}' })).text();
-    await (await fetch(`http://127.0.0.1:${proxy.port}/v1/events`, { method: 'POST', body: '{}', headers: { 'idempotency-key': 'mine' } })).text();
+    await (
+      await fetch(`http://127.0.0.1:${proxy.port}/v1/events`, {
+        method: 'POST',
+        body: '{}',
+        headers: { 'idempotency-key': 'mine' },
+      })
+    ).text();
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(keys[1]).toBe('mine');
   });

@@ -30,7 +30,11 @@ function startTail(args: string[]) {
 }
 
 async function post(url: string, body: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/v1/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
 }
 
@@ -48,14 +52,26 @@ describe('npm run tail', { timeout: 60_000 }, () => {
     const tail = startTail(['--url', server.url, '--session', 's1']);
     await vi.waitFor(() => expect(streamsOpen(h)).toBe(1), slow);
 
-    await post(server.url, { session_id: 's1', event: 'component_input', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', hint: RAW_PAN, masked: false });
+    await post(server.url, {
+      session_id: 's1',
+      event: 'component_input',
+      screen: 'pan_details',
+      component_id: 'pan_field',
+      component_type: 'text_input',
+      hint: RAW_PAN,
+      masked: false,
+    });
     await post(server.url, { session_id: 's2', event: 'identity' });
     await post(server.url, { session_id: 's1', event: 'validation_failed', errors: ['pan_invalid_format'] });
     await vi.waitFor(() => expect(tail.out).toHaveLength(2), slow);
     expect(tail.out[0]).toMatch(
-      new RegExp(`^2026-11-20T12:00:00\\.000Z {2}event {10}s1 {2}#${activityId(h, 1)} {2}event=component_input screen=pan_details component_id=pan_field hint=\\*{10} masked=true$`),
+      new RegExp(
+        `^2026-11-20T12:00:00\\.000Z {2}event {10}s1 {2}#${activityId(h, 1)} {2}event=component_input screen=pan_details component_id=pan_field hint=\\*{10} masked=true$`,
+      ),
     );
-    expect(tail.out[1]).toMatch(new RegExp(` s1 {2}#${activityId(h, 3)} {2}event=validation_failed .*errors=\\["pan_invalid_format"\\]`));
+    expect(tail.out[1]).toMatch(
+      new RegExp(` s1 {2}#${activityId(h, 3)} {2}event=validation_failed .*errors=\\["pan_invalid_format"\\]`),
+    );
 
     server.server.closeAllConnections();
     await vi.waitFor(() => expect(streamsOpen(h)).toBe(0), slow);
@@ -89,7 +105,11 @@ describe('npm run tail', { timeout: 60_000 }, () => {
     await vi.waitFor(() => expect(tail.out).toHaveLength(4), slow);
 
     expect(idsOf(tail.out)).toEqual([1, 4, 5, 6].map((n) => activityId(h, n)));
-    expect(tail.err.some((line) => line.includes(`items after id ${activityId(h, 1)} and before id ${activityId(h, 4)} were dropped`))).toBe(true);
+    expect(
+      tail.err.some((line) =>
+        line.includes(`items after id ${activityId(h, 1)} and before id ${activityId(h, 4)} were dropped`),
+      ),
+    ).toBe(true);
     tail.child.kill('SIGINT');
     expect((await once(tail.child, 'close'))[0]).toBe(0);
   });

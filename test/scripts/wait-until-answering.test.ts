@@ -13,7 +13,8 @@ function run(code: string) {
 }
 
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
 describe('waitUntilAnswering', () => {
@@ -32,14 +33,18 @@ describe('waitUntilAnswering', () => {
   it('fails at once, naming the server, when the process exits first', async () => {
     const port = await freePort();
     const child = run('process.exit(3)');
-    await expect(waitUntilAnswering(child, `http://127.0.0.1:${port}/`, 'test server', 10_000)).rejects.toThrow(new ExitedBeforeAnswering('test server exited with 3'));
+    await expect(waitUntilAnswering(child, `http://127.0.0.1:${port}/`, 'test server', 10_000)).rejects.toThrow(
+      new ExitedBeforeAnswering('test server exited with 3'),
+    );
   });
 
   it('kills a server that never answers and fails when the time is up', async () => {
     const port = await freePort();
     const child = run('setInterval(() => {}, 1000)');
     const exited = new Promise((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
-    await expect(waitUntilAnswering(child, `http://127.0.0.1:${port}/`, 'test server', 300)).rejects.toThrow(/test server did not answer .* within 0.3 s/);
+    await expect(waitUntilAnswering(child, `http://127.0.0.1:${port}/`, 'test server', 300)).rejects.toThrow(
+      /test server did not answer .* within 0.3 s/,
+    );
     expect(await exited).toBe('SIGKILL');
   });
 });

@@ -20,9 +20,15 @@ afterAll(() => lk.close());
 beforeEach(() => lk.reset());
 
 const activity = async (h: Harness, sessionId: string) =>
-  (await h.http.get(`/api/activity?session_id=${sessionId}&limit=1000`)).body.items as (ActivityView & { session_id: string; user_id: string })[];
+  (await h.http.get(`/api/activity?session_id=${sessionId}&limit=1000`)).body.items as (ActivityView & {
+    session_id: string;
+    user_id: string;
+  })[];
 const order = (items: ActivityView[]) => items.map((item) => activitySignature(item.kind, item.payload));
-const rules = (h: Harness) => ({ cooldownMs: DEFAULT_SDK_CONFIG.thresholds.min_trigger_interval_seconds * 1000, reengagementMs: h.config.sessions.reengagementInactivitySeconds * 1000 });
+const rules = (h: Harness) => ({
+  cooldownMs: DEFAULT_SDK_CONFIG.thresholds.min_trigger_interval_seconds * 1000,
+  reengagementMs: h.config.sessions.reengagementInactivitySeconds * 1000,
+});
 
 /** Spec 6.3, numbered as there; each flow has the items its steps produce. */
 const TYPICAL = {
@@ -41,7 +47,8 @@ const TYPICAL = {
 const VOICE = [...TYPICAL.start, ...TYPICAL.turns, ...TYPICAL.contextFetch, ...TYPICAL.stop, ...TYPICAL.reengagement];
 
 type Items = Awaited<ReturnType<typeof activity>>;
-const find = (items: Items, signature: string) => items.find((item) => activitySignature(item.kind, item.payload) === signature)!;
+const find = (items: Items, signature: string) =>
+  items.find((item) => activitySignature(item.kind, item.payload) === signature)!;
 
 /** Each flow, the typical order of spec 6.3 it must give, and what sets it apart. */
 const FLOWS: [string, (sessionId: string) => ClientFlow, string[], (run: FlowRun, items: Items) => void][] = [
@@ -54,9 +61,21 @@ const FLOWS: [string, (sessionId: string) => ClientFlow, string[], (run: FlowRun
   [
     'error-driven: the evaluation right after the failure fires on the repeated errors',
     errorDrivenFlow,
-    [...TYPICAL.identity, ...TYPICAL.lazySchema, ...TYPICAL.inputs(1), ...TYPICAL.failure, ...TYPICAL.trigger, ...VOICE],
+    [
+      ...TYPICAL.identity,
+      ...TYPICAL.lazySchema,
+      ...TYPICAL.inputs(1),
+      ...TYPICAL.failure,
+      ...TYPICAL.trigger,
+      ...VOICE,
+    ],
     (run, items) => {
-      expect(run.decision).toEqual({ trigger: true, reason: 'repeated_errors', action: 'start_voice_agent', intervention_mode: 'voice_offer' });
+      expect(run.decision).toEqual({
+        trigger: true,
+        reason: 'repeated_errors',
+        action: 'start_voice_agent',
+        intervention_mode: 'voice_offer',
+      });
       expect(find(items, 'trigger:fired').timestamp).toBe(find(items, 'event:validation_failed').timestamp);
     },
   ],
@@ -65,9 +84,16 @@ const FLOWS: [string, (sessionId: string) => ClientFlow, string[], (run: FlowRun
     passiveFlow,
     [...TYPICAL.identity, ...TYPICAL.lazySchema, ...TYPICAL.inputs(2), ...TYPICAL.trigger, ...VOICE],
     (run, items) => {
-      expect(run.decision).toEqual({ trigger: true, reason: 'high_time_spent', action: 'start_voice_agent', intervention_mode: 'voice_offer' });
+      expect(run.decision).toEqual({
+        trigger: true,
+        reason: 'high_time_spent',
+        action: 'start_voice_agent',
+        intervention_mode: 'voice_offer',
+      });
       const trigger = find(items, 'trigger:fired');
-      expect(Date.parse(trigger.timestamp) - Date.parse(find(items, 'event:screen_schema_lazy').timestamp)).toBe(25_000);
+      expect(Date.parse(trigger.timestamp) - Date.parse(find(items, 'event:screen_schema_lazy').timestamp)).toBe(
+        25_000,
+      );
       expect(trigger.payload.signals).toEqual({ screen: 'personal_details', time_spent: 25 });
     },
   ],
@@ -94,7 +120,10 @@ describe('the client flows of spec 6.4, through the HTTP API on a simulated cloc
     expect(started.payload.dispatch_id).toMatch(/^AD_/);
     expect(run.started).toMatchObject({ livekit_room: room, livekit_url: lk.url, warnings: [] });
     expect(run.stopped).toEqual({ session_id: flow.sessionId, active: false, warnings: [] });
-    expect((await h.http.get(`/api/sessions/${flow.sessionId}`)).body).toMatchObject({ active: false, state: { voice: 'inactive', reengagement: 'armed' } });
+    expect((await h.http.get(`/api/sessions/${flow.sessionId}`)).body).toMatchObject({
+      active: false,
+      state: { voice: 'inactive', reengagement: 'armed' },
+    });
   });
 
   it('three users at once on one service: each session still has exactly its own typical order', async () => {

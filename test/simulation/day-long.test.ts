@@ -22,7 +22,8 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-const activity = async (h: Harness, sessionId: string) => (await h.http.get(`/api/activity?session_id=${sessionId}&limit=1000`)).body.items as ActivityView[];
+const activity = async (h: Harness, sessionId: string) =>
+  (await h.http.get(`/api/activity?session_id=${sessionId}&limit=1000`)).body.items as ActivityView[];
 const exists = async (h: Harness, sessionId: string) => (await h.http.get(`/api/sessions/${sessionId}`)).status === 200;
 
 describe('a day on the simulated clock, with the default settings', () => {
@@ -41,7 +42,13 @@ describe('a day on the simulated clock, with the default settings', () => {
       runs.set(flow.sessionId, await runFlow(h, flow));
       h.clock.increment(10 * MINUTE);
     }
-    expect((await h.http.post('/v1/assistant/session/start').send({ session_id: 'day-running', user_id: 'user-7', screen: 'selfie_capture' })).status).toBe(200);
+    expect(
+      (
+        await h.http
+          .post('/v1/assistant/session/start')
+          .send({ session_id: 'day-running', user_id: 'user-7', screen: 'selfie_capture' })
+      ).status,
+    ).toBe(200);
     const runningRoom = 'kyc-room-day-running';
     const runningStart = h.clock.now();
 
@@ -81,7 +88,12 @@ describe('a day on the simulated clock, with the default settings', () => {
         'reengagement:session_stop',
         'reengagement:timer',
       ]);
-      expect(activityViolations(items, { cooldownMs: DEFAULT_SDK_CONFIG.thresholds.min_trigger_interval_seconds * 1000, reengagementMs })).toEqual([]);
+      expect(
+        activityViolations(items, {
+          cooldownMs: DEFAULT_SDK_CONFIG.thresholds.min_trigger_interval_seconds * 1000,
+          reengagementMs,
+        }),
+      ).toEqual([]);
       expect((await h.http.get(`/api/reengagement/${flow.sessionId}`)).status).toBe(404);
     }
     // The call nobody stopped: no agent ever fetched its context, so the silence check ended it
@@ -97,7 +109,10 @@ describe('a day on the simulated clock, with the default settings', () => {
     ]);
     // Due VOICE_SILENCE_TIMEOUT_SECONDS after the start; stamped when recorded, once the room is
     // deleted (a media call, answered here after the clock had moved on).
-    expect(running[1]).toMatchObject({ due_at: new Date(runningStart + silenceMs).toISOString(), payload: { ended_by: 'silence', silent_seconds: silenceMs / 1000 } });
+    expect(running[1]).toMatchObject({
+      due_at: new Date(runningStart + silenceMs).toISOString(),
+      payload: { ended_by: 'silence', silent_seconds: silenceMs / 1000 },
+    });
     expect(Date.parse(running[1]!.timestamp)).toBeGreaterThanOrEqual(runningStart + silenceMs);
     expect(lk.rooms.has(runningRoom)).toBe(false);
     expect(await exists(h, 'day-running')).toBe(false);

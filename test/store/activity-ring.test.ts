@@ -5,7 +5,15 @@ import type { ActivityItem } from '../../src/domain/activity.js';
 function ringWith(capacity: number, count: number): ActivityRing {
   const ring = new ActivityRing(capacity);
   for (let id = 1; id <= count; id += 1) {
-    const item: ActivityItem = { id: String(id), kind: 'event', timestamp: '', session_id: 's', user_id: null, payload: {}, trace: { trace_id: 't', request_id: 'r' } };
+    const item: ActivityItem = {
+      id: String(id),
+      kind: 'event',
+      timestamp: '',
+      session_id: 's',
+      user_id: null,
+      payload: {},
+      trace: { trace_id: 't', request_id: 'r' },
+    };
     ring.push(item);
   }
   return ring;

@@ -15,7 +15,12 @@ describe('a state written apart from its fields', () => {
       ['__proto__', 1],
       ['constructor', 3],
     ]);
-    const context = { session_id: 's1', retry_counts: counts, nothing: Object.freeze(Object.create(null) as object), flow: null };
+    const context = {
+      session_id: 's1',
+      retry_counts: counts,
+      nothing: Object.freeze(Object.create(null) as object),
+      flow: null,
+    };
     const { state } = splitContext({ voice: 'inactive' }, context);
     expect(state).toBe(
       '{"value":{"voice":"inactive"},"context":{"session_id":"s1","retry_counts":{"pan_field":2,"__proto__":1,"constructor":3},"nothing":{},"flow":null},"fields":{}}',

@@ -38,7 +38,11 @@ export async function runFlow(h: Harness, flow: ClientFlow): Promise<FlowRun> {
         run.decision = await ok(h.http.post('/v1/assistant/trigger/evaluate').send({ ...ids, signals: step.signals }));
         break;
       case 'start':
-        if (step.mode === 'on_trigger' && !(run.decision?.trigger === true && run.decision.action === 'start_voice_agent')) break;
+        if (
+          step.mode === 'on_trigger' &&
+          !(run.decision?.trigger === true && run.decision.action === 'start_voice_agent')
+        )
+          break;
         run.started = await ok(h.http.post('/v1/assistant/session/start').send({ ...ids, screen: step.screen }));
         break;
       case 'context':

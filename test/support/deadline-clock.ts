@@ -34,7 +34,8 @@ export class DeadlineClock extends SimulatedClock {
 
   private nextDeadline(): number | undefined {
     let earliest: number | undefined;
-    for (const deadline of this.deadlines.values()) if (earliest === undefined || deadline < earliest) earliest = deadline;
+    for (const deadline of this.deadlines.values())
+      if (earliest === undefined || deadline < earliest) earliest = deadline;
     return earliest;
   }
 }

@@ -92,23 +92,55 @@ export interface HarnessOptions {
 /** The real express app over the real actor system, on a simulated clock, logging to memory. */
 export function createHarness(options: HarnessOptions = {}): Harness {
   const storeEnv: Record<string, string> = { STORE: TEST_STORE, ...options.env };
-  const dataDir: Record<string, string> = storeEnv.STORE === 'sqlite' && !storeEnv.DATA_DIR ? { DATA_DIR: tempDataDir() } : {};
+  const dataDir: Record<string, string> =
+    storeEnv.STORE === 'sqlite' && !storeEnv.DATA_DIR ? { DATA_DIR: tempDataDir() } : {};
   const env = { RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'debug', ...storeEnv, ...dataDir };
   const config = loadConfig(env);
   const clock = options.clock ?? new SimulatedClock();
   clock.set(options.startAt ?? START_TIME);
   const logs = new LogCapture();
   const logger = createLogger(config.diagnostics.logLevel, logs, config.privacy.piiRules);
-  const store = openStore(config.store, clock, logger, false, config.http.replayWindowSeconds * 1000, { webhookUrls: config.calls.webhookUrls, summaryModel: config.calls.summaryModel !== undefined, resolveWindowMs: config.calls.resolveWindowMinutes * 60_000 });
+  const store = openStore(config.store, clock, logger, false, config.http.replayWindowSeconds * 1000, {
+    webhookUrls: config.calls.webhookUrls,
+    summaryModel: config.calls.summaryModel !== undefined,
+    resolveWindowMs: config.calls.resolveWindowMinutes * 60_000,
+  });
   const media = createMediaProvider(config.media);
   const mediaReady = media.ready;
   const system = createActorSystem({
-    ...actorSystemOptions(config, { clock, logger, store, media, knowledgeBase: loadKnowledgeBase(config.voice.knowledgeBaseFile), inspect: options.inspect }),
+    ...actorSystemOptions(config, {
+      clock,
+      logger,
+      store,
+      media,
+      knowledgeBase: loadKnowledgeBase(config.voice.knowledgeBaseFile),
+      inspect: options.inspect,
+    }),
     sessionLogic: options.sessionLogic,
   });
   const sdkConfig = openSdkConfigSource({ file: config.sdk.configFile, logger });
-  const app = createApp({ config, system, logger, mediaReady, sdkConfig, sessionKeys: HARNESS_SESSION_KEYS, kernelSendQueues: options.kernelSendQueues });
-  return { app, system, clock, config, logs, http: supertest(app.express), sdkConfig, logger, store, env, firstActivityId: store.activity.bounds().lastId + 1 };
+  const app = createApp({
+    config,
+    system,
+    logger,
+    mediaReady,
+    sdkConfig,
+    sessionKeys: HARNESS_SESSION_KEYS,
+    kernelSendQueues: options.kernelSendQueues,
+  });
+  return {
+    app,
+    system,
+    clock,
+    config,
+    logs,
+    http: supertest(app.express),
+    sdkConfig,
+    logger,
+    store,
+    env,
+    firstActivityId: store.activity.bounds().lastId + 1,
+  };
 }
 
 /**
@@ -141,7 +173,8 @@ export function advance(clock: SimulatedClock, ms: number, stepMs = 1000): void 
 export const activityId = (h: Harness, n: number): string => String(h.firstActivityId + n - 1);
 
 /** The ids of the from-th to the to-th activity items. */
-export const activityIds = (h: Harness, from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => activityId(h, from + i));
+export const activityIds = (h: Harness, from: number, to: number): string[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => activityId(h, from + i));
 
 /** Lets queued microtasks (actor stops after eviction) run. */
 export const settle = () => new Promise<void>((resolve) => setImmediate(resolve));

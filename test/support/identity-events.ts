@@ -1,6 +1,16 @@
 import fc from 'fast-check';
 import type { IdentityValue } from './identity-values.js';
-import { EVENT_TYPES, embed, identityValue, innerPath, nearMiss, nest, otpValue, plainKey, sensitiveKey } from './identity-values.js';
+import {
+  EVENT_TYPES,
+  embed,
+  identityValue,
+  innerPath,
+  nearMiss,
+  nest,
+  otpValue,
+  plainKey,
+  sensitiveKey,
+} from './identity-values.js';
 
 /**
  * Events of every type with identity values planted at random depths in random fields, and ids
@@ -27,16 +37,31 @@ const places: Place[] = [
   (text) => fc.tuple(plainKey, innerPath).map(([key, path]) => ({ properties: { [key]: nest(path, text) } })),
   (text) => innerPath.map((path) => ({ properties: { data: nest(['data', ...path], text) } })),
   // Under an identity-named key, at any depth.
-  (text) => fc.tuple(sensitiveKey, fc.array(plainKey, { maxLength: 2 })).map(([key, path]) => ({ properties: nest([...path, key], text) as Record<string, unknown> })),
+  (text) =>
+    fc
+      .tuple(sensitiveKey, fc.array(plainKey, { maxLength: 2 }))
+      .map(([key, path]) => ({ properties: nest([...path, key], text) as Record<string, unknown> })),
   (text) => sensitiveKey.map((key) => ({ [key]: text })),
   // The hint of any component, masked or not by the client.
-  (text) => fc.tuple(fc.constantFrom(...CHOICE_TYPES, ...TYPED_TYPES), fc.constantFrom(true, false, undefined)).map(([type, masked]) => ({ hint: text, component_type: type, masked })),
+  (text) =>
+    fc
+      .tuple(fc.constantFrom(...CHOICE_TYPES, ...TYPED_TYPES), fc.constantFrom(true, false, undefined))
+      .map(([type, masked]) => ({ hint: text, component_type: type, masked })),
   // Envelope fields a client fills in wrongly.
-  (text) => fc.constantFrom({ screen: text }, { user_id: text }, { failure_reason_code: text }, { component_id: text }, { client_id: text }, { mapping_version: text.slice(0, 64) }),
+  (text) =>
+    fc.constantFrom(
+      { screen: text },
+      { user_id: text },
+      { failure_reason_code: text },
+      { component_id: text },
+      { client_id: text },
+      { mapping_version: text.slice(0, 64) },
+    ),
   // Keys, not values.
   (_text, value) => fc.constant({ properties: { [value.raw]: true } }),
   // A number rather than a string, as a careless SDK sends a phone.
-  (text, value) => fc.constant(/^\d{9,15}$/.test(value.raw) ? { properties: { n: Number(value.raw) } } : { properties: { n: text } }),
+  (text, value) =>
+    fc.constant(/^\d{9,15}$/.test(value.raw) ? { properties: { n: Number(value.raw) } } : { properties: { n: text } }),
 ];
 
 const OTP_PLACES = [
@@ -46,13 +71,22 @@ const OTP_PLACES = [
   (raw: string) => ({ component_id: 'email_otp', properties: { entered: raw } }),
 ];
 
-export const plantedEvent = (sessionId: fc.Arbitrary<string>, values: fc.Arbitrary<IdentityValue> = identityValue): fc.Arbitrary<Planted> =>
+export const plantedEvent = (
+  sessionId: fc.Arbitrary<string>,
+  values: fc.Arbitrary<IdentityValue> = identityValue,
+): fc.Arbitrary<Planted> =>
   fc
     .record({
       sessionId,
       type: fc.constantFrom(...EVENT_TYPES),
       value: fc.oneof({ weight: 9, arbitrary: values }, { weight: 1, arbitrary: otpValue }),
-      readable: fc.record({ screen_id: nearMiss, validation_rule_id: nearMiss, flow_key: nearMiss, errors: fc.array(nearMiss, { minLength: 1, maxLength: 3 }), step: nearMiss }),
+      readable: fc.record({
+        screen_id: nearMiss,
+        validation_rule_id: nearMiss,
+        flow_key: nearMiss,
+        errors: fc.array(nearMiss, { minLength: 1, maxLength: 3 }),
+        step: nearMiss,
+      }),
       placeIndex: fc.nat({ max: places.length - 1 }),
     })
     .chain(({ sessionId: id, type, value, readable, placeIndex }) => {

@@ -15,14 +15,19 @@ export class InspectionReceiver {
 
   /** The registration of the actor named `name` (session actors are named by their session id). */
   actor(name: string): StatelyActorEvent | undefined {
-    return this.events.find((event): event is StatelyActorEvent => event.type === '@xstate.actor' && event.name === name);
+    return this.events.find(
+      (event): event is StatelyActorEvent => event.type === '@xstate.actor' && event.name === name,
+    );
   }
 
   /** Snapshots of the actor registered as `name`, in arrival order. */
   snapshotsOf(name: string): StatelySnapshotEvent[] {
     const actor = this.actor(name);
     if (!actor) return [];
-    return this.events.filter((event): event is StatelySnapshotEvent => event.type === '@xstate.snapshot' && event.sessionId === actor.sessionId);
+    return this.events.filter(
+      (event): event is StatelySnapshotEvent =>
+        event.type === '@xstate.snapshot' && event.sessionId === actor.sessionId,
+    );
   }
 
   /** Everything received, as the text a viewer would hold. */
@@ -32,13 +37,21 @@ export class InspectionReceiver {
 
   /** What arrived, one word per event, so that a failed wait says how far the stream got. */
   summary(): string {
-    return this.events.map((event) => (event.type === '@xstate.actor' ? `actor:${event.name}` : `${event.type.slice(7)}:${event.event.type}`)).join(' ');
+    return this.events
+      .map((event) =>
+        event.type === '@xstate.actor' ? `actor:${event.name}` : `${event.type.slice(7)}:${event.event.type}`,
+      )
+      .join(' ');
   }
 
   /** Waits for what a relay on this machine delivers in milliseconds; the bound only outlasts a loaded two-core machine. */
   async until(condition: (receiver: this) => boolean, timeout = 10_000): Promise<void> {
-    await vi.waitFor(() => {
-      if (!condition(this)) throw new Error(`inspection condition not met; ${this.events.length} events received: ${this.summary()}`);
-    }, { timeout, interval: 10 });
+    await vi.waitFor(
+      () => {
+        if (!condition(this))
+          throw new Error(`inspection condition not met; ${this.events.length} events received: ${this.summary()}`);
+      },
+      { timeout, interval: 10 },
+    );
   }
 }

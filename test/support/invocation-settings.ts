@@ -9,5 +9,8 @@ export const invocationSettings: SessionSettings = {
   reengagementInactivitySeconds: 120,
   idleTtlMs: 3_600_000,
   sessionMaxBytes: 65_536,
-  voiceSilenceMs: 300_000, agentJoinMs: 10_000, agentDispatchAttempts: 3, roomCheckMs: 30_000,
+  voiceSilenceMs: 300_000,
+  agentJoinMs: 10_000,
+  agentDispatchAttempts: 3,
+  roomCheckMs: 30_000,
 };

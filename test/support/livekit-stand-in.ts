@@ -81,9 +81,11 @@ const JWT_REFUSALS: Record<string, string> = {
   ERR_JWT_EXPIRED: 'token has invalid claims: token is expired',
 };
 
-const text = (res: ServerResponse, status: number, message: string) => res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' }).end(message);
+const text = (res: ServerResponse, status: number, message: string) =>
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' }).end(message);
 // Exactly `application/json`: the SDK parses Twirp errors only under that content type.
-const json = (res: ServerResponse, status: number, value: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(value));
+const json = (res: ServerResponse, status: number, value: unknown) =>
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(value));
 /** The SDK sends lowerCamelCase; other clients send snake_case. */
 const field = (body: Body, camel: string, snake: string): unknown => body[camel] ?? body[snake];
 const asText = (value: unknown): string => (typeof value === 'string' ? value : '');
@@ -99,8 +101,10 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
    * room at once. Off, dispatches wait as the real server's do when no worker is up.
    */
   let workerUp = true;
-  const join = (room: string, participant: StandInParticipant) => participants.set(room, [...(participants.get(room) ?? []), participant]);
-  const agentJoins = (room: string) => join(room, { sid: nextId('PA'), identity: `agent-${nextId('AJ')}`, kind: 'AGENT' });
+  const join = (room: string, participant: StandInParticipant) =>
+    participants.set(room, [...(participants.get(room) ?? []), participant]);
+  const agentJoins = (room: string) =>
+    join(room, { sid: nextId('PA'), identity: `agent-${nextId('AJ')}`, kind: 'AGENT' });
   /**
    * The dispatch the real server adds to every room it creates, with an empty agent name (for
    * workers registered without one): listed with the room's dispatches, never in `dispatches`,
@@ -116,7 +120,15 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
   const ensureRoom = (name: string, metadata = '', maxParticipants = 0): StandInRoom => {
     const existing = rooms.get(name);
     if (existing) return existing;
-    const room = { sid: nextId('RM'), name, metadata, empty_timeout: 300, departure_timeout: 20, max_participants: maxParticipants, creation_time: String(Math.floor(Date.now() / 1000)) };
+    const room = {
+      sid: nextId('RM'),
+      name,
+      metadata,
+      empty_timeout: 300,
+      departure_timeout: 20,
+      max_participants: maxParticipants,
+      creation_time: String(Math.floor(Date.now() / 1000)),
+    };
     rooms.set(name, room);
     automatic.set(name, { id: nextId('AD'), agent_name: '', room: name, metadata: '' });
     return room;
@@ -124,10 +136,20 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
   const roomServed = (name: string) => {
     if (!rooms.has(name)) throw new TwirpFailure(503, UNAVAILABLE.code, UNAVAILABLE.msg);
   };
-  const dispatchJson = (d: StandInDispatch) => ({ ...d, state: { jobs: [], created_at: '0', deleted_at: '0' }, restart_policy: 'JRP_ON_FAILURE', deployment: '', attributes: {} });
-  const canAdminRoom = (claims: ClaimGrants | undefined, body: Body) => claims?.video?.roomAdmin === true && claims.video.room === body.room;
+  const dispatchJson = (d: StandInDispatch) => ({
+    ...d,
+    state: { jobs: [], created_at: '0', deleted_at: '0' },
+    restart_policy: 'JRP_ON_FAILURE',
+    deployment: '',
+    attributes: {},
+  });
+  const canAdminRoom = (claims: ClaimGrants | undefined, body: Body) =>
+    claims?.video?.roomAdmin === true && claims.video.room === body.room;
 
-  const methods: Record<string, { service: string; allowed: (claims: ClaimGrants | undefined, body: Body) => boolean; run: (body: Body) => unknown }> = {
+  const methods: Record<
+    string,
+    { service: string; allowed: (claims: ClaimGrants | undefined, body: Body) => boolean; run: (body: Body) => unknown }
+  > = {
     CreateRoom: {
       service: 'RoomService',
       allowed: (claims) => claims?.video?.roomCreate === true,
@@ -135,7 +157,11 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
       // a second create changes neither its metadata nor its participant cap.
       run: (body) => {
         const maxParticipants = Number(field(body, 'maxParticipants', 'max_participants') ?? 0);
-        return ensureRoom(asText(body.name), asText(body.metadata), Number.isFinite(maxParticipants) ? maxParticipants : 0);
+        return ensureRoom(
+          asText(body.name),
+          asText(body.metadata),
+          Number.isFinite(maxParticipants) ? maxParticipants : 0,
+        );
       },
     },
     ListRooms: {
@@ -163,7 +189,12 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
       allowed: canAdminRoom,
       run: (body) => {
         const room = ensureRoom(asText(body.room)).name;
-        const dispatch = { id: nextId('AD'), agent_name: asText(field(body, 'agentName', 'agent_name')), room, metadata: asText(body.metadata) };
+        const dispatch = {
+          id: nextId('AD'),
+          agent_name: asText(field(body, 'agentName', 'agent_name')),
+          room,
+          metadata: asText(body.metadata),
+        };
         dispatches.push(dispatch);
         if (workerUp && dispatch.agent_name !== '') agentJoins(room);
         return dispatchJson(dispatch);
@@ -199,8 +230,12 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
         roomServed(room);
         const identity = asText(body.identity);
         const held = participants.get(room) ?? [];
-        if (!held.some((participant) => participant.identity === identity)) throw new TwirpFailure(404, 'not_found', 'twirp error unknown: participant does not exist');
-        participants.set(room, held.filter((participant) => participant.identity !== identity));
+        if (!held.some((participant) => participant.identity === identity))
+          throw new TwirpFailure(404, 'not_found', 'twirp error unknown: participant does not exist');
+        participants.set(
+          room,
+          held.filter((participant) => participant.identity !== identity),
+        );
         return {};
       },
     },
@@ -227,7 +262,9 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
         const room = asText(body.room);
         roomServed(room);
         const id = asText(field(body, 'dispatchId', 'dispatch_id'));
-        const found = [...dispatches, automatic.get(room)!].filter((d) => d.room === room && (id === '' || d.id === id));
+        const found = [...dispatches, automatic.get(room)!].filter(
+          (d) => d.room === room && (id === '' || d.id === id),
+        );
         return { agent_dispatches: found.map(dispatchJson) };
       },
     },
@@ -266,7 +303,8 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
     const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     const method = methods[name];
     // Every bad route names itself in the error's meta, as Twirp's generated servers do.
-    const badRoute = (msg: string) => json(res, 404, { code: 'bad_route', msg, meta: { twirp_invalid_route: `${req.method} ${req.url}` } });
+    const badRoute = (msg: string) =>
+      json(res, 404, { code: 'bad_route', msg, meta: { twirp_invalid_route: `${req.method} ${req.url}` } });
     if (req.method !== 'POST') return void badRoute(`unsupported method "${req.method}" (only POST is allowed)`);
     if (contentType !== 'application/json') return void badRoute(`unexpected Content-Type: "${contentType}"`);
     if (!method || method.service !== service) return void badRoute(`no handler for path "${req.url}"`);
@@ -276,11 +314,21 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
     } catch {
       return void json(res, 400, { code: 'malformed', msg: 'the json request could not be decoded' });
     }
-    calls.push({ service, method: name, body, claims, requestId: req.headers['x-livekit-request-id'] as string | undefined });
-    if (!method.allowed(claims, body)) return void json(res, 401, { code: 'unauthenticated', msg: 'permissions denied' });
+    calls.push({
+      service,
+      method: name,
+      body,
+      claims,
+      requestId: req.headers['x-livekit-request-id'] as string | undefined,
+    });
+    if (!method.allowed(claims, body))
+      return void json(res, 401, { code: 'unauthenticated', msg: 'permissions denied' });
 
     // The room a call is about: ListRooms names it in a list of one.
-    const room = asText(body.room) || asText(body.name) || (Array.isArray(body.names) && body.names.length === 1 ? asText(body.names[0]) : '');
+    const room =
+      asText(body.room) ||
+      asText(body.name) ||
+      (Array.isArray(body.names) && body.names.length === 1 ? asText(body.names[0]) : '');
     const index = gates.findIndex((gate) => gate.method === name && gate.room === room);
     const [gate] = index >= 0 ? gates.splice(index, 1) : [];
     let outcome: GateOutcome = 'ok';
@@ -291,7 +339,8 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
     }
     const fault = planned.get(name)?.shift();
     if (fault === 'drop') return void req.socket.destroy();
-    if (typeof fault === 'object' && 'status' in fault) return void json(res, fault.status, { code: fault.code, msg: fault.msg });
+    if (typeof fault === 'object' && 'status' in fault)
+      return void json(res, fault.status, { code: fault.code, msg: fault.msg });
     let result: unknown;
     try {
       result = method.run(body);
@@ -324,7 +373,11 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
     /** What SendData delivered, in order: the room, the payload as text, its topic and kind. */
     dataPackets,
     /** What the service needs to talk to this server. */
-    env: (): Record<string, string> => ({ LIVEKIT_URL: url, LIVEKIT_API_KEY: STAND_IN_KEY, LIVEKIT_API_SECRET: STAND_IN_SECRET }),
+    env: (): Record<string, string> => ({
+      LIVEKIT_URL: url,
+      LIVEKIT_API_KEY: STAND_IN_KEY,
+      LIVEKIT_API_SECRET: STAND_IN_SECRET,
+    }),
     methodsCalled: () => calls.map((call) => call.method),
     participants,
     /** Whether a worker takes dispatches (see `workerUp`); turning it on does not serve dispatches made before. */
@@ -335,7 +388,10 @@ export async function startLiveKitStandIn(keys: Record<string, string> = { [STAN
     agentJoins,
     /** Every agent leaves `room` (a crashed job), the user stays. */
     agentsLeave(room: string): void {
-      participants.set(room, (participants.get(room) ?? []).filter((participant) => participant.kind !== 'AGENT'));
+      participants.set(
+        room,
+        (participants.get(room) ?? []).filter((participant) => participant.kind !== 'AGENT'),
+      );
     },
     /** The server restarts without its rooms (room.auto_create off): everything it held is gone. */
     forgetRooms(): void {

@@ -25,14 +25,21 @@ export const settings: SessionSettings = {
   reengagementInactivitySeconds: 300,
   idleTtlMs: 900_000,
   sessionMaxBytes: 4096,
-  voiceSilenceMs: 300_000, agentJoinMs: 10_000, agentDispatchAttempts: 3, roomCheckMs: 30_000,
+  voiceSilenceMs: 300_000,
+  agentJoinMs: 10_000,
+  agentDispatchAttempts: 3,
+  roomCheckMs: 30_000,
 };
 export const START = Date.UTC(2026, 10, 23, 9, 0, 0);
 export const trace = { trace_id: 't', request_id: 'r' };
 
 export const media = sessionMachine.provide({
   actors: {
-    mintToken: fromPromise<IssuedToken, TokenInput>(async () => ({ token: 'token', url: 'wss://media.example', expires_in_sec: 600 })),
+    mintToken: fromPromise<IssuedToken, TokenInput>(async () => ({
+      token: 'token',
+      url: 'wss://media.example',
+      expires_in_sec: 600,
+    })),
     createRoom: fromPromise<void, RoomInput>(async () => {}),
     findAgentDispatch: fromPromise<string | null, FindAgentInput>(async () => null),
     dispatchAgent: fromPromise<string, RoomInput>(async () => 'dispatch'),
@@ -54,12 +61,21 @@ export const rawEvent = fc.oneof(
     // Past SESSION_MAX_BYTES (4 KiB here) within a few events: older data gives way.
     notes: fc.option(fc.constant('y'.repeat(2000)), { nil: undefined }),
   }),
-  fc.record({ event: fc.constant('validation_failed'), screen, component_id: fc.constant('pan_field'), errors: fc.constant(['invalid_format']), failure_reason_code: fc.constant('FORMAT') }),
+  fc.record({
+    event: fc.constant('validation_failed'),
+    screen,
+    component_id: fc.constant('pan_field'),
+    errors: fc.constant(['invalid_format']),
+    failure_reason_code: fc.constant('FORMAT'),
+  }),
   fc.record({ event: fc.constant('error_reported'), screen, error_code: fc.constantFrom('E1', 'E2') }),
   fc.record({
     event: fc.constant('screen_schema'),
     screen,
-    properties: fc.record({ schema_hash: fc.constantFrom('h1', 'h2'), components: fc.constant([{ id: 'pan_field', validation: { pattern: '^[A-Z]{5}[0-9]{4}[A-Z]$' } }]) }),
+    properties: fc.record({
+      schema_hash: fc.constantFrom('h1', 'h2'),
+      components: fc.constant([{ id: 'pan_field', validation: { pattern: '^[A-Z]{5}[0-9]{4}[A-Z]$' } }]),
+    }),
   }),
   fc.record({ event: fc.constantFrom('agent_speech', 'assistant_response', 'screen_view'), screen }),
 );
@@ -70,12 +86,30 @@ export type Step =
   | { kind: 'wait'; ms: number };
 
 export const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 6, arbitrary: rawEvent.map((raw) => ({ kind: 'ingest' as const, raw: { session_id: 's1', user_id: 'u1', ...raw } })) },
-  { weight: 1, arbitrary: fc.constantFrom<Step>({ kind: 'trigger' }, { kind: 'start' }, { kind: 'stop' }, { kind: 'dropoff' }, { kind: 'cancel' }, { kind: 'flow' }, { kind: 'context' }) },
+  {
+    weight: 6,
+    arbitrary: rawEvent.map((raw) => ({ kind: 'ingest' as const, raw: { session_id: 's1', user_id: 'u1', ...raw } })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Step>(
+      { kind: 'trigger' },
+      { kind: 'start' },
+      { kind: 'stop' },
+      { kind: 'dropoff' },
+      { kind: 'cancel' },
+      { kind: 'flow' },
+      { kind: 'context' },
+    ),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 400_000 }).map((ms) => ({ kind: 'wait' as const, ms })) },
 );
 
-export function commandFor(s: Exclude<Step, { kind: 'wait' }>, at: number, reply: (value: unknown) => void): SessionCommand {
+export function commandFor(
+  s: Exclude<Step, { kind: 'wait' }>,
+  at: number,
+  reply: (value: unknown) => void,
+): SessionCommand {
   const evaluation = { user_id: 'u1', client_id: null, header_client_id: null, sdk_overrides: {}, at, trace };
   switch (s.kind) {
     case 'ingest': {
@@ -89,13 +123,38 @@ export function commandFor(s: Exclude<Step, { kind: 'wait' }>, at: number, reply
     case 'stop':
       return { type: 'voice.stop', sdk_overrides: {}, header_client_id: null, at, trace, reply };
     case 'dropoff':
-      return { type: 'dropoff.register', user_id: 'u1', has_dialable_phone: true, phone_last4: '1234', reason: 'left', at, trace, reply };
+      return {
+        type: 'dropoff.register',
+        user_id: 'u1',
+        has_dialable_phone: true,
+        phone_last4: '1234',
+        reason: 'left',
+        at,
+        trace,
+        reply,
+      };
     case 'cancel':
       return { type: 'dropoff.cancel', at, trace, reply };
     case 'flow':
-      return { type: 'flow.set', flow_key: 'kyc', step_sequence: SCREENS, current_step: null, user_id: 'u1', client_id: null, knowledge_base: knowledgeBase, at, trace, reply };
+      return {
+        type: 'flow.set',
+        flow_key: 'kyc',
+        step_sequence: SCREENS,
+        current_step: null,
+        user_id: 'u1',
+        client_id: null,
+        knowledge_base: knowledgeBase,
+        at,
+        trace,
+        reply,
+      };
     case 'context':
-      return { type: 'context.fetch', sources: { knowledgeBase, refreshPolicy: config.voice.contextRefresh }, at, trace, reply };
+      return {
+        type: 'context.fetch',
+        sources: { knowledgeBase, refreshPolicy: config.voice.contextRefresh },
+        at,
+        trace,
+        reply,
+      };
   }
 }
-

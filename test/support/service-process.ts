@@ -6,7 +6,15 @@ import { TEST_STORE, tempDataDir } from './harness.js';
 /** The real entry point in a child process: what `npm start` runs, minus the build step. */
 export function startService(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', STORE: TEST_STORE, DATA_DIR: tempDataDir(), ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      STORE: TEST_STORE,
+      DATA_DIR: tempDataDir(),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // A test that fails before it stops its service must not leave it running past the run (vitest's
@@ -38,4 +46,3 @@ export function startService(env: Record<string, string>) {
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return { child, url, inspectUrl, stderr: () => stderr, logs: () => logged.join('\n') };
 }
-

@@ -70,12 +70,16 @@ export function activityViolations(items: readonly ActivityView[], rules: Activi
     const { payload } = item;
     switch (item.kind) {
       case 'session_start':
-        if (Boolean(payload.resumed) !== engaged) problems.push(`${where}: resumed=${String(payload.resumed)} while ${engaged ? 'engaged' : 'not engaged'}`);
+        if (Boolean(payload.resumed) !== engaged)
+          problems.push(`${where}: resumed=${String(payload.resumed)} while ${engaged ? 'engaged' : 'not engaged'}`);
         engaged = true;
         stoppedAt = null;
         break;
       case 'session_stop':
-        if (Boolean(payload.was_active) !== engaged) problems.push(`${where}: was_active=${String(payload.was_active)} while ${engaged ? 'engaged' : 'not engaged'}`);
+        if (Boolean(payload.was_active) !== engaged)
+          problems.push(
+            `${where}: was_active=${String(payload.was_active)} while ${engaged ? 'engaged' : 'not engaged'}`,
+          );
         if (payload.was_active) {
           engaged = false;
           stoppedAt = at;
@@ -84,13 +88,15 @@ export function activityViolations(items: readonly ActivityView[], rules: Activi
           lastUserEventAt = null;
           timerFired = false;
           const next = items[i + 1];
-          if (next && !(next.kind === 'reengagement' && next.payload.source === 'session_stop')) problems.push(`${where}: not followed by its reengagement`);
+          if (next && !(next.kind === 'reengagement' && next.payload.source === 'session_stop'))
+            problems.push(`${where}: not followed by its reengagement`);
         }
         break;
       case 'reengagement': {
         if (payload.source === 'session_stop') {
           const previous = items[i - 1];
-          if (!(previous?.kind === 'session_stop' && previous.payload.was_active)) problems.push(`${where}: from a stop, but not right after a stop of an active session`);
+          if (!(previous?.kind === 'session_stop' && previous.payload.was_active))
+            problems.push(`${where}: from a stop, but not right after a stop of an active session`);
           break;
         }
         if (engaged || stoppedAt === null) {
@@ -116,7 +122,8 @@ export function activityViolations(items: readonly ActivityView[], rules: Activi
       case 'popup_evaluate': {
         const decision = payload.decision as { show: boolean };
         if (decision.show && engaged) problems.push(`${where}: a popup shown inside a voice engagement`);
-        if (decision.show && lastPopupAt !== null && at - lastPopupAt < (rules.popupCooldownMs ?? 0)) problems.push(`${where}: a popup ${at - lastPopupAt} ms after the last`);
+        if (decision.show && lastPopupAt !== null && at - lastPopupAt < (rules.popupCooldownMs ?? 0))
+          problems.push(`${where}: a popup ${at - lastPopupAt} ms after the last`);
         if (decision.show) lastPopupAt = at;
         break;
       }
@@ -125,7 +132,8 @@ export function activityViolations(items: readonly ActivityView[], rules: Activi
         const sinceFired = lastOffer === null ? Infinity : at - lastOffer;
         if (decision.trigger) {
           if (engaged) problems.push(`${where}: fired inside a voice engagement`);
-          if (sinceFired < rules.cooldownMs) problems.push(`${where}: fired ${sinceFired} ms after the last, within the cooldown`);
+          if (sinceFired < rules.cooldownMs)
+            problems.push(`${where}: fired ${sinceFired} ms after the last, within the cooldown`);
           lastOffer = at;
         } else if (decision.reason === 'cooldown' && sinceFired >= rules.cooldownMs) {
           problems.push(`${where}: held back for a cooldown that ended ${sinceFired - rules.cooldownMs} ms ago`);
@@ -141,7 +149,9 @@ export function activityViolations(items: readonly ActivityView[], rules: Activi
 export function dispatchViolations(dispatches: readonly StandInDispatch[]): string[] {
   const perRoom = new Map<string, number>();
   for (const dispatch of dispatches) perRoom.set(dispatch.room, (perRoom.get(dispatch.room) ?? 0) + 1);
-  return [...perRoom].filter(([, count]) => count > 1).map(([room, count]) => `${count} agents dispatched into ${room}`);
+  return [...perRoom]
+    .filter(([, count]) => count > 1)
+    .map(([room, count]) => `${count} agents dispatched into ${room}`);
 }
 
 /** Where the last voice engagement stands according to the activity list: started and not stopped. */

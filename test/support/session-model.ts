@@ -1,4 +1,11 @@
-import type { ActorLogic, AnyActorScope, AnyEventObject, EventFromLogic, ExecutableActionObject, SnapshotFrom } from 'xstate';
+import type {
+  ActorLogic,
+  AnyActorScope,
+  AnyEventObject,
+  EventFromLogic,
+  ExecutableActionObject,
+  SnapshotFrom,
+} from 'xstate';
 import { createEmptyActor } from 'xstate';
 import type { AgentContextSources } from '../../src/domain/agent-context.js';
 import { DEFAULT_SDK_CONFIG } from '../../src/domain/sdk-config.js';
@@ -18,12 +25,17 @@ export type ClientCommand = 'ingest' | 'turn' | 'context' | 'trigger' | 'popup' 
 export type MediaEvent = { type: 'media.ok' } | { type: 'media.fail' } | { type: 'media.lost' };
 export type ModelEvent = { type: ClientCommand } | MediaEvent | { type: 'tick' };
 
-const OUTCOME: Record<MediaEvent['type'], GateOutcome> = { 'media.ok': 'ok', 'media.fail': 'fail', 'media.lost': 'lost' };
+const OUTCOME: Record<MediaEvent['type'], GateOutcome> = {
+  'media.ok': 'ok',
+  'media.fail': 'fail',
+  'media.lost': 'lost',
+};
 export const isMediaEvent = (event: ModelEvent): event is MediaEvent => Object.hasOwn(OUTCOME, event.type);
 export const outcomeOf = (event: MediaEvent): GateOutcome => OUTCOME[event.type];
 
 type SessionSnapshot = SnapshotFrom<SessionMachine>;
-type MediaActor = 'createRoom' | 'findAgentDispatch' | 'dispatchAgent' | 'mintToken' | 'deleteRoom' | 'checkAgent' | 'replaceDispatch';
+type MediaActor =
+  'createRoom' | 'findAgentDispatch' | 'dispatchAgent' | 'mintToken' | 'deleteRoom' | 'checkAgent' | 'replaceDispatch';
 
 interface Timer {
   id: string;
@@ -84,8 +96,18 @@ export interface SessionModelOptions {
 
 /** The journey's screens (shared/docs/clients.md); each trigger is evaluated on the next one. */
 const JOURNEY = [
-  'phone_entry', 'phone_otp', 'email_entry', 'email_otp', 'pan_details', 'personal_details',
-  'verify_documents', 'digilocker_aadhaar', 'upload_aadhaar_front', 'upload_aadhaar_back', 'selfie_capture', 'signature',
+  'phone_entry',
+  'phone_otp',
+  'email_entry',
+  'email_otp',
+  'pan_details',
+  'personal_details',
+  'verify_documents',
+  'digilocker_aadhaar',
+  'upload_aadhaar_front',
+  'upload_aadhaar_back',
+  'selfie_capture',
+  'signature',
 ];
 
 /** The media server call each media actor makes, as the stand-in records it. */
@@ -107,7 +129,11 @@ export interface ModelRequest {
   body?: Record<string, unknown>;
 }
 
-export function requestFor(ids: { sessionId: string; userId: string }, model: ModelState, command: ClientCommand): ModelRequest {
+export function requestFor(
+  ids: { sessionId: string; userId: string },
+  model: ModelState,
+  command: ClientCommand,
+): ModelRequest {
   const { sessionId, userId } = ids;
   const envelope = { session_id: sessionId, user_id: userId, client_id: 'kycis_demo', mapping_version: 'v1' };
   switch (command) {
@@ -115,21 +141,51 @@ export function requestFor(ids: { sessionId: string; userId: string }, model: Mo
       return {
         method: 'post',
         path: '/v1/events',
-        body: { ...envelope, event: 'component_input', screen: 'pan_details', screen_id: 'pan_details', component_id: 'pan_field', component_type: 'text_input', hint: 'ABCDE1234F', masked: false },
+        body: {
+          ...envelope,
+          event: 'component_input',
+          screen: 'pan_details',
+          screen_id: 'pan_details',
+          component_id: 'pan_field',
+          component_type: 'text_input',
+          hint: 'ABCDE1234F',
+          masked: false,
+        },
       };
     case 'turn':
-      return { method: 'post', path: '/v1/events', body: { ...envelope, event: 'voice_conversation_turn', screen: 'pan_details', properties: { role: 'user', text_chars: 42 } } };
+      return {
+        method: 'post',
+        path: '/v1/events',
+        body: {
+          ...envelope,
+          event: 'voice_conversation_turn',
+          screen: 'pan_details',
+          properties: { role: 'user', text_chars: 42 },
+        },
+      };
     case 'context':
       return { method: 'get', path: `/v1/assistant/context/${sessionId}` };
     case 'trigger': {
       const screen = JOURNEY[model.sent.filter((sent) => sent === 'trigger').length % JOURNEY.length]!;
-      return { method: 'post', path: '/v1/assistant/trigger/evaluate', body: { session_id: sessionId, user_id: userId, signals: { screen, time_spent: 25 } } };
+      return {
+        method: 'post',
+        path: '/v1/assistant/trigger/evaluate',
+        body: { session_id: sessionId, user_id: userId, signals: { screen, time_spent: 25 } },
+      };
     }
     case 'popup':
       // Idling on a critical step: shown when the session is neither in voice nor in the popup cooldown.
-      return { method: 'post', path: '/v1/assistant/popup/evaluate', body: { session_id: sessionId, user_id: userId, signals: { screen: 'pan_details', idle_seconds: 20 } } };
+      return {
+        method: 'post',
+        path: '/v1/assistant/popup/evaluate',
+        body: { session_id: sessionId, user_id: userId, signals: { screen: 'pan_details', idle_seconds: 20 } },
+      };
     case 'start':
-      return { method: 'post', path: '/v1/assistant/session/start', body: { session_id: sessionId, user_id: userId, screen: 'pan_details' } };
+      return {
+        method: 'post',
+        path: '/v1/assistant/session/start',
+        body: { session_id: sessionId, user_id: userId, screen: 'pan_details' },
+      };
     case 'stop':
       return { method: 'post', path: '/v1/assistant/session/stop', body: { session_id: sessionId, user_id: userId } };
   }
@@ -144,7 +200,12 @@ let answering: Answer[] = [];
 
 const timerName = (id: string): string => id.split('.')[2] ?? id;
 
-function commandFor(options: SessionModelOptions, model: ModelState, command: ClientCommand, number: number): SessionCommand {
+function commandFor(
+  options: SessionModelOptions,
+  model: ModelState,
+  command: ClientCommand,
+  number: number,
+): SessionCommand {
   const reply: Reply<unknown> = (value) => answering.push({ command: number, value });
   const { body } = requestFor(options, model, command);
   const at = model.now;
@@ -156,8 +217,20 @@ function commandFor(options: SessionModelOptions, model: ModelState, command: Cl
       return { type: 'context.fetch', at, trace: TRACE, sources: options.sources, reply };
     case 'trigger': {
       const signals = (body as { signals: { screen: string; time_spent: number } }).signals;
-      const evaluation = { user_id: options.userId, client_id: null, header_client_id: null, sdk_overrides: {}, at, trace: TRACE, reply };
-      return { type: 'trigger.evaluate', signals: { ...signals, errors: undefined, idle_seconds: undefined }, ...evaluation };
+      const evaluation = {
+        user_id: options.userId,
+        client_id: null,
+        header_client_id: null,
+        sdk_overrides: {},
+        at,
+        trace: TRACE,
+        reply,
+      };
+      return {
+        type: 'trigger.evaluate',
+        signals: { ...signals, errors: undefined, idle_seconds: undefined },
+        ...evaluation,
+      };
     }
     case 'popup': {
       const signals = (body as { signals: { screen: string; idle_seconds: number } }).signals;
@@ -176,7 +249,15 @@ function commandFor(options: SessionModelOptions, model: ModelState, command: Cl
       };
     }
     case 'start':
-      return { type: 'voice.start', at, trace: TRACE, user_id: options.userId, screen: 'pan_details', invocation_id: `inv-${at}`, reply };
+      return {
+        type: 'voice.start',
+        at,
+        trace: TRACE,
+        user_id: options.userId,
+        screen: 'pan_details',
+        invocation_id: `inv-${at}`,
+        reply,
+      };
     case 'stop':
       return { type: 'voice.stop', sdk_overrides: {}, header_client_id: null, at, trace: TRACE, reply };
   }
@@ -242,7 +323,11 @@ class Step {
   send(command: ClientCommand): void {
     const number = this.state.sent.length;
     if (!this.state.session) {
-      const [session, actions] = this.machine.initial({ sessionId: this.options.sessionId, at: this.state.now, settings: this.options.settings });
+      const [session, actions] = this.machine.initial({
+        sessionId: this.options.sessionId,
+        at: this.state.now,
+        settings: this.options.settings,
+      });
       this.state.session = session;
       this.effects(actions);
     }
@@ -311,7 +396,9 @@ class Step {
   tick(): void {
     const now = Math.min(...this.state.timers.map((timer) => timer.deadline));
     this.state.now = now;
-    const due = this.state.timers.filter((timer) => timer.deadline <= now).sort((a, b) => a.deadline - b.deadline || a.seq - b.seq);
+    const due = this.state.timers
+      .filter((timer) => timer.deadline <= now)
+      .sort((a, b) => a.deadline - b.deadline || a.seq - b.seq);
     for (const timer of due) {
       if (this.state.expired) break;
       this.state.timers = this.state.timers.filter((pending) => pending !== timer);
@@ -339,13 +426,23 @@ class Step {
       case 'xstate.raise':
         if (params.delay === undefined) return;
         this.state.timers = this.state.timers.filter((timer) => timer.id !== params.id);
-        this.state.timers.push({ id: params.id as string, event: params.event as AnyEventObject, deadline: this.state.now + (params.delay as number), seq: (this.state.serial += 1) });
+        this.state.timers.push({
+          id: params.id as string,
+          event: params.event as AnyEventObject,
+          deadline: this.state.now + (params.delay as number),
+          seq: (this.state.serial += 1),
+        });
         return;
       case 'xstate.cancel':
         this.state.timers = this.state.timers.filter((timer) => timer.id !== params.sendId);
         return;
       case 'xstate.spawnChild':
-        this.state.call = { actorId: params.id as string, src: params.src as MediaActor, input: params.input as MediaCall['input'], serial: (this.state.serial += 1) };
+        this.state.call = {
+          actorId: params.id as string,
+          src: params.src as MediaActor,
+          input: params.input as MediaCall['input'],
+          serial: (this.state.serial += 1),
+        };
         return;
       case 'xstate.stopChild':
         if (this.state.call?.actorId === (params as { id?: string }).id) this.state.call = null;
@@ -366,7 +463,12 @@ class Step {
   }
 }
 
-const snapshot = (state: ModelState): ModelSnapshot => ({ ...state, status: state.expired ? 'done' : 'active', output: undefined, error: undefined });
+const snapshot = (state: ModelState): ModelSnapshot => ({
+  ...state,
+  status: state.expired ? 'done' : 'active',
+  output: undefined,
+  error: undefined,
+});
 
 export type SessionModelLogic = ActorLogic<ModelSnapshot, ModelEvent, undefined> & {
   options: SessionModelOptions;
@@ -377,7 +479,8 @@ export type SessionModelLogic = ActorLogic<ModelSnapshot, ModelEvent, undefined>
   serializeState(model: ModelSnapshot, event: ModelEvent | undefined, previous: ModelSnapshot | undefined): string;
 };
 
-const voiceOf = (session: SessionSnapshot | null): unknown => (session?.value as { voice?: unknown } | undefined)?.voice;
+const voiceOf = (session: SessionSnapshot | null): unknown =>
+  (session?.value as { voice?: unknown } | undefined)?.voice;
 
 /**
  * One session as its client and its surroundings see it, for path generation with `xstate/graph`.
@@ -443,7 +546,8 @@ export function createSessionModel(options: SessionModelOptions): SessionModelLo
       all.push({ type: 'media.ok' });
       if (call.src !== 'mintToken') all.push({ type: 'media.fail' });
       // Listing does no work to lose, and a room already gone is no failure.
-      if (call.src === 'createRoom' || call.src === 'dispatchAgent' || (call.src === 'deleteRoom' && model.server.room)) all.push({ type: 'media.lost' });
+      if (call.src === 'createRoom' || call.src === 'dispatchAgent' || (call.src === 'deleteRoom' && model.server.room))
+        all.push({ type: 'media.lost' });
     } else if (model.timers.length > 0 && model.unanswered.length === 0) {
       all.push({ type: 'tick' });
     }
@@ -479,20 +583,25 @@ function machineFacts(model: ModelState) {
     agentHeard: context.agent_watch ? context.agent_watch.joined_at !== null : null,
     // Two is already one too many: counting on would make a broken machine's graph endless.
     server: [model.server.room, Math.min(model.server.dispatches.length, 2), model.server.agent],
-    timers: timers.map((timer, i) => (i > 0 && timers[i - 1]!.deadline === timer.deadline ? '=' : '') + timerName(timer.id)),
+    timers: timers.map(
+      (timer, i) => (i > 0 && timers[i - 1]!.deadline === timer.deadline ? '=' : '') + timerName(timer.id),
+    ),
   };
 }
 
-const voiceIsActive = (model: ModelState): boolean => model.session !== null && !model.expired && isVoiceActive(model.session.value);
+const voiceIsActive = (model: ModelState): boolean =>
+  model.session !== null && !model.expired && isVoiceActive(model.session.value);
 
-const withoutSession = (model: ModelState): string | undefined => (!model.session ? 'no session' : model.expired ? 'evicted' : undefined);
+const withoutSession = (model: ModelState): string | undefined =>
+  !model.session ? 'no session' : model.expired ? 'evicted' : undefined;
 
 /**
  * The machine's own states: what simple paths are enumerated over. Whether the agent was heard is
  * left out here: every route through the states once more with it and without doubled the paths,
  * and shortest paths (abstractState) still reach each state with it.
  */
-export const machineState = (model: ModelState): string => withoutSession(model) ?? JSON.stringify({ ...machineFacts(model), agentHeard: undefined });
+export const machineState = (model: ModelState): string =>
+  withoutSession(model) ?? JSON.stringify({ ...machineFacts(model), agentHeard: undefined });
 
 /**
  * The machine's states refined by time: what the spec says of it, worked out from the session
@@ -508,19 +617,28 @@ function abstractState(model: ModelState, reengagementMs: number): string {
   if (absent) return absent;
   const { last_trigger_at, last_user_activity_at, voice, reengagement } = model.session!.context;
   // The cooldown runs from the last fired trigger or the last stop of an active session by a client.
-  const stoppedByClient = voice.stopped_at !== null && model.activity.findLast((item) => item.startsWith('session_stop:active')) === 'session_stop:active';
-  const lastOffer = Math.max(last_trigger_at ?? Number.NEGATIVE_INFINITY, stoppedByClient ? voice.stopped_at! : Number.NEGATIVE_INFINITY);
+  const stoppedByClient =
+    voice.stopped_at !== null &&
+    model.activity.findLast((item) => item.startsWith('session_stop:active')) === 'session_stop:active';
+  const lastOffer = Math.max(
+    last_trigger_at ?? Number.NEGATIVE_INFINITY,
+    stoppedByClient ? voice.stopped_at! : Number.NEGATIVE_INFINITY,
+  );
   const coolingDown = model.now - lastOffer < COOLDOWN_MS;
   let toCome: unknown = null;
   // A start cancels what a stop armed: only an inactive session has a reengagement to come.
   if (voice.stopped_at !== null && !voiceIsActive(model)) {
     const lastSeen = Math.max(voice.stopped_at, last_user_activity_at ?? voice.stopped_at);
-    if (model.now < lastSeen + reengagementMs) toCome = { userBack: lastSeen > voice.stopped_at, quiet: model.now > lastSeen };
+    if (model.now < lastSeen + reengagementMs)
+      toCome = { userBack: lastSeen > voice.stopped_at, quiet: model.now > lastSeen };
     else if (reengagement !== null) toCome = 'overdue';
   }
   // How the machine armed its reengagement timer: again, later, when the user came back after
   // the stop; and whether time has passed since (user activity now would move its deadline).
-  const armed = reengagement && { rearmed: reengagement.armed_at !== voice.stopped_at, since: model.now > reengagement.armed_at };
+  const armed = reengagement && {
+    rearmed: reengagement.armed_at !== voice.stopped_at,
+    since: model.now > reengagement.armed_at,
+  };
   return JSON.stringify({ spec: { coolingDown, reengagement: toCome }, armed, ...machineFacts(model) });
 }
 
@@ -534,4 +652,3 @@ function serializeWith(abstract: (model: ModelState) => string) {
     return event && previous && abstract(previous) === key ? `${key} after ${event.type}` : key;
   };
 }
-

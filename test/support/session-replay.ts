@@ -77,7 +77,10 @@ export class SessionReplay {
 
   async perform(event: ModelEvent): Promise<void> {
     const before = this.model;
-    expect(this.logic.events(before).map((offered) => offered.type), 'the path is possible from where the replay is').toContain(event.type);
+    expect(
+      this.logic.events(before).map((offered) => offered.type),
+      'the path is possible from where the replay is',
+    ).toContain(event.type);
     const after = this.logic.next(before, event);
     // Hold the next media call before anything can make it, so that it waits for its own step.
     const call = after.call && after.call.serial !== before.call?.serial ? after.call : null;
@@ -87,7 +90,10 @@ export class SessionReplay {
       // A millisecond short of the deadline nothing may have fired yet: no timer runs early.
       this.h.clock.increment(after.now - before.now - 1);
       const early = this.observe();
-      expect({ exists: early.exists, state: early.state, activity: early.activity.length }, 'nothing fires before its time').toEqual({
+      expect(
+        { exists: early.exists, state: early.state, activity: early.activity.length },
+        'nothing fires before its time',
+      ).toEqual({
         exists: this.last.exists,
         state: this.last.state,
         activity: this.last.activity.length,
@@ -104,10 +110,15 @@ export class SessionReplay {
       const sent = this.inFlight.get(command)!;
       const res = await sent.response;
       const busy = typeof value === 'object' && value !== null && 'busy' in value;
-      expect(res.status, `${sent.command} #${command} answered ${res.status}: ${JSON.stringify(res.body)}`).toBe(busy ? 503 : 200);
+      expect(res.status, `${sent.command} #${command} answered ${res.status}: ${JSON.stringify(res.body)}`).toBe(
+        busy ? 503 : 200,
+      );
       if (sent.command === 'stop' && !busy) expect(res.body.active).toBe(false);
       if (sent.command === 'trigger' && this.last.active) {
-        expect(res.body, 'no prompt while the assistant is starting, running or stopping').toMatchObject({ trigger: false, reason: 'assistant_active' });
+        expect(res.body, 'no prompt while the assistant is starting, running or stopping').toMatchObject({
+          trigger: false,
+          reason: 'assistant_active',
+        });
       }
     }
     if (nextGate) await nextGate.arrived;
@@ -120,21 +131,30 @@ export class SessionReplay {
   check(): void {
     const seen = this.observe();
     const { model } = this;
-    const voiceInFlight = [...this.inFlight.values()].some((sent) => !sent.settled && (sent.command === 'start' || sent.command === 'stop'));
+    const voiceInFlight = [...this.inFlight.values()].some(
+      (sent) => !sent.settled && (sent.command === 'start' || sent.command === 'stop'),
+    );
 
     expect(dispatchViolations(this.dispatches()), 'never two agents in one room').toEqual([]);
     expect(activityViolations(seen.activity, this.rules), 'activity in the order of spec 6.3').toEqual([]);
     if (seen.exists) {
-      expect(seen.active, '`active` only between a start and a stop').toBe(voiceInFlight || engagedByActivity(seen.activity));
+      expect(seen.active, '`active` only between a start and a stop').toBe(
+        voiceInFlight || engagedByActivity(seen.activity),
+      );
     }
     if (this.last.exists && !seen.exists) {
       expect(this.last.active, 'a session with voice running is never evicted').toBe(false);
-      expect(this.h.clock.now() - this.lastCommandAt!, 'evicted only after the idle TTL').toBeGreaterThanOrEqual(this.logic.options.settings.idleTtlMs);
+      expect(this.h.clock.now() - this.lastCommandAt!, 'evicted only after the idle TTL').toBeGreaterThanOrEqual(
+        this.logic.options.settings.idleTtlMs,
+      );
     }
 
     expect(seen.exists, 'the session exists as in the model').toBe(model.session !== null && !model.expired);
     if (seen.exists) expect(seen.state, 'the session is in the state the model is in').toEqual(model.session!.value);
-    expect(seen.activity.map((item) => activitySignature(item.kind, item.payload)), 'the activity the model emitted').toEqual(model.activity);
+    expect(
+      seen.activity.map((item) => activitySignature(item.kind, item.payload)),
+      'the activity the model emitted',
+    ).toEqual(model.activity);
     this.last = seen;
   }
 
@@ -146,7 +166,8 @@ export class SessionReplay {
     const seen = this.observe();
     expect(dispatchViolations(this.dispatches()), 'never two agents in one room').toEqual([]);
     expect(activityViolations(seen.activity, this.rules), 'activity in the order of spec 6.3').toEqual([]);
-    if (seen.exists) expect(seen.active, '`active` only between a start and a stop').toBe(engagedByActivity(seen.activity));
+    if (seen.exists)
+      expect(seen.active, '`active` only between a start and a stop').toBe(engagedByActivity(seen.activity));
   }
 
   /** After a failed step: lets the session run on without holding anything, so that nothing waits for ever. */
@@ -157,7 +178,8 @@ export class SessionReplay {
 
   private send(model: ModelSnapshot, command: ClientCommand): void {
     const request = requestFor(this.ids, model, command);
-    const test = request.method === 'get' ? this.http.get(request.path) : this.http.post(request.path).send(request.body);
+    const test =
+      request.method === 'get' ? this.http.get(request.path) : this.http.post(request.path).send(request.body);
     const sent: InFlight = { command, response: Promise.resolve(test), settled: false };
     sent.response = sent.response.finally(() => {
       sent.settled = true;

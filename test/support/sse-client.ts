@@ -41,7 +41,10 @@ export class SseTestClient {
     // With pooling, a test after a restart now and then hung on Node 22 (1 run in 10 to 20 of
     // test/durability and test/http) with a connection that sent nothing open on a server of the
     // next test, whose close (supertest waits for it) likely waited on it; with this, 0 hangs in 32 runs.
-    const response = await fetch(url, { headers: { accept: 'text/event-stream', connection: 'close', ...headers }, signal: abort.signal });
+    const response = await fetch(url, {
+      headers: { accept: 'text/event-stream', connection: 'close', ...headers },
+      signal: abort.signal,
+    });
     return new SseTestClient(response, abort);
   }
 

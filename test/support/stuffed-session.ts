@@ -9,4 +9,8 @@ export const stuffing = (bytes: number): Record<string, string> =>
 export const FILLER = stuffing(60_000);
 
 /** An event that makes a session hold its whole budget: a 60 KB `properties` (a known field, so kept). */
-export const stuffed = (sessionId: string) => ({ session_id: sessionId, event: 'identity', properties: { blob: FILLER } });
+export const stuffed = (sessionId: string) => ({
+  session_id: sessionId,
+  event: 'identity',
+  properties: { blob: FILLER },
+});

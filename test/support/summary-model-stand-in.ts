@@ -22,10 +22,20 @@ export async function startSummaryModelStandIn(answer: SummaryModelAnswer): Prom
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       requests.push({ path: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      if (answer.status !== 200) return void res.writeHead(answer.status, { 'content-type': 'application/json' }).end('{"error":{"message":"down"}}');
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', model: 'stand-in', choices: [{ index: 0, message: { role: 'assistant', content: answer.text }, finish_reason: 'stop' }] }),
-      );
+      if (answer.status !== 200)
+        return void res
+          .writeHead(answer.status, { 'content-type': 'application/json' })
+          .end('{"error":{"message":"down"}}');
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({
+            id: 'chatcmpl-1',
+            object: 'chat.completion',
+            model: 'stand-in',
+            choices: [{ index: 0, message: { role: 'assistant', content: answer.text }, finish_reason: 'stop' }],
+          }),
+        );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -61,6 +61,8 @@ export class WebhookReceiver {
 
   /** The verified messages of a type. */
   messages(type: string): { type: string; data: Record<string, unknown> }[] {
-    return this.received.flatMap((message) => (message.verified instanceof Error || message.verified.type !== type ? [] : [message.verified]));
+    return this.received.flatMap((message) =>
+      message.verified instanceof Error || message.verified.type !== type ? [] : [message.verified],
+    );
   }
 }

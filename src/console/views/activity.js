@@ -54,11 +54,18 @@ export function activityView({ main, onUnauthorized }) {
   const emptyNote = h('p', { id: 'empty-note', class: 'muted note', role: 'status' }, '');
   // Until the service has said what it holds, the page cannot tell an empty log from a slow answer.
   let loadedRecent = false;
-  const noActivity = emptyState('no-activity', 'No activity yet. Items appear here as apps send events and ask for the assistant.');
+  const noActivity = emptyState(
+    'no-activity',
+    'No activity yet. Items appear here as apps send events and ask for the assistant.',
+  );
   noActivity.hidden = true;
   // When the stream dropped, while it has not come back.
   let downSince;
-  const pauseButton = h('button', { type: 'button', id: 'pause', onclick: () => (stream ? pause() : resume()) }, 'Pause');
+  const pauseButton = h(
+    'button',
+    { type: 'button', id: 'pause', onclick: () => (stream ? pause() : resume()) },
+    'Pause',
+  );
   const field = (id, label, input) => h('div', { class: 'field' }, h('label', { for: id }, label), input);
   const refilter = () => render(true);
   const serverFilter = (delay) => {
@@ -70,8 +77,16 @@ export function activityView({ main, onUnauthorized }) {
     filterTimer = setTimeout(loadMatching, delay);
     refilter();
   };
-  const sessionInput = h('input', { id: 'filter-session', type: 'search', oninput: (e) => ((filters.session = e.target.value.trim()), serverFilter(FILTER_DELAY_MS)) });
-  const textInput = h('input', { id: 'filter-text', type: 'search', oninput: (e) => ((filters.text = e.target.value.trim().toLowerCase()), refilter()) });
+  const sessionInput = h('input', {
+    id: 'filter-session',
+    type: 'search',
+    oninput: (e) => ((filters.session = e.target.value.trim()), serverFilter(FILTER_DELAY_MS)),
+  });
+  const textInput = h('input', {
+    id: 'filter-text',
+    type: 'search',
+    oninput: (e) => ((filters.text = e.target.value.trim().toLowerCase()), refilter()),
+  });
   const kindSelect = h(
     'select',
     { id: 'filter-kind', onchange: (e) => ((filters.kind = e.target.value), serverFilter(0)) },
@@ -85,7 +100,17 @@ export function activityView({ main, onUnauthorized }) {
       'table',
       { class: 'grid', id: 'activity-table' },
       h('caption', { class: 'visually-hidden' }, 'Activity items, newest first'),
-      h('thead', {}, h('tr', {}, ['Id', 'Time', 'Kind', 'Session', 'What'].map((name) => h('th', { scope: 'col', class: { What: 'what', Session: 'session' }[name] }, name)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Id', 'Time', 'Kind', 'Session', 'What'].map((name) =>
+            h('th', { scope: 'col', class: { What: 'what', Session: 'session' }[name] }, name),
+          ),
+        ),
+      ),
       rows,
     ),
   );
@@ -111,10 +136,15 @@ export function activityView({ main, onUnauthorized }) {
     emptyNote,
   );
 
-  const matchesServerFilters = (item) => (!filters.session || item.session_id === (sessionKey ?? filters.session)) && (!filters.kind || item.kind === filters.kind);
+  const matchesServerFilters = (item) =>
+    (!filters.session || item.session_id === (sessionKey ?? filters.session)) &&
+    (!filters.kind || item.kind === filters.kind);
   const matches = (item) =>
     matchesServerFilters(item) &&
-    (!filters.text || `${item.session_id ?? ''} ${item.user_id ?? ''} ${item.kind} ${describeItem(item)}`.toLowerCase().includes(filters.text));
+    (!filters.text ||
+      `${item.session_id ?? ''} ${item.user_id ?? ''} ${item.kind} ${describeItem(item)}`
+        .toLowerCase()
+        .includes(filters.text));
 
   const row = (item) =>
     h(
@@ -134,7 +164,8 @@ export function activityView({ main, onUnauthorized }) {
     const since = oldest ? `since ${time(oldest.timestamp)} (#${oldest.id})` : 'none yet';
     let line = '';
     if (serverSide && matchingState === 'loading') line = 'Asking the service for the matching items…';
-    else if (serverSide && matchingState === 'loaded') line = `The newest matching items the service holds (up to ${SHOWN}), then live ones.`;
+    else if (serverSide && matchingState === 'loaded')
+      line = `The newest matching items the service holds (up to ${SHOWN}), then live ones.`;
     else if (serverSide) line = `${matchingState}; showing the matching items this page received, ${since}.`;
     if (filters.text) line += `${line ? ' ' : ''}Text searches the items this page holds: ${since}.`;
     // Set only when it changes: a status region set again on every keystroke is read out again.
@@ -144,7 +175,10 @@ export function activityView({ main, onUnauthorized }) {
   /** An empty table under a filter says so, once the service has answered for it. */
   function sayIfEmpty() {
     const filtered = filters.session || filters.kind || filters.text;
-    const text = filtered && rows.childElementCount === 0 && matchingState !== 'loading' ? 'No item matches: clear a filter to see more.' : '';
+    const text =
+      filtered && rows.childElementCount === 0 && matchingState !== 'loading'
+        ? 'No item matches: clear a filter to see more.'
+        : '';
     if (emptyNote.textContent !== text) emptyNote.textContent = text;
     // Nothing recorded at all (not a filter finding nothing): say what would fill the page.
     const none = loadedRecent && items.length === 0 && matching.length === 0 && !filtered;
@@ -179,7 +213,8 @@ export function activityView({ main, onUnauthorized }) {
     // Only items newer than the top row: one the service already gave for a filter is not drawn twice.
     const top = Number(rows.firstElementChild?.dataset.id ?? -1);
     const fragment = document.createDocumentFragment();
-    for (let i = pending.length - 1; i >= 0; i -= 1) if (Number(pending[i].id) > top && matches(pending[i])) fragment.append(row(pending[i]));
+    for (let i = pending.length - 1; i >= 0; i -= 1)
+      if (Number(pending[i].id) > top && matches(pending[i])) fragment.append(row(pending[i]));
     pending = [];
     rows.prepend(fragment);
     while (rows.childElementCount > SHOWN) rows.lastElementChild.remove();
@@ -232,7 +267,9 @@ export function activityView({ main, onUnauthorized }) {
       if (value === 'live') loadReaders();
       if (value === 'reconnecting') downSince ??= new Date().toISOString();
       else if (value !== 'connecting') downSince = undefined;
-      const text = downSince ? `The stream dropped at ${time(downSince)}; reconnecting every few seconds. Items recorded meanwhile arrive once it is back.` : '';
+      const text = downSince
+        ? `The stream dropped at ${time(downSince)}; reconnecting every few seconds. Items recorded meanwhile arrive once it is back.`
+        : '';
       if (problem.textContent !== text) problem.textContent = text;
     },
     onUnauthorized,

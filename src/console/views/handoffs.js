@@ -29,24 +29,48 @@ export function handoffsView({ main, onUnauthorized }) {
   const table = h(
     'table',
     { id: 'handoffs', class: 'grid' },
-    h('thead', {}, h('tr', {}, ['', 'Waiting', 'Session', 'Screen', 'Reason', 'Last words'].map((name) => h('th', { scope: 'col' }, name)))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ['', 'Waiting', 'Session', 'Screen', 'Reason', 'Last words'].map((name) => h('th', { scope: 'col' }, name)),
+      ),
+    ),
     body,
   );
   const status = h('p', { id: 'handoff-status', role: 'status' });
   const participants = h('ul', { id: 'handoff-participants' });
   const audio = h('div', { hidden: true });
-  const leaveButton = h('button', { type: 'button', id: 'handoff-leave', hidden: true, onclick: () => void room?.leave() }, 'Leave the call');
+  const leaveButton = h(
+    'button',
+    { type: 'button', id: 'handoff-leave', hidden: true, onclick: () => void room?.leave() },
+    'Leave the call',
+  );
   const problem = h('p', { class: 'problem', role: 'alert' });
   const content = h('div', {}, tableScroll('Calls waiting for a person', table));
   let room;
 
   main.append(
     h('h2', {}, 'Handoffs'),
-    h('p', { class: 'muted' }, 'Calls in which the user asked for a person, longest waiting first. Join one to talk to the user; the assistant steps back.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Calls in which the user asked for a person, longest waiting first. Join one to talk to the user; the assistant steps back.',
+    ),
     h('p', {}, h('label', {}, 'Join as ', operator)),
     problem,
     content,
-    h('section', { 'aria-labelledby': 'h-joined' }, h('h3', { id: 'h-joined' }, 'Your call'), status, participants, leaveButton, audio),
+    h(
+      'section',
+      { 'aria-labelledby': 'h-joined' },
+      h('h3', { id: 'h-joined' }, 'Your call'),
+      status,
+      participants,
+      leaveButton,
+      audio,
+    ),
   );
   status.textContent = 'Not in a call.';
   const say = (text) => body.replaceChildren(h('tr', {}, h('td', { colspan: '6', class: 'muted' }, text)));
@@ -68,7 +92,10 @@ export function handoffsView({ main, onUnauthorized }) {
       room = await joinVoiceRoom({
         url: joined.media_url,
         token: joined.token,
-        onParticipants: (list) => participants.replaceChildren(...list.map((p) => h('li', {}, p.agent ? `${p.identity} (assistant)` : p.identity))),
+        onParticipants: (list) =>
+          participants.replaceChildren(
+            ...list.map((p) => h('li', {}, p.agent ? `${p.identity} (assistant)` : p.identity)),
+          ),
         onWords: () => undefined,
         onAudio: (element) => audio.append(element),
         onLeft: () => {
@@ -125,7 +152,10 @@ export function handoffsView({ main, onUnauthorized }) {
     );
   }
 
-  const poller = poll(load, REFRESH_MS, { onUnauthorized, onProblem: staleness(problem, content, 'the waiting calls') });
+  const poller = poll(load, REFRESH_MS, {
+    onUnauthorized,
+    onProblem: staleness(problem, content, 'the waiting calls'),
+  });
   return {
     stop() {
       poller.stop();

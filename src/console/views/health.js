@@ -25,11 +25,21 @@ const WORDS = new Map([
 function valueView(value, key = '') {
   if (typeof value === 'number' && key.endsWith('_bytes')) return bytes(value);
   if (value === null || typeof value !== 'object') return String(value);
-  if (Array.isArray(value)) return value.length === 0 ? '—' : h('ul', {}, value.map((item) => h('li', {}, valueView(item))));
+  if (Array.isArray(value))
+    return value.length === 0
+      ? '—'
+      : h(
+          'ul',
+          {},
+          value.map((item) => h('li', {}, valueView(item))),
+        );
   return h(
     'dl',
     { class: 'facts' },
-    Object.entries(value).flatMap(([name, inner]) => [h('dt', {}, WORDS.get(name) ?? name.replace(/_bytes$/, '').replaceAll('_', ' ')), h('dd', {}, valueView(inner, name))]),
+    Object.entries(value).flatMap(([name, inner]) => [
+      h('dt', {}, WORDS.get(name) ?? name.replace(/_bytes$/, '').replaceAll('_', ' ')),
+      h('dd', {}, valueView(inner, name)),
+    ]),
   );
 }
 
@@ -45,7 +55,12 @@ export function healthView({ main, onUnauthorized }) {
   const content = h(
     'div',
     { id: 'health-content' },
-    h('div', { class: 'columns' }, h('section', { 'aria-labelledby': 'h-health' }, h('h3', { id: 'h-health' }, 'Service (/health)'), health), h('section', { 'aria-labelledby': 'h-counts' }, h('h3', { id: 'h-counts' }, 'Sessions and streams'), counts)),
+    h(
+      'div',
+      { class: 'columns' },
+      h('section', { 'aria-labelledby': 'h-health' }, h('h3', { id: 'h-health' }, 'Service (/health)'), health),
+      h('section', { 'aria-labelledby': 'h-counts' }, h('h3', { id: 'h-counts' }, 'Sessions and streams'), counts),
+    ),
     h('section', { 'aria-labelledby': 'h-media' }, h('h3', { id: 'h-media' }, 'Media'), media),
     webhooks.element,
   );
@@ -55,7 +70,10 @@ export function healthView({ main, onUnauthorized }) {
   async function load(stopped) {
     // /health answers 503 with its body when a dependency is down: shown as it is, whatever the status.
     // With the key, /health also names the store's file; without one it names no path.
-    const [liveness, status] = await Promise.all([reach('/health', { headers: authHeaders() }).then((response) => response.json()), getJson('/api/status')]);
+    const [liveness, status] = await Promise.all([
+      reach('/health', { headers: authHeaders() }).then((response) => response.json()),
+      getJson('/api/status'),
+    ]);
     if (stopped()) return;
     await webhooks.load(stopped);
     if (stopped()) return;
@@ -75,7 +93,13 @@ export function healthView({ main, onUnauthorized }) {
     if (nothingYet.hidden === empty) nothingYet.hidden = !empty;
     const calls = status.media.recent_calls;
     media.replaceChildren(
-      h('p', { id: 'media-configured' }, status.media.configured ? 'Media is configured (LiveKit).' : 'Media is not configured: voice starts get placeholder tokens.'),
+      h(
+        'p',
+        { id: 'media-configured' },
+        status.media.configured
+          ? 'Media is configured (LiveKit).'
+          : 'Media is not configured: voice starts get placeholder tokens.',
+      ),
       calls.length === 0
         ? h('p', { class: 'muted' }, 'No media call made yet.')
         : tableScroll(
@@ -84,8 +108,29 @@ export function healthView({ main, onUnauthorized }) {
               'table',
               { class: 'grid' },
               h('caption', {}, 'Last media calls, newest first'),
-              h('thead', {}, h('tr', {}, ['Time', 'Call', 'Outcome', 'Duration'].map((name) => h('th', { scope: 'col' }, name)))),
-              h('tbody', {}, calls.map((call) => h('tr', {}, h('td', { class: 'nowrap' }, time(call.at)), h('td', {}, call.call), h('td', {}, h('span', { class: `badge outcome-${call.outcome}` }, call.outcome)), h('td', { class: 'num' }, `${call.duration_ms} ms`)))),
+              h(
+                'thead',
+                {},
+                h(
+                  'tr',
+                  {},
+                  ['Time', 'Call', 'Outcome', 'Duration'].map((name) => h('th', { scope: 'col' }, name)),
+                ),
+              ),
+              h(
+                'tbody',
+                {},
+                calls.map((call) =>
+                  h(
+                    'tr',
+                    {},
+                    h('td', { class: 'nowrap' }, time(call.at)),
+                    h('td', {}, call.call),
+                    h('td', {}, h('span', { class: `badge outcome-${call.outcome}` }, call.outcome)),
+                    h('td', { class: 'num' }, `${call.duration_ms} ms`),
+                  ),
+                ),
+              ),
             ),
           ),
     );

@@ -33,16 +33,31 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
       'div',
       { id: 'session-content' },
       facts,
-      h('section', { 'aria-labelledby': 'calls-title' }, h('h3', { id: 'calls-title' }, 'Calls, newest first'), calls.element),
+      h(
+        'section',
+        { 'aria-labelledby': 'calls-title' },
+        h('h3', { id: 'calls-title' }, 'Calls, newest first'),
+        calls.element,
+      ),
       // On a narrow screen the chart is several screens tall: the stylesheet moves it below the rest.
       h(
         'div',
         { class: 'session-body' },
-        h('section', { class: 'chart-section', 'aria-labelledby': 'chart-title' }, h('h3', { id: 'chart-title' }, 'Statechart'), chartHolder),
+        h(
+          'section',
+          { class: 'chart-section', 'aria-labelledby': 'chart-title' },
+          h('h3', { id: 'chart-title' }, 'Statechart'),
+          chartHolder,
+        ),
         h(
           'div',
           { class: 'columns' },
-          h('section', { 'aria-labelledby': 'timeline-title' }, h('h3', { id: 'timeline-title' }, 'Timeline, newest first'), timeline.element),
+          h(
+            'section',
+            { 'aria-labelledby': 'timeline-title' },
+            h('h3', { id: 'timeline-title' }, 'Timeline, newest first'),
+            timeline.element,
+          ),
           h(
             'section',
             { 'aria-labelledby': 'agent-title' },
@@ -77,7 +92,11 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
       if (!(error instanceof HttpError && (error.status === 404 || error.status === 422))) throw error;
       if (stopped()) return;
       poller.stop();
-      notFound(main, 'No such session', `The service holds no session “${sessionId}” (it answered ${error.message}). It may have ended and been let go, or the id is mistyped.`);
+      notFound(
+        main,
+        'No such session',
+        `The service holds no session “${sessionId}” (it answered ${error.message}). It may have ended and been let go, or the id is mistyped.`,
+      );
       return;
     }
     if (stopped()) return;
@@ -106,6 +125,9 @@ export function sessionView({ main, onUnauthorized }, sessionId) {
     if (agentContext.textContent !== contextText) agentContext.textContent = contextText;
   }
 
-  const poller = poll(load, REFRESH_MS, { onUnauthorized, onProblem: staleness(problem, main.querySelector('#session-content'), 'the session') });
+  const poller = poll(load, REFRESH_MS, {
+    onUnauthorized,
+    onProblem: staleness(problem, main.querySelector('#session-content'), 'the session'),
+  });
   return poller;
 }

@@ -5,7 +5,10 @@ import { staleness } from '../stale.js';
 const PAGE_SIZE = 50;
 const REFRESH_MS = 2000;
 
-const flowText = (flow) => (flow ? `${flow.flow_key} ${flow.position ?? '?'}/${flow.total}${flow.current_step ? ` (${flow.current_step})` : ''}` : '—');
+const flowText = (flow) =>
+  flow
+    ? `${flow.flow_key} ${flow.position ?? '?'}/${flow.total}${flow.current_step ? ` (${flow.current_step})` : ''}`
+    : '—';
 const cooldownText = (ms) => (ms > 0 ? `${Math.ceil(ms / 1000)}s` : '—');
 
 /**
@@ -22,7 +25,11 @@ export function sessionsView({ main, onUnauthorized }) {
   const rows = h('tbody');
   const summary = h('p', { id: 'sessions-summary', class: 'muted', role: 'status' }, 'Loading…');
   const problem = h('p', { class: 'problem', role: 'alert' });
-  const previous = h('button', { type: 'button', id: 'previous-page', onclick: () => go(cursors.pop(), false) }, 'Previous');
+  const previous = h(
+    'button',
+    { type: 'button', id: 'previous-page', onclick: () => go(cursors.pop(), false) },
+    'Previous',
+  );
   const next = h('button', { type: 'button', id: 'next-page', onclick: () => go(nextCursor, true) }, 'Next');
   const field = (id, label, input) => h('div', { class: 'field' }, h('label', { for: id }, label), input);
   const onFilter = (name) => (event) => {
@@ -31,13 +38,25 @@ export function sessionsView({ main, onUnauthorized }) {
     go(undefined, false);
   };
   const sortButton = (sort, label) =>
-    h('button', { type: 'button', class: 'sort', 'data-sort': sort, onclick: () => {
-      query.order = query.sort === sort && query.order === 'desc' ? 'asc' : 'desc';
-      query.sort = sort;
-      cursors.length = 0;
-      go(undefined, false);
-    } }, label);
-  const noSessions = emptyState('no-sessions', 'No session yet. A session starts with the first event an app sends for it.');
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'sort',
+        'data-sort': sort,
+        onclick: () => {
+          query.order = query.sort === sort && query.order === 'desc' ? 'asc' : 'desc';
+          query.sort = sort;
+          cursors.length = 0;
+          go(undefined, false);
+        },
+      },
+      label,
+    );
+  const noSessions = emptyState(
+    'no-sessions',
+    'No session yet. A session starts with the first event an app sends for it.',
+  );
   noSessions.hidden = true;
   const headers = [
     ['Session', 'session_id'],
@@ -55,12 +74,31 @@ export function sessionsView({ main, onUnauthorized }) {
     h(
       'div',
       { class: 'toolbar' },
-      field('sessions-q', 'Search', h('input', { id: 'sessions-q', type: 'search', placeholder: 'session, user or screen', oninput: onFilter('q') })),
-      field('sessions-screen', 'Screen', h('input', { id: 'sessions-screen', type: 'search', oninput: onFilter('screen') })),
+      field(
+        'sessions-q',
+        'Search',
+        h('input', {
+          id: 'sessions-q',
+          type: 'search',
+          placeholder: 'session, user or screen',
+          oninput: onFilter('q'),
+        }),
+      ),
+      field(
+        'sessions-screen',
+        'Screen',
+        h('input', { id: 'sessions-screen', type: 'search', oninput: onFilter('screen') }),
+      ),
       field(
         'sessions-voice',
         'Voice',
-        h('select', { id: 'sessions-voice', onchange: onFilter('voice') }, h('option', { value: '' }, 'any'), h('option', { value: 'active' }, 'active'), h('option', { value: 'inactive' }, 'inactive')),
+        h(
+          'select',
+          { id: 'sessions-voice', onchange: onFilter('voice') },
+          h('option', { value: '' }, 'any'),
+          h('option', { value: 'active' }, 'active'),
+          h('option', { value: 'inactive' }, 'inactive'),
+        ),
       ),
     ),
     problem,
@@ -69,7 +107,16 @@ export function sessionsView({ main, onUnauthorized }) {
       { id: 'sessions-content' },
       summary,
       noSessions,
-      tableScroll('Sessions', h('table', { class: 'grid', id: 'sessions-table' }, h('caption', { class: 'visually-hidden' }, 'Sessions held'), h('thead', {}, h('tr', {}, headers)), rows)),
+      tableScroll(
+        'Sessions',
+        h(
+          'table',
+          { class: 'grid', id: 'sessions-table' },
+          h('caption', { class: 'visually-hidden' }, 'Sessions held'),
+          h('thead', {}, h('tr', {}, headers)),
+          rows,
+        ),
+      ),
       h('div', { class: 'pager' }, previous, next),
     ),
   );
@@ -83,7 +130,13 @@ export function sessionsView({ main, onUnauthorized }) {
     h(
       'tr',
       { 'data-session-id': s.session_id },
-      ['wrap session', '', 'wrap', '', '', 'num', 'nowrap', ''].map((cls, index) => h('td', { class: cls || undefined, 'data-label': labels[index] }, index === 0 ? sessionLink(s.session_id) : undefined)),
+      ['wrap session', '', 'wrap', '', '', 'num', 'nowrap', ''].map((cls, index) =>
+        h(
+          'td',
+          { class: cls || undefined, 'data-label': labels[index] },
+          index === 0 ? sessionLink(s.session_id) : undefined,
+        ),
+      ),
     );
   const setText = (cell, text) => {
     if (cell.textContent !== text) cell.textContent = text;
@@ -107,14 +160,17 @@ export function sessionsView({ main, onUnauthorized }) {
 
   /** The page's rows in its order, moving only those out of place; a moved row that held the focus gets it back. */
   function showRows(sessions) {
-    const focused = rows.contains(document.activeElement) ? document.activeElement.closest('tr')?.dataset.sessionId : undefined;
+    const focused = rows.contains(document.activeElement)
+      ? document.activeElement.closest('tr')?.dataset.sessionId
+      : undefined;
     const wanted = sessions.map((s) => update(rowsById.get(s.session_id) ?? row(s), s));
     wanted.forEach((tr, index) => {
       if (rows.children[index] !== tr) rows.insertBefore(tr, rows.children[index] ?? null);
     });
     while (rows.children.length > wanted.length) rows.lastElementChild.remove();
     rowsById = new Map(wanted.map((tr) => [tr.dataset.sessionId, tr]));
-    if (focused !== undefined && !rows.contains(document.activeElement)) rowsById.get(focused)?.querySelector('a')?.focus();
+    if (focused !== undefined && !rows.contains(document.activeElement))
+      rowsById.get(focused)?.querySelector('a')?.focus();
   }
 
   async function load(stopped) {
@@ -128,12 +184,17 @@ export function sessionsView({ main, onUnauthorized }) {
     const first = cursors.length * PAGE_SIZE + 1;
     const filtered = Boolean(query.voice || query.screen || query.q);
     summary.textContent =
-      page.total > 0 ? `${first}–${first + page.sessions.length - 1} of ${page.total} sessions` : filtered ? 'No session matches these filters: clear one to see more.' : '';
+      page.total > 0
+        ? `${first}–${first + page.sessions.length - 1} of ${page.total} sessions`
+        : filtered
+          ? 'No session matches these filters: clear one to see more.'
+          : '';
     // No session at all: the empty table and its pager say nothing, the empty state says what to do.
     const none = page.total === 0 && !filtered;
     if (noSessions.hidden === none) {
       noSessions.hidden = !none;
-      for (const part of main.querySelectorAll('#sessions-content .scroll-frame, #sessions-content .pager')) part.hidden = none;
+      for (const part of main.querySelectorAll('#sessions-content .scroll-frame, #sessions-content .pager'))
+        part.hidden = none;
     }
     previous.disabled = cursors.length === 0;
     next.disabled = nextCursor === null;
@@ -150,6 +211,9 @@ export function sessionsView({ main, onUnauthorized }) {
     poller.now();
   }
 
-  const poller = poll(load, REFRESH_MS, { onUnauthorized, onProblem: staleness(problem, main.querySelector('#sessions-content'), 'the sessions') });
+  const poller = poll(load, REFRESH_MS, {
+    onUnauthorized,
+    onProblem: staleness(problem, main.querySelector('#sessions-content'), 'the sessions'),
+  });
   return poller;
 }

@@ -22,12 +22,28 @@ export function voiceView({ main, onUnauthorized }) {
   let sessionId;
   let viewStopped = false;
 
-  const field = (id, label, input, help) => h('div', { class: 'field' }, h('label', { for: id }, label), input, help && h('span', { class: 'muted small', id: `${id}-help` }, help));
-  const sessionInput = h('input', { id: 'voice-session-id', required: true, value: newSessionId(), spellcheck: 'false' });
+  const field = (id, label, input, help) =>
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: id }, label),
+      input,
+      help && h('span', { class: 'muted small', id: `${id}-help` }, help),
+    );
+  const sessionInput = h('input', {
+    id: 'voice-session-id',
+    required: true,
+    value: newSessionId(),
+    spellcheck: 'false',
+  });
   const userInput = h('input', { id: 'voice-user-id', value: 'demo-user', spellcheck: 'false' });
   const screenInput = h('input', { id: 'voice-screen', value: 'pan_details', spellcheck: 'false' });
   const startButton = h('button', { type: 'submit', id: 'voice-start' }, 'Start and join');
-  const stopButton = h('button', { type: 'button', id: 'voice-stop', disabled: true, onclick: () => void stop() }, 'Stop');
+  const stopButton = h(
+    'button',
+    { type: 'button', id: 'voice-stop', disabled: true, onclick: () => void stop() },
+    'Stop',
+  );
   const status = h('p', { id: 'voice-status', role: 'status' }, 'Not in a room.');
   const mediaNote = h('p', { id: 'voice-media-note', class: 'note callout', role: 'status' });
   const problem = h('p', { class: 'problem', role: 'alert', id: 'voice-problem' });
@@ -35,17 +51,33 @@ export function voiceView({ main, onUnauthorized }) {
   const participants = h('ul', { id: 'voice-participants', class: 'participants' });
   const transcript = h('ol', { id: 'voice-transcript', class: 'transcript', 'aria-live': 'polite' });
   const audio = h('div', { id: 'voice-audio', hidden: true });
-  const nothingAsked = h('li', { class: 'muted' }, 'Nothing yet: a field the assistant highlights, a screen it opens or a hint it shows appears here.');
+  const nothingAsked = h(
+    'li',
+    { class: 'muted' },
+    'Nothing yet: a field the assistant highlights, a screen it opens or a hint it shows appears here.',
+  );
   const appActions = h('ul', { id: 'voice-app-actions', class: 'app-actions' }, nothingAsked);
   /** What the agent asked the app to do, as the app would show it: the page stands in for the app. */
   function showAppAction({ action, payload }) {
-    const said = { highlight_field: `Highlight field ${payload.component_id}`, open_screen: `Open screen ${payload.screen}`, show_hint: `Hint: ${payload.text}` }[action];
+    const said = {
+      highlight_field: `Highlight field ${payload.component_id}`,
+      open_screen: `Open screen ${payload.screen}`,
+      show_hint: `Hint: ${payload.text}`,
+    }[action];
     nothingAsked.remove();
     appActions.append(h('li', { 'data-action': action }, said ?? action));
   }
-  const chatInput = h('input', { id: 'voice-chat-input', disabled: true, autocomplete: 'off', 'aria-describedby': 'voice-chat-help' });
+  const chatInput = h('input', {
+    id: 'voice-chat-input',
+    disabled: true,
+    autocomplete: 'off',
+    'aria-describedby': 'voice-chat-help',
+  });
   const chatButton = h('button', { type: 'submit', id: 'voice-chat-send', disabled: true }, 'Send');
-  const timeline = timelineList('voice-timeline', 'Start a session above: its activity appears here as it is recorded.');
+  const timeline = timelineList(
+    'voice-timeline',
+    'Start a session above: its activity appears here as it is recorded.',
+  );
   timeline.show([]);
   const timelineProblem = h('p', { class: 'problem', role: 'alert' });
   const timelineBox = h('div', {}, timeline.element);
@@ -54,7 +86,12 @@ export function voiceView({ main, onUnauthorized }) {
   function showWords({ segment, speaker, text, final }) {
     let line = lines.get(segment);
     if (!line) {
-      line = h('li', { 'data-speaker': speaker }, h('span', { class: 'speaker' }, speaker === 'you' ? 'You' : 'Assistant'), h('span', { class: 'words' }));
+      line = h(
+        'li',
+        { 'data-speaker': speaker },
+        h('span', { class: 'speaker' }, speaker === 'you' ? 'You' : 'Assistant'),
+        h('span', { class: 'words' }),
+      );
       lines.set(segment, line);
       transcript.append(line);
     }
@@ -68,7 +105,15 @@ export function voiceView({ main, onUnauthorized }) {
     participants.replaceChildren(
       ...(list.length === 0
         ? [h('li', { class: 'muted' }, alone)]
-        : list.map((p) => h('li', { 'data-agent': p.agent ? 'true' : 'false' }, p.agent ? 'Assistant ' : 'Participant ', h('code', {}, p.identity), p.state ? ` · ${p.state}` : ''))),
+        : list.map((p) =>
+            h(
+              'li',
+              { 'data-agent': p.agent ? 'true' : 'false' },
+              p.agent ? 'Assistant ' : 'Participant ',
+              h('code', {}, p.identity),
+              p.state ? ` · ${p.state}` : '',
+            ),
+          )),
     );
   }
 
@@ -103,13 +148,24 @@ export function voiceView({ main, onUnauthorized }) {
     setJoined(true);
     status.textContent = 'Starting the session…';
     try {
-      const started = await postJson('/v1/assistant/session/start', { session_id: sessionId, user_id: userInput.value.trim() || null, screen: screenInput.value.trim() || null });
-      sessionNote.replaceChildren('Session ', sessionLink(started.session_id), ` · room ${started.livekit_room}`, started.warnings.length ? ` · warnings: ${started.warnings.join(', ')}` : '');
+      const started = await postJson('/v1/assistant/session/start', {
+        session_id: sessionId,
+        user_id: userInput.value.trim() || null,
+        screen: screenInput.value.trim() || null,
+      });
+      sessionNote.replaceChildren(
+        'Session ',
+        sessionLink(started.session_id),
+        ` · room ${started.livekit_room}`,
+        started.warnings.length ? ` · warnings: ${started.warnings.join(', ')}` : '',
+      );
       followTimeline(started.session_id);
       if (!started.livekit_url) {
         status.textContent = 'Session started, but there is no room to join.';
         showParticipants([], 'No room: the service has no media server.');
-        throw new Error('The service has no media server configured (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET).');
+        throw new Error(
+          'The service has no media server configured (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET).',
+        );
       }
       status.textContent = `Joining room ${started.livekit_room}…`;
       voice = await joinVoiceRoom({
@@ -171,9 +227,21 @@ export function voiceView({ main, onUnauthorized }) {
 
   main.append(
     h('h2', {}, 'Voice demo'),
-    h('p', { class: 'muted' }, 'Starts a session as the app would, joins its room as the user with your microphone, and shows the assistant’s words beside the session’s timeline.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Starts a session as the app would, joins its room as the user with your microphone, and shows the assistant’s words beside the session’s timeline.',
+    ),
     mediaNote,
-    h('form', { class: 'toolbar', id: 'voice-form', onsubmit: start }, field('voice-session-id', 'Session', sessionInput), field('voice-user-id', 'User', userInput), field('voice-screen', 'Screen', screenInput), startButton, stopButton),
+    h(
+      'form',
+      { class: 'toolbar', id: 'voice-form', onsubmit: start },
+      field('voice-session-id', 'Session', sessionInput),
+      field('voice-user-id', 'User', userInput),
+      field('voice-screen', 'Screen', screenInput),
+      startButton,
+      stopButton,
+    ),
     status,
     problem,
     sessionNote,
@@ -192,12 +260,23 @@ export function voiceView({ main, onUnauthorized }) {
         h(
           'form',
           { class: 'chat', id: 'voice-chat', onsubmit: say },
-          field('voice-chat-input', 'Type to the assistant', chatInput, 'For when speaking is not possible: sent as chat in the room.'),
+          field(
+            'voice-chat-input',
+            'Type to the assistant',
+            chatInput,
+            'For when speaking is not possible: sent as chat in the room.',
+          ),
           chatButton,
         ),
         audio,
       ),
-      h('section', { 'aria-labelledby': 'voice-timeline-title' }, h('h3', { id: 'voice-timeline-title' }, 'Session timeline, newest first'), timelineProblem, timelineBox),
+      h(
+        'section',
+        { 'aria-labelledby': 'voice-timeline-title' },
+        h('h3', { id: 'voice-timeline-title' }, 'Session timeline, newest first'),
+        timelineProblem,
+        timelineBox,
+      ),
     ),
   );
   showParticipants([], NOT_IN_ROOM);
@@ -206,7 +285,8 @@ export function voiceView({ main, onUnauthorized }) {
   getJson('/api/status').then(
     (status) => {
       if (!viewStopped && !status.media.configured) {
-        mediaNote.textContent = 'No media server configured (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET): Start creates the session but has no room to join. See docs/voice-console.md.';
+        mediaNote.textContent =
+          'No media server configured (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET): Start creates the session but has no room to join. See docs/voice-console.md.';
       }
     },
     (error) => {

@@ -18,7 +18,8 @@ export const BODY_ERRORS: Record<string, { status: number; detail: string }> = {
   'request.size.invalid': { status: 400, detail: 'request body length does not match Content-Length' },
 };
 
-export type BodyErrorType = 'entity.parse.failed' | 'entity.too.large' | 'request.aborted' | 'charset.unsupported' | 'body.not.utf8';
+export type BodyErrorType =
+  'entity.parse.failed' | 'entity.too.large' | 'request.aborted' | 'charset.unsupported' | 'body.not.utf8';
 
 export function bodyError(type: BodyErrorType): HttpError {
   const { status, detail } = BODY_ERRORS[type]!;

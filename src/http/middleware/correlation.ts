@@ -8,12 +8,14 @@ import type { RequestContext } from '../request-context.js';
  * A request id that is no identifier is kept as its digest (docs/privacy.md, "What is kept"):
  * it is stored in every item it traces and echoed, and copies of one request still share it.
  */
-export const correlation = (idDigest: (id: string) => string): RequestHandler => (req, res, next) => {
-  const context: RequestContext = {
-    requestId: clientSentId(req.get('x-request-id'), idDigest) ?? newRequestId(),
-    headerTraceId: traceIdFromTraceparent(req.get('traceparent')),
+export const correlation =
+  (idDigest: (id: string) => string): RequestHandler =>
+  (req, res, next) => {
+    const context: RequestContext = {
+      requestId: clientSentId(req.get('x-request-id'), idDigest) ?? newRequestId(),
+      headerTraceId: traceIdFromTraceparent(req.get('traceparent')),
+    };
+    res.locals.requestContext = context;
+    res.setHeader('X-Request-ID', context.requestId);
+    next();
   };
-  res.locals.requestContext = context;
-  res.setHeader('X-Request-ID', context.requestId);
-  next();
-};

@@ -28,7 +28,8 @@ export const MIDDLEWARE_RESPONSES: MiddlewareResponse[] = [
   },
   {
     status: 403,
-    description: 'the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only',
+    description:
+      'the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only',
     appliesTo: shutdownGated,
   },
   {
@@ -43,7 +44,9 @@ export const MIDDLEWARE_RESPONSES: MiddlewareResponse[] = [
     status: 429,
     description: 'over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP',
     appliesTo: rateLimited,
-    headers: { 'Retry-After': { description: 'seconds until the window resets', schema: { type: 'integer', minimum: 0 } } },
+    headers: {
+      'Retry-After': { description: 'seconds until the window resets', schema: { type: 'integer', minimum: 0 } },
+    },
   },
   { status: 503, description: 'the server is shutting down; retry on another instance', appliesTo: shutdownGated },
 ];

@@ -19,13 +19,15 @@ export const notFound: RequestHandler = (req) => {
 };
 
 /** zlib's codes for input that is not what its Content-Encoding says: `Z_…` (gzip, deflate), `ERR__ERROR_FORMAT_…` (brotli), `ZSTD_error_…` (zstd). */
-const isDecompressionCode = (code: string): boolean => code.startsWith('Z_') || code.startsWith('ERR__ERROR_FORMAT') || code.startsWith('ZSTD_');
+const isDecompressionCode = (code: string): boolean =>
+  code.startsWith('Z_') || code.startsWith('ERR__ERROR_FORMAT') || code.startsWith('ZSTD_');
 
 /** A 4xx from express or body-parser, named in our words (theirs may quote the client's input). */
 function clientErrorDetail(error: unknown): string | undefined {
   if (error instanceof URIError) return 'path: not valid percent-encoding';
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && isDecompressionCode(code)) return 'body could not be decompressed as its Content-Encoding says';
+  if (typeof code === 'string' && isDecompressionCode(code))
+    return 'body could not be decompressed as its Content-Encoding says';
   return undefined;
 }
 
@@ -35,7 +37,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     let detail = 'internal server error';
     let headers: Record<string, string> = {};
     const typed = (error ?? {}) as ErrorWithType;
-    if (error instanceof DependencyUnavailableError) error = dependencyUnavailable(error.dependency, 'nothing could be read');
+    if (error instanceof DependencyUnavailableError)
+      error = dependencyUnavailable(error.dependency, 'nothing could be read');
     if (error instanceof HttpError) {
       ({ status, detail, headers } = error);
     } else if (typeof typed.type === 'string' && BODY_ERRORS[typed.type]) {

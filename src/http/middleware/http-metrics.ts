@@ -14,8 +14,16 @@ export function httpMetrics(metrics: ServiceMetrics): RequestHandler {
     const started = performance.now();
     res.once('close', () => {
       const template = (req.route as { path?: unknown } | undefined)?.path;
-      const route = typeof template === 'string' ? template : typeof res.locals.route === 'string' ? res.locals.route : UNMATCHED_ROUTE;
-      metrics.httpRequestDuration.observe({ route, method: req.method, status: String(res.statusCode) }, (performance.now() - started) / 1000);
+      const route =
+        typeof template === 'string'
+          ? template
+          : typeof res.locals.route === 'string'
+            ? res.locals.route
+            : UNMATCHED_ROUTE;
+      metrics.httpRequestDuration.observe(
+        { route, method: req.method, status: String(res.statusCode) },
+        (performance.now() - started) / 1000,
+      );
     });
     next();
   };

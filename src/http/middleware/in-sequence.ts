@@ -8,7 +8,8 @@ import type { RequestHandler } from 'express';
  */
 export function inSequence(...handlers: RequestHandler[]): RequestHandler {
   return handlers.reduceRight<RequestHandler>(
-    (rest, handler) => (req, res, next) => handler(req, res, (error?: unknown) => (error === undefined ? rest(req, res, next) : next(error))),
+    (rest, handler) => (req, res, next) =>
+      handler(req, res, (error?: unknown) => (error === undefined ? rest(req, res, next) : next(error))),
     (_req, _res, next) => next(),
   );
 }

@@ -14,7 +14,12 @@ import { inSequence } from './in-sequence.js';
  * Content-Encoding is read on the direct path; any other (a charset to check, parameters, a
  * compressed body) goes through body-parser, which knows every case.
  */
-const PLAIN_JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8', 'application/json; charset=UTF-8']);
+const PLAIN_JSON_TYPES = new Set([
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json;charset=utf-8',
+  'application/json; charset=UTF-8',
+]);
 
 /** The charset parameter of a Content-Type, quoted or not. */
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)/i;
@@ -26,12 +31,15 @@ function isPlainJson(req: IncomingMessage): boolean {
 }
 
 /** Whether the request carries a body at all, as body-parser decides it (type-is's `hasBody`). */
-const hasBody = (req: IncomingMessage): boolean => req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
+const hasBody = (req: IncomingMessage): boolean =>
+  req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
 
 /** A body that no room could be made for among the bodies arriving (request-bodies.ts): refused, its connection closed. */
 function bodiesFull(res: { setHeader(name: string, value: string): unknown }): HttpError {
   res.setHeader('Connection', 'close');
-  return new HttpError(503, 'request bodies arriving are at their memory budget (MEMORY_BUDGET_MB); retry', { 'Retry-After': '1' });
+  return new HttpError(503, 'request bodies arriving are at their memory budget (MEMORY_BUDGET_MB); retry', {
+    'Retry-After': '1',
+  });
 }
 
 /**
@@ -61,7 +69,14 @@ function meterStream(req: IncomingMessage, bodies: RequestBodies, line: BodyLine
  * arrives. The stream is drained past the limit so the connection stays usable, and the callback
  * runs once: with the text, or with the error answered.
  */
-function readText(req: IncomingMessage, limit: number, bodies: RequestBodies, line: BodyLine, full: () => HttpError, done: (error: HttpError | undefined, text?: string) => void): void {
+function readText(
+  req: IncomingMessage,
+  limit: number,
+  bodies: RequestBodies,
+  line: BodyLine,
+  full: () => HttpError,
+  done: (error: HttpError | undefined, text?: string) => void,
+): void {
   const declared = Number(req.headers['content-length']);
   if (declared > limit) {
     bodies.close(line);
@@ -112,7 +127,12 @@ function readText(req: IncomingMessage, limit: number, bodies: RequestBodies, li
 /** A body whose text cannot be kept as sent (well-formed-body.ts): the 422 naming where, or undefined. */
 function loneSurrogateError(body: unknown): HttpError | undefined {
   const path = loneSurrogatePath(body);
-  return path === undefined ? undefined : new HttpError(422, `body${path === '' ? '' : `.${path}`}: holds a lone surrogate (half of a UTF-16 pair, escaped alone), which UTF-8 cannot keep; send well-formed Unicode`);
+  return path === undefined
+    ? undefined
+    : new HttpError(
+        422,
+        `body${path === '' ? '' : `.${path}`}: holds a lone surrogate (half of a UTF-16 pair, escaped alone), which UTF-8 cannot keep; send well-formed Unicode`,
+      );
 }
 
 /** body-parser's JSON rules with `strict: false`: an empty body is `{}`, any JSON value parses. */
@@ -150,9 +170,11 @@ export function jsonBody(bodies: RequestBodies): RequestHandler[] {
     // body-parser would decode UTF-16 and UTF-32 too; the contract is UTF-8 JSON.
     const type = req.get('content-type') ?? '';
     const charset = CHARSET.exec(type)?.[1]?.toLowerCase();
-    if (hasBody && charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw bodyError('charset.unsupported');
+    if (hasBody && charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')
+      throw bodyError('charset.unsupported');
     // `utf8` is UTF-8's common misspelling, which body-parser refuses: named as it knows it.
-    if (charset === 'utf8') req.headers['content-type'] = type.replace(CHARSET, (parameter) => parameter.replace(/utf8/i, 'utf-8'));
+    if (charset === 'utf8')
+      req.headers['content-type'] = type.replace(CHARSET, (parameter) => parameter.replace(/utf8/i, 'utf-8'));
     next();
   };
   const readOtherBody = inSequence(
@@ -180,17 +202,24 @@ export function jsonBody(bodies: RequestBodies): RequestHandler[] {
       meterStream(req, bodies, line);
       return readOtherBody(req, res, next);
     }
-    readText(req, BODY_LIMIT_BYTES, bodies, line, () => bodiesFull(res), (error, text) => {
-      if (error) return next(error);
-      try {
-        req.body = parseJson(text!);
-      } catch (parseError) {
-        return next(parseError);
-      }
-      // Nearly every body has no surrogate escape at all, and is not walked for one.
-      if (mayHoldLoneSurrogate(text!)) return next(loneSurrogateError(req.body));
-      next();
-    });
+    readText(
+      req,
+      BODY_LIMIT_BYTES,
+      bodies,
+      line,
+      () => bodiesFull(res),
+      (error, text) => {
+        if (error) return next(error);
+        try {
+          req.body = parseJson(text!);
+        } catch (parseError) {
+          return next(parseError);
+        }
+        // Nearly every body has no surrogate escape at all, and is not walked for one.
+        if (mayHoldLoneSurrogate(text!)) return next(loneSurrogateError(req.body));
+        next();
+      },
+    );
   };
   const boundedDepth: RequestHandler = (req, _res, next) => {
     const path = tooDeepPath(req.body as unknown);

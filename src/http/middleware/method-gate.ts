@@ -21,7 +21,8 @@ function pathMethods(methods: Iterable<string>): PathMethods {
 }
 
 /** Paths as express routes them: case-insensitive, a trailing slash ignored. */
-const normalised = (path: string): string => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase();
+const normalised = (path: string): string =>
+  (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase();
 
 const escaped = (text: string): string => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
 
@@ -50,13 +51,16 @@ export function methodGate(routes: RouteDoc[]): RequestHandler {
   }
 
   return (req, res, next) => {
-    const declared = exact.get(normalised(req.path)) ?? templated.find(({ pattern }) => pattern.test(req.path))?.methods;
+    const declared =
+      exact.get(normalised(req.path)) ?? templated.find(({ pattern }) => pattern.test(req.path))?.methods;
     if (!declared || (declared.methods.has(req.method) && req.method !== 'OPTIONS')) return next();
     res.setHeader('Allow', declared.allow);
     if (req.method === 'OPTIONS') {
       res.status(204).end();
       return;
     }
-    throw new HttpError(405, `${req.method} is not a method of ${shownPath(req.path)}; it answers ${declared.allow}`, { Allow: declared.allow });
+    throw new HttpError(405, `${req.method} is not a method of ${shownPath(req.path)}; it answers ${declared.allow}`, {
+      Allow: declared.allow,
+    });
   };
 }

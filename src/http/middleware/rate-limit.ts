@@ -6,7 +6,10 @@ import { isLoopbackAddress } from '../../domain/loopback.js';
  * Per client IP, not per API key: every SDK user of a tenant shares one key. express-rate-limit
  * sets Retry-After and the RateLimit headers; the body follows the service's `{detail}` form.
  */
-export function perIpRateLimit(limitPerMinute: number, { loopback }: { loopback: boolean }): RequestHandler | undefined {
+export function perIpRateLimit(
+  limitPerMinute: number,
+  { loopback }: { loopback: boolean },
+): RequestHandler | undefined {
   // Off means not mounted at all: a pass-through would still cost a router step per request.
   if (limitPerMinute === 0) return undefined;
   return rateLimit({
@@ -17,7 +20,9 @@ export function perIpRateLimit(limitPerMinute: number, { loopback }: { loopback:
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     handler: (_req, res, _next, options) => {
-      res.status(options.statusCode).json({ detail: `rate limit exceeded: at most ${limitPerMinute} requests per minute per client` });
+      res
+        .status(options.statusCode)
+        .json({ detail: `rate limit exceeded: at most ${limitPerMinute} requests per minute per client` });
     },
   });
 }

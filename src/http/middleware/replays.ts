@@ -24,7 +24,10 @@ const CHANGES_STATE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * the path spelled another way included) is a 422, never run again; a first answer that was a
  * refusal is not repeated, so the retry is run afresh, one copy at a time (docs/limits.md).
  */
-export function replays(window: ReplayWindow<StoredAnswer>, kept?: (key: string) => { fingerprint: string } | undefined): RequestHandler {
+export function replays(
+  window: ReplayWindow<StoredAnswer>,
+  kept?: (key: string) => { fingerprint: string } | undefined,
+): RequestHandler {
   return (req, res, next) => {
     if (!CHANGES_STATE.has(req.method)) return next();
     const sentKey = req.get('idempotency-key');
@@ -37,7 +40,11 @@ export function replays(window: ReplayWindow<StoredAnswer>, kept?: (key: string)
     // The body as canonical JSON (keys sorted at every depth): the same JSON with its keys in
     // another order is the same request, so a retry that re-serialized it is still a replay.
     const fingerprint = digestOf(req.method, req.originalUrl, stringify(req.body ?? null) ?? 'null');
-    const conflict = () => new HttpError(422, `${header}: already used for a different request within the last REPLAY_WINDOW_SECONDS; send a new id`);
+    const conflict = () =>
+      new HttpError(
+        422,
+        `${header}: already used for a different request within the last REPLAY_WINDOW_SECONDS; send a new id`,
+      );
     // Run inside the request's name: a session's reply to it is kept with its change (named-request.ts).
     const run = () => withNamedRequest({ key, fingerprint }, next);
     const check = window.check(key, fingerprint);
@@ -103,7 +110,15 @@ function keepAnswer(res: Response, settle: (answer: StoredAnswer | undefined, si
   res.once('finish', () => {
     const kept = res.statusCode >= 200 && res.statusCode < 300 && size <= MAX_KEPT_ANSWER_BYTES;
     const type = res.getHeader('content-type');
-    done(kept ? { status: res.statusCode, contentType: typeof type === 'string' ? type : undefined, body: Buffer.concat(chunks) } : undefined);
+    done(
+      kept
+        ? {
+            status: res.statusCode,
+            contentType: typeof type === 'string' ? type : undefined,
+            body: Buffer.concat(chunks),
+          }
+        : undefined,
+    );
   });
   // Cut before it was answered: whether it was applied is unknown, so a retry is run afresh.
   res.once('close', () => done(undefined));

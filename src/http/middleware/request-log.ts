@@ -41,13 +41,19 @@ export function requestLog(logger: Logger): RequestHandler {
     // listener tells both apart.
     res.once('close', () => {
       // An event stream (the activity stream, an agent's presence) ends when its client goes: that is its normal end, not an abort.
-      const streamed = !res.writableFinished && String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');
+      const streamed =
+        !res.writableFinished && String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');
       const outcome = res.writableFinished ? 'request completed' : streamed ? 'stream closed' : 'request aborted';
       const level = res.statusCode >= 500 ? 'error' : outcome === 'request aborted' ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       logger[level](
         {
-          req: { id: requestContext(res).requestId, method: req.method, url: pathOf(req.originalUrl), remoteAddress: req.socket.remoteAddress },
+          req: {
+            id: requestContext(res).requestId,
+            method: req.method,
+            url: pathOf(req.originalUrl),
+            remoteAddress: req.socket.remoteAddress,
+          },
           res: { statusCode: res.statusCode },
           responseTime: Math.round(performance.now() - started),
           svc_session_id: loggableHeader(req.get('x-svc-session-id')),

@@ -35,13 +35,18 @@ const AgentPresenceHeld = z
   .object({
     session_id: z.string(),
     identity: z.string(),
-    grace_ms: z.int().meta({ description: 'how long a closed connection waits to be opened again before the agent counts as gone' }),
+    grace_ms: z
+      .int()
+      .meta({ description: 'how long a closed connection waits to be opened again before the agent counts as gone' }),
   })
   .meta({ id: 'AgentPresenceHeld' });
 
 const PresenceMessage = z
   .object({ event: z.literal('present'), data: jsonData('AgentPresenceHeld', 'JSON text of an AgentPresenceHeld') })
-  .meta({ id: 'AgentPresenceMessage', description: 'the one message, sent when the connection is held; heartbeat comments (`:`) follow every 15 s' });
+  .meta({
+    id: 'AgentPresenceMessage',
+    description: 'the one message, sent when the connection is held; heartbeat comments (`:`) follow every 15 s',
+  });
 
 export const agentPresenceRouteDocs: RouteDoc[] = [
   {
@@ -58,7 +63,11 @@ export const agentPresenceRouteDocs: RouteDoc[] = [
     query: PresenceQuery,
     components: [AgentPresenceHeld],
     responses: {
-      200: { description: 'held until either side closes it (text/event-stream)', schema: PresenceMessage, contentType: 'text/event-stream' },
+      200: {
+        description: 'held until either side closes it (text/event-stream)',
+        schema: PresenceMessage,
+        contentType: 'text/event-stream',
+      },
       ...sessionPathErrors('no such live session'),
       503: { description: 'shutting down', schema: ErrorBody },
     },
@@ -78,7 +87,9 @@ export function agentPresenceRoutes({ system, sessionKeys }: AppDeps, presence: 
     const release = presence.hold(sessionKey, identity, () => res.end());
     res.writeHead(200, SSE_HEADERS);
     res.socket?.setNoDelay(true);
-    res.write(`event: present\ndata: ${JSON.stringify({ session_id: req.params.session_id, identity, grace_ms: PRESENCE_GRACE_MS })}\n\n`);
+    res.write(
+      `event: present\ndata: ${JSON.stringify({ session_id: req.params.session_id, identity, grace_ms: PRESENCE_GRACE_MS })}\n\n`,
+    );
     const heartbeat = setInterval(() => res.write(':\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
     res.once('close', () => {

@@ -37,7 +37,8 @@ export const assistantRouteDocs: RouteDoc[] = [
     path: '/v1/assistant/evaluate',
     tag: 'sdk',
     summary: 'Trigger and popup decisions in one answer',
-    description: 'Trigger and popup in one answer: the trigger first; when it offers voice the popup is held back (voice_offered).',
+    description:
+      'Trigger and popup in one answer: the trigger first; when it offers voice the popup is held back (voice_offered).',
     body: PopupEvaluateIn,
     bodyExamples: POPUP_EXAMPLES,
     responses: { 200: { description: 'both decisions', schema: AssistantEvaluateOut }, ...ERRORS },

@@ -37,7 +37,11 @@ import { parseOr422 } from '../validate.js';
 
 const DEFAULT_CALLS = 20;
 const DEFAULT_DELIVERIES = 50;
-const NOT_KEPT = { description: 'calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md)', schema: ErrorBody };
+const NOT_KEPT = {
+  description:
+    'calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md)',
+  schema: ErrorBody,
+};
 const UNREACHABLE = { description: 'cluster mode: Restate or Redis is unreachable; retry', schema: ErrorBody };
 
 export const callRouteDocs: RouteDoc[] = [
@@ -50,7 +54,17 @@ export const callRouteDocs: RouteDoc[] = [
     description:
       "An entry of the session's consent record: given, refused or withdrawn, with the notice version and language. Append-only; without consent given no transcript is kept, and a withdrawal removes what the running call kept. Records consent; webhook consent.recorded.",
     body: ConsentIn,
-    bodyExamples: { given: { summary: 'consent given after the notice', value: { session_id: '7664f88e-4980-41c3-bec0-f0e1591ee548', decision: 'given', notice_version: '2026-11', language: 'hi' } } },
+    bodyExamples: {
+      given: {
+        summary: 'consent given after the notice',
+        value: {
+          session_id: '7664f88e-4980-41c3-bec0-f0e1591ee548',
+          decision: 'given',
+          notice_version: '2026-11',
+          language: 'hi',
+        },
+      },
+    },
     responses: {
       200: { description: 'recorded', schema: ConsentOut },
       404: { description: 'no such session', schema: ErrorBody },
@@ -64,11 +78,17 @@ export const callRouteDocs: RouteDoc[] = [
     path: '/api/sessions/{session_id}/calls',
     tag: 'operations',
     summary: "The session's calls, newest first",
-    description: "Each call with its masked transcript (when consent was given), where it began and ended, the context versions read, how it ended and its report.",
+    description:
+      'Each call with its masked transcript (when consent was given), where it began and ended, the context versions read, how it ended and its report.',
     pathParams: { session_id: SESSION_ID_PARAM },
     query: CallListQueryIn,
     queryOverrides: { limit: pageLimitDoc(MAX_CALL_PAGE, DEFAULT_CALLS) },
-    responses: { 200: { description: 'the calls', schema: CallListOut }, 422: sessionPathErrors()[422], 501: NOT_KEPT, 503: UNREACHABLE },
+    responses: {
+      200: { description: 'the calls', schema: CallListOut },
+      422: sessionPathErrors()[422],
+      501: NOT_KEPT,
+      503: UNREACHABLE,
+    },
   },
   {
     method: 'get',
@@ -77,7 +97,12 @@ export const callRouteDocs: RouteDoc[] = [
     tag: 'operations',
     summary: 'One call',
     description: 'One call: its record, masked transcript and report.',
-    pathParams: { call_id: { description: 'the call id (the assistant_invocation_id of its start)', schema: CallParams.shape.call_id } },
+    pathParams: {
+      call_id: {
+        description: 'the call id (the assistant_invocation_id of its start)',
+        schema: CallParams.shape.call_id,
+      },
+    },
     responses: {
       200: { description: 'the call', schema: CallOut },
       404: { description: 'no such call (never made, erased, or past TRANSCRIPT_RETENTION_DAYS)', schema: ErrorBody },
@@ -92,7 +117,8 @@ export const callRouteDocs: RouteDoc[] = [
     path: '/api/handoffs',
     tag: 'operations',
     summary: 'Calls waiting for a person',
-    description: 'The running calls in which a person was asked for (`handoff_requested`) and no operator has joined yet, longest waiting first, each with its masked transcript (docs/handoff.md).',
+    description:
+      'The running calls in which a person was asked for (`handoff_requested`) and no operator has joined yet, longest waiting first, each with its masked transcript (docs/handoff.md).',
     responses: { 200: { description: 'the waiting calls', schema: HandoffListOut }, 501: NOT_KEPT, 503: UNREACHABLE },
   },
   {
@@ -112,7 +138,10 @@ export const callRouteDocs: RouteDoc[] = [
       409: { description: 'the call has ended', schema: ErrorBody },
       422: { description: 'call_id or operator is not of its form', schema: ErrorBody },
       501: NOT_KEPT,
-      503: { description: 'the join could not be recorded, or cluster mode cannot reach Restate or Redis; retry', schema: ErrorBody },
+      503: {
+        description: 'the join could not be recorded, or cluster mode cannot reach Restate or Redis; retry',
+        schema: ErrorBody,
+      },
     },
   },
   {
@@ -123,7 +152,9 @@ export const callRouteDocs: RouteDoc[] = [
     summary: 'Erase a user and everything kept of them',
     description:
       "Erases a user: every session, call, transcript, consent entry, activity item and pending webhook of theirs, from the database file's bytes too. Answers what it removed; the erasure itself is kept without the user's data. Webhook user.erased.",
-    pathParams: { user_id: { description: 'the user id as the app sends it', schema: UserParams.shape.user_id, example: 'user-42' } },
+    pathParams: {
+      user_id: { description: 'the user id as the app sends it', schema: UserParams.shape.user_id, example: 'user-42' },
+    },
     responses: {
       200: { description: 'erased (the counts may all be 0: nothing was held)', schema: ErasureOut },
       422: { description: 'user_id is not of its form', schema: ErrorBody },
@@ -140,7 +171,12 @@ export const callRouteDocs: RouteDoc[] = [
     description: 'One delivery per message and address, with its attempts, the last status and error.',
     query: DeliveryListQueryIn,
     queryOverrides: { limit: pageLimitDoc(MAX_DELIVERY_PAGE, DEFAULT_DELIVERIES) },
-    responses: { 200: { description: 'the deliveries', schema: DeliveryListOut }, 422: { description: 'a query parameter is out of range', schema: ErrorBody }, 501: NOT_KEPT, 503: UNREACHABLE },
+    responses: {
+      200: { description: 'the deliveries', schema: DeliveryListOut },
+      422: { description: 'a query parameter is out of range', schema: ErrorBody },
+      501: NOT_KEPT,
+      503: UNREACHABLE,
+    },
   },
   {
     method: 'post',
@@ -148,7 +184,8 @@ export const callRouteDocs: RouteDoc[] = [
     path: '/api/webhooks/deliveries/{id}/retry',
     tag: 'operations',
     summary: 'Send a webhook delivery again',
-    description: 'Sends a delivery again now (a failed one too), with the same webhook-id; its earlier attempts stay counted. The body is {}.',
+    description:
+      'Sends a delivery again now (a failed one too), with the same webhook-id; its earlier attempts stay counted. The body is {}.',
     pathParams: { id: { description: 'the delivery id', schema: DeliveryParams.shape.id, example: '12' } },
     responses: {
       200: { description: 'pending again, due now', schema: DeliveryOut },
@@ -171,7 +208,9 @@ function callView(call: CallView) {
       at: isoTime(call.handoff.at),
       reason: call.handoff.reason,
       screen: call.handoff.screen ?? null,
-      joined: call.handoff.joined ? { at: isoTime(call.handoff.joined.at), operator: call.handoff.joined.operator } : null,
+      joined: call.handoff.joined
+        ? { at: isoTime(call.handoff.joined.at), operator: call.handoff.joined.operator }
+        : null,
       unanswered_at: call.handoff.unanswered_at === undefined ? null : isoTime(call.handoff.unanswered_at),
     },
     transcript: call.transcript.map((turn) => ({ ...turn, at: isoTime(turn.at) })),
@@ -180,21 +219,48 @@ function callView(call: CallView) {
 
 function deliveryView(delivery: Delivery) {
   const { id, message_id, type, url, status, attempts, last_status, last_error } = delivery;
-  return { id, message_id, type, url, status, attempts, created_at: isoTime(delivery.created_at), next_attempt_at: iso(delivery.next_at), last_attempt_at: iso(delivery.last_attempt_at), last_status, last_error };
+  return {
+    id,
+    message_id,
+    type,
+    url,
+    status,
+    attempts,
+    created_at: isoTime(delivery.created_at),
+    next_attempt_at: iso(delivery.next_at),
+    last_attempt_at: iso(delivery.last_attempt_at),
+    last_status,
+    last_error,
+  };
 }
 
 export function callRoutes({ system, config, sessionKeys }: AppDeps): Router {
   const router = Router();
   const records = () => {
-    if (!system.callRecords) throw new HttpError(501, 'calls are not kept by this instance: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md)');
+    if (!system.callRecords)
+      throw new HttpError(
+        501,
+        'calls are not kept by this instance: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md)',
+      );
     return system.callRecords;
   };
   router.post('/v1/assistant/consent', async (req, res) => {
     const { sent, body } = parseClientBody(ConsentIn, req.body, config.privacy.piiRules);
     const key = sessionKeyOr422(sessionKeys, body.session_id, (sent as { user_id?: string }).user_id);
-    const result = await recordConsent(system.supervisor, key, { decision: body.decision, notice_version: body.notice_version, language: body.language, trace: traceFor(res, body) });
+    const result = await recordConsent(system.supervisor, key, {
+      decision: body.decision,
+      notice_version: body.notice_version,
+      language: body.language,
+      trace: traceFor(res, body),
+    });
     const recorded = replyOrThrow(result, key);
-    res.json({ session_id: recorded.session_id, decision: recorded.decision, notice_version: recorded.notice_version, language: recorded.language, recorded_at: isoTime(recorded.recorded_at_ms) });
+    res.json({
+      session_id: recorded.session_id,
+      decision: recorded.decision,
+      notice_version: recorded.notice_version,
+      language: recorded.language,
+      recorded_at: isoTime(recorded.recorded_at_ms),
+    });
   });
   router.get('/api/sessions/:session_id/calls', async (req, res) => {
     const key = pathSessionKey(sessionKeys, req.params);
@@ -216,7 +282,10 @@ export function callRoutes({ system, config, sessionKeys }: AppDeps): Router {
     const { operator } = parseOr422(OperatorJoinIn, req.body, 'body');
     const call = await records().call(call_id);
     if (!call) throw new HttpError(404, `no call ${call_id}`);
-    const joined = await joinCall({ host: system.supervisor, tokens: system.tokens, piiRules: config.privacy.piiRules }, { call, operator, trace: traceFor(res) });
+    const joined = await joinCall(
+      { host: system.supervisor, tokens: system.tokens, piiRules: config.privacy.piiRules },
+      { call, operator, trace: traceFor(res) },
+    );
     if (!joined.ok && joined.reason === 'call_ended') throw new HttpError(409, `call ${call_id} has ended`);
     if (!joined.ok) throw failureOf(joined.failure, call.session_id);
     const { room, identity, token, media_url, expires_in_sec } = joined;

@@ -76,8 +76,16 @@ export function consoleRoutes(mediaUrl?: string): Router {
   router.get('/console', label('/console'), (_req, res) => {
     res.sendFile(`${directory}index.html`, { headers: { 'Cache-Control': 'no-cache' } });
   });
-  router.use('/console/vendor/eventsource-parser', label('/console/vendor'), express.static(eventSourceParserDirectory(), options));
-  router.use('/console/vendor/livekit-client', label('/console/vendor'), express.static(liveKitClientDirectory(), options));
+  router.use(
+    '/console/vendor/eventsource-parser',
+    label('/console/vendor'),
+    express.static(eventSourceParserDirectory(), options),
+  );
+  router.use(
+    '/console/vendor/livekit-client',
+    label('/console/vendor'),
+    express.static(liveKitClientDirectory(), options),
+  );
   router.use('/console', label('/console/assets'), express.static(directory, options));
   return router;
 }

@@ -31,7 +31,10 @@ export const contextRouteDocs: RouteDoc[] = [
 export function contextRoutes({ system, sessionKeys, sdkConfig }: AppDeps): Router {
   const router = Router();
   // The notice in force for the session's tenant, read from the SDK config at each fetch.
-  const sources = { ...system.agentContext, consentNotice: (clientId: string | null) => mergeSdkConfig(sdkConfig.overrides(), clientId).consent };
+  const sources = {
+    ...system.agentContext,
+    consentNotice: (clientId: string | null) => mergeSdkConfig(sdkConfig.overrides(), clientId).consent,
+  };
   router.get('/v1/assistant/context/:session_id', async (req, res) => {
     const session_id = pathSessionKey(sessionKeys, req.params);
     const trace = traceFor(res);

@@ -54,8 +54,17 @@ export function dropoffRoutes({ system, config, sessionKeys }: AppDeps): Router 
     const trace = traceFor(res, body);
     // The number is reduced here to whether it is dialable and its last 4 digits, so the session (and anything that records it) never sees it.
     const facts = phoneFacts(sent.phone);
-    const result = await registerDropoff(system.supervisor, key, { user_id: body.user_id ?? null, ...facts, reason: body.reason ?? null, trace });
-    res.json({ status: 'registered', session_id: key, has_dialable_phone: replyOrThrow(result, key).has_dialable_phone });
+    const result = await registerDropoff(system.supervisor, key, {
+      user_id: body.user_id ?? null,
+      ...facts,
+      reason: body.reason ?? null,
+      trace,
+    });
+    res.json({
+      status: 'registered',
+      session_id: key,
+      has_dialable_phone: replyOrThrow(result, key).has_dialable_phone,
+    });
   });
   router.post('/api/dropoff/cancel', async (req, res) => {
     const { sent, body } = parseClientBody(DropoffCancelIn, req.body, config.privacy.piiRules);

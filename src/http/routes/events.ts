@@ -39,8 +39,16 @@ export const eventRouteDocs: RouteDoc[] = [
       400: { description: 'malformed JSON', schema: ErrorBody },
       413: { description: 'body over 64 KiB', schema: ErrorBody },
       415: { description: 'not application/json', schema: ErrorBody },
-      422: { description: 'schema validation failed, session_id "unknown" without a user_id, or the body nests deeper than 32 levels; detail names the field or path', schema: ErrorBody },
-      503: { description: 'session cap reached with nothing evictable, the memory budget spent, the store refusing writes, the session too slow to answer, or with SESSION_HOST=restate Restate or Redis unreachable (detail names it; Retry-After)', schema: ErrorBody },
+      422: {
+        description:
+          'schema validation failed, session_id "unknown" without a user_id, or the body nests deeper than 32 levels; detail names the field or path',
+        schema: ErrorBody,
+      },
+      503: {
+        description:
+          'session cap reached with nothing evictable, the memory budget spent, the store refusing writes, the session too slow to answer, or with SESSION_HOST=restate Restate or Redis unreachable (detail names it; Retry-After)',
+        schema: ErrorBody,
+      },
     },
   },
 ];
@@ -60,7 +68,11 @@ export function ingestEvent({ system, config, sessionKeys }: AppDeps): RequestHa
   return async (req, res) => {
     const received = keptWhole(req.body, parseOr422(EventInSchema, req.body));
     // The key from the user id as sent: a user id that is itself an identity value is hashed, never kept.
-    const sessionKey = sessionKeyOr422(sessionKeys, received.session_id, received.user_id ?? userIdInProperties(received));
+    const sessionKey = sessionKeyOr422(
+      sessionKeys,
+      received.session_id,
+      received.user_id ?? userIdInProperties(received),
+    );
     // Nothing past this line sees a raw identity value (docs/decisions/0001-identity-values-masked-on-arrival.md).
     const input = redactForIngest(received, config.privacy.piiRules);
     const trace = traceFor(res, input.event);
@@ -68,6 +80,10 @@ export function ingestEvent({ system, config, sessionKeys }: AppDeps): RequestHa
     const requestId = req.get('idempotency-key') ?? req.get('x-request-id');
     const result = await ingestSdkEvent(system.supervisor, sessionKey, input, trace, undefined, requestId);
     const { ingested_at_ms, warnings } = replyOrThrow(result, sessionKey);
-    sendJson(res, { status: 'ok', ingested_at: unixSeconds(ingested_at_ms), ...(warnings.length > 0 ? { warnings } : {}) });
+    sendJson(res, {
+      status: 'ok',
+      ingested_at: unixSeconds(ingested_at_ms),
+      ...(warnings.length > 0 ? { warnings } : {}),
+    });
   };
 }

@@ -52,7 +52,9 @@ export function flowRoutes({ system, config, sessionKeys }: AppDeps): Router {
       });
       result = replyOrThrow(asked, sessionId);
     } else {
-      const flow = body.step_sequence?.length ? { flow_key: body.flow_key, steps: flowSteps(body.step_sequence) } : null;
+      const flow = body.step_sequence?.length
+        ? { flow_key: body.flow_key, steps: flowSteps(body.step_sequence) }
+        : null;
       result = { flow, ...stepFacts(kb, body.current_step), progress: flowProgress(flow, body.current_step) };
     }
     if (result.flow && body.step_sequence?.length) {

@@ -22,7 +22,8 @@ export const healthRouteDocs: RouteDoc[] = [
     responses: {
       200: { description: 'serving', schema: Health },
       503: {
-        description: 'shutting down, the store refuses writes (disk full): `store.status` is `failing`, or in cluster mode (SESSION_HOST=restate) Restate or Redis is unreachable: `cluster` says which',
+        description:
+          'shutting down, the store refuses writes (disk full): `store.status` is `failing`, or in cluster mode (SESSION_HOST=restate) Restate or Redis is unreachable: `cluster` says which',
         schema: Health,
       },
     },
@@ -47,13 +48,17 @@ export const healthRouteDocs: RouteDoc[] = [
     tag: 'operations',
     summary: 'Readiness probe for a load balancer',
     description:
-      "Readiness probe for a load balancer: whether to send this process traffic. 503 while it is draining, its own store refuses writes, or in cluster mode Redis does not answer (`redis_unreachable`): Restate would take events one-way that could not be applied until Redis is back. Restate down is reported in `cluster` but leaves every process ready: each request then gets a 503 naming it (docs/cluster.md, Probes).",
+      'Readiness probe for a load balancer: whether to send this process traffic. 503 while it is draining, its own store refuses writes, or in cluster mode Redis does not answer (`redis_unreachable`): Restate would take events one-way that could not be applied until Redis is back. Restate down is reported in `cluster` but leaves every process ready: each request then gets a 503 naming it (docs/cluster.md, Probes).',
     authenticated: false,
     rateLimited: false,
     shutdownGated: false,
     responses: {
       200: { description: 'ready for traffic', schema: Health },
-      503: { description: 'draining (`shutting_down`), its own store refuses writes (`store_failing`), or in cluster mode Redis does not answer (`redis_unreachable`)', schema: Health },
+      503: {
+        description:
+          'draining (`shutting_down`), its own store refuses writes (`store_failing`), or in cluster mode Redis does not answer (`redis_unreachable`)',
+        schema: Health,
+      },
     },
   },
 ];
@@ -86,7 +91,11 @@ function shownStore(store: StoreHealth, keyGiven: boolean): StoreHealth {
  * (seconds later, or never seen by a client told 200): out of rotation instead, and back as soon
  * as Redis answers the probe's PING (docs/cluster.md, Probes).
  */
-function notReady(sources: HealthSources, store: StoreHealth, cluster: ClusterHealth | undefined): 'shutting_down' | 'store_failing' | 'redis_unreachable' | undefined {
+function notReady(
+  sources: HealthSources,
+  store: StoreHealth,
+  cluster: ClusterHealth | undefined,
+): 'shutting_down' | 'store_failing' | 'redis_unreachable' | undefined {
   if (sources.isShuttingDown()) return 'shutting_down';
   if (store.status !== 'ok' && !sources.cluster) return 'store_failing';
   if (cluster && !cluster.redis_answers) return 'redis_unreachable';
@@ -96,7 +105,16 @@ function notReady(sources: HealthSources, store: StoreHealth, cluster: ClusterHe
 async function healthBody(sources: HealthSources, req: Request) {
   const store = sources.store();
   const cluster = await sources.cluster?.();
-  return { store, body: { store: shownStore(store, sources.keyGiven(req)), memory: sources.memory(), connections: sources.connections(), ...(cluster ? { cluster } : {}) }, cluster };
+  return {
+    store,
+    body: {
+      store: shownStore(store, sources.keyGiven(req)),
+      memory: sources.memory(),
+      connections: sources.connections(),
+      ...(cluster ? { cluster } : {}),
+    },
+    cluster,
+  };
 }
 
 /** `/health`: everything at once, for dashboards and alerts; 503 when anything the process needs fails. */

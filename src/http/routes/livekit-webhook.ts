@@ -21,7 +21,12 @@ const JSON_TYPES = ['application/webhook+json', 'application/json'];
 
 const LiveKitWebhookIn = z
   .looseObject({
-    event: z.string().meta({ description: 'participant_left, room_finished, …: the events that need nothing from the service are taken and ignored' }),
+    event: z
+      .string()
+      .meta({
+        description:
+          'participant_left, room_finished, …: the events that need nothing from the service are taken and ignored',
+      }),
     room: z.looseObject({ name: z.string() }).optional(),
     participant: z.looseObject({ identity: z.string(), kind: z.union([z.string(), z.int()]).optional() }).optional(),
   })
@@ -68,23 +73,33 @@ export function liveKitWebhookRoutes({ system, config }: AppDeps): Router {
   // The body is read as text: its signature is over its exact bytes.
   const body = express.text({ type: JSON_TYPES, limit: MAX_WEBHOOK_BYTES });
   router.post('/v1/livekit/webhook', body, async (req, res) => {
-    if (!req.is(JSON_TYPES)) throw new HttpError(415, 'the body must be JSON (Content-Type: application/webhook+json, as the media server sends it)');
+    if (!req.is(JSON_TYPES))
+      throw new HttpError(
+        415,
+        'the body must be JSON (Content-Type: application/webhook+json, as the media server sends it)',
+      );
     const text = typeof req.body === 'string' ? req.body : '';
     try {
       JSON.parse(text);
     } catch {
       throw new HttpError(400, 'the body is not JSON');
     }
-    if (!receiver) throw new HttpError(401, 'no media server is configured to send webhooks here (LIVEKIT_API_KEY, LIVEKIT_API_SECRET)');
+    if (!receiver)
+      throw new HttpError(
+        401,
+        'no media server is configured to send webhooks here (LIVEKIT_API_KEY, LIVEKIT_API_SECRET)',
+      );
     let event;
     try {
       event = await receiver.receive(text, req.get('authorization'));
     } catch {
-      const detail = "not signed by the media server: Authorization must be a LiveKit webhook token over this body, signed with LIVEKIT_API_KEY's secret";
+      const detail =
+        "not signed by the media server: Authorization must be a LiveKit webhook token over this body, signed with LIVEKIT_API_KEY's secret";
       throw new HttpError(401, detail);
     }
     const sessionKey = sessionOfRoom(event.room?.name, roomPrefix);
-    const concernsAgent = event.event === 'room_finished' || (event.event === 'participant_left' && isAgentKind(event.participant?.kind));
+    const concernsAgent =
+      event.event === 'room_finished' || (event.event === 'participant_left' && isAgentKind(event.participant?.kind));
     let checked = false;
     if (sessionKey !== undefined && concernsAgent) {
       const result = await checkAgentNow(system.supervisor, sessionKey);

@@ -31,7 +31,10 @@ export function reengagementRoutes({ system, sessionKeys }: AppDeps): Router {
   router.get('/api/reengagement/:session_id', async (req, res) => {
     const session_id = pathSessionKey(sessionKeys, req.params);
     const snapshot = await snapshotOrThrow(system.supervisor, session_id);
-    res.json({ session_id, ...sessionReengagement(snapshot.context, isVoiceActive(snapshot.value), system.clock.now()) });
+    res.json({
+      session_id,
+      ...sessionReengagement(snapshot.context, isVoiceActive(snapshot.value), system.clock.now()),
+    });
   });
   return router;
 }

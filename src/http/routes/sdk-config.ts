@@ -10,7 +10,9 @@ import { ErrorBody } from '../schemas/common.js';
 import { SdkConfigOut } from '../schemas/sdk-config.js';
 
 /** For the document: the tenant by query, for clients that cannot set X-Client-ID (the header wins). */
-const SdkConfigQuery = z.object({ client_id: ClientIdHeader.optional().describe('tenant whose overrides apply, when X-Client-ID is not sent') });
+const SdkConfigQuery = z.object({
+  client_id: ClientIdHeader.optional().describe('tenant whose overrides apply, when X-Client-ID is not sent'),
+});
 
 export const sdkConfigRouteDocs: RouteDoc[] = [
   {
@@ -19,11 +21,19 @@ export const sdkConfigRouteDocs: RouteDoc[] = [
     path: '/v1/sdk/config',
     tag: 'sdk',
     summary: 'Remote SDK configuration for the calling client',
-    description: 'Remote SDK configuration: defaults, then the "*" overrides of SDK_CONFIG_FILE, then the X-Client-ID tenant\'s.',
+    description:
+      'Remote SDK configuration: defaults, then the "*" overrides of SDK_CONFIG_FILE, then the X-Client-ID tenant\'s.',
     headers: {
       'X-Client-ID': clientIdParam('tenant whose overrides apply (or the client_id query parameter)'),
-      'X-SVC-SDK-Version': { description: 'echoed as metadata.sdk_version', schema: z.string(), example: 'android-1.4.2' },
-      'If-None-Match': { description: 'the ETag (or metadata.version) the client holds; 304 when unchanged', schema: z.string() },
+      'X-SVC-SDK-Version': {
+        description: 'echoed as metadata.sdk_version',
+        schema: z.string(),
+        example: 'android-1.4.2',
+      },
+      'If-None-Match': {
+        description: 'the ETag (or metadata.version) the client holds; 304 when unchanged',
+        schema: z.string(),
+      },
     },
     query: SdkConfigQuery,
     responses: {

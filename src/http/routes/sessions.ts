@@ -28,12 +28,16 @@ export const sessionRouteDocs: RouteDoc[] = [
     path: '/api/sessions',
     tag: 'operations',
     summary: 'Every session held, one page at a time, filtered and sorted',
-    description: 'Every session held, running or hibernated, one page at a time (cursor paging), filtered and sorted; reading wakes none.',
+    description:
+      'Every session held, running or hibernated, one page at a time (cursor paging), filtered and sorted; reading wakes none.',
     query: SessionListQueryIn,
     queryOverrides: { limit: pageLimitDoc(MAX_SESSION_PAGE, DEFAULT_PAGE_SIZE) },
     responses: {
       200: { description: 'a page of session summaries', schema: SessionListOut },
-      422: { description: 'a query parameter is out of range or not of its form (the cursor included)', schema: ErrorBody },
+      422: {
+        description: 'a query parameter is out of range or not of its form (the cursor included)',
+        schema: ErrorBody,
+      },
     },
   },
   {
@@ -56,7 +60,7 @@ export const sessionRouteDocs: RouteDoc[] = [
     tag: 'operations',
     summary: 'Preview what the voice agent would be given now',
     description:
-      "What the voice agent would be given now (context and system prompt, masked as served), without recording a fetch or waking the session.",
+      'What the voice agent would be given now (context and system prompt, masked as served), without recording a fetch or waking the session.',
     pathParams: { session_id: SESSION_ID_PARAM },
     responses: {
       200: { description: 'the context', schema: ContextOut },
@@ -74,18 +78,31 @@ export function sessionRoutes({ system, sessionKeys, sdkConfig }: AppDeps): Rout
     const q = query.q !== undefined && SESSION_ID_PATTERN.test(query.q) ? sessionKeys.routingKey(query.q) : query.q;
     let page;
     try {
-      page = await system.supervisor.list({ ...query, q, limit: query.limit ?? DEFAULT_PAGE_SIZE, sort: query.sort ?? 'last_activity', order: query.order ?? 'desc' });
+      page = await system.supervisor.list({
+        ...query,
+        q,
+        limit: query.limit ?? DEFAULT_PAGE_SIZE,
+        sort: query.sort ?? 'last_activity',
+        order: query.order ?? 'desc',
+      });
     } catch (error) {
       if (error instanceof InvalidCursorError) throw new HttpError(422, `query: cursor: ${error.message}`);
       throw error;
     }
-    res.json({ ...page, sessions: page.sessions.map((summary) => ({ ...summary, last_activity_at: isoTime(summary.last_activity_at) })) });
+    res.json({
+      ...page,
+      sessions: page.sessions.map((summary) => ({ ...summary, last_activity_at: isoTime(summary.last_activity_at) })),
+    });
   });
   router.get('/api/sessions/:session_id/agent-context', async (req, res) => {
     const session_id = pathSessionKey(sessionKeys, req.params);
     const snapshot = await snapshotOrThrow(system.supervisor, session_id);
     const consentNotice = (clientId: string | null) => mergeSdkConfig(sdkConfig.overrides(), clientId).consent;
-    res.json(contextView(buildAgentContext(snapshot.context, isVoiceActive(snapshot.value), { ...system.agentContext, consentNotice })));
+    res.json(
+      contextView(
+        buildAgentContext(snapshot.context, isVoiceActive(snapshot.value), { ...system.agentContext, consentNotice }),
+      ),
+    );
   });
   router.get('/api/sessions/:session_id', async (req, res) => {
     const session_id = pathSessionKey(sessionKeys, req.params);

@@ -12,16 +12,30 @@ const StatusOut = z
   .object({
     media: z.object({
       configured: z.boolean(),
-      recent_calls: z.array(z.object({ call: z.string(), outcome: z.enum(['ok', 'failed']), duration_ms: z.number(), at: z.string().meta({ format: 'date-time' }) })),
+      recent_calls: z.array(
+        z.object({
+          call: z.string(),
+          outcome: z.enum(['ok', 'failed']),
+          duration_ms: z.number(),
+          at: z.string().meta({ format: 'date-time' }),
+        }),
+      ),
     }),
     sessions: z.object({ running: z.int(), hibernated: z.int(), max: z.int() }),
     activity_streams: z.object({ open: z.int(), max: z.int() }),
     memory: z
       .object({
         heap_used_bytes: z.int(),
-        heap_committed_bytes: z.int().meta({ description: "what V8 holds for its heap, garbage included until a collection gives it back" }),
+        heap_committed_bytes: z
+          .int()
+          .meta({ description: 'what V8 holds for its heap, garbage included until a collection gives it back' }),
         heap_limit_bytes: z.int(),
-        heap_trims: z.int().meta({ description: 'memory-reducing collections run since the process started: one follows a flood of sessions leaving memory (docs/limits.md)' }),
+        heap_trims: z
+          .int()
+          .meta({
+            description:
+              'memory-reducing collections run since the process started: one follows a flood of sessions leaving memory (docs/limits.md)',
+          }),
         heap_trims_failed: z.int(),
         last_heap_trim_at: z.string().meta({ format: 'date-time' }).nullable(),
       })
@@ -29,9 +43,16 @@ const StatusOut = z
     activity: z.object({
       last_id: z.int(),
       oldest_id: z.int().nullable(),
-      readers: z.array(z.string()).meta({ description: 'what the activity actor feeds each live item to, in the order it does (sse: every open stream at once)' }),
+      readers: z
+        .array(z.string())
+        .meta({
+          description:
+            'what the activity actor feeds each live item to, in the order it does (sse: every open stream at once)',
+        }),
     }),
-    config_version: z.string().meta({ description: 'version of the SDK config in force (defaults plus SDK_CONFIG_FILE)' }),
+    config_version: z
+      .string()
+      .meta({ description: 'version of the SDK config in force (defaults plus SDK_CONFIG_FILE)' }),
   })
   .meta({ id: 'Status' });
 
@@ -64,12 +85,16 @@ export const statusRouteDocs: RouteDoc[] = [
     path: '/api/machines/session',
     tag: 'operations',
     summary: "The session machine's states and transitions",
-    description: "The session machine's states, transitions and invoked actors, read from its definition (the console's statechart).",
+    description:
+      "The session machine's states, transitions and invoked actors, read from its definition (the console's statechart).",
     responses: { 200: { description: 'the root state node', schema: StatechartNodeOut } },
   },
 ];
 
-export function statusRoutes({ system, config, sdkConfig, mediaReady, heapTrim }: AppDeps, streams: ActivityStreamHub): Router {
+export function statusRoutes(
+  { system, config, sdkConfig, mediaReady, heapTrim }: AppDeps,
+  streams: ActivityStreamHub,
+): Router {
   const router = Router();
   router.get('/api/status', (_req, res) => {
     const bounds = system.activity.bounds();
@@ -90,7 +115,11 @@ export function statusRoutes({ system, config, sdkConfig, mediaReady, heapTrim }
         heap_trims_failed: trims.failed,
         last_heap_trim_at: trims.lastTrimAt === null ? null : isoTime(trims.lastTrimAt),
       },
-      activity: { last_id: bounds.lastId, oldest_id: bounds.oldestId ?? null, readers: system.activityActor.readerNames() },
+      activity: {
+        last_id: bounds.lastId,
+        oldest_id: bounds.oldestId ?? null,
+        readers: system.activityActor.readerNames(),
+      },
       config_version: sdkConfig.resolve(null).version,
     });
   });

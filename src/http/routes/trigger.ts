@@ -25,11 +25,20 @@ export const triggerRouteDocs: RouteDoc[] = [
       'Whether to offer the voice assistant now. With session_id, evaluated in that session (its screen, tenant, cooldown and suppressions; the session is created when unknown): repeated_errors counts the codes sent plus the failures the session holds for the screen within error_window_seconds, one failure reported both ways counting once. Without session_id, the policy alone on the codes sent.',
     body: TriggerEvaluateIn,
     bodyExamples: TRIGGER_EXAMPLES,
-    headers: { 'X-Client-ID': clientIdParam('tenant whose SDK config applies, when neither the session nor the body names one') },
+    headers: {
+      'X-Client-ID': clientIdParam('tenant whose SDK config applies, when neither the session nor the body names one'),
+    },
     responses: {
       200: { description: 'the decision', schema: TriggerEvaluateOut },
-      422: { description: 'a signal is not a number ≥ 0, errors is not an array of strings, another field is wrong, or the body nests deeper than 32 levels', schema: ErrorBody },
-      503: { description: 'session cap reached with nothing evictable, or the memory budget spent (Retry-After)', schema: ErrorBody },
+      422: {
+        description:
+          'a signal is not a number ≥ 0, errors is not an array of strings, another field is wrong, or the body nests deeper than 32 levels',
+        schema: ErrorBody,
+      },
+      503: {
+        description: 'session cap reached with nothing evictable, or the memory budget spent (Retry-After)',
+        schema: ErrorBody,
+      },
     },
   },
 ];
@@ -37,7 +46,12 @@ export const triggerRouteDocs: RouteDoc[] = [
 /** The signals as the policy reads them: null, as some SDK builds send, counts as absent. */
 function signalsOf(body: TriggerEvaluateBody): TriggerSignals {
   const { screen, time_spent, errors, idle_seconds } = body.signals;
-  return { screen: screen ?? undefined, time_spent: time_spent ?? undefined, errors: errors ?? undefined, idle_seconds: idle_seconds ?? undefined };
+  return {
+    screen: screen ?? undefined,
+    time_spent: time_spent ?? undefined,
+    errors: errors ?? undefined,
+    idle_seconds: idle_seconds ?? undefined,
+  };
 }
 
 export function triggerRoutes({ system, sdkConfig, config, sessionKeys }: AppDeps): Router {

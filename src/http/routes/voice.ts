@@ -13,7 +13,11 @@ import { AssistantStartIn, AssistantStartOut, AssistantStopIn, AssistantStopOut 
 import { parseClientBody } from '../client-body.js';
 import { clientIdHeader } from '../client-id.js';
 
-const BUSY = { description: 'the session cap is reached, the memory budget is spent, or the session is busy with earlier voice commands; retry', schema: ErrorBody };
+const BUSY = {
+  description:
+    'the session cap is reached, the memory budget is spent, or the session is busy with earlier voice commands; retry',
+  schema: ErrorBody,
+};
 
 export const voiceRouteDocs: RouteDoc[] = [
   {
@@ -28,7 +32,11 @@ export const voiceRouteDocs: RouteDoc[] = [
     bodyExamples: START_EXAMPLES,
     responses: {
       200: { description: 'the session is active', schema: AssistantStartOut },
-      422: { description: 'a field is missing or of the wrong type, session_id "unknown" without a user_id, or the body nests deeper than 32 levels', schema: ErrorBody },
+      422: {
+        description:
+          'a field is missing or of the wrong type, session_id "unknown" without a user_id, or the body nests deeper than 32 levels',
+        schema: ErrorBody,
+      },
       503: BUSY,
     },
   },
@@ -38,13 +46,18 @@ export const voiceRouteDocs: RouteDoc[] = [
     path: '/v1/assistant/session/stop',
     tag: 'sdk',
     summary: 'Stop the voice session',
-    description: 'Stop the voice session: the room is deleted and reengagement evaluated. Idempotent on an inactive session.',
+    description:
+      'Stop the voice session: the room is deleted and reengagement evaluated. Idempotent on an inactive session.',
     body: AssistantStopIn,
     bodyExamples: STOP_EXAMPLES,
     responses: {
       200: { description: 'the session is inactive', schema: AssistantStopOut },
       404: { description: 'no such session', schema: ErrorBody },
-      422: { description: 'a field is missing or of the wrong type, session_id "unknown" without a user_id, or the body nests deeper than 32 levels', schema: ErrorBody },
+      422: {
+        description:
+          'a field is missing or of the wrong type, session_id "unknown" without a user_id, or the body nests deeper than 32 levels',
+        schema: ErrorBody,
+      },
       503: BUSY,
     },
   },
@@ -73,14 +86,23 @@ export function voiceRoutes({ system, config, sdkConfig, sessionKeys }: AppDeps)
     // A legacy `unknown` session is the user's own, as for every other call: never a room shared by all.
     const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const trace = traceFor(res, body);
-    const result = await startVoice(system.supervisor, key, { trace, user_id: body.user_id, screen: body.screen }, system.tokens);
+    const result = await startVoice(
+      system.supervisor,
+      key,
+      { trace, user_id: body.user_id, screen: body.screen },
+      system.tokens,
+    );
     res.json(startBody(unlessBusy(replyOrThrow(result, key))));
   });
   router.post('/v1/assistant/session/stop', async (req, res) => {
     const { sent, body } = parseClientBody(AssistantStopIn, req.body, config.privacy.piiRules);
     const key = sessionKeyOr422(sessionKeys, body.session_id, sent.user_id);
     const trace = traceFor(res, body);
-    const result = await stopVoice(system.supervisor, key, { trace, sdk_overrides: sdkConfig.overrides(), header_client_id: clientIdHeader(req) ?? null });
+    const result = await stopVoice(system.supervisor, key, {
+      trace,
+      sdk_overrides: sdkConfig.overrides(),
+      header_client_id: clientIdHeader(req) ?? null,
+    });
     const { session_id, active, warnings } = unlessBusy(replyOrThrow(result, key));
     res.json({ session_id, active, warnings });
   });

@@ -20,10 +20,20 @@ export const RESET_REASONS = ['behind_buffer', 'unknown_id'] as const;
 export const ActivityStreamReset = z
   .object({
     reason: z.enum(RESET_REASONS).meta({
-      description: '`behind_buffer`: items after `requested_after` were overwritten before they could be sent; `unknown_id`: this buffer never gave that id (the service restarted)',
+      description:
+        '`behind_buffer`: items after `requested_after` were overwritten before they could be sent; `unknown_id`: this buffer never gave that id (the service restarted)',
     }),
-    requested_after: z.string().nullable().meta({ description: 'the position the stream resumed from; null for `unknown_id` (an id never given may be any number, an identity value included, so it is not repeated)' }),
-    oldest_id: z.string().nullable().meta({ description: 'the oldest item still buffered; the replay starts there (null: the buffer is empty)' }),
+    requested_after: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'the position the stream resumed from; null for `unknown_id` (an id never given may be any number, an identity value included, so it is not repeated)',
+      }),
+    oldest_id: z
+      .string()
+      .nullable()
+      .meta({ description: 'the oldest item still buffered; the replay starts there (null: the buffer is empty)' }),
     latest_id: z.string().meta({ description: 'the newest id given so far ("0" before the first item)' }),
   })
   .meta({ id: 'ActivityStreamReset' });
@@ -33,7 +43,13 @@ export type ActivityStreamReset = z.infer<typeof ActivityStreamReset>;
 /** A message's `data`: JSON text of the named component, as the document declares it for each event. */
 /** An SSE message's `data`: JSON text of the named component. */
 export const jsonData = (component: string, description: string) =>
-  z.string().meta({ description, contentMediaType: 'application/json', contentSchema: { $ref: `#/components/schemas/${component}` } });
+  z
+    .string()
+    .meta({
+      description,
+      contentMediaType: 'application/json',
+      contentSchema: { $ref: `#/components/schemas/${component}` },
+    });
 
 const retry = z.int().min(0).optional().meta({ description: 'reconnection delay (ms), set by the first message' });
 
@@ -48,9 +64,16 @@ export const ActivityStreamMessage = z
     }),
     z.object({
       event: z.literal('reset'),
-      id: z.string().regex(/^\d+$/).optional().meta({ description: 'none of its own: a reader hands over the id of the last activity before it, if any' }),
+      id: z
+        .string()
+        .regex(/^\d+$/)
+        .optional()
+        .meta({ description: 'none of its own: a reader hands over the id of the last activity before it, if any' }),
       data: jsonData('ActivityStreamReset', 'JSON text of an ActivityStreamReset'),
       retry,
     }),
   ])
-  .meta({ description: 'each message of the stream: `event: activity` (with `id:` = the item id) or `event: reset`, its data JSON text of an ActivityItem or an ActivityStreamReset' });
+  .meta({
+    description:
+      'each message of the stream: `event: activity` (with `id:` = the item id) or `event: reset`, its data JSON text of an ActivityItem or an ActivityStreamReset',
+  });

@@ -23,7 +23,10 @@ export const PopupOut = z
     message: z.string().nullable().meta({ description: 'from the knowledge base for the step; null when not shown' }),
     popup_reason_code: z.enum([...POPUP_SHOW_REASONS, ...POPUP_HOLD_REASONS]),
     delay_ms: z.int(),
-    retry_after_seconds: z.int().optional().meta({ description: 'with reason cooldown: seconds until a popup may show again' }),
+    retry_after_seconds: z
+      .int()
+      .optional()
+      .meta({ description: 'with reason cooldown: seconds until a popup may show again' }),
   })
   .meta({ id: 'DynamicPopup' });
 

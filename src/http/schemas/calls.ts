@@ -4,7 +4,11 @@ import { WEBHOOK_TYPES } from '../../domain/webhook-message.js';
 import { ENDED_BY } from '../../domain/call-record.js';
 import { pageLimit } from './params.js';
 
-const optionalTrace = (max: number) => z.string(mustBe('a string')).max(max, { error: `must be at most ${max} characters` }).nullish();
+const optionalTrace = (max: number) =>
+  z
+    .string(mustBe('a string'))
+    .max(max, { error: `must be at most ${max} characters` })
+    .nullish();
 
 export const ConsentIn = z
   .object({
@@ -38,7 +42,10 @@ export const ConsentOut = z
 const CallPlaceOut = z
   .object({
     screen: z.string().nullable(),
-    step: z.string().nullable().meta({ description: 'the screen as a step id: trimmed, lower case, legacy n_/new_ prefix dropped' }),
+    step: z
+      .string()
+      .nullable()
+      .meta({ description: 'the screen as a step id: trimmed, lower case, legacy n_/new_ prefix dropped' }),
     errors: z.array(z.string()).meta({ description: 'the error codes held for that step' }),
   })
   .meta({ id: 'CallPlace' });
@@ -59,15 +66,22 @@ export const CallReportOut = z
     turns: z.object({ user: z.int(), agent: z.int() }),
     outcome: z.enum(['resolved', 'handoff', 'abandoned', 'unresolved']),
     step: z.string().nullable().meta({ description: 'the step the call began on' }),
-    reason: z.enum(['moved_past_step', 'moved_past_step_after_call', 'handoff_requested', 'no_user_turn', 'still_on_step']).meta({
-      description: '`moved_past_step_after_call`: the user moved past the step within CALL_RESOLVE_WINDOW_MINUTES after the call ended',
-    }),
+    reason: z
+      .enum(['moved_past_step', 'moved_past_step_after_call', 'handoff_requested', 'no_user_turn', 'still_on_step'])
+      .meta({
+        description:
+          '`moved_past_step_after_call`: the user moved past the step within CALL_RESOLVE_WINDOW_MINUTES after the call ended',
+      }),
     summary: z.string(),
     summary_source: z.enum(['record', 'model']),
     outcome_open_until: z.string().nullable().meta({
-      description: 'ISO 8601: until when an unresolved or abandoned outcome may still become resolved (the user moving past the step after the call, CALL_RESOLVE_WINDOW_MINUTES); null when it can no longer change',
+      description:
+        'ISO 8601: until when an unresolved or abandoned outcome may still become resolved (the user moving past the step after the call, CALL_RESOLVE_WINDOW_MINUTES); null when it can no longer change',
     }),
-    resolved_at: z.string().nullable().meta({ description: 'ISO 8601: when the user moved past the step after the call; null otherwise' }),
+    resolved_at: z
+      .string()
+      .nullable()
+      .meta({ description: 'ISO 8601: when the user moved past the step after the call; null otherwise' }),
   })
   .meta({ id: 'CallReport' });
 
@@ -76,8 +90,17 @@ const CallHandoffOut = z
     at: z.string().meta({ description: 'when a person was asked for' }),
     reason: z.string().nullable(),
     screen: z.string().nullable().meta({ description: 'the screen the request was made on' }),
-    joined: z.object({ at: z.string(), operator: z.string() }).nullable().meta({ description: 'the operator who joined, and when; null while the user waits' }),
-    unanswered_at: z.string().nullable().meta({ description: 'when the agent said nobody from the team was free: a call back is owed (`handoff.unanswered`); null otherwise' }),
+    joined: z
+      .object({ at: z.string(), operator: z.string() })
+      .nullable()
+      .meta({ description: 'the operator who joined, and when; null while the user waits' }),
+    unanswered_at: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'when the agent said nobody from the team was free: a call back is owed (`handoff.unanswered`); null otherwise',
+      }),
   })
   .meta({ id: 'CallHandoff' });
 
@@ -91,10 +114,16 @@ export const CallOut = z
     ended_by: z.enum(ENDED_BY).nullable(),
     start: CallPlaceOut,
     end: CallPlaceOut.nullable(),
-    context_versions: z.array(z.string()).meta({ description: 'the versions of the agent context read during the call, first read first' }),
-    turns: z.object({ user: z.int(), agent: z.int() }).meta({ description: 'turns said, whether their words were kept or not' }),
+    context_versions: z
+      .array(z.string())
+      .meta({ description: 'the versions of the agent context read during the call, first read first' }),
+    turns: z
+      .object({ user: z.int(), agent: z.int() })
+      .meta({ description: 'turns said, whether their words were kept or not' }),
     transcript_kept: z.boolean().meta({ description: 'consent given and not withdrawn: only then are the words kept' }),
-    handoff: CallHandoffOut.nullable().meta({ description: 'a person was asked for during the call (docs/handoff.md)' }),
+    handoff: CallHandoffOut.nullable().meta({
+      description: 'a person was asked for during the call (docs/handoff.md)',
+    }),
     report: CallReportOut.nullable().meta({ description: 'written when the call ends' }),
     transcript: z.array(CallTurnOut),
   })
@@ -103,7 +132,11 @@ export const CallOut = z
 export const CallListOut = z.object({ session_id: z.string(), calls: z.array(CallOut) }).meta({ id: 'CallList' });
 
 export const HandoffListOut = z
-  .object({ handoffs: z.array(CallOut).meta({ description: 'running calls whose user waits for a person, longest waiting first' }) })
+  .object({
+    handoffs: z
+      .array(CallOut)
+      .meta({ description: 'running calls whose user waits for a person, longest waiting first' }),
+  })
   .meta({ id: 'HandoffList' });
 
 export const OperatorJoinIn = z
@@ -122,8 +155,14 @@ export const OperatorJoinOut = z
     call_id: z.string(),
     session_id: z.string(),
     room: z.string().meta({ description: "the call's LiveKit room" }),
-    identity: z.string().meta({ description: 'the participant identity the token is for (operator-…): the agent knows an operator by it' }),
-    token: z.string().meta({ description: 'a LiveKit participant token for the room: publish and subscribe, no agent dispatch' }),
+    identity: z
+      .string()
+      .meta({
+        description: 'the participant identity the token is for (operator-…): the agent knows an operator by it',
+      }),
+    token: z
+      .string()
+      .meta({ description: 'a LiveKit participant token for the room: publish and subscribe, no agent dispatch' }),
     media_url: z.string(),
     expires_in_sec: z.int(),
   })
@@ -135,10 +174,14 @@ export const CallListQueryIn = z.object({ limit: pageLimit(MAX_CALL_PAGE).option
 export const DeliveryOut = z
   .object({
     id: z.int(),
-    message_id: z.string().meta({ description: 'the webhook-id header: the same for every address and attempt of one message' }),
+    message_id: z
+      .string()
+      .meta({ description: 'the webhook-id header: the same for every address and attempt of one message' }),
     type: z.enum(WEBHOOK_TYPES),
     url: z.string(),
-    status: z.enum(['held', 'pending', 'delivered', 'failed']).meta({ description: '`held`: a call.ended waiting for the summary the language model writes' }),
+    status: z
+      .enum(['held', 'pending', 'delivered', 'failed'])
+      .meta({ description: '`held`: a call.ended waiting for the summary the language model writes' }),
     attempts: z.int(),
     created_at: z.string(),
     next_attempt_at: z.string().nullable(),
@@ -150,7 +193,9 @@ export const DeliveryOut = z
 
 export const MAX_DELIVERY_PAGE = 200;
 export const DeliveryListQueryIn = z.object({
-  status: z.enum(['held', 'pending', 'delivered', 'failed'], { error: 'must be one of held, pending, delivered, failed' }).optional(),
+  status: z
+    .enum(['held', 'pending', 'delivered', 'failed'], { error: 'must be one of held, pending, delivered, failed' })
+    .optional(),
   limit: pageLimit(MAX_DELIVERY_PAGE).optional(),
 });
 export const DeliveryListOut = z.object({ deliveries: z.array(DeliveryOut) }).meta({ id: 'WebhookDeliveryList' });
@@ -171,6 +216,15 @@ export const ErasureOut = z
   .meta({ id: 'Erasure' });
 
 export const USER_ID_PATTERN = /^[^\s/]{1,256}$/;
-export const UserParams = z.object({ user_id: z.string().regex(USER_ID_PATTERN, { error: 'must be 1-256 characters, no spaces or slashes' }) });
-export const DeliveryParams = z.object({ id: z.string().regex(/^\d{1,15}$/, { error: 'must be a delivery id (an integer)' }).transform(Number) });
-export const CallParams = z.object({ call_id: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, { error: 'must be 1-128 characters of A-Za-z0-9._:-' }) });
+export const UserParams = z.object({
+  user_id: z.string().regex(USER_ID_PATTERN, { error: 'must be 1-256 characters, no spaces or slashes' }),
+});
+export const DeliveryParams = z.object({
+  id: z
+    .string()
+    .regex(/^\d{1,15}$/, { error: 'must be a delivery id (an integer)' })
+    .transform(Number),
+});
+export const CallParams = z.object({
+  call_id: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, { error: 'must be 1-128 characters of A-Za-z0-9._:-' }),
+});

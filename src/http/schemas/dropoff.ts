@@ -5,7 +5,9 @@ export const DropoffRegisterIn = z
   .looseObject({
     session_id: SessionId,
     user_id: optionalText(256),
-    phone: optionalText(32).meta({ description: 'never stored: only whether it is dialable and its last 4 digits are kept' }),
+    phone: optionalText(32).meta({
+      description: 'never stored: only whether it is dialable and its last 4 digits are kept',
+    }),
     reason: optionalText(64).meta({ example: 'app_backgrounded' }),
     ...traceFields,
   })

@@ -54,20 +54,34 @@ export const EVENT_EXAMPLES = {
 export const TRIGGER_EXAMPLES = {
   after_error: {
     summary: 'after trackError, with the error code',
-    value: { user_id: 'user-42', session_id: SESSION, signals: { screen: 'pan_details', time_spent: 95, errors: ['pan_invalid_format'], idle_seconds: 30 } },
+    value: {
+      user_id: 'user-42',
+      session_id: SESSION,
+      signals: { screen: 'pan_details', time_spent: 95, errors: ['pan_invalid_format'], idle_seconds: 30 },
+    },
   },
   passive: {
     summary: 'the passive loop (every 10 s), no errors',
-    value: { user_id: 'user-42', session_id: SESSION, signals: { screen: 'pan_details', time_spent: 40, errors: [], idle_seconds: 12 } },
+    value: {
+      user_id: 'user-42',
+      session_id: SESSION,
+      signals: { screen: 'pan_details', time_spent: 40, errors: [], idle_seconds: 12 },
+    },
   },
 };
 
 export const START_EXAMPLES = {
-  start: { summary: 'AI.startAssistant on the current step', value: { user_id: 'user-42', session_id: SESSION, screen: 'pan_details' } },
+  start: {
+    summary: 'AI.startAssistant on the current step',
+    value: { user_id: 'user-42', session_id: SESSION, screen: 'pan_details' },
+  },
 };
 
 export const STOP_EXAMPLES = {
-  stop: { summary: 'AI.stopAssistant (end call or LiveKit Disconnected)', value: { user_id: 'user-42', session_id: SESSION } },
+  stop: {
+    summary: 'AI.stopAssistant (end call or LiveKit Disconnected)',
+    value: { user_id: 'user-42', session_id: SESSION },
+  },
 };
 
 /** The 12 workflow stages the harness registers under flow_key "kyc" (docs/decisions/0017-what-the-deployed-sdks-do.md). */
@@ -89,7 +103,14 @@ export const KYC_STAGES = [
 export const FLOW_EXAMPLES = {
   harness: {
     summary: 'flows/set from the flow harness: the whole sequence and the current step',
-    value: { user_id: 'user-42', session_id: SESSION, client_id: 'kycis_demo_harness', flow_key: 'kyc', step_sequence: [...KYC_STAGES], current_step: 'pan_details' },
+    value: {
+      user_id: 'user-42',
+      session_id: SESSION,
+      client_id: 'kycis_demo_harness',
+      flow_key: 'kyc',
+      step_sequence: [...KYC_STAGES],
+      current_step: 'pan_details',
+    },
   },
   live_app: {
     summary: 'AI.setFlow("onboarding") from the live app, once on SDK ready',
@@ -101,7 +122,11 @@ export const FLOW_EXAMPLES = {
 export const POPUP_EXAMPLES = {
   after_navigation: {
     summary: 'popup check after a route change',
-    value: { user_id: 'user-42', session_id: SESSION, signals: { screen: 'pan_details', time_spent: 14, idle_seconds: 9 } },
+    value: {
+      user_id: 'user-42',
+      session_id: SESSION,
+      signals: { screen: 'pan_details', time_spent: 14, idle_seconds: 9 },
+    },
   },
 };
 

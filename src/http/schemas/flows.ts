@@ -9,9 +9,14 @@ export const FlowSetIn = z
       .array(text(256).min(1, { error: 'must not be empty' }), { error: 'must be an array of step ids' })
       .max(MAX_FLOW_STEPS, { error: `must hold at most ${MAX_FLOW_STEPS} steps` })
       .nullish()
-      .meta({ description: 'step ids in order; [] forgets the flow (clearFlow); absent keeps the steps held for the same flow_key' }),
+      .meta({
+        description:
+          'step ids in order; [] forgets the flow (clearFlow); absent keeps the steps held for the same flow_key',
+      }),
     current_step: optionalText(256).meta({ description: 'moves the session to this screen' }),
-    session_id: SessionId.nullish().meta({ description: 'absent: the flow is answered from the knowledge base alone and kept nowhere' }),
+    session_id: SessionId.nullish().meta({
+      description: 'absent: the flow is answered from the knowledge base alone and kept nowhere',
+    }),
     user_id: optionalText(256),
     client_id: optionalText(256),
     ...traceFields,

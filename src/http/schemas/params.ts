@@ -3,12 +3,20 @@ import { SessionId } from '../../domain/sdk-event.js';
 import { SAFE_ID_PATTERN } from '../../domain/trace.js';
 import type { ParamDoc } from '../route-doc.js';
 
-export const SESSION_ID_PARAM: ParamDoc = { description: 'the session key', schema: SessionId, example: '7664f88e-4980-41c3-bec0-f0e1591ee548' };
+export const SESSION_ID_PARAM: ParamDoc = {
+  description: 'the session key',
+  schema: SessionId,
+  example: '7664f88e-4980-41c3-bec0-f0e1591ee548',
+};
 
 /** X-Client-ID as clientIdHeader() accepts it. */
 export const ClientIdHeader = z.string().regex(SAFE_ID_PATTERN);
 
-export const clientIdParam = (description: string): ParamDoc => ({ description, schema: ClientIdHeader, example: 'demo-bank' });
+export const clientIdParam = (description: string): ParamDoc => ({
+  description,
+  schema: ClientIdHeader,
+  example: 'demo-bank',
+});
 
 /**
  * A page size as every listing takes it: an integer from 1 to `max`, anything else a 422 naming
@@ -25,4 +33,9 @@ export function pageLimit(max: number) {
 }
 
 /** The document's view of a page size: sent as a string, read as the integer it states. */
-export const pageLimitDoc = (max: number, fallback: number) => ({ type: 'integer', minimum: 1, maximum: max, default: fallback });
+export const pageLimitDoc = (max: number, fallback: number) => ({
+  type: 'integer',
+  minimum: 1,
+  maximum: max,
+  default: fallback,
+});

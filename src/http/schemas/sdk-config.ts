@@ -5,7 +5,10 @@ export const SdkConfigOut = z
   .object({
     features: SdkFeatures,
     thresholds: SdkThresholds,
-    consent: SdkConsent.meta({ description: 'the consent notice the voice agent gives first in a call, its version and text per language (docs/calls.md)' }),
+    consent: SdkConsent.meta({
+      description:
+        'the consent notice the voice agent gives first in a call, its version and text per language (docs/calls.md)',
+    }),
     sdk_version: z.string().meta({ description: 'the SDK contract version this backend speaks' }),
     client_id: z.string().nullable().meta({ description: 'the tenant whose overrides were applied after "*"' }),
     defaults_version: z.string().meta({ description: 'version of the bundled defaults' }),

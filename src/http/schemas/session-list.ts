@@ -4,21 +4,29 @@ import { pageLimit } from './params.js';
 
 export const MAX_SESSION_PAGE = 500;
 
-const filterText = (name: string) => z.string({ error: 'must be a single value' }).max(200, { error: `${name} must be at most 200 characters` });
+const filterText = (name: string) =>
+  z.string({ error: 'must be a single value' }).max(200, { error: `${name} must be at most 200 characters` });
 
 export const SessionListQueryIn = z.object({
-  limit: pageLimit(MAX_SESSION_PAGE)
-    .optional()
-    .meta({ description: 'page size, 1 to 500 (default 50)' }),
+  limit: pageLimit(MAX_SESSION_PAGE).optional().meta({ description: 'page size, 1 to 500 (default 50)' }),
   cursor: z
     .string({ error: 'must be a single value' })
     .regex(CURSOR_PATTERN, { error: "must be a page's next_cursor: a time in ms, '~', a session id" })
     .optional()
-    .meta({ description: "the previous page's next_cursor; any cursor of this form names a position, and the page continues after it" }),
-  voice: z.enum(['active', 'inactive'], { error: 'must be active or inactive' }).optional().meta({ description: 'active: starting, active or stopping' }),
+    .meta({
+      description:
+        "the previous page's next_cursor; any cursor of this form names a position, and the page continues after it",
+    }),
+  voice: z
+    .enum(['active', 'inactive'], { error: 'must be active or inactive' })
+    .optional()
+    .meta({ description: 'active: starting, active or stopping' }),
   screen: filterText('screen').optional().meta({ description: 'exact screen, case-insensitive' }),
   q: filterText('q').optional().meta({ description: 'case-insensitive text in the session id, user id or screen' }),
-  sort: z.enum(SESSION_SORTS, { error: `must be one of ${SESSION_SORTS.join(', ')}` }).optional().meta({ description: 'default last_activity' }),
+  sort: z
+    .enum(SESSION_SORTS, { error: `must be one of ${SESSION_SORTS.join(', ')}` })
+    .optional()
+    .meta({ description: 'default last_activity' }),
   order: z.enum(['asc', 'desc'], { error: 'must be asc or desc' }).optional().meta({ description: 'default desc' }),
 });
 
@@ -28,7 +36,13 @@ export const SessionSummaryOut = z
     user_id: z.string().nullable(),
     screen: z.string().nullable(),
     flow: z
-      .object({ flow_key: z.string(), current_step: z.string().nullable(), position: z.int().nullable(), total: z.int(), percent: z.int().nullable() })
+      .object({
+        flow_key: z.string(),
+        current_step: z.string().nullable(),
+        position: z.int().nullable(),
+        total: z.int(),
+        percent: z.int().nullable(),
+      })
       .nullable()
       .meta({ description: 'progress through the flow set by the SDK; null when none' }),
     voice: z.string().meta({ description: 'inactive, starting, active or stopping' }),

@@ -7,7 +7,10 @@ const Shape = z.object({
   kind: z
     .string()
     .optional()
-    .meta({ description: 'the identity value it was recognised as: pan, aadhaar, vid, card, phone, email, upi, date, number, gstin, driving_licence, vehicle, voter_id, passport, ifsc, address, name, otp; text under a sensitive key' }),
+    .meta({
+      description:
+        'the identity value it was recognised as: pan, aadhaar, vid, card, phone, email, upi, date, number, gstin, driving_licence, vehicle, voter_id, passport, ifsc, address, name, otp; text under a sensitive key',
+    }),
   matches_pattern: z.boolean().optional(),
 });
 
@@ -63,12 +66,17 @@ export const SessionOut = z
     latest_event: z.record(z.string(), z.unknown()).nullable(),
     last_validation_failure: ValidationFailureOut.nullable(),
     component_hints: z.array(ComponentHintOut),
-    retry_counts: z.record(z.string(), z.int()).meta({ description: 'validation failures per field (component_id) in this session' }),
+    retry_counts: z
+      .record(z.string(), z.int())
+      .meta({ description: 'validation failures per field (component_id) in this session' }),
     schemas: z.array(z.object({ screen_id: z.string(), schema_hash: z.string(), critical: z.boolean() })),
     created_at: z.string().meta({ format: 'date-time' }),
     updated_at: z.string().meta({ format: 'date-time' }),
     last_user_activity_at: z.string().nullable().meta({ format: 'date-time' }),
-    last_trigger_at: z.string().nullable().meta({ format: 'date-time', description: 'when a trigger last fired in this session' }),
+    last_trigger_at: z
+      .string()
+      .nullable()
+      .meta({ format: 'date-time', description: 'when a trigger last fired in this session' }),
     voice: VoiceDetailsOut,
     assistant_invocation_id: z.string().nullable().meta({ description: 'the voice engagement under way or last run' }),
     flow: z
@@ -76,8 +84,15 @@ export const SessionOut = z
       .nullable()
       .meta({ description: 'registered with POST /v1/flows/set (step ids normalised)' }),
     held_failures: z
-      .object({ screen: z.string(), codes: z.array(z.string()), restart_at: z.string().nullable().meta({ format: 'date-time' }) })
-      .meta({ description: 'the error window of the current screen as held (expired failures are dropped when next evaluated)' }),
+      .object({
+        screen: z.string(),
+        codes: z.array(z.string()),
+        restart_at: z.string().nullable().meta({ format: 'date-time' }),
+      })
+      .meta({
+        description:
+          'the error window of the current screen as held (expired failures are dropped when next evaluated)',
+      }),
     popup_cooldown_until: z.string().nullable().meta({ format: 'date-time' }),
     dropoff: z
       .object({

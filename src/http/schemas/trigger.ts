@@ -21,7 +21,10 @@ export const TriggerSignalsIn = z
     {
       screen: optionalText(256).meta({ description: "screen id; absent, the session's screen is used" }),
       time_spent: seconds,
-      errors: z.array(text(256), { error: 'must be an array of strings' }).max(100, { error: 'must hold at most 100 codes' }).nullish(),
+      errors: z
+        .array(text(256), { error: 'must be an array of strings' })
+        .max(100, { error: 'must hold at most 100 codes' })
+        .nullish(),
       idle_seconds: seconds,
     },
     mustBe('an object'),
@@ -31,9 +34,13 @@ export const TriggerSignalsIn = z
 export const TriggerEvaluateIn = z
   .looseObject({
     signals: TriggerSignalsIn,
-    session_id: SessionId.nullish().meta({ description: "evaluate in this session's actor (cooldown, suppression); created when unknown" }),
+    session_id: SessionId.nullish().meta({
+      description: "evaluate in this session's actor (cooldown, suppression); created when unknown",
+    }),
     user_id: optionalText(256),
-    client_id: optionalText(256).meta({ description: 'fills the session client_id when it has none; the tenant unless the session names another' }),
+    client_id: optionalText(256).meta({
+      description: 'fills the session client_id when it has none; the tenant unless the session names another',
+    }),
     traceparent: optionalText(256),
     trace_id: optionalText(128),
     request_id: optionalText(128),
@@ -48,7 +55,13 @@ export const TriggerEvaluateOut = z
     reason: z.enum(['none', ...TRIGGER_RULES, ...SUPPRESSION_REASONS]),
     action: z.enum(['start_voice_agent', 'none']),
     intervention_mode: z.enum(['voice_offer', 'none']),
-    suppressed_reason: z.enum(TRIGGER_RULES).optional().meta({ description: 'the rule that matched but was suppressed' }),
-    retry_after_seconds: z.int().optional().meta({ description: 'with reason cooldown: seconds until a trigger may fire again' }),
+    suppressed_reason: z
+      .enum(TRIGGER_RULES)
+      .optional()
+      .meta({ description: 'the rule that matched but was suppressed' }),
+    retry_after_seconds: z
+      .int()
+      .optional()
+      .meta({ description: 'with reason cooldown: seconds until a trigger may fire again' }),
   })
   .meta({ id: 'TriggerEvaluateOut' });

@@ -155,7 +155,8 @@ export class ActivityStreamHub {
     const { sessionId, kind } = request;
     const stream: OpenStream = {
       out,
-      matches: (item) => (sessionId === undefined || item.session_id === sessionId) && (kind === undefined || item.kind === kind),
+      matches: (item) =>
+        (sessionId === undefined || item.session_id === sessionId) && (kind === undefined || item.kind === kind),
       cursor: this.options.activity.bounds().lastId,
       live: true,
       sent: 0,
@@ -233,7 +234,12 @@ export class ActivityStreamHub {
     if (afterId > lastId) {
       // Ids never repeat across restarts, so an id above the newest was never given by this log.
       // Not repeated: an id never given out is any number the client chose, an identity value included.
-      const reset = resetFrame({ reason: 'unknown_id', requested_after: null, oldest_id: idOrNull(oldestId), latest_id: String(lastId) });
+      const reset = resetFrame({
+        reason: 'unknown_id',
+        requested_after: null,
+        oldest_id: idOrNull(oldestId),
+        latest_id: String(lastId),
+      });
       if (!this.send(stream, reset)) return;
       stream.cursor = oldestId === undefined ? lastId : oldestId - 1;
     }
@@ -250,7 +256,12 @@ export class ActivityStreamHub {
     const { items, gap } = this.options.activity.after(stream.cursor, REPLAY_BATCH);
     if (gap) {
       const { lastId } = this.options.activity.bounds();
-      const reset = resetFrame({ reason: 'behind_buffer', requested_after: String(stream.cursor), oldest_id: items[0]!.id, latest_id: String(lastId) });
+      const reset = resetFrame({
+        reason: 'behind_buffer',
+        requested_after: String(stream.cursor),
+        oldest_id: items[0]!.id,
+        latest_id: String(lastId),
+      });
       if (!this.send(stream, reset)) return;
     }
     if (items.length === 0) {
@@ -404,7 +415,9 @@ export class ActivityStreamHub {
     if (this.queuedBytes + bytes <= budget) return;
     // Sorted once, slowest first: when the kernel's reading shows every stalled reader at once,
     // a scan for the slowest per cut made it thousands of scans of thousands of streams in one turn.
-    const unread = [...this.streams].map((stream) => ({ stream, bytes: stream.out.bufferedBytes })).sort((a, b) => b.bytes - a.bytes);
+    const unread = [...this.streams]
+      .map((stream) => ({ stream, bytes: stream.out.bufferedBytes }))
+      .sort((a, b) => b.bytes - a.bytes);
     // Down to nine tenths: left at the brim, every write after would count all streams again.
     const target = budget * 0.9;
     let cut = 0;
@@ -430,9 +443,13 @@ export class ActivityStreamHub {
     stream.out.cancelDrain();
     const seconds = Math.round((this.options.clock.now() - stream.openedAt) / 1000);
     const details = { reason, sent: stream.sent, seconds, open_streams: this.streams.size };
-    if (reason === 'slow_consumer') stream.log.warn({ ...details, ...stream.out.unreadWhenCut, max_buffer_bytes: this.options.maxBufferBytes }, 'activity stream cut: client not reading');
+    if (reason === 'slow_consumer')
+      stream.log.warn(
+        { ...details, ...stream.out.unreadWhenCut, max_buffer_bytes: this.options.maxBufferBytes },
+        'activity stream cut: client not reading',
+      );
     // Cut over the budget: one line for all cut together (makeRoom).
-    else if (reason === 'over_budget') stream.log.debug(details, 'activity stream cut over the streams\' budget');
+    else if (reason === 'over_budget') stream.log.debug(details, "activity stream cut over the streams' budget");
     else stream.log.info(details, 'activity stream closed');
     if (this.streams.size === 0) this.stopRunning();
   }

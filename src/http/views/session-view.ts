@@ -8,9 +8,13 @@ import type { ComponentHintView, SessionView, ValidationFailureView } from '../s
 
 const iso = (ms: number | null): string | null => (ms === null ? null : isoTime(ms));
 
-export const hintView = ({ bytes: _internal, ...hint }: ComponentHint): ComponentHintView => ({ ...hint, updated_at: isoTime(hint.updated_at) });
+export const hintView = ({ bytes: _internal, ...hint }: ComponentHint): ComponentHintView => ({
+  ...hint,
+  updated_at: isoTime(hint.updated_at),
+});
 
-export const failureView = (failure: ValidationFailure | null): ValidationFailureView | null => (failure ? { ...failure, at: isoTime(failure.at) } : null);
+export const failureView = (failure: ValidationFailure | null): ValidationFailureView | null =>
+  failure ? { ...failure, at: isoTime(failure.at) } : null;
 
 /** The session record as the API shows it: ISO times, schemas summarised, nothing internal. */
 export function sessionView(context: SessionContext, value: unknown): SessionView {
@@ -26,7 +30,11 @@ export function sessionView(context: SessionContext, value: unknown): SessionVie
     last_validation_failure: failureView(context.last_validation_failure),
     component_hints: context.component_hints.map(hintView),
     retry_counts: { ...retryCounts(context) },
-    schemas: Object.values(context.schemas).map(({ screen_id, schema_hash, critical }) => ({ screen_id, schema_hash, critical })),
+    schemas: Object.values(context.schemas).map(({ screen_id, schema_hash, critical }) => ({
+      screen_id,
+      schema_hash,
+      critical,
+    })),
     created_at: isoTime(context.created_at),
     updated_at: isoTime(context.updated_at),
     last_user_activity_at: iso(context.last_user_activity_at),
@@ -34,7 +42,11 @@ export function sessionView(context: SessionContext, value: unknown): SessionVie
     voice: { ...context.voice, started_at: iso(context.voice.started_at), stopped_at: iso(context.voice.stopped_at) },
     assistant_invocation_id: context.assistant_invocation_id,
     flow: context.flow,
-    held_failures: { screen: context.errors.screen, codes: heldCodes(context.errors), restart_at: iso(context.errors.restart_at) },
+    held_failures: {
+      screen: context.errors.screen,
+      codes: heldCodes(context.errors),
+      restart_at: iso(context.errors.restart_at),
+    },
     popup_cooldown_until: iso(context.popup_cooldown_until),
     dropoff: context.dropoff ? { ...context.dropoff, registered_at: isoTime(context.dropoff.registered_at) } : null,
   };

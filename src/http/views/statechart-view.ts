@@ -39,9 +39,16 @@ function eventLabel(eventType: string, node: AnyStateNode): string {
 
 function describeNode(node: AnyStateNode): StatechartNode {
   const transitions: StatechartTransition[] = [];
-  const add = (on: string, definitions: readonly { target?: readonly AnyStateNode[] | undefined; guard?: unknown }[]) => {
+  const add = (
+    on: string,
+    definitions: readonly { target?: readonly AnyStateNode[] | undefined; guard?: unknown }[],
+  ) => {
     for (const definition of definitions) {
-      transitions.push({ on, targets: (definition.target ?? []).map((target) => target.id), guard: definition.guard ? guardName(definition.guard) : null });
+      transitions.push({
+        on,
+        targets: (definition.target ?? []).map((target) => target.id),
+        guard: definition.guard ? guardName(definition.guard) : null,
+      });
     }
   };
   for (const [eventType, definitions] of node.transitions) add(eventLabel(eventType, node), definitions);

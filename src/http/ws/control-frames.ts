@@ -31,7 +31,10 @@ export const ControlStateFrame = z.looseObject({
   event: text(64).min(1, { error: 'must not be empty' }),
   screen: optionalText(256),
   failure_reason_code: optionalText(256),
-  errors: z.array(text(256), { error: 'must be an array of strings' }).max(100, { error: 'must hold at most 100 codes' }).nullish(),
+  errors: z
+    .array(text(256), { error: 'must be an array of strings' })
+    .max(100, { error: 'must hold at most 100 codes' })
+    .nullish(),
   signal_strength: optionalText(32),
   component_id: optionalText(256),
   component_type: optionalText(64),

@@ -16,7 +16,10 @@ export const controlPlaneRouteDocs: RouteDoc[] = [
       'X-API-Key': { description: 'optional here: the connect frame may carry api_key instead', schema: z.string() },
       'X-Client-ID': clientIdParam('tenant, when the connect frame names none'),
     },
-    extensions: { 'x-websocket-frames': 'docs/field-sdk-calls.md, section "WebSocket control plane": every frame in both directions' },
+    extensions: {
+      'x-websocket-frames':
+        'docs/field-sdk-calls.md, section "WebSocket control plane": every frame in both directions',
+    },
     responses: {
       101: { description: 'switching protocols' },
       401: { description: 'X-API-Key given and wrong', schema: ErrorBody },

@@ -27,7 +27,9 @@ export const CONTROL_PLANE_PATH = '/v1/events/ws';
 function refuse(socket: Duplex, status: number, text: string, detail: string, retryAfterSeconds?: number): void {
   const body = JSON.stringify({ detail });
   const retry = retryAfterSeconds === undefined ? '' : `Retry-After: ${retryAfterSeconds}\r\n`;
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${retry}Connection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${retry}Connection: close\r\n\r\n${body}`,
+  );
 }
 
 /** A handshake's key: 16 bytes in base64 (RFC 6455, 4.2.1). */
@@ -35,11 +37,18 @@ const HANDSHAKE_KEY = /^[+/0-9A-Za-z]{22}==$/;
 
 /** What is wrong with a WebSocket handshake, as RFC 6455 asks of one, before `ws` (which answers in text/html) sees it. */
 function handshakeProblem(req: IncomingMessage): { status: number; text: string; detail: string } | undefined {
-  if (req.method !== 'GET') return { status: 405, text: 'Method Not Allowed', detail: `a WebSocket handshake is a GET, not a ${req.method ?? 'request without a method'}` };
+  if (req.method !== 'GET')
+    return {
+      status: 405,
+      text: 'Method Not Allowed',
+      detail: `a WebSocket handshake is a GET, not a ${req.method ?? 'request without a method'}`,
+    };
   const key = req.headers['sec-websocket-key'];
-  if (typeof key !== 'string' || !HANDSHAKE_KEY.test(key.trim())) return { status: 400, text: 'Bad Request', detail: 'missing or invalid Sec-WebSocket-Key header' };
+  if (typeof key !== 'string' || !HANDSHAKE_KEY.test(key.trim()))
+    return { status: 400, text: 'Bad Request', detail: 'missing or invalid Sec-WebSocket-Key header' };
   const version = req.headers['sec-websocket-version'];
-  if (version !== '13') return { status: 400, text: 'Bad Request', detail: 'missing or unsupported Sec-WebSocket-Version header; send 13' };
+  if (version !== '13')
+    return { status: 400, text: 'Bad Request', detail: 'missing or unsupported Sec-WebSocket-Version header; send 13' };
   return undefined;
 }
 
@@ -63,7 +72,12 @@ export class ControlPlane {
     private readonly kernel: KernelSendQueues,
   ) {
     // Frames are small JSON: compression would only cost memory per connection.
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: deps.config.websocket.maxFrameBytes, perMessageDeflate: false, clientTracking: false });
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: deps.config.websocket.maxFrameBytes,
+      perMessageDeflate: false,
+      clientTracking: false,
+    });
     this.keyMatches = apiKeyMatcher(deps.config.http.apiKeys);
     this.hosts = servedHostsFor(deps.config.http);
   }
@@ -76,19 +90,28 @@ export class ControlPlane {
   handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const { config } = this.deps;
     const path = (req.url ?? '').split('?')[0] ?? '';
-    if (path !== CONTROL_PLANE_PATH) return refuse(socket, 404, 'Not Found', `no WebSocket endpoint at ${shownPath(path)}; the control plane is ${CONTROL_PLANE_PATH}`);
+    if (path !== CONTROL_PLANE_PATH)
+      return refuse(
+        socket,
+        404,
+        'Not Found',
+        `no WebSocket endpoint at ${shownPath(path)}; the control plane is ${CONTROL_PLANE_PATH}`,
+      );
     const problem = handshakeProblem(req);
     if (problem) return refuse(socket, problem.status, problem.text, problem.detail);
-    if (this.closing) return refuse(socket, 503, 'Service Unavailable', 'the service is shutting down; connect again', 1);
+    if (this.closing)
+      return refuse(socket, 503, 'Service Unavailable', 'the service is shutting down; connect again', 1);
     // A browser may open a socket to any address from any page: with no key to keep it out, the
     // page's origin is checked as well as the name it reached this service by.
     if (this.hosts && !this.hosts.serves(req.headers.host)) return refuse(socket, 403, 'Forbidden', NOT_SERVED);
-    if (this.hosts && !this.hosts.servesOrigin(req.headers.origin, req.headers.host)) return refuse(socket, 403, 'Forbidden', ORIGIN_NOT_SERVED);
+    if (this.hosts && !this.hosts.servesOrigin(req.headers.origin, req.headers.host))
+      return refuse(socket, 403, 'Forbidden', ORIGIN_NOT_SERVED);
     const headerKey = req.headers['x-api-key'];
     const presented = typeof headerKey === 'string' && headerKey.length > 0 ? headerKey : undefined;
     const keyRequired = config.http.apiKeys.length > 0;
     // A wrong key in the header is refused at once; a missing one may still come in the connect frame.
-    if (keyRequired && presented !== undefined && !this.keyMatches(presented)) return refuse(socket, 401, 'Unauthorized', 'invalid API key');
+    if (keyRequired && presented !== undefined && !this.keyMatches(presented))
+      return refuse(socket, 401, 'Unauthorized', 'invalid API key');
     const clientHeader = req.headers['x-client-id'];
     let headerClientId: string | undefined;
     try {
@@ -105,7 +128,14 @@ export class ControlPlane {
       return this.connections.claim(tcp, 'websocket');
     };
     const keyed = !keyRequired || presented !== undefined;
-    if (keyed && !admit()) return refuse(socket, 503, 'Service Unavailable', `at most ${this.deps.config.websocket.maxConnections} WebSocket connections (WS_MAX_CONNECTIONS); retry later`, 5);
+    if (keyed && !admit())
+      return refuse(
+        socket,
+        503,
+        'Service Unavailable',
+        `at most ${this.deps.config.websocket.maxConnections} WebSocket connections (WS_MAX_CONNECTIONS); retry later`,
+        5,
+      );
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       if (this.closing) return ws.close(WsClose.shutdown.code, WsClose.shutdown.reason);
       const actor = createActor(controlSocketLogic, {

@@ -79,10 +79,10 @@ export type AnswerFrame = Record<string, unknown>;
 const REUSED_ID = 'message_id: already used for a different frame of this session; send a new id';
 const HTTP_ONLY = { code: 'http_only', message: 'This signal must use HTTP POST /v1/events' } as const;
 
-
 const RETRYABLE: ReadonlySet<AskFailure['reason']> = new Set(['capacity', 'timeout', 'unavailable', 'memory']);
 /** `start_voice_agent` over HTTP is a suggestion the client confirms over the socket. */
-const wsAction = (decision: TriggerDecision): 'suggest_start_voice_agent' | 'none' => (decision.trigger ? 'suggest_start_voice_agent' : 'none');
+const wsAction = (decision: TriggerDecision): 'suggest_start_voice_agent' | 'none' =>
+  decision.trigger ? 'suggest_start_voice_agent' : 'none';
 
 /**
  * One control-plane connection as an actor: it validates each frame, turns it into the session
@@ -117,11 +117,15 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     // client that stopped reading is cut, not queued for without end (docs/limits.md, Sockets).
     const unread = socket.bufferedAmount + input.kernelUnread();
     if (unread > MAX_UNREAD_BYTES) {
-      logger.warn({ unread_bytes: unread, kernel_bytes: unread - socket.bufferedAmount }, 'control socket cut: its client stopped reading');
+      logger.warn(
+        { unread_bytes: unread, kernel_bytes: unread - socket.bufferedAmount },
+        'control socket cut: its client stopped reading',
+      );
       socket.terminate();
     }
   };
-  const fail = (code: string, message: string, messageId?: string | null) => send({ type: 'error', code, message, message_id: messageId ?? null });
+  const fail = (code: string, message: string, messageId?: string | null) =>
+    send({ type: 'error', code, message, message_id: messageId ?? null });
   const close = ({ code, reason }: { code: number; reason: string }) => socket.close(code, reason);
   const trace = (): Trace => ({ trace_id: newTraceId(), request_id: randomUUID() });
 
@@ -132,12 +136,20 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
 
   const push = (command: AssistantCommand) => send({ type: 'command', command_id: randomUUID(), ...command });
 
-  const answered = <T>(result: AskResult<T>, sessionKey: string, messageId: string | null | undefined): T | undefined => {
+  const answered = <T>(
+    result: AskResult<T>,
+    sessionKey: string,
+    messageId: string | null | undefined,
+  ): T | undefined => {
     if (result.ok) return result.value;
     // What a retry can get past (no room, no memory, the store or an engine refusing, a slow answer)
     // is `unavailable`, as HTTP answers it 503; only a session that failed is an internal error. The
     // message is HTTP's detail, so it names the same cause (which engine is unreachable, say).
-    fail(RETRYABLE.has(result.reason) ? 'unavailable' : 'internal_error', failureOf(result, sessionKey).message, messageId);
+    fail(
+      RETRYABLE.has(result.reason) ? 'unavailable' : 'internal_error',
+      failureOf(result, sessionKey).message,
+      messageId,
+    );
     return undefined;
   };
 
@@ -150,10 +162,21 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     keyUserId = rawUserId;
     clientId = frame.client_id ?? input.headerClientId;
     unsubscribe = supervisor.subscribe(sessionKey, push);
-    send({ type: 'ack', status: 'ok', detail: 'connected', message_id: frame.message_id ?? null, session_id: sessionKey });
+    send({
+      type: 'ack',
+      status: 'ok',
+      detail: 'connected',
+      message_id: frame.message_id ?? null,
+      session_id: sessionKey,
+    });
   };
 
-  const evaluation = (signals: { screen?: string | undefined; time_spent?: number | undefined; errors?: string[] | undefined; idle_seconds?: number | undefined }) => ({
+  const evaluation = (signals: {
+    screen?: string | undefined;
+    time_spent?: number | undefined;
+    errors?: string[] | undefined;
+    idle_seconds?: number | undefined;
+  }) => ({
     signals,
     user_id: userId,
     client_id: clientId,
@@ -163,7 +186,8 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
   });
 
   const onControlState = (frame: ControlStateFrame, key: string) => {
-    if (!(CONTROL_EVENTS as readonly string[]).includes(frame.event)) return fail(HTTP_ONLY.code, HTTP_ONLY.message, frame.message_id);
+    if (!(CONTROL_EVENTS as readonly string[]).includes(frame.event))
+      return fail(HTTP_ONLY.code, HTTP_ONLY.message, frame.message_id);
     // The HTTP event this frame stands for, validated by the very schema HTTP uses.
     const event = EventInSchema.safeParse({
       session_id: key,
@@ -181,7 +205,21 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     if (!event.success) return fail('invalid_frame', describeIssues(event.error, 'frame'), frame.message_id);
     const ingest = event.data;
     onceById(key, frame, async () => {
-      if (!answered(await ingestSdkEvent(supervisor, key, redactForIngest(ingest, input.piiRules), trace(), 'control_plane', frame.message_id ?? undefined), key, frame.message_id)) return undefined;
+      if (
+        !answered(
+          await ingestSdkEvent(
+            supervisor,
+            key,
+            redactForIngest(ingest, input.piiRules),
+            trace(),
+            'control_plane',
+            frame.message_id ?? undefined,
+          ),
+          key,
+          frame.message_id,
+        )
+      )
+        return undefined;
       const ack = { type: 'ack', status: 'ok', detail: frame.event, message_id: frame.message_id ?? null };
       send(ack);
       // The session decides on its own what this changes; anything it decides arrives as a command.
@@ -196,12 +234,22 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
 
   const onTriggerEvaluate = (frame: TriggerEvaluateFrame, key: string) => {
     const { screen, time_spent, errors, idle_seconds } = frame.signals;
-    const signals = { screen: screen ?? undefined, time_spent: time_spent ?? undefined, errors: errors ?? undefined, idle_seconds: idle_seconds ?? undefined };
+    const signals = {
+      screen: screen ?? undefined,
+      time_spent: time_spent ?? undefined,
+      errors: errors ?? undefined,
+      idle_seconds: idle_seconds ?? undefined,
+    };
     onceById(key, frame, async () => {
       const result = await evaluateTrigger(supervisor, key, evaluation(signals));
       const decision = answered(result, key, frame.message_id);
       if (!decision) return undefined;
-      const response = { type: 'trigger_response', message_id: frame.message_id ?? null, ...decision, action: wsAction(decision) };
+      const response = {
+        type: 'trigger_response',
+        message_id: frame.message_id ?? null,
+        ...decision,
+        action: wsAction(decision),
+      };
       send(response);
       return response;
     });
@@ -213,7 +261,11 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
    * answer, and the session changes once, as over HTTP (docs/limits.md). `work` sends its own
    * answer, in order with what follows it, and returns it for replays; undefined if refused.
    */
-  const onceById = (key: string, frame: { type: string; message_id?: string | null | undefined }, work: () => Promise<AnswerFrame | undefined>) => {
+  const onceById = (
+    key: string,
+    frame: { type: string; message_id?: string | null | undefined },
+    work: () => Promise<AnswerFrame | undefined>,
+  ) => {
     const messageId = frame.message_id;
     const { replays } = input;
     if (!replays || !messageId) return enqueue(work);
@@ -264,7 +316,8 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
       frame = undefined;
     }
     const connect = ConnectSchema.safeParse(frame);
-    if (!connect.success || !connect.data.api_key || !input.keyMatches(connect.data.api_key)) return close(WsClose.unauthorized);
+    if (!connect.success || !connect.data.api_key || !input.keyMatches(connect.data.api_key))
+      return close(WsClose.unauthorized);
     if (!input.admit()) return close(WsClose.capacity);
     authenticated = true;
     onMessage(data, isBinary);
@@ -285,19 +338,32 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
       return fail('invalid_json', 'frame is not valid JSON');
     }
     const illFormed = mayHoldLoneSurrogate(text) ? loneSurrogatePath(raw) : undefined;
-    if (illFormed !== undefined) return fail('invalid_frame', `frame${illFormed === '' ? '' : `.${illFormed}`}: holds a lone surrogate, which UTF-8 cannot keep; send well-formed Unicode`);
+    if (illFormed !== undefined)
+      return fail(
+        'invalid_frame',
+        `frame${illFormed === '' ? '' : `.${illFormed}`}: holds a lone surrogate, which UTF-8 cannot keep; send well-formed Unicode`,
+      );
     const frame = AnyFrame.safeParse(raw);
     if (!frame.success) return fail('invalid_frame', describeIssues(frame.error, 'frame'));
     // Echoed in errors before the frame is parsed whole: masked as the parsed frame's would be, then cut.
-    const messageId = typeof frame.data.message_id === 'string' ? shownCut(frame.data.message_id, MAX_ECHOED_ID, '') : null;
-    const parse = <S extends typeof ConnectSchema | typeof HeartbeatFrame | typeof ControlStateSchema | typeof TriggerEvaluateSchema>(schema: S) => {
+    const messageId =
+      typeof frame.data.message_id === 'string' ? shownCut(frame.data.message_id, MAX_ECHOED_ID, '') : null;
+    const parse = <
+      S extends typeof ConnectSchema | typeof HeartbeatFrame | typeof ControlStateSchema | typeof TriggerEvaluateSchema,
+    >(
+      schema: S,
+    ) => {
       const parsed = schema.safeParse(raw);
       if (!parsed.success) fail('invalid_frame', describeIssues(parsed.error, 'frame'), messageId);
       if (!parsed.success) return undefined;
       // Frames are client text like any body: identity values are masked before anything keeps or logs them.
       // The session id routes the frame and the key is compared, so both stay as sent (neither is kept).
       const data = parsed.data as S['_zod']['output'] & { session_id?: unknown; api_key?: unknown };
-      return { ...redactValue(data, input.piiRules), session_id: data.session_id, api_key: data.api_key } as S['_zod']['output'];
+      return {
+        ...redactValue(data, input.piiRules),
+        session_id: data.session_id,
+        api_key: data.api_key,
+      } as S['_zod']['output'];
     };
     const type = frame.data.type;
     if (type === 'connect') {
@@ -305,11 +371,17 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
       const rawUserId = (raw as { user_id?: unknown }).user_id;
       return connect ? onConnect(connect, typeof rawUserId === 'string' ? rawUserId : null) : undefined;
     }
-    if (type === 'heartbeat') return parse(HeartbeatFrame) ? send({ type: 'heartbeat', message_id: messageId }) : undefined;
-    if (type !== 'control_state' && type !== 'trigger_evaluate') return fail(HTTP_ONLY.code, HTTP_ONLY.message, messageId);
+    if (type === 'heartbeat')
+      return parse(HeartbeatFrame) ? send({ type: 'heartbeat', message_id: messageId }) : undefined;
+    if (type !== 'control_state' && type !== 'trigger_evaluate')
+      return fail(HTTP_ONLY.code, HTTP_ONLY.message, messageId);
     if (sessionKey === null) return fail('connect_required', 'send a connect frame first', messageId);
-    const named = typeof frame.data.session_id === 'string' ? input.sessionKeys.sessionKeyFor(frame.data.session_id, keyUserId) : undefined;
-    if (named && (!named.ok || named.key !== sessionKey)) return fail('session_mismatch', 'session_id must be the connected session', messageId);
+    const named =
+      typeof frame.data.session_id === 'string'
+        ? input.sessionKeys.sessionKeyFor(frame.data.session_id, keyUserId)
+        : undefined;
+    if (named && (!named.ok || named.key !== sessionKey))
+      return fail('session_mismatch', 'session_id must be the connected session', messageId);
     if (type === 'control_state') {
       const control = parse(ControlStateSchema);
       return control ? onControlState(control, sessionKey) : undefined;
@@ -338,7 +410,9 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
   });
   armIdle();
   // A socket whose key is still to come has this long to send it, whatever WS_IDLE_TIMEOUT_SECONDS says.
-  const authTimer = authenticated ? undefined : clock.setTimeout(() => authenticated || close(WsClose.unauthorized), AUTH_TIMEOUT_MS);
+  const authTimer = authenticated
+    ? undefined
+    : clock.setTimeout(() => authenticated || close(WsClose.unauthorized), AUTH_TIMEOUT_MS);
 
   return () => {
     unsubscribe?.();

@@ -21,38 +21,65 @@ export const agentWatchSetup = voiceSetup.extend({
     agentJoined: ({ context }) => context.agent_watch?.joined_at != null,
     watching: ({ context }) => context.agent_watch != null,
     presence: (_, params: { presence: AgentPresence; is: AgentPresence }) => params.presence === params.is,
-    roomLost: ({ context }, params: { presence: AgentPresence }) => params.presence === 'room_gone' && context.agent_watch?.via_token === false,
+    roomLost: ({ context }, params: { presence: AgentPresence }) =>
+      params.presence === 'room_gone' && context.agent_watch?.via_token === false,
     dispatchesLeft: ({ context }) => (context.agent_watch?.attempts ?? 0) < context.settings.agentDispatchAttempts,
     checksUnanswered: ({ context }) => (context.agent_watch?.unanswered ?? 0) + 1 >= MAX_UNANSWERED_CHECKS,
-    restoredWatch: ({ context, event }) => event.type === 'session.restore' && event.voice === 'active' && context.agent_watch != null,
+    restoredWatch: ({ context, event }) =>
+      event.type === 'session.restore' && event.voice === 'active' && context.agent_watch != null,
   },
   actions: {
     /** The agent was seen: in the room's participants at a check, or by its first context fetch (at `at`). */
-    noteJoined: enqueueActions(({ context, enqueue }, params: { signal: 'room_check' | 'context_fetch'; at?: number }) => {
-      const watch = context.agent_watch;
-      if (!watch || watch.joined_at !== null) return;
-      const at = params.at ?? watch.due_at;
-      enqueue.assign({ agent_watch: { ...watch, joined_at: at, due_at: at + context.settings.roomCheckMs, unanswered: 0 } });
-      // A join is how a call should go: no activity item (the typical order stays as it is), only the metric.
-      // Only the fetch says when the agent came: a check says only that it had by then.
-      enqueue.emit({ type: 'agent.joined', joinMs: params.signal === 'context_fetch' ? at - watch.dispatched_at : null });
-    }),
+    noteJoined: enqueueActions(
+      ({ context, enqueue }, params: { signal: 'room_check' | 'context_fetch'; at?: number }) => {
+        const watch = context.agent_watch;
+        if (!watch || watch.joined_at !== null) return;
+        const at = params.at ?? watch.due_at;
+        enqueue.assign({
+          agent_watch: { ...watch, joined_at: at, due_at: at + context.settings.roomCheckMs, unanswered: 0 },
+        });
+        // A join is how a call should go: no activity item (the typical order stays as it is), only the metric.
+        // Only the fetch says when the agent came: a check says only that it had by then.
+        enqueue.emit({
+          type: 'agent.joined',
+          joinMs: params.signal === 'context_fetch' ? at - watch.dispatched_at : null,
+        });
+      },
+    ),
     /** The room and its agent are still there: the next check comes an interval later. */
     checkAgain: enqueueActions(({ context, enqueue }, params: { unanswered: boolean }) => {
       const watch = context.agent_watch!;
       const interval = watch.joined_at === null ? context.settings.agentJoinMs : context.settings.roomCheckMs;
-      enqueue.assign({ agent_watch: { ...watch, due_at: watch.due_at + interval, unanswered: params.unanswered ? watch.unanswered + 1 : 0 } });
+      enqueue.assign({
+        agent_watch: {
+          ...watch,
+          due_at: watch.due_at + interval,
+          unanswered: params.unanswered ? watch.unanswered + 1 : 0,
+        },
+      });
     }),
     /** The agent that had joined is gone from the room while the call runs: a fresh round of dispatches. */
     noteAgentLeft: enqueueActions(({ context, enqueue }) => {
       const watch = context.agent_watch!;
       enqueue.assign({ agent_watch: { ...watch, joined_at: null, attempts: 0, unanswered: 0 } });
-      enqueue.emit(activity(context, 'voice_agent', watch.due_at, watch.trace, { outcome: 'agent_left', room: currentRoom(context), dispatch_id: context.voice.dispatch_id }));
+      enqueue.emit(
+        activity(context, 'voice_agent', watch.due_at, watch.trace, {
+          outcome: 'agent_left',
+          room: currentRoom(context),
+          dispatch_id: context.voice.dispatch_id,
+        }),
+      );
     }),
     noteRedispatch: enqueueActions(({ context, enqueue }, params: { dispatchId: string | null }) => {
       const watch = context.agent_watch!;
       const at = watch.due_at;
-      const next: AgentWatch = { ...watch, attempts: watch.attempts + 1, dispatched_at: at, due_at: at + context.settings.agentJoinMs, unanswered: 0 };
+      const next: AgentWatch = {
+        ...watch,
+        attempts: watch.attempts + 1,
+        dispatched_at: at,
+        due_at: at + context.settings.agentJoinMs,
+        unanswered: 0,
+      };
       enqueue.assign({ agent_watch: next, voice: { ...context.voice, dispatch_id: params.dispatchId } });
       enqueue.emit(
         activity(context, 'voice_agent', at, watch.trace, {
@@ -113,7 +140,10 @@ export const agentRegion = agentWatchSetup.createStateConfig({
     awaiting: {
       on: {
         ...watchCommands,
-        'agent.heard': { target: 'joined', actions: { type: 'noteJoined', params: ({ event }) => ({ signal: 'context_fetch' as const, at: event.at }) } },
+        'agent.heard': {
+          target: 'joined',
+          actions: { type: 'noteJoined', params: ({ event }) => ({ signal: 'context_fetch' as const, at: event.at }) },
+        },
       },
       after: { agentCheck: 'checking' },
     },
@@ -128,12 +158,20 @@ export const agentRegion = agentWatchSetup.createStateConfig({
             target: 'joined',
             actions: { type: 'noteJoined', params: { signal: 'room_check' as const } },
           },
-          { guard: { type: 'roomLost', params: ({ event }) => ({ presence: event.output }) }, target: 'idle', actions: { type: 'endCall', params: { endedBy: 'media_lost' as const } } },
+          {
+            guard: { type: 'roomLost', params: ({ event }) => ({ presence: event.output }) },
+            target: 'idle',
+            actions: { type: 'endCall', params: { endedBy: 'media_lost' as const } },
+          },
           { guard: 'dispatchesLeft', target: 'redispatching' },
           { target: 'idle', actions: { type: 'endCall', params: { endedBy: 'no_agent' as const } } },
         ],
         onError: [
-          { guard: 'checksUnanswered', target: 'idle', actions: { type: 'endCall', params: { endedBy: 'media_lost' as const } } },
+          {
+            guard: 'checksUnanswered',
+            target: 'idle',
+            actions: { type: 'endCall', params: { endedBy: 'media_lost' as const } },
+          },
           { target: 'awaiting', actions: { type: 'checkAgain', params: { unanswered: true } } },
         ],
       },
@@ -143,13 +181,19 @@ export const agentRegion = agentWatchSetup.createStateConfig({
       invoke: {
         src: 'replaceDispatch',
         input: ({ context }) => ({ ...roomInput({ context }), staleId: context.voice.dispatch_id }),
-        onDone: { target: 'awaiting', actions: { type: 'noteRedispatch', params: ({ event }) => ({ dispatchId: event.output }) } },
+        onDone: {
+          target: 'awaiting',
+          actions: { type: 'noteRedispatch', params: ({ event }) => ({ dispatchId: event.output }) },
+        },
         // Counted as an attempt all the same, so a media server that refuses dispatches ends the call in bounded time.
         onError: { target: 'awaiting', actions: { type: 'noteRedispatch', params: { dispatchId: null } } },
       },
     },
     joined: {
-      on: { ...watchCommands, 'agent.check': { target: 'rechecking', actions: { type: 'checkNow', params: { now: true } } } },
+      on: {
+        ...watchCommands,
+        'agent.check': { target: 'rechecking', actions: { type: 'checkNow', params: { now: true } } },
+      },
       after: { agentCheck: 'rechecking' },
     },
     rechecking: {
@@ -158,12 +202,24 @@ export const agentRegion = agentWatchSetup.createStateConfig({
         src: 'checkAgent',
         input: roomInput,
         onDone: [
-          { guard: { type: 'presence', params: ({ event }) => ({ presence: event.output, is: 'present' as const }) }, target: 'joined', actions: { type: 'checkAgain', params: { unanswered: false } } },
-          { guard: { type: 'roomLost', params: ({ event }) => ({ presence: event.output }) }, target: 'idle', actions: { type: 'endCall', params: { endedBy: 'media_lost' as const } } },
+          {
+            guard: { type: 'presence', params: ({ event }) => ({ presence: event.output, is: 'present' as const }) },
+            target: 'joined',
+            actions: { type: 'checkAgain', params: { unanswered: false } },
+          },
+          {
+            guard: { type: 'roomLost', params: ({ event }) => ({ presence: event.output }) },
+            target: 'idle',
+            actions: { type: 'endCall', params: { endedBy: 'media_lost' as const } },
+          },
           { target: 'redispatching', actions: 'noteAgentLeft' },
         ],
         onError: [
-          { guard: 'checksUnanswered', target: 'idle', actions: { type: 'endCall', params: { endedBy: 'media_lost' as const } } },
+          {
+            guard: 'checksUnanswered',
+            target: 'idle',
+            actions: { type: 'endCall', params: { endedBy: 'media_lost' as const } },
+          },
           { target: 'joined', actions: { type: 'checkAgain', params: { unanswered: true } } },
         ],
       },

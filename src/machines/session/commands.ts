@@ -19,7 +19,8 @@ export const commandSetup = agentWatchSetup.extend({
   actions: {
     /** Our agent fetches its context only once in the room (agent/job.ts): the first fetch of a call is its join. */
     noteAgentHeard: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type === 'context.fetch' && context.agent_watch?.joined_at === null) enqueue.raise({ type: 'agent.heard', at: event.at });
+      if (event.type === 'context.fetch' && context.agent_watch?.joined_at === null)
+        enqueue.raise({ type: 'agent.heard', at: event.at });
     }),
     // One action, one assign: each assign clones the machine snapshot, and an event is the
     // commonest command by far (docs/benchmark-history.md has the measurement). `ingestStep` is the whole of
@@ -79,7 +80,12 @@ export const commandSetup = agentWatchSetup.extend({
       if (event.type !== 'assistant.evaluate') return;
       const trigger = decideTrigger(context, event, params.holdBack);
       // The popup sees the session as the trigger left it; an offer of voice is prompt enough.
-      const popup = decidePopup({ ...context, ...trigger.patch }, event, params.holdBack === 'assistant_active', trigger.decision.trigger);
+      const popup = decidePopup(
+        { ...context, ...trigger.patch },
+        event,
+        params.holdBack === 'assistant_active',
+        trigger.decision.trigger,
+      );
       enqueue.assign({ ...trigger.patch, ...popup.patch });
       if (trigger.cooldownMs > 0) enqueue.raise({ type: 'trigger.fired', cooldownMs: trigger.cooldownMs });
       for (const emitted of [...trigger.emitted, ...popup.emitted]) enqueue.emit(emitted);
@@ -90,8 +96,11 @@ export const commandSetup = agentWatchSetup.extend({
       if (event.type !== 'flow.set') return;
       const { at } = event;
       let flow: SessionFlow | null;
-      if (event.step_sequence === null) flow = { flow_key: event.flow_key, steps: context.flow?.flow_key === event.flow_key ? context.flow.steps : [] };
-      else flow = event.step_sequence.length === 0 ? null : { flow_key: event.flow_key, steps: flowSteps(event.step_sequence) };
+      if (event.step_sequence === null)
+        flow = { flow_key: event.flow_key, steps: context.flow?.flow_key === event.flow_key ? context.flow.steps : [] };
+      else
+        flow =
+          event.step_sequence.length === 0 ? null : { flow_key: event.flow_key, steps: flowSteps(event.step_sequence) };
       const screen = event.current_step ?? context.screen;
       enqueue.assign({
         flow,
@@ -108,10 +117,17 @@ export const commandSetup = agentWatchSetup.extend({
     }),
     registerDropoff: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'dropoff.register') return;
-      const dropoff: Dropoff = { registered_at: event.at, has_dialable_phone: event.has_dialable_phone, phone_last4: event.phone_last4, reason: event.reason };
+      const dropoff: Dropoff = {
+        registered_at: event.at,
+        has_dialable_phone: event.has_dialable_phone,
+        phone_last4: event.phone_last4,
+        reason: event.reason,
+      };
       enqueue.assign({ dropoff, user_id: context.user_id ?? event.user_id, updated_at: event.at });
       const { has_dialable_phone, phone_last4, reason } = dropoff;
-      enqueue.emit(activity(context, 'dropoff_registered', event.at, event.trace, { has_dialable_phone, phone_last4, reason }));
+      enqueue.emit(
+        activity(context, 'dropoff_registered', event.at, event.trace, { has_dialable_phone, phone_last4, reason }),
+      );
       enqueue.raise({ type: 'reengagement.arm', at: event.at, trace: event.trace });
       const reply = event.reply;
       enqueue(() => reply({ registered: true, has_dialable_phone: dropoff.has_dialable_phone }));
@@ -122,7 +138,9 @@ export const commandSetup = agentWatchSetup.extend({
       enqueue.assign({ updated_at: event.at });
       enqueue.emit(activity(context, 'consent', event.at, event.trace, { decision, notice_version, language }));
       const reply = event.reply;
-      enqueue(() => reply({ session_id: context.session_id, decision, notice_version, language, recorded_at_ms: event.at }));
+      enqueue(() =>
+        reply({ session_id: context.session_id, decision, notice_version, language, recorded_at_ms: event.at }),
+      );
     }),
     cancelDropoff: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'dropoff.cancel') return;
@@ -142,21 +160,38 @@ export const rootCommands = commandSetup.createStateConfig({
     'session.ingest': { actions: 'ingest' },
     'context.fetch': [
       { guard: 'voiceInactive', actions: [{ type: 'serveContext', params: { voiceActive: false } }, 'touch'] },
-      { actions: [{ type: 'serveContext', params: { voiceActive: true } }, 'noteVoiceAlive', 'noteAgentHeard', 'touch'] },
+      {
+        actions: [{ type: 'serveContext', params: { voiceActive: true } }, 'noteVoiceAlive', 'noteAgentHeard', 'touch'],
+      },
     ],
     // Suppressions that come from the state, in order of precedence; the action adds already_prompted.
     'trigger.evaluate': [
-      { guard: 'assistantActive', actions: [{ type: 'evaluateTrigger', params: { holdBack: 'assistant_active' } }, 'touch'] },
-      { guard: 'triggerCoolingDown', actions: [{ type: 'evaluateTrigger', params: { holdBack: 'cooldown' } }, 'touch'] },
+      {
+        guard: 'assistantActive',
+        actions: [{ type: 'evaluateTrigger', params: { holdBack: 'assistant_active' } }, 'touch'],
+      },
+      {
+        guard: 'triggerCoolingDown',
+        actions: [{ type: 'evaluateTrigger', params: { holdBack: 'cooldown' } }, 'touch'],
+      },
       { actions: [{ type: 'evaluateTrigger', params: { holdBack: null } }, 'touch'] },
     ],
     'popup.evaluate': [
-      { guard: 'assistantActive', actions: [{ type: 'evaluatePopup', params: { holdBack: 'assistant_active' } }, 'touch'] },
+      {
+        guard: 'assistantActive',
+        actions: [{ type: 'evaluatePopup', params: { holdBack: 'assistant_active' } }, 'touch'],
+      },
       { actions: [{ type: 'evaluatePopup', params: { holdBack: null } }, 'touch'] },
     ],
     'assistant.evaluate': [
-      { guard: 'assistantActive', actions: [{ type: 'evaluateSurfaces', params: { holdBack: 'assistant_active' } }, 'touch'] },
-      { guard: 'triggerCoolingDown', actions: [{ type: 'evaluateSurfaces', params: { holdBack: 'cooldown' } }, 'touch'] },
+      {
+        guard: 'assistantActive',
+        actions: [{ type: 'evaluateSurfaces', params: { holdBack: 'assistant_active' } }, 'touch'],
+      },
+      {
+        guard: 'triggerCoolingDown',
+        actions: [{ type: 'evaluateSurfaces', params: { holdBack: 'cooldown' } }, 'touch'],
+      },
       { actions: [{ type: 'evaluateSurfaces', params: { holdBack: null } }, 'touch'] },
     ],
     'flow.set': { actions: ['setFlow', 'touch'] },

@@ -85,7 +85,6 @@ export interface StopWork {
   endedBy?: VoiceEndedBy;
 }
 
-
 /** Replies wait here while media calls run; never shown, and gone once answered. */
 export interface VoiceWork {
   start: StartWork | null;
@@ -151,7 +150,6 @@ export interface SessionContext extends SessionRecord {
   agent_watch?: AgentWatch | null;
 }
 
-
 /** Internal: a trigger fired, so the trigger region cools down for `cooldownMs`. */
 export type TriggerFired = { type: 'trigger.fired'; cooldownMs: number };
 
@@ -167,21 +165,49 @@ export type AgentHeard = { type: 'agent.heard'; at: number };
 export type VoiceEnd = { type: 'voice.end'; endedBy: Exclude<VoiceEndedBy, 'silence'>; at: number };
 
 /** Every event the session machine takes: the commands sent to it and those it raises itself. */
-export type SessionMachineEvent = SessionCommand | SessionRestore | TriggerFired | UserActivity | ReengagementArm | ReengagementCancel | AgentWatchEvent | VoiceEnd;
+export type SessionMachineEvent =
+  | SessionCommand
+  | SessionRestore
+  | TriggerFired
+  | UserActivity
+  | ReengagementArm
+  | ReengagementCancel
+  | AgentWatchEvent
+  | VoiceEnd;
 
 /** Shared by every session with no voice work under way: updates replace it, never mutate it. */
-export const NO_VOICE_WORK: VoiceWork = Object.freeze({ start: null, stop: null, waiting: Object.freeze([]) as unknown as VoiceCommand[] });
+export const NO_VOICE_WORK: VoiceWork = Object.freeze({
+  start: null,
+  stop: null,
+  waiting: Object.freeze([]) as unknown as VoiceCommand[],
+});
 
 /** An activity item; `dueAt` when a timer records it: the item says when it was due (docs/activity-actor.md). */
-export const activity = (context: SessionContext, kind: ActivityKind, at: number, trace: Trace, payload: Record<string, unknown>, dueAt?: number): SessionEmitted => ({
+export const activity = (
+  context: SessionContext,
+  kind: ActivityKind,
+  at: number,
+  trace: Trace,
+  payload: Record<string, unknown>,
+  dueAt?: number,
+): SessionEmitted => ({
   type: 'activity',
   draft:
     dueAt === undefined
       ? ({ kind, at, session_id: context.session_id, user_id: context.user_id, trace, payload } satisfies ActivityDraft)
-      : ({ kind, at, due_at: dueAt, session_id: context.session_id, user_id: context.user_id, trace, payload } satisfies ActivityDraft),
+      : ({
+          kind,
+          at,
+          due_at: dueAt,
+          session_id: context.session_id,
+          user_id: context.user_id,
+          trace,
+          payload,
+        } satisfies ActivityDraft),
 });
 
-export const currentRoom = (context: SessionContext): string => roomName(context.settings.mediaRoomPrefix, context.session_id);
+export const currentRoom = (context: SessionContext): string =>
+  roomName(context.settings.mediaRoomPrefix, context.session_id);
 
 export function newContext(input: SessionInput): SessionContext {
   return {
@@ -204,5 +230,7 @@ export function newContext(input: SessionInput): SessionContext {
 }
 
 /** When the reengagement timer fires, while armed. */
-export const reengagementDeadline = (context: PersistedContext & { settings: SessionSettings }, timer: ReengagementTimer): number =>
-  timer.armed_at + context.settings.reengagementInactivitySeconds * 1000;
+export const reengagementDeadline = (
+  context: PersistedContext & { settings: SessionSettings },
+  timer: ReengagementTimer,
+): number => timer.armed_at + context.settings.reengagementInactivitySeconds * 1000;

@@ -17,11 +17,15 @@ import type { PopupInputs, SessionEmitted, TriggerEvaluateCommand } from './even
 
 export type HoldBack = 'assistant_active' | 'cooldown' | null;
 
-
 export type Evaluation = Omit<TriggerEvaluateCommand, 'type' | 'reply'>;
 
 /** The session's error window for the evaluated screen, as it stands at the evaluation's time. */
-function currentErrors(context: SessionContext, screen: string | null | undefined, at: number, windowSeconds: number): ErrorWindow {
+function currentErrors(
+  context: SessionContext,
+  screen: string | null | undefined,
+  at: number,
+  windowSeconds: number,
+): ErrorWindow {
   return prune(onScreen(context.errors, screen), at, windowSeconds * 1000);
 }
 
@@ -44,8 +48,15 @@ export function decideTrigger(context: SessionContext, command: Evaluation, hold
   const config = mergeSdkConfig(command.sdk_overrides, clientId);
   const screen = command.signals.screen ?? context.screen ?? undefined;
   const signals = { ...command.signals, screen };
-  let errors = withRequestCodes(currentErrors(context, screen, at, config.thresholds.error_window_seconds), command.signals.errors ?? [], at);
-  const matched = evaluateTriggerPolicy({ ...signals, errors: heldCodes(errors) }, { config, criticalSteps: context.settings.criticalSteps, schemas: context.schemas });
+  let errors = withRequestCodes(
+    currentErrors(context, screen, at, config.thresholds.error_window_seconds),
+    command.signals.errors ?? [],
+    at,
+  );
+  const matched = evaluateTriggerPolicy(
+    { ...signals, errors: heldCodes(errors) },
+    { config, criticalSteps: context.settings.criticalSteps, schemas: context.schemas },
+  );
   const decision = suppressTrigger(matched, {
     assistantActive: holdBack === 'assistant_active',
     cooldownRemainingMs: holdBack === 'cooldown' ? (context.trigger.cooldown_until ?? at) - at : undefined,
@@ -61,7 +72,11 @@ export function decideTrigger(context: SessionContext, command: Evaluation, hold
     Object.assign(patch, { last_trigger_at: at, trigger });
     emitted.push({
       type: 'command',
-      command: { command: 'suggest_start_voice_agent', session_id: context.session_id, payload: { reason: decision.reason, intervention_mode: 'offer' } },
+      command: {
+        command: 'suggest_start_voice_agent',
+        session_id: context.session_id,
+        payload: { reason: decision.reason, intervention_mode: 'offer' },
+      },
     });
   }
   patch.errors = errors;
@@ -107,7 +122,10 @@ export function decidePopup(
     });
     const cooling = context.popup_cooldown_until !== null && at < context.popup_cooldown_until;
     if (candidate.show && cooling) {
-      decision = { ...hiddenPopup('cooldown'), retry_after_seconds: Math.max(1, Math.ceil((context.popup_cooldown_until! - at) / 1000)) };
+      decision = {
+        ...hiddenPopup('cooldown'),
+        retry_after_seconds: Math.max(1, Math.ceil((context.popup_cooldown_until! - at) / 1000)),
+      };
     } else {
       decision = candidate;
     }
@@ -115,10 +133,16 @@ export function decidePopup(
       patch = { popup_cooldown_until: at + config.thresholds.assistant_prompt_cooldown_seconds * 1000, updated_at: at };
       emitted.push({
         type: 'command',
-        command: { command: 'show_popup', session_id: context.session_id, payload: { message: decision.message!, delay_ms: decision.delay_ms, reason: decision.popup_reason_code } },
+        command: {
+          command: 'show_popup',
+          session_id: context.session_id,
+          payload: { message: decision.message!, delay_ms: decision.delay_ms, reason: decision.popup_reason_code },
+        },
       });
     }
   }
-  emitted.unshift(activity(context, 'popup_evaluate', at, command.trace, { screen, decision: { ...decision }, client_id: clientId }));
+  emitted.unshift(
+    activity(context, 'popup_evaluate', at, command.trace, { screen, decision: { ...decision }, client_id: clientId }),
+  );
   return { decision, patch, emitted };
 }

@@ -33,7 +33,8 @@ export function withDirectIngest(logic: SessionMachine): SessionMachine {
   // A logic given its own ingest action (a test's fault injection) keeps the machine's path for it.
   if (logic.implementations.actions.ingest !== sessionMachine.implementations.actions.ingest) return logic;
   const transition: SessionMachine['transition'] = (snapshot, event, scope) => {
-    if (event.type !== INGEST || snapshot.status !== 'active' || snapshot.context.reengagement !== null) return logic.transition(snapshot, event, scope);
+    if (event.type !== INGEST || snapshot.status !== 'active' || snapshot.context.reengagement !== null)
+      return logic.transition(snapshot, event, scope);
     const step = ingestStep(snapshot.context, event);
     // In the machine's order: the reply is a custom action, run within the step; emissions, as
     // XState's `emit` action does, are delivered once the actor holds the new snapshot.
@@ -53,7 +54,9 @@ type AnyNode = StateNode<never, never>;
 
 /** Whether a node's event descriptor (`x.y`, `x.*`, `*`) matches an SDK event. */
 const matchesIngest = (descriptor: string): boolean =>
-  descriptor === INGEST || descriptor === '*' || (descriptor.endsWith('.*') && INGEST.startsWith(descriptor.slice(0, -1)));
+  descriptor === INGEST ||
+  descriptor === '*' ||
+  (descriptor.endsWith('.*') && INGEST.startsWith(descriptor.slice(0, -1)));
 
 function nodesOf(node: AnyNode): AnyNode[] {
   return [node, ...Object.values(node.states as Record<string, AnyNode>).flatMap(nodesOf)];
@@ -68,13 +71,18 @@ export function assertIngestIsContextOnly(logic: SessionMachine): void {
   const transitions = root.transitions.get(INGEST) ?? fail('the root has no session.ingest transition');
   if (transitions.length !== 1) fail('session.ingest has more than one transition');
   const [transition] = transitions;
-  if (transition!.target?.length || transition!.reenter || transition!.guard) fail('session.ingest is not targetless and unguarded');
-  const actions = transition!.actions.map((action) => (typeof action === 'string' ? action : (action as { type?: unknown }).type));
+  if (transition!.target?.length || transition!.reenter || transition!.guard)
+    fail('session.ingest is not targetless and unguarded');
+  const actions = transition!.actions.map((action) =>
+    typeof action === 'string' ? action : (action as { type?: unknown }).type,
+  );
   if (actions.length !== 1 || actions[0] !== 'ingest') fail('session.ingest does more than the ingest action');
   for (const node of nodesOf(root)) {
-    if (node !== root && [...node.transitions.keys()].some(matchesIngest)) fail(`${node.id} handles session.ingest too`);
+    if (node !== root && [...node.transitions.keys()].some(matchesIngest))
+      fail(`${node.id} handles session.ingest too`);
     // A state with an always-taken eventless transition is passed through, never rested in; any
     // other eventless transition could be enabled by what an event changes in the context.
-    if (node.always?.length && !node.always.some((always) => !always.guard)) fail(`${node.id} has a guarded eventless transition`);
+    if (node.always?.length && !node.always.some((always) => !always.guard))
+      fail(`${node.id} has a guarded eventless transition`);
   }
 }

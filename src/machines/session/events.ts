@@ -218,7 +218,11 @@ export interface ConsentRecorded {
 
 /** What the session decided to tell its client without being asked (pushed on the WebSocket). */
 export type AssistantCommand =
-  | { command: 'suggest_start_voice_agent'; session_id: string; payload: { reason: string; intervention_mode: 'offer' } }
+  | {
+      command: 'suggest_start_voice_agent';
+      session_id: string;
+      payload: { reason: string; intervention_mode: 'offer' };
+    }
   | { command: 'show_popup'; session_id: string; payload: { message: string; delay_ms: number; reason: string } };
 
 export type SessionEmitted =

@@ -24,7 +24,13 @@ export interface IngestStep {
 
 /** Ingestion in the session (docs/events.md): the event applied, the error window moved on, the activity items. */
 export function ingestStep(context: SessionContext, event: SessionIngest): IngestStep {
-  const outcome = eventPatch(context, event.event, { at: event.at, schemaRegistry: context.settings.schemaRegistry, matchHint: event.matchHint, maxBytes: context.settings.sessionMaxBytes, sizes: event.sizes });
+  const outcome = eventPatch(context, event.event, {
+    at: event.at,
+    schemaRegistry: context.settings.schemaRegistry,
+    matchHint: event.matchHint,
+    maxBytes: context.settings.sessionMaxBytes,
+    sizes: event.sizes,
+  });
   const userActivity = !AGENT_EVENT_TYPES.has(outcome.stored.event);
   // The user coming back cancels a registered drop-off.
   const returned = userActivity && context.dropoff !== null;
@@ -41,7 +47,14 @@ export function ingestStep(context: SessionContext, event: SessionIngest): Inges
   if (returned) next.dropoff = null;
   const item = (kind: ActivityKind, payload: Record<string, unknown>): IngestStep['emitted'][number] => ({
     type: 'activity',
-    draft: { at: event.at, session_id: context.session_id, user_id: outcome.patch.user_id, trace: event.trace, kind, payload },
+    draft: {
+      at: event.at,
+      session_id: context.session_id,
+      user_id: outcome.patch.user_id,
+      trace: event.trace,
+      kind,
+      payload,
+    },
   });
   const payload = eventActivityPayload(outcome.stored, outcome.warnings, event.channel);
   // A turn names no screen of its own: it was said where the user is.
@@ -52,7 +65,11 @@ export function ingestStep(context: SessionContext, event: SessionIngest): Inges
   // While a call runs, what the user types or fails on is what the agent should hear of now,
   // not at its next refresh (docs/decisions/0006-the-voice-agents-context.md). Placeholder media has no room to tell.
   if (context.settings.mediaReady && context.voice_silence && CONTEXT_PUSH_EVENTS.has(outcome.stored.event)) {
-    emitted.push({ type: 'agent.notice', room: currentRoom(context), notice: { type: 'context_updated', session_id: context.session_id, reason: outcome.stored.event, at: event.at } });
+    emitted.push({
+      type: 'agent.notice',
+      room: currentRoom(context),
+      notice: { type: 'context_updated', session_id: context.session_id, reason: outcome.stored.event, at: event.at },
+    });
   }
   return { context: next, emitted, userActivity, result: { ingested_at_ms: event.at, warnings: outcome.warnings } };
 }

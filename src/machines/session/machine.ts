@@ -22,7 +22,8 @@ import { voiceRegion } from './voice-lifecycle.js';
 export const sessionMachine = commandSetup.createMachine({
   id: 'session',
   type: 'parallel',
-  context: ({ input }) => (input.restored ? restoredContext(input.restored, input.settings, input.at) : newContext(input)),
+  context: ({ input }) =>
+    input.restored ? restoredContext(input.restored, input.settings, input.at) : newContext(input),
   on: rootCommands,
   states: {
     voice: voiceRegion,

@@ -50,8 +50,13 @@ function restoredSilence(restored: PersistedContext, settings: SessionSettings, 
  * hence no timer but the idle check, which its context can re-arm. It is also the initial state,
  * so a session brought back from its context alone is where it was.
  */
-export const HIBERNATION_STATE = { voice: 'inactive', trigger: 'ready', presence: 'live', reengagement: 'idle', agent: 'idle' } as const;
-
+export const HIBERNATION_STATE = {
+  voice: 'inactive',
+  trigger: 'ready',
+  presence: 'live',
+  reengagement: 'idle',
+  agent: 'idle',
+} as const;
 
 /** Whether a running session is in `HIBERNATION_STATE` (typed by what it reads, so persistence needs not the machine). */
 export function canHibernate(snapshot: { status: string; matches(state: typeof HIBERNATION_STATE): boolean }): boolean {
@@ -68,11 +73,19 @@ export function canHibernate(snapshot: { status: string; matches(state: typeof H
 export function canLeaveMemory(snapshot: {
   status: string;
   context: Pick<SessionContext, 'voiceWork'>;
-  matches(state: { presence: 'live' } | { voice: 'inactive' | 'active' } | { agent: 'checking' | 'rechecking' | 'redispatching' }): boolean;
+  matches(
+    state:
+      { presence: 'live' } | { voice: 'inactive' | 'active' } | { agent: 'checking' | 'rechecking' | 'redispatching' },
+  ): boolean;
 }): boolean {
   if (snapshot.status !== 'active' || !snapshot.matches({ presence: 'live' })) return false;
   // A room check or a dispatch under way is a media call only the actor can see through.
-  if (snapshot.matches({ agent: 'checking' }) || snapshot.matches({ agent: 'rechecking' }) || snapshot.matches({ agent: 'redispatching' })) return false;
+  if (
+    snapshot.matches({ agent: 'checking' }) ||
+    snapshot.matches({ agent: 'rechecking' }) ||
+    snapshot.matches({ agent: 'redispatching' })
+  )
+    return false;
   const { start, stop, waiting } = snapshot.context.voiceWork;
   if (start !== null || stop !== null || waiting.length > 0) return false;
   return snapshot.matches({ voice: 'inactive' }) || snapshot.matches({ voice: 'active' });

@@ -27,10 +27,12 @@ export function sessionReengagement(context: SessionContext, voiceActive: boolea
 export const reengagementSetup = sessionSetup.extend({
   actions: {
     armReengagement: enqueueActions(({ event, enqueue }) => {
-      if (event.type === 'reengagement.arm') enqueue.assign({ reengagement: { armed_at: event.at, trace: event.trace } });
+      if (event.type === 'reengagement.arm')
+        enqueue.assign({ reengagement: { armed_at: event.at, trace: event.trace } });
     }),
     rearmReengagement: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type === 'user.activity' && context.reengagement) enqueue.assign({ reengagement: { ...context.reengagement, armed_at: event.at } });
+      if (event.type === 'user.activity' && context.reengagement)
+        enqueue.assign({ reengagement: { ...context.reengagement, armed_at: event.at } });
     }),
     recordReengagement: enqueueActions(({ context, enqueue }) => {
       const timer = context.reengagement;
@@ -39,7 +41,16 @@ export const reengagementSetup = sessionSetup.extend({
       // item is stamped when recorded, which is later when the timer fired late (a wake after a
       // restart), and says when it was due.
       const dueAt = reengagementDeadline(context, timer);
-      enqueue.emit(activity(context, 'reengagement', dueAt, timer.trace, { ...sessionReengagement(context, false, dueAt), source: 'timer' }, dueAt));
+      enqueue.emit(
+        activity(
+          context,
+          'reengagement',
+          dueAt,
+          timer.trace,
+          { ...sessionReengagement(context, false, dueAt), source: 'timer' },
+          dueAt,
+        ),
+      );
     }),
     clearReengagement: enqueueActions(({ enqueue }) => enqueue.assign({ reengagement: null })),
   },

@@ -16,7 +16,10 @@ import type { FindAgentInput, IssuedToken, ReplaceDispatchInput, RoomInput, Toke
 const unprovided = () => Promise.reject(new Error('media actors are provided at bootstrap'));
 
 /** The input of the media actors that need only the room. */
-export const roomInput = ({ context }: { context: SessionContext }): RoomInput => ({ room: currentRoom(context), sessionId: context.session_id });
+export const roomInput = ({ context }: { context: SessionContext }): RoomInput => ({
+  room: currentRoom(context),
+  sessionId: context.session_id,
+});
 
 export const sessionSetup = setup({
   types: {
@@ -81,14 +84,18 @@ export const sessionSetup = setup({
     },
     agentMissing: (_, params: { presence: AgentPresence }) => params.presence !== 'present',
     restoredVoiceActive: ({ event }) => event.type === 'session.restore' && event.voice === 'active',
-    restoredCoolingDown: ({ context, event }) => event.type === 'session.restore' && (context.trigger.cooldown_until ?? 0) > event.at,
+    restoredCoolingDown: ({ context, event }) =>
+      event.type === 'session.restore' && (context.trigger.cooldown_until ?? 0) > event.at,
     restoredReengagement: ({ context, event }) => event.type === 'session.restore' && context.reengagement !== null,
   },
   actions: {
     // A command only notes the time: restarting the idle timer on every command would cost a
     // microstep and a timer swap per event (see idle-timer.ts).
     touch: assign({ last_touched_at: ({ context, event }) => ('at' in event ? event.at : context.last_touched_at) }),
-    rearmIdleTimer: assign({ idle_timer: ({ context }) => rearmIdleTimer(context.idle_timer, context.last_touched_at, context.settings.idleTtlMs) }),
+    rearmIdleTimer: assign({
+      idle_timer: ({ context }) =>
+        rearmIdleTimer(context.idle_timer, context.last_touched_at, context.settings.idleTtlMs),
+    }),
     announceExpiry: emit(({ context }) => ({ type: 'session.expired' as const, sessionId: context.session_id })),
   },
 });

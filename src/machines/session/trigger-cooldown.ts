@@ -7,7 +7,9 @@ import { sessionSetup } from './setup.js';
 export const triggerCooldownRegion = sessionSetup.createStateConfig({
   initial: 'ready',
   states: {
-    ready: { on: { 'trigger.fired': 'cooldown', 'session.restore': { guard: 'restoredCoolingDown', target: 'cooldown' } } },
+    ready: {
+      on: { 'trigger.fired': 'cooldown', 'session.restore': { guard: 'restoredCoolingDown', target: 'cooldown' } },
+    },
     // A voice session's end while cooling down starts the cooldown again, from the stop.
     cooldown: { after: { triggerCooldown: 'ready' }, on: { 'trigger.fired': { target: 'cooldown', reenter: true } } },
   },

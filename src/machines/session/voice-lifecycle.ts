@@ -36,10 +36,19 @@ export const voiceSetup = reengagementSetup.extend({
         voice: { ...context.voice, room: currentRoom(context) },
         voiceWork: {
           ...context.voiceWork,
-          start: { command: event, resumed: params.resumed, identity: participantIdentity(userId, context.session_id), warnings, dispatchViaToken: false },
+          start: {
+            command: event,
+            resumed: params.resumed,
+            identity: participantIdentity(userId, context.session_id),
+            warnings,
+            dispatchViaToken: false,
+          },
         },
         // A resume belongs to the engagement running; anything else begins a new one.
-        assistant_invocation_id: params.resumed && context.assistant_invocation_id !== null ? context.assistant_invocation_id : event.invocation_id,
+        assistant_invocation_id:
+          params.resumed && context.assistant_invocation_id !== null
+            ? context.assistant_invocation_id
+            : event.invocation_id,
       });
     }),
     noteRoomCreateFailed: enqueueActions(({ context, enqueue }) => {
@@ -55,14 +64,20 @@ export const voiceSetup = reengagementSetup.extend({
       const start = context.voiceWork.start!;
       enqueue.assign({
         voice: { ...context.voice, dispatch_id: params.dispatchId },
-        voiceWork: { ...context.voiceWork, start: { ...start, warnings: [...start.warnings, VoiceWarning.agentRedispatched], redispatched: true } },
+        voiceWork: {
+          ...context.voiceWork,
+          start: { ...start, warnings: [...start.warnings, VoiceWarning.agentRedispatched], redispatched: true },
+        },
       });
     }),
     noteDispatchFailed: enqueueActions(({ context, enqueue }) => {
       const start = context.voiceWork.start!;
       enqueue.assign({
         voice: { ...context.voice, dispatch_id: null },
-        voiceWork: { ...context.voiceWork, start: { ...start, warnings: [...start.warnings, VoiceWarning.dispatchFailed] } },
+        voiceWork: {
+          ...context.voiceWork,
+          start: { ...start, warnings: [...start.warnings, VoiceWarning.dispatchFailed] },
+        },
       });
     }),
     finishStart: enqueueActions(({ context, enqueue }, issued: IssuedToken) => {
@@ -92,7 +107,12 @@ export const voiceSetup = reengagementSetup.extend({
         stopped_at: resumed ? context.voice.stopped_at : null,
       };
       // A start or a resume is a sign of life: the silence check counts from it.
-      const voice_silence: VoiceSilence = { armed_at: command.at, delay_ms: context.settings.voiceSilenceMs, alive_at: command.at, trace: command.trace };
+      const voice_silence: VoiceSilence = {
+        armed_at: command.at,
+        delay_ms: context.settings.voiceSilenceMs,
+        alive_at: command.at,
+        trace: command.trace,
+      };
       enqueue.assign({ voice, voiceWork: { ...context.voiceWork, start: null }, voice_silence, agent_watch });
       enqueue.raise(agent_watch === null ? { type: 'agent.unwatch' } : { type: 'agent.watch', at: command.at });
       enqueue.emit(
@@ -127,59 +147,127 @@ export const voiceSetup = reengagementSetup.extend({
       enqueue.assign({ voiceWork: { ...context.voiceWork, stop: { command: event, warnings: [] } } });
     }),
     noteVoiceAlive: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type === 'context.fetch' && context.voice_silence) enqueue.assign({ voice_silence: { ...context.voice_silence, alive_at: event.at } });
+      if (event.type === 'context.fetch' && context.voice_silence)
+        enqueue.assign({ voice_silence: { ...context.voice_silence, alive_at: event.at } });
     }),
     rearmVoiceSilence: enqueueActions(({ context, enqueue }) => {
       const silence = context.voice_silence;
-      if (silence) enqueue.assign({ voice_silence: { ...silence, ...rearmIdleTimer(silence, silence.alive_at, context.settings.voiceSilenceMs) } });
+      if (silence)
+        enqueue.assign({
+          voice_silence: { ...silence, ...rearmIdleTimer(silence, silence.alive_at, context.settings.voiceSilenceMs) },
+        });
     }),
     /** No client stopped it, but nothing has been heard of the call for the timeout: it ends as a stop would. */
     beginExpiry: enqueueActions(({ context, enqueue }) => {
       const silence = context.voice_silence!;
       const at = idleTimerDeadline(silence);
-      const command: VoiceStopCommand = { type: 'voice.stop', at, trace: silence.trace, sdk_overrides: {}, header_client_id: null, reply: () => undefined };
+      const command: VoiceStopCommand = {
+        type: 'voice.stop',
+        at,
+        trace: silence.trace,
+        sdk_overrides: {},
+        header_client_id: null,
+        reply: () => undefined,
+      };
       const silentSeconds = Math.floor((at - silence.alive_at) / 1000);
-      enqueue.assign({ voiceWork: { ...context.voiceWork, stop: { command, warnings: [], silentSeconds, endedBy: 'silence' } } });
+      enqueue.assign({
+        voiceWork: { ...context.voiceWork, stop: { command, warnings: [], silentSeconds, endedBy: 'silence' } },
+      });
     }),
     /** The agent watch found no agent after every dispatch, or the room gone: the call ends as a stop would. */
     beginEnd: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'voice.end') return;
-      const trace = context.agent_watch?.trace ?? context.voice_silence?.trace ?? { trace_id: 'voice_end', request_id: 'voice_end' };
-      const command: VoiceStopCommand = { type: 'voice.stop', at: event.at, trace, sdk_overrides: {}, header_client_id: null, reply: () => undefined };
+      const trace = context.agent_watch?.trace ??
+        context.voice_silence?.trace ?? { trace_id: 'voice_end', request_id: 'voice_end' };
+      const command: VoiceStopCommand = {
+        type: 'voice.stop',
+        at: event.at,
+        trace,
+        sdk_overrides: {},
+        header_client_id: null,
+        reply: () => undefined,
+      };
       enqueue.assign({ voiceWork: { ...context.voiceWork, stop: { command, warnings: [], endedBy: event.endedBy } } });
     }),
     noteRoomDeleteFailed: enqueueActions(({ context, enqueue }) => {
       const stop = context.voiceWork.stop!;
-      enqueue.assign({ voiceWork: { ...context.voiceWork, stop: { ...stop, warnings: [...stop.warnings, VoiceWarning.roomDeleteFailed] } } });
+      enqueue.assign({
+        voiceWork: {
+          ...context.voiceWork,
+          stop: { ...stop, warnings: [...stop.warnings, VoiceWarning.roomDeleteFailed] },
+        },
+      });
     }),
     finishStop: enqueueActions(({ context, enqueue }) => {
       const { command, warnings, silentSeconds, endedBy } = context.voiceWork.stop!;
       const voice: VoiceDetails = { ...context.voice, dispatch_id: null, stopped_at: command.at };
-      enqueue.assign({ voice, voiceWork: { ...context.voiceWork, stop: null }, voice_silence: null, agent_watch: null });
+      enqueue.assign({
+        voice,
+        voiceWork: { ...context.voiceWork, stop: null },
+        voice_silence: null,
+        agent_watch: null,
+      });
       enqueue.raise({ type: 'agent.unwatch' });
       // The user just hung up: the failures the call was about are no reason to offer it again,
       // and the next offer waits min_trigger_interval_seconds, as after a fired trigger. A call
       // that went silent ended that long ago, past both: what happened since still counts.
       if (endedBy === undefined) {
         const config = mergeSdkConfig(command.sdk_overrides, context.client_id ?? command.header_client_id);
-        const trigger = coolDownAfterVoice(context.trigger, command.at, config.thresholds.min_trigger_interval_seconds * 1000);
+        const trigger = coolDownAfterVoice(
+          context.trigger,
+          command.at,
+          config.thresholds.min_trigger_interval_seconds * 1000,
+        );
         enqueue.assign({ errors: clearedAfterVoice(context.errors), trigger });
-        if (trigger !== context.trigger) enqueue.raise({ type: 'trigger.fired', cooldownMs: trigger.cooldown_until! - command.at });
+        if (trigger !== context.trigger)
+          enqueue.raise({ type: 'trigger.fired', cooldownMs: trigger.cooldown_until! - command.at });
       }
-      const ended = endedBy === undefined ? {} : { ended_by: endedBy, ...(silentSeconds === undefined ? {} : { silent_seconds: silentSeconds }) };
+      const ended =
+        endedBy === undefined
+          ? {}
+          : { ended_by: endedBy, ...(silentSeconds === undefined ? {} : { silent_seconds: silentSeconds }) };
       // A call the service ended (its silence check, its agent watch): that timer was due at `command.at`.
       const dueAt = endedBy === undefined ? undefined : command.at;
       const place = placeOfSession(context.screen, context.errors, windowScreen);
       enqueue.emit(
-        activity(context, 'session_stop', command.at, command.trace, { room: voice.room, was_active: true, warnings, ...ended, ...place, assistant_invocation_id: context.assistant_invocation_id }, dueAt),
+        activity(
+          context,
+          'session_stop',
+          command.at,
+          command.trace,
+          {
+            room: voice.room,
+            was_active: true,
+            warnings,
+            ...ended,
+            ...place,
+            assistant_invocation_id: context.assistant_invocation_id,
+          },
+          dueAt,
+        ),
       );
-      enqueue.emit(activity(context, 'reengagement', command.at, command.trace, { ...sessionReengagement(context, false, command.at), source: 'session_stop' }, dueAt));
+      enqueue.emit(
+        activity(
+          context,
+          'reengagement',
+          command.at,
+          command.trace,
+          { ...sessionReengagement(context, false, command.at), source: 'session_stop' },
+          dueAt,
+        ),
+      );
       enqueue.raise({ type: 'reengagement.arm', at: command.at, trace: command.trace });
       enqueue(() => command.reply({ session_id: context.session_id, active: false, was_active: true, warnings }));
     }),
     stopInactive: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'voice.stop') return;
-      enqueue.emit(activity(context, 'session_stop', event.at, event.trace, { room: context.voice.room, was_active: false, warnings: [] }));
+      enqueue.emit(
+        activity(context, 'session_stop', event.at, event.trace, {
+          room: context.voice.room,
+          was_active: false,
+          warnings: [],
+        }),
+      );
       enqueue(() => event.reply({ session_id: context.session_id, active: false, was_active: false, warnings: [] }));
     }),
 
@@ -206,7 +294,11 @@ export const voiceRegion = voiceSetup.createStateConfig({
       on: {
         'voice.start': {
           target: 'starting',
-          actions: [{ type: 'beginStart', params: { resumed: false } }, 'touch', raise({ type: 'reengagement.cancel' })],
+          actions: [
+            { type: 'beginStart', params: { resumed: false } },
+            'touch',
+            raise({ type: 'reengagement.cancel' }),
+          ],
         },
         'voice.stop': { actions: ['stopInactive', 'touch'] },
         'session.restore': { guard: 'restoredVoiceActive', target: 'active' },
@@ -214,7 +306,10 @@ export const voiceRegion = voiceSetup.createStateConfig({
     },
     starting: {
       initial: 'planning',
-      on: { 'voice.start': { actions: ['holdVoiceCommand', 'touch'] }, 'voice.stop': { actions: ['holdVoiceCommand', 'touch'] } },
+      on: {
+        'voice.start': { actions: ['holdVoiceCommand', 'touch'] },
+        'voice.stop': { actions: ['holdVoiceCommand', 'touch'] },
+      },
       states: {
         planning: {
           always: [{ guard: 'mediaReady', target: 'creatingRoom' }, { target: 'mintingToken' }],
@@ -235,7 +330,10 @@ export const voiceRegion = voiceSetup.createStateConfig({
             src: 'checkAgent',
             input: roomInput,
             onDone: [
-              { guard: { type: 'agentMissing', params: ({ event }) => ({ presence: event.output }) }, target: 'replacingDispatch' },
+              {
+                guard: { type: 'agentMissing', params: ({ event }) => ({ presence: event.output }) },
+                target: 'replacingDispatch',
+              },
               { target: 'findingAgent' },
             ],
             // Unknown whether an agent is there: keep the dispatch, as a start that cannot list would.
@@ -245,8 +343,15 @@ export const voiceRegion = voiceSetup.createStateConfig({
         replacingDispatch: {
           invoke: {
             src: 'replaceDispatch',
-            input: ({ context }) => ({ room: currentRoom(context), sessionId: context.session_id, staleId: context.voice.dispatch_id }),
-            onDone: { target: 'mintingToken', actions: { type: 'noteStartRedispatched', params: ({ event }) => ({ dispatchId: event.output }) } },
+            input: ({ context }) => ({
+              room: currentRoom(context),
+              sessionId: context.session_id,
+              staleId: context.voice.dispatch_id,
+            }),
+            onDone: {
+              target: 'mintingToken',
+              actions: { type: 'noteStartRedispatched', params: ({ event }) => ({ dispatchId: event.output }) },
+            },
             onError: { target: 'mintingToken', actions: 'noteDispatchFailed' },
           },
         },
@@ -265,14 +370,20 @@ export const voiceRegion = voiceSetup.createStateConfig({
               { target: 'dispatchingAgent' },
             ],
             // Unknown whether an agent is there: dispatching could make two.
-            onError: [{ guard: 'dispatchRecorded', target: 'mintingToken' }, { target: 'mintingToken', actions: 'noteDispatchFailed' }],
+            onError: [
+              { guard: 'dispatchRecorded', target: 'mintingToken' },
+              { target: 'mintingToken', actions: 'noteDispatchFailed' },
+            ],
           },
         },
         dispatchingAgent: {
           invoke: {
             src: 'dispatchAgent',
             input: roomInput,
-            onDone: { target: 'mintingToken', actions: { type: 'keepDispatch', params: ({ event }) => ({ dispatchId: event.output }) } },
+            onDone: {
+              target: 'mintingToken',
+              actions: { type: 'keepDispatch', params: ({ event }) => ({ dispatchId: event.output }) },
+            },
             onError: { target: 'mintingToken', actions: 'noteDispatchFailed' },
           },
         },
@@ -283,9 +394,17 @@ export const voiceRegion = voiceSetup.createStateConfig({
             src: 'mintToken',
             input: ({ context }) => {
               const start = context.voiceWork.start!;
-              return { room: currentRoom(context), identity: start.identity, sessionId: context.session_id, dispatchAgent: start.dispatchViaToken };
+              return {
+                room: currentRoom(context),
+                identity: start.identity,
+                sessionId: context.session_id,
+                dispatchAgent: start.dispatchViaToken,
+              };
             },
-            onDone: { target: '#session.voice.active', actions: [{ type: 'finishStart', params: ({ event }) => event.output }, 'replayWaiting'] },
+            onDone: {
+              target: '#session.voice.active',
+              actions: [{ type: 'finishStart', params: ({ event }) => event.output }, 'replayWaiting'],
+            },
           },
         },
       },
@@ -293,7 +412,10 @@ export const voiceRegion = voiceSetup.createStateConfig({
     active: {
       on: {
         // The agent watch rests while a resume looks for the agent itself; the start re-arms it.
-        'voice.start': { target: 'starting', actions: [{ type: 'beginStart', params: { resumed: true } }, 'touch', raise({ type: 'agent.unwatch' })] },
+        'voice.start': {
+          target: 'starting',
+          actions: [{ type: 'beginStart', params: { resumed: true } }, 'touch', raise({ type: 'agent.unwatch' })],
+        },
         'voice.stop': { target: 'stopping', actions: ['beginStop', 'touch'] },
         'voice.end': { target: 'stopping', actions: 'beginEnd' },
       },
@@ -308,7 +430,10 @@ export const voiceRegion = voiceSetup.createStateConfig({
     },
     stopping: {
       initial: 'planning',
-      on: { 'voice.start': { actions: ['holdVoiceCommand', 'touch'] }, 'voice.stop': { actions: ['holdVoiceCommand', 'touch'] } },
+      on: {
+        'voice.start': { actions: ['holdVoiceCommand', 'touch'] },
+        'voice.stop': { actions: ['holdVoiceCommand', 'touch'] },
+      },
       states: {
         planning: {
           always: [{ guard: 'mediaReady', target: 'deletingRoom' }, { target: 'done' }],
