@@ -89,6 +89,26 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     expect(items.map((item) => item.payload.screen)).toEqual(screens);
   });
 
+  it('a burst of one session’s events leaves a process in batches: fewer invocations than events, each event applied once', async () => {
+    // 40 connections at once to one process: most events arrive while an earlier one is being sent.
+    const components = Array.from({ length: 40 }, (_, index) => `field_${index}`);
+    const answers = await Promise.all(
+      components.map((component_id) => atProcess(0).post('/v1/events', { session_id: 'burst', user_id: 'u-burst', event: 'component_focus', screen: 'pan_details', component_id })),
+    );
+    expect(answers.every((answer) => answer.status === 200 && answer.body.status === 'ok')).toBe(true);
+    const items = await eventually(
+      () => activityOf('burst', 'event'),
+      (found) => found.length >= components.length,
+    );
+    expect(items.map((item) => item.payload.component_id).sort()).toEqual([...components].sort());
+    // Recorded in the order the session applied them: never back in time.
+    const times = items.map((item) => Date.parse(item.timestamp));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    const batches = await invocations('burst', 'ingest');
+    expect(batches.length).toBeLessThan(components.length);
+    expect(batches.every((batch) => batch.status === 'completed')).toBe(true);
+  });
+
   it('the session endpoint takes only calls the Restate server signed: unsigned or signed with another key, 401', async () => {
     /** A call to one process's endpoint as Restate makes it (HTTP/2), with the request-identity headers given. */
     const callEndpoint = (path: string, headers: Record<string, string>) =>

@@ -132,7 +132,7 @@ describe('a 3-node replicated Restate cluster, one node killed with SIGKILL unde
     // Once: no pending wake left for a reengagement that fired, so none can fire it again.
     for (const sessionId of away) {
       const pending = await invocations(sessionId, 'wake', 'scheduled');
-      const wakes = (await stateOf<number[]>(sessionId, 'wakes')) ?? [];
+      const wakes = (await stateOf<{ wakes?: number[] }>(sessionId, 'session'))?.wakes ?? [];
       expect(wakes.every((deadline) => deadline > armedAt + REENGAGEMENT_SECONDS * 1000)).toBe(true);
       expect(pending.length).toBe(wakes.length);
     }

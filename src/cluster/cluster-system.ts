@@ -46,7 +46,7 @@ export async function startClusterSystem(options: ActorSystemOptions, host: Extr
   const admin = new RestateHttp(host.adminUrl);
   let services: EndpointServices | undefined;
   const system = createHostedSystem(options, (parts) => {
-    if (host.endpoint) services = endpointServices(options, parts, { activity, eraseShared, commands, admin, release });
+    if (host.endpoint) services = endpointServices(options, parts, { activity, eraseShared, commands, admin, release, journalRetentionMs: host.endpoint.journalRetentionMs });
     return new RemoteSessionHost({
       ingress,
       admin,
@@ -84,10 +84,11 @@ interface EndpointParts {
   commands: RedisCommandFanout;
   admin: RestateHttp;
   release: ClusterRelease;
+  journalRetentionMs: number;
 }
 
 /** The objects this process serves to Restate: the sessions, and their call books, webhook deliveries and erasures (docs/decisions/0036-calls-in-cluster-mode.md). */
-function endpointServices(options: ActorSystemOptions, parts: HostParts, { activity, eraseShared, commands, admin, release }: EndpointParts): EndpointServices {
+function endpointServices(options: ActorSystemOptions, parts: HostParts, { activity, eraseShared, commands, admin, release, journalRetentionMs }: EndpointParts): EndpointServices {
   const { calls } = options;
   const webhookUrls = calls?.webhookUrls ?? [];
   const resolveWindowMs = calls?.resolveWindowMs ?? 0;
@@ -105,6 +106,7 @@ function endpointServices(options: ActorSystemOptions, parts: HostParts, { activ
       inspect: options.inspect,
       stateMigrations: release.stateMigrations,
       callResolveWindowMs: resolveWindowMs,
+      journalRetentionMs,
     }),
     callsObject({ webhookUrls, retentionDays: calls?.retentionDays ?? 0, resolveWindowMs, summarize: calls?.summarize }),
     webhookObject({ send: calls?.send ?? notSent }),

@@ -19,7 +19,9 @@ import type { ActivityLog, StoredSession } from '../store/ports.js';
 import type { CommandFanout } from './command-fanout.js';
 import { toWireCommand } from './command-wire.js';
 import { currentIdempotencyKey } from './idempotency.js';
-import type { AskResponse, IngestRequest, KeptSummary } from './session-object.js';
+import type { AskResponse, IngestCommand, KeptSummary } from './session-object.js';
+import type { BatchLimits, BatchedEvent } from './event-batches.js';
+import { SessionBatches } from './event-batches.js';
 import { ACTIVITY_LOG_UNREACHABLE, SESSION_OBJECT, STATE, acceptedAnswer } from './session-object.js';
 import type { RestateHttp } from './restate-http.js';
 import { AdminQueryError, stateRows } from './state-query.js';
@@ -37,7 +39,22 @@ export interface RemoteHostOptions {
   askTimeoutMs: number;
   /** Commands sessions push, from whichever process ran the invocation, for this process's control sockets. */
   commands: Pick<CommandFanout, 'onCommand'>;
+  /** How large one session's batch of events may grow (DEFAULT_BATCH_LIMITS unless a test sets others). */
+  batchLimits?: BatchLimits | undefined;
 }
+
+/** An SDK event on its way, with its JSON made once (its size is counted against the batch's). */
+interface SentEvent {
+  command: IngestCommand;
+  json: string;
+}
+
+/** A request body already JSON text. */
+class PreSerialised {
+  constructor(readonly text: string) {}
+}
+
+const REDIS_REFUSAL: AskResult<never> = { ok: false, reason: 'unavailable', unreachable: 'redis' };
 
 /** How long /health, or a read that timed out, waits for Redis to answer a PING. */
 const REDIS_PROBE_MS = 1_000;
@@ -74,11 +91,13 @@ const ok = (status: number): boolean => status >= 200 && status < 300;
  */
 export class RemoteSessionHost implements SessionHost {
   private readonly listeners: CommandListeners;
+  private readonly batches: SessionBatches<SentEvent, AskResult<IngestResult>>;
   /** No session runs as an actor here between commands: each lives in Restate as its state. */
   readonly counts = { running: 0, hibernated: 0 };
 
   constructor(private readonly options: RemoteHostOptions) {
     this.listeners = new CommandListeners(options.logger);
+    this.batches = new SessionBatches((sessionId, batch) => this.sendEvents(sessionId, batch), options.batchLimits);
     options.commands.onCommand((sessionId, command) => this.listeners.publish(sessionId, command));
   }
 
@@ -90,7 +109,7 @@ export class RemoteSessionHost implements SessionHost {
   async ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand, keeping?: ReplyKeeping<T>): Promise<AskResult<T>> {
     // Refused unsent while this process's connection to Redis is down, as an event is: sent, the call
     // could wait its turn behind acknowledged events that wait for Redis, and run after its caller was told 503.
-    if (!this.redisAccepting()) return { ok: false, reason: 'unavailable', unreachable: 'redis' };
+    if (!this.redisAccepting()) return REDIS_REFUSAL;
     // The handler gives the command Restate's time and a reply of its own.
     const command = toWireCommand(build(() => undefined, this.options.clock.now()));
     const idempotencyKey = currentIdempotencyKey();
@@ -116,26 +135,38 @@ export class RemoteSessionHost implements SessionHost {
    * An SDK event is sent one-way: answered once Restate has durably taken it, not once the session
    * ran it (its answer needs nothing the session decides). Restate runs a key's exclusive
    * invocations one at a time in the order it took them, so the session's later calls and reads
-   * (`view`) see it. The idempotency key is the client's request (or one made here): a retry of the
-   * same request, on any process, is taken once and answered as the first was.
+   * (`view`) see it. Events for the same session leave this process in batches (event-batches.ts).
+   * The idempotency key is the client's request: a retry of the same request, on any process, is
+   * taken once and answered as the first was.
    */
   async ingest(sessionId: string, build: (reply: Reply<IngestResult>, at: number) => SessionCommand, requestId?: string): Promise<AskResult<IngestResult>> {
-    const command = toWireCommand(build(() => undefined, this.options.clock.now())) as IngestRequest['command'];
+    const command = toWireCommand(build(() => undefined, this.options.clock.now())) as IngestCommand;
+    // Once taken, the event is kept whatever happens to Redis: so it is refused, never sent, while
+    // this process's own connection to Redis is down (the invocation would wait for it unseen).
+    if (!this.redisAccepting()) return REDIS_REFUSAL;
+    const json = JSON.stringify(command);
     // The same id on another event is another request: only a copy of this one is a retry of it.
     // Without the client's id no retry could be recognised, so none is sent: a key costs Restate an
     // idempotency entry and the output kept for the whole retention (docs/cluster.md, "Journal work per invocation").
-    const requestKey = requestId === undefined ? undefined : digestOf(String(command.channel ?? 'http'), requestId, stringify(command.event));
-    // Once taken, the event is kept whatever happens to Redis: so it is refused, never sent, while
-    // this process's own connection to Redis is down (the invocation would wait for it unseen).
-    if (!this.redisAccepting()) return { ok: false, reason: 'unavailable', unreachable: 'redis' };
+    const key = requestId === undefined ? undefined : digestOf(String(command.channel ?? 'http'), requestId, stringify(command.event));
+    return this.batches.submit(sessionId, { event: { command, json }, bytes: json.length, key });
+  }
+
+  /** One batch of a session's events, as one one-way invocation of its `ingest` handler: each event answered. */
+  private async sendEvents(sessionId: string, batch: readonly BatchedEvent<SentEvent>[]): Promise<AskResult<IngestResult>[]> {
+    // Checked again: the batch may have waited for the send before it while Redis went away.
+    if (!this.redisAccepting()) return batch.map(() => REDIS_REFUSAL);
     const path = `${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/ingest`;
+    const body = `{"commands":[${batch.map(({ event }) => event.json).join(',')}]}`;
     try {
-      const sent = await this.call<{ invocationId: string; status: 'Accepted' | 'PreviouslyAccepted' }>(`${path}/send`, { command } satisfies IngestRequest, requestKey);
-      if (sent.status !== 'PreviouslyAccepted') return { ok: true, value: acceptedAnswer(command) };
-      // A retry: the first copy's answer, once it has run (its output is that answer).
-      return { ok: true, value: await this.call<IngestResult>(`restate/invocation/${encodeURIComponent(sent.invocationId)}/attach`, undefined, undefined, 'GET') };
+      const sent = await this.call<{ invocationId: string; status: 'Accepted' | 'PreviouslyAccepted' }>(`${path}/send`, new PreSerialised(body), batch.length === 1 ? batch[0]!.key : undefined);
+      if (sent.status !== 'PreviouslyAccepted') return batch.map(({ event }) => ({ ok: true, value: acceptedAnswer(event.command) }));
+      // A retry, always sent alone: the first copy's answer, once it has run (its output is that answer).
+      const output = await this.call<IngestResult | IngestResult[]>(`restate/invocation/${encodeURIComponent(sent.invocationId)}/attach`, undefined, undefined, 'GET');
+      return [{ ok: true, value: Array.isArray(output) ? output[0]! : output }];
     } catch (error) {
-      return this.failure(error, sessionId);
+      const failure = this.failure(error, sessionId);
+      return batch.map(() => failure);
     }
   }
 
@@ -212,9 +243,11 @@ export class RemoteSessionHost implements SessionHost {
     return this.options.activity.accepting?.() !== false;
   }
 
+  /** `body` is sent as JSON, or as it is when already JSON text (`{ text }`). */
   private async call<T>(path: string, body: unknown, idempotencyKey?: string, method: 'GET' | 'POST' = 'POST', timeoutMs = this.options.askTimeoutMs): Promise<T> {
     const headers: Record<string, string> = idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey };
-    const response = await this.options.ingress.request(path, { method, headers, timeoutMs, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const text = body instanceof PreSerialised ? body.text : body === undefined ? undefined : JSON.stringify(body);
+    const response = await this.options.ingress.request(path, { method, headers, timeoutMs, ...(text === undefined ? {} : { body: text }) });
     if (!ok(response.status)) {
       const refusedBy = response.status === ACTIVITY_LOG_UNREACHABLE ? 'redis' : undefined;
       throw new IngressError(response.status, `${path}: ${response.status} ${response.text}`, response.invocationId, refusedBy);

@@ -22,7 +22,7 @@ import { StoreUnavailableError } from '../store/ports.js';
 import type { CommandFanout } from './command-fanout.js';
 import type { WireCommand } from './command-wire.js';
 import { fromWireCommand, isWireCommand } from './command-wire.js';
-import type { InvocationInput } from './session-invocation.js';
+import type { InvocationInput, InvocationOutcome } from './session-invocation.js';
 import { runSessionInvocation, SessionInvocationError } from './session-invocation.js';
 import { quietIngest } from './quiet-ingest.js';
 import { withDirectIngest } from '../machines/session/direct-ingest.js';
@@ -43,16 +43,21 @@ export interface AskRequest {
   command: WireCommand;
 }
 
-/** An SDK event sent one-way: `command` is a `session.ingest` carrying the time the service took it. */
-export interface IngestRequest {
-  command: WireCommand & { at: number; event: { event: string } };
-}
+/** An SDK event as sent one-way: a `session.ingest` carrying the time the service took it. */
+export type IngestCommand = WireCommand & { at: number; event: { event: string } };
+
+/**
+ * What the `ingest` handler takes: a batch of one session's events, applied in order
+ * (event-batches.ts); `command`, one event, as a release before batches sent it and a journal may
+ * still hold it.
+ */
+export type IngestRequest = { commands: IngestCommand[] } | { command: IngestCommand };
 
 /**
  * What a one-way event is answered with: only what the event itself says, never what the session
  * made of it (it has not run yet), so the first answer and a retry's (the handler's output) agree.
  */
-export const acceptedAnswer = (command: IngestRequest['command']): IngestResult => ({ ingested_at_ms: command.at, warnings: eventTypeWarnings(command.event.event) });
+export const acceptedAnswer = (command: IngestCommand): IngestResult => ({ ingested_at_ms: command.at, warnings: eventTypeWarnings(command.event.event) });
 
 /**
  * An SDK event as a session may keep it, whoever sent it: the ingress takes calls from anyone who
@@ -65,10 +70,16 @@ function remasked(command: WireCommand): WireCommand {
   return { ...command, event, sizes };
 }
 
-const isIngestRequest = (request: unknown): request is IngestRequest => {
-  const command = (request as Partial<IngestRequest> | null)?.command;
-  return isWireCommand(command) && command.type === 'session.ingest' && Number.isFinite(command.at) && typeof command.event?.event === 'string';
-};
+const isIngestCommand = (command: unknown): command is IngestCommand =>
+  isWireCommand(command) && command.type === 'session.ingest' && Number.isFinite(command.at) && typeof (command.event as { event?: unknown } | undefined)?.event === 'string';
+
+/** The request's events, in order; undefined when it is not a batch of SDK events. */
+function ingestCommands(request: unknown): IngestCommand[] | undefined {
+  if (typeof request !== 'object' || request === null) return undefined;
+  const { commands, command } = request as { commands?: unknown; command?: unknown };
+  if (Array.isArray(commands)) return commands.length > 0 && commands.every(isIngestCommand) ? commands : undefined;
+  return isIngestCommand(command) ? [command] : undefined;
+}
 
 export type AskResponse =
   | {
@@ -86,10 +97,14 @@ export interface KeptSummary {
 }
 
 /** The object's state keys. */
-export const STATE = { session: 'session', summary: 'summary', wakes: 'wakes' } as const;
+export const STATE = { session: 'session', summary: 'summary' } as const;
 
-/** The session as the object keeps it: `calls_watch`, until when its SDK events may still resolve an ended call (forwardToCalls). */
-type KeptSession = StoredSession & { state_version?: number; calls_watch?: number };
+/**
+ * The session as the object keeps it: `calls_watch`, until when its SDK events may still resolve an
+ * ended call (forwardToCalls); `wakes`, the deadlines a `wake` is scheduled for (nextWakes), kept in
+ * the one value every invocation reads anyway (state version 2, state-versions.ts).
+ */
+type KeptSession = StoredSession & { state_version?: number; calls_watch?: number; wakes?: number[] };
 
 /** The `session` value is kept deflated (kept-session-serde.ts); the other keys as JSON, the summary so Restate's SQL can read it. */
 const SESSION_SERDE = keptSessionSerde<KeptSession>();
@@ -110,6 +125,8 @@ export interface SessionObjectDeps {
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
   /** CALL_RESOLVE_WINDOW_MINUTES, in ms: how long after a call the session's SDK events go to its call book too. */
   callResolveWindowMs: number;
+  /** RESTATE_JOURNAL_RETENTION_SECONDS, in ms: how long a completed event's or call's journal is kept to inspect; none unless set. */
+  journalRetentionMs?: number | undefined;
   /** The steps from each earlier shape of the kept state to this release's (state-versions.ts); STATE_MIGRATIONS unless a release brings more. */
   stateMigrations?: readonly StateMigration[] | undefined;
 }
@@ -145,6 +162,8 @@ const MEDIA_RUN = { maxRetryAttempts: 2 };
  */
 export function sessionObject(deps: SessionObjectDeps) {
   const migrations = deps.stateMigrations ?? STATE_MIGRATIONS;
+  // Not kept by default: every event is an invocation, and its answer went to its caller.
+  const journalRetention = deps.journalRetentionMs ?? 0;
   const stateVersion = stateVersionOf(migrations);
   const readSession = (ctx: restate.ObjectContext) => readKeptSession(ctx, deps.logger, migrations);
   // Built once, not per invocation (providing actors rebuilds every state node): a media call is
@@ -160,7 +179,8 @@ export function sessionObject(deps: SessionObjectDeps) {
       }, 'caller'),
     }),
   );
-  const invoke = async (ctx: restate.ObjectContext, stored: StoredSession | undefined, at: number, command?: (reply: Reply<unknown>) => SessionCommand) => {
+  /** The command (none for a wake) as the session runs it at `at`: what it makes of it, nothing kept yet. */
+  const step = async (ctx: restate.ObjectContext, stored: StoredSession | undefined, at: number, command?: (reply: Reply<unknown>) => SessionCommand): Promise<InvocationOutcome> => {
     const input: InvocationInput = { logic, sessionId: ctx.key, settings: deps.settings, at, stored, command, inspect: deps.inspect };
     let outcome;
     try {
@@ -171,36 +191,48 @@ export function sessionObject(deps: SessionObjectDeps) {
       if (error instanceof SessionInvocationError) throw new restate.TerminalError(error.message);
       throw error;
     }
+    // A timer's item is stamped at the invocation's time: a wake that ran late (Restate was down) emits its due time, kept as `due_at`.
+    for (const draft of outcome.activity) if (draft.due_at !== undefined) draft.at = Math.max(draft.at, at);
+    return outcome;
+  };
+  /**
+   * What an invocation's steps made, kept: their items written, their commands pushed, and the
+   * session's state set once, as the last step left it (`cleared`: a step found it gone or ended
+   * it, so what was kept before goes first). `wakes`: the deadlines still scheduled, when the
+   * invocation is a wake that took its own off. Answers the newest activity id written.
+   */
+  const keep = async (ctx: restate.ObjectContext, before: StoredSession | undefined, outcomes: readonly InvocationOutcome[], at: number, cleared: boolean, wakes?: number[]): Promise<number> => {
+    const activity = outcomes.flatMap((outcome) => outcome.activity);
     // The same invocation replayed after a crash emits the same items: their keys make the second write a no-op.
     // Written before any state is set: an invocation refused here leaves the session as it was.
     const invocationId = ctx.request().id;
-    // A timer's item is stamped at the invocation's time: a wake that ran late (Restate was down) emits its due time, kept as `due_at`.
-    for (const draft of outcome.activity) if (draft.due_at !== undefined) draft.at = Math.max(draft.at, at);
-    const seenThrough = await deps.activity.writeNow(outcome.activity.map((draft, index) => ({ draft, writeKey: `${invocationId}:${index}` })));
-    const callsWatch = forwardToCalls(ctx, outcome.activity, deps.callResolveWindowMs, (stored as KeptSession | undefined)?.calls_watch ?? 0);
+    const seenThrough = await deps.activity.writeNow(activity.map((draft, index) => ({ draft, writeKey: `${invocationId}:${index}` })));
+    const callsWatch = forwardToCalls(ctx, activity, deps.callResolveWindowMs, cleared ? 0 : ((before as KeptSession | undefined)?.calls_watch ?? 0));
     // Journaled, so an invocation replayed after a crash does not push the same command twice.
-    if (outcome.commands.length > 0) await ctx.run('publish control commands', () => deps.commands.publish(ctx.key, outcome.commands));
+    const commands = outcomes.flatMap((outcome) => outcome.commands);
+    if (commands.length > 0) await ctx.run('publish control commands', () => deps.commands.publish(ctx.key, commands));
     // Best effort, and journaled so a replay does not notify twice: a notice that fails is the
-    // agent's next refresh. Not throttled here: one invocation carries one event's notice.
-    for (const { room, notice } of outcome.notices) {
+    // agent's next refresh. Not throttled here: each event carries at most one notice.
+    for (const { room, notice } of outcomes.flatMap((outcome) => outcome.notices)) {
       await ctx.run('notify the voice agent', () =>
         deps.media.notifyAgent(room, notice).catch((error: unknown) => deps.logger.warn({ err: error, room, call: 'notifyAgent' }, 'media call failed')),
       );
     }
-    if (outcome.stored === null) {
-      ctx.clearAll();
-    } else {
-      const kept: KeptSession = { ...outcome.stored, state_version: stateVersion };
+    const stored = outcomes.at(-1)?.stored ?? null;
+    if (cleared || stored === null) ctx.clearAll();
+    if (stored !== null) {
+      const kept: KeptSession = { ...stored, state_version: stateVersion };
       if (callsWatch >= at) kept.calls_watch = callsWatch;
+      const scheduled = nextWakes(ctx, stored.wake_at, at, cleared ? [] : (wakes ?? (before as KeptSession | undefined)?.wakes ?? []));
+      if (scheduled.length > 0) kept.wakes = scheduled;
       ctx.set(STATE.session, kept, SESSION_SERDE);
       const summary: KeptSummary = {
-        row: { session_id: ctx.key, ...outcome.stored.summary },
-        flow: flowProgressOf(storedView(outcome.stored, deps.settings, at).context),
+        row: { session_id: ctx.key, ...stored.summary },
+        flow: flowProgressOf(storedView(stored, deps.settings, at).context),
       };
       ctx.set(STATE.summary, summary);
-      await scheduleWake(ctx, outcome.stored.wake_at, at);
     }
-    return { outcome, seenThrough };
+    return seenThrough;
   };
 
   return restate.object({
@@ -210,7 +242,7 @@ export function sessionObject(deps: SessionObjectDeps) {
     options: { idempotencyRetention: IDEMPOTENCY_RETENTION_MS, journalRetention: 60_000 },
     handlers: {
       // Its journal is not kept once it ends, as an event's is not: the answer went to the caller.
-      ask: restate.handlers.object.exclusive({ journalRetention: 0 }, async (ctx: restate.ObjectContext, request: AskRequest): Promise<AskResponse> => {
+      ask: restate.handlers.object.exclusive({ journalRetention }, async (ctx: restate.ObjectContext, request: AskRequest): Promise<AskResponse> => {
         if (!isWireCommand(request?.command) || (request.routing !== 'create' && request.routing !== 'existing')) {
           throw new restate.TerminalError('not a session command', { errorCode: 400 });
         }
@@ -227,46 +259,64 @@ export function sessionObject(deps: SessionObjectDeps) {
           stored = undefined;
         }
         if (!stored && request.routing === 'existing') return { ok: false, reason: 'not_found' };
-        let done;
         try {
-          done = await invoke(ctx, stored, at, (reply) => fromWireCommand(remasked(request.command), at, deps.sources, reply));
+          const outcome = await step(ctx, stored, at, (reply) => fromWireCommand(remasked(request.command), at, deps.sources, reply));
+          const seenThrough = await keep(ctx, stored, [outcome], at, false);
+          return { ok: true, value: outcome.reply ?? null, seen_through: seenThrough };
         } catch (error) {
           // Refused, not retried: a caller told 503 must never see the command applied once Redis is back.
           if (error instanceof StoreUnavailableError) throw new restate.TerminalError(error.message, { errorCode: ACTIVITY_LOG_UNREACHABLE });
           throw error;
         }
-        return { ok: true, value: done.outcome.reply ?? null, seen_through: done.seenThrough };
       }),
       // Sent one-way: acknowledged once Restate holds it, run in turn with the key's other
-      // exclusive handlers, so a later call or read of the session sees it.
-      ingest: restate.handlers.object.exclusive({ idempotencyRetention: IDEMPOTENCY_RETENTION_MS, journalRetention: 0, retryPolicy: KEPT_WORK_RETRY }, async (ctx: restate.ObjectContext, request: IngestRequest): Promise<IngestResult> => {
-        if (!isIngestRequest(request)) throw new restate.TerminalError('not an SDK event', { errorCode: 400 });
-        let stored = await readSession(ctx);
-        // The service's time when it took the event (journaled with the input: no clock entry to
-        // record), never before what the session already holds.
-        const at = sessionTime(request.command.at, stored);
-        if (stored && idledOut(stored, deps.settings, at)) {
-          ctx.clearAll();
-          stored = undefined;
+      // exclusive handlers, so a later call or read of the session sees it. A batch's events are
+      // applied in order, each at its own time, and kept once (event-batches.ts).
+      ingest: restate.handlers.object.exclusive({ idempotencyRetention: IDEMPOTENCY_RETENTION_MS, journalRetention, retryPolicy: KEPT_WORK_RETRY }, async (ctx: restate.ObjectContext, request: IngestRequest): Promise<IngestResult | IngestResult[]> => {
+        const commands = ingestCommands(request);
+        if (!commands) throw new restate.TerminalError('not an SDK event', { errorCode: 400 });
+        const before = await readSession(ctx);
+        let current = before;
+        let cleared = false;
+        let at = 0;
+        const outcomes: InvocationOutcome[] = [];
+        for (const command of commands) {
+          // The service's time when it took the event (journaled with the input: no clock entry to
+          // record), never before what the session already holds.
+          at = sessionTime(command.at, current);
+          if (current && idledOut(current, deps.settings, at)) {
+            current = undefined;
+            cleared = true;
+          }
+          let outcome;
+          try {
+            outcome = await step(ctx, current, at, (reply) => fromWireCommand(remasked(command), at, deps.sources, reply));
+          } catch (error) {
+            // A machine bug on one event fails that event alone, as it would sent by itself; the batch's others are kept.
+            if (!(error instanceof restate.TerminalError) || commands.length === 1) throw error;
+            deps.logger.error({ err: error, session_id: ctx.key }, 'an SDK event failed in the session machine and was dropped from its batch');
+            continue;
+          }
+          outcomes.push(outcome);
+          current = outcome.stored ?? undefined;
+          if (outcome.stored === null) cleared = true;
         }
+        if (outcomes.length === 0) throw new restate.TerminalError('every SDK event of the batch failed in the session machine');
         // Nobody waits on it, and it was acknowledged: a Redis failure is retried by Restate until
-        // Redis is back (not refused, as a call is), so the event is kept.
-        await invoke(ctx, stored, at, (reply) => fromWireCommand(remasked(request.command), at, deps.sources, reply));
-        return acceptedAnswer(request.command);
+        // Redis is back (not refused, as a call is), so the events are kept.
+        await keep(ctx, before, outcomes, at, cleared);
+        const answers = commands.map(acceptedAnswer);
+        return 'commands' in request ? answers : answers[0]!;
       }),
       wake: restate.handlers.object.exclusive({ ingressPrivate: true, retryPolicy: KEPT_WORK_RETRY }, async (ctx: restate.ObjectContext, deadline: number): Promise<void> => {
-        // Read (and migrated) first: the wakes are then read in this release's shape.
+        // Read (and migrated) first: the wakes are kept in it. A session gone has none.
         const stored = await readSession(ctx);
-        const wakes = (await ctx.get<number[]>(STATE.wakes)) ?? [];
-        if (!wakes.includes(deadline)) return;
-        ctx.set(
-          STATE.wakes,
-          wakes.filter((wake) => wake !== deadline),
-        );
-        if (!stored) return ctx.clearAll();
+        const wakes = (stored as KeptSession | undefined)?.wakes ?? [];
+        if (!stored || !wakes.includes(deadline)) return;
         // A delayed call runs at or after its time; never fire a timer before its deadline.
         const at = Math.max(await ctx.date.now(), deadline);
-        await invoke(ctx, stored, at);
+        const remaining = wakes.filter((wake) => wake !== deadline);
+        await keep(ctx, stored, [await step(ctx, stored, at)], at, false, remaining);
       }),
       // An erasure (erasure-object.ts): the session's state goes; a wake still scheduled finds nothing.
       erase: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext): Promise<boolean> => {
@@ -352,11 +402,12 @@ const sessionTime = (sentAt: number, stored: StoredSession | undefined): number 
 const idledOut = (stored: StoredSession, settings: SessionSettings, at: number): boolean =>
   stored.summary.last_activity_at + settings.idleTtlMs <= at && isQuiescent(stored, at);
 
-/** One delayed call at the earliest deadline, unless one already scheduled comes at or before it (that wake schedules the next). */
-async function scheduleWake(ctx: restate.ObjectContext, deadline: number | null, at: number): Promise<void> {
-  if (deadline === null || !Number.isFinite(deadline)) return;
-  const wakes = (await ctx.get<number[]>(STATE.wakes)) ?? [];
-  if (wakes.some((wake) => wake <= deadline)) return;
+/**
+ * The deadlines with a wake scheduled once the session needs `deadline`: one delayed call at it,
+ * unless one already scheduled comes at or before it (that wake schedules the next).
+ */
+function nextWakes(ctx: restate.ObjectContext, deadline: number | null, at: number, wakes: number[]): number[] {
+  if (deadline === null || !Number.isFinite(deadline) || wakes.some((wake) => wake <= deadline)) return wakes;
   ctx.genericSend({
     service: SESSION_OBJECT,
     method: 'wake',
@@ -365,5 +416,5 @@ async function scheduleWake(ctx: restate.ObjectContext, deadline: number | null,
     inputSerde: restate.serde.json,
     delay: Math.max(0, deadline - at),
   });
-  ctx.set(STATE.wakes, [...wakes, deadline]);
+  return [...wakes, deadline];
 }

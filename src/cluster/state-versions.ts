@@ -16,8 +16,20 @@ export type KeptState = Record<string, unknown>;
  */
 export type StateMigration = (state: KeptState) => KeptState;
 
-/** `migrations[0]` takes version 1 to 2, and so on. None yet: this release writes version 1. */
-export const STATE_MIGRATIONS: readonly StateMigration[] = [];
+/**
+ * Version 2: the deadlines with a wake scheduled are kept in the `session` value (as `wakes`), not
+ * under a key of their own, so an invocation reads one key, not two
+ * (docs/decisions/0040-events-batched-per-session.md). A `wakes` key with no session goes: a wake
+ * finds nothing to run then.
+ */
+const wakesInTheSession: StateMigration = ({ wakes, ...rest }) => {
+  const { session } = rest;
+  if (!session || typeof session !== 'object' || !Array.isArray(wakes) || wakes.length === 0) return rest;
+  return { ...rest, session: { ...session, wakes } };
+};
+
+/** `migrations[0]` takes version 1 to 2, and so on. This release writes version 2. */
+export const STATE_MIGRATIONS: readonly StateMigration[] = [wakesInTheSession];
 
 /** The version a release with these steps writes. */
 export const stateVersionOf = (migrations: readonly StateMigration[]): number => migrations.length + 1;

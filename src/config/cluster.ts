@@ -12,12 +12,21 @@ export const clusterEnv = z.object({
   RESTATE_ENDPOINT_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
   // The endpoint the Restate server calls: loopback unless the server runs on another host of a private network.
   RESTATE_ENDPOINT_HOST: z.string().trim().min(1).default('127.0.0.1'),
+  // How long Restate keeps a completed event's or call's journal to inspect (sys_journal); none by default (docs/cluster.md, "Journal work per invocation").
+  RESTATE_JOURNAL_RETENTION_SECONDS: z.coerce.number({ error: 'must be a number of seconds' }).int().min(0).max(86_400).default(0),
   // The Restate servers' request-signing public keys (docs/cluster.md, Request signing): the endpoint refuses any call not signed by one.
   RESTATE_IDENTITY_KEYS: z
     .string()
     .optional()
-    .transform((value) => (value ?? '').split(',').map((key) => key.trim()).filter((key) => key.length > 0))
-    .refine((keys) => keys.every((key) => RESTATE_PUBLIC_KEY.test(key)), { error: 'each key must be a Restate public key, publickeyv1_ and base58 (Restate logs its own at start)' }),
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((key) => key.trim())
+        .filter((key) => key.length > 0),
+    )
+    .refine((keys) => keys.every((key) => RESTATE_PUBLIC_KEY.test(key)), {
+      error: 'each key must be a Restate public key, publickeyv1_ and base58 (Restate logs its own at start)',
+    }),
 });
 
 /** The session objects' endpoint a process serves to the Restate server. */
@@ -26,6 +35,8 @@ export interface SessionEndpointConfig {
   port: number;
   /** The Restate servers' request-signing public keys: only calls signed by one are taken. */
   identityKeys: string[];
+  /** RESTATE_JOURNAL_RETENTION_SECONDS, in ms: how long a completed event's or call's journal is kept (0: not kept). */
+  journalRetentionMs: number;
 }
 
 export type SessionHostConfig =
@@ -46,7 +57,10 @@ export interface ClusterSection {
  * store section's ACTIVITY_LOG), one digest secret (the privacy section's) and, unless the process
  * is a front only, its endpoint's port and the keys whose signatures it takes.
  */
-export function clusterSection(e: z.infer<typeof clusterEnv>, shared: { activityLog: string | undefined; idDigestSecret: string | undefined }): ClusterSection {
+export function clusterSection(
+  e: z.infer<typeof clusterEnv>,
+  shared: { activityLog: string | undefined; idDigestSecret: string | undefined },
+): ClusterSection {
   if (e.SESSION_HOST === 'embedded') return { sessionHost: { kind: 'embedded' } };
   const servesEndpoint = e.CLUSTER_ROLE === 'both';
   const missing = (
@@ -58,19 +72,36 @@ export function clusterSection(e: z.infer<typeof clusterEnv>, shared: { activity
       // Every process must key an identity-looking session id alike, and none keeps a store of its own.
       ['ID_DIGEST_SECRET', shared.idDigestSecret],
       // Every handler is callable through the endpoint: only calls Restate signed are taken.
-      ...(servesEndpoint ? ([['RESTATE_IDENTITY_KEYS', e.RESTATE_IDENTITY_KEYS.length > 0 ? e.RESTATE_IDENTITY_KEYS : undefined]] as const) : []),
+      ...(servesEndpoint
+        ? ([
+            ['RESTATE_IDENTITY_KEYS', e.RESTATE_IDENTITY_KEYS.length > 0 ? e.RESTATE_IDENTITY_KEYS : undefined],
+          ] as const)
+        : []),
     ] as const
   ).find(([, value]) => value === undefined);
-  if (missing) throw invalidConfiguration(`${missing[0]}: required when SESSION_HOST=restate${servesEndpoint ? '' : ' and CLUSTER_ROLE=front'}`);
+  if (missing)
+    throw invalidConfiguration(
+      `${missing[0]}: required when SESSION_HOST=restate${servesEndpoint ? '' : ' and CLUSTER_ROLE=front'}`,
+    );
   // A port set for a front would be a process its operator expects Restate to reach, and it never listens.
-  if (!servesEndpoint && e.RESTATE_ENDPOINT_PORT !== undefined) throw invalidConfiguration('RESTATE_ENDPOINT_PORT: a front (CLUSTER_ROLE=front) serves no Restate endpoint; unset it, or run the process as CLUSTER_ROLE=both');
+  if (!servesEndpoint && e.RESTATE_ENDPOINT_PORT !== undefined)
+    throw invalidConfiguration(
+      'RESTATE_ENDPOINT_PORT: a front (CLUSTER_ROLE=front) serves no Restate endpoint; unset it, or run the process as CLUSTER_ROLE=both',
+    );
   return {
     sessionHost: {
       kind: 'restate',
       ingressUrl: e.RESTATE_INGRESS_URL!,
       adminUrl: e.RESTATE_ADMIN_URL!,
       redisUrl: shared.activityLog!,
-      endpoint: servesEndpoint ? { host: e.RESTATE_ENDPOINT_HOST, port: e.RESTATE_ENDPOINT_PORT!, identityKeys: e.RESTATE_IDENTITY_KEYS } : null,
+      endpoint: servesEndpoint
+        ? {
+            host: e.RESTATE_ENDPOINT_HOST,
+            port: e.RESTATE_ENDPOINT_PORT!,
+            identityKeys: e.RESTATE_IDENTITY_KEYS,
+            journalRetentionMs: e.RESTATE_JOURNAL_RETENTION_SECONDS * 1000,
+          }
+        : null,
     },
   };
 }

@@ -34,4 +34,10 @@ describe('the versions of the state a session object keeps in Restate', () => {
     expect(() => migrateKept(kept(3), [renameWakes])).toThrow(NewerStateError);
     expect(() => migrateKept(kept(3), [renameWakes])).toThrow('version 3, newer than this release');
   });
+
+  it('version 2 keeps the scheduled wakes inside the session value, and drops a wakes key with no session', () => {
+    expect(migrateKept(kept(), STATE_MIGRATIONS.slice(0, 1))).toEqual({ session: { ...kept().session, wakes: [1000], state_version: 2 }, summary: kept().summary });
+    expect(migrateKept({ ...kept(), wakes: [] }, STATE_MIGRATIONS.slice(0, 1))).toEqual({ session: { ...kept().session, state_version: 2 }, summary: kept().summary });
+    expect(migrateKept({ wakes: [5] }, STATE_MIGRATIONS.slice(0, 1))).toEqual({});
+  });
 });
