@@ -205,7 +205,7 @@ async function main(): Promise<void> {
     const cluster = await clusterSuite({ rounds: settings.rounds, warmupSeconds: settings.warmup, durationSeconds: settings.duration, connections: 50, sessions: 1_000, processCounts: [1, 2] });
     say(
       `### Cluster mode against Restate's own ceiling (50 connections, 1,000 sessions, ${settings.duration} s × ${settings.rounds} interleaved rounds, median; docs/cluster.md, "Measuring it")\n\n${cluster.markdown}\n\n` +
-        `${cluster.ratios}\n\n${cluster.placement} Load average (1 / 5 / 15 min): ${cluster.load}.${took()}`,
+        `${cluster.ratios}\n\nJournal entries per event (Restate's \`sys_journal\`, 2,000 events per load, one process):\n\n${cluster.journal}\n\n${cluster.placement} Load average (1 / 5 / 15 min): ${cluster.load}.${took()}`,
     );
   }
 
