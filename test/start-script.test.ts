@@ -12,8 +12,13 @@ import { tempDataDir } from './support/harness.js';
  */
 describe('the npm start script', () => {
   it('hands SIGTERM to the service: the shell npm signals is the service itself', async () => {
-    const script = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
+    const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as {
+      scripts: { start: string; serve: string };
+    };
+    const script = scripts.start;
     expect(script).toContain('dist/src/main.js');
+    // `npm run serve` is the same command without the build before it (docs/cluster.md, Service processes).
+    expect(scripts.serve).toBe(script);
     // The same command line, with an entry that reports the signal in place of the built service.
     const entry = join(tempDataDir(), 'entry.mjs');
     // The handler is in place before 'ready' is printed: a SIGTERM sent on 'ready' must find it.
