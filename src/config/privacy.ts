@@ -12,12 +12,10 @@ export const privacyEnv = z.object({
     .pipe(
       z
         .array(
-          z
-            .string()
-            .regex(EXTRA_KEY_PATTERN, {
-              error:
-                'must be a comma-separated list of field names (a letter, then letters, digits, _ or -; at most 64 characters each)',
-            }),
+          z.string().regex(EXTRA_KEY_PATTERN, {
+            error:
+              'must be a comma-separated list of field names (a letter, then letters, digits, _ or -; at most 64 characters each)',
+          }),
         )
         .max(200, { error: 'must list at most 200 keys' }),
     )

@@ -148,12 +148,10 @@ describe('what the service stores passes the check (it never discards its own se
           .send({ session_id: 'field', user_id: 'user-42', phone: '+91-98765-43210', reason: 'app_backgrounded' })
       ).status,
     ).toBe(200);
-    const evaluated = await h.http
-      .post('/v1/assistant/trigger/evaluate')
-      .send({
-        session_id: 'field',
-        signals: { screen: 'pan_details', time_spent: 25, errors: ['pan_invalid'], idle_seconds: 0 },
-      });
+    const evaluated = await h.http.post('/v1/assistant/trigger/evaluate').send({
+      session_id: 'field',
+      signals: { screen: 'pan_details', time_spent: 25, errors: ['pan_invalid'], idle_seconds: 0 },
+    });
     expect(evaluated.status).toBe(200);
     expect(
       (

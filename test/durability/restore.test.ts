@@ -68,15 +68,13 @@ describe('what the service has seen across sessions is kept too', () => {
   it('a flow graph is recorded once per client and flow, not once per process', async () => {
     const h = createHarness(sqlite());
     const setFlow = (target: Harness, sessionId: string) =>
-      target.http
-        .post('/v1/flows/set')
-        .send({
-          session_id: sessionId,
-          client_id: 'tenant_x',
-          flow_key: 'kyc_x',
-          step_sequence: ['phone_entry', 'pan_details'],
-          current_step: 'phone_entry',
-        });
+      target.http.post('/v1/flows/set').send({
+        session_id: sessionId,
+        client_id: 'tenant_x',
+        flow_key: 'kyc_x',
+        step_sequence: ['phone_entry', 'pan_details'],
+        current_step: 'phone_entry',
+      });
     expect((await setFlow(h, 'f1')).status).toBe(200);
     const after = restartAfterCrash(h);
     expect((await setFlow(after, 'f2')).status).toBe(200);

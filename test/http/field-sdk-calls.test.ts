@@ -7,18 +7,16 @@ import { advance, createHarness } from '../support/harness.js';
 
 const S = 's-field';
 const failure = (h: Harness, screen = 'pan_details', code = 'pan_invalid_format') =>
-  h.http
-    .post('/v1/events')
-    .send({
-      session_id: S,
-      user_id: 'u1',
-      event: 'validation_failed',
-      screen,
-      errors: [code],
-      component_id: 'pan_field',
-      hint: 'INVALIDPAN',
-      masked: false,
-    });
+  h.http.post('/v1/events').send({
+    session_id: S,
+    user_id: 'u1',
+    event: 'validation_failed',
+    screen,
+    errors: [code],
+    component_id: 'pan_field',
+    hint: 'INVALIDPAN',
+    masked: false,
+  });
 const popup = async (h: Harness, body: Record<string, unknown> = {}) =>
   (await h.http.post('/v1/assistant/popup/evaluate').send({ session_id: S, ...body })).body;
 const kinds = async (h: Harness, kind: string) =>
@@ -153,15 +151,13 @@ describe('POST /v1/flows/set', () => {
   it('keeps the flow in the session: screen changes move progress, the system prompt shows the place, [] forgets it', async () => {
     const h = createHarness();
     const set = (
-      await h.http
-        .post('/v1/flows/set')
-        .send({
-          session_id: S,
-          flow_key: 'kyc',
-          client_id: 'kycis_demo',
-          step_sequence: steps,
-          current_step: 'phone_entry',
-        })
+      await h.http.post('/v1/flows/set').send({
+        session_id: S,
+        flow_key: 'kyc',
+        client_id: 'kycis_demo',
+        step_sequence: steps,
+        current_step: 'phone_entry',
+      })
     ).body;
     expect(set.progress).toEqual({ position: 1, total: 6, percent: 17 });
     await h.http.post('/v1/events').send({ session_id: S, event: 'screen_state', screen: 'N_PAN_DETAILS' });

@@ -135,15 +135,13 @@ const eventBody = fc.oneof(
     ),
     hint: fc.constantFrom('"ABCDE1234F"', '"4111 1111 1111 1111"', '""'),
     properties: fc.oneof(
-      fc
-        .jsonValue({ maxDepth: 3 })
-        .map((value) =>
-          JSON.stringify({
-            screen_id: 'pan_details',
-            components: [{ id: 'pan', validations: [{ pattern: '[A-Z]{5}' }] }],
-            value,
-          }),
-        ),
+      fc.jsonValue({ maxDepth: 3 }).map((value) =>
+        JSON.stringify({
+          screen_id: 'pan_details',
+          components: [{ id: 'pan', validations: [{ pattern: '[A-Z]{5}' }] }],
+          value,
+        }),
+      ),
       nested.map((value) => `{"x":${value}}`),
     ),
   }),

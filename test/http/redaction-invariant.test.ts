@@ -13,16 +13,14 @@ describe('redaction invariant: a raw masked:false value never appears in any res
 
     for (const event of clientJourney('s1')) keep(await h.http.post('/v1/events').send(event));
     keep(
-      await h.http
-        .post('/v1/events')
-        .send({
-          session_id: 's1',
-          event: 'component_input',
-          component_id: 'aadhaar_digilocker_field',
-          component_type: 'text_input',
-          hint: RAW_AADHAAR,
-          masked: false,
-        }),
+      await h.http.post('/v1/events').send({
+        session_id: 's1',
+        event: 'component_input',
+        component_id: 'aadhaar_digilocker_field',
+        component_type: 'text_input',
+        hint: RAW_AADHAAR,
+        masked: false,
+      }),
     );
     keep(
       await h.http

@@ -69,13 +69,11 @@ describe('values the pass reads beyond a string', () => {
 
   it('masks a value that harmless keys spell when the pass joins them into a path', async () => {
     const h = createHarness();
-    await h.http
-      .post('/v1/events')
-      .send({
-        session_id: 's1',
-        event: 'x',
-        properties: { '98765': { '43210': PAN }, '2345': { '6789': { '0124': { phone: 'x' } } } },
-      });
+    await h.http.post('/v1/events').send({
+      session_id: 's1',
+      event: 'x',
+      properties: { '98765': { '43210': PAN }, '2345': { '6789': { '0124': { phone: 'x' } } } },
+    });
     const { body } = await h.http.get('/api/sessions/s1');
     const paths = (body.latest_event.redacted_fields as { path: string }[]).map((field) => field.path);
     expect(paths.length).toBeGreaterThan(0);

@@ -41,14 +41,12 @@ async function everySurface(h: Harness, sessionIds: string[]): Promise<string> {
 describe('identity values sent through the field SDK calls', () => {
   it('a legacy unknown session whose user id is a phone number is keyed by a digest, and the number is kept nowhere', async () => {
     const h = createHarness({ env: { LOG_LEVEL: 'trace' } });
-    const sent = await h.http
-      .post('/v1/events')
-      .send({
-        session_id: 'unknown',
-        user_id: PHONE,
-        event: 'user_enrichment',
-        properties: { user_id: PHONE, phone: PHONE },
-      });
+    const sent = await h.http.post('/v1/events').send({
+      session_id: 'unknown',
+      user_id: PHONE,
+      event: 'user_enrichment',
+      properties: { user_id: PHONE, phone: PHONE },
+    });
     expect(sent.status).toBe(200);
     const items = (await h.http.get('/api/activity').query({ kind: 'event' })).body.items as { session_id: string }[];
     const key = items[0]!.session_id;

@@ -215,13 +215,11 @@ const name = fc
   }));
 
 /** A name in a Hindi frame: "main … hoon" (I am …), "… bol raha hoon" (… speaking). */
-const framedName = fc
-  .tuple(properName, properName, fc.boolean())
-  .map(([first, last, before]) => ({
-    kind: 'name',
-    raw: before ? `main ${first} ${last} hoon` : `${first} ${last} bol raha hoon`,
-    core: `${first}${last}`.toUpperCase(),
-  }));
+const framedName = fc.tuple(properName, properName, fc.boolean()).map(([first, last, before]) => ({
+  kind: 'name',
+  raw: before ? `main ${first} ${last} hoon` : `${first} ${last} bol raha hoon`,
+  core: `${first}${last}`.toUpperCase(),
+}));
 
 /** A document's letters told after its label, with words between and no digit beside them (`PAN first part AQWPV`). */
 const labelledLetters = fc

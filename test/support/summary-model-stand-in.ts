@@ -26,16 +26,14 @@ export async function startSummaryModelStandIn(answer: SummaryModelAnswer): Prom
         return void res
           .writeHead(answer.status, { 'content-type': 'application/json' })
           .end('{"error":{"message":"down"}}');
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            id: 'chatcmpl-1',
-            object: 'chat.completion',
-            model: 'stand-in',
-            choices: [{ index: 0, message: { role: 'assistant', content: answer.text }, finish_reason: 'stop' }],
-          }),
-        );
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          model: 'stand-in',
+          choices: [{ index: 0, message: { role: 'assistant', content: answer.text }, finish_reason: 'stop' }],
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

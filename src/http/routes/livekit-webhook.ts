@@ -21,12 +21,10 @@ const JSON_TYPES = ['application/webhook+json', 'application/json'];
 
 const LiveKitWebhookIn = z
   .looseObject({
-    event: z
-      .string()
-      .meta({
-        description:
-          'participant_left, room_finished, …: the events that need nothing from the service are taken and ignored',
-      }),
+    event: z.string().meta({
+      description:
+        'participant_left, room_finished, …: the events that need nothing from the service are taken and ignored',
+    }),
     room: z.looseObject({ name: z.string() }).optional(),
     participant: z.looseObject({ identity: z.string(), kind: z.union([z.string(), z.int()]).optional() }).optional(),
   })

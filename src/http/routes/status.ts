@@ -30,12 +30,10 @@ const StatusOut = z
           .int()
           .meta({ description: 'what V8 holds for its heap, garbage included until a collection gives it back' }),
         heap_limit_bytes: z.int(),
-        heap_trims: z
-          .int()
-          .meta({
-            description:
-              'memory-reducing collections run since the process started: one follows a flood of sessions leaving memory (docs/limits.md)',
-          }),
+        heap_trims: z.int().meta({
+          description:
+            'memory-reducing collections run since the process started: one follows a flood of sessions leaving memory (docs/limits.md)',
+        }),
         heap_trims_failed: z.int(),
         last_heap_trim_at: z.string().meta({ format: 'date-time' }).nullable(),
       })
@@ -43,12 +41,10 @@ const StatusOut = z
     activity: z.object({
       last_id: z.int(),
       oldest_id: z.int().nullable(),
-      readers: z
-        .array(z.string())
-        .meta({
-          description:
-            'what the activity actor feeds each live item to, in the order it does (sse: every open stream at once)',
-        }),
+      readers: z.array(z.string()).meta({
+        description:
+          'what the activity actor feeds each live item to, in the order it does (sse: every open stream at once)',
+      }),
     }),
     config_version: z
       .string()

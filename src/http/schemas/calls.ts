@@ -94,13 +94,10 @@ const CallHandoffOut = z
       .object({ at: z.string(), operator: z.string() })
       .nullable()
       .meta({ description: 'the operator who joined, and when; null while the user waits' }),
-    unanswered_at: z
-      .string()
-      .nullable()
-      .meta({
-        description:
-          'when the agent said nobody from the team was free: a call back is owed (`handoff.unanswered`); null otherwise',
-      }),
+    unanswered_at: z.string().nullable().meta({
+      description:
+        'when the agent said nobody from the team was free: a call back is owed (`handoff.unanswered`); null otherwise',
+    }),
   })
   .meta({ id: 'CallHandoff' });
 
@@ -155,11 +152,9 @@ export const OperatorJoinOut = z
     call_id: z.string(),
     session_id: z.string(),
     room: z.string().meta({ description: "the call's LiveKit room" }),
-    identity: z
-      .string()
-      .meta({
-        description: 'the participant identity the token is for (operator-…): the agent knows an operator by it',
-      }),
+    identity: z.string().meta({
+      description: 'the participant identity the token is for (operator-…): the agent knows an operator by it',
+    }),
     token: z
       .string()
       .meta({ description: 'a LiveKit participant token for the room: publish and subscribe, no agent dispatch' }),

@@ -18,13 +18,10 @@ export const StoreHealthOut = z
     status: z
       .enum(['ok', 'failing'])
       .meta({ description: '`failing`: the last commit failed (disk full, I/O error); writes answer 503' }),
-    file: z
-      .string()
-      .optional()
-      .meta({
-        description:
-          "the database file (sqlite); only to a request carrying one of API_KEY's keys, since the probes answer anyone",
-      }),
+    file: z.string().optional().meta({
+      description:
+        "the database file (sqlite); only to a request carrying one of API_KEY's keys, since the probes answer anyone",
+    }),
     last_error: z.string().optional(),
   })
   .meta({ id: 'StoreHealth' });
@@ -48,12 +45,10 @@ export const Health = z
       .object({
         restate: z.object({ ingress: z.enum(['ok', 'unreachable']), admin: z.enum(['ok', 'unreachable']) }),
         redis: z.enum(['ok', 'failing']),
-        redis_answers: z
-          .boolean()
-          .meta({
-            description:
-              'whether Redis answered a PING within 1 s just now, on a connection that is up: /health/ready is 503 `redis_unreachable` while it does not',
-          }),
+        redis_answers: z.boolean().meta({
+          description:
+            'whether Redis answered a PING within 1 s just now, on a connection that is up: /health/ready is 503 `redis_unreachable` while it does not',
+        }),
       })
       .optional()
       .meta({
@@ -68,12 +63,10 @@ export const FeatureFlagsOut = z.object({ flags: z.record(z.string(), z.boolean(
 export const EventOut = z
   .object({
     status: z.literal('ok'),
-    ingested_at: z
-      .int()
-      .meta({
-        description:
-          'Unix time (seconds) of the event: when the session applied it (SESSION_HOST=embedded), or when the service took it (SESSION_HOST=restate: the session applies it at that time, or at its own latest activity when that is later)',
-      }),
+    ingested_at: z.int().meta({
+      description:
+        'Unix time (seconds) of the event: when the session applied it (SESSION_HOST=embedded), or when the service took it (SESSION_HOST=restate: the session applies it at that time, or at its own latest activity when that is later)',
+    }),
     warnings: z.array(z.string()).optional().meta({
       description:
         "`unknown_event_type` for event types this version does not know; `session_budget_exceeded` when older data gave way to SESSION_MAX_BYTES, only with SESSION_HOST=embedded: with SESSION_HOST=restate the answer comes before the session runs the event. Either way the event's activity item (kind `event`, `payload.warnings`) carries both",
@@ -85,12 +78,10 @@ export const ActivityItemOut = z
   .object({
     id: z.string().meta({ description: 'monotonic integer, as a string' }),
     kind: z.enum(ACTIVITY_KINDS),
-    timestamp: z
-      .string()
-      .meta({
-        format: 'date-time',
-        description: 'when the item was recorded; never earlier than the item before it (by id)',
-      }),
+    timestamp: z.string().meta({
+      format: 'date-time',
+      description: 'when the item was recorded; never earlier than the item before it (by id)',
+    }),
     due_at: z.string().optional().meta({
       format: 'date-time',
       description:
@@ -106,13 +97,10 @@ export const ActivityItemOut = z
 export const ActivityListOut = z
   .object({
     items: z.array(ActivityItemOut),
-    session_id: z
-      .string()
-      .nullable()
-      .meta({
-        description:
-          'the session key the session_id filter was read as: the id itself, or its digest (h-…) for an id that reads as an identity value, as the items carry it; null without the filter',
-      }),
+    session_id: z.string().nullable().meta({
+      description:
+        'the session key the session_id filter was read as: the id itself, or its digest (h-…) for an id that reads as an identity value, as the items carry it; null without the filter',
+    }),
     media_ready: z.boolean(),
     feature_flags: z.record(z.string(), z.boolean()),
   })

@@ -25,21 +25,16 @@ export const ContextOut = z
       .meta({ description: 'the last screen the app sent (same as context.screen)' }),
     context: z.object({
       screen: z.string().nullable(),
-      latest_event: z
-        .record(z.string(), z.unknown())
-        .nullable()
-        .meta({
-          description:
-            'the latest event as stored: identity values masked in every field, their shapes under redacted_fields',
-        }),
+      latest_event: z.record(z.string(), z.unknown()).nullable().meta({
+        description:
+          'the latest event as stored: identity values masked in every field, their shapes under redacted_fields',
+      }),
       last_validation_failure: ValidationFailureOut.nullable(),
       component_hints: z.array(ComponentHintOut),
-      retry_counts: z
-        .record(z.string(), z.int())
-        .meta({
-          description:
-            "validation failures per field (component_id) in this session: each field's retry count; a field that never failed is absent",
-        }),
+      retry_counts: z.record(z.string(), z.int()).meta({
+        description:
+          "validation failures per field (component_id) in this session: each field's retry count; a field that never failed is absent",
+      }),
       kyc_kb: KycKbOut,
       screen_schema: z
         .record(z.string(), z.unknown())

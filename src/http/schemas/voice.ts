@@ -41,12 +41,10 @@ export const AssistantStartOut = z
     livekit_url: z.string().meta({ description: 'alias of media_url, read by deployed SDKs' }),
     livekit_room: z.string().meta({ description: 'alias of media_room, read by deployed SDKs' }),
     warnings,
-    assistant_invocation_id: z
-      .string()
-      .meta({
-        description:
-          'one id per engagement: a new start gets a new one, a resume keeps it; also in the session_start activity',
-      }),
+    assistant_invocation_id: z.string().meta({
+      description:
+        'one id per engagement: a new start gets a new one, a resume keeps it; also in the session_start activity',
+    }),
   })
   .meta({ id: 'AssistantStartOut' });
 
@@ -72,12 +70,10 @@ export const ReengagementOut = z
     channel: z
       .enum(['voice', 'phone'])
       .meta({ description: '`phone` when a registered drop-off left a dialable number, else `voice`' }),
-    reason: z
-      .string()
-      .meta({
-        description:
-          '`handoff_unanswered` when the agent said nobody from the team was free (a call back is owed, recommended at once), `user_inactive_<n>min` when recommended for inactivity, else `user_active` or `assistant_active`',
-      }),
+    reason: z.string().meta({
+      description:
+        '`handoff_unanswered` when the agent said nobody from the team was free (a call back is owed, recommended at once), `user_inactive_<n>min` when recommended for inactivity, else `user_active` or `assistant_active`',
+    }),
     inactivity_seconds: z
       .int()
       .meta({ description: 'whole seconds since the last SDK event other than agent telemetry' }),
