@@ -55,8 +55,6 @@ export function redactLogText(text: string): string {
   return redactPrettyRecord(lines).join('\n');
 }
 
-type Write = typeof process.stdout.write;
-
 function redacting(stream: NodeJS.WriteStream): void {
   const write = stream.write.bind(stream) as (chunk: string | Uint8Array, ...rest: unknown[]) => boolean;
   const patched = (chunk: string | Uint8Array, ...rest: unknown[]) => {
@@ -64,7 +62,7 @@ function redacting(stream: NodeJS.WriteStream): void {
     if (!text.includes('lk.pii.')) return write(chunk, ...rest);
     return write(redactLogText(text), ...rest);
   };
-  stream.write = patched as Write;
+  stream.write = patched;
 }
 
 type Chunk = string | NodeJS.ArrayBufferView;
@@ -88,7 +86,7 @@ function written(chunk: Chunk, rest: unknown[]): Buffer {
 function redactingDescriptorWrites(): void {
   const writeSync = fs.writeSync;
   const write = fs.write;
-  fs.writeSync = ((fd: number, chunk: Chunk, ...rest: unknown[]) => {
+  fs.writeSync = (fd: number, chunk: Chunk, ...rest: unknown[]) => {
     if (!OUTPUTS.has(fd)) return (writeSync as (...args: unknown[]) => number)(fd, chunk, ...rest);
     const bytes = written(chunk, rest);
     const text = bytes.toString('utf8');
@@ -96,7 +94,7 @@ function redactingDescriptorWrites(): void {
     const out = Buffer.from(redactLogText(text));
     for (let done = 0; done < out.length;) done += writeSync(fd, out, done, out.length - done);
     return bytes.length;
-  }) as typeof fs.writeSync;
+  };
   fs.write = ((fd: number, chunk: Chunk, ...rest: unknown[]) => {
     const callback = rest.at(-1) as (error: NodeJS.ErrnoException | null, written: number, ...more: unknown[]) => void;
     const bytes = OUTPUTS.has(fd) ? written(chunk, rest.slice(0, -1)) : undefined;

@@ -98,7 +98,7 @@ const service = spawn('sh', ['-c', startCommand], {
   stdio: ['ignore', 'ignore', 'pipe'],
 });
 let stderr = '';
-service.stderr!.on('data', (chunk: Buffer) => {
+service.stderr.on('data', (chunk: Buffer) => {
   stderr = (stderr + chunk.toString()).slice(-8192);
 });
 let exited: string | undefined;
@@ -445,7 +445,7 @@ try {
     const trimmed = (await status()).memory;
     if (trimmed.last_heap_trim_at !== null)
       say(
-        `settled: heap trimmed ${((Date.parse(trimmed.last_heap_trim_at!) - floodEnded) / 1000).toFixed(0)} s after the flood's end (${trimmed.heap_trims} trims, ${trimmed.heap_trims_failed} failed)`,
+        `settled: heap trimmed ${((Date.parse(trimmed.last_heap_trim_at) - floodEnded) / 1000).toFixed(0)} s after the flood's end (${trimmed.heap_trims} trims, ${trimmed.heap_trims_failed} failed)`,
       );
     window();
     const settleStarted = Date.now();

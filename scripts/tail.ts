@@ -156,7 +156,7 @@ class ActivityTail {
     });
     const decoder = new TextDecoder();
     try {
-      for await (const chunk of response.body) parser.feed(decoder.decode(chunk, { stream: true }));
+      for await (const chunk of response.body) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
       notice('the server ended the stream');
     } catch (error) {
       if (!signal.aborted) notice(`connection lost: ${causeOf(error)}`);
@@ -210,7 +210,7 @@ function parseJson(text: string): unknown {
 }
 
 function causeOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   return String(cause?.code ?? cause?.message ?? (error as Error).message);
 }
 

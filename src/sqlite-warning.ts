@@ -6,8 +6,8 @@
  */
 const emitWarning = process.emitWarning.bind(process) as (...args: unknown[]) => void;
 
-process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+process.emitWarning = (warning: string | Error, ...rest: unknown[]) => {
   const text = typeof warning === 'string' ? warning : warning.message;
   if (text.startsWith('SQLite is an experimental feature')) return;
   emitWarning(warning, ...rest);
-}) as typeof process.emitWarning;
+};

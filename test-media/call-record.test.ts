@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { dispose } from '@livekit/rtc-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { components } from '../src/client/schema.js';
 import { WebhookReceiver } from '../test/support/webhook-receiver.js';
 import { eventually } from './support/eventually.js';
 import type { MediaStack } from './support/media-stack.js';
@@ -79,7 +80,7 @@ describe('a call on a real LiveKit server leaves its record', () => {
       const response = await fetch(`${service.url}/api/sessions/${sessionId}/calls`, {
         headers: { 'x-api-key': SERVICE_API_KEY },
       });
-      return ((await response.json()) as { calls: Record<string, any>[] }).calls;
+      return ((await response.json()) as { calls: components['schemas']['Call'][] }).calls;
     };
     await eventually(callsOf, (calls) => (calls[0]?.transcript.length ?? 0) >= 2, 15_000);
     await service.stopVoice(sessionId);

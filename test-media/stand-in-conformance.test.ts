@@ -319,7 +319,7 @@ describe('the LiveKit stand-in answers as the real server does', () => {
         return {
           status: response.status,
           contentType: response.headers.get('content-type'),
-          body: (await response.json()) as unknown,
+          body: await response.json(),
         };
       };
       return [

@@ -19,7 +19,7 @@ export interface FlowGraphs {
   /** Records `flow_graph_recorded` for a first sighting; false when the pair was seen before. */
   record(sighting: FlowGraphSighting): boolean;
   /** The recorder's reader of live activity: a graph recorded by another process is seen here too. */
-  learn(item: ActivityItem): void;
+  learn: (item: ActivityItem) => void;
 }
 
 /**

@@ -40,7 +40,7 @@ export function toStored(snapshot: SessionSnapshot, hibernating = false): Stored
   return {
     session_id: context.session_id,
     value,
-    context: kept as unknown as Record<string, unknown>,
+    context: kept,
     wake_at: wakeAt,
     summary: {
       user_id: context.user_id,

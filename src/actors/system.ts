@@ -94,7 +94,7 @@ export interface ActorSystem<Host extends SessionHost = SessionSupervisor> {
   /** A trigger evaluation that names no session: the policy alone, recorded as activity. */
   evaluateTriggerWithoutSession(request: StatelessTriggerRequest): Promise<TriggerDecision | undefined>;
   /** How the store is doing, for /health. */
-  storeHealth(): StoreHealth;
+  storeHealth: () => StoreHealth;
   /** Calls, consent and the webhook outbox (docs/calls.md); absent where the activity log is shared (ACTIVITY_LOG). */
   calls?: CallBook | undefined;
   /** Erases a user from the store; absent where the store cannot (cluster mode). */

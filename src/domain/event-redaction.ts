@@ -7,7 +7,6 @@ import { isIdentifier, patternSyntaxOnly } from '../privacy/identifier.js';
 import type { ValueShape } from '../privacy/kinds.js';
 import { shapeOf } from '../privacy/kinds.js';
 import { MAX_SCAN_DEPTH, MAX_SHAPES } from '../privacy/limits.js';
-import { maskWhole } from '../privacy/mask.js';
 import type { PiiRules } from '../privacy/rules.js';
 import { DEFAULT_PII_RULES } from '../privacy/rules.js';
 import { isIdField, isVersionField } from '../privacy/keys.js';

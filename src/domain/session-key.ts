@@ -31,7 +31,7 @@ export interface SessionKeys {
   /** The key of the session a call addresses: its routing key, or `unknown:{user}` for legacy SDKs. */
   sessionKeyFor(sessionId: string, userId: string | null | undefined): SessionKey;
   /** Any other id that is no identifier, as the service keeps it: the same digest (privacy/rules.ts, `idDigest`). */
-  idDigest(id: string): string;
+  idDigest: (id: string) => string;
 }
 
 export function sessionKeys(secret: string | Buffer): SessionKeys {

@@ -25,7 +25,7 @@ function readJson(path: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new Error(`not valid JSON (${(error as Error).message})`);
+    throw new Error(`not valid JSON (${(error as Error).message})`, { cause: error });
   }
 }
 

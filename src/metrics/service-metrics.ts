@@ -154,7 +154,7 @@ function boundChild<Child>(
   value: string,
 ): Child {
   let byValue = children.get(metric);
-  if (!byValue) children.set(metric, (byValue = new Map()));
+  if (!byValue) children.set(metric, (byValue = new Map<string, Child>()));
   let child = byValue.get(value);
   if (!child) byValue.set(value, (child = metric.labels(value)));
   return child;

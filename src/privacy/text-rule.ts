@@ -575,7 +575,7 @@ function markLabelledValues(text: string, marks: Marks): void {
 function markSpelledWords(text: string, marks: Marks): void {
   const { tokens } = marks;
   const single = (index: number) =>
-    tokens[index] !== undefined && tokens[index]!.letters === 1 && tokens[index]!.digits === 0;
+    tokens[index] !== undefined && tokens[index].letters === 1 && tokens[index].digits === 0;
   const joins = (left: number) => left + 1 < tokens.length && isSeparator(gapBetween(text, tokens, left, left + 1));
   let i = 0;
   while (i < tokens.length) {

@@ -326,8 +326,8 @@ export class CallLedger {
       session_id: sessionId,
       user_id: item.user_id,
       decision: decision as ConsentDecision,
-      notice_version: String(item.payload.notice_version ?? ''),
-      language: String(item.payload.language ?? ''),
+      notice_version: String((item.payload.notice_version as string | undefined) ?? ''),
+      language: String((item.payload.language as string | undefined) ?? ''),
       at,
     };
     this.rows.insertConsent(entry);

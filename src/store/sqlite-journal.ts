@@ -227,7 +227,7 @@ export class SqliteJournal {
 
   private fieldsOf(sessionId: string): Map<string, number> {
     let fields = this.fieldRows.get(sessionId);
-    if (!fields) this.fieldRows.set(sessionId, (fields = new Map()));
+    if (!fields) this.fieldRows.set(sessionId, (fields = new Map<string, number>()));
     return fields;
   }
 

@@ -75,7 +75,10 @@ export class SqliteSessions {
     const params: (string | number)[] = [];
     if (query.voice === 'active') where.push("voice IN ('starting', 'active', 'stopping')");
     if (query.voice === 'inactive') where.push("voice = 'inactive'");
-    if (query.screen !== undefined) where.push('lower(screen) = ?') && params.push(query.screen);
+    if (query.screen !== undefined) {
+      where.push('lower(screen) = ?');
+      params.push(query.screen);
+    }
     if (query.q !== undefined) {
       where.push(
         "(instr(lower(session_id), ?) > 0 OR instr(lower(coalesce(user_id, '')), ?) > 0 OR instr(lower(coalesce(screen, '')), ?) > 0)",
@@ -92,10 +95,13 @@ export class SqliteSessions {
     const pageParams = [...params];
     if (query.after !== undefined) {
       const beyond = query.order === 'asc' ? '>' : '<';
-      if (column === 'session_id') pageWhere.push(`session_id ${beyond} ?`) && pageParams.push(query.after.id);
-      else
-        pageWhere.push(`(${column} ${beyond} ? OR (${column} = ? AND session_id ${beyond} ?))`) &&
-          pageParams.push(query.after.primary, query.after.primary, query.after.id);
+      if (column === 'session_id') {
+        pageWhere.push(`session_id ${beyond} ?`);
+        pageParams.push(query.after.id);
+      } else {
+        pageWhere.push(`(${column} ${beyond} ? OR (${column} = ? AND session_id ${beyond} ?))`);
+        pageParams.push(query.after.primary, query.after.primary, query.after.id);
+      }
     }
     const order =
       column === 'session_id' ? `session_id ${direction}` : `${column} ${direction}, session_id ${direction}`;

@@ -111,7 +111,7 @@ export function startWalCheckpointer(file: string): WalCheckpointer {
       settle(outcome);
       if (!closed && commits >= COMMITS_PER_CHECKPOINT) request();
     });
-    started.on('error', (error) => {
+    started.on('error', (error: Error) => {
       closed = true;
       inFlight = false;
       settle({ ok: false, error: error.message });

@@ -50,7 +50,9 @@ export async function startMediaService(liveKit: LiveKitServer, env: Record<stri
 
   async function activity(sessionId: string, kind?: string): Promise<ActivityItem[]> {
     const query = new URLSearchParams({ session_id: sessionId, limit: '1000', ...(kind ? { kind } : {}) });
-    const response = await fetch(`${url}/api/activity?${query}`, { headers: { 'x-api-key': SERVICE_API_KEY } });
+    const response = await fetch(`${url}/api/activity?${query.toString()}`, {
+      headers: { 'x-api-key': SERVICE_API_KEY },
+    });
     if (!response.ok) throw new Error(`activity: ${response.status} ${await response.text()}`);
     return ((await response.json()) as { items: ActivityItem[] }).items;
   }

@@ -9,7 +9,7 @@ import type { SimulatedUser } from './simulated-user.js';
  * One media stack for a test file: started before its tests, the users a test joined left after
  * each, and everything stopped after the file (rtc-node's native side disposed last).
  */
-export function mediaSuite(options: MediaStackOptions): { stack(): MediaStack; users: SimulatedUser[] } {
+export function mediaSuite(options: MediaStackOptions): { stack: () => MediaStack; users: SimulatedUser[] } {
   let stack: MediaStack | undefined;
   const users: SimulatedUser[] = [];
   beforeAll(async () => {

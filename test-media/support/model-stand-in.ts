@@ -40,8 +40,7 @@ export interface ModelScript {
     | string
     | { status: number; body: string }
     | { malformed: string }
-    | { toolCall: { name: string; arguments: Record<string, unknown> } }
-    | 'hang';
+    | { toolCall: { name: string; arguments: Record<string, unknown> } };
   /** The text of a transcription. */
   transcript(request: TranscriptionRequest): string;
 }

@@ -15,7 +15,7 @@ describe('what an event costs the heap per byte of its JSON (the memory budget)'
       ...harnessEnvelope('s1', 'u1'),
       event: 'screen_schema',
       screen: STAGES[0],
-      properties: schemaFor(STAGES[0]!, 0),
+      properties: schemaFor(STAGES[0], 0),
     };
     expect(heldDensity(sizesOf(schema))).toBeLessThan(3);
     expect(

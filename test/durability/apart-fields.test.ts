@@ -247,7 +247,7 @@ describe("a session's schemas and hints are written when they change, not with e
               await store.commit();
             } else {
               const id = `s${step.session}`;
-              let list = [...(hints.get(id) ?? [])];
+              const list = [...(hints.get(id) ?? [])];
               if (step.change === 'add' || list.length === 0) list.push(hint(`c${(next += 1)}`));
               else if (step.change === 'type') {
                 // A component typed again: a new object for it, moved to the end.

@@ -20,14 +20,6 @@ const SIZES = [
  */
 const SHOTS = resolve(process.env.CONSOLE_SCREENSHOTS_DIR ?? 'test-results/console-screenshots');
 
-const PAGES = [
-  { name: 'activity', hash: '#/activity', ready: '#activity-table' },
-  { name: 'sessions', hash: '#/sessions', ready: '#sessions-summary:not(:text-is("Loading…"))' },
-  { name: 'health', hash: '#/health', ready: '#counts dt' },
-  { name: 'voice', hash: '#/voice', ready: '#voice-form' },
-  { name: 'not-found', hash: '#/no-such-page', ready: 'main h2:text-is("No such page")' },
-] as const;
-
 describe('the console at a desk and on a phone, empty and with data', () => {
   let service: ReturnType<typeof startService>;
   let url: string;

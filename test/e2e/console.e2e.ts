@@ -395,9 +395,7 @@ describe('the operator console in Chromium', () => {
       (await api('/v1/events', { session_id: 'e2e-focus-other', event: 'screen_view', screen: 'pan_details' })).status,
     ).toBe(200);
     await page.waitForFunction(
-      () =>
-        (document.querySelector('#sessions-table tbody tr') as HTMLElement | null)?.dataset.sessionId ===
-        'e2e-focus-other',
+      () => document.querySelector<HTMLElement>('#sessions-table tbody tr')?.dataset.sessionId === 'e2e-focus-other',
     );
     expect(await focused()).toBe(third);
     // Its own session becomes the most recent: the focused row itself moves to the top.
@@ -405,7 +403,7 @@ describe('the operator console in Chromium', () => {
       200,
     );
     await page.waitForFunction(
-      (id) => (document.querySelector('#sessions-table tbody tr') as HTMLElement | null)?.dataset.sessionId === id,
+      (id) => document.querySelector<HTMLElement>('#sessions-table tbody tr')?.dataset.sessionId === id,
       third,
     );
     expect(await focused()).toBe(third);

@@ -37,7 +37,7 @@ async function turnsToTakeIn(acceptors: number, count: number): Promise<number> 
   );
   cleanups.push(() => clients.forEach((client) => client.destroy()));
   const before = taken;
-  await Promise.all(clients.map((client) => (client.connecting ? once(client, 'connect') : undefined)));
+  await Promise.all(clients.filter((client) => client.connecting).map((client) => once(client, 'connect')));
   expect(before).toBe(0);
   let turns = 0;
   while (taken < count && turns < 10 * count) {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { components } from '../../src/client/schema.js';
 import type { Harness } from '../support/harness.js';
 import { START_TIME, createHarness, restartAfterCrash, tempDataDir } from '../support/harness.js';
 
@@ -16,17 +17,15 @@ const consent = (h: Harness, decision: string, extra: Record<string, unknown> = 
     .post('/v1/assistant/consent')
     .send({ session_id: SESSION, decision, notice_version: '2026-11', language: 'hi', ...extra });
 const failOn = (h: Harness, screen: string, code: string) =>
-  h.http
-    .post('/v1/events')
-    .send({
-      session_id: SESSION,
-      user_id: 'user-7',
-      event: 'validation_failed',
-      screen,
-      component_id: 'pan',
-      errors: [code],
-    });
-type Call = Record<string, any>;
+  h.http.post('/v1/events').send({
+    session_id: SESSION,
+    user_id: 'user-7',
+    event: 'validation_failed',
+    screen,
+    component_id: 'pan',
+    errors: [code],
+  });
+type Call = components['schemas']['Call'];
 const calls = async (h: Harness): Promise<[Call, ...Call[]]> =>
   (await h.http.get(`/api/sessions/${SESSION}/calls`).expect(200)).body.calls;
 
@@ -89,8 +88,8 @@ describe('the call record', () => {
         screen: 'PAN_DETAILS',
       },
     ]);
-    expect(call.report.summary).toContain('pan_details');
-    expect(call.report.summary).toContain('invalid_pan');
+    expect(call.report!.summary).toContain('pan_details');
+    expect(call.report!.summary).toContain('invalid_pan');
     expect((await h.http.get(`/api/calls/${call.call_id}`).expect(200)).body).toEqual(call);
   });
 
@@ -203,7 +202,7 @@ describe('the call record', () => {
       handoff: { reason: 'user_asked' },
       report: { outcome: 'handoff', reason: 'handoff_requested' },
     });
-    expect(second.report.summary).toMatch(/silence/);
+    expect(second.report!.summary).toMatch(/silence/);
   });
 
   it('answers 404 for an unknown call and 422 naming a malformed id', async () => {
@@ -271,7 +270,7 @@ describe('an outcome decided after the call (CALL_RESOLVE_WINDOW_MINUTES)', () =
       outcome_open_until: null,
       resolved_at: new Date(endedAt + 6 * MINUTE).toISOString(),
     });
-    expect(call.report.summary).toMatch(/after the call\. Now on aadhaar_otp\./);
+    expect(call.report!.summary).toMatch(/after the call\. Now on aadhaar_otp\./);
     // Where the call ended stays where it ended.
     expect(call.end).toMatchObject({ step: 'pan_details' });
   });

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunningServer } from '../../src/http/server.js';
 import type { Harness } from '../support/harness.js';

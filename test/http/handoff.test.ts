@@ -47,7 +47,7 @@ describe('a person takes over a call (docs/handoff.md)', () => {
   it('lists the call as waiting, with its screen and transcript; an operator joins with a token for its room, and it waits no more', async () => {
     const h = harness();
     const callId = await waitingCall(h);
-    const waiting = (await h.http.get('/api/handoffs').expect(200)).body.handoffs as Record<string, any>[];
+    const waiting = (await h.http.get('/api/handoffs').expect(200)).body.handoffs as Record<string, unknown>[];
     expect(waiting).toHaveLength(1);
     expect(waiting[0]).toMatchObject({
       call_id: callId,
@@ -80,7 +80,7 @@ describe('a person takes over a call (docs/handoff.md)', () => {
       joined: { operator: 'desk 7', at: expect.any(String) },
     });
     const items = (await h.http.get(`/api/activity?session_id=${SESSION}&kind=event`).expect(200)).body.items as {
-      payload: Record<string, any>;
+      payload: Record<string, unknown>;
     }[];
     expect(items.at(-1)!.payload).toMatchObject({ event: 'operator_joined', operator: 'desk 7', call_id: callId });
     // A second join is recorded as the first stays: the record names who came first.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SESSION_OVERHEAD_BYTES } from '../../src/actors/memory-budget.js';
 import { TRIMMED_MARK } from '../../src/domain/session-budget.js';
 import type { Harness } from '../support/harness.js';
-import { advance, createHarness, settle } from '../support/harness.js';
+import { createHarness } from '../support/harness.js';
 import { FILLER, stuffed, stuffing } from '../support/stuffed-session.js';
 
 const post = (h: Harness, body: object) => h.http.post('/v1/events').send(body);

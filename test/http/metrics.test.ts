@@ -141,15 +141,15 @@ describe('GET /metrics', () => {
     try {
       const url = `${running.url.replace('http', 'ws')}/v1/events/ws`;
       const [first, second] = [await WsClient.open(url), await WsClient.open(url)];
-      for (const ws of [first!, second!]) {
+      for (const ws of [first, second]) {
         ws.send({ type: 'heartbeat', message_id: 'hb' });
         await ws.nextOfType('heartbeat');
       }
       expect(sample(await scrape(h), 'kyc_ws_connections')).toBe(2);
-      first!.close();
-      await first!.whenClosed();
+      first.close();
+      await first.whenClosed();
       await vi.waitFor(async () => expect(sample(await scrape(h), 'kyc_ws_connections')).toBe(1));
-      second!.close();
+      second.close();
     } finally {
       await running.close(100);
     }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { components } from '../../src/client/schema.js';
 import type { Harness } from '../support/harness.js';
 import { createHarness, restartAfterCrash, tempDataDir } from '../support/harness.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -46,7 +47,8 @@ async function call(h: Harness): Promise<string> {
 }
 
 const deliveries = async (h: Harness, query = '') =>
-  (await h.http.get(`/api/webhooks/deliveries${query}`).expect(200)).body.deliveries as Record<string, any>[];
+  (await h.http.get(`/api/webhooks/deliveries${query}`).expect(200)).body
+    .deliveries as components['schemas']['WebhookDelivery'][];
 
 describe('signed webhooks from the durable outbox', () => {
   it('deliver consent.recorded and call.ended with the report to a real receiver that verifies the signature', async () => {
@@ -164,8 +166,8 @@ describe('signed webhooks from the durable outbox', () => {
     const gaps: number[] = [];
     let [delivery] = await deliveries(h);
     while (delivery!.status === 'pending') {
-      const next = Date.parse(delivery!.next_attempt_at);
-      gaps.push(next - Date.parse(delivery!.last_attempt_at));
+      const next = Date.parse(delivery!.next_attempt_at!);
+      gaps.push(next - Date.parse(delivery!.last_attempt_at!));
       h.clock.increment(next - h.clock.now());
       await h.system.callUpkeep!.round();
       [delivery] = await deliveries(h);

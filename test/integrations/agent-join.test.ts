@@ -284,7 +284,7 @@ describe('the media server loses the room', () => {
     lk.failNext('ListRooms', { status: 503, code: 'unavailable', msg: 'down' });
     await pass(h, 90 * SECOND);
     expect((await session(h)).active).toBe(true);
-    expect((await h.system.supervisor.snapshot('s1'))?.context.agent_watch).toMatchObject({ unanswered: 0 });
+    expect(h.system.supervisor.snapshot('s1')?.context.agent_watch).toMatchObject({ unanswered: 0 });
   });
 });
 

@@ -84,7 +84,11 @@ function stringsOf(text: string): string[] {
     if (typeof value === 'string') out.push(value);
     else if (Array.isArray(value)) value.forEach(walk);
     else if (value !== null && typeof value === 'object') {
-      for (const [key, item] of Object.entries(value)) if (!activitySequence(key, item)) (out.push(key), walk(item));
+      for (const [key, item] of Object.entries(value))
+        if (!activitySequence(key, item)) {
+          out.push(key);
+          walk(item);
+        }
     }
   };
   walk(parsed);

@@ -67,12 +67,14 @@ type Planned = Fault | { held: Promise<void>; arrived: () => void };
 const UNAVAILABLE = { code: 'unavailable', msg: 'twirp error unknown: no response from servers' };
 const NO_ROOM = { code: 'not_found', msg: 'twirp error unknown: requested room does not exist' };
 
-class TwirpFailure {
+class TwirpFailure extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     readonly msg: string,
-  ) {}
+  ) {
+    super(msg);
+  }
 }
 
 /** jose's error codes, as the real server's JWT library words the same refusals. */

@@ -473,10 +473,10 @@ const snapshot = (state: ModelState): ModelSnapshot => ({
 export type SessionModelLogic = ActorLogic<ModelSnapshot, ModelEvent, undefined> & {
   options: SessionModelOptions;
   initial(): ModelSnapshot;
-  events(model: ModelSnapshot): ModelEvent[];
+  events: (model: ModelSnapshot) => ModelEvent[];
   next(model: ModelSnapshot, event: ModelEvent): ModelSnapshot;
   /** For shortest paths: the abstract state, marked with the event when that left it unchanged. */
-  serializeState(model: ModelSnapshot, event: ModelEvent | undefined, previous: ModelSnapshot | undefined): string;
+  serializeState: (model: ModelSnapshot, event: ModelEvent | undefined, previous: ModelSnapshot | undefined) => string;
 };
 
 const voiceOf = (session: SessionSnapshot | null): unknown =>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ActivityItemOut, ActivityQuery } from './common.js';
+import { ActivityQuery } from './common.js';
 
 export const ActivityStreamQuery = ActivityQuery.pick({ session_id: true, kind: true });
 
@@ -23,13 +23,10 @@ export const ActivityStreamReset = z
       description:
         '`behind_buffer`: items after `requested_after` were overwritten before they could be sent; `unknown_id`: this buffer never gave that id (the service restarted)',
     }),
-    requested_after: z
-      .string()
-      .nullable()
-      .meta({
-        description:
-          'the position the stream resumed from; null for `unknown_id` (an id never given may be any number, an identity value included, so it is not repeated)',
-      }),
+    requested_after: z.string().nullable().meta({
+      description:
+        'the position the stream resumed from; null for `unknown_id` (an id never given may be any number, an identity value included, so it is not repeated)',
+    }),
     oldest_id: z
       .string()
       .nullable()
@@ -43,13 +40,11 @@ export type ActivityStreamReset = z.infer<typeof ActivityStreamReset>;
 /** A message's `data`: JSON text of the named component, as the document declares it for each event. */
 /** An SSE message's `data`: JSON text of the named component. */
 export const jsonData = (component: string, description: string) =>
-  z
-    .string()
-    .meta({
-      description,
-      contentMediaType: 'application/json',
-      contentSchema: { $ref: `#/components/schemas/${component}` },
-    });
+  z.string().meta({
+    description,
+    contentMediaType: 'application/json',
+    contentSchema: { $ref: `#/components/schemas/${component}` },
+  });
 
 const retry = z.int().min(0).optional().meta({ description: 'reconnection delay (ms), set by the first message' });
 

@@ -1,5 +1,4 @@
 import { redactForIngest, redactValue } from '../../domain/event-redaction.js';
-import { redactText } from '../../privacy/scrub.js';
 import { shownCut } from '../../privacy/shown-cut.js';
 import type { PiiRules } from '../../privacy/rules.js';
 import { randomUUID } from 'node:crypto';
@@ -311,7 +310,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
   const authenticate = (data: WebSocket.RawData, isBinary: boolean): void => {
     let frame: unknown;
     try {
-      frame = isBinary ? undefined : JSON.parse(data.toString());
+      frame = isBinary ? undefined : JSON.parse((data as Buffer).toString());
     } catch {
       frame = undefined;
     }
@@ -330,7 +329,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     armIdle();
     if (!withinRate()) return fail('rate_limited', `at most ${input.maxMessagesPerSecond} messages a second`);
     if (isBinary) return fail('invalid_frame', 'frames must be JSON text');
-    const text = data.toString();
+    const text = (data as Buffer).toString();
     let raw: unknown;
     try {
       raw = JSON.parse(text);
