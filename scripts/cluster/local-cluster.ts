@@ -1,7 +1,17 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +63,8 @@ export interface ReleaseOptions {
   processes: number;
   /** The service's entry (a file run through tsx) when not the service itself: a release built with other state migrations. */
   entry?: string;
+  /** A built copy of the service to run (its `dist/src/main.js`), when not this tree's: a release rolled out by an upgrade (upgrade.ts). */
+  main?: string;
   /** More environment for this release's processes. */
   env?: Record<string, string>;
   /** Where its endpoints' proxy listens; a free port when absent. */
@@ -67,7 +79,7 @@ export interface LocalCluster {
   processes: ServiceProcess[];
   /** The fronts (LocalClusterOptions.fronts): when there are any, the proxy clients point at sends to them only. */
   fronts: FrontProcess[];
-  /** Every release started, oldest first. */
+  /** Every release running, oldest first (a retired one leaves the list). */
   releases: Release[];
   /**
    * Rolls a new release out: starts its processes, registers their URI as a new deployment (new
@@ -126,7 +138,11 @@ export interface LocalClusterOptions {
 
 /** A name for the code a process runs: the same code, the same name (and deployment URI); changed code, a new one. */
 function codeRelease(built: boolean): string {
-  const root = built ? join(ROOT, 'dist', 'src') : join(ROOT, 'src');
+  return releaseNameOf(built ? join(ROOT, 'dist', 'src') : join(ROOT, 'src'));
+}
+
+/** The release name of the code under `root` (its files' names and bytes). */
+export function releaseNameOf(root: string): string {
   const hash = createHash('sha256');
   for (const file of (readdirSync(root, { recursive: true }) as string[]).sort()) {
     const path = join(root, file);
@@ -164,14 +180,30 @@ async function keptPorts<T>(dir: string, file: string, fresh: () => Promise<T>):
   keep(dir, file, ports);
   return ports;
 }
-const nodePorts = async (): Promise<KeptPorts> => ({ ingress: await freePort(), admin: await freePort(), node: await freePort() });
+const nodePorts = async (): Promise<KeptPorts> => ({
+  ingress: await freePort(),
+  admin: await freePort(),
+  node: await freePort(),
+});
 
 /** One Restate server (data in `dataDir/restate`), or a replicated cluster (each node's data and restate.toml in `dataDir/restate-cluster/restate-N`). */
-async function startRestate(dataDir: string, nodes: number, partitions: number, signing: SigningKey, logFile: string | undefined, launch: Launch): Promise<RestateServer> {
+async function startRestate(
+  dataDir: string,
+  nodes: number,
+  partitions: number,
+  signing: SigningKey,
+  logFile: string | undefined,
+  launch: Launch,
+): Promise<RestateServer> {
   const nodeOptions = { launch, ...(logFile ? { logFile } : {}) };
   if (nodes === 1) {
     mkdirSync(join(dataDir, 'restate'), { recursive: true });
-    return startRestateServer(await keptPorts(dataDir, 'restate-ports.json', nodePorts), { dataDir: join(dataDir, 'restate'), signingKeyFile: signing.privateKeyFile, partitions, ...nodeOptions });
+    return startRestateServer(await keptPorts(dataDir, 'restate-ports.json', nodePorts), {
+      dataDir: join(dataDir, 'restate'),
+      signingKeyFile: signing.privateKeyFile,
+      partitions,
+      ...nodeOptions,
+    });
   }
   const clusterDir = join(dataDir, 'restate-cluster');
   mkdirSync(clusterDir, { recursive: true });
@@ -180,8 +212,16 @@ async function startRestate(dataDir: string, nodes: number, partitions: number, 
     for (let index = 0; index < nodes; index += 1) each.push(await nodePorts());
     return { nodes: each, front: { ingress: await freePort(), admin: await freePort() } };
   });
-  if (kept.nodes.length !== nodes) throw new Error(`${clusterDir} holds a cluster of ${kept.nodes.length} Restate nodes, not ${nodes}: start it with that many, or start fresh`);
-  return startRestateCluster(kept.nodes, { dataDir: clusterDir, signingKeyFile: signing.privateKeyFile, frontPorts: kept.front, ...nodeOptions });
+  if (kept.nodes.length !== nodes)
+    throw new Error(
+      `${clusterDir} holds a cluster of ${kept.nodes.length} Restate nodes, not ${nodes}: start it with that many, or start fresh`,
+    );
+  return startRestateCluster(kept.nodes, {
+    dataDir: clusterDir,
+    signingKeyFile: signing.privateKeyFile,
+    frontPorts: kept.front,
+    ...nodeOptions,
+  });
 }
 
 /**
@@ -220,7 +260,14 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   const dataDir = options.dataDir ?? ownDir!;
   const signing = ensureSigningKey(dataDir);
   const launch = options.launch ?? asGiven;
-  const restate = await startRestate(dataDir, options.restateNodes ?? 1, options.restatePartitions ?? localPartitions(), signing, options.logFile, launch);
+  const restate = await startRestate(
+    dataDir,
+    options.restateNodes ?? 1,
+    options.restatePartitions ?? localPartitions(),
+    signing,
+    options.logFile,
+    launch,
+  );
   const children: ChildProcess[] = [];
   const proxies: Proxy[] = [];
   /** The HTTP fronts the front proxy sends to, changed in place as releases come and go. */
@@ -240,16 +287,24 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
     if (ownDir) rmSync(ownDir, { recursive: true, force: true });
   };
   const digestSecret = keptSecret(dataDir);
-  const spawnProcess = async (release: ReleaseOptions, role: 'both' | 'front' = 'both'): Promise<ServiceProcess & { child: ChildProcess }> => {
+  const spawnProcess = async (
+    release: ReleaseOptions,
+    role: 'both' | 'front' = 'both',
+  ): Promise<ServiceProcess & { child: ChildProcess }> => {
     const servicePort = await port();
     const endpointPort = await port();
     // A front serves no endpoint: neither its port nor the keys it would check signatures with.
-    const endpointEnv = role === 'both' ? { RESTATE_ENDPOINT_PORT: String(endpointPort), RESTATE_IDENTITY_KEYS: signing.publicKey } : { CLUSTER_ROLE: 'front' };
-    const entry = release.entry
-      ? ['--import', 'tsx', release.entry]
-      : options.built
-        ? [join(ROOT, 'dist', 'src', 'main.js')]
-        : ['--import', 'tsx', join(ROOT, 'src', 'main.ts')];
+    const endpointEnv =
+      role === 'both'
+        ? { RESTATE_ENDPOINT_PORT: String(endpointPort), RESTATE_IDENTITY_KEYS: signing.publicKey }
+        : { CLUSTER_ROLE: 'front' };
+    const entry = release.main
+      ? [release.main]
+      : release.entry
+        ? ['--import', 'tsx', release.entry]
+        : options.built
+          ? [join(ROOT, 'dist', 'src', 'main.js')]
+          : ['--import', 'tsx', join(ROOT, 'src', 'main.ts')];
     const budget = release.env?.MEMORY_BUDGET_MB ?? options.env?.MEMORY_BUDGET_MB ?? process.env.MEMORY_BUDGET_MB;
     const child = spawn(...launched(launch, [process.execPath, ...heapFlags(budget), ...entry]), {
       cwd: ROOT,
@@ -302,7 +357,8 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   /** Dedicated fronts, once started: then releases' processes are not sent clients. */
   const frontProcesses: FrontProcess[] = [];
   const release = async (name: string, releaseOptions: ReleaseOptions): Promise<Release> => {
-    if (!/^[a-z0-9][a-z0-9.-]*$/.test(name)) throw new Error(`release name ${JSON.stringify(name)}: lower-case letters, digits, dots and dashes`);
+    if (!/^[a-z0-9][a-z0-9.-]*$/.test(name))
+      throw new Error(`release name ${JSON.stringify(name)}: lower-case letters, digits, dots and dashes`);
     // Bound first, on its kept port or one the system picks as it binds (listenPort): a port chosen
     // early and bound later can be taken meanwhile, an outgoing connection's ephemeral port among them.
     const endpointPorts: number[] = [];
@@ -332,12 +388,14 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
     }
     const deadline = Date.now() + timeoutMs;
     while ((await restate.pinnedTo(gone.deploymentId)) > 0) {
-      if (Date.now() > deadline) throw new Error(`release ${gone.name}: invocations still pinned to ${gone.deploymentId} after ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`release ${gone.name}: invocations still pinned to ${gone.deploymentId} after ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     await restate.remove(gone.deploymentId);
     await releaseProxies.get(gone)?.close();
     releaseProxies.delete(gone);
+    releases.splice(releases.indexOf(gone), 1);
     await Promise.all(gone.processes.map((service) => service.kill('SIGTERM')));
   };
   try {
@@ -352,16 +410,32 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
     if (endpointsPort === undefined) keep(dataDir, 'endpoints-port.json', { port: releaseProxies.get(first)!.port });
     // Deployments of earlier runs with nothing left pinned to them are retired; one still pinned waits for a later run.
     for (const deployment of await restate.deployments()) {
-      if (deployment.id !== first.deploymentId && (await restate.pinnedTo(deployment.id)) === 0) await restate.remove(deployment.id);
+      if (deployment.id !== first.deploymentId && (await restate.pinnedTo(deployment.id)) === 0)
+        await restate.remove(deployment.id);
     }
     if ((options.fronts ?? 0) > 0) {
-      const started = await Promise.all(Array.from({ length: options.fronts! }, () => answeringProcess(options.entry ? { processes: 1, entry: options.entry } : { processes: 1 }, 'front')));
+      const started = await Promise.all(
+        Array.from({ length: options.fronts! }, () =>
+          answeringProcess(options.entry ? { processes: 1, entry: options.entry } : { processes: 1 }, 'front'),
+        ),
+      );
       frontProcesses.push(...started.map(({ child: _child, endpointPort: _none, ...front }) => front));
       fronts.splice(0, fronts.length, ...frontProcesses.map((front) => front.port));
     }
     const front = await httpRoundRobin(fronts, options.frontPort ?? (await listenPort()));
     proxies.push(front);
-    return { url: `http://127.0.0.1:${front.port}`, restate, processes: first.processes, fronts: frontProcesses, releases, release, retire, signing, dataDir, stop };
+    return {
+      url: `http://127.0.0.1:${front.port}`,
+      restate,
+      processes: first.processes,
+      fronts: frontProcesses,
+      releases,
+      release,
+      retire,
+      signing,
+      dataDir,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
