@@ -74,8 +74,27 @@ describe('loadConfig', () => {
       ingressUrl: 'http://127.0.0.1:8080/',
       adminUrl: 'http://10.0.0.5:9070/',
       redisUrl: 'redis://127.0.0.1:6379',
-      endpoint: { host: '127.0.0.1', port: 9080, identityKeys: [SIGNING_KEY, OTHER_SIGNING_KEY] },
+      endpoint: {
+        host: '127.0.0.1',
+        port: 9080,
+        identityKeys: [SIGNING_KEY, OTHER_SIGNING_KEY],
+        journalRetentionMs: 0,
+      },
     });
+    const withRetention = (seconds: string) =>
+      loadConfig({
+        SESSION_HOST: 'restate',
+        RESTATE_INGRESS_URL: 'http://127.0.0.1:8080',
+        RESTATE_ADMIN_URL: 'http://127.0.0.1:9070',
+        RESTATE_ENDPOINT_PORT: '9080',
+        ACTIVITY_LOG: 'redis://127.0.0.1:6379',
+        ID_DIGEST_SECRET: 'a-secret-of-the-whole-cluster',
+        RESTATE_IDENTITY_KEYS: SIGNING_KEY,
+        RESTATE_JOURNAL_RETENTION_SECONDS: seconds,
+      }).cluster.sessionHost;
+    expect(withRetention('600')).toMatchObject({ endpoint: { journalRetentionMs: 600_000 } });
+    expect(() => withRetention('-1')).toThrow(/RESTATE_JOURNAL_RETENTION_SECONDS/);
+    expect(() => withRetention('a day')).toThrow(/RESTATE_JOURNAL_RETENTION_SECONDS: must be a number of seconds/);
     // A front serves the HTTP API only: no endpoint, so neither its port nor the signing keys.
     expect(
       loadConfig({
