@@ -9,14 +9,30 @@ import type { ActivityItem } from '../src/domain/activity.js';
 import type { ActivityLog } from '../src/store/ports.js';
 
 const built = (path: string) => new URL(`../dist/src/${path}`, import.meta.url).href;
-const { ActivityActor } = (await import(built('actors/activity-actor.js'))) as typeof import('../src/actors/activity-actor.js');
+const { ActivityActor } = (await import(
+  built('actors/activity-actor.js')
+)) as typeof import('../src/actors/activity-actor.js');
 const { default: pino } = await import('pino');
 
 const count = Number(process.argv[2] ?? 1_000_000);
-const items = Array.from({ length: count }, (_, index) => ({ id: String(index + 1), kind: 'sdk_event', ts: '2026-11-27T00:00:00.000Z', session_id: 'bench', data: {} }) as unknown as ActivityItem);
+const items = Array.from(
+  { length: count },
+  (_, index) =>
+    ({
+      id: String(index + 1),
+      kind: 'sdk_event',
+      ts: '2026-11-27T00:00:00.000Z',
+      session_id: 'bench',
+      data: {},
+    }) as unknown as ActivityItem,
+);
 
 let taken = 0;
-const readers: ((item: ActivityItem) => void)[] = [() => void (taken += 1), () => void (taken += 1), () => void (taken += 1)];
+const readers: ((item: ActivityItem) => void)[] = [
+  () => void (taken += 1),
+  () => void (taken += 1),
+  () => void (taken += 1),
+];
 
 let listener: ((item: ActivityItem) => void) | undefined;
 // The actor reads only these two of the log: where the log ends, and its committed items.

@@ -26,17 +26,37 @@ const stored = (sessionId: string, n: number): StoredSession => ({
   value: { voice: 'inactive', trigger: 'ready', presence: 'live', reengagement: 'idle' },
   context: { session_id: sessionId, latest_event: { event: 'component_input', n, padding: 'x'.repeat(1_150) } },
   wake_at: START + 60_000 + n,
-  summary: { user_id: 'user-42', screen: 'pan_details', voice: 'inactive', cooldown_until: null, created_at: START, last_activity_at: START + n },
+  summary: {
+    user_id: 'user-42',
+    screen: 'pan_details',
+    voice: 'inactive',
+    cooldown_until: null,
+    created_at: START,
+    last_activity_at: START + n,
+  },
 });
 
 const dataDir = mkdtempSync(join(tmpdir(), 'kyc-bench-apply-'));
-const store = new SqliteStore({ dataDir, sync: 'normal', retentionItems: 1_000_000, retentionDays: 0, now: () => START });
+const store = new SqliteStore({
+  dataDir,
+  sync: 'normal',
+  retentionItems: 1_000_000,
+  retentionDays: 0,
+  now: () => START,
+});
 let n = 0;
 async function commands(count: number): Promise<void> {
   for (let i = 0; i < count; i += 1, n += 1) {
     const sessionId = `bench-${(n * 7919) % SESSIONS}`;
     store.save(sessionId, () => stored(sessionId, n));
-    store.append({ kind: 'event', at: START + n, session_id: sessionId, user_id: null, payload: { n, padding: 'y'.repeat(150) }, trace: { trace_id: `t${n}`, request_id: `r${n}` } });
+    store.append({
+      kind: 'event',
+      at: START + n,
+      session_id: sessionId,
+      user_id: null,
+      payload: { n, padding: 'y'.repeat(150) },
+      trace: { trace_id: `t${n}`, request_id: `r${n}` },
+    });
     if ((i + 1) % 50 === 0) await store.commit();
   }
   await store.commit();

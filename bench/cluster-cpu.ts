@@ -5,7 +5,7 @@
  * time from /proc, before and after a fixed number of events, the backlog run included) holds up
  * much better. Needs `npm run build` first (the cluster runs the built service).
  *
- * EVENTS (default 5,000, over 1,000 sessions, 50 connections), TARGETS (`one-way ceiling` and
+ * EVENTS (default 5,000, over SESSIONS sessions, 1,000 by default, 50 connections), TARGETS (`one-way ceiling` and
  * `ingestion` by default; also `one-way + two state writes`, `one-way large state`, `one-way after
  * a wait`, `one-way after busy work`: bench/lib/ceiling-object.ts; `trigger evaluate`, a call; comma-separated), CEILING_VIA_PROXY=1 (the ceiling's
  * endpoint behind a connection round-robin, as the service's is), RATE=<events/s> (every target sent
@@ -32,7 +32,8 @@ import { seedFieldSessions } from './lib/session-setup.js';
 import { drained as backlogRun, startCeiling } from './suites/cluster.js';
 
 const EVENTS = Number(process.env.EVENTS ?? 5000);
-const SESSIONS = 1000;
+/** SESSIONS: how many sessions the events go to, at random (1,000 by default; 10 makes bursts: 5 of the 50 connections' events in flight per session). */
+const SESSIONS = Number(process.env.SESSIONS ?? 1000);
 const PROFILE = process.env.PROFILE;
 /** PROFILE_TARGET: the target the profile is taken of (ingestion by default). */
 const PROFILE_TARGET = process.env.PROFILE_TARGET ?? 'ingestion';
@@ -47,7 +48,13 @@ const FIELD_SESSIONS = process.env.FIELD_SESSIONS === '1';
 async function main(): Promise<void> {
   const redis = await startRedis({ dir: mkdtempSync(join(tmpdir(), 'cpu-redis-')) });
   const inspectPort = await freePort();
-  const cluster = await startLocalCluster({ redisUrl: redis.url, processes: 1, fronts: FRONTS, built: true, env: PROFILE ? { NODE_OPTIONS: `--inspect=127.0.0.1:${inspectPort}` } : {} });
+  const cluster = await startLocalCluster({
+    redisUrl: redis.url,
+    processes: 1,
+    fronts: FRONTS,
+    built: true,
+    env: PROFILE ? { NODE_OPTIONS: `--inspect=127.0.0.1:${inspectPort}` } : {},
+  });
   const ceiling = await startCeiling();
   let proxied: Proxy | undefined;
   try {
@@ -57,24 +64,55 @@ async function main(): Promise<void> {
     const service = cluster.processes[0]!;
     // local-cluster runs the endpoints' connection round-robin in this process.
     const front = cluster.fronts[0];
-    const pids: Record<string, number> = { service: service.pid, ...(front ? { front: front.pid } : {}), restate: cluster.restate.pid, redis: redis.pid, 'ceiling endpoint': ceiling.pid, 'endpoint proxy': process.pid };
+    const pids: Record<string, number> = {
+      service: service.pid,
+      ...(front ? { front: front.pid } : {}),
+      restate: cluster.restate.pid,
+      redis: redis.pid,
+      'ceiling endpoint': ceiling.pid,
+      'endpoint proxy': process.pid,
+    };
     // Where clients go: the front when there is one (FRONTS=1), the service process only runs invocations then.
     const clientUrl = `http://127.0.0.1:${(front ?? service).port}`;
     const drained = () => backlogRun((sql) => cluster.restate.query<{ n: number }>(sql));
     const ingress = cluster.restate.ingressUrl.replace(/\/$/, '');
-    const common = { connections: 50, sessions: SESSIONS, body: 'event' as const, method: 'POST' as const, ...(RATE ? { overallRate: RATE } : {}) };
+    const common = {
+      connections: 50,
+      sessions: SESSIONS,
+      body: 'event' as const,
+      method: 'POST' as const,
+      ...(RATE ? { overallRate: RATE } : {}),
+    };
     const jobs = {
       'one-way ceiling': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/step/send` },
-      'one-way + two state writes': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/stepAndTwoWrites/send` },
+      'one-way + two state writes': {
+        ...common,
+        url: ingress,
+        path: `/${CEILING_OBJECT}/{session}/stepAndTwoWrites/send`,
+      },
       'one-way large state': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/stepLargeState/send` },
       'one-way after a wait': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/stepAfterAWait/send` },
-      'one-way after busy work': { ...common, url: ingress, path: `/${CEILING_OBJECT}/{session}/stepAfterBusyWork/send` },
+      'one-way after busy work': {
+        ...common,
+        url: ingress,
+        path: `/${CEILING_OBJECT}/{session}/stepAfterBusyWork/send`,
+      },
       // To the front when there is one (FRONTS=1): the service process then only runs invocations.
       ingestion: { ...common, url: clientUrl, path: '/v1/events' },
       // What the front sends Restate, sent there directly: the session handler's cost without the front's.
       // A call: answered with the session's decision, through the session's `ask`.
-      'trigger evaluate': { ...common, url: clientUrl, path: '/v1/assistant/trigger/evaluate', body: 'trigger' as const },
-      'ingestion sent to Restate directly': { ...common, url: ingress, path: `/${SESSION_OBJECT}/{session}/ingest/send`, body: 'ingest command' as const },
+      'trigger evaluate': {
+        ...common,
+        url: clientUrl,
+        path: '/v1/assistant/trigger/evaluate',
+        body: 'trigger' as const,
+      },
+      'ingestion sent to Restate directly': {
+        ...common,
+        url: ingress,
+        path: `/${SESSION_OBJECT}/{session}/ingest/send`,
+        body: 'ingest command' as const,
+      },
     };
     const targets = (process.env.TARGETS ?? 'one-way ceiling,ingestion').split(',') as (keyof typeof jobs)[];
     if (FIELD_SESSIONS) await seedFieldSessions(clientUrl, SESSIONS);
@@ -88,7 +126,13 @@ async function main(): Promise<void> {
     const cpuNow = () => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
     const idleBefore = cpuNow();
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
-    console.log(`idle ${IDLE_MS / 1000} s, CPU ms per second: ${Object.entries(pids).map(([name, pid]) => `${name} ${((1000 * (cpuSeconds(pid) - idleBefore[name]!)) / (IDLE_MS / 1000)).toFixed(1)}`).join(', ')}`);
+    console.log(
+      `idle ${IDLE_MS / 1000} s, CPU ms per second: ${Object.entries(pids)
+        .map(
+          ([name, pid]) => `${name} ${((1000 * (cpuSeconds(pid) - idleBefore[name]!)) / (IDLE_MS / 1000)).toFixed(1)}`,
+        )
+        .join(', ')}`,
+    );
     for (const target of targets) {
       const before = cpuNow();
       const syscallsBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, ioSyscalls(pid)]));
@@ -108,7 +152,9 @@ async function main(): Promise<void> {
         profiler.close();
       }
       const seconds = (performance.now() - started) / 1000;
-      const spent = Object.entries(pids).map(([name, pid]) => [name, (1000 * (cpuSeconds(pid) - before[name]!)) / EVENTS] as const);
+      const spent = Object.entries(pids).map(
+        ([name, pid]) => [name, (1000 * (cpuSeconds(pid) - before[name]!)) / EVENTS] as const,
+      );
       const total = spent.reduce((sum, [, ms]) => sum + ms, 0);
       const perSecond = (ms: number) => ((ms * EVENTS) / seconds).toFixed(0);
       console.log(
@@ -117,7 +163,11 @@ async function main(): Promise<void> {
           `CPU ms per second: ${spent.map(([name, ms]) => `${name} ${perSecond(ms)}`).join(', ')}; load average ${loadavg()[0]!.toFixed(2)}`,
       );
       // Unlike CPU time, a count the machine's other work does not move: what batching saves shows here first.
-      console.log(`${target}: read + write system calls per event: ${Object.entries(pids).map(([name, pid]) => `${name} ${((ioSyscalls(pid) - syscallsBefore[name]!) / EVENTS).toFixed(2)}`).join(', ')}`);
+      console.log(
+        `${target}: read + write system calls per event: ${Object.entries(pids)
+          .map(([name, pid]) => `${name} ${((ioSyscalls(pid) - syscallsBefore[name]!) / EVENTS).toFixed(2)}`)
+          .join(', ')}`,
+      );
     }
     const sizes = await cluster.restate.query<{ key: string; n: number; bytes: number }>(
       // What each object keeps, for comparing what Restate stores per invocation.
@@ -126,8 +176,12 @@ async function main(): Promise<void> {
     const invocations = await cluster.restate.query<{ target: string; status: string; n: number }>(
       `SELECT target_service_name || '/' || target_handler_name AS target, status, count(*) AS n FROM sys_invocation GROUP BY target_service_name, target_handler_name, status`,
     );
-    console.log(`invocations Restate still holds: ${invocations.map((row) => `${row.target} ${row.status} ${row.n}`).join(', ')}`);
-    console.log(`kept state, mean bytes per value: ${sizes.map((row) => `${row.key} ${Math.round(Number(row.bytes))} (${row.n})`).join(', ')}`);
+    console.log(
+      `invocations Restate still holds: ${invocations.map((row) => `${row.target} ${row.status} ${row.n}`).join(', ')}`,
+    );
+    console.log(
+      `kept state, mean bytes per value: ${sizes.map((row) => `${row.key} ${Math.round(Number(row.bytes))} (${row.n})`).join(', ')}`,
+    );
   } finally {
     await proxied?.close();
     await ceiling.stop();

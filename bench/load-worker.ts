@@ -49,7 +49,11 @@ function failureCause(status: number, body: string | undefined): string {
 }
 
 function triggerBody(sessionId: string): string {
-  return JSON.stringify({ session_id: sessionId, user_id: 'user-42', signals: { screen: 'pan_details', time_spent: 8, errors: ['pan_invalid'], idle_seconds: 3 } });
+  return JSON.stringify({
+    session_id: sessionId,
+    user_id: 'user-42',
+    signals: { screen: 'pan_details', time_spent: 8, errors: ['pan_invalid'], idle_seconds: 3 },
+  });
 }
 
 async function run(job: LoadJob): Promise<LoadResult> {
@@ -58,7 +62,8 @@ async function run(job: LoadJob): Promise<LoadResult> {
   const count = (cause: string, times = 1) => {
     if (times > 0) failures[cause] = (failures[cause] ?? 0) + times;
   };
-  const nextSession = () => benchSessionId(job.sequential ? counter++ % job.sessions : Math.floor(Math.random() * job.sessions));
+  const nextSession = () =>
+    benchSessionId(job.sequential ? counter++ % job.sessions : Math.floor(Math.random() * job.sessions));
   const result = await autocannon({
     url: job.url,
     connections: job.connections,
@@ -72,8 +77,19 @@ async function run(job: LoadJob): Promise<LoadResult> {
           const path = job.path.replace('{session}', session);
           if (job.method === 'GET') return { ...request, path };
           const body =
-            job.body === 'trigger' ? triggerBody(session) : job.body === 'stuffed' ? stuffedEventBody(session) : job.body === 'ingest command' ? ingestCommandBody(session) : eventBody(session);
-          return { ...request, path, body, headers: { ...request.headers, 'content-type': 'application/json', ...job.headers } };
+            job.body === 'trigger'
+              ? triggerBody(session)
+              : job.body === 'stuffed'
+                ? stuffedEventBody(session)
+                : job.body === 'ingest command'
+                  ? ingestCommandBody(session)
+                  : eventBody(session);
+          return {
+            ...request,
+            path,
+            body,
+            headers: { ...request.headers, 'content-type': 'application/json', ...job.headers },
+          };
         },
         onResponse: (status, body) => {
           if (status < 200 || status >= 300) count(failureCause(status, body));

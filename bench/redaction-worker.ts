@@ -14,10 +14,16 @@ import type { IngestResult } from '../src/machines/session/events.js';
 // The built service (`npm run bench` builds it first), loaded at run time so this file runs on
 // plain node (type stripping) without a loader: under callgrind a loader costs minutes.
 const built = (path: string) => new URL(`../dist/src/${path}`, import.meta.url).href;
-const { redactForIngest } = (await import(built('domain/event-redaction.js'))) as typeof import('../src/domain/event-redaction.js');
+const { redactForIngest } = (await import(
+  built('domain/event-redaction.js')
+)) as typeof import('../src/domain/event-redaction.js');
 const { EventInSchema } = (await import(built('domain/sdk-event.js'))) as typeof import('../src/domain/sdk-event.js');
-const { benchSessionId, eventBody } = (await import(new URL('./lib/event-body.ts', import.meta.url).href)) as typeof import('./lib/event-body.js');
-const { inProcessSystem } = (await import(new URL('./lib/in-process-system.ts', import.meta.url).href)) as typeof import('./lib/in-process-system.js');
+const { benchSessionId, eventBody } = (await import(
+  new URL('./lib/event-body.ts', import.meta.url).href
+)) as typeof import('./lib/event-body.js');
+const { inProcessSystem } = (await import(
+  new URL('./lib/in-process-system.ts', import.meta.url).href
+)) as typeof import('./lib/in-process-system.js');
 
 const [mode = 'clean', countArgument = '10000'] = process.argv.slice(2);
 const count = Number(countArgument);
@@ -42,7 +48,15 @@ async function ingestLoop(): Promise<number> {
   for (let i = 0; i < count; i += 1) {
     const received = EventInSchema.parse(JSON.parse(bodies[i % bodies.length]!));
     const { event, matchHint, sizes } = redactForIngest(received);
-    await system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({ type: 'session.ingest', event, matchHint, sizes, at, trace: { trace_id: 't', request_id: 'r' }, reply }));
+    await system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({
+      type: 'session.ingest',
+      event,
+      matchHint,
+      sizes,
+      at,
+      trace: { trace_id: 't', request_id: 'r' },
+      reply,
+    }));
   }
   const elapsed = Number(process.hrtime.bigint() - started);
   system.stop();
@@ -69,5 +83,6 @@ function parseLoop(): number {
   return elapsed;
 }
 
-const elapsed = mode === 'ingest' ? await ingestLoop() : mode === 'parse' ? parseLoop() : passLoop(mode === 'dirty' ? dirty : clean);
+const elapsed =
+  mode === 'ingest' ? await ingestLoop() : mode === 'parse' ? parseLoop() : passLoop(mode === 'dirty' ? dirty : clean);
 process.stdout.write(`${JSON.stringify({ mode, count, ns_per_event: elapsed / count })}\n`);

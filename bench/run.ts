@@ -47,8 +47,32 @@ const ON_DEMAND = new Set(['soak', 'cluster', 'local-voice', 'agent-start']);
 const runs = (suite: string) => (!only && !ON_DEMAND.has(suite)) || (only?.has(suite) ?? false);
 
 const settings = quick
-  ? { rounds: 1, ingestionRounds: 1, warmup: 1, duration: 2, scaleDuration: 1, counts: [1_000, 5_000], hibernate: 1, fanoutSeconds: 2, endpointDuration: 1, endpointSessions: 100, restartSessions: 10_000 }
-  : { rounds: 3, ingestionRounds: 5, warmup: 3, duration: 4, scaleDuration: 2, counts: [1_000, 10_000, 100_000], hibernate: 5, fanoutSeconds: 10, endpointDuration: 3, endpointSessions: 1_000, restartSessions: 100_000 };
+  ? {
+      rounds: 1,
+      ingestionRounds: 1,
+      warmup: 1,
+      duration: 2,
+      scaleDuration: 1,
+      counts: [1_000, 5_000],
+      hibernate: 1,
+      fanoutSeconds: 2,
+      endpointDuration: 1,
+      endpointSessions: 100,
+      restartSessions: 10_000,
+    }
+  : {
+      rounds: 3,
+      ingestionRounds: 5,
+      warmup: 3,
+      duration: 4,
+      scaleDuration: 2,
+      counts: [1_000, 10_000, 100_000],
+      hibernate: 5,
+      fanoutSeconds: 10,
+      endpointDuration: 3,
+      endpointSessions: 1_000,
+      restartSessions: 100_000,
+    };
 
 const RESULTS_START = '<!-- results:start -->';
 const RESULTS_END = '<!-- results:end -->';
@@ -70,41 +94,68 @@ async function main(): Promise<void> {
     sections.push(text);
   };
 
-  say(`Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${quick ? 'quick mode' : 'full mode'}. ${describeCpuSets(PINNED_GENERATOR)}`);
+  say(
+    `Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${quick ? 'quick mode' : 'full mode'}. ${describeCpuSets(PINNED_GENERATOR)}`,
+  );
 
   if (runs('step')) {
     suiteStarted = Date.now();
-    const step = await stepSuite({ rows: quick ? [{ sessions: 1 }, { sessions: 1_000 }] : [{ sessions: 1 }, { sessions: 1_000 }, { sessions: 100_000, active: 1_000 }, { sessions: 100_000 }, { sessions: 1_000, field: true }], count: quick ? 20_000 : 50_000, rounds: quick ? 1 : 3 });
-    say(`### Ingest step: \`supervisor.ask\` of \`session.ingest\` in process, no HTTP (${quick ? 1 : 3} interleaved rounds, median)\n\n${step.markdown}\n\nTargets: under 50 µs and 4 KB allocated per event. ${step.guard}${took()}`);
+    const step = await stepSuite({
+      rows: quick
+        ? [{ sessions: 1 }, { sessions: 1_000 }]
+        : [
+            { sessions: 1 },
+            { sessions: 1_000 },
+            { sessions: 100_000, active: 1_000 },
+            { sessions: 100_000 },
+            { sessions: 1_000, field: true },
+          ],
+      count: quick ? 20_000 : 50_000,
+      rounds: quick ? 1 : 3,
+    });
+    say(
+      `### Ingest step: \`supervisor.ask\` of \`session.ingest\` in process, no HTTP (${quick ? 1 : 3} interleaved rounds, median)\n\n${step.markdown}\n\nTargets: under 50 µs and 4 KB allocated per event. ${step.guard}${took()}`,
+    );
   }
 
   if (runs('session-memory')) {
     suiteStarted = Date.now();
     const sessions = quick ? 2_000 : 10_000;
     const memory = await sessionMemorySuite({ sessions });
-    say(`### Session memory: the budget's estimate against the heap (${sessions.toLocaleString('en-US')} running sessions of each shape, SQLite, heap after a full collection)\n\n${memory.markdown}\n\nThe estimate must not be below the heap (src/actors/memory-budget.ts; docs/limits.md): lowest estimate / heap ${memory.lowestRatio.toFixed(2)} ${memory.lowestRatio >= 1 ? '(met)' : '(missed)'}.${took()}`);
+    say(
+      `### Session memory: the budget's estimate against the heap (${sessions.toLocaleString('en-US')} running sessions of each shape, SQLite, heap after a full collection)\n\n${memory.markdown}\n\nThe estimate must not be below the heap (src/actors/memory-budget.ts; docs/limits.md): lowest estimate / heap ${memory.lowestRatio.toFixed(2)} ${memory.lowestRatio >= 1 ? '(met)' : '(missed)'}.${took()}`,
+    );
   }
 
   if (runs('activity-actor')) {
     suiteStarted = Date.now();
     const actor = await activityActorSuite({ items: quick ? 200_000 : 2_000_000, rounds: settings.rounds });
-    say(`### Activity actor: the live path per committed item, in process (${settings.rounds} rounds, median)\n\n${actor.markdown}\n\nWhat the actor adds: ${actor.addedNs.toFixed(0)} ns per item (docs/activity-actor.md, "What it costs").${took()}`);
+    say(
+      `### Activity actor: the live path per committed item, in process (${settings.rounds} rounds, median)\n\n${actor.markdown}\n\nWhat the actor adds: ${actor.addedNs.toFixed(0)} ns per item (docs/activity-actor.md, "What it costs").${took()}`,
+    );
   }
 
   if (runs('ingestion')) {
     suiteStarted = Date.now();
-    const ingestion = await ingestionSuite({ rounds: settings.ingestionRounds, warmupSeconds: settings.warmup, durationSeconds: settings.duration, connections: 50, sessions: 1_000, sessionsHeld: settings.counts.at(-1)! });
+    const ingestion = await ingestionSuite({
+      rounds: settings.ingestionRounds,
+      warmupSeconds: settings.warmup,
+      durationSeconds: settings.duration,
+      connections: 50,
+      sessions: 1_000,
+      sessionsHeld: settings.counts.at(-1)!,
+    });
     const held = settings.counts.at(-1)!.toLocaleString('en-US');
     const unpinned = `Target: service (LOG_LEVEL=warn, which logs nothing per request, as bare express) ≥ 0.85 × bare express → ${ingestion.serviceOverExpress.toFixed(2)} ${ingestion.serviceOverExpress >= 0.85 ? '(met)' : '(missed)'}; STORE=sqlite → ${ingestion.sqliteOverExpress.toFixed(2)} (unpinned, so flattered).`;
     // A tripped guard still prints the table it judged: a slower run is the one whose numbers are needed.
-    let guard: unknown;
+    let guard: Error | undefined;
     let verdict = unpinned;
     if (CPU_SETS) {
       try {
         verdict = pinnedVerdict(CPU_SETS, ingestion);
       } catch (error) {
-        guard = error;
-        verdict = error instanceof Error ? `${error.message}.` : String(error);
+        guard = error instanceof Error ? error : new Error(String(error));
+        verdict = `${guard.message}.`;
       }
     }
     say(
@@ -118,20 +169,42 @@ async function main(): Promise<void> {
 
   if (runs('field-ingestion')) {
     suiteStarted = Date.now();
-    const field = await fieldIngestionSuite({ rounds: settings.ingestionRounds, warmupSeconds: settings.warmup, durationSeconds: settings.duration, connections: 50, sessions: 1_000 });
-    say(`### Ingestion over field sessions: POST /v1/events to sessions holding 14 screen schemas and 12 typed fields (about 17 KB of state; 50 connections, ${settings.duration} s × ${settings.ingestionRounds} interleaved rounds, median)\n\n${field.markdown}\n\nThe same event as the ingestion suite's; the sessions hold what a deployed SDK's session holds after its start (docs/decisions/0013-schemas-and-hints-beside-the-state.md). STORE=memory → ${field.memoryOverExpress.toFixed(2)} × bare express, STORE=sqlite → ${field.sqliteOverExpress.toFixed(2)}.${took()}`);
+    const field = await fieldIngestionSuite({
+      rounds: settings.ingestionRounds,
+      warmupSeconds: settings.warmup,
+      durationSeconds: settings.duration,
+      connections: 50,
+      sessions: 1_000,
+    });
+    say(
+      `### Ingestion over field sessions: POST /v1/events to sessions holding 14 screen schemas and 12 typed fields (about 17 KB of state; 50 connections, ${settings.duration} s × ${settings.ingestionRounds} interleaved rounds, median)\n\n${field.markdown}\n\nThe same event as the ingestion suite's; the sessions hold what a deployed SDK's session holds after its start (docs/decisions/0013-schemas-and-hints-beside-the-state.md). STORE=memory → ${field.memoryOverExpress.toFixed(2)} × bare express, STORE=sqlite → ${field.sqliteOverExpress.toFixed(2)}.${took()}`,
+    );
   }
 
   if (runs('promotion')) {
     suiteStarted = Date.now();
-    const promotion = await promotionSuite({ warmupSeconds: settings.warmup, durationSeconds: settings.duration + 1, connections: 50, sessions: 1_000 });
-    say(`### Young-generation collections under the ingestion load: POST /v1/events (50 connections, 1,000 sessions, ${settings.duration + 1} s, \`--trace-gc-nvp\`)\n\n${promotion.markdown}\n\nWhat outlives a scavenge is copied and then promoted; a request the server still reaches after it answers makes both grow (docs/decisions/0014-nothing-outlives-the-young-generation.md). ${promotion.guard}${took()}`);
+    const promotion = await promotionSuite({
+      warmupSeconds: settings.warmup,
+      durationSeconds: settings.duration + 1,
+      connections: 50,
+      sessions: 1_000,
+    });
+    say(
+      `### Young-generation collections under the ingestion load: POST /v1/events (50 connections, 1,000 sessions, ${settings.duration + 1} s, \`--trace-gc-nvp\`)\n\n${promotion.markdown}\n\nWhat outlives a scavenge is copied and then promoted; a request the server still reaches after it answers makes both grow (docs/decisions/0014-nothing-outlives-the-young-generation.md). ${promotion.guard}${took()}`,
+    );
   }
 
   if (runs('request-cost')) {
     suiteStarted = Date.now();
-    const cost = await requestCostSuite({ warmupSeconds: settings.warmup, durationSeconds: quick ? 3 : 8, connections: 50, sessions: 1_000 });
-    say(`### Where a request goes: POST /v1/events part by part (CPU profile under load, 50 connections, 1,000 sessions)\n\n${cost.markdown}\n\nSelf time of each part's own code, main thread, sampled every 100 µs over ${quick ? 3 : 8} s after ${settings.warmup} s of warm-up; the profile's clock is wall time, so on a busy machine the parts rank rather than add up to the CPU read from /proc.${took()}`);
+    const cost = await requestCostSuite({
+      warmupSeconds: settings.warmup,
+      durationSeconds: quick ? 3 : 8,
+      connections: 50,
+      sessions: 1_000,
+    });
+    say(
+      `### Where a request goes: POST /v1/events part by part (CPU profile under load, 50 connections, 1,000 sessions)\n\n${cost.markdown}\n\nSelf time of each part's own code, main thread, sampled every 100 µs over ${quick ? 3 : 8} s after ${settings.warmup} s of warm-up; the profile's clock is wall time, so on a busy machine the parts rank rather than add up to the CPU read from /proc.${took()}`,
+    );
   }
 
   if (runs('redaction')) {
@@ -145,7 +218,15 @@ async function main(): Promise<void> {
 
   if (runs('scale')) {
     suiteStarted = Date.now();
-    const scale = await sessionScaleSuite({ counts: settings.counts, durationSeconds: settings.scaleDuration, rounds: quick ? 1 : 4, connections: 50, activeSessions: 1_000, hibernateSeconds: settings.hibernate, store: 'memory' });
+    const scale = await sessionScaleSuite({
+      counts: settings.counts,
+      durationSeconds: settings.scaleDuration,
+      rounds: quick ? 1 : 4,
+      connections: 50,
+      activeSessions: 1_000,
+      hibernateSeconds: settings.hibernate,
+      store: 'memory',
+    });
     const last = scale.rows.at(-1)!;
     const first = scale.rows[0]!;
     const throughputRatio = last.rps / first.rps;
@@ -158,7 +239,15 @@ async function main(): Promise<void> {
 
   if (runs('scale-sqlite')) {
     suiteStarted = Date.now();
-    const scale = await sessionScaleSuite({ counts: settings.counts, durationSeconds: settings.scaleDuration, rounds: quick ? 1 : 2, connections: 50, activeSessions: 1_000, hibernateSeconds: settings.hibernate, store: 'sqlite' });
+    const scale = await sessionScaleSuite({
+      counts: settings.counts,
+      durationSeconds: settings.scaleDuration,
+      rounds: quick ? 1 : 2,
+      connections: 50,
+      activeSessions: 1_000,
+      hibernateSeconds: settings.hibernate,
+      store: 'sqlite',
+    });
     say(
       `### Session scale, STORE=sqlite (LOG_LEVEL=warn, SESSION_HIBERNATE_SECONDS=${settings.hibernate}, 50 connections, median of ${quick ? 1 : 2})\n\n${scale.markdown}\n\n` +
         `A hibernated session lives only in the database file, so an idle session costs the process next to nothing${took()}`,
@@ -167,17 +256,26 @@ async function main(): Promise<void> {
 
   if (runs('idle-sessions')) {
     suiteStarted = Date.now();
-    const idle = await idleSessionsSuite({ sessions: quick ? 5_000 : 50_000, beforeSeconds: 20, afterSeconds: 60, hibernateSeconds: settings.hibernate });
+    const idle = await idleSessionsSuite({
+      sessions: quick ? 5_000 : 50_000,
+      beforeSeconds: 20,
+      afterSeconds: 60,
+      hibernateSeconds: settings.hibernate,
+    });
     const kib = idle.bytesPerIdleSession / 1024;
     say(
       `### Idle sessions: settled RSS, STORE=sqlite (${quick ? '5,000' : '50,000'} sessions of one event, SESSION_HIBERNATE_SECONDS=${settings.hibernate}, lowest RSS over 20 s of light traffic before and 60 s after, nothing forced)\n\n${idle.markdown}\n\n` +
-        `Target: at most 1.5 KiB of settled RSS per idle session → ${kib.toFixed(2)} KiB ${kib <= 1.5 ? '(met)' : '(missed)'}${quick ? ' (a quick run divides the baseline\'s noise by too few sessions to judge)' : ''}${took()}`,
+        `Target: at most 1.5 KiB of settled RSS per idle session → ${kib.toFixed(2)} KiB ${kib <= 1.5 ? '(met)' : '(missed)'}${quick ? " (a quick run divides the baseline's noise by too few sessions to judge)" : ''}${took()}`,
     );
   }
 
   if (runs('journal-apply')) {
     suiteStarted = Date.now();
-    const apply = await journalApplySuite({ sizes: quick ? [100_000, 300_000] : [100_000, 1_000_000], held: quick ? 10_000 : 100_000, batches: quick ? 5 : 20 });
+    const apply = await journalApplySuite({
+      sizes: quick ? [100_000, 300_000] : [100_000, 1_000_000],
+      held: quick ? 10_000 : 100_000,
+      batches: quick ? 5 : 20,
+    });
     say(
       `### The SQLite journal's apply as the activity log grows and as sessions are held (in process, 1,000 sessions active)\n\n${apply.markdown}\n\n` +
         `Target: flat with the log (its largest size within 1.5× of its smallest) → ${apply.growth.toFixed(2)}× ${apply.growth <= 1.5 ? '(met)' : '(missed)'}; ` +
@@ -193,7 +291,12 @@ async function main(): Promise<void> {
 
   if (runs('fanout')) {
     suiteStarted = Date.now();
-    const fanout = await fanoutSuite({ clients: 1_000, workers: 4, eventsPerSecond: 20, seconds: settings.fanoutSeconds });
+    const fanout = await fanoutSuite({
+      clients: 1_000,
+      workers: 4,
+      eventsPerSecond: 20,
+      seconds: settings.fanoutSeconds,
+    });
     say(
       `### Stream fan-out: 1,000 SSE clients in 4 worker processes, events posted at a fixed rate for ${settings.fanoutSeconds} s\n\n${fanout.markdown}\n\n` +
         `Latency is from an item's recording (its timestamp) to its receipt by a reader. Target: p99 under 100 ms → ${fanout.p99} ms ${fanout.p99 < 100 ? '(met)' : '(missed)'}${took()}`,
@@ -202,7 +305,14 @@ async function main(): Promise<void> {
 
   if (runs('cluster')) {
     suiteStarted = Date.now();
-    const cluster = await clusterSuite({ rounds: settings.rounds, warmupSeconds: settings.warmup, durationSeconds: settings.duration, connections: 50, sessions: 1_000, processCounts: [1, 2] });
+    const cluster = await clusterSuite({
+      rounds: settings.rounds,
+      warmupSeconds: settings.warmup,
+      durationSeconds: settings.duration,
+      connections: 50,
+      sessions: 1_000,
+      processCounts: [1, 2],
+    });
     say(
       `### Cluster mode against Restate's own ceiling (50 connections, 1,000 sessions, ${settings.duration} s × ${settings.rounds} interleaved rounds, median; docs/cluster.md, "Measuring it")\n\n${cluster.markdown}\n\n` +
         `${cluster.ratios}\n\nJournal entries per event (Restate's \`sys_journal\`, 2,000 events per load, one process):\n\n${cluster.journal}\n\n${cluster.placement} Load average (1 / 5 / 15 min): ${cluster.load}.${took()}`,
@@ -211,8 +321,16 @@ async function main(): Promise<void> {
 
   if (runs('endpoints')) {
     suiteStarted = Date.now();
-    const endpoints = await endpointsSuite({ rounds: settings.rounds, warmupSeconds: quick ? 0.5 : settings.warmup, durationSeconds: settings.endpointDuration, connections: 50, sessions: settings.endpointSessions });
-    say(`### Trigger evaluation and context fetch (LOG_LEVEL=warn, 50 connections, ${settings.endpointSessions.toLocaleString('en-US')} sessions, median of ${settings.rounds})\n\n${endpoints.markdown}${took()}`);
+    const endpoints = await endpointsSuite({
+      rounds: settings.rounds,
+      warmupSeconds: quick ? 0.5 : settings.warmup,
+      durationSeconds: settings.endpointDuration,
+      connections: 50,
+      sessions: settings.endpointSessions,
+    });
+    say(
+      `### Trigger evaluation and context fetch (LOG_LEVEL=warn, 50 connections, ${settings.endpointSessions.toLocaleString('en-US')} sessions, median of ${settings.rounds})\n\n${endpoints.markdown}${took()}`,
+    );
   }
 
   if (runs('local-voice')) {
@@ -229,7 +347,8 @@ async function main(): Promise<void> {
     const sequential = quick ? 5 : 20;
     const start = await agentStartSuite({ sequential, burst: 8 });
     if (process.env.BENCH_AGENT_LOG) writeFileSync(process.env.BENCH_AGENT_LOG, start.workerLog);
-    const heading = "### Voice start: the dispatch to the agent in the room (real LiveKit server, the agent worker at its defaults, the local voice)";
+    const heading =
+      '### Voice start: the dispatch to the agent in the room (real LiveKit server, the agent worker at its defaults, the local voice)';
     const target = `Target: p99 at most 500 ms one after another, and all 8 of a burst within 2 s, on 2 cores ${start.met ? '(met)' : '(missed)'}.`;
     say(`${heading}\n\n${start.markdown}\n\n${target}${took()}`);
   }
@@ -238,7 +357,9 @@ async function main(): Promise<void> {
     suiteStarted = Date.now();
     const minutes = quick ? 1 : 15;
     const soak = await soakSuite({ minutes, sessions: 5_000, requestsPerSecond: 200, sliceSeconds: quick ? 20 : 60 });
-    say(`### Soak: ${minutes} min at 200 req/s over 5,000 sessions, half the events stuffed with 30 KB unknown fields (LOG_LEVEL=warn)\n\n${soak.markdown}${took()}`);
+    say(
+      `### Soak: ${minutes} min at 200 req/s over 5,000 sessions, half the events stuffed with 30 KB unknown fields (LOG_LEVEL=warn)\n\n${soak.markdown}${took()}`,
+    );
   }
 
   say(`Total bench time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);
@@ -257,7 +378,10 @@ function writeResults(results: string): void {
   const start = document.indexOf(RESULTS_START);
   const end = document.indexOf(RESULTS_END);
   const block = `${RESULTS_START}\n${results}\n${RESULTS_END}`;
-  document = start >= 0 && end > start ? document.slice(0, start) + block + document.slice(end + RESULTS_END.length) : `${document}\n${block}\n`;
+  document =
+    start >= 0 && end > start
+      ? document.slice(0, start) + block + document.slice(end + RESULTS_END.length)
+      : `${document}\n${block}\n`;
   writeFileSync(path, document);
 }
 

@@ -25,12 +25,22 @@ import type { IngestResult } from '../src/machines/session/events.js';
 import type { SessionShape } from './suites/session-memory.js';
 
 const built = (path: string) => new URL(`../dist/src/${path}`, import.meta.url).href;
-const { redactForIngest } = (await import(built('domain/event-redaction.js'))) as typeof import('../src/domain/event-redaction.js');
+const { redactForIngest } = (await import(
+  built('domain/event-redaction.js')
+)) as typeof import('../src/domain/event-redaction.js');
 const { EventInSchema } = (await import(built('domain/sdk-event.js'))) as typeof import('../src/domain/sdk-event.js');
-const { benchSessionId, eventBody, fieldSessionEvents, stuffedEventBody } = (await import(new URL('./lib/event-body.ts', import.meta.url).href)) as typeof import('./lib/event-body.js');
-const { inProcessSystem } = (await import(new URL('./lib/in-process-system.ts', import.meta.url).href)) as typeof import('./lib/in-process-system.js');
+const { benchSessionId, eventBody, fieldSessionEvents, stuffedEventBody } = (await import(
+  new URL('./lib/event-body.ts', import.meta.url).href
+)) as typeof import('./lib/event-body.js');
+const { inProcessSystem } = (await import(
+  new URL('./lib/in-process-system.ts', import.meta.url).href
+)) as typeof import('./lib/in-process-system.js');
 
-const [shape = 'one-event', sessionsArgument = '10000', store = 'sqlite'] = process.argv.slice(2) as [SessionShape?, string?, string?];
+const [shape = 'one-event', sessionsArgument = '10000', store = 'sqlite'] = process.argv.slice(2) as [
+  SessionShape?,
+  string?,
+  string?,
+];
 const sessions = Number(sessionsArgument);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
@@ -43,23 +53,93 @@ function eventsOf(n: number): object[] {
       return [JSON.parse(eventBody(session_id)) as object];
     case 'pan':
       return [
-        { session_id, user_id: `user-${n}`, event: 'screen_schema', screen: 'pan_details', properties: { screen_id: 'pan_details', components: [{ id: 'pan_field', type: 'text_input', validations: [{ rule_id: 'pan_format_v1', pattern: '[A-Z]{5}[0-9]{4}[A-Z]', error_codes: ['pan_invalid_format'] }] }] } },
-        { session_id, event: 'component_input', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', hint: 'ABCDE1234F', masked: false },
-        { session_id, event: 'component_input', screen: 'pan_details', component_id: 'terms_checkbox', component_type: 'checkbox', hint: 'checked', masked: false },
-        { session_id, event: 'validation_failed', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', errors: ['pan_invalid_format'], failure_reason_code: 'pan_invalid_format', hint: 'INVALIDPAN', masked: false },
+        {
+          session_id,
+          user_id: `user-${n}`,
+          event: 'screen_schema',
+          screen: 'pan_details',
+          properties: {
+            screen_id: 'pan_details',
+            components: [
+              {
+                id: 'pan_field',
+                type: 'text_input',
+                validations: [
+                  { rule_id: 'pan_format_v1', pattern: '[A-Z]{5}[0-9]{4}[A-Z]', error_codes: ['pan_invalid_format'] },
+                ],
+              },
+            ],
+          },
+        },
+        {
+          session_id,
+          event: 'component_input',
+          screen: 'pan_details',
+          component_id: 'pan_field',
+          component_type: 'text_input',
+          hint: 'ABCDE1234F',
+          masked: false,
+        },
+        {
+          session_id,
+          event: 'component_input',
+          screen: 'pan_details',
+          component_id: 'terms_checkbox',
+          component_type: 'checkbox',
+          hint: 'checked',
+          masked: false,
+        },
+        {
+          session_id,
+          event: 'validation_failed',
+          screen: 'pan_details',
+          component_id: 'pan_field',
+          component_type: 'text_input',
+          errors: ['pan_invalid_format'],
+          failure_reason_code: 'pan_invalid_format',
+          hint: 'INVALIDPAN',
+          masked: false,
+        },
       ];
     case 'field':
       return fieldSessionEvents(session_id);
     case 'stuffed':
       return Array.from({ length: 8 }, () => JSON.parse(stuffedEventBody(session_id)) as object);
     case 'nested':
-      return [{ session_id, event: 'component_input', properties: { a: Array.from({ length: 7_500 }, () => []), o: Array.from({ length: 7_500 }, () => ({})) } }];
+      return [
+        {
+          session_id,
+          event: 'component_input',
+          properties: { a: Array.from({ length: 7_500 }, () => []), o: Array.from({ length: 7_500 }, () => ({})) },
+        },
+      ];
     case 'strings':
-      return [{ session_id, event: 'component_input', properties: { s: Array.from({ length: 4_000 }, (_, i) => `${n}:${i}`.padStart(5, 'q').slice(-5)), f: Array.from({ length: 3_000 }, (_, i) => (i % 2 ? n + i + 0.5 : '')) } }];
+      return [
+        {
+          session_id,
+          event: 'component_input',
+          properties: {
+            s: Array.from({ length: 4_000 }, (_, i) => `${n}:${i}`.padStart(5, 'q').slice(-5)),
+            f: Array.from({ length: 3_000 }, (_, i) => (i % 2 ? n + i + 0.5 : '')),
+          },
+        },
+      ];
     case 'shapes':
-      return [{ session_id, event: 'component_input', properties: { o: Array.from({ length: 3_000 }, (_, i) => ({ [`k${n}_${i}`]: 1 })) } }];
+      return [
+        {
+          session_id,
+          event: 'component_input',
+          properties: { o: Array.from({ length: 3_000 }, (_, i) => ({ [`k${n}_${i}`]: 1 })) },
+        },
+      ];
     case 'wide':
-      return [{ session_id, event: 'component_input', properties: { o: Object.fromEntries(Array.from({ length: 4_000 }, (_, i) => [`k${i}_${n}`, i])) } }];
+      return [
+        {
+          session_id,
+          event: 'component_input',
+          properties: { o: Object.fromEntries(Array.from({ length: 4_000 }, (_, i) => [`k${i}_${n}`, i])) },
+        },
+      ];
     default:
       throw new Error(`unknown shape ${String(shape)}`);
   }
@@ -78,7 +158,17 @@ async function make(from: number, count: number): Promise<void> {
       const asks: Promise<AskResult<IngestResult>>[] = [];
       for (const lane of lanes) {
         const { event, matchHint, sizes } = redactForIngest(EventInSchema.parse(lane[step]));
-        asks.push(system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({ type: 'session.ingest', event, matchHint, sizes, at, trace, reply })));
+        asks.push(
+          system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({
+            type: 'session.ingest',
+            event,
+            matchHint,
+            sizes,
+            at,
+            trace,
+            reply,
+          })),
+        );
       }
       for (const result of await Promise.all(asks)) if (!result.ok) throw new Error(`ingest failed: ${result.reason}`);
     }
@@ -99,4 +189,6 @@ const heapPerSession = (v8.getHeapStatistics().used_heap_size - heapBefore) / se
 const estimatePerSession = (system.memoryBudget.use().used_bytes - countedBefore) / sessions;
 system.stop();
 if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-process.stdout.write(`${JSON.stringify({ shape, sessions, store, heap_per_session: Math.round(heapPerSession), estimate_per_session: Math.round(estimatePerSession), ratio: Number((estimatePerSession / heapPerSession).toFixed(2)) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ shape, sessions, store, heap_per_session: Math.round(heapPerSession), estimate_per_session: Math.round(estimatePerSession), ratio: Number((estimatePerSession / heapPerSession).toFixed(2)) })}\n`,
+);

@@ -25,13 +25,21 @@ import type { AskResult } from '../src/actors/session-host.js';
 import type { IngestResult } from '../src/machines/session/events.js';
 
 const built = (path: string) => new URL(`../dist/src/${path}`, import.meta.url).href;
-const { redactForIngest } = (await import(built('domain/event-redaction.js'))) as typeof import('../src/domain/event-redaction.js');
+const { redactForIngest } = (await import(
+  built('domain/event-redaction.js')
+)) as typeof import('../src/domain/event-redaction.js');
 const { EventInSchema } = (await import(built('domain/sdk-event.js'))) as typeof import('../src/domain/sdk-event.js');
-const { benchSessionId, eventBody, fieldSessionEvents } = (await import(new URL('./lib/event-body.ts', import.meta.url).href)) as typeof import('./lib/event-body.js');
-const { inProcessSystem } = (await import(new URL('./lib/in-process-system.ts', import.meta.url).href)) as typeof import('./lib/in-process-system.js');
+const { benchSessionId, eventBody, fieldSessionEvents } = (await import(
+  new URL('./lib/event-body.ts', import.meta.url).href
+)) as typeof import('./lib/event-body.js');
+const { inProcessSystem } = (await import(
+  new URL('./lib/in-process-system.ts', import.meta.url).href
+)) as typeof import('./lib/in-process-system.js');
 
 const field = process.argv.includes('--field');
-const [sessionsArgument = '1000', countArgument = '20000', store = 'memory', activeArgument] = process.argv.slice(2).filter((arg) => arg !== '--field');
+const [sessionsArgument = '1000', countArgument = '20000', store = 'memory', activeArgument] = process.argv
+  .slice(2)
+  .filter((arg) => arg !== '--field');
 const sessions = Number(sessionsArgument);
 const active = Math.min(sessions, Number(activeArgument ?? sessions));
 const HIBERNATE_SECONDS = 5;
@@ -42,9 +50,15 @@ if (!gc) throw new Error('run with --expose-gc');
 const dataDir = store === 'sqlite' ? mkdtempSync(join(tmpdir(), 'step-bench-')) : undefined;
 let clock: SimulatedClock | undefined;
 const holdsIdle = active < sessions;
-const system = await inProcessSystem(store === 'sqlite' ? 'sqlite' : 'memory', dataDir, holdsIdle ? { hibernateSeconds: HIBERNATE_SECONDS, onClock: (c) => (clock = c) } : {});
+const system = await inProcessSystem(
+  store === 'sqlite' ? 'sqlite' : 'memory',
+  dataDir,
+  holdsIdle ? { hibernateSeconds: HIBERNATE_SECONDS, onClock: (c) => (clock = c) } : {},
+);
 // Each session's event as the HTTP route hands it over: redacted, with the sizes the pass counted.
-const inputs = Array.from({ length: sessions }, (_, n) => redactForIngest(EventInSchema.parse(JSON.parse(eventBody(benchSessionId(n))))));
+const inputs = Array.from({ length: sessions }, (_, n) =>
+  redactForIngest(EventInSchema.parse(JSON.parse(eventBody(benchSessionId(n))))),
+);
 const trace = { trace_id: 't', request_id: 'r' };
 
 /**
@@ -59,7 +73,17 @@ async function ingest(from: number, to: number, over: number): Promise<void> {
     for (let i = start; i < Math.min(to, start + TURN); i += 1) {
       const { event: template, matchHint, sizes } = inputs[i % over]!;
       const event: RedactedEvent = { ...template };
-      asks.push(system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({ type: 'session.ingest', event, matchHint, sizes, at, trace, reply })));
+      asks.push(
+        system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({
+          type: 'session.ingest',
+          event,
+          matchHint,
+          sizes,
+          at,
+          trace,
+          reply,
+        })),
+      );
     }
     for (const result of await Promise.all(asks)) if (!result.ok) throw new Error(`ingest failed: ${result.reason}`);
   }
@@ -73,7 +97,17 @@ async function seedFieldState(): Promise<void> {
       const asks: Promise<AskResult<IngestResult>>[] = [];
       for (let n = start; n < Math.min(sessions, start + TURN); n += 1) {
         const { event, matchHint, sizes } = redactForIngest(EventInSchema.parse(seeding[n]![step]));
-        asks.push(system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({ type: 'session.ingest', event, matchHint, sizes, at, trace, reply })));
+        asks.push(
+          system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({
+            type: 'session.ingest',
+            event,
+            matchHint,
+            sizes,
+            at,
+            trace,
+            reply,
+          })),
+        );
       }
       for (const result of await Promise.all(asks)) if (!result.ok) throw new Error(`seeding failed: ${result.reason}`);
     }
@@ -91,7 +125,8 @@ if (holdsIdle) {
   clock!.increment((HIBERNATE_SECONDS + 2) * 1000);
   await new Promise((resolve) => setImmediate(resolve));
   const { running, hibernated } = system.supervisor.counts;
-  if (running !== 0 || hibernated !== sessions) throw new Error(`expected ${sessions} hibernated sessions, found ${running} running and ${hibernated} hibernated`);
+  if (running !== 0 || hibernated !== sessions)
+    throw new Error(`expected ${sessions} hibernated sessions, found ${running} running and ${hibernated} hibernated`);
 }
 await ingest(0, Math.max(count, 5_000), active);
 
@@ -114,4 +149,6 @@ allocated += usedAfter - used;
 
 system.stop();
 if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-process.stdout.write(`${JSON.stringify({ sessions, active, count, store, field, ns_per_event: elapsed / count, bytes_per_event: allocated / count, heap_per_session: heapPerSession, collections: statistics.length })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ sessions, active, count, store, field, ns_per_event: elapsed / count, bytes_per_event: allocated / count, heap_per_session: heapPerSession, collections: statistics.length })}\n`,
+);

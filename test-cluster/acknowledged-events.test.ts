@@ -34,11 +34,18 @@ const processUrl = (index: number) => `http://127.0.0.1:${cluster().processes[in
 const atProcess = (index: number) => clusterCalls(cluster, () => processUrl(index));
 
 /** Client data of about `bytes`, in strings short enough for the privacy pass to keep whole. */
-const stuffing = (bytes: number): Record<string, string> => Object.fromEntries(Array.from({ length: Math.ceil(bytes / 2000) }, (_, index) => [`f${index}`, 'x'.repeat(2000)]));
+const stuffing = (bytes: number): Record<string, string> =>
+  Object.fromEntries(Array.from({ length: Math.ceil(bytes / 2000) }, (_, index) => [`f${index}`, 'x'.repeat(2000)]));
 
 describe('an SDK event acknowledged before its session runs it (SESSION_HOST=restate: real Restate server, real redis-server)', () => {
   it('past SESSION_MAX_BYTES: the answer, given before the run, has no budget warning; the activity item of the event has it, and the session is trimmed', async () => {
-    const answer = await post('/v1/events', { session_id: 'over-budget', event: 'component_input', screen: 'pan_details', component_id: 'pan', junk: stuffing(20_000) });
+    const answer = await post('/v1/events', {
+      session_id: 'over-budget',
+      event: 'component_input',
+      screen: 'pan_details',
+      component_id: 'pan',
+      junk: stuffing(20_000),
+    });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ status: 'ok', ingested_at: expect.any(Number) });
     const [item] = await eventually(
@@ -49,7 +56,12 @@ describe('an SDK event acknowledged before its session runs it (SESSION_HOST=res
     const session = await get('/api/sessions/over-budget');
     expect((session.body.latest_event as Record<string, unknown>)[TRIMMED_MARK]).toBe(true);
     // An unknown type is in the answer as well: the type alone decides it, before any run.
-    const unknown = await post('/v1/events', { session_id: 'over-budget', event: 'workflow_model', screen: 'pan_details', junk: stuffing(20_000) });
+    const unknown = await post('/v1/events', {
+      session_id: 'over-budget',
+      event: 'workflow_model',
+      screen: 'pan_details',
+      junk: stuffing(20_000),
+    });
     expect(unknown.body.warnings).toEqual(['unknown_event_type']);
     const items = await eventually(
       () => activityOf('over-budget', 'event'),
@@ -63,13 +75,29 @@ async function streamItemsOf(sessionId: string): Promise<{ kind: string; payload
   const reader = new Redis(redis().url);
   try {
     const entries = await reader.xrange('{kyc-activity}', '-', '+');
-    return entries.map(([, fields]) => JSON.parse(fields[fields.indexOf('item') + 1]!) as { kind: string; session_id: string; payload: Record<string, unknown> }).filter((item) => item.session_id === sessionId);
+    return entries
+      .map(
+        ([, fields]) =>
+          JSON.parse(fields[fields.indexOf('item') + 1]!) as {
+            kind: string;
+            session_id: string;
+            payload: Record<string, unknown>;
+          },
+      )
+      .filter((item) => item.session_id === sessionId);
   } finally {
     reader.disconnect();
   }
 }
-const eventScreens = (items: { kind: string; payload: Record<string, unknown> }[]) => items.filter((item) => item.kind === 'event').map((item) => item.payload.screen);
-const failed = (sessionId: string, screen: string) => ({ session_id: sessionId, event: 'validation_failed', screen, component_id: 'pan', errors: ['pan_invalid'] });
+const eventScreens = (items: { kind: string; payload: Record<string, unknown> }[]) =>
+  items.filter((item) => item.kind === 'event').map((item) => item.payload.screen);
+const failed = (sessionId: string, screen: string) => ({
+  session_id: sessionId,
+  event: 'validation_failed',
+  screen,
+  component_id: 'pan',
+  errors: ['pan_invalid'],
+});
 /** Both processes' probes and /health while Redis is down, as docs/cluster.md (Probes) says. */
 async function probesWhileRedisIsDown(): Promise<void> {
   for (const index of [0, 1]) {
@@ -83,7 +111,11 @@ async function probesWhileRedisIsDown(): Promise<void> {
       PROMPT_MS,
     );
     expect(health.status).toBe(503);
-    expect(health.body).toMatchObject({ status: 'cluster_unreachable', store: { kind: 'redis', status: 'failing' }, cluster: { redis: 'failing', restate: { ingress: 'ok', admin: 'ok' } } });
+    expect(health.body).toMatchObject({
+      status: 'cluster_unreachable',
+      store: { kind: 'redis', status: 'failing' },
+      cluster: { redis: 'failing', restate: { ingress: 'ok', admin: 'ok' } },
+    });
   }
 }
 /** Redis again on its port, from its AOF; then every process says so. */
@@ -102,7 +134,10 @@ async function redisBack(): Promise<void> {
 async function allRun(sessionIds: string[]): Promise<void> {
   const list = sessionIds.map((id) => `'${id}'`).join(', ');
   const left = await eventually(
-    () => cluster().restate.query<{ n: number }>(`SELECT count(*) AS n FROM sys_invocation WHERE target_service_name = 'KycSession' AND target_service_key IN (${list}) AND status NOT IN ('completed', 'scheduled')`),
+    () =>
+      cluster().restate.query<{ n: number }>(
+        `SELECT count(*) AS n FROM sys_invocation WHERE target_service_name = 'KycSession' AND target_service_key IN (${list}) AND status NOT IN ('completed', 'scheduled')`,
+      ),
     (rows) => Number(rows[0]?.n ?? 0) === 0,
     RECOVERY_MS,
   );
@@ -112,25 +147,37 @@ async function allRun(sessionIds: string[]): Promise<void> {
 describe('Redis failing after an SDK event was acknowledged (real Restate server, real redis-server killed with SIGKILL and started again on its AOF)', () => {
   it('events acknowledged behind a busy session, Redis gone while the first is being written: each applied once, recorded once in the stream and on every SSE reader', async () => {
     const session = 'held';
-    expect((await post('/v1/events', { session_id: session, event: 'screen_view', screen: 'welcome' })).status).toBe(200);
+    expect((await post('/v1/events', { session_id: session, event: 'screen_view', screen: 'welcome' })).status).toBe(
+      200,
+    );
     await eventually(
       () => activityOf(session, 'event'),
       (items) => items.length === 1,
     );
-    const readers = await Promise.all([0, 1].map((index) => SseTestClient.open(`${processUrl(index)}/api/activity/stream?session_id=${session}`)));
+    const readers = await Promise.all(
+      [0, 1].map((index) => SseTestClient.open(`${processUrl(index)}/api/activity/stream?session_id=${session}`)),
+    );
     await Promise.all(readers.map((reader) => reader.until((client) => client.retry !== undefined, 10_000)));
 
     // A voice start holds the session's turn in Restate while its room is being created.
     const gate = liveKit.gateNext('CreateRoom', `kyc-room-${session}`);
-    const start = post('/v1/assistant/session/start', { session_id: session, user_id: 'u-held', screen: 'pan_details' });
+    const start = post('/v1/assistant/session/start', {
+      session_id: session,
+      user_id: 'u-held',
+      screen: 'pan_details',
+    });
     await gate.arrived;
     const queued = Array.from({ length: 5 }, (_, index) => `queued_${index}`);
     for (const [index, screen] of queued.entries()) {
-      const answer = await atProcess(index % 2).post('/v1/events', failed(session, screen), { 'idempotency-key': `held-${index}` });
+      const answer = await atProcess(index % 2).post('/v1/events', failed(session, screen), {
+        'idempotency-key': `held-${index}`,
+      });
       expect(answer.status).toBe(200);
     }
     // Acknowledged and not run: each waits behind the start.
-    expect((await invocations(session, 'ingest')).filter((row) => row.status !== 'completed')).toHaveLength(queued.length);
+    expect((await invocations(session, 'ingest')).filter((row) => row.status !== 'completed')).toHaveLength(
+      queued.length,
+    );
     // AOF everysec: what was written so far reaches the disk before Redis goes.
     await new Promise((resolve) => setTimeout(resolve, 1500));
 
@@ -149,7 +196,13 @@ describe('Redis failing after an SDK event was acknowledged (real Restate server
 
     await probesWhileRedisIsDown();
     // Refused at once, naming Redis, and never applied: a new event, and a call that would otherwise wait behind the acknowledged ones.
-    const refused = [await atProcess(0).post('/v1/events', failed(session, 'refused')), await atProcess(1).post('/v1/assistant/trigger/evaluate', { session_id: session, signals: { errors: ['a', 'b'] } })];
+    const refused = [
+      await atProcess(0).post('/v1/events', failed(session, 'refused')),
+      await atProcess(1).post('/v1/assistant/trigger/evaluate', {
+        session_id: session,
+        signals: { errors: ['a', 'b'] },
+      }),
+    ];
     for (const answer of refused) {
       expect(answer.status).toBe(503);
       expect(answer.body.detail).toBe('Redis (the activity log) is unreachable: nothing was applied; retry later');
@@ -185,7 +238,9 @@ describe('Redis failing after an SDK event was acknowledged (real Restate server
 
   it('Redis killed with SIGKILL under a load of events: every acknowledged one recorded once, every refused one never', async () => {
     const sessions = ['w0', 'w1', 'w2', 'w3'];
-    const readers = await Promise.all([0, 1].map((index) => SseTestClient.open(`${processUrl(index)}/api/activity/stream?kind=event`)));
+    const readers = await Promise.all(
+      [0, 1].map((index) => SseTestClient.open(`${processUrl(index)}/api/activity/stream?kind=event`)),
+    );
     await Promise.all(readers.map((reader) => reader.until((client) => client.retry !== undefined, 10_000)));
     const acknowledged = new Map<string, string[]>(sessions.map((id) => [id, []]));
     const refused = new Map<string, string[]>(sessions.map((id) => [id, []]));
@@ -197,13 +252,17 @@ describe('Redis failing after an SDK event was acknowledged (real Restate server
           const screen = `${sessionId}_${index}`;
           // Mid-load: the processes still take events while Redis goes, until they see their connection drop.
           if (taken >= 40 && !killed) killed = redis().kill();
-          const answer = await atProcess(index % 2).post('/v1/events', failed(sessionId, screen), { 'idempotency-key': screen });
+          const answer = await atProcess(index % 2).post('/v1/events', failed(sessionId, screen), {
+            'idempotency-key': screen,
+          });
           if (answer.status === 200) {
             taken += 1;
             acknowledged.get(sessionId)!.push(screen);
           } else {
             expect(answer.status).toBe(503);
-            expect(answer.body.detail).toBe('Redis (the activity log) is unreachable: nothing was applied; retry later');
+            expect(answer.body.detail).toBe(
+              'Redis (the activity log) is unreachable: nothing was applied; retry later',
+            );
             refused.get(sessionId)!.push(screen);
           }
         }
@@ -219,14 +278,20 @@ describe('Redis failing after an SDK event was acknowledged (real Restate server
       const expected = acknowledged.get(sessionId)!;
       expect(eventScreens(await streamItemsOf(sessionId))).toEqual(expected);
       for (const reader of readers) {
-        await reader.until((client) => client.items.filter((item) => item.session_id === sessionId).length >= expected.length, RECOVERY_MS);
+        await reader.until(
+          (client) => client.items.filter((item) => item.session_id === sessionId).length >= expected.length,
+          RECOVERY_MS,
+        );
       }
       const session = await get(`/api/sessions/${sessionId}`);
       expect(session.body).toMatchObject({ screen: expected.at(-1), retry_counts: { pan: expected.length } });
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
     for (const reader of readers) {
-      for (const sessionId of sessions) expect(reader.items.filter((item) => item.session_id === sessionId).map((item) => item.payload.screen)).toEqual(acknowledged.get(sessionId));
+      for (const sessionId of sessions)
+        expect(reader.items.filter((item) => item.session_id === sessionId).map((item) => item.payload.screen)).toEqual(
+          acknowledged.get(sessionId),
+        );
       reader.close();
     }
   }, 120_000);

@@ -21,7 +21,11 @@ export interface Answer {
  */
 export function clusterCalls(cluster: () => LocalCluster, base: () => string = () => cluster().url) {
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
-    const response = await fetch(base() + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const response = await fetch(base() + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
   const get = async (path: string): Promise<Answer> => {
@@ -31,7 +35,8 @@ export function clusterCalls(cluster: () => LocalCluster, base: () => string = (
   return {
     post,
     get,
-    activityOf: async (sessionId: string, kind?: string) => (await get(`/api/activity?session_id=${sessionId}&limit=500${kind ? `&kind=${kind}` : ''}`)).body.items as Item[],
+    activityOf: async (sessionId: string, kind?: string) =>
+      (await get(`/api/activity?session_id=${sessionId}&limit=500${kind ? `&kind=${kind}` : ''}`)).body.items as Item[],
     /** One of the session object's state keys as Restate holds it, read as the service reads it (the `session` value is kept deflated). */
     stateOf: async <T>(sessionId: string, key: string): Promise<T | undefined> => {
       // Restate's SQL gives a value's bytes as hex.
@@ -53,7 +58,11 @@ export function clusterCalls(cluster: () => LocalCluster, base: () => string = (
 }
 
 /** Reads until `done` holds or `timeoutMs` has passed, and gives the last read: the cluster applies and records after it answers. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+export async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

@@ -19,7 +19,13 @@ const redisDir = join(dataDir, 'redis');
 mkdirSync(redisDir);
 let redis: RedisServer | undefined;
 let cluster: LocalCluster | undefined;
-const options = () => ({ redisUrl: redis!.url, processes: 1, dataDir, logFile: join(dataDir, 'cluster.log'), env: { REENGAGEMENT_INACTIVITY_SECONDS: String(REENGAGEMENT_SECONDS) } });
+const options = () => ({
+  redisUrl: redis!.url,
+  processes: 1,
+  dataDir,
+  logFile: join(dataDir, 'cluster.log'),
+  env: { REENGAGEMENT_INACTIVITY_SECONDS: String(REENGAGEMENT_SECONDS) },
+});
 const { post, get, activityOf, invocations } = clusterCalls(() => cluster!);
 
 afterAll(async () => {
@@ -34,21 +40,40 @@ describe('a local cluster stopped and started again on its data (npm run cluster
     cluster = await startLocalCluster(options());
     const first = { ingress: cluster.restate.ingressUrl, deployment: cluster.releases[0]!.uri };
     const sessionId = 'kept-across-restart';
-    expect((await post('/v1/events', { session_id: sessionId, user_id: 'u', event: 'screen_view', screen: 'pan_details' })).status).toBe(200);
+    expect(
+      (await post('/v1/events', { session_id: sessionId, user_id: 'u', event: 'screen_view', screen: 'pan_details' }))
+        .status,
+    ).toBe(200);
     // Named requests, answered before the stop: copies after the restart get the same answers (Restate's idempotency keys).
-    const namedEvent = { session_id: sessionId, event: 'validation_failed', screen: 'pan_details', component_id: 'pan', errors: ['pan_invalid'], properties: { field_status: 'ERROR', semantic_slot: 'pan' } };
+    const namedEvent = {
+      session_id: sessionId,
+      event: 'validation_failed',
+      screen: 'pan_details',
+      component_id: 'pan',
+      errors: ['pan_invalid'],
+      properties: { field_status: 'ERROR', semantic_slot: 'pan' },
+    };
     const eventAnswer = await post('/v1/events', namedEvent, { 'idempotency-key': 'restart-event-1' });
     expect(eventAnswer.status).toBe(200);
-    const dropoff = await post('/api/dropoff/register', { session_id: sessionId, reason: 'app_backgrounded' }, { 'idempotency-key': 'restart-dropoff-1' });
+    const dropoff = await post(
+      '/api/dropoff/register',
+      { session_id: sessionId, reason: 'app_backgrounded' },
+      { 'idempotency-key': 'restart-dropoff-1' },
+    );
     expect(dropoff.status).toBe(200);
     const armedAt = Date.now();
     // The answer comes before the activity is read back everywhere: wait for it, then stop everything, Redis too.
-    await vi.waitFor(async () => expect(await activityOf(sessionId, 'dropoff_registered')).toHaveLength(1), { timeout: 15_000, interval: 200 });
+    await vi.waitFor(async () => expect(await activityOf(sessionId, 'dropoff_registered')).toHaveLength(1), {
+      timeout: 15_000,
+      interval: 200,
+    });
     await cluster.stop();
     cluster = undefined;
     const { port } = redis;
     await redis.stop();
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, armedAt + REENGAGEMENT_SECONDS * 1000 - Date.now())));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, armedAt + REENGAGEMENT_SECONDS * 1000 - Date.now())),
+    );
 
     // The wake is due as Restate starts: it calls the deployment before the service process answers.
     redis = await startRedis({ port, dir: redisDir });
@@ -57,13 +82,19 @@ describe('a local cluster stopped and started again on its data (npm run cluster
     const session = await get(`/api/sessions/${sessionId}`);
     expect(session.status).toBe(200);
     expect(session.body.screen).toBe('pan_details');
-    expect((await activityOf(sessionId, 'dropoff_registered')).map((item) => item.payload.reason)).toEqual(['app_backgrounded']);
+    expect((await activityOf(sessionId, 'dropoff_registered')).map((item) => item.payload.reason)).toEqual([
+      'app_backgrounded',
+    ]);
     // The copies, the event's keys in another order: the first answers, and nothing applied twice.
     const reorderedEvent = Object.fromEntries(Object.entries(namedEvent).reverse());
     const eventCopy = await post('/v1/events', reorderedEvent, { 'idempotency-key': 'restart-event-1' });
     expect(eventCopy.status).toBe(200);
     expect(eventCopy.body).toEqual(eventAnswer.body);
-    const dropoffCopy = await post('/api/dropoff/register', { session_id: sessionId, reason: 'app_backgrounded' }, { 'idempotency-key': 'restart-dropoff-1' });
+    const dropoffCopy = await post(
+      '/api/dropoff/register',
+      { session_id: sessionId, reason: 'app_backgrounded' },
+      { 'idempotency-key': 'restart-dropoff-1' },
+    );
     expect(dropoffCopy).toEqual(dropoff);
     expect((await get(`/api/sessions/${sessionId}`)).body.retry_counts).toEqual({ pan: 1 });
     expect(await activityOf(sessionId, 'dropoff_registered')).toHaveLength(1);
@@ -76,7 +107,12 @@ describe('a local cluster stopped and started again on its data (npm run cluster
       { timeout: LATE_MS, interval: 250 },
     );
     // Once: the wakes that ran after the restart, and what they recorded, stay at one.
-    await vi.waitFor(async () => expect(await invocations(sessionId, 'wake', 'running')).toEqual([]), { timeout: 15_000, interval: 250 });
-    expect((await activityOf(sessionId, 'reengagement')).filter((item) => item.payload.source === 'timer')).toHaveLength(1);
+    await vi.waitFor(async () => expect(await invocations(sessionId, 'wake', 'running')).toEqual([]), {
+      timeout: 15_000,
+      interval: 250,
+    });
+    expect(
+      (await activityOf(sessionId, 'reengagement')).filter((item) => item.payload.source === 'timer'),
+    ).toHaveLength(1);
   }, 300_000);
 });

@@ -8,7 +8,8 @@ const { cluster } = suiteCluster({ name: 'cluster-fronts', processes: 1, fronts:
 const { post, get, activityOf, invocations } = clusterCalls(cluster);
 
 /** The TCP ports a process listens on, each once: a port however many sockets listen on it (HTTP_ACCEPTORS, src/http/acceptors.ts). */
-const listeningPorts = (pid: number): number[] => [...new Set(listeningSockets(pid).map((socket) => socket.port))].sort((a, b) => a - b);
+const listeningPorts = (pid: number): number[] =>
+  [...new Set(listeningSockets(pid).map((socket) => socket.port))].sort((a, b) => a - b);
 
 /** Requests this process answered on a route, from its own metrics. */
 async function answered(port: number, route: string): Promise<number> {
@@ -26,7 +27,9 @@ describe('CLUSTER_ROLE=front: processes that serve the HTTP API only (real Resta
     expect(listeningPorts(front!.pid)).toEqual([front!.port]);
     expect(listeningPorts(worker!.pid)).toEqual([worker!.port, worker!.endpointPort].sort((a, b) => a - b));
     const deployments = await cluster().restate.deployments();
-    expect(deployments.map((deployment) => deployment.id)).toEqual(cluster().releases.map((release) => release.deploymentId));
+    expect(deployments.map((deployment) => deployment.id)).toEqual(
+      cluster().releases.map((release) => release.deploymentId),
+    );
   });
 
   it('takes every client request; the sessions run in the process that serves the endpoint, in order, each answer seeing its own write', async () => {
@@ -34,11 +37,16 @@ describe('CLUSTER_ROLE=front: processes that serve the HTTP API only (real Resta
     const [worker] = cluster().processes;
     const screens = Array.from({ length: 10 }, (_, index) => `front_${index}`);
     for (const screen of screens) {
-      expect((await post('/v1/events', { session_id: 'fronted', user_id: 'u1', event: 'screen_view', screen })).status).toBe(200);
+      expect(
+        (await post('/v1/events', { session_id: 'fronted', user_id: 'u1', event: 'screen_view', screen })).status,
+      ).toBe(200);
       expect((await get('/api/sessions/fronted')).body.screen).toBe(screen);
     }
     // A call too: asked at the front, decided where the session runs.
-    const trigger = await post('/v1/assistant/trigger/evaluate', { session_id: 'fronted', signals: { screen: 'front_9' } });
+    const trigger = await post('/v1/assistant/trigger/evaluate', {
+      session_id: 'fronted',
+      signals: { screen: 'front_9' },
+    });
     expect(trigger.status).toBe(200);
     expect(typeof trigger.body.trigger).toBe('boolean');
     const items = await eventually(
@@ -59,11 +67,25 @@ describe('CLUSTER_ROLE=front: processes that serve the HTTP API only (real Resta
     const session = 'fronted-ws';
     const socket = await WsClient.open(`ws://127.0.0.1:${front!.port}/v1/events/ws`);
     try {
-      socket.send({ type: 'connect', message_id: 'm1', session_id: session, user_id: 'u-ws', sdk_version: '1.2.0', client: 'android', client_id: 'kycis_demo' });
+      socket.send({
+        type: 'connect',
+        message_id: 'm1',
+        session_id: session,
+        user_id: 'u-ws',
+        sdk_version: '1.2.0',
+        client: 'android',
+        client_id: 'kycis_demo',
+      });
       await socket.nextOfType('ack');
-      const decided = await post('/v1/assistant/trigger/evaluate', { session_id: session, signals: { screen: 'pan_details', errors: ['a', 'b'] } });
+      const decided = await post('/v1/assistant/trigger/evaluate', {
+        session_id: session,
+        signals: { screen: 'pan_details', errors: ['a', 'b'] },
+      });
       expect(decided.body).toMatchObject({ trigger: true });
-      expect(await socket.nextOfType('command')).toMatchObject({ command: 'suggest_start_voice_agent', session_id: session });
+      expect(await socket.nextOfType('command')).toMatchObject({
+        command: 'suggest_start_voice_agent',
+        session_id: session,
+      });
     } finally {
       socket.close();
     }

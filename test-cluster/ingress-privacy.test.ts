@@ -36,17 +36,26 @@ describe('an event sent straight to the Restate ingress (SESSION_HOST=restate: r
       masked: false,
       // The pass's own fields, forged: replaced, never trusted.
       masked_by: 'client',
-      properties: { note: 'my aadhaar is 2345 6789 0124, call 9876543210', mail: 'priya.sharma@gmail.com', otp: 482913, remark: 'Name: Kavita Deshpande' },
+      properties: {
+        note: 'my aadhaar is 2345 6789 0124, call 9876543210',
+        mail: 'priya.sharma@gmail.com',
+        otp: 482913,
+        remark: 'Name: Kavita Deshpande',
+      },
     };
     const sent = await fetch(`${cluster().restate.ingressUrl}KycSession/${id}/ingest/send`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ command: { type: 'session.ingest', at: Date.now(), event, sizes: { bytes: 10, propertiesBytes: 5 } } }),
+      body: JSON.stringify({
+        command: { type: 'session.ingest', at: Date.now(), event, sizes: { bytes: 10, propertiesBytes: 5 } },
+      }),
     });
     expect(sent.status).toBeLessThan(300);
     const session = await eventually(
       () => get(`/api/sessions/${id}`),
-      (response) => response.status === 200 && (response.body.latest_event as { event?: string } | undefined)?.event === 'component_input',
+      (response) =>
+        response.status === 200 &&
+        (response.body.latest_event as { event?: string } | undefined)?.event === 'component_input',
     );
     const context = await get(`/v1/assistant/context/${id}`);
     const items = await eventually(
@@ -62,7 +71,11 @@ describe('an event sent straight to the Restate ingress (SESSION_HOST=restate: r
   });
 
   it("is reachable from this machine only: Restate's ingress, admin and node ports, Redis and the service's ports listen on 127.0.0.1 alone", async () => {
-    const pids = [...cluster().restate.nodes.map((node) => node.pid), ...cluster().processes.map((process) => process.pid), redis().pid];
+    const pids = [
+      ...cluster().restate.nodes.map((node) => node.pid),
+      ...cluster().processes.map((process) => process.pid),
+      redis().pid,
+    ];
     const sockets = pids.flatMap((pid) => listeningSockets(pid).map(({ address, port }) => `${address}:${port}`));
     const ingressPort = Number(new URL(cluster().restate.ingressUrl).port);
     expect(sockets).toContain(`127.0.0.1:${ingressPort}`);

@@ -38,7 +38,11 @@ describe('a local cluster started through a launch wrapper (taskset, as the clus
     // Node names its main thread, so the process is known by its executable.
     expect(processStatus(cluster.processes[0]!.pid).cores).toBe(CORE);
     expect(readlinkSync(`/proc/${cluster.processes[0]!.pid}/exe`)).toBe(realpathSync(process.execPath));
-    const answer = await fetch(`${cluster.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: 'pinned', event: 'screen_view', screen: 'welcome' }) });
+    const answer = await fetch(`${cluster.url}/v1/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ session_id: 'pinned', event: 'screen_view', screen: 'welcome' }),
+    });
     expect(answer.status).toBe(200);
   });
 });

@@ -10,8 +10,16 @@ export interface ListeningSocket {
 function addressOf(hex: string): string {
   const bytes = Buffer.from(hex, 'hex');
   if (bytes.length === 4) return [...bytes].reverse().join('.');
-  const words = [0, 4, 8, 12].map((at) => bytes.subarray(at, at + 4).reverse().toString('hex'));
-  return words.join('').replace(/(.{4})/g, '$1:').slice(0, -1);
+  const words = [0, 4, 8, 12].map((at) =>
+    bytes
+      .subarray(at, at + 4)
+      .reverse()
+      .toString('hex'),
+  );
+  return words
+    .join('')
+    .replace(/(.{4})/g, '$1:')
+    .slice(0, -1);
 }
 
 /**

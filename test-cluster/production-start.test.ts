@@ -20,11 +20,27 @@ describe('the production start: npm run serve over the built code, no dev depend
     execFileSync('cp', ['-al', 'node_modules', join(image, 'node_modules')]);
     const npm = join(dirname(process.execPath), 'npm');
     const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` };
-    execFileSync(existsSync(npm) ? npm : 'npm', ['prune', '--omit=dev', '--no-audit', '--no-fund', '--offline'], { cwd: image, env, stdio: 'pipe' });
+    execFileSync(existsSync(npm) ? npm : 'npm', ['prune', '--omit=dev', '--no-audit', '--no-fund', '--offline'], {
+      cwd: image,
+      env,
+      stdio: 'pipe',
+    });
     // The build and test tools are gone (a runtime package may still bring one of the others, as
     // @livekit/agents brings typescript): what runs, runs without them.
-    const tools = ['tsx', 'vitest', 'eslint', 'prettier', 'playwright-core', 'supertest', 'fast-check', 'openapi-typescript', 'node'];
-    const devDependencies = Object.keys((JSON.parse(readFileSync('package.json', 'utf8')) as { devDependencies: Record<string, string> }).devDependencies);
+    const tools = [
+      'tsx',
+      'vitest',
+      'eslint',
+      'prettier',
+      'playwright-core',
+      'supertest',
+      'fast-check',
+      'openapi-typescript',
+      'node',
+    ];
+    const devDependencies = Object.keys(
+      (JSON.parse(readFileSync('package.json', 'utf8')) as { devDependencies: Record<string, string> }).devDependencies,
+    );
     expect(tools.filter((tool) => !devDependencies.includes(tool))).toEqual([]);
     expect(tools.filter((tool) => existsSync(join(image, 'node_modules', tool)))).toEqual([]);
 
@@ -53,7 +69,9 @@ describe('the production start: npm run serve over the built code, no dev depend
         body: JSON.stringify({ session_id: 'prod-1', user_id: 'u-prod', event: 'screen_view', screen: 'pan_details' }),
       });
       expect(event.status).toBe(200);
-      expect(((await (await fetch(`${base}/api/sessions/prod-1`)).json()) as { screen: string }).screen).toBe('pan_details');
+      expect(((await (await fetch(`${base}/api/sessions/prod-1`)).json()) as { screen: string }).screen).toBe(
+        'pan_details',
+      );
       // The console's own files and the packages it serves come from the image, not from the sources.
       const console = await fetch(`${base}/console`);
       expect(console.status).toBe(200);

@@ -12,7 +12,8 @@ const clients: SseTestClient[] = [];
 beforeAll(async () => void (redis = await startRedis()));
 afterAll(async () => {
   for (const client of clients) client.close();
-  for (const service of started) if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGKILL');
+  for (const service of started)
+    if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGKILL');
   await redis.stop();
 });
 

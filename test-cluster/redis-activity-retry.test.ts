@@ -12,11 +12,20 @@ afterAll(async () => {
   for (const server of servers) await server.stop();
 });
 
-const draft = (n: number): ActivityDraft => ({ kind: 'event', at: 1_700_000_000_000 + n, session_id: `s${n}`, user_id: null, payload: { n }, trace: { trace_id: 't', request_id: `r${n}` } });
+const draft = (n: number): ActivityDraft => ({
+  kind: 'event',
+  at: 1_700_000_000_000 + n,
+  session_id: `s${n}`,
+  user_id: null,
+  payload: { n },
+  trace: { trace_id: 't', request_id: `r${n}` },
+});
 
 describe('RedisActivityLog when Redis goes away', () => {
   /** Two items committed, Redis killed, two more refused, Redis back on its AOF, one more committed: what the stream holds. */
-  async function refusedThenBack(refusalsLeaveNothing: boolean): Promise<{ stream: number[]; held: (string | null)[]; refusedMs: number }> {
+  async function refusedThenBack(
+    refusalsLeaveNothing: boolean,
+  ): Promise<{ stream: number[]; held: (string | null)[]; refusedMs: number }> {
     const first = await startRedis({ fsync: 'always' });
     servers.push(first);
     const log = new RedisActivityLog({ url: first.url, capacity: 100, refusalsLeaveNothing });
@@ -43,7 +52,11 @@ describe('RedisActivityLog when Redis goes away', () => {
     const reader = new Redis(again.url);
     try {
       const entries = await reader.xrange('{kyc-activity}', '-', '+');
-      return { stream: entries.map(([, fields]) => (JSON.parse(fields[1]!) as { payload: { n: number } }).payload.n), held: log.list({ limit: 10 }).map((item) => item.session_id), refusedMs };
+      return {
+        stream: entries.map(([, fields]) => (JSON.parse(fields[1]!) as { payload: { n: number } }).payload.n),
+        held: log.list({ limit: 10 }).map((item) => item.session_id),
+        refusedMs,
+      };
     } finally {
       reader.disconnect();
     }
@@ -78,17 +91,23 @@ describe('RedisActivityLog.writeNow from many invocations at once', () => {
       await reader.hset('{kyc-activity}:write:broken:0', 'x', '1');
       const keys = Array.from({ length: 20 }, (_, n) => (n === 7 ? 'broken' : `inv${n}`));
       // Issued in one turn of the event loop, as a burst of invocations issues them.
-      const settled = await Promise.allSettled(keys.map((key, n) => log.writeNow([{ draft: draft(n), writeKey: `${key}:0` }])));
+      const settled = await Promise.allSettled(
+        keys.map((key, n) => log.writeNow([{ draft: draft(n), writeKey: `${key}:0` }])),
+      );
       expect(settled[7]!.status).toBe('rejected');
       expect((settled[7] as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
-      const ids = settled.filter((result) => result.status === 'fulfilled').map((result) => (result as PromiseFulfilledResult<number>).value);
+      const ids = settled.filter((result) => result.status === 'fulfilled').map((result) => result.value);
       expect(ids).toHaveLength(19);
       expect(new Set(ids).size).toBe(19);
       // The same burst again (a replayed invocation): every write key seen before answers its first id and adds nothing.
-      const again = await Promise.all(keys.filter((key) => key !== 'broken').map((key) => log.writeNow([{ draft: draft(0), writeKey: `${key}:0` }])));
+      const again = await Promise.all(
+        keys.filter((key) => key !== 'broken').map((key) => log.writeNow([{ draft: draft(0), writeKey: `${key}:0` }])),
+      );
       expect(again).toEqual(ids);
       const entries = await reader.xrange('{kyc-activity}', '-', '+');
-      expect(entries.map(([, fields]) => (JSON.parse(fields[1]!) as { payload: { n: number } }).payload.n)).toEqual(keys.map((_, n) => n).filter((n) => n !== 7));
+      expect(entries.map(([, fields]) => (JSON.parse(fields[1]!) as { payload: { n: number } }).payload.n)).toEqual(
+        keys.map((_, n) => n).filter((n) => n !== 7),
+      );
     } finally {
       reader.disconnect();
     }

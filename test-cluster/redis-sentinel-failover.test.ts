@@ -66,7 +66,7 @@ async function startSentinel(primaryPort: number): Promise<number> {
   const child = spawn('redis-server', [conf, '--sentinel'], { stdio: ['ignore', 'pipe', 'pipe'] });
   sentinels.push(child);
   await new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       if (line.includes('+monitor master')) resolve();
     });
     child.once('error', reject);
@@ -110,12 +110,20 @@ describe('ACTIVITY_LOG through Redis Sentinel', () => {
     }
     const primaryAdmin = new Redis(primary.url);
     closers.push(() => primaryAdmin.disconnect());
-    await vi.waitFor(async () => expect(await primaryAdmin.info('replication')).toContain('min_slaves_good_slaves:2'), { timeout: 30_000, interval: 100 });
-    const sentinelPorts = [await startSentinel(primary.port), await startSentinel(primary.port), await startSentinel(primary.port)];
+    await vi.waitFor(async () => expect(await primaryAdmin.info('replication')).toContain('min_slaves_good_slaves:2'), {
+      timeout: 30_000,
+      interval: 100,
+    });
+    const sentinelPorts = [
+      await startSentinel(primary.port),
+      await startSentinel(primary.port),
+      await startSentinel(primary.port),
+    ];
     // Each sentinel finds the replicas in the primary's INFO and the others through the primary's hello channel.
     await vi.waitFor(
       async () => {
-        for (const port of sentinelPorts) expect(await sentinelView(port)).toEqual({ primaryPort: primary.port, replicas: 2, others: 2 });
+        for (const port of sentinelPorts)
+          expect(await sentinelView(port)).toEqual({ primaryPort: primary.port, replicas: 2, others: 2 });
       },
       { timeout: 30_000, interval: 250 },
     );
@@ -129,7 +137,11 @@ describe('ACTIVITY_LOG through Redis Sentinel', () => {
     await fanout.ready;
     const heard: string[] = [];
     fanout.onCommand((sessionId) => heard.push(sessionId));
-    const command: AssistantCommand = { command: 'show_popup', session_id: 'any', payload: { message: 'hello', delay_ms: 0, reason: 'test' } };
+    const command: AssistantCommand = {
+      command: 'show_popup',
+      session_id: 'any',
+      payload: { message: 'hello', delay_ms: 0, reason: 'test' },
+    };
     await fanout.publish('before', [command]);
     await vi.waitFor(() => expect(heard).toContain('before'), { timeout: 5_000, interval: 20 });
 
@@ -156,10 +168,13 @@ describe('ACTIVITY_LOG through Redis Sentinel', () => {
     };
     const workers = Array.from({ length: WORKERS }, worker);
     // Under load before the kill: on a busy machine the replicas' first acknowledgements can take a while.
-    await vi.waitFor(() => expect(attempts.filter((attempt) => attempt.outcome === 'acknowledged').length).toBeGreaterThan(50), {
-      timeout: 20_000,
-      interval: 50,
-    });
+    await vi.waitFor(
+      () => expect(attempts.filter((attempt) => attempt.outcome === 'acknowledged').length).toBeGreaterThan(50),
+      {
+        timeout: 20_000,
+        interval: 50,
+      },
+    );
     const acknowledgedBefore = attempts.filter((attempt) => attempt.outcome === 'acknowledged').length;
     expect(acknowledgedBefore).toBeGreaterThan(50);
 
@@ -178,10 +193,16 @@ describe('ACTIVITY_LOG through Redis Sentinel', () => {
     const promotedPort = (await sentinelView(sentinelPorts[0]!)).primaryPort;
     expect(replicas.map((replica) => replica.port)).toContain(promotedPort);
     // Through the same log, now on the promoted replica: appends sent after the kill are acknowledged again.
-    await vi.waitFor(() => expect(attempts.filter((attempt) => attempt.outcome === 'acknowledged' && attempt.sentAt > killedAt).length).toBeGreaterThan(50), {
-      timeout: 30_000,
-      interval: 50,
-    });
+    await vi.waitFor(
+      () =>
+        expect(
+          attempts.filter((attempt) => attempt.outcome === 'acknowledged' && attempt.sentAt > killedAt).length,
+        ).toBeGreaterThan(50),
+      {
+        timeout: 30_000,
+        interval: 50,
+      },
+    );
     running = false;
     await Promise.all(workers);
 
@@ -191,7 +212,9 @@ describe('ACTIVITY_LOG through Redis Sentinel', () => {
     // have been written and replicated with its answer lost (docs/cluster.md, Outages, Limits).
     const inDoubt = refused.filter((attempt) => attempt.sentAt < killedAt);
     const refusedAfterKill = refused.filter((attempt) => attempt.sentAt >= killedAt);
-    const firstBack = Math.min(...acknowledged.filter((attempt) => attempt.sentAt > killedAt).map((attempt) => attempt.settledAt!));
+    const firstBack = Math.min(
+      ...acknowledged.filter((attempt) => attempt.sentAt > killedAt).map((attempt) => attempt.settledAt!),
+    );
 
     const reader = new Redis({ host: '127.0.0.1', port: promotedPort });
     closers.push(() => reader.disconnect());
@@ -201,8 +224,10 @@ describe('ACTIVITY_LOG through Redis Sentinel', () => {
     };
     const afterFailover = await stored();
 
-    for (const attempt of acknowledged) expect(afterFailover.has(attempt.n), `acknowledged append ${attempt.n} is on the new primary`).toBe(true);
-    for (const attempt of refusedAfterKill) expect(afterFailover.has(attempt.n), `append ${attempt.n}, refused after the kill, is not`).toBe(false);
+    for (const attempt of acknowledged)
+      expect(afterFailover.has(attempt.n), `acknowledged append ${attempt.n} is on the new primary`).toBe(true);
+    for (const attempt of refusedAfterKill)
+      expect(afterFailover.has(attempt.n), `append ${attempt.n}, refused after the kill, is not`).toBe(false);
     // At most the one append each worker had in flight.
     expect(inDoubt.length).toBeLessThanOrEqual(WORKERS);
     expect(refusedAfterKill.length).toBeGreaterThan(0);

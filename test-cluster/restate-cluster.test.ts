@@ -33,7 +33,11 @@ const { cluster } = suiteCluster({
   name: 'cluster-test',
   processes: 2,
   cooldownSeconds: COOLDOWN_SECONDS,
-  env: () => ({ ...liveKit.env(), REENGAGEMENT_INACTIVITY_SECONDS: String(REENGAGEMENT_SECONDS), SESSION_IDLE_TTL_SECONDS: String(IDLE_TTL_SECONDS) }),
+  env: () => ({
+    ...liveKit.env(),
+    REENGAGEMENT_INACTIVITY_SECONDS: String(REENGAGEMENT_SECONDS),
+    SESSION_IDLE_TTL_SECONDS: String(IDLE_TTL_SECONDS),
+  }),
   startTimeoutMs: 180_000,
 });
 const { post, get, activityOf, stateOf, invocations } = clusterCalls(cluster);
@@ -58,15 +62,24 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     );
     expect(items.map((item) => item.payload.screen)).toEqual(screens);
     // The same items in the same order from either process.
-    expect((await atProcess(0).activityOf('order', 'event')).map((item) => item.id)).toEqual(items.map((item) => item.id));
-    expect((await atProcess(1).activityOf('order', 'event')).map((item) => item.id)).toEqual(items.map((item) => item.id));
+    expect((await atProcess(0).activityOf('order', 'event')).map((item) => item.id)).toEqual(
+      items.map((item) => item.id),
+    );
+    expect((await atProcess(1).activityOf('order', 'event')).map((item) => item.id)).toEqual(
+      items.map((item) => item.id),
+    );
   });
 
   it('sends SDK events one-way; per session, events and the calls and reads after them keep their order', async () => {
     const screens = Array.from({ length: 30 }, (_, index) => `seq_${index}`);
     for (const [index, screen] of screens.entries()) {
       const started = Date.now();
-      const answer = await atProcess(index % 2).post('/v1/events', { session_id: 'one-way', user_id: 'u5', event: 'screen_view', screen });
+      const answer = await atProcess(index % 2).post('/v1/events', {
+        session_id: 'one-way',
+        user_id: 'u5',
+        event: 'screen_view',
+        screen,
+      });
       expect(answer.status).toBe(200);
       expect(answer.body.status).toBe('ok');
       // The answer is the time the service took the event (it has not necessarily run yet).
@@ -93,7 +106,15 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     // 40 connections at once to one process: most events arrive while an earlier one is being sent.
     const components = Array.from({ length: 40 }, (_, index) => `field_${index}`);
     const answers = await Promise.all(
-      components.map((component_id) => atProcess(0).post('/v1/events', { session_id: 'burst', user_id: 'u-burst', event: 'component_focus', screen: 'pan_details', component_id })),
+      components.map((component_id) =>
+        atProcess(0).post('/v1/events', {
+          session_id: 'burst',
+          user_id: 'u-burst',
+          event: 'component_focus',
+          screen: 'pan_details',
+          component_id,
+        }),
+      ),
     );
     expect(answers.every((answer) => answer.status === 200 && answer.body.status === 'ok')).toBe(true);
     const items = await eventually(
@@ -119,7 +140,9 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
         const request = client.request({
           ':method': discover ? 'GET' : 'POST',
           ':path': path,
-          ...(discover ? { accept: 'application/vnd.restate.endpointmanifest.v4+json' } : { 'content-type': 'application/vnd.restate.invocation.v5' }),
+          ...(discover
+            ? { accept: 'application/vnd.restate.endpointmanifest.v4+json' }
+            : { 'content-type': 'application/vnd.restate.invocation.v5' }),
           ...headers,
         });
         request.on('response', (head) => {
@@ -132,7 +155,13 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     /** Restate's own form: an EdDSA JWT whose audience is the path, kid the signer's public key, valid a minute either side. */
     const signed = async (path: string, key: KeyObject, kid: string) => {
       const now = Math.floor(Date.now() / 1000);
-      const jwt = await new SignJWT({}).setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid }).setAudience(path).setIssuedAt(now).setNotBefore(now - 60).setExpirationTime(now + 60).sign(key);
+      const jwt = await new SignJWT({})
+        .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid })
+        .setAudience(path)
+        .setIssuedAt(now)
+        .setNotBefore(now - 60)
+        .setExpirationTime(now + 60)
+        .sign(key);
       return { 'x-restate-signature-scheme': 'v1', 'x-restate-jwt-v1': jwt };
     };
     const own = readFileSync(cluster().signing.privateKeyFile, 'utf8');
@@ -149,15 +178,23 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     // Another key claiming to be the cluster's: the signature is what counts.
     expect(await callEndpoint(invoke, await signed(invoke, other, cluster().signing.publicKey))).toBe(401);
     // The same form signed with the server's own key is taken: the refusals above are about the key alone.
-    expect(await callEndpoint('/discover', await signed('/discover', createPrivateKey(own), cluster().signing.publicKey))).toBe(200);
+    expect(
+      await callEndpoint('/discover', await signed('/discover', createPrivateKey(own), cluster().signing.publicKey)),
+    ).toBe(200);
     // A signature for another path is not one for this path.
-    expect(await callEndpoint(invoke, await signed('/discover', createPrivateKey(own), cluster().signing.publicKey))).toBe(401);
+    expect(
+      await callEndpoint(invoke, await signed('/discover', createPrivateKey(own), cluster().signing.publicKey)),
+    ).toBe(401);
   });
 
   it('/health shows Restate and Redis reachable', async () => {
     const health = await get('/health');
     expect(health.status).toBe(200);
-    expect(health.body).toMatchObject({ status: 'ok', store: { kind: 'redis', status: 'ok' }, cluster: { restate: { ingress: 'ok', admin: 'ok' }, redis: 'ok' } });
+    expect(health.body).toMatchObject({
+      status: 'ok',
+      store: { kind: 'redis', status: 'ok' },
+      cluster: { restate: { ingress: 'ok', admin: 'ok' }, redis: 'ok' },
+    });
   });
 
   it('a request sent again with the same Idempotency-Key, to the other process, is applied once and gets the first answer', async () => {
@@ -172,7 +209,12 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     const again = await send(processUrl(1));
     expect(first.status).toBe(200);
     expect(again).toEqual(first);
-    expect(await eventually(() => activityOf('retried', 'event'), (items) => items.length > 0)).toHaveLength(1);
+    expect(
+      await eventually(
+        () => activityOf('retried', 'event'),
+        (items) => items.length > 0,
+      ),
+    ).toHaveLength(1);
     const unusable = await fetch(`${processUrl(0)}/v1/events`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'idempotency-key': 'has space' },
@@ -198,22 +240,31 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
   });
 
   it('keeps pending wake calls bounded while every event re-arms the timers', async () => {
-    for (let index = 0; index < 30; index += 1) await post('/v1/events', { session_id: 'busy', event: 'component_input', screen: 'pan_details' });
+    for (let index = 0; index < 30; index += 1)
+      await post('/v1/events', { session_id: 'busy', event: 'component_input', screen: 'pan_details' });
     await post('/api/dropoff/register', { session_id: 'busy', reason: 'app_backgrounded' });
-    for (let index = 0; index < 30; index += 1) await post('/v1/events', { session_id: 'busy', event: 'component_input', screen: 'pan_details' });
+    for (let index = 0; index < 30; index += 1)
+      await post('/v1/events', { session_id: 'busy', event: 'component_input', screen: 'pan_details' });
     const pending = await invocations('busy', 'wake', 'scheduled');
     // The idle check and the reengagement timer: never one per event.
     expect(pending.length).toBeGreaterThanOrEqual(1);
     expect(pending.length).toBeLessThanOrEqual(2);
     // Only the object itself schedules wakes: the ingress refuses the handler.
-    const direct = await fetch(`${cluster().restate.ingressUrl}KycSession/busy/wake`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '0' });
+    const direct = await fetch(`${cluster().restate.ingressUrl}KycSession/busy/wake`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '0',
+    });
     expect(direct.status).toBeGreaterThanOrEqual(400);
     expect(direct.status).toBeLessThan(500);
   });
 
   it('a cooldown ends once, on time, through a delayed wake call', async () => {
     await post('/v1/events', { session_id: 'cool', event: 'screen_view', screen: 'pan_details' });
-    const fired = await post('/v1/assistant/trigger/evaluate', { session_id: 'cool', signals: { errors: ['pan_invalid', 'pan_invalid_format'] } });
+    const fired = await post('/v1/assistant/trigger/evaluate', {
+      session_id: 'cool',
+      signals: { errors: ['pan_invalid', 'pan_invalid_format'] },
+    });
     expect(fired.body.trigger).toBe(true);
     const firedAt = Date.now();
     expect((await storedState('cool'))!.value.trigger).toBe('cooldown');
@@ -250,7 +301,9 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     expect(at).toBeLessThan(armedAt + REENGAGEMENT_SECONDS * 1000 + LATE_MS);
     // Once: no second item after another period.
     await new Promise((resolve) => setTimeout(resolve, REENGAGEMENT_SECONDS * 1000 + 1000));
-    expect((await activityOf('away', 'reengagement')).filter((item) => item.payload.source === 'timer')).toHaveLength(1);
+    expect((await activityOf('away', 'reengagement')).filter((item) => item.payload.source === 'timer')).toHaveLength(
+      1,
+    );
   });
 
   it('a session idle for SESSION_IDLE_TTL_SECONDS is ended by its wake: its state is gone', async () => {
@@ -268,7 +321,10 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
 
   it('a session whose kept state the machine cannot run is cleared and begun anew, not retried forever', async () => {
     await post('/v1/events', { session_id: 'damaged', event: 'screen_view', screen: 'welcome' });
-    const kept = (await eventually(() => storedState('damaged'), (state) => state !== undefined)) as unknown as { context: Record<string, unknown>; summary: Record<string, unknown> };
+    const kept = (await eventually(
+      () => storedState('damaged'),
+      (state) => state !== undefined,
+    )) as unknown as { context: Record<string, unknown>; summary: Record<string, unknown> };
     // An edit through Restate's admin API: no trigger memory, and idle since the epoch (the check that read it first).
     delete kept.context.trigger;
     kept.summary.last_activity_at = 0;
@@ -292,7 +348,13 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
   it('never dispatches two agents when starts for one session arrive concurrently on both processes', async () => {
     await post('/v1/events', { session_id: 'voice', user_id: 'u4', event: 'screen_view', screen: 'pan_details' });
     const starts = await Promise.all(
-      Array.from({ length: 6 }, (_, index) => atProcess(index % 2).post('/v1/assistant/session/start', { session_id: 'voice', user_id: 'u4', screen: 'pan_details' })),
+      Array.from({ length: 6 }, (_, index) =>
+        atProcess(index % 2).post('/v1/assistant/session/start', {
+          session_id: 'voice',
+          user_id: 'u4',
+          screen: 'pan_details',
+        }),
+      ),
     );
     expect(starts.map((start) => start.status)).toEqual(Array(6).fill(200));
     const room = starts[0]!.body.media_room as string;
@@ -308,9 +370,14 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     const first = await atProcess(0).post('/v1/assistant/session/start', body, headers);
     expect(first.status).toBe(200);
     const verifier = new TokenVerifier(STAND_IN_KEY, STAND_IN_SECRET);
-    expect(await verifier.verify(first.body.token as string)).toMatchObject({ sub: 'u9', video: { roomJoin: true, room: 'kyc-room-named-voice' } });
+    expect(await verifier.verify(first.body.token as string)).toMatchObject({
+      sub: 'u9',
+      video: { roomJoin: true, room: 'kyc-room-named-voice' },
+    });
     // What Restate keeps for the key (the answer a retry gets) holds no token.
-    const kept = await fetch(`${cluster().restate.ingressUrl}restate/invocation/KycSession/named-voice/ask/named-voice-start/output`);
+    const kept = await fetch(
+      `${cluster().restate.ingressUrl}restate/invocation/KycSession/named-voice/ask/named-voice-start/output`,
+    );
     expect(kept.status).toBe(200);
     const keptText = await kept.text();
     expect(keptText).not.toContain((first.body.token as string).split('.')[2]!);
@@ -319,70 +386,117 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     const copy = await atProcess(1).post('/v1/assistant/session/start', body, headers);
     expect(copy.status).toBe(200);
     expect(copy.body.assistant_invocation_id).toBe(first.body.assistant_invocation_id);
-    expect(await verifier.verify(copy.body.token as string)).toMatchObject({ sub: 'u9', video: { roomJoin: true, room: 'kyc-room-named-voice' } });
+    expect(await verifier.verify(copy.body.token as string)).toMatchObject({
+      sub: 'u9',
+      video: { roomJoin: true, room: 'kyc-room-named-voice' },
+    });
     expect(liveKit.dispatches.filter((dispatch) => dispatch.room === 'kyc-room-named-voice')).toHaveLength(1);
   });
 
   it('an SSE client resumes on the other process with Last-Event-ID: nothing lost, nothing repeated', async () => {
     const first = await SseTestClient.open(`${processUrl(0)}/api/activity/stream?session_id=sse`);
-    for (let index = 0; index < 3; index += 1) await post('/v1/events', { session_id: 'sse', event: 'screen_view', screen: `before_${index}` });
+    for (let index = 0; index < 3; index += 1)
+      await post('/v1/events', { session_id: 'sse', event: 'screen_view', screen: `before_${index}` });
     await first.until((client) => client.messages.length >= 3, 10_000);
     const lastId = first.messages.at(-1)!.id!;
     first.close();
-    for (let index = 0; index < 3; index += 1) await post('/v1/events', { session_id: 'sse', event: 'screen_view', screen: `after_${index}` });
-    const resumed = await SseTestClient.open(`${processUrl(1)}/api/activity/stream?session_id=sse`, { 'last-event-id': lastId });
+    for (let index = 0; index < 3; index += 1)
+      await post('/v1/events', { session_id: 'sse', event: 'screen_view', screen: `after_${index}` });
+    const resumed = await SseTestClient.open(`${processUrl(1)}/api/activity/stream?session_id=sse`, {
+      'last-event-id': lastId,
+    });
     await resumed.until((client) => client.messages.filter((message) => message.event !== 'reset').length >= 3, 10_000);
-    const screens = resumed.messages.filter((message) => message.event !== 'reset').map((message) => (JSON.parse(message.data) as Item).payload.screen);
+    const screens = resumed.messages
+      .filter((message) => message.event !== 'reset')
+      .map((message) => (JSON.parse(message.data) as Item).payload.screen);
     resumed.close();
     expect(screens).toEqual(['after_0', 'after_1', 'after_2']);
   });
 
   it("each process's activity actor feeds it every item of the shared stream, once and in order, whichever process recorded it", async () => {
-    const streams = await Promise.all([0, 1].map((index) => SseTestClient.open(`${processUrl(index)}/api/activity/stream?session_id=fed-both`)));
+    const streams = await Promise.all(
+      [0, 1].map((index) => SseTestClient.open(`${processUrl(index)}/api/activity/stream?session_id=fed-both`)),
+    );
     await Promise.all(streams.map((stream) => stream.until((client) => client.retry !== undefined, 10_000)));
     for (const index of [0, 1]) {
       const readers = (await atProcess(index).get('/api/status')).body.activity as { readers: string[] };
       expect(readers.readers).toEqual(['metrics', 'flow_graphs', 'sse']);
     }
     for (let index = 0; index < 20; index += 1) {
-      const answer = await atProcess(index % 2).post('/v1/events', { session_id: 'fed-both', event: 'screen_view', screen: `step_${index}` });
+      const answer = await atProcess(index % 2).post('/v1/events', {
+        session_id: 'fed-both',
+        event: 'screen_view',
+        screen: `step_${index}`,
+      });
       expect(answer.status).toBe(200);
     }
     await Promise.all(streams.map((stream) => stream.until((client) => client.ids.length >= 20, 15_000)));
     const [first, second] = streams.map((stream) => stream.items);
     for (const stream of streams) stream.close();
-    expect(first!.map((item) => item.payload.screen)).toEqual(Array.from({ length: 20 }, (_, index) => `step_${index}`));
+    expect(first!.map((item) => item.payload.screen)).toEqual(
+      Array.from({ length: 20 }, (_, index) => `step_${index}`),
+    );
     expect(second!.map((item) => item.id)).toEqual(first!.map((item) => item.id));
     const ids = first!.map((item) => Number(item.id));
     expect(ids).toEqual([...new Set(ids)].sort((a, b) => a - b));
   });
 
   it('a flow graph recorded through one process is not recorded again through the other, which learnt of it from the stream', async () => {
-    const flow = { flow_key: 'learnt_across', client_id: 'tenant-a', step_sequence: ['pan_details', 'aadhaar_otp', 'selfie_capture'] };
+    const flow = {
+      flow_key: 'learnt_across',
+      client_id: 'tenant-a',
+      step_sequence: ['pan_details', 'aadhaar_otp', 'selfie_capture'],
+    };
     expect((await atProcess(0).post('/v1/flows/set', flow)).status).toBe(200);
     const recorded = async (index: number) =>
-      ((await atProcess(index).get('/api/activity?kind=flow_graph_recorded&limit=500')).body.items as Item[]).filter((item) => item.payload.flow_key === 'learnt_across');
+      ((await atProcess(index).get('/api/activity?kind=flow_graph_recorded&limit=500')).body.items as Item[]).filter(
+        (item) => item.payload.flow_key === 'learnt_across',
+      );
     // The other process has read the item from the stream: its activity actor gave it to the recorder then.
-    expect(await eventually(() => recorded(1), (items) => items.length > 0)).toHaveLength(1);
+    expect(
+      await eventually(
+        () => recorded(1),
+        (items) => items.length > 0,
+      ),
+    ).toHaveLength(1);
     expect((await atProcess(1).post('/v1/flows/set', flow)).status).toBe(200);
     expect((await atProcess(1).post('/v1/flows/set', { ...flow, client_id: 'tenant-b' })).status).toBe(200);
-    const all = await eventually(() => recorded(0), (items) => items.length >= 2);
+    const all = await eventually(
+      () => recorded(0),
+      (items) => items.length >= 2,
+    );
     expect(all.map((item) => item.payload.client_id)).toEqual(['tenant-a', 'tenant-b']);
   });
 
   it('pushes a command a session decides on one process to control sockets on every process, once each', async () => {
     const session = 'pushed-across';
-    const sockets = await Promise.all([0, 1].map((index) => WsClient.open(`ws://127.0.0.1:${cluster().processes[index]!.port}/v1/events/ws`)));
+    const sockets = await Promise.all(
+      [0, 1].map((index) => WsClient.open(`ws://127.0.0.1:${cluster().processes[index]!.port}/v1/events/ws`)),
+    );
     try {
       for (const socket of sockets) {
-        socket.send({ type: 'connect', message_id: 'm1', session_id: session, user_id: 'u-ws', sdk_version: '1.2.0', client: 'android', client_id: 'kycis_demo' });
+        socket.send({
+          type: 'connect',
+          message_id: 'm1',
+          session_id: session,
+          user_id: 'u-ws',
+          sdk_version: '1.2.0',
+          client: 'android',
+          client_id: 'kycis_demo',
+        });
         await socket.nextOfType('ack');
       }
       // Decided by an invocation the second process asked for: the first process's socket hears of it too.
-      const decided = await atProcess(1).post('/v1/assistant/trigger/evaluate', { session_id: session, signals: { screen: 'pan_details', errors: ['a', 'b'] } });
+      const decided = await atProcess(1).post('/v1/assistant/trigger/evaluate', {
+        session_id: session,
+        signals: { screen: 'pan_details', errors: ['a', 'b'] },
+      });
       expect(decided.body).toMatchObject({ trigger: true });
       for (const socket of sockets) {
-        expect(await socket.nextOfType('command')).toMatchObject({ command: 'suggest_start_voice_agent', session_id: session });
+        expect(await socket.nextOfType('command')).toMatchObject({
+          command: 'suggest_start_voice_agent',
+          session_id: session,
+        });
       }
       // Once each: a heartbeat round trip later, no second copy has arrived on either socket.
       for (const socket of sockets) {
@@ -420,17 +534,20 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     for (const sessionId of sessions) {
       // Acknowledged once Restate took them; each is recorded once its invocation has run.
       const taken = acknowledged.get(sessionId)!;
-      const recorded = (await eventually(
-        () => atProcess(0).activityOf(sessionId, 'event'),
-        (items) => taken.every((screen) => items.some((item) => item.payload.screen === screen)),
-      )).map((item) => item.payload.screen);
+      const recorded = (
+        await eventually(
+          () => atProcess(0).activityOf(sessionId, 'event'),
+          (items) => taken.every((screen) => items.some((item) => item.payload.screen === screen)),
+        )
+      ).map((item) => item.payload.screen);
       for (const screen of taken) expect(recorded).toContain(screen);
       // A request cut off with the process is sent again by the proxy with the same Idempotency-Key: recorded once.
       expect(new Set(recorded).size).toBe(recorded.length);
       total += acknowledged.get(sessionId)!.length;
       // The session itself holds the last event, once that was acknowledged.
       const last = `${sessionId}_24`;
-      if (acknowledged.get(sessionId)!.includes(last)) expect((await atProcess(0).get(`/api/sessions/${sessionId}`)).body.screen).toBe(last);
+      if (acknowledged.get(sessionId)!.includes(last))
+        expect((await atProcess(0).get(`/api/sessions/${sessionId}`)).body.screen).toBe(last);
     }
     // The proxy's retries reach the survivor: every request is answered.
     expect(total).toBe(sessions.length * 25);
@@ -440,6 +557,9 @@ describe('SESSION_HOST=restate behind a round-robin proxy (real Restate server, 
     await cluster().restate.stop();
     const health = await atProcess(0).get('/health');
     expect(health.status).toBe(503);
-    expect(health.body).toMatchObject({ status: 'cluster_unreachable', cluster: { restate: { ingress: 'unreachable', admin: 'unreachable' }, redis: 'ok' } });
+    expect(health.body).toMatchObject({
+      status: 'cluster_unreachable',
+      cluster: { restate: { ingress: 'unreachable', admin: 'unreachable' }, redis: 'ok' },
+    });
   });
 });

@@ -34,9 +34,16 @@ const { post, activityOf, stateOf, invocations, get } = clusterCalls(cluster);
 async function deliver(sessionId: string, screen: string): Promise<{ attempts: number; at: number }> {
   const deadline = Date.now() + RECOVERY_MS;
   for (let attempts = 1; ; attempts += 1) {
-    const answer = await post('/v1/events', { session_id: sessionId, event: 'screen_view', screen }, { 'idempotency-key': `${sessionId}:${screen}` }).catch(() => undefined);
+    const answer = await post(
+      '/v1/events',
+      { session_id: sessionId, event: 'screen_view', screen },
+      { 'idempotency-key': `${sessionId}:${screen}` },
+    ).catch(() => undefined);
     if (answer?.status === 200) return { attempts, at: Date.now() };
-    if (Date.now() > deadline) throw new Error(`${sessionId} ${screen}: not acknowledged within ${RECOVERY_MS} ms (last answer ${JSON.stringify(answer)})`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${sessionId} ${screen}: not acknowledged within ${RECOVERY_MS} ms (last answer ${JSON.stringify(answer)})`,
+      );
     // Retry-After would say 5 s; this client retries sooner to measure how soon the cluster takes commands again.
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -53,11 +60,17 @@ describe('a 3-node replicated Restate cluster, one node killed with SIGKILL unde
     const away = ['away-0', 'away-1', 'away-2'];
     for (const sessionId of [...cooling, ...away]) await deliver(sessionId, 'pan_details');
     for (const sessionId of cooling) {
-      const fired = await post('/v1/assistant/trigger/evaluate', { session_id: sessionId, signals: { errors: ['pan_invalid', 'pan_invalid_format'] } });
+      const fired = await post('/v1/assistant/trigger/evaluate', {
+        session_id: sessionId,
+        signals: { errors: ['pan_invalid', 'pan_invalid_format'] },
+      });
       expect(fired.body.trigger).toBe(true);
     }
     const armedAt = Date.now();
-    for (const sessionId of away) expect((await post('/api/dropoff/register', { session_id: sessionId, reason: 'app_backgrounded' })).status).toBe(200);
+    for (const sessionId of away)
+      expect((await post('/api/dropoff/register', { session_id: sessionId, reason: 'app_backgrounded' })).status).toBe(
+        200,
+      );
 
     const victim = cluster().restate.nodes[1]!;
     let killedAt = 0;
@@ -82,7 +95,9 @@ describe('a 3-node replicated Restate cluster, one node killed with SIGKILL unde
     expect(killedAt).toBeGreaterThan(0);
     const recoveryMs = Math.max(...[...firstAfterKill.values()].map((at) => at - killedAt));
     const total = [...acknowledged.values()].reduce((sum, screens) => sum + screens.length, 0);
-    process.stdout.write(`replicated cluster: ${total} events acknowledged, ${retried} attempts retried; every session took an event again ${recoveryMs} ms after the SIGKILL of ${victim.name}\n`);
+    process.stdout.write(
+      `replicated cluster: ${total} events acknowledged, ${retried} attempts retried; every session took an event again ${recoveryMs} ms after the SIGKILL of ${victim.name}\n`,
+    );
     expect(total).toBe(LOAD_SESSIONS * EVENTS_PER_SESSION);
 
     for (const sessionId of sessions) {
@@ -91,7 +106,8 @@ describe('a 3-node replicated Restate cluster, one node killed with SIGKILL unde
       // Every acknowledged event once, in the order sent, once this process has read back what the invocations wrote.
       await vi.waitFor(
         async () => {
-          if ((await activityOf(sessionId, 'event')).length < acknowledged.get(sessionId)!.length) throw new Error(`${sessionId}: activity not read back yet`);
+          if ((await activityOf(sessionId, 'event')).length < acknowledged.get(sessionId)!.length)
+            throw new Error(`${sessionId}: activity not read back yet`);
         },
         { timeout: 10_000, interval: 100 },
       );
@@ -111,7 +127,8 @@ describe('a 3-node replicated Restate cluster, one node killed with SIGKILL unde
       expect(Date.now() - armedAt).toBeGreaterThanOrEqual(COOLDOWN_SECONDS * 1000 - 1000);
       await vi.waitFor(
         async () => {
-          if ((await settled(() => invocations(sessionId, 'wake', 'completed')))?.length !== 1) throw new Error(`${sessionId}: no completed wake`);
+          if ((await settled(() => invocations(sessionId, 'wake', 'completed')))?.length !== 1)
+            throw new Error(`${sessionId}: no completed wake`);
         },
         { timeout: 10_000, interval: 250 },
       );
@@ -161,7 +178,8 @@ describe('the restate.toml docs/cluster.md shows for production', () => {
     // `addresses` is dumped over several lines: compared as the addresses it holds.
     for (const entry of sectionsOf(restateNodeToml(productionExample()))) {
       if (entry.startsWith('[metadata-client] addresses')) {
-        for (const address of productionExample().metadataAddresses) expect(dumped.stdout).toContain(JSON.stringify(address));
+        for (const address of productionExample().metadataAddresses)
+          expect(dumped.stdout).toContain(JSON.stringify(address));
       } else expect(taken).toContain(entry);
     }
   });

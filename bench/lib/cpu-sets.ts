@@ -41,7 +41,12 @@ function tasksetAvailable(): boolean {
  * `2-9`) when both are set, otherwise derived from the core count; none with `--unpinned`, on one
  * core, or where `taskset` is missing (then the bench says its ratios are unpinned).
  */
-export function planCpuSets(argv: readonly string[] = process.argv, env: NodeJS.ProcessEnv = process.env, cores = availableParallelism(), hasTaskset = tasksetAvailable): CpuSets | undefined {
+export function planCpuSets(
+  argv: readonly string[] = process.argv,
+  env: NodeJS.ProcessEnv = process.env,
+  cores = availableParallelism(),
+  hasTaskset = tasksetAvailable,
+): CpuSets | undefined {
   if (argv.includes('--unpinned') || cores < 2 || !hasTaskset()) return undefined;
   const server = env.BENCH_SERVER_CPUS;
   const load = env.BENCH_LOAD_CPUS;
@@ -65,6 +70,7 @@ export function moveToLoadCores(pid: number): void {
 
 /** One line for the report: where the servers and the generator ran. */
 export function describeCpuSets(generator: string): string {
-  if (!CPU_SETS) return 'Unpinned: the servers and the load generator share every core, so the ratios are flattered (BENCHMARKS.md: "Pinned").';
+  if (!CPU_SETS)
+    return 'Unpinned: the servers and the load generator share every core, so the ratios are flattered (BENCHMARKS.md: "Pinned").';
   return `Pinned: each server on CPU ${CPU_SETS.server} (${CPU_SETS.serverCores} core${CPU_SETS.serverCores > 1 ? 's' : ''}), the load generator (${generator}) and this runner on CPU ${CPU_SETS.load}, one server measured at a time.`;
 }

@@ -83,8 +83,20 @@ export function stuffedEventBody(sessionId: string): string {
 
 /** The screens a deployed Android SDK registers a schema for at the start of every session (docs/decisions/0017-what-the-deployed-sdks-do.md). */
 const FIELD_SCREENS = [
-  'phone_entry', 'phone_otp', 'email_entry', 'email_otp', 'pan_details', 'personal_details', 'address',
-  'digilocker_aadhaar', 'upload_aadhaar_front', 'upload_aadhaar_back', 'selfie', 'signature', 'home', 'sdk_diagnostics',
+  'phone_entry',
+  'phone_otp',
+  'email_entry',
+  'email_otp',
+  'pan_details',
+  'personal_details',
+  'address',
+  'digilocker_aadhaar',
+  'upload_aadhaar_front',
+  'upload_aadhaar_back',
+  'selfie',
+  'signature',
+  'home',
+  'sdk_diagnostics',
 ];
 
 /**
@@ -102,7 +114,16 @@ export function fieldSessionEvents(session_id: string): object[] {
         type: 'text_input',
         required: true,
         display_name: 'Value',
-        validations: [{ rule_id: `${screen}_format_v1`, intent: 'format', pattern: '[A-Z]{5}[0-9]{4}[A-Z]', error_codes: ['invalid', 'required'], recovery_playbook_id: `${screen}_recovery`, description: 'Ten characters: five letters, four digits, one letter' }],
+        validations: [
+          {
+            rule_id: `${screen}_format_v1`,
+            intent: 'format',
+            pattern: '[A-Z]{5}[0-9]{4}[A-Z]',
+            error_codes: ['invalid', 'required'],
+            recovery_playbook_id: `${screen}_recovery`,
+            description: 'Ten characters: five letters, four digits, one letter',
+          },
+        ],
       },
       { id: `${screen}_date`, type: 'date_picker', required: true, display_name: 'Date', validations: [] },
       { id: `${screen}_terms`, type: 'checkbox', required: true, display_name: 'Terms', validations: [] },
@@ -111,7 +132,24 @@ export function fieldSessionEvents(session_id: string): object[] {
     flow_order: 1,
   });
   return [
-    ...FIELD_SCREENS.map((screen) => ({ session_id, user_id: 'user-42', event: 'screen_schema', screen, screen_id: screen, properties: schema(screen) })),
-    ...Array.from({ length: 12 }, (_, field) => ({ session_id, event: 'component_input', screen: 'pan_details', screen_id: 'pan_details', component_id: `field_${field}`, component_type: 'text_input', hint: 'ABCDE1234F', masked: false, properties: { field_status: 'FILLED' } })),
+    ...FIELD_SCREENS.map((screen) => ({
+      session_id,
+      user_id: 'user-42',
+      event: 'screen_schema',
+      screen,
+      screen_id: screen,
+      properties: schema(screen),
+    })),
+    ...Array.from({ length: 12 }, (_, field) => ({
+      session_id,
+      event: 'component_input',
+      screen: 'pan_details',
+      screen_id: 'pan_details',
+      component_id: `field_${field}`,
+      component_type: 'text_input',
+      hint: 'ABCDE1234F',
+      masked: false,
+      properties: { field_status: 'FILLED' },
+    })),
   ];
 }

@@ -13,7 +13,9 @@ export interface HeapGroup {
  * type and name. Two such summaries diffed show what a run left alive.
  */
 export async function heapSummary(inspectorHostPort: string): Promise<Map<string, HeapGroup>> {
-  const targets = (await (await fetch(`http://${inspectorHostPort}/json/list`)).json()) as { webSocketDebuggerUrl: string }[];
+  const targets = (await (await fetch(`http://${inspectorHostPort}/json/list`)).json()) as {
+    webSocketDebuggerUrl: string;
+  }[];
   const url = targets[0]?.webSocketDebuggerUrl;
   if (!url) throw new Error(`no inspector target at ${inspectorHostPort}`);
   const socket = new WebSocket(url, { maxPayload: 2 ** 30 });
@@ -25,12 +27,19 @@ export async function heapSummary(inspectorHostPort: string): Promise<Map<string
   try {
     await new Promise<void>((resolve, reject) => {
       socket.on('message', (data: Buffer) => {
-        const message = JSON.parse(data.toString()) as { id?: number; method?: string; params?: { chunk: string }; error?: { message: string } };
+        const message = JSON.parse(data.toString()) as {
+          id?: number;
+          method?: string;
+          params?: { chunk: string };
+          error?: { message: string };
+        };
         if (message.method === 'HeapProfiler.addHeapSnapshotChunk') chunks.push(message.params!.chunk);
         else if (message.id === 1 && message.error) reject(new Error(message.error.message));
         else if (message.id === 1) resolve();
       });
-      socket.send(JSON.stringify({ id: 1, method: 'HeapProfiler.takeHeapSnapshot', params: { reportProgress: false } }));
+      socket.send(
+        JSON.stringify({ id: 1, method: 'HeapProfiler.takeHeapSnapshot', params: { reportProgress: false } }),
+      );
     });
   } finally {
     socket.close();
@@ -55,7 +64,10 @@ function summarize(raw: RawSnapshot): Map<string, HeapGroup> {
   for (let offset = 0; offset < raw.nodes.length; offset += width) {
     const type = typeNames[raw.nodes[offset + typeAt]!] ?? 'unknown';
     // Strings are named by their content: group them by type alone, never print client data.
-    const name = type === 'string' || type === 'concatenated string' || type === 'sliced string' ? '' : (raw.strings[raw.nodes[offset + nameAt]!] ?? '');
+    const name =
+      type === 'string' || type === 'concatenated string' || type === 'sliced string'
+        ? ''
+        : (raw.strings[raw.nodes[offset + nameAt]!] ?? '');
     const key = name ? `${type}:${name.slice(0, 60)}` : type;
     const group = groups.get(key) ?? { key, count: 0, bytes: 0 };
     group.count += 1;
@@ -66,7 +78,11 @@ function summarize(raw: RawSnapshot): Map<string, HeapGroup> {
 }
 
 /** Groups that grew most between two summaries, by bytes. */
-export function heapGrowth(before: Map<string, HeapGroup>, after: Map<string, HeapGroup>, top: number): { key: string; count: number; bytes: number }[] {
+export function heapGrowth(
+  before: Map<string, HeapGroup>,
+  after: Map<string, HeapGroup>,
+  top: number,
+): { key: string; count: number; bytes: number }[] {
   const keys = new Set([...before.keys(), ...after.keys()]);
   return [...keys]
     .map((key) => ({
@@ -78,4 +94,5 @@ export function heapGrowth(before: Map<string, HeapGroup>, after: Map<string, He
     .slice(0, top);
 }
 
-export const totalBytes = (summary: Map<string, HeapGroup>): number => [...summary.values()].reduce((sum, group) => sum + group.bytes, 0);
+export const totalBytes = (summary: Map<string, HeapGroup>): number =>
+  [...summary.values()].reduce((sum, group) => sum + group.bytes, 0);

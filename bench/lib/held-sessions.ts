@@ -10,8 +10,13 @@ import type { ServerProcess } from './processes.js';
 export const HELD_MEMORY_BUDGET_MB = '4096';
 
 /** Throws unless the service holds (running or hibernated) at least `sessions` sessions. */
-export async function expectHeld(server: ServerProcess, sessions: number): Promise<{ running: number; hibernated: number }> {
-  const status = (await (await fetch(`${server.url}/api/status`)).json()) as { sessions: { running: number; hibernated: number } };
+export async function expectHeld(
+  server: ServerProcess,
+  sessions: number,
+): Promise<{ running: number; hibernated: number }> {
+  const status = (await (await fetch(`${server.url}/api/status`)).json()) as {
+    sessions: { running: number; hibernated: number };
+  };
   const held = status.sessions.running + status.sessions.hibernated;
   if (held < sessions) throw new Error(`the service holds ${held} sessions of the ${sessions} the bench gave it`);
   return status.sessions;

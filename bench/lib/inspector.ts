@@ -7,7 +7,9 @@ export interface InspectorSession {
 }
 
 export async function openInspector(inspectorHostPort: string): Promise<InspectorSession> {
-  const targets = (await (await fetch(`http://${inspectorHostPort}/json/list`)).json()) as { webSocketDebuggerUrl: string }[];
+  const targets = (await (await fetch(`http://${inspectorHostPort}/json/list`)).json()) as {
+    webSocketDebuggerUrl: string;
+  }[];
   const url = targets[0]?.webSocketDebuggerUrl;
   if (!url) throw new Error(`no inspector target at ${inspectorHostPort}`);
   const socket = new WebSocket(url);

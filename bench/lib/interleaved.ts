@@ -25,20 +25,33 @@ export type MeasuredRun = LoadResult & { cpuMicrosPerRequest: number };
  * (idle ones cost nothing), each warmed once, and the measured runs go round them so drift on a
  * shared machine hits every target alike. Returns each target's runs by name.
  */
-export async function measureInterleaved(targets: InterleavedTarget[], options: InterleavedOptions): Promise<Map<string, MeasuredRun[]>> {
+export async function measureInterleaved(
+  targets: InterleavedTarget[],
+  options: InterleavedOptions,
+): Promise<Map<string, MeasuredRun[]>> {
   const results = new Map<string, MeasuredRun[]>(targets.map((target) => [target.name, []]));
   const servers: ServerProcess[] = [];
   try {
     servers.push(...(await Promise.all(targets.map((target) => target.start()))));
     for (const [index, target] of targets.entries()) await target.prepare?.(servers[index]!);
-    const jobFor = (server: ServerProcess) => ({ url: server.url, method: 'POST' as const, path: '/v1/events', connections: options.connections, sessions: options.sessions, body: 'event' as const });
+    const jobFor = (server: ServerProcess) => ({
+      url: server.url,
+      method: 'POST' as const,
+      path: '/v1/events',
+      connections: options.connections,
+      sessions: options.sessions,
+      body: 'event' as const,
+    });
     for (const server of servers) await runLoad({ ...jobFor(server), durationSeconds: options.warmupSeconds });
     for (let roundIndex = 0; roundIndex < options.rounds; roundIndex += 1) {
       for (const [index, target] of targets.entries()) {
         const server = servers[index]!;
         const cpuBefore = cpuSeconds(server.child.pid!);
         const result = await runLoad({ ...jobFor(server), durationSeconds: options.durationSeconds });
-        results.get(target.name)!.push({ ...result, cpuMicrosPerRequest: ((cpuSeconds(server.child.pid!) - cpuBefore) / result.requests) * 1e6 });
+        results.get(target.name)!.push({
+          ...result,
+          cpuMicrosPerRequest: ((cpuSeconds(server.child.pid!) - cpuBefore) / result.requests) * 1e6,
+        });
       }
     }
   } finally {

@@ -41,6 +41,7 @@ export function pinnedVerdict(cpus: CpuSets, run: PinnedIngestion): string {
   const memoryShare = run.serviceOverExpress / baseline.memory;
   const sqliteShare = run.sqliteOverExpress / baseline.sqlite;
   const guard = `Regression guard: pinned ratios against their baselines (${baseline.memory} memory, ${baseline.sqlite} SQLite; fails below ${GUARD_FRACTION}×) → ${memoryShare.toFixed(2)}× and ${sqliteShare.toFixed(2)}×`;
-  if (memoryShare < GUARD_FRACTION || sqliteShare < GUARD_FRACTION) throw new Error(`${guard}: the request path got slower (bench/lib/pinned-targets.ts, BENCHMARKS.md)`);
+  if (memoryShare < GUARD_FRACTION || sqliteShare < GUARD_FRACTION)
+    throw new Error(`${guard}: the request path got slower (bench/lib/pinned-targets.ts, BENCHMARKS.md)`);
   return `${targets} ${guard}.`;
 }

@@ -30,7 +30,12 @@ export async function freePort(): Promise<number> {
  * the servers' cores when the bench pins (bench/lib/cpu-sets.ts). Given
  * `onStdout`, each line of its standard output goes there instead (a V8 trace, say).
  */
-export async function startServer(command: string[], env: Record<string, string> = {}, readyPath = '/health', onStdout?: (line: string) => void): Promise<ServerProcess> {
+export async function startServer(
+  command: string[],
+  env: Record<string, string> = {},
+  readyPath = '/health',
+  onStdout?: (line: string) => void,
+): Promise<ServerProcess> {
   const port = await freePort();
   const pinned = onServerCores(command);
   const child = spawn(pinned[0]!, pinned.slice(1), {
@@ -87,13 +92,26 @@ export function ioSyscalls(pid: number): number {
   return count('syscr') + count('syscw');
 }
 
-let loadWorker: { child: ChildProcess; nextId: number; waiting: Map<number, { resolve: (r: LoadResult) => void; reject: (e: Error) => void }> } | undefined;
+let loadWorker:
+  | {
+      child: ChildProcess;
+      nextId: number;
+      waiting: Map<number, { resolve: (r: LoadResult) => void; reject: (e: Error) => void }>;
+    }
+  | undefined;
 
 function worker(): NonNullable<typeof loadWorker> {
   if (loadWorker) return loadWorker;
-  const child = fork('bench/load-worker.ts', [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork('bench/load-worker.ts', [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   moveToLoadCores(child.pid!);
-  const state = { child, nextId: 0, waiting: new Map<number, { resolve: (r: LoadResult) => void; reject: (e: Error) => void }>() };
+  const state = {
+    child,
+    nextId: 0,
+    waiting: new Map<number, { resolve: (r: LoadResult) => void; reject: (e: Error) => void }>(),
+  };
   child.on('message', (message: { id: number; result?: LoadResult; error?: string }) => {
     const pending = state.waiting.get(message.id);
     state.waiting.delete(message.id);
@@ -120,7 +138,8 @@ export const PINNED_GENERATOR = CPU_SETS && wrkAvailable() ? 'wrk' : 'autocannon
  * suite whose ratios compare targets wrk cannot all express, so that one generator measures them all.
  */
 export function runLoad(job: LoadJob, generator: 'fastest' | 'autocannon' = 'fastest'): Promise<LoadResult> {
-  if (generator === 'fastest' && CPU_SETS && PINNED_GENERATOR === 'wrk' && wrkCanRun(job)) return runWrk(job, CPU_SETS.load, CPU_SETS.loadCores);
+  if (generator === 'fastest' && CPU_SETS && PINNED_GENERATOR === 'wrk' && wrkCanRun(job))
+    return runWrk(job, CPU_SETS.load, CPU_SETS.loadCores);
   const state = worker();
   const id = state.nextId++;
   // While a job runs, the worker's channel keeps the bench alive.

@@ -2,7 +2,11 @@ import { benchSessionId, fieldSessionEvents } from './event-body.js';
 
 /** POST /v1/events, failing the benchmark on any answer but 2xx. */
 const poster = (url: string) => (body: object) =>
-  fetch(`${url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((res) => {
+  fetch(`${url}/v1/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  }).then((res) => {
     if (!res.ok) throw new Error(`seeding answered ${res.status}`);
   });
 
@@ -23,14 +27,48 @@ export async function seedSessions(url: string, count: number): Promise<void> {
   const post = poster(url);
   const schema = {
     screen_id: 'pan_details',
-    components: [{ id: 'pan_field', type: 'text_input', validations: [{ rule_id: 'pan_format_v1', pattern: '[A-Z]{5}[0-9]{4}[A-Z]', error_codes: ['pan_invalid_format'] }] }],
+    components: [
+      {
+        id: 'pan_field',
+        type: 'text_input',
+        validations: [
+          { rule_id: 'pan_format_v1', pattern: '[A-Z]{5}[0-9]{4}[A-Z]', error_codes: ['pan_invalid_format'] },
+        ],
+      },
+    ],
   };
   await inLanes(count, async (n) => {
     const session_id = benchSessionId(n);
     await post({ session_id, user_id: `user-${n}`, event: 'screen_schema', screen: 'pan_details', properties: schema });
-    await post({ session_id, event: 'component_input', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', hint: 'ABCDE1234F', masked: false });
-    await post({ session_id, event: 'component_input', screen: 'pan_details', component_id: 'terms_checkbox', component_type: 'checkbox', hint: 'checked', masked: false });
-    await post({ session_id, event: 'validation_failed', screen: 'pan_details', component_id: 'pan_field', component_type: 'text_input', errors: ['pan_invalid_format'], failure_reason_code: 'pan_invalid_format', hint: 'INVALIDPAN', masked: false });
+    await post({
+      session_id,
+      event: 'component_input',
+      screen: 'pan_details',
+      component_id: 'pan_field',
+      component_type: 'text_input',
+      hint: 'ABCDE1234F',
+      masked: false,
+    });
+    await post({
+      session_id,
+      event: 'component_input',
+      screen: 'pan_details',
+      component_id: 'terms_checkbox',
+      component_type: 'checkbox',
+      hint: 'checked',
+      masked: false,
+    });
+    await post({
+      session_id,
+      event: 'validation_failed',
+      screen: 'pan_details',
+      component_id: 'pan_field',
+      component_type: 'text_input',
+      errors: ['pan_invalid_format'],
+      failure_reason_code: 'pan_invalid_format',
+      hint: 'INVALIDPAN',
+      masked: false,
+    });
   });
 }
 

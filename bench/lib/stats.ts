@@ -6,7 +6,8 @@ export const median = (values: number[]): number => {
 
 export const round = (value: number, digits = 0): number => Number(value.toFixed(digits));
 
-export const ratio = (numerator: number, denominator: number): string => (denominator > 0 ? (numerator / denominator).toFixed(2) : 'n/a');
+export const ratio = (numerator: number, denominator: number): string =>
+  denominator > 0 ? (numerator / denominator).toFixed(2) : 'n/a';
 
 /** A markdown table from a header row and body rows. */
 export function table(header: string[], rows: (string | number)[][]): string {
@@ -15,4 +16,5 @@ export function table(header: string[], rows: (string | number)[][]): string {
 }
 
 /** Nearest-rank percentile of an ascending array. */
-export const percentile = (sorted: number[], p: number): number => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
+export const percentile = (sorted: number[], p: number): number =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;

@@ -12,8 +12,14 @@ import { startServer } from './processes.js';
  * the service on this bench's Node and cores: BENCH_CHECKOUT for every suite's service, or
  * BENCH_AGAINST beside this one in the ingestion suite (bench/suites/ingestion.ts).
  */
-export async function startService(env: Record<string, string> = {}, nodeOptions: string[] = [], onStdout?: (line: string) => void, checkout = process.env.BENCH_CHECKOUT ?? '.'): Promise<ServerProcess> {
-  const ownDataDir = env.STORE === 'sqlite' && env.DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'kyc-bench-')) : undefined;
+export async function startService(
+  env: Record<string, string> = {},
+  nodeOptions: string[] = [],
+  onStdout?: (line: string) => void,
+  checkout = process.env.BENCH_CHECKOUT ?? '.',
+): Promise<ServerProcess> {
+  const ownDataDir =
+    env.STORE === 'sqlite' && env.DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'kyc-bench-')) : undefined;
   const server = await startServer(
     [process.execPath, ...SERVICE_NODE_FLAGS, ...nodeOptions, join(checkout, 'dist/src/main.js')],
     {
@@ -37,14 +43,23 @@ export async function startService(env: Record<string, string> = {}, nodeOptions
 
 // The baselines run built too (npm run build compiles bench/servers): under tsx every closure a
 // request creates would pay esbuild's name-keeping helper, which the built service does not.
-export const startBareExpress = (env: Record<string, string> = {}, nodeOptions: string[] = []): Promise<ServerProcess> =>
-  startServer([process.execPath, ...nodeOptions, 'dist/bench/servers/bare-express.js'], env);
+export const startBareExpress = (
+  env: Record<string, string> = {},
+  nodeOptions: string[] = [],
+): Promise<ServerProcess> => startServer([process.execPath, ...nodeOptions, 'dist/bench/servers/bare-express.js'], env);
 
-export const startBareNode = (): Promise<ServerProcess> => startServer([process.execPath, 'dist/bench/servers/bare-node.js']);
+export const startBareNode = (): Promise<ServerProcess> =>
+  startServer([process.execPath, 'dist/bench/servers/bare-node.js']);
 
 /** The service's HTTP layer with the session step skipped (bench/servers/service-http-layer.ts). */
 export const startServiceHttpLayer = (env: Record<string, string> = {}): Promise<ServerProcess> =>
-  startServer([process.execPath, ...SERVICE_NODE_FLAGS, 'dist/bench/servers/service-http-layer.js'], { RATE_LIMIT_PER_MINUTE: '0', STORE: 'memory', LOG_LEVEL: 'warn', ...env });
+  startServer([process.execPath, ...SERVICE_NODE_FLAGS, 'dist/bench/servers/service-http-layer.js'], {
+    RATE_LIMIT_PER_MINUTE: '0',
+    STORE: 'memory',
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
 
 /** Bare express keeping each event as one SQLite row, group-committed (bench/servers/bare-express-sqlite.ts). */
-export const startBareExpressSqlite = (): Promise<ServerProcess> => startServer([process.execPath, 'dist/bench/servers/bare-express-sqlite.js']);
+export const startBareExpressSqlite = (): Promise<ServerProcess> =>
+  startServer([process.execPath, 'dist/bench/servers/bare-express-sqlite.js']);

@@ -30,7 +30,16 @@ export function wrkAvailable(): boolean {
 
 /** A job wrk runs as autocannon would: the ingestion event, random sessions, for a duration. */
 export function wrkCanRun(job: LoadJob): boolean {
-  return job.method === 'POST' && job.body === 'event' && job.durationSeconds !== undefined && job.amount === undefined && job.overallRate === undefined && !job.sequential && job.headers === undefined && !job.path.includes('{session}');
+  return (
+    job.method === 'POST' &&
+    job.body === 'event' &&
+    job.durationSeconds !== undefined &&
+    job.amount === undefined &&
+    job.overallRate === undefined &&
+    !job.sequential &&
+    job.headers === undefined &&
+    !job.path.includes('{session}')
+  );
 }
 
 const luaString = (text: string) => `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
@@ -60,10 +69,37 @@ export async function runWrk(job: LoadJob, cpus: string, threads: number): Promi
     writeFileSync(scriptPath, script(job));
     // wrk's own timeout is 2 s: an answer later than that would count as a failure and drop out of
     // the latencies. Ten seconds, as autocannon's, so a slow answer is a latency like any other.
-    const { stdout } = await promisify(execFile)('taskset', ['-c', cpus, 'wrk', '-t', String(threads), '-c', String(job.connections), '-d', `${job.durationSeconds}s`, '--timeout', '10s', '-s', scriptPath, job.url], { maxBuffer: 1 << 20 });
+    const { stdout } = await promisify(execFile)(
+      'taskset',
+      [
+        '-c',
+        cpus,
+        'wrk',
+        '-t',
+        String(threads),
+        '-c',
+        String(job.connections),
+        '-d',
+        `${job.durationSeconds}s`,
+        '--timeout',
+        '10s',
+        '-s',
+        scriptPath,
+        job.url,
+      ],
+      { maxBuffer: 1 << 20 },
+    );
     const line = stdout.split('\n').find((l) => l.startsWith('WRK_RESULT '));
     if (!line) throw new Error(`wrk printed no result: ${stdout.slice(-500)}`);
-    const r = JSON.parse(line.slice('WRK_RESULT '.length)) as { requests: number; duration_us: number; p50_us: number; p99_us: number; errors: number; timeouts: number; non2xx: number };
+    const r = JSON.parse(line.slice('WRK_RESULT '.length)) as {
+      requests: number;
+      duration_us: number;
+      p50_us: number;
+      p99_us: number;
+      errors: number;
+      timeouts: number;
+      non2xx: number;
+    };
     // wrk tells no status: only how many answers were not 2xx or 3xx.
     const failures = Object.fromEntries(
       (

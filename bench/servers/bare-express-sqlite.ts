@@ -35,7 +35,11 @@ const app = express();
 app.use(express.json());
 app.post('/v1/events', (req, res) => {
   const body = req.body as { session_id?: unknown };
-  queued.push({ sessionId: typeof body.session_id === 'string' ? body.session_id : null, event: JSON.stringify(body), res });
+  queued.push({
+    sessionId: typeof body.session_id === 'string' ? body.session_id : null,
+    event: JSON.stringify(body),
+    res,
+  });
   if (queued.length === 1) setImmediate(commit);
 });
 const server = app.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1');

@@ -8,7 +8,8 @@ import express from 'express';
 
 // Read on the first request, once: the bench captures the body while this server starts.
 let contextBody: string | undefined;
-const capturedContext = () => (contextBody ??= process.env.CONTEXT_BODY_FILE ? readFileSync(process.env.CONTEXT_BODY_FILE, 'utf8') : '{}');
+const capturedContext = () =>
+  (contextBody ??= process.env.CONTEXT_BODY_FILE ? readFileSync(process.env.CONTEXT_BODY_FILE, 'utf8') : '{}');
 const decision = { trigger: false, reason: 'none', action: 'none', intervention_mode: 'none' };
 
 const app = express();

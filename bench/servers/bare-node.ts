@@ -11,7 +11,9 @@ const server = createServer((req, res) => {
     }
     JSON.parse(Buffer.concat(chunks).toString('utf8'));
     const body = JSON.stringify({ status: 'ok', ingested_at: Math.floor(Date.now() / 1000) });
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
+    res
+      .writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) })
+      .end(body);
   });
 });
 server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1');

@@ -27,13 +27,25 @@ import { openStore } from '../../src/store/open-store.js';
 const config = loadConfig();
 const logger = createLogger(config.diagnostics.logLevel, undefined, config.privacy.piiRules);
 const media = createMediaProvider(config.media);
-const system = createActorSystem(actorSystemOptions(config, { clock: systemClock, logger, store: openStore(config.store, systemClock), media, knowledgeBase: loadKnowledgeBase(config.voice.knowledgeBaseFile) }));
+const system = createActorSystem(
+  actorSystemOptions(config, {
+    clock: systemClock,
+    logger,
+    store: openStore(config.store, systemClock),
+    media,
+    knowledgeBase: loadKnowledgeBase(config.voice.knowledgeBaseFile),
+  }),
+);
 
 const sessions = system.supervisor;
 const turn = new CommandBatch((error) => logger.error({ err: error }, 'delivery failed'));
 /** Every other command reaches its session; an SDK event is answered as the session would, without it. */
 const stepless: SessionHost = {
-  ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand): Promise<AskResult<T>> {
+  ask<T>(
+    sessionId: string,
+    routing: Routing,
+    build: (reply: Reply<T>, at: number) => SessionCommand,
+  ): Promise<AskResult<T>> {
     let answered: Reply<T> | undefined;
     const answer = new Promise<AskResult<T>>((resolve) => (answered = (value) => resolve({ ok: true, value })));
     const command = build(answered!, systemClock.now());
@@ -53,6 +65,13 @@ const stepless: SessionHost = {
   subscribe: (sessionId, listener) => sessions.subscribe(sessionId, listener),
   stopAll: () => sessions.stopAll(),
 };
-const app = createApp({ config, system: { ...system, supervisor: stepless }, logger, mediaReady: media.ready, sdkConfig: openSdkConfigSource({ file: config.sdk.configFile, logger }), sessionKeys: sessionKeys(randomBytes(32)) });
+const app = createApp({
+  config,
+  system: { ...system, supervisor: stepless },
+  logger,
+  mediaReady: media.ready,
+  sdkConfig: openSdkConfigSource({ file: config.sdk.configFile, logger }),
+  sessionKeys: sessionKeys(randomBytes(32)),
+});
 const running = await listen(app, config.http, logger);
 process.on('SIGTERM', () => void running.close(1000).then(() => process.exit(0)));

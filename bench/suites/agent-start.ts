@@ -29,7 +29,9 @@ async function joinHistogram(stack: Stack): Promise<{ count: number; sum: number
 
 /** The worker's process group: how many processes, and their proportional set sizes summed (shared pages counted once). */
 function workerMemory(group: number): { processes: number; pssMiB: number } {
-  const pids = execFileSync('pgrep', ['-g', String(group)], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  const pids = execFileSync('pgrep', ['-g', String(group)], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
   let pssKiB = 0;
   for (const pid of pids) {
     try {
@@ -56,7 +58,12 @@ async function timeUntil(probe: () => Promise<boolean>, timeoutMs: number): Prom
  * (when `users` is given). Timed on the media server's own clock, so neither the polling nor the
  * user's join is in it: the dispatch's creation to the agent participant's join.
  */
-async function timedCall(stack: Stack, users: SimulatedUser[] | undefined, sessionId: string, timeoutMs: number): Promise<number | undefined> {
+async function timedCall(
+  stack: Stack,
+  users: SimulatedUser[] | undefined,
+  sessionId: string,
+  timeoutMs: number,
+): Promise<number | undefined> {
   await stack.service.postEvent({ session_id: sessionId, event: 'screen_state', screen: 'pan_details' });
   const started = await stack.service.startVoice(sessionId, 'pan_details');
   const room = started.media_room;
@@ -68,12 +75,15 @@ async function timedCall(stack: Stack, users: SimulatedUser[] | undefined, sessi
   if (listed === undefined) return undefined;
   const [agent] = await agentsIn(stack.rooms, room);
   // The server also lists its own automatic dispatch of the room (no agent name): ours is named.
-  const dispatch = (await stack.dispatches.listDispatch(room)).find((each) => each.agentName === stack.service.agentName);
+  const dispatch = (await stack.dispatches.listDispatch(room)).find(
+    (each) => each.agentName === stack.service.agentName,
+  );
   if (!agent || dispatch?.state === undefined) return undefined;
   return Number(agent.joinedAtMs) - Number(dispatch.state.createdAt / 1_000_000n);
 }
 
-const ms = (value: number | undefined): string => (value === undefined ? 'n/a' : `${Math.round(value).toLocaleString('en-US')} ms`);
+const ms = (value: number | undefined): string =>
+  value === undefined ? 'n/a' : `${Math.round(value).toLocaleString('en-US')} ms`;
 
 /**
  * The voice start's latency (docs/voice-agent.md, "Start latency"): the real LiveKit server, the
@@ -94,9 +104,16 @@ export async function agentStartSuite(options: { sequential: number; burst: numb
   const media = await startMediaStack({
     models: { reply: () => 'unused', transcript: () => 'unused' },
     // The worker's defaults, stated over the media tests' own (more jobs, two warm processes).
-    worker: { MODEL_BASE_URL: '', MODEL_API_KEY: '', AGENT_MAX_JOBS: String(DEFAULT_AGENT_MAX_JOBS), AGENT_IDLE_PROCESSES: String(idle) },
+    worker: {
+      MODEL_BASE_URL: '',
+      MODEL_API_KEY: '',
+      AGENT_MAX_JOBS: String(DEFAULT_AGENT_MAX_JOBS),
+      AGENT_IDLE_PROCESSES: String(idle),
+    },
   });
-  const stack: Stack = Object.assign(media, { dispatches: new AgentDispatchClient(media.liveKit.url, media.liveKit.apiKey, media.liveKit.apiSecret) });
+  const stack: Stack = Object.assign(media, {
+    dispatches: new AgentDispatchClient(media.liveKit.url, media.liveKit.apiKey, media.liveKit.apiSecret),
+  });
   const sequential: { listed: number; fetched: number }[] = [];
   const burst: number[] = [];
   const users: SimulatedUser[] = [];
@@ -121,7 +138,9 @@ export async function agentStartSuite(options: { sequential: number; burst: numb
     // The burst comes after a quiet while: every process a call took has been replaced.
     await timeUntil(async () => stack.worker.readyProcesses() >= idle + options.sequential, 120_000);
     const before = await joinHistogram(stack);
-    const listings = await Promise.all(Array.from({ length: options.burst }, (_, index) => timedCall(stack, undefined, `bench-burst-${index}`, 30_000)));
+    const listings = await Promise.all(
+      Array.from({ length: options.burst }, (_, index) => timedCall(stack, undefined, `bench-burst-${index}`, 30_000)),
+    );
     await timeUntil(async () => (await joinHistogram(stack)).count >= before.count + options.burst, 30_000);
     const after = await joinHistogram(stack);
     for (const listed of listings) {
@@ -133,7 +152,8 @@ export async function agentStartSuite(options: { sequential: number; burst: numb
       withinTwoSeconds: after.withinTwoSeconds - before.withinTwoSeconds,
       meanMs: ((after.sum - before.sum) / (after.count - before.count)) * 1000,
     };
-    for (let index = 0; index < options.burst; index += 1) await stack.service.stopVoice(`bench-burst-${index}`).catch(() => undefined);
+    for (let index = 0; index < options.burst; index += 1)
+      await stack.service.stopVoice(`bench-burst-${index}`).catch(() => undefined);
     for (const user of users.splice(0)) await user.leave();
     const sortedListed = sequential.map((call) => call.listed).sort((a, b) => a - b);
     const sortedFetched = sequential.map((call) => call.fetched).sort((a, b) => a - b);
@@ -155,7 +175,12 @@ export async function agentStartSuite(options: { sequential: number; burst: numb
       `Load average ${load.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after, on ${cpus().length} cores.`,
     ].join(' ');
     const p99 = sortedListed.length > 0 ? percentile(sortedListed, 99) : undefined;
-    const met = missed === 0 && p99 !== undefined && p99 <= 500 && burst.length === options.burst && (sortedBurst.at(-1) ?? Infinity) <= 2_000;
+    const met =
+      missed === 0 &&
+      p99 !== undefined &&
+      p99 <= 500 &&
+      burst.length === options.burst &&
+      (sortedBurst.at(-1) ?? Infinity) <= 2_000;
     return { markdown: `${markdown}\n\n${own}`, met, missed, workerLog: stack.worker.output() };
   } finally {
     for (const user of users) await user.leave().catch(() => undefined);

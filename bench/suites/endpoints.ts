@@ -23,15 +23,23 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { name: 'POST /v1/assistant/trigger/evaluate', job: { method: 'POST', path: '/v1/assistant/trigger/evaluate', sessions: 0, body: 'trigger' } },
-  { name: 'GET /v1/assistant/context/{id}', job: { method: 'GET', path: '/v1/assistant/context/{session}', sessions: 0, body: 'event' } },
+  {
+    name: 'POST /v1/assistant/trigger/evaluate',
+    job: { method: 'POST', path: '/v1/assistant/trigger/evaluate', sessions: 0, body: 'trigger' },
+  },
+  {
+    name: 'GET /v1/assistant/context/{id}',
+    job: { method: 'GET', path: '/v1/assistant/context/{session}', sessions: 0, body: 'event' },
+  },
 ];
 
 /**
  * Trigger evaluation (in a session: cooldown, suppression, activity) and context fetch (prompt
  * built per call) on the service vs the same routes on bare express answering the same bytes.
  */
-export async function endpointsSuite(options: EndpointOptions): Promise<{ markdown: string; ratios: Record<string, number> }> {
+export async function endpointsSuite(
+  options: EndpointOptions,
+): Promise<{ markdown: string; ratios: Record<string, number> }> {
   // The baseline answers what the service answers: the context body is captured from the
   // service, which is prepared first, before the baseline starts.
   const contextFile = join(mkdtempSync(join(tmpdir(), 'bench-')), 'context.json');
@@ -44,7 +52,11 @@ export async function endpointsSuite(options: EndpointOptions): Promise<{ markdo
         writeFileSync(contextFile, await (await fetch(`${url}/v1/assistant/context/${benchSessionId(0)}`)).text());
       },
     },
-    { name: 'bare express 5', start: () => startBareExpress({ CONTEXT_BODY_FILE: contextFile }), prepare: async () => undefined },
+    {
+      name: 'bare express 5',
+      start: () => startBareExpress({ CONTEXT_BODY_FILE: contextFile }),
+      prepare: async () => undefined,
+    },
   ];
   const results = new Map<string, LoadResult[]>();
   // Both stay up for the whole suite, prepared and warmed once; measured runs alternate.
@@ -57,13 +69,23 @@ export async function endpointsSuite(options: EndpointOptions): Promise<{ markdo
     const baselineStarting = baseline.start();
     await service.prepare(serviceServer.url);
     servers.push(await baselineStarting);
-    const jobFor = (server: ServerProcess, testCase: Case): LoadJob => ({ ...testCase.job, sessions: options.sessions, url: server.url, connections: options.connections });
-    for (const server of servers) for (const testCase of CASES) await runLoad({ ...jobFor(server, testCase), durationSeconds: options.warmupSeconds });
+    const jobFor = (server: ServerProcess, testCase: Case): LoadJob => ({
+      ...testCase.job,
+      sessions: options.sessions,
+      url: server.url,
+      connections: options.connections,
+    });
+    for (const server of servers)
+      for (const testCase of CASES)
+        await runLoad({ ...jobFor(server, testCase), durationSeconds: options.warmupSeconds });
     for (let roundIndex = 0; roundIndex < options.rounds; roundIndex += 1) {
       for (const [index, target] of targets.entries()) {
         for (const testCase of CASES) {
           const key = `${testCase.name}|${target.name}`;
-          results.set(key, [...(results.get(key) ?? []), await runLoad({ ...jobFor(servers[index]!, testCase), durationSeconds: options.durationSeconds })]);
+          results.set(key, [
+            ...(results.get(key) ?? []),
+            await runLoad({ ...jobFor(servers[index]!, testCase), durationSeconds: options.durationSeconds }),
+          ]);
         }
       }
     }
@@ -75,11 +97,20 @@ export async function endpointsSuite(options: EndpointOptions): Promise<{ markdo
   for (const testCase of CASES) {
     const summary = targets.map((target) => {
       const runs = results.get(`${testCase.name}|${target.name}`)!;
-      return { target: target.name, rps: median(runs.map((r) => r.requestsPerSecond)), p99: median(runs.map((r) => r.latencyP99)), failed: runs.reduce((t, r) => t + r.errors + r.non2xx, 0) };
+      return {
+        target: target.name,
+        rps: median(runs.map((r) => r.requestsPerSecond)),
+        p99: median(runs.map((r) => r.latencyP99)),
+        failed: runs.reduce((t, r) => t + r.errors + r.non2xx, 0),
+      };
     });
     const [service, express] = summary as [(typeof summary)[number], (typeof summary)[number]];
     ratios[testCase.name] = service.rps / express.rps;
-    for (const s of summary) rows.push([testCase.name, s.target, round(s.rps), s.p99, s.failed, ratio(s.rps, express.rps)]);
+    for (const s of summary)
+      rows.push([testCase.name, s.target, round(s.rps), s.p99, s.failed, ratio(s.rps, express.rps)]);
   }
-  return { markdown: table(['route', 'target', 'req/s (median)', 'p99 ms', 'failed requests', 'vs express'], rows), ratios };
+  return {
+    markdown: table(['route', 'target', 'req/s (median)', 'p99 ms', 'failed requests', 'vs express'], rows),
+    ratios,
+  };
 }

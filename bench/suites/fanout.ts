@@ -20,11 +20,19 @@ interface WorkerReport {
   failures: number;
 }
 
-function startWorker(url: string, clients: number, seconds: number): { child: ChildProcess; ready: Promise<void>; report: Promise<WorkerReport> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/sse-worker.ts', JSON.stringify({ url, clients, seconds: seconds + 60 })], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout! });
+function startWorker(
+  url: string,
+  clients: number,
+  seconds: number,
+): { child: ChildProcess; ready: Promise<void>; report: Promise<WorkerReport> } {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'bench/sse-worker.ts', JSON.stringify({ url, clients, seconds: seconds + 60 })],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const lines = createInterface({ input: child.stdout });
   let markReady: () => void = () => undefined;
   let failReady: (error: Error) => void = () => undefined;
   const ready = new Promise<void>((resolve, reject) => {
@@ -61,7 +69,11 @@ function startWorker(url: string, clients: number, seconds: number): { child: Ch
 export async function fanoutSuite(options: FanoutOptions): Promise<{ markdown: string; p99: number }> {
   // Every stream comes from this one address, before any shows a key: the per-client cap must let them in
   // (an older checkout measured with BENCH_CHECKOUT has a lower default).
-  const server = await startService({ LOG_LEVEL: 'warn', SSE_MAX_STREAMS: String(options.clients + 100), MAX_UNAUTHENTICATED_PER_CLIENT: String(options.clients + 100) });
+  const server = await startService({
+    LOG_LEVEL: 'warn',
+    SSE_MAX_STREAMS: String(options.clients + 100),
+    MAX_UNAUTHENTICATED_PER_CLIENT: String(options.clients + 100),
+  });
   try {
     const perWorker = Math.ceil(options.clients / options.workers);
     const workers = Array.from({ length: options.workers }, () => startWorker(server.url, perWorker, options.seconds));
@@ -80,7 +92,11 @@ export async function fanoutSuite(options: FanoutOptions): Promise<{ markdown: s
       if (due > Date.now()) await sleep(due - Date.now());
       const body = eventBody(benchSessionId(sent % 100));
       posts.push(
-        fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(
+        fetch(`${server.url}/v1/events`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        }).then(
           (res) => {
             if (!res.ok) postFailures += 1;
             return res.body?.cancel();
@@ -99,15 +115,35 @@ export async function fanoutSuite(options: FanoutOptions): Promise<{ markdown: s
 
     for (const worker of workers) worker.child.kill('SIGTERM');
     const reports = await Promise.all(workers.map((w) => w.report));
-    await Promise.all(workers.map((w) => (w.child.exitCode === null ? once(w.child, 'exit') : undefined)));
+    await Promise.all(workers.map((w) => (w.child.exitCode === null ? once(w.child, 'exit') : Promise.resolve())));
     const latencies = reports.flatMap((r) => r.latencies).sort((a, b) => a - b);
     const connected = reports.reduce((total, r) => total + r.connected, 0);
     const expected = (sent - postFailures) * connected;
     const p50 = percentile(latencies, 50);
     const p99 = percentile(latencies, 99);
     const markdown = table(
-      ['stream clients', 'events/s posted', 'failed posts', 'delivered / expected', 'p50 ms', 'p99 ms', 'max ms', 'service CPU'],
-      [[connected, options.eventsPerSecond, postFailures, `${latencies.length} / ${expected}`, p50, p99, latencies.at(-1) ?? 0, `${round(cpu * 100)}%`]],
+      [
+        'stream clients',
+        'events/s posted',
+        'failed posts',
+        'delivered / expected',
+        'p50 ms',
+        'p99 ms',
+        'max ms',
+        'service CPU',
+      ],
+      [
+        [
+          connected,
+          options.eventsPerSecond,
+          postFailures,
+          `${latencies.length} / ${expected}`,
+          p50,
+          p99,
+          latencies.at(-1) ?? 0,
+          `${round(cpu * 100)}%`,
+        ],
+      ],
     );
     return { markdown, p99 };
   } finally {

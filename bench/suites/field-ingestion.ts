@@ -10,11 +10,21 @@ import { startBareExpress, startService } from '../lib/targets.js';
  * durable event costs grows with what the store rewrites of its session, so this is the size the
  * field sees. Interleaved with bare express, which keeps no state and is the same in both suites.
  */
-export async function fieldIngestionSuite(options: InterleavedOptions): Promise<{ markdown: string; memoryOverExpress: number; sqliteOverExpress: number }> {
+export async function fieldIngestionSuite(
+  options: InterleavedOptions,
+): Promise<{ markdown: string; memoryOverExpress: number; sqliteOverExpress: number }> {
   const seed = (server: { url: string }) => seedFieldSessions(server.url, options.sessions);
   const targets = [
-    { name: 'service, field sessions (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn' }), prepare: seed },
-    { name: 'service, field sessions, STORE=sqlite (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn', STORE: 'sqlite' }), prepare: seed },
+    {
+      name: 'service, field sessions (LOG_LEVEL=warn)',
+      start: () => startService({ LOG_LEVEL: 'warn' }),
+      prepare: seed,
+    },
+    {
+      name: 'service, field sessions, STORE=sqlite (LOG_LEVEL=warn)',
+      start: () => startService({ LOG_LEVEL: 'warn', STORE: 'sqlite' }),
+      prepare: seed,
+    },
     { name: 'bare express 5', start: () => startBareExpress() },
   ];
   const results = await measureInterleaved(targets, options);
@@ -22,7 +32,12 @@ export async function fieldIngestionSuite(options: InterleavedOptions): Promise<
     const runs = results.get(target.name)!;
     const failed = runs.reduce((total, run) => total + run.errors + run.non2xx, 0);
     if (failed > 0) throw new Error(`${target.name}: ${failed} failed requests`);
-    return { name: target.name, rps: median(runs.map((r) => r.requestsPerSecond)), p99: median(runs.map((r) => r.latencyP99)), cpu: median(runs.map((r) => r.cpuMicrosPerRequest)) };
+    return {
+      name: target.name,
+      rps: median(runs.map((r) => r.requestsPerSecond)),
+      p99: median(runs.map((r) => r.latencyP99)),
+      cpu: median(runs.map((r) => r.cpuMicrosPerRequest)),
+    };
   });
   const [memory, sqlite, express] = summary as [(typeof summary)[0], (typeof summary)[0], (typeof summary)[0]];
   return {

@@ -42,12 +42,25 @@ function rssParts(pid: number): { anon: number; file: number } {
  * inspector): what counts is what the service gives back by itself (docs/limits.md, "Idle sessions").
  */
 export async function idleSessionsSuite(options: IdleSessionsOptions): Promise<IdleSessionsResult> {
-  const server = await startService({ LOG_LEVEL: 'warn', STORE: 'sqlite', SESSION_HIBERNATE_SECONDS: String(options.hibernateSeconds) });
+  const server = await startService({
+    LOG_LEVEL: 'warn',
+    STORE: 'sqlite',
+    SESSION_HIBERNATE_SECONDS: String(options.hibernateSeconds),
+  });
   try {
     const pid = server.child.pid!;
     const before = await lightTraffic(server, pid, options.beforeSeconds);
     const beforeStatus = await memoryOf(server);
-    await runLoad({ url: server.url, method: 'POST', path: '/v1/events', connections: 64, body: 'event', sessions: options.sessions, sequential: true, amount: options.sessions });
+    await runLoad({
+      url: server.url,
+      method: 'POST',
+      path: '/v1/events',
+      connections: 64,
+      body: 'event',
+      sessions: options.sessions,
+      sequential: true,
+      amount: options.sessions,
+    });
     await expectHeld(server, options.sessions);
     // Every session out of memory: untouched for the delay, the last ones a little after.
     for (let waited = 0; ; waited += 1) {
@@ -61,10 +74,34 @@ export async function idleSessionsSuite(options: IdleSessionsOptions): Promise<I
     const perSession = (after.lowest - before.lowest) / options.sessions;
     const mib = (bytes: number) => round(bytes / 2 ** 20, 1);
     const markdown = table(
-      ['', 'lowest RSS MiB', 'anonymous MiB', 'file MiB', "V8's heap committed MiB", "V8's heap used MiB", 'heap trims'],
       [
-        [`before: ${options.beforeSeconds} s of light traffic`, mib(before.lowest), mib(before.parts.anon), mib(before.parts.file), mib(beforeStatus.heap_committed_bytes), mib(beforeStatus.heap_used_bytes), beforeStatus.heap_trims],
-        [`after: ${options.sessions.toLocaleString('en-US')} idle sessions, ${options.afterSeconds} s of light traffic`, mib(after.lowest), mib(after.parts.anon), mib(after.parts.file), mib(afterStatus.heap_committed_bytes), mib(afterStatus.heap_used_bytes), afterStatus.heap_trims],
+        '',
+        'lowest RSS MiB',
+        'anonymous MiB',
+        'file MiB',
+        "V8's heap committed MiB",
+        "V8's heap used MiB",
+        'heap trims',
+      ],
+      [
+        [
+          `before: ${options.beforeSeconds} s of light traffic`,
+          mib(before.lowest),
+          mib(before.parts.anon),
+          mib(before.parts.file),
+          mib(beforeStatus.heap_committed_bytes),
+          mib(beforeStatus.heap_used_bytes),
+          beforeStatus.heap_trims,
+        ],
+        [
+          `after: ${options.sessions.toLocaleString('en-US')} idle sessions, ${options.afterSeconds} s of light traffic`,
+          mib(after.lowest),
+          mib(after.parts.anon),
+          mib(after.parts.file),
+          mib(afterStatus.heap_committed_bytes),
+          mib(afterStatus.heap_used_bytes),
+          afterStatus.heap_trims,
+        ],
       ],
     );
     return { markdown, bytesPerIdleSession: perSession };
@@ -78,7 +115,11 @@ async function memoryOf(server: ServerProcess): Promise<StatusMemory> {
 }
 
 /** One request at a time to ten sessions for `seconds`; the lowest RSS seen, and its parts then. */
-async function lightTraffic(server: ServerProcess, pid: number, seconds: number): Promise<{ lowest: number; parts: { anon: number; file: number } }> {
+async function lightTraffic(
+  server: ServerProcess,
+  pid: number,
+  seconds: number,
+): Promise<{ lowest: number; parts: { anon: number; file: number } }> {
   let lowest = Number.POSITIVE_INFINITY;
   let parts = { anon: 0, file: 0 };
   const sampler = setInterval(() => {
@@ -89,7 +130,17 @@ async function lightTraffic(server: ServerProcess, pid: number, seconds: number)
     }
   }, 100);
   try {
-    await runLoad({ url: server.url, method: 'POST', path: '/v1/events', connections: 1, body: 'event', sessions: 10, durationSeconds: seconds, overallRate: 20, headers: {} });
+    await runLoad({
+      url: server.url,
+      method: 'POST',
+      path: '/v1/events',
+      connections: 1,
+      body: 'event',
+      sessions: 10,
+      durationSeconds: seconds,
+      overallRate: 20,
+      headers: {},
+    });
   } finally {
     clearInterval(sampler);
   }

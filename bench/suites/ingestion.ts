@@ -4,7 +4,13 @@ import { measureInterleaved } from '../lib/interleaved.js';
 import type { ServerProcess } from '../lib/processes.js';
 import { runLoad } from '../lib/processes.js';
 import { median, ratio, round, table } from '../lib/stats.js';
-import { startBareExpress, startBareExpressSqlite, startBareNode, startService, startServiceHttpLayer } from '../lib/targets.js';
+import {
+  startBareExpress,
+  startBareExpressSqlite,
+  startBareNode,
+  startService,
+  startServiceHttpLayer,
+} from '../lib/targets.js';
 
 export interface IngestionOptions extends InterleavedOptions {
   /** Sessions the service holds in its "many sessions" rows: the load's active ones and the rest idle. */
@@ -21,12 +27,22 @@ const HELD_HIBERNATE_SECONDS = 5;
  * (SESSION_HIBERNATE_SECONDS defaults to a minute) and the later ones hibernated.
  */
 const holdSessions = (sessions: number) => async (server: ServerProcess) => {
-  await runLoad({ url: server.url, method: 'POST', path: '/v1/events', connections: 50, body: 'event', sessions, sequential: true, amount: sessions });
+  await runLoad({
+    url: server.url,
+    method: 'POST',
+    path: '/v1/events',
+    connections: 50,
+    body: 'event',
+    sessions,
+    sequential: true,
+    amount: sessions,
+  });
   const deadline = Date.now() + (HELD_HIBERNATE_SECONDS + 30) * 1000;
   for (;;) {
     const { hibernated } = await expectHeld(server, sessions);
     if (hibernated >= sessions) return;
-    if (Date.now() > deadline) throw new Error(`${hibernated} of ${sessions} held sessions hibernated after ${HELD_HIBERNATE_SECONDS + 30} s`);
+    if (Date.now() > deadline)
+      throw new Error(`${hibernated} of ${sessions} held sessions hibernated after ${HELD_HIBERNATE_SECONDS + 30} s`);
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
 };
@@ -39,9 +55,7 @@ const holdSessions = (sessions: number) => async (server: ServerProcess) => {
  * STORE=sqlite is also set beside bare express keeping each event in SQLite, the floor of any
  * durable ingest on this engine.
  */
-export async function ingestionSuite(
-  options: IngestionOptions,
-): Promise<{
+export async function ingestionSuite(options: IngestionOptions): Promise<{
   markdown: string;
   serviceOverExpress: number;
   sqliteOverExpress: number;
@@ -55,12 +69,28 @@ export async function ingestionSuite(
   p99: { memory: number; sqlite: number; express: number };
 }> {
   const held = options.sessionsHeld.toLocaleString('en-US');
-  const heldEnv = { LOG_LEVEL: 'warn', MAX_SESSIONS: String(options.sessionsHeld * 2), MEMORY_BUDGET_MB: HELD_MEMORY_BUDGET_MB, SESSION_HIBERNATE_SECONDS: String(HELD_HIBERNATE_SECONDS) };
+  const heldEnv = {
+    LOG_LEVEL: 'warn',
+    MAX_SESSIONS: String(options.sessionsHeld * 2),
+    MEMORY_BUDGET_MB: HELD_MEMORY_BUDGET_MB,
+    SESSION_HIBERNATE_SECONDS: String(HELD_HIBERNATE_SECONDS),
+  };
   const targets: InterleavedTarget[] = [
     { name: 'service (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn' }) },
-    { name: 'service, STORE=sqlite (LOG_LEVEL=warn)', start: () => startService({ LOG_LEVEL: 'warn', STORE: 'sqlite' }) },
-    { name: `service holding ${held} sessions (LOG_LEVEL=warn)`, start: () => startService(heldEnv), prepare: holdSessions(options.sessionsHeld) },
-    { name: `service, STORE=sqlite, holding ${held} sessions (LOG_LEVEL=warn)`, start: () => startService({ ...heldEnv, STORE: 'sqlite' }), prepare: holdSessions(options.sessionsHeld) },
+    {
+      name: 'service, STORE=sqlite (LOG_LEVEL=warn)',
+      start: () => startService({ LOG_LEVEL: 'warn', STORE: 'sqlite' }),
+    },
+    {
+      name: `service holding ${held} sessions (LOG_LEVEL=warn)`,
+      start: () => startService(heldEnv),
+      prepare: holdSessions(options.sessionsHeld),
+    },
+    {
+      name: `service, STORE=sqlite, holding ${held} sessions (LOG_LEVEL=warn)`,
+      start: () => startService({ ...heldEnv, STORE: 'sqlite' }),
+      prepare: holdSessions(options.sessionsHeld),
+    },
     { name: 'service HTTP layer alone (session step skipped)', start: () => startServiceHttpLayer() },
     { name: 'bare express 5', start: () => startBareExpress() },
     { name: 'bare express 5 + SQLite (one row per event, group commit)', start: startBareExpressSqlite },
@@ -73,8 +103,14 @@ export async function ingestionSuite(
     2,
     0,
     ...against.flatMap((dir): InterleavedTarget[] => [
-      { name: `service at ${dir} (LOG_LEVEL=warn)`, start: () => startService({ LOG_LEVEL: 'warn' }, [], undefined, dir) },
-      { name: `service at ${dir}, STORE=sqlite (LOG_LEVEL=warn)`, start: () => startService({ LOG_LEVEL: 'warn', STORE: 'sqlite' }, [], undefined, dir) },
+      {
+        name: `service at ${dir} (LOG_LEVEL=warn)`,
+        start: () => startService({ LOG_LEVEL: 'warn' }, [], undefined, dir),
+      },
+      {
+        name: `service at ${dir}, STORE=sqlite (LOG_LEVEL=warn)`,
+        start: () => startService({ LOG_LEVEL: 'warn', STORE: 'sqlite' }, [], undefined, dir),
+      },
     ]),
   );
   const results = await measureInterleaved(targets, options);
@@ -92,13 +128,33 @@ export async function ingestionSuite(
   const express = summary.find((s) => s.name === 'bare express 5')!;
   const node = summary.find((s) => s.name === 'bare node:http')!;
   const markdown = table(
-    ['target', 'req/s (median)', 'p50 ms', 'p99 ms', 'failed requests', 'server CPU µs/request', 'vs express', 'vs node:http'],
-    summary.map((s) => [s.name, round(s.rps), round(s.p50, 1), round(s.p99, 1), s.failures, round(s.cpu), ratio(s.rps, express.rps), ratio(s.rps, node.rps)]),
+    [
+      'target',
+      'req/s (median)',
+      'p50 ms',
+      'p99 ms',
+      'failed requests',
+      'server CPU µs/request',
+      'vs express',
+      'vs node:http',
+    ],
+    summary.map((s) => [
+      s.name,
+      round(s.rps),
+      round(s.p50, 1),
+      round(s.p99, 1),
+      s.failures,
+      round(s.cpu),
+      ratio(s.rps, express.rps),
+      ratio(s.rps, node.rps),
+    ]),
   );
   const memory = summary.find((s) => s.name === 'service (LOG_LEVEL=warn)')!;
   const sqlite = summary.find((s) => s.name === 'service, STORE=sqlite (LOG_LEVEL=warn)')!;
   const memoryHeld = summary.find((s) => s.name === `service holding ${held} sessions (LOG_LEVEL=warn)`)!;
-  const sqliteHeld = summary.find((s) => s.name === `service, STORE=sqlite, holding ${held} sessions (LOG_LEVEL=warn)`)!;
+  const sqliteHeld = summary.find(
+    (s) => s.name === `service, STORE=sqlite, holding ${held} sessions (LOG_LEVEL=warn)`,
+  )!;
   const httpLayer = summary.find((s) => s.name.startsWith('service HTTP layer'))!;
   const bareSqlite = summary.find((s) => s.name.startsWith('bare express 5 + SQLite'))!;
   return {

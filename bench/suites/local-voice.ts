@@ -22,7 +22,10 @@ async function partsAlone(rounds: number): Promise<{ decodeMs: number; firstAudi
       await recogniser.decode(pcm, SAMPLE_RATE);
       decode.push(performance.now() - started);
       started = performance.now();
-      for await (const chunk of espeak('For the PAN details step you need your PAN card.', { voice: 'en-us', speed: 165 })) {
+      for await (const chunk of espeak('For the PAN details step you need your PAN card.', {
+        voice: 'en-us',
+        speed: 165,
+      })) {
         if (chunk.length > 0) break;
       }
       firstAudio.push(performance.now() - started);
@@ -30,11 +33,26 @@ async function partsAlone(rounds: number): Promise<{ decodeMs: number; firstAudi
   } finally {
     await recogniser.close();
   }
-  return { decodeMs: percentile(decode.sort((a, b) => a - b), 50), firstAudioMs: percentile(firstAudio.sort((a, b) => a - b), 50) };
+  return {
+    decodeMs: percentile(
+      decode.sort((a, b) => a - b),
+      50,
+    ),
+    firstAudioMs: percentile(
+      firstAudio.sort((a, b) => a - b),
+      50,
+    ),
+  };
 }
 
 /** The requests asked in turn, each answered by the scripted dialog. */
-const REQUESTS = ['Which document do I need?', 'What should I do next?', 'Why is this field wrong?', 'Repeat that please', 'What is the next step?'];
+const REQUESTS = [
+  'Which document do I need?',
+  'What should I do next?',
+  'Why is this field wrong?',
+  'Repeat that please',
+  'What is the next step?',
+];
 const SAMPLE_RATE = 24_000;
 
 /** The phrase without espeak-ng's trailing silence: its end is the end of the user's speech. */
@@ -61,32 +79,58 @@ export async function localVoiceSuite(options: { turns: number }) {
     // No taskset: nothing was pinned.
   }
   const load = loadavg()[0]!;
-  const stack = await startMediaStack({ models: { reply: () => 'unused', transcript: () => 'unused' }, worker: { MODEL_BASE_URL: '', MODEL_API_KEY: '' } });
+  const stack = await startMediaStack({
+    models: { reply: () => 'unused', transcript: () => 'unused' },
+    worker: { MODEL_BASE_URL: '', MODEL_API_KEY: '' },
+  });
   const latencies: number[] = [];
   let notHeard = 0;
   try {
     const sessionId = 'bench-local-voice';
     await stack.service.postEvent({ session_id: sessionId, event: 'screen_state', screen: 'pan_details' });
-    await stack.service.postEvent({ session_id: sessionId, event: 'validation_failed', screen: 'pan_details', component_id: 'pan', errors: ['pan_invalid_format'] });
+    await stack.service.postEvent({
+      session_id: sessionId,
+      event: 'validation_failed',
+      screen: 'pan_details',
+      component_id: 'pan',
+      errors: ['pan_invalid_format'],
+    });
     const users: Awaited<ReturnType<typeof startCall>>['user'][] = [];
     const { user } = await startCall(stack.service, sessionId, users, 'pan_details');
     const state = () => user.agents()[0]?.attributes['lk.agent.state'];
     const untilListening = async () => {
-      await eventually(() => state(), (value) => value === 'speaking', 30_000).catch(() => undefined);
-      await eventually(() => state(), (value) => value === 'listening', 60_000);
+      await eventually(
+        () => state(),
+        (value) => value === 'speaking',
+        30_000,
+      ).catch(() => undefined);
+      await eventually(
+        () => state(),
+        (value) => value === 'listening',
+        60_000,
+      );
     };
-    await eventually(() => user.transcripts.join(' '), (text) => /automated assistant/i.test(text), 60_000);
+    await eventually(
+      () => user.transcripts.join(' '),
+      (text) => /automated assistant/i.test(text),
+      60_000,
+    );
     await untilListening();
     for (let turn = 0; turn < options.turns; turn += 1) {
       const pcm = trimmed(speakAt(REQUESTS[turn % REQUESTS.length]!, 'en-us', 165, SAMPLE_RATE));
       const ended = await user.speak(pcm, SAMPLE_RATE, 1500);
-      const heard = await eventually(() => user.firstAudibleAfter(ended), (at) => at !== undefined, 20_000).catch(() => undefined);
+      const heard = await eventually(
+        () => user.firstAudibleAfter(ended),
+        (at) => at !== undefined,
+        20_000,
+      ).catch(() => undefined);
       if (heard === undefined) notHeard += 1;
       else latencies.push(heard - ended);
       await untilListening();
     }
     for (const each of users) await each.leave();
-    if (process.env.BENCH_AGENT_LOG) (await import('node:fs')).writeFileSync(process.env.BENCH_AGENT_LOG, stack.worker.output());
+    if (process.env.BENCH_AGENT_LOG)
+      (await import('node:fs')).writeFileSync(process.env.BENCH_AGENT_LOG, stack.worker.output());
   } finally {
     await stack.stop();
     await dispose();
@@ -94,7 +138,8 @@ export async function localVoiceSuite(options: { turns: number }) {
   const sorted = [...latencies].sort((a, b) => a - b);
   const p50 = sorted.length > 0 ? percentile(sorted, 50) : undefined;
   const p90 = sorted.length > 0 ? percentile(sorted, 90) : undefined;
-  const ms = (value: number | undefined) => (value === undefined ? 'n/a' : `${Math.round(value).toLocaleString('en-US')} ms`);
+  const ms = (value: number | undefined) =>
+    value === undefined ? 'n/a' : `${Math.round(value).toLocaleString('en-US')} ms`;
   const markdown = [
     '| turns | answered | p50 | p90 | fastest | slowest | load average before |',
     '|---|---|---|---|---|---|---|',

@@ -56,25 +56,55 @@ export async function promotionSuite(options: PromotionOptions): Promise<{ markd
       if (scavenge) scavenges.push(scavenge);
     });
     try {
-      const job = { url: server.url, method: 'POST' as const, path: '/v1/events', connections: options.connections, sessions: options.sessions, body: 'event' as const };
+      const job = {
+        url: server.url,
+        method: 'POST' as const,
+        path: '/v1/events',
+        connections: options.connections,
+        sessions: options.sessions,
+        body: 'event' as const,
+      };
       await runLoad({ ...job, durationSeconds: Math.max(options.warmupSeconds, MIN_WARMUP_SECONDS) });
       measuring = true;
       const load = await runLoad({ ...job, durationSeconds: options.durationSeconds });
       measuring = false;
-      if (scavenges.length === 0) throw new Error(`STORE=${store}: no scavenge seen in ${options.durationSeconds} s of load`);
+      if (scavenges.length === 0)
+        throw new Error(`STORE=${store}: no scavenge seen in ${options.durationSeconds} s of load`);
       const promoted = scavenges.reduce((total, scavenge) => total + scavenge.promotedBytes, 0);
       const bytesPerRequest = promoted / load.requests;
       if (store === 'memory') memoryBytesPerRequest = bytesPerRequest;
       const pauses = scavenges.map((scavenge) => scavenge.pauseMs);
-      rows.push([`STORE=${store}`, load.requests, scavenges.length, round(bytesPerRequest).toLocaleString('en-US'), round(median(pauses), 1), round(Math.max(...pauses), 1), load.latencyP99]);
+      rows.push([
+        `STORE=${store}`,
+        load.requests,
+        scavenges.length,
+        round(bytesPerRequest).toLocaleString('en-US'),
+        round(median(pauses), 1),
+        round(Math.max(...pauses), 1),
+        load.latencyP99,
+      ]);
     } finally {
       await server.stop();
     }
   }
   const guard = `Regression guard: ${round(memoryBytesPerRequest).toLocaleString('en-US')} B promoted per request on STORE=memory (fails above ${PROMOTED_BYTES_GUARD.toLocaleString('en-US')} B)`;
-  if (memoryBytesPerRequest > PROMOTED_BYTES_GUARD) throw new Error(`${guard}: requests outlive the young generation (bench/suites/promotion.ts, docs/decisions/0014-nothing-outlives-the-young-generation.md)`);
+  if (memoryBytesPerRequest > PROMOTED_BYTES_GUARD)
+    throw new Error(
+      `${guard}: requests outlive the young generation (bench/suites/promotion.ts, docs/decisions/0014-nothing-outlives-the-young-generation.md)`,
+    );
   return {
-    markdown: table(['store', 'requests', 'scavenges', 'bytes promoted per request', 'median pause ms', 'longest pause ms', 'request p99 ms'], rows),
+    markdown: table(
+      [
+        'store',
+        'requests',
+        'scavenges',
+        'bytes promoted per request',
+        'median pause ms',
+        'longest pause ms',
+        'request p99 ms',
+      ],
+      rows,
+    ),
     guard,
   };
 }

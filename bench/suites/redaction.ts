@@ -28,7 +28,11 @@ async function nsPerEvent(mode: string, count: number): Promise<number> {
 
 /** Instructions of a whole run under callgrind; two counts apart, start-up cancels out. */
 async function instructions(mode: string, count: number): Promise<number> {
-  const { stderr } = await run('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, WORKER, mode, String(count)], { maxBuffer: 16 * 1024 * 1024 });
+  const { stderr } = await run(
+    'valgrind',
+    ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, WORKER, mode, String(count)],
+    { maxBuffer: 16 * 1024 * 1024 },
+  );
   const collected = /Collected : (\d+)/.exec(stderr);
   if (!collected) throw new Error(`callgrind gave no count for ${mode}`);
   return Number(collected[1]);
@@ -38,7 +42,9 @@ async function instructions(mode: string, count: number): Promise<number> {
  * What the redaction pass costs per event, alone and next to the rest of ingestion, in wall time
  * (median of interleaved rounds, noisy on a shared machine) and optionally in instructions.
  */
-export async function redactionSuite(options: RedactionOptions): Promise<{ markdown: string; passShareOfIngest: number }> {
+export async function redactionSuite(
+  options: RedactionOptions,
+): Promise<{ markdown: string; passShareOfIngest: number }> {
   const times = new Map<string, number[]>(MODES.map(({ mode }) => [mode, []]));
   for (let index = 0; index < options.rounds; index += 1) {
     for (const { mode } of MODES) times.get(mode)!.push(await nsPerEvent(mode, options.count));
@@ -46,14 +52,20 @@ export async function redactionSuite(options: RedactionOptions): Promise<{ markd
   const counts = new Map<string, number>();
   if (options.callgrind) {
     const [low, high] = [2_000, 7_000];
-    for (const { mode } of MODES) counts.set(mode, ((await instructions(mode, high)) - (await instructions(mode, low))) / (high - low));
+    for (const { mode } of MODES)
+      counts.set(mode, ((await instructions(mode, high)) - (await instructions(mode, low))) / (high - low));
   }
   const ns = (mode: string) => median(times.get(mode)!);
   const ir = (mode: string) => counts.get(mode);
   const ingestIr = ir('ingest');
   const rows = MODES.map(({ mode, what }) => {
     const count = ir(mode);
-    return [what, round(ns(mode) / 1000, 1), count === undefined ? 'not run' : round(count).toLocaleString('en-US'), count === undefined || ingestIr === undefined ? 'n/a' : `${round((100 * count) / ingestIr)}%`];
+    return [
+      what,
+      round(ns(mode) / 1000, 1),
+      count === undefined ? 'not run' : round(count).toLocaleString('en-US'),
+      count === undefined || ingestIr === undefined ? 'n/a' : `${round((100 * count) / ingestIr)}%`,
+    ];
   });
   const passShareOfIngest = (ir('clean') ?? ns('clean')) / (ingestIr ?? ns('ingest'));
   return {

@@ -25,26 +25,52 @@ const SQLITE_NATIVE = new Set(['run', 'all', 'get', 'iterate', 'exec', 'prepare'
 const PARTS: { part: string; matches: (frame: CallFrame) => boolean }[] = [
   { part: 'idle', matches: (frame) => frame.functionName === '(idle)' },
   { part: 'garbage collection', matches: (frame) => frame.functionName === '(garbage collector)' },
-  { part: 'redaction pass', matches: from(/\/src\/(domain\/(event-redaction|pii\/[\w-]+|redaction)|privacy\/[\w-]+)\.js|node_modules\/re2js\//) },
+  {
+    part: 'redaction pass',
+    matches: from(/\/src\/(domain\/(event-redaction|pii\/[\w-]+|redaction)|privacy\/[\w-]+)\.js|node_modules\/re2js\//),
+  },
   {
     part: "the SQLite store's own code (group commit, the journal, its statements' arguments, checkpoints)",
     matches: from(/\/src\/store\/(sqlite-[\w-]+|wal-checkpointer|session-fields)\.js/),
   },
   // node:sqlite's statements run natively: their frames have no script, only the method's name.
-  { part: 'SQLite itself (node:sqlite statements and transactions, native)', matches: (frame) => frame.url === '' && SQLITE_NATIVE.has(frame.functionName) },
-  { part: 'the session step (XState, the session machine, supervisor, activity, store, step metrics)', matches: from(/node_modules\/xstate\/|\/src\/(actors|machines|store|metrics|domain)\/|\/src\/integrations\/clock\.js/) },
+  {
+    part: 'SQLite itself (node:sqlite statements and transactions, native)',
+    matches: (frame) => frame.url === '' && SQLITE_NATIVE.has(frame.functionName),
+  },
+  {
+    part: 'the session step (XState, the session machine, supervisor, activity, store, step metrics)',
+    matches: from(
+      /node_modules\/xstate\/|\/src\/(actors|machines|store|metrics|domain)\/|\/src\/integrations\/clock\.js/,
+    ),
+  },
   { part: 'validation (zod)', matches: from(/node_modules\/zod\/|\/src\/http\/validate\.js/) },
-  { part: 'request id, request log, HTTP metrics', matches: from(/\/src\/http\/(middleware\/(correlation|request-log|http-metrics)|request-context)\.js|node_modules\/prom-client\//) },
+  {
+    part: 'request id, request log, HTTP metrics',
+    matches: from(
+      /\/src\/http\/(middleware\/(correlation|request-log|http-metrics)|request-context)\.js|node_modules\/prom-client\//,
+    ),
+  },
   {
     part: 'body reading, JSON parse, depth check',
-    matches: from(/\/src\/http\/(middleware\/json-body|body-depth)\.js|node_modules\/(body-parser|raw-body|type-is|content-type|media-typer|mime-types|iconv-lite|bytes|unpipe|destroy)\//),
+    matches: from(
+      /\/src\/http\/(middleware\/json-body|body-depth)\.js|node_modules\/(body-parser|raw-body|type-is|content-type|media-typer|mime-types|iconv-lite|bytes|unpipe|destroy)\//,
+    ),
   },
-  { part: 'the answer (res.json, or the direct write)', matches: from(/node_modules\/express\/lib\/response\.js|\/src\/http\/send-json\.js/) },
+  {
+    part: 'the answer (res.json, or the direct write)',
+    matches: from(/node_modules\/express\/lib\/response\.js|\/src\/http\/send-json\.js/),
+  },
   {
     part: "routing: express's app and router, gates, the route's own code",
-    matches: from(/node_modules\/(express|router|path-to-regexp|parseurl|finalhandler|on-finished|ee-first|debug|depd|encodeurl|escape-html|statuses|http-errors|setprototypeof)\/|\/src\/http\/|\/bench\/servers\//),
+    matches: from(
+      /node_modules\/(express|router|path-to-regexp|parseurl|finalhandler|on-finished|ee-first|debug|depd|encodeurl|escape-html|statuses|http-errors|setprototypeof)\/|\/src\/http\/|\/bench\/servers\//,
+    ),
   },
-  { part: "Node's HTTP parser and response, streams, socket writes", matches: (frame) => frame.url.startsWith('node:') || (frame.url === '' && !frame.functionName.startsWith('(')) },
+  {
+    part: "Node's HTTP parser and response, streams, socket writes",
+    matches: (frame) => frame.url.startsWith('node:') || (frame.url === '' && !frame.functionName.startsWith('(')),
+  },
   { part: 'other', matches: () => true },
 ];
 
@@ -57,11 +83,21 @@ interface Measured {
 }
 
 /** Loads a target started with `--inspect`, sampling its CPU profile over the measured run only (not start-up or warm-up). */
-async function profiled(start: (nodeOptions: string[]) => Promise<ServerProcess>, options: RequestCostOptions): Promise<Measured> {
+async function profiled(
+  start: (nodeOptions: string[]) => Promise<ServerProcess>,
+  options: RequestCostOptions,
+): Promise<Measured> {
   const inspector = `127.0.0.1:${await freePort()}`;
   const server = await start([`--inspect=${inspector}`]);
   try {
-    const job = { url: server.url, method: 'POST' as const, path: '/v1/events', connections: options.connections, sessions: options.sessions, body: 'event' as const };
+    const job = {
+      url: server.url,
+      method: 'POST' as const,
+      path: '/v1/events',
+      connections: options.connections,
+      sessions: options.sessions,
+      body: 'event' as const,
+    };
     await runLoad({ ...job, durationSeconds: options.warmupSeconds });
     const session = await openInspector(inspector);
     try {
@@ -72,7 +108,11 @@ async function profiled(start: (nodeOptions: string[]) => Promise<ServerProcess>
       const load = await runLoad({ ...job, durationSeconds: options.durationSeconds });
       const cpu = cpuSeconds(server.child.pid!) - cpuBefore;
       const { profile } = await session.call<{ profile: CpuProfile }>('Profiler.stop');
-      return { requests: load.requests, cpuMicrosPerRequest: (cpu / load.requests) * 1e6, parts: selfTimeByPart(profile, partOf) };
+      return {
+        requests: load.requests,
+        cpuMicrosPerRequest: (cpu / load.requests) * 1e6,
+        parts: selfTimeByPart(profile, partOf),
+      };
     } finally {
       session.close();
     }
@@ -90,13 +130,29 @@ async function profiled(start: (nodeOptions: string[]) => Promise<ServerProcess>
  */
 export async function requestCostSuite(options: RequestCostOptions): Promise<{ markdown: string }> {
   const service = await profiled((nodeOptions) => startService({ LOG_LEVEL: 'warn' }, nodeOptions), options);
-  const durable = await profiled((nodeOptions) => startService({ LOG_LEVEL: 'warn', STORE: 'sqlite' }, nodeOptions), options);
+  const durable = await profiled(
+    (nodeOptions) => startService({ LOG_LEVEL: 'warn', STORE: 'sqlite' }, nodeOptions),
+    options,
+  );
   const express = await profiled((nodeOptions) => startBareExpress({}, nodeOptions), options);
   const measured = [service, durable, express];
   const perRequest = (run: Measured, part: string) => round((run.parts.get(part) ?? 0) / run.requests, 1);
-  const busy = (run: Measured) => round([...run.parts].filter(([part]) => part !== 'idle').reduce((total, [, micros]) => total + micros, 0) / run.requests, 1);
+  const busy = (run: Measured) =>
+    round(
+      [...run.parts].filter(([part]) => part !== 'idle').reduce((total, [, micros]) => total + micros, 0) /
+        run.requests,
+      1,
+    );
   const rows = PARTS.map(({ part }) => [part, ...measured.map((run) => perRequest(run, part))]);
   rows.push(['**all but idle (profile)**', ...measured.map(busy)]);
-  rows.push(['**server CPU per request (/proc, all threads)**', ...measured.map((run) => round(run.cpuMicrosPerRequest, 1))]);
-  return { markdown: table(['part of a request', 'service, memory µs/request', 'service, SQLite µs/request', 'bare express 5 µs/request'], rows) };
+  rows.push([
+    '**server CPU per request (/proc, all threads)**',
+    ...measured.map((run) => round(run.cpuMicrosPerRequest, 1)),
+  ]);
+  return {
+    markdown: table(
+      ['part of a request', 'service, memory µs/request', 'service, SQLite µs/request', 'bare express 5 µs/request'],
+      rows,
+    ),
+  };
 }

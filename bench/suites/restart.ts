@@ -32,10 +32,25 @@ export async function restartSuite(options: RestartOptions): Promise<{ markdown:
   const rows: Measured[] = [];
   for (const held of [0, options.sessions]) {
     const dataDir = mkdtempSync(join(tmpdir(), 'kyc-bench-restart-'));
-    const env = { LOG_LEVEL: 'warn', STORE: 'sqlite', DATA_DIR: dataDir, MAX_SESSIONS: String(Math.max(100_000, held)) };
+    const env = {
+      LOG_LEVEL: 'warn',
+      STORE: 'sqlite',
+      DATA_DIR: dataDir,
+      MAX_SESSIONS: String(Math.max(100_000, held)),
+    };
     try {
       const first = await startService(env);
-      if (held > 0) await runLoad({ url: first.url, method: 'POST', path: '/v1/events', connections: 50, body: 'event', sessions: held, sequential: true, amount: held });
+      if (held > 0)
+        await runLoad({
+          url: first.url,
+          method: 'POST',
+          path: '/v1/events',
+          connections: 50,
+          body: 'event',
+          sessions: held,
+          sequential: true,
+          amount: held,
+        });
       await kill(first);
       const spawned = performance.now();
       const second = await startService(env);
@@ -46,7 +61,11 @@ export async function restartSuite(options: RestartOptions): Promise<{ markdown:
       const firstReadMs = performance.now() - at;
       if (held > 0 && read.status !== 200) throw new Error(`a held session read after restart answered ${read.status}`);
       at = performance.now();
-      await fetch(`${second.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: id, event: 'identity' }) });
+      await fetch(`${second.url}/v1/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ session_id: id, event: 'identity' }),
+      });
       const firstWriteMs = performance.now() - at;
       rows.push({ held, startMs, firstReadMs, firstWriteMs, rssMiB: rssBytes(second.child.pid!) / 2 ** 20 });
       await second.stop();
@@ -55,8 +74,20 @@ export async function restartSuite(options: RestartOptions): Promise<{ markdown:
     }
   }
   const markdown = table(
-    ['sessions held', 'start to /health answering (ms)', 'first read of a held session (ms)', 'first event to it (ms)', 'RSS after start (MiB)'],
-    rows.map((r) => [r.held.toLocaleString('en-US'), round(r.startMs), round(r.firstReadMs, 1), round(r.firstWriteMs, 1), round(r.rssMiB, 1)]),
+    [
+      'sessions held',
+      'start to /health answering (ms)',
+      'first read of a held session (ms)',
+      'first event to it (ms)',
+      'RSS after start (MiB)',
+    ],
+    rows.map((r) => [
+      r.held.toLocaleString('en-US'),
+      round(r.startMs),
+      round(r.firstReadMs, 1),
+      round(r.firstWriteMs, 1),
+      round(r.rssMiB, 1),
+    ]),
   );
   return { markdown, rows };
 }

@@ -31,15 +31,39 @@ interface Measured {
  * the estimate is below the heap for any shape: the budget would then let sessions past V8's heap
  * limit (src/actors/memory-budget.ts).
  */
-export async function sessionMemorySuite(options: { sessions: number }): Promise<{ markdown: string; lowestRatio: number }> {
+export async function sessionMemorySuite(options: {
+  sessions: number;
+}): Promise<{ markdown: string; lowestRatio: number }> {
   const rows: string[][] = [];
   let lowestRatio = Number.POSITIVE_INFINITY;
   for (const { shape, name } of SHAPES) {
-    const { stdout } = await run(process.execPath, ['--expose-gc', ...SERVICE_NODE_FLAGS, 'bench/session-memory-worker.ts', shape, String(options.sessions), 'sqlite'], { maxBuffer: 1024 * 1024 });
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '--expose-gc',
+        ...SERVICE_NODE_FLAGS,
+        'bench/session-memory-worker.ts',
+        shape,
+        String(options.sessions),
+        'sqlite',
+      ],
+      { maxBuffer: 1024 * 1024 },
+    );
     const measured = JSON.parse(stdout.trim().split('\n').at(-1)!) as Measured;
     lowestRatio = Math.min(lowestRatio, measured.ratio);
-    rows.push([name, measured.heap_per_session.toLocaleString('en-US'), measured.estimate_per_session.toLocaleString('en-US'), measured.ratio.toFixed(2)]);
+    rows.push([
+      name,
+      measured.heap_per_session.toLocaleString('en-US'),
+      measured.estimate_per_session.toLocaleString('en-US'),
+      measured.ratio.toFixed(2),
+    ]);
   }
-  if (lowestRatio < 1) throw new Error(`the memory budget counts a session below the heap it takes (estimate/heap ${lowestRatio.toFixed(2)}): raise SESSION_OVERHEAD_BYTES or HELD_BYTES_FACTOR`);
-  return { markdown: table(['session shape', 'heap per session, B', 'estimate per session, B', 'estimate / heap'], rows), lowestRatio };
+  if (lowestRatio < 1)
+    throw new Error(
+      `the memory budget counts a session below the heap it takes (estimate/heap ${lowestRatio.toFixed(2)}): raise SESSION_OVERHEAD_BYTES or HELD_BYTES_FACTOR`,
+    );
+  return {
+    markdown: table(['session shape', 'heap per session, B', 'estimate per session, B', 'estimate / heap'], rows),
+    lowestRatio,
+  };
 }

@@ -38,7 +38,9 @@ export interface SessionScaleRow {
  * holding N sessions slow ingestion?), medians over the rounds; and one run with events spread over
  * all N (each one likely wakes an idle session).
  */
-export async function sessionScaleSuite(options: SessionScaleOptions): Promise<{ markdown: string; rows: SessionScaleRow[] }> {
+export async function sessionScaleSuite(
+  options: SessionScaleOptions,
+): Promise<{ markdown: string; rows: SessionScaleRow[] }> {
   const rows: Prepared[] = [];
   const starting = await Promise.allSettled(options.counts.map((sessions) => start(sessions, options)));
   try {
@@ -54,11 +56,17 @@ export async function sessionScaleSuite(options: SessionScaleOptions): Promise<{
     const active = (row: Prepared) => ({ ...row.load, sessions: Math.min(options.activeSessions, row.sessions) });
     for (const row of rows) await runLoad({ ...active(row), durationSeconds: 1 });
     for (let round = 0; round < options.rounds; round += 1) {
-      for (const row of rows) row.runs.push(await runLoad({ ...active(row), durationSeconds: options.durationSeconds }));
+      for (const row of rows)
+        row.runs.push(await runLoad({ ...active(row), durationSeconds: options.durationSeconds }));
     }
-    for (const row of rows) row.wakeRps = (await runLoad({ ...row.load, sessions: row.sessions, durationSeconds: options.durationSeconds })).requestsPerSecond;
+    for (const row of rows)
+      row.wakeRps = (
+        await runLoad({ ...row.load, sessions: row.sessions, durationSeconds: options.durationSeconds })
+      ).requestsPerSecond;
   } finally {
-    await Promise.all(starting.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.server.stop() : undefined)));
+    await Promise.all(
+      starting.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.server.stop() : Promise.resolve())),
+    );
   }
   const results: SessionScaleRow[] = rows.map((row) => ({
     sessions: row.sessions,
@@ -70,8 +78,24 @@ export async function sessionScaleSuite(options: SessionScaleOptions): Promise<{
   }));
   const first = results[0]!;
   const markdown = table(
-    ['live sessions', `req/s over ${options.activeSessions.toLocaleString('en-US')} active`, 'p99 ms', 'vs first row', 'req/s over all (waking idle ones)', 'RSS MiB, all idle', 'RSS per idle session (bytes)'],
-    results.map((r) => [r.sessions.toLocaleString('en-US'), round(r.rps), r.p99, ratio(r.rps, first.rps), round(r.wakeRps), round(r.rssMiB, 1), round(r.bytesPerIdleSession)]),
+    [
+      'live sessions',
+      `req/s over ${options.activeSessions.toLocaleString('en-US')} active`,
+      'p99 ms',
+      'vs first row',
+      'req/s over all (waking idle ones)',
+      'RSS MiB, all idle',
+      'RSS per idle session (bytes)',
+    ],
+    results.map((r) => [
+      r.sessions.toLocaleString('en-US'),
+      round(r.rps),
+      r.p99,
+      ratio(r.rps, first.rps),
+      round(r.wakeRps),
+      round(r.rssMiB, 1),
+      round(r.bytesPerIdleSession),
+    ]),
   );
   return { markdown, rows: results };
 }
@@ -87,23 +111,42 @@ interface Prepared {
   wakeRps: number;
 }
 
-async function start(sessions: number, options: SessionScaleOptions): Promise<{ server: ServerProcess; inspector: string }> {
+async function start(
+  sessions: number,
+  options: SessionScaleOptions,
+): Promise<{ server: ServerProcess; inspector: string }> {
   const inspector = `127.0.0.1:${await freePort()}`;
   const server = await startService(
-    { LOG_LEVEL: 'warn', STORE: options.store, MAX_SESSIONS: String(Math.max(100_000, sessions)), MEMORY_BUDGET_MB: HELD_MEMORY_BUDGET_MB, SESSION_HIBERNATE_SECONDS: String(options.hibernateSeconds) },
+    {
+      LOG_LEVEL: 'warn',
+      STORE: options.store,
+      MAX_SESSIONS: String(Math.max(100_000, sessions)),
+      MEMORY_BUDGET_MB: HELD_MEMORY_BUDGET_MB,
+      SESSION_HIBERNATE_SECONDS: String(options.hibernateSeconds),
+    },
     [`--inspect=${inspector}`],
   );
   return { server, inspector };
 }
 
-async function fill(sessions: number, { server, inspector }: { server: ServerProcess; inspector: string }, options: SessionScaleOptions): Promise<Prepared> {
+async function fill(
+  sessions: number,
+  { server, inspector }: { server: ServerProcess; inspector: string },
+  options: SessionScaleOptions,
+): Promise<Prepared> {
   const pid = server.child.pid!;
   const settledRss = async () => {
     await collectGarbage(inspector);
     await sleep(200);
     return rssBytes(pid);
   };
-  const load = { url: server.url, method: 'POST' as const, path: '/v1/events', connections: options.connections, body: 'event' as const };
+  const load = {
+    url: server.url,
+    method: 'POST' as const,
+    path: '/v1/events',
+    connections: options.connections,
+    body: 'event' as const,
+  };
   await runLoad({ ...load, sessions: 1, amount: 1_500 });
   const rssBefore = await settledRss();
   await runLoad({ ...load, sessions, sequential: true, amount: sessions });

@@ -38,14 +38,22 @@ export async function soakSuite(options: SoakOptions): Promise<{ markdown: strin
     return rssBytes(pid);
   };
   try {
-    const load = { url: server.url, method: 'POST' as const, path: '/v1/events', connections: 20, sessions: options.sessions };
+    const load = {
+      url: server.url,
+      method: 'POST' as const,
+      path: '/v1/events',
+      connections: 20,
+      sessions: options.sessions,
+    };
     // Every session in place, each with a stuffed and a plain event.
     await runLoad({ ...load, body: 'stuffed', sequential: true, amount: options.sessions });
     await runLoad({ ...load, body: 'event', sequential: true, amount: options.sessions });
     const rssStart = await settledRss();
     const heapStart = await heapSummary(inspector);
     const heldStart = await memoryUse(server.url);
-    const samples: (string | number)[][] = [['0', round(rssStart / 2 ** 20), round(totalBytes(heapStart) / 2 ** 20, 1), 0, 0]];
+    const samples: (string | number)[][] = [
+      ['0', round(rssStart / 2 ** 20), round(totalBytes(heapStart) / 2 ** 20, 1), 0, 0],
+    ];
     const slices = Math.ceil((options.minutes * 60) / options.sliceSeconds);
     let failed = 0;
     for (let slice = 1; slice <= slices; slice += 1) {
@@ -54,7 +62,13 @@ export async function soakSuite(options: SoakOptions): Promise<{ markdown: strin
       const plain = await runLoad({ ...half, body: 'event' });
       failed += stuffed.errors + stuffed.non2xx + plain.errors + plain.non2xx;
       const rss = await settledRss();
-      samples.push([String(round((slice * options.sliceSeconds) / 60, 1)), round(rss / 2 ** 20), '', round((stuffed.requestsPerSecond + plain.requestsPerSecond) / 2), stuffed.non2xx + plain.non2xx]);
+      samples.push([
+        String(round((slice * options.sliceSeconds) / 60, 1)),
+        round(rss / 2 ** 20),
+        '',
+        round((stuffed.requestsPerSecond + plain.requestsPerSecond) / 2),
+        stuffed.non2xx + plain.non2xx,
+      ]);
     }
     const rssEnd = await settledRss();
     const heapEnd = await heapSummary(inspector);

@@ -37,8 +37,18 @@ interface Measured {
 }
 
 async function measure(row: StepRow, count: number): Promise<Measured> {
-  const args = [String(row.sessions), String(count), 'memory', ...(row.active !== undefined ? [String(row.active)] : []), ...(row.field ? ['--field'] : [])];
-  const { stdout } = await run(process.execPath, ['--expose-gc', ...SERVICE_NODE_FLAGS, 'bench/step-worker.ts', ...args], { maxBuffer: 1024 * 1024 });
+  const args = [
+    String(row.sessions),
+    String(count),
+    'memory',
+    ...(row.active !== undefined ? [String(row.active)] : []),
+    ...(row.field ? ['--field'] : []),
+  ];
+  const { stdout } = await run(
+    process.execPath,
+    ['--expose-gc', ...SERVICE_NODE_FLAGS, 'bench/step-worker.ts', ...args],
+    { maxBuffer: 1024 * 1024 },
+  );
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as Measured;
 }
 
@@ -46,8 +56,8 @@ const rowName = (row: StepRow): string =>
   row.field
     ? `${row.sessions.toLocaleString('en-US')} field sessions (14 schemas, 12 typed fields each)`
     : row.active === undefined || row.active >= row.sessions
-    ? `${row.sessions.toLocaleString('en-US')}${row.sessions > GUARD_SESSIONS ? ', each touched in turn (all running)' : ''}`
-    : `${row.sessions.toLocaleString('en-US')} held, events to ${row.active.toLocaleString('en-US')} (the rest hibernated)`;
+      ? `${row.sessions.toLocaleString('en-US')}${row.sessions > GUARD_SESSIONS ? ', each touched in turn (all running)' : ''}`
+      : `${row.sessions.toLocaleString('en-US')} held, events to ${row.active.toLocaleString('en-US')} (the rest hibernated)`;
 
 /**
  * The session actor's ingest step in process (`supervisor.ask` of `session.ingest`, no HTTP), per
@@ -58,7 +68,8 @@ const rowName = (row: StepRow): string =>
 export async function stepSuite(options: StepOptions): Promise<{ markdown: string; guard: string }> {
   const runs = options.rows.map((row) => ({ row, measured: [] as Measured[] }));
   for (let index = 0; index < options.rounds; index += 1) {
-    for (const { row, measured } of runs) measured.push(await measure(row, Math.max(options.count, row.active ?? row.sessions)));
+    for (const { row, measured } of runs)
+      measured.push(await measure(row, Math.max(options.count, row.active ?? row.sessions)));
   }
   const isGuardRow = (row: StepRow) => row.sessions === GUARD_SESSIONS && row.active === undefined && !row.field;
   // The flatness target compares holding 100,000 sessions with holding 1,000.
@@ -66,15 +77,38 @@ export async function stepSuite(options: StepOptions): Promise<{ markdown: strin
   const rows = runs.map(({ row, measured }) => {
     const ns = median(measured.map((m) => m.ns_per_event));
     // Over a single session the figure is the system's own start-up, not a session's.
-    const heap = row.sessions >= GUARD_SESSIONS ? round(median(measured.map((m) => m.heap_per_session))).toLocaleString('en-US') : 'n/a';
-    return [rowName(row), round(ns / 1000, 1), round(median(measured.map((m) => m.bytes_per_event))).toLocaleString('en-US'), (ns / reference).toFixed(2), heap];
+    const heap =
+      row.sessions >= GUARD_SESSIONS
+        ? round(median(measured.map((m) => m.heap_per_session))).toLocaleString('en-US')
+        : 'n/a';
+    return [
+      rowName(row),
+      round(ns / 1000, 1),
+      round(median(measured.map((m) => m.bytes_per_event))).toLocaleString('en-US'),
+      (ns / reference).toFixed(2),
+      heap,
+    ];
   });
-  const guarded = runs.find(({ row }) => isGuardRow(row))?.measured ?? [await measure({ sessions: GUARD_SESSIONS }, options.count)];
+  const guarded = runs.find(({ row }) => isGuardRow(row))?.measured ?? [
+    await measure({ sessions: GUARD_SESSIONS }, options.count),
+  ];
   const bytes = median(guarded.map((m) => m.bytes_per_event));
   const guard = `Regression guard: ${round(bytes).toLocaleString('en-US')} B allocated per event at ${GUARD_SESSIONS.toLocaleString('en-US')} sessions, baseline ${STEP_BYTES_BASELINE.toLocaleString('en-US')} B (fails at 2×) → ${(bytes / STEP_BYTES_BASELINE).toFixed(2)}×`;
-  if (bytes > 2 * STEP_BYTES_BASELINE) throw new Error(`${guard}: the ingest step allocates more than twice its baseline (bench/suites/step.ts, BENCHMARKS.md)`);
+  if (bytes > 2 * STEP_BYTES_BASELINE)
+    throw new Error(
+      `${guard}: the ingest step allocates more than twice its baseline (bench/suites/step.ts, BENCHMARKS.md)`,
+    );
   return {
-    markdown: table(['sessions', 'µs per event (median wall)', 'bytes allocated per event', 'time vs 1,000 sessions', 'heap per session (bytes, its activity items included)'], rows),
+    markdown: table(
+      [
+        'sessions',
+        'µs per event (median wall)',
+        'bytes allocated per event',
+        'time vs 1,000 sessions',
+        'heap per session (bytes, its activity items included)',
+      ],
+      rows,
+    ),
     guard,
   };
 }

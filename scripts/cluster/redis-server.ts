@@ -62,10 +62,26 @@ export interface RedisServer {
 }
 
 /** A real redis-server on 127.0.0.1 (the cluster tests and `npm run cluster`) with AOF everysec in a temp dir (kept across a restart on the same dir). */
-export async function startRedis(options: { port?: number; dir?: string; fsync?: 'everysec' | 'always'; launch?: Launch } = {}): Promise<RedisServer> {
+export async function startRedis(
+  options: { port?: number; dir?: string; fsync?: 'everysec' | 'always'; launch?: Launch } = {},
+): Promise<RedisServer> {
   const port = options.port ?? (await freePort());
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'redis-test-'));
-  const command = ['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', options.fsync ?? 'everysec', '--dir', dir];
+  const command = [
+    'redis-server',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    options.fsync ?? 'everysec',
+    '--dir',
+    dir,
+  ];
   const child = spawn(...launched(options.launch ?? asGiven, command), { stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
@@ -79,5 +95,12 @@ export async function startRedis(options: { port?: number; dir?: string; fsync?:
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
   };
-  return { url: `redis://127.0.0.1:${port}`, port, dir, pid: child.pid!, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    dir,
+    pid: child.pid!,
+    kill: () => end('SIGKILL'),
+    stop: () => end('SIGTERM'),
+  };
 }

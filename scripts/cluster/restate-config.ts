@@ -50,7 +50,12 @@ export function restateNodeToml(node: RestateNodeSettings): string {
     'default-provider = "replicated"',
     '',
     ...(node.snapshotsDestination
-      ? ['[worker.snapshots]', `destination = ${quoted(node.snapshotsDestination)}`, 'snapshot-interval-num-records = 100000', '']
+      ? [
+          '[worker.snapshots]',
+          `destination = ${quoted(node.snapshotsDestination)}`,
+          'snapshot-interval-num-records = 100000',
+          '',
+        ]
       : []),
     '[worker.invoker]',
     `request-identity-private-key-pem-file = ${quoted(node.signingKeyFile)}   # the same key on every node`,

@@ -25,18 +25,41 @@ export function restateCacheDir(): string {
  */
 export function ensureRestateServer(log: (line: string) => void = () => {}): string {
   const dir = restateCacheDir();
-  const platformBin = join(dir, 'node_modules', '@restatedev', `restate-server-${process.platform}-${process.arch}`, 'bin', 'restate-server');
+  const platformBin = join(
+    dir,
+    'node_modules',
+    '@restatedev',
+    `restate-server-${process.platform}-${process.arch}`,
+    'bin',
+    'restate-server',
+  );
   const bin = existsSync(platformBin) ? platformBin : join(dir, 'node_modules', '.bin', 'restate-server');
   if (existsSync(bin)) return bin;
   mkdirSync(dir, { recursive: true });
   log(`installing @restatedev/restate-server@${RESTATE_SERVER_VERSION} into ${dir} (about 216 MB, once)`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const result = spawnSync(npm, ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `@restatedev/restate-server@${RESTATE_SERVER_VERSION}`], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  if (result.status !== 0) throw new Error(`could not install @restatedev/restate-server@${RESTATE_SERVER_VERSION} into ${dir}`);
+  const result = spawnSync(
+    npm,
+    [
+      'install',
+      '--prefix',
+      dir,
+      '--no-save',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      `@restatedev/restate-server@${RESTATE_SERVER_VERSION}`,
+    ],
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+  if (result.status !== 0)
+    throw new Error(`could not install @restatedev/restate-server@${RESTATE_SERVER_VERSION} into ${dir}`);
   for (const installed of [platformBin, bin]) if (existsSync(installed)) return installed;
-  throw new Error(`@restatedev/restate-server@${RESTATE_SERVER_VERSION} installed into ${dir} has no binary for ${process.platform}-${process.arch}`);
+  throw new Error(
+    `@restatedev/restate-server@${RESTATE_SERVER_VERSION} installed into ${dir} has no binary for ${process.platform}-${process.arch}`,
+  );
 }
 
 export interface RestatePorts {
@@ -106,10 +129,20 @@ const restateEnv = (signingKeyFile?: string) => ({
 });
 
 /** Starts one node and waits for its admin API to answer. */
-async function startNode(name: string, ports: RestatePorts, args: string[], env: NodeJS.ProcessEnv, logFile: string | undefined, launch: Launch = asGiven): Promise<RestateNode> {
+async function startNode(
+  name: string,
+  ports: RestatePorts,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  logFile: string | undefined,
+  launch: Launch = asGiven,
+): Promise<RestateNode> {
   const bin = ensureRestateServer((line) => process.stderr.write(`${line}\n`));
   const out = logFile ? openSync(logFile, 'a') : 'ignore';
-  const child = spawn(...launched(launch, [bin, '--no-logo', '--listen-mode', 'tcp', ...args]), { env, stdio: ['ignore', out, out] });
+  const child = spawn(...launched(launch, [bin, '--no-logo', '--listen-mode', 'tcp', ...args]), {
+    env,
+    stdio: ['ignore', out, out],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await waitUntilAnswering(child, `http://127.0.0.1:${ports.admin}/health`, `restate-server ${name}`, 60_000);
   return {
@@ -126,7 +159,9 @@ async function startNode(name: string, ports: RestatePorts, args: string[], env:
 }
 
 /** The admin API's calls this project makes, through any node. */
-function adminCalls(adminUrl: string): Pick<RestateServer, 'register' | 'pinnedTo' | 'deployments' | 'remove' | 'query'> {
+function adminCalls(
+  adminUrl: string,
+): Pick<RestateServer, 'register' | 'pinnedTo' | 'deployments' | 'remove' | 'query'> {
   const query = async <Row>(sql: string) => {
     const response = await fetch(`${adminUrl}query`, {
       method: 'POST',
@@ -146,18 +181,25 @@ function adminCalls(adminUrl: string): Pick<RestateServer, 'register' | 'pinnedT
         }).catch(() => undefined);
         if (response?.ok) return ((await response.json()) as { id: string }).id;
         // Just after start the server (or a new cluster, until provisioned) may not yet accept registrations.
-        if (attempt >= 150) throw new Error(`registering ${uri}: ${response ? `${response.status} ${await response.text()}` : 'no answer'}`);
+        if (attempt >= 150)
+          throw new Error(
+            `registering ${uri}: ${response ? `${response.status} ${await response.text()}` : 'no answer'}`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     },
     async pinnedTo(deploymentId) {
-      const rows = await query<{ n: number }>(`SELECT count(*) AS n FROM sys_invocation WHERE pinned_deployment_id = '${deploymentId}' AND status != 'completed'`);
+      const rows = await query<{ n: number }>(
+        `SELECT count(*) AS n FROM sys_invocation WHERE pinned_deployment_id = '${deploymentId}' AND status != 'completed'`,
+      );
       return Number(rows[0]?.n ?? 0);
     },
     async deployments() {
       const response = await fetch(`${adminUrl}deployments`);
       if (!response.ok) throw new Error(`deployments: ${response.status} ${await response.text()}`);
-      return ((await response.json()) as { deployments: { id: string; uri: string }[] }).deployments.map(({ id, uri }) => ({ id, uri }));
+      return ((await response.json()) as { deployments: { id: string; uri: string }[] }).deployments.map(
+        ({ id, uri }) => ({ id, uri }),
+      );
     },
     async remove(deploymentId) {
       const response = await fetch(`${adminUrl}deployments/${deploymentId}?force=true`, { method: 'DELETE' });
@@ -182,7 +224,14 @@ export async function startRestateServer(
   const node = await startNode(
     'restate-1',
     ports,
-    ['--base-dir', dataDir, '--bind-address', `127.0.0.1:${ports.node}`, '--advertised-address', `http://127.0.0.1:${ports.node}`],
+    [
+      '--base-dir',
+      dataDir,
+      '--bind-address',
+      `127.0.0.1:${ports.node}`,
+      '--advertised-address',
+      `http://127.0.0.1:${ports.node}`,
+    ],
     {
       ...restateEnv(options.signingKeyFile),
       RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${ports.ingress}`,
@@ -222,7 +271,13 @@ export const CLUSTER_PARTITIONS = 8;
  */
 export async function startRestateCluster(
   ports: RestatePorts[],
-  options: { dataDir: string; signingKeyFile: string; logFile?: string; frontPorts?: { ingress: number; admin: number }; launch?: Launch },
+  options: {
+    dataDir: string;
+    signingKeyFile: string;
+    logFile?: string;
+    frontPorts?: { ingress: number; admin: number };
+    launch?: Launch;
+  },
 ): Promise<RestateServer> {
   const nodes: RestateNode[] = [];
   const proxies: Proxy[] = [];
@@ -254,7 +309,14 @@ export async function startRestateCluster(
           rocksdbMemory: '256 MiB',
         };
         writeFileSync(configFile, restateNodeToml(settings));
-        const node = await startNode(name, port, ['--config-file', configFile, '--base-dir', dir], restateEnv(), options.logFile, options.launch);
+        const node = await startNode(
+          name,
+          port,
+          ['--config-file', configFile, '--base-dir', dir],
+          restateEnv(),
+          options.logFile,
+          options.launch,
+        );
         nodes.push(node);
         return node;
       }),
@@ -270,7 +332,14 @@ export async function startRestateCluster(
     );
     proxies.push(admin);
     const adminUrl = `http://127.0.0.1:${admin.port}/`;
-    return { ingressUrl: `http://127.0.0.1:${ingress.port}/`, adminUrl, pid: started[0]!.pid, nodes: started, ...adminCalls(adminUrl), stop };
+    return {
+      ingressUrl: `http://127.0.0.1:${ingress.port}/`,
+      adminUrl,
+      pid: started[0]!.pid,
+      nodes: started,
+      ...adminCalls(adminUrl),
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

@@ -64,23 +64,33 @@ export async function httpRoundRobin(backends: number[], port = 0): Promise<Prox
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, tried: number) => {
     const backend = pick.next();
     if (backend === undefined) {
-      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ detail: 'no service process has started yet' }));
+      res
+        .writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' })
+        .end(JSON.stringify({ detail: 'no service process has started yet' }));
       return;
     }
     const headers = { ...req.headers, 'idempotency-key': req.headers['idempotency-key'] ?? randomUUID() };
-    const upstream = request({ host: '127.0.0.1', port: backend, method: req.method, path: req.url, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-      res.on('close', () => answer.destroy());
-    });
+    const upstream = request(
+      { host: '127.0.0.1', port: backend, method: req.method, path: req.url, headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+        res.on('close', () => answer.destroy());
+      },
+    );
     upstream.on('error', (error) => {
       pick.failed(backend);
       if (!res.headersSent && tried + 1 < backends.length * 2) {
         req.headers['idempotency-key'] = headers['idempotency-key'];
         // A refused connection is retried at once; a process that died mid-request, after a breath.
-        return refused(error) ? forward(req, res, body, tried + 1) : void setTimeout(() => forward(req, res, body, tried + 1), 100);
+        return refused(error)
+          ? forward(req, res, body, tried + 1)
+          : void setTimeout(() => forward(req, res, body, tried + 1), 100);
       }
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'no service process answered' }));
+      if (!res.headersSent)
+        res
+          .writeHead(502, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ detail: 'no service process answered' }));
       else res.destroy();
     });
     upstream.end(body);

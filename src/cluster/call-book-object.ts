@@ -20,7 +20,12 @@ import { sendMessage } from './webhook-object.js';
 export const CALLS_OBJECT = 'KycCalls';
 
 /** The object's state keys; each call is a key of its own (`call:` and its id), so a call is found by id with one query. */
-export const CALLS_STATE = { ids: 'ids', consents: 'consents', users: 'users', handoffWaiting: 'handoff_waiting' } as const;
+export const CALLS_STATE = {
+  ids: 'ids',
+  consents: 'consents',
+  users: 'users',
+  handoffWaiting: 'handoff_waiting',
+} as const;
 export const callKey = (callId: string): string => `call:${callId}`;
 
 /** A call as the object keeps it. */
@@ -94,7 +99,10 @@ const noteUser = (book: Book, userId: string | null): void => {
 /** The ledger's rows over one book in memory; what it queues is collected in `queued`. */
 function bookRows(book: Book, queued: (QueuedMessage & { held: boolean })[], newId: () => string): CallRows {
   const touch = (call: KeptCall) => book.dirtyCalls.add(call.record.call_id);
-  const open = () => [...book.calls.values()].filter((call) => call.record.ended_at === null).sort((a, b) => b.record.started_at - a.record.started_at)[0];
+  const open = () =>
+    [...book.calls.values()]
+      .filter((call) => call.record.ended_at === null)
+      .sort((a, b) => b.record.started_at - a.record.started_at)[0];
   return {
     openCall: () => open()?.record,
     call: (callId) => book.calls.get(callId)?.record,
@@ -138,7 +146,8 @@ function bookRows(book: Book, queued: (QueuedMessage & { held: boolean })[], new
     watches: () => {
       const watches: ResolveWatch[] = [];
       for (const { record, resolve_until } of book.calls.values()) {
-        if (resolve_until !== null && record.start.step !== null) watches.push({ callId: record.call_id, step: record.start.step, until: resolve_until });
+        if (resolve_until !== null && record.start.step !== null)
+          watches.push({ callId: record.call_id, step: record.start.step, until: resolve_until });
       }
       return watches;
     },
@@ -166,8 +175,15 @@ export function callsObject(deps: CallsObjectDeps) {
     const call = book.calls.get(String(message.data.call_id));
     if (!deps.summarize || !call?.record.report) return;
     const { summarize: model } = deps;
-    const input = { facts: call.record.report.summary, transcript: call.transcript.map(({ role, text }) => ({ role, text })) };
-    const summary = await ctx.run('summarize', async () => (await model(input).catch(() => undefined)) ?? null, SUMMARY_RUN);
+    const input = {
+      facts: call.record.report.summary,
+      transcript: call.transcript.map(({ role, text }) => ({ role, text })),
+    };
+    const summary = await ctx.run(
+      'summarize',
+      async () => (await model(input).catch(() => undefined)) ?? null,
+      SUMMARY_RUN,
+    );
     if (summary === null) return;
     call.record.report = { ...call.record.report, summary, summary_source: 'model' };
     book.dirtyCalls.add(call.record.call_id);
@@ -177,51 +193,74 @@ export function callsObject(deps: CallsObjectDeps) {
   return restate.object({
     name: CALLS_OBJECT,
     handlers: {
-      record: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext, request: RecordRequest): Promise<void> => {
-        const book = await readBook(ctx);
-        const queued: (QueuedMessage & { held: boolean })[] = [];
-        const rows = bookRows(book, queued, () => ctx.rand.uuidv4());
-        const ledger = new CallLedger(rows, { resolveWindowMs: deps.resolveWindowMs, summaryModel: deps.summarize !== undefined });
-        const openBefore = new Set([...book.calls.values()].filter((call) => call.record.ended_at === null).map((call) => call.record.call_id));
-        const heldBefore = new Set(book.calls.keys());
-        for (const { item, at } of request.items) ledger.record(item, at);
-        for (const message of queued) if (message.held) await summarize(ctx, book, message);
-        writeBook(ctx, book);
-        for (const message of queued) sendMessage(ctx, deps.webhookUrls, message);
-        if (deps.retentionDays <= 0) return;
-        // Each call that ended here leaves at its end plus TRANSCRIPT_RETENTION_DAYS: a delayed call, kept by Restate.
-        const now = request.items.at(-1)?.at ?? 0;
-        for (const { record } of book.calls.values()) {
-          const { call_id, ended_at } = record;
-          if (ended_at === null || !(openBefore.has(call_id) || !heldBefore.has(call_id))) continue;
-          const delay = ended_at + deps.retentionDays * DAY_MS - now;
-          const expiry = { service: CALLS_OBJECT, method: 'expire', key: ctx.key, parameter: call_id, inputSerde: restate.serde.json };
-          ctx.genericSend({ ...expiry, delay: Math.max(0, delay) });
-        }
-      }),
+      record: restate.handlers.object.exclusive(
+        { ingressPrivate: true },
+        async (ctx: restate.ObjectContext, request: RecordRequest): Promise<void> => {
+          const book = await readBook(ctx);
+          const queued: (QueuedMessage & { held: boolean })[] = [];
+          const rows = bookRows(book, queued, () => ctx.rand.uuidv4());
+          const ledger = new CallLedger(rows, {
+            resolveWindowMs: deps.resolveWindowMs,
+            summaryModel: deps.summarize !== undefined,
+          });
+          const openBefore = new Set(
+            [...book.calls.values()].filter((call) => call.record.ended_at === null).map((call) => call.record.call_id),
+          );
+          const heldBefore = new Set(book.calls.keys());
+          for (const { item, at } of request.items) ledger.record(item, at);
+          for (const message of queued) if (message.held) await summarize(ctx, book, message);
+          writeBook(ctx, book);
+          for (const message of queued) sendMessage(ctx, deps.webhookUrls, message);
+          if (deps.retentionDays <= 0) return;
+          // Each call that ended here leaves at its end plus TRANSCRIPT_RETENTION_DAYS: a delayed call, kept by Restate.
+          const now = request.items.at(-1)?.at ?? 0;
+          for (const { record } of book.calls.values()) {
+            const { call_id, ended_at } = record;
+            if (ended_at === null || !(openBefore.has(call_id) || !heldBefore.has(call_id))) continue;
+            const delay = ended_at + deps.retentionDays * DAY_MS - now;
+            const expiry = {
+              service: CALLS_OBJECT,
+              method: 'expire',
+              key: ctx.key,
+              parameter: call_id,
+              inputSerde: restate.serde.json,
+            };
+            ctx.genericSend({ ...expiry, delay: Math.max(0, delay) });
+          }
+        },
+      ),
       // TRANSCRIPT_RETENTION_DAYS after the call ended: the call, its transcript and report go.
-      expire: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext, callId: string): Promise<void> => {
-        const ids = (await ctx.get<string[]>(CALLS_STATE.ids)) ?? [];
-        if (!ids.includes(callId)) return;
-        ctx.clear(callKey(callId));
-        ctx.set(
-          CALLS_STATE.ids,
-          ids.filter((id) => id !== callId),
-        );
-      }),
-      list: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext, limit: number): Promise<CallView[]> => {
-        const book = await readBook(ctx);
-        return [...book.calls.values()]
-          .sort((a, b) => b.record.started_at - a.record.started_at)
-          .slice(0, Math.max(0, limit))
-          .map(callView);
-      }),
+      expire: restate.handlers.object.exclusive(
+        { ingressPrivate: true },
+        async (ctx: restate.ObjectContext, callId: string): Promise<void> => {
+          const ids = (await ctx.get<string[]>(CALLS_STATE.ids)) ?? [];
+          if (!ids.includes(callId)) return;
+          ctx.clear(callKey(callId));
+          ctx.set(
+            CALLS_STATE.ids,
+            ids.filter((id) => id !== callId),
+          );
+        },
+      ),
+      list: restate.handlers.object.shared(
+        async (ctx: restate.ObjectSharedContext, limit: number): Promise<CallView[]> => {
+          const book = await readBook(ctx);
+          return [...book.calls.values()]
+            .sort((a, b) => b.record.started_at - a.record.started_at)
+            .slice(0, Math.max(0, limit))
+            .map(callView);
+        },
+      ),
       // An erasure (erasure-object.ts): everything of the session's calls and consent record, counted.
       erase: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext) => {
         const book = await readBook(ctx);
         const calls = [...book.calls.values()];
         ctx.clearAll();
-        return { calls: calls.length, transcript_turns: calls.reduce((sum, call) => sum + call.transcript.length, 0), consent_records: book.consents.length };
+        return {
+          calls: calls.length,
+          transcript_turns: calls.reduce((sum, call) => sum + call.transcript.length, 0),
+          consent_records: book.consents.length,
+        };
       }),
     },
   });

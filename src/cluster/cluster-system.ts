@@ -36,9 +36,14 @@ export interface ClusterSystem {
  * where Restate may run any session's next invocation; a front (CLUSTER_ROLE=front) serves no
  * endpoint, and its event loop only answers clients (docs/cluster.md, "Fronts").
  */
-export async function startClusterSystem(options: ActorSystemOptions, host: Extract<SessionHostConfig, { kind: 'restate' }>, release: ClusterRelease = {}): Promise<ClusterSystem> {
+export async function startClusterSystem(
+  options: ActorSystemOptions,
+  host: Extract<SessionHostConfig, { kind: 'restate' }>,
+  release: ClusterRelease = {},
+): Promise<ClusterSystem> {
   const shared = options.store.activity;
-  if (!shared.writeNow || !shared.eraseShared) throw new Error('SESSION_HOST=restate: the activity log must be one every process shares (ACTIVITY_LOG=redis://…)');
+  if (!shared.writeNow || !shared.eraseShared)
+    throw new Error('SESSION_HOST=restate: the activity log must be one every process shares (ACTIVITY_LOG=redis://…)');
   const activity: SharedActivityLog = { writeNow: shared.writeNow.bind(shared) };
   const eraseShared = shared.eraseShared.bind(shared);
   const commands = new RedisCommandFanout(host.redisUrl, options.logger);
@@ -46,7 +51,15 @@ export async function startClusterSystem(options: ActorSystemOptions, host: Extr
   const admin = new RestateHttp(host.adminUrl);
   let services: EndpointServices | undefined;
   const system = createHostedSystem(options, (parts) => {
-    if (host.endpoint) services = endpointServices(options, parts, { activity, eraseShared, commands, admin, release, journalRetentionMs: host.endpoint.journalRetentionMs });
+    if (host.endpoint)
+      services = endpointServices(options, parts, {
+        activity,
+        eraseShared,
+        commands,
+        admin,
+        release,
+        journalRetentionMs: host.endpoint.journalRetentionMs,
+      });
     return new RemoteSessionHost({
       ingress,
       admin,
@@ -62,10 +75,13 @@ export async function startClusterSystem(options: ActorSystemOptions, host: Extr
   system.callRecords = remoteCallRecords({ ingress, admin, timeoutMs: READ_TIMEOUT_MS });
   // Sessions are not kept here: what this process keeps is the activity log.
   system.storeHealth = () => options.store.activity.health();
-  const endpoint = host.endpoint && services ? await serveSessionEndpoint(services, host.endpoint, options.logger) : undefined;
+  const endpoint =
+    host.endpoint && services ? await serveSessionEndpoint(services, host.endpoint, options.logger) : undefined;
   // Subscribed before serving: a command pushed once this process answers must find it listening.
   await commands.ready.catch((error: unknown) => {
-    throw new Error(`ACTIVITY_LOG: cannot subscribe to the command channel: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(
+      `ACTIVITY_LOG: cannot subscribe to the command channel: ${error instanceof Error ? error.message : String(error)}`,
+    );
   });
   return {
     system,
@@ -88,7 +104,11 @@ interface EndpointParts {
 }
 
 /** The objects this process serves to Restate: the sessions, and their call books, webhook deliveries and erasures (docs/decisions/0036-calls-in-cluster-mode.md). */
-function endpointServices(options: ActorSystemOptions, parts: HostParts, { activity, eraseShared, commands, admin, release, journalRetentionMs }: EndpointParts): EndpointServices {
+function endpointServices(
+  options: ActorSystemOptions,
+  parts: HostParts,
+  { activity, eraseShared, commands, admin, release, journalRetentionMs }: EndpointParts,
+): EndpointServices {
   const { calls } = options;
   const webhookUrls = calls?.webhookUrls ?? [];
   const resolveWindowMs = calls?.resolveWindowMs ?? 0;
@@ -108,7 +128,12 @@ function endpointServices(options: ActorSystemOptions, parts: HostParts, { activ
       callResolveWindowMs: resolveWindowMs,
       journalRetentionMs,
     }),
-    callsObject({ webhookUrls, retentionDays: calls?.retentionDays ?? 0, resolveWindowMs, summarize: calls?.summarize }),
+    callsObject({
+      webhookUrls,
+      retentionDays: calls?.retentionDays ?? 0,
+      resolveWindowMs,
+      summarize: calls?.summarize,
+    }),
     webhookObject({ send: calls?.send ?? notSent }),
     erasureObject({ admin, activity: { erase: eraseShared }, webhookUrls, queryTimeoutMs: parts.askTimeoutMs }),
   ];

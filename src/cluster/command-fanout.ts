@@ -23,7 +23,12 @@ interface Carried {
 
 const isCarried = (value: unknown): value is Carried => {
   const carried = value as Partial<Carried> | null;
-  return typeof carried?.session_id === 'string' && typeof carried.command === 'object' && carried.command !== null && typeof carried.command.command === 'string';
+  return (
+    typeof carried?.session_id === 'string' &&
+    typeof carried.command === 'object' &&
+    carried.command !== null &&
+    typeof carried.command.command === 'string'
+  );
 };
 
 /**
@@ -56,9 +61,16 @@ export class RedisCommandFanout implements CommandFanout {
 
   async publish(sessionId: string, commands: readonly AssistantCommand[]): Promise<void> {
     try {
-      for (const command of commands) await this.publisher.publish(this.channel, JSON.stringify({ session_id: sessionId, command } satisfies Carried));
+      for (const command of commands)
+        await this.publisher.publish(
+          this.channel,
+          JSON.stringify({ session_id: sessionId, command } satisfies Carried),
+        );
     } catch (error) {
-      this.logger.warn({ err: error, session_id: sessionId }, 'control commands not carried to other processes: Redis unreachable');
+      this.logger.warn(
+        { err: error, session_id: sessionId },
+        'control commands not carried to other processes: Redis unreachable',
+      );
     }
   }
 
@@ -79,7 +91,10 @@ export class RedisCommandFanout implements CommandFanout {
       carried = undefined;
     }
     if (!isCarried(carried)) {
-      this.logger.warn({ channel: this.channel }, 'ignored a message on the command channel that is not a session command');
+      this.logger.warn(
+        { channel: this.channel },
+        'ignored a message on the command channel that is not a session command',
+      );
       return;
     }
     for (const listener of this.listeners) listener(carried.session_id, carried.command);

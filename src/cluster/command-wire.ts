@@ -21,10 +21,16 @@ export function toWireCommand(command: SessionCommand): WireCommand {
 }
 
 /** The command again, at the invocation's time, with this process's shared sources and a new reply. */
-export function fromWireCommand(wire: WireCommand, at: number, sources: AgentContextSources, reply: Reply<unknown>): SessionCommand {
+export function fromWireCommand(
+  wire: WireCommand,
+  at: number,
+  sources: AgentContextSources,
+  reply: Reply<unknown>,
+): SessionCommand {
   const command: Record<string, unknown> = { ...wire, at, reply };
   if (wire.type === 'context.fetch') command.sources = sources;
-  if (wire.type === 'popup.evaluate' || wire.type === 'assistant.evaluate' || wire.type === 'flow.set') command.knowledge_base = sources.knowledgeBase;
+  if (wire.type === 'popup.evaluate' || wire.type === 'assistant.evaluate' || wire.type === 'flow.set')
+    command.knowledge_base = sources.knowledgeBase;
   return command as unknown as SessionCommand;
 }
 

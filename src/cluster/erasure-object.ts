@@ -54,7 +54,14 @@ async function deliveriesOf(deps: ErasureObjectDeps, sessionIds: readonly string
 }
 
 const call = <T>(ctx: restate.ObjectContext, service: string, key: string, method: string): Promise<T> =>
-  ctx.genericCall({ service, method, key, parameter: null, inputSerde: restate.serde.json, outputSerde: restate.serde.json as restate.Serde<T> });
+  ctx.genericCall({
+    service,
+    method,
+    key,
+    parameter: null,
+    inputSerde: restate.serde.json,
+    outputSerde: restate.serde.json as restate.Serde<T>,
+  });
 
 export function erasureObject(deps: ErasureObjectDeps) {
   return restate.object({
@@ -62,30 +69,52 @@ export function erasureObject(deps: ErasureObjectDeps) {
     // Its input names the user: the journal is not kept once it ends (its answer and record hold only counts).
     options: { journalRetention: 0 },
     handlers: {
-      run: restate.handlers.object.exclusive(async (ctx: restate.ObjectContext, request: ErasureRequest): Promise<Erasure> => {
-        if (typeof request?.user_id !== 'string' || request.user_id.length === 0) throw new restate.TerminalError('not an erasure request', { errorCode: 400 });
-        const done = await ctx.get<Erasure>(ERASURE_STATE);
-        if (done) return done;
-        const at = await ctx.date.now();
-        const userId = request.user_id;
-        const sessionIds = await ctx.run('find the sessions', () => sessionsOf(deps, userId));
-        const removed: ErasedCounts = { sessions: 0, calls: 0, transcript_turns: 0, consent_records: 0, activity_items: 0, webhook_deliveries: 0 };
-        for (const sessionId of sessionIds) {
-          if (await call<boolean>(ctx, SESSION_OBJECT, sessionId, 'erase')) removed.sessions += 1;
-          const book = await call<Pick<ErasedCounts, 'calls' | 'transcript_turns' | 'consent_records'>>(ctx, CALLS_OBJECT, sessionId, 'erase');
-          removed.calls += book.calls;
-          removed.transcript_turns += book.transcript_turns;
-          removed.consent_records += book.consent_records;
-        }
-        for (const id of await ctx.run('find the deliveries', () => deliveriesOf(deps, sessionIds))) {
-          if (await call<boolean>(ctx, WEBHOOK_OBJECT, id, 'erase')) removed.webhook_deliveries += 1;
-        }
-        removed.activity_items = await ctx.run('erase the activity items', () => deps.activity.erase(new Set(sessionIds), userId));
-        const erasure: Erasure = { erasure_id: ctx.key, erased_at_ms: at, removed };
-        ctx.set(ERASURE_STATE, erasure);
-        sendMessage(ctx, deps.webhookUrls, { type: 'user.erased', data: { erasure_id: ctx.key, removed, erased_at: isoTime(at) }, sessionId: null, at });
-        return erasure;
-      }),
+      run: restate.handlers.object.exclusive(
+        async (ctx: restate.ObjectContext, request: ErasureRequest): Promise<Erasure> => {
+          if (typeof request?.user_id !== 'string' || request.user_id.length === 0)
+            throw new restate.TerminalError('not an erasure request', { errorCode: 400 });
+          const done = await ctx.get<Erasure>(ERASURE_STATE);
+          if (done) return done;
+          const at = await ctx.date.now();
+          const userId = request.user_id;
+          const sessionIds = await ctx.run('find the sessions', () => sessionsOf(deps, userId));
+          const removed: ErasedCounts = {
+            sessions: 0,
+            calls: 0,
+            transcript_turns: 0,
+            consent_records: 0,
+            activity_items: 0,
+            webhook_deliveries: 0,
+          };
+          for (const sessionId of sessionIds) {
+            if (await call<boolean>(ctx, SESSION_OBJECT, sessionId, 'erase')) removed.sessions += 1;
+            const book = await call<Pick<ErasedCounts, 'calls' | 'transcript_turns' | 'consent_records'>>(
+              ctx,
+              CALLS_OBJECT,
+              sessionId,
+              'erase',
+            );
+            removed.calls += book.calls;
+            removed.transcript_turns += book.transcript_turns;
+            removed.consent_records += book.consent_records;
+          }
+          for (const id of await ctx.run('find the deliveries', () => deliveriesOf(deps, sessionIds))) {
+            if (await call<boolean>(ctx, WEBHOOK_OBJECT, id, 'erase')) removed.webhook_deliveries += 1;
+          }
+          removed.activity_items = await ctx.run('erase the activity items', () =>
+            deps.activity.erase(new Set(sessionIds), userId),
+          );
+          const erasure: Erasure = { erasure_id: ctx.key, erased_at_ms: at, removed };
+          ctx.set(ERASURE_STATE, erasure);
+          sendMessage(ctx, deps.webhookUrls, {
+            type: 'user.erased',
+            data: { erasure_id: ctx.key, removed, erased_at: isoTime(at) },
+            sessionId: null,
+            at,
+          });
+          return erasure;
+        },
+      ),
     },
   });
 }

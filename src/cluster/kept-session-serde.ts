@@ -26,7 +26,10 @@ export function keptSessionSerde<T>(): Serde<T | UnreadableKeptValue> {
     serialize: (value: T | UnreadableKeptValue): Uint8Array => deflateSync(JSON.stringify(value), { level: 1 }),
     deserialize: (bytes: Uint8Array): T | UnreadableKeptValue => {
       try {
-        const text = bytes[0] === JSON_OBJECT_START ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : inflateSync(bytes);
+        const text =
+          bytes[0] === JSON_OBJECT_START
+            ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+            : inflateSync(bytes);
         return JSON.parse(text.toString('utf8')) as T;
       } catch (error) {
         return new UnreadableKeptValue(`the kept session value could not be read: ${(error as Error).message}`);

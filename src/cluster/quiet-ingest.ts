@@ -22,7 +22,13 @@ import type { InvocationInput, InvocationOutcome } from './session-invocation.js
 export function quietIngest(input: InvocationInput): InvocationOutcome | undefined {
   const { logic, stored, at, settings } = input;
   if (!stored || !input.command || input.inspect || !ingestsDirectly(logic)) return undefined;
-  if (stored.wake_at === null || stored.wake_at <= at || restoredVoice(stored) !== 'inactive' || storedContext(stored).reengagement !== null) return undefined;
+  if (
+    stored.wake_at === null ||
+    stored.wake_at <= at ||
+    restoredVoice(stored) !== 'inactive' ||
+    storedContext(stored).reengagement !== null
+  )
+    return undefined;
   let reply: unknown;
   const command = input.command((value) => (reply = value));
   if (command.type !== 'session.ingest') return undefined;

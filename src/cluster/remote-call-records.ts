@@ -34,19 +34,27 @@ export function remoteCallRecords({ ingress, admin, timeoutMs }: RemoteCallRecor
   /** A call to one object's handler; Restate unreachable or not answering is a 503 naming it. */
   const invoke = async <T>(path: string, body: unknown, idempotencyKey?: string, waitMs = timeoutMs): Promise<T> => {
     const headers: Record<string, string> = idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey };
-    const response = await reaching(() => ingress.request(path, { method: 'POST', headers, body: JSON.stringify(body), timeoutMs: waitMs }));
-    if (response.status < 200 || response.status >= 300) throw new Error(`${path}: ${response.status} ${response.text}`);
+    const response = await reaching(() =>
+      ingress.request(path, { method: 'POST', headers, body: JSON.stringify(body), timeoutMs: waitMs }),
+    );
+    if (response.status < 200 || response.status >= 300)
+      throw new Error(`${path}: ${response.status} ${response.text}`);
     return JSON.parse(response.text) as T;
   };
   return {
-    callsOfSession: (sessionId, limit) => invoke<CallView[]>(`${CALLS_OBJECT}/${encodeURIComponent(sessionId)}/list`, limit),
+    callsOfSession: (sessionId, limit) =>
+      invoke<CallView[]>(`${CALLS_OBJECT}/${encodeURIComponent(sessionId)}/list`, limit),
     async call(callId) {
       const rows = await reaching(() => stateRows<KeptCall>(admin, CALLS_OBJECT, callKey(callId), timeoutMs));
       return rows[0] && callView(rows[0].value);
     },
     async waitingHandoffs() {
-      const waiting = await reaching(() => stateRows<string>(admin, CALLS_OBJECT, CALLS_STATE.handoffWaiting, timeoutMs));
-      const calls = await Promise.all(waiting.map(({ value }) => reaching(() => stateRows<KeptCall>(admin, CALLS_OBJECT, callKey(value), timeoutMs))));
+      const waiting = await reaching(() =>
+        stateRows<string>(admin, CALLS_OBJECT, CALLS_STATE.handoffWaiting, timeoutMs),
+      );
+      const calls = await Promise.all(
+        waiting.map(({ value }) => reaching(() => stateRows<KeptCall>(admin, CALLS_OBJECT, callKey(value), timeoutMs))),
+      );
       return calls
         .flatMap((rows) => rows.map((row) => callView(row.value)))
         .filter(waitsForPerson)
@@ -68,7 +76,12 @@ export function remoteCallRecords({ ingress, admin, timeoutMs }: RemoteCallRecor
     eraseUser(userId) {
       const erasureId = `era_${randomUUID().replaceAll('-', '')}`;
       // Its id is the key: a retry of this call (the ingress cut off) gets the first answer.
-      return invoke<Erasure>(`${ERASURE_OBJECT}/${erasureId}/run`, { user_id: userId } satisfies ErasureRequest, erasureId, ERASURE_TIMEOUT_MS);
+      return invoke<Erasure>(
+        `${ERASURE_OBJECT}/${erasureId}/run`,
+        { user_id: userId } satisfies ErasureRequest,
+        erasureId,
+        ERASURE_TIMEOUT_MS,
+      );
     },
   };
 }
@@ -77,7 +90,8 @@ async function reaching<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof RestateUnreachableError || error instanceof RestateTimeoutError) throw new DependencyUnavailableError('restate');
+    if (error instanceof RestateUnreachableError || error instanceof RestateTimeoutError)
+      throw new DependencyUnavailableError('restate');
     throw error;
   }
 }

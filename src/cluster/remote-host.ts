@@ -106,7 +106,12 @@ export class RemoteSessionHost implements SessionHost {
    * journal and the answer Restate keeps for the idempotency key are at rest), and this process
    * completes it, as a copy of a named request is (docs/decisions/0033-no-credential-kept-with-a-reply.md).
    */
-  async ask<T>(sessionId: string, routing: Routing, build: (reply: Reply<T>, at: number) => SessionCommand, keeping?: ReplyKeeping<T>): Promise<AskResult<T>> {
+  async ask<T>(
+    sessionId: string,
+    routing: Routing,
+    build: (reply: Reply<T>, at: number) => SessionCommand,
+    keeping?: ReplyKeeping<T>,
+  ): Promise<AskResult<T>> {
     // Refused unsent while this process's connection to Redis is down, as an event is: sent, the call
     // could wait its turn behind acknowledged events that wait for Redis, and run after its caller was told 503.
     if (!this.redisAccepting()) return REDIS_REFUSAL;
@@ -115,9 +120,14 @@ export class RemoteSessionHost implements SessionHost {
     const idempotencyKey = currentIdempotencyKey();
     let response: AskResponse;
     try {
-      response = await this.call<AskResponse>(`${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/ask`, { routing, command }, idempotencyKey);
+      response = await this.call<AskResponse>(
+        `${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/ask`,
+        { routing, command },
+        idempotencyKey,
+      );
     } catch (error) {
-      if (error instanceof IngressError && error.refusedBy === 'redis' && idempotencyKey !== undefined) await this.forgetRefusal(error.invocationId);
+      if (error instanceof IngressError && error.refusedBy === 'redis' && idempotencyKey !== undefined)
+        await this.forgetRefusal(error.invocationId);
       return this.failure(error, sessionId);
     }
     if (!response.ok) return response;
@@ -139,7 +149,11 @@ export class RemoteSessionHost implements SessionHost {
    * The idempotency key is the client's request: a retry of the same request, on any process, is
    * taken once and answered as the first was.
    */
-  async ingest(sessionId: string, build: (reply: Reply<IngestResult>, at: number) => SessionCommand, requestId?: string): Promise<AskResult<IngestResult>> {
+  async ingest(
+    sessionId: string,
+    build: (reply: Reply<IngestResult>, at: number) => SessionCommand,
+    requestId?: string,
+  ): Promise<AskResult<IngestResult>> {
     const command = toWireCommand(build(() => undefined, this.options.clock.now())) as IngestCommand;
     // Once taken, the event is kept whatever happens to Redis: so it is refused, never sent, while
     // this process's own connection to Redis is down (the invocation would wait for it unseen).
@@ -148,21 +162,37 @@ export class RemoteSessionHost implements SessionHost {
     // The same id on another event is another request: only a copy of this one is a retry of it.
     // Without the client's id no retry could be recognised, so none is sent: a key costs Restate an
     // idempotency entry and the output kept for the whole retention (docs/cluster.md, "Journal work per invocation").
-    const key = requestId === undefined ? undefined : digestOf(String(command.channel ?? 'http'), requestId, stringify(command.event));
+    const key =
+      requestId === undefined
+        ? undefined
+        : digestOf(typeof command.channel === 'string' ? command.channel : 'http', requestId, stringify(command.event));
     return this.batches.submit(sessionId, { event: { command, json }, bytes: json.length, key });
   }
 
   /** One batch of a session's events, as one one-way invocation of its `ingest` handler: each event answered. */
-  private async sendEvents(sessionId: string, batch: readonly BatchedEvent<SentEvent>[]): Promise<AskResult<IngestResult>[]> {
+  private async sendEvents(
+    sessionId: string,
+    batch: readonly BatchedEvent<SentEvent>[],
+  ): Promise<AskResult<IngestResult>[]> {
     // Checked again: the batch may have waited for the send before it while Redis went away.
     if (!this.redisAccepting()) return batch.map(() => REDIS_REFUSAL);
     const path = `${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/ingest`;
     const body = `{"commands":[${batch.map(({ event }) => event.json).join(',')}]}`;
     try {
-      const sent = await this.call<{ invocationId: string; status: 'Accepted' | 'PreviouslyAccepted' }>(`${path}/send`, new PreSerialised(body), batch.length === 1 ? batch[0]!.key : undefined);
-      if (sent.status !== 'PreviouslyAccepted') return batch.map(({ event }) => ({ ok: true, value: acceptedAnswer(event.command) }));
+      const sent = await this.call<{ invocationId: string; status: 'Accepted' | 'PreviouslyAccepted' }>(
+        `${path}/send`,
+        new PreSerialised(body),
+        batch.length === 1 ? batch[0]!.key : undefined,
+      );
+      if (sent.status !== 'PreviouslyAccepted')
+        return batch.map(({ event }) => ({ ok: true, value: acceptedAnswer(event.command) }));
       // A retry, always sent alone: the first copy's answer, once it has run (its output is that answer).
-      const output = await this.call<IngestResult | IngestResult[]>(`restate/invocation/${encodeURIComponent(sent.invocationId)}/attach`, undefined, undefined, 'GET');
+      const output = await this.call<IngestResult | IngestResult[]>(
+        `restate/invocation/${encodeURIComponent(sent.invocationId)}/attach`,
+        undefined,
+        undefined,
+        'GET',
+      );
       return [{ ok: true, value: Array.isArray(output) ? output[0]! : output }];
     } catch (error) {
       const failure = this.failure(error, sessionId);
@@ -176,7 +206,10 @@ export class RemoteSessionHost implements SessionHost {
     // bounded wait then, and an answer naming what it waited for.
     const stored = this.redisAccepting()
       ? await this.reading(() => this.call<StoredSession | null>(path, undefined))
-      : await this.reading(() => this.call<StoredSession | null>(path, undefined, undefined, 'POST', READ_WHILE_REDIS_DOWN_MS), 'redis');
+      : await this.reading(
+          () => this.call<StoredSession | null>(path, undefined, undefined, 'POST', READ_WHILE_REDIS_DOWN_MS),
+          'redis',
+        );
     return stored ? storedView(stored, this.options.settings, this.options.clock.now()) : undefined;
   }
 
@@ -186,10 +219,11 @@ export class RemoteSessionHost implements SessionHost {
     const flows = new Map(kept.map((summary) => [summary.row.session_id, summary.flow]));
     return pageOfSessions(
       {
-        select: (selection) => selectSummaries(
-          kept.map((summary) => summary.row),
-          selection,
-        ),
+        select: (selection) =>
+          selectSummaries(
+            kept.map((summary) => summary.row),
+            selection,
+          ),
         isRunning: () => false,
         flowOf: (sessionId) => flows.get(sessionId) ?? null,
       },
@@ -225,13 +259,23 @@ export class RemoteSessionHost implements SessionHost {
       }
     };
     // Redis asked too, not only its connection's state: a stopped Redis keeps its connections open.
-    const [ingress, admin, redisAnswers] = await Promise.all([answers(this.options.ingress, './'), answers(this.options.admin, 'health'), this.options.activity.answers?.(REDIS_PROBE_MS)]);
-    return { restate: { ingress, admin }, redis: this.options.activity.health().status, redis_answers: redisAnswers !== false && this.redisAccepting() };
+    const [ingress, admin, redisAnswers] = await Promise.all([
+      answers(this.options.ingress, './'),
+      answers(this.options.admin, 'health'),
+      this.options.activity.answers?.(REDIS_PROBE_MS),
+    ]);
+    return {
+      restate: { ingress, admin },
+      redis: this.options.activity.health().status,
+      redis_answers: redisAnswers !== false && this.redisAccepting(),
+    };
   }
 
   private async summaries(): Promise<KeptSummary[]> {
     try {
-      return (await stateRows<KeptSummary>(this.options.admin, SESSION_OBJECT, STATE.summary, this.options.askTimeoutMs)).map((row) => row.value);
+      return (
+        await stateRows<KeptSummary>(this.options.admin, SESSION_OBJECT, STATE.summary, this.options.askTimeoutMs)
+      ).map((row) => row.value);
     } catch (error) {
       if (error instanceof AdminQueryError) throw new IngressError(500, error.message, null);
       throw error;
@@ -244,13 +288,29 @@ export class RemoteSessionHost implements SessionHost {
   }
 
   /** `body` is sent as JSON, or as it is when already JSON text (`{ text }`). */
-  private async call<T>(path: string, body: unknown, idempotencyKey?: string, method: 'GET' | 'POST' = 'POST', timeoutMs = this.options.askTimeoutMs): Promise<T> {
+  private async call<T>(
+    path: string,
+    body: unknown,
+    idempotencyKey?: string,
+    method: 'GET' | 'POST' = 'POST',
+    timeoutMs = this.options.askTimeoutMs,
+  ): Promise<T> {
     const headers: Record<string, string> = idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey };
     const text = body instanceof PreSerialised ? body.text : body === undefined ? undefined : JSON.stringify(body);
-    const response = await this.options.ingress.request(path, { method, headers, timeoutMs, ...(text === undefined ? {} : { body: text }) });
+    const response = await this.options.ingress.request(path, {
+      method,
+      headers,
+      timeoutMs,
+      ...(text === undefined ? {} : { body: text }),
+    });
     if (!ok(response.status)) {
       const refusedBy = response.status === ACTIVITY_LOG_UNREACHABLE ? 'redis' : undefined;
-      throw new IngressError(response.status, `${path}: ${response.status} ${response.text}`, response.invocationId, refusedBy);
+      throw new IngressError(
+        response.status,
+        `${path}: ${response.status} ${response.text}`,
+        response.invocationId,
+        refusedBy,
+      );
     }
     return JSON.parse(response.text) as T;
   }
@@ -263,7 +323,13 @@ export class RemoteSessionHost implements SessionHost {
     }
     this.options.logger.error({ err: error, session_id: sessionId }, 'session command failed in Restate');
     // Unreachable ingress: nothing was acknowledged, the client retries. A failed handler: a 500.
-    if (unreachable(error)) return { ok: false, reason: 'unavailable', unreachable: 'restate', ...(error.maybeTaken ? { maybeApplied: true as const } : {}) };
+    if (unreachable(error))
+      return {
+        ok: false,
+        reason: 'unavailable',
+        unreachable: 'restate',
+        ...(error.maybeTaken ? { maybeApplied: true as const } : {}),
+      };
     return { ok: false, reason: error instanceof IngressError ? 'failed' : 'unavailable' };
   }
 
@@ -278,7 +344,10 @@ export class RemoteSessionHost implements SessionHost {
       if (unreachable(error)) throw new DependencyUnavailableError('restate');
       // A read changes nothing: one not answered in time is as good as unreachable. What it waited
       // for is named: a Redis that stopped answering holds the session's turn as surely as Restate.
-      if (timedOut(error)) throw new DependencyUnavailableError(late === 'restate' && (await this.options.activity.answers?.(REDIS_PROBE_MS)) === false ? 'redis' : late);
+      if (timedOut(error))
+        throw new DependencyUnavailableError(
+          late === 'restate' && (await this.options.activity.answers?.(REDIS_PROBE_MS)) === false ? 'redis' : late,
+        );
       throw error;
     }
   }
@@ -290,10 +359,16 @@ export class RemoteSessionHost implements SessionHost {
   private async forgetRefusal(invocationId: string | null): Promise<void> {
     if (invocationId === null) return;
     try {
-      const response = await this.options.admin.request(`invocations/${encodeURIComponent(invocationId)}/purge`, { method: 'PATCH', timeoutMs: 2000 });
+      const response = await this.options.admin.request(`invocations/${encodeURIComponent(invocationId)}/purge`, {
+        method: 'PATCH',
+        timeoutMs: 2000,
+      });
       if (!ok(response.status)) throw new Error(`purge answered ${response.status}`);
     } catch (error) {
-      this.options.logger.warn({ err: error, invocation_id: invocationId }, 'refused invocation not purged: a retry with its Idempotency-Key gets the refusal again until it expires');
+      this.options.logger.warn(
+        { err: error, invocation_id: invocationId },
+        'refused invocation not purged: a retry with its Idempotency-Key gets the refusal again until it expires',
+      );
     }
   }
 
@@ -310,6 +385,10 @@ export class RemoteSessionHost implements SessionHost {
     const late = new Promise<'late'>((resolve) => (timer = clock.setTimeout(() => resolve('late'), READ_BACK_MS)));
     const outcome = await Promise.race([caughtUp, late]);
     clock.clearTimeout(timer);
-    if (outcome === 'late') this.options.logger.warn({ session_id: sessionId, seen_through: seenThrough }, 'applied command answered before its activity was read back (Redis slow or unreachable)');
+    if (outcome === 'late')
+      this.options.logger.warn(
+        { session_id: sessionId, seen_through: seenThrough },
+        'applied command answered before its activity was read back (Redis slow or unreachable)',
+      );
   }
 }

@@ -33,7 +33,15 @@ export class RestateUnreachableError extends Error {
 }
 
 /** Connection errors that mean no connection was made (Node's and undici's codes). */
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 function neverConnected(error: unknown): boolean {
   for (let cause = error; cause instanceof Error; cause = cause.cause) {
@@ -76,10 +84,15 @@ export class RestateHttp {
       });
       const text = await response.body.text();
       const invocationId = response.headers['x-restate-id'];
-      return { status: response.statusCode, text, invocationId: typeof invocationId === 'string' ? invocationId : null };
+      return {
+        status: response.statusCode,
+        text,
+        invocationId: typeof invocationId === 'string' ? invocationId : null,
+      };
     } catch (error) {
       const message = `${method} ${url.pathname}: ${error instanceof Error ? error.message : String(error)}`;
-      if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError) throw new RestateTimeoutError(message, { cause: error });
+      if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError)
+        throw new RestateTimeoutError(message, { cause: error });
       throw new RestateUnreachableError(message, { cause: error });
     }
   }

@@ -15,7 +15,11 @@ export interface SessionEndpoint {
  * The session objects' endpoint, which the Restate server calls (HTTP/2). Never `restate.serve()`:
  * it listens on every interface, and this endpoint must be reachable by the Restate server only.
  */
-export async function serveSessionEndpoint(services: EndpointServices, { host, port, identityKeys }: SessionEndpointConfig, logger: Logger): Promise<SessionEndpoint> {
+export async function serveSessionEndpoint(
+  services: EndpointServices,
+  { host, port, identityKeys }: SessionEndpointConfig,
+  logger: Logger,
+): Promise<SessionEndpoint> {
   const server = createServer(
     createEndpointHandler({
       services,
@@ -23,8 +27,13 @@ export async function serveSessionEndpoint(services: EndpointServices, { host, p
       identityKeys,
       logger: (meta, message, ...rest) => {
         // The SDK logs every invocation at info: that is debug detail for this service.
-        const level = meta.level === 'warn' || meta.level === 'error' ? meta.level : 'debug';
-        logger[level]({ invocation_id: meta.context?.invocationId }, [message, ...rest].map(String).join(' '));
+        // The SDK's level is a string enum it exports as a type only: compared as the string it is.
+        const sdkLevel: string = meta.level;
+        const level = sdkLevel === 'warn' ? 'warn' : sdkLevel === 'error' ? 'error' : 'debug';
+        logger[level](
+          { invocation_id: meta.context?.invocationId },
+          [message, ...(rest as unknown[])].map(String).join(' '),
+        );
       },
     }),
   );

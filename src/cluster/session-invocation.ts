@@ -82,10 +82,14 @@ export async function runSessionInvocation(input: InvocationInput): Promise<Invo
     const check = (snapshot: SessionSnapshot) => {
       if (snapshot.status === 'error') reject(new SessionInvocationError(`session ${sessionId}: machine failed`));
       else if ((replied || !input.command) && !mediaBusy(snapshot)) resolve();
-      else if (!replied && input.command && !mediaBusy(snapshot) && commandSent) reject(new SessionInvocationError(`session ${sessionId}: no reply`));
+      else if (!replied && input.command && !mediaBusy(snapshot) && commandSent)
+        reject(new SessionInvocationError(`session ${sessionId}: no reply`));
     };
     let commandSent = false;
-    actor.subscribe({ next: () => (commandSent ? check(actor.getSnapshot()) : undefined), error: (error) => reject(error instanceof Error ? error : new SessionInvocationError(String(error))) });
+    actor.subscribe({
+      next: () => (commandSent ? check(actor.getSnapshot()) : undefined),
+      error: (error) => reject(error instanceof Error ? error : new SessionInvocationError(String(error))),
+    });
     actor.start();
     if (stored) actor.send({ type: 'session.restore', at, voice: restoredVoice(stored) });
     // Deadlines at or before now fire here, before the command, as they would have on time.

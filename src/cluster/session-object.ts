@@ -57,7 +57,10 @@ export type IngestRequest = { commands: IngestCommand[] } | { command: IngestCom
  * What a one-way event is answered with: only what the event itself says, never what the session
  * made of it (it has not run yet), so the first answer and a retry's (the handler's output) agree.
  */
-export const acceptedAnswer = (command: IngestCommand): IngestResult => ({ ingested_at_ms: command.at, warnings: eventTypeWarnings(command.event.event) });
+export const acceptedAnswer = (command: IngestCommand): IngestResult => ({
+  ingested_at_ms: command.at,
+  warnings: eventTypeWarnings(command.event.event),
+});
 
 /**
  * An SDK event as a session may keep it, whoever sent it: the ingress takes calls from anyone who
@@ -71,7 +74,10 @@ function remasked(command: WireCommand): WireCommand {
 }
 
 const isIngestCommand = (command: unknown): command is IngestCommand =>
-  isWireCommand(command) && command.type === 'session.ingest' && Number.isFinite(command.at) && typeof (command.event as { event?: unknown } | undefined)?.event === 'string';
+  isWireCommand(command) &&
+  command.type === 'session.ingest' &&
+  Number.isFinite(command.at) &&
+  typeof (command.event as { event?: unknown } | undefined)?.event === 'string';
 
 /** The request's events, in order; undefined when it is not a batch of SDK events. */
 function ingestCommands(request: unknown): IngestCommand[] | undefined {
@@ -172,16 +178,35 @@ export function sessionObject(deps: SessionObjectDeps) {
   const running = new AsyncLocalStorage<restate.ObjectContext>();
   const logic = withDirectIngest(
     deps.sessionLogic.provide({
-      actors: mediaActors(deps.media, deps.logger, deps.observers, (call, run) => {
-        const ctx = running.getStore();
-        if (!ctx) return Promise.reject(new Error(`media call ${call} outside a session invocation`));
-        return ctx.run(call, run, MEDIA_RUN);
-      }, 'caller'),
+      actors: mediaActors(
+        deps.media,
+        deps.logger,
+        deps.observers,
+        (call, run) => {
+          const ctx = running.getStore();
+          if (!ctx) return Promise.reject(new Error(`media call ${call} outside a session invocation`));
+          return ctx.run(call, run, MEDIA_RUN);
+        },
+        'caller',
+      ),
     }),
   );
   /** The command (none for a wake) as the session runs it at `at`: what it makes of it, nothing kept yet. */
-  const step = async (ctx: restate.ObjectContext, stored: StoredSession | undefined, at: number, command?: (reply: Reply<unknown>) => SessionCommand): Promise<InvocationOutcome> => {
-    const input: InvocationInput = { logic, sessionId: ctx.key, settings: deps.settings, at, stored, command, inspect: deps.inspect };
+  const step = async (
+    ctx: restate.ObjectContext,
+    stored: StoredSession | undefined,
+    at: number,
+    command?: (reply: Reply<unknown>) => SessionCommand,
+  ): Promise<InvocationOutcome> => {
+    const input: InvocationInput = {
+      logic,
+      sessionId: ctx.key,
+      settings: deps.settings,
+      at,
+      stored,
+      command,
+      inspect: deps.inspect,
+    };
     let outcome;
     try {
       // Most SDK events find their session quiet: applied without rebuilding the machine (quiet-ingest.ts).
@@ -201,13 +226,27 @@ export function sessionObject(deps: SessionObjectDeps) {
    * it, so what was kept before goes first). `wakes`: the deadlines still scheduled, when the
    * invocation is a wake that took its own off. Answers the newest activity id written.
    */
-  const keep = async (ctx: restate.ObjectContext, before: StoredSession | undefined, outcomes: readonly InvocationOutcome[], at: number, cleared: boolean, wakes?: number[]): Promise<number> => {
+  const keep = async (
+    ctx: restate.ObjectContext,
+    before: KeptSession | undefined,
+    outcomes: readonly InvocationOutcome[],
+    at: number,
+    cleared: boolean,
+    wakes?: number[],
+  ): Promise<number> => {
     const activity = outcomes.flatMap((outcome) => outcome.activity);
     // The same invocation replayed after a crash emits the same items: their keys make the second write a no-op.
     // Written before any state is set: an invocation refused here leaves the session as it was.
     const invocationId = ctx.request().id;
-    const seenThrough = await deps.activity.writeNow(activity.map((draft, index) => ({ draft, writeKey: `${invocationId}:${index}` })));
-    const callsWatch = forwardToCalls(ctx, activity, deps.callResolveWindowMs, cleared ? 0 : ((before as KeptSession | undefined)?.calls_watch ?? 0));
+    const seenThrough = await deps.activity.writeNow(
+      activity.map((draft, index) => ({ draft, writeKey: `${invocationId}:${index}` })),
+    );
+    const callsWatch = forwardToCalls(
+      ctx,
+      activity,
+      deps.callResolveWindowMs,
+      cleared ? 0 : (before?.calls_watch ?? 0),
+    );
     // Journaled, so an invocation replayed after a crash does not push the same command twice.
     const commands = outcomes.flatMap((outcome) => outcome.commands);
     if (commands.length > 0) await ctx.run('publish control commands', () => deps.commands.publish(ctx.key, commands));
@@ -215,7 +254,9 @@ export function sessionObject(deps: SessionObjectDeps) {
     // agent's next refresh. Not throttled here: each event carries at most one notice.
     for (const { room, notice } of outcomes.flatMap((outcome) => outcome.notices)) {
       await ctx.run('notify the voice agent', () =>
-        deps.media.notifyAgent(room, notice).catch((error: unknown) => deps.logger.warn({ err: error, room, call: 'notifyAgent' }, 'media call failed')),
+        deps.media
+          .notifyAgent(room, notice)
+          .catch((error: unknown) => deps.logger.warn({ err: error, room, call: 'notifyAgent' }, 'media call failed')),
       );
     }
     const stored = outcomes.at(-1)?.stored ?? null;
@@ -223,7 +264,7 @@ export function sessionObject(deps: SessionObjectDeps) {
     if (stored !== null) {
       const kept: KeptSession = { ...stored, state_version: stateVersion };
       if (callsWatch >= at) kept.calls_watch = callsWatch;
-      const scheduled = nextWakes(ctx, stored.wake_at, at, cleared ? [] : (wakes ?? (before as KeptSession | undefined)?.wakes ?? []));
+      const scheduled = nextWakes(ctx, stored.wake_at, at, cleared ? [] : (wakes ?? before?.wakes ?? []));
       if (scheduled.length > 0) kept.wakes = scheduled;
       ctx.set(STATE.session, kept, SESSION_SERDE);
       const summary: KeptSummary = {
@@ -242,88 +283,112 @@ export function sessionObject(deps: SessionObjectDeps) {
     options: { idempotencyRetention: IDEMPOTENCY_RETENTION_MS, journalRetention: 60_000 },
     handlers: {
       // Its journal is not kept once it ends, as an event's is not: the answer went to the caller.
-      ask: restate.handlers.object.exclusive({ journalRetention }, async (ctx: restate.ObjectContext, request: AskRequest): Promise<AskResponse> => {
-        if (!isWireCommand(request?.command) || (request.routing !== 'create' && request.routing !== 'existing')) {
-          throw new restate.TerminalError('not a session command', { errorCode: 400 });
-        }
-        let stored = await readSession(ctx);
-        // The service's time when it took the request (journaled with the input), as an event's is
-        // and as one process decides at: no clock entry, so no round trip to Restate before the
-        // command runs. Never before what the session already holds. A command without one (none
-        // is sent so today) takes Restate's time.
-        const sentAt = request.command.at;
-        const at = sessionTime(typeof sentAt === 'number' && Number.isFinite(sentAt) ? sentAt : await ctx.date.now(), stored);
-        if (stored && idledOut(stored, deps.settings, at)) {
-          // Its idle eviction was due before this command (a wake not yet run): gone, as in one process.
-          ctx.clearAll();
-          stored = undefined;
-        }
-        if (!stored && request.routing === 'existing') return { ok: false, reason: 'not_found' };
-        try {
-          const outcome = await step(ctx, stored, at, (reply) => fromWireCommand(remasked(request.command), at, deps.sources, reply));
-          const seenThrough = await keep(ctx, stored, [outcome], at, false);
-          return { ok: true, value: outcome.reply ?? null, seen_through: seenThrough };
-        } catch (error) {
-          // Refused, not retried: a caller told 503 must never see the command applied once Redis is back.
-          if (error instanceof StoreUnavailableError) throw new restate.TerminalError(error.message, { errorCode: ACTIVITY_LOG_UNREACHABLE });
-          throw error;
-        }
-      }),
+      ask: restate.handlers.object.exclusive(
+        { journalRetention },
+        async (ctx: restate.ObjectContext, request: AskRequest): Promise<AskResponse> => {
+          if (!isWireCommand(request?.command) || (request.routing !== 'create' && request.routing !== 'existing')) {
+            throw new restate.TerminalError('not a session command', { errorCode: 400 });
+          }
+          let stored = await readSession(ctx);
+          // The service's time when it took the request (journaled with the input), as an event's is
+          // and as one process decides at: no clock entry, so no round trip to Restate before the
+          // command runs. Never before what the session already holds. A command without one (none
+          // is sent so today) takes Restate's time.
+          const sentAt = request.command.at;
+          const at = sessionTime(
+            typeof sentAt === 'number' && Number.isFinite(sentAt) ? sentAt : await ctx.date.now(),
+            stored,
+          );
+          if (stored && idledOut(stored, deps.settings, at)) {
+            // Its idle eviction was due before this command (a wake not yet run): gone, as in one process.
+            ctx.clearAll();
+            stored = undefined;
+          }
+          if (!stored && request.routing === 'existing') return { ok: false, reason: 'not_found' };
+          try {
+            const outcome = await step(ctx, stored, at, (reply) =>
+              fromWireCommand(remasked(request.command), at, deps.sources, reply),
+            );
+            const seenThrough = await keep(ctx, stored, [outcome], at, false);
+            return { ok: true, value: outcome.reply ?? null, seen_through: seenThrough };
+          } catch (error) {
+            // Refused, not retried: a caller told 503 must never see the command applied once Redis is back.
+            if (error instanceof StoreUnavailableError)
+              throw new restate.TerminalError(error.message, { errorCode: ACTIVITY_LOG_UNREACHABLE });
+            throw error;
+          }
+        },
+      ),
       // Sent one-way: acknowledged once Restate holds it, run in turn with the key's other
       // exclusive handlers, so a later call or read of the session sees it. A batch's events are
       // applied in order, each at its own time, and kept once (event-batches.ts).
-      ingest: restate.handlers.object.exclusive({ idempotencyRetention: IDEMPOTENCY_RETENTION_MS, journalRetention, retryPolicy: KEPT_WORK_RETRY }, async (ctx: restate.ObjectContext, request: IngestRequest): Promise<IngestResult | IngestResult[]> => {
-        const commands = ingestCommands(request);
-        if (!commands) throw new restate.TerminalError('not an SDK event', { errorCode: 400 });
-        const before = await readSession(ctx);
-        let current = before;
-        let cleared = false;
-        let at = 0;
-        const outcomes: InvocationOutcome[] = [];
-        for (const command of commands) {
-          // The service's time when it took the event (journaled with the input: no clock entry to
-          // record), never before what the session already holds.
-          at = sessionTime(command.at, current);
-          if (current && idledOut(current, deps.settings, at)) {
-            current = undefined;
-            cleared = true;
+      ingest: restate.handlers.object.exclusive(
+        { idempotencyRetention: IDEMPOTENCY_RETENTION_MS, journalRetention, retryPolicy: KEPT_WORK_RETRY },
+        async (ctx: restate.ObjectContext, request: IngestRequest): Promise<IngestResult | IngestResult[]> => {
+          const commands = ingestCommands(request);
+          if (!commands) throw new restate.TerminalError('not an SDK event', { errorCode: 400 });
+          const before = await readSession(ctx);
+          let current = before;
+          let cleared = false;
+          let at = 0;
+          const outcomes: InvocationOutcome[] = [];
+          for (const command of commands) {
+            // The service's time when it took the event (journaled with the input: no clock entry to
+            // record), never before what the session already holds.
+            at = sessionTime(command.at, current);
+            if (current && idledOut(current, deps.settings, at)) {
+              current = undefined;
+              cleared = true;
+            }
+            let outcome;
+            try {
+              outcome = await step(ctx, current, at, (reply) =>
+                fromWireCommand(remasked(command), at, deps.sources, reply),
+              );
+            } catch (error) {
+              // A machine bug on one event fails that event alone, as it would sent by itself; the batch's others are kept.
+              if (!(error instanceof restate.TerminalError) || commands.length === 1) throw error;
+              deps.logger.error(
+                { err: error, session_id: ctx.key },
+                'an SDK event failed in the session machine and was dropped from its batch',
+              );
+              continue;
+            }
+            outcomes.push(outcome);
+            current = outcome.stored ?? undefined;
+            if (outcome.stored === null) cleared = true;
           }
-          let outcome;
-          try {
-            outcome = await step(ctx, current, at, (reply) => fromWireCommand(remasked(command), at, deps.sources, reply));
-          } catch (error) {
-            // A machine bug on one event fails that event alone, as it would sent by itself; the batch's others are kept.
-            if (!(error instanceof restate.TerminalError) || commands.length === 1) throw error;
-            deps.logger.error({ err: error, session_id: ctx.key }, 'an SDK event failed in the session machine and was dropped from its batch');
-            continue;
-          }
-          outcomes.push(outcome);
-          current = outcome.stored ?? undefined;
-          if (outcome.stored === null) cleared = true;
-        }
-        if (outcomes.length === 0) throw new restate.TerminalError('every SDK event of the batch failed in the session machine');
-        // Nobody waits on it, and it was acknowledged: a Redis failure is retried by Restate until
-        // Redis is back (not refused, as a call is), so the events are kept.
-        await keep(ctx, before, outcomes, at, cleared);
-        const answers = commands.map(acceptedAnswer);
-        return 'commands' in request ? answers : answers[0]!;
-      }),
-      wake: restate.handlers.object.exclusive({ ingressPrivate: true, retryPolicy: KEPT_WORK_RETRY }, async (ctx: restate.ObjectContext, deadline: number): Promise<void> => {
-        // Read (and migrated) first: the wakes are kept in it. A session gone has none.
-        const stored = await readSession(ctx);
-        const wakes = (stored as KeptSession | undefined)?.wakes ?? [];
-        if (!stored || !wakes.includes(deadline)) return;
-        // A delayed call runs at or after its time; never fire a timer before its deadline.
-        const at = Math.max(await ctx.date.now(), deadline);
-        const remaining = wakes.filter((wake) => wake !== deadline);
-        await keep(ctx, stored, [await step(ctx, stored, at)], at, false, remaining);
-      }),
+          if (outcomes.length === 0)
+            throw new restate.TerminalError('every SDK event of the batch failed in the session machine');
+          // Nobody waits on it, and it was acknowledged: a Redis failure is retried by Restate until
+          // Redis is back (not refused, as a call is), so the events are kept.
+          await keep(ctx, before, outcomes, at, cleared);
+          const answers = commands.map(acceptedAnswer);
+          return 'commands' in request ? answers : answers[0]!;
+        },
+      ),
+      wake: restate.handlers.object.exclusive(
+        { ingressPrivate: true, retryPolicy: KEPT_WORK_RETRY },
+        async (ctx: restate.ObjectContext, deadline: number): Promise<void> => {
+          // Read (and migrated) first: the wakes are kept in it. A session gone has none.
+          const stored = await readSession(ctx);
+          const wakes = stored?.wakes ?? [];
+          if (!stored || !wakes.includes(deadline)) return;
+          // A delayed call runs at or after its time; never fire a timer before its deadline.
+          const at = Math.max(await ctx.date.now(), deadline);
+          const remaining = wakes.filter((wake) => wake !== deadline);
+          await keep(ctx, stored, [await step(ctx, stored, at)], at, false, remaining);
+        },
+      ),
       // An erasure (erasure-object.ts): the session's state goes; a wake still scheduled finds nothing.
-      erase: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext): Promise<boolean> => {
-        const held = (await ctx.stateKeys()).includes(STATE.session);
-        ctx.clearAll();
-        return held;
-      }),
+      erase: restate.handlers.object.exclusive(
+        { ingressPrivate: true },
+        async (ctx: restate.ObjectContext): Promise<boolean> => {
+          const held = (await ctx.stateKeys()).includes(STATE.session);
+          ctx.clearAll();
+          return held;
+        },
+      ),
       // Exclusive, so it waits for the events sent before it: a read after an acknowledged event
       // sees it. A damaged state is shown as none and left for a command to clear.
       view: restate.handlers.object.exclusive(async (ctx: restate.ObjectContext): Promise<StoredSession | null> => {
@@ -331,7 +396,8 @@ export function sessionObject(deps: SessionObjectDeps) {
         if (read instanceof UnreadableKeptValue) return null;
         let stored: StoredSession | null = read;
         // Shown in this release's shape; the next command writes it so.
-        if (stored && keptVersion(stored) !== stateVersion) stored = migrateKept(await keptState(ctx), migrations).session as StoredSession | null;
+        if (stored && keptVersion(stored) !== stateVersion)
+          stored = migrateKept(await keptState(ctx), migrations).session as StoredSession | null;
         return stored && storedDamage(stored) === undefined ? stored : null;
       }),
     },
@@ -345,11 +411,16 @@ export type SessionObject = ReturnType<typeof sessionObject>;
  * would fail every invocation, and Restate would retry each forever: it is cleared, with its
  * reason logged, and the key begins anew, as a hibernated session does in one process.
  */
-async function readKeptSession(ctx: restate.ObjectContext, logger: Logger, migrations: readonly StateMigration[]): Promise<StoredSession | undefined> {
+async function readKeptSession(
+  ctx: restate.ObjectContext,
+  logger: Logger,
+  migrations: readonly StateMigration[],
+): Promise<KeptSession | undefined> {
   const read = (await ctx.get(STATE.session, SESSION_SERDE)) ?? undefined;
   // Bytes that do not read back are no session to migrate or check: discarded with why.
   let stored = read instanceof UnreadableKeptValue ? undefined : read;
-  if (stored && keptVersion(stored) !== stateVersionOf(migrations)) stored = migrateInPlace(ctx, await keptState(ctx), migrations);
+  if (stored && keptVersion(stored) !== stateVersionOf(migrations))
+    stored = migrateInPlace(ctx, await keptState(ctx), migrations);
   const damage = read instanceof UnreadableKeptValue ? read.reason : stored && storedDamage(stored);
   if (damage === undefined) return stored;
   logger.error({ session_id: ctx.key, problem: damage }, 'stored session cannot be restored; session discarded');
@@ -369,11 +440,15 @@ async function keptState(ctx: restate.ObjectSharedContext): Promise<KeptState> {
  * same invocation as the command that found it: migrated once, and never half. A state written
  * by a newer release throws (NewerStateError): retried, not run with a shape this code does not know.
  */
-function migrateInPlace(ctx: restate.ObjectContext, before: KeptState, migrations: readonly StateMigration[]): StoredSession | undefined {
+function migrateInPlace(
+  ctx: restate.ObjectContext,
+  before: KeptState,
+  migrations: readonly StateMigration[],
+): KeptSession | undefined {
   const after = migrateKept(before, migrations);
   for (const key of Object.keys(before)) if (!(key in after)) ctx.clear(key);
   for (const [key, value] of Object.entries(after)) ctx.set(key, value, serdeOf(key));
-  return after.session as StoredSession | undefined;
+  return after.session as KeptSession | undefined;
 }
 
 /**
@@ -383,7 +458,12 @@ function migrateInPlace(ctx: restate.ObjectContext, before: KeptState, migration
  * `watchUntil`, the window after the last call's end, kept with the session (no state read of its
  * own). Answers the window as it stands after these items.
  */
-function forwardToCalls(ctx: restate.ObjectContext, drafts: readonly ActivityDraft[], windowMs: number, watchUntil: number): number {
+function forwardToCalls(
+  ctx: restate.ObjectContext,
+  drafts: readonly ActivityDraft[],
+  windowMs: number,
+  watchUntil: number,
+): number {
   let until = watchUntil;
   const items: RecordRequest['items'] = [];
   for (const draft of drafts) {
@@ -391,12 +471,20 @@ function forwardToCalls(ctx: restate.ObjectContext, drafts: readonly ActivityDra
     items.push({ item: activityItem('', '', draft), at: draft.at });
     if (draft.kind === 'session_stop' && draft.payload.was_active === true && windowMs > 0) until = draft.at + windowMs;
   }
-  if (items.length > 0) ctx.genericSend({ service: CALLS_OBJECT, method: 'record', key: ctx.key, parameter: { items } satisfies RecordRequest, inputSerde: restate.serde.json });
+  if (items.length > 0)
+    ctx.genericSend({
+      service: CALLS_OBJECT,
+      method: 'record',
+      key: ctx.key,
+      parameter: { items } satisfies RecordRequest,
+      inputSerde: restate.serde.json,
+    });
   return until;
 }
 
 /** A command's time as the session runs it: when the service took it, never before what the session already holds. */
-const sessionTime = (sentAt: number, stored: StoredSession | undefined): number => Math.max(sentAt, stored?.summary.last_activity_at ?? 0);
+const sessionTime = (sentAt: number, stored: StoredSession | undefined): number =>
+  Math.max(sentAt, stored?.summary.last_activity_at ?? 0);
 
 /** Idle for the whole TTL with nothing under way: the session's idle check would end it. */
 const idledOut = (stored: StoredSession, settings: SessionSettings, at: number): boolean =>

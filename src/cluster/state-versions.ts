@@ -43,7 +43,9 @@ export function keptVersion(session: unknown): number {
 /** Kept state written by a release newer than this one: this release cannot know its shape. */
 export class NewerStateError extends Error {
   constructor(found: number, known: number) {
-    super(`the session's kept state is version ${found}, newer than this release's ${known}: a newer release's deployment must run it`);
+    super(
+      `the session's kept state is version ${found}, newer than this release's ${known}: a newer release's deployment must run it`,
+    );
   }
 }
 
@@ -55,5 +57,7 @@ export function migrateKept(state: KeptState, migrations: readonly StateMigratio
   let migrated = state;
   for (let version = from; version < to; version += 1) migrated = migrations[version - 1]!(migrated);
   const session = migrated.session;
-  return session && typeof session === 'object' ? { ...migrated, session: { ...session, state_version: to } } : migrated;
+  return session && typeof session === 'object'
+    ? { ...migrated, session: { ...session, state_version: to } }
+    : migrated;
 }

@@ -55,7 +55,13 @@ export function sendMessage(ctx: restate.Context, urls: readonly string[], messa
       last_error: null,
       session_id: message.sessionId,
     };
-    ctx.genericSend({ service: WEBHOOK_OBJECT, method: 'create', key: String(id), parameter: delivery, inputSerde: restate.serde.json });
+    ctx.genericSend({
+      service: WEBHOOK_OBJECT,
+      method: 'create',
+      key: String(id),
+      parameter: delivery,
+      inputSerde: restate.serde.json,
+    });
   }
 }
 
@@ -70,7 +76,11 @@ export function webhookObject(deps: WebhookObjectDeps) {
   /** Attempts the delivery now and keeps what came of it; on a failure, the next attempt is a delayed call. */
   const attempt = async (ctx: restate.ObjectContext, delivery: KeptDelivery): Promise<void> => {
     const at = await ctx.date.now();
-    const result = await ctx.run('attempt', () => deps.send({ url: delivery.url, messageId: delivery.message_id, body: delivery.payload, at }), ATTEMPT_RUN);
+    const result = await ctx.run(
+      'attempt',
+      () => deps.send({ url: delivery.url, messageId: delivery.message_id, body: delivery.payload, at }),
+      ATTEMPT_RUN,
+    );
     const done = await ctx.date.now();
     const attempts = delivery.attempts + 1;
     if (result.ok) {
@@ -96,17 +106,23 @@ export function webhookObject(deps: WebhookObjectDeps) {
   return restate.object({
     name: WEBHOOK_OBJECT,
     handlers: {
-      create: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext, delivery: KeptDelivery): Promise<void> => {
-        if (await ctx.get(DELIVERY_STATE)) return;
-        ctx.set(DELIVERY_STATE, delivery);
-        await attempt(ctx, delivery);
-      }),
+      create: restate.handlers.object.exclusive(
+        { ingressPrivate: true },
+        async (ctx: restate.ObjectContext, delivery: KeptDelivery): Promise<void> => {
+          if (await ctx.get(DELIVERY_STATE)) return;
+          ctx.set(DELIVERY_STATE, delivery);
+          await attempt(ctx, delivery);
+        },
+      ),
       // A delayed call for the attempt due at `due`: one no longer due (delivered, retried since, erased) does nothing.
-      attempt: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext, due: number): Promise<void> => {
-        const delivery = await ctx.get<KeptDelivery>(DELIVERY_STATE);
-        if (delivery?.status !== 'pending' || delivery.next_at !== due) return;
-        await attempt(ctx, delivery);
-      }),
+      attempt: restate.handlers.object.exclusive(
+        { ingressPrivate: true },
+        async (ctx: restate.ObjectContext, due: number): Promise<void> => {
+          const delivery = await ctx.get<KeptDelivery>(DELIVERY_STATE);
+          if (delivery?.status !== 'pending' || delivery.next_at !== due) return;
+          await attempt(ctx, delivery);
+        },
+      ),
       // POST /api/webhooks/deliveries/{id}/retry: pending again and due now, its attempts kept; sent by the call it schedules.
       retry: restate.handlers.object.exclusive(async (ctx: restate.ObjectContext): Promise<KeptDelivery | null> => {
         const delivery = await ctx.get<KeptDelivery>(DELIVERY_STATE);
@@ -117,17 +133,27 @@ export function webhookObject(deps: WebhookObjectDeps) {
         schedule(ctx, now, 0);
         return again;
       }),
-      erase: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext): Promise<boolean> => {
-        const held = (await ctx.get(DELIVERY_STATE)) !== null;
-        ctx.clearAll();
-        return held;
-      }),
+      erase: restate.handlers.object.exclusive(
+        { ingressPrivate: true },
+        async (ctx: restate.ObjectContext): Promise<boolean> => {
+          const held = (await ctx.get(DELIVERY_STATE)) !== null;
+          ctx.clearAll();
+          return held;
+        },
+      ),
     },
   });
 }
 
 function schedule(ctx: restate.ObjectContext, due: number, delayMs: number): void {
-  ctx.genericSend({ service: WEBHOOK_OBJECT, method: 'attempt', key: ctx.key, parameter: due, inputSerde: restate.serde.json, delay: Math.max(0, delayMs) });
+  ctx.genericSend({
+    service: WEBHOOK_OBJECT,
+    method: 'attempt',
+    key: ctx.key,
+    parameter: due,
+    inputSerde: restate.serde.json,
+    delay: Math.max(0, delayMs),
+  });
 }
 
 export type WebhookObject = ReturnType<typeof webhookObject>;

@@ -13,7 +13,12 @@ export const clusterEnv = z.object({
   // The endpoint the Restate server calls: loopback unless the server runs on another host of a private network.
   RESTATE_ENDPOINT_HOST: z.string().trim().min(1).default('127.0.0.1'),
   // How long Restate keeps a completed event's or call's journal to inspect (sys_journal); none by default (docs/cluster.md, "Journal work per invocation").
-  RESTATE_JOURNAL_RETENTION_SECONDS: z.coerce.number({ error: 'must be a number of seconds' }).int().min(0).max(86_400).default(0),
+  RESTATE_JOURNAL_RETENTION_SECONDS: z.coerce
+    .number({ error: 'must be a number of seconds' })
+    .int()
+    .min(0)
+    .max(86_400)
+    .default(0),
   // The Restate servers' request-signing public keys (docs/cluster.md, Request signing): the endpoint refuses any call not signed by one.
   RESTATE_IDENTITY_KEYS: z
     .string()

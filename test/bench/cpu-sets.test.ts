@@ -17,7 +17,12 @@ describe('the bench pins servers and the load generator apart', () => {
   });
 
   it('takes the sets from BENCH_SERVER_CPUS and BENCH_LOAD_CPUS, counting the cores in them', () => {
-    expect(planCpuSets([], { BENCH_SERVER_CPUS: '4,6', BENCH_LOAD_CPUS: '8-11' }, 16, taskset)).toEqual({ server: '4,6', load: '8-11', serverCores: 2, loadCores: 4 });
+    expect(planCpuSets([], { BENCH_SERVER_CPUS: '4,6', BENCH_LOAD_CPUS: '8-11' }, 16, taskset)).toEqual({
+      server: '4,6',
+      load: '8-11',
+      serverCores: 2,
+      loadCores: 4,
+    });
   });
 
   it('does not pin with --unpinned, on one core, or without taskset', () => {

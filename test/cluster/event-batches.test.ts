@@ -4,7 +4,8 @@ import { SessionBatches } from '../../src/cluster/event-batches.js';
 
 /** A send the test completes by hand: each batch waits until `release` answers it. */
 function manualSend() {
-  const sent: { sessionId: string; events: string[]; keys: (string | undefined)[]; release: (fail?: Error) => void }[] = [];
+  const sent: { sessionId: string; events: string[]; keys: (string | undefined)[]; release: (fail?: Error) => void }[] =
+    [];
   const send = (sessionId: string, batch: readonly BatchedEvent<string>[]) =>
     new Promise<string[]>((resolve, reject) => {
       sent.push({
@@ -43,14 +44,21 @@ describe('SessionBatches', () => {
     await flush();
     expect(sent.map((batch) => batch.events)).toEqual([['a'], ['b', 'c', 'd'], ['e']]);
     sent[2]!.release();
-    await expect(Promise.all([...answers, e])).resolves.toEqual(['taken a', 'taken b', 'taken c', 'taken d', 'taken e']);
+    await expect(Promise.all([...answers, e])).resolves.toEqual([
+      'taken a',
+      'taken b',
+      'taken c',
+      'taken d',
+      'taken e',
+    ]);
     expect(batches.totals()).toEqual({ batches: 3, events: 5 });
   });
 
   it('sends an event the client named alone, with its key, keeping the order around it', async () => {
     const { sent, send } = manualSend();
     const batches = new SessionBatches(send);
-    for (const [name, key] of [['a'], ['b'], ['c', 'k1'], ['d'], ['e', 'k2'], ['f', 'k3']] as const) void batches.submit('s1', event(name, key));
+    for (const [name, key] of [['a'], ['b'], ['c', 'k1'], ['d'], ['e', 'k2'], ['f', 'k3']] as const)
+      void batches.submit('s1', event(name, key));
     for (let round = 0; round < 5; round += 1) {
       sent[round]!.release();
       await flush();

@@ -20,8 +20,17 @@ async function fieldSession(): Promise<StoredSession> {
   let at = T0;
   for (const event of fieldSessionEvents('s1')) {
     at += 1000;
-    const command = (reply: (value: unknown) => void) => ({ type: 'session.ingest', event, at, trace: { trace_id: 't', request_id: `r${at}` }, reply }) as unknown as SessionCommand;
-    stored = (await runSessionInvocation({ logic: sessionMachine, sessionId: 's1', settings, at, stored, command })).stored ?? undefined;
+    const command = (reply: (value: unknown) => void) =>
+      ({
+        type: 'session.ingest',
+        event,
+        at,
+        trace: { trace_id: 't', request_id: `r${at}` },
+        reply,
+      }) as unknown as SessionCommand;
+    stored =
+      (await runSessionInvocation({ logic: sessionMachine, sessionId: 's1', settings, at, stored, command })).stored ??
+      undefined;
   }
   return stored!;
 }
@@ -53,6 +62,8 @@ describe('the kept session value in Restate', () => {
     const damaged = serde.deserialize(bytes.slice(0, bytes.byteLength / 2));
     expect(damaged).toBeInstanceOf(UnreadableKeptValue);
     expect((damaged as UnreadableKeptValue).reason).toMatch(/^the kept session value could not be read: /);
-    expect(serde.deserialize(new Uint8Array(Buffer.from('{"session_id": "s1", trunc')))).toBeInstanceOf(UnreadableKeptValue);
+    expect(serde.deserialize(new Uint8Array(Buffer.from('{"session_id": "s1", trunc')))).toBeInstanceOf(
+      UnreadableKeptValue,
+    );
   });
 });

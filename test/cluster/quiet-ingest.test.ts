@@ -30,12 +30,28 @@ describe('an SDK event to a quiet kept session (quietIngest)', () => {
             // A wake at each deadline passed, as Restate's delayed call runs it; after odd waits the
             // next command comes first and finds a deadline due (the wake has not run yet).
             while (s.ms % 2 === 0 && stored && stored.wake_at !== null && stored.wake_at <= at) {
-              stored = (await runSessionInvocation({ logic, sessionId: 's1', settings, at: Math.max(stored.wake_at, stored.summary.last_activity_at), stored })).stored ?? undefined;
+              stored =
+                (
+                  await runSessionInvocation({
+                    logic,
+                    sessionId: 's1',
+                    settings,
+                    at: Math.max(stored.wake_at, stored.summary.last_activity_at),
+                    stored,
+                  })
+                ).stored ?? undefined;
             }
             continue;
           }
           at += 1;
-          const input: InvocationInput = { logic, sessionId: 's1', settings, at, stored, command: (reply) => commandFor(s, at, reply) };
+          const input: InvocationInput = {
+            logic,
+            sessionId: 's1',
+            settings,
+            at,
+            stored,
+            command: (reply) => commandFor(s, at, reply),
+          };
           const machine = await runSessionInvocation(input);
           if (s.kind === 'ingest') {
             events += 1;
@@ -55,16 +71,41 @@ describe('an SDK event to a quiet kept session (quietIngest)', () => {
   });
 
   it('leaves to the machine a new session, a session in a call, one with a deadline due, and other commands', async () => {
-    const first = await runSessionInvocation({ logic, sessionId: 's1', settings, at: START, stored: undefined, command: (reply) => commandFor({ kind: 'ingest', raw: { session_id: 's1', event: 'screen_state', screen: 'intro' } }, START, reply) });
+    const first = await runSessionInvocation({
+      logic,
+      sessionId: 's1',
+      settings,
+      at: START,
+      stored: undefined,
+      command: (reply) =>
+        commandFor({ kind: 'ingest', raw: { session_id: 's1', event: 'screen_state', screen: 'intro' } }, START, reply),
+    });
     const stored = first.stored!;
-    const event = (at: number): InvocationInput => ({ logic, sessionId: 's1', settings, at, stored, command: (reply) => commandFor({ kind: 'ingest', raw: { session_id: 's1', event: 'screen_state', screen: 'selfie' } }, at, reply) });
+    const event = (at: number): InvocationInput => ({
+      logic,
+      sessionId: 's1',
+      settings,
+      at,
+      stored,
+      command: (reply) =>
+        commandFor({ kind: 'ingest', raw: { session_id: 's1', event: 'screen_state', screen: 'selfie' } }, at, reply),
+    });
     expect(quietIngest(event(START + 1))).toBeDefined();
     expect(quietIngest({ ...event(START + 1), stored: undefined })).toBeUndefined();
-    expect(quietIngest({ ...event(START + 1), stored: { ...stored, summary: { ...stored.summary, voice: 'active' } } })).toBeUndefined();
+    expect(
+      quietIngest({ ...event(START + 1), stored: { ...stored, summary: { ...stored.summary, voice: 'active' } } }),
+    ).toBeUndefined();
     expect(quietIngest(event(stored.wake_at!))).toBeUndefined();
-    expect(quietIngest({ ...event(START + 1), command: (reply) => commandFor({ kind: 'trigger' }, START + 1, reply) })).toBeUndefined();
+    expect(
+      quietIngest({ ...event(START + 1), command: (reply) => commandFor({ kind: 'trigger' }, START + 1, reply) }),
+    ).toBeUndefined();
     // A logic whose SDK events take the machine's path (its own ingest action) is never bypassed.
     expect(quietIngest({ ...event(START + 1), logic: media })).toBeUndefined();
-    expect(quietIngest({ ...event(START + 1), logic: withDirectIngest(sessionMachine.provide({ actions: { ingest: () => undefined } })) })).toBeUndefined();
+    expect(
+      quietIngest({
+        ...event(START + 1),
+        logic: withDirectIngest(sessionMachine.provide({ actions: { ingest: () => undefined } })),
+      }),
+    ).toBeUndefined();
   });
 });

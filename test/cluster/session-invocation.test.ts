@@ -18,33 +18,63 @@ const settings = invocationSettings;
 const trace = { trace_id: 't', request_id: 'r' };
 
 const ingest = (screen: string, at: number) => (reply: (value: unknown) => void) =>
-  ({ type: 'session.ingest', event: { session_id: 's1', event: 'screen_view', screen }, at, trace, reply }) as unknown as SessionCommand;
+  ({
+    type: 'session.ingest',
+    event: { session_id: 's1', event: 'screen_view', screen },
+    at,
+    trace,
+    reply,
+  }) as unknown as SessionCommand;
 
-const evaluate = (at: number) => (reply: (value: unknown) => void): TriggerEvaluateCommand => ({
-  type: 'trigger.evaluate',
-  signals: { errors: ['pan_invalid', 'pan_invalid_format'] },
-  user_id: null,
-  client_id: null,
-  header_client_id: null,
-  sdk_overrides: { '*': { thresholds: { min_trigger_interval_seconds: 30 } } },
-  at,
-  trace,
-  reply,
-});
+const evaluate =
+  (at: number) =>
+  (reply: (value: unknown) => void): TriggerEvaluateCommand => ({
+    type: 'trigger.evaluate',
+    signals: { errors: ['pan_invalid', 'pan_invalid_format'] },
+    user_id: null,
+    client_id: null,
+    header_client_id: null,
+    sdk_overrides: { '*': { thresholds: { min_trigger_interval_seconds: 30 } } },
+    at,
+    trace,
+    reply,
+  });
 
-const run = (stored: StoredSession | undefined, at: number, command?: (reply: (value: unknown) => void) => SessionCommand) =>
-  runSessionInvocation({ logic: sessionMachine, sessionId: 's1', settings, at, stored, command });
+const run = (
+  stored: StoredSession | undefined,
+  at: number,
+  command?: (reply: (value: unknown) => void) => SessionCommand,
+) => runSessionInvocation({ logic: sessionMachine, sessionId: 's1', settings, at, stored, command });
 
 describe('one invocation of a session hosted elsewhere: notices to the voice agent', () => {
   const start = (at: number) => (reply: (value: unknown) => void) =>
-    ({ type: 'voice.start', at, trace, user_id: 'u1', screen: 'pan_details', invocation_id: 'inv-1', reply }) as unknown as SessionCommand;
+    ({
+      type: 'voice.start',
+      at,
+      trace,
+      user_id: 'u1',
+      screen: 'pan_details',
+      invocation_id: 'inv-1',
+      reply,
+    }) as unknown as SessionCommand;
   const typed = (at: number) => (reply: (value: unknown) => void) =>
-    ({ type: 'session.ingest', event: { session_id: 's1', event: 'component_input', component_id: 'pan_field', hint: 'x', masked: true }, at, trace, reply }) as unknown as SessionCommand;
+    ({
+      type: 'session.ingest',
+      event: { session_id: 's1', event: 'component_input', component_id: 'pan_field', hint: 'x', masked: true },
+      at,
+      trace,
+      reply,
+    }) as unknown as SessionCommand;
 
   // Placeholder media: the token is minted locally, no other media call is made.
-  const logic = sessionMachine.provide({ actors: { mintToken: fromPromise(async () => ({ token: 'placeholder.t', url: '', expires_in_sec: 3600 })) } });
-  const runPlaceholder = (stored: StoredSession | undefined, at: number, command: (reply: (value: unknown) => void) => SessionCommand) =>
-    runSessionInvocation({ logic, sessionId: 's1', settings, at, stored, command });
+  const logic = sessionMachine.provide({
+    actors: { mintToken: fromPromise(async () => ({ token: 'placeholder.t', url: '', expires_in_sec: 3600 })) },
+  });
+  const runPlaceholder = (
+    stored: StoredSession | undefined,
+    at: number,
+    command: (reply: (value: unknown) => void) => SessionCommand,
+  ) => runSessionInvocation({ logic, sessionId: 's1', settings, at, stored, command });
 
   it('with placeholder media a running call makes no notice (there is no room to send it to)', async () => {
     const started = await runPlaceholder(undefined, T0, start(T0));
@@ -61,18 +91,33 @@ describe("one invocation of a session hosted elsewhere: the agent watch's media 
   const logic = sessionMachine.provide({
     actors: {
       createRoom: fromPromise<void, RoomInput>(() => (calls.push('createRoom'), later<void>(undefined))),
-      findAgentDispatch: fromPromise<string | null, FindAgentInput>(() => (calls.push('findAgentDispatch'), later<string | null>(null))),
+      findAgentDispatch: fromPromise<string | null, FindAgentInput>(
+        () => (calls.push('findAgentDispatch'), later<string | null>(null)),
+      ),
       dispatchAgent: fromPromise<string, RoomInput>(() => (calls.push('dispatchAgent'), later('AD_1'))),
       mintToken: fromPromise(() => later({ token: 't', url: 'ws://media', expires_in_sec: 3600 })),
-      checkAgent: fromPromise<AgentPresence, RoomInput>(() => (calls.push('checkAgent'), later<AgentPresence>('absent'))),
+      checkAgent: fromPromise<AgentPresence, RoomInput>(
+        () => (calls.push('checkAgent'), later<AgentPresence>('absent')),
+      ),
       replaceDispatch: fromPromise<string, ReplaceDispatchInput>(() => (calls.push('replaceDispatch'), later('AD_2'))),
     },
   });
   const withMedia = { ...settings, mediaReady: true };
-  const runWithMedia = (stored: StoredSession | undefined, at: number, command?: (reply: (value: unknown) => void) => SessionCommand) =>
-    runSessionInvocation({ logic, sessionId: 's1', settings: withMedia, at, stored, command });
+  const runWithMedia = (
+    stored: StoredSession | undefined,
+    at: number,
+    command?: (reply: (value: unknown) => void) => SessionCommand,
+  ) => runSessionInvocation({ logic, sessionId: 's1', settings: withMedia, at, stored, command });
   const start = (at: number) => (reply: (value: unknown) => void) =>
-    ({ type: 'voice.start', at, trace, user_id: 'u1', screen: 'pan_details', invocation_id: 'inv-1', reply }) as unknown as SessionCommand;
+    ({
+      type: 'voice.start',
+      at,
+      trace,
+      user_id: 'u1',
+      screen: 'pan_details',
+      invocation_id: 'inv-1',
+      reply,
+    }) as unknown as SessionCommand;
 
   it('a wake that checks the room waits for the check and the new dispatch: it never ends with the watch stuck mid-call', async () => {
     const started = await runWithMedia(undefined, T0, start(T0));
@@ -81,7 +126,9 @@ describe("one invocation of a session hosted elsewhere: the agent watch's media 
     const woken = await runWithMedia(started.stored!, due);
     expect(calls).toEqual(['createRoom', 'findAgentDispatch', 'dispatchAgent', 'checkAgent', 'replaceDispatch']);
     expect(woken.stored!.value).toMatchObject({ agent: 'awaiting' });
-    expect(woken.activity.filter((draft) => draft.kind === 'voice_agent').map((draft) => draft.payload.outcome)).toEqual(['redispatched']);
+    expect(
+      woken.activity.filter((draft) => draft.kind === 'voice_agent').map((draft) => draft.payload.outcome),
+    ).toEqual(['redispatched']);
   });
 });
 
@@ -97,7 +144,11 @@ describe('one invocation of a session hosted elsewhere', () => {
   it('restores from the kept state: the next command sees what the first one left', async () => {
     const first = await run(undefined, T0, ingest('welcome', T0));
     const second = await run(first.stored!, T0 + 1000, ingest('pan_details', T0 + 1000));
-    expect(second.stored!.summary).toMatchObject({ screen: 'pan_details', created_at: T0, last_activity_at: T0 + 1000 });
+    expect(second.stored!.summary).toMatchObject({
+      screen: 'pan_details',
+      created_at: T0,
+      last_activity_at: T0 + 1000,
+    });
   });
 
   it('a fired trigger keeps its cooldown end as the wake; a wake at that time ends the cooldown, and one before it does not', async () => {
@@ -121,13 +172,31 @@ describe('one invocation of a session hosted elsewhere', () => {
 
   it('hands every inspection event to the inspector, under the session id', async () => {
     const seen: InspectionEvent[] = [];
-    await runSessionInvocation({ logic: sessionMachine, sessionId: 's1', settings, at: T0, stored: undefined, command: ingest('welcome', T0), inspect: (event) => seen.push(event) });
-    expect(seen.some((event) => event.type === '@xstate.event' && (event.actorRef as { id?: string }).id === 's1' && (event.event as { type: string }).type === 'session.ingest')).toBe(true);
+    await runSessionInvocation({
+      logic: sessionMachine,
+      sessionId: 's1',
+      settings,
+      at: T0,
+      stored: undefined,
+      command: ingest('welcome', T0),
+      inspect: (event) => seen.push(event),
+    });
+    expect(
+      seen.some(
+        (event) =>
+          event.type === '@xstate.event' &&
+          (event.actorRef as { id?: string }).id === 's1' &&
+          (event.event as { type: string }).type === 'session.ingest',
+      ),
+    ).toBe(true);
   });
 });
 
 describe('a command on the wire', () => {
-  const sources = { knowledgeBase: { steps: {} }, refreshPolicy: { interval_seconds: 60, on_user_turn: true, min_interval_seconds: 5 } } as unknown as AgentContextSources;
+  const sources = {
+    knowledgeBase: { steps: {} },
+    refreshPolicy: { interval_seconds: 60, on_user_turn: true, min_interval_seconds: 5 },
+  } as unknown as AgentContextSources;
 
   it('leaves behind the reply, the hint matcher and the shared sources, and comes back at the invocation time with local ones', () => {
     const hint = 'ABCDE1234F';
@@ -141,7 +210,12 @@ describe('a command on the wire', () => {
     } as unknown as SessionCommand;
     const wire = JSON.parse(JSON.stringify(toWireCommand(command))) as unknown;
     expect(JSON.stringify(wire)).not.toContain(hint);
-    expect(wire).toEqual({ type: 'session.ingest', event: { session_id: 's1', event: 'component_input', screen: 'pan_details' }, at: T0, trace });
+    expect(wire).toEqual({
+      type: 'session.ingest',
+      event: { session_id: 's1', event: 'component_input', screen: 'pan_details' },
+      at: T0,
+      trace,
+    });
     expect(isWireCommand(wire)).toBe(true);
     const reply = () => undefined;
     const back = fromWireCommand(wire as ReturnType<typeof toWireCommand>, T0 + 5, sources, reply);
@@ -150,9 +224,15 @@ describe('a command on the wire', () => {
   });
 
   it('gives a context fetch and a flow this process own sources', () => {
-    const fetched = fromWireCommand({ type: 'context.fetch', trace }, T0, sources, () => undefined) as Extract<SessionCommand, { type: 'context.fetch' }>;
+    const fetched = fromWireCommand({ type: 'context.fetch', trace }, T0, sources, () => undefined) as Extract<
+      SessionCommand,
+      { type: 'context.fetch' }
+    >;
     expect(fetched.sources).toBe(sources);
-    const flow = fromWireCommand({ type: 'flow.set', flow_key: 'f' }, T0, sources, () => undefined) as Extract<SessionCommand, { type: 'flow.set' }>;
+    const flow = fromWireCommand({ type: 'flow.set', flow_key: 'f' }, T0, sources, () => undefined) as Extract<
+      SessionCommand,
+      { type: 'flow.set' }
+    >;
     expect(flow.knowledge_base).toBe(sources.knowledgeBase);
   });
 
