@@ -117,7 +117,12 @@ async function main(): Promise<void> {
     const targets = (process.env.TARGETS ?? 'one-way ceiling,ingestion').split(',') as (keyof typeof jobs)[];
     if (FIELD_SESSIONS) await seedFieldSessions(clientUrl, SESSIONS);
     // Every session exists, and both paths are warm, before anything is counted.
-    await runLoad({ ...jobs.ingestion, connections: Math.min(jobs.ingestion.connections, SESSIONS), amount: SESSIONS, sequential: true });
+    await runLoad({
+      ...jobs.ingestion,
+      connections: Math.min(jobs.ingestion.connections, SESSIONS),
+      amount: SESSIONS,
+      sequential: true,
+    });
     for (const target of targets) {
       await runLoad({ ...jobs[target], amount: 2000 });
       await drained();
