@@ -20,7 +20,9 @@ export interface ConsentToolOptions {
 export function consentTool(options: ConsentToolOptions) {
   return llm.tool({
     description:
-      'Record the user\'s answer to the consent notice given at the start of the call: "given" when they agree to continue, "refused" when they decline, "withdrawn" when they later take their consent back. Call it once for each answer, then carry on helping either way.',
+      "Record the user's answer to the consent notice given at the start of the call: " +
+      '"given" when they agree to continue, "refused" when they decline, "withdrawn" when they later take their consent back. ' +
+      'Call it once for each answer, then carry on helping either way.',
     parameters: z.object({ decision: z.enum(['given', 'refused', 'withdrawn']) }),
     execute: async ({ decision }) => {
       const notice = options.notice();

@@ -163,7 +163,8 @@ async function main(): Promise<void> {
       const total = spent.reduce((sum, [, ms]) => sum + ms, 0);
       const perSecond = (ms: number) => ((ms * EVENTS) / seconds).toFixed(0);
       console.log(
-        `${target}: ${EVENTS} events in ${seconds.toFixed(1)} s, backlog included (sent at ${result.requestsPerSecond.toFixed(0)}/s, p50 ${result.latencyP50} ms, failed ${result.errors + result.non2xx}); ` +
+        `${target}: ${EVENTS} events in ${seconds.toFixed(1)} s, backlog included ` +
+          `(sent at ${result.requestsPerSecond.toFixed(0)}/s, p50 ${result.latencyP50} ms, failed ${result.errors + result.non2xx}); ` +
           `CPU ms per event: ${spent.map(([name, ms]) => `${name} ${ms.toFixed(3)}`).join(', ')}; total ${total.toFixed(3)}; ` +
           `CPU ms per second: ${spent.map(([name, ms]) => `${name} ${perSecond(ms)}`).join(', ')}; load average ${loadavg()[0]!.toFixed(2)}`,
       );
@@ -179,7 +180,8 @@ async function main(): Promise<void> {
       `SELECT service_name || '.' || key AS key, count(*) AS n, avg(length(encode(value, 'hex')) / 2) AS bytes FROM state GROUP BY service_name, key`,
     );
     const invocations = await cluster.restate.query<{ target: string; status: string; n: number }>(
-      `SELECT target_service_name || '/' || target_handler_name AS target, status, count(*) AS n FROM sys_invocation GROUP BY target_service_name, target_handler_name, status`,
+      `SELECT target_service_name || '/' || target_handler_name AS target, status, count(*) AS n FROM sys_invocation ` +
+        'GROUP BY target_service_name, target_handler_name, status',
     );
     console.log(
       `invocations Restate still holds: ${invocations.map((row) => `${row.target} ${row.status} ${row.n}`).join(', ')}`,

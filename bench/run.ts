@@ -314,8 +314,12 @@ async function main(): Promise<void> {
       processCounts: [1, 2],
     });
     say(
-      `### Cluster mode against Restate's own ceiling (50 connections, 1,000 sessions, ${settings.duration} s × ${settings.rounds} interleaved rounds, median; docs/cluster.md, "Measuring it")\n\n${cluster.markdown}\n\n` +
-        `${cluster.ratios}\n\nJournal entries per event (Restate's \`sys_journal\`, 2,000 events per load, one process):\n\n${cluster.journal}\n\n${cluster.placement} Load average (1 / 5 / 15 min): ${cluster.load}.${took()}`,
+      `### Cluster mode against Restate's own ceiling (50 connections, 1,000 sessions, ` +
+        `${settings.duration} s × ${settings.rounds} interleaved rounds, median; docs/cluster.md, "Measuring it")\n\n` +
+        `${cluster.markdown}\n\n` +
+        `${cluster.ratios}\n\n` +
+        `Journal entries per event (Restate's \`sys_journal\`, 2,000 events per load, one process):\n\n${cluster.journal}\n\n` +
+        `${cluster.placement} Load average (1 / 5 / 15 min): ${cluster.load}.${took()}`,
     );
   }
 

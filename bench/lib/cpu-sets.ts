@@ -72,5 +72,9 @@ export function moveToLoadCores(pid: number): void {
 export function describeCpuSets(generator: string): string {
   if (!CPU_SETS)
     return 'Unpinned: the servers and the load generator share every core, so the ratios are flattered (BENCHMARKS.md: "Pinned").';
-  return `Pinned: each server on CPU ${CPU_SETS.server} (${CPU_SETS.serverCores} core${CPU_SETS.serverCores > 1 ? 's' : ''}), the load generator (${generator}) and this runner on CPU ${CPU_SETS.load}, one server measured at a time.`;
+  const cores = `${CPU_SETS.serverCores} core${CPU_SETS.serverCores > 1 ? 's' : ''}`;
+  return (
+    `Pinned: each server on CPU ${CPU_SETS.server} (${cores}), the load generator (${generator}) ` +
+    `and this runner on CPU ${CPU_SETS.load}, one server measured at a time.`
+  );
 }

@@ -34,13 +34,17 @@ export function pinnedVerdict(cpus: CpuSets, run: PinnedIngestion): string {
   const sqliteTarget = SQLITE_TARGET[cpus.serverCores] ?? SQLITE_TARGET[2]!;
   const p99Within = run.p99.memory <= 2 * run.p99.express;
   const targets =
-    `Pinned targets (${cpus.serverCores} core${cpus.serverCores > 1 ? 's' : ''} per server): STORE=memory ≥ ${MEMORY_TARGET} × bare express with p99 ≤ 2 × express's → ${run.serviceOverExpress.toFixed(2)}, p99 ${run.p99.memory.toFixed(1)} against ${run.p99.express.toFixed(1)} ms ${verdict(run.serviceOverExpress >= MEMORY_TARGET && p99Within)}; ` +
+    `Pinned targets (${cpus.serverCores} core${cpus.serverCores > 1 ? 's' : ''} per server): ` +
+    `STORE=memory ≥ ${MEMORY_TARGET} × bare express with p99 ≤ 2 × express's → ${run.serviceOverExpress.toFixed(2)}, ` +
+    `p99 ${run.p99.memory.toFixed(1)} against ${run.p99.express.toFixed(1)} ms ${verdict(run.serviceOverExpress >= MEMORY_TARGET && p99Within)}; ` +
     `STORE=sqlite ≥ ${sqliteTarget} → ${run.sqliteOverExpress.toFixed(2)} ${verdict(run.sqliteOverExpress >= sqliteTarget)}.`;
   const baseline = PINNED_BASELINES[cpus.serverCores];
   if (!baseline) return `${targets} Regression guard: no pinned baseline for ${cpus.serverCores}-core servers yet.`;
   const memoryShare = run.serviceOverExpress / baseline.memory;
   const sqliteShare = run.sqliteOverExpress / baseline.sqlite;
-  const guard = `Regression guard: pinned ratios against their baselines (${baseline.memory} memory, ${baseline.sqlite} SQLite; fails below ${GUARD_FRACTION}×) → ${memoryShare.toFixed(2)}× and ${sqliteShare.toFixed(2)}×`;
+  const guard =
+    `Regression guard: pinned ratios against their baselines (${baseline.memory} memory, ${baseline.sqlite} SQLite; ` +
+    `fails below ${GUARD_FRACTION}×) → ${memoryShare.toFixed(2)}× and ${sqliteShare.toFixed(2)}×`;
   if (memoryShare < GUARD_FRACTION || sqliteShare < GUARD_FRACTION)
     throw new Error(`${guard}: the request path got slower (bench/lib/pinned-targets.ts, BENCHMARKS.md)`);
   return `${targets} ${guard}.`;
