@@ -67,7 +67,7 @@ export class SessionBatches<E, A> {
     });
   }
 
-  /** Batches sent and the events they carried, since the process started (for the metrics). */
+  /** Batches sent and the events they carried, since the process started (what a test reads of how events were grouped). */
   totals(): Readonly<{ batches: number; events: number }> {
     return this.sizes;
   }
