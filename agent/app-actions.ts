@@ -1,5 +1,5 @@
 /**
- * The agent acts on the user's app (docs/voice-agent.md, "Acting on the app"): it highlights a
+ * The agent acts on the user's app (docs/reference/voice-agent.md, "Acting on the app"): it highlights a
  * field, opens a screen or shows a hint, by LiveKit RPC to the user's participant in the room.
  * The app registers the methods; the console's voice demo does, so they can be seen. Each action
  * is recorded with the service as an `agent_action` event, with what came of it. A hint's text

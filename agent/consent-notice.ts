@@ -8,7 +8,7 @@ export interface NoticeToGive {
 }
 
 /**
- * The consent notice the agent says first in a call (docs/calls.md): the text for `language`
+ * The consent notice the agent says first in a call (docs/explanation/calls.md): the text for `language`
  * (`hi-IN` falls back to `hi`), else English, else the first the tenant gives; none when the
  * service sent no notice.
  */

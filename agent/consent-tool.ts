@@ -13,7 +13,7 @@ export interface ConsentToolOptions {
 }
 
 /**
- * The model's way to record the user's answer to the consent notice (docs/calls.md): it calls
+ * The model's way to record the user's answer to the consent notice (docs/explanation/calls.md): it calls
  * `record_consent` with the decision, and the agent posts it to the service with the notice's
  * version and language. The words of the answer stay in the conversation; only the decision goes.
  */

@@ -49,7 +49,7 @@ class FetchFailure extends Error {
 }
 
 /**
- * The session's context as the agent knows it, kept fresh by the refresh policy (docs/voice-agent.md):
+ * The session's context as the agent knows it, kept fresh by the refresh policy (docs/reference/voice-agent.md):
  * periodically, on each user turn if the policy says so, and on each `context_updated` notice,
  * never two fetches closer than the minimum interval (a refresh asked for sooner runs when the
  * interval is over). When the service cannot be reached the last context stays in use and the

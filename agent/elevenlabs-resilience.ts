@@ -1,5 +1,5 @@
 // What the agent adds to the ElevenLabs plugin so that one failing request does not end or silence
-// a call (docs/voice-agent.md, "Faults"; each is tested in test-media/voice-elevenlabs.test.ts).
+// a call (docs/reference/voice-agent.md, "Faults"; each is tested in test-media/voice-elevenlabs.test.ts).
 import type { stt } from '@livekit/agents';
 import * as elevenlabs from '@livekit/agents-plugin-elevenlabs';
 

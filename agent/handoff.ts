@@ -1,5 +1,5 @@
 /**
- * The agent's side of a person taking over (docs/handoff.md): the user asks for a person (the
+ * The agent's side of a person taking over (docs/explanation/handoff.md): the user asks for a person (the
  * model's `request_human` tool, or the scripted dialog's "talk to a person"), the agent posts
  * `handoff_requested` to the service, and the call waits in the console's queue. When an operator
  * joins the room (an identity starting `operator-`, as the service mints them), the agent says a
@@ -12,7 +12,7 @@ import type { ServiceClient } from '../src/client/index.js';
 import { HANDOFF_UNANSWERED } from '../src/domain/sdk-event.js';
 import { OPERATOR_IDENTITY_PREFIX } from '../src/domain/voice-session.js';
 
-/** An operator, by the identity the service mints their token with (src/sessions/handoff.ts). */
+/** An operator, by the identity the service mints their token with (src/use-cases/handoff.ts). */
 export const isOperator = (identity: string): boolean => identity.startsWith(OPERATOR_IDENTITY_PREFIX);
 
 export const HANDOFF_LINES = {
@@ -70,7 +70,7 @@ export class Handoff {
       this.waiting = undefined;
       if (this.joined) return;
       this.options.log('no operator joined in time', { timeout_ms: this.options.timeoutMs });
-      // Told to the service first: the call back the user is promised is owed from then on (docs/handoff.md, "A call back").
+      // Told to the service first: the call back the user is promised is owed from then on (docs/explanation/handoff.md, "A call back").
       void this.post(HANDOFF_UNANSWERED, { waited_seconds: Math.round(this.options.timeoutMs / 1000) }).finally(() =>
         this.options.say(HANDOFF_LINES.timedOut),
       );

@@ -90,7 +90,7 @@ export default defineAgent<ProcessData>({
 
     let session: voice.AgentSession | undefined;
     let agent: KycAssistant | ScriptedAssistant | undefined;
-    // A person taking over (docs/handoff.md): asked for by the tool or the scripted dialog, an
+    // A person taking over (docs/explanation/handoff.md): asked for by the tool or the scripted dialog, an
     // operator joining makes the agent say so and step back.
     const handoff = new Handoff({
       client,
@@ -129,7 +129,7 @@ export default defineAgent<ProcessData>({
     // Leaving (the room gone, the conversation closed) ends this job's own work at once: it stops
     // fetching the context, so the service's silence check is not kept alive by a job that has
     // nothing left to help with, and the entry returns instead of waiting on a start the room's
-    // end may leave unsettled (docs/voice-agent.md, "Faults").
+    // end may leave unsettled (docs/reference/voice-agent.md, "Faults").
     let leaving = false;
     const left = Promise.withResolvers<void>();
     const leave = (reason: string) => {
@@ -181,14 +181,14 @@ export default defineAgent<ProcessData>({
     }
     // A media server restarted mid-call forgets its rooms, and the job's reconnect can land in a
     // room of the same name that the service made anew for the user's next call, which has an
-    // agent of its own (docs/voice-agent.md, "Faults"): a room that is no longer the one joined is left.
+    // agent of its own (docs/reference/voice-agent.md, "Faults"): a room that is no longer the one joined is left.
     const leaveIfAnotherRoom = (sid: string) => {
       if (!joinedSid || !sid || sid === joinedSid || leaving) return;
       jobLog.warn({ joined_room: joinedSid, now_in: sid }, 'reconnected into another room of the same name: leaving');
       void ctx.room.disconnect().finally(() => leave('reconnected into another room of the same name'));
     };
     // Held while in the room: this process dying closes it at once, and the service sends a new
-    // agent in seconds (agent/presence.ts; docs/voice-agent.md, "Faults").
+    // agent in seconds (agent/presence.ts; docs/reference/voice-agent.md, "Faults").
     const presence = new Presence({
       serviceUrl: settings.service.url,
       apiKey: settings.service.apiKey,
@@ -201,7 +201,7 @@ export default defineAgent<ProcessData>({
     ctx.room.on(RoomEvent.RoomSidChanged, leaveIfAnotherRoom);
     ctx.room.on(RoomEvent.Reconnected, () => void ctx.room.getSid().then(leaveIfAnotherRoom));
     ctx.room.on(RoomEvent.ParticipantConnected, (participant) => handoff.participantJoined(participant.identity));
-    // The agent acts on the user's app by RPC to its participant (docs/voice-agent.md, "Acting on the app").
+    // The agent acts on the user's app by RPC to its participant (docs/reference/voice-agent.md, "Acting on the app").
     const appActions = new AppActions({
       client,
       sessionId,
@@ -216,7 +216,7 @@ export default defineAgent<ProcessData>({
     // A worker killed leaves this job process an orphan that answers on for a while, then goes
     // (about 15-20 s, the framework's own). Leaving the room at once instead lets the service see the
     // agent gone at its next room check and send a new one, which opens with a sorry
-    // (docs/voice-agent.md, "Faults").
+    // (docs/reference/voice-agent.md, "Faults").
     process.once('disconnect', () => {
       jobLog.warn('the worker is gone: leaving the room so the call is taken over');
       void ctx.room.disconnect().finally(() => leave('the worker is gone'));
@@ -235,7 +235,7 @@ export default defineAgent<ProcessData>({
     if (leaving) return;
     // The notice the call opens with; the model records the user's answer to it (consent-tool.ts).
     let notice: NoticeToGive | undefined;
-    // With no language model the scripted dialog answers (docs/voice-agent.md, "Local voice").
+    // With no language model the scripted dialog answers (docs/reference/voice-agent.md, "Local voice").
     const inspection =
       settings.llm.provider === 'none' && settings.inspectUrl ? inspectDialogs(settings.inspectUrl) : undefined;
     if (inspection) ctx.addShutdownCallback(async () => inspection.stop());
@@ -348,7 +348,7 @@ export default defineAgent<ProcessData>({
     for (const participant of ctx.room.remoteParticipants.values()) handoff.participantJoined(participant.identity);
     if (handoff.steppedBack) return;
     // The first turn is the tenant's consent notice, which says a machine is talking and asks to
-    // continue (docs/calls.md); the app or the agent records the answer. Without one, the opening line.
+    // continue (docs/explanation/calls.md); the app or the agent records the answer. Without one, the opening line.
     // The local recogniser hears English only (docs/decisions/0030-local-voice.md), so the notice is in English.
     notice = noticeFor(source.current, settings.stt.provider === 'local' ? 'en' : settings.stt.language);
     if (takeoverOf(ctx.job.metadata)) session.say(TAKEOVER_LINE);

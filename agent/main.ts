@@ -26,7 +26,7 @@ try {
 const problems = localVoiceProblems(settings);
 if (problems.length > 0) {
   process.stderr.write(
-    `the local voice cannot run here: ${problems.join('; ')} (docs/voice-agent.md, "Local voice")\n`,
+    `the local voice cannot run here: ${problems.join('; ')} (docs/reference/voice-agent.md, "Local voice")\n`,
   );
   process.exit(1);
 }

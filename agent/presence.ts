@@ -18,7 +18,7 @@ const RETRY_MS = [100, 250, 500, 1_000];
 
 /**
  * The connection a job holds open to the service while it is in the call's room
- * (GET /v1/assistant/presence/{session_id}; docs/voice-agent.md, "Faults"). Its process dying
+ * (GET /v1/assistant/presence/{session_id}; docs/reference/voice-agent.md, "Faults"). Its process dying
  * closes it at once; the service then takes this agent out of the room and sends a new one,
  * in seconds rather than the 15 to 20 s livekit-server takes to drop a dead participant. While
  * the job lives, a connection that drops (the service restarted, a proxy closed it) is opened

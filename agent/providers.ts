@@ -7,7 +7,7 @@ import { PocketsphinxStt } from './local-voice/pocketsphinx-stt.js';
 import type { AgentSettings, SttSettings, TtsSettings } from './settings.js';
 
 /**
- * Speech-to-text, chosen by STT_PROVIDER (docs/voice-agent.md, "Providers"). Both run one
+ * Speech-to-text, chosen by STT_PROVIDER (docs/reference/voice-agent.md, "Providers"). Both run one
  * request per utterance, cut by the agent's VAD: the framework wraps a non-streaming STT so.
  */
 function createStt(settings: SttSettings, timeoutMs: number, onNothingHeard: () => void) {
@@ -73,7 +73,7 @@ function withDeadline(signal: AbortSignal | null | undefined, timeoutMs: number)
 
 /**
  * The models of the voice pipeline. The language model is an OpenAI-compatible endpoint
- * (docs/voice-agent.md lists ones strong in Indian languages), or none, and then the scripted
+ * (docs/reference/voice-agent.md lists ones strong in Indian languages), or none, and then the scripted
  * dialog answers; speech goes to the provider each modality is set to, local by default.
  */
 export function createModels(

@@ -29,7 +29,7 @@ type Given = Partial<Record<string, unknown>>;
 const anySet = (e: Given, names: string[]) => names.some((name) => e[name] !== undefined);
 /**
  * Unset, each part is local unless something of an OpenAI-compatible endpoint for it is set: with
- * no key anywhere the agent speaks, listens and answers on this machine (docs/voice-agent.md, "Local voice").
+ * no key anywhere the agent speaks, listens and answers on this machine (docs/reference/voice-agent.md, "Local voice").
  */
 const defaults = (e: Given) => {
   const shared = anySet(e, ['MODEL_BASE_URL', 'MODEL_API_KEY']);
@@ -68,7 +68,7 @@ const EnvSchema = z
     STT_PROVIDER: provider,
     TTS_PROVIDER: provider,
     LLM_PROVIDER: z.enum(['none', 'openai'], { error: 'must be none or openai' }).optional(),
-    // The local voice (docs/voice-agent.md, "Local voice").
+    // The local voice (docs/reference/voice-agent.md, "Local voice").
     LOCAL_TTS_VOICE: z
       .string()
       .trim()
@@ -133,11 +133,11 @@ const EnvSchema = z
     AGENT_HTTP_HOST: z.string().trim().min(1).default('127.0.0.1'),
     AGENT_HTTP_PORT: z.coerce.number().int().min(0).max(65_535).default(8082),
     // Warm job processes: one per job the worker takes unless told otherwise, so a burst up to
-    // AGENT_MAX_JOBS finds each its process (docs/voice-agent.md, "Starting jobs fast").
+    // AGENT_MAX_JOBS finds each its process (docs/reference/voice-agent.md, "Starting jobs fast").
     AGENT_IDLE_PROCESSES: z.coerce.number().int().min(1).max(64).optional(),
     AGENT_LOAD_THRESHOLD: z.coerce.number().positive().optional(),
     // What the worker reports as its load: its running jobs (the default), or the machine's CPU use.
-    // docs/voice-agent.md, "Load and capacity".
+    // docs/reference/voice-agent.md, "Load and capacity".
     AGENT_LOAD_MEASURE: z.enum(['jobs', 'cpu']).default('jobs'),
     // Capacity by job count: with the jobs measure, the worker is full at this many running jobs.
     AGENT_MAX_JOBS: z.coerce.number().int().positive().default(DEFAULT_AGENT_MAX_JOBS),
@@ -235,7 +235,7 @@ export interface AgentSettings {
   };
   /** Where the scripted dialog's inspection events go, if anywhere. */
   inspectUrl: string | undefined;
-  /** A person asked for (docs/handoff.md): how long to wait for an operator, and what the agent does when one joins. */
+  /** A person asked for (docs/explanation/handoff.md): how long to wait for an operator, and what the agent does when one joins. */
   handoff: { timeoutMs: number; onOperator: 'silent' | 'leave' };
 }
 

@@ -14,7 +14,7 @@ export interface WorkerLoad {
  * The worker's load options. The worker is full (the server sends it no job) once its load
  * reaches the threshold. By default the load is its running jobs over AGENT_MAX_JOBS, full at
  * that many: the framework's own measure, the machine's CPU use against 0.7, turns every job away
- * on a busy machine, whatever this worker runs (docs/voice-agent.md, "Load and capacity").
+ * on a busy machine, whatever this worker runs (docs/reference/voice-agent.md, "Load and capacity").
  */
 export function workerLoad(worker: AgentSettings['worker']): WorkerLoad {
   if (worker.loadMeasure === 'cpu')

@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/cluster-cpu.ts`: CPU time per event, per process, for cluster ingestion and for
- * the Restate one-way ceiling on the same server (docs/cluster.md, "Measuring it"). A rate measured
+ * the Restate one-way ceiling on the same server (BENCHMARKS.md, "Cluster mode"). A rate measured
  * while other work shares the cores is noise; what each event costs each process (user + system
  * time from /proc, before and after a fixed number of events, the backlog run included) holds up
  * much better. Needs `npm run build` first (the cluster runs the built service).
@@ -10,10 +10,10 @@
  * a wait`, `one-way after busy work`: bench/lib/ceiling-object.ts; `trigger evaluate`, a call; comma-separated), CEILING_VIA_PROXY=1 (the ceiling's
  * endpoint behind a connection round-robin, as the service's is), RATE=<events/s> (every target sent
  * at that rate: Restate's cost per event depends on how long a run keeps it busy), BUSY_WORK_MS (the
- * CPU the busy-work step spends, 2.5 by default), FRONTS=1 (events sent to a front, docs/cluster.md
+ * CPU the busy-work step spends, 2.5 by default), FRONTS=1 (events sent to a front, docs/explanation/cluster.md
  * "Fronts"), FIELD_SESSIONS=1 (sessions holding a deployed SDK's state first), PROFILE=<file>: a V8 CPU profile of the service
  * process while it ingests, or runs PROFILE_TARGET (open it in Chrome's DevTools). It also prints what each process burns
- * idle and, per target, per second of the run (docs/cluster.md, "CPU per event"), and the read and write
+ * idle and, per target, per second of the run (BENCHMARKS.md, "CPU per event"), and the read and write
  * system calls each process made per event.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';

@@ -9,7 +9,7 @@
  * runs what ingestion does in process, validation, the pass and the session update.
  */
 import type { SdkEvent } from '../src/domain/sdk-event.js';
-import type { IngestResult } from '../src/machines/session/events.js';
+import type { IngestResult } from '../src/machines/session/machine-events.js';
 
 // The built service (`npm run bench` builds it first), loaded at run time so this file runs on
 // plain node (type stripping) without a loader: under callgrind a loader costs minutes.
@@ -48,7 +48,7 @@ async function ingestLoop(): Promise<number> {
   for (let i = 0; i < count; i += 1) {
     const received = EventInSchema.parse(JSON.parse(bodies[i % bodies.length]!));
     const { event, matchHint, sizes } = redactForIngest(received);
-    await system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({
+    await system.sessionHost.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({
       type: 'session.ingest',
       event,
       matchHint,

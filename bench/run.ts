@@ -123,7 +123,7 @@ async function main(): Promise<void> {
     const sessions = quick ? 2_000 : 10_000;
     const memory = await sessionMemorySuite({ sessions });
     say(
-      `### Session memory: the budget's estimate against the heap (${sessions.toLocaleString('en-US')} running sessions of each shape, SQLite, heap after a full collection)\n\n${memory.markdown}\n\nThe estimate must not be below the heap (src/actors/memory-budget.ts; docs/limits.md): lowest estimate / heap ${memory.lowestRatio.toFixed(2)} ${memory.lowestRatio >= 1 ? '(met)' : '(missed)'}.${took()}`,
+      `### Session memory: the budget's estimate against the heap (${sessions.toLocaleString('en-US')} running sessions of each shape, SQLite, heap after a full collection)\n\n${memory.markdown}\n\nThe estimate must not be below the heap (src/actor-system/memory-budget.ts; docs/reference/limits.md): lowest estimate / heap ${memory.lowestRatio.toFixed(2)} ${memory.lowestRatio >= 1 ? '(met)' : '(missed)'}.${took()}`,
     );
   }
 
@@ -131,7 +131,7 @@ async function main(): Promise<void> {
     suiteStarted = Date.now();
     const actor = await activityActorSuite({ items: quick ? 200_000 : 2_000_000, rounds: settings.rounds });
     say(
-      `### Activity actor: the live path per committed item, in process (${settings.rounds} rounds, median)\n\n${actor.markdown}\n\nWhat the actor adds: ${actor.addedNs.toFixed(0)} ns per item (docs/activity-actor.md, "What it costs").${took()}`,
+      `### Activity actor: the live path per committed item, in process (${settings.rounds} rounds, median)\n\n${actor.markdown}\n\nWhat the actor adds: ${actor.addedNs.toFixed(0)} ns per item (docs/explanation/activity-actor.md, "What it costs").${took()}`,
     );
   }
 
@@ -212,7 +212,7 @@ async function main(): Promise<void> {
     const redaction = await redactionSuite({ count: quick ? 20_000 : 100_000, rounds: quick ? 1 : 3, callgrind });
     say(
       `### Redaction pass: cost per event (in process, ${quick ? 1 : 3} interleaved rounds${callgrind ? '; instructions by callgrind, 7,000 minus 2,000 events' : ''})\n\n${redaction.markdown}\n\n` +
-        `The pass is ${(100 * redaction.passShareOfIngest).toFixed(0)}% of the in-process ingest of the bench event${callgrind ? ' (instructions)' : ' (wall time)'}; over HTTP, which adds express, JSON and the socket, its share is smaller (docs/benchmark-history.md: Redaction).${took()}`,
+        `The pass is ${(100 * redaction.passShareOfIngest).toFixed(0)}% of the in-process ingest of the bench event${callgrind ? ' (instructions)' : ' (wall time)'}; over HTTP, which adds express, JSON and the socket, its share is smaller (git show d1df1cf:docs/benchmark-history.md: Redaction).${took()}`,
     );
   }
 
@@ -315,7 +315,7 @@ async function main(): Promise<void> {
     });
     say(
       `### Cluster mode against Restate's own ceiling (50 connections, 1,000 sessions, ` +
-        `${settings.duration} s × ${settings.rounds} interleaved rounds, median; docs/cluster.md, "Measuring it")\n\n` +
+        `${settings.duration} s × ${settings.rounds} interleaved rounds, median; BENCHMARKS.md, "Cluster mode")\n\n` +
         `${cluster.markdown}\n\n` +
         `${cluster.ratios}\n\n` +
         `Journal entries per event (Restate's \`sys_journal\`, 2,000 events per load, one process):\n\n${cluster.journal}\n\n` +

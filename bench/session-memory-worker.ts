@@ -1,7 +1,7 @@
 /**
  * `node --expose-gc <npm start's flags> bench/session-memory-worker.ts <shape> <sessions> [memory|sqlite]`:
  * what `sessions` running sessions of one shape add to V8's heap, measured after a full collection,
- * beside what the memory budget counts them at (src/actors/memory-budget.ts). Shapes:
+ * beside what the memory budget counts them at (src/actor-system/memory-budget.ts). Shapes:
  *
  * - `one-event`: a session made by one `component_input` (the flood of new sessions);
  * - `pan`: a user stuck on the PAN screen (a schema, two hints, a failure);
@@ -20,8 +20,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
-import type { AskResult } from '../src/actors/session-host.js';
-import type { IngestResult } from '../src/machines/session/events.js';
+import type { AskResult } from '../src/actor-system/session-host.js';
+import type { IngestResult } from '../src/machines/session/machine-events.js';
 import type { SessionShape } from './suites/session-memory.js';
 
 const built = (path: string) => new URL(`../dist/src/${path}`, import.meta.url).href;
@@ -159,7 +159,7 @@ async function make(from: number, count: number): Promise<void> {
       for (const lane of lanes) {
         const { event, matchHint, sizes } = redactForIngest(EventInSchema.parse(lane[step]));
         asks.push(
-          system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({
+          system.sessionHost.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({
             type: 'session.ingest',
             event,
             matchHint,
@@ -174,7 +174,7 @@ async function make(from: number, count: number): Promise<void> {
     }
   }
   // What the store queued is written, as it is between a flood's turns.
-  await system.supervisor.committed();
+  await system.sessionHost.committed();
 }
 
 // Warm-up: the code paths and the store's tables exist before the measured sessions do; these stay running.

@@ -21,8 +21,8 @@ import { join } from 'node:path';
 import v8 from 'node:v8';
 import type { SimulatedClock } from 'xstate';
 import type { RedactedEvent } from '../src/domain/event-redaction.js';
-import type { AskResult } from '../src/actors/session-host.js';
-import type { IngestResult } from '../src/machines/session/events.js';
+import type { AskResult } from '../src/actor-system/session-host.js';
+import type { IngestResult } from '../src/machines/session/machine-events.js';
 
 const built = (path: string) => new URL(`../dist/src/${path}`, import.meta.url).href;
 const { redactForIngest } = (await import(
@@ -74,7 +74,7 @@ async function ingest(from: number, to: number, over: number): Promise<void> {
       const { event: template, matchHint, sizes } = inputs[i % over]!;
       const event: RedactedEvent = { ...template };
       asks.push(
-        system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({
+        system.sessionHost.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({
           type: 'session.ingest',
           event,
           matchHint,
@@ -98,7 +98,7 @@ async function seedFieldState(): Promise<void> {
       for (let n = start; n < Math.min(sessions, start + TURN); n += 1) {
         const { event, matchHint, sizes } = redactForIngest(EventInSchema.parse(seeding[n]![step]));
         asks.push(
-          system.supervisor.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({
+          system.sessionHost.ask<IngestResult>(event.session_id, 'create', (reply, at) => ({
             type: 'session.ingest',
             event,
             matchHint,
@@ -124,7 +124,7 @@ if (holdsIdle) {
   // Every session goes idle long enough to hibernate; the load's sessions wake as the warm-up touches them.
   clock!.increment((HIBERNATE_SECONDS + 2) * 1000);
   await new Promise((resolve) => setImmediate(resolve));
-  const { running, hibernated } = system.supervisor.counts;
+  const { running, hibernated } = system.sessionHost.counts;
   if (running !== 0 || hibernated !== sessions)
     throw new Error(`expected ${sessions} hibernated sessions, found ${running} running and ${hibernated} hibernated`);
 }

@@ -23,7 +23,7 @@ release (named for its code, or NAME) and retires the running one once nothing i
 Environment: CLUSTER_PROCESSES (2), CLUSTER_PORT (8090), CLUSTER_DATA_DIR, REDIS_URL (use a Redis
 you run instead of starting one).`;
 
-/** `npm run cluster` (docs/cluster.md, Operations): a local cluster for trying cluster mode. */
+/** `npm run cluster` (docs/how-to/local-cluster.md): a local cluster for trying cluster mode. */
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     throw new Error('--partitions: must be 1-128');
   if (values.partitions !== undefined && restateNodes > 1)
     throw new Error(
-      `--partitions: for a single Restate node; a replicated cluster has ${CLUSTER_PARTITIONS} (docs/cluster.md, "Partitions")`,
+      `--partitions: for a single Restate node; a replicated cluster has ${CLUSTER_PARTITIONS} (docs/explanation/cluster.md, "Partitions")`,
     );
   const badPort = frontPort !== undefined && (!Number.isInteger(frontPort) || frontPort < 1 || frontPort > 65_535);
   if (badPort) throw new Error('--port (CLUSTER_PORT): must be a port number');

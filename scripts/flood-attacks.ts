@@ -1,7 +1,7 @@
 /**
  * The attack mixes `npm run test:flood` runs after its sessions and streams (scripts/flood.ts),
  * each beside a fresh keyed client that must be answered within a second throughout
- * (docs/limits.md, "The floods, at the defaults"):
+ * (docs/reference/limits.md, "The floods, as `npm start` runs"):
  *
  * - stalled readers and an event flood: activity streams and WebSockets, all keyed, that stop
  *   reading (the sockets reconnecting every few seconds), while eight clients post 60 KB events

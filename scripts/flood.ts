@@ -2,7 +2,7 @@
  * `npm run test:flood`: the built service, started as `npm start` starts it (its V8 flags, the
  * SQLite default, an API key), flooded as an attacker or a crashing fleet would, its RSS sampled
  * from /proc every 100 ms throughout. Fails unless it never exits and its RSS stays under
- * MEMORY_BUDGET_MB (docs/limits.md records the figures):
+ * MEMORY_BUDGET_MB (docs/reference/limits.md records the figures):
  *
  * 1. 100,000 new sessions of one event each, 64 requests at a time; then 5,000 more past
  *    MAX_SESSIONS (each evicts one), with `/health/live` probed every 50 ms: its p99 at most 100 ms;
@@ -68,7 +68,7 @@ const TRIM_WAIT_SECONDS = 90;
 const FEW_RUNNING = 20;
 /** A smaller flood divides the baseline's noise by too few sessions to judge the settled RSS. */
 const JUDGED_SESSIONS = 50_000;
-/** What an idle session on SQLite should add to the settled RSS at most (docs/limits.md). */
+/** What an idle session on SQLite should add to the settled RSS at most (docs/reference/limits.md). */
 const IDLE_SESSION_RSS_LIMIT = 1.5 * 1024;
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -261,7 +261,7 @@ function probeLiveness() {
  * Fails unless every request of the fresh keyed client was answered 200 within FRESH_CLIENT_MS;
  * with `gate: false` the figure is reported against the goal, not judged: beside part 4's event
  * flood it is met when the attack runs alone and missed by one request in a hundred after the
- * sessions' parts (docs/limits.md, "one accept per turn").
+ * sessions' parts (docs/reference/limits.md, "one accept per turn").
  */
 function judgeFresh(what: string, { times, failures }: { times: number[]; failures: string[] }, gate = true): string {
   const sorted = [...times].sort((a, b) => a - b);
@@ -419,7 +419,7 @@ try {
     if ((overflow.statuses.get(200) ?? 0) < OVERFLOW)
       fail(`cap: ${OVERFLOW - (overflow.statuses.get(200) ?? 0)} of the sessions past the cap were not made`);
     // Reported against the goal, not judged, until it is shown on a machine of its own: on a shared
-    // two-core machine the p99 was the same before the cap as past it (docs/limits.md).
+    // two-core machine the p99 was the same before the cap as past it (docs/reference/limits.md).
     if (liveness.p99 > LIVE_P99_LIMIT_MS)
       say(`cap: /health/live p99 ${liveness.p99.toFixed(1)} ms, over the ${LIVE_P99_LIMIT_MS} ms goal (reported only)`);
     results.push(`cap: ${overflowLine}`);

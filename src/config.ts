@@ -2,38 +2,38 @@
  * The service's settings: every environment variable it reads, validated at start into one
  * AppConfig of sections, with one clear error naming each bad value. Each section (config/*.ts)
  * owns its variables, its typed shape and the checks among them; what kind of value each
- * variable holds is config/env-values.ts. How to add a setting: docs/configuration.md.
+ * variable holds is config/env-values.ts. How to add a setting: docs/reference/configuration.md.
  */
 import { z } from 'zod';
 import { invalidConfiguration } from './config/config-error.js';
 import { isCredential } from './config/env-values.js';
-import type { CallsSection } from './config/calls.js';
-import { callsEnv, callsSection } from './config/calls.js';
-import type { ClusterSection } from './config/cluster.js';
-import { clusterEnv, clusterSection } from './config/cluster.js';
+import type { CallsSection } from './config/calls.config.js';
+import { callsEnv, callsSection } from './config/calls.config.js';
+import type { ClusterSection } from './config/cluster.config.js';
+import { clusterEnv, clusterSection } from './config/cluster.config.js';
 import type { DiagnosticsSection } from './config/diagnostics.js';
 import { diagnosticsEnv, diagnosticsSection } from './config/diagnostics.js';
-import type { HttpSection } from './config/http.js';
-import { httpEnv, httpSection } from './config/http.js';
-import type { MediaSection } from './config/media.js';
-import { mediaEnv, mediaSection } from './config/media.js';
-import type { PrivacySection } from './config/privacy.js';
-import { privacyEnv, privacySection } from './config/privacy.js';
-import type { SdkSection } from './config/sdk.js';
-import { sdkEnv, sdkSection } from './config/sdk.js';
-import type { SessionsSection } from './config/sessions.js';
-import { sessionsEnv, sessionsSection } from './config/sessions.js';
-import type { StoreSection } from './config/store.js';
-import { storeEnv, storeSection } from './config/store.js';
-import type { StreamSection } from './config/stream.js';
-import { streamEnv, streamSection } from './config/stream.js';
-import type { VoiceSection } from './config/voice.js';
-import { voiceEnv, voiceSection } from './config/voice.js';
-import type { WebSocketSection } from './config/websocket.js';
-import { websocketEnv, websocketSection } from './config/websocket.js';
+import type { HttpSection } from './config/http.config.js';
+import { httpEnv, httpSection } from './config/http.config.js';
+import type { MediaSection } from './config/media.config.js';
+import { mediaEnv, mediaSection } from './config/media.config.js';
+import type { PrivacySection } from './config/privacy.config.js';
+import { privacyEnv, privacySection } from './config/privacy.config.js';
+import type { SdkSection } from './config/sdk.config.js';
+import { sdkEnv, sdkSection } from './config/sdk.config.js';
+import type { SessionsSection } from './config/sessions.config.js';
+import { sessionsEnv, sessionsSection } from './config/sessions.config.js';
+import type { StoreSection } from './config/store.config.js';
+import { storeEnv, storeSection } from './config/store.config.js';
+import type { StreamSection } from './config/stream.config.js';
+import { streamEnv, streamSection } from './config/stream.config.js';
+import type { VoiceSection } from './config/voice.config.js';
+import { voiceEnv, voiceSection } from './config/voice.config.js';
+import type { WebSocketSection } from './config/websocket.config.js';
+import { websocketEnv, websocketSection } from './config/websocket.config.js';
 
 export { ConfigError } from './config/config-error.js';
-export type { SessionEndpointConfig, SessionHostConfig } from './config/cluster.js';
+export type { SessionEndpointConfig, SessionHostConfig } from './config/cluster.config.js';
 
 export interface AppConfig {
   http: HttpSection;

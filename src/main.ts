@@ -5,10 +5,10 @@ import { realpathSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
-import { heapLimitMbFor, oldSpaceLimitMb } from './actors/memory-budget.js';
-import type { ActorSystemOptions } from './actors/system.js';
-import { createActorSystem } from './actors/system.js';
-import { actorSystemOptions } from './actors/system-options.js';
+import { heapLimitMbFor, oldSpaceLimitMb } from './actor-system/memory-budget.js';
+import type { ActorSystemOptions } from './actor-system/system.js';
+import { createActorSystem } from './actor-system/system.js';
+import { actorSystemOptions } from './actor-system/system-options.js';
 import type { ClusterRelease, ClusterSystem } from './cluster/cluster-system.js';
 import { startClusterSystem } from './cluster/cluster-system.js';
 import type { SessionHostConfig } from './config.js';
@@ -23,7 +23,7 @@ import { openInspection } from './integrations/inspection.js';
 import { InspectionRelayError } from './integrations/inspection-relay.js';
 import type { InspectSetting } from './config/inspection-setting.js';
 import { createMediaProvider } from './integrations/open-media.js';
-import { missingMediaSettings } from './config/media.js';
+import { missingMediaSettings } from './config/media.config.js';
 import { loadKnowledgeBase } from './integrations/knowledge-base.js';
 import { isLoopbackHost } from './domain/loopback.js';
 import { SdkConfigFileError, openSdkConfigSource } from './integrations/sdk-config-source.js';
@@ -192,7 +192,7 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
     const deadline = setTimeout(() => {
       logger.warn('shutdown grace period over; exiting');
       // The line above gets a moment to be written. (A stdout whose reader keeps it open and reads
-      // nothing can still hold the exit once its pipe is full: docs/operations.md.)
+      // nothing can still hold the exit once its pipe is full: docs/reference/limits.md.)
       void Promise.race([log.settled(), delay(1000)]).then(() => process.exit(0));
     }, graceMs + 500);
     deadline.unref();

@@ -98,11 +98,11 @@ const failed = (sessionId: string, screen: string) => ({
   component_id: 'pan',
   errors: ['pan_invalid'],
 });
-/** Both processes' probes and /health while Redis is down, as docs/cluster.md (Probes) says. */
+/** Both processes' probes and /health while Redis is down, as docs/how-to/production.md (Probes) says. */
 async function probesWhileRedisIsDown(): Promise<void> {
   for (const index of [0, 1]) {
     expect((await atProcess(index).get('/health/live')).status).toBe(200);
-    // Out of rotation while Redis does not answer (docs/cluster.md, Probes).
+    // Out of rotation while Redis does not answer (docs/how-to/production.md, Probes).
     expect((await atProcess(index).get('/health/ready')).status).toBe(503);
     // /health says why once this process has seen its connection drop (at once, or after one failed reconnect).
     const health = await eventually(

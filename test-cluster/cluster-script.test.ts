@@ -45,7 +45,7 @@ describe('npm run cluster, as an operator runs it', () => {
       const port = Number(/point clients at http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
       expect(port).toBeGreaterThanOrEqual(low);
       expect(port).toBeLessThanOrEqual(low + 300);
-      // Started as `npm start` starts the service: its heap held to the budget's share (docs/limits.md).
+      // Started as `npm start` starts the service: its heap held to the budget's share (docs/reference/limits.md).
       const servicePid = Number(/service process pid (\d+)/.exec(out)?.[1]);
       expect(readFileSync(`/proc/${servicePid}/cmdline`, 'utf8').split('\0')).toContain('--max-old-space-size=768');
       // The service process, the Restate node, redis-server and the script hosting the proxies.

@@ -7,7 +7,7 @@ import { listeningSockets } from './listening-sockets.js';
 
 /**
  * The Restate ingress takes a call from anyone who can reach it, not only from the service's
- * fronts: the session object masks again whatever event it is sent (docs/privacy.md, "Cluster
+ * fronts: the session object masks again whatever event it is sent (docs/explanation/privacy.md, "Cluster
  * mode"), so a raw event sent straight to `KycSession/{id}/ingest/send` shows nothing raw on any read.
  */
 const { cluster, redis } = suiteCluster({ name: 'cluster-ingress-privacy', processes: 1, startTimeoutMs: 180_000 });

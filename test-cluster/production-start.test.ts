@@ -7,7 +7,7 @@ import { freePort } from '../scripts/cluster/redis-server.js';
 import { tempDataDir } from '../test/support/harness.js';
 
 /**
- * The production image as docs/cluster.md (Service processes) builds it: the built code and the
+ * The production image as docs/how-to/production.md (Service processes) builds it: the built code and the
  * dependencies pruned of dev tools, run by `npm run serve`. Built here from a copy: this tree's
  * `dist/` (`npm run build` first, as every cluster test needs) and its node_modules, hard-linked so
  * the copy costs no disk, then pruned with npm's own `prune --omit=dev`.

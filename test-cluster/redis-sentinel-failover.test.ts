@@ -8,13 +8,13 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { RedisCommandFanout } from '../src/cluster/command-fanout.js';
 import type { ActivityDraft } from '../src/domain/activity.js';
-import type { AssistantCommand } from '../src/machines/session/events.js';
+import type { AssistantCommand } from '../src/machines/session/machine-events.js';
 import { StoreUnavailableError } from '../src/store/ports.js';
 import { RedisActivityLog } from '../src/store/redis-activity-log.js';
 import { freePort, startRedis, type RedisServer } from '../scripts/cluster/redis-server.js';
 
 /**
- * ACTIVITY_LOG through Redis Sentinel (docs/cluster.md, Redis): a primary, two replicas and three
+ * ACTIVITY_LOG through Redis Sentinel (docs/how-to/production.md, Redis): a primary, two replicas and three
  * sentinels on loopback, the primary killed with SIGKILL under a load of appends.
  */
 const servers: RedisServer[] = [];
@@ -102,7 +102,7 @@ describe('ACTIVITY_LOG through Redis Sentinel', () => {
     servers.push(primary, ...replicas);
     for (const server of [primary, ...replicas]) {
       const admin = new Redis(server.url);
-      // Every node, since any may be promoted: a primary with no replica refuses writes (docs/cluster.md, Redis).
+      // Every node, since any may be promoted: a primary with no replica refuses writes (docs/how-to/production.md, Redis).
       // A replica's first sync at once, not after the 5 s a primary waits by default for others to share it.
       await admin.config('SET', 'min-replicas-to-write', '1', 'repl-diskless-sync-delay', '0');
       if (server !== primary) await admin.call('REPLICAOF', '127.0.0.1', String(primary.port));
@@ -209,7 +209,7 @@ describe('ACTIVITY_LOG through Redis Sentinel', () => {
     const acknowledged = attempts.filter((attempt) => attempt.outcome === 'acknowledged');
     const refused = attempts.filter((attempt) => attempt.outcome === 'refused');
     // In flight when the primary died: sent before the kill, refused after it. Such an append may
-    // have been written and replicated with its answer lost (docs/cluster.md, Outages, Limits).
+    // have been written and replicated with its answer lost (docs/explanation/cluster.md, Outages, Limits).
     const inDoubt = refused.filter((attempt) => attempt.sentAt < killedAt);
     const refusedAfterKill = refused.filter((attempt) => attempt.sentAt >= killedAt);
     const firstBack = Math.min(

@@ -8,7 +8,7 @@ import { partitionsOf, startRestateServer } from '../scripts/cluster/restate-ser
 const dataDir = mkdtempSync(join(tmpdir(), 'restate-partitions-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-describe('a single Restate node (docs/cluster.md, "Partitions")', () => {
+describe('a single Restate node (docs/explanation/cluster.md, "Partitions")', () => {
   it('is made with the partitions asked, and keeps that count when started again on its data with another', async () => {
     const ports = { ingress: await freePort(), admin: await freePort(), node: await freePort() };
     const first = await startRestateServer(ports, { dataDir, partitions: 3 });

@@ -27,7 +27,7 @@ const { cluster } = suiteCluster({
 const { post, activityOf, stateOf, invocations, get } = clusterCalls(cluster);
 
 /**
- * Sends one event until it is acknowledged, as a client following docs/cluster.md does: the same
+ * Sends one event until it is acknowledged, as a client following docs/how-to/production.md does: the same
  * Idempotency-Key on every attempt, so an attempt that reached Restate before its node died is
  * answered, not applied again. Returns the attempts it took.
  */
@@ -156,7 +156,7 @@ describe('a 3-node replicated Restate cluster, one node killed with SIGKILL unde
   }, 180_000);
 });
 
-describe('the restate.toml docs/cluster.md shows for production', () => {
+describe('the restate.toml docs/how-to/production.md shows for production', () => {
   it('is taken by the Restate server as written: every key it sets comes back from --dump-config', () => {
     const dir = mkdtempSync(join(tmpdir(), 'restate-toml-'));
     const file = join(dir, 'restate.toml');

@@ -22,7 +22,7 @@ const handoffs = async (url: string) => {
   return ((await response.json()) as { handoffs: { call_id: string; handoff: { reason: string } }[] }).handoffs;
 };
 
-describe('a person takes over from the agent on a real LiveKit server (docs/handoff.md)', () => {
+describe('a person takes over from the agent on a real LiveKit server (docs/explanation/handoff.md)', () => {
   it('asks for a person through its tool, and when an operator joins says so and answers the user no more', async () => {
     const sessionId = 'handoff-agent-1';
     const { service, models } = stack();

@@ -4,7 +4,7 @@ import { AccessToken, ServerError } from 'livekit-server-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLiveKitMedia } from '../src/integrations/livekit-media.js';
 import type { AgentNotice } from '../src/domain/agent-notice.js';
-import type { MediaProvider } from '../src/integrations/media.js';
+import type { MediaProvider } from '../src/integrations/media-port.js';
 import type { LiveKitStandIn } from '../test/support/livekit-stand-in.js';
 import { STAND_IN_KEY, STAND_IN_SECRET, startLiveKitStandIn } from '../test/support/livekit-stand-in.js';
 import { startLiveKitServer } from './support/livekit-server.js';

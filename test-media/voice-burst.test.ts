@@ -97,7 +97,7 @@ describe('twenty voice starts at once on a real LiveKit server', () => {
         `dispatch to job assigned p50 ${percentile(assigned, 50)} ms p99 ${percentile(assigned, 99)} ms (${assigned.length} of ${STARTS} listed their job); ` +
         `dispatch to agent joined p50 ${percentile(joined, 50)} ms p99 ${percentile(joined, 99)} ms (all: ${joined.join(', ')})\n`,
     );
-    // A sanity bound only (the figure itself is in docs/voice-agent.md): a warm worker on a busy
+    // A sanity bound only (the figure itself is in docs/reference/voice-agent.md): a warm worker on a busy
     // two-core machine still joins well within this.
     expect(percentile(joined, 99)).toBeLessThan(60_000);
 

@@ -103,7 +103,7 @@ describe('the voice agent with ElevenLabs speech (STT_PROVIDER=elevenlabs TTS_PR
 
     // The opening line is spoken by ElevenLabs: one context on the multi-context WebSocket, with the configured voice, model and language.
     await heardOpening(user);
-    // The opening is the consent notice in the worker's language, Hindi here (docs/calls.md).
+    // The opening is the consent notice in the worker's language, Hindi here (docs/explanation/calls.md).
     const opening = await eventually(
       () => eleven.speeches.find((speech) => speech.text.includes('स्वचालित सहायक') && speech.done),
       (found) => found !== undefined,

@@ -61,7 +61,7 @@ describe('a voice session from start to end on a real LiveKit server', () => {
     );
     // At once when the conversation had started; when the room went while it was still starting,
     // the job leaves at once but the framework's own close of that session waits out its
-    // 60 s timeout before the job ends (docs/voice-agent.md, "Faults").
+    // 60 s timeout before the job ends (docs/reference/voice-agent.md, "Faults").
     await eventually(
       () => stack.worker.output(),
       (output) => output.split('\n').some((line) => line.includes('"job ended"') && line.includes(sessionId)),

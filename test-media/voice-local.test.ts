@@ -12,7 +12,7 @@ import { speak, speakAt } from './support/speech.js';
 import { startCall } from './support/voice-call.js';
 
 /**
- * The local voice (docs/voice-agent.md, "Local voice"): the worker with no key of any provider,
+ * The local voice (docs/reference/voice-agent.md, "Local voice"): the worker with no key of any provider,
  * so espeak-ng speaks, pocketsphinx listens and the scripted dialog answers; the user's phrases
  * are spoken by espeak-ng into the room.
  */
@@ -111,7 +111,7 @@ describe('the local voice on a real LiveKit server, with no provider key', () =>
     const watch = service.watchTurns(sessionId);
     const { user } = await startCall(service, sessionId, users, 'pan_details');
 
-    // The call opens with the tenant's consent notice (docs/calls.md), then the greeting: both are spoken
+    // The call opens with the tenant's consent notice (docs/explanation/calls.md), then the greeting: both are spoken
     // at espeak-ng's pace before the greeting's last words are transcribed.
     const greeting = await eventually(
       () => user.transcripts.join(' '),

@@ -5,7 +5,7 @@ import { mediaSuite } from './support/media-suite.js';
 import { heardOpening, startCall } from './support/voice-call.js';
 
 /**
- * livekit-server's webhooks to the service (docs/voice-and-livekit.md, "Webhooks from the media
+ * livekit-server's webhooks to the service (docs/explanation/voice.md, "Webhooks from the media
  * server"), at the default VOICE_ROOM_CHECK_SECONDS (30): a crashed worker's call is taken over
  * sooner than any room check could see it.
  */

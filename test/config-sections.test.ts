@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { SECTION_ENV, loadConfig } from '../src/config.js';
 
 /**
- * The settings' sections as docs/configuration.md tells them: each section's table lists exactly
+ * The settings' sections as docs/reference/configuration.md tells them: each section's table lists exactly
  * the variables its module reads, and no variable belongs to two sections.
  */
-const DOC = readFileSync(resolve(import.meta.dirname, '../docs/configuration.md'), 'utf8');
+const DOC = readFileSync(resolve(import.meta.dirname, '../docs/reference/configuration.md'), 'utf8');
 
 /** The text under `### <section> (...)`, up to the next heading. */
 function docSection(name: string): string {
@@ -34,10 +34,10 @@ describe('configuration sections', () => {
   });
 
   it.each(sections)(
-    '$name: its table in docs/configuration.md lists what it reads, and only that',
+    '$name: its table in docs/reference/configuration.md lists what it reads, and only that',
     ({ name, variables }) => {
       const text = docSection(name);
-      expect(text, `docs/configuration.md has no "### ${name} (" section`).not.toBe('');
+      expect(text, `docs/reference/configuration.md has no "### ${name} (" section`).not.toBe('');
       const documented = tableVariables(text);
       // A former name is read too, and told in the row of the name it gave way to.
       expect(variables.filter((variable) => !text.includes(`\`${variable}\``))).toEqual([]);

@@ -53,7 +53,7 @@ describe('loadConfig', () => {
     });
     expect(loadConfig({}).store.activityLog).toBeUndefined();
     expect(loadConfig({ ACTIVITY_LOG: 'redis://127.0.0.1:6379/2' }).store.activityLog).toBe('redis://127.0.0.1:6379/2');
-    // Redis Sentinel (docs/cluster.md, Redis): kept as written; src/store/redis-connection.ts connects to it.
+    // Redis Sentinel (docs/how-to/production.md, Redis): kept as written; src/store/redis-connection.ts connects to it.
     expect(
       loadConfig({ ACTIVITY_LOG: ' redis+sentinel://10.0.0.1:26379,10.0.0.2:26379,10.0.0.3:26379/mymaster ' }).store
         .activityLog,

@@ -17,7 +17,7 @@ describe('the npm start script', () => {
     };
     const script = scripts.start;
     expect(script).toContain('dist/src/main.js');
-    // `npm run serve` is the same command without the build before it (docs/cluster.md, Service processes).
+    // `npm run serve` is the same command without the build before it (docs/how-to/production.md, Service processes).
     expect(scripts.serve).toBe(script);
     // The same command line, with an entry that reports the signal in place of the built service.
     const entry = join(tempDataDir(), 'entry.mjs');

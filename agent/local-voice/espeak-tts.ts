@@ -10,7 +10,7 @@ const FRAME_SAMPLES = LOCAL_TTS_SAMPLE_RATE / 50;
 
 /**
  * The languages spoken locally and the espeak-ng voice of each: English and the Indian languages
- * espeak-ng has a voice for (docs/voice-agent.md, "Local voice").
+ * espeak-ng has a voice for (docs/reference/voice-agent.md, "Local voice").
  */
 export const ESPEAK_VOICES: Readonly<Record<string, string>> = {
   en: 'en-us',
@@ -110,7 +110,7 @@ function exited(child: ChildProcess, name: string, stderr: () => string): Promis
   return new Promise((resolve, reject) => {
     child.once('error', (error) =>
       reject(
-        new Error(`${name} could not run: ${error.message} (is it installed? see docs/voice-agent.md, "Local voice")`),
+        new Error(`${name} could not run: ${error.message} (is it installed? see docs/reference/voice-agent.md, "Local voice")`),
       ),
     );
     child.once('close', (code, signal) => {

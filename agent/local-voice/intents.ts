@@ -1,5 +1,5 @@
 /**
- * What the scripted dialog understands (docs/voice-agent.md, "Local voice"): a few requests of a
+ * What the scripted dialog understands (docs/reference/voice-agent.md, "Local voice"): a few requests of a
  * user stuck in the KYC flow. The recogniser decodes against this grammar only, so what it hears
  * is always one of these sentences, or nothing when no path through the grammar fits; speech on
  * another subject comes out as the nearest request (measured and discussed in

@@ -159,7 +159,7 @@ function runDecoder(
         error.name === 'AbortError'
           ? error
           : new Error(
-              `pocketsphinx_continuous could not run: ${error.message} (is it installed? see docs/voice-agent.md, "Local voice")`,
+              `pocketsphinx_continuous could not run: ${error.message} (is it installed? see docs/reference/voice-agent.md, "Local voice")`,
             ),
       ),
     );

@@ -1,7 +1,7 @@
 import type { voice } from '@livekit/agents';
 
 /**
- * How long the local voice waits before it takes the user's turn as finished (docs/voice-agent.md,
+ * How long the local voice waits before it takes the user's turn as finished (docs/reference/voice-agent.md,
  * "Local voice"; docs/decisions/0030-local-voice.md). The framework's defaults (the silero VAD's
  * 550 ms of silence, 500 ms of endpointing, and its end-of-turn model, which holds a turn it judges
  * unfinished for up to 3 s) suit a model that transcribes free speech and a language model that

@@ -4,7 +4,7 @@ import { HANDOFF_LINES } from '../handoff.js';
 /**
  * What the scripted dialog says, made from the session's context alone: the screen and step the
  * service maps it to, the last validation failure it holds, and the knowledge base's section for
- * the step (docs/voice-agent.md, "Local voice"). Pure functions of the context; the sentences are
+ * the step (docs/reference/voice-agent.md, "Local voice"). Pure functions of the context; the sentences are
  * masked by the caller (dialog-machine.ts) before anything is spoken or stored.
  */
 
@@ -177,7 +177,7 @@ function journeyTitle(stepId: string): string {
 }
 
 /**
- * A person: the agent asks the service for one (agent/handoff.ts, docs/handoff.md) as this is
+ * A person: the agent asks the service for one (agent/handoff.ts, docs/explanation/handoff.md) as this is
  * said; should that fail, it says so and points to the app's help.
  */
 export function person(): string[] {

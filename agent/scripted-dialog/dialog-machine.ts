@@ -6,7 +6,7 @@ import { intentOf } from '../local-voice/intents.js';
 import { NOT_CAUGHT, NOT_UNDERSTOOD, documents, explanation, greeting, nextStep, person, thanks } from './answers.js';
 
 /**
- * The conversation without a language model (docs/voice-agent.md, "Local voice"): it greets the
+ * The conversation without a language model (docs/reference/voice-agent.md, "Local voice"): it greets the
  * user with their screen and step, answers the requests the recogniser's grammar knows from the
  * session's context, asks once to say again what it did not catch and says it did not understand
  * after a second miss in a row. Pure: the agent sends it the context and what the user said, and

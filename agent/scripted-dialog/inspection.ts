@@ -9,7 +9,7 @@ export interface DialogInspection {
 
 /**
  * The scripted dialog in the Stately inspector beside the sessions (`AGENT_INSPECT`, the `ws://`
- * address of the service's inspection relay: docs/console-and-metrics.md, "Inspecting live
+ * address of the service's inspection relay: docs/reference/console.md, "Inspecting live
  * sessions"). Its context and events are redacted as the sessions' are, so no identity value
  * the context or the user's words hold leaves the job.
  */

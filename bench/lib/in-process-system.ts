@@ -4,7 +4,7 @@
  * node (type stripping) without a loader: under callgrind a loader costs minutes.
  */
 import type { SimulatedClock } from 'xstate';
-import type { ActorSystem } from '../../src/actors/system.js';
+import type { ActorSystem } from '../../src/actor-system/system.js';
 
 const built = (path: string) => new URL(`../../dist/src/${path}`, import.meta.url).href;
 
@@ -23,10 +23,10 @@ export async function inProcessSystem(
   const { SimulatedClock } = await import('xstate');
   const { createActorSystem } = (await import(
     built('actors/system.js')
-  )) as typeof import('../../src/actors/system.js');
+  )) as typeof import('../../src/actor-system/system.js');
   const { actorSystemOptions } = (await import(
     built('actors/system-options.js')
-  )) as typeof import('../../src/actors/system-options.js');
+  )) as typeof import('../../src/actor-system/system-options.js');
   const { loadConfig } = (await import(built('config.js'))) as typeof import('../../src/config.js');
   const { createMediaProvider } = (await import(
     built('integrations/open-media.js')

@@ -7,12 +7,12 @@
  * express, so the table splits a request's cost into the HTTP layer and the step.
  */
 import { randomBytes } from 'node:crypto';
-import { CommandBatch } from '../../src/actors/command-batch.js';
-import { createActorSystem } from '../../src/actors/system.js';
-import { actorSystemOptions } from '../../src/actors/system-options.js';
-import type { SessionHost } from '../../src/actors/session-host.js';
-import type { AskResult, Routing } from '../../src/actors/session-host.js';
-import type { Reply, SessionCommand } from '../../src/machines/session/events.js';
+import { CommandBatch } from '../../src/actor-system/command-batch.js';
+import { createActorSystem } from '../../src/actor-system/system.js';
+import { actorSystemOptions } from '../../src/actor-system/system-options.js';
+import type { SessionHost } from '../../src/actor-system/session-host.js';
+import type { AskResult, Routing } from '../../src/actor-system/session-host.js';
+import type { Reply, SessionCommand } from '../../src/machines/session/machine-events.js';
 import { loadConfig } from '../../src/config.js';
 import { sessionKeys } from '../../src/domain/session-key.js';
 import { createApp } from '../../src/http/app.js';
@@ -37,7 +37,7 @@ const system = createActorSystem(
   }),
 );
 
-const sessions = system.supervisor;
+const sessions = system.sessionHost;
 const turn = new CommandBatch((error) => logger.error({ err: error }, 'delivery failed'));
 /** Every other command reaches its session; an SDK event is answered as the session would, without it. */
 const stepless: SessionHost = {
@@ -67,7 +67,7 @@ const stepless: SessionHost = {
 };
 const app = createApp({
   config,
-  system: { ...system, supervisor: stepless },
+  system: { ...system, sessionHost: stepless },
   logger,
   mediaReady: media.ready,
   sdkConfig: openSdkConfigSource({ file: config.sdk.configFile, logger }),

@@ -12,7 +12,7 @@ interface Measured {
 }
 
 /**
- * What the activity actor adds per committed item (docs/activity-actor.md, "What it costs"): the
+ * What the activity actor adds per committed item (docs/explanation/activity-actor.md, "What it costs"): the
  * actor's live path against the plain loop over the readers it replaced, in a process of its own
  * on the servers' cores, median of `rounds`. A difference of a fraction of a microsecond per item
  * is below what the ingestion bench can resolve, whose run-to-run spread is several microseconds.

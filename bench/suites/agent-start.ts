@@ -86,7 +86,7 @@ const ms = (value: number | undefined): string =>
   value === undefined ? 'n/a' : `${Math.round(value).toLocaleString('en-US')} ms`;
 
 /**
- * The voice start's latency (docs/voice-agent.md, "Start latency"): the real LiveKit server, the
+ * The voice start's latency (docs/reference/voice-agent.md, "Start latency"): the real LiveKit server, the
  * service and the agent worker at its defaults (the local voice, no provider key), `sequential`
  * calls one after another, then `burst` calls started at once. Each latency runs from the start's
  * answer to the agent listed in the room by the server.
@@ -99,7 +99,7 @@ export async function agentStartSuite(options: { sequential: number; burst: numb
     // No taskset: nothing was pinned.
   }
   const load = loadavg()[0]!;
-  // The worker's default: a warm process for each job it takes (docs/voice-agent.md, "Starting jobs fast").
+  // The worker's default: a warm process for each job it takes (docs/reference/voice-agent.md, "Starting jobs fast").
   const idle = DEFAULT_AGENT_MAX_JOBS;
   const media = await startMediaStack({
     models: { reply: () => 'unused', transcript: () => 'unused' },

@@ -175,7 +175,7 @@ async function journalPerEvent(redisUrl: string, options: ClusterBenchOptions, e
 /**
  * Cluster mode against Restate's own ceiling on the same server: a one-step virtual object (one
  * state read, one write) called request-response and sent one-way as fast as the generator can,
- * then SDK events through the service (sent one-way, docs/cluster-mode.md), a call that answers
+ * then SDK events through the service (sent one-way, docs/explanation/cluster.md), a call that answers
  * with the session's decision (trigger evaluation) and a read, for each process count. Each
  * cluster starts its own Redis-backed processes and Restate server on free loopback ports and is
  * stopped before the next; rounds are interleaved within a cluster.
@@ -193,7 +193,7 @@ export async function clusterSuite(
   try {
     journal = await journalPerEvent(redis.url, options, 2_000);
     for (const processes of options.processCounts) {
-      // One Restate partition per core the cluster is given (docs/cluster.md, "Partitions").
+      // One Restate partition per core the cluster is given (docs/explanation/cluster.md, "Partitions").
       const cluster = await startLocalCluster({
         redisUrl: redis.url,
         processes,

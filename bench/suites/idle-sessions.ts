@@ -39,7 +39,7 @@ function rssParts(pid: number): { anon: number; file: number } {
  * request at a time to ten sessions of its own), then `sessions` new sessions of one event each,
  * then, once every one of them has hibernated, the lowest RSS over `afterSeconds` of the same light
  * traffic. RSS is sampled from /proc every 100 ms; nothing is forced (no collection through an
- * inspector): what counts is what the service gives back by itself (docs/limits.md, "Idle sessions").
+ * inspector): what counts is what the service gives back by itself (docs/reference/limits.md, "Idle sessions").
  */
 export async function idleSessionsSuite(options: IdleSessionsOptions): Promise<IdleSessionsResult> {
   const server = await startService({

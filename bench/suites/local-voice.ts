@@ -63,7 +63,7 @@ function trimmed(pcm: Int16Array): Int16Array {
 }
 
 /**
- * The local voice's reply latency (docs/voice-agent.md, "Local voice"): the real LiveKit server,
+ * The local voice's reply latency (docs/reference/voice-agent.md, "Local voice"): the real LiveKit server,
  * the service and the agent worker with no provider key (espeak-ng, pocketsphinx, the scripted
  * dialog), and a user in the room who speaks each request (espeak-ng) and listens. Measured at the
  * user: from when the last sample of the request left their microphone track to the first

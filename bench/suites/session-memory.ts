@@ -29,7 +29,7 @@ interface Measured {
  * full collection (session-memory-worker.ts), for each shape of session on SQLite (the last two a
  * hostile client's, whose structure costs the heap far more than its JSON). Throws when
  * the estimate is below the heap for any shape: the budget would then let sessions past V8's heap
- * limit (src/actors/memory-budget.ts).
+ * limit (src/actor-system/memory-budget.ts).
  */
 export async function sessionMemorySuite(options: {
   sessions: number;

@@ -24,11 +24,11 @@ import type { SigningKey } from './request-signing.js';
 import { ensureSigningKey } from './request-signing.js';
 import type { Proxy } from './round-robin.js';
 import { httpRoundRobin, tcpRoundRobin } from './round-robin.js';
-import { heapLimitMbFor } from '../../src/actors/memory-budget.js';
+import { heapLimitMbFor } from '../../src/actor-system/memory-budget.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** The flags `npm start` gives node: the old space held to the budget's heap share (docs/limits.md). */
+/** The flags `npm start` gives node: the old space held to the budget's heap share (docs/reference/limits.md). */
 const heapFlags = (memoryBudgetMb: string | undefined): string[] => [
   `--max-old-space-size=${heapLimitMbFor(Number(memoryBudgetMb) || DEFAULT_MEMORY_BUDGET_MB)}`,
   '--no-allocation-site-pretenuring',
@@ -104,7 +104,7 @@ export interface LocalClusterOptions {
   processes: number;
   /**
    * Processes that serve the HTTP API only (CLUSTER_ROLE=front), started after the first release:
-   * clients are sent to them, and the release's processes only run invocations (docs/cluster.md,
+   * clients are sent to them, and the release's processes only run invocations (docs/explanation/cluster.md,
    * "Fronts"). None by default: every process does both.
    */
   fronts?: number;
@@ -121,11 +121,11 @@ export interface LocalClusterOptions {
   dataDir?: string;
   /** Run the built service (`dist/src/main.js`, `npm run build` first) instead of the sources through tsx. */
   built?: boolean;
-  /** Restate nodes: 1 (the default), or a replicated cluster of 3 or more (docs/cluster.md, Production). */
+  /** Restate nodes: 1 (the default), or a replicated cluster of 3 or more (docs/how-to/production.md, Production). */
   restateNodes?: number;
   /**
    * A single Restate node's partitions, when its data is first made (later runs keep that count):
-   * by default one per core of this machine (docs/cluster.md, "Partitions").
+   * by default one per core of this machine (docs/explanation/cluster.md, "Partitions").
    */
   restatePartitions?: number;
   /** The first release's name (its deployment's URI path); by default one named for the code it runs, so a rebuilt service is a new deployment. */
@@ -228,7 +228,7 @@ async function startRestate(
  * One partition per core. Each partition is a processor thread with its own share of storage work
  * and timers: Restate's default of 24 is sized for a cluster of machines, and on a 2-core machine
  * 24 threads waiting for two cores cost Restate 1.7 ms of CPU per ingested event against 1.0 ms
- * with 2 (docs/cluster.md, "Partitions"; docs/decisions/0021-restate-partitions-and-client.md).
+ * with 2 (docs/explanation/cluster.md, "Partitions"; docs/decisions/0021-restate-partitions-and-client.md).
  */
 export const localPartitions = (): number => availableParallelism();
 

@@ -1,6 +1,6 @@
 /**
  * One Restate node's `restate.toml`, for a replicated cluster: the file `npm run cluster -- --restate-nodes 3`
- * runs each of its nodes with, and the one docs/cluster.md shows for production (a test compares
+ * runs each of its nodes with, and the one docs/how-to/production.md shows for production (a test compares
  * the two), so the production file is the one that was run.
  */
 export interface RestateNodeSettings {
@@ -20,7 +20,7 @@ export interface RestateNodeSettings {
   partitions: number;
   ingressBindAddress: string;
   adminBindAddress: string;
-  /** The request-signing key, the same on every node (docs/cluster.md, Request signing). */
+  /** The request-signing key, the same on every node (docs/how-to/production.md, Request signing). */
   signingKeyFile: string;
   /** An object store for partition snapshots (production); none locally. */
   snapshotsDestination?: string;
@@ -69,7 +69,7 @@ export function restateNodeToml(node: RestateNodeSettings): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The production example of docs/cluster.md: the first of three nodes on a private network. */
+/** The production example of docs/how-to/production.md: the first of three nodes on a private network. */
 export function productionExample(): RestateNodeSettings {
   const peers = ['10.0.1.11', '10.0.1.12', '10.0.1.13'];
   return {

@@ -85,8 +85,8 @@ export interface RestateServer {
   pid: number;
   nodes: RestateNode[];
   /**
-   * Registers the endpoints at `uri` as a deployment, never overwriting one (docs/cluster.md,
-   * Registering and retiring deployments): a URI already registered answers with its deployment
+   * Registers the endpoints at `uri` as a deployment, never overwriting one (docs/how-to/production.md,
+   * "Upgrades: one deployment per release"): a URI already registered answers with its deployment
    * as it was discovered then, so each release needs its own URI. Returns the deployment's id.
    */
   register(uri: string): Promise<string>;
@@ -259,7 +259,7 @@ export async function startRestateServer(
 /** Copies of everything a replicated cluster keeps: two, so one node of three may be lost. */
 export const CLUSTER_REPLICATION = 2;
 
-/** The partitions of a replicated local cluster: its nodes share one machine (docs/cluster.md, "Partitions"). */
+/** The partitions of a replicated local cluster: its nodes share one machine (docs/explanation/cluster.md, "Partitions"). */
 export const CLUSTER_PARTITIONS = 8;
 
 /**

@@ -15,7 +15,7 @@ import type { LocalCluster } from './local-cluster.js';
 import { releaseNameOf } from './local-cluster.js';
 
 /**
- * A rolling upgrade of a running `npm run cluster` (docs/cluster.md, "Upgrades: one deployment per
+ * A rolling upgrade of a running `npm run cluster` (docs/how-to/production.md, "Upgrades: one deployment per
  * release"): `npm run cluster -- --upgrade` builds the service (as every `npm run cluster` does) and
  * asks the running script to roll the built code out. That script copies the build into a release
  * directory of its own, starts the new release's processes on it, registers them as a new Restate

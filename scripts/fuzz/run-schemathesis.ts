@@ -11,7 +11,7 @@ import { startBuiltService } from './service-process.js';
 import { unframed } from './closing-banner.js';
 
 /**
- * `npm run test:fuzz` (docs/fuzzing.md): Schemathesis against the built service's OpenAPI
+ * `npm run test:fuzz` (docs/how-to/fuzzing.md): Schemathesis against the built service's OpenAPI
  * document, every phase, positive and negative data, every check; once with the key and once
  * without. Exits non-zero on any failure. FUZZ_MAX_EXAMPLES and FUZZ_SEED bound and repeat a run.
  */

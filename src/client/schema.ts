@@ -74,7 +74,7 @@ export interface paths {
         put?: never;
         /**
          * An operator joins a running call
-         * @description Records the operator's join (`operator_joined` in the session's activity and the call's record, which takes the call out of the queue) and answers a LiveKit token for the call's room. The agent in the room says a colleague is joining and steps back (docs/handoff.md).
+         * @description Records the operator's join (`operator_joined` in the session's activity and the call's record, which takes the call out of the queue) and answers a LiveKit token for the call's room. The agent in the room says a colleague is joining and steps back (docs/explanation/handoff.md).
          */
         post: operations["joinCall"];
         delete?: never;
@@ -152,7 +152,7 @@ export interface paths {
         };
         /**
          * Calls waiting for a person
-         * @description The running calls in which a person was asked for (`handoff_requested`) and no operator has joined yet, longest waiting first, each with its masked transcript (docs/handoff.md).
+         * @description The running calls in which a person was asked for (`handoff_requested`) and no operator has joined yet, longest waiting first, each with its masked transcript (docs/explanation/handoff.md).
          */
         get: operations["listHandoffs"];
         put?: never;
@@ -452,7 +452,7 @@ export interface paths {
         };
         /**
          * Liveness probe
-         * @description Liveness probe: 200 whenever the process answers at all, draining or not, whatever its dependencies do. A probe that times out is the only failure: restart the process then, never on a 503 from /health or /health/ready (docs/cluster.md, Probes).
+         * @description Liveness probe: 200 whenever the process answers at all, draining or not, whatever its dependencies do. A probe that times out is the only failure: restart the process then, never on a 503 from /health or /health/ready (docs/how-to/production.md, Probes).
          */
         get: operations["getLiveness"];
         put?: never;
@@ -472,7 +472,7 @@ export interface paths {
         };
         /**
          * Readiness probe for a load balancer
-         * @description Readiness probe for a load balancer: whether to send this process traffic. 503 while it is draining, its own store refuses writes, or in cluster mode Redis does not answer (`redis_unreachable`): Restate would take events one-way that could not be applied until Redis is back. Restate down is reported in `cluster` but leaves every process ready: each request then gets a 503 naming it (docs/cluster.md, Probes).
+         * @description Readiness probe for a load balancer: whether to send this process traffic. 503 while it is draining, its own store refuses writes, or in cluster mode Redis does not answer (`redis_unreachable`): Restate would take events one-way that could not be applied until Redis is back. Restate down is reported in `cluster` but leaves every process ready: each request then gets a 503 naming it (docs/how-to/production.md, Probes).
          */
         get: operations["getReadiness"];
         put?: never;
@@ -691,7 +691,7 @@ export interface paths {
         put?: never;
         /**
          * Ingest an SDK event
-         * @description Ingest an SDK event; answers once the event is kept: with SESSION_HOST=embedded once the session has applied it, with SESSION_HOST=restate once Restate has durably taken it, before the session runs it (docs/cluster-mode.md). Identity values in any field are masked on arrival (docs/privacy.md). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}. Past SESSION_MAX_BYTES older data gives way and the event's activity item warns `session_budget_exceeded`; so does the answer with SESSION_HOST=embedded, the one host that runs the event before answering.
+         * @description Ingest an SDK event; answers once the event is kept: with SESSION_HOST=embedded once the session has applied it, with SESSION_HOST=restate once Restate has durably taken it, before the session runs it (docs/explanation/cluster.md). Identity values in any field are masked on arrival (docs/explanation/privacy.md). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}. Past SESSION_MAX_BYTES older data gives way and the event's activity item warns `session_budget_exceeded`; so does the answer with SESSION_HOST=embedded, the one host that runs the event before answering.
          */
         post: operations["ingestEvent"];
         delete?: never;
@@ -709,7 +709,7 @@ export interface paths {
         };
         /**
          * WebSocket control plane
-         * @description WebSocket control plane (Upgrade: websocket). Frames: connect → ack; heartbeat both ways; control_state (screen_state, validation_failed) updates the session as POST /v1/events does → ack, given when that route would answer 200 (with SESSION_HOST=restate once Restate has taken the event, before the session runs it); trigger_evaluate → trigger_response; the server pushes command frames (suggest_start_voice_agent, show_popup) when the session decides; any other frame → error http_only. With API_KEY set the key comes in X-API-Key or the connect frame (else close 4401); before it, a socket gets no answer, takes no place among WS_MAX_CONNECTIONS, and must send it within 10 s. Bounds: WS_MAX_CONNECTIONS, WS_MAX_MESSAGES_PER_SECOND (close 4429), WS_MAX_FRAME_BYTES (close 1009), WS_IDLE_TIMEOUT_SECONDS (close 4408); shutdown answers the frames already taken, then closes with 1001. Every frame in both directions: docs/field-sdk-calls.md, section "WebSocket control plane".
+         * @description WebSocket control plane (Upgrade: websocket). Frames: connect → ack; heartbeat both ways; control_state (screen_state, validation_failed) updates the session as POST /v1/events does → ack, given when that route would answer 200 (with SESSION_HOST=restate once Restate has taken the event, before the session runs it); trigger_evaluate → trigger_response; the server pushes command frames (suggest_start_voice_agent, show_popup) when the session decides; any other frame → error http_only. With API_KEY set the key comes in X-API-Key or the connect frame (else close 4401); before it, a socket gets no answer, takes no place among WS_MAX_CONNECTIONS, and must send it within 10 s. Bounds: WS_MAX_CONNECTIONS, WS_MAX_MESSAGES_PER_SECOND (close 4429), WS_MAX_FRAME_BYTES (close 1009), WS_IDLE_TIMEOUT_SECONDS (close 4408); shutdown answers the frames already taken, then closes with 1001. Every frame in both directions: docs/reference/field-sdk-calls.md, section "WebSocket control plane".
          */
         get: operations["openControlPlane"];
         put?: never;
@@ -949,7 +949,7 @@ export interface components {
             /** @description null while the call runs */
             ended_at: string | null;
             ended_by: ("client" | "silence" | "no_agent" | "media_lost") | null;
-            /** @description a person was asked for during the call (docs/handoff.md) */
+            /** @description a person was asked for during the call (docs/explanation/handoff.md) */
             handoff: components["schemas"]["CallHandoff"] | null;
             /** @description written when the call ends */
             report: components["schemas"]["CallReport"] | null;
@@ -1378,7 +1378,7 @@ export interface components {
         SdkConfig: {
             /** @description the tenant whose overrides were applied after "*" */
             client_id: string | null;
-            /** @description the consent notice the voice agent gives first in a call, its version and text per language (docs/calls.md) */
+            /** @description the consent notice the voice agent gives first in a call, its version and text per language (docs/explanation/calls.md) */
             consent: {
                 notice: {
                     [key: string]: string;
@@ -1548,7 +1548,7 @@ export interface components {
                 /** @description what V8 holds for its heap, garbage included until a collection gives it back */
                 heap_committed_bytes: number;
                 heap_limit_bytes: number;
-                /** @description memory-reducing collections run since the process started: one follows a flood of sessions leaving memory (docs/limits.md) */
+                /** @description memory-reducing collections run since the process started: one follows a flood of sessions leaving memory (docs/reference/limits.md) */
                 heap_trims: number;
                 heap_trims_failed: number;
                 heap_used_bytes: number;
@@ -1937,7 +1937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md) */
+            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/explanation/calls.md) */
             501: {
                 headers: {
                     [name: string]: unknown;
@@ -2074,7 +2074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md) */
+            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/explanation/calls.md) */
             501: {
                 headers: {
                     [name: string]: unknown;
@@ -2440,7 +2440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md) */
+            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/explanation/calls.md) */
             501: {
                 headers: {
                     [name: string]: unknown;
@@ -2964,7 +2964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md) */
+            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/explanation/calls.md) */
             501: {
                 headers: {
                     [name: string]: unknown;
@@ -3122,7 +3122,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md) */
+            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/explanation/calls.md) */
             501: {
                 headers: {
                     [name: string]: unknown;
@@ -3210,7 +3210,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md) */
+            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/explanation/calls.md) */
             501: {
                 headers: {
                     [name: string]: unknown;
@@ -3337,7 +3337,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/calls.md) */
+            /** @description calls are not kept here: the activity log is shared (ACTIVITY_LOG) with sessions kept in this process (docs/explanation/calls.md) */
             501: {
                 headers: {
                     [name: string]: unknown;

@@ -1,5 +1,5 @@
 /**
- * Cluster mode's call book (docs/calls.md, docs/decisions/0036-calls-in-cluster-mode.md): each
+ * Cluster mode's call book (docs/explanation/calls.md, docs/decisions/0036-calls-in-cluster-mode.md): each
  * session's calls, transcripts and consent record are a Restate virtual object keyed by the
  * session id, apart from the session's own object (whose state an idle end clears). The session
  * object hands it the items a call needs by a one-way call journaled in the invocation that made

@@ -1,5 +1,5 @@
-import type { ActorSystem, ActorSystemOptions, HostParts } from '../actors/system.js';
-import { createHostedSystem } from '../actors/system.js';
+import type { ActorSystem, ActorSystemOptions, HostParts } from '../actor-system/system.js';
+import { createHostedSystem } from '../actor-system/system.js';
 import type { SessionHostConfig } from '../config.js';
 import { RedisCommandFanout } from './command-fanout.js';
 import { RemoteSessionHost } from './remote-host.js';
@@ -34,7 +34,7 @@ export interface ClusterSystem {
  * SESSION_HOST=restate: the routes reach sessions through the Restate ingress, and this process also
  * serves the session objects' endpoint, so every process is both a stateless front and a place
  * where Restate may run any session's next invocation; a front (CLUSTER_ROLE=front) serves no
- * endpoint, and its event loop only answers clients (docs/cluster.md, "Fronts").
+ * endpoint, and its event loop only answers clients (docs/explanation/cluster.md, "Fronts").
  */
 export async function startClusterSystem(
   options: ActorSystemOptions,
@@ -71,7 +71,7 @@ export async function startClusterSystem(
       commands,
     });
   });
-  system.clusterHealth = () => system.supervisor.health();
+  system.clusterHealth = () => system.sessionHost.health();
   system.callRecords = remoteCallRecords({ ingress, admin, timeoutMs: READ_TIMEOUT_MS });
   // Sessions are not kept here: what this process keeps is the activity log.
   system.storeHealth = () => options.store.activity.health();

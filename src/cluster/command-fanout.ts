@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { connectRedis } from '../store/redis-connection.js';
-import type { AssistantCommand } from '../machines/session/events.js';
+import type { AssistantCommand } from '../machines/session/machine-events.js';
 
 /**
  * What a session tells its client unprompted (control-plane `command` frames), carried to every

@@ -1,5 +1,5 @@
 import type { AgentContextSources } from '../domain/agent-context.js';
-import type { Reply, SessionCommand } from '../machines/session/events.js';
+import type { Reply, SessionCommand } from '../machines/session/machine-events.js';
 
 /**
  * A session command as it crosses to a session hosted elsewhere: plain JSON. The reply callback

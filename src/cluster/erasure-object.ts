@@ -1,5 +1,5 @@
 /**
- * Cluster mode's erasure (DELETE /api/users/{user_id}, docs/calls.md): a Restate virtual object
+ * Cluster mode's erasure (DELETE /api/users/{user_id}, docs/explanation/calls.md): a Restate virtual object
  * keyed by the erasure's id, whose one invocation finds the user's sessions, clears each session
  * object, call book and pending delivery, deletes their activity items from the shared stream,
  * and keeps the erasure's own record (its id, time and counts, nothing of the user). Every step
@@ -7,7 +7,7 @@
  * same id gets the first answer (docs/decisions/0036-calls-in-cluster-mode.md).
  */
 import * as restate from '@restatedev/restate-sdk';
-import type { Erasure } from '../actors/call-records.js';
+import type { Erasure } from '../actor-system/call-records.js';
 import { isoTime } from '../integrations/clock.js';
 import type { ErasedCounts } from '../store/call-book.js';
 import { CALLS_OBJECT, CALLS_STATE } from './call-book-object.js';

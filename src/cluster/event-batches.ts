@@ -19,7 +19,7 @@ export interface BatchLimits {
 }
 
 /**
- * The bounds a batch stays within: a 64 KiB event body at most (docs/limits.md) makes 64 events at most
+ * The bounds a batch stays within: a 64 KiB event body at most (docs/reference/limits.md) makes 64 events at most
  * 4 MiB of JSON, and 1 MiB keeps one invocation's input well under what Restate takes in one message.
  */
 export const DEFAULT_BATCH_LIMITS: BatchLimits = { maxEvents: 64, maxBytes: 1_048_576 };

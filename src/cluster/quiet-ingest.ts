@@ -1,6 +1,6 @@
 import { ingestsDirectly } from '../machines/session/direct-ingest.js';
-import { ingestStep } from '../machines/session/ingest.js';
-import { restoredVoice, storedContext, storedView, toStored } from '../actors/stored-session.js';
+import { ingestStep } from '../machines/session/ingest-step.js';
+import { restoredVoice, storedContext, storedView, toStored } from '../actor-system/stored-session.js';
 import type { InvocationInput, InvocationOutcome } from './session-invocation.js';
 
 /**

@@ -1,11 +1,11 @@
 /**
  * SESSION_HOST=restate: calls, webhook deliveries and erasure as the routes see them
- * (src/actors/call-records.ts), read from and sent to Restate's objects (call-book-object.ts,
+ * (src/actor-system/call-records.ts), read from and sent to Restate's objects (call-book-object.ts,
  * webhook-object.ts, erasure-object.ts) through the ingress, or across objects by the admin SQL.
  */
 import { randomUUID } from 'node:crypto';
-import type { CallRecords, Erasure } from '../actors/call-records.js';
-import { DependencyUnavailableError } from '../actors/session-host.js';
+import type { CallRecords, Erasure } from '../actor-system/call-records.js';
+import { DependencyUnavailableError } from '../actor-system/session-host.js';
 import type { CallView, Delivery, DeliveryQuery } from '../store/call-book.js';
 import type { KeptCall } from './call-book-object.js';
 import { CALLS_OBJECT, CALLS_STATE, callKey, callView } from './call-book-object.js';

@@ -1,20 +1,20 @@
 import type { Logger } from 'pino';
 import { stringify } from 'safe-stable-stringify';
 import { digestOf } from '../domain/digest.js';
-import type { ClusterHealth } from '../actors/cluster-health.js';
-import { CommandListeners } from '../actors/command-listeners.js';
-import type { ReplyKeeping } from '../actors/named-request.js';
-import type { SessionHost, SessionView } from '../actors/session-host.js';
-import type { Dependency } from '../actors/session-host.js';
-import { DependencyUnavailableError } from '../actors/session-host.js';
-import type { SessionListQuery, SessionPage } from '../actors/session-listing.js';
-import { pageOfSessions } from '../actors/session-listing.js';
-import { storedView } from '../actors/stored-session.js';
-import type { AskResult, Routing } from '../actors/session-host.js';
+import type { ClusterHealth } from '../actor-system/cluster-health.js';
+import { CommandListeners } from '../actor-system/command-listeners.js';
+import type { ReplyKeeping } from '../actor-system/named-request.js';
+import type { SessionHost, SessionView } from '../actor-system/session-host.js';
+import type { Dependency } from '../actor-system/session-host.js';
+import { DependencyUnavailableError } from '../actor-system/session-host.js';
+import type { SessionListQuery, SessionPage } from '../actor-system/session-listing.js';
+import { pageOfSessions } from '../actor-system/session-listing.js';
+import { storedView } from '../actor-system/stored-session.js';
+import type { AskResult, Routing } from '../actor-system/session-host.js';
 import { selectSummaries } from '../store/summary-selection.js';
 import type { AppClock } from '../integrations/clock.js';
-import type { AssistantCommand, IngestResult, Reply, SessionCommand } from '../machines/session/events.js';
-import type { SessionSettings } from '../machines/session/context.js';
+import type { AssistantCommand, IngestResult, Reply, SessionCommand } from '../machines/session/machine-events.js';
+import type { SessionSettings } from '../machines/session/session-context.js';
 import type { ActivityLog, StoredSession } from '../store/ports.js';
 import type { CommandFanout } from './command-fanout.js';
 import { toWireCommand } from './command-wire.js';
@@ -62,7 +62,7 @@ const REDIS_PROBE_MS = 1_000;
 const READ_BACK_MS = 2_000;
 /**
  * How long a session read waits for its turn while this process's connection to Redis is down: the
- * turn may be held by acknowledged events that wait for Redis (docs/cluster.md, Outages).
+ * turn may be held by acknowledged events that wait for Redis (docs/explanation/cluster.md, Outages).
  */
 const READ_WHILE_REDIS_DOWN_MS = 2_000;
 
@@ -161,7 +161,7 @@ export class RemoteSessionHost implements SessionHost {
     const json = JSON.stringify(command);
     // The same id on another event is another request: only a copy of this one is a retry of it.
     // Without the client's id no retry could be recognised, so none is sent: a key costs Restate an
-    // idempotency entry and the output kept for the whole retention (docs/cluster.md, "Journal work per invocation").
+    // idempotency entry and the output kept for the whole retention (docs/explanation/cluster.md, "Journal work per invocation").
     const key =
       requestId === undefined
         ? undefined
@@ -282,7 +282,7 @@ export class RemoteSessionHost implements SessionHost {
     }
   }
 
-  /** Whether this process's own connection to Redis takes writes (docs/cluster.md, Outages). */
+  /** Whether this process's own connection to Redis takes writes (docs/explanation/cluster.md, Outages). */
   private redisAccepting(): boolean {
     return this.options.activity.accepting?.() !== false;
   }

@@ -57,7 +57,7 @@ function neverConnected(error: unknown): boolean {
  * One Restate address (the ingress, or the admin API) over a pool of kept HTTP/1.1 connections.
  * Every SDK event is one `/send` through here, so it is undici's `request`, not `fetch`: through
  * `fetch` (the same library behind web streams, with an AbortSignal a request) a relay's `/send`
- * answered at a p50 of 18–20 ms under load, through `request` 9–10 ms (docs/cluster.md, "The
+ * answered at a p50 of 18–20 ms under load, through `request` 9–10 ms (BENCHMARKS.md, "The
  * front's request to Restate"; docs/decisions/0021-restate-partitions-and-client.md).
  */
 export class RestateHttp {

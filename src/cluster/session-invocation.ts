@@ -1,11 +1,11 @@
 import type { InspectionEvent, Observer } from 'xstate';
 import { SimulatedClock, createActor } from 'xstate';
 import type { ActivityDraft } from '../domain/activity.js';
-import type { AssistantCommand, Reply, SessionCommand, SessionEmitted } from '../machines/session/events.js';
-import type { SessionSettings } from '../machines/session/context.js';
+import type { AssistantCommand, Reply, SessionCommand, SessionEmitted } from '../machines/session/machine-events.js';
+import type { SessionSettings } from '../machines/session/session-context.js';
 import type { SessionMachine, SessionSnapshot } from '../machines/session/machine.js';
 import type { StoredSession } from '../store/ports.js';
-import { restoredVoice, storedContext, toStored } from '../actors/stored-session.js';
+import { restoredVoice, storedContext, toStored } from '../actor-system/stored-session.js';
 
 export interface InvocationInput {
   /** The session machine with its media actors (journaled side effects in the cluster). */

@@ -2,17 +2,17 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import * as restate from '@restatedev/restate-sdk';
 import type { Logger } from 'pino';
 import type { InspectionEvent, Observer } from 'xstate';
-import type { MediaObservers } from '../actors/media-actors.js';
-import { mediaActors } from '../actors/media-actors.js';
-import type { FlowProgress } from '../actors/session-listing.js';
-import { flowProgressOf } from '../actors/session-listing.js';
-import { isQuiescent, storedView } from '../actors/stored-session.js';
-import { storedDamage } from '../actors/stored-session-check.js';
-import type { Routing } from '../actors/session-host.js';
+import type { MediaObservers } from '../actor-system/media-actors.js';
+import { mediaActors } from '../actor-system/media-actors.js';
+import type { FlowProgress } from '../actor-system/session-listing.js';
+import { flowProgressOf } from '../actor-system/session-listing.js';
+import { isQuiescent, storedView } from '../actor-system/stored-session.js';
+import { storedDamage } from '../actor-system/stored-session-check.js';
+import type { Routing } from '../actor-system/session-host.js';
 import type { AgentContextSources } from '../domain/agent-context.js';
-import type { MediaProvider } from '../integrations/media.js';
-import type { IngestResult, Reply, SessionCommand } from '../machines/session/events.js';
-import type { SessionSettings } from '../machines/session/context.js';
+import type { MediaProvider } from '../integrations/media-port.js';
+import type { IngestResult, Reply, SessionCommand } from '../machines/session/machine-events.js';
+import type { SessionSettings } from '../machines/session/session-context.js';
 import type { SessionMachine } from '../machines/session/machine.js';
 import { remaskEvent } from '../domain/event-redaction.js';
 import type { SdkEvent } from '../domain/sdk-event.js';
@@ -65,7 +65,7 @@ export const acceptedAnswer = (command: IngestCommand): IngestResult => ({
 /**
  * An SDK event as a session may keep it, whoever sent it: the ingress takes calls from anyone who
  * can reach it, not only from the service's fronts, so the event is masked again here
- * (docs/privacy.md, "Cluster mode"; remaskEvent in domain/event-redaction.ts).
+ * (docs/explanation/privacy.md, "Cluster mode"; remaskEvent in domain/event-redaction.ts).
  */
 function remasked(command: WireCommand): WireCommand {
   if (command.type !== 'session.ingest' || typeof command.event !== 'object' || command.event === null) return command;

@@ -1,5 +1,5 @@
 /**
- * Restate's admin SQL over the objects' state (docs/cluster.md): how a listing, a call found by
+ * Restate's admin SQL over the objects' state (docs/explanation/cluster.md): how a listing, a call found by
  * its id, the webhook deliveries and an erasure's search read what no single object holds.
  */
 import type { RestateHttp } from './restate-http.js';

@@ -3,7 +3,7 @@
  * by one release runs on the next. So the kept state carries the version of its shape (in the
  * `session` value, `state_version`; none is version 1, every state written before versions were
  * kept), and a release that reads an older one migrates it, step by step, the way the SQLite
- * store's schema is (src/store/migrations.ts). docs/cluster.md, Upgrades, says how a release
+ * store's schema is (src/store/migrations.ts). docs/how-to/production.md, Upgrades, says how a release
  * with a new step is rolled out.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Cluster mode's webhook outbox (docs/webhooks.md, docs/decisions/0036-calls-in-cluster-mode.md):
+ * Cluster mode's webhook outbox (docs/reference/webhooks.md, docs/decisions/0036-calls-in-cluster-mode.md):
  * each delivery (one message to one address) is a Restate virtual object keyed by its id. It is
  * created by a one-way call journaled in the invocation that made the change, so it exists exactly
  * when the change does; each attempt is journaled, and the next one is a delayed call to itself.

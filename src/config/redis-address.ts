@@ -4,7 +4,7 @@ import type { RedisOptions } from 'ioredis';
  * ACTIVITY_LOG's Redis: one server's URL (`redis://`, `rediss://`), or Redis Sentinel
  * (`redis+sentinel://[[user]:password@]host1:26379,host2:26379/mymaster`, `rediss+sentinel://` for
  * TLS), where the sentinels name the primary and a client follows it when a replica is promoted
- * (docs/cluster.md, Redis). Read here, where the setting is checked; every connection to that Redis is
+ * (docs/how-to/production.md, Redis). Read here, where the setting is checked; every connection to that Redis is
  * made by src/store/redis-connection.ts.
  */
 export type RedisAddress = { kind: 'url'; url: string } | { kind: 'sentinel'; options: RedisOptions };

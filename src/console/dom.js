@@ -50,10 +50,10 @@ export function screenName(raw) {
   return unprefixed === '' ? id : unprefixed;
 }
 
-/** How to get traffic to look at: the simulator, pointed at this service (docs/simulator.md). */
+/** How to get traffic to look at: the simulator, pointed at this service (docs/how-to/simulator.md). */
 export function simulatorHint() {
   return [
-    h('p', {}, 'To see the console at work, run the simulator from the service’s checkout (docs/simulator.md):'),
+    h('p', {}, 'To see the console at work, run the simulator from the service’s checkout (docs/how-to/simulator.md):'),
     h('pre', { class: 'command' }, `npm run simulate -- --url ${location.origin} --key <API key>`),
     h('p', { class: 'muted' }, 'Leave out --key when the service has no API_KEY.'),
   ];
@@ -124,7 +124,7 @@ export function describeItem(item) {
   const p = item.payload ?? {};
   switch (item.kind) {
     case 'event':
-      // A voice turn's text is masked as served (docs/calls.md).
+      // A voice turn's text is masked as served (docs/explanation/calls.md).
       if (p.event === 'voice_conversation_turn')
         return `${p.role ?? 'user'} said${p.screen ? ` on ${screenName(p.screen)}` : ''}: ${p.text ?? '(no text)'}`;
       if (p.event === 'agent_action')

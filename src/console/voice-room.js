@@ -21,7 +21,7 @@ const AGENT_STATE = 'lk.agent.state';
  * - `onAudio(element)`: an <audio> element playing a remote track, to be put in the page;
  * - `onLeft(reason)`: the room was left, by us or not;
  * - `onAppAction({ action, payload })`: the agent asked the app to act (highlight a field, open a
- *   screen, show a hint: LiveKit RPC, docs/voice-agent.md "Acting on the app"); the page plays the app.
+ *   screen, show a hint: LiveKit RPC, docs/reference/voice-agent.md "Acting on the app"); the page plays the app.
  * Resolves once joined to `{ identity, enableMicrophone(), say(text), leave() }`.
  */
 export async function joinVoiceRoom({

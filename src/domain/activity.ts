@@ -1,4 +1,4 @@
-/** The catalogue of what the activity list records (docs/events.md, plus the synthetic context fetch). */
+/** The catalogue of what the activity list records (docs/reference/events.md, plus the synthetic context fetch). */
 export const ACTIVITY_KINDS = [
   'event',
   'trigger',
@@ -7,7 +7,7 @@ export const ACTIVITY_KINDS = [
   'reengagement',
   'schema_push',
   'voice_agent_context_fetch',
-  // Whether the call's agent joined, was dispatched again, or left (docs/voice-and-livekit.md).
+  // Whether the call's agent joined, was dispatched again, or left (docs/explanation/voice.md).
   'voice_agent',
   'popup_evaluate',
   'flow_graph_recorded',
@@ -56,7 +56,7 @@ export interface ActivityItem {
 
 /**
  * The item a draft becomes, its fields named rather than copied by rest and spread (a generic,
- * allocating copy per item; docs/benchmark-history.md), in the order the list and the stream show them.
+ * allocating copy per item; git show d1df1cf:docs/benchmark-history.md), in the order the list and the stream show them.
  */
 export const activityItem = (id: string, timestamp: string, draft: ActivityDraft): ActivityItem =>
   draft.due_at === undefined

@@ -35,7 +35,7 @@ export interface AgentContext {
     refresh_policy: RefreshPolicy;
     /** The flow the app registered and the user's place in it; null when none is registered. */
     flow: { flow_key: string; total_steps: number; progress: FlowProgress | null } | null;
-    /** The notice the agent gives first in a call, and its version (docs/calls.md). */
+    /** The notice the agent gives first in a call, and its version (docs/explanation/calls.md). */
     consent: SdkConsent | null;
   };
   system_prompt: string;

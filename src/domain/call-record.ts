@@ -1,5 +1,5 @@
 /**
- * A call: one voice session from its start to its stop (docs/calls.md). Its record is built from
+ * A call: one voice session from its start to its stop (docs/explanation/calls.md). Its record is built from
  * the activity items the session commits, its report written when it ends. Pure: no clock, no
  * storage; texts reaching here were masked on arrival (docs/decisions/0001-identity-values-masked-on-arrival.md).
  */
@@ -19,7 +19,7 @@ export interface CallTurn {
 }
 
 /** How a call ended: a client's stop, or the silence timeout. */
-/** Who or what ended a call: the client's stop, or the session's own end (docs/calls.md). */
+/** Who or what ended a call: the client's stop, or the session's own end (docs/explanation/calls.md). */
 export const ENDED_BY = ['client', 'silence', 'no_agent', 'media_lost'] as const;
 export type EndedBy = (typeof ENDED_BY)[number];
 
@@ -50,7 +50,7 @@ export interface CallReport {
   summary_source: 'record' | 'model';
   /**
    * ISO 8601: until when the outcome may still become `resolved`, the user moving past the step
-   * after the call (CALL_RESOLVE_WINDOW_MINUTES, docs/calls.md); null when it can no longer change.
+   * after the call (CALL_RESOLVE_WINDOW_MINUTES, docs/explanation/calls.md); null when it can no longer change.
    */
   outcome_open_until: string | null;
   /** ISO 8601: when the user moved past the step after the call; null otherwise. */
@@ -73,7 +73,7 @@ export interface CallRecord {
   turns: { user: number; agent: number };
   /** Whether the transcript is kept: consent given, not withdrawn since. */
   transcript_kept: boolean;
-  /** A person was asked for (`handoff_requested`), and whether one joined (docs/handoff.md). */
+  /** A person was asked for (`handoff_requested`), and whether one joined (docs/explanation/handoff.md). */
   handoff: CallHandoff | null;
   report: CallReport | null;
 }

@@ -15,7 +15,7 @@ import { maskKeyed, mayHoldIdentity, scrubText } from '../privacy/scrub.js';
 /**
  * The one redaction pass over a client-sent value, applied before anything stores, logs, returns
  * or streams it (docs/decisions/0001-identity-values-masked-on-arrival.md): the default-deny rule
- * (src/privacy/, docs/privacy.md) over every string, number and key at any depth, with each
+ * (src/privacy/, docs/explanation/privacy.md) over every string, number and key at any depth, with each
  * masked value's shape kept so the agent still knows what was entered.
  */
 
@@ -38,7 +38,7 @@ const OWN_FIELDS = new Set(['redacted_fields', 'masked_by', 'shape']);
 
 /**
  * What V8's heap spends on parsed JSON beyond its text, in bytes (measured with Node 24 after a
- * full collection, docs/limits.md "Nested data"; where it varies, the larger is counted): every
+ * full collection, docs/reference/limits.md "Nested data"; where it varies, the larger is counted): every
  * value takes a slot of 8 in its array or object; a string adds its header (16 to 24), a number
  * that is not a small integer a 16-byte box, an array 36, an object 60; a key 24 (about 72 in an
  * object past V8's 1,020 fast properties), and a key new to the event up to 224 more (its
@@ -67,7 +67,7 @@ const isTimeKey = (key: string) =>
   /[_-](?:at|ts|ms|time|timestamp)$/i.test(key) ||
   /[a-z](?:At|Ts|Ms|Time|Timestamp)$/.test(key);
 /**
- * Documented numeric signals (docs/privacy.md, "What is kept"): a key named for a measure keeps a
+ * Documented numeric signals (docs/explanation/privacy.md, "What is kept"): a key named for a measure keeps a
  * number below ten million (a duration in ms, a count, a size); any other number of four digits or
  * more is read as text and masked.
  */
@@ -300,7 +300,7 @@ export function redactSizedEvent(event: SdkEvent, rules: PiiRules = DEFAULT_PII_
     if (OWN_FIELDS.has(key) || (key === 'hint' && typeof item === 'string')) continue;
     const facts = rules.keyFacts(key);
     const keyBytes = jsonStringSize(key) + 1;
-    // The routing id (the session key is made from it, docs/privacy.md) and the time, an integer the schema checked.
+    // The routing id (the session key is made from it, docs/explanation/privacy.md) and the time, an integer the schema checked.
     if (facts.routing || (key === 'timestamp' && typeof item === 'number')) {
       out[key] = item;
       size.addKeyed(keyBytes, item, jsonSize(item));

@@ -1,4 +1,7 @@
-/** Feature flags (docs/configuration.md) with the defaults of docs/decisions/0008-activity-items-and-the-stream.md; FEATURE_FLAGS overrides any of them. */
+/**
+ * Feature flags (docs/reference/configuration.md) with the defaults of docs/decisions/0008-activity-items-and-the-stream.md;
+ * FEATURE_FLAGS overrides any of them.
+ */
 export type FeatureFlags = Record<string, boolean>;
 
 export function resolveFeatureFlags(mediaReady: boolean, overrides: FeatureFlags): FeatureFlags {

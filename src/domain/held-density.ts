@@ -3,7 +3,7 @@ import type { EventSizes } from './event-redaction.js';
 /**
  * What the memory budget charges a session per byte of client data it holds (`held_bytes`, a
  * JSON size), unless its data is more nested than usual: parsed objects and strings cost the heap
- * about twice their JSON text (docs/limits.md, "Memory").
+ * about twice their JSON text (docs/reference/limits.md, "Memory").
  */
 export const HELD_BYTES_FACTOR = 2;
 

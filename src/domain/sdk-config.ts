@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { MAX_TIMER_SECONDS } from './timer-limit.js';
 
 /**
- * The remote SDK configuration (docs/configuration.md): defaults, the override file of docs/decisions/0007-sdk-config-overrides.md
+ * The remote SDK configuration (docs/reference/configuration.md): defaults, the override file of docs/decisions/0007-sdk-config-overrides.md
  * (`{"*": {...}, "<client_id>": {...}}`) and the merge per tenant. Unknown keys are refused,
  * so a misspelt threshold fails loudly instead of silently keeping its default.
  */
@@ -33,7 +33,7 @@ export const SdkThresholds = z.strictObject({
 export const LANGUAGE_TAG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/;
 
 /**
- * The consent notice the voice agent gives first in a call (docs/calls.md): its version, recorded
+ * The consent notice the voice agent gives first in a call (docs/explanation/calls.md): its version, recorded
  * with every decision, and its text per language; `en` is the fallback.
  */
 export const SdkConsent = z.strictObject({

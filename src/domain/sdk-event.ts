@@ -27,17 +27,17 @@ export const traceFields = {
 };
 
 /**
- * What an SDK posts to /v1/events (docs/events.md, docs/decisions/0001-identity-values-masked-on-arrival.md). Only session_id and event are
+ * What an SDK posts to /v1/events (docs/reference/events.md, docs/decisions/0001-identity-values-masked-on-arrival.md). Only session_id and event are
  * required; unknown fields are kept (a newer SDK must never lose data against this backend).
  * Deployed SDKs sometimes send null for an absent optional field, so null is accepted too.
  */
 /**
- * The event the service records when an operator joins a call (docs/handoff.md): it takes the call
+ * The event the service records when an operator joins a call (docs/explanation/handoff.md): it takes the call
  * out of the queue of those waiting for a person, so no client may send it (EventInSchema refuses it).
  */
 export const OPERATOR_JOINED = 'operator_joined';
 
-/** The voice agent's word that nobody joined in HANDOFF_TIMEOUT_SECONDS after a person was asked for: a call back is owed (docs/handoff.md). */
+/** The voice agent's word that nobody joined in HANDOFF_TIMEOUT_SECONDS after a person was asked for: a call back is owed (docs/explanation/handoff.md). */
 export const HANDOFF_UNANSWERED = 'handoff_unanswered';
 
 export const EventInSchema = z
@@ -75,7 +75,7 @@ export const EventInSchema = z
 
 export type SdkEvent = z.infer<typeof EventInSchema>;
 
-/** Event types of docs/events.md; anything else is accepted and answered with a warning. */
+/** Event types of docs/reference/events.md; anything else is accepted and answered with a warning. */
 export const KNOWN_EVENT_TYPES = new Set([
   'identity',
   'screen_schema',

@@ -1,5 +1,5 @@
 /**
- * What one SDK event does to the session record (docs/events.md): the fields it sets, the
+ * What one SDK event does to the session record (docs/reference/events.md): the fields it sets, the
  * event as stored, the schema it registers, the warnings, and the activity payload that records it.
  */
 import { MAX_HINT_PROPERTIES_BYTES, upsertHint } from './component-hints.js';
@@ -56,7 +56,7 @@ export function withRetry(counts: Record<string, number>, componentId: string): 
   return next;
 }
 
-/** The rules of docs/events.md as a pure function of the record, the event and the time. */
+/** The rules of docs/reference/events.md as a pure function of the record, the event and the time. */
 export function applyEvent<R extends SessionRecord>(
   record: R,
   incoming: RedactedEvent,
@@ -85,7 +85,7 @@ export type EventPatch = Pick<
 /**
  * What `applyEvent` does, as the fields it changes rather than a copy of the whole record: the
  * session actor assigns this, so an event copies the context once (in the assign) rather than four
- * times (docs/benchmark-history.md). The patch is a fresh object the caller may add to.
+ * times (git show d1df1cf:docs/benchmark-history.md). The patch is a fresh object the caller may add to.
  */
 export function eventPatch(
   record: SessionRecord,
@@ -114,7 +114,7 @@ export function eventPatch(
   const density = heldDensity(options.sizes);
   if (density > (record.held_density ?? HELD_BYTES_FACTOR)) next.held_density = density;
 
-  // A call back is owed once the agent gave up waiting for a person, and no longer once one joined (docs/handoff.md).
+  // A call back is owed once the agent gave up waiting for a person, and no longer once one joined (docs/explanation/handoff.md).
   if (stored.event === HANDOFF_UNANSWERED) next.callback_owed_at = at;
   else if (stored.event === OPERATOR_JOINED && record.callback_owed_at) next.callback_owed_at = null;
 
@@ -184,13 +184,13 @@ export function eventPatch(
 
 /**
  * The warnings an event earns by its type alone, whatever the session holds: all an answer given
- * before the session applied the event can carry (cluster mode, docs/cluster-mode.md).
+ * before the session applied the event can carry (cluster mode, docs/explanation/cluster.md).
  */
 export const eventTypeWarnings = (eventType: string): string[] =>
   KNOWN_EVENT_TYPES.has(eventType) ? [] : ['unknown_event_type'];
 
 /**
- * A voice turn's role, channel and text, as the redaction pass left the text (docs/calls.md): the
+ * A voice turn's role, channel and text, as the redaction pass left the text (docs/explanation/calls.md): the
  * call record's transcript is built from these items.
  */
 function turnFields(properties: SdkEvent['properties']): {
@@ -208,7 +208,7 @@ const MAX_HANDOFF_REASON_CHARS = 200;
 const handoffReason = (properties: SdkEvent['properties']): string | null =>
   typeof properties?.reason === 'string' ? properties.reason.slice(0, MAX_HANDOFF_REASON_CHARS).toWellFormed() : null;
 
-/** What the agent asked the app to do, on what, and what came of it (docs/voice-agent.md, "Acting on the app"). */
+/** What the agent asked the app to do, on what, and what came of it (docs/reference/voice-agent.md, "Acting on the app"). */
 const actionFields = (
   properties: SdkEvent['properties'],
 ): { action: string | null; target: string | null; outcome: string | null } => {
@@ -220,7 +220,7 @@ const actionFields = (
   };
 };
 
-/** Who joined which call (the service's own event, docs/handoff.md): the call record reads them. */
+/** Who joined which call (the service's own event, docs/explanation/handoff.md): the call record reads them. */
 const operatorFields = (properties: SdkEvent['properties']): { operator: string | null; call_id: string | null } => ({
   operator: typeof properties?.operator === 'string' ? properties.operator.slice(0, 64).toWellFormed() : null,
   call_id: typeof properties?.call_id === 'string' ? properties.call_id.slice(0, 128) : null,
@@ -246,7 +246,7 @@ export function eventActivityPayload(
   }
   if (present(stored.errors)) {
     // An item is kept in the log up to ACTIVITY_RETENTION_ITEMS times over: a hundred 256-character
-    // codes made one 27 KB, so the log on disk had no bound a client could not reach (docs/limits.md).
+    // codes made one 27 KB, so the log on disk had no bound a client could not reach (docs/reference/limits.md).
     payload.errors = stored.errors
       .slice(0, MAX_LOGGED_CODES)
       .map((code) =>

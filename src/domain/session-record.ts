@@ -68,7 +68,7 @@ export interface SessionRecord {
   held_density?: number;
   /**
    * When the voice agent said nobody from the team was free after the user asked for a person
-   * (`handoff_unanswered`, docs/handoff.md): someone owes the user a call back, which the
+   * (`handoff_unanswered`, docs/explanation/handoff.md): someone owes the user a call back, which the
    * reengagement rule recommends at once after the call. Cleared by an operator joining. Absent
    * in sessions stored before it, and in every session that never waited in vain.
    */

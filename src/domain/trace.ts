@@ -20,7 +20,7 @@ export function acceptableId(value: string | undefined): string | undefined {
 
 export const newRequestId = (): string => randomUUID();
 // Random bytes drawn 4 KiB at a time: a draw per id would ask the CSPRNG on every request, as
-// randomUUID already avoids with its own cache (docs/benchmark-history.md has the measurement).
+// randomUUID already avoids with its own cache (git show d1df1cf:docs/benchmark-history.md has the measurement).
 const TRACE_ID_BYTES = 16;
 const pool = Buffer.alloc(4096);
 let poolOffset = pool.length;

@@ -2,7 +2,7 @@ import { isCriticalStep } from './critical-steps.js';
 import type { RegisteredSchema } from './screen-schema.js';
 import type { SdkConfig } from './sdk-config.js';
 
-/** What a client reports about the user on the current screen (the trigger body, docs/trigger-policy.md). */
+/** What a client reports about the user on the current screen (the trigger body, docs/explanation/trigger-policy.md). */
 export interface TriggerSignals {
   screen?: string | undefined;
   time_spent?: number | undefined;
@@ -10,7 +10,7 @@ export interface TriggerSignals {
   idle_seconds?: number | undefined;
 }
 
-/** The rules of docs/trigger-policy.md, in the order they are tried. */
+/** The rules of docs/explanation/trigger-policy.md, in the order they are tried. */
 export const TRIGGER_RULES = ['high_time_spent', 'repeated_errors', 'idle_on_critical_step'] as const;
 export type TriggerRule = (typeof TRIGGER_RULES)[number];
 
@@ -49,7 +49,7 @@ export interface TriggerPolicy {
   schemas?: Readonly<Record<string, RegisteredSchema>>;
 }
 
-/** The first rule of docs/trigger-policy.md that the signals meet, or undefined. */
+/** The first rule of docs/explanation/trigger-policy.md that the signals meet, or undefined. */
 export function matchTriggerRule(signals: TriggerSignals, policy: TriggerPolicy): TriggerRule | undefined {
   const { features, thresholds } = policy.config;
   if (!features.suppress_high_time_spent_trigger && (signals.time_spent ?? 0) > thresholds.high_time_spent_seconds) {
@@ -72,7 +72,7 @@ export function evaluateTriggerPolicy(signals: TriggerSignals, policy: TriggerPo
   return { trigger: true, reason: rule, action: 'start_voice_agent', intervention_mode: 'voice_offer' };
 }
 
-/** The `trigger` activity payload (docs/events.md): the signals as evaluated and the answer given. */
+/** The `trigger` activity payload (docs/reference/events.md): the signals as evaluated and the answer given. */
 export function triggerActivityPayload(
   signals: TriggerSignals,
   decision: TriggerDecision,

@@ -1,6 +1,6 @@
 /**
  * What the service tells a receiver, as Standard Webhooks messages: `{type, timestamp, data}`
- * (docs/webhooks.md). The data holds no transcript text and no identity value beyond what the
+ * (docs/reference/webhooks.md). The data holds no transcript text and no identity value beyond what the
  * service keeps masked.
  */
 export const WEBHOOK_TYPES = [

@@ -18,30 +18,30 @@ import type { StoredAnswer } from './middleware/replays.js';
 import { replays } from './middleware/replays.js';
 import { ReplayWindow, replayBounds } from './replay-window.js';
 import { requestLog } from './middleware/request-log.js';
-import { activityRoutes } from './routes/activity.js';
-import { assistantRoutes } from './routes/assistant.js';
-import { dropoffRoutes } from './routes/dropoff.js';
-import { flowRoutes } from './routes/flows.js';
-import { apiReferenceRoutes } from './routes/api-reference.js';
-import { callRoutes } from './routes/calls.js';
-import { contextRoutes } from './routes/context.js';
-import { agentPresenceRoutes } from './routes/agent-presence.js';
-import { AgentPresence } from '../sessions/agent-presence.js';
-import { activityStreamRoutes } from './routes/activity-stream.js';
-import { EVENTS_PATH, ingestEvent } from './routes/events.js';
-import { featureRoutes } from './routes/features.js';
-import { healthHandler, livenessHandler, readinessHandler } from './routes/health.js';
-import { reengagementRoutes } from './routes/reengagement.js';
-import { sdkConfigRoutes } from './routes/sdk-config.js';
-import { sessionRoutes } from './routes/sessions.js';
-import { triggerRoutes } from './routes/trigger.js';
-import { voiceRoutes } from './routes/voice.js';
-import { consoleRoutes } from './routes/console.js';
-import { metricsRoutes } from './routes/metrics.js';
-import { statusRoutes } from './routes/status.js';
-import { liveKitWebhookRoutes } from './routes/livekit-webhook.js';
+import { activityRoutes } from './routes/activity.routes.js';
+import { assistantRoutes } from './routes/assistant.routes.js';
+import { dropoffRoutes } from './routes/dropoff.routes.js';
+import { flowRoutes } from './routes/flows.routes.js';
+import { apiReferenceRoutes } from './routes/api-reference.routes.js';
+import { callRoutes } from './routes/calls.routes.js';
+import { contextRoutes } from './routes/context.routes.js';
+import { agentPresenceRoutes } from './routes/agent-presence.routes.js';
+import { AgentPresence } from '../use-cases/agent-presence.js';
+import { activityStreamRoutes } from './routes/activity-stream.routes.js';
+import { EVENTS_PATH, ingestEvent } from './routes/events.routes.js';
+import { featureRoutes } from './routes/features.routes.js';
+import { healthHandler, livenessHandler, readinessHandler } from './routes/health.routes.js';
+import { reengagementRoutes } from './routes/reengagement.routes.js';
+import { sdkConfigRoutes } from './routes/sdk-config.routes.js';
+import { sessionRoutes } from './routes/sessions.routes.js';
+import { triggerRoutes } from './routes/trigger.routes.js';
+import { voiceRoutes } from './routes/voice.routes.js';
+import { consoleRoutes } from './routes/console.routes.js';
+import { metricsRoutes } from './routes/metrics.routes.js';
+import { statusRoutes } from './routes/status.routes.js';
+import { liveKitWebhookRoutes } from './routes/livekit-webhook.routes.js';
 import { ActivityStreamHub } from './sse/activity-stream-hub.js';
-import { requestBodyBudgetBytes, streamBufferBudgetBytes } from '../actors/memory-budget.js';
+import { requestBodyBudgetBytes, streamBufferBudgetBytes } from '../actor-system/memory-budget.js';
 import { RequestBodies } from './request-bodies.js';
 import { kernelSendQueues } from '../integrations/kernel-send-queues.js';
 import { CONTROL_PLANE_PATH, ControlPlane } from './ws/control-plane.js';
@@ -111,7 +111,7 @@ export function createApp(given: AppDeps): App {
   const controlPlane = new ControlPlane(deps, connections, replayWindow<AnswerFrame>(), kernel);
 
   const agentPresence = new AgentPresence({
-    host: deps.system.supervisor,
+    host: deps.system.sessionHost,
     agents: deps.system.agents,
     clock: deps.system.clock,
     roomPrefix: config.media.roomPrefix,
@@ -166,7 +166,7 @@ export function createApp(given: AppDeps): App {
   // After the body is read: the body's stream events would run outside the key's async context.
   const idempotency = config.cluster.sessionHost.kind === 'restate' ? idempotencyContext : undefined;
   // SDK events are most of the traffic: routed first, through the same gates and body reading as
-  // every other API route below, and past nothing else (docs/benchmark-history.md, "The HTTP layer").
+  // every other API route below, and past nothing else (git show d1df1cf:docs/benchmark-history.md, "The HTTP layer").
   app.post(
     EVENTS_PATH,
     ...present(rateLimit, keyCheck),
@@ -243,7 +243,7 @@ function trustProxyValue(raw: string): boolean | number | string {
 /**
  * What clients send is redacted with the session keys' digest at hand, so an id that is no
  * identifier (a user id that is a mobile number) is kept as its digest, the one the session keys
- * use, rather than masked whole (docs/privacy.md, "What is kept"). The log's rules have no digest.
+ * use, rather than masked whole (docs/explanation/privacy.md, "What is kept"). The log's rules have no digest.
  */
 function withIdDigest(deps: AppDeps): AppDeps {
   const privacy = {

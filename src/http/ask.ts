@@ -1,5 +1,5 @@
-import type { AskFailure, AskResult, Dependency, SessionHost, SessionView } from '../actors/session-host.js';
-import type { VoiceBusy } from '../machines/session/events.js';
+import type { AskFailure, AskResult, Dependency, SessionHost, SessionView } from '../actor-system/session-host.js';
+import type { VoiceBusy } from '../machines/session/machine-events.js';
 import { HttpError } from './http-error.js';
 
 const notFound = (sessionId: string) => new HttpError(404, `session ${sessionId} not found`);
@@ -27,13 +27,13 @@ export const commitRefused = (clustered: boolean) => (clustered ? dependencyUnav
 const AT_MOST_ONCE = '(a retry with the same Idempotency-Key applies it at most once)';
 
 /** A live session's snapshot for routes that only read, or 404. */
-export async function snapshotOrThrow(supervisor: SessionHost, sessionId: string): Promise<SessionView> {
-  const snapshot = await supervisor.snapshot(sessionId);
+export async function snapshotOrThrow(sessionHost: SessionHost, sessionId: string): Promise<SessionView> {
+  const snapshot = await sessionHost.snapshot(sessionId);
   if (!snapshot) throw notFound(sessionId);
   return snapshot;
 }
 
-/** The HTTP meaning of a supervisor answer. */
+/** The HTTP meaning of a sessionHost answer. */
 export function replyOrThrow<T>(result: AskResult<T>, sessionId: string): T {
   if (result.ok) return result.value;
   throw failureOf(result, sessionId);

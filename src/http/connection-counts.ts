@@ -29,13 +29,13 @@ export interface UnprovenLimits {
  * connection anyone holds. Only connections older than `graceMs` give way, so a burst of honest
  * new connections does not cut itself before its first requests arrive; a newcomer that finds
  * none is refused. /health and keyed clients therefore get in while slow, keyless connections
- * fill the server (docs/security.md).
+ * fill the server (docs/explanation/security.md).
  *
  * Keys ship inside mobile apps, so a key is no proof of good faith: with no unproven connection
  * to give way, the proven request connection whose last request began longest ago gives way
  * instead (past the same grace): an idle keep-alive, or a body trickled for seconds. A client
  * that keeps sending requests keeps its connection; 10,500 keyed connections that each trickle a
- * body no longer lock everyone else out (docs/limits.md).
+ * body no longer lock everyone else out (docs/reference/limits.md).
  */
 export class ConnectionCounts {
   private readonly counts: Record<ConnectionKind, number> = { http: 0, sse: 0, websocket: 0 };

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { SessionHost } from '../actors/session-host.js';
-import type { ActorSystem } from '../actors/system.js';
+import type { SessionHost } from '../actor-system/session-host.js';
+import type { ActorSystem } from '../actor-system/system.js';
 import type { AppConfig } from '../config.js';
 import type { SessionKeys } from '../domain/session-key.js';
 import type { HeapTrim } from '../integrations/heap-trim.js';

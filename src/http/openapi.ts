@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MIDDLEWARE_RESPONSES } from './middleware/documented-responses.js';
 import type { ParamDoc, RouteDoc } from './route-doc.js';
 import { TAGS } from './route-doc.js';
-import { ErrorBody } from './schemas/common.js';
+import { ErrorBody } from './schemas/common.schema.js';
 
 type JsonSchema = Record<string, unknown>;
 

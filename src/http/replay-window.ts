@@ -18,7 +18,7 @@ export type ReplayCheck<T> =
 
 export interface ReplayWindowOptions {
   windowMs: number;
-  /** Answers kept at most, and their bytes together: what replays may cost in memory (docs/limits.md). */
+  /** Answers kept at most, and their bytes together: what replays may cost in memory (docs/reference/limits.md). */
   maxEntries: number;
   maxBytes: number;
   now: () => number;
@@ -89,7 +89,7 @@ export class ReplayWindow<T> {
 /** What a copy gets once the answer it waited for is known. */
 export type CopyTurn<T> = { kind: 'answer'; answer: T } | Exclude<ReplayCheck<T>, { kind: 'replay' }>;
 
-/** Entries and bytes each window keeps at most: part of the process's own share of MEMORY_BUDGET_MB (docs/limits.md). */
+/** Entries and bytes each window keeps at most: part of the process's own share of MEMORY_BUDGET_MB (docs/reference/limits.md). */
 export const REPLAY_MAX_ENTRIES = 100_000;
 export const REPLAY_MAX_BYTES = 16 * 2 ** 20;
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 
 /**
  * The request bodies still arriving, charged to their share of MEMORY_BUDGET_MB
- * (docs/limits.md, "Request bodies"; docs/decisions/0027-every-held-byte-charged.md).
+ * (docs/reference/limits.md, "Request bodies"; docs/decisions/0027-every-held-byte-charged.md).
  *
  * A body is kept in memory until its last byte arrives, and a client decides how long that takes
  * (up to REQUEST_TIMEOUT_SECONDS). Uncounted, 10,500 connections that each sent 64,000 of 65,000

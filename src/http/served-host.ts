@@ -7,7 +7,7 @@ import { isLoopbackHost } from '../domain/loopback.js';
  * With no API_KEY, a web page could reach a service on a developer's machine by DNS rebinding: a
  * name of the page's own made to resolve to 127.0.0.1, so the browser sends that name as Host and
  * reads the answers as its own origin's. Loopback names and IP addresses cannot be rebound, so
- * they are always served; any other name only when ALLOWED_HOSTS lists it (docs/security.md).
+ * they are always served; any other name only when ALLOWED_HOSTS lists it (docs/explanation/security.md).
  */
 export interface ServedHosts {
   /** Whether a request naming `host` (a Host header's value, port and all) is served. */
@@ -69,6 +69,6 @@ export function servedHostsFor(http: {
 
 /** What a request or an upgrade naming another host is answered with (403). */
 export const NOT_SERVED =
-  'Host: not a name this service answers to; loopback names, IP addresses and ALLOWED_HOSTS are (docs/security.md)';
+  'Host: not a name this service answers to; loopback names, IP addresses and ALLOWED_HOSTS are (docs/explanation/security.md)';
 export const ORIGIN_NOT_SERVED =
-  "Origin: a page from another site may not open this socket; the service's own pages, this machine's and ALLOWED_HOSTS may (docs/security.md)";
+  "Origin: a page from another site may not open this socket; the service's own pages, this machine's and ALLOWED_HOSTS may (docs/explanation/security.md)";

@@ -4,7 +4,7 @@ import { showPath } from './shown-key-path.js';
  * JSON can escape half of a UTF-16 pair alone (`"\ud800"`), a string no UTF-8 store can keep:
  * SQLite keeps U+FFFD in its place, so a field keyed by such a string (a hint under its
  * component id) would no longer be found after a restart, and what was acknowledged would change.
- * Such a body is refused (422 naming where), as a body that is not UTF-8 is (docs/api.md).
+ * Such a body is refused (422 naming where), as a body that is not UTF-8 is (docs/tutorial/api-walkthrough.md).
  */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 

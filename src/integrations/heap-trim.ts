@@ -8,7 +8,7 @@ import type { AppClock } from './clock.js';
  * it grew to committed, and memory outside the heap that garbage still holds stays too: light
  * traffic never calls for the full collection that would free them, so a service that held
  * 100,000 sessions for a minute kept about 6 KiB of RSS per idle session, four fifths of it
- * freed by one memory-reducing collection (docs/limits.md). Once sessions worth a flood have left
+ * freed by one memory-reducing collection (docs/reference/limits.md). Once sessions worth a flood have left
  * memory and stopped leaving, one is run, at most once a minute.
  */
 
@@ -87,7 +87,7 @@ export interface HeapTrim {
  * `releasedBytes`): a count that only grows. The peak of what the budget held less what it holds
  * now, which this used, missed a rolling flood: with sessions hibernating a few seconds after
  * their event, 50,000 new sessions came and went without the budget ever holding 64 MiB of them,
- * no trim ran, and a minute later each idle session still cost 10 KiB of RSS (docs/limits.md).
+ * no trim ran, and a minute later each idle session still cost 10 KiB of RSS (docs/reference/limits.md).
  */
 export class TrimDecision {
   private lastTrim = Number.NEGATIVE_INFINITY;

@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
  * (`writableLength` ends where the kernel's buffer begins, and Linux grows a connection's send
  * buffer to megabytes). Read from Linux's `/proc/self/net/tcp` and `tcp6` (`tx_queue`), at most
  * once every `minIntervalMs`: a stream or socket is charged its own queue as of the last reading
- * (docs/limits.md, "Streams and sockets"; docs/decisions/0027-every-held-byte-charged.md).
+ * (docs/reference/limits.md, "Streams and sockets"; docs/decisions/0027-every-held-byte-charged.md).
  *
  * Elsewhere (no /proc) every queue reads 0: only what Node holds is counted there.
  */

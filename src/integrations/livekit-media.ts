@@ -10,7 +10,7 @@ import {
 } from 'livekit-server-sdk';
 import { AGENT_NOTICE_TOPIC } from '../domain/agent-notice.js';
 import { OPERATOR_IDENTITY_PREFIX } from '../domain/voice-session.js';
-import type { MediaProvider, TokenRequest } from './media.js';
+import type { MediaProvider, TokenRequest } from './media-port.js';
 
 export interface LiveKitSettings {
   url: string;
@@ -83,11 +83,11 @@ export function createLiveKitMedia(settings: LiveKitSettings): MediaProvider {
 
     async agentPresence(room) {
       // Listing the room first: the participants of a room the server does not hold are an error
-      // after a wait (docs/livekit-stand-in.md), and "gone" is what the caller needs to know.
+      // after a wait (docs/explanation/livekit-stand-in.md), and "gone" is what the caller needs to know.
       const [held] = await rooms.listRooms([room]);
       if (!held) return 'room_gone';
       // An operator in the room serves the call as an agent would: an agent that left for them
-      // (AGENT_ON_OPERATOR=leave) is not replaced while they are there (docs/handoff.md).
+      // (AGENT_ON_OPERATOR=leave) is not replaced while they are there (docs/explanation/handoff.md).
       const participants = await rooms.listParticipants(room);
       const serving = (participant: ParticipantInfo) =>
         (participant.kind as number) === AGENT_KIND || participant.identity.startsWith(OPERATOR_IDENTITY_PREFIX);

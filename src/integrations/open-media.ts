@@ -1,6 +1,6 @@
-import type { MediaSection } from '../config/media.js';
+import type { MediaSection } from '../config/media.config.js';
 import { createLiveKitMedia } from './livekit-media.js';
-import type { MediaProvider } from './media.js';
+import type { MediaProvider } from './media-port.js';
 import { createPlaceholderMedia } from './placeholder-media.js';
 
 /** LiveKit when all three credentials are set (media ready), the placeholder otherwise. */

@@ -1,5 +1,5 @@
 /**
- * The language model that may write a call's summary (CALL_SUMMARY_MODEL_*, docs/calls.md): an
+ * The language model that may write a call's summary (CALL_SUMMARY_MODEL_*, docs/explanation/calls.md): an
  * OpenAI-compatible `/chat/completions`, asked once per call with the record's facts and the
  * transcript as the service keeps it (masked on arrival). No answer, or an unusable one, leaves the
  * summary composed from the record.

@@ -1,7 +1,7 @@
 /**
  * Sends one webhook attempt: a POST of the message's JSON with its Standard Webhooks headers
  * (webhook-signature.ts). Any 2xx is delivered; anything else, or no answer within the timeout, is
- * a failed attempt the outbox tries again (docs/webhooks.md).
+ * a failed attempt the outbox tries again (docs/reference/webhooks.md).
  */
 import { webhookHeaders } from './webhook-signature.js';
 

@@ -1,5 +1,5 @@
 /**
- * Standard Webhooks signing (https://www.standardwebhooks.com, docs/webhooks.md): the signature is
+ * Standard Webhooks signing (https://www.standardwebhooks.com, docs/reference/webhooks.md): the signature is
  * `v1,` and the base64 HMAC-SHA256, keyed with the secret's bytes, of `{id}.{timestamp}.{body}`.
  * With two secrets (a rotation) the header carries both signatures, space-separated, and a
  * receiver accepts the message when one matches. Checked against the `standardwebhooks` package

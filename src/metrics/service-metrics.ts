@@ -21,7 +21,7 @@ export interface ServiceMetrics {
   mediaCallDuration: Histogram<'call' | 'outcome'>;
   httpRequestDuration: Histogram<'route' | 'method' | 'status'>;
   actorStepDuration: Histogram<'command'>;
-  /** Dispatch to the agent's first context fetch, which it makes once in the room (docs/voice-and-livekit.md). */
+  /** Dispatch to the agent's first context fetch, which it makes once in the room (docs/explanation/voice.md). */
   agentJoinDuration: Histogram;
   /** What the agent watch saw of a call's agent: joined, redispatched, dispatch_failed, agent_left. */
   agentOutcomes: Counter<'outcome'>;
@@ -166,7 +166,7 @@ const stepObservers = new WeakMap<object, Map<string, StepObserver>>();
 /**
  * Records one actor step in `kyc_actor_step_duration_seconds`. It runs on every command, so it
  * avoids prom-client's `startTimer` (two `hrtime` arrays, two closures and a merged label object
- * per call; docs/benchmark-history.md has what that cost) and observes through the command type's bound child.
+ * per call; git show d1df1cf:docs/benchmark-history.md has what that cost) and observes through the command type's bound child.
  */
 export function observeStep(metrics: ServiceMetrics, command: string, startedMs: number): void {
   boundChild(stepObservers, metrics.actorStepDuration, command).observe((performance.now() - startedMs) / 1000);

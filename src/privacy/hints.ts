@@ -199,7 +199,7 @@ export function clientMaskHolds(hint: string): boolean {
 }
 
 /**
- * The most a deployed SDK's mask leaves readable (docs/privacy.md, "What `masked: true` means"):
+ * The most a deployed SDK's mask leaves readable (docs/explanation/privacy.md, "What `masked: true` means"):
  * four characters in a row (`ABCD****`, `******3210`, `Mee***`) and six in all (a three-word name
  * kept first and last letter of each word: `V*****a R****a R*o`). `ABCDE****` shows more.
  */

@@ -4,7 +4,7 @@ import { compactOf } from './text-rule.js';
 
 /**
  * What an identifier-like field (a session, user, request or message id, a screen or component
- * name, an error or reason code) may hold and still be shown as sent (docs/privacy.md, "What is
+ * name, an error or reason code) may hold and still be shown as sent (docs/explanation/privacy.md, "What is
  * kept"): a UUID, a ULID, a hex id, or a token of `[A-Za-z0-9_.:/-]` with no run of six digits
  * across its separators (numbers in words read as digits), no four digits split by separators,
  * not four digits or more alone, no date and no document's shape.

@@ -180,7 +180,7 @@ export const normalizeKey = (key: string) => key.toLowerCase().replace(/[\s_-]/g
 export const EXTRA_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9 _-]{0,63}$/;
 
 /**
- * Words that say a field holds an identity value, whatever else the key says (docs/privacy.md,
+ * Words that say a field holds an identity value, whatever else the key says (docs/explanation/privacy.md,
  * "Keys and components"): `upi_pin`, `atmPin`, `cvv`, `otpInput`, `card_no`, `accountNumber`,
  * `residential_address`. Read as words of the key (camelCase, digits and separators split), and
  * `otp`, `cvv`, `mpin`, `upi` also at the start or end of a word (`enterotp`, `otpvalue`).
@@ -247,7 +247,7 @@ export function saysIdentity(name: string): boolean {
 }
 
 /**
- * Fields whose value is an identifier or a code (docs/privacy.md, "What is kept"): shown as sent
+ * Fields whose value is an identifier or a code (docs/explanation/privacy.md, "What is kept"): shown as sent
  * when the text is one (identifier.ts), else masked whole, never read word by word.
  */
 const IDENTIFIER_NAMES = new Set([

@@ -10,7 +10,7 @@ const MASKABLE = /[\p{L}\p{M}\p{N}\p{So}]/gu;
  * Every letter and digit starred, separators kept: what a date or an OTP is masked to. Text all in
  * ASCII is starred by char code: of the ASCII characters MASKABLE matches exactly the 62 letters
  * and digits (no ASCII character is a mark or an \p{So} symbol), and each is one UTF-16 unit, so
- * the result is the regex's, without its per-match callback (docs/benchmark-history.md, 2026-11-29).
+ * the result is the regex's, without its per-match callback (git show d1df1cf:docs/benchmark-history.md, 2026-11-29).
  */
 export function maskWhole(value: string): string {
   let out = '';

@@ -2,7 +2,7 @@
  * Numbers said or typed in words, as a voice transcript writes them: "nine eight seven six …",
  * "नौ आठ सात छह …", "nau aath saat …", "ninety eight seventy six …", "double five", mixed with
  * digits ("98765 four three two one zero"). Read into digits so the rule (text-rule.ts) can judge
- * them like any other digits (docs/privacy.md, "Numbers in words").
+ * them like any other digits (docs/explanation/privacy.md, "Numbers in words").
  *
  * Digit by digit and in pairs is how people say phone, Aadhaar and account numbers; "hundred"
  * after a digit is read too ("nine hundred eighty seven" is 987), and words glued together

@@ -1,7 +1,7 @@
 /**
  * Text as a reader sees it, which is what the rule (text-rule.ts) must see too: a value written
  * in another script's digits, split by invisible characters or grouped with an unusual dash or
- * space is still the value (docs/privacy.md, "What a value is read as").
+ * space is still the value (docs/explanation/privacy.md, "What a value is read as").
  */
 
 const NON_ASCII = /[^\x00-\x7f]/;

@@ -4,7 +4,7 @@ import { mayHoldNumberWords, numberRuns } from './number-words.js';
  * The text the rule (text-rule.ts) reads, when it differs from the text itself: numbers in words
  * read as digits, and the service's own ids (UUIDs: request ids, dispatch ids) blanked so no
  * detector reads a group of their hex digits as a phone or an account number. A detector's
- * masks are then written back onto the original text (docs/privacy.md).
+ * masks are then written back onto the original text (docs/explanation/privacy.md).
  */
 
 /** A stretch of the text that reads differently: `text[start, end)` is `reading[readStart, readEnd)`. */

@@ -1,5 +1,5 @@
 /**
- * The key half of the one rule for events, logs and inspection (docs/privacy.md, "Keys and
+ * The key half of the one rule for events, logs and inspection (docs/explanation/privacy.md, "Keys and
  * components"): a key whose name says it holds an identity value has its value masked whole,
  * whatever the value looks like. A deployment adds keys with PII_EXTRA_KEYS.
  */
@@ -29,7 +29,7 @@ export interface PiiRules {
   /**
    * An id that is no identifier (a user id that is a mobile number) as the service keeps it: its
    * keyed digest, `h-<24 hex>`, the same for the same id so an operator can still follow it
-   * (docs/privacy.md, "What is kept"). Undefined where no digest secret is at hand (the log, a
+   * (docs/explanation/privacy.md, "What is kept"). Undefined where no digest secret is at hand (the log, a
    * test's rules): such an id is masked whole.
    */
   idDigest: ((id: string) => string) | undefined;
@@ -44,7 +44,7 @@ export interface KeyFacts {
   /**
    * The key names an identifier or a code (`*_id`, `screen`, `error_code`, a version): its value is
    * shown as sent when it is one (identifier.ts), else masked whole. Kept here so the pass tests
-   * each distinct key's name once, not on every event (docs/benchmark-history.md, 2026-11-29).
+   * each distinct key's name once, not on every event (git show d1df1cf:docs/benchmark-history.md, 2026-11-29).
    */
   identifierField: boolean;
 }

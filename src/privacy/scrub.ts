@@ -48,7 +48,7 @@ function asciiCues(text: string): boolean {
   let single = false;
   let start = -1;
   // The runs of ASCII letters ([A-Za-z]+) found by char code, with no match array per word: this
-  // runs on most strings of every event (docs/benchmark-history.md, 2026-11-29). A code with bit
+  // runs on most strings of every event (git show d1df1cf:docs/benchmark-history.md, 2026-11-29). A code with bit
   // 5 set is 97 to 122 exactly for A-Z and a-z.
   for (let i = 0; i <= text.length; i += 1) {
     const folded = i < text.length ? text.charCodeAt(i) | 32 : 0;
@@ -83,7 +83,7 @@ export function mayHoldIdentity(text: string): boolean {
 }
 
 /**
- * The default-deny rule over one client text (docs/privacy.md, "The rule"): read as a person
+ * The default-deny rule over one client text (docs/explanation/privacy.md, "The rule"): read as a person
  * reads it, then masked where it shows a value's shape; the rest stays readable. Strings over the
  * budget are not read but dropped with a marker.
  */
@@ -115,7 +115,7 @@ const WORD_KINDS: ReadonlySet<PiiKind> = new Set(['name', 'address']);
 /**
  * A text holding numbers in words is read a second time with its words as written, and a name or
  * place found so is masked too: "Sunya" in `Name: Sunya Rara` is read as a zero by the first
- * pass, which then finds no name after the label (docs/privacy.md, "Numbers in words").
+ * pass, which then finds no name after the label (docs/explanation/privacy.md, "Numbers in words").
  */
 function withWordsAsWritten(view: string, read: ScrubResult): ScrubResult {
   const ids = readingOf(view, false);
@@ -132,7 +132,7 @@ function withWordsAsWritten(view: string, read: ScrubResult): ScrubResult {
 /** For any client text the service keeps, shows or logs (a screen name, a trigger signal, a header). */
 export const redactText = (value: string): string => scrubText(value).text;
 
-/** A mask may keep the last four of these, and of nothing else (docs/privacy.md, "What a mask keeps"). */
+/** A mask may keep the last four of these, and of nothing else (docs/explanation/privacy.md, "What a mask keeps"). */
 export const KEEPS_LAST_FOUR: ReadonlySet<PiiKind> = new Set(['phone', 'aadhaar']);
 
 /**

@@ -20,7 +20,7 @@ import {
 } from './words.js';
 
 /**
- * The default-deny rule over one client text, as a reader reads it (docs/privacy.md, "The
+ * The default-deny rule over one client text, as a reader reads it (docs/explanation/privacy.md, "The
  * rule"): the text has its digits in ASCII and its numbers in words read as digits already
  * (plain-text.ts, reading.ts). The rule tests shapes, not forms: a run of four or more digits
  * however separated, a token mixing letters and digits, letters spelled next to such a run, a
@@ -43,7 +43,7 @@ interface Group {
   from: number;
   to: number;
   kind: PiiKind;
-  /** A 10-digit mobile number or a 12-digit Aadhaar keeps its last four digits (docs/privacy.md). */
+  /** A 10-digit mobile number or a 12-digit Aadhaar keeps its last four digits (docs/explanation/privacy.md). */
   keepLastFour?: boolean;
 }
 

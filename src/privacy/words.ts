@@ -1,5 +1,5 @@
 /**
- * The words the default-deny rule reads (docs/privacy.md, "The rule"). These lists say what is
+ * The words the default-deny rule reads (docs/explanation/privacy.md, "The rule"). These lists say what is
  * known to be safe or what marks a value's neighbourhood; none of them lists the forms of an
  * identity value, so a form nobody listed is still masked by the rule's shape tests.
  */
@@ -40,7 +40,7 @@ export const NAME_STOP_WORDS = set(`
 
 /**
  * Phrases after which a person's name follows, in English, Hinglish and the Indian languages
- * docs/privacy.md lists. Lower case, NFKC; matched where a word starts.
+ * docs/explanation/privacy.md lists. Lower case, NFKC; matched where a word starts.
  */
 export const NAME_LABELS: readonly string[] = [
   'my full name is',
@@ -138,7 +138,7 @@ export const HOON_WORDS = set('hoon hun hu hoo हूँ हूं हू');
 export const SPEAKING_WORDS = set('bol बोल');
 export const SPEAKING_AFTER = set('raha rahi rhi rha रहा रही');
 
-/** Month names: English (and their short forms), and the Indian languages docs/privacy.md lists. */
+/** Month names: English (and their short forms), and the Indian languages docs/explanation/privacy.md lists. */
 export const MONTH_WORDS = set(`
   january february march april may june july august september october november december
   jan feb mar apr jun jul aug sep sept oct nov dec

@@ -1,6 +1,6 @@
 /**
  * Calls, their transcripts and reports, the consent record and the webhook outbox, in the store's
- * SQLite database (docs/calls.md, docs/webhooks.md). `record` is called for each activity item
+ * SQLite database (docs/explanation/calls.md, docs/reference/webhooks.md). `record` is called for each activity item
  * inside the transaction that commits it, so a call's report and the outbox rows that announce it
  * are kept in the same commit as the change, or not at all.
  */
@@ -103,7 +103,7 @@ export class CallBook {
     return row && this.view(row);
   }
 
-  /** The running calls whose user waits for a person, longest waiting first (docs/handoff.md). */
+  /** The running calls whose user waits for a person, longest waiting first (docs/explanation/handoff.md). */
   waitingHandoffs(): CallView[] {
     return (this.sql.openCalls.all() as CallRow[])
       .map((row) => this.view(row))

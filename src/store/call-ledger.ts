@@ -1,6 +1,6 @@
 /**
  * What each committed activity item does to a session's calls, consent record and webhook
- * messages (docs/calls.md), over whatever keeps them (`CallRows`): the SQLite call book
+ * messages (docs/explanation/calls.md), over whatever keeps them (`CallRows`): the SQLite call book
  * (src/store/call-book.ts) in one process, a session's call-book object in Restate
  * (src/cluster/call-book-object.ts) in cluster mode. One rule, two places it is kept:
  * docs/decisions/0036-calls-in-cluster-mode.md.
@@ -197,7 +197,7 @@ export class CallLedger {
     call.ended_by = endedBy;
     call.end = end;
     call.report = callReport(call);
-    // Not resolved yet: it becomes so if the user moves past the step within the window (docs/calls.md, "The report").
+    // Not resolved yet: it becomes so if the user moves past the step within the window (docs/explanation/calls.md, "The report").
     const windowMs = this.options.resolveWindowMs ?? 0;
     if (windowMs > 0 && mayResolveLater(call) && call.start.step !== null) {
       call.report.outcome_open_until = isoTime(at + windowMs);
@@ -290,7 +290,7 @@ export class CallLedger {
     this.rows.enqueue('handoff.requested', data, sessionId, at);
   }
 
-  /** The agent said nobody from the team was free: a call back is owed, announced as `handoff.unanswered` (docs/handoff.md). */
+  /** The agent said nobody from the team was free: a call back is owed, announced as `handoff.unanswered` (docs/explanation/handoff.md). */
   private handoffUnanswered(sessionId: string, at: number): void {
     const call = this.rows.openCall(sessionId);
     if (!call?.handoff || call.handoff.joined || call.handoff.unanswered_at) return;

@@ -29,7 +29,7 @@ const HEALTH: StoreHealth = { kind: 'memory', status: 'ok' };
  *
  * A save is queued as its `snapshot` function and made a stored session only when something
  * reads the store: a running session is saved on every event and read almost never, and building
- * its stored form each time was a copy of the whole context per event (docs/benchmark-history.md).
+ * its stored form each time was a copy of the whole context per event (git show d1df1cf:docs/benchmark-history.md).
  */
 export class MemorySessionStore implements SessionStore {
   readonly committedOnWrite = true;

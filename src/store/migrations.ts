@@ -93,7 +93,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX kept_replies_at ON kept_replies (at);
   `,
   // 6: calls, their transcripts and reports, the consent record, the webhook outbox and the
-  // record of erasures (call-book.ts, docs/calls.md). The consent record is append-only: a
+  // record of erasures (call-book.ts, docs/explanation/calls.md). The consent record is append-only: a
   // trigger refuses any update; rows leave it only by erasure.
   `
   CREATE TABLE calls (
@@ -157,7 +157,7 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
   // 7: until when an ended call's outcome may still become resolved, the user moving past its
-  // step after it (CALL_RESOLVE_WINDOW_MINUTES, docs/calls.md); null when it cannot change.
+  // step after it (CALL_RESOLVE_WINDOW_MINUTES, docs/explanation/calls.md); null when it cannot change.
   `
   ALTER TABLE calls ADD COLUMN resolve_until INTEGER;
   CREATE INDEX calls_resolve_until ON calls (resolve_until) WHERE resolve_until IS NOT NULL;

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { StoreSection } from '../config/store.js';
+import type { StoreSection } from '../config/store.config.js';
 import type { AppClock } from '../integrations/clock.js';
 import type { CallBookOptions } from './call-book.js';
 import { openMemoryStore } from './memory-store.js';

@@ -127,7 +127,7 @@ export interface SessionStore extends Durable {
   /**
    * Set by a store that outlives the process (SQLite): queues the reply to a request its client
    * named, committed in the same transaction as the change it answers (a refused commit drops
-   * both). `keptReply` finds it again for `keepMs`, after a restart too (docs/limits.md, Replays).
+   * both). `keptReply` finds it again for `keepMs`, after a restart too (docs/reference/limits.md, Replays).
    */
   keepReply?(requestKey: string, kept: KeptReply): void;
   keptReply?(requestKey: string): KeptReply | undefined;
@@ -198,7 +198,7 @@ export interface UserErasure {
 export interface Store {
   sessions: SessionStore;
   activity: ActivityLog;
-  /** Calls, consent and webhooks, kept where the activity log is local (docs/calls.md); absent with a shared log (ACTIVITY_LOG). */
+  /** Calls, consent and webhooks, kept where the activity log is local (docs/explanation/calls.md); absent with a shared log (ACTIVITY_LOG). */
   calls?: CallBook;
   erasure?: UserErasure;
 }

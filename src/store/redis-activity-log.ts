@@ -62,7 +62,7 @@ const ERASE_SCAN_BATCH = 1_000;
 /**
  * How long a `writeNow` may wait on a server that accepted the connection but does not answer.
  * Past it the write is refused although it may have landed: the one case where a refused change
- * can leave its items behind (docs/cluster.md, Outages).
+ * can leave its items behind (docs/explanation/cluster.md, Outages).
  */
 const WRITE_NOW_TIMEOUT_MS = 2_000;
 /** How long a commit waits for Redis to answer a PING before it sends anything. */
@@ -70,7 +70,7 @@ const PROBE_BEFORE_WRITE_MS = 1_000;
 /**
  * How long a write waits for the replicas it must reach (`replicas`) before it is refused. Under
  * WRITE_NOW_TIMEOUT_MS, so that the refusal says why; the write stays on the primary, as one past
- * that timeout may (docs/cluster.md, Redis).
+ * that timeout may (docs/how-to/production.md, Redis).
  */
 const REPLICATED_WITHIN_MS = 1_000;
 
@@ -111,7 +111,7 @@ export interface RedisActivityLogOptions {
   /**
    * Replicas that must hold a write (WAIT) before it is acknowledged: 1 through Sentinel, where a
    * replica is promoted without anyone deciding to, and an item only the old primary held would be
-   * lost after its request was told it is recorded; 0 for one server's URL (docs/cluster.md, Redis).
+   * lost after its request was told it is recorded; 0 for one server's URL (docs/how-to/production.md, Redis).
    */
   replicas?: number;
 }
@@ -182,7 +182,7 @@ export class RedisActivityLog implements ActivityLog {
     this.tail = this.redis.duplicate();
     // Auto-pipelined: the appends of invocations that run in the same turn of the event loop (Restate
     // hands them over in bursts) reach Redis in one write, which cut Redis's CPU per event by a third
-    // (docs/cluster.md, CPU per event). Each keeps its own answer, refusal and timeout.
+    // (BENCHMARKS.md, CPU per event). Each keeps its own answer, refusal and timeout.
     this.direct = this.redis.duplicate({
       enableOfflineQueue: false,
       commandTimeout: WRITE_NOW_TIMEOUT_MS,
@@ -209,7 +209,7 @@ export class RedisActivityLog implements ActivityLog {
   /**
    * The item as the stream keeps it (its id is the entry's), timed in the order this process
    * writes: another process stamps with its own clock, so across processes times follow each
-   * writer's clock (docs/cluster.md, Redis).
+   * writer's clock (docs/how-to/production.md, Redis).
    */
   private stored(draft: ActivityDraft): StoredItem {
     const { id: _id, ...stored } = activityItem('', isoTime(this.times.next(draft.at)), draft);
@@ -277,7 +277,7 @@ export class RedisActivityLog implements ActivityLog {
   }
 
   /**
-   * Erasure (docs/calls.md): deletes every entry of the stream whose item is of one of these
+   * Erasure (docs/explanation/calls.md): deletes every entry of the stream whose item is of one of these
    * sessions or names this user, and appends a marker entry listing their ids (ids only, nothing
    * of the user) that every process reads in stream order and drops from what it holds (`forget`), so no
    * process's reads show them again, one that was disconnected included. Scans the whole stream:
@@ -322,7 +322,7 @@ export class RedisActivityLog implements ActivityLog {
 
   /**
    * Resolves once `replicas` replicas hold everything this connection wrote so far (WAIT counts
-   * them); otherwise the write is refused, although the primary has it (docs/cluster.md, Redis).
+   * them); otherwise the write is refused, although the primary has it (docs/how-to/production.md, Redis).
    */
   private async replicated(): Promise<void> {
     if (this.replicas === 0) return;
@@ -406,7 +406,7 @@ export class RedisActivityLog implements ActivityLog {
     try {
       // A Redis that keeps its connection open but does not answer (stopped) would run what was
       // sent once it is back, after its requests were refused: asked first, it is sent nothing
-      // (unless it stops between its answer and the write: docs/cluster.md, Outages).
+      // (unless it stops between its answer and the write: docs/explanation/cluster.md, Outages).
       if (this.refusalsLeaveNothing && !(await this.answers(PROBE_BEFORE_WRITE_MS))) throw new Error(this.unanswered);
       // On the connection with no offline queue and a bounded wait: a Redis that is gone or does not
       // answer refuses the commit at once or within 2 s, instead of holding its requests until it is back.

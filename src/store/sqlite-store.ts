@@ -46,11 +46,11 @@ export interface SqliteStoreOptions {
   onUnreadableItem?: (id: number) => void;
   /** How long a named request's reply is kept (REPLAY_WINDOW_SECONDS); 0 or absent: none is. */
   replyKeepMs?: number;
-  /** Where calls' webhooks go (docs/webhooks.md); none by default. */
+  /** Where calls' webhooks go (docs/reference/webhooks.md); none by default. */
   calls?: CallBookOptions;
 }
 
-/** Named requests' replies kept at most, the newest: each at most MAX_KEPT_REPLY_BYTES (docs/limits.md, Replays). */
+/** Named requests' replies kept at most, the newest: each at most MAX_KEPT_REPLY_BYTES (docs/reference/limits.md, Replays). */
 export const MAX_KEPT_REPLIES = 100_000;
 
 const AGE_PRUNE_INTERVAL_MS = 60_000;
@@ -477,7 +477,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
     if (items.length > 0) this.committedId = Number(items.at(-1)!.id);
     group?.resolve();
     for (const item of items) for (const listener of this.listeners) listener(item);
-    // Age retention is checked once a minute (docs/durability.md): writes coming in that long apply the
+    // Age retention is checked once a minute (docs/explanation/durability.md): writes coming in that long apply the
     // journal even below its batch size, so expired items do not wait on disk for 2,000 rows.
     if (journal.pending >= JOURNAL_APPLY_ROWS || this.agePruneDue()) this.schedule('apply');
     if (replies.size > 0) this.pruneReplies();
@@ -485,7 +485,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
 
   /**
    * Replies older than `replyKeepMs`, and past the newest MAX_KEPT_REPLIES, leave the file: at
-   * most once a minute, each delete over the index on their time (docs/limits.md, Replays).
+   * most once a minute, each delete over the index on their time (docs/reference/limits.md, Replays).
    */
   private pruneReplies(): void {
     const now = this.options.now();

@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
  *
  * SQLite checkpoints on the connection whose commit takes the WAL past `wal_autocheckpoint`
  * pages, and in this service that is the main thread: 1,000 pages of 16 KiB copied and synced
- * inside a request's commit, which was much of the durable store's p99 (docs/benchmark-history.md, "Ninth
+ * inside a request's commit, which was much of the durable store's p99 (git show d1df1cf:docs/benchmark-history.md, "Ninth
  * round"). Here a second connection, on its own thread, runs a passive checkpoint (it never waits
  * on the writer, and the writer never waits on it) whenever the main thread has committed enough
  * since the last one. Only a writer can start the WAL over once it is all copied, so the main

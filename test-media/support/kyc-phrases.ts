@@ -1,7 +1,7 @@
 import type { Intent } from '../../agent/local-voice/intents.js';
 
 /**
- * The fixed set the local recogniser's intent accuracy is measured on (docs/voice-agent.md,
+ * The fixed set the local recogniser's intent accuracy is measured on (docs/reference/voice-agent.md,
  * "Local voice"): what a user stuck in the KYC flow says, each phrase spoken by espeak-ng with one
  * of several voices and speeds, and a few sentences the dialog does not handle, which must come
  * out as no request rather than as the nearest one.

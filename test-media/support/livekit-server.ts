@@ -43,7 +43,7 @@ export interface LiveKitServerOptions {
   logFile?: string | undefined;
   /** Whether joining a room that does not exist creates it: the server's default, off here unless asked for. */
   autoCreateRooms?: boolean;
-  /** Where the server sends its webhooks, signed with its key (docs/voice-and-livekit.md); none unless asked for. */
+  /** Where the server sends its webhooks, signed with its key (docs/explanation/voice.md); none unless asked for. */
   webhookUrl?: string;
 }
 
@@ -87,7 +87,7 @@ async function startOnFreePorts(options: LiveKitServerOptions): Promise<LiveKitS
     },
     turn: { enabled: false },
     // The service creates every room itself; an agent joining late must not bring a deleted room
-    // back (docs/voice-agent.md, "Faults"). The server's default (on) is what the stand-in follows.
+    // back (docs/reference/voice-agent.md, "Faults"). The server's default (on) is what the stand-in follows.
     room: { auto_create: options.autoCreateRooms ?? false },
     ...(options.webhookUrl ? { webhook: { api_key: apiKey, urls: [options.webhookUrl] } } : {}),
   };

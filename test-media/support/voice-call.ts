@@ -25,7 +25,7 @@ export async function startCall(service: MediaService, sessionId: string, users:
 
 /** The agent has joined and said its opening line (that it is an automated assistant). */
 export async function heardOpening(user: SimulatedUser, timeoutMs = 30_000) {
-  // The opening is the tenant's consent notice in the worker's language (docs/calls.md): English or Hindi here.
+  // The opening is the tenant's consent notice in the worker's language (docs/explanation/calls.md): English or Hindi here.
   await eventually(
     () => user.transcripts.join(' '),
     (text) => /automated assistant|स्वचालित सहायक/i.test(text),

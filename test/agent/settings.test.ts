@@ -217,7 +217,7 @@ describe('the voice agent settings: ports', () => {
   });
 });
 
-describe('the voice agent settings: a person taking over (docs/handoff.md)', () => {
+describe('the voice agent settings: a person taking over (docs/explanation/handoff.md)', () => {
   it('waits two minutes for an operator and stays silent once one joins, by default; either can be set', () => {
     expect(loadAgentSettings(BASE).handoff).toEqual({ timeoutMs: 120_000, onOperator: 'silent' });
     expect(loadAgentSettings({ ...BASE, HANDOFF_TIMEOUT_SECONDS: '30', AGENT_ON_OPERATOR: 'leave' }).handoff).toEqual({

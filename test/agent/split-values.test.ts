@@ -21,7 +21,7 @@ const textsOf = (chat: llm.ChatContext, role: 'user' | 'assistant'): string[] =>
 /** Digits in figures or words: what no piece of a value said across turns may keep. */
 const DIGITS = /\d|\b(?:zero|one|two|three|four|five|six|seven|eight|nine)\b|नौ|आठ/i;
 
-describe('a value said in pieces over any number of turns (docs/privacy.md, "The voice agent")', () => {
+describe('a value said in pieces over any number of turns (docs/explanation/privacy.md, "The voice agent")', () => {
   it.each([
     [['My mobile number is nine eight seven six five', 'four three two one zero']],
     [['My mobile number is 98', '76', '54', '32', '10']],

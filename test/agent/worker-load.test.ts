@@ -11,7 +11,7 @@ async function full(env: Record<string, string>, jobs: number): Promise<boolean>
   return (await load.loadFunc!(running(jobs))) >= load.loadThreshold!;
 }
 
-describe("the worker's load (docs/voice-agent.md, Load and capacity)", () => {
+describe("the worker's load (docs/reference/voice-agent.md, Load and capacity)", () => {
   it('by default counts its jobs, not the machine: it takes jobs on a busy machine until AGENT_MAX_JOBS run', async () => {
     const settings = loadAgentSettings(BASE).worker;
     expect(settings).toMatchObject({ loadMeasure: 'jobs', maxJobs: DEFAULT_AGENT_MAX_JOBS });

@@ -4,7 +4,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The layers of src/ and what each may import, as docs/architecture.md draws them: lower layers
+ * The layers of src/ and what each may import, as docs/explanation/architecture.md draws them: lower layers
  * never import higher ones, and no module reaches itself through its imports. The generated
  * client and the console's browser files stand apart from the service and import none of it.
  */
@@ -17,10 +17,10 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   integrations: ['privacy', 'domain', 'config'],
   store: ['privacy', 'domain', 'config', 'integrations'],
   metrics: ['privacy', 'domain', 'store'],
-  actors: ['privacy', 'domain', 'machines', 'config', 'integrations', 'store', 'metrics'],
+  'actor-system': ['privacy', 'domain', 'machines', 'config', 'integrations', 'store', 'metrics'],
   // The use cases the routes, the WebSocket and the cluster's wire share, when they get a layer of their own.
-  sessions: ['privacy', 'domain', 'machines', 'config', 'integrations', 'store', 'metrics', 'actors'],
-  cluster: ['privacy', 'domain', 'machines', 'config', 'integrations', 'store', 'metrics', 'actors', 'sessions'],
+  'use-cases': ['privacy', 'domain', 'machines', 'config', 'integrations', 'store', 'metrics', 'actor-system'],
+  cluster: ['privacy', 'domain', 'machines', 'config', 'integrations', 'store', 'metrics', 'actor-system', 'use-cases'],
   http: [
     'privacy',
     'domain',
@@ -29,8 +29,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'integrations',
     'store',
     'metrics',
-    'actors',
-    'sessions',
+    'actor-system',
+    'use-cases',
     'cluster',
   ],
   client: [],
@@ -44,8 +44,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'integrations',
     'store',
     'metrics',
-    'actors',
-    'sessions',
+    'actor-system',
+    'use-cases',
     'cluster',
     'http',
     'sqlite-warning',
@@ -135,7 +135,7 @@ describe('imports', () => {
     const layers = new Set([...graph.keys()].map(layerOf));
     expect(
       [...layers].filter((layer) => MAY_IMPORT[layer] === undefined),
-      'folders of src/ with no row in MAY_IMPORT: give each its place (docs/architecture.md, "Layers")',
+      'folders of src/ with no row in MAY_IMPORT: give each its place (docs/explanation/architecture.md, "Layers")',
     ).toEqual([]);
     const backArrows = [...graph].flatMap(([file, targets]) => {
       const from = layerOf(file);
@@ -143,7 +143,7 @@ describe('imports', () => {
         .filter((target) => layerOf(target) !== from && !MAY_IMPORT[from]!.includes(layerOf(target)))
         .map((target) => `${relative(SRC, file)} -> ${relative(SRC, target)}`);
     });
-    expect(backArrows, 'imports that run back up a layer (docs/architecture.md, "Layers")').toEqual([]);
+    expect(backArrows, 'imports that run back up a layer (docs/explanation/architecture.md, "Layers")').toEqual([]);
   });
 
   it('form no circle', () => {

@@ -11,7 +11,7 @@ function sources(dir: string): string[] {
   });
 }
 
-describe('transport reaches sessions through the use cases of src/sessions', () => {
+describe('transport reaches sessions through the use cases of src/use-cases', () => {
   it('no route, middleware or socket handler builds a session command and asks a session host itself', () => {
     const asking = sources('src/http').filter((path) => /\.ask\s*[<(]/.test(readFileSync(path, 'utf8')));
     expect(asking).toEqual([]);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { keptSessionSerde, UnreadableKeptValue } from '../../src/cluster/kept-session-serde.js';
 import { runSessionInvocation } from '../../src/cluster/session-invocation.js';
-import { storedDamage } from '../../src/actors/stored-session-check.js';
-import type { SessionCommand } from '../../src/machines/session/events.js';
+import { storedDamage } from '../../src/actor-system/stored-session-check.js';
+import type { SessionCommand } from '../../src/machines/session/machine-events.js';
 import { sessionMachine } from '../../src/machines/session/machine.js';
 import type { StoredSession } from '../../src/store/ports.js';
 import { fieldSessionEvents } from '../../bench/lib/event-body.js';

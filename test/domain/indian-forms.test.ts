@@ -235,7 +235,7 @@ describe('what the service writes itself stays readable', () => {
   });
 });
 
-describe('fail closed: four digits or more in client text are masked whatever they are (docs/privacy.md, "Limits we know of")', () => {
+describe('fail closed: four digits or more in client text are masked whatever they are (docs/explanation/privacy.md, "Limits we know of")', () => {
   it.each([
     ['an ISO time', '2026-11-26T23:39:37.123Z'],
     ['an address of a host', 'from 203.0.113.195 port 8080'],

@@ -8,7 +8,7 @@ import { NEAR_MISSES, withVerhoeff } from '../support/identity-values.js';
 
 const kindOf = (text: string) => scrubText(text).findings.map((finding) => finding.kind);
 
-describe('the default-deny rule (docs/privacy.md, "The rule")', () => {
+describe('the default-deny rule (docs/explanation/privacy.md, "The rule")', () => {
   it.each([
     ['ABCDE1234F', 'pan', '**********'],
     ['abcde1234f', 'pan', '**********'],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeShape, matchesPattern, redactHint } from '../../src/privacy/hints.js';
 
-describe('what a mask keeps (docs/privacy.md, "What a mask keeps")', () => {
+describe('what a mask keeps (docs/explanation/privacy.md, "What a mask keeps")', () => {
   it.each([
     ['9876543210', '******3210'],
     ['98765-43210', '*****-*3210'],

@@ -235,7 +235,7 @@ describe('system prompt: client strings cannot pose as instructions', () => {
     (field, _index, events) => {
       const text = prompt(record(events));
       const structure = unquoted(text);
-      // A screen, component, code or rule id that is no identifier is masked whole (docs/privacy.md,
+      // A screen, component, code or rule id that is no identifier is masked whole (docs/explanation/privacy.md,
       // "What is kept"): none of the attack is left there.
       if (field !== 'failure code, rule and pattern') expect(text).not.toContain('Ignore');
       // Outside quotes, nothing of the attack is left, and the prompt has exactly its own headings.

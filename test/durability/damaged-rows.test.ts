@@ -1,7 +1,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { storedDamage } from '../../src/actors/stored-session-check.js';
+import { storedDamage } from '../../src/actor-system/stored-session-check.js';
 import { DATABASE_FILE } from '../../src/store/sqlite-opening.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { RAW_PAN, clientJourney } from '../fixtures/client-events.js';
@@ -43,18 +43,18 @@ describe('a stored session the machine cannot run is set aside, and the process 
         `UPDATE sessions SET state = json_remove(state, '$.context.trigger'), wake_at = 0, last_activity_at = 0 WHERE session_id = 's1'`,
       ),
     );
-    expect(after.system.supervisor.size).toBe(2);
+    expect(after.system.sessionHost.size).toBe(2);
     advance(after.clock, SECOND);
     expect(discarded(after)).toEqual([
       expect.objectContaining({ level: 50, session_id: 's1', problem: expect.stringMatching(/^context\.trigger: /) }),
     ]);
-    expect(after.system.supervisor.size).toBe(1);
+    expect(after.system.sessionHost.size).toBe(1);
     expect((await after.http.get('/api/sessions/s1')).status).toBe(404);
     expect((await after.http.get('/api/sessions/s2')).body.screen).toBe('pan_details');
     // The id is free again: the next event begins it anew.
     expect((await post(after, { session_id: 's1', event: 'screen_state', screen: 'otp' })).status).toBe(200);
     expect((await after.http.get('/api/sessions/s1')).body.screen).toBe('otp');
-    expect(after.system.supervisor.size).toBe(2);
+    expect(after.system.sessionHost.size).toBe(2);
   });
 
   it('one whose state is not JSON: a read answers 404 and the log names the problem without quoting the text', async () => {
@@ -69,7 +69,7 @@ describe('a stored session the machine cannot run is set aside, and the process 
       expect.objectContaining({ session_id: 's1', problem: 'stored state is not JSON' }),
     ]);
     expect(after.logs.text).not.toContain(RAW_PAN);
-    expect(after.system.supervisor.size).toBe(1);
+    expect(after.system.sessionHost.size).toBe(1);
     const listed = (await after.http.get('/api/sessions')).body.sessions as { session_id: string }[];
     expect(listed.map((row) => row.session_id)).toEqual(['s2']);
   });
@@ -86,7 +86,7 @@ describe('a stored session the machine cannot run is set aside, and the process 
     ]);
     const session = (await after.http.get('/api/sessions/s1')).body as { screen: string; created_at: string };
     expect(session.screen).toBe('otp');
-    expect(after.system.supervisor.size).toBe(2);
+    expect(after.system.sessionHost.size).toBe(2);
   });
 
   it('one filed under another session id is not run as that other session', async () => {
@@ -160,7 +160,7 @@ describe('what the service stores passes the check (it never discards its own se
           .send({ session_id: 'voice', user_id: 'u1', screen: 'pan_details' })
       ).status,
     ).toBe(200);
-    // A handoff nobody took: the call back owed is state the session keeps (docs/handoff.md).
+    // A handoff nobody took: the call back owed is state the session keeps (docs/explanation/handoff.md).
     expect(
       (await post(h, { session_id: 'voice', event: 'handoff_requested', properties: { reason: 'asked' } })).status,
     ).toBe(200);

@@ -147,7 +147,7 @@ describe('a command to the client goes out once its decision is kept', () => {
     const h = createHarness({ env: { STORE: 'sqlite' } });
     await h.http.post('/v1/events').send({ session_id: 's1', event: 'screen_state', screen: 'pan_details' });
     const pushed: string[] = [];
-    h.system.supervisor.subscribe('s1', (command) => pushed.push(command.command));
+    h.system.sessionHost.subscribe('s1', (command) => pushed.push(command.command));
     const store = h.store.sessions as SqliteStore;
     // Every commit fails, as on a disk that refuses writes.
     store.db.exec('PRAGMA query_only = 1');
@@ -206,7 +206,7 @@ describe('a request refused with 503 changes nothing: its retry finds the sessio
       h.http.post('/v1/events').send({ session_id: 'new', event: 'screen_state', screen: 'pan_details' }),
     );
     expect((await h.http.get('/api/sessions/new')).status).toBe(404);
-    expect(h.system.supervisor.size).toBe(0);
+    expect(h.system.sessionHost.size).toBe(0);
     expect(
       (await h.http.post('/v1/events').send({ session_id: 'new', event: 'screen_state', screen: 'otp' })).status,
     ).toBe(200);

@@ -7,7 +7,7 @@ import type { LiveKitStandIn } from '../support/livekit-stand-in.js';
 import { startLiveKitStandIn } from '../support/livekit-stand-in.js';
 import { startService } from '../support/service-process.js';
 
-/** Two rounds here, for `npm test`'s two minutes; KILL_ROUNDS=50 runs more (see docs/development.md). */
+/** Two rounds here, for `npm test`'s two minutes; KILL_ROUNDS=50 runs more (see docs/how-to/development.md). */
 const ROUNDS = Number(process.env.KILL_ROUNDS ?? 2);
 const SEED = Number(process.env.KILL_SEED ?? Date.now() % 100_000);
 const USERS = 8;

@@ -41,7 +41,7 @@ describe('what was answered is kept (kill.test.ts proves it against SIGKILL)', (
         200,
       );
     const after = restartAfterCrash(h);
-    expect(after.system.supervisor.size).toBe(3);
+    expect(after.system.sessionHost.size).toBe(3);
     expect((await after.http.get('/api/sessions/s2')).body.screen).toBe('screen_17');
     const items = (await after.http.get('/api/activity?limit=1000')).body.items as {
       id: string;
@@ -143,7 +143,7 @@ describe('timers are re-armed from the deadlines the store keeps (simulated cloc
   it('a reengagement due while the service was down still fires when the idle TTL ran out too, and the session goes after it', async () => {
     const after = await downAnHourAfterStop({ SESSION_IDLE_TTL_SECONDS: '600' });
     advance(after.clock, 600 * SECOND);
-    expect(after.system.supervisor.has('s1')).toBe(false);
+    expect(after.system.sessionHost.has('s1')).toBe(false);
   });
 
   it('the idle eviction: a session untouched for SESSION_IDLE_TTL_SECONDS is evicted at its original deadline, without being loaded before', async () => {
@@ -153,7 +153,7 @@ describe('timers are re-armed from the deadlines the store keeps (simulated cloc
     advance(h.clock, 100 * SECOND);
     await post(h, { session_id: 's2', event: 'identity' });
     const after = restartAfterCrash(h);
-    expect(after.system.supervisor.counts).toEqual({ running: 0, hibernated: 2 });
+    expect(after.system.sessionHost.counts).toEqual({ running: 0, hibernated: 2 });
     advance(after.clock, 499 * SECOND);
     expect((await after.http.get('/api/sessions/s1')).status).toBe(200);
     advance(after.clock, 1 * SECOND);
@@ -161,8 +161,8 @@ describe('timers are re-armed from the deadlines the store keeps (simulated cloc
     expect((await after.http.get('/api/sessions/s2')).status).toBe(200);
     advance(after.clock, 100 * SECOND);
     expect((await after.http.get('/api/sessions/s2')).status).toBe(404);
-    expect(after.system.supervisor.size).toBe(0);
-    expect(restartAfterCrash(after).system.supervisor.size).toBe(0);
+    expect(after.system.sessionHost.size).toBe(0);
+    expect(restartAfterCrash(after).system.sessionHost.size).toBe(0);
   });
 
   it('a session read after a restart is the session as it was, without waking it', async () => {
@@ -171,7 +171,7 @@ describe('timers are re-armed from the deadlines the store keeps (simulated cloc
     const before = (await h.http.get('/api/sessions/s1')).body as Record<string, unknown>;
     const after = restartAfterCrash(h);
     expect((await after.http.get('/api/sessions/s1')).body).toEqual(before);
-    expect(after.system.supervisor.counts.running).toBe(0);
+    expect(after.system.sessionHost.counts.running).toBe(0);
   });
 });
 

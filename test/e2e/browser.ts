@@ -70,7 +70,7 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 
 const SHOTS = new URL('../../docs/console/', import.meta.url);
 
-/** docs/console-and-metrics.md shows these: one per view, as this run saw it. */
+/** docs/reference/console.md shows these: one per view, as this run saw it. */
 export async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage });

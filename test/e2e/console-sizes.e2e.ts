@@ -160,7 +160,7 @@ describe('the console at a desk and on a phone, empty and with data', () => {
       expect(await page.textContent('#no-activity pre.command')).toBe(
         `npm run simulate -- --url ${url} --key <API key>`,
       );
-      expect(await page.textContent('#no-activity')).toContain('docs/simulator.md');
+      expect(await page.textContent('#no-activity')).toContain('docs/how-to/simulator.md');
       expect(await page.isVisible('#activity-table')).toBe(false);
       expect(await page.$$('#activity-table tbody tr')).toHaveLength(0);
       // Where new items go, in words: no "actor", no "readers", no reader's code name.
@@ -249,7 +249,7 @@ describe('the console at a desk and on a phone, empty and with data', () => {
       const cells = await page.$$eval('#sessions-table td[data-label="Screen"]', (tds) =>
         tds.map((td) => ({ shown: td.textContent ?? '', sent: td.getAttribute('title') })),
       );
-      // React Native sends its screens in upper case (docs/simulator.md): some of these did.
+      // React Native sends its screens in upper case (docs/how-to/simulator.md): some of these did.
       expect(cells.some(({ sent }) => sent !== null && /^sent as [A-Z_]+$/.test(sent))).toBe(true);
       expect(cells.filter(({ shown }) => shown !== shown.toLowerCase())).toEqual([]);
       await shoot(page, `data-sessions-${size.name}`);

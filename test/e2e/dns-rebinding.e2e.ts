@@ -9,7 +9,7 @@ import { launchChromium } from './browser.js';
 /**
  * A keyless service on this machine against a page of another site, in Chromium: DNS rebinding
  * (the page's own name made to resolve to 127.0.0.1) and a WebSocket opened across origins
- * (docs/security.md, "Names the service answers to").
+ * (docs/explanation/security.md, "Names the service answers to").
  */
 describe('a page of another site against a service with no API_KEY, in Chromium', () => {
   let service: ReturnType<typeof startService>;

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { streamBufferBudgetBytes } from '../../src/actors/memory-budget.js';
+import { streamBufferBudgetBytes } from '../../src/actor-system/memory-budget.js';
 import type { ActivityKind } from '../../src/domain/activity.js';
 import type { RunningServer } from '../../src/http/server.js';
 import { WRITES_PER_TURN } from '../../src/http/sse/activity-stream-hub.js';
@@ -307,7 +307,7 @@ async function stalledReader(port: number) {
 describe('GET /api/activity/stream: limits', () => {
   it("holds all streams' unread bytes within their share of MEMORY_BUDGET_MB, however many stop reading: the slowest is cut first", async () => {
     // The kernel's queues read as often as asked, and each record waits for a reading made after
-    // its writes: the count lags the kernel by one reading by design (docs/limits.md), and under a
+    // its writes: the count lags the kernel by one reading by design (docs/reference/limits.md), and under a
     // loaded machine a second's lag let eight stalled readers hold twice the share unseen.
     const kernel = kernelSendQueues(0);
     const { h, server } = await start({

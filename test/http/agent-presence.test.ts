@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/http/server.js';
-import { PRESENCE_GRACE_MS } from '../../src/sessions/agent-presence.js';
+import { PRESENCE_GRACE_MS } from '../../src/use-cases/agent-presence.js';
 import type { Harness } from '../support/harness.js';
 import { START_TIME, advance, createHarness, serve, settle } from '../support/harness.js';
 import type { LiveKitStandIn } from '../support/livekit-stand-in.js';

@@ -199,7 +199,7 @@ describe('GET /v1/assistant/context/{session_id}: the response', () => {
     const res = await fetchContext(h, 'nobody');
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ detail: 'session nobody not found' });
-    expect(h.system.supervisor.size).toBe(0);
+    expect(h.system.sessionHost.size).toBe(0);
     const bad = await h.http.get('/v1/assistant/context/a%20b');
     expect(bad.status).toBe(422);
     expect(bad.body.detail).toMatch(/^session_id: must be 1-128 characters/);

@@ -403,7 +403,7 @@ describe('GET /v1/events/ws: the control plane on a real socket', () => {
       await ws.nextOfType('ack');
       ws.send({ type: 'control_state', event: 'screen_state', screen: 'x'.repeat(4096) });
       expect((await ws.whenClosed()).code).toBe(1009);
-      expect(h.system.supervisor.has(SESSION)).toBe(false);
+      expect(h.system.sessionHost.has(SESSION)).toBe(false);
     });
 
     it('drops frames over WS_MAX_MESSAGES_PER_SECOND with rate_limited, and closes 4429 on a client that keeps on', async () => {

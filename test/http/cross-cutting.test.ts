@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { request } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
-import { ACTIVITY_ACTOR_BYTES, ACTIVITY_READER_BYTES } from '../../src/actors/activity-actor.js';
+import { ACTIVITY_ACTOR_BYTES, ACTIVITY_READER_BYTES } from '../../src/actor-system/activity-actor.js';
 import { createHarness, serve } from '../support/harness.js';
 
 describe('X-API-Key', () => {
@@ -34,7 +34,7 @@ describe('X-API-Key', () => {
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ detail: 'invalid API key' });
     }
-    expect(h.system.supervisor.has('s2')).toBe(false);
+    expect(h.system.sessionHost.has('s2')).toBe(false);
   });
 
   it('is not checked when API_KEY is unset', async () => {

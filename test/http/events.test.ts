@@ -13,7 +13,7 @@ describe('POST /v1/events: what deployed clients send', () => {
       expect(res.body.status).toBe('ok');
       expect(res.body.ingested_at).toBe(Math.floor(START_TIME / 1000));
     }
-    expect(h.system.supervisor.size).toBe(3);
+    expect(h.system.sessionHost.size).toBe(3);
   });
 
   it('answers unknown event types with a warning and still records them', async () => {
@@ -377,7 +377,7 @@ describe('POST /v1/events: bad input is refused, named, and changes nothing', ()
     const res = await (typeof raw === 'string' ? req.send(raw) : req.send(raw as object));
     expect(res.status).toBe(status);
     expect(res.body.detail).toMatch(detail);
-    expect(h.system.supervisor.size).toBe(0);
+    expect(h.system.sessionHost.size).toBe(0);
     expect((await h.http.get('/api/activity')).body.items).toEqual([]);
   });
 
@@ -396,7 +396,7 @@ describe('POST /v1/events: bad input is refused, named, and changes nothing', ()
     const res = await post(h, { session_id: 's1', event: 'identity', properties: { blob: 'x'.repeat(70_000) } });
     expect(res.status).toBe(413);
     expect(res.body.detail).toBe('request body exceeds 64 KiB');
-    expect(h.system.supervisor.size).toBe(0);
+    expect(h.system.sessionHost.size).toBe(0);
   });
 
   it('a body that is not JSON → 415', async () => {

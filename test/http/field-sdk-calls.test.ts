@@ -145,7 +145,7 @@ describe('POST /v1/flows/set', () => {
     const res = await h.http.post('/v1/flows/set').send({ session_id: S, step_sequence: steps });
     expect(res.status).toBe(422);
     expect(res.body.detail).toBe('flow_key: is required');
-    expect(h.system.supervisor.has(S)).toBe(false);
+    expect(h.system.sessionHost.has(S)).toBe(false);
   });
 
   it('keeps the flow in the session: screen changes move progress, the system prompt shows the place, [] forgets it', async () => {
@@ -268,8 +268,8 @@ describe('legacy session_id "unknown"', () => {
     expect((await h.http.get('/v1/assistant/context/unknown:alice')).body.current_screen).toBe('pan_details');
     const bob = (await h.http.get('/api/sessions/unknown:bob')).body;
     expect(bob).toMatchObject({ user_id: 'bob', screen: 'phone_entry' });
-    expect(h.system.supervisor.has('unknown:carol')).toBe(true);
-    expect(h.system.supervisor.has('unknown')).toBe(false);
+    expect(h.system.sessionHost.has('unknown:carol')).toBe(true);
+    expect(h.system.sessionHost.has('unknown')).toBe(false);
   });
 
   it("starts and stops voice in the user's own session: two users never share a room, and one never stops the other's", async () => {
@@ -288,13 +288,13 @@ describe('legacy session_id "unknown"', () => {
     expect(bob.body.assistant_invocation_id).not.toBe(alice.body.assistant_invocation_id);
     await h.http.post('/v1/assistant/session/stop').send({ session_id: 'unknown', user_id: 'bob' }).expect(200);
     expect((await h.http.get('/api/sessions/unknown:alice')).body.state.voice).toBe('active');
-    expect(h.system.supervisor.has('unknown')).toBe(false);
+    expect(h.system.sessionHost.has('unknown')).toBe(false);
     for (const path of ['/v1/assistant/session/start', '/v1/assistant/session/stop']) {
       const refused = await h.http.post(path).send({ session_id: 'unknown' });
       expect(refused.status).toBe(422);
       expect(refused.body).toEqual({ detail: 'user_id: is required when session_id is "unknown"' });
     }
-    expect(h.system.supervisor.has('unknown')).toBe(false);
+    expect(h.system.sessionHost.has('unknown')).toBe(false);
   });
 
   it.each([
@@ -317,7 +317,7 @@ describe('legacy session_id "unknown"', () => {
       .send({ session_id: 'unknown', user_id: userId, event: 'screen_state', screen: 'selfie_capture' })
       .expect(200);
     expect((await h.http.get(`/v1/assistant/context/${key}`)).body.current_screen).toBe('selfie_capture');
-    expect(h.system.supervisor.size).toBe(1);
+    expect(h.system.sessionHost.size).toBe(1);
   });
 
   it('is refused with 422 naming user_id when there is none, and changes nothing', async () => {
@@ -327,7 +327,7 @@ describe('legacy session_id "unknown"', () => {
       .send({ session_id: 'unknown', event: 'validation_error', errors: ['phone_too_short'] });
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ detail: 'user_id: is required when session_id is "unknown"' });
-    expect(h.system.supervisor.size).toBe(0);
+    expect(h.system.sessionHost.size).toBe(0);
   });
 });
 

@@ -2,9 +2,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EventInSchema } from '../../src/domain/sdk-event.js';
-import { ActivityQuery } from '../../src/http/schemas/common.js';
-import { TriggerEvaluateIn, TriggerSignalsIn } from '../../src/http/schemas/trigger.js';
-import { AssistantStartIn, AssistantStopIn } from '../../src/http/schemas/voice.js';
+import { ActivityQuery } from '../../src/http/schemas/common.schema.js';
+import { TriggerEvaluateIn, TriggerSignalsIn } from '../../src/http/schemas/trigger.schema.js';
+import { AssistantStartIn, AssistantStopIn } from '../../src/http/schemas/voice.schema.js';
 import type { Harness } from '../support/harness.js';
 import { createHarness } from '../support/harness.js';
 

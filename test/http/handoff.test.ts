@@ -43,7 +43,7 @@ async function waitingCall(h: Harness): Promise<string> {
   return started.body.assistant_invocation_id as string;
 }
 
-describe('a person takes over a call (docs/handoff.md)', () => {
+describe('a person takes over a call (docs/explanation/handoff.md)', () => {
   it('lists the call as waiting, with its screen and transcript; an operator joins with a token for its room, and it waits no more', async () => {
     const h = harness();
     const callId = await waitingCall(h);

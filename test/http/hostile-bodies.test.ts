@@ -42,7 +42,7 @@ describe('deeply nested bodies', () => {
       expect(res.status, path).toBe(422);
       expect(res.body.detail, path).toMatch(/^body\.deep(\.0)+: nested deeper than/);
     }
-    expect(h.system.supervisor.has('s')).toBe(false);
+    expect(h.system.sessionHost.has('s')).toBe(false);
   });
 
   it('the same nesting in another event no longer poisons reads: refused, and reads answer 200', async () => {

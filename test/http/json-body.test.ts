@@ -64,7 +64,7 @@ describe('request bodies: the direct JSON path and body-parser', () => {
       '"}',
     ]);
     expect(res).toEqual({ status: 413, body: { detail: 'request body exceeds 64 KiB' } });
-    expect(h.system.supervisor.has('big')).toBe(false);
+    expect(h.system.sessionHost.has('big')).toBe(false);
     expect((await post(server, { 'Content-Type': 'application/json' }, [event('after')])).status).toBe(200);
   });
 
@@ -79,7 +79,7 @@ describe('request bodies: the direct JSON path and body-parser', () => {
     await closed;
     expect(text()).toMatch(/^HTTP\/1\.1 413 /);
     expect(text()).toContain('{"detail":"request body exceeds 64 KiB"}');
-    expect(h.system.supervisor.has('declared')).toBe(false);
+    expect(h.system.sessionHost.has('declared')).toBe(false);
   });
 
   it('refuses a lone surrogate in a value or a key with 422 naming where, on both paths, and keeps a whole pair', async () => {
@@ -98,7 +98,7 @@ describe('request bodies: the direct JSON path and body-parser', () => {
       expect(onKey.status).toBe(422);
       expect(onKey.body.detail).toMatch(/^body\.properties\.k\uFFFD: holds a lone surrogate/);
     }
-    expect(h.system.supervisor.has('lone')).toBe(false);
+    expect(h.system.sessionHost.has('lone')).toBe(false);
     const pair = await post(server, { 'Content-Type': 'application/json' }, [
       '{"session_id":"pair","event":"identity","properties":{"note":"\\ud83d\\ude00"}}',
     ]);
@@ -118,7 +118,7 @@ describe('request bodies: the direct JSON path and body-parser', () => {
     socket.destroy();
     await closed;
     expect((await post(server, { 'Content-Type': 'application/json' }, [event('next')])).status).toBe(200);
-    expect(h.system.supervisor.has('dropped')).toBe(false);
+    expect(h.system.sessionHost.has('dropped')).toBe(false);
   });
 
   it('takes the Content-Type variants SDKs send, and answers malformed JSON 400 on either path', async () => {
@@ -144,7 +144,7 @@ describe('request bodies: the direct JSON path and body-parser', () => {
       gzipSync(event('zipped')),
     ]);
     expect(gzipped.status).toBe(200);
-    expect(h.system.supervisor.has('zipped')).toBe(true);
+    expect(h.system.sessionHost.has('zipped')).toBe(true);
     // 64 KiB is the inflated size: a small compressed body cannot smuggle a large one in.
     const bomb = gzipSync(event('bomb', { filler: ' '.repeat(200_000) }));
     expect(bomb.length).toBeLessThan(2_000);
@@ -163,7 +163,7 @@ describe('request bodies: the direct JSON path and body-parser', () => {
       status: 415,
       body: { detail: 'Content-Type must be application/json' },
     });
-    expect(['bomb', 'latin', 'odd', 'text'].filter((id) => h.system.supervisor.has(id))).toEqual([]);
+    expect(['bomb', 'latin', 'odd', 'text'].filter((id) => h.system.sessionHost.has(id))).toEqual([]);
   });
 
   it('refuses UTF-16 and UTF-32 bodies 415 (body-parser would decode them), and names a body that is not what its Content-Encoding says', async () => {
@@ -184,7 +184,7 @@ describe('request bodies: the direct JSON path and body-parser', () => {
     expect(
       (await post(server, { 'Content-Type': 'application/json; charset="UTF-8"' }, [event('quoted')])).status,
     ).toBe(200);
-    expect(h.system.supervisor.has('plain')).toBe(false);
+    expect(h.system.sessionHost.has('plain')).toBe(false);
   });
 
   it('answers a path that is not valid percent-encoding 400 naming it, and never repeats an identity value from the path', async () => {

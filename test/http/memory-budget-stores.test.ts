@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SESSION_OVERHEAD_BYTES } from '../../src/actors/memory-budget.js';
+import { SESSION_OVERHEAD_BYTES } from '../../src/actor-system/memory-budget.js';
 import type { Harness } from '../support/harness.js';
 import { advance, createHarness, settle } from '../support/harness.js';
 import { FILLER, stuffed } from '../support/stuffed-session.js';
@@ -17,10 +17,10 @@ describe('process-wide budget (MEMORY_BUDGET_MB): what each store gives back', (
     }
     advance(h.clock, 120_000);
     await settle();
-    expect(h.system.supervisor.counts.running).toBe(0);
+    expect(h.system.sessionHost.counts.running).toBe(0);
     for (let i = 0; i < 20; i += 1) expect((await post(h, stuffed(`new${i}`))).status).toBe(200);
-    expect(h.system.supervisor.has('old0')).toBe(false);
-    expect(h.system.supervisor.has(`old${admitted - 1}`)).toBe(true);
+    expect(h.system.sessionHost.has('old0')).toBe(false);
+    expect(h.system.sessionHost.has(`old${admitted - 1}`)).toBe(true);
     const { memory } = (await h.http.get('/health')).body;
     expect(memory.used_bytes).toBeLessThanOrEqual(memory.budget_bytes + 2 * 65_536 + SESSION_OVERHEAD_BYTES);
     expect(h.logs.text).toMatch(/"why":"memory".*session evicted/);
@@ -34,11 +34,11 @@ describe('process-wide budget (MEMORY_BUDGET_MB): what each store gives back', (
     const { memory } = (await h.http.get('/health')).body;
     expect(memory.used_bytes).toBeLessThanOrEqual(memory.budget_bytes + 2 * 65_536 + SESSION_OVERHEAD_BYTES);
     // Far more sessions than the budget holds in memory: the oldest went to disk, all are still there.
-    expect(h.system.supervisor.counts.running).toBeLessThan(count);
-    expect(h.system.supervisor.counts.hibernated).toBe(count - h.system.supervisor.counts.running);
-    expect(h.system.supervisor.has('s0')).toBe(true);
+    expect(h.system.sessionHost.counts.running).toBeLessThan(count);
+    expect(h.system.sessionHost.counts.hibernated).toBe(count - h.system.sessionHost.counts.running);
+    expect(h.system.sessionHost.has('s0')).toBe(true);
     expect((await post(h, { session_id: 's0', event: 'screen_view', screen: 'b' })).status).toBe(200);
-    expect(h.system.supervisor.snapshot('s0')!.context.screen).toBe('b');
+    expect(h.system.sessionHost.snapshot('s0')!.context.screen).toBe('b');
   });
 
   it('a burst of sessions then in voice does not lock out new users: with STORE=sqlite they leave memory for the store, voice and all, and come back as they were', async () => {
@@ -74,11 +74,11 @@ describe('process-wide budget (MEMORY_BUDGET_MB): what each store gives back', (
     expect(memory.used_bytes).toBeLessThanOrEqual(memory.budget_bytes + 2 * 65_536 + SESSION_OVERHEAD_BYTES);
     // The sessions that made room are intact and still in voice; a stop reaches the first of them.
     expect((await h.http.get('/api/sessions?voice=active&limit=500')).body.sessions.length).toBe(inVoice);
-    expect(h.system.supervisor.counts.hibernated).toBeGreaterThan(0);
+    expect(h.system.sessionHost.counts.hibernated).toBeGreaterThan(0);
     const stopped = await h.http.post('/v1/assistant/session/stop').send({ session_id: 'burst0' });
     expect(stopped.status).toBe(200);
     expect(stopped.body.active).toBe(false);
-    expect(h.system.supervisor.snapshot('burst0')!.context.latest_event?.properties).toMatchObject({ blob: FILLER });
+    expect(h.system.sessionHost.snapshot('burst0')!.context.latest_event?.properties).toMatchObject({ blob: FILLER });
   });
 
   it('a session made to leave memory with its reengagement timer armed is woken from the store at its deadline and records the reengagement once', async () => {
@@ -98,7 +98,7 @@ describe('process-wide budget (MEMORY_BUDGET_MB): what each store gives back', (
     budget.hold('other parts', budget.budgetBytes - budget.use().used_bytes);
     expect(budget.hasRoom).toBe(false);
     expect((await post(h, { session_id: 'newcomer', event: 'screen_view', screen: 'a' })).status).toBe(200);
-    expect(h.system.supervisor.counts).toEqual({ running: 1, hibernated: 1 });
+    expect(h.system.sessionHost.counts).toEqual({ running: 1, hibernated: 1 });
     advance(h.clock, 600_000);
     await settle();
     // The stop recorded its own (not recommended yet); the timer's is the one that fired from the store.

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { SESSION_OVERHEAD_BYTES } from '../../src/actors/memory-budget.js';
+import { SESSION_OVERHEAD_BYTES } from '../../src/actor-system/memory-budget.js';
 import { TRIMMED_MARK } from '../../src/domain/session-budget.js';
 import type { Harness } from '../support/harness.js';
 import { createHarness } from '../support/harness.js';
 import { FILLER, stuffed, stuffing } from '../support/stuffed-session.js';
 
 const post = (h: Harness, body: object) => h.http.post('/v1/events').send(body);
-const held = (h: Harness, sessionId: string) => h.system.supervisor.snapshot(sessionId)!.context.held_bytes;
+const held = (h: Harness, sessionId: string) => h.system.sessionHost.snapshot(sessionId)!.context.held_bytes;
 
 describe('per-session budget (SESSION_MAX_BYTES)', () => {
   it('counts what a session holds at its exact JSON size, a legacy "unknown" session keyed per user included', async () => {
@@ -23,7 +23,7 @@ describe('per-session budget (SESSION_MAX_BYTES)', () => {
     for (const sessionId of ['s1', 'unknown', 'UNKNOWN']) {
       expect((await post(h, { session_id: sessionId, ...body })).status).toBe(200);
       const key = sessionId === 's1' ? 's1' : 'unknown:u-7';
-      const { context } = h.system.supervisor.snapshot(key)!;
+      const { context } = h.system.sessionHost.snapshot(key)!;
       expect(context.latest_event?.session_id).toBe(key);
       const hints = context.component_hints.reduce((total, hint) => total + hint.bytes, 0);
       expect(held(h, key)).toBe(JSON.stringify(context.latest_event).length + hints);
@@ -53,7 +53,7 @@ describe('per-session budget (SESSION_MAX_BYTES)', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.warnings).toEqual(['unknown_event_type', 'session_budget_exceeded']);
-    // The event's activity item says the same: where cluster mode, which answers before the run, has it (docs/cluster.md).
+    // The event's activity item says the same: where cluster mode, which answers before the run, has it (docs/explanation/cluster.md).
     const items = (await h.http.get('/api/activity?session_id=s1&kind=event')).body.items as {
       payload: { warnings?: string[] };
     }[];
@@ -145,7 +145,7 @@ describe('process-wide budget (MEMORY_BUDGET_MB)', () => {
     expect(refused?.status).toBe(503);
     expect(refused?.headers['retry-after']).toBe('30');
     expect(refused?.body.detail).toMatch(/memory budget .*MEMORY_BUDGET_MB/);
-    expect(h.system.supervisor.has(`s${admitted}`)).toBe(false);
+    expect(h.system.sessionHost.has(`s${admitted}`)).toBe(false);
     const { memory } = (await h.http.get('/health')).body;
     expect(memory.sessions).toBe(admitted);
     // Each admitted session fitted when it came; it then grew by at most its own budget.

@@ -31,7 +31,7 @@ describe('methods the document does not declare', () => {
     expect(res.headers.allow).toBe('POST, OPTIONS');
     expect((await h.http.options(`/api/sessions/${SESSION}`)).headers.allow).toBe('GET, HEAD, OPTIONS');
     expect((await h.http.options('/health')).headers.allow).toBe('GET, HEAD, OPTIONS');
-    expect(h.system.supervisor.has(SESSION)).toBe(false);
+    expect(h.system.sessionHost.has(SESSION)).toBe(false);
   });
 
   it('leave declared methods, HEAD of a GET, and paths outside the document to the routes', async () => {
@@ -49,6 +49,6 @@ describe('methods the document does not declare', () => {
           .send('{"session_id":"s1","event":"identity"}')
       ).status,
     ).toBe(405);
-    expect(h.system.supervisor.has('s1')).toBe(false);
+    expect(h.system.sessionHost.has('s1')).toBe(false);
   });
 });

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { requestBodyBudgetBytes } from '../../src/actors/memory-budget.js';
+import { requestBodyBudgetBytes } from '../../src/actor-system/memory-budget.js';
 import type { RunningServer } from '../../src/http/server.js';
 import type { Harness } from '../support/harness.js';
 import { createHarness, serve } from '../support/harness.js';
 import { rawSocket } from '../support/raw-socket.js';
 
-// The bodies still arriving are charged to their share of MEMORY_BUDGET_MB (src/http/request-bodies.ts, docs/limits.md).
+// The bodies still arriving are charged to their share of MEMORY_BUDGET_MB (src/http/request-bodies.ts, docs/reference/limits.md).
 
 const patient = { timeout: 15_000, interval: 20 };
 const cleanups: (() => unknown)[] = [];

@@ -85,7 +85,7 @@ describe('GET /api/sessions', () => {
       status: 'hibernated',
     });
     // Listing wakes nobody.
-    expect(h.system.supervisor.counts).toEqual({ running: 1, hibernated: 1 });
+    expect(h.system.sessionHost.counts).toEqual({ running: 1, hibernated: 1 });
   });
 
   it('pages with a cursor through every session exactly once, in order, both ways and by either key', async () => {
@@ -193,10 +193,10 @@ describe('GET /api/sessions/{session_id}/agent-context', () => {
       hint: 'ABCDE1234F',
     });
     advance(h.clock, 120 * SECOND);
-    expect(h.system.supervisor.counts).toEqual({ running: 0, hibernated: 1 });
+    expect(h.system.sessionHost.counts).toEqual({ running: 0, hibernated: 1 });
 
     const peek = await h.http.get('/api/sessions/s1/agent-context').expect(200);
-    expect(h.system.supervisor.counts).toEqual({ running: 0, hibernated: 1 });
+    expect(h.system.sessionHost.counts).toEqual({ running: 0, hibernated: 1 });
     const kinds = (await h.http.get('/api/activity').query({ session_id: 's1' })).body.items.map(
       (item: { kind: string }) => item.kind,
     );

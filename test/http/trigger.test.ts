@@ -63,7 +63,7 @@ describe('POST /v1/assistant/trigger/evaluate without a session', () => {
       trace: { request_id: 'req-7' },
     });
     expect(second!.payload.decision).toMatchObject({ reason: 'none' });
-    expect(h.system.supervisor.size).toBe(0);
+    expect(h.system.sessionHost.size).toBe(0);
   });
 
   it('has no memory: the same signals fire every time', async () => {
@@ -206,7 +206,7 @@ describe('POST /v1/assistant/trigger/evaluate in a session', () => {
     h.clock.increment(50_000);
     await evaluate(h, { session_id: 's1', signals: {} });
     h.clock.increment(50_000);
-    expect(h.system.supervisor.has('s1')).toBe(true);
+    expect(h.system.sessionHost.has('s1')).toBe(true);
   });
 });
 
@@ -490,7 +490,7 @@ describe('POST /v1/assistant/trigger/evaluate: bad input is refused, named, and 
     const res = await evaluate(h, body);
     expect(res.status).toBe(422);
     expect(res.body.detail).toMatch(detail);
-    expect(h.system.supervisor.size).toBe(0);
+    expect(h.system.sessionHost.size).toBe(0);
     expect(await triggers(h)).toEqual([]);
   });
 
@@ -499,6 +499,6 @@ describe('POST /v1/assistant/trigger/evaluate: bad input is refused, named, and 
     const res = await evaluate(h, { session_id: 's1', client_id: 'acme', signals: {} }, { 'X-Client-ID': 'a b<c>' });
     expect(res.status).toBe(422);
     expect(res.body.detail).toMatch(/^X-Client-ID: must be 1-128 characters/);
-    expect(h.system.supervisor.size).toBe(0);
+    expect(h.system.sessionHost.size).toBe(0);
   });
 });

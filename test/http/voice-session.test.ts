@@ -84,7 +84,7 @@ describe('POST /v1/assistant/session/start without media credentials (placeholde
       expect(res.status).toBe(422);
       expect(res.body.detail).toMatch(field);
     }
-    expect(h.system.supervisor.size).toBe(0);
+    expect(h.system.sessionHost.size).toBe(0);
     expect(await items(h)).toEqual([]);
   });
 
@@ -104,7 +104,7 @@ describe('POST /v1/assistant/session/stop', () => {
     const res = await stop(h, { session_id: 'nobody' });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ detail: 'session nobody not found' });
-    expect(h.system.supervisor.has('nobody')).toBe(false);
+    expect(h.system.sessionHost.has('nobody')).toBe(false);
   });
 
   it('on an active session: inactive, then session_stop and reengagement, in that order', async () => {
@@ -195,15 +195,15 @@ describe('a voice session within the rest of the session', () => {
       expect((await h.http.get('/v1/assistant/context/s1')).status).toBe(200);
     }
     await settle();
-    expect(h.system.supervisor.has('s1')).toBe(true);
+    expect(h.system.sessionHost.has('s1')).toBe(true);
     expect((await h.http.get('/api/sessions/s1')).body.state.voice).toBe('active');
     await stop(h, { session_id: 's1' });
     advance(h.clock, HOUR - 60_000, 60_000);
     await settle();
-    expect(h.system.supervisor.has('s1')).toBe(true);
+    expect(h.system.sessionHost.has('s1')).toBe(true);
     advance(h.clock, 60_000, 60_000);
     await settle();
-    expect(h.system.supervisor.has('s1')).toBe(false);
+    expect(h.system.sessionHost.has('s1')).toBe(false);
   });
 
   it('never puts a token or a raw input value in a voice response, the activity or a log line', async () => {
@@ -312,7 +312,7 @@ describe('a voice session nobody stops ends once nothing is heard of the call (V
     await start(h, { session_id: 's1', screen: 'pan_details' });
     advance(h.clock, 2 * HOUR, 60_000);
     await settle();
-    expect(h.system.supervisor.has('s1')).toBe(false);
+    expect(h.system.sessionHost.has('s1')).toBe(false);
   });
 
   it('refuses a timeout shorter than two context refreshes, naming both settings', () => {

@@ -274,9 +274,9 @@ describe('signed webhooks from the durable outbox', () => {
   });
 });
 
-describe("docs/webhooks.md's receiver", () => {
+describe("docs/reference/webhooks.md's receiver", () => {
   it('run as the page gives it, verifies and prints the call.ended the service sends', async () => {
-    const page = readFileSync('docs/webhooks.md', 'utf8');
+    const page = readFileSync('docs/reference/webhooks.md', 'utf8');
     const code = /## A receiver that verifies[\s\S]*?```js\n([\s\S]*?)```/.exec(page)![1]!;
     const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
       env: { ...process.env, WEBHOOK_SECRET: SECRET, PORT: '0' },

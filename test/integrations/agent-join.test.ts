@@ -36,7 +36,7 @@ const items = async (h: Harness) =>
   ).filter((item) => ['session_start', 'session_stop', 'voice_agent'].includes(item.kind));
 const at = (ms: number) => new Date(START_TIME + ms).toISOString();
 /** A join is no activity item (the typical order stays as it is): the session's watch holds it. */
-const joinedAt = (h: Harness) => h.system.supervisor.snapshot('s1')?.context.agent_watch?.joined_at ?? null;
+const joinedAt = (h: Harness) => h.system.sessionHost.snapshot('s1')?.context.agent_watch?.joined_at ?? null;
 
 /** Moves the clock and lets the media calls the timers started finish (their replies are real HTTP). */
 async function pass(h: Harness, ms: number): Promise<void> {
@@ -102,7 +102,7 @@ describe('no agent joins', () => {
     // A dispatch per attempt, each the only one in the room while it stood.
     expect(lk.methodsCalled().filter((method) => method === 'CreateDispatch')).toHaveLength(3);
     expect(lk.methodsCalled().filter((method) => method === 'DeleteDispatch')).toHaveLength(2);
-    // The call record says why it ended (docs/calls.md).
+    // The call record says why it ended (docs/explanation/calls.md).
     const calls = (await h.http.get('/api/sessions/s1/calls')).body.calls as {
       ended_by: string;
       report: { summary: string };
@@ -134,7 +134,7 @@ describe('no agent joins', () => {
     await pass(h, 10 * SECOND);
     await until(() => joinedAt(h) !== null);
     expect(joinedAt(h)).toBe(START_TIME + 20 * SECOND);
-    expect(h.system.supervisor.snapshot('s1')?.context.agent_watch).toMatchObject({ attempts: 2 });
+    expect(h.system.sessionHost.snapshot('s1')?.context.agent_watch).toMatchObject({ attempts: 2 });
     expect((await items(h)).filter((item) => item.kind === 'voice_agent').map((item) => item.payload.outcome)).toEqual([
       'redispatched',
     ]);
@@ -284,7 +284,7 @@ describe('the media server loses the room', () => {
     lk.failNext('ListRooms', { status: 503, code: 'unavailable', msg: 'down' });
     await pass(h, 90 * SECOND);
     expect((await session(h)).active).toBe(true);
-    expect(h.system.supervisor.snapshot('s1')?.context.agent_watch).toMatchObject({ unanswered: 0 });
+    expect(h.system.sessionHost.snapshot('s1')?.context.agent_watch).toMatchObject({ unanswered: 0 });
   });
 });
 

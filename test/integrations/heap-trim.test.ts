@@ -7,7 +7,7 @@ import {
   TrimDecision,
   shouldTrim,
 } from '../../src/integrations/heap-trim.js';
-import { MemoryBudget } from '../../src/actors/memory-budget.js';
+import { MemoryBudget } from '../../src/actor-system/memory-budget.js';
 
 const MiB = 2 ** 20;
 /** What the budget counted 100,000 hibernated sessions at before they left memory. */

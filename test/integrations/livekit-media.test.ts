@@ -32,7 +32,7 @@ async function until(check: () => boolean): Promise<void> {
   for (let turn = 0; turn < 500 && !check(); turn += 1) await settle();
   expect(check()).toBe(true);
 }
-const waitingCommands = (h: Harness) => h.system.supervisor.snapshot('s1')?.context.voiceWork.waiting.length ?? 0;
+const waitingCommands = (h: Harness) => h.system.sessionHost.snapshot('s1')?.context.voiceWork.waiting.length ?? 0;
 
 describe('start against LiveKit', () => {
   it('creates the room, dispatches the agent once, and returns a participant token the server would accept', async () => {

@@ -4,7 +4,7 @@ import { getStateNodes as nodesOf } from 'xstate';
 import type { TestPath } from 'xstate/graph';
 import { TestModel, getStateNodes } from 'xstate/graph';
 import { loadConfig } from '../../src/config.js';
-import { sessionSettings } from '../../src/actors/system-options.js';
+import { sessionSettings } from '../../src/actor-system/system-options.js';
 import { DEFAULT_SDK_CONFIG } from '../../src/domain/sdk-config.js';
 import { loadKnowledgeBase } from '../../src/integrations/knowledge-base.js';
 import { sessionMachine } from '../../src/machines/session/machine.js';

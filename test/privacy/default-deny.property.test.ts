@@ -10,7 +10,7 @@ import { createHarness, serve } from '../support/harness.js';
 import { WsClient } from '../support/ws-client.js';
 
 /**
- * The default-deny rule (docs/privacy.md, "The rule") against values it was not written from:
+ * The default-deny rule (docs/explanation/privacy.md, "The rule") against values it was not written from:
  * generated identity values of every kind, in random scripts, separators, spellings and word
  * forms (test/support/any-form.ts), put in every place a client reaches — body fields,
  * properties at any depth, keys, headers, WebSocket frames, voice turns — and every surface read
@@ -129,7 +129,7 @@ interface Surface {
   read: string;
 }
 /**
- * The last four digits a mask keeps of a phone or an Aadhaar (`*** / *** / 4746`, docs/privacy.md)
+ * The last four digits a mask keeps of a phone or an Aadhaar (`*** / *** / 4746`, docs/explanation/privacy.md)
  * are allowed: read as gone, or another value whose digits happen to be those four is a leak.
  */
 const withoutKeptLastFour = (text: string): string => text.replace(/\*[^\p{L}\p{N}*]{0,3}\p{Nd}{4}(?!\p{Nd})/gu, '*');
@@ -164,7 +164,7 @@ async function plant(value: AnyForm, place: Place, depth: number): Promise<strin
     key: () => post({ ...base, properties: { [value.raw]: 'x', extra: { [`${value.raw}`]: 1 } } }),
     screen: () => post({ ...base, screen: value.raw }),
     hint: () => post({ ...base, hint: value.raw, masked: false }),
-    // A header carries a request id's characters only (docs/api.md); any other value goes in a property.
+    // A header carries a request id's characters only (docs/tutorial/api-walkthrough.md); any other value goes in a property.
     header: () =>
       /^[A-Za-z0-9._:@/+=-]{1,128}$/.test(value.raw)
         ? post(base, { 'x-request-id': value.raw })

@@ -9,7 +9,7 @@ import { mayHoldIdentity } from '../../src/privacy/scrub.js';
 import { ADDRESS_WORDS, NAME_LABELS, SPOKEN_AT } from '../../src/privacy/words.js';
 
 /**
- * The rule's fast paths (docs/benchmark-history.md, 2026-11-29) must give exactly what the forms
+ * The rule's fast paths (git show d1df1cf:docs/benchmark-history.md, 2026-11-29) must give exactly what the forms
  * they replaced give, for any string: each is checked here against that form, written as it was,
  * on generated text weighted to the characters each fast path treats apart (ASCII letters and
  * digits, separators, apostrophes, marks, astral symbols, lone surrogates).

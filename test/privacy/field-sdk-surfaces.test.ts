@@ -283,13 +283,13 @@ describe('identity values sent through the field SDK calls', () => {
     });
     await ws.nextOfType('ack', (frame) => frame.message_id === 'c1');
     await h.http.post('/v1/assistant/session/stop').send({ session_id: PHONE }).expect(200);
-    expect(h.system.supervisor.size).toBe(1);
+    expect(h.system.sessionHost.size).toBe(1);
     const everything = `${await everySurface(h, [key])}\n${JSON.stringify(ws.frames)}\n${start.text}`;
     for (const raw of RAW) expect(everything, raw).not.toContain(raw);
     // An opaque id is kept as sent, a UUID whose last group is all digits included.
     for (const opaque of ['7664f88e-4980-41c3-bec0-f0e1591ee548', 'rn-0f4e3d2c-1b0a-4988-8776-655443322110']) {
       await h.http.post('/v1/events').send({ session_id: opaque, event: 'screen_state' }).expect(200);
-      expect(h.system.supervisor.has(opaque), opaque).toBe(true);
+      expect(h.system.sessionHost.has(opaque), opaque).toBe(true);
     }
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHarness } from '../support/harness.js';
 
-/** docs/privacy.md, "What is kept": an id that is no identifier is kept as its keyed digest. */
+/** docs/explanation/privacy.md, "What is kept": an id that is no identifier is kept as its keyed digest. */
 const DIGEST = /^h-[0-9a-f]{24}$/;
 
 describe('ids that are no identifiers are keyed by digest', () => {

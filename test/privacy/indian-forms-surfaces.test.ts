@@ -100,7 +100,7 @@ async function answered(messageId: string): Promise<void> {
       5000,
     );
   });
-  // A message id that is no identifier comes back as its digest (docs/privacy.md, "What is kept").
+  // A message id that is no identifier comes back as its digest (docs/explanation/privacy.md, "What is kept").
   await Promise.race([
     w.ws.next(
       (frame) => String(frame.message_id).startsWith(messageId) || /^h-[0-9a-f]{24}$/.test(String(frame.message_id)),

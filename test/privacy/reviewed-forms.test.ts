@@ -26,7 +26,7 @@ describe('identity values the review got past the detectors', () => {
     const missing = await h.http.get('/nope/2345,6789,0124');
     expect(missing.status).toBe(404);
     expect(`${missing.body.detail}\n${h.logs.text}`).not.toContain('2345,6789');
-    // Fail closed (docs/privacy.md, "Limits we know of"): an amount's digits are a run of four or more like any other.
+    // Fail closed (docs/explanation/privacy.md, "Limits we know of"): an amount's digits are a run of four or more like any other.
     await post(h, '/v1/events', {
       session_id: 'r1',
       event: 'component_input',
@@ -101,7 +101,7 @@ describe('identity values the review got past the detectors', () => {
         if (note.includes(secret)) expect(seen, note).not.toContain(secret);
     }
     // What must stay as written.
-    // A host's address with its port names a machine (docs/privacy.md, "What is kept").
+    // A host's address with its port names a machine (docs/explanation/privacy.md, "What is kept").
     const kept = ['10.0.0.12:8080', '2.4.1', 'screen_21', 'steps 1, 2, 3', '🇮🇳', 'Σοφία', 'José'];
     // Fail closed: four digits or more across separators are masked whatever they are.
     for (const [index, note] of ['10,00,000 - 25,00,000', '12:30:45.123'].entries()) {
@@ -270,7 +270,7 @@ describe('identity values sent as JSON numbers', () => {
       expect(seen).toContain('"attempt":2');
     }
     // Outside an OTP's event too: a number of four digits or more is read as its digits and masked (an
-    // OTP without the word OTP), unless it is a documented numeric signal (docs/privacy.md, "What is kept").
+    // OTP without the word OTP), unless it is a documented numeric signal (docs/explanation/privacy.md, "What is kept").
     await post(h, '/v1/events', {
       session_id: 'n2',
       event: 'screen_view',

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { productionExample, restateNodeToml } from '../../scripts/cluster/restate-config.js';
 
 describe('restate.toml for a replicated cluster', () => {
-  it('docs/cluster.md shows for production the file npm run cluster -- --restate-nodes 3 writes, with production addresses', () => {
-    const doc = readFileSync(new URL('../../docs/cluster.md', import.meta.url), 'utf8');
-    const shown = /### Restate: three nodes[\s\S]*?```toml\n([\s\S]*?)```/.exec(doc)?.[1];
+  it('docs/how-to/production.md shows for production the file npm run cluster -- --restate-nodes 3 writes, with production addresses', () => {
+    const doc = readFileSync(new URL('../../docs/how-to/production.md', import.meta.url), 'utf8');
+    const shown = /## Restate: three nodes[\s\S]*?```toml\n([\s\S]*?)```/.exec(doc)?.[1];
     expect(shown).toBe(restateNodeToml(productionExample()));
   });
 

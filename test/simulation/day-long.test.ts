@@ -116,7 +116,7 @@ describe('a day on the simulated clock, with the default settings', () => {
     expect(Date.parse(running[1]!.timestamp)).toBeGreaterThanOrEqual(runningStart + silenceMs);
     expect(lk.rooms.has(runningRoom)).toBe(false);
     expect(await exists(h, 'day-running')).toBe(false);
-    expect(h.system.supervisor.size).toBe(0);
+    expect(h.system.sessionHost.size).toBe(0);
 
     // Simulated time costs no waiting: the day's timers take milliseconds. The bounds leave wide
     // room for a loaded CI machine (the day alone takes a few ms; the whole run, HTTP included,

@@ -5,7 +5,7 @@ import { readingOf } from '../../src/privacy/reading.js';
 import { withVerhoeff } from './identity-values.js';
 
 /**
- * Identity values of every kind docs/privacy.md names, written in forms no list holds: digits of
+ * Identity values of every kind docs/explanation/privacy.md names, written in forms no list holds: digits of
  * random scripts or said in English, Hindi or Hinglish words, groups of random sizes split by
  * random separators, letters in random case or spelled one by one, handles said aloud, dates in
  * any order with months in Indian languages, names after labels, addresses. Built from the kinds,

@@ -1,4 +1,4 @@
-import type { SessionSettings } from '../../src/machines/session/context.js';
+import type { SessionSettings } from '../../src/machines/session/session-context.js';
 
 /** Session settings for running one invocation of a session hosted in Restate outside a server: placeholder media, an hour's idle TTL. */
 export const invocationSettings: SessionSettings = {

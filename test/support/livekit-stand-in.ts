@@ -10,7 +10,7 @@ import { TokenVerifier } from 'livekit-server-sdk';
  * Twirp JSON on /twirp/livekit.<Service>/<Method>, admin JWTs verified with the API secret,
  * rooms and agent dispatches kept in memory, every call recorded, faults injected on demand.
  * test-media/stand-in-conformance.test.ts holds its answers to a real server's
- * (docs/livekit-stand-in.md).
+ * (docs/explanation/livekit-stand-in.md).
  */
 export const STAND_IN_KEY = 'devkey';
 export const STAND_IN_SECRET = 'secret';

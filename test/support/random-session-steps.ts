@@ -3,9 +3,9 @@ import { fromPromise } from 'xstate';
 import { redactForIngest } from '../../src/domain/event-redaction.js';
 import { EventInSchema } from '../../src/domain/sdk-event.js';
 import { loadKnowledgeBase } from '../../src/integrations/knowledge-base.js';
-import type { SessionCommand } from '../../src/machines/session/events.js';
-import type { SessionSettings } from '../../src/machines/session/context.js';
-import type { FindAgentInput, IssuedToken, RoomInput, TokenInput } from '../../src/machines/session/voice.js';
+import type { SessionCommand } from '../../src/machines/session/machine-events.js';
+import type { SessionSettings } from '../../src/machines/session/session-context.js';
+import type { FindAgentInput, IssuedToken, RoomInput, TokenInput } from '../../src/machines/session/media-contract.js';
 import { sessionMachine } from '../../src/machines/session/machine.js';
 import { loadConfig } from '../../src/config.js';
 

@@ -11,11 +11,11 @@ import type { AgentContextSources } from '../../src/domain/agent-context.js';
 import { DEFAULT_SDK_CONFIG } from '../../src/domain/sdk-config.js';
 import { EventInSchema } from '../../src/domain/sdk-event.js';
 import { redactForIngest } from '../../src/domain/event-redaction.js';
-import type { Reply, SessionCommand } from '../../src/machines/session/events.js';
-import type { SessionInput, SessionSettings } from '../../src/machines/session/context.js';
+import type { Reply, SessionCommand } from '../../src/machines/session/machine-events.js';
+import type { SessionInput, SessionSettings } from '../../src/machines/session/session-context.js';
 import type { SessionMachine } from '../../src/machines/session/machine.js';
 import { sessionMachine } from '../../src/machines/session/machine.js';
-import { isVoiceActive, MAX_WAITING_VOICE_COMMANDS } from '../../src/machines/session/voice.js';
+import { isVoiceActive, MAX_WAITING_VOICE_COMMANDS } from '../../src/machines/session/media-contract.js';
 import type { GateOutcome } from './livekit-stand-in.js';
 import { activitySignature } from './session-invariants.js';
 

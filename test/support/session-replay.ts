@@ -191,7 +191,7 @@ export class SessionReplay {
   /** A voice command the session holds back has no answer to wait for: wait until it is held. */
   private async untilWaiting(model: ModelSnapshot): Promise<void> {
     const expected = model.session?.context.voiceWork.waiting.length ?? 0;
-    const held = () => this.h.system.supervisor.snapshot(this.sessionId)?.context.voiceWork.waiting.length ?? 0;
+    const held = () => this.h.system.sessionHost.snapshot(this.sessionId)?.context.voiceWork.waiting.length ?? 0;
     // Event-loop turns, not time: the request is in flight within this process.
     for (let turn = 0; turn < 10_000 && held() !== expected; turn += 1) await settle();
     expect(held(), 'voice commands held back').toBe(expected);
@@ -203,7 +203,7 @@ export class SessionReplay {
    */
   private async untilSettled(model: ModelSnapshot): Promise<void> {
     if (model.call || !model.session || model.expired) return;
-    const seen = () => this.h.system.supervisor.snapshot(this.sessionId)?.value;
+    const seen = () => this.h.system.sessionHost.snapshot(this.sessionId)?.value;
     // Event-loop turns, not time: the media call goes to the stand-in on loopback.
     for (let turn = 0; turn < 10_000 && !isDeepStrictEqual(seen(), model.session.value); turn += 1) await settle();
   }
@@ -217,7 +217,7 @@ export class SessionReplay {
    * the activity log's `list`) but without HTTP, so that a check after every step stays cheap.
    */
   private observe(): Observation {
-    const snapshot = this.h.system.supervisor.snapshot(this.sessionId);
+    const snapshot = this.h.system.sessionHost.snapshot(this.sessionId);
     const view = snapshot ? sessionView(snapshot.context, snapshot.value) : undefined;
     const activity = this.h.system.activity.list({ limit: 1000, sessionId: this.sessionId });
     return { exists: view !== undefined, active: view?.active ?? false, state: view?.state ?? null, activity };

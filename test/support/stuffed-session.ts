@@ -1,6 +1,6 @@
 /**
  * Client data of about `bytes`, in strings short enough for the privacy pass to keep (it drops any
- * single string over its scan budget, docs/privacy.md), so it really reaches the session.
+ * single string over its scan budget, docs/explanation/privacy.md), so it really reaches the session.
  */
 export const stuffing = (bytes: number): Record<string, string> =>
   Object.fromEntries(Array.from({ length: Math.ceil(bytes / 2000) }, (_, i) => [`f${i}`, 'x'.repeat(2000)]));

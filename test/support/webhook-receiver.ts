@@ -12,7 +12,7 @@ export interface Received {
 
 /**
  * A real HTTP receiver on 127.0.0.1 that verifies each message with the `standardwebhooks`
- * package, as docs/webhooks.md's example does, and answers `status` (200 unless set).
+ * package, as docs/reference/webhooks.md's example does, and answers `status` (200 unless set).
  */
 export class WebhookReceiver {
   readonly received: Received[] = [];

@@ -10,7 +10,7 @@ const FILTER_DELAY_MS = 250;
 /** How often the line on where new items go is asked for again (GET /api/status). */
 const READERS_EVERY_MS = 5000;
 
-/** The readers GET /api/status names (subscribed in src/actors/system.ts and src/http/sse/activity-stream-hub.ts), as an operator knows them; another shows by its name. */
+/** The readers GET /api/status names (subscribed in src/actor-system/system.ts and src/http/sse/activity-stream-hub.ts), as an operator knows them; another shows by its name. */
 const READER_WORDS = new Map([
   ['sse', 'every live page open (this one too)'],
   ['metrics', 'the metrics (/metrics)'],

@@ -11,10 +11,10 @@ const OPERATOR_NAME = 'kyc-console-operator';
 /** The last turns shown with a waiting call: enough to know why the user asked. */
 const LAST_TURNS = 4;
 const EMPTY =
-  'No call is waiting for a person. A call shows here when its user asks for one: the assistant asks for them, or the app sends handoff_requested (docs/handoff.md).';
+  'No call is waiting for a person. A call shows here when its user asks for one: the assistant asks for them, or the app sends handoff_requested (docs/explanation/handoff.md).';
 
 /**
- * Calls waiting for a person (docs/handoff.md): each running call in which the user asked for one,
+ * Calls waiting for a person (docs/explanation/handoff.md): each running call in which the user asked for one,
  * with its screen and last words, and a Join button that enters its room from this browser with
  * the microphone on. The agent in the room says a colleague is joining and steps back.
  */

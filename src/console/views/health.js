@@ -84,7 +84,7 @@ export function healthView({ main, onUnauthorized }) {
         sessions_hibernated: status.sessions.hibernated,
         max_sessions: status.sessions.max,
         activity_streams: `${status.activity_streams.open} of ${status.activity_streams.max}`,
-        // The log's ids start past 1 (docs/console-and-metrics.md, Resume): with nothing in it, the number means nothing.
+        // The log's ids start past 1 (docs/reference/console.md, Resume): with nothing in it, the number means nothing.
         last_activity_id: status.activity.oldest_id === null ? 'none yet' : status.activity.last_id,
         config_version: status.config_version,
       }),

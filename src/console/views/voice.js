@@ -286,7 +286,7 @@ export function voiceView({ main, onUnauthorized }) {
     (status) => {
       if (!viewStopped && !status.media.configured) {
         mediaNote.textContent =
-          'No media server configured (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET): Start creates the session but has no room to join. See docs/voice-console.md.';
+          'No media server configured (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET): Start creates the session but has no room to join. See docs/how-to/voice-loop.md.';
       }
     },
     (error) => {

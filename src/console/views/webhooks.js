@@ -3,7 +3,7 @@ import { h, tableScroll, time } from '../dom.js';
 
 /**
  * The webhook outbox as a section of the Health page: every delivery, its attempts and last
- * answer, filtered by status, and a way to send one again (docs/webhooks.md). `load` is called
+ * answer, filtered by status, and a way to send one again (docs/reference/webhooks.md). `load` is called
  * with the page's refresh; `onChange` asks the page to load again at once.
  */
 export function webhooksSection(onChange) {
@@ -60,7 +60,7 @@ export function webhooksSection(onChange) {
       return say(
         status.value
           ? `No ${status.value} delivery.`
-          : 'No delivery: set WEBHOOK_URL and WEBHOOK_SECRET (docs/webhooks.md).',
+          : 'No delivery: set WEBHOOK_URL and WEBHOOK_SECRET (docs/reference/webhooks.md).',
       );
     body.replaceChildren(
       ...deliveries.map((delivery) =>

@@ -5,7 +5,7 @@ import type { RequestContext } from '../request-context.js';
 
 /**
  * Reads or makes the request id, echoes it, and parses `traceparent`, before anything else runs.
- * A request id that is no identifier is kept as its digest (docs/privacy.md, "What is kept"):
+ * A request id that is no identifier is kept as its digest (docs/explanation/privacy.md, "What is kept"):
  * it is stored in every item it traces and echoed, and copies of one request still share it.
  */
 export const correlation =

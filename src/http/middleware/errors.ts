@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { DependencyUnavailableError } from '../../actors/session-host.js';
+import { DependencyUnavailableError } from '../../actor-system/session-host.js';
 import { dependencyUnavailable } from '../ask.js';
 import { HttpError } from '../http-error.js';
 import { shownPath } from '../shown-path.js';

@@ -151,7 +151,7 @@ function parseJson(text: string): unknown {
  *
  * Nearly every body arrives as plain UTF-8 JSON with one of a few Content-Type headers; those are
  * read straight from the stream, which costs a fraction of body-parser's path (type checks,
- * charset parsing and decoder set-up per request; docs/benchmark-history.md, "The HTTP layer"). Everything
+ * charset parsing and decoder set-up per request; git show d1df1cf:docs/benchmark-history.md, "The HTTP layer"). Everything
  * else takes body-parser, so compressed bodies, charsets and their refusals behave as they always did.
  * The next handler runs from the stream's `end`, in the stream's async context, as with any stream
  * listener: middleware that keeps a request's async context (idempotency-key.ts) is mounted after this.

@@ -15,7 +15,7 @@ export function perIpRateLimit(
   return rateLimit({
     windowMs: 60_000,
     limit: limitPerMinute,
-    // Clients on this machine, when the configuration says they are not limited (docs/limits.md).
+    // Clients on this machine, when the configuration says they are not limited (docs/reference/limits.md).
     ...(loopback ? {} : { skip: (req) => isLoopbackAddress(req.ip) }),
     standardHeaders: 'draft-8',
     legacyHeaders: false,

@@ -2,7 +2,7 @@ import type { RequestHandler, Response } from 'express';
 import { HttpError } from '../http-error.js';
 import type { ReplayWindow } from '../replay-window.js';
 import { stringify } from 'safe-stable-stringify';
-import { withNamedRequest } from '../../actors/named-request.js';
+import { withNamedRequest } from '../../actor-system/named-request.js';
 import { digestOf } from '../../domain/digest.js';
 
 /** A first answer, as a replay repeats it. */
@@ -22,7 +22,7 @@ const CHANGES_STATE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * still under way or after, gets the first one's answer and changes nothing. A client is its
  * address and its key. The same id on a different request (another method, path, query or body,
  * the path spelled another way included) is a 422, never run again; a first answer that was a
- * refusal is not repeated, so the retry is run afresh, one copy at a time (docs/limits.md).
+ * refusal is not repeated, so the retry is run afresh, one copy at a time (docs/reference/limits.md).
  */
 export function replays(
   window: ReplayWindow<StoredAnswer>,

@@ -29,7 +29,7 @@ function pathOf(originalUrl: string): string {
  * One log line per request, written when the response is done, with the request id and the SDK's
  * correlation headers. Written here rather than with pino-http, which builds two or three child
  * loggers per request and serializes the request into each even when nothing will be logged:
- * docs/benchmark-history.md has the measurement. No header is logged but these three, each only when it is a
+ * git show d1df1cf:docs/benchmark-history.md has the measurement. No header is logged but these three, each only when it is a
  * plain id, and the query string is never logged, so no key can leak.
  */
 export function requestLog(logger: Logger): RequestHandler {

@@ -1,11 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { ActivityFeed } from '../../actors/activity-actor.js';
+import type { ActivityFeed } from '../../actor-system/activity-actor.js';
 import type { ActivityItem, ActivityKind } from '../../domain/activity.js';
 import type { AppClock } from '../../integrations/clock.js';
 import type { KernelSendQueues } from '../../integrations/kernel-send-queues.js';
 import type { ActivityLog } from '../../store/ports.js';
-import type { ActivityStreamReset } from '../schemas/activity-stream.js';
+import type { ActivityStreamReset } from '../schemas/activity-stream.schema.js';
 import { sseComment, sseMessage } from './sse-frame.js';
 import type { SendResult } from './sse-response.js';
 import { SseResponse } from './sse-response.js';
@@ -19,7 +19,7 @@ export interface ActivityStreamHubOptions {
   logger: Logger;
   maxStreams: number;
   maxBufferBytes: number;
-  /** Unread bytes of all streams together: their share of MEMORY_BUDGET_MB (docs/limits.md). */
+  /** Unread bytes of all streams together: their share of MEMORY_BUDGET_MB (docs/reference/limits.md). */
   maxTotalBufferBytes: number;
   heartbeatMs: number;
   retryMs: number;

@@ -1,5 +1,5 @@
 import type { AgentContext } from '../../domain/agent-context.js';
-import type { ContextView } from '../schemas/context.js';
+import type { ContextView } from '../schemas/context.schema.js';
 import { failureView, hintView } from './session-view.js';
 
 /** The agent context as the API shows it: ISO times, like the session view. */

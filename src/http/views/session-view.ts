@@ -2,9 +2,9 @@ import { heldCodes } from '../../domain/error-window.js';
 import type { ComponentHint, ValidationFailure } from '../../domain/session-record.js';
 import { retryCounts } from '../../domain/session-record.js';
 import { isoTime } from '../../integrations/clock.js';
-import type { SessionContext } from '../../machines/session/context.js';
-import { isVoiceActive } from '../../machines/session/voice.js';
-import type { ComponentHintView, SessionView, ValidationFailureView } from '../schemas/session.js';
+import type { SessionContext } from '../../machines/session/session-context.js';
+import { isVoiceActive } from '../../machines/session/media-contract.js';
+import type { ComponentHintView, SessionView, ValidationFailureView } from '../schemas/session.schema.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : isoTime(ms));
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SessionId, optionalText, text } from '../../domain/sdk-event.js';
-import { TriggerSignalsIn } from '../schemas/trigger.js';
+import { TriggerSignalsIn } from '../schemas/trigger.schema.js';
 
 /**
  * Frames of the WebSocket control plane (docs/decisions/0017-what-the-deployed-sdks-do.md), validated as HTTP bodies are:

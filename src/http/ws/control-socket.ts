@@ -6,16 +6,16 @@ import type { Logger } from 'pino';
 import { stringify } from 'safe-stable-stringify';
 import type WebSocket from 'ws';
 import { fromCallback } from 'xstate';
-import { ingestSdkEvent } from '../../sessions/ingest.js';
-import type { AskFailure, AskResult, SessionHost } from '../../actors/session-host.js';
-import type { ActorSystem } from '../../actors/system.js';
+import { ingestSdkEvent } from '../../use-cases/ingest-sdk-event.js';
+import type { AskFailure, AskResult, SessionHost } from '../../actor-system/session-host.js';
+import type { ActorSystem } from '../../actor-system/system.js';
 import type { Trace } from '../../domain/activity.js';
 import type { SdkConfigOverrides } from '../../domain/sdk-config.js';
 import { EventInSchema } from '../../domain/sdk-event.js';
 import type { SessionKeys } from '../../domain/session-key.js';
 import { newTraceId } from '../../domain/trace.js';
 import type { TriggerDecision } from '../../domain/trigger-policy.js';
-import type { AssistantCommand } from '../../machines/session/events.js';
+import type { AssistantCommand } from '../../machines/session/machine-events.js';
 import { failureOf } from '../ask.js';
 import { describeIssues } from '../http-error.js';
 import type { ConnectFrame, ControlStateFrame, TriggerEvaluateFrame } from './control-frames.js';
@@ -31,7 +31,7 @@ import {
 import type { ReplayWindow } from '../replay-window.js';
 import { loneSurrogatePath, mayHoldLoneSurrogate } from '../well-formed-body.js';
 import { digestOf } from '../../domain/digest.js';
-import { evaluateSurfaces, evaluateTrigger } from '../../sessions/decisions.js';
+import { evaluateSurfaces, evaluateTrigger } from '../../use-cases/decisions.js';
 
 /** How much of a frame's `message_id` an error frame echoes. */
 const MAX_ECHOED_ID = 128;
@@ -69,7 +69,7 @@ export interface ControlSocketInput {
   kernelUnread: () => number;
 }
 
-/** How long a socket may wait before sending its key in the connect frame (docs/security.md). */
+/** How long a socket may wait before sending its key in the connect frame (docs/explanation/security.md). */
 export const AUTH_TIMEOUT_MS = 10_000;
 
 /** An answer frame as a replay repeats it. */
@@ -90,7 +90,7 @@ const wsAction = (decision: TriggerDecision): 'suggest_start_voice_agent' | 'non
  */
 export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSocketInput>(({ input, receive }) => {
   const { socket, system, logger } = input;
-  const { clock, supervisor } = system;
+  const { clock, sessionHost } = system;
   let sessionKey: string | null = null;
   let userId: string | null = null;
   /** The user id as sent, used only to find the session key (which never holds it raw: session-key.ts). */
@@ -113,7 +113,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     if (socket.readyState !== socket.OPEN) return;
     socket.send(JSON.stringify(frame));
     // What a client has not read stays in this process once the kernel's buffers are full: a
-    // client that stopped reading is cut, not queued for without end (docs/limits.md, Sockets).
+    // client that stopped reading is cut, not queued for without end (docs/reference/limits.md, Sockets).
     const unread = socket.bufferedAmount + input.kernelUnread();
     if (unread > MAX_UNREAD_BYTES) {
       logger.warn(
@@ -160,7 +160,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     userId = frame.user_id ?? null;
     keyUserId = rawUserId;
     clientId = frame.client_id ?? input.headerClientId;
-    unsubscribe = supervisor.subscribe(sessionKey, push);
+    unsubscribe = sessionHost.subscribe(sessionKey, push);
     send({
       type: 'ack',
       status: 'ok',
@@ -207,7 +207,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
       if (
         !answered(
           await ingestSdkEvent(
-            supervisor,
+            sessionHost,
             key,
             redactForIngest(ingest, input.piiRules),
             trace(),
@@ -222,7 +222,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
       const ack = { type: 'ack', status: 'ok', detail: frame.event, message_id: frame.message_id ?? null };
       send(ack);
       // The session decides on its own what this changes; anything it decides arrives as a command.
-      await evaluateSurfaces(supervisor, key, {
+      await evaluateSurfaces(sessionHost, key, {
         ...evaluation({ screen: frame.screen ?? undefined }),
         popups_enabled: input.popupsEnabled,
         knowledge_base: system.agentContext.knowledgeBase,
@@ -240,7 +240,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
       idle_seconds: idle_seconds ?? undefined,
     };
     onceById(key, frame, async () => {
-      const result = await evaluateTrigger(supervisor, key, evaluation(signals));
+      const result = await evaluateTrigger(sessionHost, key, evaluation(signals));
       const decision = answered(result, key, frame.message_id);
       if (!decision) return undefined;
       const response = {
@@ -257,7 +257,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
   /**
    * Runs a session frame in the mailbox, once per `message_id` of its session within the replay
    * window: an app that sends a frame again (it reconnected before the answer came) gets the first
-   * answer, and the session changes once, as over HTTP (docs/limits.md). `work` sends its own
+   * answer, and the session changes once, as over HTTP (docs/reference/limits.md). `work` sends its own
    * answer, in order with what follows it, and returns it for replays; undefined if refused.
    */
   const onceById = (

@@ -8,8 +8,8 @@
  */
 import { and, enqueueActions } from 'xstate';
 import type { AgentPresence, VoiceEndedBy } from '../../domain/voice-session.js';
-import type { AgentWatch } from './context.js';
-import { activity, currentRoom } from './context.js';
+import type { AgentWatch } from './session-context.js';
+import { activity, currentRoom } from './session-context.js';
 import { roomInput } from './setup.js';
 import { voiceSetup } from './voice-lifecycle.js';
 

@@ -9,10 +9,10 @@ import type { Dropoff } from '../../domain/dropoff.js';
 import { onScreen } from '../../domain/error-window.js';
 import type { SessionFlow } from '../../domain/flow.js';
 import { flowProgress, flowSteps, stepFacts } from '../../domain/flow.js';
-import { activity } from './context.js';
-import type { HoldBack } from './decisions.js';
-import { decidePopup, decideTrigger } from './decisions.js';
-import { ingestStep } from './ingest.js';
+import { activity } from './session-context.js';
+import type { HoldBack } from './prompt-decisions.js';
+import { decidePopup, decideTrigger } from './prompt-decisions.js';
+import { ingestStep } from './ingest-step.js';
 import { agentWatchSetup } from './agent-watch.js';
 
 export const commandSetup = agentWatchSetup.extend({
@@ -23,7 +23,7 @@ export const commandSetup = agentWatchSetup.extend({
         enqueue.raise({ type: 'agent.heard', at: event.at });
     }),
     // One action, one assign: each assign clones the machine snapshot, and an event is the
-    // commonest command by far (docs/benchmark-history.md has the measurement). `ingestStep` is the whole of
+    // commonest command by far (git show d1df1cf:docs/benchmark-history.md has the measurement). `ingestStep` is the whole of
     // it; the session logic of the supervisor runs the same function directly (direct-ingest.ts).
     ingest: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'session.ingest') return;
@@ -51,7 +51,7 @@ export const commandSetup = agentWatchSetup.extend({
             screen: context.screen,
             kb_step: agentContext.context.kyc_kb.step_id,
             prompt_chars: agentContext.system_prompt.length,
-            // Which context the agent read: the call record lists each (docs/calls.md).
+            // Which context the agent read: the call record lists each (docs/explanation/calls.md).
             context_version: contextVersion(agentContext),
           },
         },

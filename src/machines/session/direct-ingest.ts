@@ -1,6 +1,6 @@
 import type { StateNode } from 'xstate';
 import type { SessionMachine } from './machine.js';
-import { ingestStep } from './ingest.js';
+import { ingestStep } from './ingest-step.js';
 import { sessionMachine } from './machine.js';
 
 const INGEST = 'session.ingest';

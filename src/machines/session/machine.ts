@@ -7,10 +7,10 @@
 import type { SnapshotFrom } from 'xstate';
 import { agentRegion } from './agent-watch.js';
 import { commandSetup, rootCommands } from './commands.js';
-import { newContext } from './context.js';
+import { newContext } from './session-context.js';
 import { presenceRegion } from './presence.js';
 import { restoredContext } from './persistence.js';
-import { reengagementRegion } from './reengagement.js';
+import { reengagementRegion } from './session-reengagement.js';
 import { triggerCooldownRegion } from './trigger-cooldown.js';
 import { voiceRegion } from './voice-lifecycle.js';
 

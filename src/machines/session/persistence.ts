@@ -6,8 +6,8 @@
 import type { Trace } from '../../domain/activity.js';
 import { idleTimerDeadline } from '../../domain/idle-timer.js';
 import { internSchemas } from '../../domain/schema-interning.js';
-import type { PersistedContext, SessionContext, SessionSettings, VoiceSilence } from './context.js';
-import { NO_VOICE_WORK } from './context.js';
+import type { PersistedContext, SessionContext, SessionSettings, VoiceSilence } from './session-context.js';
+import { NO_VOICE_WORK } from './session-context.js';
 
 /** The trace of an expiry for a session stored before the silence check kept its start's. */
 const RESTORED_TRACE: Trace = Object.freeze({ trace_id: 'restored', request_id: 'restored' });

@@ -7,11 +7,11 @@
  */
 import { assign, emit, fromPromise, not, setup, stateIn } from 'xstate';
 import { idleForTtl, rearmIdleTimer } from '../../domain/idle-timer.js';
-import type { SessionContext, SessionInput, SessionMachineEvent } from './context.js';
-import { currentRoom, reengagementDeadline } from './context.js';
-import type { SessionEmitted } from './events.js';
+import type { SessionContext, SessionInput, SessionMachineEvent } from './session-context.js';
+import { currentRoom, reengagementDeadline } from './session-context.js';
+import type { SessionEmitted } from './machine-events.js';
 import type { AgentPresence } from '../../domain/voice-session.js';
-import type { FindAgentInput, IssuedToken, ReplaceDispatchInput, RoomInput, TokenInput } from './voice.js';
+import type { FindAgentInput, IssuedToken, ReplaceDispatchInput, RoomInput, TokenInput } from './media-contract.js';
 
 const unprovided = () => Promise.reject(new Error('media actors are provided at bootstrap'));
 

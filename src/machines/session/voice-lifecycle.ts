@@ -11,13 +11,13 @@ import { mergeSdkConfig } from '../../domain/sdk-config.js';
 import { coolDownAfterVoice } from '../../domain/trigger-suppression.js';
 import type { VoiceDetails } from '../../domain/voice-session.js';
 import { VoiceWarning, participantIdentity } from '../../domain/voice-session.js';
-import type { AgentWatch, VoiceSilence } from './context.js';
-import { activity, currentRoom } from './context.js';
-import type { VoiceStopCommand } from './events.js';
-import { reengagementSetup, sessionReengagement } from './reengagement.js';
+import type { AgentWatch, VoiceSilence } from './session-context.js';
+import { activity, currentRoom } from './session-context.js';
+import type { VoiceStopCommand } from './machine-events.js';
+import { reengagementSetup, sessionReengagement } from './session-reengagement.js';
 import { roomInput } from './setup.js';
-import type { IssuedToken } from './voice.js';
-import { MAX_WAITING_VOICE_COMMANDS } from './voice.js';
+import type { IssuedToken } from './media-contract.js';
+import { MAX_WAITING_VOICE_COMMANDS } from './media-contract.js';
 
 export const voiceSetup = reengagementSetup.extend({
   actions: {
@@ -119,7 +119,7 @@ export const voiceSetup = reengagementSetup.extend({
         activity(context, 'session_start', command.at, command.trace, {
           room,
           resumed,
-          // Where the user is, and what failed there: the call record's start (docs/calls.md).
+          // Where the user is, and what failed there: the call record's start (docs/explanation/calls.md).
           ...placeOfSession(context.screen, context.errors, windowScreen),
           dispatch_id: voice.dispatch_id,
           warnings,

@@ -1,0 +1,45 @@
+import { Router } from 'express';
+import { mergeSdkConfig } from '../../domain/sdk-config.js';
+import { readContext } from '../../use-cases/read-context.js';
+import { replyOrThrow } from '../ask.js';
+import type { AppDeps } from '../deps.js';
+import { traceFor } from '../request-context.js';
+import type { RouteDoc } from '../route-doc.js';
+import { SESSION_ID_PARAM } from '../schemas/params.schema.js';
+import { pathSessionKey } from '../session-key-param.js';
+import { sessionPathErrors } from '../schemas/common.schema.js';
+import { ContextOut } from '../schemas/context.schema.js';
+import { contextView } from '../views/context-view.js';
+
+export const contextRouteDocs: RouteDoc[] = [
+  {
+    method: 'get',
+    operationId: 'getAgentContext',
+    path: '/v1/assistant/context/{session_id}',
+    tag: 'sdk',
+    summary: "The voice agent's context and system prompt",
+    description:
+      "The voice agent's context: session state, knowledge for the current step, refresh policy and system prompt. Records voice_agent_context_fetch.",
+    pathParams: { session_id: SESSION_ID_PARAM },
+    responses: {
+      200: { description: 'the context', schema: ContextOut },
+      ...sessionPathErrors('no such live session (a fetch never creates one)'),
+    },
+  },
+];
+
+export function contextRoutes({ system, sessionKeys, sdkConfig }: AppDeps): Router {
+  const router = Router();
+  // The notice in force for the session's tenant, read from the SDK config at each fetch.
+  const sources = {
+    ...system.agentContext,
+    consentNotice: (clientId: string | null) => mergeSdkConfig(sdkConfig.overrides(), clientId).consent,
+  };
+  router.get('/v1/assistant/context/:session_id', async (req, res) => {
+    const session_id = pathSessionKey(sessionKeys, req.params);
+    const trace = traceFor(res);
+    const result = await readContext(system.sessionHost, session_id, trace, sources);
+    res.json(contextView(replyOrThrow(result, session_id)));
+  });
+  return router;
+}
