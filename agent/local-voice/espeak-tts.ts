@@ -110,7 +110,9 @@ function exited(child: ChildProcess, name: string, stderr: () => string): Promis
   return new Promise((resolve, reject) => {
     child.once('error', (error) =>
       reject(
-        new Error(`${name} could not run: ${error.message} (is it installed? see docs/reference/voice-agent.md, "Local voice")`),
+        new Error(
+          `${name} could not run: ${error.message} (is it installed? see docs/reference/voice-agent.md, "Local voice")`,
+        ),
       ),
     );
     child.once('close', (code, signal) => {
