@@ -1,9 +1,11 @@
 import type { Express, Request, RequestHandler } from 'express';
 import express from 'express';
 import { ROUTE_DOCS, apiDocument } from './api-document.js';
+import { ROUTES } from './route-list.js';
+import type { Gate, RouteDeps } from './route-module.js';
+import { expressPath, gateOf } from './route-module.js';
 import { ConnectionCounts } from './connection-counts.js';
 import type { AppDeps } from './deps.js';
-import { clientIdHeader } from './client-id.js';
 import { HttpError } from './http-error.js';
 import { apiKeyCheck, keyGiven } from './middleware/api-key.js';
 import { idempotencyContext } from './middleware/idempotency-key.js';
@@ -18,33 +20,12 @@ import type { StoredAnswer } from './middleware/replays.js';
 import { replays } from './middleware/replays.js';
 import { ReplayWindow, replayBounds } from './replay-window.js';
 import { requestLog } from './middleware/request-log.js';
-import { activityRoutes } from './routes/activity.routes.js';
-import { assistantRoutes } from './routes/assistant.routes.js';
-import { dropoffRoutes } from './routes/dropoff.routes.js';
-import { flowRoutes } from './routes/flows.routes.js';
-import { apiReferenceRoutes } from './routes/api-reference.routes.js';
-import { callRoutes } from './routes/calls.routes.js';
-import { contextRoutes } from './routes/context.routes.js';
-import { agentPresenceRoutes } from './routes/agent-presence.routes.js';
 import { AgentPresence } from '../use-cases/agent-presence.js';
-import { activityStreamRoutes } from './routes/activity-stream.routes.js';
-import { EVENTS_PATH, ingestEvent } from './routes/events.routes.js';
-import { featureRoutes } from './routes/features.routes.js';
-import { healthHandler, livenessHandler, readinessHandler } from './routes/health.routes.js';
-import { reengagementRoutes } from './routes/reengagement.routes.js';
-import { sdkConfigRoutes } from './routes/sdk-config.routes.js';
-import { sessionRoutes } from './routes/sessions.routes.js';
-import { triggerRoutes } from './routes/trigger.routes.js';
-import { voiceRoutes } from './routes/voice.routes.js';
-import { consoleRoutes } from './routes/console.routes.js';
-import { metricsRoutes } from './routes/metrics.routes.js';
-import { statusRoutes } from './routes/status.routes.js';
-import { liveKitWebhookRoutes } from './routes/livekit-webhook.routes.js';
 import { ActivityStreamHub } from './sse/activity-stream-hub.js';
 import { requestBodyBudgetBytes, streamBufferBudgetBytes } from '../actor-system/memory-budget.js';
 import { RequestBodies } from './request-bodies.js';
 import { kernelSendQueues } from '../integrations/kernel-send-queues.js';
-import { CONTROL_PLANE_PATH, ControlPlane } from './ws/control-plane.js';
+import { ControlPlane } from './ws/control-plane.js';
 import { hostGate } from './middleware/host-gate.js';
 import { createPiiRules } from '../privacy/rules.js';
 import type { AnswerFrame } from './ws/control-socket.js';
@@ -137,7 +118,7 @@ export function createApp(given: AppDeps): App {
   );
   // Ahead of the health probes too: TRACE /health is as undeclared as TRACE /v1/events.
   app.use(methodGate(ROUTE_DOCS));
-  const healthSources = {
+  const health = {
     isShuttingDown: () => shuttingDown,
     store: deps.system.storeHealth,
     cluster: deps.system.clusterHealth,
@@ -145,9 +126,11 @@ export function createApp(given: AppDeps): App {
     connections: () => connections.snapshot(),
     keyGiven: keyGiven(http.apiKeys),
   };
-  app.get('/health', healthHandler(healthSources));
-  app.get('/health/live', livenessHandler);
-  app.get('/health/ready', readinessHandler(healthSources));
+  const routeDeps: RouteDeps = { ...deps, openapi, activityStreams, connections, agentPresence, health };
+  const mount = (gate: Gate) => {
+    for (const module of ROUTES) if (!module.first && gateOf(module) === gate) app.use(module.router(routeDeps));
+  };
+  mount('probe');
   // After the probes: a load balancer's probe may name the service however it likes.
   const served = hostGate(http);
   if (served) app.use(served);
@@ -166,49 +149,29 @@ export function createApp(given: AppDeps): App {
   // After the body is read: the body's stream events would run outside the key's async context.
   const idempotency = config.cluster.sessionHost.kind === 'restate' ? idempotencyContext : undefined;
   // SDK events are most of the traffic: routed first, through the same gates and body reading as
-  // every other API route below, and past nothing else (git show d1df1cf:docs/benchmark-history.md, "The HTTP layer").
-  app.post(
-    EVENTS_PATH,
-    ...present(rateLimit, keyCheck),
-    ...body,
-    ...present(idempotency, replayGuard),
-    ingestEvent(deps),
-  );
-  app.use(consoleRoutes(config.media.livekitUrl));
+  // every other keyed route below, and past nothing else (docs/explanation/architecture.md, "The HTTP layer").
+  for (const module of ROUTES.filter((m) => m.first)) {
+    const router = module.router(routeDeps);
+    for (const doc of module.docs) {
+      app[doc.method](
+        expressPath(doc.path),
+        ...present(rateLimit, keyCheck),
+        ...body,
+        ...present(idempotency, replayGuard),
+        router,
+      );
+    }
+  }
+  mount('open');
   if (rateLimit) app.use(rateLimit);
   // The reference page loads without a key, like /health; its "try it" requests carry the key entered.
-  app.use(apiReferenceRoutes(openapi));
-  // Signed by the media server, not keyed: before the key check and the JSON body.
-  app.use(liveKitWebhookRoutes(deps));
+  // The media server's webhooks are signed, not keyed: before the key check and the JSON body.
+  mount('unkeyed');
   if (keyCheck) app.use(keyCheck);
   app.use(body);
   if (idempotency) app.use(idempotency);
   if (replayGuard) app.use(replayGuard);
-  // The control plane answers only upgrades (server 'upgrade' event); a plain GET is told so.
-  app.get(CONTROL_PLANE_PATH, (req) => {
-    // Refused as the upgrade would refuse it, so the header's form is checked the same either way.
-    clientIdHeader(req);
-    throw new HttpError(426, 'GET /v1/events/ws is a WebSocket: send Upgrade: websocket', { Upgrade: 'websocket' });
-  });
-  app.get('/openapi.json', (_req, res) => {
-    res.json(openapi);
-  });
-  app.use(triggerRoutes(deps));
-  app.use(assistantRoutes(deps));
-  app.use(flowRoutes(deps));
-  app.use(dropoffRoutes(deps));
-  app.use(sdkConfigRoutes(deps));
-  app.use(activityRoutes(deps));
-  app.use(activityStreamRoutes(activityStreams, stream.maxStreams, connections, deps.sessionKeys));
-  app.use(featureRoutes(deps));
-  app.use(sessionRoutes(deps));
-  app.use(voiceRoutes(deps));
-  app.use(reengagementRoutes(deps));
-  app.use(contextRoutes(deps));
-  app.use(agentPresenceRoutes(deps, agentPresence));
-  app.use(callRoutes(deps));
-  app.use(statusRoutes(deps, activityStreams));
-  app.use(metricsRoutes(deps.system.metrics));
+  mount('keyed');
   app.use(notFound);
   app.use(errorHandler(logger));
 

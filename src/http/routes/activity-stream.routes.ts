@@ -14,6 +14,7 @@ import type { ActivityStreamHub } from '../sse/activity-stream-hub.js';
 import { SSE_HEADERS } from '../sse/sse-response.js';
 import { parseOr422 } from '../validate.js';
 import type { SessionKeys } from '../../domain/session-key.js';
+import type { RouteModule } from '../route-module.js';
 
 const RETRY_AFTER_SECONDS = '5';
 
@@ -100,3 +101,9 @@ export function activityStreamRoutes(
   });
   return router;
 }
+
+export const activityStreamRoute: RouteModule = {
+  docs: activityStreamRouteDocs,
+  router: (deps) =>
+    activityStreamRoutes(deps.activityStreams, deps.config.stream.maxStreams, deps.connections, deps.sessionKeys),
+};

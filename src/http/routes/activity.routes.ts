@@ -4,6 +4,7 @@ import type { RouteDoc } from '../route-doc.js';
 import { ActivityListOut, ActivityQuery, ErrorBody, MAX_ACTIVITY_PAGE } from '../schemas/common.schema.js';
 import { pageLimitDoc } from '../schemas/params.schema.js';
 import { parseOr422 } from '../validate.js';
+import type { RouteModule } from '../route-module.js';
 
 const DEFAULT_LIMIT = 100;
 
@@ -35,3 +36,5 @@ export function activityRoutes({ system, mediaReady, sessionKeys }: AppDeps): Ro
   });
   return router;
 }
+
+export const activityRoute: RouteModule = { docs: activityRouteDocs, router: activityRoutes };

@@ -16,6 +16,7 @@ import { SESSION_ID_PARAM } from '../schemas/params.schema.js';
 import { pathSessionKey } from '../session-key-param.js';
 import { SSE_HEADERS } from '../sse/sse-response.js';
 import { parseOr422 } from '../validate.js';
+import type { RouteModule } from '../route-module.js';
 
 /** A comment line this often keeps proxies and idle timers from closing a quiet connection. */
 const HEARTBEAT_MS = 15_000;
@@ -99,3 +100,8 @@ export function agentPresenceRoutes({ system, sessionKeys }: AppDeps, presence: 
   });
   return router;
 }
+
+export const agentPresenceRoute: RouteModule = {
+  docs: agentPresenceRouteDocs,
+  router: (deps) => agentPresenceRoutes(deps, deps.agentPresence),
+};

@@ -3,10 +3,11 @@ import path from 'node:path';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { RouteDoc } from '../route-doc.js';
+import type { RouteModule } from '../route-module.js';
 
 const OpenApiDocument = z.record(z.string(), z.unknown()).meta({ description: 'an OpenAPI 3.1 document' });
 
-export const apiReferenceRouteDocs: RouteDoc[] = [
+export const openApiRouteDocs: RouteDoc[] = [
   {
     method: 'get',
     operationId: 'getOpenApiDocument',
@@ -15,6 +16,9 @@ export const apiReferenceRouteDocs: RouteDoc[] = [
     summary: 'This OpenAPI document',
     responses: { 200: { description: 'OpenAPI 3.1', schema: OpenApiDocument } },
   },
+];
+
+export const apiReferenceRouteDocs: RouteDoc[] = [
   {
     method: 'get',
     operationId: 'getApiReference',
@@ -95,3 +99,17 @@ export function apiReferenceRoutes(document: Record<string, unknown>): Router {
   });
   return router;
 }
+
+/** GET /openapi.json: the document, behind the key like the rest of the API. */
+export const openApiRoute: RouteModule = {
+  docs: openApiRouteDocs,
+  router: ({ openapi }) =>
+    Router().get('/openapi.json', (_req, res) => {
+      res.json(openapi);
+    }),
+};
+
+export const apiReferenceRoute: RouteModule = {
+  docs: apiReferenceRouteDocs,
+  router: ({ openapi }) => apiReferenceRoutes(openapi),
+};

@@ -12,6 +12,7 @@ import { sessionKeyOr422 } from '../session-key-param.js';
 import { parseClientBody } from '../client-body.js';
 import type { Request, Response } from 'express';
 import { evaluatePopup, evaluateSurfaces } from '../../use-cases/decisions.js';
+import type { RouteModule } from '../route-module.js';
 
 const ERRORS = {
   422: { description: 'session_id missing or invalid, or another field is wrong; detail names it', schema: ErrorBody },
@@ -81,3 +82,5 @@ export function assistantRoutes({ system, sdkConfig, config, sessionKeys }: AppD
   });
   return router;
 }
+
+export const assistantRoute: RouteModule = { docs: assistantRouteDocs, router: assistantRoutes };

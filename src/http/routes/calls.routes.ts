@@ -34,6 +34,7 @@ import { ErrorBody, sessionPathErrors } from '../schemas/common.schema.js';
 import { SESSION_ID_PARAM, pageLimitDoc } from '../schemas/params.schema.js';
 import { pathSessionKey, sessionKeyOr422 } from '../session-key-param.js';
 import { parseOr422 } from '../validate.js';
+import type { RouteModule } from '../route-module.js';
 
 const DEFAULT_CALLS = 20;
 const DEFAULT_DELIVERIES = 50;
@@ -311,3 +312,5 @@ export function callRoutes({ system, config, sessionKeys }: AppDeps): Router {
   });
   return router;
 }
+
+export const callRoute: RouteModule = { docs: callRouteDocs, router: callRoutes };

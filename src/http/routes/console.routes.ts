@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { RequestHandler } from 'express';
 import express, { Router } from 'express';
 import type { RouteDoc } from '../route-doc.js';
+import type { RouteModule } from '../route-module.js';
 
 /** The page's files: beside the sources, whether the service runs from src (tsx) or dist (npm start). */
 function consoleDirectory(): string {
@@ -89,3 +90,8 @@ export function consoleRoutes(mediaUrl?: string): Router {
   router.use('/console', label('/console/assets'), express.static(directory, options));
   return router;
 }
+
+export const consoleRoute: RouteModule = {
+  docs: consoleRouteDocs,
+  router: (deps) => consoleRoutes(deps.config.media.livekitUrl),
+};

@@ -10,6 +10,7 @@ import { pathSessionKey } from '../session-key-param.js';
 import { sessionPathErrors } from '../schemas/common.schema.js';
 import { ContextOut } from '../schemas/context.schema.js';
 import { contextView } from '../views/context-view.js';
+import type { RouteModule } from '../route-module.js';
 
 export const contextRouteDocs: RouteDoc[] = [
   {
@@ -43,3 +44,5 @@ export function contextRoutes({ system, sessionKeys, sdkConfig }: AppDeps): Rout
   });
   return router;
 }
+
+export const contextRoute: RouteModule = { docs: contextRouteDocs, router: contextRoutes };

@@ -10,6 +10,7 @@ import { DropoffCancelIn, DropoffCancelOut, DropoffRegisterIn, DropoffRegisterOu
 import { sessionKeyOr422 } from '../session-key-param.js';
 import { parseClientBody } from '../client-body.js';
 import { cancelDropoff, registerDropoff } from '../../use-cases/register-dropoff.js';
+import type { RouteModule } from '../route-module.js';
 
 export const dropoffRouteDocs: RouteDoc[] = [
   {
@@ -75,3 +76,5 @@ export function dropoffRoutes({ system, config, sessionKeys }: AppDeps): Router 
   });
   return router;
 }
+
+export const dropoffRoute: RouteModule = { docs: dropoffRouteDocs, router: dropoffRoutes };

@@ -14,6 +14,8 @@ import { ErrorBody, EventOut } from '../schemas/common.schema.js';
 import { sendJson } from '../send-json.js';
 import { sessionKeyOr422 } from '../session-key-param.js';
 import { parseOr422 } from '../validate.js';
+import type { RouteModule } from '../route-module.js';
+import { Router } from 'express';
 
 /** The old SDK's `user_enrichment` names its user only in `properties`. */
 function userIdInProperties(event: SdkEvent): string | undefined {
@@ -87,3 +89,9 @@ export function ingestEvent({ system, config, sessionKeys }: AppDeps): RequestHa
     });
   };
 }
+
+export const eventRoute: RouteModule = {
+  docs: eventRouteDocs,
+  first: true,
+  router: (deps) => Router().post(EVENTS_PATH, ingestEvent(deps)),
+};

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { AppDeps } from '../deps.js';
 import type { RouteDoc } from '../route-doc.js';
 import { FeatureFlagsOut } from '../schemas/common.schema.js';
+import type { RouteModule } from '../route-module.js';
 
 export const featureRouteDocs: RouteDoc[] = [
   {
@@ -22,3 +23,5 @@ export function featureRoutes({ system }: AppDeps): Router {
   });
   return router;
 }
+
+export const featureRoute: RouteModule = { docs: featureRouteDocs, router: featureRoutes };

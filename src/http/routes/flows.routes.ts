@@ -11,6 +11,7 @@ import { FlowSetIn, FlowSetOut } from '../schemas/flows.schema.js';
 import { sessionKeyOr422 } from '../session-key-param.js';
 import { parseClientBody } from '../client-body.js';
 import { setFlow } from '../../use-cases/set-flow.js';
+import type { RouteModule } from '../route-module.js';
 
 export const flowRouteDocs: RouteDoc[] = [
   {
@@ -79,3 +80,5 @@ export function flowRoutes({ system, config, sessionKeys }: AppDeps): Router {
   });
   return router;
 }
+
+export const flowRoute: RouteModule = { docs: flowRouteDocs, router: flowRoutes };

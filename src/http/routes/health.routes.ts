@@ -1,11 +1,11 @@
 import type { Request, RequestHandler } from 'express';
 import type { StoreHealth } from '../../store/ports.js';
-import type { MemoryUse } from '../../actor-system/memory-budget.js';
 import type { ClusterHealth } from '../../actor-system/cluster-health.js';
 import { clusterHealthy } from '../../actor-system/cluster-health.js';
-import type { ConnectionKind } from '../connection-counts.js';
 import type { RouteDoc } from '../route-doc.js';
 import { Health } from '../schemas/common.schema.js';
+import type { HealthSources, RouteModule } from '../route-module.js';
+import { Router } from 'express';
 
 export const healthRouteDocs: RouteDoc[] = [
   {
@@ -62,20 +62,6 @@ export const healthRouteDocs: RouteDoc[] = [
     },
   },
 ];
-
-export interface HealthSources {
-  isShuttingDown: () => boolean;
-  /** Present in cluster mode only. */
-  cluster?: (() => Promise<ClusterHealth>) | undefined;
-  store: () => StoreHealth;
-  memory: () => MemoryUse;
-  connections: () => Record<ConnectionKind, number>;
-  /**
-   * Whether the request carries one of API_KEY's keys. The probes answer anyone, so only then does
-   * the store say where its file lives (docs/explanation/security.md, Keys).
-   */
-  keyGiven: (req: Request) => boolean;
-}
 
 /** The store as a probe may see it: its kind and state, and its file only to a caller with a key. */
 function shownStore(store: StoreHealth, keyGiven: boolean): StoreHealth {
@@ -143,3 +129,12 @@ export function readinessHandler(sources: HealthSources): RequestHandler {
     else res.json({ status: 'ok', ...body });
   };
 }
+
+export const healthRoute: RouteModule = {
+  docs: healthRouteDocs,
+  router: ({ health }) =>
+    Router()
+      .get('/health', healthHandler(health))
+      .get('/health/live', livenessHandler)
+      .get('/health/ready', readinessHandler(health)),
+};

@@ -13,6 +13,7 @@ import type { AppDeps } from '../deps.js';
 import { HttpError } from '../http-error.js';
 import type { RouteDoc } from '../route-doc.js';
 import { ErrorBody } from '../schemas/common.schema.js';
+import type { RouteModule } from '../route-module.js';
 
 /** LiveKit's webhook bodies are a few hundred bytes; nothing unsigned is held past this. */
 const MAX_WEBHOOK_BYTES = 64 * 1024;
@@ -107,3 +108,5 @@ export function liveKitWebhookRoutes({ system, config }: AppDeps): Router {
   });
   return router;
 }
+
+export const liveKitWebhookRoute: RouteModule = { docs: liveKitWebhookRouteDocs, router: liveKitWebhookRoutes };

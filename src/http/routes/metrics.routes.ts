@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { ServiceMetrics } from '../../metrics/service-metrics.js';
 import { renderMetrics } from '../../metrics/service-metrics.js';
 import type { RouteDoc } from '../route-doc.js';
+import type { RouteModule } from '../route-module.js';
 
 export const metricsRouteDocs: RouteDoc[] = [
   {
@@ -23,3 +24,8 @@ export function metricsRoutes(metrics: ServiceMetrics): Router {
   });
   return router;
 }
+
+export const metricsRoute: RouteModule = {
+  docs: metricsRouteDocs,
+  router: (deps) => metricsRoutes(deps.system.metrics),
+};

@@ -8,6 +8,7 @@ import { SESSION_ID_PARAM } from '../schemas/params.schema.js';
 import { pathSessionKey } from '../session-key-param.js';
 import { sessionPathErrors } from '../schemas/common.schema.js';
 import { ReengagementOut } from '../schemas/voice.schema.js';
+import type { RouteModule } from '../route-module.js';
 
 export const reengagementRouteDocs: RouteDoc[] = [
   {
@@ -38,3 +39,5 @@ export function reengagementRoutes({ system, sessionKeys }: AppDeps): Router {
   });
   return router;
 }
+
+export const reengagementRoute: RouteModule = { docs: reengagementRouteDocs, router: reengagementRoutes };

@@ -8,6 +8,7 @@ import type { RouteDoc } from '../route-doc.js';
 import { ClientIdHeader, clientIdParam } from '../schemas/params.schema.js';
 import { ErrorBody } from '../schemas/common.schema.js';
 import { SdkConfigOut } from '../schemas/sdk-config.schema.js';
+import type { RouteModule } from '../route-module.js';
 
 /** For the document: the tenant by query, for clients that cannot set X-Client-ID (the header wins). */
 const SdkConfigQuery = z.object({
@@ -73,3 +74,5 @@ export function sdkConfigRoutes({ sdkConfig, config: appConfig }: AppDeps): Rout
   });
   return router;
 }
+
+export const sdkConfigRoute: RouteModule = { docs: sdkConfigRouteDocs, router: sdkConfigRoutes };

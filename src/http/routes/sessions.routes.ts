@@ -18,6 +18,7 @@ import { pathSessionKey } from '../session-key-param.js';
 import { parseOr422 } from '../validate.js';
 import { contextView } from '../views/context-view.js';
 import { sessionView } from '../views/session-view.js';
+import type { RouteModule } from '../route-module.js';
 
 const DEFAULT_PAGE_SIZE = 50;
 
@@ -111,3 +112,5 @@ export function sessionRoutes({ system, sessionKeys, sdkConfig }: AppDeps): Rout
   });
   return router;
 }
+
+export const sessionRoute: RouteModule = { docs: sessionRouteDocs, router: sessionRoutes };

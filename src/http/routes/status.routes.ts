@@ -7,6 +7,7 @@ import type { AppDeps } from '../deps.js';
 import type { RouteDoc } from '../route-doc.js';
 import type { ActivityStreamHub } from '../sse/activity-stream-hub.js';
 import { statechartView } from '../views/statechart-view.js';
+import type { RouteModule } from '../route-module.js';
 
 const StatusOut = z
   .object({
@@ -124,3 +125,8 @@ export function statusRoutes(
   });
   return router;
 }
+
+export const statusRoute: RouteModule = {
+  docs: statusRouteDocs,
+  router: (deps) => statusRoutes(deps, deps.activityStreams),
+};

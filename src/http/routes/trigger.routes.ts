@@ -13,6 +13,7 @@ import { TriggerEvaluateIn, TriggerEvaluateOut } from '../schemas/trigger.schema
 import { sessionKeyOr422 } from '../session-key-param.js';
 import { parseClientBody } from '../client-body.js';
 import { evaluateTrigger } from '../../use-cases/decisions.js';
+import type { RouteModule } from '../route-module.js';
 
 export const triggerRouteDocs: RouteDoc[] = [
   {
@@ -80,3 +81,5 @@ export function triggerRoutes({ system, sdkConfig, config, sessionKeys }: AppDep
   });
   return router;
 }
+
+export const triggerRoute: RouteModule = { docs: triggerRouteDocs, router: triggerRoutes };

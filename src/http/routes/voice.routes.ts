@@ -12,6 +12,7 @@ import type { AssistantStartBody } from '../schemas/voice.schema.js';
 import { AssistantStartIn, AssistantStartOut, AssistantStopIn, AssistantStopOut } from '../schemas/voice.schema.js';
 import { parseClientBody } from '../client-body.js';
 import { clientIdHeader } from '../client-id.js';
+import type { RouteModule } from '../route-module.js';
 
 const BUSY = {
   description:
@@ -108,3 +109,5 @@ export function voiceRoutes({ system, config, sdkConfig, sessionKeys }: AppDeps)
   });
   return router;
 }
+
+export const voiceRoute: RouteModule = { docs: voiceRouteDocs, router: voiceRoutes };

@@ -2,6 +2,11 @@ import { z } from 'zod';
 import type { RouteDoc } from '../route-doc.js';
 import { clientIdParam } from '../schemas/params.schema.js';
 import { ErrorBody } from '../schemas/common.schema.js';
+import type { RouteModule } from '../route-module.js';
+import { Router } from 'express';
+import { clientIdHeader } from '../client-id.js';
+import { HttpError } from '../http-error.js';
+import { CONTROL_PLANE_PATH } from '../ws/control-plane.js';
 
 export const controlPlaneRouteDocs: RouteDoc[] = [
   {
@@ -29,3 +34,14 @@ export const controlPlaneRouteDocs: RouteDoc[] = [
     },
   },
 ];
+
+/** The control plane answers only upgrades (the server's 'upgrade' event); a plain GET is told so. */
+export const controlPlaneRoute: RouteModule = {
+  docs: controlPlaneRouteDocs,
+  router: () =>
+    Router().get(CONTROL_PLANE_PATH, (req) => {
+      // Refused as the upgrade would refuse it, so the header's form is checked the same either way.
+      clientIdHeader(req);
+      throw new HttpError(426, 'GET /v1/events/ws is a WebSocket: send Upgrade: websocket', { Upgrade: 'websocket' });
+    }),
+};
