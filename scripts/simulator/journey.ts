@@ -87,7 +87,7 @@ const REACT_NATIVE: Platform = {
   screenId: (id) => id.toUpperCase(),
 };
 
-/** One user through the `kyc_onboarding` flow, in the order of spec 6.3 and the client flow of 6.4. */
+/** One user through the `kyc_onboarding` flow, in the order and the client flows of docs/reference/events.md. */
 class Journey {
   /** Every choice that shapes the journey. */
   private readonly random: Random;
@@ -239,7 +239,7 @@ class Journey {
     if (!this.voiceUsed && this.random.chance(CHANCE.acceptsVoice)) await this.voice(signals.screen);
   }
 
-  /** A voice session: start, the agent's turns, its context fetch, stop (spec 6.3 steps 6 to 9). */
+  /** A voice session: start, the agent's turns, its context fetch, stop (steps 6 to 9 of docs/reference/events.md, "The order of a journey's activity"). */
   private async voice(screen: string): Promise<void> {
     this.voiceUsed = true;
     const started = await this.call({

@@ -57,8 +57,7 @@ function neverConnected(error: unknown): boolean {
  * One Restate address (the ingress, or the admin API) over a pool of kept HTTP/1.1 connections.
  * Every SDK event is one `/send` through here, so it is undici's `request`, not `fetch`: through
  * `fetch` (the same library behind web streams, with an AbortSignal a request) a relay's `/send`
- * answered at a p50 of 18–20 ms under load, through `request` 9–10 ms (BENCHMARKS.md, "The
- * front's request to Restate"; docs/decisions/0021-restate-partitions-and-client.md).
+ * took about twice as long under load (docs/decisions/0021-restate-partitions-and-client.md).
  */
 export class RestateHttp {
   private readonly base: URL;

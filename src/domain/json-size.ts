@@ -1,7 +1,8 @@
 /**
  * The length of `JSON.stringify(value)`, or 0 where it gives `undefined`, without building the
  * string. The session budget measures every event and hint this way; stringifying them built
- * about 0.9 KB of strings per event only to read their length (docs/decisions/0015-checkpoints-on-a-worker-and-sizes-from-the-redaction-pass.md).
+ * strings per event only to read their length
+ * (docs/decisions/0015-checkpoints-on-a-worker-and-sizes-from-the-redaction-pass.md).
  *
  * Exact for what a session holds (JSON parsed from a request, and objects the service builds of
  * it); a value with a `toJSON` is measured by stringifying it, as that is what it would become.

@@ -2,8 +2,8 @@ import type { RegisteredSchema } from './screen-schema.js';
 
 /**
  * One object for each schema registered alike by many sessions. A deployed SDK registers the same
- * 14 schemas at the start of every session (docs/decisions/0017-what-the-deployed-sdks-do.md), about 11 KB of JSON and
- * more as objects, so each session held its own copy of what every other session held. A
+ * schemas at the start of every session (docs/decisions/0017-what-the-deployed-sdks-do.md), kilobytes of JSON
+ * and more as objects, so each session held its own copy of what every other session held. A
  * registered schema is never changed (registering again builds a new one), and its hash covers all
  * it holds but the screen it was registered for, so sessions that registered the same content for
  * the same screen can share one object.

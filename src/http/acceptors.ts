@@ -1,9 +1,8 @@
 /**
  * Several sockets listening on the service's port, so that a busy event loop still takes new
  * connections in. Node's libuv takes one connection from a listening socket per turn of the event
- * loop; under an attack whose turns took 200–600 ms that was four or five connections a second,
- * the listen queue stood full for the whole attack, and a fresh client with a valid key waited
- * more than 6 s (docs/reference/limits.md, "one accept per turn"). With `HTTP_ACCEPTORS` sockets bound with
+ * loop; under an attack whose turns were long that was a few connections a second, the listen
+ * queue stood full for the whole attack, and a fresh client with a valid key waited seconds (docs/reference/limits.md, "one accept per turn"). With `HTTP_ACCEPTORS` sockets bound with
  * `SO_REUSEPORT`, the kernel spreads new connections over them and each turn takes one from each.
  *
  * `SO_REUSEPORT` would also let a second process of the same user bind the port beside this one

@@ -6,9 +6,9 @@ import type { Logger } from 'pino';
  * (docs/reference/limits.md, "Request bodies"; docs/decisions/0027-every-held-byte-charged.md).
  *
  * A body is kept in memory until its last byte arrives, and a client decides how long that takes
- * (up to REQUEST_TIMEOUT_SECONDS). Uncounted, 10,500 connections that each sent 64,000 of 65,000
- * announced bytes, then a byte every few seconds, held 672 MB of partial bodies and took RSS past
- * the whole budget. So a body is charged what it announced (its Content-Length, at most the body
+ * (up to REQUEST_TIMEOUT_SECONDS). Uncounted, thousands of connections that each sent all but the
+ * last bytes of a large body, then a byte every few seconds, took RSS past the whole budget
+ * (docs/reference/limits.md). So a body is charged what it announced (its Content-Length, at most the body
  * limit) when its reading starts, or each chunk as it arrives when it announced nothing, and
  * released when it is read, refused or gone. A charge that does not fit cuts the bodies that have
  * been arriving longest, keyed or not, until it does: an honest body arrives in milliseconds, so

@@ -123,8 +123,8 @@ function trackResponses(server: Server) {
   // Not a Map: with a set and a delete on every request, V8 rebuilds a Map's table every few dozen
   // requests, and a table it replaced keeps a link to the next one (for iterators), so a replaced
   // table in the old generation kept the newer tables and the responses in them alive through
-  // each scavenge. Under load nearly every request was promoted whole: 7 MB a scavenge and pauses
-  // of 12-15 ms (docs/decisions/0014-nothing-outlives-the-young-generation.md). A WeakMap has no iterators, and no such link.
+  // each scavenge: under load nearly every request was promoted whole
+  // (docs/decisions/0014-nothing-outlives-the-young-generation.md). A WeakMap has no iterators, and no such link.
   const responses = new WeakMap<Socket, ServerResponse>();
   let finished: ((socket: Socket) => void) | undefined;
   server.on('connection', (socket: Socket) => {

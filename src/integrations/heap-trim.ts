@@ -6,9 +6,9 @@ import type { AppClock } from './clock.js';
 /**
  * Gives back the heap a burst left behind. After a flood of sessions hibernates, V8 keeps the heap
  * it grew to committed, and memory outside the heap that garbage still holds stays too: light
- * traffic never calls for the full collection that would free them, so a service that held
- * 100,000 sessions for a minute kept about 6 KiB of RSS per idle session, four fifths of it
- * freed by one memory-reducing collection (docs/reference/limits.md). Once sessions worth a flood have left
+ * traffic never calls for the full collection that would free them, so a service that held a
+ * flood of sessions kept RSS per idle session that one memory-reducing collection frees
+ * (docs/reference/limits.md). Once sessions worth a flood have left
  * memory and stopped leaving, one is run, at most once a minute.
  */
 

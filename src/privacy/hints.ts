@@ -44,8 +44,9 @@ export function isChoiceComponent(componentType: string | undefined): boolean {
 /**
  * The most atoms a client's pattern may hold once its counted repetitions are written out
  * (pattern-size.ts): a field validator needs tens (`^[A-Z]{5}[0-9]{4}[A-Z]$` is 10, a name field's
- * `^[a-zA-Z ]{1,100}$` 100). RE2 runs in time linear in the input, but also in its program: 37
- * copies of `(?:\w?){1000}` compiled in 80 ms to 13 MB, and took 1.2 s to match a 1 KB hint.
+ * `^[a-zA-Z ]{1,100}$` 100). RE2 runs in time linear in the input, but also in its program: a
+ * pattern of many copies of `(?:\w?){1000}` compiles to megabytes and takes seconds to match a short
+ * hint (docs/reference/events.md).
  */
 const MAX_PATTERN_ATOMS = 300;
 /** The compiled programs kept, counted in instructions (about 120 bytes each on the heap): a few MiB at most. */

@@ -75,8 +75,8 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 4: a session's items found by their id's span of 65,536 (ACTIVITY_SPAN_BITS) first, then the
   // session: a journal apply's entries then all go into the newest span's part of the index,
-  // where keyed by session first they went to a page per session across the whole log (an apply
-  // took 33 ms at a million items, 11 ms this way; docs/decisions/0011-group-commit-and-the-journal.md).
+  // where keyed by session first they went to a page per session across the whole log
+  // (docs/decisions/0011-group-commit-and-the-journal.md).
   `
   DROP INDEX activity_session;
   CREATE INDEX activity_span_session ON activity ((id >> 16), session_id, id);

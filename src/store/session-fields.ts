@@ -66,7 +66,7 @@ export function splitContext(value: unknown, context: Record<string, unknown>): 
       fields.push([HINT_PREFIX + hintIds[index]!, (hints as unknown[])[index]]);
   else if (hints !== undefined) rest.component_hints = hints;
   // V8's JSON.stringify took a state holding an object without a prototype (the session's retry
-  // counts are one, so that no field id reads an inherited property) 40% longer than the same
+  // counts are one, so that no field id reads an inherited property) much longer than the same
   // state of plain objects: such a value is written as a plain copy of itself, the same JSON
   // (docs/decisions/0012-where-a-durable-request-goes.md).
   for (const key in rest) {

@@ -42,8 +42,8 @@ export class SqliteJournal {
    * hints a session dropped only where this cannot rule it out: a session that dropped none since
    * its last apply, and wrote none it does not hold, has no stale row. A session not here (past the
    * bound, or not applied since the store opened) is looked for in SQL. Without it, each apply
-   * looked through every hint of every session in it (12 ms of a 22 ms apply over field sessions;
-   * docs/decisions/0013-schemas-and-hints-beside-the-state.md).
+   * looked through every hint of every session in it, most of an apply over field sessions
+   * (docs/decisions/0013-schemas-and-hints-beside-the-state.md).
    */
   private readonly appliedHints = new LRUCache<string, readonly string[]>({ max: APPLIED_HINTS_KEPT });
   /** Field objects committed, each with the session it was committed for (weak: the session's state owns them). */
@@ -299,7 +299,7 @@ function prepare(db: DatabaseSync) {
     // `WHERE` before `ON CONFLICT`: SQLite's parser needs it to read an upsert from a SELECT. An
     // update sets only what every event changes: SQLite rewrites a row's entry in each index over a
     // column the SET names, changed or not, and a session's entries in the screen and voice indexes
-    // sit among all the sessions held (an apply took 23 ms with 100,000 held, 11 ms this way). The
+    // sit among all the sessions held, so an apply grew with the sessions held. The
     // wake time is among the rest: a running session's idle deadline moves only when its check
     // fires, so most events leave it as it was, and its index entry with it.
     applySessions: db.prepare(

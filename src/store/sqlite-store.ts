@@ -58,7 +58,7 @@ const AGE_PRUNE_INTERVAL_MS = 60_000;
  * Journal rows (a saved session or an item each) that make the store apply the journal after a
  * commit. A larger batch writes each index page once for more rows, and replaces more of a
  * session's rows with its newest, but holds the event loop longer while it moves
- * (about 30 ms at 2,000 rows when it was set: docs/decisions/0011-group-commit-and-the-journal.md).
+ * (docs/decisions/0011-group-commit-and-the-journal.md).
  */
 export const JOURNAL_APPLY_ROWS = 2_000;
 const AGE_PRUNE_BATCH = 10_000;

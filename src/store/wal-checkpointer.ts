@@ -43,8 +43,8 @@ export interface CheckpointOutcome {
  * Commits between two checkpoint requests: each checkpoint syncs the WAL and the file, and each
  * request is a message to the worker and one back, so not after every commit. Rarer checkpoints
  * also copy a page the commits rewrite (a journal table's last page, its parent) once for more
- * commits. At 8, the request's postMessage alone was 1.2% of the main thread under the ingestion
- * load (docs/decisions/0012-where-a-durable-request-goes.md).
+ * commits. Every few commits, the request's postMessage alone showed in the main thread's profile
+ * under the ingestion load (docs/decisions/0012-where-a-durable-request-goes.md).
  */
 export const COMMITS_PER_CHECKPOINT = 32;
 /** How long a close waits for the worker's checkpoint under way (one is at most a few thousand pages). */

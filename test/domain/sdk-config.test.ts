@@ -11,7 +11,7 @@ const overrides: SdkConfigOverrides = {
 };
 
 describe('mergeSdkConfig: defaults, then "*", then the tenant', () => {
-  it('gives the spec defaults with no overrides', () => {
+  it('gives the defaults with no overrides', () => {
     expect(mergeSdkConfig({}, 'anyone')).toEqual({
       features: {
         allow_multiple_assistant_prompt: false,

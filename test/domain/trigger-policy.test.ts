@@ -23,7 +23,7 @@ const withConfig = (
 
 const reasonOf = (signals: TriggerSignals, p: TriggerPolicy = policy()) => evaluateTriggerPolicy(signals, p).reason;
 
-describe('evaluateTriggerPolicy: the rules of spec 4.4 at their boundaries', () => {
+describe('evaluateTriggerPolicy: the rules of docs/explanation/trigger-policy.md at their boundaries', () => {
   it.each<[string, TriggerSignals, string]>([
     ['time_spent 20 s is not more than 20', { time_spent: 20 }, 'none'],
     ['time_spent 20.5 s is', { time_spent: 20.5 }, 'high_time_spent'],

@@ -105,7 +105,7 @@ describe('done means: five failures in a row on pan_details, each evaluated with
     expect(calls.statuses.filter(([, status]) => status === 404)).toEqual([]);
   });
 
-  it('keeps the stateless path as the spec says: one code without a session never fires', async () => {
+  it('keeps the stateless path as docs/explanation/trigger-policy.md says: one code without a session never fires', async () => {
     const h = createHarness();
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const res = await h.http

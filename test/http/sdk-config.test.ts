@@ -11,7 +11,7 @@ const overrides = {
 };
 
 describe('GET /v1/sdk/config', () => {
-  it('serves the spec defaults with metadata, an ETag equal to the version and Cache-Control no-cache', async () => {
+  it('serves the defaults with metadata, an ETag equal to the version and Cache-Control no-cache', async () => {
     const h = createHarness();
     const res = await getConfig(h, { 'X-SVC-SDK-Version': '2.4.1' });
     expect(res.status).toBe(200);

@@ -50,7 +50,7 @@ type Items = Awaited<ReturnType<typeof activity>>;
 const find = (items: Items, signature: string) =>
   items.find((item) => activitySignature(item.kind, item.payload) === signature)!;
 
-/** Each flow, the typical order of spec 6.3 it must give, and what sets it apart. */
+/** Each flow, the order of docs/reference/events.md it must give, and what sets it apart. */
 const FLOWS: [string, (sessionId: string) => ClientFlow, string[], (run: FlowRun, items: Items) => void][] = [
   [
     'manual start: the client never evaluates the trigger',
@@ -99,8 +99,8 @@ const FLOWS: [string, (sessionId: string) => ClientFlow, string[], (run: FlowRun
   ],
 ];
 
-describe('the client flows of spec 6.4, through the HTTP API on a simulated clock', () => {
-  it.each(FLOWS)('%s; exactly the typical activity order of spec 6.3', async (_name, flowFor, typical, check) => {
+describe('the client flows of docs/reference/events.md, through the HTTP API on a simulated clock', () => {
+  it.each(FLOWS)('%s; exactly the activity order of docs/reference/events.md', async (_name, flowFor, typical, check) => {
     const h = createHarness({ env: lk.env() });
     const flow = flowFor('flow-1');
     const run = await runFlow(h, flow);

@@ -34,7 +34,7 @@ describe('a day on the simulated clock, with the default settings', () => {
     const reengagementMs = h.config.sessions.reengagementInactivitySeconds * 1000;
     expect([ttlMs, reengagementMs]).toEqual([DAY, 5 * MINUTE]);
 
-    // Morning: three users go through the three flows of spec 6.4, ten minutes apart; a fourth
+    // Morning: three users go through the three client flows of docs/reference/events.md, ten minutes apart; a fourth
     // starts the assistant and never stops it (the stop was lost, or the app killed).
     const flows = [manualStartFlow('day-manual'), errorDrivenFlow('day-errors'), passiveFlow('day-passive')];
     const runs = new Map<string, FlowRun>();

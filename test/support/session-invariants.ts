@@ -47,7 +47,7 @@ export function activitySignature(kind: string, payload: Record<string, unknown>
 const AGENT_TELEMETRY = new Set(['voice_conversation_turn']);
 
 /**
- * The activity of one session follows spec 6.3 for each voice engagement: a fired trigger comes
+ * The activity of one session follows the order of docs/reference/events.md for each voice engagement: a fired trigger comes
  * before the session_start, never inside a running engagement nor within the cooldown of the last
  * one or of the last engagement's end; a start either begins an engagement or resumes the running one; conversation turns and
  * context fetches happen inside it; a stop of an active session ends it and is followed at once by

@@ -64,7 +64,7 @@ export const voiceRouteDocs: RouteDoc[] = [
   },
 ];
 
-/** Deployed SDKs read the `livekit_*` names; the spec's names are the `media_*` ones. */
+/** Deployed SDKs read the `livekit_*` names; the documented names are the `media_*` ones (docs/reference/field-sdk-calls.md). */
 function startBody(started: VoiceStarted): AssistantStartBody {
   return {
     token: started.token,

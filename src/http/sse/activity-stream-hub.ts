@@ -75,9 +75,9 @@ const REPLAY_BATCH = 256;
 const HEARTBEAT = sseComment('heartbeat');
 /**
  * Writes to streams per event-loop turn, all streams together; the rest wait for the next turn.
- * Each is a system call while the kernel takes more: an item written to 2,000 streams at once
- * made turns of about 190 ms under an event flood, and new connections waited in a full accept
- * queue for half a minute (docs/decisions/0027-every-held-byte-charged.md).
+ * Each is a system call while the kernel takes more: an item written to thousands of streams at
+ * once made long turns under an event flood, and new connections waited in a full accept queue
+ * (docs/decisions/0027-every-held-byte-charged.md).
  */
 export const WRITES_PER_TURN = 200;
 /**

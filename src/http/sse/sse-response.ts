@@ -21,7 +21,7 @@ export type SendResult = 'sent' | 'full' | 'cut' | 'closed';
  * One open event stream. The cap is checked against what its client has not read that this
  * machine holds: `writableLength` (what node holds for this response and its socket) and what
  * the kernel holds unacknowledged for the connection (kernel-send-queues.ts; a stalled loopback
- * reader left 2.8 MB there, unseen by `writableLength`). So a client that stops reading costs at
+ * reader leaves megabytes there, unseen by `writableLength`). So a client that stops reading costs at
  * most `maxBufferBytes` plus what is written before the kernel's next reading.
  */
 export class SseResponse {

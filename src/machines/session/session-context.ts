@@ -16,7 +16,13 @@ import type { TriggerMemory } from '../../domain/trigger-suppression.js';
 import { newTriggerMemory } from '../../domain/trigger-suppression.js';
 import type { VoiceDetails, VoiceEndedBy } from '../../domain/voice-session.js';
 import { NO_VOICE, roomName } from '../../domain/voice-session.js';
-import type { SessionCommand, SessionEmitted, VoiceCommand, VoiceStartCommand, VoiceStopCommand } from './machine-events.js';
+import type {
+  SessionCommand,
+  SessionEmitted,
+  VoiceCommand,
+  VoiceStartCommand,
+  VoiceStopCommand,
+} from './machine-events.js';
 
 export interface SessionSettings {
   /** `integration.schema_registry`: when off, screen schemas are neither stored nor announced. */
