@@ -6,7 +6,7 @@ import { scrubText } from '../src/privacy/scrub.js';
  * A call is one text said in pieces: the user pauses in the middle of a number ("nine eight
  * seven", a breath, "six five four …") and the voice detector ends the turn there, any number of
  * times. Each piece alone may hold too few digits for the rule to mask, so digits are judged across
- * the whole call (docs/reference/voice-agent.md, "Values said across turns").
+ * the whole call (docs/reference/voice-agent.md, "What the agent reads and sends").
  */
 
 /** Hinglish number words that are also English words ("do", "teen"): alone, they say no digit. */

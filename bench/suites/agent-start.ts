@@ -86,7 +86,7 @@ const ms = (value: number | undefined): string =>
   value === undefined ? 'n/a' : `${Math.round(value).toLocaleString('en-US')} ms`;
 
 /**
- * The voice start's latency (docs/reference/voice-agent.md, "Start latency"): the real LiveKit server, the
+ * The voice start's latency (docs/reference/voice-agent.md, "Starting jobs fast"): the real LiveKit server, the
  * service and the agent worker at its defaults (the local voice, no provider key), `sequential`
  * calls one after another, then `burst` calls started at once. Each latency runs from the start's
  * answer to the agent listed in the room by the server.

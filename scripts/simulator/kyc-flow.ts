@@ -1,7 +1,7 @@
 import type { Random } from './random.js';
 
 /**
- * The `kyc_onboarding` workflow as deployed apps drive it (shared/docs/clients.md): screens in
+ * The `kyc_onboarding` workflow as deployed apps drive it (docs/decisions/0017-what-the-deployed-sdks-do.md): screens in
  * order, their components, validation rules and failure codes, and how a user's values look,
  * valid and not. Values are raw on purpose: many builds send them with `masked: false`.
  */

@@ -4,7 +4,11 @@ import { fromPromise } from 'xstate';
 import { runSessionInvocation } from '../../src/cluster/session-invocation.js';
 import { fromWireCommand, isWireCommand, toWireCommand } from '../../src/cluster/command-wire.js';
 import type { AgentContextSources } from '../../src/domain/agent-context.js';
-import type { IngestResult, SessionCommand, TriggerEvaluateCommand } from '../../src/machines/session/machine-events.js';
+import type {
+  IngestResult,
+  SessionCommand,
+  TriggerEvaluateCommand,
+} from '../../src/machines/session/machine-events.js';
 import { sessionMachine } from '../../src/machines/session/machine.js';
 import type { AgentPresence } from '../../src/domain/voice-session.js';
 import type { FindAgentInput, ReplaceDispatchInput, RoomInput } from '../../src/machines/session/media-contract.js';

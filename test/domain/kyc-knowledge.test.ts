@@ -4,7 +4,7 @@ import { loadKnowledgeBase } from '../../src/integrations/knowledge-base.js';
 
 const kb = loadKnowledgeBase(undefined);
 
-/** The workflow and failure codes of shared/docs/clients.md, which the bundled knowledge base must cover. */
+/** The workflow and failure codes of docs/decisions/0017-what-the-deployed-sdks-do.md, which the bundled knowledge base must cover. */
 const CLIENT_WORKFLOW: Record<string, string[]> = {
   phone_entry: ['phone_invalid', 'phone_too_short', 'phone_invalid_format'],
   phone_otp: ['phone_otp_invalid', 'phone_otp_expired', 'otp_incomplete'],

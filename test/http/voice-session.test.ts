@@ -155,7 +155,7 @@ describe('POST /v1/assistant/session/stop', () => {
 });
 
 describe('a voice session within the rest of the session', () => {
-  it('keeps the order of a journey's activity (docs/reference/events.md) in the activity list across a whole journey', async () => {
+  it('keeps the activity order of docs/reference/events.md across a whole journey', async () => {
     const h = createHarness();
     for (const event of clientJourney(SESSION)) await h.http.post('/v1/events').send(event);
     await start(h, { session_id: SESSION, user_id: 'u1', screen: 'pan_details' });

@@ -78,7 +78,7 @@ const count = (items: Item[], step: string) =>
   items.filter((item) => STEP[item.kind === 'event' ? String(item.payload.event) : item.kind] === step).length;
 
 describe('the traffic simulator', () => {
-  it('plays whole journeys against a listening service; its summary matches what the service recorded, in the order of a journey's activity per session', async () => {
+  it('plays whole journeys against a listening service; its summary matches what the service recorded, in the activity order of docs/reference/events.md per session', async () => {
     const { h, url } = await service();
     const summary = await runSimulation(fast(url));
 

@@ -100,31 +100,34 @@ const FLOWS: [string, (sessionId: string) => ClientFlow, string[], (run: FlowRun
 ];
 
 describe('the client flows of docs/reference/events.md, through the HTTP API on a simulated clock', () => {
-  it.each(FLOWS)('%s; exactly the activity order of docs/reference/events.md', async (_name, flowFor, typical, check) => {
-    const h = createHarness({ env: lk.env() });
-    const flow = flowFor('flow-1');
-    const run = await runFlow(h, flow);
-    const items = await activity(h, flow.sessionId);
-    expect(order(items)).toEqual(typical);
-    expect(activityViolations(items, rules(h))).toEqual([]);
-    expect(items.every((item) => item.session_id === flow.sessionId && item.user_id === USER)).toBe(true);
-    expect(JSON.stringify(items)).not.toMatch(/ABCDE1234F|Ravi Kumar/);
-    check(run, items);
+  it.each(FLOWS)(
+    '%s; exactly the activity order of docs/reference/events.md',
+    async (_name, flowFor, typical, check) => {
+      const h = createHarness({ env: lk.env() });
+      const flow = flowFor('flow-1');
+      const run = await runFlow(h, flow);
+      const items = await activity(h, flow.sessionId);
+      expect(order(items)).toEqual(typical);
+      expect(activityViolations(items, rules(h))).toEqual([]);
+      expect(items.every((item) => item.session_id === flow.sessionId && item.user_id === USER)).toBe(true);
+      expect(JSON.stringify(items)).not.toMatch(/ABCDE1234F|Ravi Kumar/);
+      check(run, items);
 
-    // One agent dispatched into the session's room, and the room gone with the stop.
-    const room = 'kyc-room-flow-1';
-    expect(lk.calls.filter((call) => call.method === 'CreateDispatch').map((call) => call.body.room)).toEqual([room]);
-    expect(lk.rooms.has(room)).toBe(false);
-    const started = find(items, 'session_start:new');
-    expect(started.payload).toMatchObject({ room, resumed: false, warnings: [] });
-    expect(started.payload.dispatch_id).toMatch(/^AD_/);
-    expect(run.started).toMatchObject({ livekit_room: room, livekit_url: lk.url, warnings: [] });
-    expect(run.stopped).toEqual({ session_id: flow.sessionId, active: false, warnings: [] });
-    expect((await h.http.get(`/api/sessions/${flow.sessionId}`)).body).toMatchObject({
-      active: false,
-      state: { voice: 'inactive', reengagement: 'armed' },
-    });
-  });
+      // One agent dispatched into the session's room, and the room gone with the stop.
+      const room = 'kyc-room-flow-1';
+      expect(lk.calls.filter((call) => call.method === 'CreateDispatch').map((call) => call.body.room)).toEqual([room]);
+      expect(lk.rooms.has(room)).toBe(false);
+      const started = find(items, 'session_start:new');
+      expect(started.payload).toMatchObject({ room, resumed: false, warnings: [] });
+      expect(started.payload.dispatch_id).toMatch(/^AD_/);
+      expect(run.started).toMatchObject({ livekit_room: room, livekit_url: lk.url, warnings: [] });
+      expect(run.stopped).toEqual({ session_id: flow.sessionId, active: false, warnings: [] });
+      expect((await h.http.get(`/api/sessions/${flow.sessionId}`)).body).toMatchObject({
+        active: false,
+        state: { voice: 'inactive', reengagement: 'armed' },
+      });
+    },
+  );
 
   it('three users at once on one service: each session still has exactly its own typical order', async () => {
     const h = createHarness({ env: lk.env() });

@@ -94,7 +94,7 @@ export interface SessionModelOptions {
   commands: readonly ClientCommand[];
 }
 
-/** The journey's screens (shared/docs/clients.md); each trigger is evaluated on the next one. */
+/** The journey's screens (docs/decisions/0017-what-the-deployed-sdks-do.md); each trigger is evaluated on the next one. */
 const JOURNEY = [
   'phone_entry',
   'phone_otp',

@@ -136,7 +136,9 @@ export class SessionReplay {
     );
 
     expect(dispatchViolations(this.dispatches()), 'never two agents in one room').toEqual([]);
-    expect(activityViolations(seen.activity, this.rules), 'activity in the order of docs/reference/events.md').toEqual([]);
+    expect(activityViolations(seen.activity, this.rules), 'activity in the order of docs/reference/events.md').toEqual(
+      [],
+    );
     if (seen.exists) {
       expect(seen.active, '`active` only between a start and a stop').toBe(
         voiceInFlight || engagedByActivity(seen.activity),
@@ -165,7 +167,9 @@ export class SessionReplay {
     await Promise.all([...this.inFlight.values()].map((sent) => sent.response));
     const seen = this.observe();
     expect(dispatchViolations(this.dispatches()), 'never two agents in one room').toEqual([]);
-    expect(activityViolations(seen.activity, this.rules), 'activity in the order of docs/reference/events.md').toEqual([]);
+    expect(activityViolations(seen.activity, this.rules), 'activity in the order of docs/reference/events.md').toEqual(
+      [],
+    );
     if (seen.exists)
       expect(seen.active, '`active` only between a start and a stop').toBe(engagedByActivity(seen.activity));
   }
