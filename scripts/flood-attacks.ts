@@ -68,6 +68,50 @@ export function freshClient(target: Target): FreshClient {
   };
 }
 
+/** `/health/live` asked every 50 ms in a thread of its own, as a load balancer's probe would ask it. */
+export interface LivenessProbe {
+  /** Stops, and gives each probe's time in ms (Infinity for one that failed or got no 200). */
+  stop(): Promise<number[]>;
+}
+
+const LIVENESS_PROBE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const times = [];
+let stopped = false;
+parentPort.on('message', () => { stopped = true; });
+(async () => {
+  while (!stopped) {
+    const started = performance.now();
+    try {
+      const res = await fetch('http://127.0.0.1:' + workerData.port + '/health/live', { signal: AbortSignal.timeout(10000) });
+      await res.arrayBuffer();
+      times.push(res.status === 200 ? performance.now() - started : Infinity);
+    } catch {
+      times.push(Infinity);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  parentPort.postMessage(times);
+})();
+`;
+
+/**
+ * The probe runs in a worker thread: measured from the flood's own event loop, which runs the
+ * 64 requests at a time, a probe's time would include the turns the flood's client takes.
+ */
+export function livenessProbe(target: Pick<Target, 'port'>): LivenessProbe {
+  const worker = new Worker(LIVENESS_PROBE, { eval: true, workerData: target });
+  const done = new Promise<number[]>((resolve) => worker.once('message', resolve));
+  return {
+    stop: async () => {
+      worker.postMessage('stop');
+      const times = await done;
+      await worker.terminate();
+      return times;
+    },
+  };
+}
+
 function raw(target: Target): Socket {
   const socket = connect(target.port, '127.0.0.1');
   socket.on('error', () => undefined);

@@ -34,7 +34,15 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './cluster/redis-server.js';
-import { freshClient, keyDenseEvent, open, slowBody, stalledSocket, stalledStream } from './flood-attacks.js';
+import {
+  freshClient,
+  keyDenseEvent,
+  livenessProbe,
+  open,
+  slowBody,
+  stalledSocket,
+  stalledStream,
+} from './flood-attacks.js';
 
 const argument = (name: string, fallback: number) =>
   Number(process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback);
@@ -229,30 +237,17 @@ const within = (what: string, rss: number) => {
   if (rss >= budget) fail(`${what}: RSS ${mib(rss)} passed the budget`);
 };
 
-/** `/health/live` asked every 50 ms until `stop()`: its latencies, and a line saying them. */
+/** `/health/live` asked every 50 ms until `stop()` (scripts/flood-attacks.ts, livenessProbe): its latencies, and a line saying them. */
 function probeLiveness() {
-  const latencies: number[] = [];
-  let stopped = false;
-  const probing = (async () => {
-    while (!stopped) {
-      const probeStarted = performance.now();
-      try {
-        await (await fetch(`${base}/health/live`, { signal: AbortSignal.timeout(10_000) })).arrayBuffer();
-      } catch {
-        alive();
-      }
-      latencies.push(performance.now() - probeStarted);
-      await sleep(50);
-    }
-  })();
+  const probe = livenessProbe({ port });
   return async () => {
-    stopped = true;
-    await probing;
-    const sorted = latencies.sort((a, b) => a - b);
+    const sorted = (await probe.stop()).sort((a, b) => a - b);
+    alive();
     const p99 = percentile(sorted, 99);
+    const failed = sorted.filter((time) => time === Infinity).length;
     return {
       p99,
-      line: `/health/live p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(0)} ms over ${sorted.length} probes`,
+      line: `/health/live p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(0)} ms over ${sorted.length} probes${failed ? `, ${failed} failed` : ''}`,
     };
   };
 }
@@ -418,8 +413,8 @@ try {
     say(`cap: ${overflowLine}`);
     if ((overflow.statuses.get(200) ?? 0) < OVERFLOW)
       fail(`cap: ${OVERFLOW - (overflow.statuses.get(200) ?? 0)} of the sessions past the cap were not made`);
-    // Reported against the goal, not judged, until it is shown on a machine of its own: on a shared
-    // two-core machine the p99 was the same before the cap as past it (docs/reference/limits.md).
+    // Reported against the goal, not judged: past the default cap every session is still running
+    // and the heap is near V8's limit; the goal is met past a smaller cap (docs/reference/limits.md, Session count).
     if (liveness.p99 > LIVE_P99_LIMIT_MS)
       say(`cap: /health/live p99 ${liveness.p99.toFixed(1)} ms, over the ${LIVE_P99_LIMIT_MS} ms goal (reported only)`);
     results.push(`cap: ${overflowLine}`);
