@@ -1,4 +1,8 @@
-import { ensureRestateServer } from './restate-server.js';
+import { ensureRestateBinary } from './restate-binary.js';
 
-/** Installs the Restate server into the cache if missing (CI, before the cluster tests), and prints where it is. */
-process.stdout.write(`${ensureRestateServer((line) => process.stdout.write(`${line}\n`))}\n`);
+/**
+ * Installs the Restate server and restatectl into their caches if missing (CI, before the cluster
+ * tests), and prints where they are. restatectl is what `npm run cluster -- --snapshot` runs.
+ */
+const log = (line: string) => process.stdout.write(`${line}\n`);
+for (const binary of ['restate-server', 'restatectl'] as const) log(ensureRestateBinary(binary, log));

@@ -134,6 +134,11 @@ export interface LocalClusterOptions {
   entry?: string;
   /** How the Restate server(s) and the service processes are started (the bench pins them to its servers' cores). */
   launch?: Launch;
+  /**
+   * Where Restate writes partition snapshots, an `s3://bucket/prefix` (docs/how-to/production.md, "Snapshots and
+   * log trimming"); the AWS_* variables of this process's environment reach the Restate nodes. None when absent.
+   */
+  snapshotsDestination?: string;
 }
 
 /** A name for the code a process runs: the same code, the same name (and deployment URI); changed code, a new one. */
@@ -194,8 +199,13 @@ async function startRestate(
   signing: SigningKey,
   logFile: string | undefined,
   launch: Launch,
+  snapshotsDestination: string | undefined,
 ): Promise<RestateServer> {
-  const nodeOptions = { launch, ...(logFile ? { logFile } : {}) };
+  const nodeOptions = {
+    launch,
+    ...(logFile ? { logFile } : {}),
+    ...(snapshotsDestination === undefined ? {} : { snapshotsDestination }),
+  };
   if (nodes === 1) {
     mkdirSync(join(dataDir, 'restate'), { recursive: true });
     return startRestateServer(await keptPorts(dataDir, 'restate-ports.json', nodePorts), {
@@ -267,6 +277,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
     signing,
     options.logFile,
     launch,
+    options.snapshotsDestination,
   );
   const children: ChildProcess[] = [];
   const proxies: Proxy[] = [];

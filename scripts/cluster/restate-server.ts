@@ -1,7 +1,8 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ensureRestateBinary } from './restate-binary.js';
 import type { RestateNodeSettings } from './restate-config.js';
 import { restateNodeToml } from './restate-config.js';
 import type { Proxy } from './round-robin.js';
@@ -10,56 +11,9 @@ import { waitUntilAnswering } from '../wait-until-answering.js';
 import type { Launch } from './launch.js';
 import { asGiven, launched } from './launch.js';
 
-/** The Restate server this project is tested with. Its platform package is about 216 MB: never a dependency. */
-export const RESTATE_SERVER_VERSION = '1.7.12';
-
-/** Where the server is installed on demand: a cache outside the package tree, shared by every checkout. */
-export function restateCacheDir(): string {
-  const base = process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache');
-  return join(base, 'kyc-voice-assistant', `restate-server-${RESTATE_SERVER_VERSION}`);
-}
-
-/**
- * The server binary, installed from the npm registry the first time (about 216 MB, a minute or
- * two). The platform package's binary itself, not npm's launcher, so its PID is the server's.
- */
+/** The server binary, installed into its cache the first time (about 216 MB, a minute or two). */
 export function ensureRestateServer(log: (line: string) => void = () => {}): string {
-  const dir = restateCacheDir();
-  const platformBin = join(
-    dir,
-    'node_modules',
-    '@restatedev',
-    `restate-server-${process.platform}-${process.arch}`,
-    'bin',
-    'restate-server',
-  );
-  const bin = existsSync(platformBin) ? platformBin : join(dir, 'node_modules', '.bin', 'restate-server');
-  if (existsSync(bin)) return bin;
-  mkdirSync(dir, { recursive: true });
-  log(`installing @restatedev/restate-server@${RESTATE_SERVER_VERSION} into ${dir} (about 216 MB, once)`);
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const result = spawnSync(
-    npm,
-    [
-      'install',
-      '--prefix',
-      dir,
-      '--no-save',
-      '--no-audit',
-      '--no-fund',
-      '--loglevel=error',
-      `@restatedev/restate-server@${RESTATE_SERVER_VERSION}`,
-    ],
-    {
-      stdio: ['ignore', 'inherit', 'inherit'],
-    },
-  );
-  if (result.status !== 0)
-    throw new Error(`could not install @restatedev/restate-server@${RESTATE_SERVER_VERSION} into ${dir}`);
-  for (const installed of [platformBin, bin]) if (existsSync(installed)) return installed;
-  throw new Error(
-    `@restatedev/restate-server@${RESTATE_SERVER_VERSION} installed into ${dir} has no binary for ${process.platform}-${process.arch}`,
-  );
+  return ensureRestateBinary('restate-server', log);
 }
 
 export interface RestatePorts {
@@ -216,7 +170,15 @@ function adminCalls(
  */
 export async function startRestateServer(
   ports: RestatePorts,
-  options: { dataDir?: string; logFile?: string; signingKeyFile?: string; launch?: Launch; partitions?: number } = {},
+  options: {
+    dataDir?: string;
+    logFile?: string;
+    signingKeyFile?: string;
+    launch?: Launch;
+    partitions?: number;
+    /** Where partition snapshots go (docs/how-to/production.md, "Snapshots and log trimming"); none when absent. */
+    snapshotsDestination?: string;
+  } = {},
 ): Promise<RestateServer> {
   // A data directory made here is this server's alone: it goes when the server stops.
   const ownDataDir = options.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'restate-')) : undefined;
@@ -238,6 +200,9 @@ export async function startRestateServer(
       RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${ports.admin}`,
       // Read when the node provisions its data only: a kept data directory keeps the count it was made with.
       ...(options.partitions === undefined ? {} : { RESTATE_DEFAULT_NUM_PARTITIONS: String(options.partitions) }),
+      ...(options.snapshotsDestination === undefined
+        ? {}
+        : { RESTATE_WORKER__SNAPSHOTS__DESTINATION: options.snapshotsDestination }),
     },
     options.logFile,
     options.launch,
@@ -277,6 +242,8 @@ export async function startRestateCluster(
     logFile?: string;
     frontPorts?: { ingress: number; admin: number };
     launch?: Launch;
+    /** Where partition snapshots go, in each node's restate.toml; none when absent. */
+    snapshotsDestination?: string;
   },
 ): Promise<RestateServer> {
   const nodes: RestateNode[] = [];
@@ -307,6 +274,7 @@ export async function startRestateCluster(
           adminBindAddress: `127.0.0.1:${port.admin}`,
           signingKeyFile: options.signingKeyFile,
           rocksdbMemory: '256 MiB',
+          ...(options.snapshotsDestination === undefined ? {} : { snapshotsDestination: options.snapshotsDestination }),
         };
         writeFileSync(configFile, restateNodeToml(settings));
         const node = await startNode(
