@@ -6,10 +6,12 @@ import { localPartitions, startLocalCluster } from './cluster/local-cluster.js';
 import type { RedisServer } from './cluster/redis-server.js';
 import { startRedis } from './cluster/redis-server.js';
 import { CLUSTER_PARTITIONS, partitionsOf } from './cluster/restate-server.js';
+import { snapshotAndTrim } from './cluster/snapshots.js';
 import { PID_FILE, requestUpgrade, rollOut } from './cluster/upgrade.js';
 
-const USAGE = `npm run cluster [-- --fresh] [--data-dir DIR] [--processes N] [--fronts N] [--port PORT] [--restate-nodes N] [--partitions N]
+const USAGE = `npm run cluster [-- --fresh] [--data-dir DIR] [--processes N] [--fronts N] [--port PORT] [--restate-nodes N] [--partitions N] [--snapshots-to s3://BUCKET/PREFIX]
 npm run cluster -- --upgrade [--data-dir DIR] [--release NAME]
+npm run cluster -- --snapshot [--data-dir DIR]
 
 Starts, all on 127.0.0.1: redis-server, a Restate server (or with --restate-nodes 3, a replicated
 cluster of three), N service processes (the built service,
@@ -20,6 +22,10 @@ by the next run; --fresh deletes it first. A single Restate node gets one partit
 this machine, or --partitions N, when its data is first made. Ctrl-C stops every process it started.
 --upgrade, while a cluster runs on the data directory: rolls the code just built out as a new
 release (named for its code, or NAME) and retires the running one once nothing is pinned to it.
+--snapshots-to: Restate writes partition snapshots to that S3 bucket and prefix, with the AWS_*
+variables of the environment (AWS_ENDPOINT_URL for a local object store). --snapshot, while a cluster
+started so runs on the data directory: snapshots every partition and trims each log up to its
+snapshot (docs/how-to/production.md, "Snapshots and log trimming").
 Environment: CLUSTER_PROCESSES (2), CLUSTER_PORT (8090), CLUSTER_DATA_DIR, REDIS_URL (use a Redis
 you run instead of starting one).`;
 
@@ -36,6 +42,8 @@ async function main(): Promise<void> {
       partitions: { type: 'string' },
       upgrade: { type: 'boolean', default: false },
       release: { type: 'string' },
+      snapshot: { type: 'boolean', default: false },
+      'snapshots-to': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -48,6 +56,17 @@ async function main(): Promise<void> {
     const upgraded = await requestUpgrade(dir, values.release, (line) => process.stdout.write(`${line}\n`));
     process.exit(upgraded ? 0 : 1);
   }
+  if (values.snapshot) {
+    const dir = resolve(values['data-dir'] ?? process.env.CLUSTER_DATA_DIR ?? join('data', 'cluster'));
+    const done = await snapshotAndTrim(dir, (line) => process.stdout.write(`${line}\n`));
+    process.exit(done ? 0 : 1);
+  }
+  const snapshotsTo = values['snapshots-to'];
+  // Restate 1.7 takes an object store only: a file:// destination is refused when the first snapshot is due.
+  if (snapshotsTo !== undefined && !/^s3:\/\/[^/]+/.test(snapshotsTo))
+    throw new Error(
+      '--snapshots-to: an s3://bucket/prefix (Restate 1.7 has no local-directory destination; docs/how-to/production.md, "Snapshots and log trimming")',
+    );
   if (values.release !== undefined) throw new Error('--release: names the release an --upgrade rolls out');
   const processes = Number(values.processes ?? process.env.CLUSTER_PROCESSES ?? '2');
   // With CLUSTER_PORT_RANGE and no port named, the front takes one from the range, as every other port does.
@@ -104,6 +123,7 @@ async function main(): Promise<void> {
       built: true,
       restateNodes,
       restatePartitions: partitions,
+      ...(snapshotsTo === undefined ? {} : { snapshotsDestination: snapshotsTo }),
     });
   } catch (error) {
     await redis?.stop();
@@ -143,6 +163,11 @@ async function main(): Promise<void> {
             `  Restate through any node: ingress ${cluster.restate.ingressUrl} admin ${cluster.restate.adminUrl}; each node's restate.toml in ${join(dataDir, 'restate-cluster')}`,
           ]
         : []),
+      ...(snapshotsTo === undefined
+        ? []
+        : [
+            `  Restate snapshots: ${snapshotsTo} (npm run cluster -- --snapshot --data-dir ${dataDir} takes them and trims the logs)`,
+          ]),
       redis
         ? `  redis-server pid ${redis.pid}: ${redis.url} (AOF in ${redis.dir})`
         : `  Redis: ${redisUrl} (not started here)`,

@@ -1,0 +1,129 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureRestateBinary } from './restate-binary.js';
+import { PID_FILE } from './upgrade.js';
+
+/**
+ * `npm run cluster -- --snapshot` (docs/how-to/production.md, "Snapshots and log trimming"): for the
+ * cluster running on a data directory, restatectl snapshots every partition into the snapshot
+ * destination the cluster was started with (`--snapshots-to`) and trims each partition's log up to
+ * the LSN its snapshot covers. Records below the trim point are gone from the log: a node that
+ * needs that state again restores it from the snapshot.
+ */
+
+/** One partition's result: its snapshot, the LSN the snapshot covers, and its log's trim point after. */
+export interface PartitionSnapshot {
+  partition: number;
+  snapshotId: string;
+  log: number;
+  lsn: number;
+  trimPoint: number;
+}
+
+/** What Restate 1.7 answers for a partition when its node has no snapshot destination. */
+const NOT_CONFIGURED = /Snapshot repository is not configured/;
+/** restatectl 1.7's line for a snapshot made: `Snapshot created for partition 0: snap_… (log 0 @ LSN >= 2)`. */
+const CREATED = /^Snapshot created for partition (\d+): (snap_\w+) \(log (\d+) @ LSN >= (\d+)\)$/;
+/** How long a trim may take to show in the log's metadata. */
+const TRIM_WAIT_MS = 10_000;
+
+/** The node-to-node addresses of the Restate node(s) a local cluster keeps in its data directory (local-cluster.ts). */
+function nodeAddresses(dataDir: string): string[] {
+  const single = join(dataDir, 'restate-ports.json');
+  const replicated = join(dataDir, 'restate-cluster', 'ports.json');
+  const ports = existsSync(replicated)
+    ? (JSON.parse(readFileSync(replicated, 'utf8')) as { nodes: { node: number }[] }).nodes.map((node) => node.node)
+    : existsSync(single)
+      ? [(JSON.parse(readFileSync(single, 'utf8')) as { node: number }).node]
+      : [];
+  return ports.map((port) => `http://127.0.0.1:${port}/`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function restatectl(addresses: string[], args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(ensureRestateBinary('restatectl'), ['-s', addresses.join(','), ...args, '--yes'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    // Its human output: the lines parsed below.
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  if (result.error) throw new Error(`restatectl ${args.join(' ')}: ${result.error.message}`);
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A log's trim point, as `restatectl logs describe --extra` shows it (0: never trimmed). */
+function trimPointOf(addresses: string[], log: number): number {
+  const described = restatectl(addresses, ['logs', 'describe', '--extra', String(log)]);
+  const match = /Trim Point LSN: (\d+)/.exec(described.stdout);
+  return match ? Number(match[1]) : 0;
+}
+
+/**
+ * Snapshots every partition of the cluster running on `dataDir` and trims each log to its snapshot.
+ * Prints one line per partition; resolves to false, having said why in one line, when no cluster
+ * runs there, none of its nodes has a snapshot destination, or a partition's snapshot failed.
+ */
+export async function snapshotAndTrim(dataDir: string, print: (line: string) => void): Promise<boolean> {
+  const pidFile = join(dataDir, PID_FILE);
+  const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : NaN;
+  const addresses = nodeAddresses(dataDir);
+  if (!Number.isInteger(pid) || !alive(pid) || addresses.length === 0) {
+    print(`no cluster is running on ${dataDir} (start one with npm run cluster)`);
+    return false;
+  }
+  // Every partition, each trimmed to the LSN its own snapshot covers once the snapshot is in the store.
+  const created = restatectl(addresses, ['snapshots', 'create', '--trim-log']);
+  if (NOT_CONFIGURED.test(created.stderr)) {
+    print(
+      `no snapshot destination is configured for the cluster on ${dataDir}: start it with --snapshots-to s3://bucket/prefix (docs/how-to/production.md, "Snapshots and log trimming")`,
+    );
+    return false;
+  }
+  const snapshots = created.stdout
+    .split('\n')
+    .map((line) => CREATED.exec(line.trim()))
+    .filter((match) => match !== null)
+    .map((match) => ({
+      partition: Number(match[1]),
+      snapshotId: match[2]!,
+      log: Number(match[3]),
+      lsn: Number(match[4]),
+    }));
+  const failures = created.stderr.split('\n').filter((line) => /ERROR|error:/.test(line));
+  if (created.status !== 0 || failures.length > 0 || snapshots.length === 0) {
+    print(
+      `restatectl snapshots create failed (exit ${created.status}): ${failures.join(' | ') || created.stderr.trim() || 'no snapshot made'}`,
+    );
+    return false;
+  }
+  const results: PartitionSnapshot[] = [];
+  for (const snapshot of snapshots) {
+    const deadline = Date.now() + TRIM_WAIT_MS;
+    let trimPoint = trimPointOf(addresses, snapshot.log);
+    while (trimPoint < snapshot.lsn && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      trimPoint = trimPointOf(addresses, snapshot.log);
+    }
+    results.push({ ...snapshot, trimPoint });
+    print(
+      `partition ${snapshot.partition}: snapshot ${snapshot.snapshotId} at LSN ${snapshot.lsn}; log ${snapshot.log} trimmed to LSN ${trimPoint}`,
+    );
+  }
+  const untrimmed = results.filter((result) => result.trimPoint < result.lsn);
+  if (untrimmed.length > 0) {
+    print(
+      `not trimmed to their snapshot within ${TRIM_WAIT_MS / 1000} s: partition ${untrimmed.map((result) => result.partition).join(', ')}`,
+    );
+    return false;
+  }
+  return true;
+}
