@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     process.exit(done ? 0 : 1);
   }
   const snapshotsTo = values['snapshots-to'];
-  // Restate 1.7 takes an object store only: a file:// destination is refused when the first snapshot is due.
+  // Restate 1.7 takes an object store only: with a file:// destination its node does not start ("Unsupported protocol").
   if (snapshotsTo !== undefined && !/^s3:\/\/[^/]+/.test(snapshotsTo))
     throw new Error(
       '--snapshots-to: an s3://bucket/prefix (Restate 1.7 has no local-directory destination; docs/how-to/production.md, "Snapshots and log trimming")',
