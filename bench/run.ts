@@ -32,7 +32,9 @@ const quick = process.argv.includes('--quick');
 /** `--callgrind` adds instruction counts to the redaction suite (valgrind; minutes). */
 const callgrind = process.argv.includes('--callgrind');
 /**
- * `--only=step,session-memory,activity-actor,ingestion,field-ingestion,promotion,request-cost,redaction,scale,scale-sqlite,idle-sessions,journal-apply,restart,fanout,endpoints` runs a subset and leaves BENCHMARKS.md as it is.
+ * `--only=<suites>` runs a subset and leaves BENCHMARKS.md as it is; the suites are step, session-memory,
+ * activity-actor, ingestion, field-ingestion, promotion, request-cost, redaction, scale, scale-sqlite,
+ * idle-sessions, journal-apply, restart, fanout and endpoints.
  * `--only=soak` (15 minutes; never part of a full run) looks for leaks under a steady load.
  * `--only=cluster` (never part of a full run: it needs redis-server, and installs the Restate
  * server on first use) measures SESSION_HOST=restate against the same Restate server's ceilings.
@@ -95,7 +97,8 @@ async function main(): Promise<void> {
   };
 
   say(
-    `Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${quick ? 'quick mode' : 'full mode'}. ${describeCpuSets(PINNED_GENERATOR)}`,
+    `Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ` +
+      `${quick ? 'quick mode' : 'full mode'}. ${describeCpuSets(PINNED_GENERATOR)}`,
   );
 
   if (runs('step')) {
@@ -114,7 +117,8 @@ async function main(): Promise<void> {
       rounds: quick ? 1 : 3,
     });
     say(
-      `### Ingest step: \`supervisor.ask\` of \`session.ingest\` in process, no HTTP (${quick ? 1 : 3} interleaved rounds, median)\n\n${step.markdown}\n\nTargets: under 50 µs and 4 KB allocated per event. ${step.guard}${took()}`,
+      `### Ingest step: \`supervisor.ask\` of \`session.ingest\` in process, no HTTP (${quick ? 1 : 3} interleaved ` +
+        `rounds, median)\n\n${step.markdown}\n\nTargets: under 50 µs and 4 KB allocated per event. ${step.guard}${took()}`,
     );
   }
 
@@ -123,7 +127,10 @@ async function main(): Promise<void> {
     const sessions = quick ? 2_000 : 10_000;
     const memory = await sessionMemorySuite({ sessions });
     say(
-      `### Session memory: the budget's estimate against the heap (${sessions.toLocaleString('en-US')} running sessions of each shape, SQLite, heap after a full collection)\n\n${memory.markdown}\n\nThe estimate must not be below the heap (src/actor-system/memory-budget.ts; docs/reference/limits.md): lowest estimate / heap ${memory.lowestRatio.toFixed(2)} ${memory.lowestRatio >= 1 ? '(met)' : '(missed)'}.${took()}`,
+      `### Session memory: the budget's estimate against the heap (${sessions.toLocaleString('en-US')} running ` +
+        `sessions of each shape, SQLite, heap after a full collection)\n\n${memory.markdown}\n\nThe estimate must ` +
+        `not be below the heap (src/actor-system/memory-budget.ts; docs/reference/limits.md): lowest estimate ` +
+        `/ heap ${memory.lowestRatio.toFixed(2)} ${memory.lowestRatio >= 1 ? '(met)' : '(missed)'}.${took()}`,
     );
   }
 
@@ -131,7 +138,9 @@ async function main(): Promise<void> {
     suiteStarted = Date.now();
     const actor = await activityActorSuite({ items: quick ? 200_000 : 2_000_000, rounds: settings.rounds });
     say(
-      `### Activity actor: the live path per committed item, in process (${settings.rounds} rounds, median)\n\n${actor.markdown}\n\nWhat the actor adds: ${actor.addedNs.toFixed(0)} ns per item (docs/explanation/activity-actor.md, "What it costs").${took()}`,
+      `### Activity actor: the live path per committed item, in process (${settings.rounds} rounds, median)\n\n${actor.markdown}\n\nWhat ` +
+        `the actor adds: ${actor.addedNs.toFixed(0)} ns per item (docs/explanation/activity-actor.md, "What it ` +
+        `costs").${took()}`,
     );
   }
 
@@ -146,7 +155,10 @@ async function main(): Promise<void> {
       sessionsHeld: settings.counts.at(-1)!,
     });
     const held = settings.counts.at(-1)!.toLocaleString('en-US');
-    const unpinned = `Target: service (LOG_LEVEL=warn, which logs nothing per request, as bare express) ≥ 0.85 × bare express → ${ingestion.serviceOverExpress.toFixed(2)} ${ingestion.serviceOverExpress >= 0.85 ? '(met)' : '(missed)'}; STORE=sqlite → ${ingestion.sqliteOverExpress.toFixed(2)} (unpinned, so flattered).`;
+    const unpinned =
+      `Target: service (LOG_LEVEL=warn, which logs nothing per request, as bare express) ≥ 0.85 × bare express ` +
+      `→ ${ingestion.serviceOverExpress.toFixed(2)} ${ingestion.serviceOverExpress >= 0.85 ? '(met)' : '(missed)'}; ` +
+      `STORE=sqlite → ${ingestion.sqliteOverExpress.toFixed(2)} (unpinned, so flattered).`;
     // A tripped guard still prints the table it judged: a slower run is the one whose numbers are needed.
     let guard: Error | undefined;
     let verdict = unpinned;
@@ -159,10 +171,15 @@ async function main(): Promise<void> {
       }
     }
     say(
-      `### Ingestion: POST /v1/events (50 connections, ${settings.duration} s × ${settings.ingestionRounds} interleaved rounds, median)\n\n${ingestion.markdown}\n\n` +
-        `${verdict} Holding ${held} sessions → ${ingestion.heldOverExpress.toFixed(2)} (memory) and ${ingestion.sqliteHeldOverExpress.toFixed(2)} (SQLite) × bare express. ` +
-        `STORE=sqlite (every answer after its batch is committed) → ${ingestion.sqliteOverMemory.toFixed(2)} × STORE=memory, ${ingestion.sqliteOverBareSqlite.toFixed(2)} × bare express keeping each event in SQLite (itself ${ingestion.bareSqliteOverExpress.toFixed(2)} × bare express). ` +
-        `Target: the HTTP layer alone (the service with the session step skipped) within 10% of bare express → ${ingestion.httpLayerOverExpress.toFixed(2)} ${ingestion.httpLayerOverExpress >= 0.9 ? '(met)' : '(missed)'}${took()}`,
+      `### Ingestion: POST /v1/events (50 connections, ${settings.duration} s × ${settings.ingestionRounds} ` +
+        `interleaved rounds, median)\n\n${ingestion.markdown}\n\n` +
+        `${verdict} Holding ${held} sessions → ${ingestion.heldOverExpress.toFixed(2)} (memory) and ${ingestion.sqliteHeldOverExpress.toFixed(2)} ` +
+        `(SQLite) × bare express. ` +
+        `STORE=sqlite (every answer after its batch is committed) → ${ingestion.sqliteOverMemory.toFixed(2)} × ` +
+        `STORE=memory, ${ingestion.sqliteOverBareSqlite.toFixed(2)} × bare express keeping each event in SQLite ` +
+        `(itself ${ingestion.bareSqliteOverExpress.toFixed(2)} × bare express). ` +
+        `Target: the HTTP layer alone (the service with the session step skipped) within 10% of bare express → ` +
+        `${ingestion.httpLayerOverExpress.toFixed(2)} ${ingestion.httpLayerOverExpress >= 0.9 ? '(met)' : '(missed)'}${took()}`,
     );
     if (guard !== undefined) throw guard;
   }
@@ -177,7 +194,11 @@ async function main(): Promise<void> {
       sessions: 1_000,
     });
     say(
-      `### Ingestion over field sessions: POST /v1/events to sessions holding 14 screen schemas and 12 typed fields (about 17 KB of state; 50 connections, ${settings.duration} s × ${settings.ingestionRounds} interleaved rounds, median)\n\n${field.markdown}\n\nThe same event as the ingestion suite's; the sessions hold what a deployed SDK's session holds after its start (docs/decisions/0013-schemas-and-hints-beside-the-state.md). STORE=memory → ${field.memoryOverExpress.toFixed(2)} × bare express, STORE=sqlite → ${field.sqliteOverExpress.toFixed(2)}.${took()}`,
+      `### Ingestion over field sessions: POST /v1/events to sessions holding 14 screen schemas and 12 typed ` +
+        `fields (about 17 KB of state; 50 connections, ${settings.duration} s × ${settings.ingestionRounds} interleaved ` +
+        `rounds, median)\n\n${field.markdown}\n\nThe same event as the ingestion suite's; the sessions hold what ` +
+        `a deployed SDK's session holds after its start (docs/decisions/0013-schemas-and-hints-beside-the-state.md). ` +
+        `STORE=memory → ${field.memoryOverExpress.toFixed(2)} × bare express, STORE=sqlite → ${field.sqliteOverExpress.toFixed(2)}.${took()}`,
     );
   }
 
@@ -190,7 +211,11 @@ async function main(): Promise<void> {
       sessions: 1_000,
     });
     say(
-      `### Young-generation collections under the ingestion load: POST /v1/events (50 connections, 1,000 sessions, ${settings.duration + 1} s, \`--trace-gc-nvp\`)\n\n${promotion.markdown}\n\nWhat outlives a scavenge is copied and then promoted; a request the server still reaches after it answers makes both grow (docs/decisions/0014-nothing-outlives-the-young-generation.md). ${promotion.guard}${took()}`,
+      `### Young-generation collections under the ingestion load: POST /v1/events (50 connections, 1,000 sessions, ` +
+        `${settings.duration + 1} s, \`--trace-gc-nvp\`)\n\n${promotion.markdown}\n\nWhat outlives a scavenge ` +
+        `is copied and then promoted; a request the server still reaches after it answers makes both grow ` +
+        `(docs/decisions/0014-nothing-outlives-the-young-generation.md). ` +
+        `${promotion.guard}${took()}`,
     );
   }
 
@@ -203,7 +228,10 @@ async function main(): Promise<void> {
       sessions: 1_000,
     });
     say(
-      `### Where a request goes: POST /v1/events part by part (CPU profile under load, 50 connections, 1,000 sessions)\n\n${cost.markdown}\n\nSelf time of each part's own code, main thread, sampled every 100 µs over ${quick ? 3 : 8} s after ${settings.warmup} s of warm-up; the profile's clock is wall time, so on a busy machine the parts rank rather than add up to the CPU read from /proc.${took()}`,
+      `### Where a request goes: POST /v1/events part by part (CPU profile under load, 50 connections, 1,000 ` +
+        `sessions)\n\n${cost.markdown}\n\nSelf time of each part's own code, main thread, sampled every 100 µs ` +
+        `over ${quick ? 3 : 8} s after ${settings.warmup} s of warm-up; the profile's clock is wall time, so on ` +
+        `a busy machine the parts rank rather than add up to the CPU read from /proc.${took()}`,
     );
   }
 
@@ -211,8 +239,11 @@ async function main(): Promise<void> {
     suiteStarted = Date.now();
     const redaction = await redactionSuite({ count: quick ? 20_000 : 100_000, rounds: quick ? 1 : 3, callgrind });
     say(
-      `### Redaction pass: cost per event (in process, ${quick ? 1 : 3} interleaved rounds${callgrind ? '; instructions by callgrind, 7,000 minus 2,000 events' : ''})\n\n${redaction.markdown}\n\n` +
-        `The pass is ${(100 * redaction.passShareOfIngest).toFixed(0)}% of the in-process ingest of the bench event${callgrind ? ' (instructions)' : ' (wall time)'}; over HTTP, which adds express, JSON and the socket, its share is smaller (git show d1df1cf:docs/benchmark-history.md: Redaction).${took()}`,
+      `### Redaction pass: cost per event (in process, ${quick ? 1 : 3} interleaved rounds` +
+        `${callgrind ? '; instructions by callgrind, 7,000 minus 2,000 events' : ''})\n\n${redaction.markdown}\n\n` +
+        `The pass is ${(100 * redaction.passShareOfIngest).toFixed(0)}% of the in-process ingest of the bench ` +
+        `event${callgrind ? ' (instructions)' : ' (wall time)'}; over HTTP, which adds express, JSON and the socket, ` +
+        `its share is smaller (git show d1df1cf:docs/benchmark-history.md: Redaction).${took()}`,
     );
   }
 
@@ -231,9 +262,12 @@ async function main(): Promise<void> {
     const first = scale.rows[0]!;
     const throughputRatio = last.rps / first.rps;
     say(
-      `### Session scale (LOG_LEVEL=warn, SESSION_HIBERNATE_SECONDS=${settings.hibernate}, 50 connections, median of ${quick ? 1 : 4})\n\n${scale.markdown}\n\n` +
-        `Targets: throughput at ${last.sessions.toLocaleString('en-US')} within 10% of ${first.sessions.toLocaleString('en-US')} → ${throughputRatio.toFixed(2)} ${throughputRatio >= 0.9 ? '(met)' : '(missed)'}; ` +
-        `under 8 KiB RSS per idle session → ${(last.bytesPerIdleSession / 1024).toFixed(1)} KiB ${last.bytesPerIdleSession < 8 * 1024 ? '(met)' : '(missed)'}${took()}`,
+      `### Session scale (LOG_LEVEL=warn, SESSION_HIBERNATE_SECONDS=${settings.hibernate}, 50 connections, median ` +
+        `of ${quick ? 1 : 4})\n\n${scale.markdown}\n\n` +
+        `Targets: throughput at ${last.sessions.toLocaleString('en-US')} within 10% of ${first.sessions.toLocaleString('en-US')} ` +
+        `→ ${throughputRatio.toFixed(2)} ${throughputRatio >= 0.9 ? '(met)' : '(missed)'}; ` +
+        `under 8 KiB RSS per idle session → ${(last.bytesPerIdleSession / 1024).toFixed(1)} KiB ` +
+        `${last.bytesPerIdleSession < 8 * 1024 ? '(met)' : '(missed)'}${took()}`,
     );
   }
 
@@ -249,7 +283,8 @@ async function main(): Promise<void> {
       store: 'sqlite',
     });
     say(
-      `### Session scale, STORE=sqlite (LOG_LEVEL=warn, SESSION_HIBERNATE_SECONDS=${settings.hibernate}, 50 connections, median of ${quick ? 1 : 2})\n\n${scale.markdown}\n\n` +
+      `### Session scale, STORE=sqlite (LOG_LEVEL=warn, SESSION_HIBERNATE_SECONDS=${settings.hibernate}, 50 ` +
+        `connections, median of ${quick ? 1 : 2})\n\n${scale.markdown}\n\n` +
         `A hibernated session lives only in the database file, so an idle session costs the process next to nothing${took()}`,
     );
   }
@@ -264,8 +299,10 @@ async function main(): Promise<void> {
     });
     const kib = idle.bytesPerIdleSession / 1024;
     say(
-      `### Idle sessions: settled RSS, STORE=sqlite (${quick ? '5,000' : '50,000'} sessions of one event, SESSION_HIBERNATE_SECONDS=${settings.hibernate}, lowest RSS over 20 s of light traffic before and 60 s after, nothing forced)\n\n${idle.markdown}\n\n` +
-        `Target: at most 1.5 KiB of settled RSS per idle session → ${kib.toFixed(2)} KiB ${kib <= 1.5 ? '(met)' : '(missed)'}${quick ? " (a quick run divides the baseline's noise by too few sessions to judge)" : ''}${took()}`,
+      `### Idle sessions: settled RSS, STORE=sqlite (${quick ? '5,000' : '50,000'} sessions of one event, SESSION_HIBERNATE_SECONDS=${settings.hibernate}, ` +
+        `lowest RSS over 20 s of light traffic before and 60 s after, nothing forced)\n\n${idle.markdown}\n\n` +
+        `Target: at most 1.5 KiB of settled RSS per idle session → ${kib.toFixed(2)} KiB ${kib <= 1.5 ? '(met)' : '(missed)'}` +
+        `${quick ? " (a quick run divides the baseline's noise by too few sessions to judge)" : ''}${took()}`,
     );
   }
 
@@ -278,8 +315,10 @@ async function main(): Promise<void> {
     });
     say(
       `### The SQLite journal's apply as the activity log grows and as sessions are held (in process, 1,000 sessions active)\n\n${apply.markdown}\n\n` +
-        `Target: flat with the log (its largest size within 1.5× of its smallest) → ${apply.growth.toFixed(2)}× ${apply.growth <= 1.5 ? '(met)' : '(missed)'}; ` +
-        `flat with the sessions held (within 1.5× of 1,000 held) → ${apply.heldGrowth.toFixed(2)}× ${apply.heldGrowth <= 1.5 ? '(met)' : '(missed)'}${took()}`,
+        `Target: flat with the log (its largest size within 1.5× of its smallest) → ${apply.growth.toFixed(2)}× ` +
+        `${apply.growth <= 1.5 ? '(met)' : '(missed)'}; ` +
+        `flat with the sessions held (within 1.5× of 1,000 held) → ${apply.heldGrowth.toFixed(2)}× ` +
+        `${apply.heldGrowth <= 1.5 ? '(met)' : '(missed)'}${took()}`,
     );
   }
 
@@ -299,7 +338,8 @@ async function main(): Promise<void> {
     });
     say(
       `### Stream fan-out: 1,000 SSE clients in 4 worker processes, events posted at a fixed rate for ${settings.fanoutSeconds} s\n\n${fanout.markdown}\n\n` +
-        `Latency is from an item's recording (its timestamp) to its receipt by a reader. Target: p99 under 100 ms → ${fanout.p99} ms ${fanout.p99 < 100 ? '(met)' : '(missed)'}${took()}`,
+        `Latency is from an item's recording (its timestamp) to its receipt by a reader. Target: p99 under 100 ` +
+        `ms → ${fanout.p99} ms ${fanout.p99 < 100 ? '(met)' : '(missed)'}${took()}`,
     );
   }
 
@@ -333,7 +373,8 @@ async function main(): Promise<void> {
       sessions: settings.endpointSessions,
     });
     say(
-      `### Trigger evaluation and context fetch (LOG_LEVEL=warn, 50 connections, ${settings.endpointSessions.toLocaleString('en-US')} sessions, median of ${settings.rounds})\n\n${endpoints.markdown}${took()}`,
+      `### Trigger evaluation and context fetch (LOG_LEVEL=warn, 50 connections, ${settings.endpointSessions.toLocaleString('en-US')} ` +
+        `sessions, median of ${settings.rounds})\n\n${endpoints.markdown}${took()}`,
     );
   }
 
@@ -342,7 +383,10 @@ async function main(): Promise<void> {
     const turns = quick ? 5 : 20;
     const voice = await localVoiceSuite({ turns });
     say(
-      `### Local voice: end of the user's speech to the first audible frame of the answer (real LiveKit server, no provider key: pocketsphinx, the scripted dialog, espeak-ng; ${turns} spoken requests)\n\n${voice.markdown}\n\nTarget: p50 at most 1,200 ms on 2 cores ${voice.met ? '(met)' : '(missed)'}${voice.notHeard > 0 ? `; ${voice.notHeard} requests got no audible answer within 20 s` : ''}.${took()}`,
+      `### Local voice: end of the user's speech to the first audible frame of the answer ` +
+        `(real LiveKit server, no provider key: pocketsphinx, the scripted dialog, espeak-ng; ${turns} spoken requests)` +
+        `\n\n${voice.markdown}\n\nTarget: p50 at most 1,200 ms on 2 cores ${voice.met ? '(met)' : '(missed)'}` +
+        `${voice.notHeard > 0 ? `; ${voice.notHeard} requests got no audible answer within 20 s` : ''}.${took()}`,
     );
   }
 
@@ -362,7 +406,8 @@ async function main(): Promise<void> {
     const minutes = quick ? 1 : 15;
     const soak = await soakSuite({ minutes, sessions: 5_000, requestsPerSecond: 200, sliceSeconds: quick ? 20 : 60 });
     say(
-      `### Soak: ${minutes} min at 200 req/s over 5,000 sessions, half the events stuffed with 30 KB unknown fields (LOG_LEVEL=warn)\n\n${soak.markdown}${took()}`,
+      `### Soak: ${minutes} min at 200 req/s over 5,000 sessions, half the events stuffed with 30 KB unknown ` +
+        `fields (LOG_LEVEL=warn)\n\n${soak.markdown}${took()}`,
     );
   }
 

@@ -190,5 +190,12 @@ const estimatePerSession = (system.memoryBudget.use().used_bytes - countedBefore
 system.stop();
 if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 process.stdout.write(
-  `${JSON.stringify({ shape, sessions, store, heap_per_session: Math.round(heapPerSession), estimate_per_session: Math.round(estimatePerSession), ratio: Number((estimatePerSession / heapPerSession).toFixed(2)) })}\n`,
+  `${JSON.stringify({
+    shape,
+    sessions,
+    store,
+    heap_per_session: Math.round(heapPerSession),
+    estimate_per_session: Math.round(estimatePerSession),
+    ratio: Number((estimatePerSession / heapPerSession).toFixed(2)),
+  })}\n`,
 );

@@ -150,5 +150,15 @@ allocated += usedAfter - used;
 system.stop();
 if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 process.stdout.write(
-  `${JSON.stringify({ sessions, active, count, store, field, ns_per_event: elapsed / count, bytes_per_event: allocated / count, heap_per_session: heapPerSession, collections: statistics.length })}\n`,
+  `${JSON.stringify({
+    sessions,
+    active,
+    count,
+    store,
+    field,
+    ns_per_event: elapsed / count,
+    bytes_per_event: allocated / count,
+    heap_per_session: heapPerSession,
+    collections: statistics.length,
+  })}\n`,
 );

@@ -354,7 +354,9 @@ export async function clusterSuite(
     ),
     load: loads.join('; '),
     placement: CPU_SETS
-      ? `Pinned: redis-server, the Restate server, every service process and the ceiling's endpoint on CPU ${CPU_SETS.server}; the load generator (autocannon, for every target), this runner and the cluster's round-robin proxies (they run inside it) on CPU ${CPU_SETS.load}.`
+      ? `Pinned: redis-server, the Restate server, every service process and the ceiling's endpoint on CPU ${CPU_SETS.server}; ` +
+        `the load generator (autocannon, for every target), this runner and the cluster's round-robin proxies ` +
+        `(they run inside it) on CPU ${CPU_SETS.load}.`
       : 'Unpinned: the cluster and the load generator share every core.',
   };
 }

@@ -143,9 +143,13 @@ export async function localVoiceSuite(options: { turns: number }) {
   const markdown = [
     '| turns | answered | p50 | p90 | fastest | slowest | load average before |',
     '|---|---|---|---|---|---|---|',
-    `| ${options.turns} | ${latencies.length} | ${ms(p50)} | ${ms(p90)} | ${ms(sorted[0])} | ${ms(sorted.at(-1))} | ${load.toFixed(1)} on ${cpus().length} cores |`,
+    `| ${options.turns} | ${latencies.length} | ${ms(p50)} | ${ms(p90)} | ${ms(sorted[0])} | ${ms(sorted.at(-1))} ` +
+      `| ${load.toFixed(1)} on ${cpus().length} cores |`,
   ].join('\n');
   const alone = await partsAlone(options.turns);
-  const own = `The parts alone, in the bench's process (p50 of ${options.turns}, load average ${loadavg()[0]!.toFixed(1)}): one decode by pocketsphinx ${Math.round(alone.decodeMs)} ms, espeak-ng and sox to their first audio ${Math.round(alone.firstAudioMs)} ms; the VAD waits ${LOCAL_VAD_MIN_SILENCE_MS} ms of silence before either starts.`;
+  const own =
+    `The parts alone, in the bench's process (p50 of ${options.turns}, load average ${loadavg()[0]!.toFixed(1)}): ` +
+    `one decode by pocketsphinx ${Math.round(alone.decodeMs)} ms, espeak-ng and sox to their first audio ${Math.round(alone.firstAudioMs)} ` +
+    `ms; the VAD waits ${LOCAL_VAD_MIN_SILENCE_MS} ms of silence before either starts.`;
   return { markdown: `${markdown}\n\n${own}`, p50, p90, notHeard, met: p50 !== undefined && p50 <= 1_200 };
 }
