@@ -5,7 +5,8 @@
 
 /** Said first, before anything else: the user must know a machine is talking. */
 export const OPENING_LINE =
-  "Hello, I'm an automated assistant for your KYC verification. I can see which step you're on and help you get past it. You can talk to me or type in the chat.";
+  "Hello, I'm an automated assistant for your KYC verification. I can see which step you're " +
+  'on and help you get past it. You can talk to me or type in the chat.';
 
 /** Said first by an agent that takes over a call whose agent never came or dropped out: the user waited in silence. */
 export const TAKEOVER_LINE = 'Sorry for the wait, I am with you again.';

@@ -6,12 +6,14 @@ import { localPartitions, startLocalCluster } from './cluster/local-cluster.js';
 import type { RedisServer } from './cluster/redis-server.js';
 import { startRedis } from './cluster/redis-server.js';
 import { CLUSTER_PARTITIONS, partitionsOf } from './cluster/restate-server.js';
+import { replaceNode, requestReplacement, takeReplaceRequest } from './cluster/replace-node.js';
 import { snapshotAndTrim } from './cluster/snapshots.js';
 import { PID_FILE, requestUpgrade, rollOut } from './cluster/upgrade.js';
 
 const USAGE = `npm run cluster [-- --fresh] [--data-dir DIR] [--processes N] [--fronts N] [--port PORT] [--restate-nodes N] [--partitions N] [--snapshots-to s3://BUCKET/PREFIX]
 npm run cluster -- --upgrade [--data-dir DIR] [--release NAME]
 npm run cluster -- --snapshot [--data-dir DIR]
+npm run cluster -- --replace-node N [--data-dir DIR]
 
 Starts, all on 127.0.0.1: redis-server, a Restate server (or with --restate-nodes 3, a replicated
 cluster of three), N service processes (the built service,
@@ -25,7 +27,9 @@ release (named for its code, or NAME) and retires the running one once nothing i
 --snapshots-to: Restate writes partition snapshots to that S3 bucket and prefix, with the AWS_*
 variables of the environment (AWS_ENDPOINT_URL for a local object store). --snapshot, while a cluster
 started so runs on the data directory: snapshots every partition and trims each log up to its
-snapshot (docs/how-to/production.md, "Snapshots and log trimming").
+snapshot (docs/how-to/production.md, "Snapshots and log trimming"). --replace-node N, while a cluster
+started with --restate-nodes 3 and --snapshots-to runs on the data directory: node N lost its disk;
+a fresh node with an empty one takes its place (docs/how-to/production.md, "Replacing a failed node").
 Environment: CLUSTER_PROCESSES (2), CLUSTER_PORT (8090), CLUSTER_DATA_DIR, REDIS_URL (use a Redis
 you run instead of starting one).`;
 
@@ -44,6 +48,7 @@ async function main(): Promise<void> {
       release: { type: 'string' },
       snapshot: { type: 'boolean', default: false },
       'snapshots-to': { type: 'string' },
+      'replace-node': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -59,6 +64,13 @@ async function main(): Promise<void> {
   if (values.snapshot) {
     const dir = resolve(values['data-dir'] ?? process.env.CLUSTER_DATA_DIR ?? join('data', 'cluster'));
     const done = await snapshotAndTrim(dir, (line) => process.stdout.write(`${line}\n`));
+    process.exit(done ? 0 : 1);
+  }
+  if (values['replace-node'] !== undefined) {
+    const dir = resolve(values['data-dir'] ?? process.env.CLUSTER_DATA_DIR ?? join('data', 'cluster'));
+    const done = await requestReplacement(dir, Number(values['replace-node']), (line) =>
+      process.stdout.write(`${line}\n`),
+    );
     process.exit(done ? 0 : 1);
   }
   const snapshotsTo = values['snapshots-to'];
@@ -181,14 +193,17 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
-  // What `npm run cluster -- --upgrade` signals (scripts/cluster/upgrade.ts): one upgrade at a time.
+  // What `--upgrade` (scripts/cluster/upgrade.ts) and `--replace-node` (scripts/cluster/replace-node.ts)
+  // signal, each with its request file: one at a time.
   const pidFile = join(dataDir, PID_FILE);
   writeFileSync(pidFile, String(process.pid));
-  let upgrading: Promise<void> | undefined;
+  let busy: Promise<void> | undefined;
   process.on('SIGUSR2', () => {
-    upgrading ??= rollOut(cluster, dataDir, processes, (line) => process.stdout.write(`${line}\n`)).finally(
-      () => (upgrading = undefined),
-    );
+    const say = (line: string) => process.stdout.write(`${line}\n`);
+    const slot = takeReplaceRequest(dataDir);
+    busy ??= (
+      slot === undefined ? rollOut(cluster, dataDir, processes, say) : replaceNode(cluster, dataDir, slot, say)
+    ).finally(() => (busy = undefined));
   });
   let stopping = false;
   const stop = async () => {

@@ -150,52 +150,56 @@ describe('cluster mode while an engine is down (real Restate server, real redis-
     expect(await screens('outage-redis')).toEqual(['before', 'during-0']);
   });
 
-  it('Redis stopped (SIGSTOP, its connections left open): /health says so, and what a process writes itself is refused within the bound, naming Redis', async () => {
-    expect((await event('frozen-redis', 'before')).status).toBe(200);
-    process.kill(redis().pid, 'SIGSTOP');
-    try {
-      const health = await send('GET', '/health');
-      expect(health.status).toBe(503);
-      expect(health.body).toMatchObject({
-        cluster: { redis: 'failing', redis_answers: false, restate: { ingress: 'ok', admin: 'ok' } },
-      });
-      expect(health.ms).toBeLessThan(PROMPT_MS);
-      // Not ready on either process while Redis answers nothing: Restate would take events one-way that wait for it.
-      for (const { port } of cluster().processes) {
-        const started = Date.now();
-        const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
-        expect(ready.status).toBe(503);
-        expect(await ready.json()).toMatchObject({ status: 'redis_unreachable', cluster: { redis_answers: false } });
-        expect(Date.now() - started).toBeLessThan(PROMPT_MS);
+  it(
+    'Redis stopped (SIGSTOP, its connections left open): /health says so, and what a process ' +
+      'writes itself is refused within the bound, naming Redis',
+    async () => {
+      expect((await event('frozen-redis', 'before')).status).toBe(200);
+      process.kill(redis().pid, 'SIGSTOP');
+      try {
+        const health = await send('GET', '/health');
+        expect(health.status).toBe(503);
+        expect(health.body).toMatchObject({
+          cluster: { redis: 'failing', redis_answers: false, restate: { ingress: 'ok', admin: 'ok' } },
+        });
+        expect(health.ms).toBeLessThan(PROMPT_MS);
+        // Not ready on either process while Redis answers nothing: Restate would take events one-way that wait for it.
+        for (const { port } of cluster().processes) {
+          const started = Date.now();
+          const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
+          expect(ready.status).toBe(503);
+          expect(await ready.json()).toMatchObject({ status: 'redis_unreachable', cluster: { redis_answers: false } });
+          expect(Date.now() - started).toBeLessThan(PROMPT_MS);
+        }
+        // Neither names a session: what they record, each process writes to Redis itself.
+        const flow = await send('POST', '/v1/flows/set', {
+          flow_key: 'frozen-flow',
+          current_step: 'pan_details',
+          step_sequence: ['phone_entry', 'pan_details'],
+        });
+        const trigger = await send('POST', '/v1/assistant/trigger/evaluate', {
+          signals: { screen: 'PAN_DETAILS', idle_seconds: 13 },
+        });
+        for (const answer of [flow, trigger]) {
+          expect(answer.status).toBe(503);
+          expect(answer.body.detail).toMatch(
+            /^Redis \(the activity log\) is unreachable: nothing was applied; retry later$/,
+          );
+          expect(answer.ms).toBeLessThan(PROMPT_MS);
+        }
+      } finally {
+        process.kill(redis().pid, 'SIGCONT');
       }
-      // Neither names a session: what they record, each process writes to Redis itself.
-      const flow = await send('POST', '/v1/flows/set', {
-        flow_key: 'frozen-flow',
-        current_step: 'pan_details',
-        step_sequence: ['phone_entry', 'pan_details'],
+      await vi.waitFor(async () => expect((await send('GET', '/health')).status).toBe(200), {
+        timeout: 15_000,
+        interval: 250,
       });
-      const trigger = await send('POST', '/v1/assistant/trigger/evaluate', {
-        signals: { screen: 'PAN_DETAILS', idle_seconds: 13 },
-      });
-      for (const answer of [flow, trigger]) {
-        expect(answer.status).toBe(503);
-        expect(answer.body.detail).toMatch(
-          /^Redis \(the activity log\) is unreachable: nothing was applied; retry later$/,
-        );
-        expect(answer.ms).toBeLessThan(PROMPT_MS);
-      }
-    } finally {
-      process.kill(redis().pid, 'SIGCONT');
-    }
-    await vi.waitFor(async () => expect((await send('GET', '/health')).status).toBe(200), {
-      timeout: 15_000,
-      interval: 250,
-    });
-    // Ready again on every process once Redis answers, with no request in between.
-    for (const { port } of cluster().processes)
-      expect((await fetch(`http://127.0.0.1:${port}/health/ready`)).status).toBe(200);
-    expect((await event('frozen-redis', 'after')).status).toBe(200);
-  });
+      // Ready again on every process once Redis answers, with no request in between.
+      for (const { port } of cluster().processes)
+        expect((await fetch(`http://127.0.0.1:${port}/health/ready`)).status).toBe(200);
+      expect((await event('frozen-redis', 'after')).status).toBe(200);
+    },
+  );
 
   it('Restate down: writes and reads answer 503 naming Restate at once, never 500; the processes stay alive and ready', async () => {
     expect((await event('outage-restate', 'before')).status).toBe(200);

@@ -60,59 +60,63 @@ afterAll(async () => {
 });
 
 describe('the voice agent when things go wrong, on a real LiveKit server', () => {
-  it('a context fetch answered 503: it says once that it helps in general terms, retries with backoff, and uses the context when the service is back', async () => {
-    const sessionId = 'fault-context-1';
-    const { service, models } = stack;
-    proxy.failContext(true);
-    const { user } = await startCall(service, sessionId, users);
-    await heardOpening(user);
-    await eventually(
-      () => user.transcripts.join(' '),
-      (text) => text.includes(UNREACHABLE),
-      30_000,
-    );
+  it(
+    'a context fetch answered 503: it says once that it helps in general terms, retries with ' +
+      'backoff, and uses the context when the service is back',
+    async () => {
+      const sessionId = 'fault-context-1';
+      const { service, models } = stack;
+      proxy.failContext(true);
+      const { user } = await startCall(service, sessionId, users);
+      await heardOpening(user);
+      await eventually(
+        () => user.transcripts.join(' '),
+        (text) => text.includes(UNREACHABLE),
+        30_000,
+      );
 
-    // Retried, each wait longer than the one before (0.5 s, 1 s, then 2 s at most here).
-    const refused = await eventually(
-      () => proxy.refusedAt(sessionId),
-      (times) => times.length >= 4,
-      30_000,
-    );
-    const waits = refused.slice(1, 4).map((at, i) => at - refused[i]!);
-    expect(waits[0]).toBeGreaterThanOrEqual(450);
-    expect(waits[1]).toBeGreaterThanOrEqual(950);
-    expect(waits[2]).toBeGreaterThanOrEqual(1900);
-    const unreachable = logOf(sessionId).filter((line) => line.msg.startsWith('service unreachable'));
-    expect(unreachable).toHaveLength(1);
-    expect(unreachable[0]!.cause).toBe('context answered 503');
+      // Retried, each wait longer than the one before (0.5 s, 1 s, then 2 s at most here).
+      const refused = await eventually(
+        () => proxy.refusedAt(sessionId),
+        (times) => times.length >= 4,
+        30_000,
+      );
+      const waits = refused.slice(1, 4).map((at, i) => at - refused[i]!);
+      expect(waits[0]).toBeGreaterThanOrEqual(450);
+      expect(waits[1]).toBeGreaterThanOrEqual(950);
+      expect(waits[2]).toBeGreaterThanOrEqual(1900);
+      const unreachable = logOf(sessionId).filter((line) => line.msg.startsWith('service unreachable'));
+      expect(unreachable).toHaveLength(1);
+      expect(unreachable[0]!.cause).toBe('context answered 503');
 
-    proxy.failContext(false);
-    await eventually(
-      () => service.activity(sessionId, 'voice_agent_context_fetch'),
-      (items) => items.length >= 1,
-      15_000,
-    );
-    await eventually(
-      () => logOf(sessionId).map((line) => line.msg),
-      (messages) => messages.includes('service reachable again'),
-      15_000,
-    );
+      proxy.failContext(false);
+      await eventually(
+        () => service.activity(sessionId, 'voice_agent_context_fetch'),
+        (items) => items.length >= 1,
+        15_000,
+      );
+      await eventually(
+        () => logOf(sessionId).map((line) => line.msg),
+        (messages) => messages.includes('service reachable again'),
+        15_000,
+      );
 
-    // The served prompt is the agent's again: the next model request carries it.
-    const chats = requestsFrom(models.chats);
-    await user.type('What should I do now?');
-    const context = await service.client.GET('/v1/assistant/context/{session_id}', {
-      params: { path: { session_id: sessionId } },
-    });
-    expect(systemPromptOf(await chats.next())).toBe(context.data!.system_prompt);
-    await eventually(
-      () => user.transcripts.join(' '),
-      (text) => text.includes(ANSWER),
-      30_000,
-    );
-    // Said once for the whole outage, however many fetches failed.
-    expect(user.transcripts.filter((text) => text.includes(UNREACHABLE))).toHaveLength(1);
-  });
+      // The served prompt is the agent's again: the next model request carries it.
+      const chats = requestsFrom(models.chats);
+      await user.type('What should I do now?');
+      const context = await service.client.GET('/v1/assistant/context/{session_id}', {
+        params: { path: { session_id: sessionId } },
+      });
+      expect(systemPromptOf(await chats.next())).toBe(context.data!.system_prompt);
+      await eventually(
+        () => user.transcripts.join(' '),
+        (text) => text.includes(ANSWER),
+        30_000,
+      );
+      // Said once for the whole outage, however many fetches failed.
+      expect(user.transcripts.filter((text) => text.includes(UNREACHABLE))).toHaveLength(1);
+    },
+  );
 
   it('a data packet that is not JSON on the notice topic: logged without its content, ignored, and the call goes on', async () => {
     const sessionId = 'fault-packet-1';

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureRestateBinary } from './restate-binary.js';
@@ -52,6 +52,13 @@ export interface RestateServer {
   remove(deploymentId: string): Promise<void>;
   /** Restate's SQL over its own tables (admin API `POST /query`). */
   query<Row>(sql: string): Promise<Row[]>;
+  /**
+   * A replicated cluster only: kills node `index` (0-based) if it still runs, deletes its data
+   * directory, and starts a fresh node in its slot under `name`, with the same ports and config
+   * and an empty disk (scripts/cluster/replace-node.ts says why the name is new). Resolves once its
+   * admin API answers.
+   */
+  replaceNode?(index: number, name: string): Promise<RestateNode>;
   stop(): Promise<void>;
 }
 
@@ -228,6 +235,19 @@ export const CLUSTER_REPLICATION = 2;
 export const CLUSTER_PARTITIONS = 8;
 
 /**
+ * The node name kept in slot `index`'s restate.toml, else `restate-<index+1>`. A replaced node runs
+ * under a new name (replace-node.ts), and its data lies under that name in the slot's base
+ * directory: restarted under the old name, it would find no data.
+ */
+function keptNodeName(clusterDir: string, index: number): string {
+  const configFile = join(clusterDir, `restate-${index + 1}`, 'restate.toml');
+  const kept = existsSync(configFile)
+    ? /^node-name = "([^"]+)"/m.exec(readFileSync(configFile, 'utf8'))?.[1]
+    : undefined;
+  return kept ?? `restate-${index + 1}`;
+}
+
+/**
  * A replicated Restate cluster of `ports.length` nodes on 127.0.0.1, each with its own data
  * directory under `dataDir` and its `restate.toml` written there (restate-config.ts), the first
  * provisioning the cluster. Clients reach it through connection round-robins over every node's
@@ -252,39 +272,45 @@ export async function startRestateCluster(
     await Promise.all(proxies.map((proxy) => proxy.close()));
     await Promise.all(nodes.map((node) => node.kill('SIGTERM')));
   };
+  const peers = ports.map((port) => `http://127.0.0.1:${port.node}/`);
+  /** Writes node `index`'s restate.toml into its slot directory and starts it. */
+  const launchNode = async (index: number, name: string, provisions: boolean): Promise<RestateNode> => {
+    const port = ports[index]!;
+    const dir = join(options.dataDir, `restate-${index + 1}`);
+    mkdirSync(dir, { recursive: true });
+    const configFile = join(dir, 'restate.toml');
+    const settings: RestateNodeSettings = {
+      clusterName: 'kyc-cluster',
+      nodeName: name,
+      advertisedAddress: peers[index]!,
+      bindAddress: `127.0.0.1:${port.node}`,
+      metadataAddresses: peers,
+      autoProvision: provisions,
+      replication: Math.min(CLUSTER_REPLICATION, ports.length),
+      partitions: CLUSTER_PARTITIONS,
+      ingressBindAddress: `127.0.0.1:${port.ingress}`,
+      adminBindAddress: `127.0.0.1:${port.admin}`,
+      signingKeyFile: options.signingKeyFile,
+      rocksdbMemory: '256 MiB',
+      ...(options.snapshotsDestination === undefined ? {} : { snapshotsDestination: options.snapshotsDestination }),
+    };
+    writeFileSync(configFile, restateNodeToml(settings));
+    return startNode(
+      name,
+      port,
+      ['--config-file', configFile, '--base-dir', dir],
+      restateEnv(),
+      options.logFile,
+      options.launch,
+    );
+  };
   try {
-    const peers = ports.map((port) => `http://127.0.0.1:${port.node}/`);
     // Started together: a node that is not provisioning waits for the metadata servers of the others.
     const started = await Promise.all(
-      ports.map(async (port, index) => {
-        const name = `restate-${index + 1}`;
-        const dir = join(options.dataDir, name);
-        mkdirSync(dir, { recursive: true });
-        const configFile = join(dir, 'restate.toml');
-        const settings: RestateNodeSettings = {
-          clusterName: 'kyc-cluster',
-          nodeName: name,
-          advertisedAddress: peers[index]!,
-          bindAddress: `127.0.0.1:${port.node}`,
-          metadataAddresses: peers,
-          autoProvision: index === 0,
-          replication: Math.min(CLUSTER_REPLICATION, ports.length),
-          partitions: CLUSTER_PARTITIONS,
-          ingressBindAddress: `127.0.0.1:${port.ingress}`,
-          adminBindAddress: `127.0.0.1:${port.admin}`,
-          signingKeyFile: options.signingKeyFile,
-          rocksdbMemory: '256 MiB',
-          ...(options.snapshotsDestination === undefined ? {} : { snapshotsDestination: options.snapshotsDestination }),
-        };
-        writeFileSync(configFile, restateNodeToml(settings));
-        const node = await startNode(
-          name,
-          port,
-          ['--config-file', configFile, '--base-dir', dir],
-          restateEnv(),
-          options.logFile,
-          options.launch,
-        );
+      ports.map(async (_, index) => {
+        const name = keptNodeName(options.dataDir, index);
+        // The first node of a new cluster provisions it; a replacement in its slot joins.
+        const node = await launchNode(index, name, name === 'restate-1');
         nodes.push(node);
         return node;
       }),
@@ -306,6 +332,17 @@ export async function startRestateCluster(
       pid: started[0]!.pid,
       nodes: started,
       ...adminCalls(adminUrl),
+      async replaceNode(index, name) {
+        const old = started[index];
+        if (old === undefined) throw new Error(`no Restate node ${index + 1} in this cluster`);
+        await old.kill('SIGKILL');
+        rmSync(join(options.dataDir, `restate-${index + 1}`), { recursive: true, force: true });
+        // It joins a provisioned cluster: provisioning again is for a new cluster only.
+        const node = await launchNode(index, name, false);
+        started[index] = node;
+        nodes.splice(nodes.indexOf(old), 1, node);
+        return node;
+      },
       stop,
     };
   } catch (error) {

@@ -29,7 +29,7 @@ const CREATED = /^Snapshot created for partition (\d+): (snap_\w+) \(log (\d+) @
 const TRIM_WAIT_MS = 15_000;
 
 /** The node-to-node addresses of the Restate node(s) a local cluster keeps in its data directory (local-cluster.ts). */
-function nodeAddresses(dataDir: string): string[] {
+export function nodeAddresses(dataDir: string): string[] {
   const single = join(dataDir, 'restate-ports.json');
   const replicated = join(dataDir, 'restate-cluster', 'ports.json');
   const ports = existsSync(replicated)
@@ -49,7 +49,11 @@ function alive(pid: number): boolean {
   }
 }
 
-function restatectl(addresses: string[], args: string[]): { status: number | null; stdout: string; stderr: string } {
+/** restatectl 1.7 against `addresses` (node-to-node), confirming any prompt; its human output. */
+export function restatectl(
+  addresses: string[],
+  args: string[],
+): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(ensureRestateBinary('restatectl'), ['-s', addresses.join(','), ...args, '--yes'], {
     encoding: 'utf8',
     timeout: 60_000,

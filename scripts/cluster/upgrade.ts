@@ -104,9 +104,25 @@ export async function requestUpgrade(
   if (!Number.isInteger(pid) || !alive(pid))
     throw new Error(`no cluster is running on ${dataDir} (start one with npm run cluster)`);
   const logFile = join(dataDir, LOG_FILE);
-  let offset = existsSync(logFile) ? statSync(logFile).size : 0;
+  const offset = existsSync(logFile) ? statSync(logFile).size : 0;
   writeFileSync(join(dataDir, REQUEST_FILE), JSON.stringify(release === undefined ? {} : { release }));
   process.kill(pid, 'SIGUSR2');
+  return followAccount(logFile, offset, pid, { done: DONE, failed: FAILED, what: 'upgrade' }, print, timeoutMs);
+}
+
+/**
+ * Prints the running script's account in `logFile` from `offset` on, line by line, until a line
+ * is `ends.done` (true) or starts with `ends.failed` (false); throws when the script `pid` stops
+ * or the account does not end within `timeoutMs`.
+ */
+export async function followAccount(
+  logFile: string,
+  offset: number,
+  pid: number,
+  ends: { done: string; failed: string; what: string },
+  print: (line: string) => void,
+  timeoutMs: number,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (existsSync(logFile) && statSync(logFile).size > offset) {
@@ -115,17 +131,17 @@ export async function requestUpgrade(
       offset += Buffer.byteLength(complete);
       for (const line of complete.split('\n').filter((part) => part.length > 0)) {
         print(line);
-        if (line === DONE) return true;
-        if (line.startsWith(FAILED)) return false;
+        if (line === ends.done) return true;
+        if (line.startsWith(ends.failed)) return false;
       }
     }
-    if (!alive(pid)) throw new Error(`the cluster (pid ${pid}) stopped during the upgrade`);
-    if (Date.now() > deadline) throw new Error(`the upgrade did not end within ${Math.round(timeoutMs / 1000)} s`);
+    if (!alive(pid)) throw new Error(`the cluster (pid ${pid}) stopped during the ${ends.what}`);
+    if (Date.now() > deadline) throw new Error(`the ${ends.what} did not end within ${Math.round(timeoutMs / 1000)} s`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 
-function alive(pid: number): boolean {
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -86,8 +86,14 @@ export const DEFAULT_SDK_CONFIG: SdkConfig = {
   consent: {
     notice_version: 'default-1',
     notice: {
-      en: 'This call is with an automated assistant that helps you with this step. With your consent, what we say is transcribed and kept for up to 30 days to help you and to improve the service; you can withdraw at any time. Shall we continue?',
-      hi: 'यह कॉल एक स्वचालित सहायक के साथ है जो इस चरण में आपकी मदद करता है। आपकी सहमति से हमारी बातचीत लिखी जाएगी और 30 दिनों तक रखी जाएगी; आप कभी भी सहमति वापस ले सकते हैं। क्या हम आगे बढ़ें?',
+      en:
+        'This call is with an automated assistant that helps you with this step. With your consent, ' +
+        'what we say is transcribed and kept for up to 30 days to help you and to improve the ' +
+        'service; you can withdraw at any time. Shall we continue?',
+      hi:
+        'यह कॉल एक स्वचालित सहायक के साथ है जो इस चरण में आपकी मदद करता है। आपकी सहमति से हमारी ' +
+        'बातचीत लिखी जाएगी और 30 दिनों तक रखी जाएगी; आप कभी भी सहमति वापस ले सकते हैं। क्या हम आगे ' +
+        'बढ़ें?',
     },
   },
 };

@@ -11,6 +11,8 @@ export function apiDocument(): Record<string, unknown> {
     title: 'KYC voice assistant backend',
     version: '1',
     description:
-      'SDK event ingestion, live sessions, voice sessions, agent context and activity. Errors answer `{"detail": "..."}` naming the problem. When API_KEY is set every route but /health, /docs and /docs/openapi.json needs `X-API-Key`.',
+      'SDK event ingestion, live sessions, voice sessions, agent context and activity. Errors ' +
+      'answer `{"detail": "..."}` naming the problem. When API_KEY is set every route but ' +
+      '/health, /docs and /docs/openapi.json needs `X-API-Key`.',
   });
 }

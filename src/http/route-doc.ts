@@ -2,7 +2,9 @@ import type { z } from 'zod';
 
 /** The tags of the document, each with the description the reference shows above its operations. */
 export const TAGS = {
-  sdk: 'Called by the field SDKs (web, Android, React Native) and the voice agent: events, trigger decisions, voice sessions, agent context, remote configuration.',
+  sdk:
+    'Called by the field SDKs (web, Android, React Native) and the voice agent: events, trigger ' +
+    'decisions, voice sessions, agent context, remote configuration.',
   operations:
     'For operators, dashboards and tools: activity feed and stream, live sessions, feature flags, reengagement, health and this document.',
 } as const;

@@ -13,7 +13,9 @@ export type Summarizer = (input: SummaryInput) => Promise<string | undefined>;
 
 const MAX_SUMMARY_CHARS = 1_000;
 const INSTRUCTIONS =
-  'You summarise a call between a KYC app user and its automated voice assistant for an operator. In two or three plain sentences say what the user was stuck on, what the assistant suggested and how it ended. Identity values appear masked; never guess them.';
+  'You summarise a call between a KYC app user and its automated voice assistant for an ' +
+  'operator. In two or three plain sentences say what the user was stuck on, what the ' +
+  'assistant suggested and how it ended. Identity values appear masked; never guess them.';
 
 export function openAiSummarizer(options: {
   baseUrl: string;

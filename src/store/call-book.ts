@@ -372,7 +372,8 @@ function prepareCalls(db: DatabaseSync) {
     deleteConsentsOfSession: db.prepare('DELETE FROM consents WHERE session_id = ?'),
     deleteConsentsOfUser: db.prepare('DELETE FROM consents WHERE user_id = ?'),
     enqueue: db.prepare(
-      'INSERT INTO webhook_outbox (message_id, type, url, payload, session_id, call_id, created_at, status, attempts, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?)',
+      'INSERT INTO webhook_outbox (message_id, type, url, payload, session_id, call_id, ' +
+        'created_at, status, attempts, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?)',
     ),
     pendingSummaries: db.prepare(
       'SELECT call_id, record FROM calls WHERE summary_pending = 1 ORDER BY ended_at LIMIT ?',
@@ -387,7 +388,8 @@ function prepareCalls(db: DatabaseSync) {
     oldestEnded: db.prepare('SELECT min(ended_at) AS at FROM calls WHERE ended_at IS NOT NULL'),
     nextDue: db.prepare("SELECT min(next_at) AS at FROM webhook_outbox WHERE status = 'pending'"),
     delivered: db.prepare(
-      "UPDATE webhook_outbox SET status = 'delivered', attempts = attempts + 1, next_at = NULL, last_attempt_at = ?, last_status = ?, last_error = NULL WHERE id = ?",
+      "UPDATE webhook_outbox SET status = 'delivered', attempts = attempts + 1, next_at = NULL, " +
+        'last_attempt_at = ?, last_status = ?, last_error = NULL WHERE id = ?',
     ),
     attemptFailed: db.prepare(
       'UPDATE webhook_outbox SET status = ?, attempts = attempts + 1, last_attempt_at = ?, last_status = ?, last_error = ?, next_at = ? WHERE id = ?',

@@ -131,7 +131,9 @@ export class SqliteStore implements SessionStore, ActivityLog {
         this.db.close();
         // A damaged file is not a full disk: freeing space would change nothing.
         const advice = /malformed|corrupt|not a database/i.test(this.failure)
-          ? 'the file is damaged: restore a backup, or recover what it holds with the sqlite3 shell (.recover) into a new file; the journal in it holds what was acknowledged since the last apply'
+          ? 'the file is damaged: restore a backup, or recover what it holds with the sqlite3 shell ' +
+            '(.recover) into a new file; the journal in it holds what was acknowledged since the last ' +
+            'apply'
           : 'free disk space and start again (the journal is kept until it is applied)';
         throw new StoreOpenError(`store: cannot apply the journal of ${this.file}: ${this.failure}; ${advice}`);
       }

@@ -70,25 +70,25 @@ describe('MAX_SESSIONS: a new session at the cap costs a bounded walk, never one
     ]);
   });
 
-  it('with hibernated sessions older than the running ones, one read of EVICTION_BATCH rows serves as many new sessions, each evicting the oldest hibernated', async () => {
-    const h = createHarness({ env: { MAX_SESSIONS: String(CAP), SESSION_HIBERNATE_SECONDS: '60' } });
-    await newSessions(h, 'idle', 300);
-    advance(h.clock, 61 * SECOND);
-    await newSessions(h, 'busy', CAP - 300);
-    expect(h.system.sessionHost.counts).toEqual({ running: CAP - 300, hibernated: 300 });
-    const tally = rowsRead(h);
-    await newSessions(h, 'new', 200);
-    // Before: every spawn at the cap settled the store and read `running + 1` rows (301 here, 100,000 at the defaults).
-    expect(tally).toEqual({ reads: 1, rows: EVICTION_BATCH });
-    expect(h.system.sessionHost.counts).toEqual({ running: CAP - 300 + 200, hibernated: 100 });
-    expect(['idle-0', 'idle-199', 'idle-200', 'busy-0', 'new-199'].map((id) => h.system.sessionHost.has(id))).toEqual([
-      false,
-      false,
-      true,
-      true,
-      true,
-    ]);
-  });
+  it(
+    'with hibernated sessions older than the running ones, one read of EVICTION_BATCH rows ' +
+      'serves as many new sessions, each evicting the oldest hibernated',
+    async () => {
+      const h = createHarness({ env: { MAX_SESSIONS: String(CAP), SESSION_HIBERNATE_SECONDS: '60' } });
+      await newSessions(h, 'idle', 300);
+      advance(h.clock, 61 * SECOND);
+      await newSessions(h, 'busy', CAP - 300);
+      expect(h.system.sessionHost.counts).toEqual({ running: CAP - 300, hibernated: 300 });
+      const tally = rowsRead(h);
+      await newSessions(h, 'new', 200);
+      // Before: every spawn at the cap settled the store and read `running + 1` rows (301 here, 100,000 at the defaults).
+      expect(tally).toEqual({ reads: 1, rows: EVICTION_BATCH });
+      expect(h.system.sessionHost.counts).toEqual({ running: CAP - 300 + 200, hibernated: 100 });
+      expect(['idle-0', 'idle-199', 'idle-200', 'busy-0', 'new-199'].map((id) => h.system.sessionHost.has(id))).toEqual(
+        [false, false, true, true, true],
+      );
+    },
+  );
 
   it('past EVICTION_BATCH running sessions older than every hibernated one, the least recently touched inactive running one goes', async () => {
     const h = createHarness({ env: { MAX_SESSIONS: String(CAP), SESSION_HIBERNATE_SECONDS: '60' } });

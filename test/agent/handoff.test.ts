@@ -64,43 +64,49 @@ describe("the agent's side of a person taking over (agent/handoff.ts)", () => {
     expect(timers[0]!.cleared).toBe(true);
   });
 
-  it('says nobody is free when no operator joins within the wait, after telling the service: a call back is owed, announced, and recommended at once after the call', async () => {
-    const h = createHarness({
-      env: {
-        STORE: 'sqlite',
-        WEBHOOK_URL: 'http://127.0.0.1:9/hooks',
-        WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
-        ...lk.env(),
-      },
-    });
-    await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION, screen: 'pan_details' }).expect(200);
-    const { handoff, said, stepped, timers } = await agentSide(h);
-    await handoff.request('cannot be helped');
-    timers[0]!.run();
-    await vi.waitFor(() => expect(said).toEqual([HANDOFF_LINES.timedOut]));
-    expect(stepped).toEqual([]);
-    // The call's record says the call back is owed, and a receiver is told.
-    const [call] = (await h.http.get(`/api/sessions/${SESSION}/calls`).expect(200)).body.calls as {
-      handoff: { unanswered_at: string | null; joined: unknown };
-    }[];
-    expect(call!.handoff).toMatchObject({ joined: null, unanswered_at: expect.any(String) });
-    // Its message's data: test/http/webhooks.test.ts.
-    const deliveries = (await h.http.get('/api/webhooks/deliveries').expect(200)).body.deliveries as { type: string }[];
-    expect(deliveries.map((delivery) => delivery.type).sort()).toEqual(['handoff.requested', 'handoff.unanswered']);
-    // Still in the queue while the call runs: an operator may yet take it.
-    expect((await h.http.get('/api/handoffs').expect(200)).body.handoffs).toHaveLength(1);
-    // The user is active a moment ago, but the call back is owed: recommended at once when the call ends.
-    await h.http
-      .post('/v1/events')
-      .send({ session_id: SESSION, event: 'component_input', screen: 'pan_details', component_id: 'pan' })
-      .expect(200);
-    await h.http.post('/v1/assistant/session/stop').send({ session_id: SESSION }).expect(200);
-    expect((await h.http.get(`/api/reengagement/${SESSION}`).expect(200)).body).toMatchObject({
-      recommended: true,
-      reason: 'handoff_unanswered',
-      channel: 'voice',
-    });
-  });
+  it(
+    'says nobody is free when no operator joins within the wait, after telling the service: a ' +
+      'call back is owed, announced, and recommended at once after the call',
+    async () => {
+      const h = createHarness({
+        env: {
+          STORE: 'sqlite',
+          WEBHOOK_URL: 'http://127.0.0.1:9/hooks',
+          WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
+          ...lk.env(),
+        },
+      });
+      await h.http.post('/v1/assistant/session/start').send({ session_id: SESSION, screen: 'pan_details' }).expect(200);
+      const { handoff, said, stepped, timers } = await agentSide(h);
+      await handoff.request('cannot be helped');
+      timers[0]!.run();
+      await vi.waitFor(() => expect(said).toEqual([HANDOFF_LINES.timedOut]));
+      expect(stepped).toEqual([]);
+      // The call's record says the call back is owed, and a receiver is told.
+      const [call] = (await h.http.get(`/api/sessions/${SESSION}/calls`).expect(200)).body.calls as {
+        handoff: { unanswered_at: string | null; joined: unknown };
+      }[];
+      expect(call!.handoff).toMatchObject({ joined: null, unanswered_at: expect.any(String) });
+      // Its message's data: test/http/webhooks.test.ts.
+      const deliveries = (await h.http.get('/api/webhooks/deliveries').expect(200)).body.deliveries as {
+        type: string;
+      }[];
+      expect(deliveries.map((delivery) => delivery.type).sort()).toEqual(['handoff.requested', 'handoff.unanswered']);
+      // Still in the queue while the call runs: an operator may yet take it.
+      expect((await h.http.get('/api/handoffs').expect(200)).body.handoffs).toHaveLength(1);
+      // The user is active a moment ago, but the call back is owed: recommended at once when the call ends.
+      await h.http
+        .post('/v1/events')
+        .send({ session_id: SESSION, event: 'component_input', screen: 'pan_details', component_id: 'pan' })
+        .expect(200);
+      await h.http.post('/v1/assistant/session/stop').send({ session_id: SESSION }).expect(200);
+      expect((await h.http.get(`/api/reengagement/${SESSION}`).expect(200)).body).toMatchObject({
+        recommended: true,
+        reason: 'handoff_unanswered',
+        channel: 'voice',
+      });
+    },
+  );
 
   it('an operator who joins after the agent gave up settles the call back owed', async () => {
     const h = createHarness({ env: { STORE: 'sqlite', ...lk.env() } });

@@ -70,162 +70,166 @@ describe(
   `kill -9 at random points of a load, ${ROUNDS} rounds (seed ${SEED})`,
   { timeout: 60_000 + ROUNDS * 20_000 },
   () => {
-    it('keeps every acknowledged event, trigger decision, start and stop; ids unique and ordered; no timer lost or fired twice; one agent per room', async () => {
-      const dataDir = tempDataDir();
-      const env = {
-        STORE: 'sqlite',
-        DATA_DIR: dataDir,
-        REENGAGEMENT_INACTIVITY_SECONDS: '1',
-        ...lk.env(),
-        MEDIA_REQUEST_TIMEOUT_SECONDS: '2',
-      };
-      const next = random(SEED);
-      const acknowledged: Acknowledged[] = [];
-      /** Every voice request sent per session, answered or not, in order. */
-      const voiceSent = new Map<string, { kind: 'start' | 'stop'; requestId: string; answered: boolean }[]>();
-      const seenIds = new Map<string, string>();
-      let requestCount = 0;
+    it(
+      'keeps every acknowledged event, trigger decision, start and stop; ids unique and ordered; ' +
+        'no timer lost or fired twice; one agent per room',
+      async () => {
+        const dataDir = tempDataDir();
+        const env = {
+          STORE: 'sqlite',
+          DATA_DIR: dataDir,
+          REENGAGEMENT_INACTIVITY_SECONDS: '1',
+          ...lk.env(),
+          MEDIA_REQUEST_TIMEOUT_SECONDS: '2',
+        };
+        const next = random(SEED);
+        const acknowledged: Acknowledged[] = [];
+        /** Every voice request sent per session, answered or not, in order. */
+        const voiceSent = new Map<string, { kind: 'start' | 'stop'; requestId: string; answered: boolean }[]>();
+        const seenIds = new Map<string, string>();
+        let requestCount = 0;
 
-      for (let round = 0; round < ROUNDS; round += 1) {
+        for (let round = 0; round < ROUNDS; round += 1) {
+          const service = start(env);
+          const url = await service.url;
+          let killed = false;
+          const send = async (kind: Kind, sessionId: string): Promise<void> => {
+            const requestId = `r${round}-${(requestCount += 1)}`;
+            const screen = SCREENS[Math.floor(next() * SCREENS.length)]!;
+            const [path, body] =
+              kind === 'event'
+                ? ['/v1/events', { session_id: sessionId, user_id: `u-${sessionId}`, event: 'screen_state', screen }]
+                : kind === 'trigger'
+                  ? [
+                      '/v1/assistant/trigger/evaluate',
+                      { session_id: sessionId, signals: { screen, time_spent: 25, errors: [], idle_seconds: 0 } },
+                    ]
+                  : [`/v1/assistant/session/${kind}`, { session_id: sessionId, screen }];
+            const voice = kind === 'start' || kind === 'stop' ? { kind, requestId, answered: false } : undefined;
+            if (voice) voiceSent.set(sessionId, [...(voiceSent.get(sessionId) ?? []), voice]);
+            try {
+              const res = await fetch(url + path, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+                body: JSON.stringify(body),
+              });
+              const answer = await res.text();
+              if (res.status === 200 && !killed) {
+                acknowledged.push({ requestId, kind, sessionId, round, path, body, answer });
+                if (voice) voice.answered = true;
+              }
+            } catch {
+              // Cut off by the kill: its outcome is unknown, and either is allowed.
+            }
+          };
+          const user = async (index: number): Promise<void> => {
+            const sessionId = `s${index}`;
+            while (!killed) {
+              const roll = next();
+              await send(roll < 0.55 ? 'event' : roll < 0.8 ? 'trigger' : roll < 0.9 ? 'start' : 'stop', sessionId);
+            }
+          };
+          const users = Array.from({ length: USERS }, (_, index) => user(index));
+          await new Promise((resolve) => setTimeout(resolve, 300 + next() * 900));
+          const exited = once(service.child, 'exit');
+          killed = true;
+          service.child.kill('SIGKILL');
+          await exited;
+          await Promise.all(users);
+
+          // What the killed process acknowledged is in the file, under ids it never gave twice.
+          const log = readLog(dataDir);
+          const ids = log.map((item) => Number(item.id));
+          expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => ids[0]! + i));
+          for (const item of log) {
+            const before = seenIds.get(item.id);
+            if (before !== undefined) expect(item.trace.request_id, `id ${item.id}`).toBe(before);
+            seenIds.set(item.id, item.trace.request_id);
+          }
+          const recorded = new Set(log.map((item) => item.trace.request_id));
+          const lost = acknowledged.filter((ack) => !recorded.has(ack.requestId));
+          expect(lost, `seed ${SEED}`).toEqual([]);
+          const rooms = new Map<string, number>();
+          for (const dispatch of lk.dispatches) rooms.set(dispatch.room, (rooms.get(dispatch.room) ?? 0) + 1);
+          expect(
+            [...rooms.values()].every((agents) => agents === 1),
+            'one agent per room',
+          ).toBe(true);
+        }
+
+        // The last start: every session's voice state is the one its last answered request left, and the timers settle.
         const service = start(env);
         const url = await service.url;
-        let killed = false;
-        const send = async (kind: Kind, sessionId: string): Promise<void> => {
-          const requestId = `r${round}-${(requestCount += 1)}`;
-          const screen = SCREENS[Math.floor(next() * SCREENS.length)]!;
-          const [path, body] =
-            kind === 'event'
-              ? ['/v1/events', { session_id: sessionId, user_id: `u-${sessionId}`, event: 'screen_state', screen }]
-              : kind === 'trigger'
-                ? [
-                    '/v1/assistant/trigger/evaluate',
-                    { session_id: sessionId, signals: { screen, time_spent: 25, errors: [], idle_seconds: 0 } },
-                  ]
-                : [`/v1/assistant/session/${kind}`, { session_id: sessionId, screen }];
-          const voice = kind === 'start' || kind === 'stop' ? { kind, requestId, answered: false } : undefined;
-          if (voice) voiceSent.set(sessionId, [...(voiceSent.get(sessionId) ?? []), voice]);
-          try {
-            const res = await fetch(url + path, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json', 'x-request-id': requestId },
-              body: JSON.stringify(body),
-            });
-            const answer = await res.text();
-            if (res.status === 200 && !killed) {
-              acknowledged.push({ requestId, kind, sessionId, round, path, body, answer });
-              if (voice) voice.answered = true;
-            }
-          } catch {
-            // Cut off by the kill: its outcome is unknown, and either is allowed.
-          }
-        };
-        const user = async (index: number): Promise<void> => {
-          const sessionId = `s${index}`;
-          while (!killed) {
-            const roll = next();
-            await send(roll < 0.55 ? 'event' : roll < 0.8 ? 'trigger' : roll < 0.9 ? 'start' : 'stop', sessionId);
-          }
-        };
-        const users = Array.from({ length: USERS }, (_, index) => user(index));
-        await new Promise((resolve) => setTimeout(resolve, 300 + next() * 900));
+        // Each acknowledged event and trigger decision sent again with its id, after the kills: answered as the first, applied nothing.
+        const itemsBefore = (await (await fetch(`${url}/api/activity?limit=1000`)).json()) as { items: unknown[] };
+        const copies = acknowledged.filter((ack) => ack.kind === 'event' || ack.kind === 'trigger');
+        for (const ack of copies) {
+          const copy = await fetch(url + ack.path, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-request-id': ack.requestId },
+            body: JSON.stringify(ack.body),
+          });
+          expect(copy.status, ack.requestId).toBe(200);
+          expect(await copy.text(), ack.requestId).toBe(ack.answer);
+        }
+        expect(
+          ((await (await fetch(`${url}/api/activity?limit=1000`)).json()) as { items: unknown[] }).items,
+          'no copy applied',
+        ).toEqual(itemsBefore.items);
+        for (const [sessionId, sent] of voiceSent) {
+          const last = sent.at(-1)!;
+          if (!last.answered) continue;
+          const session = (await (await fetch(`${url}/api/sessions/${sessionId}`)).json()) as { active: boolean };
+          expect(session.active, `${sessionId} after ${last.requestId}`).toBe(last.kind === 'start');
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+        // Read as the next process would: the store claims its DATA_DIR, so this one goes first.
         const exited = once(service.child, 'exit');
-        killed = true;
         service.child.kill('SIGKILL');
         await exited;
-        await Promise.all(users);
-
-        // What the killed process acknowledged is in the file, under ids it never gave twice.
         const log = readLog(dataDir);
-        const ids = log.map((item) => Number(item.id));
-        expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => ids[0]! + i));
-        for (const item of log) {
-          const before = seenIds.get(item.id);
-          if (before !== undefined) expect(item.trace.request_id, `id ${item.id}`).toBe(before);
-          seenIds.set(item.id, item.trace.request_id);
-        }
-        const recorded = new Set(log.map((item) => item.trace.request_id));
-        const lost = acknowledged.filter((ack) => !recorded.has(ack.requestId));
-        expect(lost, `seed ${SEED}`).toEqual([]);
-        const rooms = new Map<string, number>();
-        for (const dispatch of lk.dispatches) rooms.set(dispatch.room, (rooms.get(dispatch.room) ?? 0) + 1);
+
+        const timerFirings = new Map<string, number>();
+        for (const item of log)
+          if (item.kind === 'reengagement' && item.payload.source === 'timer')
+            timerFirings.set(item.trace.request_id, (timerFirings.get(item.trace.request_id) ?? 0) + 1);
         expect(
-          [...rooms.values()].every((agents) => agents === 1),
-          'one agent per room',
+          [...timerFirings.values()].every((count) => count === 1),
+          'no timer fired twice',
         ).toBe(true);
-      }
-
-      // The last start: every session's voice state is the one its last answered request left, and the timers settle.
-      const service = start(env);
-      const url = await service.url;
-      // Each acknowledged event and trigger decision sent again with its id, after the kills: answered as the first, applied nothing.
-      const itemsBefore = (await (await fetch(`${url}/api/activity?limit=1000`)).json()) as { items: unknown[] };
-      const copies = acknowledged.filter((ack) => ack.kind === 'event' || ack.kind === 'trigger');
-      for (const ack of copies) {
-        const copy = await fetch(url + ack.path, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-request-id': ack.requestId },
-          body: JSON.stringify(ack.body),
-        });
-        expect(copy.status, ack.requestId).toBe(200);
-        expect(await copy.text(), ack.requestId).toBe(ack.answer);
-      }
-      expect(
-        ((await (await fetch(`${url}/api/activity?limit=1000`)).json()) as { items: unknown[] }).items,
-        'no copy applied',
-      ).toEqual(itemsBefore.items);
-      for (const [sessionId, sent] of voiceSent) {
-        const last = sent.at(-1)!;
-        if (!last.answered) continue;
-        const session = (await (await fetch(`${url}/api/sessions/${sessionId}`)).json()) as { active: boolean };
-        expect(session.active, `${sessionId} after ${last.requestId}`).toBe(last.kind === 'start');
-      }
-      await new Promise((resolve) => setTimeout(resolve, 2500));
-      // Read as the next process would: the store claims its DATA_DIR, so this one goes first.
-      const exited = once(service.child, 'exit');
-      service.child.kill('SIGKILL');
-      await exited;
-      const log = readLog(dataDir);
-
-      const timerFirings = new Map<string, number>();
-      for (const item of log)
-        if (item.kind === 'reengagement' && item.payload.source === 'timer')
-          timerFirings.set(item.trace.request_id, (timerFirings.get(item.trace.request_id) ?? 0) + 1);
-      expect(
-        [...timerFirings.values()].every((count) => count === 1),
-        'no timer fired twice',
-      ).toBe(true);
-      for (const [sessionId, sent] of voiceSent) {
-        const lastStart = sent.findLastIndex((request) => request.kind === 'start');
-        for (const [index, request] of sent.entries()) {
-          // A stop that ended a voice session with no start after it arms a timer that must fire, once, whatever the restarts.
-          const stopped = log.some(
-            (item) =>
-              item.kind === 'session_stop' &&
-              item.trace.request_id === request.requestId &&
-              item.payload.was_active === true,
-          );
-          if (request.kind === 'stop' && index > lastStart && stopped)
-            expect(timerFirings.get(request.requestId), `${sessionId} ${request.requestId}`).toBe(1);
+        for (const [sessionId, sent] of voiceSent) {
+          const lastStart = sent.findLastIndex((request) => request.kind === 'start');
+          for (const [index, request] of sent.entries()) {
+            // A stop that ended a voice session with no start after it arms a timer that must fire, once, whatever the restarts.
+            const stopped = log.some(
+              (item) =>
+                item.kind === 'session_stop' &&
+                item.trace.request_id === request.requestId &&
+                item.payload.was_active === true,
+            );
+            if (request.kind === 'stop' && index > lastStart && stopped)
+              expect(timerFirings.get(request.requestId), `${sessionId} ${request.requestId}`).toBe(1);
+          }
         }
-      }
 
-      const fired = new Map<string, number[]>();
-      for (const item of log) {
-        if (
-          item.kind !== 'trigger' ||
-          (item.payload.decision as { trigger?: boolean }).trigger !== true ||
-          item.session_id === null
-        )
-          continue;
-        fired.set(item.session_id, [...(fired.get(item.session_id) ?? []), Date.parse(item.timestamp)]);
-      }
-      for (const [sessionId, times] of fired) {
-        for (let i = 1; i < times.length; i += 1)
-          expect(times[i]! - times[i - 1]!, `${sessionId}: fired during its cooldown`).toBeGreaterThanOrEqual(
-            COOLDOWN_MS,
-          );
-      }
-      expect(acknowledged.length).toBeGreaterThan(ROUNDS * 10);
-    });
+        const fired = new Map<string, number[]>();
+        for (const item of log) {
+          if (
+            item.kind !== 'trigger' ||
+            (item.payload.decision as { trigger?: boolean }).trigger !== true ||
+            item.session_id === null
+          )
+            continue;
+          fired.set(item.session_id, [...(fired.get(item.session_id) ?? []), Date.parse(item.timestamp)]);
+        }
+        for (const [sessionId, times] of fired) {
+          for (let i = 1; i < times.length; i += 1)
+            expect(times[i]! - times[i - 1]!, `${sessionId}: fired during its cooldown`).toBeGreaterThanOrEqual(
+              COOLDOWN_MS,
+            );
+        }
+        expect(acknowledged.length).toBeGreaterThan(ROUNDS * 10);
+      },
+    );
   },
 );

@@ -319,66 +319,70 @@ describe('the operator console in Chromium', () => {
     await screenshot(page, 'session', true);
   });
 
-  it('never scrolls the page sideways: long text wraps, wide tables scroll in their own box, and a narrow screen shows the timeline before the statechart', async () => {
-    const longScreen = `screen_${'abcdefghij'.repeat(24)}`;
-    const longSession = `e2e-${'long-session-id-'.repeat(7)}`;
-    expect(
-      (await api('/v1/events', { session_id: longSession, event: 'screen_view', screen: longScreen })).status,
-    ).toBe(200);
-    const sideways = () =>
-      page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  it(
+    'never scrolls the page sideways: long text wraps, wide tables scroll in their own box, and ' +
+      'a narrow screen shows the timeline before the statechart',
+    async () => {
+      const longScreen = `screen_${'abcdefghij'.repeat(24)}`;
+      const longSession = `e2e-${'long-session-id-'.repeat(7)}`;
+      expect(
+        (await api('/v1/events', { session_id: longSession, event: 'screen_view', screen: longScreen })).status,
+      ).toBe(200);
+      const sideways = () =>
+        page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.goto(`${url}/console#/activity`);
-    await page.waitForSelector(`#activity-table td:text-is("screen_view on ${longScreen}")`);
-    expect(await sideways()).toBe(0);
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.goto(`${url}/console#/activity`);
+      await page.waitForSelector(`#activity-table td:text-is("screen_view on ${longScreen}")`);
+      expect(await sideways()).toBe(0);
 
-    // Only long ids, screens and payload text break anywhere: a word ('running', a user id) breaks only at a space or hyphen.
-    await page.goto(`${url}/console#/sessions`);
-    // By its text: the screen may break at its underscores (<wbr>), which Playwright's :text-is does not read through.
-    await page.waitForFunction(
-      (screen) => [...document.querySelectorAll('#sessions-table td')].some((cell) => cell.textContent === screen),
-      longScreen,
-    );
-    const brokenWords = await page.$$eval(
-      '#sessions-table tbody td:nth-child(2), #sessions-table tbody td:nth-child(8)',
-      (cells) =>
-        cells
-          .filter((cell) => {
-            const range = document.createRange();
-            range.selectNodeContents(cell);
-            return range.getClientRects().length > 1 && !/[\s-]/.test(cell.textContent ?? '');
-          })
-          .map((cell) => cell.textContent),
-    );
-    expect(brokenWords).toEqual([]);
-    expect(await sideways()).toBe(0);
+      // Only long ids, screens and payload text break anywhere: a word ('running', a user id) breaks only at a space or hyphen.
+      await page.goto(`${url}/console#/sessions`);
+      // By its text: the screen may break at its underscores (<wbr>), which Playwright's :text-is does not read through.
+      await page.waitForFunction(
+        (screen) => [...document.querySelectorAll('#sessions-table td')].some((cell) => cell.textContent === screen),
+        longScreen,
+      );
+      const brokenWords = await page.$$eval(
+        '#sessions-table tbody td:nth-child(2), #sessions-table tbody td:nth-child(8)',
+        (cells) =>
+          cells
+            .filter((cell) => {
+              const range = document.createRange();
+              range.selectNodeContents(cell);
+              return range.getClientRects().length > 1 && !/[\s-]/.test(cell.textContent ?? '');
+            })
+            .map((cell) => cell.textContent),
+      );
+      expect(brokenWords).toEqual([]);
+      expect(await sideways()).toBe(0);
 
-    await page.goto(`${url}/console#/activity`);
-    await page.waitForSelector(`#activity-table td:text-is("screen_view on ${longScreen}")`);
-    await page.setViewportSize({ width: 390, height: 800 });
-    expect(await sideways()).toBe(0);
-    // On a phone the rows are cards that wrap inside the screen: nothing to scroll, nothing cut.
-    expect(
-      await page.$eval(
-        '#activity-table',
-        (table) => table.parentElement!.scrollWidth <= table.parentElement!.clientWidth,
-      ),
-    ).toBe(true);
-    expect(await page.isVisible('#activity-table td:text-is("screen_view on ' + longScreen + '")')).toBe(true);
-    await page.goto(`${url}/console#/sessions`);
-    await page.waitForSelector('#sessions-table tbody tr');
-    expect(await sideways()).toBe(0);
-    await page.goto(`${url}/console#/sessions/${encodeURIComponent(longSession)}`);
-    await page.waitForSelector('#timeline li');
-    await page.waitForSelector('#statechart');
-    expect(await sideways()).toBe(0);
-    const top = (selector: string) => page.$eval(selector, (element) => element.getBoundingClientRect().top);
-    expect(await top('#timeline')).toBeLessThan(await top('#statechart'));
-    expect(await top('#timeline')).toBeLessThan(800);
-    await screenshot(page, 'session-narrow', true);
-    await page.setViewportSize({ width: 1360, height: 860 });
-  });
+      await page.goto(`${url}/console#/activity`);
+      await page.waitForSelector(`#activity-table td:text-is("screen_view on ${longScreen}")`);
+      await page.setViewportSize({ width: 390, height: 800 });
+      expect(await sideways()).toBe(0);
+      // On a phone the rows are cards that wrap inside the screen: nothing to scroll, nothing cut.
+      expect(
+        await page.$eval(
+          '#activity-table',
+          (table) => table.parentElement!.scrollWidth <= table.parentElement!.clientWidth,
+        ),
+      ).toBe(true);
+      expect(await page.isVisible('#activity-table td:text-is("screen_view on ' + longScreen + '")')).toBe(true);
+      await page.goto(`${url}/console#/sessions`);
+      await page.waitForSelector('#sessions-table tbody tr');
+      expect(await sideways()).toBe(0);
+      await page.goto(`${url}/console#/sessions/${encodeURIComponent(longSession)}`);
+      await page.waitForSelector('#timeline li');
+      await page.waitForSelector('#statechart');
+      expect(await sideways()).toBe(0);
+      const top = (selector: string) => page.$eval(selector, (element) => element.getBoundingClientRect().top);
+      expect(await top('#timeline')).toBeLessThan(await top('#statechart'));
+      expect(await top('#timeline')).toBeLessThan(800);
+      await screenshot(page, 'session-narrow', true);
+      await page.setViewportSize({ width: 1360, height: 860 });
+    },
+  );
 
   it('keeps the keyboard focus on a session link across refreshes, also when its row moves', async () => {
     await page.goto(`${url}/console#/sessions`);

@@ -325,61 +325,65 @@ describe('an outcome decided after the call (CALL_RESOLVE_WINDOW_MINUTES)', () =
 });
 
 describe('DELETE /api/users/{user_id}', () => {
-  it('erases every session, call, transcript, consent entry and activity item of the user, from the file bytes too, and records the erasure without them', async () => {
-    const dataDir = tempDataDir();
-    const h = createHarness({ env: { STORE: 'sqlite', DATA_DIR: dataDir } });
-    const MARK = 'zebra-lantern-quokka';
-    // A named request: its reply (which names the session) is kept in the file for a copy sent after a restart.
-    await start(h, { user_id: 'erase-me-77' }).set('Idempotency-Key', 'erase-me-request-1').expect(200);
-    await consent(h, 'given').expect(200);
-    await turn(h, 'user', `the word is ${MARK}`).expect(200);
-    await stop(h).expect(200);
-    // Another user's session stays.
-    await h.http.post('/v1/assistant/session/start').send({ session_id: 'other', user_id: 'keep-me' }).expect(200);
-    await h.http
-      .post('/v1/events')
-      .send({
-        session_id: 'other',
-        event: 'voice_conversation_turn',
-        properties: { role: 'user', text: 'other words' },
-      })
-      .expect(200);
-    // Hibernated or running, the stored rows and the journal are all written before the look.
-    h.store.sessions.count();
+  it(
+    'erases every session, call, transcript, consent entry and activity item of the user, from ' +
+      'the file bytes too, and records the erasure without them',
+    async () => {
+      const dataDir = tempDataDir();
+      const h = createHarness({ env: { STORE: 'sqlite', DATA_DIR: dataDir } });
+      const MARK = 'zebra-lantern-quokka';
+      // A named request: its reply (which names the session) is kept in the file for a copy sent after a restart.
+      await start(h, { user_id: 'erase-me-77' }).set('Idempotency-Key', 'erase-me-request-1').expect(200);
+      await consent(h, 'given').expect(200);
+      await turn(h, 'user', `the word is ${MARK}`).expect(200);
+      await stop(h).expect(200);
+      // Another user's session stays.
+      await h.http.post('/v1/assistant/session/start').send({ session_id: 'other', user_id: 'keep-me' }).expect(200);
+      await h.http
+        .post('/v1/events')
+        .send({
+          session_id: 'other',
+          event: 'voice_conversation_turn',
+          properties: { role: 'user', text: 'other words' },
+        })
+        .expect(200);
+      // Hibernated or running, the stored rows and the journal are all written before the look.
+      h.store.sessions.count();
 
-    const keptReplies = () =>
-      h.system
-        .calls!.db.prepare('SELECT count(*) AS n FROM kept_replies WHERE instr(reply, ?) > 0')
-        .get(JSON.stringify(SESSION));
-    expect(keptReplies()).toEqual({ n: 1 });
-    const res = await h.http.delete('/api/users/erase-me-77').expect(200);
-    expect(keptReplies()).toEqual({ n: 0 });
-    expect(res.body).toMatchObject({
-      erasure_id: expect.stringMatching(/^era_/),
-      removed: { sessions: 1, calls: 1, transcript_turns: 1, consent_records: 1 },
-    });
-    expect(res.body.removed.activity_items).toBeGreaterThanOrEqual(5);
-    expect((await h.http.get(`/api/sessions/${SESSION}`)).status).toBe(404);
-    expect((await h.http.get(`/api/sessions/${SESSION}/calls`)).body.calls).toEqual([]);
-    expect((await h.http.get(`/api/activity?session_id=${SESSION}`)).body.items).toEqual([]);
-    expect(JSON.stringify((await h.http.get('/api/activity?limit=1000')).body)).not.toContain('erase-me-77');
-    expect((await h.http.get('/api/sessions/other')).status).toBe(200);
+      const keptReplies = () =>
+        h.system
+          .calls!.db.prepare('SELECT count(*) AS n FROM kept_replies WHERE instr(reply, ?) > 0')
+          .get(JSON.stringify(SESSION));
+      expect(keptReplies()).toEqual({ n: 1 });
+      const res = await h.http.delete('/api/users/erase-me-77').expect(200);
+      expect(keptReplies()).toEqual({ n: 0 });
+      expect(res.body).toMatchObject({
+        erasure_id: expect.stringMatching(/^era_/),
+        removed: { sessions: 1, calls: 1, transcript_turns: 1, consent_records: 1 },
+      });
+      expect(res.body.removed.activity_items).toBeGreaterThanOrEqual(5);
+      expect((await h.http.get(`/api/sessions/${SESSION}`)).status).toBe(404);
+      expect((await h.http.get(`/api/sessions/${SESSION}/calls`)).body.calls).toEqual([]);
+      expect((await h.http.get(`/api/activity?session_id=${SESSION}`)).body.items).toEqual([]);
+      expect(JSON.stringify((await h.http.get('/api/activity?limit=1000')).body)).not.toContain('erase-me-77');
+      expect((await h.http.get('/api/sessions/other')).status).toBe(200);
 
-    const file = h.store.sessions.health().file!;
-    for (const path of [file, `${file}-wal`]) {
-      let bytes: Buffer;
-      try {
-        bytes = readFileSync(path);
-      } catch {
-        continue;
+      const file = h.store.sessions.health().file!;
+      for (const path of [file, `${file}-wal`]) {
+        let bytes: Buffer;
+        try {
+          bytes = readFileSync(path);
+        } catch {
+          continue;
+        }
+        expect(bytes.includes(MARK), `${path} still holds the transcript`).toBe(false);
+        expect(bytes.includes('erase-me-77'), `${path} still holds the user id`).toBe(false);
       }
-      expect(bytes.includes(MARK), `${path} still holds the transcript`).toBe(false);
-      expect(bytes.includes('erase-me-77'), `${path} still holds the user id`).toBe(false);
-    }
-    const erasures = h.system.calls!.db.prepare('SELECT * FROM erasures').all() as { removed: string }[];
-    expect(erasures).toHaveLength(1);
-    expect(erasures[0]!.removed).not.toContain('erase-me-77');
-  });
+      const erasures = h.system.calls!.db.prepare('SELECT * FROM erasures').all() as { removed: string }[];
+      expect(erasures).toHaveLength(1);
+      expect(erasures[0]!.removed).not.toContain('erase-me-77');
+    },
+  );
 
   it('erases a running session of the user and answers 0s for a user never seen', async () => {
     const h = createHarness();

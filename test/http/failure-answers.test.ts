@@ -19,7 +19,9 @@ describe('what a refused or failed command is answered with', () => {
     expect(answer({ ok: false, reason: 'unavailable', unreachable: 'restate', maybeApplied: true }, 's1')).toEqual({
       status: 503,
       detail:
-        'Restate (the session engine) is unreachable: the connection was lost after the request was sent, so it may have been applied (a retry with the same Idempotency-Key applies it at most once); retry later',
+        'Restate (the session engine) is unreachable: the connection was lost after the request was ' +
+        'sent, so it may have been applied (a retry with the same Idempotency-Key applies it at ' +
+        'most once); retry later',
       retryAfter: '5',
     });
   });

@@ -73,7 +73,9 @@ describe('request bodies: the direct JSON path and body-parser', () => {
     const { socket, text, closed } = rawSocket(server.port, cleanups);
     // Only the headers are sent: the answer cannot have waited for a body.
     socket.write(
-      'POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 70000\r\nConnection: close\r\n\r\n{"session_id":"declared"',
+      'POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: ' +
+        'application/json\r\nContent-Length: 70000\r\nConnection: ' +
+        'close\r\n\r\n{"session_id":"declared"',
     );
     socket.end();
     await closed;

@@ -41,45 +41,49 @@ describe('process-wide budget (MEMORY_BUDGET_MB): what each store gives back', (
     expect(h.system.sessionHost.snapshot('s0')!.context.screen).toBe('b');
   });
 
-  it('a burst of sessions then in voice does not lock out new users: with STORE=sqlite they leave memory for the store, voice and all, and come back as they were', async () => {
-    // The lockout seen at the defaults (6,847 sessions of 55 KB, each then starting voice: 503 for
-    // every new session for 560 s), at a 64 MiB budget: sessions in voice could not hibernate.
-    const h = createHarness({ env: { MEMORY_BUDGET_MB: '64', SESSION_HIBERNATE_SECONDS: '60', STORE: 'sqlite' } });
-    // All but room for about 24 such sessions is held by another part of the service, so that
-    // few requests make the burst (each stuffed session counts at about 130 KB).
-    const room = 24 * 130_000;
-    h.system.memoryBudget.hold('other parts', h.system.memoryBudget.budgetBytes - room);
-    const burst = 40;
-    // Eight users at a time, as a burst comes.
-    const user = async (sessionId: string) => {
-      await post(h, stuffed(sessionId));
-      const started = await h.http
-        .post('/v1/assistant/session/start')
-        .send({ session_id: sessionId, screen: 'pan_details' });
-      // Past the budget a new session is refused; what was admitted is in voice.
-      if (started.status !== 200) expect(started.status).toBe(503);
-    };
-    for (let i = 0; i < burst; i += 8)
-      await Promise.all(Array.from({ length: Math.min(8, burst - i) }, (_, j) => user(`burst${i + j}`)));
-    const inVoice = (await h.http.get('/api/sessions?voice=active&limit=500')).body.sessions.length as number;
-    expect(inVoice).toBeGreaterThan(burst / 2);
-    // A few seconds later, well inside the voice sessions' silence check: new users are served.
-    advance(h.clock, 5_000);
-    for (let i = 0; i < 20; i += 1)
-      expect(
-        (await post(h, { session_id: `newcomer${i}`, event: 'screen_view', screen: 'a' })).status,
-        `newcomer${i}`,
-      ).toBe(200);
-    const { memory } = (await h.http.get('/health')).body;
-    expect(memory.used_bytes).toBeLessThanOrEqual(memory.budget_bytes + 2 * 65_536 + SESSION_OVERHEAD_BYTES);
-    // The sessions that made room are intact and still in voice; a stop reaches the first of them.
-    expect((await h.http.get('/api/sessions?voice=active&limit=500')).body.sessions.length).toBe(inVoice);
-    expect(h.system.sessionHost.counts.hibernated).toBeGreaterThan(0);
-    const stopped = await h.http.post('/v1/assistant/session/stop').send({ session_id: 'burst0' });
-    expect(stopped.status).toBe(200);
-    expect(stopped.body.active).toBe(false);
-    expect(h.system.sessionHost.snapshot('burst0')!.context.latest_event?.properties).toMatchObject({ blob: FILLER });
-  });
+  it(
+    'a burst of sessions then in voice does not lock out new users: with STORE=sqlite they ' +
+      'leave memory for the store, voice and all, and come back as they were',
+    async () => {
+      // The lockout seen at the defaults (6,847 sessions of 55 KB, each then starting voice: 503 for
+      // every new session for 560 s), at a 64 MiB budget: sessions in voice could not hibernate.
+      const h = createHarness({ env: { MEMORY_BUDGET_MB: '64', SESSION_HIBERNATE_SECONDS: '60', STORE: 'sqlite' } });
+      // All but room for about 24 such sessions is held by another part of the service, so that
+      // few requests make the burst (each stuffed session counts at about 130 KB).
+      const room = 24 * 130_000;
+      h.system.memoryBudget.hold('other parts', h.system.memoryBudget.budgetBytes - room);
+      const burst = 40;
+      // Eight users at a time, as a burst comes.
+      const user = async (sessionId: string) => {
+        await post(h, stuffed(sessionId));
+        const started = await h.http
+          .post('/v1/assistant/session/start')
+          .send({ session_id: sessionId, screen: 'pan_details' });
+        // Past the budget a new session is refused; what was admitted is in voice.
+        if (started.status !== 200) expect(started.status).toBe(503);
+      };
+      for (let i = 0; i < burst; i += 8)
+        await Promise.all(Array.from({ length: Math.min(8, burst - i) }, (_, j) => user(`burst${i + j}`)));
+      const inVoice = (await h.http.get('/api/sessions?voice=active&limit=500')).body.sessions.length as number;
+      expect(inVoice).toBeGreaterThan(burst / 2);
+      // A few seconds later, well inside the voice sessions' silence check: new users are served.
+      advance(h.clock, 5_000);
+      for (let i = 0; i < 20; i += 1)
+        expect(
+          (await post(h, { session_id: `newcomer${i}`, event: 'screen_view', screen: 'a' })).status,
+          `newcomer${i}`,
+        ).toBe(200);
+      const { memory } = (await h.http.get('/health')).body;
+      expect(memory.used_bytes).toBeLessThanOrEqual(memory.budget_bytes + 2 * 65_536 + SESSION_OVERHEAD_BYTES);
+      // The sessions that made room are intact and still in voice; a stop reaches the first of them.
+      expect((await h.http.get('/api/sessions?voice=active&limit=500')).body.sessions.length).toBe(inVoice);
+      expect(h.system.sessionHost.counts.hibernated).toBeGreaterThan(0);
+      const stopped = await h.http.post('/v1/assistant/session/stop').send({ session_id: 'burst0' });
+      expect(stopped.status).toBe(200);
+      expect(stopped.body.active).toBe(false);
+      expect(h.system.sessionHost.snapshot('burst0')!.context.latest_event?.properties).toMatchObject({ blob: FILLER });
+    },
+  );
 
   it('a session made to leave memory with its reengagement timer armed is woken from the store at its deadline and records the reengagement once', async () => {
     const h = createHarness({

@@ -65,30 +65,35 @@ describe('request bodies still arriving count against the memory budget', () => 
     await vi.waitFor(() => expect(h.app.requestBodies.use()).toMatchObject({ used_bytes: 5000, bodies: 1 }), patient);
   });
 
-  it('keyed trickled bodies past the share: the ones arriving longest are cut, the charge never passes the share, and a fresh keyed client is served', async () => {
-    const { server, h } = await start();
-    const share = requestBodyBudgetBytes(BUDGET_MB);
-    const fits = Math.floor(share / ANNOUNCED);
-    const slow = [];
-    for (let i = 0; i < fits + 10; i += 1) {
-      slow.push(trickled(server.port));
-      // One at a time, so that which came first is known.
-      await vi.waitFor(
-        () => expect(h.app.requestBodies.use().bodies + h.app.requestBodies.use().cut).toBe(i + 1),
-        patient,
-      );
-      expect(h.app.requestBodies.use().used_bytes).toBeLessThanOrEqual(share);
-    }
-    expect(h.app.requestBodies.use()).toMatchObject({ bodies: fits, cut: 10 });
-    // The first ten gave way; the rest are still arriving.
-    await Promise.all(slow.slice(0, 10).map(({ closed }) => closed));
-    expect(slow.slice(10).every(({ socket }) => !socket.destroyed)).toBe(true);
-    const fresh = await fetch(`${server.url}/v1/events`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': KEY, connection: 'close' },
-      body: JSON.stringify({ session_id: 'fresh', event: 'component_input', pad: 'y'.repeat(60_000) }),
-    });
-    expect(fresh.status).toBe(200);
-    expect(h.app.requestBodies.use().used_bytes).toBeLessThanOrEqual(share - ANNOUNCED);
-  }, 30_000);
+  it(
+    'keyed trickled bodies past the share: the ones arriving longest are cut, the charge never ' +
+      'passes the share, and a fresh keyed client is served',
+    async () => {
+      const { server, h } = await start();
+      const share = requestBodyBudgetBytes(BUDGET_MB);
+      const fits = Math.floor(share / ANNOUNCED);
+      const slow = [];
+      for (let i = 0; i < fits + 10; i += 1) {
+        slow.push(trickled(server.port));
+        // One at a time, so that which came first is known.
+        await vi.waitFor(
+          () => expect(h.app.requestBodies.use().bodies + h.app.requestBodies.use().cut).toBe(i + 1),
+          patient,
+        );
+        expect(h.app.requestBodies.use().used_bytes).toBeLessThanOrEqual(share);
+      }
+      expect(h.app.requestBodies.use()).toMatchObject({ bodies: fits, cut: 10 });
+      // The first ten gave way; the rest are still arriving.
+      await Promise.all(slow.slice(0, 10).map(({ closed }) => closed));
+      expect(slow.slice(10).every(({ socket }) => !socket.destroyed)).toBe(true);
+      const fresh = await fetch(`${server.url}/v1/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': KEY, connection: 'close' },
+        body: JSON.stringify({ session_id: 'fresh', event: 'component_input', pad: 'y'.repeat(60_000) }),
+      });
+      expect(fresh.status).toBe(200);
+      expect(h.app.requestBodies.use().used_bytes).toBeLessThanOrEqual(share - ANNOUNCED);
+    },
+    30_000,
+  );
 });

@@ -220,51 +220,55 @@ describe('signed webhooks from the durable outbox', () => {
     expect((await deliveries(h)).map((delivery) => delivery.type)).toEqual(['user.erased']);
   });
 
-  it('say call.ended with the outcome as it stands and when it may still change, then call.outcome_updated when the user moves past the step within the window', async () => {
-    const { receiver: hooks, url } = await receiver();
-    const h = harness(url, { CALL_RESOLVE_WINDOW_MINUTES: '10' });
-    const callId = await call(h);
-    await h.system.callUpkeep!.round();
-    const endedAt = h.clock.now();
-    expect(hooks.messages('call.ended')[0]!.data).toMatchObject({
-      call_id: callId,
-      report: {
-        outcome: 'unresolved',
-        outcome_open_until: new Date(endedAt + 600_000).toISOString(),
-        resolved_at: null,
-      },
-    });
+  it(
+    'say call.ended with the outcome as it stands and when it may still change, then ' +
+      'call.outcome_updated when the user moves past the step within the window',
+    async () => {
+      const { receiver: hooks, url } = await receiver();
+      const h = harness(url, { CALL_RESOLVE_WINDOW_MINUTES: '10' });
+      const callId = await call(h);
+      await h.system.callUpkeep!.round();
+      const endedAt = h.clock.now();
+      expect(hooks.messages('call.ended')[0]!.data).toMatchObject({
+        call_id: callId,
+        report: {
+          outcome: 'unresolved',
+          outcome_open_until: new Date(endedAt + 600_000).toISOString(),
+          resolved_at: null,
+        },
+      });
 
-    h.clock.increment(60_000);
-    await h.http
-      .post('/v1/events')
-      .send({ session_id: SESSION, event: 'screen_schema_lazy', screen: 'aadhaar_otp' })
-      .expect(200);
-    await h.system.callUpkeep!.round();
-    expect(hooks.received.every((message) => !(message.verified instanceof Error))).toBe(true);
-    const updated = hooks.messages('call.outcome_updated');
-    expect(updated).toHaveLength(1);
-    expect(updated[0]!.data).toMatchObject({
-      call_id: callId,
-      session_id: SESSION,
-      ended_at: new Date(endedAt).toISOString(),
-      previous_outcome: 'unresolved',
-      report: {
-        outcome: 'resolved',
-        reason: 'moved_past_step_after_call',
-        resolved_at: new Date(endedAt + 60_000).toISOString(),
-        outcome_open_until: null,
-      },
-    });
-    // One update per change: a further move says nothing more.
-    h.clock.increment(60_000);
-    await h.http
-      .post('/v1/events')
-      .send({ session_id: SESSION, event: 'screen_schema_lazy', screen: 'selfie' })
-      .expect(200);
-    await h.system.callUpkeep!.round();
-    expect(hooks.messages('call.outcome_updated')).toHaveLength(1);
-  });
+      h.clock.increment(60_000);
+      await h.http
+        .post('/v1/events')
+        .send({ session_id: SESSION, event: 'screen_schema_lazy', screen: 'aadhaar_otp' })
+        .expect(200);
+      await h.system.callUpkeep!.round();
+      expect(hooks.received.every((message) => !(message.verified instanceof Error))).toBe(true);
+      const updated = hooks.messages('call.outcome_updated');
+      expect(updated).toHaveLength(1);
+      expect(updated[0]!.data).toMatchObject({
+        call_id: callId,
+        session_id: SESSION,
+        ended_at: new Date(endedAt).toISOString(),
+        previous_outcome: 'unresolved',
+        report: {
+          outcome: 'resolved',
+          reason: 'moved_past_step_after_call',
+          resolved_at: new Date(endedAt + 60_000).toISOString(),
+          outcome_open_until: null,
+        },
+      });
+      // One update per change: a further move says nothing more.
+      h.clock.increment(60_000);
+      await h.http
+        .post('/v1/events')
+        .send({ session_id: SESSION, event: 'screen_schema_lazy', screen: 'selfie' })
+        .expect(200);
+      await h.system.callUpkeep!.round();
+      expect(hooks.messages('call.outcome_updated')).toHaveLength(1);
+    },
+  );
 
   it('refuse WEBHOOK_URL without a secret, and a secret not of the whsec_ form', () => {
     expect(() => createHarness({ env: { WEBHOOK_URL: 'http://127.0.0.1:9/x' } })).toThrow(/WEBHOOK_SECRET/);

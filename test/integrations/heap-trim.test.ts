@@ -43,26 +43,30 @@ describe('heap trim: when a full collection gives back what a burst left', () =>
 });
 
 describe('heap trim: a rolling flood', () => {
-  it('counts what left memory added up: sessions that came and went a few seconds apart, never 64 MiB held at once, still call for a trim once they stop', () => {
-    const budget = new MemoryBudget(1024);
-    const decision = new TrimDecision(budget.releasedBytes());
-    const checkEveryMs = 15_000;
-    let now = 0;
-    let trims = 0;
-    let peakHeld = 0;
-    // 50,000 sessions, 3,000 a 15 s check, each leaving memory within the next check.
-    for (let made = 0; made < 50_000; now += checkEveryMs) {
-      const batch = Array.from({ length: 3_000 }, (_, i) => `s-${made + i}`);
-      made += batch.length;
-      for (const id of batch) budget.charge(budget.account(id), 700);
-      peakHeld = Math.max(peakHeld, budget.use().used_bytes);
-      for (const id of batch) budget.close(id);
-      if (decision.check(FLOODED, budget.releasedBytes(), now)) trims += 1;
-    }
-    expect(peakHeld).toBeLessThan(MIN_RELEASED_BYTES);
-    expect(trims).toBe(0);
-    // The flood has stopped: the next check trims, once.
-    expect(decision.check(FLOODED, budget.releasedBytes(), now)).toBe(true);
-    expect(decision.check(FLOODED, budget.releasedBytes(), now + checkEveryMs)).toBe(false);
-  });
+  it(
+    'counts what left memory added up: sessions that came and went a few seconds apart, never ' +
+      '64 MiB held at once, still call for a trim once they stop',
+    () => {
+      const budget = new MemoryBudget(1024);
+      const decision = new TrimDecision(budget.releasedBytes());
+      const checkEveryMs = 15_000;
+      let now = 0;
+      let trims = 0;
+      let peakHeld = 0;
+      // 50,000 sessions, 3,000 a 15 s check, each leaving memory within the next check.
+      for (let made = 0; made < 50_000; now += checkEveryMs) {
+        const batch = Array.from({ length: 3_000 }, (_, i) => `s-${made + i}`);
+        made += batch.length;
+        for (const id of batch) budget.charge(budget.account(id), 700);
+        peakHeld = Math.max(peakHeld, budget.use().used_bytes);
+        for (const id of batch) budget.close(id);
+        if (decision.check(FLOODED, budget.releasedBytes(), now)) trims += 1;
+      }
+      expect(peakHeld).toBeLessThan(MIN_RELEASED_BYTES);
+      expect(trims).toBe(0);
+      // The flood has stopped: the next check trims, once.
+      expect(decision.check(FLOODED, budget.releasedBytes(), now)).toBe(true);
+      expect(decision.check(FLOODED, budget.releasedBytes(), now + checkEveryMs)).toBe(false);
+    },
+  );
 });

@@ -46,62 +46,71 @@ const transitions = (snapshots: StatelySnapshotEvent[]) =>
   });
 
 describe('INSPECT: the session machines in a Stately inspector', () => {
-  it('a receiver on the relay sees a session machine and its transitions as requests arrive, with no hint, token, reply or knowledge base in anything', async () => {
-    const inspection = await inspectionOnRelay();
-    const h = createHarness({ inspect: inspection.inspect });
-    const receiver = await connectedReceiver(h, inspection.url);
+  it(
+    'a receiver on the relay sees a session machine and its transitions as requests arrive, ' +
+      'with no hint, token, reply or knowledge base in anything',
+    async () => {
+      const inspection = await inspectionOnRelay();
+      const h = createHarness({ inspect: inspection.inspect });
+      const receiver = await connectedReceiver(h, inspection.url);
 
-    for (const event of clientJourney('s1')) await h.http.post('/v1/events').send(event).expect(200);
-    const decision = await h.http
-      .post('/v1/assistant/trigger/evaluate')
-      .send({ session_id: 's1', signals: { errors: ['pan_invalid', 'pan_invalid_format'] } });
-    expect(decision.body.trigger).toBe(true);
-    const started = await h.http
-      .post('/v1/assistant/session/start')
-      .send({ session_id: 's1', user_id: 'u1', screen: 'pan_details' })
-      .expect(200);
-    const context = await h.http.get('/v1/assistant/context/s1').expect(200);
-    await h.http.post('/v1/assistant/session/stop').send({ session_id: 's1' }).expect(200);
-    await receiver.until((r) => r.snapshotsOf('s1').some((s) => s.event.type === 'voice.stop'));
+      for (const event of clientJourney('s1')) await h.http.post('/v1/events').send(event).expect(200);
+      const decision = await h.http
+        .post('/v1/assistant/trigger/evaluate')
+        .send({ session_id: 's1', signals: { errors: ['pan_invalid', 'pan_invalid_format'] } });
+      expect(decision.body.trigger).toBe(true);
+      const started = await h.http
+        .post('/v1/assistant/session/start')
+        .send({ session_id: 's1', user_id: 'u1', screen: 'pan_details' })
+        .expect(200);
+      const context = await h.http.get('/v1/assistant/context/s1').expect(200);
+      await h.http.post('/v1/assistant/session/stop').send({ session_id: 's1' }).expect(200);
+      await receiver.until((r) => r.snapshotsOf('s1').some((s) => s.event.type === 'voice.stop'));
 
-    const registration = receiver.actor('s1')!;
-    const definition = JSON.parse(registration.definition!) as {
-      id: string;
-      type: string;
-      states: Record<string, { states: Record<string, unknown> }>;
-    };
-    expect(definition).toMatchObject({ id: 'session', type: 'parallel' });
-    expect(Object.keys(definition.states).sort()).toEqual(['agent', 'presence', 'reengagement', 'trigger', 'voice']);
-    expect(Object.keys(definition.states.voice!.states).sort()).toEqual(['active', 'inactive', 'starting', 'stopping']);
+      const registration = receiver.actor('s1')!;
+      const definition = JSON.parse(registration.definition!) as {
+        id: string;
+        type: string;
+        states: Record<string, { states: Record<string, unknown> }>;
+      };
+      expect(definition).toMatchObject({ id: 'session', type: 'parallel' });
+      expect(Object.keys(definition.states).sort()).toEqual(['agent', 'presence', 'reengagement', 'trigger', 'voice']);
+      expect(Object.keys(definition.states.voice!.states).sort()).toEqual([
+        'active',
+        'inactive',
+        'starting',
+        'stopping',
+      ]);
 
-    const changes = transitions(receiver.snapshotsOf('s1'));
-    expect(changes[0]).toBe('xstate.init: voice="inactive" trigger=ready reengagement=idle');
-    expect(changes.filter((change) => !change.startsWith('session.ingest'))).toEqual([
-      'xstate.init: voice="inactive" trigger=ready reengagement=idle',
-      'trigger.evaluate: voice="inactive" trigger=cooldown reengagement=idle',
-      'voice.start: voice={"starting":"mintingToken"} trigger=cooldown reengagement=idle',
-      'xstate.done.actor.0.session.voice.starting.mintingToken: voice="active" trigger=cooldown reengagement=idle',
-      'context.fetch: voice="active" trigger=cooldown reengagement=idle',
-      'voice.stop: voice="inactive" trigger=cooldown reengagement=armed',
-    ]);
-    expect(changes.filter((change) => change.startsWith('session.ingest'))).toHaveLength(clientJourney('s1').length);
-    // The invoked token actor shows up as an actor of its own.
-    expect(
-      receiver.events.some(
-        (event) => event.type === '@xstate.actor' && event.name.endsWith('voice.starting.mintingToken'),
-      ),
-    ).toBe(true);
+      const changes = transitions(receiver.snapshotsOf('s1'));
+      expect(changes[0]).toBe('xstate.init: voice="inactive" trigger=ready reengagement=idle');
+      expect(changes.filter((change) => !change.startsWith('session.ingest'))).toEqual([
+        'xstate.init: voice="inactive" trigger=ready reengagement=idle',
+        'trigger.evaluate: voice="inactive" trigger=cooldown reengagement=idle',
+        'voice.start: voice={"starting":"mintingToken"} trigger=cooldown reengagement=idle',
+        'xstate.done.actor.0.session.voice.starting.mintingToken: voice="active" trigger=cooldown reengagement=idle',
+        'context.fetch: voice="active" trigger=cooldown reengagement=idle',
+        'voice.stop: voice="inactive" trigger=cooldown reengagement=armed',
+      ]);
+      expect(changes.filter((change) => change.startsWith('session.ingest'))).toHaveLength(clientJourney('s1').length);
+      // The invoked token actor shows up as an actor of its own.
+      expect(
+        receiver.events.some(
+          (event) => event.type === '@xstate.actor' && event.name.endsWith('voice.starting.mintingToken'),
+        ),
+      ).toBe(true);
 
-    const seen = receiver.text;
-    for (const raw of [RAW_PAN, RAW_PHONE, RAW_AADHAAR, 'INVALIDPAN']) expect(seen, raw).not.toContain(raw);
-    expect(seen).not.toContain('******234F');
-    expect(seen).not.toContain(started.body.token);
-    expect(seen).not.toMatch(/"reply"/);
-    expect(seen).not.toContain(context.body.context.kyc_kb.general.role);
-    // What is withheld is shown as such, so a viewer knows a hint was there.
-    expect(seen).toContain('"hint":"[redacted]"');
-    expect(seen).toContain('"token":"[redacted]"');
-  });
+      const seen = receiver.text;
+      for (const raw of [RAW_PAN, RAW_PHONE, RAW_AADHAAR, 'INVALIDPAN']) expect(seen, raw).not.toContain(raw);
+      expect(seen).not.toContain('******234F');
+      expect(seen).not.toContain(started.body.token);
+      expect(seen).not.toMatch(/"reply"/);
+      expect(seen).not.toContain(context.body.context.kyc_kb.general.role);
+      // What is withheld is shown as such, so a viewer knows a hint was there.
+      expect(seen).toContain('"hint":"[redacted]"');
+      expect(seen).toContain('"token":"[redacted]"');
+    },
+  );
 
   it('a viewer that connects later is given the machines still running, at their latest state', async () => {
     const inspection = await inspectionOnRelay();

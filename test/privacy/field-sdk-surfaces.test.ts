@@ -190,57 +190,61 @@ describe('identity values sent through the field SDK calls', () => {
     for (const raw of RAW) expect(everything, raw).not.toContain(raw);
   });
 
-  it('ids sent in headers and the query (X-Request-ID, X-Client-ID, X-SVC-SDK-Version, client_id) are masked (a request id digested) where they are kept, streamed or echoed', async () => {
-    const h = createHarness({ env: { LOG_LEVEL: 'trace' } });
-    const answers: string[] = [];
-    const keep = (res: { text: string; headers: Record<string, string> }) =>
-      answers.push(res.text, JSON.stringify(res.headers));
-    keep(
-      await h.http
-        .post('/v1/events')
-        .set('X-Request-ID', PAN)
-        .send({ session_id: 'h1', event: 'screen_state', screen: 'pan_details' })
-        .expect(200),
-    );
-    keep(
-      await h.http
-        .post('/v1/assistant/evaluate')
-        .set('X-Client-ID', PAN)
-        .set('X-Request-ID', EMAIL)
-        .send({ session_id: 'h1', signals: { time_spent: 30 } })
-        .expect(200),
-    );
-    keep(
-      await h.http
-        .post('/v1/assistant/popup/evaluate')
-        .set('X-Client-ID', PHONE)
-        .send({ session_id: 'h1' })
-        .expect(200),
-    );
-    keep(
-      await h.http
-        .post('/v1/assistant/trigger/evaluate')
-        .set('X-Client-ID', EMAIL)
-        .send({ session_id: 'h1', signals: {} })
-        .expect(200),
-    );
-    keep(await h.http.get('/v1/sdk/config').set('X-Client-ID', PAN).set('X-SVC-SDK-Version', EMAIL).expect(200));
-    keep(await h.http.get('/v1/sdk/config').query({ client_id: PHONE }).expect(200));
-    // An ordinary id is still echoed as sent.
-    expect((await h.http.get('/health').set('X-Request-ID', 'req-42')).headers['x-request-id']).toBe('req-42');
-    const everything = `${await everySurface(h, ['h1'])}\n${answers.join('\n')}`;
-    for (const raw of RAW) expect(everything, raw).not.toContain(raw);
-    // The items carry a request id as its digest, the one echoed, so a trace can be followed; a tenant is masked.
-    const items = (await h.http.get('/api/activity').query({ session_id: 'h1' })).body.items as {
-      trace: { request_id: string };
-      payload: { client_id?: string };
-    }[];
-    expect(items[0]!.trace.request_id).toMatch(/^h-[0-9a-f]{24}$/);
-    expect((await h.http.get('/health').set('X-Request-ID', PAN)).headers['x-request-id']).toBe(
-      items[0]!.trace.request_id,
-    );
-    expect(items.map((item) => item.payload.client_id).filter(Boolean)).toContain('**********');
-  });
+  it(
+    'ids sent in headers and the query (X-Request-ID, X-Client-ID, X-SVC-SDK-Version, ' +
+      'client_id) are masked (a request id digested) where they are kept, streamed or echoed',
+    async () => {
+      const h = createHarness({ env: { LOG_LEVEL: 'trace' } });
+      const answers: string[] = [];
+      const keep = (res: { text: string; headers: Record<string, string> }) =>
+        answers.push(res.text, JSON.stringify(res.headers));
+      keep(
+        await h.http
+          .post('/v1/events')
+          .set('X-Request-ID', PAN)
+          .send({ session_id: 'h1', event: 'screen_state', screen: 'pan_details' })
+          .expect(200),
+      );
+      keep(
+        await h.http
+          .post('/v1/assistant/evaluate')
+          .set('X-Client-ID', PAN)
+          .set('X-Request-ID', EMAIL)
+          .send({ session_id: 'h1', signals: { time_spent: 30 } })
+          .expect(200),
+      );
+      keep(
+        await h.http
+          .post('/v1/assistant/popup/evaluate')
+          .set('X-Client-ID', PHONE)
+          .send({ session_id: 'h1' })
+          .expect(200),
+      );
+      keep(
+        await h.http
+          .post('/v1/assistant/trigger/evaluate')
+          .set('X-Client-ID', EMAIL)
+          .send({ session_id: 'h1', signals: {} })
+          .expect(200),
+      );
+      keep(await h.http.get('/v1/sdk/config').set('X-Client-ID', PAN).set('X-SVC-SDK-Version', EMAIL).expect(200));
+      keep(await h.http.get('/v1/sdk/config').query({ client_id: PHONE }).expect(200));
+      // An ordinary id is still echoed as sent.
+      expect((await h.http.get('/health').set('X-Request-ID', 'req-42')).headers['x-request-id']).toBe('req-42');
+      const everything = `${await everySurface(h, ['h1'])}\n${answers.join('\n')}`;
+      for (const raw of RAW) expect(everything, raw).not.toContain(raw);
+      // The items carry a request id as its digest, the one echoed, so a trace can be followed; a tenant is masked.
+      const items = (await h.http.get('/api/activity').query({ session_id: 'h1' })).body.items as {
+        trace: { request_id: string };
+        payload: { client_id?: string };
+      }[];
+      expect(items[0]!.trace.request_id).toMatch(/^h-[0-9a-f]{24}$/);
+      expect((await h.http.get('/health').set('X-Request-ID', PAN)).headers['x-request-id']).toBe(
+        items[0]!.trace.request_id,
+      );
+      expect(items.map((item) => item.payload.client_id).filter(Boolean)).toContain('**********');
+    },
+  );
 
   it('a session id that reads as an identity value is keyed by its digest wherever it arrives, and every call still finds the session', async () => {
     const h = createHarness({ env: { LOG_LEVEL: 'trace' } });

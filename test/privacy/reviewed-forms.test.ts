@@ -15,7 +15,9 @@ describe('identity values the review got past the detectors', () => {
   it('a phone, an Aadhaar and a date grouped with commas, bars, colons, double dashes, parentheses or named months', async () => {
     const h = createHarness();
     const text =
-      'call me on (98765) 43210 or 98765,43210 or 98765|43210 or 98765:43210 or 98765 -- 43210; aadhaar 2345,6789,0124 or (2345) 6789 0124; born 15th of June 1995, 15 Jun 95, June 15 95, 1995 June 15, 19950615';
+      'call me on (98765) 43210 or 98765,43210 or 98765|43210 or 98765:43210 or 98765 -- 43210; ' +
+      'aadhaar 2345,6789,0124 or (2345) 6789 0124; born 15th of June 1995, 15 Jun 95, June 15 95, ' +
+      '1995 June 15, 19950615';
     expect(
       (await post(h, '/v1/events', { session_id: 'r1', event: 'voice_conversation_turn', role: 'user', text })).status,
     ).toBe(200);
@@ -57,93 +59,101 @@ describe('identity values the review got past the detectors', () => {
     expect(await session(h, 'r2')).toContain('Привет 🇮🇳 42');
   });
 
-  it('a second review: any separator, line separators, marks on digits, dotted pairs, fractions in text, PAN digits split, more look-alikes and dates', async () => {
-    const h = createHarness();
-    const forms = [
-      '98765;43210',
-      '98765~43210',
-      '98765·43210',
-      '98765 + 43210',
-      '[98765] 43210',
-      '98765...43210',
-      '98765 --- 43210',
-      '98765、43210',
-      '98765\\43210',
-      '98765\u202843210',
-      '9\ufe0f\u20e38\ufe0f\u20e37\ufe0f\u20e36\ufe0f\u20e35\ufe0f\u20e34\ufe0f\u20e33\ufe0f\u20e32\ufe0f\u20e31\ufe0f\u20e30\ufe0f\u20e3',
-      '9\u03328\u03327\u03326\u03325\u03324\u03323\u03322\u03321\u03320\u0332',
-      '98.76.54.32.10',
-      '9876543210.5 rupees',
-      '98,765 43,210',
-      '9,876-543,210',
-      'ABCDE;1234;F',
-      'ABCDE 1 2 3 4 F',
-      'A, B, C, D, E, 1, 2, 3, 4, F',
-      'ᴀʙᴄᴅᴇ1234ꜰ',
-      'ᎪᏴᏟᎠᎬ1234F',
-      'ΑΒϹDΕ1234F',
-      '⒜⒝⒞⒟⒠1234⒡',
-      'ÀBCDE1234F',
-      'Jun-15-1995',
-      'June the 15th, 1995',
-      "15 June '95",
-      '15.06.95',
-      '6/15/95',
-      '15;06;1995',
-      '1995_06_15',
-    ];
-    for (const [index, note] of forms.entries())
-      await post(h, '/v1/events', { session_id: `f${index}`, event: 'component_input', note });
-    for (const [index, note] of forms.entries()) {
-      const seen = (await h.http.get(`/api/sessions/f${index}`)).body.latest_event.note as string;
-      expect(seen, note).not.toBe(note);
-      for (const secret of ['98765', '9876', 'ABCDE', 'BCDE', '1995', "'95", '15.06'])
-        if (note.includes(secret)) expect(seen, note).not.toContain(secret);
-    }
-    // What must stay as written.
-    // A host's address with its port names a machine (docs/explanation/privacy.md, "What is kept").
-    const kept = ['10.0.0.12:8080', '2.4.1', 'screen_21', 'steps 1, 2, 3', '🇮🇳', 'Σοφία', 'José'];
-    // Fail closed: four digits or more across separators are masked whatever they are.
-    for (const [index, note] of ['10,00,000 - 25,00,000', '12:30:45.123'].entries()) {
-      await post(h, '/v1/events', { session_id: `kc${index}`, event: 'component_input', note });
-      expect((await h.http.get(`/api/sessions/kc${index}`)).body.latest_event.note).toBe(note.replace(/\d/g, '*'));
-    }
-    for (const [index, note] of kept.entries()) {
-      await post(h, '/v1/events', { session_id: `k${index}`, event: 'component_input', note });
-      expect((await h.http.get(`/api/sessions/k${index}`)).body.latest_event.note).toBe(note);
-    }
-  });
+  it(
+    'a second review: any separator, line separators, marks on digits, dotted pairs, fractions ' +
+      'in text, PAN digits split, more look-alikes and dates',
+    async () => {
+      const h = createHarness();
+      const forms = [
+        '98765;43210',
+        '98765~43210',
+        '98765·43210',
+        '98765 + 43210',
+        '[98765] 43210',
+        '98765...43210',
+        '98765 --- 43210',
+        '98765、43210',
+        '98765\\43210',
+        '98765\u202843210',
+        '9\ufe0f\u20e38\ufe0f\u20e37\ufe0f\u20e36\ufe0f\u20e35\ufe0f\u20e34\ufe0f\u20e33\ufe0f\u20e32\ufe0f\u20e31\ufe0f\u20e30\ufe0f\u20e3',
+        '9\u03328\u03327\u03326\u03325\u03324\u03323\u03322\u03321\u03320\u0332',
+        '98.76.54.32.10',
+        '9876543210.5 rupees',
+        '98,765 43,210',
+        '9,876-543,210',
+        'ABCDE;1234;F',
+        'ABCDE 1 2 3 4 F',
+        'A, B, C, D, E, 1, 2, 3, 4, F',
+        'ᴀʙᴄᴅᴇ1234ꜰ',
+        'ᎪᏴᏟᎠᎬ1234F',
+        'ΑΒϹDΕ1234F',
+        '⒜⒝⒞⒟⒠1234⒡',
+        'ÀBCDE1234F',
+        'Jun-15-1995',
+        'June the 15th, 1995',
+        "15 June '95",
+        '15.06.95',
+        '6/15/95',
+        '15;06;1995',
+        '1995_06_15',
+      ];
+      for (const [index, note] of forms.entries())
+        await post(h, '/v1/events', { session_id: `f${index}`, event: 'component_input', note });
+      for (const [index, note] of forms.entries()) {
+        const seen = (await h.http.get(`/api/sessions/f${index}`)).body.latest_event.note as string;
+        expect(seen, note).not.toBe(note);
+        for (const secret of ['98765', '9876', 'ABCDE', 'BCDE', '1995', "'95", '15.06'])
+          if (note.includes(secret)) expect(seen, note).not.toContain(secret);
+      }
+      // What must stay as written.
+      // A host's address with its port names a machine (docs/explanation/privacy.md, "What is kept").
+      const kept = ['10.0.0.12:8080', '2.4.1', 'screen_21', 'steps 1, 2, 3', '🇮🇳', 'Σοφία', 'José'];
+      // Fail closed: four digits or more across separators are masked whatever they are.
+      for (const [index, note] of ['10,00,000 - 25,00,000', '12:30:45.123'].entries()) {
+        await post(h, '/v1/events', { session_id: `kc${index}`, event: 'component_input', note });
+        expect((await h.http.get(`/api/sessions/kc${index}`)).body.latest_event.note).toBe(note.replace(/\d/g, '*'));
+      }
+      for (const [index, note] of kept.entries()) {
+        await post(h, '/v1/events', { session_id: `k${index}`, event: 'component_input', note });
+        expect((await h.http.get(`/api/sessions/k${index}`)).body.latest_event.note).toBe(note);
+      }
+    },
+  );
 
-  it('a third review: look-alike groups apart from any Latin letter, more look-alike letters, a space on one side of @; a date with its time is masked too', async () => {
-    const h = createHarness();
-    const forms = [
-      'ABCDE 1234 ꜰ',
-      'ABCDE 1234 Ϝ',
-      'ᴀʙᴄᴅᴇ 1234 ꜰ',
-      'АВСЕН 1234 К',
-      'ΑΒΕΗΚ 1234 Τ',
-      'ᎪᏴᏟᎠᎬ 1234 Ꮯ',
-      'Ꭺ Ᏼ Ꮯ Ꭰ Ꭼ 1 2 3 4 F',
-      '15 ᴊᴜɴᴇ 1995',
-      'ԌBCDE1234F',
-      'ABCDE1234Ꭱ',
-      'meera@ gmail.com',
-      'meera @gmail.com',
-    ];
-    for (const [index, note] of forms.entries())
-      await post(h, '/v1/events', { session_id: `t${index}`, event: 'component_input', note });
-    for (const [index, note] of forms.entries()) {
-      const seen = (await h.http.get(`/api/sessions/t${index}`)).body.latest_event.note as string;
-      expect(seen, note).not.toBe(note);
-      expect(seen, note).not.toMatch(/1995|meera|BCDE|ВСЕН|ΒΕΗΚ|ᴀʙᴄ|ᎪᏴᏟ/);
-    }
-    // Fail closed: a date with its time is a date, and its digits a run of four or more.
-    const timed = ['2024-11-15 10:30:00', '11/15/2024 10:30 AM', '2024-11-15T10:30:00.123+05:30', 'Привет 2024 ОК'];
-    for (const [index, note] of timed.entries()) {
-      await post(h, '/v1/events', { session_id: `tk${index}`, event: 'component_input', note });
-      expect((await h.http.get(`/api/sessions/tk${index}`)).body.latest_event.note).not.toMatch(/2024/);
-    }
-  });
+  it(
+    'a third review: look-alike groups apart from any Latin letter, more look-alike letters, a ' +
+      'space on one side of @; a date with its time is masked too',
+    async () => {
+      const h = createHarness();
+      const forms = [
+        'ABCDE 1234 ꜰ',
+        'ABCDE 1234 Ϝ',
+        'ᴀʙᴄᴅᴇ 1234 ꜰ',
+        'АВСЕН 1234 К',
+        'ΑΒΕΗΚ 1234 Τ',
+        'ᎪᏴᏟᎠᎬ 1234 Ꮯ',
+        'Ꭺ Ᏼ Ꮯ Ꭰ Ꭼ 1 2 3 4 F',
+        '15 ᴊᴜɴᴇ 1995',
+        'ԌBCDE1234F',
+        'ABCDE1234Ꭱ',
+        'meera@ gmail.com',
+        'meera @gmail.com',
+      ];
+      for (const [index, note] of forms.entries())
+        await post(h, '/v1/events', { session_id: `t${index}`, event: 'component_input', note });
+      for (const [index, note] of forms.entries()) {
+        const seen = (await h.http.get(`/api/sessions/t${index}`)).body.latest_event.note as string;
+        expect(seen, note).not.toBe(note);
+        expect(seen, note).not.toMatch(/1995|meera|BCDE|ВСЕН|ΒΕΗΚ|ᴀʙᴄ|ᎪᏴᏟ/);
+      }
+      // Fail closed: a date with its time is a date, and its digits a run of four or more.
+      const timed = ['2024-11-15 10:30:00', '11/15/2024 10:30 AM', '2024-11-15T10:30:00.123+05:30', 'Привет 2024 ОК'];
+      for (const [index, note] of timed.entries()) {
+        await post(h, '/v1/events', { session_id: `tk${index}`, event: 'component_input', note });
+        expect((await h.http.get(`/api/sessions/tk${index}`)).body.latest_event.note).not.toMatch(/2024/);
+      }
+    },
+  );
 
   it('a name under a key disguised with a digit, Hindi, a look-alike, an invisible character or fullwidth letters', async () => {
     const h = createHarness();
@@ -374,60 +384,64 @@ describe('an OTP told in words', () => {
     expect(note).not.toContain('shunya');
     expect(note).toContain('retry in two minutes');
   });
-  it('forms a fresh corpus found: a PAN told in parts after its label, a mail id and a UPI handle after theirs, spelled values, honorifics and Hindi name phrases', async () => {
-    const h = createHarness();
-    const told = [
-      'PAN first part AQWPV',
-      'pan ka pehla hissa EHJPL',
-      'mail id anjali.deshmukh93',
-      'UPI handle: ravi dot shankar eight eight at okaxis',
-      'B for Bombay N for Nagpur Z for Zebra P for Pune K for Kolkata 4821 L',
-      'alpha bravo charlie papa echo one two three four foxtrot',
-      'Mr. Raghunathan',
-      'Dr. Anand Krishnamurthy',
-      'main Priya Nair hoon',
-      'Sukhwinder bol raha hoon',
-      'നാമം: അനിൽകുമാർ',
-      'surname Iyengar, first name Padmavathi',
-    ];
-    // Under neutral keys (`note1`, …): a key that says PAN or name would mask its value whole anyway.
-    await post(h, '/v1/events', {
-      session_id: 'fc-1',
-      event: 'component_input',
-      properties: Object.fromEntries(told.map((text, i) => [`note${i}`, text])),
-    });
-    const seen = JSON.stringify((await h.http.get('/api/sessions/fc-1')).body.latest_event.properties);
-    for (const part of [
-      'AQWPV',
-      'EHJPL',
-      'anjali',
-      'deshmukh',
-      'ravi',
-      'shankar',
-      'Bombay',
-      'Nagpur',
-      'bravo',
-      'papa',
-      'Raghunathan',
-      'Anand',
-      'Priya',
-      'Sukhwinder',
-      'അനിൽ',
-      'Iyengar',
-      'Padmavathi',
-    ]) {
-      expect(seen, part).not.toContain(part);
-    }
-    // Ids and talk around the labels stay: the label alone, or joined into an id, masks nothing.
-    const kept = {
-      code: 'PAN_FORMAT',
-      release: 'pan_details v2.4.1',
-      talk: 'my PAN card upload failed. Please help',
-      rule: 'Aadhaar is a 12 digit number',
-      menu: 'go to the main menu',
-    };
-    await post(h, '/v1/events', { session_id: 'fc-2', event: 'component_input', properties: kept });
-    const plain = (await h.http.get('/api/sessions/fc-2')).body.latest_event.properties;
-    for (const [key, text] of Object.entries(kept)) expect(plain[key]).toBe(text);
-  });
+  it(
+    'forms a fresh corpus found: a PAN told in parts after its label, a mail id and a UPI ' +
+      'handle after theirs, spelled values, honorifics and Hindi name phrases',
+    async () => {
+      const h = createHarness();
+      const told = [
+        'PAN first part AQWPV',
+        'pan ka pehla hissa EHJPL',
+        'mail id anjali.deshmukh93',
+        'UPI handle: ravi dot shankar eight eight at okaxis',
+        'B for Bombay N for Nagpur Z for Zebra P for Pune K for Kolkata 4821 L',
+        'alpha bravo charlie papa echo one two three four foxtrot',
+        'Mr. Raghunathan',
+        'Dr. Anand Krishnamurthy',
+        'main Priya Nair hoon',
+        'Sukhwinder bol raha hoon',
+        'നാമം: അനിൽകുമാർ',
+        'surname Iyengar, first name Padmavathi',
+      ];
+      // Under neutral keys (`note1`, …): a key that says PAN or name would mask its value whole anyway.
+      await post(h, '/v1/events', {
+        session_id: 'fc-1',
+        event: 'component_input',
+        properties: Object.fromEntries(told.map((text, i) => [`note${i}`, text])),
+      });
+      const seen = JSON.stringify((await h.http.get('/api/sessions/fc-1')).body.latest_event.properties);
+      for (const part of [
+        'AQWPV',
+        'EHJPL',
+        'anjali',
+        'deshmukh',
+        'ravi',
+        'shankar',
+        'Bombay',
+        'Nagpur',
+        'bravo',
+        'papa',
+        'Raghunathan',
+        'Anand',
+        'Priya',
+        'Sukhwinder',
+        'അനിൽ',
+        'Iyengar',
+        'Padmavathi',
+      ]) {
+        expect(seen, part).not.toContain(part);
+      }
+      // Ids and talk around the labels stay: the label alone, or joined into an id, masks nothing.
+      const kept = {
+        code: 'PAN_FORMAT',
+        release: 'pan_details v2.4.1',
+        talk: 'my PAN card upload failed. Please help',
+        rule: 'Aadhaar is a 12 digit number',
+        menu: 'go to the main menu',
+      };
+      await post(h, '/v1/events', { session_id: 'fc-2', event: 'component_input', properties: kept });
+      const plain = (await h.http.get('/api/sessions/fc-2')).body.latest_event.properties;
+      for (const [key, text] of Object.entries(kept)) expect(plain[key]).toBe(text);
+    },
+  );
 });

@@ -112,93 +112,105 @@ describe('privacy: no raw identity value on any surface, wherever a client puts 
     for (const value of posted) expect(leaks(streamed, value), value.raw).toBe(false);
   });
 
-  it('the payloads of the report: old SDK phone, React Native analytics e-mail, values in value/input_value/transcript, a PAN in a dropdown, a date of birth', async () => {
-    const id = nextSession();
-    const raws = [
-      '9876543210',
-      'jane.doe@example.com',
-      'ABCDE1234F',
-      'FGHIJ5678K',
-      '234567890124',
-      '1995-06-15',
-      'Jane Doe',
-      'harness.tester@example.com',
-    ];
-    postedRaw(...raws);
-    const events = [
-      { session_id: id, event: 'user_enrichment', properties: { user_id: 'u-1', phone: '9876543210' } },
-      {
-        session_id: id,
-        event: 'analytics_data',
-        event_name: 'email_verified',
-        data: { email: 'jane.doe@example.com' },
-      },
-      {
-        session_id: id,
-        event: 'component_input',
-        screen: 'pan_details',
-        component_id: 'pan_field',
-        component_type: 'text_input',
-        value: 'ABCDE1234F',
-        input_value: '234567890124',
-        masked: true,
-        hint: 'ABCD****',
-      },
-      {
-        session_id: id,
-        event: 'voice_conversation_turn',
-        screen: 'pan_details',
-        properties: {
-          role: 'user',
-          transcript: 'my PAN is FGHIJ5678K',
-          text: 'mail harness.tester@example.com please',
+  it(
+    'the payloads of the report: old SDK phone, React Native analytics e-mail, values in ' +
+      'value/input_value/transcript, a PAN in a dropdown, a date of birth',
+    async () => {
+      const id = nextSession();
+      const raws = [
+        '9876543210',
+        'jane.doe@example.com',
+        'ABCDE1234F',
+        'FGHIJ5678K',
+        '234567890124',
+        '1995-06-15',
+        'Jane Doe',
+        'harness.tester@example.com',
+      ];
+      postedRaw(...raws);
+      const events = [
+        { session_id: id, event: 'user_enrichment', properties: { user_id: 'u-1', phone: '9876543210' } },
+        {
+          session_id: id,
+          event: 'analytics_data',
+          event_name: 'email_verified',
+          data: { email: 'jane.doe@example.com' },
         },
-      },
-      {
-        session_id: id,
-        event: 'component_input',
-        screen: 'personal_details',
-        component_id: 'gender_field',
-        component_type: 'DROPDOWN',
-        hint: 'FGHIJ5678K',
-        masked: false,
-      },
-      {
-        session_id: id,
-        event: 'component_input',
-        screen: 'pan_details',
-        component_id: 'dob_field',
-        component_type: 'date_picker',
-        hint: '1995-06-15',
-        masked: false,
-      },
-      { session_id: id, event: 'identity', full_name: 'Jane Doe', properties: { fatherName: 'Jane Doe' } },
-    ];
-    for (const event of events) expect(await post('/v1/events', event)).toBe(200);
-    const { session, text } = await readSurfaces(id);
-    const streamed = await streamedText(id);
-    for (const raw of raws) expect(findRaw(`${text}\n${streamed}`, raw), raw).toBe(false);
+        {
+          session_id: id,
+          event: 'component_input',
+          screen: 'pan_details',
+          component_id: 'pan_field',
+          component_type: 'text_input',
+          value: 'ABCDE1234F',
+          input_value: '234567890124',
+          masked: true,
+          hint: 'ABCD****',
+        },
+        {
+          session_id: id,
+          event: 'voice_conversation_turn',
+          screen: 'pan_details',
+          properties: {
+            role: 'user',
+            transcript: 'my PAN is FGHIJ5678K',
+            text: 'mail harness.tester@example.com please',
+          },
+        },
+        {
+          session_id: id,
+          event: 'component_input',
+          screen: 'personal_details',
+          component_id: 'gender_field',
+          component_type: 'DROPDOWN',
+          hint: 'FGHIJ5678K',
+          masked: false,
+        },
+        {
+          session_id: id,
+          event: 'component_input',
+          screen: 'pan_details',
+          component_id: 'dob_field',
+          component_type: 'date_picker',
+          hint: '1995-06-15',
+          masked: false,
+        },
+        { session_id: id, event: 'identity', full_name: 'Jane Doe', properties: { fatherName: 'Jane Doe' } },
+      ];
+      for (const event of events) expect(await post('/v1/events', event)).toBe(200);
+      const { session, text } = await readSurfaces(id);
+      const streamed = await streamedText(id);
+      for (const raw of raws) expect(findRaw(`${text}\n${streamed}`, raw), raw).toBe(false);
 
-    const hints = session.component_hints as { component_id: string; hint: string; shape?: Record<string, unknown> }[];
-    expect(hints.find((hint) => hint.component_id === 'gender_field')).toMatchObject({
-      hint: '**********',
-      shape: { kind: 'pan', length: 10 },
-    });
-    expect(hints.find((hint) => hint.component_id === 'dob_field')).toMatchObject({
-      hint: '****-**-**',
-      shape: { kind: 'date', length: 10 },
-    });
-    // A client-masked hint with nothing detected in it is kept as the client masked it.
-    expect(hints.find((hint) => hint.component_id === 'pan_field')).toMatchObject({ hint: 'ABCD****', masked: true });
-    const latest = session.latest_event as Record<string, unknown>;
-    expect(latest).toMatchObject({ event: 'identity', full_name: '**** ***', properties: { fatherName: '**** ***' } });
-    expect(latest.redacted_fields).toEqual(
-      expect.arrayContaining([
-        { path: 'full_name', kind: 'text', length: 8, digits: 0, letters: 7 },
-        { path: 'properties.fatherName', kind: 'text', length: 8, digits: 0, letters: 7 },
-      ]),
-    );
-  });
+      const hints = session.component_hints as {
+        component_id: string;
+        hint: string;
+        shape?: Record<string, unknown>;
+      }[];
+      expect(hints.find((hint) => hint.component_id === 'gender_field')).toMatchObject({
+        hint: '**********',
+        shape: { kind: 'pan', length: 10 },
+      });
+      expect(hints.find((hint) => hint.component_id === 'dob_field')).toMatchObject({
+        hint: '****-**-**',
+        shape: { kind: 'date', length: 10 },
+      });
+      // A client-masked hint with nothing detected in it is kept as the client masked it.
+      expect(hints.find((hint) => hint.component_id === 'pan_field')).toMatchObject({ hint: 'ABCD****', masked: true });
+      const latest = session.latest_event as Record<string, unknown>;
+      expect(latest).toMatchObject({
+        event: 'identity',
+        full_name: '**** ***',
+        properties: { fatherName: '**** ***' },
+      });
+      expect(latest.redacted_fields).toEqual(
+        expect.arrayContaining([
+          { path: 'full_name', kind: 'text', length: 8, digits: 0, letters: 7 },
+          { path: 'properties.fatherName', kind: 'text', length: 8, digits: 0, letters: 7 },
+        ]),
+      );
+    },
+  );
 
   it('done means: the agent still learns that the PAN field holds 10 characters that do not match the PAN pattern', async () => {
     const id = nextSession();

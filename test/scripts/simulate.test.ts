@@ -78,39 +78,43 @@ const count = (items: Item[], step: string) =>
   items.filter((item) => STEP[item.kind === 'event' ? String(item.payload.event) : item.kind] === step).length;
 
 describe('the traffic simulator', () => {
-  it('plays whole journeys against a listening service; its summary matches what the service recorded, in the activity order of docs/reference/events.md per session', async () => {
-    const { h, url } = await service();
-    const summary = await runSimulation(fast(url));
+  it(
+    'plays whole journeys against a listening service; its summary matches what the service ' +
+      'recorded, in the activity order of docs/reference/events.md per session',
+    async () => {
+      const { h, url } = await service();
+      const summary = await runSimulation(fast(url));
 
-    expect(summary.journeys).toEqual({ started: 4, completed: 4, refused: 0, cut: 0 });
-    expect(summary.requests.failed).toBe(0);
-    expect(summary.errorsByStatus).toEqual({});
-    expect(Object.values(summary.endpoints).reduce((sum, entry) => sum + entry.requests, 0)).toBe(
-      summary.requests.total,
-    );
-    const { p50, p90, p99, max } = summary.latency;
-    expect(0 < p50 && p50 <= p90 && p90 <= p99 && p99 <= max).toBe(true);
-    // The seed makes these journeys cover the whole flow, voice included.
-    expect(summary.flow.validationFailures).toBeGreaterThan(0);
-    expect(summary.flow.voiceSessions).toBeGreaterThan(0);
+      expect(summary.journeys).toEqual({ started: 4, completed: 4, refused: 0, cut: 0 });
+      expect(summary.requests.failed).toBe(0);
+      expect(summary.errorsByStatus).toEqual({});
+      expect(Object.values(summary.endpoints).reduce((sum, entry) => sum + entry.requests, 0)).toBe(
+        summary.requests.total,
+      );
+      const { p50, p90, p99, max } = summary.latency;
+      expect(0 < p50 && p50 <= p90 && p90 <= p99 && p99 <= max).toBe(true);
+      // The seed makes these journeys cover the whole flow, voice included.
+      expect(summary.flow.validationFailures).toBeGreaterThan(0);
+      expect(summary.flow.voiceSessions).toBeGreaterThan(0);
 
-    const sessions = await Promise.all(
-      Array.from({ length: 4 }, (_, index) => activityOf(h, simulatedSessionId(SEED, index))),
-    );
-    for (const [index, items] of sessions.entries())
-      expect(steps(items), simulatedSessionId(SEED, index)).toMatch(SPEC_6_3);
-    const all = sessions.flat();
-    expect(all.filter((item) => item.kind === 'event')).toHaveLength(summary.flow.events);
-    expect(summary.endpoints['POST /v1/events']!.requests).toBe(summary.flow.events);
-    expect(count(all, 'T')).toBe(summary.flow.triggerEvaluations);
-    expect(count(all, 'F')).toBe(summary.flow.validationFailures);
-    expect(count(all, 'B')).toBe(summary.flow.voiceSessions);
-    expect(count(all, 'V')).toBe(summary.flow.conversationTurns);
-    expect(count(all, 'X')).toBe(summary.flow.contextFetches);
-    expect(
-      all.filter((item) => item.kind === 'trigger' && (item.payload.decision as { trigger: boolean }).trigger),
-    ).toHaveLength(summary.flow.triggersFired);
-  });
+      const sessions = await Promise.all(
+        Array.from({ length: 4 }, (_, index) => activityOf(h, simulatedSessionId(SEED, index))),
+      );
+      for (const [index, items] of sessions.entries())
+        expect(steps(items), simulatedSessionId(SEED, index)).toMatch(SPEC_6_3);
+      const all = sessions.flat();
+      expect(all.filter((item) => item.kind === 'event')).toHaveLength(summary.flow.events);
+      expect(summary.endpoints['POST /v1/events']!.requests).toBe(summary.flow.events);
+      expect(count(all, 'T')).toBe(summary.flow.triggerEvaluations);
+      expect(count(all, 'F')).toBe(summary.flow.validationFailures);
+      expect(count(all, 'B')).toBe(summary.flow.voiceSessions);
+      expect(count(all, 'V')).toBe(summary.flow.conversationTurns);
+      expect(count(all, 'X')).toBe(summary.flow.contextFetches);
+      expect(
+        all.filter((item) => item.kind === 'trigger' && (item.payload.decision as { trigger: boolean }).trigger),
+      ).toHaveLength(summary.flow.triggersFired);
+    },
+  );
 
   it('plays the same journeys for the same seed', async () => {
     const first = await service();

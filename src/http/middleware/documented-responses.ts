@@ -29,7 +29,8 @@ export const MIDDLEWARE_RESPONSES: MiddlewareResponse[] = [
   {
     status: 403,
     description:
-      'the Host header names this service by a name it does not answer to: with no API_KEY (or with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only',
+      'the Host header names this service by a name it does not answer to: with no API_KEY (or ' +
+      'with ALLOWED_HOSTS set), loopback names, IP addresses and ALLOWED_HOSTS only',
     appliesTo: shutdownGated,
   },
   {

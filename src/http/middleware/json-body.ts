@@ -131,7 +131,8 @@ function loneSurrogateError(body: unknown): HttpError | undefined {
     ? undefined
     : new HttpError(
         422,
-        `body${path === '' ? '' : `.${path}`}: holds a lone surrogate (half of a UTF-16 pair, escaped alone), which UTF-8 cannot keep; send well-formed Unicode`,
+        `body${path === '' ? '' : `.${path}`}: holds a lone surrogate (half of a UTF-16 pair, escaped alone), which UTF-8 cannot keep; ` +
+          `send well-formed Unicode`,
       );
 }
 

@@ -26,7 +26,9 @@ export const activityStreamRouteDocs: RouteDoc[] = [
     tag: 'operations',
     summary: 'Live activity as server-sent events',
     description:
-      'Live activity as server-sent events: `event: activity` per item (`id:` = item id), a heartbeat comment every SSE_HEARTBEAT_SECONDS. `Last-Event-ID` resumes after that id; `event: reset` first when items were lost or the id is unknown.',
+      'Live activity as server-sent events: `event: activity` per item (`id:` = item id), a ' +
+      'heartbeat comment every SSE_HEARTBEAT_SECONDS. `Last-Event-ID` resumes after that id; ' +
+      '`event: reset` first when items were lost or the id is unknown.',
     query: ActivityStreamQuery,
     components: [ActivityItemOut, ActivityStreamReset],
     headers: {
@@ -39,7 +41,8 @@ export const activityStreamRouteDocs: RouteDoc[] = [
     extensions: {
       'x-sse-messages': {
         description:
-          'The messages of the stream, as the EventSource API hands them over. Lines starting with `:` are heartbeats (every SSE_HEARTBEAT_SECONDS) and carry nothing.',
+          'The messages of the stream, as the EventSource API hands them over. Lines starting with ' +
+          '`:` are heartbeats (every SSE_HEARTBEAT_SECONDS) and carry nothing.',
         retry: 'the first message sets `retry:` (ms) for reconnection',
         events: {
           activity: {

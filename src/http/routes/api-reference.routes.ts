@@ -26,7 +26,8 @@ export const apiReferenceRouteDocs: RouteDoc[] = [
     tag: 'operations',
     summary: 'This reference as an interactive page (Swagger UI)',
     description:
-      'This reference as an interactive page (Swagger UI, served offline). Loads without a key; "Authorize" takes the X-API-Key that "Try it out" requests carry.',
+      'This reference as an interactive page (Swagger UI, served offline). Loads without a key; ' +
+      '"Authorize" takes the X-API-Key that "Try it out" requests carry.',
     authenticated: false,
     responses: { 200: { description: 'the page', schema: z.string(), contentType: 'text/html' } },
   },

@@ -27,7 +27,9 @@ export const assistantRouteDocs: RouteDoc[] = [
     tag: 'sdk',
     summary: 'Whether to show a dynamic popup now',
     description:
-      'Whether to show a dynamic popup now, decided by the session: a failure still held for the current screen, or idling on a critical step; never while voice is active; at most one per assistant_prompt_cooldown_seconds; flag ui.dynamic_popups. Records popup_evaluate.',
+      'Whether to show a dynamic popup now, decided by the session: a failure still held for the ' +
+      'current screen, or idling on a critical step; never while voice is active; at most one per ' +
+      'assistant_prompt_cooldown_seconds; flag ui.dynamic_popups. Records popup_evaluate.',
     body: PopupEvaluateIn,
     bodyExamples: POPUP_EXAMPLES,
     responses: { 200: { description: 'the popup decision', schema: PopupOut }, ...ERRORS },

@@ -53,7 +53,9 @@ export const callRouteDocs: RouteDoc[] = [
     tag: 'sdk',
     summary: "Record the user's consent decision",
     description:
-      "An entry of the session's consent record: given, refused or withdrawn, with the notice version and language. Append-only; without consent given no transcript is kept, and a withdrawal removes what the running call kept. Records consent; webhook consent.recorded.",
+      "An entry of the session's consent record: given, refused or withdrawn, with the notice " +
+      'version and language. Append-only; without consent given no transcript is kept, and a ' +
+      'withdrawal removes what the running call kept. Records consent; webhook consent.recorded.',
     body: ConsentIn,
     bodyExamples: {
       given: {
@@ -119,7 +121,9 @@ export const callRouteDocs: RouteDoc[] = [
     tag: 'operations',
     summary: 'Calls waiting for a person',
     description:
-      'The running calls in which a person was asked for (`handoff_requested`) and no operator has joined yet, longest waiting first, each with its masked transcript (docs/explanation/handoff.md).',
+      'The running calls in which a person was asked for (`handoff_requested`) and no operator ' +
+      'has joined yet, longest waiting first, each with its masked transcript ' +
+      '(docs/explanation/handoff.md).',
     responses: { 200: { description: 'the waiting calls', schema: HandoffListOut }, 501: NOT_KEPT, 503: UNREACHABLE },
   },
   {
@@ -129,7 +133,10 @@ export const callRouteDocs: RouteDoc[] = [
     tag: 'operations',
     summary: 'An operator joins a running call',
     description:
-      "Records the operator's join (`operator_joined` in the session's activity and the call's record, which takes the call out of the queue) and answers a LiveKit token for the call's room. The agent in the room says a colleague is joining and steps back (docs/explanation/handoff.md).",
+      "Records the operator's join (`operator_joined` in the session's activity and the call's " +
+      "record, which takes the call out of the queue) and answers a LiveKit token for the call's " +
+      'room. The agent in the room says a colleague is joining and steps back ' +
+      '(docs/explanation/handoff.md).',
     pathParams: { call_id: { description: 'the call id', schema: CallParams.shape.call_id } },
     body: OperatorJoinIn,
     bodyExamples: { join: { summary: 'an operator joins', value: { operator: 'Meera (support)' } } },
@@ -152,7 +159,9 @@ export const callRouteDocs: RouteDoc[] = [
     tag: 'operations',
     summary: 'Erase a user and everything kept of them',
     description:
-      "Erases a user: every session, call, transcript, consent entry, activity item and pending webhook of theirs, from the database file's bytes too. Answers what it removed; the erasure itself is kept without the user's data. Webhook user.erased.",
+      'Erases a user: every session, call, transcript, consent entry, activity item and pending ' +
+      "webhook of theirs, from the database file's bytes too. Answers what it removed; the " +
+      "erasure itself is kept without the user's data. Webhook user.erased.",
     pathParams: {
       user_id: { description: 'the user id as the app sends it', schema: UserParams.shape.user_id, example: 'user-42' },
     },

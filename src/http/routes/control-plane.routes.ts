@@ -16,7 +16,18 @@ export const controlPlaneRouteDocs: RouteDoc[] = [
     tag: 'sdk',
     summary: 'WebSocket control plane',
     description:
-      'WebSocket control plane (Upgrade: websocket). Frames: connect → ack; heartbeat both ways; control_state (screen_state, validation_failed) updates the session as POST /v1/events does → ack, given when that route would answer 200 (with SESSION_HOST=restate once Restate has taken the event, before the session runs it); trigger_evaluate → trigger_response; the server pushes command frames (suggest_start_voice_agent, show_popup) when the session decides; any other frame → error http_only. With API_KEY set the key comes in X-API-Key or the connect frame (else close 4401); before it, a socket gets no answer, takes no place among WS_MAX_CONNECTIONS, and must send it within 10 s. Bounds: WS_MAX_CONNECTIONS, WS_MAX_MESSAGES_PER_SECOND (close 4429), WS_MAX_FRAME_BYTES (close 1009), WS_IDLE_TIMEOUT_SECONDS (close 4408); shutdown answers the frames already taken, then closes with 1001. Every frame in both directions: docs/reference/field-sdk-calls.md, section "WebSocket control plane".',
+      'WebSocket control plane (Upgrade: websocket). Frames: connect → ack; heartbeat both ways; ' +
+      'control_state (screen_state, validation_failed) updates the session as POST /v1/events ' +
+      'does → ack, given when that route would answer 200 (with SESSION_HOST=restate once Restate ' +
+      'has taken the event, before the session runs it); trigger_evaluate → trigger_response; the ' +
+      'server pushes command frames (suggest_start_voice_agent, show_popup) when the session ' +
+      'decides; any other frame → error http_only. With API_KEY set the key comes in X-API-Key or ' +
+      'the connect frame (else close 4401); before it, a socket gets no answer, takes no place ' +
+      'among WS_MAX_CONNECTIONS, and must send it within 10 s. Bounds: WS_MAX_CONNECTIONS, ' +
+      'WS_MAX_MESSAGES_PER_SECOND (close 4429), WS_MAX_FRAME_BYTES (close 1009), ' +
+      'WS_IDLE_TIMEOUT_SECONDS (close 4408); shutdown answers the frames already taken, then ' +
+      'closes with 1001. Every frame in both directions: docs/reference/field-sdk-calls.md, ' +
+      'section "WebSocket control plane".',
     headers: {
       'X-API-Key': { description: 'optional here: the connect frame may carry api_key instead', schema: z.string() },
       'X-Client-ID': clientIdParam('tenant, when the connect frame names none'),

@@ -20,7 +20,10 @@ export const dropoffRouteDocs: RouteDoc[] = [
     tag: 'sdk',
     summary: 'Record a drop-off: the app went to the background',
     description:
-      'The app went to the background: the session records a drop-off (dialable or not, last 4 digits; never the number) that the reengagement rule reads (channel phone when dialable). Cancelled by /api/dropoff/cancel or the user sending any event. Records dropoff_registered.',
+      'The app went to the background: the session records a drop-off (dialable or not, last 4 ' +
+      'digits; never the number) that the reengagement rule reads (channel phone when dialable). ' +
+      'Cancelled by /api/dropoff/cancel or the user sending any event. Records ' +
+      'dropoff_registered.',
     body: DropoffRegisterIn,
     bodyExamples: DROPOFF_REGISTER_EXAMPLES,
     responses: {

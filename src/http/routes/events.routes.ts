@@ -33,7 +33,13 @@ export const eventRouteDocs: RouteDoc[] = [
     tag: 'sdk',
     summary: 'Ingest an SDK event',
     description:
-      'Ingest an SDK event; answers once the event is kept: with SESSION_HOST=embedded once the session has applied it, with SESSION_HOST=restate once Restate has durably taken it, before the session runs it (docs/explanation/cluster.md). Identity values in any field are masked on arrival (docs/explanation/privacy.md). session_id "unknown" (legacy SDKs, any case) is kept per user as session unknown:{user_id}. Past SESSION_MAX_BYTES older data gives way and the event\'s activity item warns `session_budget_exceeded`; so does the answer with SESSION_HOST=embedded, the one host that runs the event before answering.',
+      'Ingest an SDK event; answers once the event is kept: with SESSION_HOST=embedded once the ' +
+      'session has applied it, with SESSION_HOST=restate once Restate has durably taken it, ' +
+      'before the session runs it (docs/explanation/cluster.md). Identity values in any field are ' +
+      'masked on arrival (docs/explanation/privacy.md). session_id "unknown" (legacy SDKs, any ' +
+      'case) is kept per user as session unknown:{user_id}. Past SESSION_MAX_BYTES older data ' +
+      "gives way and the event's activity item warns `session_budget_exceeded`; so does the " +
+      'answer with SESSION_HOST=embedded, the one host that runs the event before answering.',
     body: EventInSchema,
     bodyExamples: EVENT_EXAMPLES,
     responses: {
@@ -48,7 +54,9 @@ export const eventRouteDocs: RouteDoc[] = [
       },
       503: {
         description:
-          'session cap reached with nothing evictable, the memory budget spent, the store refusing writes, the session too slow to answer, or with SESSION_HOST=restate Restate or Redis unreachable (detail names it; Retry-After)',
+          'session cap reached with nothing evictable, the memory budget spent, the store refusing ' +
+          'writes, the session too slow to answer, or with SESSION_HOST=restate Restate or Redis ' +
+          'unreachable (detail names it; Retry-After)',
         schema: ErrorBody,
       },
     },

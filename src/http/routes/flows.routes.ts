@@ -21,7 +21,9 @@ export const flowRouteDocs: RouteDoc[] = [
     tag: 'sdk',
     summary: "Register the user's flow: its steps, current step and progress",
     description:
-      "Register the user's flow in the session: its steps, the current step and progress. An empty step_sequence forgets it (clearFlow). The first registration of steps per (client_id, flow_key) records flow_graph_recorded.",
+      "Register the user's flow in the session: its steps, the current step and progress. An " +
+      'empty step_sequence forgets it (clearFlow). The first registration of steps per ' +
+      '(client_id, flow_key) records flow_graph_recorded.',
     body: FlowSetIn,
     bodyExamples: FLOW_EXAMPLES,
     responses: {

@@ -15,7 +15,9 @@ export const healthRouteDocs: RouteDoc[] = [
     tag: 'operations',
     summary: 'Health: store, memory budget and open connections',
     description:
-      "Liveness, the store, the memory budget in use and open connections by kind; exempt from the API key and the rate limit. The SQLite store's file is named only to a request carrying one of API_KEY's keys.",
+      'Liveness, the store, the memory budget in use and open connections by kind; exempt from ' +
+      "the API key and the rate limit. The SQLite store's file is named only to a request " +
+      "carrying one of API_KEY's keys.",
     authenticated: false,
     rateLimited: false,
     shutdownGated: false,
@@ -23,7 +25,8 @@ export const healthRouteDocs: RouteDoc[] = [
       200: { description: 'serving', schema: Health },
       503: {
         description:
-          'shutting down, the store refuses writes (disk full): `store.status` is `failing`, or in cluster mode (SESSION_HOST=restate) Restate or Redis is unreachable: `cluster` says which',
+          'shutting down, the store refuses writes (disk full): `store.status` is `failing`, or in ' +
+          'cluster mode (SESSION_HOST=restate) Restate or Redis is unreachable: `cluster` says which',
         schema: Health,
       },
     },
@@ -35,7 +38,9 @@ export const healthRouteDocs: RouteDoc[] = [
     tag: 'operations',
     summary: 'Liveness probe',
     description:
-      'Liveness probe: 200 whenever the process answers at all, draining or not, whatever its dependencies do. A probe that times out is the only failure: restart the process then, never on a 503 from /health or /health/ready (docs/how-to/production.md, Probes).',
+      'Liveness probe: 200 whenever the process answers at all, draining or not, whatever its ' +
+      'dependencies do. A probe that times out is the only failure: restart the process then, ' +
+      'never on a 503 from /health or /health/ready (docs/how-to/production.md, Probes).',
     authenticated: false,
     rateLimited: false,
     shutdownGated: false,
@@ -48,7 +53,11 @@ export const healthRouteDocs: RouteDoc[] = [
     tag: 'operations',
     summary: 'Readiness probe for a load balancer',
     description:
-      'Readiness probe for a load balancer: whether to send this process traffic. 503 while it is draining, its own store refuses writes, or in cluster mode Redis does not answer (`redis_unreachable`): Restate would take events one-way that could not be applied until Redis is back. Restate down is reported in `cluster` but leaves every process ready: each request then gets a 503 naming it (docs/how-to/production.md, Probes).',
+      'Readiness probe for a load balancer: whether to send this process traffic. 503 while it is ' +
+      'draining, its own store refuses writes, or in cluster mode Redis does not answer ' +
+      '(`redis_unreachable`): Restate would take events one-way that could not be applied until ' +
+      'Redis is back. Restate down is reported in `cluster` but leaves every process ready: each ' +
+      'request then gets a 503 naming it (docs/how-to/production.md, Probes).',
     authenticated: false,
     rateLimited: false,
     shutdownGated: false,

@@ -73,7 +73,9 @@ export const statusRouteDocs: RouteDoc[] = [
     tag: 'operations',
     summary: 'Operator status: media, sessions, streams, heap, config version',
     description:
-      'What an operator checks first: media configured and its last calls, sessions running and hibernated, open streams, the heap and its trims, the readers live activity feeds, config version.',
+      'What an operator checks first: media configured and its last calls, sessions running and ' +
+      'hibernated, open streams, the heap and its trims, the readers live activity feeds, config ' +
+      'version.',
     responses: { 200: { description: 'the status', schema: StatusOut } },
   },
   {

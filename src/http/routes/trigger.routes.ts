@@ -23,7 +23,11 @@ export const triggerRouteDocs: RouteDoc[] = [
     tag: 'sdk',
     summary: 'Whether to offer the voice assistant now',
     description:
-      'Whether to offer the voice assistant now. With session_id, evaluated in that session (its screen, tenant, cooldown and suppressions; the session is created when unknown): repeated_errors counts the codes sent plus the failures the session holds for the screen within error_window_seconds, one failure reported both ways counting once. Without session_id, the policy alone on the codes sent.',
+      'Whether to offer the voice assistant now. With session_id, evaluated in that session (its ' +
+      'screen, tenant, cooldown and suppressions; the session is created when unknown): ' +
+      'repeated_errors counts the codes sent plus the failures the session holds for the screen ' +
+      'within error_window_seconds, one failure reported both ways counting once. Without ' +
+      'session_id, the policy alone on the codes sent.',
     body: TriggerEvaluateIn,
     bodyExamples: TRIGGER_EXAMPLES,
     headers: {

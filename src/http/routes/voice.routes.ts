@@ -28,7 +28,8 @@ export const voiceRouteDocs: RouteDoc[] = [
     tag: 'sdk',
     summary: 'Start or resume the voice session',
     description:
-      'Start (or resume) the voice session: room, one agent dispatch, participant token. Creates the session if unknown; media faults degrade the start into warnings, never fail it.',
+      'Start (or resume) the voice session: room, one agent dispatch, participant token. Creates ' +
+      'the session if unknown; media faults degrade the start into warnings, never fail it.',
     body: AssistantStartIn,
     bodyExamples: START_EXAMPLES,
     responses: {

@@ -21,7 +21,8 @@ export const ActivityStreamReset = z
   .object({
     reason: z.enum(RESET_REASONS).meta({
       description:
-        '`behind_buffer`: items after `requested_after` were overwritten before they could be sent; `unknown_id`: this buffer never gave that id (the service restarted)',
+        '`behind_buffer`: items after `requested_after` were overwritten before they could be sent; ' +
+        '`unknown_id`: this buffer never gave that id (the service restarted)',
     }),
     requested_after: z.string().nullable().meta({
       description:
@@ -70,5 +71,6 @@ export const ActivityStreamMessage = z
   ])
   .meta({
     description:
-      'each message of the stream: `event: activity` (with `id:` = the item id) or `event: reset`, its data JSON text of an ActivityItem or an ActivityStreamReset',
+      'each message of the stream: `event: activity` (with `id:` = the item id) or `event: ' +
+      'reset`, its data JSON text of an ActivityItem or an ActivityStreamReset',
   });

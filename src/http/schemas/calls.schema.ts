@@ -74,10 +74,15 @@ export const CallReportOut = z
       }),
     summary: z.string(),
     summary_source: z.enum(['record', 'model']),
-    outcome_open_until: z.string().nullable().meta({
-      description:
-        'ISO 8601: until when an unresolved or abandoned outcome may still become resolved (the user moving past the step after the call, CALL_RESOLVE_WINDOW_MINUTES); null when it can no longer change',
-    }),
+    outcome_open_until: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'ISO 8601: until when an unresolved or abandoned outcome may still become resolved (the ' +
+          'user moving past the step after the call, CALL_RESOLVE_WINDOW_MINUTES); null when it can ' +
+          'no longer change',
+      }),
     resolved_at: z
       .string()
       .nullable()

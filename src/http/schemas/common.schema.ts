@@ -65,12 +65,20 @@ export const EventOut = z
     status: z.literal('ok'),
     ingested_at: z.int().meta({
       description:
-        'Unix time (seconds) of the event: when the session applied it (SESSION_HOST=embedded), or when the service took it (SESSION_HOST=restate: the session applies it at that time, or at its own latest activity when that is later)',
+        'Unix time (seconds) of the event: when the session applied it (SESSION_HOST=embedded), or ' +
+        'when the service took it (SESSION_HOST=restate: the session applies it at that time, or at ' +
+        'its own latest activity when that is later)',
     }),
-    warnings: z.array(z.string()).optional().meta({
-      description:
-        "`unknown_event_type` for event types this version does not know; `session_budget_exceeded` when older data gave way to SESSION_MAX_BYTES, only with SESSION_HOST=embedded: with SESSION_HOST=restate the answer comes before the session runs the event. Either way the event's activity item (kind `event`, `payload.warnings`) carries both",
-    }),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .meta({
+        description:
+          '`unknown_event_type` for event types this version does not know; `session_budget_exceeded` ' +
+          'when older data gave way to SESSION_MAX_BYTES, only with SESSION_HOST=embedded: with ' +
+          'SESSION_HOST=restate the answer comes before the session runs the event. Either way the ' +
+          "event's activity item (kind `event`, `payload.warnings`) carries both",
+      }),
   })
   .meta({ id: 'EventOut' });
 
@@ -82,11 +90,16 @@ export const ActivityItemOut = z
       format: 'date-time',
       description: 'when the item was recorded; never earlier than the item before it (by id)',
     }),
-    due_at: z.string().optional().meta({
-      format: 'date-time',
-      description:
-        "only on an item a timer recorded (a `reengagement` with `payload.source` `timer`, a call ended by its silence check): when the timer was due. Earlier than `timestamp` when it fired late (the process was down or busy); the item's decision is taken as of then",
-    }),
+    due_at: z
+      .string()
+      .optional()
+      .meta({
+        format: 'date-time',
+        description:
+          'only on an item a timer recorded (a `reengagement` with `payload.source` `timer`, a call ' +
+          'ended by its silence check): when the timer was due. Earlier than `timestamp` when it ' +
+          "fired late (the process was down or busy); the item's decision is taken as of then",
+      }),
     session_id: z.string().nullable().meta({ description: 'null for a trigger evaluation that named no session' }),
     user_id: z.string().nullable(),
     payload: z.record(z.string(), z.unknown()),
@@ -97,10 +110,14 @@ export const ActivityItemOut = z
 export const ActivityListOut = z
   .object({
     items: z.array(ActivityItemOut),
-    session_id: z.string().nullable().meta({
-      description:
-        'the session key the session_id filter was read as: the id itself, or its digest (h-…) for an id that reads as an identity value, as the items carry it; null without the filter',
-    }),
+    session_id: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'the session key the session_id filter was read as: the id itself, or its digest (h-…) for ' +
+          'an id that reads as an identity value, as the items carry it; null without the filter',
+      }),
     media_ready: z.boolean(),
     feature_flags: z.record(z.string(), z.boolean()),
   })

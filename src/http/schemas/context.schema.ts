@@ -52,7 +52,8 @@ export const ContextOut = z
         .meta({ description: 'the flow registered with POST /v1/flows/set and the place of the current screen in it' }),
       consent: SdkConsent.nullable().meta({
         description:
-          "the tenant's consent notice (SDK config `consent`): the agent gives it first, in the user's language, and records the answer with POST /v1/assistant/consent",
+          "the tenant's consent notice (SDK config `consent`): the agent gives it first, in the " +
+          "user's language, and records the answer with POST /v1/assistant/consent",
       }),
     }),
     system_prompt: z

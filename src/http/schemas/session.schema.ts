@@ -4,10 +4,15 @@ const Shape = z.object({
   length: z.int(),
   digits: z.int(),
   letters: z.int(),
-  kind: z.string().optional().meta({
-    description:
-      'the identity value it was recognised as: pan, aadhaar, vid, card, phone, email, upi, date, number, gstin, driving_licence, vehicle, voter_id, passport, ifsc, address, name, otp; text under a sensitive key',
-  }),
+  kind: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'the identity value it was recognised as: pan, aadhaar, vid, card, phone, email, upi, date, ' +
+        'number, gstin, driving_licence, vehicle, voter_id, passport, ifsc, address, name, otp; ' +
+        'text under a sensitive key',
+    }),
   matches_pattern: z.boolean().optional(),
 });
 

@@ -26,7 +26,9 @@ export const AssistantStartIn = z
 
 const warnings = z.array(z.string()).meta({
   description:
-    'what degraded: missing_screen_context, media_not_configured, media_room_create_failed, agent_dispatch_via_token, agent_dispatch_failed, agent_redispatched (a resume found no agent in the room and dispatched anew) (start); media_room_delete_failed (stop)',
+    'what degraded: missing_screen_context, media_not_configured, media_room_create_failed, ' +
+    'agent_dispatch_via_token, agent_dispatch_failed, agent_redispatched (a resume found no ' +
+    'agent in the room and dispatched anew) (start); media_room_delete_failed (stop)',
 });
 
 export const AssistantStartOut = z
@@ -72,7 +74,9 @@ export const ReengagementOut = z
       .meta({ description: '`phone` when a registered drop-off left a dialable number, else `voice`' }),
     reason: z.string().meta({
       description:
-        '`handoff_unanswered` when the agent said nobody from the team was free (a call back is owed, recommended at once), `user_inactive_<n>min` when recommended for inactivity, else `user_active` or `assistant_active`',
+        '`handoff_unanswered` when the agent said nobody from the team was free (a call back is ' +
+        'owed, recommended at once), `user_inactive_<n>min` when recommended for inactivity, else ' +
+        '`user_active` or `assistant_active`',
     }),
     inactivity_seconds: z
       .int()
