@@ -67,6 +67,14 @@ function processorsOn(addresses: string[], id: number): { partition: number; cau
   ].map((row) => ({ partition: Number(row[1]), caughtUp: row[2] === 'Active' && row[3] === '0' }));
 }
 
+/** The logs whose tail segment has node `id` in its nodeset (`restatectl logs list`: L-ID SEGMENTS FROM KIND LOGLET-ID REPLICATION SEQUENCER NODESET). */
+function logsOn(addresses: string[], id: number): number[] {
+  const listed = restatectl(addresses, ['logs', 'list']).stdout;
+  return [...listed.matchAll(/^\s*(\d+)\s+\d+\s+\d+\s+replicated\s+\S+\s+\{[^}]*\}\s+\S+\s+\[([^\]]*)\]/gm)]
+    .filter((row) => row[2]!.split(',').some((node) => node.trim() === `N${id}`))
+    .map((row) => Number(row[1]));
+}
+
 /** Checks every second until `check` holds; `what` names it in the error after `timeoutMs`. */
 async function until(what: () => string, timeoutMs: number, check: () => boolean): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -98,26 +106,26 @@ export async function replaceNode(
       `stopping ${old.name}${oldId === undefined ? '' : ` (N${oldId})`} pid ${old.pid} if it runs, deleting ${join(dataDir, 'restate-cluster', `restate-${slot}`)}`,
     );
     const fresh = await cluster.restate.replaceNode(slot - 1, name);
+    log(
+      `started ${name} pid ${fresh.pid} in its place: same ports (node-to-node :${fresh.ports.node}) and config, an empty disk, a new node name (Restate 1.7 refuses the old one: its log server's data is lost)`,
+    );
     if (oldId !== undefined) {
-      // Its records are gone with its disk: `gone` keeps it out of new nodesets, and `nodes remove`
-      // below refuses a log server still read-write.
+      // No new nodeset picks a read-only log server. Restate 1.7 refuses `gone` from read-write and
+      // from read-only as unsafe, and `data-loss` is what a node sets itself when it restarts empty.
       const marked = restatectl(addresses, [
         'nodes',
         'set-storage-state',
         '--nodes',
         String(oldId),
         '--storage-state',
-        'gone',
+        'read-only',
       ]);
-      log(
-        marked.status === 0
-          ? `N${oldId}'s log server marked gone: its data is lost, no new nodeset takes it`
-          : `N${oldId}'s log server not marked gone: ${marked.stderr.trim().replace(/\s+/g, ' ')}`,
-      );
+      if (marked.status !== 0)
+        throw new Error(
+          `restatectl nodes set-storage-state --nodes ${oldId} --storage-state read-only: ${marked.stderr.trim()}`,
+        );
+      log(`N${oldId}'s log server marked read-only: no new nodeset takes it`);
     }
-    log(
-      `started ${name} pid ${fresh.pid} in its place: same ports (node-to-node :${fresh.ports.node}) and config, an empty disk, a new node name (Restate 1.7 refuses the old one: its log server's data is lost)`,
-    );
     let id: number | undefined;
     await until(
       () => `${name} in restatectl nodes list`,
@@ -148,6 +156,13 @@ export async function replaceNode(
       if (left.status !== 0 && !/not a member|not part/i.test(left.stderr))
         throw new Error(`restatectl metadata-server remove-node ${oldId}: ${left.stderr.trim()}`);
       log(`N${oldId} removed from the metadata cluster`);
+      // A log whose tail segment's nodeset still has the old id: sealed, and a new segment started on the others.
+      for (const logId of logsOn(addresses, oldId)) {
+        const resealed = restatectl(addresses, ['logs', 'reconfigure', '--log-id', String(logId)]);
+        if (resealed.status !== 0)
+          throw new Error(`restatectl logs reconfigure --log-id ${logId}: ${resealed.stderr.trim()}`);
+        log(`log ${logId}: its tail segment had N${oldId} in its nodeset; sealed, a new segment started without it`);
+      }
       // Segments written while N${oldId} was in their nodeset go once the logs are trimmed past them.
       if (!(await snapshotAndTrim(dataDir, () => {}))) throw new Error('snapshotting and trimming the logs failed');
       log('every partition snapshotted, each log trimmed to its snapshot');
