@@ -17,8 +17,9 @@ import { PID_FILE, alive, followAccount } from './upgrade.js';
  * (restate-2 becomes restate-2-r1) with the same ports and config: Restate gives it a new node id,
  * it joins the metadata cluster, its log server starts read-write and joins new nodesets, and its
  * partition processors start from the partitions' snapshots (the logs below them are trimmed).
- * The old id is then removed: from the metadata cluster, and, once a snapshot and trim leave no
- * log segment on it, from the cluster (`restatectl nodes remove` refuses while a nodeset has it).
+ * The old id is then taken out: its log server marked read-only (no new nodeset picks it), out of
+ * the metadata cluster, the logs whose tail segment still has it resealed, and, once a snapshot and
+ * trim leave no log segment on it, removed (`restatectl nodes remove` refuses while a nodeset has it).
  */
 
 /** The request `--replace-node` writes before it signals, beside the upgrade's (upgrade.ts). */
