@@ -1,31 +1,15 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { MotoServer } from '../scripts/cluster/moto.js';
 import { startMoto } from '../scripts/cluster/moto.js';
+import { freePort } from '../scripts/cluster/redis-server.js';
+import { alive } from '../scripts/cluster/upgrade.js';
+import { clusterScript, npmCluster, s3Env } from './fixtures/cluster-script.js';
 import { ensureRestateBinary } from '../scripts/cluster/restate-binary.js';
 import { tempDataDir } from '../test/support/harness.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const BUCKET = 'kyc-snapshots';
 const PREFIX = 'replacement-test';
@@ -33,16 +17,6 @@ const SESSIONS = ['swap-0', 'swap-1', 'swap-2', 'swap-3'];
 const SCREENS = ['pan_details', 'aadhaar_details', 'selfie'];
 /** How long the cluster may take to move a dead node's partitions to the others, on a shared 2-core machine. */
 const RECOVERY_MS = 45_000;
-
-/** `npm run cluster -- ARGS` as an operator runs it, to its end: its exit code and everything it printed. */
-async function npmCluster(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
-  const child = spawn('npm', ['run', '-s', 'cluster', '--', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, out };
-}
 
 /** `restatectl status`, read apart from the script: each node's uptime by id (`offline` for a dead one). */
 function uptimes(nodePort: number): Map<number, string> {
@@ -68,22 +42,9 @@ describe('npm run cluster -- --replace-node N: a fresh node takes the place of o
   it('replaces node 2 after a snapshot and trim; every session answers, and the cluster survives losing node 1 after', async () => {
     const dir = tempDataDir();
     const port = await freePort();
-    // What Restate's S3 client reads (docs/how-to/production.md, "Snapshots and log trimming"): moto over plain HTTP.
-    const env = {
-      ...process.env,
-      CLUSTER_PORT_RANGE: undefined,
-      AWS_ENDPOINT_URL: moto!.url,
-      AWS_ALLOW_HTTP: 'true',
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-    };
-    const npm = spawn(
-      'npm',
+    const env = s3Env(moto!);
+    const { npm, output } = clusterScript(
       [
-        'run',
-        'cluster',
-        '--',
         '--fresh',
         '--processes',
         '1',
@@ -96,11 +57,8 @@ describe('npm run cluster -- --replace-node N: a fresh node takes the place of o
         '--snapshots-to',
         `s3://${BUCKET}/${PREFIX}`,
       ],
-      { stdio: ['ignore', 'pipe', 'pipe'], env },
+      env,
     );
-    let out = '';
-    npm.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    npm.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const base = `http://127.0.0.1:${port}`;
     // As a client following docs/how-to/production.md does while a node is down: the same Idempotency-Key on every attempt.
     // Where the test is, in the message of a wait that runs out.
@@ -134,11 +92,14 @@ describe('npm run cluster -- --replace-node N: a fresh node takes the place of o
     };
     let pids: number[] = [];
     try {
-      await vi.waitFor(() => expect(out).toMatch(/Ctrl-C .* stops everything/), { timeout: 90_000, interval: 250 });
-      pids = [...out.matchAll(/\bpid (\d+)/g)].map((match) => Number(match[1]));
-      const nodePid = (name: string) => Number(new RegExp(`Restate node ${name} pid (\\d+)`).exec(out)?.[1]);
-      const node1Port = Number(/Restate node restate-1 pid \d+: .*node-to-node :(\d+)/.exec(out)?.[1]);
-      const node3Port = Number(/Restate node restate-3 pid \d+: .*node-to-node :(\d+)/.exec(out)?.[1]);
+      await vi.waitFor(() => expect(output()).toMatch(/Ctrl-C .* stops everything/), {
+        timeout: 90_000,
+        interval: 250,
+      });
+      pids = [...output().matchAll(/\bpid (\d+)/g)].map((match) => Number(match[1]));
+      const nodePid = (name: string) => Number(new RegExp(`Restate node ${name} pid (\\d+)`).exec(output())?.[1]);
+      const node1Port = Number(/Restate node restate-1 pid \d+: .*node-to-node :(\d+)/.exec(output())?.[1]);
+      const node3Port = Number(/Restate node restate-3 pid \d+: .*node-to-node :(\d+)/.exec(output())?.[1]);
       for (const screen of SCREENS.slice(0, 2)) for (const sessionId of SESSIONS) await deliver(sessionId, screen);
       const snapshot = await npmCluster(['--snapshot', '--data-dir', dir], env);
       expect(snapshot.code, snapshot.out).toBe(0);
@@ -179,7 +140,7 @@ describe('npm run cluster -- --replace-node N: a fresh node takes the place of o
       await vi.waitFor(() => expect(pids.filter(alive)).toEqual([]), { timeout: 30_000, interval: 200 });
     } finally {
       // A failed run must not leave its cluster behind: the script stops every node it runs, the fresh one too.
-      const script = Number(/this script pid (\d+)/.exec(out)?.[1]);
+      const script = Number(/this script pid (\d+)/.exec(output())?.[1]);
       if (alive(script)) {
         process.kill(script, 'SIGTERM');
         await vi.waitFor(() => expect(alive(script)).toBe(false), { timeout: 30_000, interval: 200 }).catch(() => {});

@@ -1,45 +1,19 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { MotoServer } from '../scripts/cluster/moto.js';
 import { startMoto } from '../scripts/cluster/moto.js';
+import { freePort } from '../scripts/cluster/redis-server.js';
+import { alive } from '../scripts/cluster/upgrade.js';
+import { clusterScript, npmCluster, s3Env } from './fixtures/cluster-script.js';
 import { ensureRestateBinary } from '../scripts/cluster/restate-binary.js';
 import { tempDataDir } from '../test/support/harness.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const BUCKET = 'kyc-snapshots';
 const PREFIX = 'cluster-test';
 const PARTITIONS = 2;
 const SESSIONS = ['snap-0', 'snap-1', 'snap-2', 'snap-3', 'snap-4', 'snap-5'];
 const SCREENS = ['pan_details', 'aadhaar_details', 'selfie'];
-
-/** `npm run cluster -- ARGS` as an operator runs it, to its end: its exit code and everything it printed. */
-async function npmCluster(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
-  const child = spawn('npm', ['run', '-s', 'cluster', '--', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, out };
-}
 
 /** A log's trim point as Restate reports it (`restatectl logs describe --extra`), read apart from the script. */
 function trimPoint(nodePort: number, log: number): number {
@@ -65,22 +39,9 @@ describe('npm run cluster -- --snapshot: partition snapshots to an S3 store (mot
   it('snapshots every partition into the bucket, trims each log past 0, and every session still answers', async () => {
     const dir = tempDataDir();
     const port = await freePort();
-    // What Restate's S3 client reads (docs/how-to/production.md, "Snapshots and log trimming"): moto over plain HTTP.
-    const env = {
-      ...process.env,
-      CLUSTER_PORT_RANGE: undefined,
-      AWS_ENDPOINT_URL: moto!.url,
-      AWS_ALLOW_HTTP: 'true',
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-    };
-    const npm = spawn(
-      'npm',
+    const env = s3Env(moto!);
+    const { npm, output } = clusterScript(
       [
-        'run',
-        'cluster',
-        '--',
         '--fresh',
         '--processes',
         '1',
@@ -93,11 +54,8 @@ describe('npm run cluster -- --snapshot: partition snapshots to an S3 store (mot
         '--snapshots-to',
         `s3://${BUCKET}/${PREFIX}`,
       ],
-      { stdio: ['ignore', 'pipe', 'pipe'], env },
+      env,
     );
-    let out = '';
-    npm.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    npm.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const base = `http://127.0.0.1:${port}`;
     const sendScreen = (sessionId: string, screen: string) =>
       fetch(`${base}/v1/events`, {
@@ -112,10 +70,13 @@ describe('npm run cluster -- --snapshot: partition snapshots to an S3 store (mot
     };
     let pids: number[] = [];
     try {
-      await vi.waitFor(() => expect(out).toMatch(/Ctrl-C .* stops everything/), { timeout: 60_000, interval: 250 });
-      pids = [...out.matchAll(/\bpid (\d+)/g)].map((match) => Number(match[1]));
-      expect(out).toContain(`Restate snapshots: s3://${BUCKET}/${PREFIX}`);
-      const nodePort = Number(/node-to-node :(\d+)/.exec(out)?.[1]);
+      await vi.waitFor(() => expect(output()).toMatch(/Ctrl-C .* stops everything/), {
+        timeout: 60_000,
+        interval: 250,
+      });
+      pids = [...output().matchAll(/\bpid (\d+)/g)].map((match) => Number(match[1]));
+      expect(output()).toContain(`Restate snapshots: s3://${BUCKET}/${PREFIX}`);
+      const nodePort = Number(/node-to-node :(\d+)/.exec(output())?.[1]);
       // Events through the service: each session's journal and state in the partition it hashes to.
       for (const screen of SCREENS.slice(0, 2))
         for (const sessionId of SESSIONS) expect(await sendScreen(sessionId, screen)).toBe(200);
