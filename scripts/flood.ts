@@ -413,8 +413,8 @@ try {
     say(`cap: ${overflowLine}`);
     if ((overflow.statuses.get(200) ?? 0) < OVERFLOW)
       fail(`cap: ${OVERFLOW - (overflow.statuses.get(200) ?? 0)} of the sessions past the cap were not made`);
-    // Reported against the goal, not judged: past the default cap it was met on a quiet machine and
-    // missed on a shared one (docs/reference/limits.md, Session count).
+    // Reported against the goal, not judged: past the default cap it is met in some runs and missed
+    // in others on the same two cores (docs/reference/limits.md, Session count).
     if (liveness.p99 > LIVE_P99_LIMIT_MS)
       say(`cap: /health/live p99 ${liveness.p99.toFixed(1)} ms, over the ${LIVE_P99_LIMIT_MS} ms goal (reported only)`);
     results.push(`cap: ${overflowLine}`);
