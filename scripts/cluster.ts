@@ -121,7 +121,8 @@ async function main(): Promise<void> {
     redisUrl = redis.url;
   }
   process.stdout.write(
-    `starting Restate (${restateNodes} node${restateNodes > 1 ? 's' : ''}), ${processes} service processes${fronts > 0 ? `, ${fronts} front${fronts > 1 ? 's' : ''}` : ''} and the proxy (data: ${dataDir}, log: ${logFile})\n`,
+    `starting Restate (${restateNodes} node${restateNodes > 1 ? 's' : ''}), ${processes} service processes` +
+      `${fronts > 0 ? `, ${fronts} front${fronts > 1 ? 's' : ''}` : ''} and the proxy (data: ${dataDir}, log: ${logFile})\n`,
   );
   let cluster;
   try {
@@ -156,14 +157,17 @@ async function main(): Promise<void> {
       ),
       ...cluster.processes.map(
         (service) =>
-          `  service process pid ${service.pid}: http://127.0.0.1:${service.port} (Restate endpoint 127.0.0.1:${service.endpointPort}, signed calls only)${cluster.fronts.length > 0 ? ', no clients sent here' : ''}`,
+          `  service process pid ${service.pid}: http://127.0.0.1:${service.port} ` +
+          `(Restate endpoint 127.0.0.1:${service.endpointPort}, signed calls only)` +
+          `${cluster.fronts.length > 0 ? ', no clients sent here' : ''}`,
       ),
       ...cluster.fronts.map(
         (front) => `  front pid ${front.pid}: http://127.0.0.1:${front.port} (the HTTP API only, CLUSTER_ROLE=front)`,
       ),
       ...cluster.restate.nodes.map(
         (node) =>
-          `  Restate node ${node.name} pid ${node.pid}: ingress :${node.ports.ingress} admin :${node.ports.admin} node-to-node :${node.ports.node} (loopback only)`,
+          `  Restate node ${node.name} pid ${node.pid}: ingress :${node.ports.ingress} admin :${node.ports.admin} ` +
+          `node-to-node :${node.ports.node} (loopback only)`,
       ),
       ...(running === undefined
         ? []
@@ -172,7 +176,8 @@ async function main(): Promise<void> {
           ]),
       ...(cluster.restate.nodes.length > 1
         ? [
-            `  Restate through any node: ingress ${cluster.restate.ingressUrl} admin ${cluster.restate.adminUrl}; each node's restate.toml in ${join(dataDir, 'restate-cluster')}`,
+            `  Restate through any node: ingress ${cluster.restate.ingressUrl} admin ${cluster.restate.adminUrl}; ` +
+              `each node's restate.toml in ${join(dataDir, 'restate-cluster')}`,
           ]
         : []),
       ...(snapshotsTo === undefined
@@ -188,8 +193,10 @@ async function main(): Promise<void> {
       ...(cluster.processes.length > 1
         ? [`  try: kill -9 <a service pid>, and every journey still completes through the proxy`]
         : []),
-      `  this script pid ${process.pid}: the proxy ${cluster.url}${cluster.releases.map((release) => ` and the endpoint proxy ${new URL(release.uri).host}`).join('')}`,
-      `Ctrl-C (or kill ${process.pid}, or kill the npm process) stops everything started here; the data stays in ${dataDir} for the next run (--fresh to start empty).`,
+      `  this script pid ${process.pid}: the proxy ${cluster.url}` +
+        cluster.releases.map((release) => ` and the endpoint proxy ${new URL(release.uri).host}`).join(''),
+      `Ctrl-C (or kill ${process.pid}, or kill the npm process) stops everything started here; ` +
+        `the data stays in ${dataDir} for the next run (--fresh to start empty).`,
       '',
     ].join('\n'),
   );

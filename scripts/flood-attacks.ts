@@ -142,7 +142,8 @@ function frame(text: string): Buffer {
 export function stalledSocket(target: Target, n: number): { socket: Socket; beat(): void } {
   const socket = raw(target);
   socket.write(
-    `GET /v1/events/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nX-API-Key: ${target.apiKey}\r\n\r\n`,
+    'GET /v1/events/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+      `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nX-API-Key: ${target.apiKey}\r\n\r\n`,
   );
   socket.write(frame(JSON.stringify({ type: 'connect', session_id: `ws-${n}`, message_id: 'c' })));
   socket.pause();
@@ -162,7 +163,8 @@ export function slowBody(target: Target): { socket: Socket; trickle(): void } {
   const socket = raw(target);
   const start = '{"session_id":"slow","event":"component_input","properties":{"pad":"';
   socket.write(
-    `POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${target.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${announced}\r\n\r\n${start}${'x'.repeat(announced - 1000 - start.length)}`,
+    `POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${target.apiKey}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${announced}\r\n\r\n${start}${'x'.repeat(announced - 1000 - start.length)}`,
   );
   socket.on('data', () => undefined);
   return { socket, trickle: () => socket.writable && socket.write('x') };

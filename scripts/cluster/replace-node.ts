@@ -104,11 +104,13 @@ export async function replaceNode(
     const oldId = nodeIds(addresses).get(old.name);
     const name = replacementName(old.name);
     log(
-      `stopping ${old.name}${oldId === undefined ? '' : ` (N${oldId})`} pid ${old.pid} if it runs, deleting ${join(dataDir, 'restate-cluster', `restate-${slot}`)}`,
+      `stopping ${old.name}${oldId === undefined ? '' : ` (N${oldId})`} pid ${old.pid} if it runs, ` +
+        `deleting ${join(dataDir, 'restate-cluster', `restate-${slot}`)}`,
     );
     const fresh = await cluster.restate.replaceNode(slot - 1, name);
     log(
-      `started ${name} pid ${fresh.pid} in its place: same ports (node-to-node :${fresh.ports.node}) and config, an empty disk, a new node name (Restate 1.7 refuses the old one: its log server's data is lost)`,
+      `started ${name} pid ${fresh.pid} in its place: same ports (node-to-node :${fresh.ports.node}) and config, ` +
+        `an empty disk, a new node name (Restate 1.7 refuses the old one: its log server's data is lost)`,
     );
     if (oldId !== undefined) {
       // No new nodeset picks a read-only log server. Restate 1.7 refuses `gone` from read-write and
@@ -233,7 +235,8 @@ export async function requestReplacement(
   const config = join(clusterDir, `restate-${slot}`, 'restate.toml');
   if (existsSync(config) && !readFileSync(config, 'utf8').includes('[worker.snapshots]')) {
     print(
-      `the cluster on ${dataDir} has no snapshot destination: a fresh node's partitions start from snapshots once logs are trimmed; start it with --snapshots-to s3://bucket/prefix`,
+      `the cluster on ${dataDir} has no snapshot destination: a fresh node's partitions start from snapshots ` +
+        `once logs are trimmed; start it with --snapshots-to s3://bucket/prefix`,
     );
     return false;
   }

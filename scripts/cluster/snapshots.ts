@@ -112,7 +112,8 @@ export async function snapshotAndTrim(dataDir: string, print: (line: string) => 
   const created = restatectl(addresses, ['snapshots', 'create']);
   if (NOT_CONFIGURED.test(created.stderr)) {
     print(
-      `no snapshot destination is configured for the cluster on ${dataDir}: start it with --snapshots-to s3://bucket/prefix (docs/how-to/production.md, "Snapshots and log trimming")`,
+      `no snapshot destination is configured for the cluster on ${dataDir}: start it with ` +
+        `--snapshots-to s3://bucket/prefix (docs/how-to/production.md, "Snapshots and log trimming")`,
     );
     return false;
   }

@@ -74,7 +74,8 @@ export async function rollOut(
     const olds = [...cluster.releases];
     const next = await cluster.release(name, { processes, main: join(dir, 'dist', 'src', 'main.js') });
     log(
-      `release ${name} started: ${next.processes.map((service) => `pid ${service.pid} on :${service.port}`).join(', ')}; Restate deployment ${next.deploymentId} takes new invocations`,
+      `release ${name} started: ${next.processes.map((service) => `pid ${service.pid} on :${service.port}`).join(', ')}; ` +
+        `Restate deployment ${next.deploymentId} takes new invocations`,
     );
     for (const old of olds) {
       log(`retiring release ${old.name}: off the proxy, waiting until nothing is pinned to ${old.deploymentId}`);
