@@ -1,7 +1,7 @@
 /**
  * The attack mixes `npm run test:flood` runs after its sessions and streams (scripts/flood.ts),
- * each beside a fresh keyed client that must be answered within a second throughout
- * (docs/reference/limits.md, "The floods, as `npm start` runs"):
+ * each beside a fresh keyed client that must be answered within a second once the service has
+ * taken the attack's connections in (docs/reference/limits.md, "The floods, as `npm start` runs"):
  *
  * - stalled readers and an event flood: activity streams and WebSockets, all keyed, that stop
  *   reading (the sockets reconnecting every few seconds), while eight clients post 60 KB events
@@ -10,6 +10,7 @@
  *   then a byte every 3 s.
  */
 import type { Socket } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
@@ -21,20 +22,32 @@ export interface Target {
 
 /** A fresh keyed client's requests, each on a new connection, every half second in a thread of its own (so the attack's own event loop cannot delay them). */
 export interface FreshClient {
-  /** Stops, and gives each request's time in ms (Infinity for one that failed or got no 200), and what each failure was. */
-  stop(): Promise<{ times: number[]; failures: string[] }>;
+  /**
+   * Stops, and gives each request's time in ms (Infinity for one that failed or got no 200), when
+   * each was sent (epoch ms: a worker's performance clock has an origin of its own), and what each
+   * failure was.
+   */
+  stop(): Promise<FreshAnswers>;
+}
+
+export interface FreshAnswers {
+  times: number[];
+  sentAt: number[];
+  failures: string[];
 }
 
 const FRESH_CLIENT = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { port, apiKey } = workerData;
 const times = [];
+const sentAt = [];
 const failures = [];
 let stopped = false;
 parentPort.on('message', () => { stopped = true; });
 (async () => {
   for (let n = 0; !stopped; n += 1) {
     const started = performance.now();
+    sentAt.push(Date.now());
     try {
       const res = await fetch('http://127.0.0.1:' + port + '/v1/events', {
         method: 'POST',
@@ -51,13 +64,13 @@ parentPort.on('message', () => { stopped = true; });
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  parentPort.postMessage({ times, failures });
+  parentPort.postMessage({ times, sentAt, failures });
 })();
 `;
 
 export function freshClient(target: Target): FreshClient {
   const worker = new Worker(FRESH_CLIENT, { eval: true, workerData: target });
-  const done = new Promise<{ times: number[]; failures: string[] }>((resolve) => worker.once('message', resolve));
+  const done = new Promise<FreshAnswers>((resolve) => worker.once('message', resolve));
   return {
     stop: async () => {
       worker.postMessage('stop');
@@ -171,16 +184,58 @@ export function slowBody(target: Target): { socket: Socket; trickle(): void } {
 }
 
 /**
- * Opens `count` of something a hundred every 50 ms, then waits a second for the service to take
- * them in: what is judged is the service under the attack, not a burst of thousands of handshakes
- * at once into a listen queue of 511.
+ * What the kernel holds for the service's listening sockets on `port` that the service has not yet
+ * accepted: the accept queues' lengths added up. For a listening socket, /proc/net/tcp's rx_queue is
+ * its accept queue (Linux's `sk_ack_backlog`).
  */
-export async function open<T>(count: number, make: (n: number) => T): Promise<T[]> {
+export function acceptBacklog(port: number): number {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  let waiting = 0;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const [, local, , state, queues] = line.trim().split(/\s+/);
+      if (state !== '0A' || !local?.endsWith(`:${hexPort}`)) continue;
+      waiting += Number.parseInt(queues!.split(':')[1]!, 16);
+    }
+  }
+  return waiting;
+}
+
+/** How long the accept queues must stay empty to count as drained, read every 100 ms. */
+const DRAINED_FOR_MS = 500;
+/** A service that has not taken in an attack's connections by then fails the flood. */
+const DRAIN_LIMIT_MS = 60_000;
+
+/**
+ * Opens `count` of something, a hundred every 50 ms, then waits until the service has accepted
+ * them all (its accept queues empty for half a second): what is judged is the service under the
+ * attack, not a burst of thousands of handshakes at once into listen queues of 511. A fixed wait
+ * was not enough on a loaded machine: the service was still accepting the slow bodies 1.5 s
+ * after it, and a fresh client's connection waited in the same queues
+ * (docs/reference/limits.md, "The floods, as `npm start` runs"). Returns what was opened and
+ * when the service had taken it all in (epoch ms).
+ */
+export async function open<T>(
+  port: number,
+  count: number,
+  make: (n: number) => T,
+): Promise<{ made: T[]; takenInAt: number }> {
   const made: T[] = [];
   for (let n = 0; n < count; n += 1) {
     made.push(make(n));
     if (n % 100 === 99) await sleep(50);
   }
-  await sleep(1000);
-  return made;
+  const deadline = Date.now() + DRAIN_LIMIT_MS;
+  let emptySince: number | undefined;
+  for (;;) {
+    const now = Date.now();
+    if (acceptBacklog(port) > 0) emptySince = undefined;
+    else emptySince ??= now;
+    if (emptySince !== undefined && now - emptySince >= DRAINED_FOR_MS) return { made, takenInAt: emptySince };
+    if (now > deadline)
+      throw new Error(
+        `flood: the service had not accepted ${count} connections ${DRAIN_LIMIT_MS / 1000} s after they were opened`,
+      );
+    await sleep(100);
+  }
 }
