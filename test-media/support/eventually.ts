@@ -8,8 +8,11 @@ export async function eventually<T>(
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`not within ${timeoutMs} ms; last seen: ${JSON.stringify(value)?.slice(0, 2000)}`);
+    if (Date.now() > deadline) {
+      // A list's length first: a list of participants runs past what is shown of it.
+      const count = Array.isArray(value) ? ` (${value.length} items)` : '';
+      throw new Error(`not within ${timeoutMs} ms; last seen${count}: ${JSON.stringify(value)?.slice(0, 2000)}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
