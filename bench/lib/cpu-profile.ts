@@ -24,3 +24,19 @@ export function selfTimeByPart(profile: CpuProfile, partOf: (frame: CallFrame) =
   });
   return parts;
 }
+
+/** A function's place as a reader finds it: the module's path from the repository (or `node:…`, or the native name) and its name. */
+const placeOf = (frame: CallFrame): string => {
+  const path = frame.url.replace(/^file:\/\/.*?\/(?=(src|node_modules|bench)\/)/, '');
+  return `${frame.functionName || '(anonymous)'} ${path || '(native)'}`;
+};
+
+/** The `count` functions with the most self time (µs), those of `idle` excluded, highest first. */
+export function topFunctions(profile: CpuProfile, count: number): { place: string; micros: number }[] {
+  const byPlace = selfTimeByPart(profile, placeOf);
+  return [...byPlace]
+    .filter(([place]) => !place.startsWith('(idle)'))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([place, micros]) => ({ place, micros }));
+}

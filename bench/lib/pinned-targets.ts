@@ -8,12 +8,16 @@ export interface PinnedIngestion {
 }
 
 /**
- * The targets of a pinned run (BENCHMARKS.md: "Pinned"): the memory store at 0.85 of bare express
- * with its p99 within twice express's; the SQLite store at 0.6 on one core, 0.75 on two, where
- * work that need not run on the main thread can move to the second.
+ * The goals of a pinned run, on the realistic SDK event (a raw identity value to mask, 1,000
+ * sessions; bench/lib/event-body.ts): the SQLite store, which every user runs, at 0.8 of bare
+ * express and the memory store at 0.95, each with its p99 within twice express's
+ * (docs/reference/benchmark-method.md, "Pinned"). They replace the 0.85 and 0.6 of before, which
+ * the memory store met and the SQLite store met only by a margin that left no room for the
+ * privacy rule's work per event.
  */
-const MEMORY_TARGET = 0.85;
-const SQLITE_TARGET: Record<number, number> = { 1: 0.6, 2: 0.75 };
+const MEMORY_TARGET = 0.95;
+const SQLITE_TARGET = 0.8;
+const P99_OVER_EXPRESS = 2;
 
 /**
  * The pinned ratios of the last accepted full run, per cores given to each server. A run more than
@@ -27,17 +31,19 @@ export const PINNED_BASELINES: Record<number, { memory: number; sqlite: number }
 };
 const GUARD_FRACTION = 0.8;
 
-const verdict = (met: boolean) => (met ? '(met)' : '(missed)');
-
-/** The pinned targets and the regression guard, as the report's sentence; throws when the guard trips. */
+/** The pinned goals, the SQLite store's first, and the regression guard, as the report's sentence; throws when the guard trips. */
 export function pinnedVerdict(cpus: CpuSets, run: PinnedIngestion): string {
-  const sqliteTarget = SQLITE_TARGET[cpus.serverCores] ?? SQLITE_TARGET[2]!;
-  const p99Within = run.p99.memory <= 2 * run.p99.express;
+  const goal = (name: string, ratio: number, p99: number, target: number) => {
+    const met = ratio >= target && p99 <= P99_OVER_EXPRESS * run.p99.express;
+    return (
+      `${name} ${ratio.toFixed(2)} of bare express, p99 ${p99.toFixed(1)} ms against express's ` +
+      `${run.p99.express.toFixed(1)} (goal ≥ ${target} with p99 ≤ ${P99_OVER_EXPRESS}×: ${met ? 'met' : 'missed'})`
+    );
+  };
   const targets =
-    `Pinned targets (${cpus.serverCores} core${cpus.serverCores > 1 ? 's' : ''} per server): ` +
-    `STORE=memory ≥ ${MEMORY_TARGET} × bare express with p99 ≤ 2 × express's → ${run.serviceOverExpress.toFixed(2)}, ` +
-    `p99 ${run.p99.memory.toFixed(1)} against ${run.p99.express.toFixed(1)} ms ${verdict(run.serviceOverExpress >= MEMORY_TARGET && p99Within)}; ` +
-    `STORE=sqlite ≥ ${sqliteTarget} → ${run.sqliteOverExpress.toFixed(2)} ${verdict(run.sqliteOverExpress >= sqliteTarget)}.`;
+    `Pinned, ${cpus.serverCores} core${cpus.serverCores > 1 ? 's' : ''} per server, the realistic event: ` +
+    `${goal('STORE=sqlite', run.sqliteOverExpress, run.p99.sqlite, SQLITE_TARGET)}; ` +
+    `${goal('STORE=memory', run.serviceOverExpress, run.p99.memory, MEMORY_TARGET)}.`;
   const baseline = PINNED_BASELINES[cpus.serverCores];
   if (!baseline) return `${targets} Regression guard: no pinned baseline for ${cpus.serverCores}-core servers yet.`;
   const memoryShare = run.serviceOverExpress / baseline.memory;

@@ -1,5 +1,5 @@
 import type { CallFrame, CpuProfile } from '../lib/cpu-profile.js';
-import { selfTimeByPart } from '../lib/cpu-profile.js';
+import { selfTimeByPart, topFunctions } from '../lib/cpu-profile.js';
 import { openInspector } from '../lib/inspector.js';
 import type { ServerProcess } from '../lib/processes.js';
 import { cpuSeconds, freePort, runLoad } from '../lib/processes.js';
@@ -27,7 +27,7 @@ const PARTS: { part: string; matches: (frame: CallFrame) => boolean }[] = [
   { part: 'garbage collection', matches: (frame) => frame.functionName === '(garbage collector)' },
   {
     part: 'redaction pass',
-    matches: from(/\/src\/(domain\/(event-redaction|pii\/[\w-]+|redaction)|privacy\/[\w-]+)\.js|node_modules\/re2js\//),
+    matches: from(/\/src\/(domain\/event-redaction|privacy\/[\w-]+)\.js|node_modules\/re2js\//),
   },
   {
     part: "the SQLite store's own code (group commit, the journal, its statements' arguments, checkpoints)",
@@ -39,9 +39,9 @@ const PARTS: { part: string; matches: (frame: CallFrame) => boolean }[] = [
     matches: (frame) => frame.url === '' && SQLITE_NATIVE.has(frame.functionName),
   },
   {
-    part: 'the session step (XState, the session machine, supervisor, activity, store, step metrics)',
+    part: 'the session step (XState, the session machine, session host, use cases, activity, store, step metrics)',
     matches: from(
-      /node_modules\/xstate\/|\/src\/(actors|machines|store|metrics|domain)\/|\/src\/integrations\/clock\.js/,
+      /node_modules\/xstate\/|\/src\/(actor-system|machines|store|metrics|domain|use-cases)\/|\/src\/integrations\/clock\.js/,
     ),
   },
   { part: 'validation (zod)', matches: from(/node_modules\/zod\/|\/src\/http\/validate\.js/) },
@@ -80,7 +80,12 @@ interface Measured {
   requests: number;
   cpuMicrosPerRequest: number;
   parts: Map<string, number>;
+  /** The functions with the most self time, µs over the run. */
+  top: { place: string; micros: number }[];
 }
+
+/** Functions listed of the SQLite run: enough to show where its extra cost over the memory store sits. */
+const TOP_FUNCTIONS = 15;
 
 /** Loads a target started with `--inspect`, sampling its CPU profile over the measured run only (not start-up or warm-up). */
 async function profiled(
@@ -112,6 +117,7 @@ async function profiled(
         requests: load.requests,
         cpuMicrosPerRequest: (cpu / load.requests) * 1e6,
         parts: selfTimeByPart(profile, partOf),
+        top: topFunctions(profile, TOP_FUNCTIONS),
       };
     } finally {
       session.close();
@@ -149,10 +155,15 @@ export async function requestCostSuite(options: RequestCostOptions): Promise<{ m
     '**server CPU per request (/proc, all threads)**',
     ...measured.map((run) => round(run.cpuMicrosPerRequest, 1)),
   ]);
+  const parts = table(
+    ['part of a request', 'service, memory µs/request', 'service, SQLite µs/request', 'bare express 5 µs/request'],
+    rows,
+  );
+  const top = table(
+    ['function (self time), service on SQLite', 'µs/request'],
+    durable.top.map(({ place, micros }) => [`\`${place}\``, round(micros / durable.requests, 1)]),
+  );
   return {
-    markdown: table(
-      ['part of a request', 'service, memory µs/request', 'service, SQLite µs/request', 'bare express 5 µs/request'],
-      rows,
-    ),
+    markdown: `${parts}\n\nThe ${TOP_FUNCTIONS} functions with the most self time in the SQLite run:\n\n${top}`,
   };
 }
