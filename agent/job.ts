@@ -9,6 +9,7 @@ import { noticeFor } from './consent-notice.js';
 import { consentTool } from './consent-tool.js';
 import { ContextSource } from './context-source.js';
 import { Presence } from './presence.js';
+import { replacedDispatch } from './replaced-dispatch.js';
 import { isContextNotice, sessionIdOf, takeoverOf } from './job-metadata.js';
 import { guardedChat } from './guarded-chat.js';
 import { AppActions } from './app-actions.js';
@@ -199,8 +200,29 @@ export default defineAgent<ProcessData>({
     presence.start();
     ctx.addShutdownCallback(async () => presence.close());
     ctx.room.on(RoomEvent.RoomSidChanged, leaveIfAnotherRoom);
-    ctx.room.on(RoomEvent.Reconnected, () => void ctx.room.getSid().then(leaveIfAnotherRoom));
-    ctx.room.on(RoomEvent.ParticipantConnected, (participant) => handoff.participantJoined(participant.identity));
+    // A dispatch the room no longer holds: the newer agent stays (agent/replaced-dispatch.ts). Asked
+    // now, beside the first context fetch, after each reconnect (a media server that restarted
+    // knows nothing of this job), and each time another agent joins.
+    const replaced = replacedDispatch({
+      liveKit: settings.liveKit,
+      room: ctx.room.name ?? '',
+      dispatchId: ctx.job.dispatchId,
+      log: (message, fields) => jobLog.warn(fields ?? {}, message),
+    });
+    const leaveIfReplaced = async () => {
+      if (leaving || !(await replaced()) || leaving) return;
+      jobLog.warn({ dispatch_id: ctx.job.dispatchId }, 'the room does not hold the dispatch of this job: leaving');
+      await ctx.room.disconnect().finally(() => leave('the room does not hold its dispatch'));
+    };
+    const checkedAtJoin = leaveIfReplaced();
+    ctx.room.on(RoomEvent.Reconnected, () => {
+      void ctx.room.getSid().then(leaveIfAnotherRoom);
+      void leaveIfReplaced();
+    });
+    ctx.room.on(RoomEvent.ParticipantConnected, (participant) => {
+      if (participant.kind === ParticipantKind.AGENT) void leaveIfReplaced();
+      handoff.participantJoined(participant.identity);
+    });
     // The agent acts on the user's app by RPC to its participant (docs/reference/voice-agent.md, "Acting on the app").
     const appActions = new AppActions({
       client,
@@ -230,7 +252,7 @@ export default defineAgent<ProcessData>({
       source.onNotice();
     });
 
-    await source.start();
+    await Promise.all([source.start(), checkedAtJoin]);
     if (!ctx.room.isConnected) leave('disconnected from the room');
     if (leaving) return;
     // The notice the call opens with; the model records the user's answer to it (consent-tool.ts).

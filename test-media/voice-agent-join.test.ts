@@ -1,9 +1,11 @@
 import { dispose } from '@livekit/rtc-node';
+import { AgentDispatchClient } from 'livekit-server-sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './support/eventually.js';
 import type { AgentWorker } from './support/agent-worker.js';
 import type { MediaStack } from './support/media-stack.js';
 import { startMediaStack } from './support/media-stack.js';
+import { VOICE_AGENT_NAME } from './support/media-service.js';
 import type { SimulatedUser } from './support/simulated-user.js';
 import { TAKEOVER_LINE } from '../agent/prompts.js';
 import { agentsIn as agentsInRoom, heardOpening, startCall } from './support/voice-call.js';
@@ -193,6 +195,39 @@ describe('an agent joins every call, or the call ends saying why', () => {
       (agents) => agents.length === 1,
       60_000,
     );
+  }, 150_000);
+
+  // What the service does when an agent is late (src/integrations/livekit-media.ts, replaceAgentDispatch):
+  // the old dispatch deleted, a new one made, after the old agent may have joined. The media
+  // server counts no agent against the room's limit; it is its own end of a deleted dispatch's
+  // job that leaves one agent, which this holds it to.
+  it('a dispatch replaced while its agent is in the room: the media server ends the old job, and one agent stays', async () => {
+    const sessionId = 'join-replaced-1';
+    const { service, liveKit } = stack;
+    const { started } = await startCall(service, sessionId, users);
+    const [first] = await eventually(
+      () => agentsIn(started.media_room),
+      (agents) => agents.length === 1,
+      60_000,
+    );
+    const dispatches = new AgentDispatchClient(liveKit.url, liveKit.apiKey, liveKit.apiSecret);
+    // The server lists a dispatch of its own with every room it creates, with no agent name.
+    const [stale, ...others] = (await dispatches.listDispatch(started.media_room)).filter(
+      (dispatch) => dispatch.agentName === VOICE_AGENT_NAME,
+    );
+    expect(others).toEqual([]);
+    await dispatches.deleteDispatch(stale!.id, started.media_room);
+    await dispatches.createDispatch(started.media_room, VOICE_AGENT_NAME, {
+      metadata: JSON.stringify({ session_id: sessionId, takeover: true }),
+    });
+
+    const [stayed] = await eventually(
+      () => agentsIn(started.media_room),
+      (agents) => agents.length === 1 && agents[0]!.identity !== first!.identity,
+      60_000,
+    );
+    expect(stayed!.identity).not.toBe(first!.identity);
+    expect((await service.session(sessionId)).active).toBe(true);
   }, 150_000);
 
   it('livekit-server killed mid-call: the call ends with ended_by media_lost, not at the silence stop', async () => {

@@ -66,8 +66,8 @@ export function createLiveKitMedia(settings: LiveKitSettings): MediaProvider {
     callTimeoutMs: settings.requestTimeoutSeconds * 1000,
 
     async createRoom(room, sessionId) {
-      // The user and the one agent (docs/decisions/0009-voice-sessions-degrade-never-fail.md): a third participant, a
-      // second agent among them, is refused by the server itself.
+      // The user and one person besides (an operator): the server counts no agent against this, so
+      // a second agent is kept out by the agent itself (docs/decisions/0009-voice-sessions-degrade-never-fail.md).
       await rooms.createRoom({ name: room, metadata: sessionMetadata(sessionId), maxParticipants: ROOM_PARTICIPANTS });
     },
 
