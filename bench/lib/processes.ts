@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { LoadJob, LoadResult } from '../load-worker.js';
@@ -79,10 +79,24 @@ export function rssBytes(pid: number): number {
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
-export function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+export function cpuSeconds(pid: number, statFile = `/proc/${pid}/stat`): number {
+  const fields = readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ');
   const ticksPerSecond = 100;
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
+/** CPU seconds each thread of a process has used so far, added up by thread name (`/proc/<pid>/task/<tid>/comm`; Linux). */
+export function threadCpuSeconds(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      byName.set(name, (byName.get(name) ?? 0) + cpuSeconds(pid, `/proc/${pid}/task/${tid}/stat`));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return byName;
 }
 
 /** Read and write system calls a process has made so far (`syscr` + `syscw` in /proc/<pid>/io, Linux): socket reads and writes included. */

@@ -2,7 +2,7 @@ import type { CallFrame, CpuProfile } from '../lib/cpu-profile.js';
 import { selfTimeByPart, topFunctions } from '../lib/cpu-profile.js';
 import { openInspector } from '../lib/inspector.js';
 import type { ServerProcess } from '../lib/processes.js';
-import { cpuSeconds, freePort, runLoad } from '../lib/processes.js';
+import { cpuSeconds, freePort, runLoad, threadCpuSeconds } from '../lib/processes.js';
 import { round, table } from '../lib/stats.js';
 import { startBareExpress, startService } from '../lib/targets.js';
 
@@ -82,6 +82,8 @@ interface Measured {
   parts: Map<string, number>;
   /** The functions with the most self time, µs over the run. */
   top: { place: string; micros: number }[];
+  /** CPU per request (µs, /proc) of the process's threads, by thread name. */
+  threads: Map<string, number>;
 }
 
 /** Functions listed of the SQLite run: enough to show where its extra cost over the memory store sits. */
@@ -110,14 +112,19 @@ async function profiled(
       await session.call('Profiler.setSamplingInterval', { interval: 100 });
       await session.call('Profiler.start');
       const cpuBefore = cpuSeconds(server.child.pid!);
+      const threadsBefore = threadCpuSeconds(server.child.pid!);
       const load = await runLoad({ ...job, durationSeconds: options.durationSeconds });
       const cpu = cpuSeconds(server.child.pid!) - cpuBefore;
+      const threads = new Map<string, number>();
+      for (const [name, seconds] of threadCpuSeconds(server.child.pid!))
+        threads.set(name, ((seconds - (threadsBefore.get(name) ?? 0)) / load.requests) * 1e6);
       const { profile } = await session.call<{ profile: CpuProfile }>('Profiler.stop');
       return {
         requests: load.requests,
         cpuMicrosPerRequest: (cpu / load.requests) * 1e6,
         parts: selfTimeByPart(profile, partOf),
         top: topFunctions(profile, TOP_FUNCTIONS),
+        threads,
       };
     } finally {
       session.close();
@@ -163,7 +170,14 @@ export async function requestCostSuite(options: RequestCostOptions): Promise<{ m
     ['function (self time), service on SQLite', 'µs/request'],
     durable.top.map(({ place, micros }) => [`\`${place}\``, round(micros / durable.requests, 1)]),
   );
+  const names = [...new Set(measured.flatMap((run) => [...run.threads.keys()]))].sort();
+  const threads = table(
+    ['thread (/proc, CPU µs/request)', 'service, memory', 'service, SQLite', 'bare express 5'],
+    names.map((name) => [`\`${name}\``, ...measured.map((run) => round(run.threads.get(name) ?? 0, 1))]),
+  );
   return {
-    markdown: `${parts}\n\nThe ${TOP_FUNCTIONS} functions with the most self time in the SQLite run:\n\n${top}`,
+    markdown:
+      `${parts}\n\nThe ${TOP_FUNCTIONS} functions with the most self time in the SQLite run:\n\n${top}\n\n` +
+      `The CPU of each thread, by its name (threads of one name added up):\n\n${threads}`,
   };
 }
