@@ -395,7 +395,9 @@ async function slowBodies(target: { port: number; apiKey: string }): Promise<voi
   const seconds = (epoch: number) => `${((epoch - opened) / 1000).toFixed(1)} s`;
   const cutSpan = cuts.length > 0 ? ` between ${seconds(Math.min(...cuts))} and ${seconds(Math.max(...cuts))}` : '';
   say(
-    `slow bodies: ${SLOW_BODIES.toLocaleString('en-US')} keyed connections each 1,000 bytes short of their body, a byte every 3 s, for ${ATTACK_SECONDS} s: opened and taken in by ${seconds(takenInAt)}; ${cutOrGone} cut by the service${cutSpan}`,
+    `slow bodies: ${SLOW_BODIES.toLocaleString('en-US')} keyed connections each 1,000 bytes short of their body, ` +
+      `a byte every 3 s, for ${ATTACK_SECONDS} s: opened and taken in by ${seconds(takenInAt)}; ` +
+      `${cutOrGone} cut by the service${cutSpan}`,
   );
   say(`slow bodies: ${await trimsSince(trimsBefore, opened)}`);
   within('slow bodies', slowPeak);
