@@ -501,8 +501,9 @@ export const identityValue: fc.Arbitrary<IdentityValue> = fc.oneof(
 
 /**
  * Whether any of `value` shows in `text`: the value itself, or the part of it no mask keeps where a
- * token starts. Searched anywhere, the 6 digits a phone's secret can be were found inside the
- * wall clock's own digits (a log line's time, 1795989922540, holds 992254), on no leak.
+ * token starts. Searched anywhere, a phone's secret is 6 digits, which numbers the service writes
+ * can hold inside them: a CI run failed on no leak for the secret 992254 while the clock's epoch
+ * milliseconds read 1795989922…, which log lines' times carry.
  */
 export const leaks = (text: string, value: IdentityValue): boolean =>
   findRaw(text, value.raw) || (value.secret !== undefined && startsToken(text, value.secret));
