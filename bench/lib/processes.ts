@@ -79,7 +79,12 @@ export function rssBytes(pid: number): number {
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
-export function cpuSeconds(pid: number, statFile = `/proc/${pid}/stat`): number {
+export function cpuSeconds(pid: number): number {
+  return statCpuSeconds(`/proc/${pid}/stat`);
+}
+
+/** User + system CPU seconds in a `stat` file of /proc: a process's, or one of its threads'. */
+function statCpuSeconds(statFile: string): number {
   const fields = readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ');
   const ticksPerSecond = 100;
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
@@ -91,7 +96,7 @@ export function threadCpuSeconds(pid: number): Map<string, number> {
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-      byName.set(name, (byName.get(name) ?? 0) + cpuSeconds(pid, `/proc/${pid}/task/${tid}/stat`));
+      byName.set(name, (byName.get(name) ?? 0) + statCpuSeconds(`/proc/${pid}/task/${tid}/stat`));
     } catch {
       // The thread ended between the listing and the read.
     }

@@ -14,6 +14,8 @@ export interface RequestCostOptions {
 }
 
 const from = (pattern: RegExp) => (frame: CallFrame) => pattern.test(frame.url);
+/** A pattern source matching code in any of the packages `names` lists (space-separated). */
+const inPackages = (names: string) => `node_modules/(${names.split(' ').join('|')})/`;
 
 /** The methods of node:sqlite's `DatabaseSync` and `StatementSync` the store calls. */
 const SQLITE_NATIVE = new Set(['run', 'all', 'get', 'iterate', 'exec', 'prepare', 'setReadBigInts', 'setReturnArrays']);
@@ -54,7 +56,11 @@ const PARTS: { part: string; matches: (frame: CallFrame) => boolean }[] = [
   {
     part: 'body reading, JSON parse, depth check',
     matches: from(
-      /\/src\/http\/(middleware\/json-body|body-depth)\.js|node_modules\/(body-parser|raw-body|type-is|content-type|media-typer|mime-types|iconv-lite|bytes|unpipe|destroy)\//,
+      new RegExp(
+        `/src/http/(middleware/json-body|body-depth)\\.js|${inPackages(
+          'body-parser raw-body type-is content-type media-typer mime-types iconv-lite bytes unpipe destroy',
+        )}`,
+      ),
     ),
   },
   {
@@ -64,7 +70,12 @@ const PARTS: { part: string; matches: (frame: CallFrame) => boolean }[] = [
   {
     part: "routing: express's app and router, gates, the route's own code",
     matches: from(
-      /node_modules\/(express|router|path-to-regexp|parseurl|finalhandler|on-finished|ee-first|debug|depd|encodeurl|escape-html|statuses|http-errors|setprototypeof)\/|\/src\/http\/|\/bench\/servers\//,
+      new RegExp(
+        `${inPackages(
+          'express router path-to-regexp parseurl finalhandler on-finished ee-first debug depd encodeurl ' +
+            'escape-html statuses http-errors setprototypeof',
+        )}|/src/http/|/bench/servers/`,
+      ),
     ),
   },
   {
