@@ -10,7 +10,7 @@ import type { ActivityLog } from '../src/store/ports.js';
 
 const built = (path: string) => new URL(`../dist/src/${path}`, import.meta.url).href;
 const { ActivityActor } = (await import(
-  built('actors/activity-actor.js')
+  built('actor-system/activity-actor.js')
 )) as typeof import('../src/actor-system/activity-actor.js');
 const { default: pino } = await import('pino');
 

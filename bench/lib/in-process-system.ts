@@ -22,10 +22,10 @@ export async function inProcessSystem(
 ): Promise<ActorSystem> {
   const { SimulatedClock } = await import('xstate');
   const { createActorSystem } = (await import(
-    built('actors/system.js')
+    built('actor-system/system.js')
   )) as typeof import('../../src/actor-system/system.js');
   const { actorSystemOptions } = (await import(
-    built('actors/system-options.js')
+    built('actor-system/system-options.js')
   )) as typeof import('../../src/actor-system/system-options.js');
   const { loadConfig } = (await import(built('config.js'))) as typeof import('../../src/config.js');
   const { createMediaProvider } = (await import(
