@@ -19,6 +19,10 @@ export type StoredSessionRow = SummaryRow & { state: string | null; wake_at: num
  * rather than once per commit (docs/decisions/0011-group-commit-and-the-journal.md). Rows are final states, not events:
  * replaying the journal at start-up is the same apply, and nothing is recomputed.
  *
+ * An apply may move the items alone and leave the sessions' rows for a later one: what applying
+ * sessions costs grows with the sessions in the batch, not their rows, so the store lets a
+ * session's rows gather longer than the items (docs/decisions/0011-group-commit-and-the-journal.md, "Items and sessions apart").
+ *
  * A session's schemas and each of its component hints are fields beside its state
  * (session-fields.ts), journaled in `field_journal` and applied to `session_fields`, and written
  * only when they are new objects: one this journal committed for the same session is already in
@@ -48,7 +52,8 @@ export class SqliteJournal {
   private readonly appliedHints = new LRUCache<string, readonly string[]>({ max: APPLIED_HINTS_KEPT });
   /** Field objects committed, each with the session it was committed for (weak: the session's state owns them). */
   private readonly written = new WeakMap<object, string>();
-  private rows = 0;
+  /** Committed rows waiting: session rows (saves and removals) and activity items. */
+  private rows = { sessions: 0, items: 0 };
   /**
    * Whether a session's newest journal row may be a removal: one was committed since the last
    * apply, or the journal was not empty when the store opened. When not, the apply skips its two
@@ -61,7 +66,7 @@ export class SqliteJournal {
 
   constructor(db: DatabaseSync) {
     this.statements = prepare(db);
-    const head = this.statements.head.get() as { seq: number | null; rows: number };
+    const head = this.statements.head.get() as { seq: number | null; sessions: number; items: number };
     this.seq = head.seq ?? 0;
     for (const row of this.statements.newestSeqs.iterate() as Iterable<{ session_id: string; seq: number }>)
       this.newest.set(row.session_id, row.seq);
@@ -75,13 +80,28 @@ export class SqliteJournal {
       const ids = hintIdsOf(row.state);
       if (ids) this.hintIds.set(row.session_id, ids);
     }
-    this.rows = head.rows;
-    this.mayHoldRemovals = head.rows > 0;
+    this.rows = { sessions: head.sessions, items: head.items };
+    this.mayHoldRemovals = head.sessions > 0;
   }
 
   /** How many committed rows wait to be applied. */
   get pending(): number {
-    return this.rows;
+    return this.rows.sessions + this.rows.items;
+  }
+
+  /** Committed activity items waiting to be moved into `activity`. */
+  get pendingItems(): number {
+    return this.rows.items;
+  }
+
+  /** Committed session rows (saves and removals) waiting to be applied. */
+  get pendingSessionRows(): number {
+    return this.rows.sessions;
+  }
+
+  /** The sessions those rows are of. */
+  get journaledSessions(): number {
+    return this.newest.size;
   }
 
   /** The session's newest state when it is still only in the journal; undefined when `sessions` has it. */
@@ -135,13 +155,13 @@ export class SqliteJournal {
   /** Appends an activity item, `at` the epoch ms its timestamp says (inside the caller's transaction). */
   appendItem(item: ActivityItem, at: number): void {
     this.statements.appendItem.run(Number(item.id), item.kind, at, item.session_id, JSON.stringify(item));
-    this.staged.rows += 1;
+    this.staged.items += 1;
   }
 
   /** The caller's transaction committed: what it appended is journaled. */
   committed(): void {
     const { staged } = this;
-    if (staged.rows === 0) return;
+    if (staged.sessions.length === 0 && staged.items === 0) return;
     for (const [sessionId, seq] of staged.sessions) this.newest.set(sessionId, seq);
     // A commit stages a session's removal or its save, never both.
     if (staged.removals.length > 0) this.mayHoldRemovals = true;
@@ -157,7 +177,8 @@ export class SqliteJournal {
       if (object) this.written.set(object, sessionId);
     }
     for (const [sessionId, ids] of staged.hintIds) this.hintIds.set(sessionId, ids);
-    this.rows += staged.rows;
+    this.rows.sessions += staged.sessions.length;
+    this.rows.items += staged.items;
     this.staged = emptyStage();
   }
 
@@ -168,14 +189,22 @@ export class SqliteJournal {
   }
 
   /**
-   * Moves every row into `sessions` and `activity` and empties the journal, inside the caller's
-   * transaction (outside a commit's transaction every row is a committed one). Returns what to
-   * call once that transaction commits; nothing changes here if it does not.
+   * Moves the items into `activity` and, unless `itemsOnly`, every session row into `sessions`,
+   * emptying what it moved from the journal, inside the caller's transaction (outside a commit's
+   * transaction every row is a committed one). Returns what to call once that transaction
+   * commits; nothing changes here if it does not.
    */
-  apply(): () => void {
-    if (this.rows === 0) return () => {};
+  apply(itemsOnly = false): () => void {
     const { statements } = this;
-    statements.moveItems.run();
+    const items = this.rows.items > 0;
+    if (items) {
+      statements.moveItems.run();
+      statements.clearItems.run();
+    }
+    if (itemsOnly || this.rows.sessions === 0)
+      return () => {
+        if (items) this.rows.items = 0;
+      };
     const newest = JSON.stringify([...this.newest.values()]);
     if (this.mayHoldRemovals) {
       statements.applyRemovals.run(newest);
@@ -197,12 +226,11 @@ export class SqliteJournal {
       for (const id of ids) kept.push([sessionId, HINT_PREFIX + id]);
     }
     if (stale.length > 0) statements.dropStaleHints.run(JSON.stringify(stale), JSON.stringify(kept));
-    statements.clearItems.run();
     statements.clearSessions.run();
     statements.clearFields.run();
     return () => {
       for (const [sessionId, ids] of this.hintIds) this.appliedHints.set(sessionId, ids);
-      this.rows = 0;
+      this.rows = { sessions: 0, items: 0 };
       this.mayHoldRemovals = false;
       this.newest.clear();
       this.fieldRows.clear();
@@ -234,7 +262,6 @@ export class SqliteJournal {
   private stage(sessionId: string): number {
     this.seq += 1;
     this.staged.sessions.push([sessionId, this.seq]);
-    this.staged.rows += 1;
     return this.seq;
   }
 }
@@ -244,7 +271,7 @@ const emptyStage = () => ({
   removals: [] as string[],
   fields: [] as { sessionId: string; key: string; id: number; object: object | undefined }[],
   hintIds: [] as [string, string[]][],
-  rows: 0,
+  items: 0,
 });
 
 /**
@@ -271,7 +298,7 @@ function prepare(db: DatabaseSync) {
     rowAt: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM session_journal WHERE seq = ?`),
     head: db.prepare(
       `SELECT (SELECT max(seq) FROM session_journal) AS seq,
-        (SELECT count(*) FROM session_journal) + (SELECT count(*) FROM activity_journal) AS rows`,
+        (SELECT count(*) FROM session_journal) AS sessions, (SELECT count(*) FROM activity_journal) AS items`,
     ),
     newestSeqs: db.prepare('SELECT session_id, max(seq) AS seq FROM session_journal GROUP BY session_id'),
     newestFields: db.prepare('SELECT session_id, field, max(id) AS id FROM field_journal GROUP BY session_id, field'),

@@ -55,12 +55,20 @@ export const MAX_KEPT_REPLIES = 100_000;
 
 const AGE_PRUNE_INTERVAL_MS = 60_000;
 /**
- * Journal rows (a saved session or an item each) that make the store apply the journal after a
- * commit. A larger batch writes each index page once for more rows, and replaces more of a
- * session's rows with its newest, but holds the event loop longer while it moves
+ * Journaled activity items that make the store move them into `activity` after a commit. A larger
+ * batch writes each index page once for more rows, but holds the event loop longer while it moves
  * (docs/decisions/0011-group-commit-and-the-journal.md).
  */
-export const JOURNAL_APPLY_ROWS = 2_000;
+export const JOURNAL_APPLY_ITEMS = 2_000;
+/**
+ * Sessions with journaled rows that make the store apply their newest states (with the items).
+ * An apply writes each session once however many rows it has, so its pause grows with the
+ * sessions, and a bound on them is a bound on the pause; until then a busy session's rows gather
+ * (docs/decisions/0011-group-commit-and-the-journal.md, "Items and sessions apart").
+ */
+export const JOURNAL_APPLY_SESSIONS = 1_000;
+/** Journaled session rows that make the store apply them however few sessions they are of: a bound on the journal's size. */
+export const JOURNAL_APPLY_SESSION_ROWS = 2_000;
 const AGE_PRUNE_BATCH = 10_000;
 const DAY_MS = 86_400_000;
 
@@ -69,8 +77,8 @@ const DAY_MS = 86_400_000;
  * committed together once per event-loop turn (group commit): one transaction, one WAL write, for
  * every request that changed something in that turn, and each request is answered after its
  * batch commits. A commit appends to the journal (sqlite-journal.ts); the journal is applied to
- * the indexed tables every `JOURNAL_APPLY_ROWS` rows, before any read that needs them, at close,
- * and at start-up (what a crash left in it). Reads see the queued writes: loading a session reads
+ * the indexed tables when its items, its sessions or their rows reach a bound (`JOURNAL_APPLY_*`),
+ * before any read that needs them, at close, and at start-up (what a crash left in it). Reads see the queued writes: loading a session reads
  * its queued state, any other read commits what is queued and applies the journal first.
  *
  * Activity ids are the table's AUTOINCREMENT ids, given here (one writer) so that an item has its
@@ -383,16 +391,17 @@ export class SqliteStore implements SessionStore, ActivityLog {
   }
 
   /**
-   * Moves the journal into the indexed tables and applies retention, in one transaction. A failure
-   * loses nothing (the journal stays, to be applied next time) and is reported by `health()`.
+   * Moves the journal into the indexed tables and applies retention, in one transaction; `due`
+   * leaves the sessions' rows for later unless a bound on them is reached. A failure loses nothing
+   * (the journal stays, to be applied next time) and is reported by `health()`.
    */
-  private applyJournal(): void {
+  private applyJournal(only: 'all' | 'due' = 'all'): void {
     if (this.closed || this.journal.pending === 0) return;
     let oldestId = this.oldestId;
     let applied: () => void;
     try {
       this.db.exec('BEGIN');
-      applied = this.journal.apply();
+      applied = this.journal.apply(only === 'due' && !this.sessionsDue());
       oldestId ??= (this.statements.oldestId.get() as { id: number | null }).id ?? undefined;
       // Every committed item is in `activity` now, so the sequence is the newest committed id.
       const newest = (this.statements.lastId.get() as { seq: number } | undefined)?.seq ?? 0;
@@ -431,7 +440,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
     setImmediate(() => {
       this.scheduled[task] = false;
       if (task === 'commit') this.flushNow();
-      else this.applyJournal();
+      else this.applyJournal('due');
     });
   }
 
@@ -480,8 +489,8 @@ export class SqliteStore implements SessionStore, ActivityLog {
     group?.resolve();
     for (const item of items) for (const listener of this.listeners) listener(item);
     // Age retention is checked once a minute (docs/explanation/durability.md): writes coming in that long apply the
-    // journal even below its batch size, so expired items do not wait on disk for 2,000 rows.
-    if (journal.pending >= JOURNAL_APPLY_ROWS || this.agePruneDue()) this.schedule('apply');
+    // journal even below its bounds, so expired items do not wait on disk for a batch.
+    if (journal.pendingItems >= JOURNAL_APPLY_ITEMS || this.sessionsDue() || this.agePruneDue()) this.schedule('apply');
     if (replies.size > 0) this.pruneReplies();
   }
 
@@ -503,6 +512,13 @@ export class SqliteStore implements SessionStore, ActivityLog {
 
   private get replyKeepMs(): number {
     return this.options.replyKeepMs ?? 0;
+  }
+
+  private sessionsDue(): boolean {
+    const { journal } = this;
+    return (
+      journal.journaledSessions >= JOURNAL_APPLY_SESSIONS || journal.pendingSessionRows >= JOURNAL_APPLY_SESSION_ROWS
+    );
   }
 
   private agePruneDue(): boolean {

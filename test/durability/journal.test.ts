@@ -7,7 +7,12 @@ import type { ActivityDraft } from '../../src/domain/activity.js';
 import type { StoredSession } from '../../src/store/ports.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { DATABASE_FILE } from '../../src/store/sqlite-opening.js';
-import { JOURNAL_APPLY_ROWS, SqliteStore } from '../../src/store/sqlite-store.js';
+import {
+  JOURNAL_APPLY_ITEMS,
+  JOURNAL_APPLY_SESSIONS,
+  JOURNAL_APPLY_SESSION_ROWS,
+  SqliteStore,
+} from '../../src/store/sqlite-store.js';
 import { START_TIME, tempDataDir } from '../support/harness.js';
 
 const open = (
@@ -81,22 +86,68 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
     store.close();
   });
 
-  it(`applies by itself once ${JOURNAL_APPLY_ROWS} rows are journaled, in a turn after the commit`, async () => {
-    const store = open(tempDataDir());
-    // Commits of 50 commands over 50 sessions: 100 rows each.
-    await write(store, JOURNAL_APPLY_ROWS / 2 - 50, 100);
-    await new Promise<void>((resolve) => setImmediate(resolve));
+  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  it(`moves the items by themselves once ${JOURNAL_APPLY_ITEMS} are journaled, in a turn after the commit; the sessions' rows wait for their own bound`, async () => {
+    const dataDir = tempDataDir();
+    const store = open(dataDir);
+    // Commits of 50 commands over 10 sessions: 10 session rows and 50 items each.
+    await write(store, JOURNAL_APPLY_ITEMS - 50, 10);
+    await nextTurn();
     expect(count(store.db, 'activity')).toBe(0);
-    await write(store, 50, 100, JOURNAL_APPLY_ROWS / 2 - 50);
-    expect(count(store.db, 'activity_journal')).toBe(JOURNAL_APPLY_ROWS / 2);
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await write(store, 50, 10, JOURNAL_APPLY_ITEMS - 50);
+    expect(count(store.db, 'activity_journal')).toBe(JOURNAL_APPLY_ITEMS);
+    await nextTurn();
     expect(count(store.db, 'activity_journal')).toBe(0);
+    expect(count(store.db, 'activity')).toBe(JOURNAL_APPLY_ITEMS);
+    // 10 sessions and 400 rows: below both of their bounds, so the rows stay, and a load reads the newest from them.
+    const sessionRows = (JOURNAL_APPLY_ITEMS / 50) * 10;
+    expect(sessionRows).toBeLessThan(JOURNAL_APPLY_SESSION_ROWS);
+    expect(count(store.db, 'session_journal')).toBe(sessionRows);
+    expect(count(store.db, 'sessions')).toBe(0);
+    const newest = (i: number) => ({ n: JOURNAL_APPLY_ITEMS - 10 + i });
+    for (let i = 0; i < 10; i += 1) expect(store.load(`s${i}`)?.context).toEqual(newest(i));
+    // A crash now: the next process applies the rows left, and has every item once.
+    store.abandon();
+    const reopened = open(dataDir);
+    expect(count(reopened.db, 'session_journal')).toBe(0);
+    expect(reopened.count()).toBe(10);
+    for (let i = 0; i < 10; i += 1) expect(reopened.load(`s${i}`)?.context).toEqual(newest(i));
+    expect(count(reopened.db, 'activity')).toBe(JOURNAL_APPLY_ITEMS);
+    expect(reopened.list({ limit: 3 }).map((item) => item.payload.n)).toEqual([
+      JOURNAL_APPLY_ITEMS - 3,
+      JOURNAL_APPLY_ITEMS - 2,
+      JOURNAL_APPLY_ITEMS - 1,
+    ]);
+    reopened.close();
+  });
+
+  it(`applies the sessions' rows once ${JOURNAL_APPLY_SESSIONS} sessions have some`, async () => {
+    const store = open(tempDataDir());
+    await write(store, JOURNAL_APPLY_SESSIONS - 50, JOURNAL_APPLY_SESSIONS);
+    await nextTurn();
+    expect(count(store.db, 'sessions')).toBe(0);
+    await write(store, 50, JOURNAL_APPLY_SESSIONS, JOURNAL_APPLY_SESSIONS - 50);
+    await nextTurn();
     expect(count(store.db, 'session_journal')).toBe(0);
-    expect(count(store.db, 'activity')).toBe(JOURNAL_APPLY_ROWS / 2);
-    // Each session once, with its newest state.
+    expect(count(store.db, 'sessions')).toBe(JOURNAL_APPLY_SESSIONS);
+    // The items go with them, below their own bound.
+    expect(count(store.db, 'activity_journal')).toBe(0);
+    expect(count(store.db, 'activity')).toBe(JOURNAL_APPLY_SESSIONS);
+    store.close();
+  });
+
+  it(`applies the sessions' rows once ${JOURNAL_APPLY_SESSION_ROWS} are journaled, however few sessions they are of`, async () => {
+    const store = open(tempDataDir());
+    await write(store, JOURNAL_APPLY_SESSION_ROWS - 50, 100);
+    await nextTurn();
+    expect(count(store.db, 'session_journal')).toBe(JOURNAL_APPLY_SESSION_ROWS - 50);
+    await write(store, 50, 100, JOURNAL_APPLY_SESSION_ROWS - 50);
+    await nextTurn();
+    expect(count(store.db, 'session_journal')).toBe(0);
     expect(count(store.db, 'sessions')).toBe(100);
     for (let i = 0; i < 100; i += 1)
-      expect(store.load(`s${i}`)?.context).toEqual({ n: JOURNAL_APPLY_ROWS / 2 - 100 + i });
+      expect(store.load(`s${i}`)?.context).toEqual({ n: JOURNAL_APPLY_SESSION_ROWS - 100 + i });
     store.close();
   });
 
