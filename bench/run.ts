@@ -27,6 +27,7 @@ import { sessionMemorySuite } from './suites/session-memory.js';
 import { sessionScaleSuite } from './suites/session-scale.js';
 import { soakSuite } from './suites/soak.js';
 import { stepSuite } from './suites/step.js';
+import { storeCostSuite } from './suites/store-cost.js';
 
 const quick = process.argv.includes('--quick');
 /** `--callgrind` adds instruction counts to the redaction suite (valgrind; minutes). */
@@ -34,7 +35,7 @@ const callgrind = process.argv.includes('--callgrind');
 /**
  * `--only=<suites>` runs a subset and leaves BENCHMARKS.md as it is; the suites are step, session-memory,
  * activity-actor, ingestion, field-ingestion, promotion, request-cost, redaction, scale, scale-sqlite,
- * idle-sessions, journal-apply, restart, fanout and endpoints.
+ * idle-sessions, journal-apply, store-cost, restart, fanout and endpoints.
  * `--only=soak` (15 minutes; never part of a full run) looks for leaks under a steady load.
  * `--only=cluster` (never part of a full run: it needs redis-server, and installs the Restate
  * server on first use) measures SESSION_HOST=restate against the same Restate server's ceilings.
@@ -319,6 +320,14 @@ async function main(): Promise<void> {
         `${apply.growth <= 1.5 ? '(met)' : '(missed)'}; ` +
         `flat with the sessions held (within 1.5× of 1,000 held) → ${apply.heldGrowth.toFixed(2)}× ` +
         `${apply.heldGrowth <= 1.5 ? '(met)' : '(missed)'}${took()}`,
+    );
+  }
+
+  if (runs('store-cost')) {
+    suiteStarted = Date.now();
+    const cost = await storeCostSuite({ rounds: quick ? 3 : 12, block: 4_000 });
+    say(
+      `### The SQLite store per ingested event, in process (1,000 sessions, 25 events a commit, one core; BENCH_AGAINST beside it)\n\n${cost.markdown}${took()}`,
     );
   }
 
