@@ -327,7 +327,8 @@ async function main(): Promise<void> {
     suiteStarted = Date.now();
     const cost = await storeCostSuite({ rounds: quick ? 3 : 12, block: 4_000 });
     say(
-      `### The SQLite store per ingested event, in process (1,000 sessions, 25 events a commit, one core; BENCH_AGAINST beside it)\n\n${cost.markdown}${took()}`,
+      '### The SQLite store per ingested event, in process ' +
+        `(1,000 sessions, 25 events a commit, one core; BENCH_AGAINST beside it)\n\n${cost.markdown}${took()}`,
     );
   }
 
