@@ -55,10 +55,10 @@ export class SqliteJournal {
   /** Committed rows waiting: session rows (saves and removals) and activity items. */
   private rows = { sessions: 0, items: 0 };
   /**
-   * Whether a session's newest journal row may be a removal: one was committed since the last
-   * apply, or the journal was not empty when the store opened. When not, the apply skips its two
-   * removal statements, each a look-up of every journaled session (a session is removed only when
-   * it is evicted, so most batches hold none).
+   * Whether a session's newest journal row may be a removal: one was committed since the sessions
+   * were last applied, or the journal held session rows when the store opened. When not, the apply
+   * skips its two removal statements, each a look-up of every journaled session (a session is
+   * removed only when it is evicted, so most batches hold none).
    */
   private mayHoldRemovals: boolean;
   /** What the open transaction appended, folded in by `committed`. */
