@@ -249,7 +249,9 @@ function probeLiveness() {
     const failed = sorted.filter((time) => time === Infinity).length;
     return {
       p99,
-      line: `/health/live p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(0)} ms over ${sorted.length} probes${failed ? `, ${failed} failed` : ''}`,
+      line:
+        `/health/live p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, ` +
+        `max ${sorted.at(-1)!.toFixed(0)} ms over ${sorted.length} probes${failed ? `, ${failed} failed` : ''}`,
     };
   };
 }
@@ -361,7 +363,9 @@ async function stalledReaders(target: { port: number; apiKey: string }): Promise
   const stalledPeak = window().peak;
   const open4 = (await status()).activity_streams.open;
   say(
-    `stalled readers: ${STREAMS} streams and ${STALLED_SOCKETS} WebSockets not reading, 8 clients posting ${(dense.length / 1000).toFixed(0)} KB key-dense events for ${ATTACK_SECONDS} s: ${describe(events)}; ${open4} streams still open`,
+    `stalled readers: ${STREAMS} streams and ${STALLED_SOCKETS} WebSockets not reading, ` +
+      `8 clients posting ${(dense.length / 1000).toFixed(0)} KB key-dense events for ${ATTACK_SECONDS} s: ` +
+      `${describe(events)}; ${open4} streams still open`,
   );
   within('stalled readers', stalledPeak);
   const line4 = judgeFresh('stalled readers', freshTimes, takenInAt, false);
@@ -439,7 +443,8 @@ try {
     const floodSeconds = (floodEnded - floodStarted) / 1000;
     const floodPeak = window().peak;
     say(
-      `sessions: ${SESSIONS.toLocaleString('en-US')} new sessions, ${CONCURRENCY} at a time, in ${floodSeconds.toFixed(0)} s: ${describe(flood)}; ${floodLiveness.line}`,
+      `sessions: ${SESSIONS.toLocaleString('en-US')} new sessions, ${CONCURRENCY} at a time, ` +
+        `in ${floodSeconds.toFixed(0)} s: ${describe(flood)}; ${floodLiveness.line}`,
     );
     within('sessions', floodPeak);
     const made = flood.statuses.get(200) ?? 0;
@@ -454,7 +459,10 @@ try {
     const overflow = await post(OVERFLOW, CONCURRENCY, (n) => `overflow-${n}`);
     const liveness = await overflowProbes();
     alive();
-    const overflowLine = `${OVERFLOW.toLocaleString('en-US')} past MAX_SESSIONS in ${((Date.now() - overflowStarted) / 1000).toFixed(1)} s: ${describe(overflow)}; ${liveness.line}`;
+    const overflowSeconds = (Date.now() - overflowStarted) / 1000;
+    const overflowLine =
+      `${OVERFLOW.toLocaleString('en-US')} past MAX_SESSIONS in ${overflowSeconds.toFixed(1)} s: ` +
+      `${describe(overflow)}; ${liveness.line}`;
     say(`cap: ${overflowLine}`);
     if ((overflow.statuses.get(200) ?? 0) < OVERFLOW)
       fail(`cap: ${OVERFLOW - (overflow.statuses.get(200) ?? 0)} of the sessions past the cap were not made`);
@@ -479,13 +487,16 @@ try {
       else if (now.memory.last_heap_trim_at !== null && Date.parse(now.memory.last_heap_trim_at) > lastHeld) break;
       if (Date.now() > deadline)
         fail(
-          `settled: no heap trim after the flood's sessions left memory, ${((Date.now() - floodEnded) / 1000).toFixed(0)} s after its end (GET /api/status: ${JSON.stringify({ sessions: now.sessions, memory: now.memory })})`,
+          `settled: no heap trim after the flood's sessions left memory, ` +
+            `${((Date.now() - floodEnded) / 1000).toFixed(0)} s after its end ` +
+            `(GET /api/status: ${JSON.stringify({ sessions: now.sessions, memory: now.memory })})`,
         );
     }
     const trimmed = (await status()).memory;
     if (trimmed.last_heap_trim_at !== null)
       say(
-        `settled: heap trimmed ${((Date.parse(trimmed.last_heap_trim_at) - floodEnded) / 1000).toFixed(0)} s after the flood's end (${trimmed.heap_trims} trims, ${trimmed.heap_trims_failed} failed)`,
+        `settled: heap trimmed ${((Date.parse(trimmed.last_heap_trim_at) - floodEnded) / 1000).toFixed(0)} s ` +
+          `after the flood's end (${trimmed.heap_trims} trims, ${trimmed.heap_trims_failed} failed)`,
       );
     window();
     const settleStarted = Date.now();
@@ -500,7 +511,8 @@ try {
     const { memory } = await health();
     const perSession = (settled.lowest - baseline) / SESSIONS;
     say(
-      `settled: lowest RSS ${mib(settled.lowest)} with ${SESSIONS.toLocaleString('en-US')} idle sessions held (${memory.sessions} in memory), ${(perSession / 1024).toFixed(2)} KiB per session over the baseline`,
+      `settled: lowest RSS ${mib(settled.lowest)} with ${SESSIONS.toLocaleString('en-US')} idle sessions held ` +
+        `(${memory.sessions} in memory), ${(perSession / 1024).toFixed(2)} KiB per session over the baseline`,
     );
     within('settled', settled.peak);
     // The heap trim gives back what the flood left within a minute (src/integrations/heap-trim.ts).
@@ -552,7 +564,8 @@ try {
     // The service's count: a client that never reads never sees its stream cut.
     const open = (await status()).activity_streams.open;
     say(
-      `streams: ${STREAMS.toLocaleString('en-US')} streams that never read, ${STREAM_SECONDS} s of events beside them: ${describe(traffic)}; /health answered ${probes - probesFailed} of ${probes}; ${open} streams still open in the service`,
+      `streams: ${STREAMS.toLocaleString('en-US')} streams that never read, ${STREAM_SECONDS} s of events beside them: ` +
+        `${describe(traffic)}; /health answered ${probes - probesFailed} of ${probes}; ${open} streams still open in the service`,
     );
     within('streams', streamPeak);
     if (probesFailed > 0) fail(`${probesFailed} of ${probes} /health probes failed`);
