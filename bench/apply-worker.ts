@@ -15,6 +15,9 @@ import type { StoredSession } from '../src/store/ports.js';
 const built = (path: string) => new URL(`../dist/src/${path}`, import.meta.url).href;
 const { SqliteStore } = (await import(built('store/sqlite-store.js'))) as typeof import('../src/store/sqlite-store.js');
 const { median } = (await import(new URL('./lib/stats.ts', import.meta.url).href)) as typeof import('./lib/stats.js');
+const { benchSummary } = (await import(
+  new URL('./lib/bench-summary.ts', import.meta.url).href
+)) as typeof import('./lib/bench-summary.js');
 
 const [items, batches, held = 1_000] = process.argv.slice(2).map(Number) as [number, number, number?];
 const SESSIONS = 1_000;
@@ -26,14 +29,7 @@ const stored = (sessionId: string, n: number): StoredSession => ({
   value: { voice: 'inactive', trigger: 'ready', presence: 'live', reengagement: 'idle' },
   context: { session_id: sessionId, latest_event: { event: 'component_input', n, padding: 'x'.repeat(1_150) } },
   wake_at: START + 60_000 + n,
-  summary: {
-    user_id: 'user-42',
-    screen: 'pan_details',
-    voice: 'inactive',
-    cooldown_until: null,
-    created_at: START,
-    last_activity_at: START + n,
-  },
+  summary: benchSummary(START, START + n),
 });
 
 const dataDir = mkdtempSync(join(tmpdir(), 'kyc-bench-apply-'));

@@ -13,6 +13,9 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { StoredSession } from '../src/store/ports.js';
 import type { SqliteStore } from '../src/store/sqlite-store.js';
+const { benchSummary } = (await import(
+  new URL('./lib/bench-summary.ts', import.meta.url).href
+)) as typeof import('./lib/bench-summary.js');
 
 const [checkoutList = '.', roundsArgument = '12', blockArgument = '4000'] = process.argv.slice(2);
 const checkouts = checkoutList.split(',');
@@ -78,14 +81,7 @@ async function target(checkout: string) {
         value: STORED.value,
         context: context(sessionId, at, n),
         wake_at: START + 86_400_000,
-        summary: {
-          user_id: 'user-42',
-          screen: 'pan_details',
-          voice: 'inactive',
-          cooldown_until: null,
-          created_at: START,
-          last_activity_at: at,
-        },
+        summary: benchSummary(START, at),
       };
       store.save(sessionId, () => stored);
       store.append({
