@@ -19,9 +19,9 @@ export type StoredSessionRow = SummaryRow & { state: string | null; wake_at: num
  * rather than once per commit (docs/decisions/0011-group-commit-and-the-journal.md). Rows are final states, not events:
  * replaying the journal at start-up is the same apply, and nothing is recomputed.
  *
- * An apply may move the items alone and leave the sessions' rows for a later one: what applying
- * sessions costs grows with the sessions in the batch, not their rows, so the store lets a
- * session's rows gather longer than the items (docs/decisions/0011-group-commit-and-the-journal.md, "Items and sessions apart").
+ * An apply may move the items alone and leave the sessions' rows for one of their own: applying
+ * sessions costs what the sessions in the window do, not their rows, so each kind has its own
+ * bound (docs/decisions/0011-group-commit-and-the-journal.md, "Items and sessions apart").
  *
  * A session's schemas and each of its component hints are fields beside its state
  * (session-fields.ts), journaled in `field_journal` and applied to `session_fields`, and written

@@ -63,11 +63,14 @@ export const JOURNAL_APPLY_ITEMS = 2_000;
 /**
  * Sessions with journaled rows that make the store apply their newest states (with the items).
  * An apply writes each session once however many rows it has, so its pause grows with the
- * sessions, and a bound on them is a bound on the pause; until then a busy session's rows gather
+ * sessions, and a bound on them is a bound on the pause
  * (docs/decisions/0011-group-commit-and-the-journal.md, "Items and sessions apart").
  */
 export const JOURNAL_APPLY_SESSIONS = 1_000;
-/** Journaled session rows that make the store apply them however few sessions they are of: a bound on the journal's size. */
+/**
+ * Journaled session rows that make the store apply them however few sessions they are of: a bound
+ * on the journal's size.
+ */
 export const JOURNAL_APPLY_SESSION_ROWS = 2_000;
 const AGE_PRUNE_BATCH = 10_000;
 const DAY_MS = 86_400_000;
@@ -78,8 +81,9 @@ const DAY_MS = 86_400_000;
  * every request that changed something in that turn, and each request is answered after its
  * batch commits. A commit appends to the journal (sqlite-journal.ts); the journal is applied to
  * the indexed tables when its items, its sessions or their rows reach a bound (`JOURNAL_APPLY_*`),
- * before any read that needs them, at close, and at start-up (what a crash left in it). Reads see the queued writes: loading a session reads
- * its queued state, any other read commits what is queued and applies the journal first.
+ * before any read that needs them, at close, and at start-up (what a crash left in it). Reads see
+ * the queued writes: loading a session reads its queued state, any other read commits what is
+ * queued and applies the journal first.
  *
  * Activity ids are the table's AUTOINCREMENT ids, given here (one writer) so that an item has its
  * id when recorded; listeners hear of an item only once it is committed, so no id ever seen can be
@@ -395,13 +399,13 @@ export class SqliteStore implements SessionStore, ActivityLog {
    * leaves the sessions' rows for later unless a bound on them is reached. A failure loses nothing
    * (the journal stays, to be applied next time) and is reported by `health()`.
    */
-  private applyJournal(only: 'all' | 'due' = 'all'): void {
+  private applyJournal(scope: 'all' | 'due' = 'all'): void {
     if (this.closed || this.journal.pending === 0) return;
     let oldestId = this.oldestId;
     let applied: () => void;
     try {
       this.db.exec('BEGIN');
-      applied = this.journal.apply(only === 'due' && !this.sessionsDue());
+      applied = this.journal.apply(scope === 'due' && !this.sessionsDue());
       oldestId ??= (this.statements.oldestId.get() as { id: number | null }).id ?? undefined;
       // Every committed item is in `activity` now, so the sequence is the newest committed id.
       const newest = (this.statements.lastId.get() as { seq: number } | undefined)?.seq ?? 0;
