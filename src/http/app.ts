@@ -23,6 +23,7 @@ import { requestLog } from './middleware/request-log.js';
 import { AgentPresence } from '../use-cases/agent-presence.js';
 import { ActivityStreamHub } from './sse/activity-stream-hub.js';
 import { requestBodyBudgetBytes, streamBufferBudgetBytes } from '../actor-system/memory-budget.js';
+import { LargeBodyTurns } from './large-body-turns.js';
 import { RequestBodies } from './request-bodies.js';
 import { kernelSendQueues } from '../integrations/kernel-send-queues.js';
 import { ControlPlane } from './ws/control-plane.js';
@@ -89,7 +90,9 @@ export function createApp(given: AppDeps): App {
     http.replayWindowSeconds > 0
       ? new ReplayWindow<T>(replayBounds(http.replayWindowSeconds, deps.system.clock))
       : undefined;
-  const controlPlane = new ControlPlane(deps, connections, replayWindow<AnswerFrame>(), kernel);
+  // One queue for large bodies and large frames alike: each takes a turn of its own (large-body-turns.ts).
+  const largeBodies = new LargeBodyTurns();
+  const controlPlane = new ControlPlane(deps, connections, replayWindow<AnswerFrame>(), kernel, largeBodies);
 
   const agentPresence = new AgentPresence({
     host: deps.system.sessionHost,
@@ -142,7 +145,7 @@ export function createApp(given: AppDeps): App {
     () => deps.system.clock.now(),
     logger,
   );
-  const body = jsonBody(requestBodies);
+  const body = jsonBody(requestBodies, largeBodies);
   // After the body is read: a replay is the same request only if it carries the same body.
   const httpReplays = replayWindow<StoredAnswer>();
   const replayGuard = httpReplays ? replays(httpReplays, deps.system.keptReply) : undefined;

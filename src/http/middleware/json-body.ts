@@ -7,6 +7,8 @@ import { HttpError } from '../http-error.js';
 import type { BodyLine, RequestBodies } from '../request-bodies.js';
 import { loneSurrogatePath, mayHoldLoneSurrogate } from '../well-formed-body.js';
 import { BODY_LIMIT_BYTES, bodyError } from './body-errors.js';
+import type { LargeBodyTurns } from '../large-body-turns.js';
+import { LARGE_BODY_BYTES } from '../large-body-turns.js';
 import { inSequence } from './in-sequence.js';
 
 /**
@@ -44,10 +46,12 @@ function bodiesFull(res: { setHeader(name: string, value: string): unknown }): H
 
 /**
  * Charges a body read by body-parser to its share as its chunks arrive (request-bodies.ts), and
- * releases it when the stream ends or closes. Attached in the same turn as body-parser's own
- * reader, so both see every chunk; a body past the share's room has its connection cut.
+ * releases it when the stream ends or closes; a large one (LARGE_BODY_BYTES) is released by the
+ * caller, once its turn has come, so that what waits for a turn is charged (large-body-turns.ts).
+ * Attached in the same turn as body-parser's own reader, so both see every chunk; a body past the
+ * share's room has its connection cut. Whether the body was large.
  */
-function meterStream(req: IncomingMessage, bodies: RequestBodies, line: BodyLine): void {
+function meterStream(req: IncomingMessage, bodies: RequestBodies, line: BodyLine): () => boolean {
   let received = 0;
   const onData = (chunk: Buffer) => {
     received += chunk.length;
@@ -55,13 +59,15 @@ function meterStream(req: IncomingMessage, bodies: RequestBodies, line: BodyLine
     req.off('data', onData);
     req.socket.destroy();
   };
+  const large = () => received >= LARGE_BODY_BYTES;
   const done = () => {
     req.off('data', onData);
-    bodies.close(line);
+    if (!large()) bodies.close(line);
   };
   req.on('data', onData);
   req.once('end', done);
   req.once('close', done);
+  return large;
 }
 
 /**
@@ -74,6 +80,7 @@ function readText(
   limit: number,
   bodies: RequestBodies,
   line: BodyLine,
+  turns: LargeBodyTurns,
   full: () => HttpError,
   done: (error: HttpError | undefined, text?: string) => void,
 ): void {
@@ -108,12 +115,16 @@ function readText(
     }
     chunks.push(chunk);
   };
-  const onEnd = () => {
+  const decode = () => {
+    // Cut while it waited (request-bodies.ts cuts the oldest bodies to make room): not worked on.
+    if (!line.open) return finish(bodyError('request.aborted'));
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
     // Decoded leniently, bytes that are not UTF-8 would become U+FFFD: the body would be changed, not refused.
     if (!isUtf8(body)) return finish(bodyError('body.not.utf8'));
     finish(undefined, body.toString('utf8'));
   };
+  // A large body stays charged, and is read, in its own turn (large-body-turns.ts).
+  const onEnd = () => (size >= LARGE_BODY_BYTES ? turns.take(decode) : decode());
   const onAbort = () => finish(bodyError('request.aborted'));
   const onClose = () => {
     if (!req.complete) onAbort();
@@ -157,7 +168,7 @@ function parseJson(text: string): unknown {
  * The next handler runs from the stream's `end`, in the stream's async context, as with any stream
  * listener: middleware that keeps a request's async context (idempotency-key.ts) is mounted after this.
  */
-export function jsonBody(bodies: RequestBodies): RequestHandler[] {
+export function jsonBody(bodies: RequestBodies, turns: LargeBodyTurns): RequestHandler[] {
   const requireJson: RequestHandler = (req, _res, next) => {
     const hasBody = req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH';
     // A POST with no body (none announced, or `Content-Length: 0`) has no type to check and reads
@@ -200,14 +211,23 @@ export function jsonBody(bodies: RequestBodies): RequestHandler[] {
       return next(bodiesFull(res));
     }
     if (!plain) {
-      meterStream(req, bodies, line);
-      return readOtherBody(req, res, next);
+      const large = meterStream(req, bodies, line);
+      // Parsed already (body-parser reads and parses as one), but validated and masked in its own turn.
+      return readOtherBody(req, res, (error?: unknown) => {
+        if (!large()) return next(error);
+        turns.take(() => {
+          if (!line.open && error === undefined) return next(bodyError('request.aborted'));
+          bodies.close(line);
+          next(error);
+        });
+      });
     }
     readText(
       req,
       BODY_LIMIT_BYTES,
       bodies,
       line,
+      turns,
       () => bodiesFull(res),
       (error, text) => {
         if (error) return next(error);

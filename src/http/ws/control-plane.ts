@@ -14,6 +14,7 @@ import type { AnswerFrame } from './control-socket.js';
 import { controlSocketLogic } from './control-socket.js';
 import type { ReplayWindow } from '../replay-window.js';
 import { shownPath } from '../shown-path.js';
+import type { LargeBodyTurns } from '../large-body-turns.js';
 import type { ServedHosts } from '../served-host.js';
 import { NOT_SERVED, ORIGIN_NOT_SERVED, servedHostsFor } from '../served-host.js';
 
@@ -70,6 +71,7 @@ export class ControlPlane {
     private readonly connections: ConnectionCounts,
     private readonly replays: ReplayWindow<AnswerFrame> | undefined,
     private readonly kernel: KernelSendQueues,
+    private readonly largeFrames: LargeBodyTurns,
   ) {
     // Frames are small JSON: compression would only cost memory per connection.
     this.wss = new WebSocketServer({
@@ -156,6 +158,7 @@ export class ControlPlane {
           sessionKeys: this.deps.sessionKeys,
           headerClientId: headerClientId ?? null,
           kernelUnread: () => this.kernel.of(tcp),
+          largeFrames: this.largeFrames,
         },
       });
       this.sockets.add(actor);

@@ -28,10 +28,18 @@ import {
   TriggerEvaluateFrame as TriggerEvaluateSchema,
   WsClose,
 } from './control-frames.js';
+import type { LargeBodyTurns } from '../large-body-turns.js';
+import { LARGE_BODY_BYTES } from '../large-body-turns.js';
 import type { ReplayWindow } from '../replay-window.js';
 import { loneSurrogatePath, mayHoldLoneSurrogate } from '../well-formed-body.js';
 import { digestOf } from '../../domain/digest.js';
 import { evaluateSurfaces, evaluateTrigger } from '../../use-cases/decisions.js';
+
+/** A frame's size in bytes, however ws delivered it. */
+function rawSize(data: WebSocket.RawData): number {
+  if (Array.isArray(data)) return data.reduce((total, part) => total + part.length, 0);
+  return data.byteLength;
+}
 
 /** How much of a frame's `message_id` an error frame echoes. */
 const MAX_ECHOED_ID = 128;
@@ -67,6 +75,8 @@ export interface ControlSocketInput {
   sessionKeys: SessionKeys;
   /** What the kernel holds unacknowledged for this connection (kernel-send-queues.ts), as of its last reading. */
   kernelUnread: () => number;
+  /** Where a large frame waits for a turn of the event loop of its own (large-body-turns.ts). */
+  largeFrames: LargeBodyTurns;
 }
 
 /** How long a socket may wait before sending its key in the connect frame (docs/explanation/security.md). */
@@ -389,7 +399,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     return evaluate ? onTriggerEvaluate(evaluate, sessionKey) : undefined;
   };
 
-  socket.on('message', (data, isBinary) => {
+  const handle = (data: WebSocket.RawData, isBinary: boolean) => {
     // Nothing a client sends may take the process down.
     try {
       onMessage(data, isBinary);
@@ -397,6 +407,20 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
       logger.error({ err: error }, 'control frame failed');
       fail('internal_error', 'frame could not be handled');
     }
+  };
+  /** Frames of this socket waiting for their turn: the ones after a large frame wait behind it, in order. */
+  let waiting = 0;
+  socket.on('message', (data, isBinary) => {
+    if (waiting === 0 && rawSize(data) < LARGE_BODY_BYTES) return handle(data, isBinary);
+    // A large frame is handled in a turn of its own, as a large body is; the socket reads nothing
+    // more until its frames have had their turn, so what waits is at most what one read brought.
+    waiting += 1;
+    socket.pause();
+    input.largeFrames.take(() => {
+      waiting -= 1;
+      if (waiting === 0) socket.resume();
+      handle(data, isBinary);
+    });
   });
   socket.on('error', (error) => logger.debug({ err: error }, 'control socket error'));
   receive((event) => {
