@@ -91,6 +91,7 @@ type Target =
   | 'ingestion'
   | 'ingestion, bursts'
   | 'bursts at half the ceiling'
+  | 'call ceiling at that rate'
   | 'trigger evaluate'
   | 'session read';
 
@@ -244,6 +245,13 @@ export async function clusterSuite(
             method: 'POST',
             path: '/v1/events',
           },
+          // Restate's own answered step at the same rate: the least an answered event can take there.
+          'call ceiling at that rate': {
+            ...common,
+            url: ingress,
+            method: 'POST',
+            path: `/${CEILING_OBJECT}/{session}/step`,
+          },
           'trigger evaluate': {
             ...common,
             url: front,
@@ -268,7 +276,7 @@ export async function clusterSuite(
         for (let round_ = 0; round_ < options.rounds; round_ += 1) {
           for (const target of targets) {
             const job = { ...jobs[target], durationSeconds: options.durationSeconds };
-            if (target === 'bursts at half the ceiling')
+            if (target === 'bursts at half the ceiling' || target === 'call ceiling at that rate')
               job.overallRate = Math.max(
                 1,
                 Math.round(
@@ -315,6 +323,7 @@ export async function clusterSuite(
           ratio(ingestion.sustained, oneWay.sustained),
           ratio(bursts.sustained, oneWay.sustained),
           of('bursts at half the ceiling').p50,
+          of('call ceiling at that rate').p50,
           ratio(of('trigger evaluate').p50, call.p50),
           ratio(of('session read').p50, call.p50),
         ]);
@@ -347,6 +356,7 @@ export async function clusterSuite(
         'ingestion ÷ one-way ceiling, sustained',
         `bursts (${BURST} in flight per session) ÷ one-way ceiling, sustained (target ≥ 0.8)`,
         'bursts p50 ms at half the ceiling (target ≤ 15)',
+        "Restate's call p50 ms at that rate",
         'trigger p50 ÷ call ceiling p50 (target ≤ 2)',
         'read p50 ÷ call ceiling p50 (target ≤ 2)',
       ],
