@@ -1,3 +1,4 @@
+// Runs on one store: the turn a body is read in is the HTTP layer's, before any store; vitest.config.ts.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LARGE_BODY_BYTES, LargeBodyTurns } from '../../src/http/large-body-turns.js';
