@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,13 +19,19 @@ const SCREENS = ['pan_details', 'aadhaar_details', 'selfie'];
 /** How long the cluster may take to move a dead node's partitions to the others, on a shared 2-core machine. */
 const RECOVERY_MS = 45_000;
 
-/** `restatectl status`, read apart from the script: each node's uptime by id (`offline` for a dead one). */
-function uptimes(nodePort: number): Map<number, string> {
-  const status = spawnSync(ensureRestateBinary('restatectl'), ['-s', `http://127.0.0.1:${nodePort}/`, 'status'], {
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
-    timeout: 30_000,
-  }).stdout;
+const run = promisify(execFile);
+
+/**
+ * `restatectl status`, read apart from the script: each node's uptime by id (`offline` for a dead
+ * one). Run asynchronously, so the event loop sees the front close an idle keep-alive connection
+ * before the next request is sent on it.
+ */
+async function uptimes(nodePort: number): Promise<Map<number, string>> {
+  const { stdout: status } = await run(
+    ensureRestateBinary('restatectl'),
+    ['-s', `http://127.0.0.1:${nodePort}/`, 'status'],
+    { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 30_000 },
+  ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
   return new Map([...status.matchAll(/^\s*N(\d+)(?::\d+)?\s+\S+\s+(\S+)/gm)].map((row) => [Number(row[1]), row[2]!]));
 }
 
@@ -116,7 +123,7 @@ describe('npm run cluster -- --replace-node N: a fresh node takes the place of o
       expect(replaced.out).toMatch(/^N\d+ \(restate-2\) removed from the cluster$/m);
       expect(replaced.out.trim().split('\n').at(-1)).toBe('replacement done');
       // Restate's own account, not the script's: the new node is up, the old one gone from the list.
-      const up = uptimes(node1Port);
+      const up = await uptimes(node1Port);
       expect(up.get(id)).toMatch(/^\d/);
       const oldId = Number(/restate-2 \(N(\d+)\)/.exec(replaced.out)?.[1]);
       expect(up.has(oldId)).toBe(false);
@@ -132,7 +139,7 @@ describe('npm run cluster -- --replace-node N: a fresh node takes the place of o
       for (const sessionId of SESSIONS) expect(await screenOf(sessionId)).toBe(SCREENS[2]);
       for (const sessionId of SESSIONS) await deliver(sessionId, SCREENS[0]!);
       for (const sessionId of SESSIONS) expect(await screenOf(sessionId)).toBe(SCREENS[0]);
-      expect(uptimes(node3Port).get(id)).toMatch(/^\d/);
+      expect((await uptimes(node3Port)).get(id)).toMatch(/^\d/);
 
       const exited = once(npm, 'exit');
       npm.kill('SIGTERM');

@@ -73,7 +73,12 @@ export async function httpRoundRobin(backends: number[], port = 0): Promise<Prox
     const upstream = request(
       { host: '127.0.0.1', port: backend, method: req.method, path: req.url, headers },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        // Connection and Keep-Alive are the backend's own, for its connection to this proxy: passed
+        // on, a backend's `Keep-Alive: timeout=65` told clients to keep an idle connection to the
+        // proxy longer than the proxy's own 5 s, and a request sent on one just as the proxy closed it
+        // failed ("other side closed"). The proxy's server sets its own.
+        const { connection: _connection, 'keep-alive': _keepAlive, ...headers } = answer.headers;
+        res.writeHead(answer.statusCode ?? 502, headers);
         answer.pipe(res);
         res.on('close', () => answer.destroy());
       },

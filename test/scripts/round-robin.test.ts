@@ -51,6 +51,21 @@ describe('the local cluster proxies', () => {
     expect(seen).toEqual(['a', 'b', 'a', 'b']);
   });
 
+  it('tells clients its own keep-alive timeout, not the service process’s', async () => {
+    // A backend that keeps idle connections 65 s, as the service does (src/http/server.ts).
+    const backend = createHttpServer((_req, res) => res.end('{}'));
+    backend.keepAliveTimeout = 65_000;
+    const proxy = await httpRoundRobin([await listening(backend)]);
+    opened.push(proxy);
+    const direct = await fetch(`http://127.0.0.1:${(backend.address() as AddressInfo).port}/`);
+    expect(direct.headers.get('keep-alive')).toBe('timeout=65');
+    await direct.arrayBuffer();
+    const response = await fetch(`http://127.0.0.1:${proxy.port}/`);
+    await response.arrayBuffer();
+    // Node's default for the proxy's own server: a client closes an idle connection before the proxy does.
+    expect(response.headers.get('keep-alive')).toBe('timeout=5');
+  });
+
   it('a request to the front before any service process has started is answered 503 with a reason', async () => {
     const proxy = await httpRoundRobin([]);
     opened.push(proxy);
