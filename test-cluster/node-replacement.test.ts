@@ -1,5 +1,3 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,8 +6,7 @@ import type { MotoServer } from '../scripts/cluster/moto.js';
 import { startMoto } from '../scripts/cluster/moto.js';
 import { freePort } from '../scripts/cluster/redis-server.js';
 import { alive } from '../scripts/cluster/upgrade.js';
-import { clusterScript, npmCluster, s3Env } from './fixtures/cluster-script.js';
-import { ensureRestateBinary } from '../scripts/cluster/restate-binary.js';
+import { clusterScript, npmCluster, restatectlOutput, s3Env } from './fixtures/cluster-script.js';
 import { tempDataDir } from '../test/support/harness.js';
 
 const BUCKET = 'kyc-snapshots';
@@ -19,19 +16,9 @@ const SCREENS = ['pan_details', 'aadhaar_details', 'selfie'];
 /** How long the cluster may take to move a dead node's partitions to the others, on a shared 2-core machine. */
 const RECOVERY_MS = 45_000;
 
-const run = promisify(execFile);
-
-/**
- * `restatectl status`, read apart from the script: each node's uptime by id (`offline` for a dead
- * one). Run asynchronously, so the event loop sees the front close an idle keep-alive connection
- * before the next request is sent on it.
- */
+/** `restatectl status`, read apart from the script: each node's uptime by id (`offline` for a dead one). */
 async function uptimes(nodePort: number): Promise<Map<number, string>> {
-  const { stdout: status } = await run(
-    ensureRestateBinary('restatectl'),
-    ['-s', `http://127.0.0.1:${nodePort}/`, 'status'],
-    { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 30_000 },
-  ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+  const status = await restatectlOutput(nodePort, ['status']);
   return new Map([...status.matchAll(/^\s*N(\d+)(?::\d+)?\s+\S+\s+(\S+)/gm)].map((row) => [Number(row[1]), row[2]!]));
 }
 

@@ -1,13 +1,10 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { MotoServer } from '../scripts/cluster/moto.js';
 import { startMoto } from '../scripts/cluster/moto.js';
 import { freePort } from '../scripts/cluster/redis-server.js';
 import { alive } from '../scripts/cluster/upgrade.js';
-import { clusterScript, npmCluster, s3Env } from './fixtures/cluster-script.js';
-import { ensureRestateBinary } from '../scripts/cluster/restate-binary.js';
+import { clusterScript, npmCluster, restatectlOutput, s3Env } from './fixtures/cluster-script.js';
 import { tempDataDir } from '../test/support/harness.js';
 
 const BUCKET = 'kyc-snapshots';
@@ -16,21 +13,10 @@ const PARTITIONS = 2;
 const SESSIONS = ['snap-0', 'snap-1', 'snap-2', 'snap-3', 'snap-4', 'snap-5'];
 const SCREENS = ['pan_details', 'aadhaar_details', 'selfie'];
 
-const run = promisify(execFile);
-
-/**
- * A log's trim point as Restate reports it (`restatectl logs describe --extra`), read apart from the
- * script. Run asynchronously: with the event loop blocked, the close of an idle keep-alive
- * connection by the cluster's front went unseen, and the next request was sent on it ("other side
- * closed").
- */
+/** A log's trim point as Restate reports it (`restatectl logs describe --extra`), read apart from the script. */
 async function trimPoint(nodePort: number, log: number): Promise<number> {
-  const described = await run(
-    ensureRestateBinary('restatectl'),
-    ['-s', `http://127.0.0.1:${nodePort}/`, 'logs', 'describe', '--extra', String(log)],
-    { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 30_000 },
-  ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
-  return Number(/Trim Point LSN: (\d+)/.exec(described.stdout)?.[1] ?? 0);
+  const described = await restatectlOutput(nodePort, ['logs', 'describe', '--extra', String(log)]);
+  return Number(/Trim Point LSN: (\d+)/.exec(described)?.[1] ?? 0);
 }
 
 describe('npm run cluster -- --snapshot: partition snapshots to an S3 store (moto) and the logs trimmed to them', () => {
