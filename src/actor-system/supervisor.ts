@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { InspectionEvent, Observer } from 'xstate';
 import { createActor } from 'xstate';
 import type { AppClock } from '../integrations/clock.js';
+import { RecencyMap } from '../domain/recency-map.js';
 import type { SessionContext, SessionSettings } from '../machines/session/session-context.js';
 import type {
   AssistantCommand,
@@ -63,7 +64,8 @@ export interface SupervisorOptions {
  *
  * Sessions are top-level actors in a Map, not children of one machine: spawning thousands of
  * children copies the parent's children map on each spawn (docs/decisions/0018-sessions-are-top-level-actors.md).
- * The Map's insertion order is the recency order: every routed command moves its session last.
+ * The running sessions are kept in recency order: every routed command moves its session last
+ * (domain/recency-map.ts).
  *
  * A session untouched for SESSION_HIBERNATE_SECONDS with nothing under way hibernates: its actor
  * stops and it lives only in the store; the next command brings it back (residency.ts).
@@ -72,7 +74,7 @@ export interface SupervisorOptions {
  * from the running Map.
  */
 export class SessionSupervisor implements SessionHost {
-  private readonly sessions = new Map<string, SessionActor>();
+  private readonly sessions = new RecencyMap<SessionActor>();
   private readonly pending: PendingReplies<SessionActor>;
   /** Keyed by id, so hibernation does not drop them. */
   private readonly commandListeners: CommandListeners;
@@ -302,7 +304,6 @@ export class SessionSupervisor implements SessionHost {
   }
 
   private markRecent(sessionId: string, actor: SessionActor): void {
-    this.sessions.delete(sessionId);
     this.sessions.set(sessionId, actor);
   }
 
@@ -331,7 +332,8 @@ export class SessionSupervisor implements SessionHost {
   private evict(sessionId: string, why: EvictionReason): void {
     const actor = this.sessions.get(sessionId);
     if (actor) this.unload(sessionId, actor);
-    else if (!this.loadStored(sessionId)) return;
+    // Whether it is held, not its state: reading and parsing it was most of an eviction's cost at the cap.
+    else if (!this.options.store.holds(sessionId)) return;
     this.discard(sessionId);
     this.options.logger.debug({ session_id: sessionId, why }, 'session evicted');
   }

@@ -1,8 +1,7 @@
 /**
  * A session's component hints: what the user typed where, masked, one per component, the least
- * recently updated going first past the bound, with the sum of their sizes kept as the array is built.
+ * recently updated going first past the bound.
  */
-import { hintsBytes, rememberHintsBytes } from './hint-bytes.js';
 import type { ComponentHint } from './session-record.js';
 
 /** Bounds that keep one session's memory small whatever a client sends. */
@@ -19,20 +18,13 @@ export function upsertHint(hints: ComponentHint[], next: ComponentHint): Compone
   // Least recently updated components go first once the bound is reached.
   const from = Math.max(0, kept + 1 - MAX_COMPONENT_HINTS);
   const updated: ComponentHint[] = new Array<ComponentHint>(kept + 1 - from);
-  let bytes = hintsBytes(hints) + next.bytes;
   let at = 0;
   let skipped = 0;
   for (let index = 0; index < hints.length; index += 1) {
-    if (index === replaced) {
-      bytes -= hints[index]!.bytes;
-      continue;
-    }
-    if (skipped < from) {
-      bytes -= hints[index]!.bytes;
-      skipped += 1;
-    } else updated[at++] = hints[index]!;
+    if (index === replaced) continue;
+    if (skipped < from) skipped += 1;
+    else updated[at++] = hints[index]!;
   }
   updated[at] = next;
-  rememberHintsBytes(updated, bytes);
   return updated;
 }

@@ -7,28 +7,15 @@ interface Weighed {
 }
 
 /**
- * The summed `bytes` of a session's hints, for the session budget. A hints array is never changed
- * once built (an input builds a new one), so its sum holds for as long as it lives, and an input
- * works out the new array's sum from the old one's instead of reading every hint the session
- * holds: a deployed SDK's session holds a dozen, each a read from memory the event does not
- * otherwise touch (docs/decisions/0013-schemas-and-hints-beside-the-state.md). A WeakMap, so a sum goes with its array.
+ * The summed `bytes` of a session's hints, for the session budget: read each time, a dozen for a
+ * deployed SDK's session and at most MAX_COMPONENT_HINTS. Kept beside each array in a WeakMap
+ * before, it cost more than the sum: V8 grew that table, one entry per running session, in a
+ * single call of up to 97 ms (docs/decisions/0013-schemas-and-hints-beside-the-state.md).
  */
-const totals = new WeakMap<readonly Weighed[], number>();
-
-/** The hints' summed `bytes`: known when the array was built by `upsertHint`, else counted once. */
 export function hintsBytes(hints: readonly Weighed[]): number {
-  let total = totals.get(hints);
-  if (total === undefined) {
-    total = 0;
-    for (const hint of hints) total += hint.bytes;
-    totals.set(hints, total);
-  }
+  let total = 0;
+  for (const hint of hints) total += hint.bytes;
   return total;
-}
-
-/** Records the summed `bytes` of an array just built. */
-export function rememberHintsBytes(hints: readonly Weighed[], total: number): void {
-  totals.set(hints, total);
 }
 
 const SHAPE_KEYS = {

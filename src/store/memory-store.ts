@@ -1,5 +1,6 @@
 import type { ActivityDraft, ActivityItem } from '../domain/activity.js';
 import { RecordedTimes, activityItem } from '../domain/activity.js';
+import { RecencyMap } from '../domain/recency-map.js';
 import { isoTime } from '../integrations/clock.js';
 import { DatabaseSync } from 'node:sqlite';
 import { ActivityRing } from './activity-ring.js';
@@ -33,7 +34,8 @@ const HEALTH: StoreHealth = { kind: 'memory', status: 'ok' };
  */
 export class MemorySessionStore implements SessionStore {
   readonly committedOnWrite = true;
-  private readonly sessions = new Map<string, StoredSession>();
+  /** Least recently saved first: the order `leastRecent` gives (domain/recency-map.ts). */
+  private readonly sessions = new RecencyMap<StoredSession>();
   /** Saves not yet read, in the order made; every one is later than any save in `sessions`. */
   private readonly queued = new Map<string, () => StoredSession>();
   private readonly wake = new WakeIndex((id) => this.sessions.get(id)?.wake_at);
@@ -51,6 +53,10 @@ export class MemorySessionStore implements SessionStore {
   remove(sessionId: string): void {
     this.queued.delete(sessionId);
     this.sessions.delete(sessionId);
+  }
+
+  holds(sessionId: string): boolean {
+    return this.queued.has(sessionId) || this.sessions.has(sessionId);
   }
 
   count(): number {
@@ -88,7 +94,6 @@ export class MemorySessionStore implements SessionStore {
     for (const [sessionId, snapshot] of this.queued) {
       const stored = snapshot();
       const before = this.sessions.get(sessionId);
-      this.sessions.delete(sessionId);
       this.sessions.set(sessionId, stored);
       if (stored.wake_at !== null && stored.wake_at !== before?.wake_at)
         this.wake.push(sessionId, stored.wake_at, this.sessions.size);

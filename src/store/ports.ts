@@ -104,6 +104,8 @@ export interface SessionStore extends Durable {
   /** Queues a save; `snapshot` is called when the batch is written, so only the latest state is serialized. */
   save(sessionId: string, snapshot: () => StoredSession): void;
   remove(sessionId: string): void;
+  /** Whether the session is held (what is queued included), without reading it back: an eviction needs no more. */
+  holds(sessionId: string): boolean;
   count(): number;
   /** Sessions with a deadline at or before `at`, earliest first. */
   dueBy(at: number, limit: number, skip?: (sessionId: string) => boolean): string[];

@@ -110,6 +110,12 @@ export class SqliteJournal {
     return seq === undefined ? undefined : (this.statements.rowAt.get(seq) as unknown as StoredSessionRow);
   }
 
+  /** Whether the journal's newest row for the session holds it (a removal does not); undefined when the journal has none. */
+  holds(sessionId: string): boolean | undefined {
+    const seq = this.newest.get(sessionId);
+    return seq === undefined ? undefined : (this.statements.heldAt.get(seq) as { held: number }).held === 1;
+  }
+
   /** The JSON of each field the journal holds for the session, by key (newest); what it lacks is in `session_fields`. */
   journaledFields(sessionId: string): Map<string, string> {
     const fields = new Map<string, string>();
@@ -295,6 +301,7 @@ function prepare(db: DatabaseSync) {
     fieldAt: db.prepare('SELECT value FROM field_journal WHERE id = ?'),
     removeSession: db.prepare('INSERT INTO session_journal (seq, session_id) VALUES (?, ?)'),
     appendItem: db.prepare('INSERT INTO activity_journal (id, kind, at, session_id, item) VALUES (?, ?, ?, ?, ?)'),
+    heldAt: db.prepare('SELECT state IS NOT NULL AS held FROM session_journal WHERE seq = ?'),
     rowAt: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM session_journal WHERE seq = ?`),
     head: db.prepare(
       `SELECT (SELECT max(seq) FROM session_journal) AS seq,

@@ -44,6 +44,11 @@ export class SqliteSessions {
     }
   }
 
+  /** Whether the session is committed (the journal's newest row, else the table's), its state not read. */
+  holdsCommitted(sessionId: string): boolean {
+    return this.journal.holds(sessionId) ?? this.statements.holdsSession.get(sessionId) !== undefined;
+  }
+
   count(): number {
     return (this.statements.countSessions.get() as { n: number }).n;
   }

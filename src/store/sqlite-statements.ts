@@ -13,6 +13,7 @@ export function prepare(db: DatabaseSync) {
   const items = (where: string) => db.prepare(`SELECT id, item FROM activity ${where} ORDER BY id DESC LIMIT ?`);
   return {
     loadSession: db.prepare('SELECT * FROM sessions WHERE session_id = ?'),
+    holdsSession: db.prepare('SELECT 1 AS held FROM sessions WHERE session_id = ?'),
     loadFields: db.prepare('SELECT field, value FROM session_fields WHERE session_id = ?'),
     countSessions: db.prepare('SELECT count(*) AS n FROM sessions'),
     dueSessions: db.prepare('SELECT session_id FROM sessions WHERE wake_at <= ? ORDER BY wake_at'),

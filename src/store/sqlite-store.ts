@@ -183,6 +183,12 @@ export class SqliteStore implements SessionStore, ActivityLog {
     this.schedule('commit');
   }
 
+  holds(sessionId: string): boolean {
+    if (this.saves.has(sessionId)) return true;
+    if (this.removals.has(sessionId)) return false;
+    return this.sessionRows.holdsCommitted(sessionId);
+  }
+
   count(): number {
     this.settle();
     return this.sessionRows.count();

@@ -90,6 +90,26 @@ describe('MAX_SESSIONS: a new session at the cap costs a bounded walk, never one
     },
   );
 
+  it('evicting a hibernated session reads none of it back: a new session at the cap loads from the store once, its own miss', async () => {
+    const h = createHarness({ env: { MAX_SESSIONS: String(CAP), SESSION_HIBERNATE_SECONDS: '60' } });
+    await newSessions(h, 'idle', 300);
+    advance(h.clock, 61 * SECOND);
+    await newSessions(h, 'busy', CAP - 300);
+    const store = h.store.sessions;
+    const load = store.load.bind(store);
+    const loaded: string[] = [];
+    store.load = (sessionId) => {
+      loaded.push(sessionId);
+      return load(sessionId);
+    };
+    await newSessions(h, 'new', 200);
+    // Before: each eviction read its session back and parsed it, only to learn that it was held.
+    expect(loaded).toEqual(Array.from({ length: 200 }, (_, n) => `new-${n}`));
+    expect(h.system.sessionHost.counts).toEqual({ running: CAP - 300 + 200, hibernated: 100 });
+    store.load = load;
+    expect(['idle-0', 'idle-199', 'idle-200'].map((id) => h.system.sessionHost.has(id))).toEqual([false, false, true]);
+  });
+
   it('past EVICTION_BATCH running sessions older than every hibernated one, the least recently touched inactive running one goes', async () => {
     const h = createHarness({ env: { MAX_SESSIONS: String(CAP), SESSION_HIBERNATE_SECONDS: '60' } });
     // Sessions in voice stay running, however long untouched: older than every hibernated one.

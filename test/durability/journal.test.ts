@@ -229,6 +229,32 @@ describe('the SQLite store journal: a commit appends, the indexed tables follow 
     store.close();
   });
 
+  it('holds says what load would find, wherever the session is: queued, journaled, in the tables, removed', async () => {
+    const store = open(tempDataDir());
+    const held = (...ids: string[]) => ids.map((id) => [store.holds(id), store.load(id) !== undefined]);
+    store.save('queued', () => session('queued', 1));
+    expect(held('queued', 'never')).toEqual([
+      [true, true],
+      [false, false],
+    ]);
+    await store.commit();
+    // In the journal only, then in the tables only once a read applied it.
+    expect(count(store.db, 'session_journal')).toBe(1);
+    expect(held('queued')).toEqual([[true, true]]);
+    store.count();
+    expect([count(store.db, 'session_journal'), count(store.db, 'sessions')]).toEqual([0, 1]);
+    expect(held('queued')).toEqual([[true, true]]);
+    // Removed: queued, then journaled, then applied.
+    store.remove('queued');
+    expect(held('queued')).toEqual([[false, false]]);
+    await store.commit();
+    expect(count(store.db, 'session_journal')).toBe(1);
+    expect(held('queued')).toEqual([[false, false]]);
+    store.count();
+    expect(held('queued')).toEqual([[false, false]]);
+    store.close();
+  });
+
   it('a removal after an apply, and one a crash left in the journal, leave the tables at the next apply', async () => {
     const dataDir = tempDataDir();
     const store = open(dataDir);
