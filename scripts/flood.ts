@@ -4,7 +4,7 @@
  * from /proc every 100 ms throughout. Fails unless it never exits and its RSS stays under
  * MEMORY_BUDGET_MB (docs/reference/limits.md records the figures):
  *
- * 1. 100,000 new sessions of one event each, 64 requests at a time; then 5,000 more past
+ * 1. 100,000 new sessions of one event each, 64 requests at a time; then 20,000 more past
  *    MAX_SESSIONS (each evicts one), with `/health/live` probed every 50 ms: its p99 at most 100 ms;
  * 2. the settled RSS of the idle sessions: after they hibernate and the service reports its heap
  *    trimmed (`GET /api/status`, `memory.heap_trims`), the lowest RSS over a minute of light
@@ -53,8 +53,11 @@ const CONCURRENCY = 64;
 const STREAMS = argument('streams', 2_000);
 const STREAM_SECONDS = argument('stream-seconds', 30);
 const SETTLE_SECONDS = argument('settle-seconds', 60);
-/** New sessions past MAX_SESSIONS (set to --sessions, the default's 100,000 unless told). */
-const OVERFLOW = argument('overflow', 5_000);
+/**
+ * New sessions past MAX_SESSIONS (set to --sessions, the default's 100,000 unless told): enough
+ * for about 170 probes of `/health/live`, so its p99 is not just the slowest of 40.
+ */
+const OVERFLOW = argument('overflow', 20_000);
 /** `/health/live` while sessions are evicted for new ones: a probe this slow at the 99th percentile fails the flood. */
 const LIVE_P99_LIMIT_MS = 100;
 const ATTACK_SECONDS = argument('attack-seconds', 30);
@@ -247,11 +250,13 @@ function probeLiveness() {
     alive();
     const p99 = percentile(sorted, 99);
     const failed = sorted.filter((time) => time === Infinity).length;
+    const slow = sorted.filter((time) => time > LIVE_P99_LIMIT_MS).length;
     return {
       p99,
       line:
         `/health/live p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, ` +
-        `max ${sorted.at(-1)!.toFixed(0)} ms over ${sorted.length} probes${failed ? `, ${failed} failed` : ''}`,
+        `max ${sorted.at(-1)!.toFixed(0)} ms over ${sorted.length} probes, ${slow} over ${LIVE_P99_LIMIT_MS} ms` +
+        `${failed ? `, ${failed} failed` : ''}`,
     };
   };
 }
