@@ -113,7 +113,7 @@ export class Residency {
       this.options.evict(hibernated, 'capacity');
       return true;
     }
-    // The running Map is the recency order too: its first inactive session is among the least recently touched.
+    // The running sessions are in recency order too: the first inactive one is among the least recently touched.
     for (const [sessionId, actor] of running) {
       if (actor.getSnapshot().matches({ voice: 'inactive' })) {
         this.options.evict(sessionId, 'capacity');

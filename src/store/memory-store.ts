@@ -26,7 +26,7 @@ const HEALTH: StoreHealth = { kind: 'memory', status: 'ok' };
 
 /**
  * STORE=memory: nothing survives the process. Sessions held here are the ones not running as
- * actors (hibernated); the Map's order is the order of their last save, least recent first.
+ * actors (hibernated), in the order of their last save, least recent first.
  *
  * A save is queued as its `snapshot` function and made a stored session only when something
  * reads the store: a running session is saved on every event and read almost never, and building
