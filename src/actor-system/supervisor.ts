@@ -292,7 +292,10 @@ export class SessionSupervisor implements SessionHost {
 
   /** The one place a session leaves memory (its actor stops); whether it stays in the store is the caller's business. */
   private unload(sessionId: string, actor: SessionActor): void {
-    if (this.sessions.get(sessionId) === actor) this.sessions.delete(sessionId);
+    if (this.sessions.get(sessionId) === actor) {
+      this.sessions.delete(sessionId);
+      this.options.store.released?.(sessionId);
+    }
     this.pending.forget(actor);
     // Stopping from inside the actor's own emission would re-enter it; let the current step finish.
     queueMicrotask(() => actor.stop());

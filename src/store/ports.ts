@@ -104,6 +104,11 @@ export interface SessionStore extends Durable {
   /** Queues a save; `snapshot` is called when the batch is written, so only the latest state is serialized. */
   save(sessionId: string, snapshot: () => StoredSession): void;
   remove(sessionId: string): void;
+  /**
+   * The session left memory (hibernated, evicted, dropped): what the store remembers of it to spare
+   * rewriting its unchanged parts can go, once its last save is written. Absent where nothing is.
+   */
+  released?(sessionId: string): void;
   /** Whether the session is held (what is queued included), without reading it back: an eviction needs no more. */
   holds(sessionId: string): boolean;
   count(): number;

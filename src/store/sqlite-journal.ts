@@ -50,8 +50,14 @@ export class SqliteJournal {
    * (docs/decisions/0013-schemas-and-hints-beside-the-state.md).
    */
   private readonly appliedHints = new LRUCache<string, readonly string[]>({ max: APPLIED_HINTS_KEPT });
-  /** Field objects committed, each with the session it was committed for (weak: the session's state owns them). */
-  private readonly written = new WeakMap<object, string>();
+  /**
+   * Of each session in memory, the field objects committed for it, by key: a save writes only the
+   * ones its state no longer holds. A plain Map, dropped when the session leaves memory (`forget`)
+   * or the store: a WeakMap keyed by the objects grew by one entry per field of every running
+   * session, and V8 grew it in a single call of up to 210 ms
+   * (docs/decisions/0042-running-sessions-in-a-linked-order.md).
+   */
+  private readonly written = new Map<string, Map<string, object>>();
   /** Committed rows waiting: session rows (saves and removals) and activity items. */
   private rows = { sessions: 0, items: 0 };
   /**
@@ -142,9 +148,10 @@ export class SqliteJournal {
       summary.created_at,
       summary.last_activity_at,
     );
+    const written = this.written.get(sessionId);
     for (const [key, value] of split.fields) {
       const object = typeof value === 'object' && value !== null ? value : undefined;
-      if (object && this.written.get(object) === sessionId) continue;
+      if (object && written?.get(key) === object) continue;
       const { lastInsertRowid } = this.statements.saveField.run(seq, sessionId, key, JSON.stringify(value));
       this.staged.fields.push({ sessionId, key, id: Number(lastInsertRowid), object });
     }
@@ -173,6 +180,7 @@ export class SqliteJournal {
     if (staged.removals.length > 0) this.mayHoldRemovals = true;
     for (const sessionId of staged.removals) {
       this.fieldRows.delete(sessionId);
+      this.written.delete(sessionId);
       this.hintIds.delete(sessionId);
       // Its rows leave `session_fields` with the apply; saved again before that, it is looked
       // through in SQL, as a session the journal knows nothing of.
@@ -180,12 +188,25 @@ export class SqliteJournal {
     }
     for (const { sessionId, key, id, object } of staged.fields) {
       this.fieldsOf(sessionId).set(key, id);
-      if (object) this.written.set(object, sessionId);
+      if (!object) continue;
+      let written = this.written.get(sessionId);
+      if (!written) this.written.set(sessionId, (written = new Map<string, object>()));
+      written.set(key, object);
     }
     for (const [sessionId, ids] of staged.hintIds) this.hintIds.set(sessionId, ids);
     this.rows.sessions += staged.sessions.length;
     this.rows.items += staged.items;
     this.staged = emptyStage();
+  }
+
+  /** The session left memory: a save after it brings new objects, so what was written for it is no use. */
+  forget(sessionId: string): void {
+    this.written.delete(sessionId);
+  }
+
+  /** Sessions whose committed field objects are remembered (`written`). */
+  get rememberedSessions(): number {
+    return this.written.size;
   }
 
   /** The caller's transaction rolled back: its rows are not in the file. */

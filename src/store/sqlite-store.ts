@@ -108,6 +108,8 @@ export class SqliteStore implements SessionStore, ActivityLog {
   /** The commit every caller of `commit()` in the queued group waits on. */
   private group: PromiseWithResolvers<void> | undefined;
   private readonly scheduled = { commit: false, apply: false };
+  /** Sessions that left memory with a save still queued: the journal forgets them once it is committed. */
+  private readonly leftMemory = new Set<string>();
   private closed = false;
   private readonly listeners = new Set<(item: ActivityItem) => void>();
   private refusedListener: ((sessionIds: readonly string[]) => void) | undefined;
@@ -173,6 +175,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
 
   save(sessionId: string, snapshot: () => StoredSession): void {
     this.removals.delete(sessionId);
+    this.leftMemory.delete(sessionId);
     this.saves.set(sessionId, snapshot);
     this.schedule('commit');
   }
@@ -181,6 +184,17 @@ export class SqliteStore implements SessionStore, ActivityLog {
     this.saves.delete(sessionId);
     this.removals.add(sessionId);
     this.schedule('commit');
+  }
+
+  /** Sessions whose written field objects the journal remembers: the ones in memory, and any whose last save is queued. */
+  get rememberedSessions(): number {
+    return this.journal.rememberedSessions;
+  }
+
+  released(sessionId: string): void {
+    // A hibernating session's last save is still queued: its objects are known as written after it.
+    if (this.saves.has(sessionId)) this.leftMemory.add(sessionId);
+    else this.journal.forget(sessionId);
   }
 
   holds(sessionId: string): boolean {
@@ -459,6 +473,8 @@ export class SqliteStore implements SessionStore, ActivityLog {
     if (this.closed || !this.hasPending()) return;
     const saves = [...this.saves];
     const removals = [...this.removals];
+    const leftMemory = [...this.leftMemory];
+    this.leftMemory.clear();
     const { items, itemTimes, group, replies } = this;
     this.saves.clear();
     this.removals.clear();
@@ -480,6 +496,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
     } catch (error) {
       this.rollback();
       journal.discarded();
+      for (const sessionId of leftMemory) journal.forget(sessionId);
       // The refused requests' changes are dropped, their sessions' saves with their items (ids and
       // all), since their clients are told to retry: a retry must find the session as it was, not
       // with the refused change already in it. The listener discards those sessions' running state.
@@ -493,6 +510,7 @@ export class SqliteStore implements SessionStore, ActivityLog {
       return;
     }
     journal.committed();
+    for (const sessionId of leftMemory) journal.forget(sessionId);
     this.checkpointer.committed();
     this.failure = undefined;
     if (items.length > 0) this.committedId = Number(items.at(-1)!.id);

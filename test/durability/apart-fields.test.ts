@@ -8,7 +8,7 @@ import { DATABASE_FILE } from '../../src/store/sqlite-opening.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { panSchema } from '../fixtures/client-events.js';
 import type { Harness } from '../support/harness.js';
-import { START_TIME, createHarness, restartAfterCrash, tempDataDir } from '../support/harness.js';
+import { START_TIME, advance, createHarness, restartAfterCrash, tempDataDir } from '../support/harness.js';
 
 const open = (dataDir: string) =>
   new SqliteStore({ dataDir, sync: 'normal', retentionItems: 1_000_000, retentionDays: 0, now: () => START_TIME });
@@ -134,6 +134,55 @@ describe("a session's schemas and hints are written when they change, not with e
     expect(journalRows(store, 's2')).toEqual([{ schemas: 1, hints: ['pan'] }]);
     expect(store.load('s2')?.context).toEqual({ n: 1, schemas: schemasA, component_hints: hints });
     store.close();
+  });
+
+  it('what was written for a session is remembered while it is in memory, and forgotten once it left and its last save is written', async () => {
+    const store = open(tempDataDir());
+    const context = { n: 1, schemas: schemasA, component_hints: [hint('pan')] };
+    await save(store, 's1', context);
+    await save(store, 's2', context);
+    await save(store, 's1', { ...context, n: 2 });
+    expect(journalRows(store, 's1')).toEqual([
+      { schemas: 1, hints: ['pan'] },
+      { schemas: 0, hints: [] },
+    ]);
+    // s1 hibernates: its last save is queued when it leaves memory, and writes only its state.
+    store.save('s1', () => stored('s1', { ...context, n: 3 }));
+    store.released('s1');
+    expect(store.rememberedSessions).toBe(2);
+    await store.commit();
+    expect(journalRows(store, 's1').at(-1)).toEqual({ schemas: 0, hints: [] });
+    expect(store.rememberedSessions).toBe(1);
+    // s2 leaves with nothing queued: forgotten at once. Saved again (woken), its objects are written again.
+    store.released('s2');
+    expect(store.rememberedSessions).toBe(0);
+    await save(store, 's2', { ...context, n: 2 });
+    expect(journalRows(store, 's2').at(-1)).toEqual({ schemas: 1, hints: ['pan'] });
+    expect(store.load('s1')?.context).toEqual({ ...context, n: 3 });
+    store.close();
+  });
+
+  it('sessions that hibernate leave nothing remembered behind them', async () => {
+    const h = createHarness({ env: { STORE: 'sqlite', SESSION_HIBERNATE_SECONDS: '60' } });
+    const store = h.store.sessions as SqliteStore;
+    for (let n = 0; n < 20; n += 1)
+      await h.http
+        .post('/v1/events')
+        .send({
+          session_id: `hib-${n}`,
+          event: 'component_input',
+          screen: 'pan_details',
+          component_id: 'pan',
+          component_type: 'text_input',
+          hint: 'ABCDE1234F',
+          masked: false,
+        })
+        .expect(200);
+    expect(store.rememberedSessions).toBe(20);
+    advance(h.clock, 61_000);
+    await store.commit();
+    expect(h.system.sessionHost.counts).toEqual({ running: 0, hibernated: 20 });
+    expect(store.rememberedSessions).toBe(0);
   });
 
   it('empty ones, which new sessions share, stay in the state: a session removed and begun again starts empty', async () => {
