@@ -110,7 +110,10 @@ export class SqliteSessions {
     }
     const order =
       column === 'session_id' ? `session_id ${direction}` : `${column} ${direction}, session_id ${direction}`;
-    const sql = `SELECT session_id, user_id, screen, voice, cooldown_until, created_at, last_activity_at FROM sessions ${pageWhere.length ? `WHERE ${pageWhere.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`;
+    const pageFilter = pageWhere.length ? `WHERE ${pageWhere.join(' AND ')}` : '';
+    const sql =
+      'SELECT session_id, user_id, screen, voice, cooldown_until, created_at, last_activity_at ' +
+      `FROM sessions ${pageFilter} ORDER BY ${order} LIMIT ?`;
     const rows = this.db.prepare(sql).all(...pageParams, query.limit + 1) as unknown as SummaryRow[];
     return { rows: rows.slice(0, query.limit), total, more: rows.length > query.limit };
   }
