@@ -13,13 +13,13 @@ export { HELD_BYTES_FACTOR };
 /**
  * The share of MEMORY_BUDGET_MB sessions may take. Well below V8's heap limit (HEAP_SHARE), which
  * is what the process needs beside its sessions at their most (its code, the replay windows, the
- * requests of a flood in flight) and the room V8 needs to collect without failing. And a fifth,
- * not the two fifths it was: the running sessions are most of the live heap, V8 marks all of it
- * each cycle, mostly on the main thread when the cores are busy, and at two fifths that held the
- * event loop past `/health/live`'s 100 ms under a flood past MAX_SESSIONS
- * (docs/decisions/0044-sessions-take-a-fifth-of-the-budget.md, docs/reference/limits.md).
+ * requests of a flood in flight) and the room V8 needs to collect without failing: with both at
+ * three quarters, a flood of new sessions reached the heap limit before the estimate refused
+ * anyone. And below half: RSS is the sessions' heap plus what V8 has not yet collected, the
+ * process at rest (about 155 MiB) and the other shares, and with sessions at a half the flood's
+ * slow bodies, after its stalled readers, took RSS to 1,021–1,059 MiB of 1,024 (docs/reference/limits.md).
  */
-export const SESSION_SHARE = 0.2;
+export const SESSION_SHARE = 0.4;
 /** V8's heap limit as a share of MEMORY_BUDGET_MB; the rest of the budget is memory outside the heap (SQLite's cache, stream buffers, code). */
 export const HEAP_SHARE = 0.75;
 

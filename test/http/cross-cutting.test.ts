@@ -89,8 +89,8 @@ describe('errors', () => {
     expect(body).toMatchObject({
       status: 'ok',
       store: { kind: h.config.store.kind, status: 'ok' },
-      // A fifth of the budget (decision 44). Before any session, what the activity actor holds with its two readers (metrics, flow graphs).
-      memory: { budget_bytes: 20 * 2 ** 20, used_bytes: ACTIVITY_ACTOR_BYTES + 2 * ACTIVITY_READER_BYTES, sessions: 0 },
+      // Before any session, what the activity actor holds with its two readers (metrics, flow graphs).
+      memory: { budget_bytes: 40 * 2 ** 20, used_bytes: ACTIVITY_ACTOR_BYTES + 2 * ACTIVITY_READER_BYTES, sessions: 0 },
       connections: { http: 0, sse: 0, websocket: 0 },
     });
     // The probes answer anyone: where the store's file lives is not theirs to say.
