@@ -3,6 +3,7 @@ import { createActor } from 'xstate';
 import { sessionMachine } from '../../src/machines/session/machine.js';
 import { canHibernate, HIBERNATION_STATE } from '../../src/machines/session/persistence.js';
 import type { Harness } from '../support/harness.js';
+import { panInput } from '../fixtures/client-events.js';
 import { advance, createHarness, settle } from '../support/harness.js';
 
 const SECOND = 1000;
@@ -38,15 +39,7 @@ describe('hibernation (SESSION_HIBERNATE_SECONDS)', () => {
   it('holds an untouched session as its context and brings it back, state intact, on the next command', async () => {
     const h = createHarness({ env: { SESSION_HIBERNATE_SECONDS: '60' } });
     await post(h, { session_id: 's1', user_id: 'u1', event: 'screen_state', screen: 'pan_details' });
-    await post(h, {
-      session_id: 's1',
-      event: 'component_input',
-      screen: 'pan_details',
-      component_id: 'pan',
-      component_type: 'text_input',
-      hint: 'ABCDE1234F',
-      masked: false,
-    });
+    await post(h, panInput('s1'));
     expect((await evaluate(h, 'pan_details')).body.trigger).toBe(true);
 
     // Due at 60 s, but the trigger's 60 s cooldown is still running then: a busy session is

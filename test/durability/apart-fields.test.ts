@@ -6,7 +6,7 @@ import { MIGRATIONS } from '../../src/store/migrations.js';
 import type { StoredSession } from '../../src/store/ports.js';
 import { DATABASE_FILE } from '../../src/store/sqlite-opening.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { panSchema } from '../fixtures/client-events.js';
+import { panInput, panSchema } from '../fixtures/client-events.js';
 import type { Harness } from '../support/harness.js';
 import { START_TIME, advance, createHarness, restartAfterCrash, tempDataDir } from '../support/harness.js';
 
@@ -168,15 +168,7 @@ describe("a session's schemas and hints are written when they change, not with e
     for (let n = 0; n < 20; n += 1)
       await h.http
         .post('/v1/events')
-        .send({
-          session_id: `hib-${n}`,
-          event: 'component_input',
-          screen: 'pan_details',
-          component_id: 'pan',
-          component_type: 'text_input',
-          hint: 'ABCDE1234F',
-          masked: false,
-        })
+        .send(panInput(`hib-${n}`))
         .expect(200);
     expect(store.rememberedSessions).toBe(20);
     advance(h.clock, 61_000);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { panInput } from '../fixtures/client-events.js';
 import type { Harness, HarnessOptions } from '../support/harness.js';
 import { START_TIME, advance, createHarness, restartAfterCrash } from '../support/harness.js';
 
@@ -21,15 +22,7 @@ const reengagements = async (h: Harness) =>
 
 async function firedTrigger(h: Harness): Promise<void> {
   await post(h, { session_id: 's1', user_id: 'u1', event: 'screen_state', screen: 'pan_details' });
-  await post(h, {
-    session_id: 's1',
-    event: 'component_input',
-    screen: 'pan_details',
-    component_id: 'pan',
-    component_type: 'text_input',
-    hint: 'ABCDE1234F',
-    masked: false,
-  });
+  await post(h, panInput('s1'));
   expect((await evaluate(h)).body.trigger).toBe(true);
 }
 
