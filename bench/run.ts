@@ -23,7 +23,7 @@ import { ingestionSuite } from './suites/ingestion.js';
 import { redactionSuite } from './suites/redaction.js';
 import { requestCostSuite } from './suites/request-cost.js';
 import { restartSuite } from './suites/restart.js';
-import { sessionMemorySuite } from './suites/session-memory.js';
+import { ONE_EVENT_HEAP_TARGET_BYTES, sessionMemorySuite } from './suites/session-memory.js';
 import { sessionScaleSuite } from './suites/session-scale.js';
 import { soakSuite } from './suites/soak.js';
 import { stepSuite } from './suites/step.js';
@@ -131,7 +131,10 @@ async function main(): Promise<void> {
       `### Session memory: the budget's estimate against the heap (${sessions.toLocaleString('en-US')} running ` +
         `sessions of each shape, SQLite, heap after a full collection)\n\n${memory.markdown}\n\nThe estimate must ` +
         `not be below the heap (src/actor-system/memory-budget.ts; docs/reference/limits.md): lowest estimate ` +
-        `/ heap ${memory.lowestRatio.toFixed(2)} ${memory.lowestRatio >= 1 ? '(met)' : '(missed)'}.${took()}`,
+        `/ heap ${memory.lowestRatio.toFixed(2)} ${memory.lowestRatio >= 1 ? '(met)' : '(missed)'}. A one-event ` +
+        `session's heap: ${memory.oneEventHeap.toLocaleString('en-US')} B against a target of ` +
+        `${ONE_EVENT_HEAP_TARGET_BYTES.toLocaleString('en-US')} B ` +
+        `${memory.oneEventHeap <= ONE_EVENT_HEAP_TARGET_BYTES ? '(met)' : '(missed)'}.${took()}`,
     );
   }
 

@@ -251,18 +251,9 @@ export class SessionSupervisor implements SessionHost {
       clock,
       ...(inspect ? { inspect } : {}),
     });
-    actor.on('activity', (emitted) => this.forward(sessionId, emitted));
-    actor.on('command', (emitted) =>
-      this.delivery.whenKept(() => this.commandListeners.publish(sessionId, emitted.command)),
-    );
-    actor.on('agent.joined', (emitted) => {
-      this.options.metrics?.agentOutcomes.inc({ outcome: 'joined' });
-      if (emitted.joinMs !== null) this.options.metrics?.agentJoinDuration.observe(emitted.joinMs / 1000);
-    });
-    actor.on('agent.notice', (emitted) =>
-      this.delivery.whenKept(() => this.options.agentNotices?.notify(emitted.room, emitted.notice)),
-    );
-    actor.on('session.expired', () => this.evict(sessionId, 'idle'));
+    // One listener for every kind: each `on` costs an actor a Set and a bound function, and running
+    // sessions' size is what V8 marks past the session cap (docs/reference/limits.md, Session count).
+    actor.on('*', (emitted) => this.onEmitted(sessionId, emitted));
     const { memoryBudget } = this.options;
     const account = memoryBudget.account(sessionId);
     const charge = () => {
@@ -308,6 +299,27 @@ export class SessionSupervisor implements SessionHost {
 
   private markRecent(sessionId: string, actor: SessionActor): void {
     this.sessions.set(sessionId, actor);
+  }
+
+  private onEmitted(sessionId: string, emitted: SessionEmitted): void {
+    switch (emitted.type) {
+      case 'activity':
+        this.forward(sessionId, emitted);
+        break;
+      case 'command':
+        this.delivery.whenKept(() => this.commandListeners.publish(sessionId, emitted.command));
+        break;
+      case 'agent.joined':
+        this.options.metrics?.agentOutcomes.inc({ outcome: 'joined' });
+        if (emitted.joinMs !== null) this.options.metrics?.agentJoinDuration.observe(emitted.joinMs / 1000);
+        break;
+      case 'agent.notice':
+        this.delivery.whenKept(() => this.options.agentNotices?.notify(emitted.room, emitted.notice));
+        break;
+      case 'session.expired':
+        this.evict(sessionId, 'idle');
+        break;
+    }
   }
 
   private forward(sessionId: string, emitted: Extract<SessionEmitted, { type: 'activity' }>): void {
