@@ -95,6 +95,10 @@ function stringsOf(text: string): string[] {
   return out;
 }
 
+/** A letter or digit at a value's edge with another beside it: the value is inside a longer word. */
+const WORDY = /[\p{L}\p{N}]/u;
+const against = (edge: string, beside: string) => WORDY.test(edge) && WORDY.test(beside);
+
 /**
  * Whether `raw` stands in `bytes` as a value of its own, with no letter or digit against either
  * end. The file holds hundreds of thousands of timestamps and hex trace and request ids, so in a
@@ -102,9 +106,7 @@ function stringsOf(text: string): string[] {
  * service wrote is bounded by a quote, a space or a mark.
  */
 function standsInBytes(bytes: string, raw: string): boolean {
-  const wordy = /[\p{L}\p{N}]/u;
   for (let at = bytes.indexOf(raw); at >= 0; at = bytes.indexOf(raw, at + 1)) {
-    const against = (edge: string, beside: string) => wordy.test(edge) && wordy.test(beside);
     if (
       !against(raw.charAt(0), bytes.charAt(at - 1)) &&
       !against(raw.charAt(raw.length - 1), bytes.charAt(at + raw.length))
