@@ -23,7 +23,7 @@ const SHAPES: { shape: SessionShape; name: string }[] = [
  * them on the main thread, and a smaller one keeps /health/live answering (docs/reference/limits.md,
  * Session count).
  */
-export const ONE_EVENT_HEAP_TARGET_BYTES = 7_500;
+export const ONE_EVENT_HEAP_TARGET_BYTES = 6_800;
 
 interface Measured {
   heap_per_session: number;

@@ -1,7 +1,8 @@
 /**
  * Which sessions live in memory: a session untouched for SESSION_HIBERNATE_SECONDS with nothing
  * under way hibernates (its actor stops, it lives only in the store); one sweep timer serves all
- * of them, due when the least recently touched is. One wake timer serves the sessions only in the
+ * of them, due when the least recently touched is. One idle timer sends the running sessions their
+ * idle checks when due (docs/decisions/0043-the-idle-check-sent-by-the-host.md). One wake timer serves the sessions only in the
  * store, due at the earliest deadline the store holds (an idle eviction, or after a restart any
  * timer a session had). Past MEMORY_BUDGET_MB or MAX_SESSIONS, what is not needed in memory goes
  * first. The registry itself (run, unload, evict) is the supervisor's.
@@ -13,6 +14,7 @@ import type { SessionSnapshot } from '../machines/session/machine.js';
 import { canHibernate, canLeaveMemory } from '../machines/session/persistence.js';
 import type { SessionStore, StoredSession } from '../store/ports.js';
 import type { SessionActor } from './delivery.js';
+import { idleTimerDeadline } from '../domain/idle-timer.js';
 import { EarliestTimer } from './earliest-timer.js';
 import type { MemoryBudget } from './memory-budget.js';
 import type { PendingReplies } from './pending-replies.js';
@@ -60,10 +62,13 @@ export class Residency {
   private readsHeldOff = 0;
   private readonly sweepTimer: EarliestTimer;
   private lastSweepAt = Number.NEGATIVE_INFINITY;
+  private readonly idleTimer: EarliestTimer;
+  private lastIdleCheckAt = Number.NEGATIVE_INFINITY;
   private readonly wakeTimer: EarliestTimer;
 
   constructor(private readonly options: ResidencyOptions) {
     this.sweepTimer = new EarliestTimer(options.clock, () => this.sweep());
+    this.idleTimer = new EarliestTimer(options.clock, () => this.checkIdle());
     this.wakeTimer = new EarliestTimer(options.clock, () => this.wakeDue());
     // Deadlines already past at start fire now, once.
     this.scheduleWake(options.store.nextWakeAfter(Number.NEGATIVE_INFINITY));
@@ -173,6 +178,12 @@ export class Residency {
     this.sweepTimer.schedule(Math.max(due, this.lastSweepAt + SWEEP_MIN_INTERVAL_MS));
   }
 
+  /** A running session's idle check is due at `due` (its `idle_timer`'s deadline). */
+  scheduleIdleCheck(due: number): void {
+    // At most one walk a second, as for the sweep: a check a little late makes eviction late, never early.
+    this.idleTimer.schedule(Math.max(due, this.lastIdleCheckAt + SWEEP_MIN_INTERVAL_MS));
+  }
+
   scheduleWake(at: number | undefined): void {
     if (at !== undefined) this.wakeTimer.schedule(at);
   }
@@ -180,6 +191,7 @@ export class Residency {
   /** Shutdown: no sweep or wake is due any more. */
   cancel(): void {
     this.sweepTimer.cancel();
+    this.idleTimer.cancel();
     this.wakeTimer.cancel();
   }
 
@@ -203,6 +215,28 @@ export class Residency {
       if (!this.hibernate(sessionId, actor)) busy = true;
     }
     if (busy) this.scheduleSweep(now + hibernateAfterMs);
+  }
+
+  /**
+   * Sends its idle check to each running session whose check is due (those kept by something
+   * under way re-arm), and arms the timer for the earliest check still to come. The walk takes
+   * every running session: one woken by a timer from the store runs out of recency order, so no
+   * walk can stop at the first session touched within the TTL. It comes at most once a second, and
+   * with hibernation on (the default) only a session kept running by voice or a timer for a whole
+   * TTL is due at all (docs/decisions/0043-the-idle-check-sent-by-the-host.md).
+   */
+  private checkIdle(): void {
+    const now = this.options.clock.now();
+    this.lastIdleCheckAt = now;
+    let next = Number.POSITIVE_INFINITY;
+    for (const [sessionId, actor] of this.options.running) {
+      if (idleTimerDeadline(actor.getSnapshot().context.idle_timer) <= now)
+        actor.send({ type: 'session.idle_check', at: now });
+      // An expired session has left the registry (the supervisor evicts it as the check ends it).
+      if (this.options.running.get(sessionId) === actor)
+        next = Math.min(next, idleTimerDeadline(actor.getSnapshot().context.idle_timer));
+    }
+    if (next !== Number.POSITIVE_INFINITY) this.scheduleIdleCheck(next);
   }
 
   /**

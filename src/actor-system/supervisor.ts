@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { InspectionEvent, Observer } from 'xstate';
 import { createActor } from 'xstate';
 import type { AppClock } from '../integrations/clock.js';
+import { idleTimerDeadline } from '../domain/idle-timer.js';
 import { RecencyMap } from '../domain/recency-map.js';
 import type { SessionContext, SessionSettings } from '../machines/session/session-context.js';
 import type {
@@ -278,6 +279,7 @@ export class SessionSupervisor implements SessionHost {
     if (stored) actor.send({ type: 'session.restore', at, voice: restoredVoice(stored) });
     this.changed(sessionId, actor, storedForm);
     this.residency.scheduleSweep(at + this.options.hibernateAfterMs);
+    this.residency.scheduleIdleCheck(idleTimerDeadline(actor.getSnapshot().context.idle_timer));
     return actor;
   }
 

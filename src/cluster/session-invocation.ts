@@ -1,6 +1,7 @@
 import type { InspectionEvent, Observer } from 'xstate';
 import { SimulatedClock, createActor } from 'xstate';
 import type { ActivityDraft } from '../domain/activity.js';
+import { idleTimerDeadline } from '../domain/idle-timer.js';
 import type { AssistantCommand, Reply, SessionCommand, SessionEmitted } from '../machines/session/machine-events.js';
 import type { SessionSettings } from '../machines/session/session-context.js';
 import type { SessionMachine, SessionSnapshot } from '../machines/session/machine.js';
@@ -92,8 +93,10 @@ export async function runSessionInvocation(input: InvocationInput): Promise<Invo
     });
     actor.start();
     if (stored) actor.send({ type: 'session.restore', at, voice: restoredVoice(stored) });
-    // Deadlines at or before now fire here, before the command, as they would have on time.
+    // Deadlines at or before now fire here, before the command, as they would have on time. The
+    // idle check is no timer of the machine's: it is sent when due (docs/decisions/0043-the-idle-check-sent-by-the-host.md).
     clock.set(at);
+    if (idleTimerDeadline(actor.getSnapshot().context.idle_timer) <= at) actor.send({ type: 'session.idle_check', at });
     if (input.command) {
       actor.send(
         input.command((value) => {

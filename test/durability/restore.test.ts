@@ -158,6 +158,25 @@ describe('timers are re-armed from the deadlines the store keeps (simulated cloc
     expect(restartAfterCrash(after).system.sessionHost.size).toBe(0);
   });
 
+  it('a running session its timer woke from the store, behind one touched since, still goes at its idle deadline', async () => {
+    // Sessions stay running (no hibernation), so the idle check is what ends them, not the store's wake.
+    const h = createHarness(sqlite({ SESSION_IDLE_TTL_SECONDS: '600', SESSION_HIBERNATE_SECONDS: '0' }));
+    await firedTrigger(h);
+    const after = restartAfterCrash(h);
+    advance(after.clock, 30 * SECOND);
+    await post(after, { session_id: 's2', event: 'identity' });
+    // The cooldown's end wakes s1, which now runs after s2 in the order of recency.
+    advance(after.clock, 30 * SECOND);
+    expect(after.system.sessionHost.counts).toEqual({ running: 2, hibernated: 0 });
+    advance(after.clock, 539 * SECOND);
+    expect(after.system.sessionHost.has('s1')).toBe(true);
+    advance(after.clock, 1 * SECOND);
+    expect(after.system.sessionHost.has('s1')).toBe(false);
+    expect(after.system.sessionHost.has('s2')).toBe(true);
+    advance(after.clock, 30 * SECOND);
+    expect(after.system.sessionHost.has('s2')).toBe(false);
+  });
+
   it('a session read after a restart is the session as it was, without waking it', async () => {
     const h = createHarness(sqlite());
     await firedTrigger(h);

@@ -210,8 +210,8 @@ describe('GET /api/machines/session', () => {
       targets: ['session.trigger.ready'],
       guard: null,
     });
-    expect(find(chart, 'session.presence.live')!.transitions[0]).toEqual({
-      on: 'after idleCheck',
+    expect(find(chart, 'session.presence.live')!.transitions[1]).toEqual({
+      on: 'session.idle_check',
       targets: ['session.presence.expired'],
       guard: 'voiceInactive and noReengagementArmed and idleForTtl',
     });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AnyActorRef } from 'xstate';
 import { StateMachine, createActor } from 'xstate';
+import { idleTimerDeadline } from '../../src/domain/idle-timer.js';
 import { assertIngestIsContextOnly, withDirectIngest } from '../../src/machines/session/direct-ingest.js';
 import type { SessionMachine } from '../../src/machines/session/machine.js';
 import { sessionMachine } from '../../src/machines/session/machine.js';
@@ -32,6 +33,13 @@ function session(logic: SessionMachine) {
     send(s: Exclude<Step, { kind: 'wait' }>) {
       actor.send(commandFor(s, clock.now(), (value) => seen.push({ reply: value })));
     },
+    /** Time passes: timers fire, and the idle check is sent once due, as the host sends it (docs/decisions/0043-the-idle-check-sent-by-the-host.md). */
+    wait(ms: number) {
+      clock.increment(ms);
+      const snapshot = actor.getSnapshot();
+      if (snapshot.status === 'active' && idleTimerDeadline(snapshot.context.idle_timer) <= clock.now())
+        actor.send({ type: 'session.idle_check', at: clock.now() });
+    },
   };
 }
 
@@ -60,7 +68,7 @@ describe('SDK events without the macrostep (withDirectIngest)', () => {
         const direct = session(withDirectIngest(media));
         for (const s of steps) {
           for (const side of [plain, direct]) {
-            if (s.kind === 'wait') side.clock.increment(s.ms);
+            if (s.kind === 'wait') side.wait(s.ms);
             else side.send(s);
           }
           // Media actors answer on promises: both sides settle before they are compared.

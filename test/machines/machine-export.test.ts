@@ -84,11 +84,13 @@ describe('npm run export:machine', () => {
       after: { triggerCooldown: 'ready' },
       on: { 'trigger.fired': { target: 'cooldown', reenter: true } },
     });
-    expect(regions.presence!.states.live).toMatchObject({
-      after: {
-        idleCheck: [
+    // The host sends the idle check (docs/decisions/0043-the-idle-check-sent-by-the-host.md).
+    expect(regions.presence!.states.live).toEqual({
+      on: {
+        'session.idle_check': [
+          { guard: 'idleCheckNotDue' },
           { guard: 'voiceInactive and noReengagementArmed and idleForTtl', target: 'expired' },
-          { target: 'live' },
+          { actions: 'rearmIdleTimer' },
         ],
       },
     });

@@ -8,6 +8,7 @@ import type {
 } from 'xstate';
 import { createEmptyActor } from 'xstate';
 import type { AgentContextSources } from '../../src/domain/agent-context.js';
+import { idleTimerDeadline } from '../../src/domain/idle-timer.js';
 import { DEFAULT_SDK_CONFIG } from '../../src/domain/sdk-config.js';
 import { EventInSchema } from '../../src/domain/sdk-event.js';
 import { redactForIngest } from '../../src/domain/event-redaction.js';
@@ -199,6 +200,8 @@ const COOLDOWN_MS = DEFAULT_SDK_CONFIG.thresholds.min_trigger_interval_seconds *
 let answering: Answer[] = [];
 
 const timerName = (id: string): string => id.split('.')[2] ?? id;
+/** The host's idle check, named as the machine's `after` delay was. */
+const IDLE_CHECK = 'idleCheck';
 
 function commandFor(
   options: SessionModelOptions,
@@ -415,9 +418,28 @@ class Step {
   private effects(actions: ExecutableActionObject[]): void {
     answering = [];
     for (const action of actions) this.effect(action);
+    this.armIdleCheck();
     this.state.answered = [...this.state.answered, ...answering];
     const answered = new Set(answering.map((answer) => answer.command));
     this.state.unanswered = this.state.unanswered.filter((number) => !answered.has(number));
+  }
+
+  /**
+   * The host's idle check, kept among the timers: the service sends it when the session's idle
+   * deadline comes (docs/decisions/0043-the-idle-check-sent-by-the-host.md), and a re-armed
+   * deadline is a new timer, as a re-armed `after` was.
+   */
+  private armIdleCheck(): void {
+    if (!this.state.session || this.state.expired) return;
+    const deadline = idleTimerDeadline(this.state.session.context.idle_timer);
+    if (this.state.timers.some((timer) => timer.id === IDLE_CHECK && timer.deadline === deadline)) return;
+    this.state.timers = this.state.timers.filter((timer) => timer.id !== IDLE_CHECK);
+    this.state.timers.push({
+      id: IDLE_CHECK,
+      event: { type: 'session.idle_check', at: deadline },
+      deadline,
+      seq: (this.state.serial += 1),
+    });
   }
 
   private effect(action: ExecutableActionObject): void {

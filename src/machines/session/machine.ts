@@ -16,7 +16,7 @@ import { voiceRegion } from './voice-lifecycle.js';
 
 /**
  * One KYC user's session. Pure: time arrives on each command (`at`), timers are named
- * delays, media work is invoked promise actors provided at bootstrap, and everything the
+ * delays (the idle check's excepted: the host sends it, presence.ts), media work is invoked promise actors provided at bootstrap, and everything the
  * world should know leaves as an emission.
  */
 export const sessionMachine = commandSetup.createMachine({

@@ -19,7 +19,7 @@ export function persistedContext(context: SessionContext): PersistedContext {
 
 /**
  * A context brought back from the store. Its idle check keeps its original deadline (one already
- * past fires at once); the other timers are re-armed from their deadlines by `session.restore`,
+ * past is sent at once, presence.ts); the other timers are re-armed from their deadlines by `session.restore`,
  * since a persisted snapshot keeps no pending `after` timers.
  */
 export function restoredContext(restored: PersistedContext, settings: SessionSettings, at: number): SessionContext {

@@ -70,6 +70,16 @@ export interface SessionRestore {
   voice: 'inactive' | 'active';
 }
 
+/**
+ * Sent by the host when the session's idle check is due (`idle_timer`'s deadline): the residency's
+ * one sweep in process, the invocation in cluster mode. A delayed event would cost every running
+ * session an XState timer of its own (docs/decisions/0043-the-idle-check-sent-by-the-host.md).
+ */
+export interface SessionIdleCheck {
+  type: 'session.idle_check';
+  at: number;
+}
+
 /** A start being carried out: the command it answers and what degraded so far. */
 export interface StartWork {
   command: VoiceStartCommand;
@@ -174,6 +184,7 @@ export type VoiceEnd = { type: 'voice.end'; endedBy: Exclude<VoiceEndedBy, 'sile
 export type SessionMachineEvent =
   | SessionCommand
   | SessionRestore
+  | SessionIdleCheck
   | TriggerFired
   | UserActivity
   | ReengagementArm

@@ -6,7 +6,7 @@
  * trigger-cooldown.ts need only these; machine.ts assembles the regions.
  */
 import { assign, emit, fromPromise, not, setup, stateIn } from 'xstate';
-import { idleForTtl, rearmIdleTimer } from '../../domain/idle-timer.js';
+import { idleForTtl, idleTimerDeadline, rearmIdleTimer } from '../../domain/idle-timer.js';
 import type { SessionContext, SessionInput, SessionMachineEvent } from './session-context.js';
 import { currentRoom, reengagementDeadline } from './session-context.js';
 import type { SessionEmitted } from './machine-events.js';
@@ -38,7 +38,6 @@ export const sessionSetup = setup({
     replaceDispatch: fromPromise<string, ReplaceDispatchInput>(unprovided),
   },
   delays: {
-    idleCheck: ({ context }) => context.idle_timer.delay_ms,
     voiceSilenceCheck: ({ context }) => context.voice_silence?.delay_ms ?? context.settings.voiceSilenceMs,
     // The agent watch's next check: what is left until it is due when the event says the time (a
     // start, a restore, the agent's first fetch), else the whole interval: the check then follows
@@ -66,6 +65,8 @@ export const sessionSetup = setup({
     assistantActive: not(stateIn({ voice: 'inactive' })),
     triggerCoolingDown: stateIn({ trigger: 'cooldown' }),
     noReengagementArmed: stateIn({ reengagement: 'idle' }),
+    idleCheckNotDue: ({ context, event }) =>
+      event.type === 'session.idle_check' && event.at < idleTimerDeadline(context.idle_timer),
     idleForTtl: ({ context }) => idleForTtl(context.idle_timer, context.last_touched_at, context.settings.idleTtlMs),
     voiceSilent: ({ context }) => {
       const silence = context.voice_silence;
