@@ -2,19 +2,19 @@
  * Which sessions live in memory: a session untouched for SESSION_HIBERNATE_SECONDS with nothing
  * under way hibernates (its actor stops, it lives only in the store); one sweep timer serves all
  * of them, due when the least recently touched is. One idle timer sends the running sessions their
- * idle checks when due (docs/decisions/0043-the-idle-check-sent-by-the-host.md). One wake timer serves the sessions only in the
- * store, due at the earliest deadline the store holds (an idle eviction, or after a restart any
- * timer a session had). Past MEMORY_BUDGET_MB or MAX_SESSIONS, what is not needed in memory goes
+ * idle checks when due (docs/decisions/0043-the-idle-check-sent-by-the-host.md). One wake timer
+ * serves the sessions only in the store, due at the earliest deadline the store holds (an idle
+ * eviction, or after a restart any timer a session had). Past MEMORY_BUDGET_MB or MAX_SESSIONS, what is not needed in memory goes
  * first. The registry itself (run, unload, evict) is the supervisor's.
  */
 import type { Logger } from 'pino';
 import type { AppClock } from '../integrations/clock.js';
+import { idleTimerDeadline } from '../domain/idle-timer.js';
 import type { SessionSettings } from '../machines/session/session-context.js';
 import type { SessionSnapshot } from '../machines/session/machine.js';
 import { canHibernate, canLeaveMemory } from '../machines/session/persistence.js';
 import type { SessionStore, StoredSession } from '../store/ports.js';
 import type { SessionActor } from './delivery.js';
-import { idleTimerDeadline } from '../domain/idle-timer.js';
 import { EarliestTimer } from './earliest-timer.js';
 import type { MemoryBudget } from './memory-budget.js';
 import type { PendingReplies } from './pending-replies.js';

@@ -94,7 +94,8 @@ export async function runSessionInvocation(input: InvocationInput): Promise<Invo
     actor.start();
     if (stored) actor.send({ type: 'session.restore', at, voice: restoredVoice(stored) });
     // Deadlines at or before now fire here, before the command, as they would have on time. The
-    // idle check is no timer of the machine's: it is sent when due (docs/decisions/0043-the-idle-check-sent-by-the-host.md).
+    // idle check is no timer of the machine's: it is sent when due
+    // (docs/decisions/0043-the-idle-check-sent-by-the-host.md).
     clock.set(at);
     if (idleTimerDeadline(actor.getSnapshot().context.idle_timer) <= at) actor.send({ type: 'session.idle_check', at });
     if (input.command) {

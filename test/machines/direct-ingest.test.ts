@@ -33,7 +33,10 @@ function session(logic: SessionMachine) {
     send(s: Exclude<Step, { kind: 'wait' }>) {
       actor.send(commandFor(s, clock.now(), (value) => seen.push({ reply: value })));
     },
-    /** Time passes: timers fire, and the idle check is sent once due, as the host sends it (docs/decisions/0043-the-idle-check-sent-by-the-host.md). */
+    /**
+     * Time passes: timers fire, and the idle check is sent once due, as the host sends it
+     * (docs/decisions/0043-the-idle-check-sent-by-the-host.md).
+     */
     wait(ms: number) {
       clock.increment(ms);
       const snapshot = actor.getSnapshot();

@@ -15,9 +15,9 @@ import { triggerCooldownRegion } from './trigger-cooldown.js';
 import { voiceRegion } from './voice-lifecycle.js';
 
 /**
- * One KYC user's session. Pure: time arrives on each command (`at`), timers are named
- * delays (the idle check's excepted: the host sends it, presence.ts), media work is invoked promise actors provided at bootstrap, and everything the
- * world should know leaves as an emission.
+ * One KYC user's session. Pure: time arrives on each command (`at`), timers are named delays
+ * (but the idle check, which the host sends: presence.ts), media work is invoked promise actors
+ * provided at bootstrap, and everything the world should know leaves as an emission.
  */
 export const sessionMachine = commandSetup.createMachine({
   id: 'session',

@@ -19,8 +19,8 @@ export function persistedContext(context: SessionContext): PersistedContext {
 
 /**
  * A context brought back from the store. Its idle check keeps its original deadline (one already
- * past is sent at once, presence.ts); the other timers are re-armed from their deadlines by `session.restore`,
- * since a persisted snapshot keeps no pending `after` timers.
+ * past is sent at once, presence.ts); the other timers are re-armed from their deadlines by
+ * `session.restore`, since a persisted snapshot keeps no pending `after` timers.
  */
 export function restoredContext(restored: PersistedContext, settings: SessionSettings, at: number): SessionContext {
   const deadline = idleTimerDeadline(restored.idle_timer);
