@@ -305,16 +305,10 @@ export async function startRestateCluster(
     );
   };
   try {
-    // Started together: a node that is not provisioning waits for the metadata servers of the others.
-    const started = await Promise.all(
-      ports.map(async (_, index) => {
-        const name = keptNodeName(options.dataDir, index);
-        // The first node of a new cluster provisions it; a replacement in its slot joins.
-        const node = await launchNode(index, name, name === 'restate-1');
-        nodes.push(node);
-        return node;
-      }),
-    );
+    // The front's ports are bound before any node starts. Bound after, one could already be the
+    // local port of a connection the nodes opened meanwhile (a port picked by freePort is from
+    // the system's ephemeral range): listen then fails with EADDRINUSE. A proxy bound early only
+    // connects to the nodes when a client comes.
     const ingress = await tcpRoundRobin(
       ports.map((port) => port.ingress),
       options.frontPorts?.ingress ?? 0,
@@ -325,6 +319,16 @@ export async function startRestateCluster(
       options.frontPorts?.admin ?? 0,
     );
     proxies.push(admin);
+    // Started together: a node that is not provisioning waits for the metadata servers of the others.
+    const started = await Promise.all(
+      ports.map(async (_, index) => {
+        const name = keptNodeName(options.dataDir, index);
+        // The first node of a new cluster provisions it; a replacement in its slot joins.
+        const node = await launchNode(index, name, name === 'restate-1');
+        nodes.push(node);
+        return node;
+      }),
+    );
     const adminUrl = `http://127.0.0.1:${admin.port}/`;
     return {
       ingressUrl: `http://127.0.0.1:${ingress.port}/`,
