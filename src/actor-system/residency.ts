@@ -13,6 +13,7 @@ import { idleTimerDeadline } from '../domain/idle-timer.js';
 import type { SessionSettings } from '../machines/session/session-context.js';
 import type { SessionSnapshot } from '../machines/session/machine.js';
 import { canHibernate, canLeaveMemory } from '../machines/session/persistence.js';
+import { dueIdleCheck } from '../machines/session/presence.js';
 import type { SessionStore, StoredSession } from '../store/ports.js';
 import type { SessionActor } from './delivery.js';
 import { EarliestTimer } from './earliest-timer.js';
@@ -230,8 +231,8 @@ export class Residency {
     this.lastIdleCheckAt = now;
     let next = Number.POSITIVE_INFINITY;
     for (const [sessionId, actor] of this.options.running) {
-      if (idleTimerDeadline(actor.getSnapshot().context.idle_timer) <= now)
-        actor.send({ type: 'session.idle_check', at: now });
+      const check = dueIdleCheck(actor.getSnapshot().context, now);
+      if (check) actor.send(check);
       // An expired session has left the registry (the supervisor evicts it as the check ends it).
       if (this.options.running.get(sessionId) === actor)
         next = Math.min(next, idleTimerDeadline(actor.getSnapshot().context.idle_timer));

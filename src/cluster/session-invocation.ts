@@ -1,10 +1,10 @@
 import type { InspectionEvent, Observer } from 'xstate';
 import { SimulatedClock, createActor } from 'xstate';
 import type { ActivityDraft } from '../domain/activity.js';
-import { idleTimerDeadline } from '../domain/idle-timer.js';
 import type { AssistantCommand, Reply, SessionCommand, SessionEmitted } from '../machines/session/machine-events.js';
 import type { SessionSettings } from '../machines/session/session-context.js';
 import type { SessionMachine, SessionSnapshot } from '../machines/session/machine.js';
+import { dueIdleCheck } from '../machines/session/presence.js';
 import type { StoredSession } from '../store/ports.js';
 import { restoredVoice, storedContext, toStored } from '../actor-system/stored-session.js';
 
@@ -97,7 +97,8 @@ export async function runSessionInvocation(input: InvocationInput): Promise<Invo
     // idle check is no timer of the machine's: it is sent when due
     // (docs/decisions/0043-the-idle-check-sent-by-the-host.md).
     clock.set(at);
-    if (idleTimerDeadline(actor.getSnapshot().context.idle_timer) <= at) actor.send({ type: 'session.idle_check', at });
+    const idleCheck = dueIdleCheck(actor.getSnapshot().context, at);
+    if (idleCheck) actor.send(idleCheck);
     if (input.command) {
       actor.send(
         input.command((value) => {
