@@ -30,6 +30,8 @@ export async function serveSessionEndpoint(
         // The SDK's level is a string enum it exports as a type only: compared as the string it is.
         const sdkLevel: string = meta.level;
         const level = sdkLevel === 'warn' ? 'warn' : sdkLevel === 'error' ? 'error' : 'debug';
+        // Two lines an invocation reach here: made into text only when the level writes them.
+        if (!logger.isLevelEnabled(level)) return;
         logger[level](
           { invocation_id: meta.context?.invocationId },
           [message, ...(rest as unknown[])].map(String).join(' '),
