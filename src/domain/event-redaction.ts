@@ -68,13 +68,14 @@ const isTimeKey = (key: string) =>
   /[a-z](?:At|Ts|Ms|Time|Timestamp)$/.test(key);
 /**
  * Documented numeric signals (docs/explanation/privacy.md, "What is kept"): a key named for a measure keeps a
- * number below ten million (a duration in ms, a count, a size); any other number of four digits or
- * more is read as text and masked.
+ * number below ten million (a duration in ms, a count, a size in bytes or MiB); any other number of
+ * four digits or more is read as text and masked.
  */
 const isMeasureKey = (key: string) =>
-  /(?:^|[_-])(?:ms|seconds|secs|count|total|index|chars|length|size|bytes|duration|attempts?|retries|percent|score|width|height)$/i.test(
+  /(?:^|[_-])(?:ms|seconds|secs|count|total|index|chars|length|size|bytes|kb|kib|mb|mib|gb|gib|duration|attempts?|retries|percent|score|width|height)$/i.test(
     key,
-  ) || /[a-z](?:Ms|Seconds|Count|Total|Index|Chars|Length|Size|Bytes|Duration|Attempts)$/.test(key);
+  ) ||
+  /[a-z](?:Ms|Seconds|Count|Total|Index|Chars|Length|Size|Bytes|Kb|KiB|Mb|MiB|Gb|GiB|Duration|Attempts)$/.test(key);
 const MAX_MEASURE = 10_000_000;
 /** Numbers below four digits hold no run the rule masks. */
 const MIN_READ = 1_000;

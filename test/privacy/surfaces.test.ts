@@ -410,6 +410,27 @@ describe('privacy: the log lines', () => {
   });
 });
 
+describe('privacy: sizes under a key named for one', () => {
+  it("the service's own figures in MiB stay readable in its log, and a number past a measure is still masked", () => {
+    const h = createHarness({ env: { LOG_LEVEL: 'trace' } });
+    h.logger.warn({ heap_limit_mb: 4144, memory_budget_mb: 1024, heapCommittedMiB: 2048 }, 'sizes');
+    h.logger.warn({ memory_budget_mb: 98765432101 }, 'not a size');
+    const [sizes, notASize] = h.logs.parsed();
+    expect(sizes).toMatchObject({ heap_limit_mb: 4144, memory_budget_mb: 1024, heapCommittedMiB: 2048 });
+    expect(JSON.stringify(notASize)).not.toContain('98765432101');
+  });
+
+  it('an event keeps a size in KB under its key, and masks the same digits under a key that names no measure', async () => {
+    const h = createHarness();
+    await h.http
+      .post('/v1/events')
+      .send({ session_id: 'kb1', event: 'upload', properties: { photo_size_kb: 2048, photo_ref: 2048 } })
+      .expect(200);
+    const { body } = await h.http.get('/api/sessions/kb1').expect(200);
+    expect(body.latest_event.properties).toEqual({ photo_size_kb: 2048, photo_ref: '****' });
+  });
+});
+
 describe('privacy: PII_EXTRA_KEYS', () => {
   it("a deployment's extra keys are masked like the built-in ones, in events and logs", async () => {
     const h = createHarness({ env: { PII_EXTRA_KEYS: 'employee_code, ckycNumber' } });
