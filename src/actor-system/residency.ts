@@ -4,8 +4,9 @@
  * of them, due when the least recently touched is. One idle timer sends the running sessions their
  * idle checks when due (docs/decisions/0043-the-idle-check-sent-by-the-host.md). One wake timer
  * serves the sessions only in the store, due at the earliest deadline the store holds (an idle
- * eviction, or after a restart any timer a session had). Past MEMORY_BUDGET_MB or MAX_SESSIONS, what is not needed in memory goes
- * first. The registry itself (run, unload, evict) is the supervisor's.
+ * eviction, or after a restart any timer a session had). Past MEMORY_BUDGET_MB or MAX_SESSIONS,
+ * what is not needed in memory goes first. The registry itself (run, unload, evict) is the
+ * supervisor's.
  */
 import type { Logger } from 'pino';
 import type { AppClock } from '../integrations/clock.js';

@@ -2,10 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AnyActorRef } from 'xstate';
 import { StateMachine, createActor } from 'xstate';
-import { idleTimerDeadline } from '../../src/domain/idle-timer.js';
 import { assertIngestIsContextOnly, withDirectIngest } from '../../src/machines/session/direct-ingest.js';
 import type { SessionMachine } from '../../src/machines/session/machine.js';
 import { sessionMachine } from '../../src/machines/session/machine.js';
+import { dueIdleCheck } from '../../src/machines/session/presence.js';
 import { DeadlineClock } from '../support/deadline-clock.js';
 import { settle } from '../support/harness.js';
 import type { Step } from '../support/random-session-steps.js';
@@ -40,8 +40,8 @@ function session(logic: SessionMachine) {
     wait(ms: number) {
       clock.increment(ms);
       const snapshot = actor.getSnapshot();
-      if (snapshot.status === 'active' && idleTimerDeadline(snapshot.context.idle_timer) <= clock.now())
-        actor.send({ type: 'session.idle_check', at: clock.now() });
+      const check = snapshot.status === 'active' ? dueIdleCheck(snapshot.context, clock.now()) : undefined;
+      if (check) actor.send(check);
     },
   };
 }

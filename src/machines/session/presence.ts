@@ -5,17 +5,14 @@
  */
 import { and } from 'xstate';
 import { idleTimerDeadline } from '../../domain/idle-timer.js';
-import type { SessionContext } from './session-context.js';
+import type { SessionContext, SessionIdleCheck } from './session-context.js';
 import { sessionSetup } from './setup.js';
 
 /**
  * The idle check a host sends at `at`, or undefined while the session's `idle_timer` is not yet
  * due: the one test the residency's walk and a cluster invocation both make before sending it.
  */
-export function dueIdleCheck(
-  context: Pick<SessionContext, 'idle_timer'>,
-  at: number,
-): { type: 'session.idle_check'; at: number } | undefined {
+export function dueIdleCheck(context: Pick<SessionContext, 'idle_timer'>, at: number): SessionIdleCheck | undefined {
   return idleTimerDeadline(context.idle_timer) <= at ? { type: 'session.idle_check', at } : undefined;
 }
 
