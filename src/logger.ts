@@ -56,12 +56,18 @@ export function stdoutLog(): StdoutLog {
     if (error.code !== 'EPIPE') throw error;
     gone = true;
   });
-  const destination: DestinationStream = { write: (line: string) => (gone ? undefined : stream.write(line)) };
-  const settled = async () => {
+  // A line that comes once the stream is ending (a connection's close noted late) is dropped:
+  // written to the ended stream, it threw, and the process exited 1 in place of 0.
+  let ending: Promise<void> | undefined;
+  const destination: DestinationStream = {
+    write: (line: string) => (gone || ending ? undefined : stream.write(line)),
+  };
+  const end = async () => {
     if (gone) return;
     stream.end();
     // once() rejects on 'error': a write that fails while ending settles it as well.
     await once(stream, 'close').catch(() => undefined);
   };
+  const settled = () => (ending ??= end());
   return { destination, settled };
 }

@@ -94,7 +94,11 @@ export function serve({ server, acceptors }: BoundServer, app: App, host: string
           for (const socket of current.sockets()) socket.destroy();
         }, graceMs);
         force.unref();
-        server.close(() => {
+        // The server's own count knows only the connections its socket took in, not those the
+        // acceptors handed it (src/http/acceptors.ts): its close alone would resolve with requests
+        // still under way on most connections, and the process would exit under them.
+        const listenerClosed = new Promise<void>((done) => server.close(() => done()));
+        void Promise.all([listenerClosed, current.allClosed()]).then(() => {
           clearTimeout(force);
           resolve();
         });
@@ -127,9 +131,15 @@ function trackResponses(server: Server) {
   // (docs/decisions/0014-nothing-outlives-the-young-generation.md). A WeakMap has no iterators, and no such link.
   const responses = new WeakMap<Socket, ServerResponse>();
   let finished: ((socket: Socket) => void) | undefined;
+  let drained: (() => void)[] = [];
   server.on('connection', (socket: Socket) => {
     open.add(socket);
-    socket.once('close', () => open.delete(socket));
+    socket.once('close', () => {
+      open.delete(socket);
+      if (open.size > 0) return;
+      for (const done of drained) done();
+      drained = [];
+    });
   });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const { socket } = req;
@@ -141,6 +151,8 @@ function trackResponses(server: Server) {
   });
   return {
     sockets: () => [...open],
+    /** Resolves once no connection is open, however each was taken in. */
+    allClosed: () => (open.size === 0 ? Promise.resolve() : new Promise<void>((done) => void drained.push(done))),
     responseOf: (socket: Socket) => responses.get(socket),
     onFinish: (listener: (socket: Socket) => void) => (finished = listener),
   };

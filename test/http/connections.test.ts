@@ -218,4 +218,31 @@ describe('shutdown with a request under way', () => {
     expect(client.text()).toMatch(/\r\nConnection: close\r\n/i);
     await closed;
   }, 20_000);
+
+  it('waits for every response under way, on whichever listening socket its connection came in (src/http/acceptors.ts)', async () => {
+    const lk = await startLiveKitStandIn();
+    cleanups.push(() => lk.close());
+    const h = createHarness({ env: { ...lk.env(), MEDIA_REQUEST_TIMEOUT_SECONDS: '3', HTTP_ACCEPTORS: '8' } });
+    const server = await serve(h);
+    // Four connections over eight listening sockets: all four come in on the server's own socket once in 4,096 runs.
+    const holds = Array.from({ length: 4 }, () => lk.holdNext('CreateRoom'));
+    const clients = holds.map((_, index) => {
+      const client = rawSocket(server.port, cleanups);
+      const body = JSON.stringify({ session_id: `s${index}`, screen: 'pan_details' });
+      client.socket.write(
+        `POST /v1/assistant/session/start HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+      return client;
+    });
+    await Promise.all(holds.map((held) => held.arrived));
+    let resolved = false;
+    const closed = server.close(30_000).then(() => (resolved = true));
+    // Long enough for a close that does not wait to resolve: it needs no more than a few turns.
+    await new Promise((done) => setTimeout(done, 300));
+    expect(resolved).toBe(false);
+    for (const held of holds) held.release();
+    await Promise.all(clients.map((client) => client.closed));
+    for (const client of clients) expect(client.text()).toMatch(/^HTTP\/1\.1 200 /);
+    await closed;
+  }, 20_000);
 });
