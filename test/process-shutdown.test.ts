@@ -133,6 +133,31 @@ describe('shutdown of the process', { timeout: 60_000 }, () => {
     // The stream ended cleanly (the terminating chunk) before its connection closed.
     expect(streaming.text()).toMatch(/0\r\n\r\n$/);
   });
+
+  it('(d) gives a WebSocket client a second to answer its close frame (1001), then cuts it: one that reads nothing does not hold the exit', async () => {
+    const service = startService(GRACE);
+    const url = await service.url;
+    const { port, hostname } = new URL(url);
+    const socket = connect(Number(port), hostname);
+    socket.on('error', () => undefined);
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const closed = once(socket, 'close');
+    socket.write(
+      'GET /v1/events/ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+    );
+    await vi.waitFor(() => expect(Buffer.concat(received).toString('latin1')).toMatch(/^HTTP\/1\.1 101 /), patient);
+    // Upgraded, then silent: it never answers the close frame the shutdown sends.
+    const { code, ms } = await stopAndTime(service.child);
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(PROMPT_MS);
+    await closed;
+    // The close frame came first: opcode 8, then the code 1001 (0x03e9).
+    const bytes = Buffer.concat(received);
+    const frame = bytes.subarray(bytes.indexOf('\r\n\r\n') + 4);
+    expect([frame[0], frame[2], frame[3]]).toEqual([0x88, 0x03, 0xe9]);
+  });
 });
 
 describe('start-up safety', { timeout: 60_000 }, () => {

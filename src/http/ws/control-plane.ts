@@ -8,10 +8,10 @@ import { WebSocketServer } from 'ws';
 import { CLIENT_ID_FORM, clientIdFromHeader } from '../client-id.js';
 import type { AppDeps } from '../deps.js';
 import { apiKeyMatcher } from '../middleware/api-key.js';
-import { WsClose } from './control-frames.js';
 import type { KernelSendQueues } from '../../integrations/kernel-send-queues.js';
 import type { AnswerFrame } from './control-socket.js';
 import { controlSocketLogic } from './control-socket.js';
+import { closeGoingAway } from './going-away.js';
 import type { ReplayWindow } from '../replay-window.js';
 import { shownPath } from '../shown-path.js';
 import type { LargeBodyTurns } from '../large-body-turns.js';
@@ -139,7 +139,7 @@ export class ControlPlane {
         5,
       );
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      if (this.closing) return ws.close(WsClose.shutdown.code, WsClose.shutdown.reason);
+      if (this.closing) return closeGoingAway(ws, this.deps.system.clock);
       const actor = createActor(controlSocketLogic, {
         input: {
           socket: ws,

@@ -30,6 +30,7 @@ import {
 } from './control-frames.js';
 import type { LargeBodyTurns } from '../large-body-turns.js';
 import { LARGE_BODY_BYTES } from '../large-body-turns.js';
+import { closeGoingAway } from './going-away.js';
 import type { ReplayWindow } from '../replay-window.js';
 import { loneSurrogatePath, mayHoldLoneSurrogate } from '../well-formed-body.js';
 import { digestOf } from '../../domain/digest.js';
@@ -429,7 +430,7 @@ export const controlSocketLogic = fromCallback<{ type: 'shutdown' }, ControlSock
     // stored but never acked would be sent again by the app after it reconnects, a duplicate.
     // The server's grace period bounds the wait.
     shuttingDown = true;
-    enqueue(async () => close(WsClose.shutdown));
+    enqueue(async () => closeGoingAway(socket, clock));
   });
   armIdle();
   // A socket whose key is still to come has this long to send it, whatever WS_IDLE_TIMEOUT_SECONDS says.
