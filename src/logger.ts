@@ -36,11 +36,20 @@ export function createLogger(
   return destination ? pino(options, destination) : pino(options);
 }
 
+/**
+ * The most log the process holds for stdout while its reader is slow or stopped (a paused pager, a
+ * stalled collector). Each request writes a line, so without a bound a client's requests grew the
+ * heap by about 300 B each, past the memory budget (docs/reference/limits.md, Logs).
+ */
+export const LOG_BUFFER_BYTES = 4 * 1024 * 1024;
+
 /** The service's log on stdout, and how to let its last lines out before the process exits. */
 export interface StdoutLog {
   destination: DestinationStream;
   /** Resolves once every line is written, or once stdout's reader is gone. */
   settled(): Promise<void>;
+  /** Called with how many lines were dropped, once stdout has taken everything held since. */
+  onDropped(listener: (lines: number) => void): void;
 }
 
 /**
@@ -50,7 +59,17 @@ export interface StdoutLog {
  * own exit hook retrying the broken pipe forever, so a SIGTERM never ended the process.
  */
 export function stdoutLog(): StdoutLog {
-  const stream = pino.destination({ dest: 1, sync: false });
+  const stream = pino.destination({ dest: 1, sync: false, maxLength: LOG_BUFFER_BYTES });
+  let dropped = 0;
+  let droppedListener: ((lines: number) => void) | undefined;
+  // A line past the bound is dropped whole; the count is told once stdout has caught up.
+  stream.on('drop', () => (dropped += 1));
+  stream.on('drain', () => {
+    if (dropped === 0 || droppedListener === undefined) return;
+    const lines = dropped;
+    dropped = 0;
+    droppedListener(lines);
+  });
   let gone = false;
   stream.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;
@@ -69,5 +88,5 @@ export function stdoutLog(): StdoutLog {
     await once(stream, 'close').catch(() => undefined);
   };
   const settled = () => (ending ??= end());
-  return { destination, settled };
+  return { destination, settled, onDropped: (listener) => (droppedListener = listener) };
 }

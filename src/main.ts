@@ -104,6 +104,7 @@ export async function main(release: ClusterRelease = {}): Promise<void> {
   const knowledgeBase = orExit(() => loadKnowledgeBase(config.voice.knowledgeBaseFile));
   const log = stdoutLog();
   const logger = createLogger(config.diagnostics.logLevel, log.destination, config.privacy.piiRules);
+  log.onDropped((lines) => logger.warn({ dropped_line_count: lines }, 'log lines dropped: stdout was not read'));
   const sdkConfig = orExit(() => openSdkConfigSource({ file: config.sdk.configFile, logger }));
   const media = createMediaProvider(config.media);
   const mediaReady = media.ready;
