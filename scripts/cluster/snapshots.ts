@@ -27,6 +27,15 @@ const NOT_CONFIGURED = /Snapshot repository is not configured/;
 const CREATED = /^Snapshot created for partition (\d+): (snap_\w+) \(log (\d+) @ LSN >= (\d+)\)$/;
 /** How long a log's trim may take to show. */
 const TRIM_WAIT_MS = 15_000;
+/**
+ * What restatectl 1.7 says, once for each node it asked, of a partition no node runs a processor
+ * for yet, as a cluster just started does for a while: first `Can not find a suitable node to take
+ * snapshot of partition 2`, then `SnapshotCreationFailed("Partition not found for partition 2")`.
+ */
+const NOT_RUNNING_YET =
+  /(?:Partition not found for partition|Can not find a suitable node to take snapshot of partition) (\d+)\b/;
+/** How long a partition's processor may take to start before its snapshot counts as failed. */
+const PROCESSOR_WAIT_MS = 30_000;
 
 /** The node-to-node addresses of the Restate node(s) a local cluster keeps in its data directory (local-cluster.ts). */
 export function nodeAddresses(dataDir: string): string[] {
@@ -96,6 +105,40 @@ async function trim(addresses: string[], log: number, lsn: number): Promise<numb
 }
 
 /**
+ * `restatectl snapshots create` for every partition. A partition whose processor no node runs yet
+ * (a cluster just started: every node answered, not every partition has a leader) is asked again
+ * on its own each second for up to PROCESSOR_WAIT_MS; the lines of every attempt are joined, those
+ * of the partitions that then succeeded left out.
+ */
+async function snapshotEvery(addresses: string[]): Promise<ReturnType<typeof restatectl>> {
+  let result = restatectl(addresses, ['snapshots', 'create']);
+  const deadline = Date.now() + PROCESSOR_WAIT_MS;
+  for (;;) {
+    const waiting = [
+      ...new Set(
+        result.stderr
+          .split('\n')
+          .map((line) => NOT_RUNNING_YET.exec(line)?.[1])
+          .filter((partition) => partition !== undefined),
+      ),
+    ];
+    if (waiting.length === 0 || Date.now() >= deadline) return result;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const again = restatectl(addresses, ['snapshots', 'create', ...waiting]);
+    // A partition's header line and its nodes' lines all name it; the new attempt says what became of it.
+    const named = new RegExp(`\\bpartition (?:${waiting.join('|')})\\b`);
+    result = {
+      status: again.status !== 0 ? again.status : result.status,
+      stdout: `${result.stdout}${again.stdout}`,
+      stderr: `${result.stderr
+        .split('\n')
+        .filter((line) => !named.test(line))
+        .join('\n')}\n${again.stderr}`.trim(),
+    };
+  }
+}
+
+/**
  * Snapshots every partition of the cluster running on `dataDir` and trims each log to its snapshot.
  * Prints one line per partition; resolves to false, having said why in one line, when no cluster
  * runs there, none of its nodes has a snapshot destination, or a partition's snapshot failed.
@@ -109,7 +152,7 @@ export async function snapshotAndTrim(dataDir: string, print: (line: string) => 
     return false;
   }
   // Every partition; each log is trimmed below once its snapshot is in the store.
-  const created = restatectl(addresses, ['snapshots', 'create']);
+  const created = await snapshotEvery(addresses);
   if (NOT_CONFIGURED.test(created.stderr)) {
     print(
       `no snapshot destination is configured for the cluster on ${dataDir}: start it with ` +
