@@ -76,6 +76,33 @@ describe('RedisActivityLog when Redis goes away', () => {
     expect(stream).toEqual([1, 2, 5]);
     expect(held).toEqual(['s1', 's2', 's5']);
   });
+
+  it('a write refused while Redis did not answer is not sent again when the connection comes back', async () => {
+    const first = await startRedis({ fsync: 'always' });
+    servers.push(first);
+    const log = new RedisActivityLog({ url: first.url, capacity: 100, refusalsLeaveNothing: true });
+    logs.push(log);
+    await log.ready;
+    await log.writeNow([{ draft: draft(1), writeKey: 'w1' }]);
+
+    // Stopped, Redis leaves the write unanswered on its connection: the write is refused by its timeout.
+    process.kill(first.pid, 'SIGSTOP');
+    await expect(log.writeNow([{ draft: draft(2), writeKey: 'w2' }])).rejects.toBeInstanceOf(StoreUnavailableError);
+    // Gone before it read the write; back on the same port and AOF, a new connection is made.
+    await first.kill();
+    const again = await startRedis({ port: first.port, dir: first.dir, fsync: 'always' });
+    servers.push(again);
+    await vi.waitFor(() => log.writeNow([{ draft: draft(3), writeKey: 'w3' }]), { timeout: 10_000, interval: 100 });
+    const reader = new Redis(again.url);
+    try {
+      const entries = await reader.xrange('{kyc-activity}', '-', '+');
+      const stream = entries.map(([, fields]) => (JSON.parse(fields[1]!) as { payload: { n: number } }).payload.n);
+      // The refused write would have come after the reconnection, before the next one.
+      expect(stream).toEqual([1, 3]);
+    } finally {
+      reader.disconnect();
+    }
+  });
 });
 
 describe('RedisActivityLog.writeNow from many invocations at once', () => {

@@ -183,8 +183,12 @@ export class RedisActivityLog implements ActivityLog {
     // Auto-pipelined: the appends of invocations that run in the same turn of the event loop (Restate
     // hands them over in bursts) reach Redis in one write, which cut Redis's CPU per event by a third
     // (BENCHMARKS.md, CPU per event). Each keeps its own answer, refusal and timeout.
+    // Nor is a write sent again on the next connection when the one it went out on broke before its
+    // answer: ioredis does so by default, and a write its timeout had refused was then applied seconds
+    // later, on a restarted Redis or a promoted replica.
     this.direct = this.redis.duplicate({
       enableOfflineQueue: false,
+      autoResendUnfulfilledCommands: false,
       commandTimeout: WRITE_NOW_TIMEOUT_MS,
       enableAutoPipelining: true,
     });
