@@ -183,9 +183,9 @@ export class RedisActivityLog implements ActivityLog {
     // Auto-pipelined: the appends of invocations that run in the same turn of the event loop (Restate
     // hands them over in bursts) reach Redis in one write, which cut Redis's CPU per event by a third
     // (BENCHMARKS.md, CPU per event). Each keeps its own answer, refusal and timeout.
-    // Nor is a write sent again on the next connection when the one it went out on broke before its
-    // answer: ioredis does so by default, and a write its timeout had refused was then applied seconds
-    // later, on a restarted Redis or a promoted replica.
+    // A write whose connection breaks before its answer is not sent again on the next connection
+    // either, as ioredis does by default: its timeout had refused it, and it was applied seconds later
+    // on a restarted Redis or a promoted replica (docs/explanation/cluster.md, "Never applied after a refusal").
     this.direct = this.redis.duplicate({
       enableOfflineQueue: false,
       autoResendUnfulfilledCommands: false,
