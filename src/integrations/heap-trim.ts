@@ -12,13 +12,21 @@ import type { AppClock } from './clock.js';
  * memory and stopped leaving, one is run, at most once a minute.
  */
 
-/** What the decision reads of V8's heap. */
-export interface HeapFigures {
-  total_heap_size: number;
+/** What the decision reads of the process's memory. */
+export interface MemoryFigures {
+  /** Resident set size, bytes. */
+  rss: number;
 }
 
-/** A committed heap smaller than this has too little to give back to be worth a pause. */
-export const MIN_HEAP_BYTES = 128 * 2 ** 20;
+/**
+ * A process resident in less than this has too little over an idle service's (about 160 MiB) to
+ * give back to be worth a pause. Read as RSS, not V8's committed heap: V8 keeps the pages a
+ * collection freed in a pool of its own, outside the committed heap it reports, and only the
+ * memory-reducing collection hands them back. After one flood the heap read 97 MB committed while
+ * 358 MB sat in that pool, so a guard on the heap never trimmed again (docs/reference/limits.md,
+ * "What V8 keeps outside its heap").
+ */
+export const MIN_RSS_BYTES = 256 * 2 ** 20;
 /** A full collection of a few hundred MB of live heap pauses for tens of milliseconds: not more often than this. */
 export const MIN_TRIM_INTERVAL_MS = 60_000;
 const CHECK_INTERVAL_MS = 15_000;
@@ -31,14 +39,14 @@ export const SETTLED_BYTES = 16 * 2 ** 20;
 /**
  * Whether to collect now: sessions worth at least MIN_RELEASED_BYTES left memory since the last
  * trim (added up, however they came and went), less than SETTLED_BYTES left since the last check
- * (they have stopped leaving), the committed heap is at least MIN_HEAP_BYTES, and the last trim is
+ * (they have stopped leaving), the process is resident in at least MIN_RSS_BYTES, and the last trim is
  * a minute old. A steady turnover of sessions trims at most once a minute, and not while more
  * than SETTLED_BYTES leave every 15 s. The heap's own figure of what is in use is no guide: it counts garbage
  * until a full collection runs, which light traffic never calls for, so a heap full of a flood's
  * garbage looks as live as a busy one.
  */
 export function shouldTrim(
-  heap: HeapFigures,
+  memory: MemoryFigures,
   sinceLastTrimMs: number,
   releasedBytes: number,
   releasedSinceLastCheck: number,
@@ -47,7 +55,7 @@ export function shouldTrim(
     releasedBytes >= MIN_RELEASED_BYTES &&
     releasedSinceLastCheck < SETTLED_BYTES &&
     sinceLastTrimMs >= MIN_TRIM_INTERVAL_MS &&
-    heap.total_heap_size >= MIN_HEAP_BYTES
+    memory.rss >= MIN_RSS_BYTES
   );
 }
 
@@ -100,10 +108,10 @@ export class TrimDecision {
   }
 
   /** At a check (`nowMs` monotonic): whether to trim now; if so the trim is taken as done now. */
-  check(heap: HeapFigures, releasedTotal: number, nowMs: number): boolean {
+  check(memory: MemoryFigures, releasedTotal: number, nowMs: number): boolean {
     const sinceLastCheck = releasedTotal - this.atLastCheck;
     this.atLastCheck = releasedTotal;
-    if (!shouldTrim(heap, nowMs - this.lastTrim, releasedTotal - this.atLastTrim, sinceLastCheck)) return false;
+    if (!shouldTrim(memory, nowMs - this.lastTrim, releasedTotal - this.atLastTrim, sinceLastCheck)) return false;
     this.lastTrim = nowMs;
     this.atLastTrim = releasedTotal;
     return true;
@@ -128,8 +136,9 @@ export function startHeapTrim(logger: Logger, { releasedBytes, clock, afterTrim 
   const decision = new TrimDecision(releasedBytes());
   const timer = setInterval(() => {
     const checkedAt = performance.now();
+    const rssBefore = process.memoryUsage.rss();
+    if (!decision.check({ rss: rssBefore }, releasedBytes(), checkedAt)) return;
     const before = getHeapStatistics();
-    if (!decision.check(before, releasedBytes(), checkedAt)) return;
     reduceMemory().then(
       () => {
         afterTrim?.();
@@ -140,6 +149,8 @@ export function startHeapTrim(logger: Logger, { releasedBytes, clock, afterTrim 
         const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
         logger.info(
           {
+            rss_before_mib: mib(rssBefore),
+            rss_after_mib: mib(process.memoryUsage.rss()),
             heap_committed_before_mib: mib(before.total_heap_size),
             heap_committed_after_mib: mib(after.total_heap_size),
             heap_used_after_mib: mib(after.used_heap_size),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
-  MIN_HEAP_BYTES,
   MIN_RELEASED_BYTES,
+  MIN_RSS_BYTES,
   MIN_TRIM_INTERVAL_MS,
   SETTLED_BYTES,
   TrimDecision,
@@ -12,8 +12,8 @@ import { MemoryBudget } from '../../src/actor-system/memory-budget.js';
 const MiB = 2 ** 20;
 /** What the budget counted 100,000 hibernated sessions at before they left memory. */
 const FLOOD_LEFT = 700 * MiB;
-/** The flood's settled heap: 270 MB committed. */
-const FLOODED = { total_heap_size: 270 * MiB };
+/** The flood's settled process: 600 MiB resident. */
+const FLOODED = { rss: 600 * MiB };
 
 describe('heap trim: when a full collection gives back what a burst left', () => {
   it('collects once a flood of sessions has left memory and stopped leaving', () => {
@@ -26,9 +26,9 @@ describe('heap trim: when a full collection gives back what a burst left', () =>
     expect(shouldTrim(FLOODED, MIN_TRIM_INTERVAL_MS, FLOOD_LEFT, 300 * MiB)).toBe(false);
   });
 
-  it('leaves a small heap alone: too little to give back to be worth a pause', () => {
-    expect(shouldTrim({ total_heap_size: MIN_HEAP_BYTES - 1 }, MIN_TRIM_INTERVAL_MS, FLOOD_LEFT, 0)).toBe(false);
-    expect(shouldTrim({ total_heap_size: MIN_HEAP_BYTES }, MIN_TRIM_INTERVAL_MS, FLOOD_LEFT, 0)).toBe(true);
+  it('leaves a small process alone: too little to give back to be worth a pause', () => {
+    expect(shouldTrim({ rss: MIN_RSS_BYTES - 1 }, MIN_TRIM_INTERVAL_MS, FLOOD_LEFT, 0)).toBe(false);
+    expect(shouldTrim({ rss: MIN_RSS_BYTES }, MIN_TRIM_INTERVAL_MS, FLOOD_LEFT, 0)).toBe(true);
   });
 
   it('leaves a service under steady load alone: however large its heap, no sessions left memory', () => {
@@ -67,6 +67,37 @@ describe('heap trim: a rolling flood', () => {
       // The flood has stopped: the next check trims, once.
       expect(decision.check(FLOODED, budget.releasedBytes(), now)).toBe(true);
       expect(decision.check(FLOODED, budget.releasedBytes(), now + checkEveryMs)).toBe(false);
+    },
+  );
+});
+
+describe('heap trim: a second wave after a trim', () => {
+  it(
+    'trims again once the sessions still held at the first trim have left, read on the RSS: ' +
+      "V8's committed heap had fallen to 97 MB with 358 MB of freed pages pooled outside it",
+    () => {
+      const budget = new MemoryBudget(1024);
+      const decision = new TrimDecision(budget.releasedBytes());
+      const checkEveryMs = 15_000;
+      const ids = (from: number, count: number) => Array.from({ length: count }, (_, i) => `s-${from + i}`);
+      // 100,000 sessions; 54,600 leave memory at the cap, 45,400 stay until they have been idle a minute.
+      for (const id of ids(0, 100_000)) budget.charge(budget.account(id), 700);
+      for (const id of ids(0, 54_600)) budget.close(id);
+      let now = 0;
+      expect(decision.check(FLOODED, budget.releasedBytes(), now)).toBe(false);
+      now += checkEveryMs;
+      expect(decision.check(FLOODED, budget.releasedBytes(), now)).toBe(true);
+      // The rest leave over the next three checks.
+      for (let wave = 0; wave < 3; wave += 1) {
+        for (const id of ids(54_600 + wave * 15_134, wave === 2 ? 15_132 : 15_134)) budget.close(id);
+        now += checkEveryMs;
+        expect(decision.check(FLOODED, budget.releasedBytes(), now)).toBe(false);
+      }
+      expect(budget.use().sessions).toBe(0);
+      // What the flood's run read then: 607 MiB resident, 97 MB of it V8's committed heap.
+      const settled = { rss: 607 * MiB };
+      now += checkEveryMs;
+      expect(decision.check(settled, budget.releasedBytes(), now)).toBe(true);
     },
   );
 });
