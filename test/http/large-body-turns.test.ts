@@ -1,7 +1,8 @@
 // Runs on one store: the turn a body is read in is the HTTP layer's, before any store; vitest.config.ts.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LARGE_BODY_BYTES, LargeBodyTurns } from '../../src/http/large-body-turns.js';
+import type { TurnTimer } from '../../src/http/large-body-turns.js';
+import { LARGE_BODY_BYTES, LargeBodyTurns, MAX_REST_MS } from '../../src/http/large-body-turns.js';
 import type { RunningServer } from '../../src/http/server.js';
 import type { Harness } from '../support/harness.js';
 import { createHarness, serve } from '../support/harness.js';
@@ -55,6 +56,44 @@ describe('LargeBodyTurns', () => {
     expect(new Set(seen).size).toBe(4);
     expect(seen).toEqual([...seen].sort((x, y) => x - y));
     expect(turns.queued).toBe(0);
+  });
+
+  it('lets the next task wait as long as the last one took, up to MAX_REST_MS: large bodies get at most half the loop', async () => {
+    // A simulated clock: each task takes what it says; a rest is recorded, then run at the next turn.
+    let now = 1_000;
+    const rests: { at: number; ms: number }[] = [];
+    const timer: TurnTimer = {
+      now: () => now,
+      after: (run, ms) => {
+        rests.push({ at: now, ms });
+        now += ms;
+        setImmediate(run);
+      },
+    };
+    const turns = new LargeBodyTurns(timer);
+    const ran: { name: string; at: number }[] = [];
+    const task = (name: string, takesMs: number) =>
+      new Promise<void>((resolve) =>
+        turns.take(() => {
+          ran.push({ name, at: now });
+          now += takesMs;
+          resolve();
+        }),
+      );
+    await Promise.all([task('a', 40), task('b', 250), task('c', 10), task('d', 5)]);
+    // The first runs at once; each after it rests as long as the one before took, 250 ms cut to MAX_REST_MS.
+    expect(rests.map(({ ms }) => ms)).toEqual([40, MAX_REST_MS, 10]);
+    expect(ran).toEqual([
+      { name: 'a', at: 1_000 },
+      { name: 'b', at: 1_080 },
+      { name: 'c', at: 1_430 },
+      { name: 'd', at: 1_450 },
+    ]);
+    // Given once the rest is over, a task runs at the next turn without a timer.
+    now += 5;
+    await task('e', 1);
+    expect(rests).toHaveLength(3);
+    expect(ran.at(-1)).toEqual({ name: 'e', at: 1_460 });
   });
 });
 
