@@ -132,7 +132,7 @@ describe('ACTIVITY_LOG through Redis Sentinel', () => {
     const log = new RedisActivityLog({ url: address, capacity: 100_000, refusalsLeaveNothing: true });
     closers.push(() => log.close());
     await log.ready;
-    const fanout = new RedisCommandFanout(address, pino({ level: 'silent' }));
+    const fanout = new RedisCommandFanout(address, pino({ level: 'silent' }), { clock: { now: () => Date.now() } });
     closers.push(() => fanout.close());
     await fanout.ready;
     const heard: string[] = [];

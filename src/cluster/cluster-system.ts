@@ -46,7 +46,7 @@ export async function startClusterSystem(
     throw new Error('SESSION_HOST=restate: the activity log must be one every process shares (ACTIVITY_LOG=redis://…)');
   const activity: SharedActivityLog = { writeNow: shared.writeNow.bind(shared) };
   const eraseShared = shared.eraseShared.bind(shared);
-  const commands = new RedisCommandFanout(host.redisUrl, options.logger);
+  const commands = new RedisCommandFanout(host.redisUrl, options.logger, { clock: options.clock });
   const ingress = new RestateHttp(host.ingressUrl);
   const admin = new RestateHttp(host.adminUrl);
   let services: EndpointServices | undefined;
