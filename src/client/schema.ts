@@ -1735,7 +1735,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -1838,7 +1838,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -1926,7 +1926,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2063,7 +2063,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2188,7 +2188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2295,7 +2295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2362,7 +2362,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2429,7 +2429,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2505,7 +2505,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2596,7 +2596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2687,7 +2687,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2778,7 +2778,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2869,7 +2869,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2953,7 +2953,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3029,7 +3029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3111,7 +3111,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3199,7 +3199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3326,7 +3326,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3391,6 +3391,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the server is shutting down; retry on another instance */
             503: {
                 headers: {
@@ -3438,7 +3447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3498,7 +3507,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3547,6 +3556,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description shutting down, the store refuses writes (disk full): `store.status` is `failing`, or in cluster mode (SESSION_HOST=restate) Restate or Redis is unreachable: `cluster` says which */
             503: {
                 headers: {
@@ -3585,6 +3603,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getReadiness: {
@@ -3607,6 +3634,15 @@ export interface operations {
             };
             /** @description the headers or the body did not arrive within REQUEST_TIMEOUT_SECONDS; the connection is closed */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3668,7 +3704,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3737,7 +3773,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3853,7 +3889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3944,7 +3980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4051,7 +4087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4158,7 +4194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4252,7 +4288,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4359,7 +4395,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4475,7 +4511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4588,7 +4624,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4695,7 +4731,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4786,7 +4822,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4893,7 +4929,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4991,7 +5027,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -5090,7 +5126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */

@@ -6,6 +6,7 @@ import type { App } from './app.js';
 import type { Acceptors } from './acceptors.js';
 import { listenWithAcceptors } from './acceptors.js';
 import { answerParserError } from './parser-errors.js';
+import { limitPipelining } from './pipelining.js';
 
 export interface RunningServer {
   server: Server;
@@ -65,7 +66,7 @@ export async function listen(app: App, options: ListenOptions, logger: Logger): 
 
 /** Puts the app behind a bound server. */
 export function serve({ server, acceptors }: BoundServer, app: App, host: string, logger: Logger): RunningServer {
-  server.on('request', app.express);
+  server.on('request', limitPipelining(app.express));
   const { connections } = app;
   // A backstop on sockets of every kind; each kind's own cap is applied as it is counted.
   server.maxConnections = connections.totalLimit;

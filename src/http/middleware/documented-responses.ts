@@ -1,4 +1,5 @@
 import type { RouteDoc } from '../route-doc.js';
+import { MAX_PIPELINED } from '../pipelining.js';
 import { BODY_LIMIT_BYTES } from './body-errors.js';
 
 /** A status the middleware in front of the routes can answer, and the routes it can answer it on. */
@@ -48,6 +49,14 @@ export const MIDDLEWARE_RESPONSES: MiddlewareResponse[] = [
     headers: {
       'Retry-After': { description: 'seconds until the window resets', schema: { type: 'integer', minimum: 0 } },
     },
+  },
+  {
+    status: 429,
+    description:
+      `over ${MAX_PIPELINED} requests pipelined on one connection before the first was answered: the ` +
+      'connection is closed after this answer, and the requests sent after it on it were not worked on',
+    // The server's own check, ahead of every route (src/http/pipelining.ts).
+    appliesTo: () => true,
   },
   { status: 503, description: 'the server is shutting down; retry on another instance', appliesTo: shutdownGated },
 ];
