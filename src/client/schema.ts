@@ -1735,7 +1735,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -1838,7 +1838,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -1926,7 +1926,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2063,7 +2063,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2188,7 +2188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2295,7 +2295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2362,7 +2362,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2429,7 +2429,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2505,7 +2505,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2596,7 +2596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2687,7 +2687,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2778,7 +2778,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2869,7 +2869,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -2953,7 +2953,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3029,7 +3029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3111,7 +3111,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3199,7 +3199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3326,7 +3326,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3391,7 +3391,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3447,7 +3447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3507,7 +3507,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3556,7 +3556,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3603,7 +3603,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3641,7 +3641,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3704,7 +3704,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3773,7 +3773,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3889,7 +3889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -3980,7 +3980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4087,7 +4087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4194,7 +4194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4288,7 +4288,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4395,7 +4395,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4511,7 +4511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4624,7 +4624,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4731,7 +4731,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4822,7 +4822,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -4929,7 +4929,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -5027,7 +5027,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
@@ -5126,7 +5126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests pipelined on one connection before the first was answered: the connection is closed after this answer, and the requests sent after it on it were not worked on */
+            /** @description over RATE_LIMIT_PER_MINUTE requests in a minute from this client IP; or over 8 requests sent on one connection before the first was answered; the connection is closed after this answer, and what came after it was not worked on */
             429: {
                 headers: {
                     /** @description seconds until the window resets */

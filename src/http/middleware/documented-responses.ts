@@ -53,8 +53,8 @@ export const MIDDLEWARE_RESPONSES: MiddlewareResponse[] = [
   {
     status: 429,
     description:
-      `over ${MAX_PIPELINED} requests pipelined on one connection before the first was answered: the ` +
-      'connection is closed after this answer, and the requests sent after it on it were not worked on',
+      `over ${MAX_PIPELINED} requests sent on one connection before the first was answered; the ` +
+      'connection is closed after this answer, and what came after it was not worked on',
     // The server's own check, ahead of every route (src/http/pipelining.ts).
     appliesTo: () => true,
   },
