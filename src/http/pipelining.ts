@@ -36,8 +36,9 @@ export function limitPipelining(
     if (count > MAX_PIPELINED) {
       refused.add(socket);
       // Once the refusal is written, after the answers before it, nothing more of the connection
-      // is read: Node would go on reading and parsing what the client sent after it.
-      res.once('finish', () => socket.destroy());
+      // is read: Node would go on reading and parsing what the client sent after it. What is
+      // still queued for a client that reads goes out first.
+      res.once('finish', () => (socket.writableLength === 0 ? socket.destroy() : socket.destroySoon()));
       const body = JSON.stringify({ detail: PIPELINED_DETAIL });
       res.writeHead(429, {
         'Content-Type': 'application/json; charset=utf-8',
