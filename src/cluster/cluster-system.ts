@@ -103,7 +103,10 @@ interface EndpointParts {
   journalRetentionMs: number;
 }
 
-/** The objects this process serves to Restate: the sessions, and their call books, webhook deliveries and erasures (docs/decisions/0036-calls-in-cluster-mode.md). */
+/**
+ * The objects this process serves to Restate: the sessions, and their call books, webhook
+ * deliveries and erasures (docs/decisions/0036-calls-in-cluster-mode.md).
+ */
 function endpointServices(
   options: ActorSystemOptions,
   parts: HostParts,

@@ -90,7 +90,7 @@ export class RedisCommandFanout implements CommandFanout {
       autoResendUnfulfilledCommands: false,
       commandTimeout: PUBLISH_TIMEOUT_MS,
     });
-    // The subscriber keeps ioredis's defaults: it subscribes again by itself after a reconnection.
+    // The subscriber keeps ioredis's offline queue and resend: it subscribes again by itself after a reconnection.
     this.subscriber = connectRedis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
     // A publish that fails in an outage logs it.
     this.publisher.on('error', () => {});
