@@ -18,14 +18,16 @@ export type ReplayCheck<T> =
 
 export interface ReplayWindowOptions {
   windowMs: number;
-  /** Answers kept at most, and their bytes together: what replays may cost in memory (docs/reference/limits.md). */
-  maxEntries: number;
+  /**
+   * The answers' bytes together, each counted at ENTRY_OVERHEAD_BYTES more than its own size: what
+   * replays may cost in memory (docs/reference/limits.md), and so a bound on their number too.
+   */
   maxBytes: number;
   now: () => number;
 }
 
 /** Bytes an entry is counted at besides its answer: the key, the fingerprint and the cache's own slot. */
-const ENTRY_OVERHEAD_BYTES = 256;
+export const ENTRY_OVERHEAD_BYTES = 256;
 
 /**
  * Requests a client sent again with the same id (X-Request-ID, Idempotency-Key, a frame's
@@ -37,8 +39,9 @@ export class ReplayWindow<T> {
   private readonly seen: LRUCache<string, Seen<T>>;
 
   constructor(options: ReplayWindowOptions) {
+    // No `max`: given one, the cache allocates its slots up front (megabytes for every window of
+    // every app, before a request is seen); the bytes bound the count (REPLAY_MAX_BYTES).
     this.seen = new LRUCache<string, Seen<T>>({
-      max: options.maxEntries,
       maxSize: options.maxBytes,
       sizeCalculation: (entry) => entry.size,
       ttl: options.windowMs,
@@ -89,13 +92,14 @@ export class ReplayWindow<T> {
 /** What a copy gets once the answer it waited for is known. */
 export type CopyTurn<T> = { kind: 'answer'; answer: T } | Exclude<ReplayCheck<T>, { kind: 'replay' }>;
 
-/** Entries and bytes each window keeps at most: part of the process's own share of MEMORY_BUDGET_MB (docs/reference/limits.md). */
-export const REPLAY_MAX_ENTRIES = 100_000;
+/**
+ * Bytes each window keeps at most: part of the process's own share of MEMORY_BUDGET_MB
+ * (docs/reference/limits.md). At ENTRY_OVERHEAD_BYTES an answer at least, that is 65,536 answers at most.
+ */
 export const REPLAY_MAX_BYTES = 16 * 2 ** 20;
 
 export const replayBounds = (windowSeconds: number, clock: { now(): number }): ReplayWindowOptions => ({
   windowMs: windowSeconds * 1000,
-  maxEntries: REPLAY_MAX_ENTRIES,
   maxBytes: REPLAY_MAX_BYTES,
   now: () => clock.now(),
 });

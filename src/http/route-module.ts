@@ -25,7 +25,7 @@ export interface HealthSources {
 
 /** What the app builds once and every route module may use besides AppDeps. */
 export interface RouteDeps extends AppDeps {
-  openapi: Record<string, unknown>;
+  openapi: Readonly<Record<string, unknown>>;
   activityStreams: ActivityStreamHub;
   connections: ConnectionCounts;
   agentPresence: AgentPresence;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CopyTurn } from '../../src/http/replay-window.js';
-import { ReplayWindow } from '../../src/http/replay-window.js';
+import { ENTRY_OVERHEAD_BYTES, ReplayWindow } from '../../src/http/replay-window.js';
 
-const windowOf = () => new ReplayWindow<string>({ windowMs: 60_000, maxEntries: 100, maxBytes: 1 << 20, now: () => 0 });
+const windowOf = () => new ReplayWindow<string>({ windowMs: 60_000, maxBytes: 1 << 20, now: () => 0 });
 
 /** The copies' turns once the first has settled, and what each copy that runs answers. */
 async function copiesAfter(
@@ -63,5 +63,32 @@ describe('ReplayWindow: copies of one request id', () => {
     expect(secondTurned).toBe(false);
     turn.settle(undefined);
     expect((await two!).kind).toBe('first');
+  });
+});
+
+describe('ReplayWindow: what it keeps', () => {
+  /**
+   * Sends ids 0..count-1 with answers of `answerBytes`; the ids a copy still finds, newest first,
+   * up to the first it does not (a check that misses is a first: it would be kept in turn).
+   */
+  const keptAfter = (maxBytes: number, count: number, answerBytes: number): number[] => {
+    const window = new ReplayWindow<string>({ windowMs: 60_000, maxBytes, now: () => 0 });
+    for (let id = 0; id < count; id++) {
+      const check = window.check(String(id), 'r');
+      if (check.kind !== 'first') throw new Error(`id ${id} is new`);
+      check.settle('answer', answerBytes);
+    }
+    const kept: number[] = [];
+    for (let id = count - 1; id >= 0 && window.check(String(id), 'r').kind === 'replay'; id--) kept.unshift(id);
+    return kept;
+  };
+
+  it('holds answers up to its bytes, each counted with its overhead, the oldest going first', () => {
+    // Ten answers of 744 bytes are 10,000 bytes counted: a bound of 8,000 keeps the newest eight.
+    expect(keptAfter(8_000, 10, 1_000 - ENTRY_OVERHEAD_BYTES)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('bounds the number of answers by the bytes alone: empty answers still count their overhead', () => {
+    expect(keptAfter(ENTRY_OVERHEAD_BYTES * 50, 60, 0)).toHaveLength(50);
   });
 });

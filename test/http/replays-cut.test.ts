@@ -32,7 +32,7 @@ const request = `POST /start HTTP/1.1\r\nHost: localhost\r\nContent-Type: applic
 
 describe('replays: a copy whose client left while it waited for a first that was cut', () => {
   it('runs nothing and hands the turn on: a later copy is run and answered, not kept waiting', async () => {
-    const window = new WatchedWindow({ windowMs: 60_000, maxEntries: 100, maxBytes: 1 << 20, now: () => 0 });
+    const window = new WatchedWindow({ windowMs: 60_000, maxBytes: 1 << 20, now: () => 0 });
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let runs = 0;

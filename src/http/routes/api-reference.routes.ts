@@ -82,7 +82,7 @@ const INIT = `window.ui = SwaggerUIBundle({
 `;
 
 /** GET /docs and what it loads: mounted ahead of the key check, like /health. */
-export function apiReferenceRoutes(document: Record<string, unknown>): Router {
+export function apiReferenceRoutes(document: Readonly<Record<string, unknown>>): Router {
   const router = Router();
   router.get('/docs', (_req, res) => {
     res.type('html').send(PAGE);
