@@ -6,8 +6,9 @@ export default defineConfig({
     include: ['test-cluster/**/*.test.ts'],
     environment: 'node',
     maxWorkers: 1,
-    // One temporary directory per run, removed at its end (test/support/run-temp-dir.ts).
-    globalSetup: ['test/support/run-temp-dir.ts'],
+    // One temporary directory per run, removed at its end (test/support/run-temp-dir.ts), and the
+    // service compiled once for the processes tests start (test/support/service-build.ts).
+    globalSetup: ['test/support/run-temp-dir.ts', 'test/support/service-build.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -31,8 +31,10 @@ export default defineConfig({
     // timeout; a fourth only adds contention (whole suite, quiet 2-core machine: 2 workers 123 s,
     // 3 workers 101-105 s, 4 workers 119 s).
     maxWorkers: 3,
-    // One temporary directory per run, removed at its end (test/support/run-temp-dir.ts).
-    globalSetup: ['test/support/run-temp-dir.ts'],
+    // One temporary directory per run, in memory where the machine allows, removed at its end
+    // (test/support/run-temp-dir-in-memory.ts), and the service compiled once for the processes
+    // tests start (test/support/service-build.ts).
+    globalSetup: ['test/support/run-temp-dir-in-memory.ts', 'test/support/service-build.ts'],
     testTimeout: 15_000,
     // Each test builds its own harness (app, actor system, store), so files can share a worker: this
     // saves re-importing the service per file, about a third of the suite's time on two cores.

@@ -10,7 +10,7 @@ export default defineConfig({
     environment: 'node',
     // Media servers, agents and simulated users are heavy on two cores: one file at a time.
     maxWorkers: 1,
-    globalSetup: ['test/support/run-temp-dir.ts'],
+    globalSetup: ['test/support/run-temp-dir.ts', 'test/support/service-build.ts'],
     testTimeout: 90_000,
     hookTimeout: 120_000,
   },

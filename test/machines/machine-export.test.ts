@@ -8,6 +8,7 @@ import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { createMachine } from 'xstate';
 import { exportableConfig } from '../../src/machines/machine-export.js';
 import { sessionMachine } from '../../src/machines/session/machine.js';
+import { built } from '../support/service-process.js';
 
 const run = promisify(execFile);
 
@@ -48,7 +49,7 @@ function diagram(machine: AnyStateMachine): string[] {
 describe('npm run export:machine', () => {
   it('writes the session machine as JSON with its five regions, their states and the named delays and actors', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'machine-export-')), 'nested', 'session-machine.json');
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/export-machine.ts', path]);
+    const { stdout } = await run(process.execPath, [built('scripts/export-machine.ts'), path]);
     expect(stdout).toBe(`wrote ${path}\n`);
     const config = JSON.parse(readFileSync(path, 'utf8')) as {
       id: string;

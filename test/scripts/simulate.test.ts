@@ -9,6 +9,7 @@ import { runSimulation, simulatedSessionId } from '../../scripts/simulator/simul
 import { formatSummary } from '../../scripts/simulator/summary-report.js';
 import type { Harness } from '../support/harness.js';
 import { createHarness, serve } from '../support/harness.js';
+import { built } from '../support/service-process.js';
 
 // Runs on one store: the simulator is a client of the HTTP API, which answers the same over either; vitest.config.ts.
 
@@ -184,9 +185,9 @@ describe('the traffic simulator', () => {
   });
 });
 
-/** The CLI as a user runs it: `npm run simulate -- …`. */
+/** The CLI as a user runs it (`npm run simulate -- …`), from the run's build. */
 async function simulate(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/simulate.ts', ...args], {
+  const child = spawn(process.execPath, [built('scripts/simulate.ts'), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -6,6 +6,7 @@ import type { RunningServer } from '../../src/http/server.js';
 import { RAW_PAN } from '../fixtures/client-events.js';
 import type { Harness } from '../support/harness.js';
 import { activityId, createHarness, serve } from '../support/harness.js';
+import { built } from '../support/service-process.js';
 
 // Runs on one store: `npm run tail` is a client of the activity stream; its resume across a restart is in durability/; vitest.config.ts.
 
@@ -16,9 +17,9 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => server.close(100)));
 });
 
-/** The tail client as a user runs it, in its own process; stdout and stderr kept as lines. */
+/** The tail client as a user runs it, in its own process (from the run's build); stdout and stderr kept as lines. */
 function startTail(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/tail.ts', ...args], {
+  const child = spawn(process.execPath, [built('scripts/tail.ts'), ...args], {
     env: { ...process.env, ACTIVITY_API_KEY: KEY },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,11 +1,24 @@
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { onTestFinished } from 'vitest';
 import { TEST_STORE, tempDataDir } from './harness.js';
+import { SERVICE_BUILD_ENV } from './service-build.js';
 
-/** The real entry point in a child process: what `npm start` runs, minus the build step. */
+/**
+ * A source file of src/ or scripts/ (`scripts/simulate.ts`) as the run's build has it, compiled
+ * once for every process a test starts (test/support/service-build.ts).
+ */
+export function built(source: string): string {
+  const build = process.env[SERVICE_BUILD_ENV];
+  if (build === undefined)
+    throw new Error(`${SERVICE_BUILD_ENV} is unset: add test/support/service-build.ts to the suite's globalSetup`);
+  return join(build, source.replace(/\.ts$/, '.js'));
+}
+
+/** The real entry point in a child process: what `npm start` runs, compiled by the run's build. */
 export function startService(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [built('src/main.ts')], {
     env: {
       ...process.env,
       PORT: '0',
