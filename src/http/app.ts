@@ -1,6 +1,6 @@
 import type { Express, Request, RequestHandler } from 'express';
 import express from 'express';
-import { ROUTE_DOCS, apiDocument } from './api-document.js';
+import { ROUTE_DOCS, apiDocumentJson } from './api-document.js';
 import { ROUTES } from './route-list.js';
 import type { Gate, RouteDeps } from './route-module.js';
 import { expressPath, gateOf } from './route-module.js';
@@ -62,7 +62,7 @@ export function createApp(given: AppDeps): App {
   app.set('etag', false);
   if (http.trustProxy !== undefined) app.set('trust proxy', trustProxyValue(http.trustProxy));
 
-  const openapi = apiDocument();
+  const openapi = apiDocumentJson();
 
   const kernel = deps.kernelSendQueues ?? kernelSendQueues();
   const activityStreams = new ActivityStreamHub({

@@ -25,7 +25,8 @@ export interface HealthSources {
 
 /** What the app builds once and every route module may use besides AppDeps. */
 export interface RouteDeps extends AppDeps {
-  openapi: Readonly<Record<string, unknown>>;
+  /** The OpenAPI document, serialized (api-document.ts). */
+  openapi: Buffer;
   activityStreams: ActivityStreamHub;
   connections: ConnectionCounts;
   agentPresence: AgentPresence;

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { request } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
 import { ACTIVITY_ACTOR_BYTES, ACTIVITY_READER_BYTES } from '../../src/actor-system/activity-actor.js';
+import { apiDocument } from '../../src/http/api-document.js';
 import { createHarness, serve } from '../support/harness.js';
 
 describe('X-API-Key', () => {
@@ -210,6 +211,29 @@ describe('GET /openapi.json', () => {
     for (const ref of refs) {
       const name = ref.slice('"$ref":"#/components/schemas/'.length, -1);
       expect(doc.components.schemas[name], ref).toBeDefined();
+    }
+  });
+  it('answers both copies of the document without serializing it per request', async () => {
+    // /docs/openapi.json answers anyone: a flood of it must not cost a serialization per request
+    // (docs/reference/limits.md, "Answers not read").
+    const h = createHarness({ env: { API_KEY: 'k' } });
+    await h.http.get('/docs/openapi.json').expect(200);
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      const answers = [
+        await h.http.get('/docs/openapi.json').expect(200),
+        await h.http.get('/openapi.json').set('X-API-Key', 'k').expect(200),
+      ];
+      const large = stringify.mock.results.filter(
+        (result) => typeof result.value === 'string' && result.value.length > 10_000,
+      );
+      expect(large).toHaveLength(0);
+      for (const answer of answers) {
+        expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(answer.text).toBe(JSON.stringify(apiDocument()));
+      }
+    } finally {
+      stringify.mockRestore();
     }
   });
 });

@@ -82,7 +82,7 @@ const INIT = `window.ui = SwaggerUIBundle({
 `;
 
 /** GET /docs and what it loads: mounted ahead of the key check, like /health. */
-export function apiReferenceRoutes(document: Readonly<Record<string, unknown>>): Router {
+export function apiReferenceRoutes(document: Buffer): Router {
   const router = Router();
   router.get('/docs', (_req, res) => {
     res.type('html').send(PAGE);
@@ -91,7 +91,7 @@ export function apiReferenceRoutes(document: Readonly<Record<string, unknown>>):
     res.type('js').send(INIT);
   });
   router.get('/docs/openapi.json', (_req, res) => {
-    res.json(document);
+    res.type('json').send(document);
   });
   router.get('/docs/assets/:file', (req, res, next) => {
     const file = ASSETS[req.params.file];
@@ -106,7 +106,7 @@ export const openApiRoute: RouteModule = {
   docs: openApiRouteDocs,
   router: ({ openapi }) =>
     Router().get('/openapi.json', (_req, res) => {
-      res.json(openapi);
+      res.type('json').send(openapi);
     }),
 };
 
