@@ -42,6 +42,15 @@ export const requestBodyBudgetBytes = (memoryBudgetMb: number): number =>
   Math.floor(memoryBudgetMb * 2 ** 20 * REQUEST_BODY_SHARE);
 
 /**
+ * The share of MEMORY_BUDGET_MB that answers clients have not read may take together, node's part
+ * (Buffers, inside RSS): without it, MAX_CONNECTIONS connections that ask for an activity page and
+ * stop reading could each hold one (src/http/unread-answers.ts, docs/reference/limits.md).
+ */
+export const UNREAD_ANSWER_SHARE = 0.05;
+export const unreadAnswerBudgetBytes = (memoryBudgetMb: number): number =>
+  Math.floor(memoryBudgetMb * 2 ** 20 * UNREAD_ANSWER_SHARE);
+
+/**
  * V8's old-space limit for a budget, in MiB. V8 lets garbage pile up to its limit before
  * collecting hard, so without it RSS passes the budget with the live heap well below it
  * (`npm start` passes `--max-old-space-size` accordingly).

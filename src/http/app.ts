@@ -19,10 +19,15 @@ import { perIpRateLimit } from './middleware/rate-limit.js';
 import type { StoredAnswer } from './middleware/replays.js';
 import { replays } from './middleware/replays.js';
 import { ReplayWindow, replayBounds } from './replay-window.js';
+import { UnreadAnswers } from './unread-answers.js';
 import { requestLog } from './middleware/request-log.js';
 import { AgentPresence } from '../use-cases/agent-presence.js';
 import { ActivityStreamHub } from './sse/activity-stream-hub.js';
-import { requestBodyBudgetBytes, streamBufferBudgetBytes } from '../actor-system/memory-budget.js';
+import {
+  requestBodyBudgetBytes,
+  streamBufferBudgetBytes,
+  unreadAnswerBudgetBytes,
+} from '../actor-system/memory-budget.js';
 import { LargeBodyTurns } from './large-body-turns.js';
 import { RequestBodies } from './request-bodies.js';
 import { kernelSendQueues } from '../integrations/kernel-send-queues.js';
@@ -44,6 +49,8 @@ export interface App {
   connections: ConnectionCounts;
   /** The request bodies still arriving, charged to their share of MEMORY_BUDGET_MB. */
   requestBodies: RequestBodies;
+  /** What node holds of answers their clients have not read, held to their share of MEMORY_BUDGET_MB. */
+  unreadAnswers: UnreadAnswers;
 }
 
 /** How long a connection without a key is left alone before a newcomer may take its place (connection-counts.ts). */
@@ -111,8 +118,11 @@ export function createApp(given: AppDeps): App {
   // With no API_KEY every client is a known one: its first request proves its connection.
   const provenWithoutKey: RequestHandler | undefined =
     http.apiKeys.length === 0 ? (req, _res, next) => (proveConnection(req), next()) : undefined;
+  // Every answer, probes included, counts what its client leaves unread (unread-answers.ts).
+  const unreadAnswers = new UnreadAnswers(unreadAnswerBudgetBytes(config.sessions.memoryBudgetMb), logger);
   app.use(
     inSequence(
+      unreadAnswers.track,
       correlation(deps.sessionKeys.idDigest),
       requestLog(logger),
       httpMetrics(deps.system.metrics),
@@ -192,6 +202,7 @@ export function createApp(given: AppDeps): App {
     controlPlane,
     connections,
     requestBodies,
+    unreadAnswers,
   };
 }
 

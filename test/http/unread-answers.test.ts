@@ -1,0 +1,86 @@
+import { once } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { unreadAnswerBudgetBytes } from '../../src/actor-system/memory-budget.js';
+import type { RunningServer } from '../../src/http/server.js';
+import { createHarness, serve } from '../support/harness.js';
+
+// Runs on one store: what node holds for connections that do not read is the HTTP server's, not a store's; vitest.config.ts.
+
+const running: RunningServer[] = [];
+const clients: Socket[] = [];
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.destroy();
+  await Promise.all(running.splice(0).map((server) => server.close(100)));
+});
+
+/** GET /docs/openapi.json (147 KB) eight times, in one write: as many as a connection may have under way. */
+const EIGHT_ASKS = 'GET /docs/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(8);
+const WAIT = { timeout: 10_000, interval: 5 };
+
+describe("answers clients do not read: node's part held within their share of MEMORY_BUDGET_MB", () => {
+  it('cuts the connections holding the most once all together pass the share; a client that reads is answered', async () => {
+    const h = createHarness({ env: { MEMORY_BUDGET_MB: '64' } });
+    const server = await serve(h);
+    running.push(server);
+    const budget = unreadAnswerBudgetBytes(64);
+    const accepted = new Map<number, Socket>();
+    server.server.on('connection', (socket: Socket) => accepted.set(socket.remotePort!, socket));
+    const answered = new Map<Socket, number>();
+    const answers = new Map<Socket, ServerResponse[]>();
+    server.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      answers.set(req.socket, [...(answers.get(req.socket) ?? []), res]);
+      res.once('finish', () => answered.set(req.socket, (answered.get(req.socket) ?? 0) + 1));
+    });
+    /** What node holds for a connection: its socket's queue, and the answers ended behind it, not yet handed to it. */
+    const holds = (side: Socket): number =>
+      side.writableLength +
+      (answers.get(side) ?? [])
+        .filter((res) => res.socket === null && !res.writableFinished)
+        .reduce((sum, res) => sum + res.writableLength, 0);
+
+    /**
+     * A client that asks and never reads: eight asks at a time, each eight once the last eight
+     * were answered, until the kernel has taken all it will and node holds the rest; the
+     * server's side of its connection.
+     */
+    const stall = async (): Promise<Socket> => {
+      const client = connect(server.port, '127.0.0.1');
+      client.on('error', () => undefined);
+      clients.push(client);
+      await once(client, 'connect');
+      const side = await vi.waitFor(
+        () => accepted.get(client.localPort!) ?? Promise.reject(new Error('not accepted')),
+        WAIT,
+      );
+      for (let asked = 8; ; asked += 8) {
+        client.write(EIGHT_ASKS);
+        await vi.waitFor(
+          () => expect(side.destroyed || side.writableLength > 0 || answered.get(side) === asked).toBe(true),
+          WAIT,
+        );
+        if (side.destroyed || side.writableLength > 0) return side;
+      }
+    };
+
+    // Sixteen such clients: one holds up to eight answers (1.2 MB), all together several times the
+    // 3.2 MiB share. Without the share, all sixteen held about 0.7 MB each (11.8 MB).
+    const sides: Socket[] = [];
+    for (let i = 0; i < 16; i++) sides.push(await stall());
+    await vi.waitFor(() => expect(sides.every((side) => side.destroyed || side.writableLength > 0)).toBe(true), WAIT);
+    const held = sides.filter((side) => !side.destroyed);
+    const heldBytes = held.reduce((sum, side) => sum + holds(side), 0);
+    expect(heldBytes).toBeGreaterThan(0);
+    expect(heldBytes).toBeLessThanOrEqual(budget);
+    expect(held.length).toBeLessThan(sides.length);
+    expect(h.app.unreadAnswers.stats().cut).toBe(sides.length - held.length);
+    expect(h.logs.text).toContain('answers cut: the clients holding the most unread');
+
+    // A client that reads gets the whole document.
+    const answer = await fetch(`${server.url}/docs/openapi.json`);
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as { openapi: string }).openapi).toBe('3.1.0');
+  });
+});
