@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
+import { kib } from '../domain/log-figures.js';
 
 /**
  * The request bodies still arriving, charged to their share of MEMORY_BUDGET_MB
@@ -124,7 +125,7 @@ export class RequestBodies {
     this.logger.warn(
       {
         cut: this.cuts - this.cutsLogged,
-        budget_bytes: this.budgetBytes,
+        budget_kib: kib(this.budgetBytes),
         oldest_seconds: Math.round((now - line.startedAt) / 1000),
       },
       'request bodies cut: the bodies arriving longest, with all bodies at their memory budget',

@@ -1,8 +1,7 @@
 import type { Socket } from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-
-const kib = (bytes: number): number => Math.round(bytes / 1024);
+import { kib } from '../domain/log-figures.js';
 
 /**
  * What node holds of answers their clients have not read, across every request connection, held
@@ -109,7 +108,6 @@ export class UnreadAnswers {
     }
     this.cutCount += cut;
     this.logger.warn(
-      // In KiB: the log masks numbers of ten million or more as identity values could be (src/domain/event-redaction.ts).
       { connections_cut: cut, unread_kib: kib(this.total), max_total_unread_kib: kib(this.budgetBytes) },
       'answers cut: the clients holding the most unread, with all unread answers at their memory budget',
     );

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { mib } from '../domain/log-figures.js';
 import { Session } from 'node:inspector/promises';
 import { getHeapStatistics } from 'node:v8';
 import type { AppClock } from './clock.js';
@@ -146,7 +147,6 @@ export function startHeapTrim(logger: Logger, { releasedBytes, clock, afterTrim 
         stats.lastTrimAt = clock.now();
         const after = getHeapStatistics();
         // In MiB: the logs' identity masking (src/logger.ts) masks a number of nine digits or more, as it would an account number.
-        const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
         logger.info(
           {
             rss_before_mib: mib(rssBefore),

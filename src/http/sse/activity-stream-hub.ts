@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { kib } from '../../domain/log-figures.js';
 import type { ActivityFeed } from '../../actor-system/activity-actor.js';
 import type { ActivityItem, ActivityKind } from '../../domain/activity.js';
 import type { AppClock } from '../../integrations/clock.js';
@@ -430,7 +431,7 @@ export class ActivityStreamHub {
     }
     if (cut > 0) {
       this.options.logger.warn(
-        { streams_cut: cut, open_streams: this.streams.size, max_total_buffer_bytes: budget },
+        { streams_cut: cut, open_streams: this.streams.size, max_total_buffer_kib: kib(budget) },
         'activity stream cut: slowest reader with all streams at their memory budget',
       );
     }
