@@ -5,8 +5,12 @@ import { build } from 'esbuild';
 
 /** The repository this file is in: the one whose service the run builds. */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** Where a run's build goes: under node_modules, so the service's packages resolve from it as they do from src/. */
-const BUILDS = join(ROOT, 'node_modules', '.cache', 'kyc-test-service');
+/**
+ * Where a run's build goes: under node_modules, so the service's packages resolve from it as they
+ * do from src/; and on no path with a dot-named folder (`.cache`), which `res.sendFile` refuses
+ * to serve from, so the console would not load.
+ */
+const BUILDS = join(ROOT, 'node_modules', 'kyc-test-service');
 
 /** The environment variable that names the run's build for test/support/service-process.ts. */
 export const SERVICE_BUILD_ENV = 'TEST_SERVICE_BUILD';
