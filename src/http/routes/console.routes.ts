@@ -75,7 +75,9 @@ export function consoleRoutes(mediaUrl?: string): Router {
   const directory = consoleDirectory();
   const options = { index: false, redirect: false, fallthrough: true, maxAge: 0 };
   router.get('/console', label('/console'), (_req, res) => {
-    res.sendFile(`${directory}index.html`, { headers: { 'Cache-Control': 'no-cache' } });
+    // Relative to `root`: given a whole path, sendFile refuses any dot-named folder in it, so a
+    // service installed under one (`~/.apps/…`) would answer its console 404.
+    res.sendFile('index.html', { root: directory, headers: { 'Cache-Control': 'no-cache' } });
   });
   router.use(
     '/console/vendor/eventsource-parser',
