@@ -17,9 +17,9 @@ export const SERVICE_BUILD_ENV = 'TEST_SERVICE_BUILD';
 
 /** Every file under `dir`. */
 const filesUnder = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)],
-  );
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
 
 /**
  * Vitest global setup: the service and its scripts compiled to JavaScript once per run, for the

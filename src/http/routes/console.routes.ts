@@ -59,7 +59,14 @@ export function mediaOrigins(mediaUrl: string | undefined): string[] {
  * The one other place it may talk to is the configured media server, for the voice demo's room.
  */
 export const contentSecurityPolicy = (mediaUrl: string | undefined): string =>
-  `default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src ${["'self'", ...mediaOrigins(mediaUrl)].join(' ')}; frame-ancestors 'none'`;
+  [
+    "default-src 'self'",
+    "img-src 'self' data:",
+    "style-src 'self'",
+    "script-src 'self'",
+    `connect-src ${["'self'", ...mediaOrigins(mediaUrl)].join(' ')}`,
+    "frame-ancestors 'none'",
+  ].join('; ');
 
 /** Mounted before the key check: the page must load for the key to be entered on it. */
 export function consoleRoutes(mediaUrl?: string): Router {
