@@ -9,8 +9,9 @@ import type { AppClock } from './clock.js';
  * it grew to committed, and memory outside the heap that garbage still holds stays too: light
  * traffic never calls for the full collection that would free them, so a service that held a
  * flood of sessions kept RSS per idle session that one memory-reducing collection frees
- * (docs/reference/limits.md). Once sessions worth a flood have left
- * memory and stopped leaving, one is run, at most once a minute.
+ * (docs/reference/limits.md). Once sessions worth a flood have left memory and stopped leaving, or
+ * the process has grown by a flood's worth and stopped growing (a burst of answers: no session
+ * left), one is run, at most once a minute.
  */
 
 /** What the decision reads of the process's memory. */
@@ -36,6 +37,13 @@ const CHECK_INTERVAL_MS = 15_000;
 export const MIN_RELEASED_BYTES = 64 * 2 ** 20;
 /** Less than this left memory since the last check: the burst has ended (a trim before its end would leave the rest for the next minute). */
 export const SETTLED_BYTES = 16 * 2 ** 20;
+/**
+ * RSS this far over its lowest reading since the last trim: a burst's worth of growth, whatever
+ * made it. A burst of answers (activity pages built for clients that never read them) grows the
+ * heap without any session leaving memory, and the heap it grew stays committed
+ * (docs/reference/limits.md, "Answers not read").
+ */
+export const MIN_GROWTH_BYTES = 64 * 2 ** 20;
 
 /**
  * Whether to collect now: sessions worth at least MIN_RELEASED_BYTES left memory since the last
@@ -91,6 +99,27 @@ export interface HeapTrim {
 }
 
 /**
+ * Whether to collect after growth alone: RSS at least MIN_GROWTH_BYTES over its lowest reading since
+ * the last trim, less than SETTLED_BYTES over the last check's (it has stopped growing), resident in
+ * at least MIN_RSS_BYTES, and the last trim a minute old. Growth that is live (sessions that stay)
+ * gives nothing back: the trim after it resets the lowest reading to what stays, so the next one
+ * waits for another MIN_GROWTH_BYTES of growth.
+ */
+export function shouldTrimAfterGrowth(
+  memory: MemoryFigures,
+  sinceLastTrimMs: number,
+  lowestRss: number,
+  lastCheckRss: number,
+): boolean {
+  return (
+    memory.rss - lowestRss >= MIN_GROWTH_BYTES &&
+    memory.rss - lastCheckRss < SETTLED_BYTES &&
+    sinceLastTrimMs >= MIN_TRIM_INTERVAL_MS &&
+    memory.rss >= MIN_RSS_BYTES
+  );
+}
+
+/**
  * The trim's decision from one check to the next. `releasedTotal` is what the sessions that left
  * memory were counted at, all added up since the process started (the memory budget's
  * `releasedBytes`): a count that only grows. The peak of what the budget held less what it holds
@@ -102,6 +131,9 @@ export class TrimDecision {
   private lastTrim = Number.NEGATIVE_INFINITY;
   private atLastTrim: number;
   private atLastCheck: number;
+  /** The lowest RSS read since the last trim (or the start), and the last check's. */
+  private lowestRss = Number.POSITIVE_INFINITY;
+  private lastCheckRss = Number.POSITIVE_INFINITY;
 
   constructor(releasedTotal: number) {
     this.atLastTrim = releasedTotal;
@@ -112,10 +144,30 @@ export class TrimDecision {
   check(memory: MemoryFigures, releasedTotal: number, nowMs: number): boolean {
     const sinceLastCheck = releasedTotal - this.atLastCheck;
     this.atLastCheck = releasedTotal;
-    if (!shouldTrim(memory, nowMs - this.lastTrim, releasedTotal - this.atLastTrim, sinceLastCheck)) return false;
+    const lastCheckRss = this.lastCheckRss;
+    this.lastCheckRss = memory.rss;
+    this.lowestRss = Math.min(this.lowestRss, memory.rss);
+    const sinceLastTrimMs = nowMs - this.lastTrim;
+    if (
+      !shouldTrim(memory, sinceLastTrimMs, releasedTotal - this.atLastTrim, sinceLastCheck) &&
+      !shouldTrimAfterGrowth(memory, sinceLastTrimMs, this.lowestRss, lastCheckRss)
+    ) {
+      return false;
+    }
     this.lastTrim = nowMs;
     this.atLastTrim = releasedTotal;
+    // What stays after the trim is read when it ends (trimmed), or else at the next check.
+    this.lowestRss = Number.POSITIVE_INFINITY;
     return true;
+  }
+
+  /**
+   * The RSS read as a trim ended: the lowest since it. Read at the next check instead, a burst
+   * that went on after the trim would hide how far it fell: 585 MiB fell to 388 and was back at 545
+   * by the next check, and that 545 would have been taken for what stays.
+   */
+  trimmed(memory: MemoryFigures): void {
+    this.lowestRss = Math.min(this.lowestRss, memory.rss);
   }
 }
 
@@ -143,6 +195,7 @@ export function startHeapTrim(logger: Logger, { releasedBytes, clock, afterTrim 
     reduceMemory().then(
       () => {
         afterTrim?.();
+        decision.trimmed({ rss: process.memoryUsage.rss() });
         stats.trims += 1;
         stats.lastTrimAt = clock.now();
         const after = getHeapStatistics();

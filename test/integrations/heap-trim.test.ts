@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  MIN_GROWTH_BYTES,
   MIN_RELEASED_BYTES,
   MIN_RSS_BYTES,
   MIN_TRIM_INTERVAL_MS,
@@ -100,4 +101,82 @@ describe('heap trim: a second wave after a trim', () => {
       expect(decision.check(settled, budget.releasedBytes(), now)).toBe(true);
     },
   );
+});
+
+describe('heap trim: a burst that no session leaving explains', () => {
+  const checkEveryMs = 15_000;
+  const at = (rssMiB: number) => ({ rss: rssMiB * MiB });
+
+  it(
+    'trims once the process has grown by a burst and stopped growing: answers built for clients ' +
+      'that never read them grew RSS from 190 to 516 MiB with every session still held',
+    () => {
+      const decision = new TrimDecision(0);
+      let now = MIN_TRIM_INTERVAL_MS;
+      expect(decision.check(at(190), 0, now)).toBe(false);
+      // Still growing: each check reads more than SETTLED_BYTES over the last.
+      for (const rss of [300, 420, 516]) {
+        now += checkEveryMs;
+        expect(decision.check(at(rss), 0, now)).toBe(false);
+      }
+      now += checkEveryMs;
+      expect(decision.check(at(520), 0, now)).toBe(true);
+      // What the trim gave back is the new lowest reading; the next burst is measured from it.
+      now += checkEveryMs;
+      expect(decision.check(at(200), 0, now)).toBe(false);
+      now += checkEveryMs;
+      expect(decision.check(at(200 + MIN_GROWTH_BYTES / MiB - 1), 0, now)).toBe(false);
+      now += MIN_TRIM_INTERVAL_MS;
+      expect(decision.check(at(200 + MIN_GROWTH_BYTES / MiB), 0, now)).toBe(true);
+    },
+  );
+
+  it('does not trim again for growth that stays: sessions held give nothing back, so the next trim waits for more growth', () => {
+    const decision = new TrimDecision(0);
+    let now = MIN_TRIM_INTERVAL_MS;
+    expect(decision.check(at(190), 0, now)).toBe(false);
+    now += checkEveryMs;
+    expect(decision.check(at(400), 0, now)).toBe(false);
+    now += checkEveryMs;
+    expect(decision.check(at(400), 0, now)).toBe(true);
+    // The trim gave nothing back: ten minutes at 400 MiB trim no more.
+    for (let check = 0; check < 40; check += 1) {
+      now += checkEveryMs;
+      expect(decision.check(at(400), 0, now)).toBe(false);
+    }
+  });
+
+  it('leaves a small process alone and trims at most once a minute', () => {
+    const small = new TrimDecision(0);
+    expect(small.check(at(100), 0, MIN_TRIM_INTERVAL_MS)).toBe(false);
+    expect(small.check(at(MIN_RSS_BYTES / MiB - 1), 0, MIN_TRIM_INTERVAL_MS + checkEveryMs)).toBe(false);
+    const recent = new TrimDecision(0);
+    expect(recent.check(at(190), 0, MIN_TRIM_INTERVAL_MS)).toBe(false);
+    expect(recent.check(at(400), 0, MIN_TRIM_INTERVAL_MS + checkEveryMs)).toBe(false);
+    expect(recent.check(at(400), 0, MIN_TRIM_INTERVAL_MS + 2 * checkEveryMs)).toBe(true);
+    expect(recent.check(at(200), 0, MIN_TRIM_INTERVAL_MS + 3 * checkEveryMs)).toBe(false);
+    expect(recent.check(at(500), 0, MIN_TRIM_INTERVAL_MS + 4 * checkEveryMs)).toBe(false);
+    expect(recent.check(at(500), 0, MIN_TRIM_INTERVAL_MS + 5 * checkEveryMs)).toBe(false);
+    expect(recent.check(at(500), 0, 2 * MIN_TRIM_INTERVAL_MS + 2 * checkEveryMs)).toBe(true);
+  });
+});
+
+describe('heap trim: a burst that goes on after a trim', () => {
+  it('measures the next growth from what the trim left, not from the next check: 585 MiB fell to 388 and was back at 545 by then', () => {
+    const checkEveryMs = 15_000;
+    const decision = new TrimDecision(0);
+    let now = MIN_TRIM_INTERVAL_MS;
+    expect(decision.check({ rss: 272 * MiB }, 0, now)).toBe(false);
+    now += checkEveryMs;
+    expect(decision.check({ rss: 585 * MiB }, 0, now)).toBe(false);
+    now += checkEveryMs;
+    expect(decision.check({ rss: 586 * MiB }, 0, now)).toBe(true);
+    decision.trimmed({ rss: 388 * MiB });
+    for (const rss of [545, 546, 536]) {
+      now += checkEveryMs;
+      expect(decision.check({ rss: rss * MiB }, 0, now)).toBe(false);
+    }
+    now += checkEveryMs;
+    expect(decision.check({ rss: 536 * MiB }, 0, now)).toBe(true);
+  });
 });
