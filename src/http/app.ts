@@ -4,6 +4,7 @@ import { ROUTE_DOCS, apiDocumentJson } from './api-document.js';
 import { ROUTES } from './route-list.js';
 import type { Gate, RouteDeps } from './route-module.js';
 import { expressPath, gateOf } from './route-module.js';
+import type { RouteDoc } from './route-doc.js';
 import { ConnectionCounts } from './connection-counts.js';
 import type { AppDeps } from './deps.js';
 import { HttpError } from './http-error.js';
@@ -15,6 +16,7 @@ import { httpMetrics } from './middleware/http-metrics.js';
 import { inSequence } from './middleware/in-sequence.js';
 import { jsonBody } from './middleware/json-body.js';
 import { methodGate } from './middleware/method-gate.js';
+import { pageTurns } from './middleware/page-turns.js';
 import { perIpRateLimit } from './middleware/rate-limit.js';
 import type { StoredAnswer } from './middleware/replays.js';
 import { replays } from './middleware/replays.js';
@@ -184,6 +186,9 @@ export function createApp(given: AppDeps): App {
   app.use(body);
   if (idempotency) app.use(idempotency);
   if (replayGuard) app.use(replayGuard);
+  // Past the key check: a client without one is refused in the turn that reads its request.
+  const pages = pagePaths(ROUTE_DOCS);
+  if (pages.length > 0) app.get(pages, pageTurns(largeBodies));
   mount('keyed');
   app.use(notFound);
   app.use(errorHandler(logger));
@@ -205,6 +210,12 @@ export function createApp(given: AppDeps): App {
     unreadAnswers,
   };
 }
+
+/** The paths of list pages: the GET routes whose query takes a `limit` (middleware/page-turns.ts). */
+const pagePaths = (docs: readonly RouteDoc[]): string[] =>
+  docs
+    .filter((doc) => doc.method === 'get' && doc.query?.shape.limit !== undefined)
+    .map((doc) => expressPath(doc.path));
 
 const present = (...handlers: (RequestHandler | undefined)[]): RequestHandler[] =>
   handlers.filter((handler) => handler !== undefined);

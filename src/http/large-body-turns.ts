@@ -38,6 +38,8 @@ const LOOP_TIMER: TurnTimer = {
  * them large bodies have at most half the loop: with one a turn, every turn still held 50 ms of a
  * key-dense event, and a new connection's accept, request and commit each waited through one
  * (docs/decisions/0044-large-bodies-have-half-the-loop.md).
+ *
+ * List pages take their turns in the same queue (middleware/page-turns.ts).
  */
 export class LargeBodyTurns {
   /** In the order given; a task leaves it as it runs, so nothing it holds (its request) outlives its turn. */
