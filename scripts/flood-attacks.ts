@@ -7,7 +7,9 @@
  *   reading (the sockets reconnecting every few seconds), while eight clients post 60 KB events
  *   dense with keys;
  * - slow bodies: keyed connections that each send all but a thousand bytes of a 65,000-byte body,
- *   then a byte every 3 s.
+ *   then a byte every 3 s;
+ * - unread pages: keyed connections that each ask for eight activity pages of 1,000 items in one
+ *   write and read nothing.
  */
 import type { Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
@@ -181,6 +183,16 @@ export function slowBody(target: Target): { socket: Socket; trickle(): void } {
   );
   socket.on('data', () => undefined);
   return { socket, trickle: () => socket.writable && socket.write('x') };
+}
+
+/** A keyed connection that asks for eight activity pages of 1,000 items in one write, as many as it may have under way, and never reads. */
+export function unreadPages(target: Target): Socket {
+  const socket = raw(target);
+  socket.write(
+    `GET /api/activity?limit=1000 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${target.apiKey}\r\n\r\n`.repeat(8),
+  );
+  socket.pause();
+  return socket;
 }
 
 /**

@@ -16,14 +16,16 @@
  *    and 1,000 keyed WebSockets that send a heartbeat a second and stop reading (the sockets
  *    reconnecting every 5 s), and eight clients posting 60 KB events dense with keys, for 30 s;
  * 5. slow bodies: 10,500 keyed connections that each send 64,000 of 65,000 announced bytes, then a
- *    byte every 3 s, for 30 s.
+ *    byte every 3 s, for 30 s;
+ * 6. unread pages: 1,200 keyed connections that each ask for eight activity pages of 1,000 items
+ *    and read nothing, for 30 s.
  *
- * In 4 and 5 a fresh keyed client, a new connection every half second, must be answered 200 within
+ * In 4, 5 and 6 a fresh keyed client, a new connection every half second, must be answered 200 within
  * a second once the service has taken in the attack's connections (what it meets before is
  * reported), and RSS must stay under the budget during and after.
  *
  * Minutes long, hence not part of `npm test`; `.ci/run` runs it. `--sessions=N` floods fewer;
- * `--attacks-only` runs 4 and 5 alone (`--attacks=stalled` or `--attacks=slow` one of them).
+ * `--attacks-only` runs 4 to 6 alone (`--attacks=stalled`, `slow` or `pages`, or a list of them).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -44,6 +46,7 @@ import {
   slowBody,
   stalledSocket,
   stalledStream,
+  unreadPages,
 } from './flood-attacks.js';
 
 const argument = (name: string, fallback: number) =>
@@ -63,10 +66,13 @@ const LIVE_P99_LIMIT_MS = 100;
 const ATTACK_SECONDS = argument('attack-seconds', 30);
 const STALLED_SOCKETS = argument('stalled-sockets', 1_000);
 const SLOW_BODIES = argument('slow-bodies', 10_500);
+const UNREAD_PAGES = argument('unread-pages', 1_200);
 const ATTACKS_ONLY = process.argv.includes('--attacks-only');
-/** `--attacks=stalled,slow` (both unless named): which of parts 4 and 5 run. */
+/** `--attacks=stalled,slow,pages` (all unless named): which of parts 4 to 6 run. */
 const ATTACKS = new Set(
-  (process.argv.find((arg) => arg.startsWith('--attacks='))?.slice('--attacks='.length) ?? 'stalled,slow').split(','),
+  (process.argv.find((arg) => arg.startsWith('--attacks='))?.slice('--attacks='.length) ?? 'stalled,slow,pages').split(
+    ',',
+  ),
 );
 /** How long a fresh keyed client may wait for its answer under an attack. */
 const FRESH_CLIENT_MS = 1000;
@@ -304,12 +310,13 @@ function judgeFresh(what: string, answers: FreshAnswers, takenInAt: number): str
   return line;
 }
 
-/** Parts 4 and 5 (scripts/flood-attacks.ts). */
+/** Parts 4 to 6 (scripts/flood-attacks.ts). */
 async function attacks(): Promise<void> {
   const target = { port, apiKey: API_KEY };
 
   if (ATTACKS.has('stalled')) await stalledReaders(target);
   if (ATTACKS.has('slow')) await slowBodies(target);
+  if (ATTACKS.has('pages')) await pagesUnread(target);
 }
 
 /** The heap trims (a stop-the-world collection, src/integrations/heap-trim.ts) run since `before`, the last one on the fresh client's clock. */
@@ -322,7 +329,9 @@ async function trimsSince(before: number, originEpoch: number): Promise<string> 
 /** Part 4: stalled readers and an event flood. */
 async function stalledReaders(target: { port: number; apiKey: string }): Promise<void> {
   window();
+  const trimsBefore = (await status()).memory.heap_trims;
   const fresh = freshClient(target);
+  const opened = Date.now();
   const { made: streams } = await open(port, STREAMS, () => stalledStream(target));
   const { made: sockets, takenInAt } = await open(port, STALLED_SOCKETS, (n) => stalledSocket(target, n));
   const started = Date.now();
@@ -373,6 +382,7 @@ async function stalledReaders(target: { port: number; apiKey: string }): Promise
       `8 clients posting ${(dense.length / 1000).toFixed(0)} KB key-dense events for ${ATTACK_SECONDS} s: ` +
       `${describe(events)}; ${open4} streams still open`,
   );
+  say(`stalled readers: ${await trimsSince(trimsBefore, opened)}`);
   within('stalled readers', stalledPeak);
   const line4 = judgeFresh('stalled readers', freshTimes, takenInAt);
   results.push(`stalled readers: peak RSS ${mib(stalledPeak)}, ${line4}`);
@@ -421,6 +431,33 @@ async function slowBodies(target: { port: number; apiKey: string }): Promise<voi
   alive();
   within('after the attacks', after.peak);
   results.push(`slow bodies: peak RSS ${mib(slowPeak)}, ${cutOrGone} cut, ${line5}; after: RSS ${mib(after.lowest)}`);
+}
+
+/**
+ * Part 6: pages asked for and never read. Each page is built in a turn of its own, and not at all
+ * once its client has gone (docs/decisions/0046-pages-take-turns.md); built in the turns that read
+ * them, they held a probe 23–30 s.
+ */
+async function pagesUnread(target: { port: number; apiKey: string }): Promise<void> {
+  // A thousand items at least, so each page is the largest there is (338 KB of these): run alone, the log is all but empty.
+  await post(1_000, 16, (n) => `pages-${n}`);
+  window();
+  const fresh = freshClient(target);
+  const { made: sockets, takenInAt } = await open(port, UNREAD_PAGES, () => unreadPages(target));
+  await sleep(ATTACK_SECONDS * 1000);
+  const freshTimes = await fresh.stop();
+  alive();
+  const peak = window().peak;
+  say(
+    `unread pages: ${UNREAD_PAGES.toLocaleString('en-US')} keyed connections each asking for 8 pages of ` +
+      `activity items and reading none, for ${ATTACK_SECONDS} s`,
+  );
+  within('unread pages', peak);
+  const line = judgeFresh('unread pages', freshTimes, takenInAt);
+  for (const socket of sockets) socket.destroy();
+  await sleep(2000);
+  alive();
+  results.push(`unread pages: peak RSS ${mib(peak)}, ${line}`);
 }
 
 const results: string[] = [];
