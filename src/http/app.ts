@@ -121,7 +121,7 @@ export function createApp(given: AppDeps): App {
   const provenWithoutKey: RequestHandler | undefined =
     http.apiKeys.length === 0 ? (req, _res, next) => (proveConnection(req), next()) : undefined;
   // Every answer, probes included, counts what its client leaves unread (unread-answers.ts).
-  const unreadAnswers = new UnreadAnswers(unreadAnswerBudgetBytes(config.sessions.memoryBudgetMb), logger);
+  const unreadAnswers = new UnreadAnswers(unreadAnswerBudgetBytes(config.sessions.memoryBudgetMb), logger, kernel);
   app.use(
     inSequence(
       unreadAnswers.track,

@@ -16,12 +16,24 @@ export interface KernelSendQueues {
   of(socket: Socket): number;
   /** How many readings have landed; undefined where the kernel gives no figures. */
   readings(): number | undefined;
+  /**
+   * Every connection with something queued as of the last reading, bytes by `connectionKey`; asks
+   * for a new reading as `of` does. For an account that cannot follow every connection it serves
+   * (src/http/unread-answers.ts): the reading names the few that hold anything.
+   */
+  queued(): ReadonlyMap<number, number>;
 }
 
 const TABLES = ['/proc/self/net/tcp', '/proc/self/net/tcp6'];
 
 /** A connection's key in the tables: its local and remote ports (the remote address is left out: two peers on one port pair are both charged the larger queue). */
 const keyOf = (localPort: number, remotePort: number) => localPort * 65_536 + remotePort;
+
+/** The key `queued()` gives a connection's bytes under; undefined for a socket no longer connected. */
+export function connectionKey(socket: Socket): number | undefined {
+  const { localPort, remotePort } = socket;
+  return localPort === undefined || remotePort === undefined ? undefined : keyOf(localPort, remotePort);
+}
 
 /**
  * Parses the tables' rows (`sl: local_address rem_address st tx_queue:rx_queue …`, addresses as
@@ -78,12 +90,17 @@ export function kernelSendQueues(minIntervalMs = 1000, now: () => number = () =>
   return {
     of(socket) {
       refresh();
-      if (queues.size === 0 || socket.localPort === undefined || socket.remotePort === undefined) return 0;
-      return queues.get(keyOf(socket.localPort, socket.remotePort)) ?? 0;
+      if (queues.size === 0) return 0;
+      const key = connectionKey(socket);
+      return key === undefined ? 0 : (queues.get(key) ?? 0);
     },
     readings: () => (available ? landed : undefined),
+    queued() {
+      refresh();
+      return queues;
+    },
   };
 }
 
 /** No kernel figures: only what Node holds is counted (tests of other parts, platforms without /proc). */
-export const NO_KERNEL_QUEUES: KernelSendQueues = { of: () => 0, readings: () => undefined };
+export const NO_KERNEL_QUEUES: KernelSendQueues = { of: () => 0, readings: () => undefined, queued: () => new Map() };

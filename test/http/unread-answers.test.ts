@@ -4,6 +4,8 @@ import type { Socket } from 'node:net';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { unreadAnswerBudgetBytes } from '../../src/actor-system/memory-budget.js';
+import type { KernelSendQueues } from '../../src/integrations/kernel-send-queues.js';
+import { connectionKey, kernelSendQueues } from '../../src/integrations/kernel-send-queues.js';
 import type { RunningServer } from '../../src/http/server.js';
 import { createHarness, serve } from '../support/harness.js';
 
@@ -20,20 +22,40 @@ afterEach(async () => {
 const EIGHT_ASKS = 'GET /docs/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(8);
 const WAIT = { timeout: 10_000, interval: 5 };
 
-describe("answers clients do not read: node's part held within their share of MEMORY_BUDGET_MB", () => {
+/**
+ * The harness's app served, with each connection's server side and its answers followed, and
+ * `open()` connecting a client that the test closes, answering with both sides.
+ */
+async function followed(options: Parameters<typeof createHarness>[0]) {
+  const h = createHarness(options);
+  const server = await serve(h);
+  running.push(server);
+  const accepted = new Map<number, Socket>();
+  server.server.on('connection', (socket: Socket) => accepted.set(socket.remotePort!, socket));
+  const answered = new Map<Socket, number>();
+  const answers = new Map<Socket, ServerResponse[]>();
+  server.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    answers.set(req.socket, [...(answers.get(req.socket) ?? []), res]);
+    res.once('finish', () => answered.set(req.socket, (answered.get(req.socket) ?? 0) + 1));
+  });
+  const open = async (): Promise<{ client: Socket; side: Socket }> => {
+    const client = connect(server.port, '127.0.0.1');
+    client.on('error', () => undefined);
+    clients.push(client);
+    await once(client, 'connect');
+    const side = await vi.waitFor(
+      () => accepted.get(client.localPort!) ?? Promise.reject(new Error('not accepted')),
+      WAIT,
+    );
+    return { client, side };
+  };
+  return { h, server, answered, answers, open };
+}
+
+describe("answers clients do not read: node's and the kernel's parts held within their share of MEMORY_BUDGET_MB", () => {
   it('cuts the connections holding the most once all together pass the share; a client that reads is answered', async () => {
-    const h = createHarness({ env: { MEMORY_BUDGET_MB: '64' } });
-    const server = await serve(h);
-    running.push(server);
+    const { h, server, answered, answers, open } = await followed({ env: { MEMORY_BUDGET_MB: '64' } });
     const budget = unreadAnswerBudgetBytes(64);
-    const accepted = new Map<number, Socket>();
-    server.server.on('connection', (socket: Socket) => accepted.set(socket.remotePort!, socket));
-    const answered = new Map<Socket, number>();
-    const answers = new Map<Socket, ServerResponse[]>();
-    server.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      answers.set(req.socket, [...(answers.get(req.socket) ?? []), res]);
-      res.once('finish', () => answered.set(req.socket, (answered.get(req.socket) ?? 0) + 1));
-    });
     /** What node holds for a connection: its socket's queue, and the answers ended behind it, not yet handed to it. */
     const holds = (side: Socket): number =>
       side.writableLength +
@@ -47,14 +69,7 @@ describe("answers clients do not read: node's part held within their share of ME
      * server's side of its connection.
      */
     const stall = async (): Promise<Socket> => {
-      const client = connect(server.port, '127.0.0.1');
-      client.on('error', () => undefined);
-      clients.push(client);
-      await once(client, 'connect');
-      const side = await vi.waitFor(
-        () => accepted.get(client.localPort!) ?? Promise.reject(new Error('not accepted')),
-        WAIT,
-      );
+      const { client, side } = await open();
       for (let asked = 8; ; asked += 8) {
         client.write(EIGHT_ASKS);
         await vi.waitFor(
@@ -85,5 +100,73 @@ describe("answers clients do not read: node's part held within their share of ME
     const answer = await fetch(`${server.url}/docs/openapi.json`);
     expect(answer.status).toBe(200);
     expect(((await answer.json()) as { openapi: string }).openapi).toBe('3.1.0');
+  });
+
+  it("counts the kernel's part: clients whose answers the kernel took whole are cut once the reading shows them past the share", async () => {
+    const { h, answered, open } = await followed({ env: { MEMORY_BUDGET_MB: '64' } });
+    const budget = unreadAnswerBudgetBytes(64);
+    const kernel = kernelSendQueues(0);
+
+    // Eight clients ask eight times each and never read. On loopback the kernel takes about 1 MB
+    // of each connection's 1.2 MB and node hands every answer on: node holds nothing, so only the
+    // kernel's reading shows the 8 MB, past the 3.2 MiB share. Without it, none was cut.
+    const sides: Socket[] = [];
+    for (let i = 0; i < 8; i++) {
+      const { client, side } = await open();
+      client.write(EIGHT_ASKS);
+      await vi.waitFor(() => expect(side.destroyed || answered.get(side) === 8).toBe(true), WAIT);
+      sides.push(side);
+    }
+    expect(sides.every((side) => side.destroyed || side.writableLength === 0)).toBe(true);
+
+    await vi.waitFor(() => expect(h.app.unreadAnswers.stats().cut).toBeGreaterThanOrEqual(4), WAIT);
+    const held = sides.filter((side) => !side.destroyed);
+    expect(held.length).toBe(sides.length - h.app.unreadAnswers.stats().cut);
+    // What the kernel still holds for those left, read afresh, is within the share.
+    kernel.of(held[0]!);
+    await vi.waitFor(() => expect(kernel.readings()).toBeGreaterThan(0), WAIT);
+    expect(held.reduce((sum, side) => sum + kernel.of(side), 0)).toBeLessThanOrEqual(budget);
+    expect(h.app.unreadAnswers.stats().bytes).toBeLessThanOrEqual(budget);
+  });
+
+  it("leaves an activity stream's kernel part to the stream's own account, on a connection that answered before", async () => {
+    // The kernel's figures set by hand, per server-side socket: how much the kernel holds is the
+    // machine's, and this asks which account counts it.
+    const figures = new Map<Socket, number>();
+    const kernel: KernelSendQueues = {
+      of: (socket) => figures.get(socket) ?? 0,
+      readings: () => 1,
+      queued: () => new Map([...figures].map(([socket, bytes]) => [connectionKey(socket)!, bytes])),
+    };
+    const { h, open } = await followed({
+      env: { MEMORY_BUDGET_MB: '64', SSE_MAX_BUFFER_BYTES: '2097152' },
+      kernelSendQueues: kernel,
+    });
+
+    /** A keep-alive connection answered once; then, if `stream`, holding an activity stream open. */
+    const connection = async (stream: boolean): Promise<Socket> => {
+      const { client, side } = await open();
+      let received = '';
+      client.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      client.write('GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await vi.waitFor(() => expect(received).toContain('\r\n\r\n'), WAIT);
+      if (stream) {
+        client.write('GET /api/activity/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n');
+        await vi.waitFor(() => expect(received).toContain('text/event-stream'), WAIT);
+      }
+      return side;
+    };
+
+    // Two streams at 1.5 MiB each are within the streams' 3.2 MiB share; the plain connection's
+    // 2 MiB within the answers'. Counted by both accounts, the streams would put the answers' at
+    // 5 MiB and cut a connection.
+    const streams = [await connection(true), await connection(true)];
+    const plain = await connection(false);
+    for (const side of streams) figures.set(side, 1.5 * 1024 * 1024);
+    figures.set(plain, 2 * 1024 * 1024);
+
+    await vi.waitFor(() => expect(h.app.unreadAnswers.stats().bytes).toBe(2 * 1024 * 1024), WAIT);
+    expect(h.app.unreadAnswers.stats()).toMatchObject({ connections: 1, cut: 0 });
+    expect([...streams, plain].every((side) => !side.destroyed)).toBe(true);
   });
 });
