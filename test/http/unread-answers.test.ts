@@ -120,13 +120,18 @@ describe("answers clients do not read: node's and the kernel's parts held within
     expect(sides.every((side) => side.destroyed || side.writableLength === 0)).toBe(true);
 
     await vi.waitFor(() => expect(h.app.unreadAnswers.stats().cut).toBeGreaterThanOrEqual(4), WAIT);
-    const held = sides.filter((side) => !side.destroyed);
-    expect(held.length).toBe(sides.length - h.app.unreadAnswers.stats().cut);
-    // What the kernel still holds for those left, read afresh, is within the share.
-    kernel.of(held[0]!);
-    await vi.waitFor(() => expect(kernel.readings()).toBeGreaterThan(0), WAIT);
-    expect(held.reduce((sum, side) => sum + kernel.of(side), 0)).toBeLessThanOrEqual(budget);
-    expect(h.app.unreadAnswers.stats().bytes).toBeLessThanOrEqual(budget);
+    // The account counts the kernel's reading of up to a second before, and the kernel may take
+    // more of those left meanwhile: what they hold, read afresh, comes within the share by the
+    // next check (docs/reference/limits.md, "What the count lags").
+    const seen = kernel.readings() ?? 0;
+    await vi.waitFor(() => {
+      const held = sides.filter((side) => !side.destroyed);
+      expect(held.length).toBe(sides.length - h.app.unreadAnswers.stats().cut);
+      const heldBytes = held.reduce((sum, side) => sum + kernel.of(side), 0);
+      expect(kernel.readings()).toBeGreaterThan(seen + 1);
+      expect(heldBytes).toBeLessThanOrEqual(budget);
+      expect(h.app.unreadAnswers.stats().bytes).toBeLessThanOrEqual(budget);
+    }, WAIT);
   });
 
   it("leaves an activity stream's kernel part to the stream's own account, on a connection that answered before", async () => {
