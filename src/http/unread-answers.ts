@@ -15,7 +15,7 @@ const KERNEL_CHECK_MS = 1_000;
  * hold gigabytes. When the total passes the share, the connections holding the most are cut, the
  * slowest reader first, as the activity streams do with theirs (src/http/sse/activity-stream-hub.ts).
  *
- * A connection holds three parts. Node's: what its socket has queued, and the answers ended
+ * A connection holds two parts. Node's: what its socket has queued, and the answers ended
  * behind it (node hands a pipelined answer to the socket only once the one before it has gone, so
  * up to MAX_PIPELINED wait in their own buffers), each counted when it ends, learnt by wrapping
  * `res.end` (as the `compression` middleware learns of a body). The kernel's: what it took of
@@ -23,8 +23,8 @@ const KERNEL_CHECK_MS = 1_000;
  * connection, read from /proc about once a second (src/integrations/kernel-send-queues.ts), as the
  * streams count theirs (docs/decisions/0027-every-held-byte-charged.md). Following every
  * connection's kernel queue would cost each answer a reading; instead each check looks up the few
- * connections the reading names, among those that have answered, so the usual answer costs a map
- * entry for its connection and nothing more.
+ * connections the reading names, among those that have answered, so the usual answer costs its
+ * connection's count of open answers kept (below) and nothing more.
  */
 export class UnreadAnswers {
   /** Per connection holding anything: its count, and its ended answers not yet handed to it. */

@@ -26,7 +26,10 @@ export interface KernelSendQueues {
 
 const TABLES = ['/proc/self/net/tcp', '/proc/self/net/tcp6'];
 
-/** A connection's key in the tables: its local and remote ports (the remote address is left out: two peers on one port pair are both charged the larger queue). */
+/**
+ * A connection's key in the tables: its local and remote ports (the remote address is left out:
+ * two peers on one port pair are both charged the larger queue).
+ */
 const keyOf = (localPort: number, remotePort: number) => localPort * 65_536 + remotePort;
 
 /** The key `queued()` gives a connection's bytes under; undefined for a socket no longer connected. */
