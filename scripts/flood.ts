@@ -238,6 +238,7 @@ const status = async () =>
       heap_committed_bytes: number;
       heap_trims: number;
       heap_trims_failed: number;
+      heap_trims_deferred: number;
       last_heap_trim_at: string | null;
     };
   };
@@ -319,17 +320,28 @@ async function attacks(): Promise<void> {
   if (ATTACKS.has('pages')) await pagesUnread(target);
 }
 
-/** The heap trims (a stop-the-world collection, src/integrations/heap-trim.ts) run since `before`, the last one on the fresh client's clock. */
-async function trimsSince(before: number, originEpoch: number): Promise<string> {
-  const { heap_trims: trims, last_heap_trim_at: last } = (await status()).memory;
-  if (trims === before || last === null) return 'no heap trim during it';
-  return `${trims - before} heap trim(s) during it, the last ended at ${((Date.parse(last) - originEpoch) / 1000).toFixed(1)} s`;
+/** What the heap trim had done as a part began. */
+const trimCounts = async () => {
+  const { heap_trims: trims, heap_trims_deferred: deferred } = (await status()).memory;
+  return { trims, deferred };
+};
+
+/**
+ * The heap trims (a stop-the-world collection, src/integrations/heap-trim.ts) run since `before`,
+ * the last one on the fresh client's clock, and the ones left for a quieter loop.
+ */
+async function trimsSince(before: { trims: number; deferred: number }, originEpoch: number): Promise<string> {
+  const { heap_trims: trims, heap_trims_deferred: deferred, last_heap_trim_at: last } = (await status()).memory;
+  const waited = `${deferred - before.deferred} deferred, the loop busy`;
+  if (trims === before.trims || last === null) return `no heap trim during it (${waited})`;
+  const lastAt = ((Date.parse(last) - originEpoch) / 1000).toFixed(1);
+  return `${trims - before.trims} heap trim(s) during it, the last ended at ${lastAt} s (${waited})`;
 }
 
 /** Part 4: stalled readers and an event flood. */
 async function stalledReaders(target: { port: number; apiKey: string }): Promise<void> {
   window();
-  const trimsBefore = (await status()).memory.heap_trims;
+  const trimsBefore = await trimCounts();
   const fresh = freshClient(target);
   const opened = Date.now();
   const { made: streams } = await open(port, STREAMS, () => stalledStream(target));
@@ -394,7 +406,7 @@ async function stalledReaders(target: { port: number; apiKey: string }): Promise
 /** Part 5: slow bodies with a valid key. */
 async function slowBodies(target: { port: number; apiKey: string }): Promise<void> {
   window();
-  const trimsBefore = (await status()).memory.heap_trims;
+  const trimsBefore = await trimCounts();
   const fresh5 = freshClient(target);
   const opened = Date.now();
   const cuts: number[] = [];
@@ -442,7 +454,9 @@ async function pagesUnread(target: { port: number; apiKey: string }): Promise<vo
   // A thousand items at least, so each page is the largest there is (338 KB of these): run alone, the log is all but empty.
   await post(1_000, 16, (n) => `pages-${n}`);
   window();
+  const trimsBefore = await trimCounts();
   const fresh = freshClient(target);
+  const opened = Date.now();
   const { made: sockets, takenInAt } = await open(port, UNREAD_PAGES, () => unreadPages(target));
   await sleep(ATTACK_SECONDS * 1000);
   const freshTimes = await fresh.stop();
@@ -453,6 +467,7 @@ async function pagesUnread(target: { port: number; apiKey: string }): Promise<vo
       `activity items and reading none, for ${ATTACK_SECONDS} s`,
   );
   within('unread pages', peak);
+  say(`unread pages: ${await trimsSince(trimsBefore, opened)}`);
   const line = judgeFresh('unread pages', freshTimes, takenInAt);
   for (const socket of sockets) socket.destroy();
   await sleep(2000);

@@ -1550,6 +1550,8 @@ export interface components {
                 heap_limit_bytes: number;
                 /** @description memory-reducing collections run since the process started: one follows a flood of sessions leaving memory (docs/reference/limits.md) */
                 heap_trims: number;
+                /** @description checks that called for a trim while the event loop was busy, and left it for a quieter one: the collection stops the loop (docs/reference/limits.md) */
+                heap_trims_deferred: number;
                 heap_trims_failed: number;
                 heap_used_bytes: number;
                 last_heap_trim_at: string | null;

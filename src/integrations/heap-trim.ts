@@ -11,7 +11,8 @@ import type { AppClock } from './clock.js';
  * flood of sessions kept RSS per idle session that one memory-reducing collection frees
  * (docs/reference/limits.md). Once sessions worth a flood have left memory and stopped leaving, or
  * the process has grown by a flood's worth and stopped growing (a burst of answers: no session
- * left), one is run, at most once a minute.
+ * left), one is run, at most once a minute, and only after a check interval in which the event loop
+ * was mostly idle: the collection stops the loop while it runs.
  */
 
 /** What the decision reads of the process's memory. */
@@ -32,6 +33,15 @@ export const MIN_RSS_BYTES = 256 * 2 ** 20;
 /** A full collection of a few hundred MB of live heap pauses for tens of milliseconds: not more often than this. */
 export const MIN_TRIM_INTERVAL_MS = 60_000;
 const CHECK_INTERVAL_MS = 15_000;
+/**
+ * The share of the last check's interval the event loop spent working (Node's event loop
+ * utilization) at and above which a trim waits for a quieter interval. The memory-reducing
+ * collection stops the loop for as long as it takes to mark the whole live heap, several times
+ * over: 181 ms with the sessions hibernated, about a second with 45,000 held and streams open, so
+ * one run under an attack made a fresh client wait 1.1 s (docs/reference/limits.md, "A trim waits
+ * for a quiet loop").
+ */
+export const BUSY_LOOP_UTILIZATION = 0.5;
 
 /** Sessions that left memory since the last trim, by the budget's estimate, added up: a flood's worth. */
 export const MIN_RELEASED_BYTES = 64 * 2 ** 20;
@@ -91,6 +101,8 @@ export interface HeapTrimStats {
   lastTrimAt: number | null;
   /** Ones that failed (logged as `heap trim failed`). */
   failed: number;
+  /** Checks that called for one and waited, the event loop busy (logged as `heap trim deferred`). */
+  deferred: number;
 }
 
 export interface HeapTrim {
@@ -134,31 +146,40 @@ export class TrimDecision {
   /** The lowest RSS read since the last trim (or the start), and the last check's. */
   private lowestRss = Number.POSITIVE_INFINITY;
   private lastCheckRss = Number.POSITIVE_INFINITY;
+  private waited = false;
 
   constructor(releasedTotal: number) {
     this.atLastTrim = releasedTotal;
     this.atLastCheck = releasedTotal;
   }
 
-  /** At a check (`nowMs` monotonic): whether to trim now; if so the trim is taken as done now. */
-  check(memory: MemoryFigures, releasedTotal: number, nowMs: number): boolean {
+  /**
+   * At a check (`nowMs` monotonic): whether to trim now; if so the trim is taken as done now.
+   * `loopUtilization` is the share of the interval since the last check the event loop worked: at
+   * BUSY_LOOP_UTILIZATION or more the trim waits, and the next quiet check decides as this one would have.
+   */
+  check(memory: MemoryFigures, releasedTotal: number, nowMs: number, loopUtilization = 0): boolean {
     const sinceLastCheck = releasedTotal - this.atLastCheck;
     this.atLastCheck = releasedTotal;
     const lastCheckRss = this.lastCheckRss;
     this.lastCheckRss = memory.rss;
     this.lowestRss = Math.min(this.lowestRss, memory.rss);
     const sinceLastTrimMs = nowMs - this.lastTrim;
-    if (
-      !shouldTrim(memory, sinceLastTrimMs, releasedTotal - this.atLastTrim, sinceLastCheck) &&
-      !shouldTrimAfterGrowth(memory, sinceLastTrimMs, this.lowestRss, lastCheckRss)
-    ) {
-      return false;
-    }
+    const called =
+      shouldTrim(memory, sinceLastTrimMs, releasedTotal - this.atLastTrim, sinceLastCheck) ||
+      shouldTrimAfterGrowth(memory, sinceLastTrimMs, this.lowestRss, lastCheckRss);
+    this.waited = called && loopUtilization >= BUSY_LOOP_UTILIZATION;
+    if (!called || this.waited) return false;
     this.lastTrim = nowMs;
     this.atLastTrim = releasedTotal;
     // What stays after the trim is read when it ends (trimmed), or else at the next check.
     this.lowestRss = Number.POSITIVE_INFINITY;
     return true;
+  }
+
+  /** Whether the last check called for a trim and waited for a quieter loop. */
+  get deferred(): boolean {
+    return this.waited;
   }
 
   /**
@@ -185,12 +206,25 @@ export interface HeapTrimOptions {
  * the monotonic clock.
  */
 export function startHeapTrim(logger: Logger, { releasedBytes, clock, afterTrim }: HeapTrimOptions): HeapTrim {
-  const stats: HeapTrimStats = { trims: 0, lastTrimAt: null, failed: 0 };
+  const stats: HeapTrimStats = { trims: 0, lastTrimAt: null, failed: 0, deferred: 0 };
   const decision = new TrimDecision(releasedBytes());
+  let loop = performance.eventLoopUtilization();
   const timer = setInterval(() => {
     const checkedAt = performance.now();
     const rssBefore = process.memoryUsage.rss();
-    if (!decision.check({ rss: rssBefore }, releasedBytes(), checkedAt)) return;
+    const loopNow = performance.eventLoopUtilization();
+    const { utilization } = performance.eventLoopUtilization(loopNow, loop);
+    loop = loopNow;
+    if (!decision.check({ rss: rssBefore }, releasedBytes(), checkedAt, utilization)) {
+      if (decision.deferred) {
+        stats.deferred += 1;
+        logger.info(
+          { loop_utilization: Math.round(utilization * 100) / 100, rss_mib: mib(rssBefore) },
+          'heap trim deferred: the event loop was busy, and the collection would stop it',
+        );
+      }
+      return;
+    }
     const before = getHeapStatistics();
     reduceMemory().then(
       () => {

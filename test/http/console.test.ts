@@ -242,6 +242,7 @@ describe('GET /api/status', () => {
         heap_limit_bytes: expect.any(Number),
         heap_trims: 0,
         heap_trims_failed: 0,
+        heap_trims_deferred: 0,
         last_heap_trim_at: null,
       },
       activity: { last_id: onlyId, oldest_id: onlyId, readers: ['metrics', 'flow_graphs'] },

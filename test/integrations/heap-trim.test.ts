@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  BUSY_LOOP_UTILIZATION,
   MIN_GROWTH_BYTES,
   MIN_RELEASED_BYTES,
   MIN_RSS_BYTES,
@@ -178,5 +179,53 @@ describe('heap trim: a burst that goes on after a trim', () => {
     }
     now += checkEveryMs;
     expect(decision.check({ rss: 536 * MiB }, 0, now)).toBe(true);
+  });
+});
+
+describe('heap trim: a busy event loop', () => {
+  const checkEveryMs = 15_000;
+
+  it(
+    'leaves a trim the flood called for to the first quiet check: run under an attack, the ' +
+      'collection stopped the loop for a second and a fresh client waited 1.1 s',
+    () => {
+      const budget = new MemoryBudget(1024);
+      const decision = new TrimDecision(budget.releasedBytes());
+      const ids = Array.from({ length: 50_000 }, (_, i) => `s-${i}`);
+      for (const id of ids) budget.charge(budget.account(id), 700);
+      let now = MIN_TRIM_INTERVAL_MS;
+      expect(decision.check(FLOODED, budget.releasedBytes(), now, 0.1)).toBe(false);
+      for (const id of ids) budget.close(id);
+      now += checkEveryMs;
+      expect(decision.check(FLOODED, budget.releasedBytes(), now, 0.1)).toBe(false);
+      // They have stopped leaving, but the attack goes on: two busy checks wait.
+      for (const busy of [0.97, BUSY_LOOP_UTILIZATION]) {
+        now += checkEveryMs;
+        expect(decision.check(FLOODED, budget.releasedBytes(), now, busy)).toBe(false);
+        expect(decision.deferred).toBe(true);
+      }
+      now += checkEveryMs;
+      expect(decision.check(FLOODED, budget.releasedBytes(), now, BUSY_LOOP_UTILIZATION - 0.01)).toBe(true);
+      expect(decision.deferred).toBe(false);
+    },
+  );
+
+  it('defers only a trim that is called for: a busy loop with nothing to give back waits for nothing', () => {
+    const decision = new TrimDecision(0);
+    expect(decision.check({ rss: 190 * MiB }, 0, MIN_TRIM_INTERVAL_MS, 1)).toBe(false);
+    expect(decision.deferred).toBe(false);
+  });
+
+  it('leaves a trim after growth alone while the loop is busy, too', () => {
+    const decision = new TrimDecision(0);
+    let now = MIN_TRIM_INTERVAL_MS;
+    expect(decision.check({ rss: 190 * MiB }, 0, now, 0.9)).toBe(false);
+    now += checkEveryMs;
+    expect(decision.check({ rss: 520 * MiB }, 0, now, 0.9)).toBe(false);
+    now += checkEveryMs;
+    expect(decision.check({ rss: 521 * MiB }, 0, now, 0.9)).toBe(false);
+    expect(decision.deferred).toBe(true);
+    now += checkEveryMs;
+    expect(decision.check({ rss: 521 * MiB }, 0, now, 0.05)).toBe(true);
   });
 });

@@ -36,6 +36,10 @@ const StatusOut = z
             'memory-reducing collections run since the process started: one follows a flood of sessions leaving memory (docs/reference/limits.md)',
         }),
         heap_trims_failed: z.int(),
+        heap_trims_deferred: z.int().meta({
+          description:
+            'checks that called for a trim while the event loop was busy, and left it for a quieter one: the collection stops the loop (docs/reference/limits.md)',
+        }),
         last_heap_trim_at: z.string().meta({ format: 'date-time' }).nullable(),
       })
       .meta({ description: "the process's heap, beside the budget /health reports" }),
@@ -98,7 +102,7 @@ export function statusRoutes(
   router.get('/api/status', (_req, res) => {
     const bounds = system.activity.bounds();
     const heap = getHeapStatistics();
-    const trims = heapTrim?.stats() ?? { trims: 0, failed: 0, lastTrimAt: null };
+    const trims = heapTrim?.stats() ?? { trims: 0, failed: 0, deferred: 0, lastTrimAt: null };
     res.json({
       media: {
         configured: mediaReady,
@@ -112,6 +116,7 @@ export function statusRoutes(
         heap_limit_bytes: heap.heap_size_limit,
         heap_trims: trims.trims,
         heap_trims_failed: trims.failed,
+        heap_trims_deferred: trims.deferred,
         last_heap_trim_at: trims.lastTrimAt === null ? null : isoTime(trims.lastTrimAt),
       },
       activity: {
