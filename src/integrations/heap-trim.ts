@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { mib } from '../domain/log-figures.js';
 import { Session } from 'node:inspector/promises';
+import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import type { AppClock } from './clock.js';
 
