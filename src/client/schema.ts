@@ -1550,7 +1550,7 @@ export interface components {
                 heap_limit_bytes: number;
                 /** @description memory-reducing collections run since the process started: one follows a flood of sessions leaving memory (docs/reference/limits.md) */
                 heap_trims: number;
-                /** @description checks that called for a trim while the event loop was busy, and left it for a quieter one: the collection stops the loop (docs/reference/limits.md) */
+                /** @description trims called for while the event loop was busy and left for a quieter check: one stops the loop (docs/reference/limits.md) */
                 heap_trims_deferred: number;
                 heap_trims_failed: number;
                 heap_used_bytes: number;

@@ -38,7 +38,7 @@ const StatusOut = z
         heap_trims_failed: z.int(),
         heap_trims_deferred: z.int().meta({
           description:
-            'checks that called for a trim while the event loop was busy, and left it for a quieter one: the collection stops the loop (docs/reference/limits.md)',
+            'trims called for while the event loop was busy and left for a quieter check: one stops the loop (docs/reference/limits.md)',
         }),
         last_heap_trim_at: z.string().meta({ format: 'date-time' }).nullable(),
       })
