@@ -154,7 +154,7 @@ export function createApp(given: AppDeps): App {
   const keyCheck = apiKeyCheck(http.apiKeys, proveConnection);
   const requestBodies = new RequestBodies(
     requestBodyBudgetBytes(config.sessions.memoryBudgetMb),
-    () => deps.system.clock.now(),
+    deps.system.clock,
     logger,
   );
   const body = jsonBody(requestBodies, largeBodies);

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { kib } from '../domain/log-figures.js';
+import type { AppClock } from '../integrations/clock.js';
 
 /**
  * The request bodies still arriving, charged to their share of MEMORY_BUDGET_MB
@@ -38,6 +39,17 @@ export interface RequestBodiesUse {
 /** How often a run of cuts is logged, at most: a flood cuts thousands. */
 const CUT_LOG_INTERVAL_MS = 10_000;
 
+/**
+ * The requests whose bodies were cut to make room: each is counted in the cut line, so the
+ * request log leaves them out (middleware/request-log.ts). One line each cost a slow-body flood
+ * about a second of the event loop in six while its connections came in
+ * (docs/reference/limits.md, "What a cut connection costs").
+ */
+const cutRequests = new WeakSet<IncomingMessage>();
+
+/** Whether the service cut this request's body to make room for newer ones. */
+export const wasCut = (req: IncomingMessage): boolean => cutRequests.has(req);
+
 export class RequestBodies {
   private head: BodyLine | undefined;
   private tail: BodyLine | undefined;
@@ -46,10 +58,12 @@ export class RequestBodies {
   private cuts = 0;
   private cutsLogged = 0;
   private lastCutLog = Number.NEGATIVE_INFINITY;
+  /** The line that tells the cuts made since the last one, once the interval has passed. */
+  private pendingCutLog: unknown;
 
   constructor(
     readonly budgetBytes: number,
-    private readonly now: () => number,
+    private readonly clock: AppClock,
     private readonly logger: Logger,
   ) {}
 
@@ -62,7 +76,14 @@ export class RequestBodies {
   open(req: IncomingMessage, limit: number, reserve?: number): BodyLine | undefined {
     const declared = Number(req.headers['content-length']);
     const announced = reserve ?? (Number.isFinite(declared) && declared > 0 ? Math.min(declared, limit) : 0);
-    const line: BodyLine = { charged: 0, startedAt: this.now(), req, prev: this.tail, next: undefined, open: true };
+    const line: BodyLine = {
+      charged: 0,
+      startedAt: this.clock.now(),
+      req,
+      prev: this.tail,
+      next: undefined,
+      open: true,
+    };
     if (this.tail) this.tail.next = line;
     else this.head = line;
     this.tail = line;
@@ -119,18 +140,28 @@ export class RequestBodies {
   private cut(line: BodyLine): void {
     this.close(line);
     this.cuts += 1;
+    cutRequests.add(line.req);
     line.req.socket.destroy();
-    const now = this.now();
-    if (now - this.lastCutLog < CUT_LOG_INTERVAL_MS) return;
+    const now = this.clock.now();
+    const wait = this.lastCutLog + CUT_LOG_INTERVAL_MS - now;
+    if (wait <= 0) return this.logCuts(now - line.startedAt);
+    // The cuts of this interval are told when it ends: none goes untold when the flood stops.
+    this.pendingCutLog ??= this.clock.setTimeout(() => {
+      this.pendingCutLog = undefined;
+      if (this.cuts > this.cutsLogged) this.logCuts(undefined);
+    }, wait);
+  }
+
+  private logCuts(oldestMs: number | undefined): void {
     this.logger.warn(
       {
         cut: this.cuts - this.cutsLogged,
         budget_kib: kib(this.budgetBytes),
-        oldest_seconds: Math.round((now - line.startedAt) / 1000),
+        ...(oldestMs === undefined ? {} : { oldest_seconds: Math.round(oldestMs / 1000) }),
       },
       'request bodies cut: the bodies arriving longest, with all bodies at their memory budget',
     );
-    this.lastCutLog = now;
+    this.lastCutLog = this.clock.now();
     this.cutsLogged = this.cuts;
   }
 }

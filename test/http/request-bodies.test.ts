@@ -37,6 +37,23 @@ function trickled(port: number) {
   return client;
 }
 
+/**
+ * `count` trickled bodies, one at a time, so that which came first is known; `each` runs once each
+ * is charged or cut.
+ */
+async function trickledInTurn(server: RunningServer, h: Harness, count: number, each: () => void = () => undefined) {
+  const slow = [];
+  for (let i = 0; i < count; i += 1) {
+    slow.push(trickled(server.port));
+    await vi.waitFor(
+      () => expect(h.app.requestBodies.use().bodies + h.app.requestBodies.use().cut).toBe(i + 1),
+      patient,
+    );
+    each();
+  }
+  return slow;
+}
+
 describe('request bodies still arriving count against the memory budget', () => {
   it('a partial body is charged what it announced while it arrives, and released when its client leaves', async () => {
     const { server, h } = await start();
@@ -72,16 +89,9 @@ describe('request bodies still arriving count against the memory budget', () => 
       const { server, h } = await start();
       const share = requestBodyBudgetBytes(BUDGET_MB);
       const fits = Math.floor(share / ANNOUNCED);
-      const slow = [];
-      for (let i = 0; i < fits + 10; i += 1) {
-        slow.push(trickled(server.port));
-        // One at a time, so that which came first is known.
-        await vi.waitFor(
-          () => expect(h.app.requestBodies.use().bodies + h.app.requestBodies.use().cut).toBe(i + 1),
-          patient,
-        );
-        expect(h.app.requestBodies.use().used_bytes).toBeLessThanOrEqual(share);
-      }
+      const slow = await trickledInTurn(server, h, fits + 10, () =>
+        expect(h.app.requestBodies.use().used_bytes).toBeLessThanOrEqual(share),
+      );
       expect(h.app.requestBodies.use()).toMatchObject({ bodies: fits, cut: 10 });
       // The first ten gave way; the rest are still arriving.
       await Promise.all(slow.slice(0, 10).map(({ closed }) => closed));
@@ -96,4 +106,25 @@ describe('request bodies still arriving count against the memory budget', () => 
     },
     30_000,
   );
+
+  it('the bodies cut are told in one line an interval with their count, none in a line of its own', async () => {
+    const { server, h } = await start();
+    const fits = Math.floor(requestBodyBudgetBytes(BUDGET_MB) / ANNOUNCED);
+    const slow = await trickledInTurn(server, h, fits + 6);
+    await Promise.all(slow.slice(0, 6).map(({ closed }) => closed));
+    // A client that leaves on its own is still logged as one: the service did not cut it.
+    const left = trickled(server.port);
+    await vi.waitFor(() => expect(h.app.requestBodies.use().cut).toBe(7), patient);
+    slow.at(-1)!.socket.destroy();
+    await vi.waitFor(() => expect(h.logs.parsed().filter((line) => line.msg === 'request aborted')).toHaveLength(1));
+    const cutLines = () => h.logs.parsed().filter((line) => String(line.msg).startsWith('request bodies cut'));
+    // The first cut is told at once; the six after it within the interval, when it ends.
+    expect(cutLines().map((line) => line.cut)).toEqual([1]);
+    h.clock.increment(9_999);
+    expect(cutLines()).toHaveLength(1);
+    h.clock.increment(1);
+    expect(cutLines().map((line) => line.cut)).toEqual([1, 6]);
+    expect(h.logs.parsed().filter((line) => line.msg === 'request aborted')).toHaveLength(1);
+    left.socket.destroy();
+  });
 });

@@ -49,7 +49,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     } else {
       logger.error({ err: error, request_id: requestContext(res)?.requestId, path: req.path }, 'unhandled error');
     }
-    if (res.headersSent) {
+    // Its connection gone (the client left, or the service cut it), an answer would go nowhere:
+    // building one for each of a flood's cut connections cost more than the cut itself.
+    if (res.headersSent || req.socket.destroyed) {
       res.destroy();
       return;
     }

@@ -93,15 +93,19 @@ function readText(
   const chunks: Buffer[] = [];
   let size = 0;
   let finished = false;
-  const finish = (error: HttpError | undefined, text?: string) => {
-    if (finished) return;
+  /** Ends the reading once: false if it had ended. */
+  const settle = (): boolean => {
+    if (finished) return false;
     finished = true;
     bodies.close(line);
     req.off('data', onData);
     req.off('end', onEnd);
     req.off('error', onAbort);
     req.off('close', onClose);
-    done(error, text);
+    return true;
+  };
+  const finish = (error: HttpError | undefined, text?: string) => {
+    if (settle()) done(error, text);
   };
   const onData = (chunk: Buffer) => {
     size += chunk.length;
@@ -117,7 +121,7 @@ function readText(
   };
   const decode = () => {
     // Cut while it waited (request-bodies.ts cuts the oldest bodies to make room): not worked on.
-    if (!line.open) return finish(bodyError('request.aborted'));
+    if (!line.open) return onAbort();
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
     // Decoded leniently, bytes that are not UTF-8 would become U+FFFD: the body would be changed, not refused.
     if (!isUtf8(body)) return finish(bodyError('body.not.utf8'));
@@ -125,7 +129,11 @@ function readText(
   };
   // A large body stays charged, and is read, in its own turn (large-body-turns.ts).
   const onEnd = () => (size >= LARGE_BODY_BYTES ? turns.take(decode) : decode());
-  const onAbort = () => finish(bodyError('request.aborted'));
+  // The connection is gone (its client left, or request-bodies.ts cut it): no answer can reach
+  // it, so none is built and the request goes no further. An error and an answer built for each of
+  // a slow-body flood's cut connections cost more than the cut (docs/reference/limits.md, "What a
+  // cut connection costs").
+  const onAbort = () => void settle();
   const onClose = () => {
     if (!req.complete) onAbort();
   };

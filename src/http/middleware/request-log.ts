@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { shownCut } from '../../privacy/shown-cut.js';
 import { acceptableId } from '../../domain/trace.js';
 import { requestContext } from '../request-context.js';
+import { wasCut } from '../request-bodies.js';
 import { shownPath } from '../shown-path.js';
 
 const MAX_HEADER_SHOWN = 64;
@@ -45,7 +46,8 @@ export function requestLog(logger: Logger): RequestHandler {
         !res.writableFinished && String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');
       const outcome = res.writableFinished ? 'request completed' : streamed ? 'stream closed' : 'request aborted';
       const level = res.statusCode >= 500 ? 'error' : outcome === 'request aborted' ? 'warn' : 'info';
-      if (!logger.isLevelEnabled(level)) return;
+      // A body the service cut to make room is told in the cuts' own line (request-bodies.ts), with its count.
+      if (!logger.isLevelEnabled(level) || (outcome === 'request aborted' && wasCut(req))) return;
       logger[level](
         {
           req: {
