@@ -512,6 +512,7 @@ try {
     );
 
     // 1b. Past the cap: each new session evicts the least recently used one, and the process keeps answering.
+    const trimsBeforeCap = await trimCounts();
     const overflowStarted = Date.now();
     const overflowProbes = probeLiveness();
     const overflow = await post(OVERFLOW, CONCURRENCY, (n) => `overflow-${n}`);
@@ -522,6 +523,8 @@ try {
       `${OVERFLOW.toLocaleString('en-US')} past MAX_SESSIONS in ${overflowSeconds.toFixed(1)} s: ` +
       `${describe(overflow)}; ${liveness.line}`;
     say(`cap: ${overflowLine}`);
+    // A trim's full collection during the cap once made its slowest probe (docs/reference/limits.md, Session count).
+    say(`cap: ${await trimsSince(trimsBeforeCap, overflowStarted)}`);
     const held = (await status()).sessions;
     say(
       `cap: ${held.running.toLocaleString('en-US')} sessions running, ${held.hibernated.toLocaleString('en-US')} hibernated`,
