@@ -187,6 +187,33 @@ describe('request log', () => {
       await server.close(0);
     }
   });
+  it("keeps a slow answer's time as a number: a duration is not an identity value", async () => {
+    const h = createHarness();
+    const server = await serve(h);
+    try {
+      // The body's last bytes come a second after its first, so the answer takes over 1,000 ms:
+      // four digits, which the log's privacy rule masks unless the key names a measure.
+      const body = '{"session_id":"s1","event":"identity"}';
+      const answered = new Promise<number>((resolve) => {
+        const slow = request(
+          `${server.url}/v1/events`,
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-request-id': 'slow-1' },
+          },
+          (res) => resolve(res.statusCode ?? 0),
+        );
+        slow.write(body.slice(0, 10));
+        setTimeout(() => slow.end(body.slice(10)), 1_050);
+      });
+      expect(await answered).toBe(200);
+      const line = () => h.logs.parsed().find((entry) => (entry.req as { id?: string } | undefined)?.id === 'slow-1');
+      await vi.waitFor(() => expect(line()).toBeDefined());
+      expect(line()!.response_ms).toBeGreaterThanOrEqual(1_000);
+    } finally {
+      await server.close(0);
+    }
+  });
 });
 
 describe('GET /openapi.json', () => {

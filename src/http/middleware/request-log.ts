@@ -57,7 +57,7 @@ export function requestLog(logger: Logger): RequestHandler {
             remoteAddress: req.socket.remoteAddress,
           },
           res: { statusCode: res.statusCode },
-          responseTime: Math.round(performance.now() - started),
+          response_ms: Math.round(performance.now() - started),
           svc_session_id: loggableHeader(req.get('x-svc-session-id')),
           sdk_version: loggableHeader(req.get('x-svc-sdk-version')),
           client_id: loggableHeader(req.get('x-client-id')),
