@@ -155,7 +155,7 @@ export class RequestBodies {
   private logCuts(oldestMs: number | undefined): void {
     this.logger.warn(
       {
-        cut: this.cuts - this.cutsLogged,
+        cut_count: this.cuts - this.cutsLogged,
         budget_kib: kib(this.budgetBytes),
         ...(oldestMs === undefined ? {} : { oldest_seconds: Math.round(oldestMs / 1000) }),
       },

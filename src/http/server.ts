@@ -80,7 +80,8 @@ export function serve({ server, acceptors }: BoundServer, app: App, host: string
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost}:${address.port}`;
-  logger.info({ port: address.port, host }, `listening on ${url}`);
+  // The port is in the message alone: a field of four digits or more is masked like any number the log holds (src/logger.ts).
+  logger.info({ host }, `listening on ${url}`);
 
   return {
     server,

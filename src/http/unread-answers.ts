@@ -170,7 +170,7 @@ export class UnreadAnswers {
     }
     this.cutCount += cut;
     this.logger.warn(
-      { connections_cut: cut, unread_kib: kib(this.total), max_total_unread_kib: kib(this.budgetBytes) },
+      { cut_count: cut, unread_kib: kib(this.total), max_total_unread_kib: kib(this.budgetBytes) },
       'answers cut: the clients holding the most unread, with all unread answers at their memory budget',
     );
   }

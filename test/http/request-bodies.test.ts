@@ -119,11 +119,11 @@ describe('request bodies still arriving count against the memory budget', () => 
     await vi.waitFor(() => expect(h.logs.parsed().filter((line) => line.msg === 'request aborted')).toHaveLength(1));
     const cutLines = () => h.logs.parsed().filter((line) => String(line.msg).startsWith('request bodies cut'));
     // The first cut is told at once; the six after it within the interval, when it ends.
-    expect(cutLines().map((line) => line.cut)).toEqual([1]);
+    expect(cutLines().map((line) => line.cut_count)).toEqual([1]);
     h.clock.increment(9_999);
     expect(cutLines()).toHaveLength(1);
     h.clock.increment(1);
-    expect(cutLines().map((line) => line.cut)).toEqual([1, 6]);
+    expect(cutLines().map((line) => line.cut_count)).toEqual([1, 6]);
     expect(h.logs.parsed().filter((line) => line.msg === 'request aborted')).toHaveLength(1);
     left.socket.destroy();
   });

@@ -420,6 +420,17 @@ describe('privacy: sizes under a key named for one', () => {
     expect(JSON.stringify(notASize)).not.toContain('98765432101');
   });
 
+  it("the service's counts and answer times stay readable in its log under the names its lines give them", () => {
+    const h = createHarness({ env: { LOG_LEVEL: 'trace' } });
+    // As the cut lines (request bodies, answers, streams) and the request log write them; a flood cuts thousands.
+    h.logger.warn({ cut_count: 10_500, open_count: 2_000, response_ms: 11_013 }, 'figures');
+    // The names they had before: four digits under a key that names no measure are read as an identity value.
+    h.logger.warn({ cut: 10_500, open_streams: 2_000, responseTime: 11_013, port: 38_125 }, 'unnamed');
+    const [figures, unnamed] = h.logs.parsed();
+    expect(figures).toMatchObject({ cut_count: 10_500, open_count: 2_000, response_ms: 11_013 });
+    expect(unnamed).toMatchObject({ cut: '*****', open_streams: '****', responseTime: '*****', port: '*****' });
+  });
+
   it('an event keeps a size in KB under its key, and masks the same digits under a key that names no measure', async () => {
     const h = createHarness();
     await h.http

@@ -431,7 +431,7 @@ export class ActivityStreamHub {
     }
     if (cut > 0) {
       this.options.logger.warn(
-        { streams_cut: cut, open_streams: this.streams.size, max_total_buffer_kib: kib(budget) },
+        { cut_count: cut, open_count: this.streams.size, max_total_buffer_kib: kib(budget) },
         'activity stream cut: slowest reader with all streams at their memory budget',
       );
     }
