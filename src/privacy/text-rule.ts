@@ -208,6 +208,9 @@ function markDigitRuns(text: string, marks: Marks): void {
       let spelledBeside = false;
       for (let index = from; index <= to; index += 1)
         if ((index < i || index > end) && lettersOfDocument(index)) spelledBeside = true;
+      // Letters in lower case make a document with the digits as well (`abc 10.23.45.6`, a voter ID).
+      if (from < i || to > end)
+        spelledBeside ||= documentKind(compactOf(text.slice(tokens[from]!.start, tokens[to]!.end))) !== undefined;
       if (!spelledBeside) {
         i = end + 1;
         continue;
@@ -230,19 +233,22 @@ function markDigitRuns(text: string, marks: Marks): void {
 }
 
 /**
- * A loopback, private or link-local IPv4 address, perhaps with a port (`127.0.0.1`, `10.0.0.12:8080`):
- * the service's own hosts. Any other dotted quad is read as digits: an OTP written `4.31.8.16` is
- * one, and a user's public address is personal data anyway.
+ * A loopback, private or link-local IPv4 address, perhaps with a port (`127.0.0.1`, `10.0.0.12:8080`),
+ * or `0.0.0.0`: the service's own hosts. Any other dotted quad is read as digits: an OTP written
+ * `4.31.8.16` is one, and a user's public address is personal data anyway. Only octets as an
+ * address is written count (no leading zero), and of `0.…` only `0.0.0.0`: an IFSC's fifth
+ * character is always 0, so one spaced and dotted (`vtnp 0.16.23.36`, `vtnp 010.16.2.3`) read
+ * as a host's address and was kept (docs/explanation/privacy.md, Tests).
  */
 const isIpv4 = (span: string): boolean => {
-  if (!/^\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?$/.test(span)) return false;
+  if (!/^(?:0|[1-9]\d{0,2})(?:\.(?:0|[1-9]\d{0,2})){3}(?::\d{1,5})?$/.test(span)) return false;
   const parts = span.split(':')[0]!.split('.').map(Number);
   if (parts.some((part) => part > 255)) return false;
   const [a, b] = parts as [number, number];
   return (
     a === 127 ||
     a === 10 ||
-    a === 0 ||
+    parts.every((part) => part === 0) ||
     (a === 192 && b === 168) ||
     (a === 172 && b >= 16 && b <= 31) ||
     (a === 169 && b === 254)

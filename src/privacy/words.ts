@@ -29,6 +29,7 @@ export const SAFE_WORDS = set(`
   mera meri mere naam hai hain tha thi kya kaise kyun aap aapka aapki main mujhe hum ye yeh woh wo aur ka ki ke ko se me mein par
   speaking here there ready waiting wait hold minute minutes second seconds
   kyc pan aadhaar aadhar passport voter licence license gst upi ifsc vpa
+  dns host server ip localhost proxy gateway port
 `);
 
 /** Words that end a told name: "mera naam Sunil Yadav hai", "this is Farhan speaking". */

@@ -323,12 +323,36 @@ describe('an OTP told in words', () => {
 
   it('forms the long property run found: digits glued to a long word and split, a PAN dotted like a host address, a bare code as an id', async () => {
     const h = createHarness();
-    const forms = ['FAZMW6 1_6 1S', 'FAZMW੬ ੧_੬ ੧S', 'CYWmw૬ ૫ ૪ ૦L', 'BHU CJ 1.2.5.4 T', 'bhu.c-j.௧.௨.௫.௪.t'];
+    // An IFSC (its fifth character always 0) and a voter ID dotted like a host's address, in lower case.
+    const forms = [
+      'FAZMW6 1_6 1S',
+      'FAZMW੬ ੧_੬ ੧S',
+      'CYWmw૬ ૫ ૪ ૦L',
+      'BHU CJ 1.2.5.4 T',
+      'bhu.c-j.௧.௨.௫.௪.t',
+      'vtnp 0.16.23.36',
+      'the number is vtnp_০.১৬.২৩.৩৬',
+      'vtnp 010.16.2.3',
+      'abc 10.23.45.6',
+    ];
     for (const [index, note] of forms.entries())
       await post(h, '/v1/events', { session_id: `lr${index}`, event: 'component_input', properties: { note } });
     for (const [index, note] of forms.entries()) {
       const seen = JSON.stringify((await h.http.get(`/api/sessions/lr${index}`)).body.latest_event.properties);
-      for (const part of ['FAZMW', 'CYWmw', 'BHU', 'bhu', '1_6', '1.2.5.4'])
+      for (const part of [
+        'FAZMW',
+        'CYWmw',
+        'BHU',
+        'bhu',
+        '1_6',
+        '1.2.5.4',
+        'vtnp',
+        '16.23',
+        '০.১৬',
+        '16.2.3',
+        'abc',
+        '23.45',
+      ])
         if (note.includes(part)) expect(seen, note).not.toContain(part);
     }
     // A code of four digits or more alone is no identifier, wherever an identifier is kept.
