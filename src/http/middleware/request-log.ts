@@ -56,7 +56,8 @@ export function requestLog(logger: Logger): RequestHandler {
             url: pathOf(req.originalUrl),
             remoteAddress: req.socket.remoteAddress,
           },
-          res: { statusCode: res.statusCode },
+          // No status for a request that left before its answer began: express's default 200 would say it was answered.
+          res: { statusCode: res.headersSent ? res.statusCode : null },
           response_ms: Math.round(performance.now() - started),
           svc_session_id: loggableHeader(req.get('x-svc-session-id')),
           sdk_version: loggableHeader(req.get('x-svc-sdk-version')),
