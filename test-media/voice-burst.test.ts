@@ -42,17 +42,31 @@ describe('twenty voice starts at once on a real LiveKit server', () => {
     const names = started.map((start) => start.media_room);
     expect(new Set(names).size).toBe(STARTS);
 
-    for (const name of names)
-      await eventually(
-        () => agentsIn(rooms, name),
-        (agents) => agents.length >= 1,
-        120_000,
-      );
-    // Still one each a while later: no second dispatch, no job retried beside the first.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // Twenty WebRTC joins at once on two cores: now and then one times out ("transport timed out"),
+    // or an agent that joined is cut, and the call's agent watch sends another
+    // (docs/decisions/0032-an-agent-joins-or-the-call-ends.md), as it would for any call. What must
+    // hold is where the burst ends: every room with exactly one agent, still so a while later (never
+    // two in a room, no job retried beside the one in it). How many rooms needed a second agent is printed.
+    const agentsInEach = () => Promise.all(names.map((name) => agentsIn(rooms, name)));
+    const oneEach = (agents: Awaited<ReturnType<typeof agentsInEach>>) => agents.every((inRoom) => inRoom.length === 1);
+    const [agents] = await eventually(
+      async () => {
+        const first = await agentsInEach();
+        if (!oneEach(first)) return [first, first];
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        return [await agentsInEach(), first];
+      },
+      ([now, before]) => oneEach(now) && now.every((inRoom, i) => inRoom[0]!.identity === before[i]![0]!.identity),
+      180_000,
+    );
     const listed = (await rooms.listRooms()).map((room) => room.name);
     expect(listed.filter((name) => names.includes(name))).toHaveLength(STARTS);
-    const agents = await Promise.all(names.map((name) => agentsIn(rooms, name)));
+    const replaced = await Promise.all(
+      sessionIds.map(
+        async (id) =>
+          (await service.activity(id, 'voice_agent')).filter((item) => item.payload.outcome === 'redispatched').length,
+      ),
+    );
     expect(agents.map((inRoom) => inRoom.length)).toEqual(names.map(() => 1));
     expect(new Set(agents.flat().map((agent) => agent.identity)).size).toBe(STARTS);
 
@@ -95,7 +109,8 @@ describe('twenty voice starts at once on a real LiveKit server', () => {
     process.stdout.write(
       `[burst] ${STARTS} starts at once, load average ${load.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after: ` +
         `dispatch to job assigned p50 ${percentile(assigned, 50)} ms p99 ${percentile(assigned, 99)} ms (${assigned.length} of ${STARTS} listed their job); ` +
-        `dispatch to agent joined p50 ${percentile(joined, 50)} ms p99 ${percentile(joined, 99)} ms (all: ${joined.join(', ')})\n`,
+        `dispatch to agent joined p50 ${percentile(joined, 50)} ms p99 ${percentile(joined, 99)} ms (all: ${joined.join(', ')}); ` +
+        `${replaced.filter((count) => count > 0).length} of ${STARTS} rooms needed another agent (a room's times are then its last dispatch's)\n`,
     );
     // A sanity bound only (the figure itself is in docs/reference/voice-agent.md): a warm worker on a busy
     // two-core machine still joins well within this.

@@ -68,18 +68,25 @@ export async function startMediaService(liveKit: LiveKitServer, env: Record<stri
   }
 
   /**
-   * The voice_conversation_turn events as the service stored them (each one the session's latest
-   * event for a moment), read every 50 ms until stopped, keyed by the agent's turn index.
+   * The voice_conversation_turn events as the service recorded them, read from the session's
+   * activity every 50 ms until stopped, keyed by activity id, each as `{ event, properties: { role,
+   * channel, text } }` (an event item's payload carries a turn's fields at its top level). The
+   * activity log keeps every event: sampling the session's latest event, as this did before, missed a
+   * user's turn whose answer followed it within one poll (in a fresh-clone CI run, a spoken request
+   * the agent had answered was missing from the turns).
    */
   function watchTurns(sessionId: string) {
-    const turns = new Map<number, Record<string, unknown>>();
+    const turns = new Map<string, { event: string; properties: Record<string, unknown> }>();
     let watching = true;
+    const read = async () => {
+      for (const item of await activity(sessionId, 'event').catch(() => [])) {
+        const { event, role, channel, text } = item.payload;
+        if (event === 'voice_conversation_turn') turns.set(item.id, { event, properties: { role, channel, text } });
+      }
+    };
     const loop = (async () => {
       while (watching) {
-        const latest = (await session(sessionId).catch(() => undefined))?.latest_event;
-        const properties = latest?.properties as { turn_index?: number } | undefined;
-        if (latest?.event === 'voice_conversation_turn' && typeof properties?.turn_index === 'number')
-          turns.set(properties.turn_index, latest);
+        await read();
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     })();
@@ -88,6 +95,8 @@ export async function startMediaService(liveKit: LiveKitServer, env: Record<stri
       async stop() {
         watching = false;
         await loop;
+        // What was recorded up to the stop, the last poll's gap included.
+        await read();
       },
     };
   }
