@@ -48,17 +48,30 @@ describe('twenty voice starts at once on a real LiveKit server', () => {
     // hold is where the burst ends: every room with exactly one agent, still so a while later (never
     // two in a room, no job retried beside the one in it). How many rooms needed a second agent is printed.
     const agentsInEach = () => Promise.all(names.map((name) => agentsIn(rooms, name)));
-    const oneEach = (agents: Awaited<ReturnType<typeof agentsInEach>>) => agents.every((inRoom) => inRoom.length === 1);
+    type Agents = Awaited<ReturnType<typeof agentsInEach>>;
+    const oneEach = (agents: Agents) => agents.every((inRoom) => inRoom.length === 1);
     const [agents] = await eventually(
-      async () => {
+      async (): Promise<[Agents, Agents]> => {
         const first = await agentsInEach();
         if (!oneEach(first)) return [first, first];
         await new Promise((resolve) => setTimeout(resolve, 3000));
         return [await agentsInEach(), first];
       },
       ([now, before]) => oneEach(now) && now.every((inRoom, i) => inRoom[0]!.identity === before[i]![0]!.identity),
-      180_000,
-    );
+      150_000,
+    ).catch(async (error: unknown) => {
+      // A burst that does not settle says why: the rooms off, and the service's and the jobs' lines about them.
+      const now = await agentsInEach();
+      const off = names.filter((_, i) => now[i]!.length !== 1);
+      process.stdout.write(
+        `[burst] not settled; agents per room: ${now.map((inRoom) => inRoom.length).join(' ')}\n` +
+          [...service.logs().split('\n'), ...stack.worker.output().split('\n')]
+            .filter((line) => off.some((name) => line.includes(name)) || /leaving|redispatch|not join/i.test(line))
+            .join('\n') +
+          '\n',
+      );
+      throw error;
+    });
     const listed = (await rooms.listRooms()).map((room) => room.name);
     expect(listed.filter((name) => names.includes(name))).toHaveLength(STARTS);
     const replaced = await Promise.all(
@@ -117,5 +130,6 @@ describe('twenty voice starts at once on a real LiveKit server', () => {
     expect(percentile(joined, 99)).toBeLessThan(60_000);
 
     await Promise.all(sessionIds.map((id) => service.stopVoice(id)));
-  });
+    // Past the media suite's 90 s: the burst may take most of its 150 s to settle on a loaded machine.
+  }, 240_000);
 });
