@@ -99,7 +99,21 @@ describe('an agent joins every call, or the call ends saying why', () => {
   ): Promise<{ goneMs: number; sorryMs: number }> {
     const { service } = stack;
     const { started, user } = await startCall(service, sessionId, users);
-    await heardOpening(user, 60_000);
+    await heardOpening(user, 60_000).catch(async (error: unknown) => {
+      // An opening never heard says why: the agents in the room, the call's agent watch, and the
+      // service's and the workers' lines about the session.
+      const agents = (await agentsIn(started.media_room)).map((agent) => agent.identity);
+      const watch = (await service.activity(sessionId, 'voice_agent')).map((item) => item.payload);
+      process.stdout.write(
+        `[takeover] ${sessionId}: no opening heard; agents in the room: ${JSON.stringify(agents)}; ` +
+          `agent watch: ${JSON.stringify(watch)}\n` +
+          [...service.logs().split('\n'), ...stack.worker.output().split('\n')]
+            .filter((line) => line.includes(sessionId) || line.includes(started.media_room))
+            .join('\n') +
+          '\n',
+      );
+      throw error;
+    });
     expect(user.transcripts.join(' ')).not.toContain(TAKEOVER_LINE);
     // A second worker is up before the first dies, as in a deployment of more than one.
     const crashing = stack.worker;
