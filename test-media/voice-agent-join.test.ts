@@ -107,9 +107,7 @@ describe('an agent joins every call, or the call ends saying why', () => {
       process.stdout.write(
         `[takeover] ${sessionId}: no opening heard; agents in the room: ${JSON.stringify(agents)}; ` +
           `agent watch: ${JSON.stringify(watch)}\n` +
-          [...service.logs().split('\n'), ...stack.worker.output().split('\n')]
-            .filter((line) => line.includes(sessionId) || line.includes(started.media_room))
-            .join('\n') +
+          stack.linesAbout((line) => line.includes(sessionId) || line.includes(started.media_room)) +
           '\n',
       );
       throw error;

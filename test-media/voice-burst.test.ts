@@ -65,9 +65,9 @@ describe('twenty voice starts at once on a real LiveKit server', () => {
       const off = names.filter((_, i) => now[i]!.length !== 1);
       process.stdout.write(
         `[burst] not settled; agents per room: ${now.map((inRoom) => inRoom.length).join(' ')}\n` +
-          [...service.logs().split('\n'), ...stack.worker.output().split('\n')]
-            .filter((line) => off.some((name) => line.includes(name)) || /leaving|redispatch|not join/i.test(line))
-            .join('\n') +
+          stack.linesAbout(
+            (line) => off.some((name) => line.includes(name)) || /leaving|redispatch|not join/i.test(line),
+          ) +
           '\n',
       );
       throw error;

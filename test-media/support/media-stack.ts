@@ -62,6 +62,10 @@ export async function startMediaStack(options: MediaStackOptions) {
         worker = await startAgentWorker(liveKit, service, models.baseUrl, env);
         return worker;
       },
+      /** The service's and the current worker's log lines that `about` picks, one a line: what a failing test prints. */
+      linesAbout(about: (line: string) => boolean): string {
+        return [...service.logs().split('\n'), ...worker.output().split('\n')].filter(about).join('\n');
+      },
       stop: stopAll,
     };
   } catch (error) {
