@@ -54,10 +54,10 @@ async function followed(options: Parameters<typeof createHarness>[0]) {
 
 describe("answers clients do not read: node's and the kernel's parts held within their share of MEMORY_BUDGET_MB", () => {
   it('cuts the connections holding the most once all together pass the share; a client that reads is answered', async () => {
-    // Node's part alone. With the kernel's part (the next test) counted too, a stalled connection
-    // may hold more than the share by itself (the kernel takes up to 4 MiB of one here), and then
-    // every one is cut: a fresh-clone CI run of 3 December found all sixteen cut and nothing held
-    // in node to count, which node's part alone cannot do (no connection holds a share of it).
+    // Node's part alone. With the kernel's part (the next test) counted too, one stalled connection
+    // may hold more than this budget's share by itself (Linux lets the kernel take up to
+    // tcp_wmem's maximum, 4 MiB by default, of one), and then every one is cut, leaving nothing
+    // in node to count; node's part alone cannot do that (no connection holds a share of it).
     const { h, server, answered, answers, open } = await followed({
       env: { MEMORY_BUDGET_MB: '64' },
       kernelSendQueues: NO_KERNEL_QUEUES,
