@@ -639,15 +639,51 @@ export const innerPath = fc.array(fc.oneof(plainKey, fc.integer({ min: 0, max: 2
 /** Escapes a value for use in a RegExp. */
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** A letter or digit: what may not touch a found value on either side. */
+const WORDY = /^[\p{L}\p{N}]$/u;
+/** That, or a mask's star: what may not stand before a found value (`******3210` keeps a tail). */
+const WORDY_OR_STAR = /^[\p{L}\p{N}*]$/u;
+
+/** The code point that ends just before `index` (a surrogate pair read whole), or '' at the start. */
+function charBefore(text: string, index: number): string {
+  if (index === 0) return '';
+  const low = text.charCodeAt(index - 1);
+  const paired = index >= 2 && low >= 0xdc00 && low <= 0xdfff && (text.charCodeAt(index - 2) & 0xfc00) === 0xd800;
+  return paired ? text.slice(index - 2, index) : text.slice(index - 1, index);
+}
+
+/** The code point that starts at `index`, or '' at the end. */
+function charAt(text: string, index: number): string {
+  const point = text.codePointAt(index);
+  return point === undefined ? '' : String.fromCodePoint(point);
+}
+
+/**
+ * Whether `part` occurs in `text` (ignoring case when `ignoreCase`) with no letter, digit or star
+ * before it and, when `endsToken`, no letter or digit after it. The same as one RegExp with a
+ * lookbehind and a lookahead of `\p{L}\p{N}`, but that RegExp, compiled for each new value with
+ * `iu`, cost about 0.9 ms a call (the Unicode case closure of the classes), and the redaction
+ * property tests call it thousands of times; a literal search with the boundaries checked apart
+ * costs about 30 µs (test/domain/event-redaction.property.test.ts went from 13.7 s to 7.7 s).
+ */
+function findToken(text: string, part: string, ignoreCase: boolean, endsToken: boolean): boolean {
+  const search = new RegExp(escaped(part), ignoreCase ? 'giu' : 'gu');
+  for (let found = search.exec(text); found; found = search.exec(text)) {
+    const end = found.index + found[0].length;
+    if (!WORDY_OR_STAR.test(charBefore(text, found.index)) && !(endsToken && WORDY.test(charAt(text, end))))
+      return true;
+    // Overlapping occurrences count too: look again from the next code point (not inside a
+    // surrogate pair, where a `u` search would step back and find this one again).
+    search.lastIndex = found.index + Math.max(1, charAt(text, found.index).length);
+  }
+  return false;
+}
+
 /**
  * Where `raw` appears in `text` as the value itself: not inside a longer run of letters and
  * digits (a hex trace id, a timestamp), nor as the tail a mask keeps (`******3210`).
  */
-export function findRaw(text: string, raw: string): boolean {
-  return new RegExp(`(?<![\\p{L}\\p{N}*])${escaped(raw)}(?![\\p{L}\\p{N}])`, 'iu').test(text);
-}
+export const findRaw = (text: string, raw: string): boolean => findToken(text, raw, true, true);
 
 /** Where `part` appears in `text` not inside a longer run of letters and digits, nor after a mask's stars; what follows it may be anything (a mask). */
-function startsToken(text: string, part: string): boolean {
-  return new RegExp(`(?<![\\p{L}\\p{N}*])${escaped(part)}`, 'u').test(text);
-}
+const startsToken = (text: string, part: string): boolean => findToken(text, part, false, false);

@@ -22,6 +22,9 @@ export class SseTestClient {
   /** Resolves when the body ends: `end` for a clean end, `error` when the connection broke. */
   readonly finished: Promise<'end' | 'error'>;
   private readonly waiters = new Set<() => void>();
+  /** `items` parsed so far, and how many of `messages` they cover: `until` reads `items` after each line. */
+  private readonly parsedItems: ActivityMessageItem[] = [];
+  private parsedUpTo = 0;
 
   private constructor(
     readonly response: Response,
@@ -50,7 +53,12 @@ export class SseTestClient {
 
   /** `activity` messages' items, in arrival order. */
   get items(): ActivityMessageItem[] {
-    return this.messages.filter((m) => m.event === 'activity').map((m) => JSON.parse(m.data) as ActivityMessageItem);
+    // Parsed once each: a condition waiting for the n-th item read every earlier one again on each line.
+    for (; this.parsedUpTo < this.messages.length; this.parsedUpTo += 1) {
+      const message = this.messages[this.parsedUpTo]!;
+      if (message.event === 'activity') this.parsedItems.push(JSON.parse(message.data) as ActivityMessageItem);
+    }
+    return this.parsedItems.slice();
   }
 
   get ids(): string[] {
