@@ -639,24 +639,10 @@ export const innerPath = fc.array(fc.oneof(plainKey, fc.integer({ min: 0, max: 2
 /** Escapes a value for use in a RegExp. */
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** A letter or digit: what may not touch a found value on either side. */
-const WORDY = /^[\p{L}\p{N}]$/u;
-/** That, or a mask's star: what may not stand before a found value (`******3210` keeps a tail). */
-const WORDY_OR_STAR = /^[\p{L}\p{N}*]$/u;
-
-/** The code point that ends just before `index` (a surrogate pair read whole), or '' at the start. */
-function charBefore(text: string, index: number): string {
-  if (index === 0) return '';
-  const low = text.charCodeAt(index - 1);
-  const paired = index >= 2 && low >= 0xdc00 && low <= 0xdfff && (text.charCodeAt(index - 2) & 0xfc00) === 0xd800;
-  return paired ? text.slice(index - 2, index) : text.slice(index - 1, index);
-}
-
-/** The code point that starts at `index`, or '' at the end. */
-function charAt(text: string, index: number): string {
-  const point = text.codePointAt(index);
-  return point === undefined ? '' : String.fromCodePoint(point);
-}
+/** A letter, digit or mask's star ending the text: what may not stand before a found value (`******3210` keeps a tail). */
+const ENDS_WORDY_OR_STAR = /[\p{L}\p{N}*]$/u;
+/** A letter or digit starting the text: what may not follow a found value. */
+const STARTS_WORDY = /^[\p{L}\p{N}]/u;
 
 /**
  * Whether `part` occurs in `text` (ignoring case when `ignoreCase`) with no letter, digit or star
@@ -669,12 +655,13 @@ function charAt(text: string, index: number): string {
 function findToken(text: string, part: string, ignoreCase: boolean, endsToken: boolean): boolean {
   const search = new RegExp(escaped(part), ignoreCase ? 'giu' : 'gu');
   for (let found = search.exec(text); found; found = search.exec(text)) {
+    // Two code units either side: a `u` RegExp reads a surrogate pair there as one code point.
+    const before = text.slice(Math.max(0, found.index - 2), found.index);
     const end = found.index + found[0].length;
-    if (!WORDY_OR_STAR.test(charBefore(text, found.index)) && !(endsToken && WORDY.test(charAt(text, end))))
-      return true;
+    if (!ENDS_WORDY_OR_STAR.test(before) && !(endsToken && STARTS_WORDY.test(text.slice(end, end + 2)))) return true;
     // Overlapping occurrences count too: look again from the next code point (not inside a
     // surrogate pair, where a `u` search would step back and find this one again).
-    search.lastIndex = found.index + Math.max(1, charAt(text, found.index).length);
+    search.lastIndex = found.index + ((text.codePointAt(found.index) ?? 0) > 0xffff ? 2 : 1);
   }
   return false;
 }
