@@ -25,6 +25,11 @@ export const realTimers: Timers = {
 export interface ContextSourceOptions {
   client: ServiceClient;
   sessionId: string;
+  /**
+   * The dispatch this job came by, sent with each fetch: the service takes a fetch as the call's
+   * agent joining only from its current dispatch (docs/decisions/0032-an-agent-joins-or-the-call-ends.md).
+   */
+  dispatchId?: string;
   /** Used until the service serves one with the context. */
   fallbackPolicy: RefreshPolicy;
   timeoutMs: number;
@@ -181,7 +186,10 @@ export class ContextSource {
     let result;
     try {
       result = await this.options.client.GET('/v1/assistant/context/{session_id}', {
-        params: { path: { session_id: this.options.sessionId } },
+        params: {
+          path: { session_id: this.options.sessionId },
+          ...(this.options.dispatchId ? { query: { dispatch_id: this.options.dispatchId } } : {}),
+        },
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
     } catch (error) {

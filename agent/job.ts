@@ -110,6 +110,7 @@ export default defineAgent<ProcessData>({
     const source = new ContextSource({
       client,
       sessionId,
+      dispatchId: ctx.job.dispatchId,
       fallbackPolicy: settings.refreshPolicy,
       timeoutMs: settings.service.timeoutMs,
       retryMaxMs: settings.service.retryMaxMs,

@@ -3915,7 +3915,10 @@ export interface operations {
     };
     getAgentContext: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the agent dispatch the fetching agent came by; a fetch naming a dispatch the call has replaced is not taken as its agent joining */
+                dispatch_id?: string;
+            };
             header?: never;
             path: {
                 /**
@@ -3973,7 +3976,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description session_id is not a valid id */
+            /** @description session_id is not a valid id, or dispatch_id is not a dispatch id */
             422: {
                 headers: {
                     [name: string]: unknown;

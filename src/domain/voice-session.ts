@@ -2,6 +2,8 @@
  * The voice details of a session record (docs/decisions/0001-identity-values-masked-on-arrival.md) and the naming rules of a voice session.
  * Times are epoch milliseconds from the injected clock.
  */
+import { MAX_TIMER_SECONDS } from './timer-limit.js';
+
 export interface VoiceDetails {
   /** `{MEDIA_ROOM_PREFIX}-{session_id}`, once a start has been asked for. */
   room: string | null;
@@ -41,6 +43,14 @@ export type AgentPresence = 'present' | 'absent' | 'room_gone';
 export const DEFAULT_VOICE_AGENT_JOIN_SECONDS = 10;
 /** VOICE_AGENT_DISPATCH_ATTEMPTS when unset: dispatches per call (the first included) before it ends with `no_agent`. */
 export const DEFAULT_VOICE_AGENT_DISPATCH_ATTEMPTS = 3;
+/**
+ * How long the `attempt`th dispatch of a call (the first is 1) has to join: the join time once
+ * more per attempt, so a worker slow to start a job (a busy machine takes seconds) is given the
+ * time a slow start takes instead of being replaced before it arrives
+ * (docs/decisions/0032-an-agent-joins-or-the-call-ends.md). Bounded by what a timer can wait.
+ */
+export const agentJoinWindowMs = (joinMs: number, attempt: number): number =>
+  Math.min(joinMs * Math.max(1, attempt), MAX_TIMER_SECONDS * 1000);
 /** VOICE_ROOM_CHECK_SECONDS when unset: how often a call whose agent joined checks that its room and agent are still there. */
 export const DEFAULT_VOICE_ROOM_CHECK_SECONDS = 30;
 

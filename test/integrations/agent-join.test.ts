@@ -55,7 +55,7 @@ async function until(check: () => boolean | Promise<boolean>): Promise<void> {
 }
 
 describe('no agent joins', () => {
-  it('dispatches again at each VOICE_AGENT_JOIN_SECONDS, the old dispatch deleted, then ends the call with ended_by no_agent', async () => {
+  it('dispatches again after VOICE_AGENT_JOIN_SECONDS, once more per attempt, the old dispatch deleted, then ends the call with ended_by no_agent', async () => {
     const h = harness();
     lk.setWorker(false);
     expect((await start(h)).body.warnings).toEqual([]);
@@ -71,9 +71,14 @@ describe('no agent joins', () => {
     expect(JSON.parse(lk.dispatches[0]!.metadata)).toMatchObject({ takeover: true });
     expect(lk.methodsCalled().slice(3)).toEqual(['ListRooms', 'ListParticipants', 'DeleteDispatch', 'CreateDispatch']);
 
-    await pass(h, 10 * SECOND);
+    // The second dispatch has twice the time to join, the third three times.
+    await pass(h, 19 * SECOND);
+    expect((await items(h)).filter((item) => item.kind === 'voice_agent')).toHaveLength(1);
+    await pass(h, SECOND);
     await until(async () => (await items(h)).filter((item) => item.kind === 'voice_agent').length === 2);
-    await pass(h, 10 * SECOND);
+    await pass(h, 29 * SECOND);
+    expect((await session(h)).active).toBe(true);
+    await pass(h, SECOND);
     await until(async () => !(await session(h)).active);
 
     expect(await items(h)).toEqual([
@@ -88,17 +93,17 @@ describe('no agent joins', () => {
       }),
       expect.objectContaining({
         kind: 'voice_agent',
-        timestamp: at(20 * SECOND),
+        timestamp: at(30 * SECOND),
         payload: expect.objectContaining({ outcome: 'redispatched', attempt: 3, replaced: second }),
       }),
       expect.objectContaining({
         kind: 'session_stop',
-        timestamp: at(30 * SECOND),
+        timestamp: at(60 * SECOND),
         payload: expect.objectContaining({ was_active: true, ended_by: 'no_agent' }),
       }),
     ]);
     expect(lk.rooms.has(ROOM)).toBe(false);
-    expect((await session(h)).voice.stopped_at).toBe(at(30 * SECOND));
+    expect((await session(h)).voice.stopped_at).toBe(at(60 * SECOND));
     // A dispatch per attempt, each the only one in the room while it stood.
     expect(lk.methodsCalled().filter((method) => method === 'CreateDispatch')).toHaveLength(3);
     expect(lk.methodsCalled().filter((method) => method === 'DeleteDispatch')).toHaveLength(2);
@@ -131,9 +136,10 @@ describe('no agent joins', () => {
     lk.setWorker(true);
     await pass(h, 10 * SECOND);
     await until(() => (lk.participants.get(ROOM) ?? []).length === 1);
-    await pass(h, 10 * SECOND);
+    // The second dispatch's room check comes twice the time to join after it.
+    await pass(h, 20 * SECOND);
     await until(() => joinedAt(h) !== null);
-    expect(joinedAt(h)).toBe(START_TIME + 20 * SECOND);
+    expect(joinedAt(h)).toBe(START_TIME + 30 * SECOND);
     expect(h.system.sessionHost.snapshot('s1')?.context.agent_watch).toMatchObject({ attempts: 2 });
     expect((await items(h)).filter((item) => item.kind === 'voice_agent').map((item) => item.payload.outcome)).toEqual([
       'redispatched',
@@ -180,6 +186,101 @@ describe('the agent joins', () => {
   });
 });
 
+describe('late jobs of replaced dispatches', () => {
+  const voiceAgentItems = async (h: Harness) =>
+    (await items(h)).filter((item) => item.kind === 'voice_agent').map((item) => item.payload);
+
+  it('a context fetch naming a replaced dispatch is served but is not the join; one naming the current dispatch is', async () => {
+    const h = harness();
+    lk.setWorker(false);
+    await start(h);
+    const first = (await session(h)).voice.dispatch_id!;
+    await pass(h, 10 * SECOND);
+    await until(async () => (await session(h)).voice.dispatch_id !== first);
+    const second = (await session(h)).voice.dispatch_id!;
+
+    const late = await h.http.get(`/v1/assistant/context/s1?dispatch_id=${first}`);
+    expect(late.status).toBe(200);
+    expect(late.body.session_id).toBe('s1');
+    expect(joinedAt(h)).toBeNull();
+
+    await pass(h, 3 * SECOND);
+    expect((await h.http.get(`/v1/assistant/context/s1?dispatch_id=${second}`)).status).toBe(200);
+    await until(() => joinedAt(h) !== null);
+    expect(joinedAt(h)).toBe(START_TIME + 13 * SECOND);
+    // Timed from the dispatch it came by, not from the start.
+    expect((await h.http.get('/metrics')).text).toMatch(/kyc_voice_agent_join_seconds_bucket\{le="5"\} 1/);
+  });
+
+  it('a dispatch_id that is not one is refused with a detail naming it, and the session is left as it was', async () => {
+    const h = harness();
+    lk.setWorker(false);
+    await start(h);
+    const before = h.system.sessionHost.snapshot('s1')?.context.agent_watch;
+    const refused = await h.http.get('/v1/assistant/context/s1?dispatch_id=' + encodeURIComponent('AD_1; drop'));
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(refused.body.detail)).toContain('dispatch_id');
+    const twice = await h.http.get('/v1/assistant/context/s1?dispatch_id=a&dispatch_id=b');
+    expect(twice.status).toBe(422);
+    expect(h.system.sessionHost.snapshot('s1')?.context.agent_watch).toEqual(before);
+    expect((await items(h)).filter((item) => item.kind === 'voice_agent_context_fetch')).toEqual([]);
+  });
+
+  it('agents that leave before their first room check count on against the attempts: the call ends with no_agent, not a dispatch loop', async () => {
+    const h = harness();
+    lk.setWorker(false);
+    await start(h);
+    await pass(h, 10 * SECOND);
+    await until(async () => (await voiceAgentItems(h)).length === 1);
+    // A job of the replaced dispatch arrives late: the room check finds it, then it leaves, as a
+    // job that learns its dispatch was replaced does (agent/job.ts).
+    lk.agentJoins(ROOM);
+    await pass(h, 20 * SECOND);
+    await until(() => joinedAt(h) !== null);
+    lk.agentsLeave(ROOM);
+    await pass(h, 30 * SECOND);
+    await until(async () => (await voiceAgentItems(h)).length === 3);
+    lk.agentJoins(ROOM);
+    await pass(h, 30 * SECOND);
+    await until(() => joinedAt(h) !== null);
+    lk.agentsLeave(ROOM);
+    await pass(h, 30 * SECOND);
+    await until(async () => !(await session(h)).active);
+
+    expect((await voiceAgentItems(h)).map((payload) => [payload.outcome, payload.attempt])).toEqual([
+      ['redispatched', 2],
+      ['agent_left', undefined],
+      ['redispatched', 3],
+      ['agent_left', undefined],
+    ]);
+    expect((await items(h)).at(-1)).toMatchObject({
+      kind: 'session_stop',
+      timestamp: at(120 * SECOND),
+      payload: { ended_by: 'no_agent' },
+    });
+    expect(lk.methodsCalled().filter((method) => method === 'CreateDispatch')).toHaveLength(3);
+  });
+
+  it('an agent that stayed past its first room check and then left gets a fresh round of dispatches', async () => {
+    const h = harness();
+    await start(h);
+    await h.http.get('/v1/assistant/context/s1');
+    await pass(h, 30 * SECOND);
+    lk.agentsLeave(ROOM);
+    lk.setWorker(false);
+    await pass(h, 30 * SECOND);
+    await until(async () => (await voiceAgentItems(h)).length === 2);
+    expect((await voiceAgentItems(h)).map((payload) => [payload.outcome, payload.attempt])).toEqual([
+      ['agent_left', undefined],
+      ['redispatched', 1],
+    ]);
+    expect(h.system.sessionHost.snapshot('s1')?.context.agent_watch).toMatchObject({
+      attempts: 1,
+      due_at: START_TIME + 70 * SECOND,
+    });
+  });
+});
+
 describe('a resume of a call whose agent is missing', () => {
   it('never joined and its time is up: the resume dispatches anew and says so (agent_redispatched)', async () => {
     const h = harness();
@@ -196,7 +297,8 @@ describe('a resume of a call whose agent is missing', () => {
     expect(lk.dispatches.map((d) => d.id)).toEqual([fresh]);
     const resumed = (await items(h)).filter((item) => item.kind === 'session_start').at(-1)!;
     expect(resumed.payload).toMatchObject({ resumed: true, dispatch_id: fresh, warnings: ['agent_redispatched'] });
-    await pass(h, 10 * SECOND);
+    // The second dispatch has twice the time to join: its room check comes then.
+    await pass(h, 20 * SECOND);
     await until(() => joinedAt(h) !== null);
   });
 

@@ -152,6 +152,7 @@ export function commandFor(
       return {
         type: 'context.fetch',
         sources: { knowledgeBase, refreshPolicy: config.voice.contextRefresh },
+        dispatch_id: null,
         at,
         trace,
         reply,

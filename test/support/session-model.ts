@@ -217,7 +217,7 @@ function commandFor(
     case 'turn':
       return { type: 'session.ingest', ...redactForIngest(EventInSchema.parse(body)), at, trace: TRACE, reply };
     case 'context':
-      return { type: 'context.fetch', at, trace: TRACE, sources: options.sources, reply };
+      return { type: 'context.fetch', at, trace: TRACE, sources: options.sources, dispatch_id: null, reply };
     case 'trigger': {
       const signals = (body as { signals: { screen: string; time_spent: number } }).signals;
       const evaluation = {

@@ -7,8 +7,9 @@ import { traceFor } from '../request-context.js';
 import type { RouteDoc } from '../route-doc.js';
 import { SESSION_ID_PARAM } from '../schemas/params.schema.js';
 import { pathSessionKey } from '../session-key-param.js';
-import { sessionPathErrors } from '../schemas/common.schema.js';
-import { ContextOut } from '../schemas/context.schema.js';
+import { ErrorBody, sessionPathErrors } from '../schemas/common.schema.js';
+import { ContextOut, ContextQuery } from '../schemas/context.schema.js';
+import { parseOr422 } from '../validate.js';
 import { contextView } from '../views/context-view.js';
 import type { RouteModule } from '../route-module.js';
 
@@ -22,9 +23,11 @@ export const contextRouteDocs: RouteDoc[] = [
     description:
       "The voice agent's context: session state, knowledge for the current step, refresh policy and system prompt. Records voice_agent_context_fetch.",
     pathParams: { session_id: SESSION_ID_PARAM },
+    query: ContextQuery,
     responses: {
       200: { description: 'the context', schema: ContextOut },
       ...sessionPathErrors('no such live session (a fetch never creates one)'),
+      422: { description: 'session_id is not a valid id, or dispatch_id is not a dispatch id', schema: ErrorBody },
     },
   },
 ];
@@ -38,8 +41,9 @@ export function contextRoutes({ system, sessionKeys, sdkConfig }: AppDeps): Rout
   };
   router.get('/v1/assistant/context/:session_id', async (req, res) => {
     const session_id = pathSessionKey(sessionKeys, req.params);
+    const query = parseOr422(ContextQuery, req.query, 'query');
     const trace = traceFor(res);
-    const result = await readContext(system.sessionHost, session_id, trace, sources);
+    const result = await readContext(system.sessionHost, session_id, trace, sources, query.dispatch_id ?? null);
     res.json(contextView(replyOrThrow(result, session_id)));
   });
   return router;

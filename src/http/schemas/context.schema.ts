@@ -4,6 +4,18 @@ import { RefreshPolicySchema } from '../../domain/refresh-policy.js';
 import { SdkConsent } from '../../domain/sdk-config.js';
 import { ComponentHintOut, ValidationFailureOut } from './session.schema.js';
 
+/** What the agent may say of itself on a fetch (docs/decisions/0032-an-agent-joins-or-the-call-ends.md). */
+export const ContextQuery = z.object({
+  dispatch_id: z
+    .string({ error: 'must be a single value' })
+    .regex(/^[A-Za-z0-9_-]{1,128}$/, { error: 'must be 1 to 128 letters, digits, _ or -: a dispatch id' })
+    .optional()
+    .meta({
+      description:
+        'the agent dispatch the fetching agent came by; a fetch naming a dispatch the call has replaced is not taken as its agent joining',
+    }),
+});
+
 export const KycKbOut = z
   .object({
     version: z.string(),

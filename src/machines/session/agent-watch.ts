@@ -1,20 +1,32 @@
 /**
  * The agent region: while a call runs with media, whether its agent joined, and whether its room
  * and agent are still there (docs/decisions/0032-an-agent-joins-or-the-call-ends.md). A dispatched
- * agent gets VOICE_AGENT_JOIN_SECONDS to join; one that has not is dispatched again, up to
- * VOICE_AGENT_DISPATCH_ATTEMPTS, and then the call ends with `no_agent`. Once joined, the room is
- * checked every VOICE_ROOM_CHECK_SECONDS: a room gone from the media server ends the call with
- * `media_lost`; an agent gone from it is dispatched again. The voice region does the ending.
+ * agent gets VOICE_AGENT_JOIN_SECONDS to join, once more for each attempt; one that has not is
+ * dispatched again, up to VOICE_AGENT_DISPATCH_ATTEMPTS, and then the call ends with `no_agent`.
+ * Once joined, the room is checked every VOICE_ROOM_CHECK_SECONDS: a room gone from the media
+ * server ends the call with `media_lost`; an agent gone from it is dispatched again, a fresh round
+ * of attempts when it had stayed past its first check. The voice region does the ending.
  */
 import { and, enqueueActions } from 'xstate';
 import type { AgentPresence, VoiceEndedBy } from '../../domain/voice-session.js';
-import type { AgentWatch } from './session-context.js';
+import { agentJoinWindowMs } from '../../domain/voice-session.js';
+import type { AgentWatch, SessionContext } from './session-context.js';
 import { activity, currentRoom } from './session-context.js';
 import { roomInput } from './setup.js';
 import { voiceSetup } from './voice-lifecycle.js';
 
 /** Room checks in a row the media server may leave unanswered before the call counts as lost. */
 export const MAX_UNANSWERED_CHECKS = 3;
+
+/**
+ * An agent that left stayed in the call past its first room check: its leaving starts a fresh
+ * round of dispatches. One that left before (a job whose dispatch was already replaced, found in
+ * the room as it left) counts on against the attempts, so a call whose jobs keep arriving late
+ * ends with `no_agent` instead of dispatching forever (docs/decisions/0032-an-agent-joins-or-the-call-ends.md).
+ */
+function stayedPastFirstCheck(watch: AgentWatch, settings: SessionContext['settings']): boolean {
+  return watch.joined_at !== null && watch.due_at > watch.joined_at + settings.roomCheckMs;
+}
 
 export const agentWatchSetup = voiceSetup.extend({
   guards: {
@@ -24,6 +36,11 @@ export const agentWatchSetup = voiceSetup.extend({
     roomLost: ({ context }, params: { presence: AgentPresence }) =>
       params.presence === 'room_gone' && context.agent_watch?.via_token === false,
     dispatchesLeft: ({ context }) => (context.agent_watch?.attempts ?? 0) < context.settings.agentDispatchAttempts,
+    roundLeft: ({ context }) => {
+      const watch = context.agent_watch;
+      if (!watch) return false;
+      return stayedPastFirstCheck(watch, context.settings) || watch.attempts < context.settings.agentDispatchAttempts;
+    },
     checksUnanswered: ({ context }) => (context.agent_watch?.unanswered ?? 0) + 1 >= MAX_UNANSWERED_CHECKS,
     restoredWatch: ({ context, event }) =>
       event.type === 'session.restore' && event.voice === 'active' && context.agent_watch != null,
@@ -49,7 +66,10 @@ export const agentWatchSetup = voiceSetup.extend({
     /** The room and its agent are still there: the next check comes an interval later. */
     checkAgain: enqueueActions(({ context, enqueue }, params: { unanswered: boolean }) => {
       const watch = context.agent_watch!;
-      const interval = watch.joined_at === null ? context.settings.agentJoinMs : context.settings.roomCheckMs;
+      const interval =
+        watch.joined_at === null
+          ? agentJoinWindowMs(context.settings.agentJoinMs, watch.attempts)
+          : context.settings.roomCheckMs;
       enqueue.assign({
         agent_watch: {
           ...watch,
@@ -58,10 +78,11 @@ export const agentWatchSetup = voiceSetup.extend({
         },
       });
     }),
-    /** The agent that had joined is gone from the room while the call runs: a fresh round of dispatches. */
+    /** The agent that had joined is gone from the room while the call runs. */
     noteAgentLeft: enqueueActions(({ context, enqueue }) => {
       const watch = context.agent_watch!;
-      enqueue.assign({ agent_watch: { ...watch, joined_at: null, attempts: 0, unanswered: 0 } });
+      const attempts = stayedPastFirstCheck(watch, context.settings) ? 0 : watch.attempts;
+      enqueue.assign({ agent_watch: { ...watch, joined_at: null, attempts, unanswered: 0 } });
       enqueue.emit(
         activity(context, 'voice_agent', watch.due_at, watch.trace, {
           outcome: 'agent_left',
@@ -77,7 +98,7 @@ export const agentWatchSetup = voiceSetup.extend({
         ...watch,
         attempts: watch.attempts + 1,
         dispatched_at: at,
-        due_at: at + context.settings.agentJoinMs,
+        due_at: at + agentJoinWindowMs(context.settings.agentJoinMs, watch.attempts + 1),
         unanswered: 0,
       };
       enqueue.assign({ agent_watch: next, voice: { ...context.voice, dispatch_id: params.dispatchId } });
@@ -212,7 +233,11 @@ export const agentRegion = agentWatchSetup.createStateConfig({
             target: 'idle',
             actions: { type: 'endCall', params: { endedBy: 'media_lost' as const } },
           },
-          { target: 'redispatching', actions: 'noteAgentLeft' },
+          { guard: 'roundLeft', target: 'redispatching', actions: 'noteAgentLeft' },
+          {
+            target: 'idle',
+            actions: ['noteAgentLeft', { type: 'endCall', params: { endedBy: 'no_agent' as const } }],
+          },
         ],
         onError: [
           {

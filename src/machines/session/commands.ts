@@ -17,10 +17,17 @@ import { agentWatchSetup } from './agent-watch.js';
 
 export const commandSetup = agentWatchSetup.extend({
   actions: {
-    /** Our agent fetches its context only once in the room (agent/job.ts): the first fetch of a call is its join. */
+    /**
+     * Our agent fetches its context only once in the room (agent/job.ts): the first fetch of a call
+     * is its join. One that names a dispatch the call has since replaced is a late job on its way
+     * out, not the agent awaited (docs/decisions/0032-an-agent-joins-or-the-call-ends.md).
+     */
     noteAgentHeard: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type === 'context.fetch' && context.agent_watch?.joined_at === null)
-        enqueue.raise({ type: 'agent.heard', at: event.at });
+      if (event.type !== 'context.fetch' || context.agent_watch?.joined_at !== null) return;
+      // A command journaled before the field existed has none: it counts, as every fetch did then.
+      const said = event.dispatch_id ?? null;
+      if (said !== null && said !== context.voice.dispatch_id) return;
+      enqueue.raise({ type: 'agent.heard', at: event.at });
     }),
     // One action, one assign: each assign clones the machine snapshot, and an event is the
     // commonest command by far (git show d1df1cf:docs/benchmark-history.md has the measurement). `ingestStep` is the whole of

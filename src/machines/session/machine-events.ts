@@ -104,6 +104,8 @@ export type ContextFetchCommand = {
   type: 'context.fetch';
   at: number;
   trace: Trace;
+  /** The dispatch the fetching agent came by, when it says (agent/job.ts does); null when it does not. */
+  dispatch_id: string | null;
   /** Shared by every session and passed by reference, so no session keeps a copy of the knowledge base. */
   sources: AgentContextSources;
   reply: Reply<AgentContext>;

@@ -11,6 +11,7 @@ import type { SessionContext, SessionInput, SessionMachineEvent } from './sessio
 import { currentRoom, reengagementDeadline } from './session-context.js';
 import type { SessionEmitted } from './machine-events.js';
 import type { AgentPresence } from '../../domain/voice-session.js';
+import { agentJoinWindowMs } from '../../domain/voice-session.js';
 import type { FindAgentInput, IssuedToken, ReplaceDispatchInput, RoomInput, TokenInput } from './media-contract.js';
 
 const unprovided = () => Promise.reject(new Error('media actors are provided at bootstrap'));
@@ -44,8 +45,12 @@ export const sessionSetup = setup({
     // a media call just made, and `due_at` was moved on by as much.
     agentCheck: ({ context, event }) => {
       const watch = context.agent_watch;
-      const interval = watch?.joined_at == null ? context.settings.agentJoinMs : context.settings.roomCheckMs;
-      if (!watch || !('at' in event) || typeof event.at !== 'number') return interval;
+      if (!watch) return context.settings.agentJoinMs;
+      const interval =
+        watch.joined_at === null
+          ? agentJoinWindowMs(context.settings.agentJoinMs, watch.attempts)
+          : context.settings.roomCheckMs;
+      if (!('at' in event) || typeof event.at !== 'number') return interval;
       return Math.max(0, watch.due_at - event.at);
     },
     // The tenant's min_trigger_interval_seconds at the moment the trigger fired; after a restore, what is left of it.
@@ -81,7 +86,10 @@ export const sessionSetup = setup({
       const watch = context.agent_watch;
       const start = context.voiceWork.start;
       if (start?.resumed !== true || !watch) return false;
-      return watch.joined_at !== null || start.command.at >= watch.dispatched_at + context.settings.agentJoinMs;
+      return (
+        watch.joined_at !== null ||
+        start.command.at >= watch.dispatched_at + agentJoinWindowMs(context.settings.agentJoinMs, watch.attempts)
+      );
     },
     agentMissing: (_, params: { presence: AgentPresence }) => params.presence !== 'present',
     restoredVoiceActive: ({ event }) => event.type === 'session.restore' && event.voice === 'active',

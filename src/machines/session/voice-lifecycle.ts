@@ -10,7 +10,7 @@ import { idleTimerDeadline, rearmIdleTimer } from '../../domain/idle-timer.js';
 import { mergeSdkConfig } from '../../domain/sdk-config.js';
 import { coolDownAfterVoice } from '../../domain/trigger-suppression.js';
 import type { VoiceDetails } from '../../domain/voice-session.js';
-import { VoiceWarning, participantIdentity } from '../../domain/voice-session.js';
+import { VoiceWarning, agentJoinWindowMs, participantIdentity } from '../../domain/voice-session.js';
 import type { AgentWatch, VoiceSilence } from './session-context.js';
 import { activity, currentRoom } from './session-context.js';
 import type { VoiceStopCommand } from './machine-events.js';
@@ -88,15 +88,16 @@ export const voiceSetup = reengagementSetup.extend({
       // from this start when it dispatched, or as it was when a resume kept the dispatch there.
       let agent_watch: AgentWatch | null = null;
       if (context.settings.mediaReady) {
+        const attempts = resumed && previous !== null ? previous.attempts + 1 : 1;
         agent_watch =
           resumed && previous !== null && redispatched !== true
             ? previous
             : {
                 dispatched_at: command.at,
-                attempts: resumed && previous !== null ? previous.attempts + 1 : 1,
+                attempts,
                 joined_at: null,
                 via_token: dispatchViaToken,
-                due_at: command.at + context.settings.agentJoinMs,
+                due_at: command.at + agentJoinWindowMs(context.settings.agentJoinMs, attempts),
                 unanswered: 0,
                 trace: command.trace,
               };
