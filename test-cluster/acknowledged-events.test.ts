@@ -191,10 +191,12 @@ describe('Redis failing after an SDK event was acknowledged (real Restate server
       // Frozen, Redis keeps its connections and answers nothing: the start's write and then the first event's are sent into it.
       process.kill(redis().pid, 'SIGSTOP');
       gate.answer('ok');
+      // Its write went out and got no answer: in doubt, not refused (docs/explanation/cluster.md, Limits).
       const refusedStart = await start;
       expect(refusedStart.status).toBe(503);
       expect(refusedStart.body.detail).toBe(
-        'Redis (the activity log) is unreachable: nothing was applied; retry later',
+        'Redis (the activity log) is unreachable: the session did not change, but the write of its ' +
+          'activity items went out without an answer, so they may appear; retry later',
       );
       await eventually(
         () => invocations(session, 'ingest', 'backing-off'),

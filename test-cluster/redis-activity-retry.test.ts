@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { ActivityDraft } from '../src/domain/activity.js';
-import { StoreUnavailableError } from '../src/store/ports.js';
+import { StoreInDoubtError, StoreUnavailableError } from '../src/store/ports.js';
 import { RedisActivityLog } from '../src/store/redis-activity-log.js';
 import { startRedis, type RedisServer } from '../scripts/cluster/redis-server.js';
 
@@ -77,7 +77,7 @@ describe('RedisActivityLog when Redis goes away', () => {
     expect(held).toEqual(['s1', 's2', 's5']);
   });
 
-  it('a write refused while Redis did not answer is not sent again when the connection comes back', async () => {
+  it('a write Redis did not answer is in doubt, and is not sent again when the connection comes back', async () => {
     const first = await startRedis({ fsync: 'always' });
     servers.push(first);
     const log = new RedisActivityLog({ url: first.url, capacity: 100, refusalsLeaveNothing: true });
@@ -85,9 +85,10 @@ describe('RedisActivityLog when Redis goes away', () => {
     await log.ready;
     await log.writeNow([{ draft: draft(1), writeKey: 'w1' }]);
 
-    // Stopped, Redis leaves the write unanswered on its connection: the write is refused by its timeout.
+    // Stopped, Redis leaves the write unanswered on its connection, and the look for its key after
+    // it: the write may yet be applied, and the answer says so.
     process.kill(first.pid, 'SIGSTOP');
-    await expect(log.writeNow([{ draft: draft(2), writeKey: 'w2' }])).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(log.writeNow([{ draft: draft(2), writeKey: 'w2' }])).rejects.toBeInstanceOf(StoreInDoubtError);
     // Gone before it read the write; back on the same port and AOF, a new connection is made.
     await first.kill();
     const again = await startRedis({ port: first.port, dir: first.dir, fsync: 'always' });
@@ -101,6 +102,76 @@ describe('RedisActivityLog when Redis goes away', () => {
       expect(stream).toEqual([1, 3]);
     } finally {
       reader.disconnect();
+    }
+  });
+});
+
+describe('RedisActivityLog.writeNow: refused only when nothing was applied', () => {
+  async function logOn(): Promise<{ log: RedisActivityLog; admin: Redis; stream: () => Promise<number[]> }> {
+    const server = await startRedis();
+    servers.push(server);
+    const log = new RedisActivityLog({ url: server.url, capacity: 100, refusalsLeaveNothing: true });
+    logs.push(log);
+    await log.ready;
+    const admin = new Redis(server.url);
+    const stream = async () =>
+      (await admin.xrange('{kyc-activity}', '-', '+')).map(
+        ([, fields]) => (JSON.parse(fields[1]!) as { payload: { n: number } }).payload.n,
+      );
+    return { log, admin, stream };
+  }
+
+  it('a write Redis holds past its 2 s bound and then applies is found by the look after it: acknowledged, written once', async () => {
+    const { log, admin, stream } = await logOn();
+    try {
+      // CLIENT PAUSE WRITE holds every write command (reads still answer) until it ends.
+      await admin.call('CLIENT', 'PAUSE', '2600', 'WRITE');
+      const startedAt = performance.now();
+      const id = await log.writeNow([{ draft: draft(1), writeKey: 'held' }]);
+      expect(performance.now() - startedAt).toBeGreaterThan(2_000);
+      expect(id).toBeGreaterThan(0);
+      expect(await stream()).toEqual([1]);
+      expect(await log.writeNow([{ draft: draft(1), writeKey: 'held' }])).toBe(id);
+      expect(await stream()).toEqual([1]);
+    } finally {
+      admin.disconnect();
+    }
+  });
+
+  it('a write held past its bound and the look: in doubt, never a refusal, and it is applied once Redis goes on', async () => {
+    const { log, admin, stream } = await logOn();
+    try {
+      await admin.call('CLIENT', 'PAUSE', '5000', 'WRITE');
+      const failure = await log.writeNow([{ draft: draft(2), writeKey: 'late' }]).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(StoreInDoubtError);
+      expect((failure as Error).message).toContain('may have been applied');
+      await vi.waitFor(async () => expect(await stream()).toEqual([2]), { timeout: 10_000, interval: 100 });
+    } finally {
+      admin.disconnect();
+    }
+  });
+
+  it('a write Redis answers with an error (NOREPLICAS) is refused for certain, and nothing of it is ever written', async () => {
+    const { log, admin, stream } = await logOn();
+    try {
+      await admin.config('SET', 'min-replicas-to-write', '1');
+      const one = await log.writeNow([{ draft: draft(3), writeKey: 'one' }]).catch((error: unknown) => error);
+      const two = await log
+        .writeNow([
+          { draft: draft(4), writeKey: 'two:0' },
+          { draft: draft(5), writeKey: 'two:1' },
+        ])
+        .catch((error: unknown) => error);
+      for (const failure of [one, two]) {
+        expect(failure).toBeInstanceOf(StoreUnavailableError);
+        expect(failure).not.toBeInstanceOf(StoreInDoubtError);
+        expect((failure as Error).message).toMatch(/NOREPLICAS|EXECABORT/);
+      }
+      await admin.config('SET', 'min-replicas-to-write', '0');
+      await log.writeNow([{ draft: draft(6), writeKey: 'after' }]);
+      expect(await stream()).toEqual([6]);
+    } finally {
+      admin.disconnect();
     }
   });
 });

@@ -11,7 +11,11 @@ export type AskFailure = {
   ok: false;
   reason: 'not_found' | 'capacity' | 'failed' | 'timeout' | 'unavailable' | 'memory';
   unreachable?: Dependency;
-  /** The connection failed after the command was sent: it may have been taken, so may yet be applied. */
+  /**
+   * The connection failed after the command was sent: it may have been taken, so may yet be
+   * applied. With `unreachable: 'redis'`: the session did not change, but the write of its activity
+   * items went out without an answer, so they may appear.
+   */
   maybeApplied?: true;
 };
 export type AskResult<T> = { ok: true; value: T } | AskFailure;

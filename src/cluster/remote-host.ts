@@ -16,6 +16,7 @@ import type { AppClock } from '../integrations/clock.js';
 import type { AssistantCommand, IngestResult, Reply, SessionCommand } from '../machines/session/machine-events.js';
 import type { SessionSettings } from '../machines/session/session-context.js';
 import type { ActivityLog, StoredSession } from '../store/ports.js';
+import { MAY_HAVE_BEEN_APPLIED } from '../store/ports.js';
 import type { CommandFanout } from './command-fanout.js';
 import { toWireCommand } from './command-wire.js';
 import { currentIdempotencyKey } from './idempotency.js';
@@ -73,6 +74,8 @@ class IngressError extends Error {
     message: string,
     readonly invocationId: string | null,
     readonly refusedBy?: 'redis',
+    /** The handler's write to Redis went out without an answer: its activity items may appear. */
+    readonly inDoubt = false,
   ) {
     super(message);
   }
@@ -310,6 +313,7 @@ export class RemoteSessionHost implements SessionHost {
         `${path}: ${response.status} ${response.text}`,
         response.invocationId,
         refusedBy,
+        refusedBy !== undefined && response.text.includes(MAY_HAVE_BEEN_APPLIED),
       );
     }
     return JSON.parse(response.text) as T;
@@ -319,7 +323,12 @@ export class RemoteSessionHost implements SessionHost {
     if (timedOut(error)) return { ok: false, reason: 'timeout' };
     if (error instanceof IngressError && error.refusedBy) {
       this.options.logger.warn({ session_id: sessionId, err: error }, 'session command refused: Redis unreachable');
-      return { ok: false, reason: 'unavailable', unreachable: error.refusedBy };
+      return {
+        ok: false,
+        reason: 'unavailable',
+        unreachable: error.refusedBy,
+        ...(error.inDoubt ? { maybeApplied: true as const } : {}),
+      };
     }
     this.options.logger.error({ err: error, session_id: sessionId }, 'session command failed in Restate');
     // Unreachable ingress: nothing was acknowledged, the client retries. A failed handler: a 500.

@@ -61,6 +61,11 @@ export function failureOf(result: AskFailure, sessionId: string): HttpError {
       });
     case 'unavailable':
       if (!result.unreachable) return storeUnavailable();
+      if (result.maybeApplied && result.unreachable === 'redis')
+        return dependencyUnavailable(
+          'redis',
+          'the session did not change, but the write of its activity items went out without an answer, so they may appear',
+        );
       return result.maybeApplied
         ? dependencyUnavailable(
             result.unreachable,

@@ -32,6 +32,18 @@ export class StoreUnavailableError extends Error {
 }
 
 /**
+ * A write that went out and got no answer it could be sure of (the connection lost, the answer
+ * late, the replicas short): it may have been applied. Answered 503 saying so, never as a refusal,
+ * since a refused change must never appear later (docs/decisions/0047-a-write-in-doubt-is-not-a-refusal.md).
+ */
+export class StoreInDoubtError extends StoreUnavailableError {
+  override name = 'StoreInDoubtError';
+}
+
+/** What a write in doubt says of itself: in its error, and so in what a cluster handler answers. */
+export const MAY_HAVE_BEEN_APPLIED = 'the write went out without an answer, so it may have been applied';
+
+/**
  * A session's stored form was read but cannot be made a session again (a damaged row: not JSON, or
  * not the layout the store writes). The message names the problem, never the stored text, which
  * may hold what a client sent. A store that cannot be read at all throws its own error instead.
@@ -168,7 +180,8 @@ export interface ActivityLog extends Durable {
   /**
    * Set by a log written by other processes too: writes exactly these items now, outside the queue,
    * all or none, and resolves with the newest id given. When it rejects nothing is left queued, so
-   * items of a change that was refused are never written later by another commit.
+   * items of a change that was refused are never written later by another commit. It rejects with
+   * StoreInDoubtError when the write went out and may have been applied.
    */
   writeNow?(items: readonly KeyedDraft[]): Promise<number>;
   /** A log every process shares (cluster mode): deletes the items of these sessions or naming this user, for every reader; answers how many. */

@@ -7,6 +7,8 @@ import { ItemReader } from './item-reader.js';
 import { redisAddress } from '../config/redis-address.js';
 import { connectRedis } from './redis-connection.js';
 import {
+  MAY_HAVE_BEEN_APPLIED,
+  StoreInDoubtError,
   StoreUnavailableError,
   type ActivityLog,
   type ActivityQuery,
@@ -61,16 +63,17 @@ const TAIL_BATCH = 1_000;
 const ERASE_SCAN_BATCH = 1_000;
 /**
  * How long a `writeNow` may wait on a server that accepted the connection but does not answer.
- * Past it the write is refused although it may have landed: the one case where a refused change
- * can leave its items behind (docs/explanation/cluster.md, Outages).
+ * Past it the write is in doubt, not refused: it may land later (docs/explanation/cluster.md, Outages).
  */
 const WRITE_NOW_TIMEOUT_MS = 2_000;
+/** An error Redis answered with: the command ran and applied nothing (a script or a transaction is all or none). */
+const isReplyError = (error: unknown): boolean => error instanceof Error && error.name === 'ReplyError';
 /** How long a commit waits for Redis to answer a PING before it sends anything. */
 const PROBE_BEFORE_WRITE_MS = 1_000;
 /**
- * How long a write waits for the replicas it must reach (`replicas`) before it is refused. Under
- * WRITE_NOW_TIMEOUT_MS, so that the refusal says why; the write stays on the primary, as one past
- * that timeout may (docs/how-to/production.md, Redis).
+ * How long a write waits for the replicas it must reach (`replicas`) before it is in doubt. Under
+ * WRITE_NOW_TIMEOUT_MS, so that the answer says why; the write stays on the primary
+ * (docs/how-to/production.md, Redis).
  */
 const REPLICATED_WITHIN_MS = 1_000;
 
@@ -266,18 +269,48 @@ export class RedisActivityLog implements ActivityLog {
         String(DEDUPE_TTL_SECONDS),
       ];
     });
+    // With no offline queue, a connection not ready refuses at once, sending nothing.
+    const sent = this.direct.status === 'ready';
     let ids: unknown[];
     try {
       // One script call is atomic on its own; more go in one transaction: all of them or none.
       ids = appends.length === 1 ? [await this.direct.appendOnce(...appends[0]!)] : await this.inTransaction(appends);
-      await this.replicated();
     } catch (error) {
       this.lastError = error instanceof Error ? error.message : String(error);
-      throw new StoreUnavailableError(`activity log: ${this.lastError}`);
+      // Refused for certain: nothing was sent, or Redis answered with an error (NOREPLICAS,
+      // READONLY, EXECABORT), which applies nothing of a script or a transaction.
+      if (!sent || isReplyError(error)) throw new StoreUnavailableError(`activity log: ${this.lastError}`);
+      ids = await this.settle(appends, this.lastError);
     }
-    if (ids.length !== items.length) throw new StoreUnavailableError('activity log: transaction answered short');
+    if (ids.length !== items.length) throw new StoreInDoubtError('activity log: transaction answered short');
+    try {
+      await this.replicated();
+    } catch (error) {
+      // The primary has the write: it stays there unless a replica without it is promoted.
+      this.lastError = error instanceof Error ? error.message : String(error);
+      throw new StoreInDoubtError(`activity log: ${this.lastError}; ${MAY_HAVE_BEEN_APPLIED}`);
+    }
     this.lastError = undefined;
     return Math.max(...ids.map(Number));
+  }
+
+  /**
+   * A write that went out and got no answer (its bound passed, its connection closed): asked once
+   * more whether its write keys are there. All there, it was applied, and the ids they hold are its
+   * answer. Otherwise it is in doubt: not there yet is not never, as a write still on its way (a
+   * Redis that stalled, a primary being replaced) may land after the look
+   * (docs/decisions/0047-a-write-in-doubt-is-not-a-refusal.md).
+   */
+  private async settle(appends: readonly AppendArgs[], cause: string): Promise<string[]> {
+    let found: (string | null)[] = [];
+    try {
+      found = await this.direct.mget(...appends.map((args) => args[2]));
+    } catch {
+      // No answer to the look either: in doubt, as it was.
+    }
+    if (found.length === appends.length && found.every((id) => id !== null && /^\d+$/.test(id)))
+      return found as string[];
+    throw new StoreInDoubtError(`activity log: ${cause}; ${MAY_HAVE_BEEN_APPLIED}`);
   }
 
   /**
@@ -318,15 +351,19 @@ export class RedisActivityLog implements ActivityLog {
     const transaction = this.direct.multi();
     for (const args of appends) transaction.appendOnce(...args);
     const results = (await transaction.exec()) ?? [];
+    const failed = results.filter(([error]) => error);
+    // Every append answered an error (NOREPLICAS, READONLY): none applied, a refusal as one script's is.
+    if (failed.length > 0 && failed.length === results.length) throw failed[0]![0]!;
     return results.map(([error, id]) => {
-      if (error) throw error;
+      // Only some failed: the others were applied, so it is not a refusal.
+      if (error) throw new Error(`an append of the transaction failed: ${error.message}`);
       return id;
     });
   }
 
   /**
    * Resolves once `replicas` replicas hold everything this connection wrote so far (WAIT counts
-   * them); otherwise the write is refused, although the primary has it (docs/how-to/production.md, Redis).
+   * them); otherwise it rejects, and the primary has the write (docs/how-to/production.md, Redis).
    */
   private async replicated(): Promise<void> {
     if (this.replicas === 0) return;

@@ -26,6 +26,16 @@ describe('what a refused or failed command is answered with', () => {
     });
   });
 
+  it('a write of the activity log in doubt: the session did not change, its items may appear', () => {
+    expect(answer({ ok: false, reason: 'unavailable', unreachable: 'redis', maybeApplied: true }, 's1')).toEqual({
+      status: 503,
+      detail:
+        'Redis (the activity log) is unreachable: the session did not change, but the write of its ' +
+        'activity items went out without an answer, so they may appear; retry later',
+      retryAfter: '5',
+    });
+  });
+
   it('a session that did not answer in time: the change may still be made', () => {
     expect(answer({ ok: false, reason: 'timeout' }, 's1').detail).toBe(
       'session did not answer in time: it may still be applied (a retry with the same Idempotency-Key applies it at most once); retry',
