@@ -77,6 +77,20 @@ const TEST_ADDRESS = /(?:https?:\/\/)?(?:::ffff:)?127\.0\.0\.1(?::\d{1,5})?/g;
 /** An activity item's id is the log's sequence number: its digits count items, not a value's (the 3600th item is `"id":"3600"`). */
 const activitySequence = (key: string, value: unknown): boolean =>
   key === 'id' && typeof value === 'string' && /^\d+$/.test(value);
+/**
+ * A context fetch's `context_version` (and a call's `context_versions`) is the first 16 characters
+ * of a SHA-256 digest in base64url (src/domain/agent-context.ts), of a context with the time in it:
+ * no client text, and made anew each run. A long run found an OTP's four digits inside one by
+ * chance (`LEu66827xxrV6Fhl`, seed 1796317896, not found again on replay).
+ */
+const CONTEXT_VERSION = /^[A-Za-z0-9_-]{16}$/;
+const isVersion = (value: unknown): boolean => typeof value === 'string' && CONTEXT_VERSION.test(value);
+const contextVersion = (key: string, value: unknown): boolean =>
+  (key === 'context_version' && isVersion(value)) ||
+  (key === 'context_versions' && Array.isArray(value) && value.every(isVersion));
+/** What the service made itself, out of no client text: not searched. */
+const serviceMade = (key: string, value: unknown): boolean =>
+  activitySequence(key, value) || contextVersion(key, value);
 
 /** Every string of a JSON text, keys included, or the text itself when it is no JSON. */
 function stringsOf(text: string): string[] {
@@ -92,7 +106,7 @@ function stringsOf(text: string): string[] {
     else if (Array.isArray(value)) value.forEach(walk);
     else if (value !== null && typeof value === 'object') {
       for (const [key, item] of Object.entries(value))
-        if (!activitySequence(key, item)) {
+        if (!serviceMade(key, item)) {
           out.push(key);
           walk(item);
         }
@@ -135,10 +149,13 @@ function sqliteStrings(): string[] {
     .filter((path) => existsSync(path))
     .map((path) => readFileSync(path).toString('utf8'))
     .join('\n');
-  // Quoted strings one by one, less the activity items' sequence numbers (activitySequence).
+  // Quoted strings one by one, less the activity items' sequence numbers and the context versions (serviceMade).
   // A string is one a JSON structure holds (after `{`, `[`, `,` or `:`, before one): what lies between
   // two strings (`":1795176000},"`) is not one.
-  const text = bytes.replace(/"id":"\d+"/g, '');
+  const text = bytes
+    .replace(/"id":"\d+"/g, '')
+    .replace(/"context_version":"[A-Za-z0-9_-]{16}"/g, '')
+    .replace(/"context_versions":\[(?:"[A-Za-z0-9_-]{16}",?)*\]/g, '');
   const string = /"(?:[^"\\\n]|\\.){1,4000}"/y;
   const quoted: string[] = [];
   for (let at = text.indexOf('"'); at >= 0; at = text.indexOf('"', at + 1)) {
