@@ -174,7 +174,7 @@ async function make(from: number, count: number): Promise<void> {
     }
   }
   // What the store queued is written, as it is between a flood's turns.
-  await system.sessionHost.committed();
+  await system.sessionHost.commitOutcome();
 }
 
 // Warm-up: the code paths and the store's tables exist before the measured sessions do; these stay running.

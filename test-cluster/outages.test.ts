@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { describe, expect, it, vi } from 'vitest';
 import type { Frame } from '../test/support/ws-client.js';
 import { WsClient } from '../test/support/ws-client.js';
@@ -200,6 +201,35 @@ describe('cluster mode while an engine is down (real Restate server, real redis-
       expect((await event('frozen-redis', 'after')).status).toBe(200);
     },
   );
+
+  it('Redis holding writes past their bound (CLIENT PAUSE WRITE; a PING still answers): what a process writes itself is answered in doubt, not refused, and appears after', async () => {
+    const admin = new Redis(redis().url);
+    try {
+      await admin.call('CLIENT', 'PAUSE', '6000', 'WRITE');
+      const flow = await send('POST', '/v1/flows/set', {
+        flow_key: 'paused-flow',
+        current_step: 'pan_details',
+        step_sequence: ['phone_entry', 'pan_details'],
+      });
+      expect(flow.status).toBe(503);
+      expect(flow.body.detail).toBe(
+        'Redis (the activity log) is unreachable: the write of its activity items went out without an ' +
+          'answer, so they may appear; retry later',
+      );
+      // The write was not refused: it lands once Redis goes on (docs/decisions/0047-a-write-in-doubt-is-not-a-refusal.md).
+      await vi.waitFor(
+        async () => {
+          const items = (await send('GET', '/api/activity?kind=flow_graph_recorded&limit=100')).body.items as {
+            payload: { flow_key: string };
+          }[];
+          expect(items.map((item) => item.payload.flow_key)).toContain('paused-flow');
+        },
+        { timeout: 15_000, interval: 250 },
+      );
+    } finally {
+      admin.disconnect();
+    }
+  });
 
   it('Restate down: writes and reads answer 503 naming Restate at once, never 500; the processes stay alive and ready', async () => {
     expect((await event('outage-restate', 'before')).status).toBe(200);

@@ -151,6 +151,22 @@ describe('RedisActivityLog.writeNow: refused only when nothing was applied', () 
     }
   });
 
+  it('cluster mode: a commit Redis holds past its bound after answering the PING is in doubt, or acknowledged when the look finds it', async () => {
+    const { log, admin, stream } = await logOn();
+    try {
+      await admin.call('CLIENT', 'PAUSE', '2600', 'WRITE');
+      log.append(draft(7));
+      await log.commit();
+      expect(await stream()).toEqual([7]);
+      await admin.call('CLIENT', 'PAUSE', '5000', 'WRITE');
+      log.append(draft(8));
+      await expect(log.commit()).rejects.toBeInstanceOf(StoreInDoubtError);
+      await vi.waitFor(async () => expect(await stream()).toEqual([7, 8]), { timeout: 10_000, interval: 100 });
+    } finally {
+      admin.disconnect();
+    }
+  });
+
   it('a write Redis answers with an error (NOREPLICAS) is refused for certain, and nothing of it is ever written', async () => {
     const { log, admin, stream } = await logOn();
     try {

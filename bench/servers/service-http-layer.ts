@@ -58,7 +58,7 @@ const stepless: SessionHost = {
   },
   snapshot: (sessionId) => sessions.snapshot(sessionId),
   list: (query) => sessions.list(query),
-  committed: () => sessions.committed(),
+  commitOutcome: () => sessions.commitOutcome(),
   get counts() {
     return sessions.counts;
   },

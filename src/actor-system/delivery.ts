@@ -11,7 +11,8 @@ import type { Reply, SessionCommand } from '../machines/session/machine-events.j
 import type { SessionMachine } from '../machines/session/machine.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { observeStep, stepStarted } from '../metrics/service-metrics.js';
-import type { Durable, SessionStore } from '../store/ports.js';
+import type { CommitOutcome, Durable, SessionStore } from '../store/ports.js';
+import { StoreInDoubtError } from '../store/ports.js';
 import { CommandBatch } from './command-batch.js';
 import type { NamedRequest, ReplyKeeping } from './named-request.js';
 import { MAX_KEPT_REPLY_BYTES, currentNamedRequest, isRefusal } from './named-request.js';
@@ -74,14 +75,32 @@ export class CommandDelivery {
 
   /** Whether everything queued so far, session saves and activity alike, is committed. */
   committed(): Promise<boolean> {
-    const { store, activity } = this.options;
-    // One store keeping both (STORE=sqlite) commits both in one group: one wait, not two.
-    const both = store === activity ? store.commit() : Promise.all([store.commit(), activity.commit()]);
-    return both.then(
+    return this.commitBoth().then(
       () => true,
       (error: unknown) => {
         this.options.logger.error({ err: error }, 'store commit failed; request refused');
         return false;
+      },
+    );
+  }
+
+  private commitBoth(): Promise<unknown> {
+    const { store, activity } = this.options;
+    // One store keeping both (STORE=sqlite) commits both in one group: one wait, not two.
+    return store === activity ? store.commit() : Promise.all([store.commit(), activity.commit()]);
+  }
+
+  /**
+   * As `committed`, for what this process writes itself (a flow's graph, a trigger without a
+   * session): in cluster mode a commit whose write went out without an answer is in doubt, not
+   * refused (docs/decisions/0047-a-write-in-doubt-is-not-a-refusal.md).
+   */
+  commitOutcome(): Promise<CommitOutcome> {
+    return this.commitBoth().then(
+      () => 'kept' as const,
+      (error: unknown) => {
+        this.options.logger.error({ err: error }, 'store commit failed; request refused');
+        return error instanceof StoreInDoubtError ? 'in_doubt' : 'refused';
       },
     );
   }

@@ -1,4 +1,5 @@
 import type { AssistantCommand, IngestResult, Reply, SessionCommand } from '../machines/session/machine-events.js';
+import type { CommitOutcome } from '../store/ports.js';
 import type { SessionContext } from '../machines/session/session-context.js';
 import type { ReplyKeeping } from './named-request.js';
 import type { SessionListQuery, SessionPage } from './session-listing.js';
@@ -69,8 +70,11 @@ export interface SessionHost {
   ): Promise<AskResult<IngestResult>>;
   snapshot(sessionId: string): SessionView | undefined | Promise<SessionView | undefined>;
   list(query: SessionListQuery): SessionPage | Promise<SessionPage>;
-  /** Whether everything this process queued so far is committed. */
-  committed(): Promise<boolean>;
+  /**
+   * Whether everything this process queued so far is committed: `refused`, or `in_doubt` when a
+   * write went out without an answer (docs/decisions/0047-a-write-in-doubt-is-not-a-refusal.md).
+   */
+  commitOutcome(): Promise<CommitOutcome>;
   /** Sessions running as actors in this process and sessions held only as state. */
   readonly counts: { running: number; hibernated: number };
   subscribe(sessionId: string, listener: (command: AssistantCommand) => void): () => void;

@@ -20,7 +20,7 @@ import type {
 } from '../machines/session/machine-events.js';
 import type { SessionMachine } from '../machines/session/machine.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
-import type { ActivityLog, SessionStore, StoredSession } from '../store/ports.js';
+import type { ActivityLog, CommitOutcome, SessionStore, StoredSession } from '../store/ports.js';
 import { UnreadableSessionError } from '../store/ports.js';
 import type { AgentNotices } from './agent-notices.js';
 import { CommandListeners } from './command-listeners.js';
@@ -200,8 +200,8 @@ export class SessionSupervisor implements SessionHost {
   }
 
   /** Whether everything queued so far, session saves and activity alike, is committed. */
-  committed(): Promise<boolean> {
-    return this.delivery.committed();
+  commitOutcome(): Promise<CommitOutcome> {
+    return this.delivery.commitOutcome();
   }
 
   /** Hear the commands a session's machine decides on (`suggest_start_voice_agent`, `show_popup`) until unsubscribed. */

@@ -17,7 +17,7 @@ import { withDirectIngest } from '../machines/session/direct-ingest.js';
 import { sessionMachine } from '../machines/session/machine.js';
 import { MAX_WAITING_VOICE_COMMANDS } from '../machines/session/media-contract.js';
 import { MEDIA_CALLS_PER_START } from '../domain/voice-session.js';
-import type { ActivityLog, KeptReply, Store, StoreHealth, UserErasure } from '../store/ports.js';
+import type { ActivityLog, CommitOutcome, KeptReply, Store, StoreHealth, UserErasure } from '../store/ports.js';
 import type { CallBook } from '../store/call-book.js';
 import type { ClusterHealth } from './cluster-health.js';
 import type { StatelessTriggerRequest } from './stateless-trigger.js';
@@ -81,8 +81,8 @@ export interface ActorSystem<Host extends SessionHost = SessionSupervisor> {
   memoryBudget: MemoryBudget;
   featureFlags: FeatureFlags;
   agentContext: AgentContextSources;
-  /** Records `flow_graph_recorded` the first time a `(client_id, flow_key)` registers its steps; false when the store could not commit. */
-  recordFlowGraph(sighting: FlowGraphSighting): Promise<boolean>;
+  /** Records `flow_graph_recorded` the first time a `(client_id, flow_key)` registers its steps; how its commit ended. */
+  recordFlowGraph(sighting: FlowGraphSighting): Promise<CommitOutcome>;
   /** The service's Prometheus metrics (GET /metrics). */
   metrics: ServiceMetrics;
   /** The last media calls and their outcomes (the console's health view). */
@@ -92,7 +92,9 @@ export interface ActorSystem<Host extends SessionHost = SessionSupervisor> {
   /** Takes an agent whose process died out of its room (src/use-cases/agent-presence.ts). */
   agents: AgentRemover;
   /** A trigger evaluation that names no session: the policy alone, recorded as activity. */
-  evaluateTriggerWithoutSession(request: StatelessTriggerRequest): Promise<TriggerDecision | undefined>;
+  evaluateTriggerWithoutSession(
+    request: StatelessTriggerRequest,
+  ): Promise<{ decision: TriggerDecision; commit: CommitOutcome }>;
   /** How the store is doing, for /health. */
   storeHealth: () => StoreHealth;
   /** Calls, consent and the webhook outbox (docs/explanation/calls.md); absent where the activity log is shared (ACTIVITY_LOG). */
@@ -224,14 +226,14 @@ export function createHostedSystem<Host extends SessionHost>(
     agents: options.media,
     recordFlowGraph: async (sighting) => {
       flowGraphs.record(sighting);
-      return supervisor.committed();
+      return supervisor.commitOutcome();
     },
     evaluateTriggerWithoutSession: async (request) => {
       const decision = evaluateWithoutSession(
         { clock: options.clock, activity, criticalSteps: options.settings.criticalSteps },
         request,
       );
-      return (await supervisor.committed()) ? decision : undefined;
+      return { decision, commit: await supervisor.commitOutcome() };
     },
     storeHealth: () => options.store.sessions.health(),
     calls: options.store.calls,

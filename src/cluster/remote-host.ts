@@ -16,7 +16,8 @@ import type { AppClock } from '../integrations/clock.js';
 import type { AssistantCommand, IngestResult, Reply, SessionCommand } from '../machines/session/machine-events.js';
 import type { SessionSettings } from '../machines/session/session-context.js';
 import type { ActivityLog, StoredSession } from '../store/ports.js';
-import { MAY_HAVE_BEEN_APPLIED } from '../store/ports.js';
+import type { CommitOutcome } from '../store/ports.js';
+import { MAY_HAVE_BEEN_APPLIED, StoreInDoubtError } from '../store/ports.js';
 import type { CommandFanout } from './command-fanout.js';
 import { toWireCommand } from './command-wire.js';
 import { currentIdempotencyKey } from './idempotency.js';
@@ -235,13 +236,13 @@ export class RemoteSessionHost implements SessionHost {
     );
   }
 
-  async committed(): Promise<boolean> {
+  async commitOutcome(): Promise<CommitOutcome> {
     try {
       await this.options.activity.commit();
-      return true;
+      return 'kept';
     } catch (error) {
       this.options.logger.error({ err: error }, 'activity commit failed; request refused');
-      return false;
+      return error instanceof StoreInDoubtError ? 'in_doubt' : 'refused';
     }
   }
 

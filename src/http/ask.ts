@@ -1,5 +1,6 @@
 import type { AskFailure, AskResult, Dependency, SessionHost, SessionView } from '../actor-system/session-host.js';
 import type { VoiceBusy } from '../machines/session/machine-events.js';
+import type { CommitOutcome } from '../store/ports.js';
 import { HttpError } from './http-error.js';
 
 const notFound = (sessionId: string) => new HttpError(404, `session ${sessionId} not found`);
@@ -18,10 +19,15 @@ export const dependencyUnavailable = (dependency: Dependency, what = 'nothing wa
   new HttpError(503, `${UNREACHABLE[dependency]} is unreachable: ${what}; retry later`, { 'Retry-After': '5' });
 
 /**
- * A commit of this process's own activity items refused: in cluster mode the activity log is Redis,
- * named as the engine it is; otherwise the embedded store's disk.
+ * A commit of this process's own activity items refused, or in doubt: in cluster mode the activity
+ * log is Redis, named as the engine it is; otherwise the embedded store's disk.
  */
-export const commitRefused = (clustered: boolean) => (clustered ? dependencyUnavailable('redis') : storeUnavailable());
+export const commitRefused = (clustered: boolean, commit: Exclude<CommitOutcome, 'kept'>) => {
+  if (!clustered) return storeUnavailable();
+  return commit === 'in_doubt'
+    ? dependencyUnavailable('redis', 'the write of its activity items went out without an answer, so they may appear')
+    : dependencyUnavailable('redis');
+};
 
 /** What makes a retry of a request whose outcome is unknown safe. */
 const AT_MOST_ONCE = '(a retry with the same Idempotency-Key applies it at most once)';

@@ -40,6 +40,9 @@ export class StoreInDoubtError extends StoreUnavailableError {
   override name = 'StoreInDoubtError';
 }
 
+/** How a commit ended: `in_doubt` when its write went out without an answer (StoreInDoubtError). */
+export type CommitOutcome = 'kept' | 'refused' | 'in_doubt';
+
 /** What a write in doubt says of itself: in its error, and so in what a cluster handler answers. */
 export const MAY_HAVE_BEEN_APPLIED = 'the write went out without an answer, so it may have been applied';
 

@@ -280,7 +280,10 @@ export class RedisActivityLog implements ActivityLog {
       // Refused for certain: nothing was sent, or Redis answered with an error (NOREPLICAS,
       // READONLY, EXECABORT), which applies nothing of a script or a transaction.
       if (!sent || isReplyError(error)) throw new StoreUnavailableError(`activity log: ${this.lastError}`);
-      ids = await this.settle(appends, this.lastError);
+      ids = await this.settle(
+        appends.map((args) => args[2]),
+        this.lastError,
+      );
     }
     if (ids.length !== items.length) throw new StoreInDoubtError('activity log: transaction answered short');
     try {
@@ -301,14 +304,14 @@ export class RedisActivityLog implements ActivityLog {
    * Redis that stalled, a primary being replaced) may land after the look
    * (docs/decisions/0047-a-write-in-doubt-is-not-a-refusal.md).
    */
-  private async settle(appends: readonly AppendArgs[], cause: string): Promise<string[]> {
+  private async settle(writeKeys: readonly string[], cause: string): Promise<string[]> {
     let found: (string | null)[] = [];
     try {
-      found = await this.direct.mget(...appends.map((args) => args[2]));
+      found = await this.direct.mget(...writeKeys);
     } catch {
       // No answer to the look either: in doubt, as it was.
     }
-    if (found.length === appends.length && found.every((id) => id !== null && /^\d+$/.test(id)))
+    if (found.length === writeKeys.length && found.every((id) => id !== null && /^\d+$/.test(id)))
       return found as string[];
     throw new StoreInDoubtError(`activity log: ${cause}; ${MAY_HAVE_BEEN_APPLIED}`);
   }
@@ -451,6 +454,7 @@ export class RedisActivityLog implements ActivityLog {
       if (this.refusalsLeaveNothing && !(await this.answers(PROBE_BEFORE_WRITE_MS))) throw new Error(this.unanswered);
       // On the connection with no offline queue and a bounded wait: a Redis that is gone or does not
       // answer refuses the commit at once or within 2 s, instead of holding its requests until it is back.
+      const sent = this.direct.status === 'ready';
       const pipeline = this.direct.pipeline();
       for (const pending of batch)
         pipeline.appendOnce(
@@ -462,19 +466,36 @@ export class RedisActivityLog implements ActivityLog {
           String(DEDUPE_TTL_SECONDS),
         );
       const results = (await pipeline.exec()) ?? [];
-      for (const [error, id] of results) {
-        if (error) throw error;
-        highest = Math.max(highest, Number(id));
+      let ids = results.map(([, id]) => id);
+      const failed = results.flatMap(([error]) => (error ? [error] : []));
+      if (failed.length > 0 || results.length !== batch.length) {
+        const cause = failed[0] ?? new Error('pipeline answered short');
+        // Refused for certain: nothing sent, or every append answered an error. Otherwise, where a
+        // refusal must leave nothing, the commit is in doubt until its keys are found
+        // (docs/decisions/0047-a-write-in-doubt-is-not-a-refusal.md).
+        const refused = !sent || (failed.length === batch.length && failed.every(isReplyError));
+        if (refused || !this.refusalsLeaveNothing) throw cause;
+        ids = await this.settle(
+          batch.map((pending) => pending.writeKey),
+          cause.message,
+        );
       }
-      if (results.length !== batch.length) throw new Error('pipeline answered short');
-      await this.replicated();
+      for (const id of ids) highest = Math.max(highest, Number(id));
+      try {
+        await this.replicated();
+      } catch (error) {
+        if (!this.refusalsLeaveNothing) throw error;
+        const message = error instanceof Error ? error.message : String(error);
+        throw new StoreInDoubtError(`activity log: ${message}; ${MAY_HAVE_BEEN_APPLIED}`);
+      }
     } catch (error) {
-      // Every request waiting on this commit is refused. In cluster mode what they wrote must not
+      // Every request waiting on this commit is refused (or told it is in doubt). In cluster mode what they wrote must not
       // appear with a later commit (their retries write their items anew); with embedded sessions,
       // which kept their change, the items go back at the front with the same write keys, and the
       // next commit writes only what did not land.
       if (!this.refusalsLeaveNothing) this.queue = [...batch, ...this.queue];
       this.lastError = error instanceof Error ? error.message : String(error);
+      if (error instanceof StoreInDoubtError) throw error;
       throw new StoreUnavailableError(`activity log: ${this.lastError}`);
     }
     this.lastError = undefined;

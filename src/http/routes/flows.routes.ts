@@ -61,7 +61,7 @@ export function flowRoutes({ system, config, sessionKeys }: AppDeps): Router {
       result = { flow, ...stepFacts(kb, body.current_step), progress: flowProgress(flow, body.current_step) };
     }
     if (result.flow && body.step_sequence?.length) {
-      const committed = await system.recordFlowGraph({
+      const commit = await system.recordFlowGraph({
         client_id: body.client_id ?? null,
         flow_key: result.flow.flow_key,
         total_steps: result.flow.steps.length,
@@ -69,7 +69,7 @@ export function flowRoutes({ system, config, sessionKeys }: AppDeps): Router {
         user_id: body.user_id ?? null,
         trace,
       });
-      if (!committed) throw commitRefused(config.cluster.sessionHost.kind === 'restate');
+      if (commit !== 'kept') throw commitRefused(config.cluster.sessionHost.kind === 'restate', commit);
     }
     res.json({
       status: 'ok',

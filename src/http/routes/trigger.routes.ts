@@ -74,8 +74,8 @@ export function triggerRoutes({ system, sdkConfig, config, sessionKeys }: AppDep
       trace: traceFor(res, body),
     };
     if (!body.session_id) {
-      const decision = await system.evaluateTriggerWithoutSession(request);
-      if (!decision) throw commitRefused(config.cluster.sessionHost.kind === 'restate');
+      const { decision, commit } = await system.evaluateTriggerWithoutSession(request);
+      if (commit !== 'kept') throw commitRefused(config.cluster.sessionHost.kind === 'restate', commit);
       res.json(decision);
       return;
     }
