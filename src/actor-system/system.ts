@@ -101,7 +101,10 @@ export interface ActorSystem<Host extends SessionHost = SessionSupervisor> {
   calls?: CallBook | undefined;
   /** Erases a user from the store; absent where the store cannot (cluster mode). */
   erasure?: UserErasure | undefined;
-  /** Calls, deliveries and erasure as the routes read and change them, here or in the cluster; absent where neither keeps them (ACTIVITY_LOG with local sessions). */
+  /**
+   * Calls, deliveries and erasure as the routes read and change them, here or in the cluster;
+   * absent where neither keeps them (ACTIVITY_LOG with local sessions).
+   */
   callRecords?: CallRecords | undefined;
   /** Delivers the webhook outbox and applies TRANSCRIPT_RETENTION_DAYS; present with `calls`. */
   callUpkeep?: CallUpkeep | undefined;

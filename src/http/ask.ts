@@ -18,15 +18,16 @@ const UNREACHABLE: Record<Dependency, string> = {
 export const dependencyUnavailable = (dependency: Dependency, what = 'nothing was applied') =>
   new HttpError(503, `${UNREACHABLE[dependency]} is unreachable: ${what}; retry later`, { 'Retry-After': '5' });
 
+/** A write of activity items in doubt (docs/decisions/0047-a-write-in-doubt-is-not-a-refusal.md). */
+const ITEMS_IN_DOUBT = 'the write of its activity items went out without an answer, so they may appear';
+
 /**
  * A commit of this process's own activity items refused, or in doubt: in cluster mode the activity
  * log is Redis, named as the engine it is; otherwise the embedded store's disk.
  */
 export const commitRefused = (clustered: boolean, commit: Exclude<CommitOutcome, 'kept'>) => {
   if (!clustered) return storeUnavailable();
-  return commit === 'in_doubt'
-    ? dependencyUnavailable('redis', 'the write of its activity items went out without an answer, so they may appear')
-    : dependencyUnavailable('redis');
+  return commit === 'in_doubt' ? dependencyUnavailable('redis', ITEMS_IN_DOUBT) : dependencyUnavailable('redis');
 };
 
 /** What makes a retry of a request whose outcome is unknown safe. */
@@ -68,10 +69,7 @@ export function failureOf(result: AskFailure, sessionId: string): HttpError {
     case 'unavailable':
       if (!result.unreachable) return storeUnavailable();
       if (result.maybeApplied && result.unreachable === 'redis')
-        return dependencyUnavailable(
-          'redis',
-          'the session did not change, but the write of its activity items went out without an answer, so they may appear',
-        );
+        return dependencyUnavailable('redis', `the session did not change, but ${ITEMS_IN_DOUBT}`);
       return result.maybeApplied
         ? dependencyUnavailable(
             result.unreachable,
